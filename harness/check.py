@@ -1,0 +1,151 @@
+"""Compare composed cases with their goldens and collect findings; optionally write goldens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness import diff
+from harness.compose import Composed
+from harness.goldens import golden_path, read_golden, write_atomic
+from harness.matrix import Case
+from harness.render import parse_yaml, render_golden, to_plain
+from harness.settings import display_path
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+
+OK = "ok"
+STATUS_CHANGED = "changed"
+STATUS_NEW = "new"
+STATUS_ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the harness has to say about a case."""
+
+    kind: str
+    path: str
+    old: Any = None
+    new: Any = None
+    severity: str = ERROR
+    message: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A case's status against its golden and every finding about it."""
+
+    case: Case
+    golden: str
+    status: str
+    findings: tuple[Finding, ...] = ()
+    written: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity == ERROR for f in self.findings)
+
+
+@dataclass
+class MatrixResult:
+    """All case results of one run plus the orphan goldens."""
+
+    cases: list[CaseResult] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(result.failed for result in self.cases)
+
+
+def change_finding(change: diff.Change, kind_prefix: str = "") -> Finding:
+    """A golden-vs-composed change as an error finding."""
+    return Finding(change.kind, change.path, change.old, change.new, ERROR, kind_prefix + diff.describe_change(change))
+
+
+def compare_with_golden(tree: Any, golden_text: str | None, golden_display: str, rendered: str) -> tuple[str, list[Finding]]:
+    """Status and findings of a composed tree against its golden text."""
+    if golden_text is None:
+        return STATUS_NEW, [Finding("missing_golden", "", severity=ERROR, message=f"no golden at {golden_display}; run generate")]
+    if golden_text == rendered:
+        return OK, []
+    try:
+        golden_tree = parse_yaml(golden_text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{golden_display}:{mark.line + 1}" if mark else golden_display
+        return STATUS_ERROR, [Finding("error", "", severity=ERROR, message=f"{where}: golden is not valid YAML: {getattr(error, 'problem', error)}")]
+    changes = diff.diff_trees(golden_tree, tree)
+    if not changes:
+        return STATUS_CHANGED, [Finding("format", "", severity=ERROR, message=f"{golden_display} differs in text but not in meaning; regenerate it")]
+    return STATUS_CHANGED, [change_finding(change) for change in changes]
+
+
+def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
+    """Differences between a route and the case it must compose identically to."""
+    return [
+        Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}")
+        for c in diff.diff_trees(twin_tree, tree)
+    ]
+
+
+CaseChecker = Callable[[Case, Any], list[Finding]]
+
+
+def check_composed(
+    composed_cases: Iterable[Composed],
+    snapshot_dir: Path,
+    extra_checks: Iterable[CaseChecker] = (),
+    write: bool = False,
+    twin_ids: frozenset[str] = frozenset(),
+) -> Iterator[CaseResult]:
+    """Check each composed case against its golden (writing it first when `write`), streaming results.
+
+    Only the trees named in `twin_ids` (the targets of routes' `same_as`) are kept, so memory stays flat.
+    """
+    extra_checks = list(extra_checks)
+    twins: dict[str, Any] = {}
+    for composed in composed_cases:
+        case = composed.case
+        path = golden_path(snapshot_dir, case)
+        display = display_path(path)
+        if composed.config is None:
+            # A case that cannot be composed never touches its golden.
+            yield CaseResult(case, display, STATUS_ERROR, (Finding("error", "", severity=ERROR, message=composed.error or "compose failed"),))
+            continue
+        tree = to_plain(composed.config)
+        rendered = render_golden(case, composed.config)
+        golden_text = read_golden(path)
+        written = False
+        if write and golden_text != rendered:
+            write_atomic(path, rendered)
+            golden_text, written = rendered, True
+        status, findings = compare_with_golden(tree, golden_text, display, rendered)
+        if case.same_as is not None:
+            if case.same_as in twins:
+                findings += parity_findings(case, tree, twins[case.same_as])
+            else:
+                findings.append(Finding("parity", "", severity=ERROR, message=f"{case.id}: twin {case.same_as} was not composed"))
+        for check in extra_checks:
+            findings += check(case, composed.config)
+        if case.id in twin_ids:
+            twins[case.id] = tree
+        yield CaseResult(case, display, status, tuple(findings), written)

@@ -1,0 +1,202 @@
+"""The `config-harness` command: argument parsing, I/O and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness import diff
+from harness.fetch import FetchError
+from harness.report import result_as_dict, to_json, to_text
+from harness.run import open_matrix, run_matrix
+from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input that ends the run with exit code 2 and one line per problem."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, like every other usage error
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, as fixed by the interface."""
+    parser = _Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
+    parser.add_argument("--settings", help="standalone TOML settings (default: [tool.config-harness] in ./pyproject.toml)")
+    parser.add_argument("--config-dir", help="override config_dir for this run")
+    parser.add_argument("--snapshot-dir", help="override snapshot_dir for this run")
+    parser.add_argument("--contracts", action="append", help="override the contracts list (repeatable)")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    listing = commands.add_parser("list", help="list every case")
+    listing.add_argument("--format", choices=["text", "json"], default="text")
+
+    generate = commands.add_parser("generate", help="(re)write every golden")
+    generate.add_argument("--prune", action="store_true", help="also delete goldens that belong to no case")
+    generate.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
+
+    check = commands.add_parser("check", help="compare every case with its golden")
+    check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    check.add_argument("--quiet", action="store_true", help="text: only cases with findings, plus the summary")
+
+    difference = commands.add_parser("diff", help="semantic diff of two YAML files or two snapshot folders")
+    difference.add_argument("old")
+    difference.add_argument("new")
+    difference.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+
+    explain = commands.add_parser("explain", help="which file set a key's final value")
+    explain.add_argument("key")
+    explain.add_argument("--case", required=True)
+
+    fetch = commands.add_parser("fetch", help="download the settings' [source] wheel and unpack its config tree")
+    fetch.add_argument("--force", action="store_true")
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings with the command line's path overrides applied."""
+    settings = load_settings(args.settings)
+    return with_overrides(settings, args.config_dir, args.snapshot_dir, args.contracts)
+
+
+def command_list(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    with open_matrix(settings) as (_, cases):
+        rows = [
+            {
+                "id": case.id,
+                "config_name": case.config_name,
+                "overrides": list(case.overrides),
+                "golden": display_path(settings.snapshot_dir / case.golden_name),
+            }
+            for case in cases
+        ]
+    if args.format == "json":
+        print(to_json({"cases": rows}))
+    else:
+        for row in rows:
+            print(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
+    return EXIT_OK
+
+
+def command_check(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    result = run_matrix(settings)
+    if args.format == "json":
+        print(to_json(result_as_dict(result)))
+    else:
+        print(to_text(result, verbose=not args.quiet), end="")
+    return EXIT_OK if result.ok and not result.orphans else EXIT_FINDINGS
+
+
+def command_generate(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    result = run_matrix(settings, write=not args.check, prune=args.prune and not args.check)
+    if args.check:
+        stale = [r for r in result.cases if r.status != "ok"]
+        for r in stale:
+            print(f"would change: {r.golden} ({r.status})")
+        for orphan in result.orphans:
+            print(f"orphan golden (no case): {orphan}")
+        print(f"{len(stale)} of {len(result.cases)} goldens would change")
+        return EXIT_FINDINGS if stale or result.orphans or not result.ok else EXIT_OK
+    for r in result.cases:
+        if r.written:
+            print(f"wrote {r.golden}")
+    print(to_text(result, verbose=False), end="")
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def _load_yaml_file(path: Path) -> Any:
+    from harness.render import parse_yaml
+
+    try:
+        return parse_yaml(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path}: not UTF-8 (offset {error.start})") from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        raise UsageError(f"{path}{line}: invalid YAML: {error.problem or error.context}") from None
+    except yaml.YAMLError as error:
+        raise UsageError(f"{path}: invalid YAML: {error}") from None
+
+
+def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:
+    """Changes between two YAML files, or between same-named goldens of two folders."""
+    if old.is_dir() != new.is_dir():
+        raise UsageError(f"diff needs two files or two folders: {old} and {new}")
+    if not old.is_dir():
+        return [vars(c) for c in diff.diff_trees(_load_yaml_file(old), _load_yaml_file(new))]
+    names = sorted({p.name for p in old.glob("*.yaml")} | {p.name for p in new.glob("*.yaml")})
+    rows = []
+    for name in names:
+        old_tree = _load_yaml_file(old / name) if (old / name).exists() else {}
+        new_tree = _load_yaml_file(new / name) if (new / name).exists() else {}
+        rows.extend({**vars(c), "file": name} for c in diff.diff_trees(old_tree, new_tree))
+    return rows
+
+
+def command_diff(args: argparse.Namespace) -> int:
+    changes = diff_paths(Path(args.old), Path(args.new))
+    if args.format == "json":
+        print(to_json({"changes": changes}))
+    else:
+        for row in changes:
+            prefix = f"{row['file']}: " if "file" in row else ""
+            print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"])))
+        print(f"{len(changes)} change(s)")
+    return EXIT_FINDINGS if changes else EXIT_OK
+
+
+def command_explain(args: argparse.Namespace) -> int:
+    raise UsageError("explain is not implemented yet")
+
+
+def command_fetch(args: argparse.Namespace) -> int:
+    from harness.fetch import fetch_source
+
+    settings = settings_from(args)
+    if settings.source is None:
+        raise UsageError(f"{settings.origin}: no [source] table to fetch")
+    print(fetch_source(settings.source, force=args.force))
+    return EXIT_OK
+
+
+COMMANDS = {
+    "list": command_list,
+    "check": command_check,
+    "generate": command_generate,
+    "diff": command_diff,
+    "explain": command_explain,
+    "fetch": command_fetch,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (SettingsError, UsageError, FetchError) as error:
+        print(f"config-harness: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("config-harness: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # never a traceback for input we could not use
+        if os.environ.get("CONFIG_HARNESS_DEBUG"):
+            raise
+        print(f"config-harness: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return EXIT_USAGE

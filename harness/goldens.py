@@ -1,0 +1,50 @@
+"""Golden files on disk: where they live, atomic writes, and orphans."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+
+
+def golden_path(snapshot_dir: Path, case: Case) -> Path:
+    """The golden file of a case."""
+    return snapshot_dir / case.golden_name
+
+
+def read_golden(path: Path) -> str | None:
+    """A golden's text, or None when it does not exist."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and a rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False, newline="\n"
+    )
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def find_orphans(snapshot_dir: Path, cases: list[Case]) -> list[Path]:
+    """Golden-named files in the snapshot folder that belong to no case."""
+    if not snapshot_dir.is_dir():
+        return []
+    claimed = {case.golden_name for case in cases}
+    return sorted(
+        p for p in snapshot_dir.iterdir()
+        if p.name.startswith(GOLDEN_PREFIX) and p.name.endswith(GOLDEN_SUFFIX) and p.name not in claimed
+    )

@@ -1,0 +1,61 @@
+"""Turn settings and discovered engines into the ordered list of cases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.settings import Settings, SettingsError
+
+BASE_ENGINE = "base"
+GOLDEN_PREFIX = "_generated_"
+GOLDEN_SUFFIX = ".yaml"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One composition: a config name plus overrides, and the golden it is compared with."""
+
+    id: str
+    config_name: str
+    base_overrides: tuple[str, ...]
+    preset_overrides: tuple[str, ...] = ()
+    golden_name: str = ""
+    same_as: str | None = None
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The complete override list given to Hydra for this case."""
+        return self.base_overrides + self.preset_overrides
+
+
+def golden_name(case_id: str) -> str:
+    """Map a case id to its golden file name: slashes become double underscores."""
+    return f"{GOLDEN_PREFIX}{case_id.replace('/', '__')}{GOLDEN_SUFFIX}"
+
+
+def build_cases(settings: Settings, engines: tuple[str, ...]) -> list[Case]:
+    """Every root × engine × preset case, then every route, in a stable order."""
+    cases: list[Case] = []
+    for root in settings.roots:
+        for engine in engines:
+            engine_override = (f"{settings.engine_group}={engine}",) if settings.engine_group and engine != BASE_ENGINE else ()
+            for preset, preset_overrides in settings.presets:
+                case_id = f"{root}/{engine}/{preset}"
+                cases.append(Case(case_id, root, engine_override, preset_overrides, golden_name(case_id)))
+    for route in settings.routes:
+        case_id = f"route/{route.name}"
+        cases.append(Case(case_id, route.config_name, route.overrides, (), golden_name(case_id), route.same_as))
+    known = {case.id for case in cases}
+    for route in settings.routes:
+        if route.same_as is not None and route.same_as not in known:
+            raise SettingsError(f"{settings.origin}: route {route.name!r} same_as {route.same_as!r} names no case")
+    return cases
+
+
+def select_engines(settings: Settings, discovered: list[str] | None) -> tuple[str, ...]:
+    """Explicit engines win; otherwise the engine group's options; otherwise the single `base` engine."""
+    if settings.engines is not None:
+        return settings.engines
+    if settings.engine_group:
+        return tuple(discovered or ())
+    return (BASE_ENGINE,)

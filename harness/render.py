@@ -1,0 +1,73 @@
+"""Render a composed config to golden text, and read golden text back, deterministically."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from omegaconf import DictConfig, OmegaConf
+from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
+
+from harness.matrix import Case
+
+HEADER_MARK = "# config-harness golden"
+
+_BaseDumper = getattr(yaml, "CDumper", yaml.Dumper)
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class GoldenDumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """OmegaConf's dumper rules on libyaml's emitter: strings that look like other types are quoted."""
+
+
+def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
+    quoted = yaml_is_bool(data) or is_int(data) or is_float(data)
+    return dumper.represent_scalar(yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG, data, style="'" if quoted else None)
+
+
+GoldenDumper.add_representer(str, _represent_str)
+
+
+class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """A safe loader (never constructs Python objects) that resolves scalars the way OmegaConf does."""
+
+
+# OmegaConf's loader differs from YAML 1.1 in floats ("1e-6") and timestamps (kept as strings); copy its resolvers.
+GoldenLoader.yaml_implicit_resolvers = {
+    first: list(resolvers) for first, resolvers in get_yaml_loader().yaml_implicit_resolvers.items()
+}
+
+
+def to_plain(config: DictConfig) -> Any:
+    """The unresolved plain-Python tree of a config: interpolations stay as written."""
+    return OmegaConf.to_container(config, resolve=False, enum_to_str=True)
+
+
+def dump_yaml(tree: Any) -> str:
+    """Dump a plain tree with sorted keys, so a reordered defaults list cannot change a byte."""
+    return yaml.dump(tree, Dumper=GoldenDumper, default_flow_style=False, allow_unicode=True, sort_keys=True)
+
+
+def header(case: Case) -> str:
+    """The golden's comment header: how it was made and that it must not be edited."""
+    overrides = " ".join(case.overrides) if case.overrides else "(none)"
+    return (
+        f"{HEADER_MARK} for case {case.id}\n"
+        f"# Composed with Hydra: config_name={case.config_name} overrides: {overrides}\n"
+        "# Unresolved, keys sorted. Do not edit: regenerate with `make update-snapshots`.\n"
+    )
+
+
+def render_golden(case: Case, config: DictConfig) -> str:
+    """The full golden text for a composed case."""
+    return header(case) + dump_yaml(to_plain(config))
+
+
+_COMMENT = re.compile(r"^(#[^\n]*\n)+")
+
+
+def parse_yaml(text: str) -> Any:
+    """Load YAML text safely; an empty document is an empty mapping."""
+    tree = yaml.load(text, Loader=GoldenLoader)
+    return {} if tree is None else tree

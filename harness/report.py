@@ -1,0 +1,66 @@
+"""Render results for people (text) and programs (json)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from harness.check import ERROR, WARNING, CaseResult, MatrixResult
+
+
+def result_as_dict(result: MatrixResult) -> dict[str, Any]:
+    """The `check --format json` document."""
+    return {
+        "ok": result.ok,
+        "cases": [
+            {
+                "id": r.case.id,
+                "golden": r.golden,
+                "status": r.status,
+                "findings": [f.as_dict() for f in r.findings],
+            }
+            for r in result.cases
+        ],
+        "orphans": result.orphans,
+    }
+
+
+def to_json(document: Any) -> str:
+    """Stable JSON text."""
+    return json.dumps(document, indent=2, sort_keys=False, default=str)
+
+
+def summary_line(result: MatrixResult) -> str:
+    """One line: case statuses and finding severities."""
+    statuses = Counter(r.status for r in result.cases)
+    severities = Counter(f.severity for r in result.cases for f in r.findings)
+    parts = [f"{len(result.cases)} cases: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in ("ok", "changed", "new", "error"))]
+    parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
+    if result.orphans:
+        parts.append(f"{len(result.orphans)} orphan golden(s)")
+    verdict = "OK" if result.ok and not result.orphans else "FAILED" if not result.ok else "OK (orphans present)"
+    return f"{verdict}: " + "; ".join(parts)
+
+
+def case_lines(result: CaseResult) -> list[str]:
+    """A case's heading and one indented line per finding."""
+    label = f"{result.status}{' (written)' if result.written else ''}"
+    lines = [f"{result.case.id:<48} {label:<10} {result.golden}"]
+    for finding in result.findings:
+        lines.append(f"  {finding.severity.upper():<7} {finding.kind:<14} {finding.message}")
+    return lines
+
+
+def to_text(result: MatrixResult, verbose: bool = True) -> str:
+    """The report for people: every case grouped with its findings, orphans, then a summary."""
+    lines: list[str] = []
+    for case_result in result.cases:
+        if verbose or case_result.findings or case_result.status != "ok":
+            lines.extend(case_lines(case_result))
+    for orphan in result.orphans:
+        lines.append(f"orphan golden (no case): {orphan}; remove it with `generate --prune`")
+    for pruned in result.pruned:
+        lines.append(f"pruned orphan golden: {pruned}")
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,51 @@
+"""Wire one run together: settings -> cases -> composed configs -> findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from harness.check import CaseChecker, MatrixResult, check_composed
+from harness.compose import HydraSession
+from harness.goldens import find_orphans
+from harness.matrix import Case, build_cases, select_engines
+from harness.settings import Settings, SettingsError, check_name, display_path
+
+
+@contextmanager
+def open_matrix(settings: Settings) -> Iterator[tuple[HydraSession, list[Case]]]:
+    """A Hydra session over the settings' config dir, with the cases of its matrix."""
+    if not settings.config_dir.is_dir():
+        raise SettingsError(f"{settings.origin}: config_dir {settings.config_dir} does not exist")
+    with HydraSession(settings.config_dir) as session:
+        discovered = None
+        if settings.engine_group and settings.engines is None:
+            discovered = session.group_options(settings.engine_group)
+            if not discovered:
+                raise SettingsError(
+                    f"{settings.origin}: engine_group {settings.engine_group!r} has no options in {settings.config_dir}"
+                )
+            for engine in discovered:
+                check_name(engine, f"{settings.config_dir}/{settings.engine_group}")
+        yield session, build_cases(settings, select_engines(settings, discovered))
+
+
+def run_matrix(
+    settings: Settings,
+    extra_checks: list[CaseChecker] | None = None,
+    write: bool = False,
+    prune: bool = False,
+) -> MatrixResult:
+    """Compose and check every case (writing goldens when `write`), then report orphans."""
+    result = MatrixResult()
+    with open_matrix(settings) as (session, cases):
+        twin_ids = frozenset(case.same_as for case in cases if case.same_as)
+        composed = session.compose_cases(cases)
+        result.cases.extend(check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids))
+    for orphan in find_orphans(settings.snapshot_dir, cases):
+        if prune:
+            orphan.unlink()
+            result.pruned.append(display_path(orphan))
+        else:
+            result.orphans.append(display_path(orphan))
+    return result

@@ -1,0 +1,211 @@
+"""Read and validate `[tool.config-harness]` settings into a frozen value."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+
+class SettingsError(Exception):
+    """Settings that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """An extra entry point that becomes a case of its own."""
+
+    name: str
+    config_name: str
+    overrides: tuple[str, ...] = ()
+    same_as: str | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the config tree comes from when it is not checked in: a wheel on PyPI."""
+
+    wheel: str
+    unpack: str
+    into: Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything one harness run needs to know, with paths made absolute."""
+
+    origin: Path
+    config_dir: Path
+    snapshot_dir: Path
+    contracts: tuple[Path, ...] = ()
+    roots: tuple[str, ...] = ()
+    engine_group: str | None = None
+    engines: tuple[str, ...] | None = None
+    presets: tuple[tuple[str, tuple[str, ...]], ...] = (("default", ()),)
+    routes: tuple[Route, ...] = ()
+    source: Source | None = None
+
+
+TABLE = "tool.config-harness"
+TOP_LEVEL_KEYS = {
+    "config_dir": str,
+    "snapshot_dir": str,
+    "contracts": list,
+    "roots": list,
+    "engine_group": str,
+    "engines": list,
+    "presets": dict,
+    "routes": list,
+    "source": dict,
+}
+ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str}
+SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
+UNSAFE_NAME = re.compile(r"[/\\\s]|\.\.")
+
+
+def check_name(name: str, where: str) -> str:
+    """Return `name` if it is safe inside a file name, else raise naming `where`."""
+    if not name or UNSAFE_NAME.search(name) or name in {".", ".."}:
+        raise SettingsError(f"{where}: {name!r} is not a file-name safe name (no '/', '..' or whitespace)")
+    return name
+
+
+def _check_table(table: Any, allowed: dict[str, type], where: str) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
+    for key, value in table.items():
+        if key not in allowed:
+            raise SettingsError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+        if not isinstance(value, allowed[key]):
+            raise SettingsError(
+                f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}"
+            )
+    return table
+
+
+def _string_list(value: list, where: str) -> tuple[str, ...]:
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise SettingsError(f"{where}[{index}]: expected a string, got {type(item).__name__} {item!r}")
+    return tuple(value)
+
+
+def parse_settings(table: Any, origin: Path) -> Settings:
+    """Validate a settings table read from `origin` and return absolute-path Settings."""
+    where = f"{origin}: [{TABLE}]" if origin.name == "pyproject.toml" else f"{origin}"
+    table = _check_table(table, TOP_LEVEL_KEYS, where)
+    base = origin.parent
+    if "config_dir" not in table:
+        raise SettingsError(f"{where}: missing required key 'config_dir'")
+    roots = _string_list(table.get("roots", []), f"{where} roots")
+    if not roots:
+        raise SettingsError(f"{where}: 'roots' must name at least one root config")
+    for root in roots:
+        check_name(root, f"{where} roots")
+
+    engines = None
+    if "engines" in table:
+        engines = tuple(check_name(e, f"{where} engines") for e in _string_list(table["engines"], f"{where} engines"))
+
+    presets: list[tuple[str, tuple[str, ...]]] = []
+    for name, overrides in table.get("presets", {"default": []}).items():
+        check_name(name, f"{where} presets")
+        if not isinstance(overrides, list):
+            raise SettingsError(f"{where} presets.{name}: expected a list of override strings")
+        presets.append((name, _string_list(overrides, f"{where} presets.{name}")))
+    if not presets:
+        raise SettingsError(f"{where}: [presets] is empty; define at least one preset")
+
+    routes = []
+    for index, route in enumerate(table.get("routes", [])):
+        route_where = f"{where} routes[{index}]"
+        route = _check_table(route, ROUTE_KEYS, route_where)
+        for required in ("name", "config_name"):
+            if required not in route:
+                raise SettingsError(f"{route_where}: missing required key {required!r}")
+        routes.append(
+            Route(
+                name=check_name(route["name"], f"{route_where}.name"),
+                config_name=route["config_name"],
+                overrides=_string_list(route.get("overrides", []), f"{route_where}.overrides"),
+                same_as=route.get("same_as"),
+            )
+        )
+    names = [r.name for r in routes]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SettingsError(f"{where} routes: duplicate route name(s) {', '.join(duplicates)}")
+
+    source = None
+    if "source" in table:
+        raw_source = _check_table(table["source"], SOURCE_KEYS, f"{where} source")
+        missing = sorted(set(SOURCE_KEYS) - set(raw_source))
+        if missing:
+            raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
+        source = Source(wheel=raw_source["wheel"], unpack=raw_source["unpack"], into=base / raw_source["into"])
+
+    return Settings(
+        origin=origin,
+        config_dir=(base / table["config_dir"]).resolve(),
+        snapshot_dir=(base / table.get("snapshot_dir", "snapshots")).resolve(),
+        contracts=tuple((base / c).resolve() for c in _string_list(table.get("contracts", []), f"{where} contracts")),
+        roots=roots,
+        engine_group=table.get("engine_group"),
+        engines=engines,
+        presets=tuple(presets),
+        routes=tuple(routes),
+        source=source,
+    )
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file, turning every failure into a one-line SettingsError."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise SettingsError(f"{path}: settings file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise SettingsError(f"{path}: invalid TOML: {error}") from None
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
+
+
+def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
+    """Load a standalone settings TOML, or `[tool.config-harness]` from ./pyproject.toml."""
+    if settings_file is not None:
+        path = Path(settings_file).absolute()
+        return parse_settings(read_toml(path), path)
+    path = (start or Path.cwd()).absolute() / "pyproject.toml"
+    document = read_toml(path)
+    table = document.get("tool", {}).get("config-harness")
+    if table is None:
+        raise SettingsError(f"{path}: no [{TABLE}] table")
+    return parse_settings(table, path)
+
+
+def with_overrides(
+    settings: Settings,
+    config_dir: str | None = None,
+    snapshot_dir: str | None = None,
+    contracts: list[str] | None = None,
+) -> Settings:
+    """Apply command-line path overrides, which are relative to the working directory."""
+    changes: dict[str, Any] = {}
+    if config_dir is not None:
+        changes["config_dir"] = Path(config_dir).resolve()
+    if snapshot_dir is not None:
+        changes["snapshot_dir"] = Path(snapshot_dir).resolve()
+    if contracts is not None:
+        changes["contracts"] = tuple(Path(c).resolve() for c in contracts)
+    return replace(settings, **changes)
+
+
+def display_path(path: Path) -> str:
+    """Show a path relative to the working directory when it lies below it."""
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
