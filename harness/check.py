@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+from omegaconf import DictConfig, OmegaConf
 
-from harness import diff
+from harness import diff, resolve
 from harness.compose import Composed
 from harness.goldens import golden_path, read_golden, write_atomic
 from harness.matrix import Case
@@ -81,12 +83,58 @@ def change_finding(change: diff.Change, kind_prefix: str = "") -> Finding:
     return Finding(change.kind, change.path, change.old, change.new, ERROR, kind_prefix + diff.describe_change(change))
 
 
-def compare_with_golden(tree: Any, golden_text: str | None, golden_display: str, rendered: str) -> tuple[str, list[Finding]]:
-    """Status and findings of a composed tree against its golden text."""
+def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
+    """Every `oc.select` that falls back to its default; one the golden did not have is an error."""
+    old = resolve.fallbacks(golden_tree) if golden_tree is not None else None
+    findings = []
+    for path, fallback in sorted(resolve.fallbacks(tree).items()):
+        is_new = old is not None and path not in old
+        findings.append(Finding(
+            "fallback", path, None, fallback.default, ERROR if is_new else INFO,
+            f"{path} silently uses its default {fallback.default} because {fallback.key} is missing"
+            + (" (new: the golden did not fall back here)" if is_new else ""),
+        ))
+    return findings
+
+
+REFERENCE = re.compile(r"\$\{(?:oc\.select:)?\s*([A-Za-z_][\w.]*)")
+
+
+def effective_findings(config: DictConfig, tree: Any, golden_tree: Any) -> list[Finding]:
+    """Interpolations written the same in both trees whose resolved value changed."""
+    golden_config = None
+    findings = []
+    for path, written in sorted(resolve.interpolation_leaves(tree).items()):
+        if resolve.lookup(golden_tree, path) != written:
+            continue  # a changed text is already a `changed` finding
+        if golden_config is None:
+            golden_config = OmegaConf.create(golden_tree)
+        old = resolve.resolve_path(golden_config, path)
+        new = resolve.resolve_path(config, path)
+        if isinstance(old, resolve.Unresolvable) and isinstance(new, resolve.Unresolvable):
+            continue
+        if isinstance(new, resolve.Unresolvable):
+            findings.append(Finding("effective", path, None, None, ERROR, new.reason))
+        elif isinstance(old, resolve.Unresolvable) or not diff.same_value(old, new):
+            via = ", ".join(REFERENCE.findall(written)) or written
+            old_shown = old.reason if isinstance(old, resolve.Unresolvable) else diff.describe_value(old)
+            findings.append(Finding(
+                "effective", path, None if isinstance(old, resolve.Unresolvable) else old, new, ERROR,
+                f"{path} is still written {written} but now resolves to {diff.describe_value(new)} (was {old_shown}) through {via}",
+            ))
+    return findings
+
+
+def compare_with_golden(
+    config: DictConfig, tree: Any, golden_text: str | None, golden_display: str, rendered: str
+) -> tuple[str, list[Finding]]:
+    """Status and findings of a composed config against its golden text."""
     if golden_text is None:
-        return STATUS_NEW, [Finding("missing_golden", "", severity=ERROR, message=f"no golden at {golden_display}; run generate")]
+        missing = Finding("missing_golden", "", severity=ERROR, message=f"no golden at {golden_display}; run generate")
+        return STATUS_NEW, [missing] + fallback_findings(tree, None)
     if golden_text == rendered:
-        return OK, []
+        # Same bytes means same tree, same fallbacks and same resolved values.
+        return OK, fallback_findings(tree, None)
     try:
         golden_tree = parse_yaml(golden_text)
     except yaml.YAMLError as error:
@@ -94,9 +142,12 @@ def compare_with_golden(tree: Any, golden_text: str | None, golden_display: str,
         where = f"{golden_display}:{mark.line + 1}" if mark else golden_display
         return STATUS_ERROR, [Finding("error", "", severity=ERROR, message=f"{where}: golden is not valid YAML: {getattr(error, 'problem', error)}")]
     changes = diff.diff_trees(golden_tree, tree)
+    findings = [change_finding(change) for change in changes]
+    findings += effective_findings(config, tree, golden_tree)
+    findings += fallback_findings(tree, golden_tree)
     if not changes:
-        return STATUS_CHANGED, [Finding("format", "", severity=ERROR, message=f"{golden_display} differs in text but not in meaning; regenerate it")]
-    return STATUS_CHANGED, [change_finding(change) for change in changes]
+        findings.insert(0, Finding("format", "", severity=ERROR, message=f"{golden_display} differs in text but not in meaning; regenerate it"))
+    return STATUS_CHANGED, findings
 
 
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
@@ -107,7 +158,22 @@ def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     ]
 
 
-CaseChecker = Callable[[Case, Any], list[Finding]]
+CaseChecker = Callable[[Case, Any, Any], list[Finding]]
+
+
+def semantic_findings(
+    case: Case, config: Any, tree: Any, twin_tree: Any, extra_checks: Iterable[CaseChecker]
+) -> list[Finding]:
+    """Findings that do not depend on the golden: route parity and every extra check (contracts, fallbacks)."""
+    findings: list[Finding] = []
+    if case.same_as is not None:
+        if twin_tree is None:
+            findings.append(Finding("parity", "", severity=ERROR, message=f"{case.id}: twin {case.same_as} could not be composed"))
+        else:
+            findings += parity_findings(case, tree, twin_tree)
+    for check in extra_checks:
+        findings += check(case, config, tree)
+    return findings
 
 
 def check_composed(
@@ -138,14 +204,8 @@ def check_composed(
         if write and golden_text != rendered:
             write_atomic(path, rendered)
             golden_text, written = rendered, True
-        status, findings = compare_with_golden(tree, golden_text, display, rendered)
-        if case.same_as is not None:
-            if case.same_as in twins:
-                findings += parity_findings(case, tree, twins[case.same_as])
-            else:
-                findings.append(Finding("parity", "", severity=ERROR, message=f"{case.id}: twin {case.same_as} was not composed"))
-        for check in extra_checks:
-            findings += check(case, composed.config)
+        status, findings = compare_with_golden(composed.config, tree, golden_text, display, rendered)
+        findings += semantic_findings(case, composed.config, tree, twins.get(case.same_as or ""), extra_checks)
         if case.id in twin_ids:
             twins[case.id] = tree
         yield CaseResult(case, display, status, tuple(findings), written)

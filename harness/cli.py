@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from harness import diff
+from harness.contracts import ContractError, contract_checks
 from harness.fetch import FetchError
 from harness.report import result_as_dict, to_json, to_text
 from harness.run import open_matrix, run_matrix
@@ -46,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="compare every case with its golden")
     check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
-    check.add_argument("--quiet", action="store_true", help="text: only cases with findings, plus the summary")
+    check.add_argument("--quiet", action="store_true", help="text: only cases with errors or warnings, plus the summary")
+    check.add_argument("--verbose", action="store_true", help="text: also show info findings (known fallbacks)")
 
     difference = commands.add_parser("diff", help="semantic diff of two YAML files or two snapshot folders")
     difference.add_argument("old")
@@ -90,17 +92,17 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    result = run_matrix(settings)
+    result = run_matrix(settings, contract_checks(settings))
     if args.format == "json":
         print(to_json(result_as_dict(result)))
     else:
-        print(to_text(result, verbose=not args.quiet), end="")
+        print(to_text(result, verbose=args.verbose, quiet=args.quiet), end="")
     return EXIT_OK if result.ok and not result.orphans else EXIT_FINDINGS
 
 
 def command_generate(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    result = run_matrix(settings, write=not args.check, prune=args.prune and not args.check)
+    result = run_matrix(settings, contract_checks(settings), write=not args.check, prune=args.prune and not args.check)
     if args.check:
         stale = [r for r in result.cases if r.status != "ok"]
         for r in stale:
@@ -112,7 +114,7 @@ def command_generate(args: argparse.Namespace) -> int:
     for r in result.cases:
         if r.written:
             print(f"wrote {r.golden}")
-    print(to_text(result, verbose=False), end="")
+    print(to_text(result, quiet=True), end="")
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
@@ -189,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (SettingsError, UsageError, FetchError) as error:
+    except (SettingsError, ContractError, UsageError, FetchError) as error:
         print(f"config-harness: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

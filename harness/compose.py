@@ -177,23 +177,29 @@ class HydraSession:
             raise ComposeError(describe_error(error)) from error
         return config
 
-    def compose_cases(self, cases: Iterable[Case], shared_bases: bool = True) -> Iterator[Composed]:
-        """Compose cases in order; each (config, base overrides) pair is composed once and presets applied to copies."""
-        base_key: tuple[str, tuple[str, ...]] | None = None
-        base: DictConfig | ComposeError | None = None
+    def compose_cases(
+        self, cases: Iterable[Case], shared_bases: bool = True, kept_bases: dict | None = None
+    ) -> Iterator[Composed]:
+        """Compose cases in order; each (config, base overrides) pair is composed once and presets applied to copies.
+
+        Without `kept_bases` only the current base is held (cases arrive grouped by base, so memory stays
+        flat); a caller that composes cases one at a time passes a dict that outlives the call.
+        """
+        bases = kept_bases if kept_bases is not None else {}
         for case in cases:
             try:
                 if not shared_bases:
                     yield Composed(case, self.compose(case.config_name, case.overrides))
                     continue
-                # Cases arrive grouped by base, so holding only the current base keeps memory flat.
-                if (case.config_name, case.base_overrides) != base_key:
-                    base_key = (case.config_name, case.base_overrides)
+                key = (case.config_name, case.base_overrides)
+                if key not in bases:
+                    if kept_bases is None:
+                        bases.clear()
                     try:
-                        base = self.compose(case.config_name, case.base_overrides)
+                        bases[key] = self.compose(case.config_name, case.base_overrides)
                     except ComposeError as error:
-                        base = error
-                yield Composed(case, self._derive(case, base))
+                        bases[key] = error
+                yield Composed(case, self._derive(case, bases[key]))
             except ComposeError as error:
                 yield Composed(case, None, str(error))
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
-from harness.check import ERROR, WARNING, CaseResult, MatrixResult
+from harness.check import ERROR, INFO, WARNING, CaseResult, MatrixResult
 
 
 def result_as_dict(result: MatrixResult) -> dict[str, Any]:
@@ -52,12 +53,17 @@ def case_lines(result: CaseResult) -> list[str]:
     return lines
 
 
-def to_text(result: MatrixResult, verbose: bool = True) -> str:
-    """The report for people: every case grouped with its findings, orphans, then a summary."""
+def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False) -> str:
+    """The report for people: cases grouped with their findings, orphans, then a one-line summary.
+
+    Info findings (such as known fallbacks) show only when verbose; quiet hides cases without problems.
+    """
     lines: list[str] = []
     for case_result in result.cases:
-        if verbose or case_result.findings or case_result.status != "ok":
-            lines.extend(case_lines(case_result))
+        shown = tuple(f for f in case_result.findings if verbose or f.severity != INFO)
+        if quiet and not shown and case_result.status == "ok":
+            continue
+        lines.extend(case_lines(replace(case_result, findings=shown)))
     for orphan in result.orphans:
         lines.append(f"orphan golden (no case): {orphan}; remove it with `generate --prune`")
     for pruned in result.pruned:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from harness.check import CaseChecker, MatrixResult, check_composed
-from harness.compose import HydraSession
+from harness.check import CaseChecker, Finding, MatrixResult, check_composed, semantic_findings
+from harness.compose import Composed, HydraSession
 from harness.goldens import find_orphans
 from harness.matrix import Case, build_cases, select_engines
+from harness.render import to_plain
 from harness.settings import Settings, SettingsError, check_name, display_path
 
 
@@ -49,3 +50,35 @@ def run_matrix(
         else:
             result.orphans.append(display_path(orphan))
     return result
+
+
+class MatrixStore:
+    """The cases of one settings file, each composed lazily and at most once per process (for pytest)."""
+
+    def __init__(self, settings: Settings, extra_checks: list[CaseChecker] | None = None) -> None:
+        self.settings = settings
+        self.extra_checks = extra_checks or []
+        with open_matrix(settings) as (_, cases):
+            self.cases = cases
+        self.by_id = {case.id: case for case in cases}
+        self._bases: dict = {}
+        self._composed: dict[str, Composed] = {}
+
+    def composed(self, case_id: str) -> Composed:
+        """The composed case, composing it (and its base) on first use."""
+        if case_id not in self.by_id:
+            raise KeyError(f"no case {case_id!r}; known: {', '.join(self.by_id)}")
+        if case_id not in self._composed:
+            with HydraSession(self.settings.config_dir) as session:
+                self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_bases=self._bases))
+        return self._composed[case_id]
+
+    def semantic_findings(self, case_id: str) -> list[Finding]:
+        """Parity and extra-check findings of a case, independent of its golden."""
+        composed = self.composed(case_id)
+        case = composed.case
+        if composed.config is None:
+            return [Finding("error", "", message=composed.error or "compose failed")]
+        twin = self.composed(case.same_as).config if case.same_as else None
+        twin_tree = to_plain(twin) if twin is not None else None
+        return semantic_findings(case, composed.config, to_plain(composed.config), twin_tree, self.extra_checks)

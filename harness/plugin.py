@@ -1,0 +1,131 @@
+"""The pytest plugin: one golden test and one semantic test per case, plus fixtures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+STORE_KEY = pytest.StashKey["Any"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("config-harness")
+    group.addoption(
+        "--harness-settings",
+        default=None,
+        help="config-harness settings TOML to collect (default: [tool.config-harness] in the rootdir's pyproject.toml)",
+    )
+    group.addoption(
+        "--harness-no-collect",
+        action="store_true",
+        default=False,
+        help="do not collect golden tests from the settings file",
+    )
+
+
+def _settings_file(config: pytest.Config) -> Path:
+    option = config.getoption("--harness-settings")
+    return Path(option).resolve() if option else config.rootpath / "pyproject.toml"
+
+
+def _store(config: pytest.Config) -> Any:
+    """The session's MatrixStore, built on first use (heavy imports stay lazy)."""
+    store = config.stash.get(STORE_KEY, None)
+    if store is None:
+        from harness.contracts import contract_checks
+        from harness.run import MatrixStore
+        from harness.settings import SettingsError, load_settings
+
+        path = _settings_file(config)
+        try:
+            settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
+            store = MatrixStore(settings, contract_checks(settings))
+        except SettingsError as error:
+            raise pytest.UsageError(f"config-harness: {error}") from None
+        config.stash[STORE_KEY] = store
+    return store
+
+
+def _declares_harness(path: Path) -> bool:
+    if path.name != "pyproject.toml":
+        return True
+    try:
+        return "[tool.config-harness]" in path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    config = parent.config
+    if config.getoption("--harness-no-collect") or file_path.resolve() != _settings_file(config):
+        return None
+    return HarnessFile.from_parent(parent, path=file_path) if _declares_harness(file_path) else None
+
+
+def _golden_test(case_id: str) -> Callable[..., None]:
+    def golden(snapshot: Any, request: pytest.FixtureRequest) -> None:
+        """The composed case equals its golden (syrupy; `--snapshot-update` rewrites it)."""
+        __tracebackhide__ = True
+        from harness.render import render_golden
+
+        store = _store(request.config)
+        composed = store.composed(case_id)
+        if composed.config is None:
+            pytest.fail(f"{case_id}: {composed.error}", pytrace=False)
+        extension = store.extension
+        assert snapshot(extension_class=extension) == render_golden(composed.case, composed.config)
+
+    return golden
+
+
+def _semantic_test(case_id: str) -> Callable[..., None]:
+    def semantics(request: pytest.FixtureRequest) -> None:
+        """Contracts, parity and fallbacks hold on the freshly composed case, whatever the golden says."""
+        __tracebackhide__ = True
+        findings = _store(request.config).semantic_findings(case_id)
+        errors = [f for f in findings if f.severity == "error"]
+        for finding in findings:
+            if finding.severity != "error":
+                request.node.add_report_section("call", "config-harness", f"{finding.severity}: {finding.message}")
+        if errors:
+            pytest.fail("\n".join(f"{f.kind}: {f.message}" for f in errors), pytrace=False)
+
+    return semantics
+
+
+class HarnessFile(pytest.File):
+    """The settings file, collected as one golden test and one semantic test per case."""
+
+    def collect(self) -> Any:
+        from harness.snapshot import GoldenExtension
+
+        store = _store(self.config)
+        store.extension = GoldenExtension.bound_to(store.settings.snapshot_dir)
+        for case in store.cases:
+            yield pytest.Function.from_parent(self, name=f"golden[{case.id}]", callobj=_golden_test(case.id))
+        for case in store.cases:
+            yield pytest.Function.from_parent(self, name=f"semantics[{case.id}]", callobj=_semantic_test(case.id))
+
+
+@pytest.fixture(scope="session")
+def harness_cases(request: pytest.FixtureRequest) -> list[Any]:
+    """Every case of the matrix, in order."""
+    return list(_store(request.config).cases)
+
+
+@pytest.fixture(scope="session")
+def composed_config(request: pytest.FixtureRequest) -> Callable[[str], Any]:
+    """A function from case id to the freshly composed config (read-only by convention)."""
+    store = _store(request.config)
+
+    def lookup(case_id: str) -> Any:
+        __tracebackhide__ = True
+        composed = store.composed(case_id)
+        if composed.config is None:
+            pytest.fail(f"{case_id}: {composed.error}", pytrace=False)
+        return composed.config
+
+    return lookup

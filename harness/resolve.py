@@ -1,0 +1,150 @@
+"""Effective (resolved) values, with host lookups kept opaque, and `oc.select` fallback detection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.basecontainer import BaseContainer
+from omegaconf.errors import OmegaConfBaseException
+
+from harness.diff import iter_leaves
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+MANDATORY = "???"
+
+# Resolvers whose result depends on the host: never evaluated into anything compared or written.
+HOST_RESOLVERS = ("oc.env", "env", "now", "hydra", "python_version")
+
+
+@dataclass(frozen=True)
+class Unresolvable:
+    """A value that cannot be resolved, with the reason naming the key."""
+
+    reason: str
+
+
+def lookup(tree: Any, path: str) -> Any:
+    """The value at a dotted path of a plain tree, or MISSING."""
+    node = tree
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return MISSING
+    return node
+
+
+def _opaque(name: str) -> Any:
+    def keep_text(config: Any, parent: Any, node: Any, args: Any, args_str: tuple[str, ...]) -> str:
+        return "${" + name + ":" + ",".join(args_str) + "}"
+
+    return keep_text
+
+
+@contextmanager
+def opaque_host_resolvers() -> Iterator[None]:
+    """While active, host resolvers return their own text instead of a host value."""
+    saved = {name: BaseContainer._resolvers.get(name) for name in HOST_RESOLVERS}
+    try:
+        for name in HOST_RESOLVERS:
+            BaseContainer._resolvers[name] = _opaque(name)
+        yield
+    finally:
+        for name, resolver in saved.items():
+            if resolver is None:
+                BaseContainer._resolvers.pop(name, None)
+            else:
+                BaseContainer._resolvers[name] = resolver
+
+
+def is_interpolation(value: Any) -> bool:
+    """True for a string that OmegaConf would resolve."""
+    return isinstance(value, str) and "${" in value
+
+
+def resolve_path(config: DictConfig, path: str) -> Any:
+    """The resolved value at `path`, or Unresolvable naming the key and the reason."""
+    with opaque_host_resolvers():
+        try:
+            value = OmegaConf.select(config, path, throw_on_missing=True)
+        except OmegaConfBaseException as error:
+            message = " ".join(str(error).split("\n")[0].split())
+            return Unresolvable(f"{path} cannot be resolved: {message}")
+        except RecursionError:
+            return Unresolvable(f"{path} cannot be resolved: circular interpolation")
+    if isinstance(value, (DictConfig,)) or OmegaConf.is_config(value):
+        return OmegaConf.to_container(value, resolve=False)
+    return value
+
+
+def effective_value(config: DictConfig, tree: Any, path: str) -> Any:
+    """The value a program would see at `path`: MISSING, Unresolvable, or the resolved value."""
+    raw = lookup(tree, path)
+    if raw is MISSING:
+        return MISSING
+    if raw == MANDATORY:
+        return Unresolvable(f"{path} is '???' (a mandatory value that is not set)")
+    if not is_interpolation(raw) and not isinstance(raw, (dict, list)):
+        return raw
+    return resolve_path(config, path)
+
+
+SELECT_OPEN = "${oc.select:"
+
+
+def parse_selects(text: str) -> Iterator[tuple[str, str]]:
+    """(key, default) of every `${oc.select:key,default}` in text, nested ones included."""
+    start = text.find(SELECT_OPEN)
+    while start != -1:
+        depth, index, body_start = 1, start + len(SELECT_OPEN), start + len(SELECT_OPEN)
+        while index < len(text) and depth:
+            if text.startswith("${", index):
+                depth, index = depth + 1, index + 2
+                continue
+            depth -= text[index] == "}"
+            index += 1
+        body = text[body_start : index - 1] if depth == 0 else text[body_start:]
+        key, _, default = body.partition(",")
+        yield key.strip(), default.strip() or "null"
+        start = text.find(SELECT_OPEN, start + 1)
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """An `oc.select` whose key is absent, so its default is silently used."""
+
+    path: str
+    key: str
+    default: str
+
+
+def fallbacks(tree: Any) -> dict[str, Fallback]:
+    """Every leaf holding `${oc.select:key,default}` whose key is missing or `???` in this tree."""
+    found = {}
+    for path, value in iter_leaves(tree):
+        if not isinstance(value, str) or "oc.select" not in value:
+            continue
+        for key, default in parse_selects(value):
+            if key.startswith(".") or path in found:
+                continue  # relative keys are resolved by OmegaConf itself; only absolute keys are checked here
+            target = lookup(tree, key)
+            if target is MISSING or target == MANDATORY:
+                found[path] = Fallback(path, key, default)
+    return found
+
+
+def interpolation_leaves(tree: Any) -> dict[str, str]:
+    """Leaves whose written value is an interpolation."""
+    return {path: value for path, value in iter_leaves(tree) if is_interpolation(value)}

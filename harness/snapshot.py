@@ -1,0 +1,85 @@
+"""A syrupy extension whose snapshot files are exactly the `_generated_*.yaml` goldens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import yaml
+from syrupy.data import SnapshotCollection
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from harness import diff
+from harness.goldens import write_atomic
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, golden_name
+from harness.render import parse_yaml
+
+if TYPE_CHECKING:
+    from syrupy.location import PyTestLocation
+
+
+def case_id_of(test_location: PyTestLocation) -> str:
+    """The case id carried in a test's parametrize id, e.g. `golden[ppo_trainer/dp/default]`."""
+    name = test_location.nodename or ""
+    return name[name.index("[") + 1 : name.rindex("]")] if "[" in name else name
+
+
+def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
+    """Lines such as "REMOVED a.b.c (was 'qkv')" between a golden and a fresh rendering."""
+    try:
+        changes = diff.diff_trees(parse_yaml(golden_text), parse_yaml(composed_text))
+    except yaml.YAMLError as error:
+        return [f"golden is not valid YAML: {error}"]
+    if not changes:
+        return ["the golden differs in text only (no semantic change); regenerate it"]
+    return [diff.describe_change(change) for change in changes]
+
+
+class GoldenExtension(SingleFileSnapshotExtension):
+    """One readable YAML golden per case, written atomically, with a semantic failure message."""
+
+    file_extension = "yaml"
+    _write_mode = WriteMode.TEXT
+    snapshot_dir: ClassVar[str] = "snapshots"
+
+    @classmethod
+    def bound_to(cls, snapshot_dir: Path) -> type[GoldenExtension]:
+        """A subclass bound to one snapshot folder (syrupy calls these hooks as classmethods)."""
+        return type("GoldenExtension", (cls,), {"snapshot_dir": str(snapshot_dir)})
+
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return cls.snapshot_dir
+
+    @classmethod
+    def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
+        return cls.snapshot_dir
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
+        return golden_name(case_id_of(test_location))[: -len(GOLDEN_SUFFIX)]
+
+    def is_snapshot_location(self, *, location: str) -> bool:
+        name = Path(location).name
+        return name.startswith(GOLDEN_PREFIX) and name.endswith(GOLDEN_SUFFIX)
+
+    def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
+        return self.is_snapshot_location(location=filepath) and Path(filepath).parent == Path(self.snapshot_dir)
+
+    @classmethod
+    def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
+        return Path(snapshot_location).name == golden_name(case_id_of(test_location))
+
+    @classmethod
+    def write_snapshot_collection(cls, *, snapshot_collection: SnapshotCollection, name_order: Any = None) -> None:
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):
+            raise TypeError(f"a golden is text, got {type(data).__name__}")
+        write_atomic(Path(snapshot_collection.location), data)
+
+    def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
+        if snapshot_data is None:
+            yield f"no golden yet; create it with --snapshot-update"
+            return
+        yield from semantic_diff_lines(str(snapshot_data), str(serialized_data))
