@@ -91,7 +91,7 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
         is_new = old is not None and path not in old
         findings.append(Finding(
             "fallback", path, None, fallback.default, ERROR if is_new else INFO,
-            f"{path} silently uses its default {fallback.default} because {fallback.key} is missing"
+            f"{path} silently uses its default {fallback.default} because {fallback.key} is missing or ???"
             + (" (new: the golden did not fall back here)" if is_new else ""),
         ))
     return findings

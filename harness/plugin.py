@@ -76,7 +76,7 @@ def _golden_test(case_id: str) -> Callable[..., None]:
         if composed.config is None:
             pytest.fail(f"{case_id}: {composed.error}", pytrace=False)
         extension = store.extension
-        assert snapshot(extension_class=extension) == render_golden(composed.case, composed.config)
+        assert snapshot.use_extension(extension) == render_golden(composed.case, composed.config)
 
     return golden
 
@@ -96,6 +96,31 @@ def _semantic_test(case_id: str) -> Callable[..., None]:
     return semantics
 
 
+def _orphan_test(request: pytest.FixtureRequest) -> None:
+    """No golden is left without a case; the update run removes such goldens and says so."""
+    __tracebackhide__ = True
+    from harness.goldens import find_orphans
+    from harness.settings import display_path
+
+    store = _store(request.config)
+    orphans = find_orphans(store.settings.snapshot_dir, store.cases)
+    if not orphans:
+        return
+    if request.config.getoption("update_snapshots", False):
+        for orphan in orphans:
+            orphan.unlink()
+        request.node.add_report_section(
+            "call", "config-harness", "\n".join(f"removed orphan golden {display_path(o)}" for o in orphans)
+        )
+        print("\n".join(f"config-harness: removed orphan golden {display_path(o)}" for o in orphans))
+        return
+    pytest.fail(
+        "golden(s) with no case (remove with --snapshot-update or `config-harness generate --prune`):\n"
+        + "\n".join(display_path(o) for o in orphans),
+        pytrace=False,
+    )
+
+
 class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
@@ -108,6 +133,7 @@ class HarnessFile(pytest.File):
             yield pytest.Function.from_parent(self, name=f"golden[{case.id}]", callobj=_golden_test(case.id))
         for case in store.cases:
             yield pytest.Function.from_parent(self, name=f"semantics[{case.id}]", callobj=_semantic_test(case.id))
+        yield pytest.Function.from_parent(self, name="orphans", callobj=_orphan_test)
 
 
 @pytest.fixture(scope="session")

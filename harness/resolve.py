@@ -104,21 +104,19 @@ def effective_value(config: DictConfig, tree: Any, path: str) -> Any:
 SELECT_OPEN = "${oc.select:"
 
 
-def parse_selects(text: str) -> Iterator[tuple[str, str]]:
-    """(key, default) of every `${oc.select:key,default}` in text, nested ones included."""
-    start = text.find(SELECT_OPEN)
-    while start != -1:
-        depth, index, body_start = 1, start + len(SELECT_OPEN), start + len(SELECT_OPEN)
-        while index < len(text) and depth:
-            if text.startswith("${", index):
-                depth, index = depth + 1, index + 2
-                continue
-            depth -= text[index] == "}"
-            index += 1
-        body = text[body_start : index - 1] if depth == 0 else text[body_start:]
-        key, _, default = body.partition(",")
-        yield key.strip(), default.strip() or "null"
-        start = text.find(SELECT_OPEN, start + 1)
+def parse_select(text: str, start: int) -> tuple[str, str, int]:
+    """(key, default, end) of the `${oc.select:key,default}` opening at `start`, nested braces allowed."""
+    body_start = index = start + len(SELECT_OPEN)
+    depth = 1
+    while index < len(text) and depth:
+        if text.startswith("${", index):
+            depth, index = depth + 1, index + 2
+            continue
+        depth -= text[index] == "}"
+        index += 1
+    body = text[body_start : index - 1] if depth == 0 else text[body_start:]
+    key, _, default = body.partition(",")
+    return key.strip(), default.strip() or "null", index
 
 
 @dataclass(frozen=True)
@@ -136,12 +134,14 @@ def fallbacks(tree: Any) -> dict[str, Fallback]:
     for path, value in iter_leaves(tree):
         if not isinstance(value, str) or "oc.select" not in value:
             continue
-        for key, default in parse_selects(value):
-            if key.startswith(".") or path in found:
-                continue  # relative keys are resolved by OmegaConf itself; only absolute keys are checked here
+        start = value.find(SELECT_OPEN)
+        while start != -1 and path not in found:
+            key, default, end = parse_select(value, start)
             target = lookup(tree, key)
-            if target is MISSING or target == MANDATORY:
+            # Relative keys are left to OmegaConf; a present key means its default (nested selects too) is unused.
+            if not key.startswith(".") and (target is MISSING or target == MANDATORY):
                 found[path] = Fallback(path, key, default)
+            start = value.find(SELECT_OPEN, end)
     return found
 
 
