@@ -59,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("key")
     explain.add_argument("--case", required=True)
 
+    lock = commands.add_parser("lock", help="derive a contract from a known-good tree (engine-specific keys become required)")
+    lock.add_argument("--baseline", required=True, help="case id of the baseline engine, e.g. ppo_trainer/dp/default")
+    lock.add_argument("--target", required=True, help="case id of the engine to lock, e.g. route/ppo_megatron_trainer")
+    lock.add_argument("--name", required=True, help="contract name")
+    lock.add_argument("--cases", required=True, help="case glob the contract will cover in the new tree")
+    lock.add_argument("--output", help="write the contracts YAML here (default: stdout)")
+
     fetch = commands.add_parser("fetch", help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
     return parser
@@ -166,6 +173,36 @@ def command_explain(args: argparse.Namespace) -> int:
     raise UsageError("explain is not implemented yet")
 
 
+def command_lock(args: argparse.Namespace) -> int:
+    from harness.contracts import derive_contract
+    from harness.render import dump_yaml, to_plain
+
+    settings = settings_from(args)
+    with open_matrix(settings) as (session, cases):
+        by_id = {case.id: case for case in cases}
+        for wanted in (args.baseline, args.target):
+            if wanted not in by_id:
+                raise UsageError(f"no case {wanted!r}; see `config-harness list`")
+        trees = {}
+        for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_bases=False):
+            if composed.config is None:
+                raise UsageError(f"{composed.case.id}: {composed.error}")
+            trees[composed.case.id] = to_plain(composed.config)
+    contract = derive_contract(args.name, args.cases, trees[args.baseline], trees[args.target])
+    text = (
+        f"# Derived by `config-harness lock --baseline {args.baseline} --target {args.target}` from {settings.config_dir.name}\n"
+        + dump_yaml({"contracts": [contract]})
+    )
+    if args.output:
+        from harness.goldens import write_atomic
+
+        write_atomic(Path(args.output), text)
+        print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
 def command_fetch(args: argparse.Namespace) -> int:
     from harness.fetch import fetch_source
 
@@ -182,6 +219,7 @@ COMMANDS = {
     "generate": command_generate,
     "diff": command_diff,
     "explain": command_explain,
+    "lock": command_lock,
     "fetch": command_fetch,
 }
 

@@ -144,7 +144,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         missing = sorted(set(SOURCE_KEYS) - set(raw_source))
         if missing:
             raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
-        source = Source(wheel=raw_source["wheel"], unpack=raw_source["unpack"], into=base / raw_source["into"])
+        source = Source(wheel=raw_source["wheel"], unpack=raw_source["unpack"], into=(base / raw_source["into"]).resolve())
 
     return Settings(
         origin=origin,
