@@ -164,10 +164,13 @@ class HydraSession:
 
     def apply_value_overrides(self, base: DictConfig, overrides: tuple[str, ...]) -> DictConfig | None:
         """Apply value-only overrides to a copy of `base` with Hydra's own code; None if any selects a group."""
-        try:
-            parsed = OverridesParser.create().parse_overrides(overrides=list(overrides))
-        except Exception as error:
-            raise ComposeError(describe_error(error)) from error
+        parser = OverridesParser.create()
+        parsed = []
+        for override in overrides:
+            try:
+                parsed += parser.parse_overrides(overrides=[override])
+            except Exception as error:
+                raise ComposeError(f"bad override {override!r}: {describe_error(error)}") from error
         if not all(self.is_value_override(o) for o in parsed):
             return None
         config = copy.deepcopy(base)

@@ -1,0 +1,126 @@
+"""Shared helpers: small Hydra trees written into tmp_path, the CLI in process, verl trees from PyPI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.fetch import fetch_wheel_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache"
+
+SMALL_TREE = {
+    "train.yaml": """
+        defaults:
+          - backend: cpu
+          - optimizer@trainer.optim: adam
+          - _self_
+        trainer:
+          lr: 0.1
+          epochs: 3
+          name: ???
+          layers: [a, b]
+          extra: {}
+          effective_lr: ${trainer.lr}
+          fallback_flag: ${oc.select:trainer.missing_flag,false}
+          user: ${oc.env:USER}
+        """,
+    "legacy.yaml": """
+        defaults:
+          - train
+          - override backend: gpu
+          - _self_
+        """,
+    "backend/cpu.yaml": """
+        # @package _global_
+        backend: cpu
+        device:
+          kind: cpu
+          count: 1
+        """,
+    "backend/gpu.yaml": """
+        # @package _global_
+        backend: gpu
+        device:
+          kind: cuda
+          count: 8
+          map:
+            qkv: qkv_proj
+        """,
+    "optimizer/adam.yaml": """
+        name: adam
+        betas: [0.9, 0.999]
+        """,
+    "optimizer/sgd.yaml": """
+        name: sgd
+        momentum: 0.9
+        """,
+}
+
+SMALL_SETTINGS = """
+config_dir = "conf"
+snapshot_dir = "snapshots"
+roots = ["train"]
+engine_group = "backend"
+
+[presets]
+default = []
+fast = ["trainer.epochs=1", "trainer.lr=0.5"]
+sgd = ["optimizer@trainer.optim=sgd"]
+
+[[routes]]
+name = "legacy"
+config_name = "legacy"
+same_as = "train/gpu/default"
+"""
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write files (dedented) below root and return root."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def small_project(tmp_path: Path) -> Path:
+    """A non-verl Hydra project: conf/ with groups, @package headers, interpolations and a route."""
+    write_tree(tmp_path / "conf", SMALL_TREE)
+    (tmp_path / "harness.toml").write_text(SMALL_SETTINGS, encoding="utf-8")
+    return tmp_path
+
+
+class CliRun:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    def json(self) -> dict:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """Run the CLI in process from a directory; returns exit code and output."""
+
+    def run(*args: str, cwd: Path | None = None) -> CliRun:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err and "Traceback" not in captured.out
+        return CliRun(code, captured.out, captured.err)
+
+    return run
+
+
+def verl_tree(version: str) -> Path:
+    """verl's real trainer config tree of one release, from its PyPI wheel (never imported)."""
+    return fetch_wheel_tree(f"verl=={version}", "verl/trainer/config", CACHE / f"verl-{version}")

@@ -1,0 +1,89 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.diff import ADDED, CHANGED, REMOVED, Change, apply_changes, describe_change, diff_trees, flatten, unflatten
+from harness.render import dump_yaml, parse_yaml
+
+KEYS = st.text(alphabet="abcdefgh_", min_size=1, max_size=4)
+SCALARS = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6)
+VALUES = st.recursive(
+    SCALARS | st.lists(SCALARS, max_size=3),
+    lambda children: st.dictionaries(KEYS, children, max_size=4),
+    max_leaves=20,
+)
+TREES = st.dictionaries(KEYS, VALUES, max_size=5)
+
+
+def test_kinds_and_leaf_paths():
+    old = {"a": {"b": {"c": "qkv"}, "n": None}, "l": [1, 2], "t": 1}
+    new = {"a": {"b": {}}, "l": [1, 2, 3], "t": 1.0, "x": True}
+    assert diff_trees(old, new) == [
+        Change(ADDED, "a.b", None, {}),
+        Change(REMOVED, "a.b.c", "qkv", None),
+        Change(REMOVED, "a.n", None, None),
+        Change(CHANGED, "l", [1, 2], [1, 2, 3]),
+        Change(CHANGED, "t", 1, 1.0),
+        Change(ADDED, "x", None, True),
+    ]
+
+
+def test_emptied_mapping_reports_each_lost_leaf():
+    changes = diff_trees({"m": {"x": 1, "y": {"z": 2}}}, {"m": {}})
+    assert [(c.kind, c.path) for c in changes if c.kind == REMOVED] == [(REMOVED, "m.x"), (REMOVED, "m.y.z")]
+
+
+def test_null_key_that_disappears_is_removed():
+    assert diff_trees({"k": None}, {}) == [Change(REMOVED, "k", None, None)]
+
+
+def test_type_change_is_changed():
+    assert diff_trees({"k": True}, {"k": 1}) == [Change(CHANGED, "k", True, 1)]
+    assert diff_trees({"k": "1"}, {"k": 1})[0].kind == CHANGED
+
+
+def test_describe():
+    assert describe_change(Change(REMOVED, "a.b.c", "qkv")) == "REMOVED a.b.c (was 'qkv')"
+
+
+def plain_flatten_diff(old, new):
+    a, b = flatten(old), flatten(new)
+    return {p for p in a.keys() | b.keys() if p not in a or p not in b or type(a[p]) is not type(b[p]) or a[p] != b[p]}
+
+
+@settings(max_examples=150, deadline=None)
+@given(TREES)
+def test_diff_with_itself_is_empty(tree):
+    assert diff_trees(tree, tree) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(TREES, TREES)
+def test_diff_mirrors(a, b):
+    swap = {REMOVED: ADDED, ADDED: REMOVED, CHANGED: CHANGED}
+    forward = {(swap[c.kind], c.path, repr(c.new), repr(c.old)) for c in diff_trees(a, b)}
+    backward = {(c.kind, c.path, repr(c.old), repr(c.new)) for c in diff_trees(b, a)}
+    assert forward == backward
+
+
+@settings(max_examples=150, deadline=None)
+@given(TREES, TREES)
+def test_applying_the_diff_gives_the_new_tree(a, b):
+    assert apply_changes(a, diff_trees(a, b)) == b
+
+
+@settings(max_examples=150, deadline=None)
+@given(TREES, TREES)
+def test_agrees_with_a_plain_flatten(a, b):
+    assert {c.path for c in diff_trees(a, b)} == plain_flatten_diff(a, b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(TREES)
+def test_flatten_unflatten_round_trip(tree):
+    assert unflatten(flatten(tree)) == tree
+
+
+@settings(max_examples=150, deadline=None)
+@given(TREES)
+def test_render_parse_round_trip(tree):
+    assert diff_trees(parse_yaml(dump_yaml(tree)), tree) == []

@@ -1,0 +1,85 @@
+from pathlib import Path
+
+import pytest
+
+from harness.matrix import build_cases, golden_name, select_engines
+from harness.settings import SettingsError, load_settings, parse_settings
+
+
+def settings(**table):
+    return parse_settings({"config_dir": "conf", "roots": ["train"], **table}, Path("/p/harness.toml"))
+
+
+def test_unknown_key_is_named():
+    with pytest.raises(SettingsError, match="unknown key 'colour'"):
+        settings(colour="blue")
+
+
+def test_wrong_type_is_named():
+    with pytest.raises(SettingsError, match=r"roots: expected list, got str"):
+        parse_settings({"config_dir": "conf", "roots": "train"}, Path("/p/h.toml"))
+
+
+@pytest.mark.parametrize("name", ["a/b", "..", "x..y", "has space", ""])
+def test_unsafe_preset_and_engine_names(name):
+    with pytest.raises(SettingsError, match="file-name safe"):
+        settings(presets={name: []})
+    with pytest.raises(SettingsError, match="file-name safe"):
+        settings(engines=[name])
+
+
+def test_unknown_route_key():
+    with pytest.raises(SettingsError, match=r"routes\[0\]: unknown key 'config'"):
+        settings(routes=[{"name": "r", "config": "x"}])
+
+
+def test_paths_are_relative_to_the_settings_file():
+    loaded = settings(snapshot_dir="goldens")
+    assert loaded.config_dir == Path("/p/conf")
+    assert loaded.snapshot_dir == Path("/p/goldens")
+
+
+def test_single_base_engine_without_group_or_list():
+    loaded = settings(presets={"default": [], "fast": ["a=1"]})
+    cases = build_cases(loaded, select_engines(loaded, None))
+    assert [c.id for c in cases] == ["train/base/default", "train/base/fast"]
+    assert cases[1].overrides == ("a=1",)
+
+
+def test_engine_group_override_comes_before_preset():
+    loaded = settings(engine_group="backend", presets={"fast": ["a=1"]})
+    (case,) = build_cases(loaded, select_engines(loaded, ["gpu"]))
+    assert case.id == "train/gpu/fast"
+    assert case.overrides == ("backend=gpu", "a=1")
+    assert case.golden_name == "_generated_train__gpu__fast.yaml"
+
+
+def test_explicit_engines_win_over_discovery():
+    loaded = settings(engine_group="backend", engines=["cpu"])
+    assert select_engines(loaded, ["cpu", "gpu"]) == ("cpu",)
+
+
+def test_route_case_and_unknown_twin():
+    loaded = settings(routes=[{"name": "legacy", "config_name": "legacy", "same_as": "train/base/default"}])
+    cases = build_cases(loaded, ("base",))
+    assert cases[-1].id == "route/legacy" and cases[-1].golden_name == "_generated_route__legacy.yaml"
+    broken = settings(routes=[{"name": "legacy", "config_name": "legacy", "same_as": "nope"}])
+    with pytest.raises(SettingsError, match="same_as 'nope' names no case"):
+        build_cases(broken, ("base",))
+
+
+def test_golden_name():
+    assert golden_name("ppo_trainer/megatron/default") == "_generated_ppo_trainer__megatron__default.yaml"
+
+
+def test_pyproject_without_table(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='x'\n")
+    with pytest.raises(SettingsError, match=r"no \[tool.config-harness\] table"):
+        load_settings(start=tmp_path)
+
+
+def test_invalid_toml_names_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("roots = [\n")
+    with pytest.raises(SettingsError, match="bad.toml: invalid TOML"):
+        load_settings(bad)
