@@ -11,6 +11,8 @@ import pytest
 from harness.cli import main
 from harness.fetch import fetch_wheel_tree
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache"
 
