@@ -226,7 +226,10 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
+        return int(exit_request.code or 0)
     try:
         return COMMANDS[args.command](args)
     except (SettingsError, ContractError, UsageError, FetchError) as error:

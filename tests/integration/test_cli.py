@@ -1,0 +1,110 @@
+"""The CLI on a small, non-verl Hydra tree, driven exactly as the interface says."""
+
+from __future__ import annotations
+
+import shutil
+
+
+def test_list_generate_check_and_edit(small_project, cli):
+    listing = cli("--settings", "harness.toml", "list", "--format", "json", cwd=small_project).json()
+    ids = [c["id"] for c in listing["cases"]]
+    assert ids == [f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")] + ["route/legacy"]
+    fast = listing["cases"][4]
+    assert fast["overrides"] == ["backend=gpu", "trainer.epochs=1", "trainer.lr=0.5"]
+    assert fast["golden"] == "snapshots/_generated_train__gpu__fast.yaml"
+
+    missing = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert missing.code == 1 and {c["status"] for c in missing.json()["cases"]} == {"new"}
+
+    assert cli("--settings", "harness.toml", "generate").code == 0
+    assert cli("--settings", "harness.toml", "check").code == 0
+
+    gpu = small_project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4").replace("    qkv: qkv_proj\n", ""))
+    result = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert result.code == 1
+    changed = {c["id"]: c for c in result.json()["cases"] if c["status"] == "changed"}
+    assert set(changed) == {"train/gpu/default", "train/gpu/fast", "train/gpu/sgd", "route/legacy"}
+    findings = {(f["kind"], f["path"], f["old"], f["new"]) for f in changed["train/gpu/default"]["findings"] if f["severity"] == "error"}
+    # `map:` is left holding null: its lost leaf is removed and the null value is new.
+    assert findings == {
+        ("changed", "device.count", 8, 4),
+        ("removed", "device.map.qkv", "qkv_proj", None),
+        ("added", "device.map", None, None),
+    }
+
+
+def test_route_parity(small_project, cli):
+    legacy = small_project / "conf" / "legacy.yaml"
+    legacy.write_text(legacy.read_text() + "trainer:\n  epochs: 9\n")
+    result = cli("--settings", "harness.toml", "generate", cwd=small_project)
+    assert result.code == 1
+    report = cli("--settings", "harness.toml", "check", "--format", "json").json()
+    (route,) = [c for c in report["cases"] if c["id"] == "route/legacy"]
+    assert [(f["kind"], f["path"], f["old"], f["new"]) for f in route["findings"] if f["kind"] == "parity"] == [
+        ("parity", "trainer.epochs", 3, 9)
+    ]
+
+
+def test_diff_files_and_folders(small_project, cli, tmp_path):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    old = tmp_path / "old"
+    shutil.copytree(small_project / "snapshots", old)
+    same = cli("diff", str(old / "_generated_route__legacy.yaml"), str(small_project / "snapshots" / "_generated_route__legacy.yaml"))
+    assert same.code == 0
+    gpu = small_project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("kind: cuda", "kind: rocm"))
+    cli("--settings", "harness.toml", "generate")
+    changed = cli("diff", str(old / "_generated_route__legacy.yaml"), "snapshots/_generated_route__legacy.yaml", "--format", "json")
+    assert changed.code == 1
+    assert changed.json() == {"changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]}
+    folders = cli("diff", str(old), "snapshots", "--format", "json")
+    assert folders.code == 1 and len(folders.json()["changes"]) == 4
+
+
+def test_generate_check_mode_names_files_without_writing(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    golden = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
+    before = golden.read_bytes()
+    cpu = small_project / "conf" / "backend" / "cpu.yaml"
+    cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    result = cli("--settings", "harness.toml", "generate", "--check")
+    assert result.code == 1 and "would change: snapshots/_generated_train__cpu__default.yaml" in result.out
+    assert golden.read_bytes() == before
+
+
+def test_orphans_reported_then_pruned(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    orphan = small_project / "snapshots" / "_generated_old_case.yaml"
+    orphan.write_text("a: 1\n")
+    report = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert report.code == 1 and report.json()["orphans"] == ["snapshots/_generated_old_case.yaml"]
+    assert orphan.exists()
+    pruned = cli("--settings", "harness.toml", "generate", "--prune")
+    assert "pruned orphan golden: snapshots/_generated_old_case.yaml" in pruned.out and not orphan.exists()
+
+
+def test_bad_inputs_exit_2_with_one_line(small_project, cli):
+    (small_project / "bad.toml").write_text('config_dir = "conf"\nroots = ["train"]\ncolour = 1\n')
+    result = cli("--settings", "bad.toml", "check", cwd=small_project)
+    assert result.code == 2 and "unknown key 'colour'" in result.err and len(result.err.strip().splitlines()) == 1
+    assert cli("--settings", "harness.toml", "--config-dir", "nowhere", "check").code == 2
+    (small_project / "c.yaml").write_text("contracts:\n  - name: x\n    bogus: 1\n")
+    bad_contract = cli("--settings", "harness.toml", "--contracts", "c.yaml", "check")
+    assert bad_contract.code == 2 and "c.yaml:3: unknown key 'bogus'" in bad_contract.err
+    assert cli("--settings", "harness.toml", "frobnicate").code == 2
+
+
+def test_broken_case_is_an_error_finding_and_the_rest_still_checked(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    golden = small_project / "snapshots" / "_generated_train__gpu__default.yaml"
+    before = golden.read_bytes()
+    (small_project / "conf" / "backend" / "gpu.yaml").write_text("backend: gpu\ndevice: [\n")
+    result = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert result.code == 1
+    statuses = {c["id"]: c["status"] for c in result.json()["cases"]}
+    assert statuses["train/gpu/default"] == "error" and statuses["train/cpu/default"] == "ok"
+    (error,) = [c for c in result.json()["cases"] if c["id"] == "train/gpu/default"][0]["findings"]
+    assert "backend/gpu.yaml:3" in error["message"] and "invalid YAML" in error["message"]
+    assert cli("--settings", "harness.toml", "generate").code == 1
+    assert golden.read_bytes() == before  # a broken case never blanks its golden
