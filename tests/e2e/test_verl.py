@@ -1,0 +1,138 @@
+"""End to end on verl's real config trees, fetched from PyPI wheels (never imported)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from harness.diff import flatten
+from harness.fetch import fetch_wheel_tree
+from harness.render import parse_yaml
+from harness.settings import load_settings
+from tests.conftest import ROOT, verl_tree
+
+pytestmark = pytest.mark.e2e
+
+ACCEPTANCE_SETTINGS = """
+config_dir = "{config_dir}"
+snapshot_dir = "snapshots"
+roots = ["ppo_trainer"]
+engines = ["dp"]
+engine_group = "model_engine"
+[presets]
+default = []
+[[routes]]
+name = "ppo_megatron_trainer"
+config_name = "ppo_megatron_trainer"
+"""
+MEGATRON_KEYS = {
+    "actor_rollout_ref.rollout.layer_name_map.qkv_layer_name",
+    "actor_rollout_ref.rollout.layer_name_map.gate_proj_layer_name",
+    "actor_rollout_ref.model.override_config.moe_config.freeze_moe_router",
+    "actor_rollout_ref.model.use_remove_padding",
+}
+
+
+@pytest.fixture(scope="module")
+def project_tree() -> Path:
+    """The project's own pinned verl tree, fetched the way `make setup` does."""
+    source = load_settings(start=ROOT).source
+    return fetch_wheel_tree(source.wheel, source.unpack, source.into)
+
+
+def test_matrix_is_every_engine_times_every_preset_plus_the_route(project_tree, cli):
+    cases = cli("list", "--format", "json", cwd=ROOT).json()["cases"]
+    ids = [c["id"] for c in cases]
+    engines = ["dp", "megatron", "torchtitan", "veomni"]
+    assert ids == [f"ppo_trainer/{e}/{p}" for e in engines for p in ("default", "grpo", "lora")] + ["route/ppo_megatron_trainer"]
+    assert cases[3]["overrides"] == ["model_engine=megatron"]
+
+
+def test_every_committed_golden_equals_plain_hydra_compose(project_tree, cli):
+    cases = cli("list", "--format", "json", cwd=ROOT).json()["cases"]
+    with initialize_config_dir(config_dir=str(project_tree), version_base=None):
+        for case in cases:
+            plain = OmegaConf.to_container(compose(case["config_name"], overrides=case["overrides"]), resolve=False)
+            golden = parse_yaml((ROOT / case["golden"]).read_text(encoding="utf-8"))
+            assert golden == plain, case["id"]
+
+
+def test_check_passes_on_the_committed_goldens_with_waived_warnings(project_tree, cli):
+    result = cli("check", "--format", "json", cwd=ROOT)
+    assert result.code == 0, result.out[-2000:]
+    report = result.json()
+    assert report["ok"] and all(c["status"] == "ok" for c in report["cases"])
+    # The lora alias disagreement (16 vs 32) shows on every engine, waived but never hidden.
+    for engine in ("dp", "megatron", "torchtitan", "veomni"):
+        (case,) = [c for c in report["cases"] if c["id"] == f"ppo_trainer/{engine}/default"]
+        lora = [f for f in case["findings"] if f["message"].startswith("lora-alias")]
+        assert lora and lora[0]["severity"] == "warning" and "lora_alpha=16" in lora[0]["message"] and "alpha=32" in lora[0]["message"]
+
+
+def test_an_edit_to_any_tree_file_names_the_changed_leaves(project_tree, cli, tmp_path):
+    copy = shutil.copytree(project_tree, tmp_path / "config")
+    rollout = copy / "rollout" / "rollout.yaml"
+    text = rollout.read_text()
+    assert "\ntemperature: 1.0\n" in text
+    rollout.write_text(text.replace("\ntemperature: 1.0\n", "\ntemperature: 0.7\n"))
+    result = cli("--config-dir", str(copy), "check", "--format", "json", cwd=ROOT)
+    assert result.code == 1
+    for case in result.json()["cases"]:
+        changes = [(f["kind"], f["path"], f["old"], f["new"]) for f in case["findings"] if f["kind"] in ("changed", "removed", "added")]
+        assert changes == [("changed", "actor_rollout_ref.rollout.temperature", 1.0, 0.7)], case["id"]
+
+
+@pytest.fixture(scope="module")
+def acceptance(tmp_path_factory):
+    """Goldens made from verl 0.7.1, and a settings file that can point at 0.8.0."""
+    old, new = verl_tree("0.7.1"), verl_tree("0.8.0")
+    project = tmp_path_factory.mktemp("acceptance")
+    (project / "harness.toml").write_text(ACCEPTANCE_SETTINGS.format(config_dir=old))
+    return project, old, new
+
+
+def megatron_report(cli, project, new, *extra):
+    return cli("--settings", "harness.toml", "--config-dir", str(new), *extra, "check", "--format", "json", cwd=project)
+
+
+def test_0_7_1_goldens_checked_against_0_8_0_report_exactly_the_plain_flatten_diff(acceptance, cli):
+    project, old, new = acceptance
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
+    result = megatron_report(cli, project, new)
+    assert result.code == 1
+    (case,) = [c for c in result.json()["cases"] if c["id"] == "route/ppo_megatron_trainer"]
+    reported = {(f["kind"], f["path"]) for f in case["findings"] if f["kind"] in ("removed", "added", "changed")}
+
+    def plain(tree_dir):
+        with initialize_config_dir(config_dir=str(tree_dir), version_base=None):
+            return flatten(OmegaConf.to_container(compose("ppo_megatron_trainer"), resolve=False))
+
+    before, after = plain(old), plain(new)
+    expected = {("removed", p) for p in before.keys() - after.keys()}
+    expected |= {("added", p) for p in after.keys() - before.keys()}
+    expected |= {("changed", p) for p in before.keys() & after.keys() if (type(before[p]), before[p]) != (type(after[p]), after[p])}
+    assert reported == expected
+    assert {("removed", k) for k in MEGATRON_KEYS - {"actor_rollout_ref.model.use_remove_padding"}} <= reported
+    (padding,) = [f for f in case["findings"] if f["path"] == "actor_rollout_ref.model.use_remove_padding"]
+    assert (padding["kind"], padding["old"], padding["new"]) == ("changed", False, True)
+
+
+def test_regenerated_goldens_cannot_hide_what_the_megatron_contract_pins(acceptance, cli, tmp_path):
+    project, old, new = acceptance
+    contract = tmp_path / "megatron.yaml"
+    locked = cli("--settings", "harness.toml", "lock", "--baseline", "ppo_trainer/dp/default",
+                 "--target", "route/ppo_megatron_trainer", "--name", "megatron-critical",
+                 "--cases", "*megatron*", "--output", str(contract), cwd=project)
+    assert locked.code == 0
+    regenerated = cli("--settings", "harness.toml", "--config-dir", str(new), "--contracts", str(contract), "generate")
+    assert regenerated.code == 1  # goldens written, contracts still fail
+    result = megatron_report(cli, project, new, "--contracts", str(contract))
+    assert result.code == 1
+    (case,) = [c for c in result.json()["cases"] if c["id"] == "route/ppo_megatron_trainer"]
+    assert case["status"] == "ok"
+    failing = {f["path"] for f in case["findings"] if f["kind"] == "contract" and f["severity"] == "error"}
+    assert MEGATRON_KEYS <= failing
