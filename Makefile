@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test update-snapshots bench fuzz clean-cache upgrade-report
+.PHONY: setup check-config test update-snapshots clean-cache
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -22,9 +22,6 @@ test: setup
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune
-
-bench: setup
-	@$(BIN)/python benchmarks/bench_matrix.py
 
 clean-cache:
 	rm -rf .cache

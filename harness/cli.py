@@ -13,7 +13,7 @@ import yaml
 from harness import diff
 from harness.contracts import ContractError, contract_checks
 from harness.fetch import FetchError
-from harness.report import result_as_dict, to_json, to_text
+from harness.report import result_as_dict, to_github, to_json, to_markdown, to_text
 from harness.run import open_matrix, run_matrix
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
 
@@ -102,6 +102,10 @@ def command_check(args: argparse.Namespace) -> int:
     result = run_matrix(settings, contract_checks(settings))
     if args.format == "json":
         print(to_json(result_as_dict(result)))
+    elif args.format == "markdown":
+        print(to_markdown(result), end="")
+    elif args.format == "github":
+        print(to_github(result), end="")
     else:
         print(to_text(result, verbose=args.verbose, quiet=args.quiet), end="")
     return EXIT_OK if result.ok and not result.orphans else EXIT_FINDINGS
@@ -170,7 +174,34 @@ def command_diff(args: argparse.Namespace) -> int:
 
 
 def command_explain(args: argparse.Namespace) -> int:
-    raise UsageError("explain is not implemented yet")
+    from harness.provenance import override_for, writes_of
+    from harness.resolve import MISSING, effective_value, is_interpolation, lookup
+    from harness.render import to_plain
+
+    settings = settings_from(args)
+    with open_matrix(settings) as (session, cases):
+        case = next((c for c in cases if c.id == args.case), None)
+        if case is None:
+            raise UsageError(f"no case {args.case!r}; see `config-harness list`")
+        (composed,) = session.compose_cases([case], shared_bases=False)
+        if composed.config is None:
+            raise UsageError(f"{case.id}: {composed.error}")
+        tree = to_plain(composed.config)
+        final = lookup(tree, args.key)
+        if final is MISSING:
+            raise UsageError(f"{args.key} does not exist in case {case.id}")
+        writes = writes_of(session, case, args.key)
+    print(f"{args.key} = {diff.describe_value(final)}   (case {case.id})")
+    override = override_for(case, args.key)
+    if override:
+        print(f"  set by override: {override}")
+    for index, write in enumerate(reversed(writes)):
+        role = "set by" if index == 0 and not override else "overrode"
+        entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
+        print(f"  {role:<8} {settings.config_dir.name}/{write.config_path}.yaml  [defaults entry {entry}] = {diff.describe_value(write.value)}")
+    if is_interpolation(final):
+        print(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+    return EXIT_OK
 
 
 def command_lock(args: argparse.Namespace) -> int:

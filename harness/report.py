@@ -70,3 +70,42 @@ def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False) ->
         lines.append(f"pruned orphan golden: {pruned}")
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else json.dumps(value, default=str)
+    return text.replace("|", "\\|")[:80]
+
+
+def to_markdown(result: MatrixResult) -> str:
+    """A pull-request summary: one table per case with problems, then contracts and waivers."""
+    lines = ["## config-harness", "", summary_line(result), ""]
+    for case_result in result.cases:
+        rows = [f for f in case_result.findings if f.kind != "contract" and f.severity != INFO]
+        if not rows:
+            continue
+        lines += [f"### `{case_result.case.id}` ({case_result.status})", "", "| kind | path | old | new |", "|---|---|---|---|"]
+        lines += [f"| {f.kind} | `{f.path}` | {_cell(f.old)} | {_cell(f.new)} |" for f in rows]
+        lines.append("")
+    contract_rows = [(r.case.id, f) for r in result.cases for f in r.findings if f.kind == "contract"]
+    if contract_rows:
+        lines += ["### Contracts and waivers", "", "| case | severity | message |", "|---|---|---|"]
+        lines += [f"| `{case_id}` | {f.severity} | {f.message.replace('|', '/')} |" for case_id, f in contract_rows]
+        lines.append("")
+    for orphan in result.orphans:
+        lines.append(f"- orphan golden: `{orphan}`")
+    return "\n".join(lines) + "\n"
+
+
+def to_github(result: MatrixResult) -> str:
+    """GitHub workflow commands: one annotation per error or warning, on the case's golden."""
+    lines = []
+    for case_result in result.cases:
+        for finding in case_result.findings:
+            if finding.severity in (ERROR, WARNING):
+                message = f"{case_result.case.id}: {finding.message}".replace("%", "%25").replace("\n", "%0A")
+                lines.append(f"::{finding.severity} file={case_result.golden}::{message}")
+    for orphan in result.orphans:
+        lines.append(f"::error file={orphan}::orphan golden with no case")
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

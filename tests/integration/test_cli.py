@@ -108,3 +108,24 @@ def test_broken_case_is_an_error_finding_and_the_rest_still_checked(small_projec
     assert "backend/gpu.yaml:3" in error["message"] and "invalid YAML" in error["message"]
     assert cli("--settings", "harness.toml", "generate").code == 1
     assert golden.read_bytes() == before  # a broken case never blanks its golden
+
+
+def test_explain_names_the_file_that_set_the_value(small_project, cli):
+    result = cli("--settings", "harness.toml", "explain", "device.count", "--case", "route/legacy", cwd=small_project)
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[0].startswith("device.count = 8")
+    assert "set by" in lines[1] and "backend/gpu.yaml" in lines[1]
+    preset = cli("--settings", "harness.toml", "explain", "trainer.epochs", "--case", "train/cpu/fast")
+    assert "set by override: trainer.epochs=1" in preset.out and "overrode" in preset.out and "train.yaml" in preset.out
+    assert cli("--settings", "harness.toml", "explain", "no.such.key", "--case", "route/legacy").code == 2
+
+
+def test_markdown_and_github_reports(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    cpu = small_project / "conf" / "backend" / "cpu.yaml"
+    cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    markdown = cli("--settings", "harness.toml", "check", "--format", "markdown")
+    assert markdown.code == 1 and "| changed | `device.count` | 1 | 2 |" in markdown.out
+    github = cli("--settings", "harness.toml", "check", "--format", "github")
+    assert "::error file=snapshots/_generated_train__cpu__default.yaml::train/cpu/default: CHANGED device.count: 1 -> 2" in github.out
