@@ -15,7 +15,7 @@ from harness import diff, resolve
 from harness.compose import Composed
 from harness.goldens import golden_path, read_golden, write_atomic
 from harness.matrix import Case
-from harness.render import parse_yaml, render_golden, to_plain
+from harness.render import describe_yaml_error, parse_yaml, render_golden, to_plain
 from harness.settings import display_path
 
 ERROR = "error"
@@ -138,9 +138,7 @@ def compare_with_golden(
     try:
         golden_tree = parse_yaml(golden_text)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{golden_display}:{mark.line + 1}" if mark else golden_display
-        return STATUS_ERROR, [Finding("error", "", severity=ERROR, message=f"{where}: golden is not valid YAML: {getattr(error, 'problem', error)}")]
+        return STATUS_ERROR, [Finding("error", "", severity=ERROR, message=f"golden {describe_yaml_error(error, golden_display)}")]
     changes = diff.diff_trees(golden_tree, tree)
     findings = [change_finding(change) for change in changes]
     findings += effective_findings(config, tree, golden_tree)

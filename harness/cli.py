@@ -130,7 +130,7 @@ def command_generate(args: argparse.Namespace) -> int:
 
 
 def _load_yaml_file(path: Path) -> Any:
-    from harness.render import parse_yaml
+    from harness.render import describe_yaml_error, parse_yaml
 
     try:
         return parse_yaml(path.read_text(encoding="utf-8"))
@@ -138,12 +138,8 @@ def _load_yaml_file(path: Path) -> Any:
         raise UsageError(f"{path}: no such file") from None
     except UnicodeDecodeError as error:
         raise UsageError(f"{path}: not UTF-8 (offset {error.start})") from None
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = f":{mark.line + 1}" if mark else ""
-        raise UsageError(f"{path}{line}: invalid YAML: {error.problem or error.context}") from None
     except yaml.YAMLError as error:
-        raise UsageError(f"{path}: invalid YAML: {error}") from None
+        raise UsageError(describe_yaml_error(error, str(path))) from None
 
 
 def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:

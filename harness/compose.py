@@ -24,6 +24,7 @@ from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSou
 from omegaconf import DictConfig, OmegaConf
 
 from harness.matrix import Case
+from harness.render import describe_yaml_error
 
 SCHEME = "harness"
 
@@ -52,12 +53,8 @@ def _parse_file(full_path: str, display: str) -> ParsedFile:
             raise ConfigLoadError(f"{display}: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
         try:
             config = OmegaConf.create(text) if text.strip() else OmegaConf.create()
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark or error.context_mark
-            where = f"{display}:{mark.line + 1}" if mark else display
-            raise ConfigLoadError(f"{where}: invalid YAML: {error.problem or error.context}") from None
         except yaml.YAMLError as error:
-            raise ConfigLoadError(f"{display}: invalid YAML: {error}") from None
+            raise ConfigLoadError(describe_yaml_error(error, display)) from None
         if not isinstance(config, DictConfig):
             raise ConfigLoadError(f"{display}: a config file must hold a mapping, got a {type(config).__name__}")
         parsed = ParsedFile(ConfigSource._get_header_dict(text[:512]), config)

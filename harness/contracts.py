@@ -14,7 +14,7 @@ from omegaconf import DictConfig
 from harness.check import ERROR, WARNING, CaseChecker, Finding
 from harness.diff import describe_value, same_value
 from harness.matrix import Case
-from harness.render import GoldenLoader
+from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
 from harness.settings import Settings
 
@@ -102,11 +102,8 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
     """Validate a contracts document strictly and return its contracts and waivers."""
     try:
         document = yaml.load(text, Loader=_ContractLoader) or _Lines()
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        raise ContractError(f"{origin}:{mark.line + 1 if mark else '?'}: invalid YAML: {error.problem or error.context}") from None
     except yaml.YAMLError as error:
-        raise ContractError(f"{origin}: invalid YAML: {error}") from None
+        raise ContractError(describe_yaml_error(error, str(origin))) from None
     _strict_keys(origin, document, FILE_KEYS, "the contracts file")
     contracts = []
     for entry in document.get("contracts") or []:

@@ -71,3 +71,11 @@ def parse_yaml(text: str) -> Any:
     """Load YAML text safely; an empty document is an empty mapping."""
     tree = yaml.load(text, Loader=GoldenLoader)
     return {} if tree is None else tree
+
+
+def describe_yaml_error(error: yaml.YAMLError, where: str) -> str:
+    """One line for a YAML error: `file:line: invalid YAML: problem`."""
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    location = f"{where}:{mark.line + 1}" if mark else where
+    problem = getattr(error, "problem", None) or getattr(error, "context", None) or str(error)
+    return f"{location}: invalid YAML: {problem}"

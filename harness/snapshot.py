@@ -13,7 +13,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from harness import diff
 from harness.goldens import write_atomic
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, golden_name
-from harness.render import parse_yaml
+from harness.render import describe_yaml_error, parse_yaml
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
@@ -30,7 +30,7 @@ def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
     try:
         changes = diff.diff_trees(parse_yaml(golden_text), parse_yaml(composed_text))
     except yaml.YAMLError as error:
-        return [f"golden is not valid YAML: {error}"]
+        return [f"golden {describe_yaml_error(error, 'snapshot')}"]
     if not changes:
         return ["the golden differs in text only (no semantic change); regenerate it"]
     return [diff.describe_change(change) for change in changes]
