@@ -75,7 +75,8 @@ class MatrixResult:
 
     @property
     def ok(self) -> bool:
-        return not any(result.failed for result in self.cases)
+        """No error finding and no orphan golden: the same rule as exit code 0."""
+        return not self.orphans and not any(result.failed for result in self.cases)
 
 
 def change_finding(change: diff.Change, kind_prefix: str = "") -> Finding:

@@ -108,7 +108,7 @@ def command_check(args: argparse.Namespace) -> int:
         print(to_github(result), end="")
     else:
         print(to_text(result, verbose=args.verbose, quiet=args.quiet), end="")
-    return EXIT_OK if result.ok and not result.orphans else EXIT_FINDINGS
+    return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
 def command_generate(args: argparse.Namespace) -> int:
@@ -121,12 +121,13 @@ def command_generate(args: argparse.Namespace) -> int:
         for orphan in result.orphans:
             print(f"orphan golden (no case): {orphan}")
         print(f"{len(stale)} of {len(result.cases)} goldens would change")
-        return EXIT_FINDINGS if stale or result.orphans or not result.ok else EXIT_OK
+        return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
     for r in result.cases:
         if r.written:
             print(f"wrote {r.golden}")
     print(to_text(result, quiet=True), end="")
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+    # Orphans are reported but do not fail a generate; --prune removes them.
+    return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
 
 
 def _load_yaml_file(path: Path) -> Any:

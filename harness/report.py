@@ -40,7 +40,7 @@ def summary_line(result: MatrixResult) -> str:
     parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden(s)")
-    verdict = "OK" if result.ok and not result.orphans else "FAILED"
+    verdict = "OK" if result.ok else "FAILED"
     return f"{verdict}: " + "; ".join(parts)
 
 

@@ -79,6 +79,7 @@ def test_orphans_reported_then_pruned(small_project, cli):
     orphan.write_text("a: 1\n")
     report = cli("--settings", "harness.toml", "check", "--format", "json")
     assert report.code == 1 and report.json()["orphans"] == ["snapshots/_generated_old_case.yaml"]
+    assert report.json()["ok"] is False
     assert orphan.exists()
     pruned = cli("--settings", "harness.toml", "generate", "--prune")
     assert "pruned orphan golden: snapshots/_generated_old_case.yaml" in pruned.out and not orphan.exists()
