@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import yaml
@@ -64,7 +63,6 @@ def render_golden(case: Case, config: DictConfig) -> str:
     return header(case) + dump_yaml(to_plain(config))
 
 
-_COMMENT = re.compile(r"^(#[^\n]*\n)+")
 
 
 def parse_yaml(text: str) -> Any:
