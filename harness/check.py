@@ -79,9 +79,9 @@ class MatrixResult:
         return not self.orphans and not any(result.failed for result in self.cases)
 
 
-def change_finding(change: diff.Change, kind_prefix: str = "") -> Finding:
+def change_finding(change: diff.Change) -> Finding:
     """A golden-vs-composed change as an error finding."""
-    return Finding(change.kind, change.path, change.old, change.new, ERROR, kind_prefix + diff.describe_change(change))
+    return Finding(change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change))
 
 
 def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:

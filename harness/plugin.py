@@ -35,16 +35,18 @@ def _store(config: pytest.Config) -> Any:
     """The session's MatrixStore, built on first use (heavy imports stay lazy)."""
     store = config.stash.get(STORE_KEY, None)
     if store is None:
-        from harness.contracts import contract_checks
+        from harness.contracts import ContractError, contract_checks
         from harness.run import MatrixStore
         from harness.settings import SettingsError, load_settings
+        from harness.snapshot import GoldenExtension
 
         path = _settings_file(config)
         try:
             settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
             store = MatrixStore(settings, contract_checks(settings))
-        except SettingsError as error:
+        except (SettingsError, ContractError) as error:
             raise pytest.UsageError(f"config-harness: {error}") from None
+        store.extension = GoldenExtension.bound_to(settings.snapshot_dir)
         config.stash[STORE_KEY] = store
     return store
 
@@ -52,10 +54,12 @@ def _store(config: pytest.Config) -> Any:
 def _declares_harness(path: Path) -> bool:
     if path.name != "pyproject.toml":
         return True
+    from harness.settings import SettingsError, read_toml
+
     try:
-        return "[tool.config-harness]" in path.read_text(encoding="utf-8")
-    except OSError:
-        return False
+        return "config-harness" in read_toml(path).get("tool", {})
+    except SettingsError:
+        return True  # let collection report the broken file as a usage error
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -126,11 +130,14 @@ def _orphan_test(request: pytest.FixtureRequest) -> None:
 class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
-    def collect(self) -> Any:
-        from harness.snapshot import GoldenExtension
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # Unusable settings or contracts are bad input: one line, no traceback.
+        if isinstance(excinfo.value, pytest.UsageError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
 
+    def collect(self) -> Any:
         store = _store(self.config)
-        store.extension = GoldenExtension.bound_to(store.settings.snapshot_dir)
         for case in store.cases:
             yield pytest.Function.from_parent(self, name=f"golden[{case.id}]", callobj=_golden_test(case.id))
         for case in store.cases:

@@ -130,3 +130,13 @@ def test_markdown_and_github_reports(small_project, cli):
     assert markdown.code == 1 and "| changed | `device.count` | 1 | 2 |" in markdown.out
     github = cli("--settings", "harness.toml", "check", "--format", "github")
     assert "::error file=snapshots/_generated_train__cpu__default.yaml::train/cpu/default: CHANGED device.count: 1 -> 2" in github.out
+
+
+def test_a_golden_with_bad_bytes_is_reported_not_a_crash(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    golden = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
+    golden.write_bytes(golden.read_bytes().replace(b"kind: cpu", b"kind: c\xffu"))
+    result = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert result.code == 1
+    (case,) = [c for c in result.json()["cases"] if c["id"] == "train/cpu/default"]
+    assert case["status"] == "changed" and [f["path"] for f in case["findings"] if f["kind"] == "changed"] == ["device.kind"]

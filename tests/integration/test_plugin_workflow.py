@@ -87,3 +87,14 @@ def test_contract_violation_fails_pytest_whatever_the_goldens_say(project: pytes
     assert run(project, "--snapshot-update").ret == 1  # regenerating goldens cannot hide it
     result = run(project)
     result.stdout.fnmatch_lines(["*gpu-map: device.map.qkv is required but missing*"])
+
+
+def test_bad_contracts_file_is_a_usage_error_not_a_traceback(project: pytest.Pytester) -> None:
+    (project.path / "contracts.yaml").write_text("contracts:\n  - name: x\n    bogus: 1\n")
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]'))
+    result = run(project)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error
+    result.stdout.fnmatch_lines(["config-harness: *contracts.yaml:3: unknown key 'bogus'*"])
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output and "plugin.py" not in output
