@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from harness.check import CaseChecker, Finding, MatrixResult, check_composed, semantic_findings
 from harness.compose import Composed, HydraSession
@@ -63,6 +64,7 @@ class MatrixStore:
         self.by_id = {case.id: case for case in cases}
         self._bases: dict = {}
         self._composed: dict[str, Composed] = {}
+        self.extension: Any = None  # the syrupy extension class, bound by the pytest plugin
 
     def composed(self, case_id: str) -> Composed:
         """The composed case, composing it (and its base) on first use."""
