@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from harness import diff, resolve
 from harness.compose import Composed
 from harness.goldens import golden_path, read_golden, write_atomic
 from harness.matrix import Case
-from harness.render import describe_yaml_error, parse_yaml, render_golden, to_plain
+from harness.render import describe_yaml_error, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.settings import display_path
 
 ERROR = "error"
@@ -38,6 +37,7 @@ class Finding:
     new: Any = None
     severity: str = ERROR
     message: str = ""
+    source: Any = None  # a provenance.Source: the file and line (or override) that sets the new value
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -47,6 +47,7 @@ class Finding:
             "new": self.new,
             "severity": self.severity,
             "message": self.message,
+            "source": None if self.source is None else str(self.source),
         }
 
 
@@ -59,6 +60,7 @@ class CaseResult:
     status: str
     findings: tuple[Finding, ...] = ()
     written: bool = False
+    golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
 
     @property
     def failed(self) -> bool:
@@ -98,9 +100,6 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
     return findings
 
 
-REFERENCE = re.compile(r"\$\{(?:oc\.select:)?\s*([A-Za-z_][\w.]*)")
-
-
 def effective_findings(config: DictConfig, tree: Any, golden_tree: Any) -> list[Finding]:
     """Interpolations written the same in both trees whose resolved value changed."""
     golden_config = None
@@ -117,7 +116,7 @@ def effective_findings(config: DictConfig, tree: Any, golden_tree: Any) -> list[
         if isinstance(new, resolve.Unresolvable):
             findings.append(Finding("effective", path, None, None, ERROR, new.reason))
         elif isinstance(old, resolve.Unresolvable) or not diff.same_value(old, new):
-            via = ", ".join(REFERENCE.findall(written)) or written
+            via = ", ".join(resolve.referenced_keys(path, written)) or written
             old_shown = old.reason if isinstance(old, resolve.Unresolvable) else diff.describe_value(old)
             findings.append(Finding(
                 "effective", path, None if isinstance(old, resolve.Unresolvable) else old, new, ERROR,
@@ -147,6 +146,15 @@ def compare_with_golden(
     if not changes:
         findings.insert(0, Finding("format", "", severity=ERROR, message=f"{golden_display} differs in text but not in meaning; regenerate it"))
     return STATUS_CHANGED, findings
+
+
+def finding_lines(golden_text: str, findings: list[Finding]) -> dict[str, int]:
+    """The golden line of each finding's path (or of its nearest ancestor), for annotations."""
+    paths = {f.path for f in findings if f.path and f.severity != INFO}
+    if not paths:
+        return {}
+    lines = key_lines(golden_text)
+    return {path: line for path in paths if (line := line_of(lines, path)) is not None}
 
 
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
@@ -181,24 +189,27 @@ def check_composed(
     extra_checks: Iterable[CaseChecker] = (),
     write: bool = False,
     twin_ids: frozenset[str] = frozenset(),
+    read: Callable[[Path], str | None] = read_golden,
+    show: Callable[[Path], str] = display_path,
 ) -> Iterator[CaseResult]:
     """Check each composed case against its golden (writing it first when `write`), streaming results.
 
     Only the trees named in `twin_ids` (the targets of routes' `same_as`) are kept, so memory stays flat.
+    `read` and `show` fetch and name a golden; the review report reads them from a git ref instead.
     """
     extra_checks = list(extra_checks)
     twins: dict[str, Any] = {}
     for composed in composed_cases:
         case = composed.case
         path = golden_path(snapshot_dir, case)
-        display = display_path(path)
+        display = show(path)
         if composed.config is None:
             # A case that cannot be composed never touches its golden.
             yield CaseResult(case, display, STATUS_ERROR, (Finding("error", "", severity=ERROR, message=composed.error or "compose failed"),))
             continue
         tree = to_plain(composed.config)
         rendered = render_golden(case, composed.config)
-        golden_text = read_golden(path)
+        golden_text = read(path)
         written = False
         if write and golden_text != rendered:
             write_atomic(path, rendered)
@@ -207,4 +218,4 @@ def check_composed(
         findings += semantic_findings(case, composed.config, tree, twins.get(case.same_as or ""), extra_checks)
         if case.id in twin_ids:
             twins[case.id] = tree
-        yield CaseResult(case, display, status, tuple(findings), written)
+        yield CaseResult(case, display, status, tuple(findings), written, finding_lines(golden_text or rendered, findings))

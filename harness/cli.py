@@ -11,9 +11,10 @@ from typing import Any
 import yaml
 
 from harness import diff
+from harness.check import ERROR, WARNING
 from harness.contracts import ContractError, contract_checks
 from harness.fetch import FetchError
-from harness.report import result_as_dict, to_github, to_json, to_markdown, to_text
+from harness.report import changes_markdown, result_as_dict, to_github, to_json, to_markdown, to_text
 from harness.run import open_matrix, run_matrix
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
 
@@ -50,9 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--quiet", action="store_true", help="text: only cases with errors or warnings, plus the summary")
     check.add_argument("--verbose", action="store_true", help="text: also show info findings (known fallbacks)")
 
-    difference = commands.add_parser("diff", help="semantic diff of two YAML files or two snapshot folders")
-    difference.add_argument("old")
-    difference.add_argument("new")
+    difference = commands.add_parser(
+        "diff", help="semantic diff of two YAML files or snapshot folders, or the goldens at a git ref (--base)"
+    )
+    difference.add_argument("old", nargs="?")
+    difference.add_argument("new", nargs="?")
+    difference.add_argument("--base", metavar="REF", help="review report: goldens at git REF vs a fresh composition")
     difference.add_argument("--format", choices=["text", "json", "markdown"], default="text")
 
     explain = commands.add_parser("explain", help="which file set a key's final value")
@@ -99,7 +103,9 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    result = run_matrix(settings, contract_checks(settings))
+    # Annotations and PR summaries point at the file that sets each value, warnings included.
+    sourced = (ERROR, WARNING) if args.format in ("github", "markdown") else (ERROR,)
+    result = run_matrix(settings, contract_checks(settings), sourced=sourced)
     if args.format == "json":
         print(to_json(result_as_dict(result)))
     elif args.format == "markdown":
@@ -159,9 +165,17 @@ def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:
 
 
 def command_diff(args: argparse.Namespace) -> int:
+    if args.base is not None:
+        if args.old or args.new:
+            raise UsageError("diff takes either OLD NEW or --base REF, not both")
+        return review_report(args)
+    if not (args.old and args.new):
+        raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
     changes = diff_paths(Path(args.old), Path(args.new))
     if args.format == "json":
         print(to_json({"changes": changes}))
+    elif args.format == "markdown":
+        print(changes_markdown(f"`{args.old}` → `{args.new}`", changes), end="")
     else:
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
@@ -170,10 +184,29 @@ def command_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
+def review_report(args: argparse.Namespace) -> int:
+    from harness.review import GitError, review
+
+    settings = settings_from(args)
+    try:
+        result, gone = review(settings, args.base, contract_checks(settings))
+    except GitError as error:
+        raise UsageError(str(error)) from None
+    if args.format == "json":
+        print(to_json({"base": args.base, **result_as_dict(result), "removed_goldens": gone}))
+    elif args.format == "markdown":
+        text = to_markdown(result, title=f"config-harness review against `{args.base}`", include_info=True)
+        print(text + "".join(f"- case removed, golden was `{name}`\n" for name in gone), end="")
+    else:
+        text = to_text(result, verbose=True, quiet=True)
+        print("".join(f"case removed, golden was {name}\n" for name in gone) + text, end="")
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
 def command_explain(args: argparse.Namespace) -> int:
-    from harness.provenance import override_for, writes_of
-    from harness.resolve import MISSING, effective_value, is_interpolation, lookup
+    from harness.provenance import leaf_sources, override_for, writes_of
     from harness.render import to_plain
+    from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
     with open_matrix(settings) as (session, cases):
@@ -188,6 +221,8 @@ def command_explain(args: argparse.Namespace) -> int:
         if final is MISSING:
             raise UsageError(f"{args.key} does not exist in case {case.id}")
         writes = writes_of(session, case, args.key)
+        depends = referenced_keys(args.key, final) if is_interpolation(final) else []
+        sources = leaf_sources(session, case) if depends else {}
     print(f"{args.key} = {diff.describe_value(final)}   (case {case.id})")
     override = override_for(case, args.key)
     if override:
@@ -195,7 +230,13 @@ def command_explain(args: argparse.Namespace) -> int:
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not override else "overrode"
         entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
-        print(f"  {role:<8} {settings.config_dir.name}/{write.config_path}.yaml  [defaults entry {entry}] = {diff.describe_value(write.value)}")
+        where = display_path(settings.config_dir / f"{write.config_path}.yaml") + (f":{write.line}" if write.line else "")
+        print(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
+    for key in depends:
+        value = lookup(tree, key)
+        shown = "missing" if value is MISSING else diff.describe_value(value)
+        origin = f"  (set by {sources[key]})" if key in sources else ""
+        print(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
         print(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
     return EXIT_OK

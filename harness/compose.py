@@ -41,7 +41,8 @@ class ParsedFile:
 _PARSED: dict[tuple[str, bytes], ParsedFile] = {}
 
 
-def _parse_file(full_path: str, display: str) -> ParsedFile:
+def parse_file(full_path: str, display: str) -> ParsedFile:
+    """A config file's header and nodes, parsed once per content."""
     with open(full_path, "rb") as handle:
         data = handle.read()
     key = (full_path, hashlib.blake2b(data, digest_size=16).digest())
@@ -74,7 +75,7 @@ class CachedFileConfigSource(FileConfigSource):
         full_path = os.path.realpath(os.path.join(self.path, normalized))
         if not os.path.isfile(full_path):
             raise ConfigLoadError(f"Config not found : {normalized}")
-        parsed = _parse_file(full_path, normalized)
+        parsed = parse_file(full_path, normalized)
         # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
         return ConfigResult(
             config=copy.deepcopy(parsed.config),

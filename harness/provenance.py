@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
-from harness.compose import HydraSession
+from harness.compose import HydraSession, parse_file
+from harness.diff import iter_leaves, join_path
 from harness.matrix import Case
+from harness.render import key_lines
 from harness.resolve import MISSING, lookup
+from harness.settings import display_path
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,43 @@ class Write:
     package: str
     value: Any
     parent: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a leaf's final value comes from: a config file and line, or a command-line override."""
+
+    file: str | None = None
+    line: int | None = None
+    override: str | None = None
+
+    def __str__(self) -> str:
+        if self.override is not None:
+            return f"override {self.override}"
+        return f"{self.file}:{self.line}" if self.line else str(self.file)
+
+
+@dataclass(frozen=True)
+class _FileLeaves:
+    values: dict[str, Any]
+    lines: dict[str, int]
+
+
+_FILES: dict[tuple[str, bytes], _FileLeaves] = {}
+
+
+def file_leaves(path: Path) -> _FileLeaves:
+    """A config file's values (as OmegaConf reads them, `defaults` left out) and each key's line."""
+    data = path.read_bytes()
+    key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
+    cached = _FILES.get(key)
+    if cached is None:
+        tree = OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False)
+        tree.pop("defaults", None)
+        cached = _FileLeaves(tree, key_lines(data.decode("utf-8")))
+        _FILES[key] = cached
+    return cached
 
 
 def _relative(key: str, package: str) -> str | None:
@@ -31,25 +74,33 @@ def _relative(key: str, package: str) -> str | None:
     return key[len(package) + 1 :] if key.startswith(package + ".") else None
 
 
+def _entries(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> list[Any]:
+    """The defaults-list entries that are config files, in merge order (Hydra's own entries left out)."""
+    defaults = session.loader.compute_defaults_list(config_name, list(overrides), RunMode.RUN).defaults
+    return [
+        entry
+        for entry in defaults
+        if entry.config_path is not None and not (entry.package or "").split(".")[0] == "hydra"
+    ]
+
+
+def _config_file(session: HydraSession, config_path: str) -> Path:
+    # Defaults entries may climb out of their group (`actor/../engine/megatron`); show the real file.
+    return Path(os.path.normpath(session.config_dir / f"{config_path}.yaml"))
+
+
 def writes_of(session: HydraSession, case: Case, key: str) -> list[Write]:
     """Every config file that writes `key` (or a mapping holding it), in the order Hydra merges them."""
-    loader = session.loader
-    defaults = loader.compute_defaults_list(case.config_name, list(case.overrides), RunMode.RUN).defaults
     writes = []
-    for entry in defaults:
+    for entry in _entries(session, case.config_name, case.overrides):
         package = entry.package or ""
-        if entry.config_path is None or package == "hydra" or package.startswith("hydra."):
-            continue
         relative = _relative(key, package)
         if relative is None:
             continue
-        loaded = loader.repository.load_config(entry.config_path)
-        if loaded is None:
-            continue
-        tree = OmegaConf.to_container(loaded.config, resolve=False)
-        value = lookup(tree, relative) if relative else tree
+        leaves = file_leaves(_config_file(session, entry.config_path))
+        value = lookup(leaves.values, relative) if relative else leaves.values
         if value is not MISSING:
-            writes.append(Write(entry.config_path, package, value, entry.parent))
+            writes.append(Write(entry.config_path, package, value, entry.parent, leaves.lines.get(relative)))
     return writes
 
 
@@ -61,3 +112,41 @@ def override_for(case: Case, key: str) -> str | None:
         if name == key:
             found = override
     return found
+
+
+def _selects_group(session: HydraSession, override: str) -> bool:
+    name = override.split("=", 1)[0].lstrip("+~")
+    return "=" not in override or "/" in name or session.loader.repository.group_exists(name)
+
+
+def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> dict[str, Source]:
+    """For every leaf path the config files write, the file and line whose value wins (overrides left out)."""
+    sources: dict[str, Source] = {}
+    for entry in _entries(session, config_name, overrides):
+        path = _config_file(session, entry.config_path)
+        leaves = file_leaves(path)
+        shown = display_path(path)
+        package = entry.package or ""
+        for relative, _ in iter_leaves(leaves.values):
+            sources[join_path(package, relative)] = Source(shown, leaves.lines.get(relative))
+    return sources
+
+
+def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) -> dict[str, Source]:
+    """For every leaf path of the case, the file and line (or the override) whose value wins.
+
+    Cases that differ only in value overrides share one defaults list, so `memo` replays it once for them.
+    """
+    selecting = tuple(o for o in case.overrides if _selects_group(session, o))
+    key = (case.config_name, selecting)
+    memo = {} if memo is None else memo
+    if key not in memo:
+        memo[key] = file_sources(session, case.config_name, selecting)
+    sources = dict(memo[key])
+    for override in case.overrides:
+        if override in selecting:
+            continue
+        name = override.split("=", 1)[0].lstrip("+~")
+        for leaf in [p for p in sources if p == name or p.startswith(name + ".")] or [name]:
+            sources[leaf] = Source(override=override)
+    return sources

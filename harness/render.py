@@ -77,3 +77,31 @@ def describe_yaml_error(error: yaml.YAMLError, where: str) -> str:
     location = f"{where}:{mark.line + 1}" if mark else where
     problem = getattr(error, "problem", None) or getattr(error, "context", None) or str(error)
     return f"{location}: invalid YAML: {problem}"
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """The 1-based line of every mapping key in YAML text, by dotted path; {} when the text is not YAML."""
+    lines: dict[str, int] = {}
+    try:
+        root = yaml.compose(text, Loader=_BaseLoader)
+    except yaml.YAMLError:
+        return lines
+    pending = [("", root)]
+    while pending:
+        prefix, node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+                lines[path] = key_node.start_mark.line + 1
+                pending.append((path, value_node))
+    return lines
+
+
+def line_of(lines: dict[str, int], path: str) -> int | None:
+    """The line of `path`, or of its nearest ancestor that has one."""
+    while path:
+        if path in lines:
+            return lines[path]
+        path = path.rpartition(".")[0]
+    return None
+

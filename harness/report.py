@@ -7,7 +7,12 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from harness.check import ERROR, INFO, WARNING, CaseResult, MatrixResult
+from harness.check import ERROR, INFO, WARNING, CaseResult, Finding, MatrixResult
+
+# Reviewers read the loudest kinds first.
+KIND_ORDER = {kind: index for index, kind in enumerate(
+    ("error", "missing_golden", "removed", "changed", "added", "effective", "fallback", "parity", "format")
+)}
 
 
 def result_as_dict(result: MatrixResult) -> dict[str, Any]:
@@ -49,7 +54,8 @@ def case_lines(result: CaseResult) -> list[str]:
     label = f"{result.status}{' (written)' if result.written else ''}"
     lines = [f"{result.case.id:<48} {label:<10} {result.golden}"]
     for finding in result.findings:
-        lines.append(f"  {finding.severity.upper():<7} {finding.kind:<14} {finding.message}")
+        where = f"  [set by {finding.source}]" if finding.source is not None else ""
+        lines.append(f"  {finding.severity.upper():<7} {finding.kind:<14} {finding.message}{where}")
     return lines
 
 
@@ -77,35 +83,92 @@ def _cell(value: Any) -> str:
     return text.replace("|", "\\|")[:80]
 
 
-def to_markdown(result: MatrixResult) -> str:
+def _source_cell(finding: Finding) -> str:
+    return "" if finding.source is None else f"`{finding.source}`"
+
+
+def to_markdown(result: MatrixResult, title: str = "config-harness", include_info: bool = False) -> str:
     """A pull-request summary: one table per case with problems, then contracts and waivers."""
-    lines = ["## config-harness", "", summary_line(result), ""]
+    lines = [f"## {title}", "", summary_line(result), ""]
     for case_result in result.cases:
-        rows = [f for f in case_result.findings if f.kind != "contract" and f.severity != INFO]
+        rows = [f for f in case_result.findings if f.kind != "contract" and (include_info or f.severity != INFO)]
         if not rows:
             continue
-        lines += [f"### `{case_result.case.id}` ({case_result.status})", "", "| kind | path | old | new |", "|---|---|---|---|"]
-        lines += [f"| {f.kind} | `{f.path}` | {_cell(f.old)} | {_cell(f.new)} |" for f in rows]
+        lines += [
+            f"### `{case_result.case.id}` ({case_result.status})",
+            "",
+            "| kind | path | old | new | set by |",
+            "|---|---|---|---|---|",
+        ]
+        rows.sort(key=lambda f: KIND_ORDER.get(f.kind, len(KIND_ORDER)))
+        lines += [
+            f"| {f.kind} | `{f.path}` | {_cell(f.old)} | {_cell(f.new)} | {_source_cell(f)} |" if f.path
+            else f"| {f.kind} | | | | {f.message.replace('|', '/')} |"
+            for f in rows
+        ]
         lines.append("")
-    contract_rows = [(r.case.id, f) for r in result.cases for f in r.findings if f.kind == "contract"]
-    if contract_rows:
-        lines += ["### Contracts and waivers", "", "| case | severity | message |", "|---|---|---|"]
-        lines += [f"| `{case_id}` | {f.severity} | {f.message.replace('|', '/')} |" for case_id, f in contract_rows]
+    # The same contract finding usually repeats across cases; one row each keeps the summary short.
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for case_result in result.cases:
+        for f in case_result.findings:
+            if f.kind == "contract":
+                grouped.setdefault((f.severity, f.message, _source_cell(f)), []).append(case_result.case.id)
+    if grouped:
+        lines += ["### Contracts and waivers", "", "| severity | finding | set by | cases |", "|---|---|---|---|"]
+        for (severity, message, source), case_ids in sorted(grouped.items(), key=lambda item: item[0][0] != ERROR):
+            cases = ", ".join(f"`{case_id}`" for case_id in case_ids)
+            lines.append(f"| {severity} | {message.replace('|', '/')} | {source} | {cases} |")
         lines.append("")
     for orphan in result.orphans:
         lines.append(f"- orphan golden: `{orphan}`")
     return "\n".join(lines) + "\n"
 
 
+def _escape(text: str) -> str:
+    """Escape a workflow-command message (% first, then line breaks)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    """Escape a workflow-command property value, where `:` and `,` are separators."""
+    return _escape(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
+    """The file and line an annotation points at: the config line that sets the value, else the golden's line."""
+    source = finding.source
+    if source is not None and source.file is not None:
+        return source.file, source.line
+    return case_result.golden, case_result.golden_lines.get(finding.path)
+
+
 def to_github(result: MatrixResult) -> str:
-    """GitHub workflow commands: one annotation per error or warning, on the case's golden."""
+    """GitHub workflow commands: one annotation per error or warning, on the config line that set the value."""
     lines = []
     for case_result in result.cases:
         for finding in case_result.findings:
             if finding.severity in (ERROR, WARNING):
-                message = f"{case_result.case.id}: {finding.message}".replace("%", "%25").replace("\n", "%0A")
-                lines.append(f"::{finding.severity} file={case_result.golden}::{message}")
+                file, line = annotation_target(case_result, finding)
+                where = f"file={_escape_property(file)}" + (f",line={line}" if line else "")
+                message = _escape(f"{case_result.case.id}: {finding.message}")
+                lines.append(f"::{finding.severity} {where},title={_escape_property(finding.kind)}::{message}")
     for orphan in result.orphans:
         lines.append(f"::error file={orphan}::orphan golden with no case")
     lines.append(summary_line(result))
     return "\n".join(lines) + "\n"
+
+
+def changes_markdown(title: str, changes: list[dict[str, Any]]) -> str:
+    """`diff` rows as markdown: one table per file (or one table for two files)."""
+    lines = [f"## {title}", "", f"{len(changes)} change(s)", ""]
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for row in changes:
+        by_file.setdefault(row.get("file", ""), []).append(row)
+    for name, rows in by_file.items():
+        if name:
+            lines += [f"### `{name}`", ""]
+        lines += ["| kind | path | old | new |", "|---|---|---|---|"]
+        lines += [f"| {r['kind']} | `{r['path']}` | {_cell(r['old'])} | {_cell(r['new'])} |" for r in rows]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+

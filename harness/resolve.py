@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -143,6 +144,21 @@ def fallbacks(tree: Any) -> dict[str, Fallback]:
                 found[path] = Fallback(path, key, default)
             start = value.find(SELECT_OPEN, end)
     return found
+
+
+REFERENCE = re.compile(r"\$\{(?:oc\.select:)?\s*(\.*[A-Za-z_][\w.]*)")
+
+
+def referenced_keys(path: str, written: str) -> list[str]:
+    """The absolute keys an interpolation written at `path` reads; `${.x}` is a sibling, `${..x}` an uncle."""
+    keys = []
+    for reference in REFERENCE.findall(written):
+        dots = len(reference) - len(reference.lstrip("."))
+        if dots:
+            parent = path.split(".")[:-dots]
+            reference = ".".join(parent + [reference[dots:]])
+        keys.append(reference)
+    return keys
 
 
 def interpolation_leaves(tree: Any) -> dict[str, str]:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from harness.check import CaseChecker, Finding, MatrixResult, check_composed, semantic_findings
+from harness.check import ERROR, CaseChecker, CaseResult, Finding, MatrixResult, check_composed, semantic_findings
 from harness.compose import Composed, HydraSession
-from harness.goldens import find_orphans
+from harness.goldens import find_orphans, read_golden
 from harness.matrix import Case, build_cases, select_engines
+from harness.provenance import leaf_sources
 from harness.render import to_plain
 from harness.settings import Settings, SettingsError, check_name, display_path
 
@@ -32,19 +35,52 @@ def open_matrix(settings: Settings) -> Iterator[tuple[HydraSession, list[Case]]]
         yield session, build_cases(settings, select_engines(settings, discovered))
 
 
+# Kinds whose path names a value in the composed config, so a file can be said to set it.
+SOURCED_KINDS = frozenset({"changed", "added", "effective", "contract", "parity", "fallback"})
+
+
+def with_sources(
+    session: HydraSession, result: CaseResult, severities: Iterable[str], memo: dict | None = None
+) -> CaseResult:
+    """The result with each finding of the given severities told which file (or override) sets its value."""
+    severities = frozenset(severities)
+    wanted = [f.kind in SOURCED_KINDS and f.severity in severities and bool(f.path) for f in result.findings]
+    if not any(wanted):
+        return result
+    try:
+        sources = leaf_sources(session, result.case, memo)
+    except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
+        return result
+    findings = tuple(
+        replace(f, source=sources.get(f.path)) if want else f for f, want in zip(result.findings, wanted)
+    )
+    return replace(result, findings=findings)
+
+
 def run_matrix(
     settings: Settings,
     extra_checks: list[CaseChecker] | None = None,
     write: bool = False,
     prune: bool = False,
+    sourced: Iterable[str] = (ERROR,),
+    read: Callable[[Path], str | None] = read_golden,
+    show: Callable[[Path], str] = display_path,
+    orphans: bool = True,
 ) -> MatrixResult:
-    """Compose and check every case (writing goldens when `write`), then report orphans."""
+    """Compose and check every case (writing goldens when `write`), then report orphans.
+
+    Findings of the `sourced` severities name the file that sets their value (it costs a defaults-list replay).
+    `read` and `show` fetch and name goldens (see check_composed); `orphans=False` skips the orphan scan.
+    """
     result = MatrixResult()
     with open_matrix(settings) as (session, cases):
         twin_ids = frozenset(case.same_as for case in cases if case.same_as)
         composed = session.compose_cases(cases)
-        result.cases.extend(check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids))
-    for orphan in find_orphans(settings.snapshot_dir, cases):
+        memo: dict = {}
+        checked = check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids, read, show)
+        for case_result in checked:
+            result.cases.append(with_sources(session, case_result, sourced, memo))
+    for orphan in find_orphans(settings.snapshot_dir, cases) if orphans else []:
         if prune:
             orphan.unlink()
             result.pruned.append(display_path(orphan))

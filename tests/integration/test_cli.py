@@ -127,9 +127,63 @@ def test_markdown_and_github_reports(small_project, cli):
     cpu = small_project / "conf" / "backend" / "cpu.yaml"
     cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
     markdown = cli("--settings", "harness.toml", "check", "--format", "markdown")
-    assert markdown.code == 1 and "| changed | `device.count` | 1 | 2 |" in markdown.out
+    assert markdown.code == 1
+    assert "| changed | `device.count` | 1 | 2 | `conf/backend/cpu.yaml:5` |" in markdown.out
     github = cli("--settings", "harness.toml", "check", "--format", "github")
-    assert "::error file=snapshots/_generated_train__cpu__default.yaml::train/cpu/default: CHANGED device.count: 1 -> 2" in github.out
+    # The annotation points at the config line that now sets the value, not at the golden.
+    assert (
+        "::error file=conf/backend/cpu.yaml,line=5,title=changed::train/cpu/default: CHANGED device.count: 1 -> 2"
+        in github.out.splitlines()
+    )
+    text = cli("--settings", "harness.toml", "check")
+    assert "CHANGED device.count: 1 -> 2  [set by conf/backend/cpu.yaml:5]" in text.out
+
+
+def test_github_annotation_falls_back_to_the_golden_line(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    gpu = small_project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))
+    github = cli("--settings", "harness.toml", "check", "--format", "github").out.splitlines()
+    golden = (small_project / "snapshots" / "_generated_train__gpu__default.yaml").read_text().splitlines()
+    line = golden.index("    qkv: qkv_proj") + 1
+    assert (
+        f"::error file=snapshots/_generated_train__gpu__default.yaml,line={line},title=removed::"
+        "train/gpu/default: REMOVED device.map.qkv (was 'qkv_proj')"
+    ) in github
+
+
+def test_a_preset_value_is_sourced_to_its_override(small_project, cli):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text().replace('"trainer.lr=0.5"', '"trainer.lr=0.25"'))
+    report = cli("--settings", "harness.toml", "check", "--format", "json").json()
+    (fast,) = [c for c in report["cases"] if c["id"] == "train/cpu/fast"]
+    assert [(f["path"], f["source"]) for f in fast["findings"] if f["kind"] == "changed"] == [
+        ("trainer.lr", "override trainer.lr=0.25")
+    ]
+
+
+def test_explain_names_what_an_interpolation_depends_on(small_project, cli):
+    result = cli("--settings", "harness.toml", "explain", "trainer.effective_lr", "--case", "train/cpu/fast", cwd=small_project)
+    assert result.code == 0
+    assert "depends on trainer.lr = 0.5  (set by override trainer.lr=0.5)" in result.out
+    assert "resolves to: 0.5" in result.out
+
+
+def test_diff_markdown_is_a_table_per_file(small_project, cli, tmp_path):
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    old = tmp_path / "old"
+    shutil.copytree(small_project / "snapshots", old)
+    cpu = small_project / "conf" / "backend" / "cpu.yaml"
+    cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    cli("--settings", "harness.toml", "generate")
+    result = cli("diff", str(old), "snapshots", "--format", "markdown")
+    assert result.code == 1
+    sections = result.out.split("### ")[1:]
+    assert [s.splitlines()[0] for s in sections] == [
+        f"`_generated_train__cpu__{preset}.yaml`" for preset in ("default", "fast", "sgd")
+    ]
+    assert all("| changed | `device.count` | 1 | 2 |" in s for s in sections)
 
 
 def test_a_golden_with_bad_bytes_is_reported_not_a_crash(small_project, cli):

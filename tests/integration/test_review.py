@@ -1,0 +1,76 @@
+"""`diff --base REF`: the pull-request review report, on a small project inside a real git repository."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+CONTRACTS = """
+contracts:
+  - name: gpu-critical
+    cases: "train/gpu/*"
+    require: [device.map.qkv]
+"""
+
+
+def git(project, *arguments):
+    subprocess.run(["git", "-C", str(project), *arguments], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repository(small_project, cli):
+    (small_project / "contracts.yaml").write_text(CONTRACTS)
+    settings = small_project / "harness.toml"
+    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text())
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    git(small_project, "init", "-q", "-b", "main")
+    git(small_project, "add", "-A")
+    git(small_project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    return small_project
+
+
+def test_review_groups_changes_by_case_and_passes_without_contract_violations(repository, cli):
+    cpu = repository / "conf" / "backend" / "cpu.yaml"
+    cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert result.code == 0, result.out
+    report = result.json()
+    assert report["base"] == "main" and report["ok"] is True
+    changed = {c["id"]: c["findings"] for c in report["cases"] if c["status"] == "changed"}
+    assert set(changed) == {"train/cpu/default", "train/cpu/fast", "train/cpu/sgd"}
+    assert [(f["kind"], f["path"], f["old"], f["new"], f["severity"]) for f in changed["train/cpu/default"]] == [
+        ("changed", "device.count", 1, 2, "info")
+    ]
+    assert changed["train/cpu/default"][0]["source"] == "conf/backend/cpu.yaml:5"
+    markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
+    assert "review against `main`" in markdown and "### `train/cpu/fast` (changed)" in markdown
+
+
+def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository, cli):
+    gpu = repository / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", "    other: x\n"))
+    assert cli("--settings", "harness.toml", "generate").code == 1  # contracts fail generate too
+    result = cli("--settings", "harness.toml", "diff", "--base", "main")
+    assert result.code == 1
+    assert "REMOVED device.map.qkv (was 'qkv_proj')" in result.out
+    assert "gpu-critical: device.map.qkv is required but missing" in result.out
+
+
+def test_review_lists_new_and_removed_cases(repository, cli):
+    settings = repository / "harness.toml"
+    settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]', 'slow = ["trainer.epochs=9"]'))
+    report = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
+    assert {c["id"] for c in report["cases"] if c["status"] == "new"} == {"train/cpu/slow", "train/gpu/slow"}
+    assert report["removed_goldens"] == [
+        "main:snapshots/_generated_train__cpu__sgd.yaml",
+        "main:snapshots/_generated_train__gpu__sgd.yaml",
+    ]
+
+
+def test_review_bad_ref_and_bad_arguments_exit_2(repository, cli):
+    bad = cli("--settings", "harness.toml", "diff", "--base", "no-such-branch")
+    assert bad.code == 2 and bad.err.strip() == "config-harness: error: unknown git ref 'no-such-branch'"
+    both = cli("--settings", "harness.toml", "diff", "a.yaml", "b.yaml", "--base", "main")
+    assert both.code == 2 and len(both.err.strip().splitlines()) == 1
+    assert cli("diff", "only-one.yaml").code == 2
