@@ -14,7 +14,7 @@ from harness import diff, resolve
 from harness.compose import Composed
 from harness.goldens import golden_path, read_golden, write_atomic
 from harness.matrix import Case
-from harness.render import describe_yaml_error, key_lines, line_of, parse_yaml, render_golden, to_plain
+from harness.render import describe_yaml_error, parse_yaml, render_golden, to_plain
 from harness.settings import display_path
 
 ERROR = "error"
@@ -148,15 +148,6 @@ def compare_with_golden(
     return STATUS_CHANGED, findings
 
 
-def finding_lines(golden_text: str, findings: list[Finding]) -> dict[str, int]:
-    """The golden line of each finding's path (or of its nearest ancestor), for annotations."""
-    paths = {f.path for f in findings if f.path and f.severity != INFO}
-    if not paths:
-        return {}
-    lines = key_lines(golden_text)
-    return {path: line for path in paths if (line := line_of(lines, path)) is not None}
-
-
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     """Differences between a route and the case it must compose identically to."""
     return [
@@ -208,7 +199,7 @@ def check_composed(
             yield CaseResult(case, display, STATUS_ERROR, (Finding("error", "", severity=ERROR, message=composed.error or "compose failed"),))
             continue
         tree = to_plain(composed.config)
-        rendered = render_golden(case, composed.config)
+        rendered = render_golden(case, composed.config, tree)
         golden_text = read(path)
         written = False
         if write and golden_text != rendered:
@@ -218,4 +209,4 @@ def check_composed(
         findings += semantic_findings(case, composed.config, tree, twins.get(case.same_as or ""), extra_checks)
         if case.id in twin_ids:
             twins[case.id] = tree
-        yield CaseResult(case, display, status, tuple(findings), written, finding_lines(golden_text or rendered, findings))
+        yield CaseResult(case, display, status, tuple(findings), written)

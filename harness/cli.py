@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config-dir", help="override config_dir for this run")
     parser.add_argument("--snapshot-dir", help="override snapshot_dir for this run")
     parser.add_argument("--contracts", action="append", help="override the contracts list (repeatable)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the parsed-file cache")
+    parser.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     listing = commands.add_parser("list", help="list every case")
@@ -78,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings with the command line's path overrides applied."""
     settings = load_settings(args.settings)
-    return with_overrides(settings, args.config_dir, args.snapshot_dir, args.contracts)
+    return with_overrides(settings, args.config_dir, args.snapshot_dir, args.contracts, args.no_cache, args.jobs)
 
 
 def command_list(args: argparse.Namespace) -> int:

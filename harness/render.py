@@ -58,9 +58,9 @@ def header(case: Case) -> str:
     )
 
 
-def render_golden(case: Case, config: DictConfig) -> str:
-    """The full golden text for a composed case."""
-    return header(case) + dump_yaml(to_plain(config))
+def render_golden(case: Case, config: DictConfig, tree: Any = None) -> str:
+    """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it)."""
+    return header(case) + dump_yaml(to_plain(config) if tree is None else tree)
 
 
 

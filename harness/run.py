@@ -10,10 +10,11 @@ from typing import Any
 
 from harness.check import ERROR, CaseChecker, CaseResult, Finding, MatrixResult, check_composed, semantic_findings
 from harness.compose import Composed, HydraSession
-from harness.goldens import find_orphans, read_golden
+from harness.goldens import find_orphans, golden_path, read_golden
 from harness.matrix import Case, build_cases, select_engines
+from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
-from harness.render import to_plain
+from harness.render import key_lines, line_of, to_plain
 from harness.settings import Settings, SettingsError, check_name, display_path
 
 
@@ -22,7 +23,7 @@ def open_matrix(settings: Settings) -> Iterator[tuple[HydraSession, list[Case]]]
     """A Hydra session over the settings' config dir, with the cases of its matrix."""
     if not settings.config_dir.is_dir():
         raise SettingsError(f"{settings.origin}: config_dir {settings.config_dir} does not exist")
-    with HydraSession(settings.config_dir) as session:
+    with HydraSession(settings.config_dir, settings.cache_dir) as session:
         discovered = None
         if settings.engine_group and settings.engines is None:
             discovered = session.group_options(settings.engine_group)
@@ -39,22 +40,37 @@ def open_matrix(settings: Settings) -> Iterator[tuple[HydraSession, list[Case]]]
 SOURCED_KINDS = frozenset({"changed", "added", "effective", "contract", "parity", "fallback"})
 
 
-def with_sources(
-    session: HydraSession, result: CaseResult, severities: Iterable[str], memo: dict | None = None
+def annotate(
+    session: HydraSession,
+    result: CaseResult,
+    severities: Iterable[str],
+    memo: dict | None = None,
+    read_golden_text: Callable[[], str | None] = lambda: None,
 ) -> CaseResult:
-    """The result with each finding of the given severities told which file (or override) sets its value."""
+    """The result with each finding of the given severities told which file (or override) sets its value,
+    and where its path sits in the golden, for annotations. Both cost a little, so only on request.
+    """
     severities = frozenset(severities)
-    wanted = [f.kind in SOURCED_KINDS and f.severity in severities and bool(f.path) for f in result.findings]
+    wanted = [f.severity in severities and bool(f.path) for f in result.findings]
     if not any(wanted):
         return result
-    try:
-        sources = leaf_sources(session, result.case, memo)
-    except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
-        return result
-    findings = tuple(
-        replace(f, source=sources.get(f.path)) if want else f for f, want in zip(result.findings, wanted)
-    )
-    return replace(result, findings=findings)
+    golden_lines = {}
+    golden_text = read_golden_text()
+    if golden_text is not None:
+        lines = key_lines(golden_text)
+        paths = {f.path for f, want in zip(result.findings, wanted) if want}
+        golden_lines = {path: line for path in paths if (line := line_of(lines, path)) is not None}
+    findings = result.findings
+    if any(want and f.kind in SOURCED_KINDS for f, want in zip(findings, wanted)):
+        try:
+            sources = leaf_sources(session, result.case, memo)
+        except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
+            sources = {}
+        findings = tuple(
+            replace(f, source=sources.get(f.path)) if want and f.kind in SOURCED_KINDS else f
+            for f, want in zip(findings, wanted)
+        )
+    return replace(result, findings=findings, golden_lines=golden_lines)
 
 
 def run_matrix(
@@ -66,20 +82,34 @@ def run_matrix(
     read: Callable[[Path], str | None] = read_golden,
     show: Callable[[Path], str] = display_path,
     orphans: bool = True,
+    plain: bool = False,
 ) -> MatrixResult:
     """Compose and check every case (writing goldens when `write`), then report orphans.
 
+    `plain` turns every optimization off (one full Hydra compose per case, no workers, no parse cache): the
+    reference the optimized path is tested against.
+
+    Cases are spread over `settings.jobs` forked workers (whole bases per worker); results keep case order.
     Findings of the `sourced` severities name the file that sets their value (it costs a defaults-list replay).
     `read` and `show` fetch and name goldens (see check_composed); `orphans=False` skips the orphan scan.
     """
-    result = MatrixResult()
-    with open_matrix(settings) as (session, cases):
-        twin_ids = frozenset(case.same_as for case in cases if case.same_as)
-        composed = session.compose_cases(cases)
-        memo: dict = {}
-        checked = check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids, read, show)
-        for case_result in checked:
-            result.cases.append(with_sources(session, case_result, sourced, memo))
+    if plain:
+        settings = replace(settings, cache_dir=None, jobs=1)
+    with open_matrix(settings) as (_, cases):
+        pass
+    twin_ids = frozenset(case.same_as for case in cases if case.same_as)
+
+    def check_cases(shard: list[Case]) -> list[CaseResult]:
+        with HydraSession(settings.config_dir, settings.cache_dir) as session:
+            memo: dict = {}
+            composed = session.compose_cases(shard, shared_bases=not plain)
+            checked = check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids, read, show)
+            return [
+                annotate(session, r, sourced, memo, lambda r=r: read(golden_path(settings.snapshot_dir, r.case)))
+                for r in checked
+            ]
+
+    result = MatrixResult(cases=map_shards(check_cases, cases, settings.jobs or default_jobs()))
     for orphan in find_orphans(settings.snapshot_dir, cases) if orphans else []:
         if prune:
             orphan.unlink()
@@ -107,7 +137,7 @@ class MatrixStore:
         if case_id not in self.by_id:
             raise KeyError(f"no case {case_id!r}; known: {', '.join(self.by_id)}")
         if case_id not in self._composed:
-            with HydraSession(self.settings.config_dir) as session:
+            with HydraSession(self.settings.config_dir, self.settings.cache_dir) as session:
                 self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_bases=self._bases))
         return self._composed[case_id]
 

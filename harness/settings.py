@@ -46,9 +46,12 @@ class Settings:
     presets: tuple[tuple[str, tuple[str, ...]], ...] = (("default", ()),)
     routes: tuple[Route, ...] = ()
     source: Source | None = None
+    cache_dir: Path | None = None  # parsed-file cache kept between runs; None turns it off
+    jobs: int | None = None  # worker processes; None means one per core
 
 
 TABLE = "tool.config-harness"
+DEFAULT_CACHE_DIR = ".cache/config-harness"
 TOP_LEVEL_KEYS = {
     "config_dir": str,
     "snapshot_dir": str,
@@ -59,6 +62,8 @@ TOP_LEVEL_KEYS = {
     "presets": dict,
     "routes": list,
     "source": dict,
+    "cache_dir": str,
+    "jobs": int,
 }
 ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str}
 SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
@@ -90,6 +95,12 @@ def _string_list(value: list, where: str) -> tuple[str, ...]:
         if not isinstance(item, str):
             raise SettingsError(f"{where}[{index}]: expected a string, got {type(item).__name__} {item!r}")
     return tuple(value)
+
+
+def _positive(value: int | None, where: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or value < 1):
+        raise SettingsError(f"{where}: expected a positive integer, got {value!r}")
+    return value
 
 
 def parse_settings(table: Any, origin: Path) -> Settings:
@@ -157,6 +168,8 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         presets=tuple(presets),
         routes=tuple(routes),
         source=source,
+        cache_dir=(base / table.get("cache_dir", DEFAULT_CACHE_DIR)).resolve() if table.get("cache_dir", True) else None,
+        jobs=_positive(table.get("jobs"), f"{where} jobs"),
     )
 
 
@@ -191,9 +204,15 @@ def with_overrides(
     config_dir: str | None = None,
     snapshot_dir: str | None = None,
     contracts: list[str] | None = None,
+    no_cache: bool = False,
+    jobs: int | None = None,
 ) -> Settings:
-    """Apply command-line path overrides, which are relative to the working directory."""
+    """Apply command-line overrides; paths are relative to the working directory."""
     changes: dict[str, Any] = {}
+    if no_cache:
+        changes["cache_dir"] = None
+    if jobs is not None:
+        changes["jobs"] = _positive(jobs, "--jobs")
     if config_dir is not None:
         changes["config_dir"] = Path(config_dir).resolve()
     if snapshot_dir is not None:

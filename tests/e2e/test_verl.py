@@ -136,3 +136,30 @@ def test_regenerated_goldens_cannot_hide_what_the_megatron_contract_pins(accepta
     assert case["status"] == "ok"
     failing = {f["path"] for f in case["findings"] if f["kind"] == "contract" and f["severity"] == "error"}
     assert MEGATRON_KEYS <= failing
+
+
+def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_tree, tmp_path):
+    """Shared bases, the parse cache and forked workers against one full Hydra compose per case."""
+    import json
+    import subprocess
+    import sys
+
+    from harness.contracts import contract_checks
+    from harness.report import result_as_dict, to_json
+    from harness.run import run_matrix
+    from dataclasses import replace
+
+    settings = load_settings(start=ROOT)
+    plain = json.loads(to_json(result_as_dict(run_matrix(settings, contract_checks(settings), plain=True))))
+    harness = [sys.executable, "-m", "harness", "--jobs", "2"]
+    optimized = subprocess.run(harness + ["check", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
+    assert optimized.returncode == 0, optimized.stderr
+    assert json.loads(optimized.stdout) == plain
+
+    run_matrix(replace(settings, snapshot_dir=tmp_path / "plain"), contract_checks(settings), write=True, plain=True)
+    written = subprocess.run(harness + ["--snapshot-dir", str(tmp_path / "fast"), "generate"], cwd=ROOT, capture_output=True)
+    assert written.returncode == 0, written.stderr
+    names = sorted(p.name for p in (tmp_path / "plain").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "fast").iterdir()) and len(names) == 13
+    for name in names:
+        assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name

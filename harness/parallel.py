@@ -1,0 +1,91 @@
+"""Spread a matrix over forked worker processes, whole bases per worker, results back in case order."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from harness.matrix import Case
+
+# Cost of a case relative to a full compose: presets on a shared base are applied to a copy.
+DERIVED_CASE_WEIGHT = 0.2
+
+
+def plan_shards(cases: Sequence[Case], jobs: int) -> list[list[int]]:
+    """Case indexes per worker: cases sharing a base stay together, and so do a route and its twin."""
+    index_of = {case.id: index for index, case in enumerate(cases)}
+    parent = list(range(len(cases)))
+
+    def find(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    first_of_base: dict[tuple[str, tuple[str, ...]], int] = {}
+    for index, case in enumerate(cases):
+        parent[find(index)] = find(first_of_base.setdefault((case.config_name, case.base_overrides), index))
+        if case.same_as in index_of:  # parity needs the twin's tree in the same process
+            parent[find(index)] = find(index_of[case.same_as])
+    groups: dict[int, list[int]] = {}
+    for index in range(len(cases)):
+        groups.setdefault(find(index), []).append(index)
+
+    bins: list[list[int]] = [[] for _ in range(max(1, min(jobs, len(groups))))]
+    loads = [0.0] * len(bins)
+    for group in sorted(groups.values(), key=lambda g: (-_weight(cases, g), g[0])):
+        lightest = loads.index(min(loads))
+        bins[lightest].extend(group)
+        loads[lightest] += _weight(cases, group)
+    return [sorted(b) for b in bins if b]
+
+
+def _weight(cases: Sequence[Case], group: list[int]) -> float:
+    bases = {(cases[i].config_name, cases[i].base_overrides) for i in group}
+    return len(bases) + DERIVED_CASE_WEIGHT * (len(group) - len(bases))
+
+
+def default_jobs() -> int:
+    """One worker per core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Forking is safe only where it exists and while this process runs a single thread."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
+_WORK: Callable[[list[Case]], list[Any]] | None = None
+_CASES: Sequence[Case] = ()
+
+
+def _run_shard(indexes: list[int]) -> list[Any]:
+    assert _WORK is not None
+    return _WORK([_CASES[i] for i in indexes])
+
+
+def map_shards(work: Callable[[list[Case]], list[Any]], cases: Sequence[Case], jobs: int) -> list[Any]:
+    """`work` over shards of `cases` (one result per case, in order), in forked workers when that helps."""
+    global _WORK, _CASES
+    shards = plan_shards(cases, jobs)
+    if len(shards) < 2 or not can_fork():
+        return work(list(cases))
+    _WORK, _CASES = work, cases
+    try:
+        # Forked workers inherit the imported modules and the parse cache; nothing but results is pickled.
+        with multiprocessing.get_context("fork").Pool(len(shards)) as pool:
+            shard_results = pool.map(_run_shard, shards, chunksize=1)
+    finally:
+        _WORK, _CASES = None, ()
+    ordered: list[Any] = [None] * len(cases)
+    for indexes, results in zip(shards, shard_results):
+        for index, result in zip(indexes, results):
+            ordered[index] = result
+    return ordered

@@ -1,0 +1,66 @@
+"""The optimized path (shared bases, parse cache, forked workers) against the plain one, on a small tree
+whose presets include a group selection (`sgd`) and a value preset on top of a route."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+from harness.contracts import contract_checks
+from harness.report import result_as_dict, to_json
+from harness.run import run_matrix
+from harness.settings import load_settings
+
+
+def harness(project, *arguments):
+    command = [sys.executable, "-m", "harness", "--settings", "harness.toml", "--jobs", "2", *arguments]
+    return subprocess.run(command, cwd=project, capture_output=True, text=True)
+
+
+def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monkeypatch):
+    monkeypatch.chdir(small_project)
+    settings = load_settings(small_project / "harness.toml")
+    assert any("@" in o for _, overrides in settings.presets for o in overrides)  # a group-selecting preset
+
+    written = harness(small_project, "--snapshot-dir", "fast", "generate")
+    assert written.returncode == 0, written.stderr
+    run_matrix(replace(settings, snapshot_dir=small_project / "plain"), write=True, plain=True)
+    names = sorted(p.name for p in (small_project / "plain").iterdir())
+    assert names == sorted(p.name for p in (small_project / "fast").iterdir()) and len(names) == 7
+    for name in names:
+        assert (small_project / "fast" / name).read_bytes() == (small_project / "plain" / name).read_bytes(), name
+
+    # Break the goldens in a few ways, then compare every finding both paths report.
+    gpu = small_project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
+    (small_project / "fast" / "_generated_train__cpu__sgd.yaml").unlink()
+    fast = harness(small_project, "--snapshot-dir", "fast", "check", "--format", "json")
+    assert fast.returncode == 1, fast.stderr
+    plain = run_matrix(replace(settings, snapshot_dir=small_project / "fast"), contract_checks(settings), plain=True)
+    plain_document = json.loads(to_json(result_as_dict(plain)))
+    assert json.loads(fast.stdout) == plain_document
+    assert {c["status"] for c in plain_document["cases"]} == {"ok", "changed", "new"}
+
+
+def test_the_parse_cache_follows_every_edit_and_survives_corruption(small_project, monkeypatch):
+    monkeypatch.chdir(small_project)
+    assert harness(small_project, "generate").returncode == 0
+    cache = small_project / ".cache" / "config-harness"
+    entries = sorted(cache.iterdir())
+    assert entries and all(p.suffix == ".pickle" for p in entries)
+    for entry in entries:  # a truncated cache is a miss, never a wrong answer
+        entry.write_bytes(entry.read_bytes()[:10])
+    assert harness(small_project, "check").returncode == 0
+    adam = small_project / "conf" / "optimizer" / "adam.yaml"
+    adam.write_text(adam.read_text().replace("name: adam", "name: adamw"))
+    report = json.loads(harness(small_project, "check", "--format", "json").stdout)
+    changed = {(c["id"], f["path"], f["new"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "changed"}
+    assert ("train/cpu/default", "trainer.optim.name", "adamw") in changed
+    assert not any(case_id.endswith("/sgd") for case_id, _, _ in changed)
+
+
+def test_no_cache_writes_no_cache(small_project):
+    assert harness(small_project, "--no-cache", "generate").returncode == 0
+    assert not (small_project / ".cache").exists()

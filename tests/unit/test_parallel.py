@@ -1,0 +1,57 @@
+import json
+import subprocess
+import sys
+
+from harness.matrix import Case
+from harness.parallel import map_shards, plan_shards
+from tests.conftest import ROOT
+
+
+def cases():
+    return [
+        Case("r/a/default", "r", ("engine=a",)),
+        Case("r/a/fast", "r", ("engine=a",), ("x=1",)),
+        Case("r/b/default", "r", ("engine=b",)),
+        Case("r/b/fast", "r", ("engine=b",), ("x=1",)),
+        Case("r/c/default", "r", ("engine=c",)),
+        Case("route/legacy", "legacy", (), same_as="r/b/default"),
+    ]
+
+
+def test_shards_cover_every_case_once_and_keep_bases_and_twins_together():
+    matrix = cases()
+    shards = plan_shards(matrix, 2)
+    assert len(shards) == 2
+    assert sorted(i for shard in shards for i in shard) == list(range(len(matrix)))
+    where = {matrix[i].id: n for n, shard in enumerate(shards) for i in shard}
+    assert where["r/a/default"] == where["r/a/fast"]
+    assert where["r/b/default"] == where["r/b/fast"] == where["route/legacy"]
+    assert all(shard == sorted(shard) for shard in shards)
+
+
+def test_one_job_is_one_shard_and_more_jobs_than_bases_is_capped():
+    assert plan_shards(cases(), 1) == [list(range(6))]
+    assert len(plan_shards(cases(), 16)) == 3  # bases a, c, and b joined with its route
+
+
+def test_map_shards_keeps_case_order_serially():
+    matrix = cases()
+    assert map_shards(lambda shard: [case.id for case in shard], matrix, 1) == [case.id for case in matrix]
+
+
+WORKERS = """
+import json, os
+from tests.unit.test_parallel import cases
+from harness.parallel import map_shards
+results = map_shards(lambda shard: [(case.id, os.getpid()) for case in shard], cases(), 2)
+print(json.dumps({"parent": os.getpid(), "results": results}))
+"""
+
+
+def test_map_shards_forks_workers_and_returns_results_in_case_order():
+    # A fresh single-threaded interpreter: pytest's own process may run threads, where forking is refused.
+    out = subprocess.run([sys.executable, "-c", WORKERS], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    report = json.loads(out)
+    assert [case_id for case_id, _ in report["results"]] == [case.id for case in cases()]
+    pids = {pid for _, pid in report["results"]}
+    assert len(pids) == 2 and report["parent"] not in pids
