@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test update-snapshots clean-cache
+.PHONY: setup check-config test update-snapshots bench clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -23,5 +23,12 @@ test: setup
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune
 
+bench: setup
+	@$(BIN)/python benchmarks/bench_matrix.py
+
+# The harness's parse and composition cache (per user, outside the project); the downloaded verl trees stay.
 clean-cache:
+	@$(BIN)/config-harness cache --clear
+
+clean:
 	rm -rf .cache

@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_argument("--cases", required=True, help="case glob the contract will cover in the new tree")
     lock.add_argument("--output", help="write the contracts YAML here (default: stdout)")
 
+    cache = commands.add_parser("cache", help="show (or --clear) the parse and composition cache")
+    cache.add_argument("--clear", action="store_true")
+
     fetch = commands.add_parser("fetch", help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
     return parser
@@ -274,6 +277,22 @@ def command_lock(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def command_cache(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    folder = settings.cache_dir
+    if folder is None:
+        print("cache: off")
+        return EXIT_OK
+    entries = sorted(folder.glob("*.pickle")) if folder.is_dir() else []
+    if args.clear:
+        for entry in entries:
+            entry.unlink(missing_ok=True)
+        print(f"cleared {len(entries)} entries from {folder}")
+    else:
+        print(f"{folder}: {len(entries)} entries, {sum(e.stat().st_size for e in entries) // 1024} KiB")
+    return EXIT_OK
+
+
 def command_fetch(args: argparse.Namespace) -> int:
     from harness.fetch import fetch_source
 
@@ -291,6 +310,7 @@ COMMANDS = {
     "diff": command_diff,
     "explain": command_explain,
     "lock": command_lock,
+    "cache": command_cache,
     "fetch": command_fetch,
 }
 

@@ -15,6 +15,7 @@ import yaml
 from hydra import compose as hydra_compose
 from hydra import __version__ as hydra_version_text
 from hydra import version as hydra_version
+from hydra._internal import config_loader_impl as loader_module
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra._internal.core_plugins.file_config_source import FileConfigSource
 from hydra._internal.hydra import Hydra
@@ -23,13 +24,14 @@ from hydra._internal.utils import create_config_search_path
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
 from harness.goldens import write_atomic
 from harness.matrix import Case
-from harness.render import describe_yaml_error
+from harness.render import describe_yaml_error, load_config_text
 
 SCHEME = "harness"
 
@@ -111,7 +113,7 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
         except UnicodeDecodeError as error:
             raise ConfigLoadError(f"{display}: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})") from None
         try:
-            config = OmegaConf.create(text) if text.strip() else OmegaConf.create()
+            config = load_config_text(text)
         except yaml.YAMLError as error:
             raise ConfigLoadError(describe_yaml_error(error, display)) from None
         if not isinstance(config, DictConfig):
@@ -177,6 +179,24 @@ def describe_error(error: BaseException) -> str:
     return messages[0] if messages else type(error).__name__
 
 
+@dataclass(frozen=True)
+class DefaultsEntry:
+    """One config file in a composition's defaults list."""
+
+    config_path: str
+    package: str
+    parent: str | None = None
+
+
+def config_entries(defaults: Iterable[Any]) -> tuple[DefaultsEntry, ...]:
+    """The defaults-list entries that are config files, in merge order (Hydra's own entries left out)."""
+    return tuple(
+        DefaultsEntry(entry.config_path, entry.package or "", entry.parent)
+        for entry in defaults
+        if entry.config_path is not None and (entry.package or "").split(".")[0] != "hydra"
+    )
+
+
 def pickled(config: DictConfig) -> bytes:
     """A config as pickle bytes: a copy that loads far faster than OmegaConf's deepcopy."""
     return pickle.dumps(config, protocol=pickle.HIGHEST_PROTOCOL)
@@ -206,6 +226,7 @@ class HydraSession:
         Hydra.create_main_hydra2(task_name="config-harness", config_search_path=search_path)
         DiskCache.folder = self.cache_dir
         self._tree_digest: bytes | None = None
+        self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -242,15 +263,40 @@ class HydraSession:
             parts = [b"compose", hydra_version_text.encode(), self.tree_digest(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = DiskCache.get(key)
-            if isinstance(cached, bytes):
-                return pickle.loads(cached)
+            if isinstance(cached, tuple) and len(cached) == 2:
+                self.defaults_lists[(config_name, tuple(overrides))] = cached[1]
+                return pickle.loads(cached[0])
+        recorded: list[Any] = []
+        original = loader_module.create_defaults_list
+
+        def record(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            recorded.append(result)
+            return result
+
+        # Hydra computes the defaults list while composing; keep it, so provenance need not compute it again.
+        loader_module.create_defaults_list = record
         try:
             config = hydra_compose(config_name=config_name, overrides=overrides)
         except Exception as error:  # Hydra raises many types; each becomes one line.
             raise ComposeError(describe_error(error)) from error
-        if key is not None:
-            DiskCache.put(key, pickled(config))
+        finally:
+            loader_module.create_defaults_list = original
+        entries = config_entries(recorded[-1].defaults) if recorded else None
+        if entries is not None:
+            self.defaults_lists[(config_name, tuple(overrides))] = entries
+        if key is not None and entries is not None:
+            DiskCache.put(key, (pickled(config), entries))
         return config
+
+    def defaults_entries(self, config_name: str, overrides: Iterable[str]) -> tuple[DefaultsEntry, ...]:
+        """The config files Hydra merges for this composition, in order (from the compose when it ran)."""
+        key = (config_name, tuple(overrides))
+        if key not in self.defaults_lists:
+            self.defaults_lists[key] = config_entries(
+                self.loader.compute_defaults_list(config_name, list(key[1]), RunMode.RUN).defaults
+            )
+        return self.defaults_lists[key]
 
     def is_value_override(self, override: Any) -> bool:
         """True when an override sets a value rather than selecting a config group."""

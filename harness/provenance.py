@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from harness.compose import HydraSession, parse_file
@@ -74,16 +73,6 @@ def _relative(key: str, package: str) -> str | None:
     return key[len(package) + 1 :] if key.startswith(package + ".") else None
 
 
-def _entries(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> list[Any]:
-    """The defaults-list entries that are config files, in merge order (Hydra's own entries left out)."""
-    defaults = session.loader.compute_defaults_list(config_name, list(overrides), RunMode.RUN).defaults
-    return [
-        entry
-        for entry in defaults
-        if entry.config_path is not None and not (entry.package or "").split(".")[0] == "hydra"
-    ]
-
-
 def _config_file(session: HydraSession, config_path: str) -> Path:
     # Defaults entries may climb out of their group (`actor/../engine/megatron`); show the real file.
     return Path(os.path.normpath(session.config_dir / f"{config_path}.yaml"))
@@ -92,8 +81,8 @@ def _config_file(session: HydraSession, config_path: str) -> Path:
 def writes_of(session: HydraSession, case: Case, key: str) -> list[Write]:
     """Every config file that writes `key` (or a mapping holding it), in the order Hydra merges them."""
     writes = []
-    for entry in _entries(session, case.config_name, case.overrides):
-        package = entry.package or ""
+    for entry in session.defaults_entries(case.config_name, case.overrides):
+        package = entry.package
         relative = _relative(key, package)
         if relative is None:
             continue
@@ -122,11 +111,11 @@ def _selects_group(session: HydraSession, override: str) -> bool:
 def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> dict[str, Source]:
     """For every leaf path the config files write, the file and line whose value wins (overrides left out)."""
     sources: dict[str, Source] = {}
-    for entry in _entries(session, config_name, overrides):
+    for entry in session.defaults_entries(config_name, overrides):
         path = _config_file(session, entry.config_path)
         leaves = file_leaves(path)
         shown = display_path(path)
-        package = entry.package or ""
+        package = entry.package
         for relative, _ in iter_leaves(leaves.values):
             sources[join_path(package, relative)] = Source(shown, leaves.lines.get(relative))
     return sources

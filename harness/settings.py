@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, replace
@@ -51,7 +52,6 @@ class Settings:
 
 
 TABLE = "tool.config-harness"
-DEFAULT_CACHE_DIR = ".cache/config-harness"
 TOP_LEVEL_KEYS = {
     "config_dir": str,
     "snapshot_dir": str,
@@ -95,6 +95,21 @@ def _string_list(value: list, where: str) -> tuple[str, ...]:
         if not isinstance(item, str):
             raise SettingsError(f"{where}[{index}]: expected a string, got {type(item).__name__} {item!r}")
     return tuple(value)
+
+
+def default_cache_dir() -> Path | None:
+    """The per-user cache (outside the project, so a run writes nothing there but goldens); "" turns it off."""
+    configured = os.environ.get("CONFIG_HARNESS_CACHE_DIR")
+    if configured is not None:
+        return Path(configured).resolve() if configured else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "config-harness").resolve()
+
+
+def _cache_dir(table: dict[str, Any], base: Path) -> Path | None:
+    if "cache_dir" not in table:
+        return default_cache_dir()
+    return (base / table["cache_dir"]).resolve() if table["cache_dir"] else None
 
 
 def _positive(value: int | None, where: str) -> int | None:
@@ -168,7 +183,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         presets=tuple(presets),
         routes=tuple(routes),
         source=source,
-        cache_dir=(base / table.get("cache_dir", DEFAULT_CACHE_DIR)).resolve() if table.get("cache_dir", True) else None,
+        cache_dir=_cache_dir(table, base),
         jobs=_positive(table.get("jobs"), f"{where} jobs"),
     )
 
@@ -187,11 +202,11 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
-    """Load a standalone settings TOML, or `[tool.config-harness]` from ./pyproject.toml."""
-    if settings_file is not None:
+    """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
+    if settings_file is not None and Path(settings_file).name != "pyproject.toml":
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
-    path = (start or Path.cwd()).absolute() / "pyproject.toml"
+    path = Path(settings_file).absolute() if settings_file else (start or Path.cwd()).absolute() / "pyproject.toml"
     document = read_toml(path)
     table = document.get("tool", {}).get("config-harness")
     if table is None:

@@ -82,6 +82,14 @@ same_as = "train/gpu/default"
 """
 
 
+@pytest.fixture(autouse=True, scope="session")
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Every run in the suite (in process and in subprocesses) uses a cache of its own, never the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CONFIG_HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("harness-cache")))
+        yield
+
+
 def write_tree(root: Path, files: dict[str, str]) -> Path:
     """Write files (dedented) below root and return root."""
     for name, text in files.items():

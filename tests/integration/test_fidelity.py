@@ -4,6 +4,7 @@ whose presets include a group selection (`sgd`) and a value preset on top of a r
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import replace
@@ -16,7 +17,8 @@ from harness.settings import load_settings
 
 def harness(project, *arguments):
     command = [sys.executable, "-m", "harness", "--settings", "harness.toml", "--jobs", "2", *arguments]
-    return subprocess.run(command, cwd=project, capture_output=True, text=True)
+    env = {**os.environ, "CONFIG_HARNESS_CACHE_DIR": str(project / "cache")}
+    return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
 
 
 def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monkeypatch):
@@ -47,7 +49,7 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
 def test_the_parse_cache_follows_every_edit_and_survives_corruption(small_project, monkeypatch):
     monkeypatch.chdir(small_project)
     assert harness(small_project, "generate").returncode == 0
-    cache = small_project / ".cache" / "config-harness"
+    cache = small_project / "cache"
     entries = sorted(cache.iterdir())
     assert entries and all(p.suffix == ".pickle" for p in entries)
     for entry in entries:  # a truncated cache is a miss, never a wrong answer
@@ -63,4 +65,9 @@ def test_the_parse_cache_follows_every_edit_and_survives_corruption(small_projec
 
 def test_no_cache_writes_no_cache(small_project):
     assert harness(small_project, "--no-cache", "generate").returncode == 0
-    assert not (small_project / ".cache").exists()
+    assert not (small_project / "cache").exists()
+    assert harness(small_project, "generate").returncode == 0
+    assert any((small_project / "cache").iterdir())
+    cleared = harness(small_project, "cache", "--clear")
+    assert cleared.returncode == 0 and cleared.stdout.startswith("cleared ")
+    assert not any((small_project / "cache").iterdir())

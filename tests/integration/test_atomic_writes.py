@@ -1,0 +1,102 @@
+"""Nothing lost when writing: a killed `generate` or `pytest --snapshot-update` leaves every golden old or
+new, never truncated, and concurrent updates under `-n 2` write exactly what `generate` writes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SMALL_TREE, write_tree
+from tests.integration.test_plugin_workflow import PYPROJECT
+
+# Runs a harness entry point with os.fsync made to stop for good right after a golden's bytes reach the
+# temporary file and before the rename: the moment a non-atomic writer would leave a half-written golden.
+STOP_BEFORE_RENAME = """
+import os, sys, time
+real_fsync = os.fsync
+def fsync_then_stop(fd):
+    real_fsync(fd)
+    print("STOPPED-IN-WRITE", flush=True)
+    time.sleep(600)
+os.fsync = fsync_then_stop
+entry = sys.argv[1]
+if entry == "cli":
+    from harness.cli import main
+    sys.exit(main(sys.argv[2:]))
+import pytest
+sys.exit(pytest.main(sys.argv[2:]))
+"""
+
+
+def goldens(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("_generated_*.yaml"))}
+
+
+def kill_mid_write(project: Path, *arguments: str) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", STOP_BEFORE_RENAME, *arguments], cwd=project,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        for line in child.stdout:  # type: ignore[union-attr]
+            if "STOPPED-IN-WRITE" in line:
+                break
+        else:
+            pytest.fail(f"the run never reached a golden write: {child.stderr.read()}")  # type: ignore[union-attr]
+        os.killpg(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    write_tree(tmp_path / "conf", SMALL_TREE)
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "harness", "generate"], cwd=tmp_path, check=True, capture_output=True)
+    return tmp_path
+
+
+def edit_every_case(project: Path) -> None:
+    train = project / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("epochs: 3", "epochs: 4"))
+
+
+@pytest.mark.parametrize(
+    "entry", [("cli", "generate"), ("pytest", "--snapshot-update", "-p", "no:cacheprovider", "-q")],
+    ids=["generate", "snapshot-update"],
+)
+def test_a_process_killed_mid_write_leaves_every_golden_old_or_new(project, entry):
+    old = goldens(project / "snapshots")
+    edit_every_case(project)
+    kill_mid_write(project, *entry)
+    after = goldens(project / "snapshots")
+    assert set(after) == set(old)  # nothing deleted
+    assert after == old  # the interrupted golden was never renamed into place, so it is still whole and old
+
+    subprocess.run([sys.executable, "-m", "harness", "generate"], cwd=project, check=True, capture_output=True)
+    new = goldens(project / "snapshots")
+    assert all(b"epochs: 4" in text for text in new.values())
+    check = subprocess.run([sys.executable, "-m", "harness", "check"], cwd=project, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout  # a leftover temporary file is neither a golden nor an orphan
+
+
+def test_concurrent_snapshot_update_writes_what_generate_writes(project):
+    edit_every_case(project)
+    expected_dir = project / "expected"
+    subprocess.run(
+        [sys.executable, "-m", "harness", "--snapshot-dir", str(expected_dir), "generate"],
+        cwd=project, check=True, capture_output=True,
+    )
+    update = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--snapshot-update"],
+        cwd=project, capture_output=True, text=True,
+    )
+    assert update.returncode == 0, update.stdout[-2000:]
+    assert goldens(project / "snapshots") == goldens(expected_dir) and len(goldens(expected_dir)) == 7
+    assert not [p for p in (project / "snapshots").iterdir() if p.name.endswith(".tmp")]
