@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test update-snapshots bench clean-cache clean
+.PHONY: setup check-config test update-snapshots bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -22,6 +22,13 @@ test: setup
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune
+
+# A longer fuzz pass than the one in `make test`; FUZZ_SEED picks another sequence of mutations.
+FUZZ_ITERATIONS ?= 200
+FUZZ_SEED ?= 20261130
+fuzz: setup
+	@CONFIG_HARNESS_FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) CONFIG_HARNESS_FUZZ_SEED=$(FUZZ_SEED) \
+		$(BIN)/python -m pytest -q tests/e2e/test_fuzz.py
 
 bench: setup
 	@$(BIN)/python benchmarks/bench_matrix.py
