@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test update-snapshots bench fuzz clean-cache clean
+.PHONY: setup check-config test update-snapshots upgrade-report bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -14,14 +14,25 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
 
+# CHECK_FORMAT=markdown|github|json picks another report (CI writes markdown to $$GITHUB_STEP_SUMMARY).
+CHECK_FORMAT ?= text
 check-config: setup
-	@$(BIN)/config-harness check
+	@$(BIN)/config-harness check --format $(CHECK_FORMAT)
 
 test: setup
 	@$(BIN)/python -m pytest -n 2 -q
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune
+
+# What a verl release silently changed, case by case: make upgrade-report FROM=0.8.0 TO=0.9.1
+FROM ?= 0.8.0
+TO ?= 0.9.1
+upgrade-report: setup
+	@$(BIN)/config-harness fetch --wheel verl==$(FROM) --into .cache/verl-$(FROM)
+	@$(BIN)/config-harness fetch --wheel verl==$(TO) --into .cache/verl-$(TO)
+	@$(BIN)/config-harness diff .cache/verl-$(FROM)/verl/trainer/config .cache/verl-$(TO)/verl/trainer/config \
+		--format markdown --title "verl $(FROM) → $(TO): what changed for each case"; test $$? -le 1
 
 # A longer fuzz pass than the one in `make test`; FUZZ_SEED picks another sequence of mutations.
 FUZZ_ITERATIONS ?= 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from harness.fetch import FetchError
 from harness.report import changes_markdown, result_as_dict, to_github, to_json, to_markdown, to_text
 from harness.run import open_matrix, run_matrix
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
+from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -60,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument("new", nargs="?")
     difference.add_argument("--base", metavar="REF", help="review report: goldens at git REF vs a fresh composition")
     difference.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    difference.add_argument("--title", help="markdown heading (two config trees: the upgrade report)")
 
     explain = commands.add_parser("explain", help="which file set a key's final value")
     explain.add_argument("key")
@@ -77,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     fetch = commands.add_parser("fetch", help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
+    fetch.add_argument("--wheel", help="another requirement than the settings' (e.g. verl==0.8.0); needs --into")
+    fetch.add_argument("--into", help="where to unpack --wheel")
     return parser
 
 
@@ -110,7 +115,7 @@ def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     # Annotations and PR summaries point at the file that sets each value, warnings included.
     sourced = (ERROR, WARNING) if args.format in ("github", "markdown") else (ERROR,)
-    result = run_matrix(settings, contract_checks(settings), sourced=sourced)
+    result = run_with_progress(settings, sourced=sourced)
     if args.format == "json":
         print(to_json(result_as_dict(result)))
     elif args.format == "markdown":
@@ -118,13 +123,23 @@ def command_check(args: argparse.Namespace) -> int:
     elif args.format == "github":
         print(to_github(result), end="")
     else:
-        print(to_text(result, verbose=args.verbose, quiet=args.quiet), end="")
+        print(to_text(result, verbose=args.verbose, quiet=args.quiet, color=wants_color(sys.stdout)), end="")
     return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def run_with_progress(settings: Settings, **options: Any) -> Any:
+    """run_matrix with the settings' contracts, drawing a progress bar on stderr at a terminal."""
+    with open_matrix(settings) as (_, cases):
+        progress = Progress(sys.stderr, len(cases))
+    try:
+        return run_matrix(settings, contract_checks(settings), on_done=lambda case: progress.advance(case.id), **options)
+    finally:
+        progress.close()
 
 
 def command_generate(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    result = run_matrix(settings, contract_checks(settings), write=not args.check, prune=args.prune and not args.check)
+    result = run_with_progress(settings, write=not args.check, prune=args.prune and not args.check)
     if args.check:
         stale = [r for r in result.cases if r.status != "ok"]
         for r in stale:
@@ -136,7 +151,7 @@ def command_generate(args: argparse.Namespace) -> int:
     for r in result.cases:
         if r.written:
             print(f"wrote {r.golden}")
-    print(to_text(result, quiet=True), end="")
+    print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
 
@@ -176,7 +191,19 @@ def command_diff(args: argparse.Namespace) -> int:
         return review_report(args)
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
-    changes = diff_paths(Path(args.old), Path(args.new))
+    old, new = Path(args.old), Path(args.new)
+    if old.is_dir() and new.is_dir():
+        from harness.upgrade import is_config_tree
+
+        try:
+            settings = settings_from(args)
+        except SettingsError:
+            if args.settings:
+                raise
+            settings = None  # two snapshot folders outside a configured project
+        if settings is not None and is_config_tree(old, settings) and is_config_tree(new, settings):
+            return upgrade_report(args, settings, old, new)
+    changes = diff_paths(old, new)
     if args.format == "json":
         print(to_json({"changes": changes}))
     elif args.format == "markdown":
@@ -187,6 +214,28 @@ def command_diff(args: argparse.Namespace) -> int:
             print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"])))
         print(f"{len(changes)} change(s)")
     return EXIT_FINDINGS if changes else EXIT_OK
+
+
+def upgrade_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
+    """Every case of the matrix composed from two config trees, diffed (`make upgrade-report`)."""
+    from harness.upgrade import compare_trees
+
+    report = compare_trees(settings, old, new)
+    rows = [{**vars(change), "case": entry.case_id} for entry in report for change in entry.changes]
+    notes = [f"`{e.case_id}`: {e.status}{': ' + e.error if e.error else ''}" for e in report if e.status not in ("changed", "same")]
+    if args.format == "json":
+        cases = [{"id": e.case_id, "status": e.status, "error": e.error or None} for e in report]
+        print(to_json({"changes": rows, "cases": cases}))
+    elif args.format == "markdown":
+        title = args.title or f"`{old}` → `{new}`"
+        print(changes_markdown(title, rows, group="case", notes=notes), end="")
+    else:
+        for entry in report:
+            print(f"{entry.case_id}: {entry.status}{': ' + entry.error if entry.error else ''}")
+            for change in entry.changes:
+                print(f"  {diff.describe_change(change)}")
+        print(f"{len(rows)} change(s) over {len(report)} case(s)")
+    return EXIT_FINDINGS if rows or notes else EXIT_OK
 
 
 def review_report(args: argparse.Namespace) -> int:
@@ -299,7 +348,13 @@ def command_fetch(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings.source is None:
         raise UsageError(f"{settings.origin}: no [source] table to fetch")
-    print(fetch_source(settings.source, force=args.force))
+    source = settings.source
+    if args.wheel or args.into:
+        if not (args.wheel and args.into):
+            raise UsageError("fetch --wheel and --into go together")
+        source = replace(source, wheel=args.wheel, into=Path(args.into).resolve())
+    # Progress goes to stderr, so a report piped from the same make target stays clean.
+    print(fetch_source(source, force=args.force), file=sys.stderr)
     return EXIT_OK
 
 

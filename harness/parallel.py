@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -62,30 +63,49 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-_WORK: Callable[[list[Case]], list[Any]] | None = None
+Work = Callable[[list[Case], Callable[[Case], None]], list[Any]]
+_WORK: Work | None = None
 _CASES: Sequence[Case] = ()
+_DONE: Any = None  # a queue of finished case ids, shared with forked workers
 
 
 def _run_shard(indexes: list[int]) -> list[Any]:
     assert _WORK is not None
-    return _WORK([_CASES[i] for i in indexes])
+    return _WORK([_CASES[i] for i in indexes], lambda case: _DONE.put(case.id))
 
 
-def map_shards(work: Callable[[list[Case]], list[Any]], cases: Sequence[Case], jobs: int) -> list[Any]:
-    """`work` over shards of `cases` (one result per case, in order), in forked workers when that helps."""
-    global _WORK, _CASES
+def map_shards(
+    work: Work, cases: Sequence[Case], jobs: int, on_done: Callable[[Case], None] = lambda case: None
+) -> list[Any]:
+    """`work(shard, done)` over shards of `cases`, in forked workers when that helps; one result per case, in
+    case order. `work` calls `done(case)` as each case finishes, and `on_done` hears of it in this process."""
+    global _WORK, _CASES, _DONE
     shards = plan_shards(cases, jobs)
     if len(shards) < 2 or not can_fork():
-        return work(list(cases))
-    _WORK, _CASES = work, cases
+        return work(list(cases), on_done)
+    context = multiprocessing.get_context("fork")
+    by_id = {case.id: case for case in cases}
+    _WORK, _CASES, _DONE = work, cases, context.Queue()
     try:
         # Forked workers inherit the imported modules and the parse cache; nothing but results is pickled.
-        with multiprocessing.get_context("fork").Pool(len(shards)) as pool:
-            shard_results = pool.map(_run_shard, shards, chunksize=1)
+        with context.Pool(len(shards)) as pool:
+            pending = pool.map_async(_run_shard, shards, chunksize=1)
+            while not pending.ready():
+                _drain(_DONE, by_id, on_done, wait=0.05)
+            shard_results = pending.get()
+            _drain(_DONE, by_id, on_done, wait=0.0)
     finally:
-        _WORK, _CASES = None, ()
+        _WORK, _CASES, _DONE = None, (), None
     ordered: list[Any] = [None] * len(cases)
     for indexes, results in zip(shards, shard_results):
         for index, result in zip(indexes, results):
             ordered[index] = result
     return ordered
+
+
+def _drain(done: Any, by_id: dict[str, Case], on_done: Callable[[Case], None], wait: float) -> None:
+    try:
+        while True:
+            on_done(by_id[done.get(timeout=wait) if wait else done.get_nowait()])
+    except queue.Empty:
+        return

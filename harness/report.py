@@ -49,17 +49,29 @@ def summary_line(result: MatrixResult) -> str:
     return f"{verdict}: " + "; ".join(parts)
 
 
-def case_lines(result: CaseResult) -> list[str]:
+COLORS = {
+    "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
+    "ERROR": "31", "WARNING": "33", "INFO": "2",
+}
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """`text` in the ANSI color for `style` when `color`, else unchanged."""
+    return f"\033[{COLORS[style]}m{text}\033[0m" if color and style in COLORS else text
+
+
+def case_lines(result: CaseResult, color: bool = False) -> list[str]:
     """A case's heading and one indented line per finding."""
     label = f"{result.status}{' (written)' if result.written else ''}"
-    lines = [f"{result.case.id:<48} {label:<10} {result.golden}"]
+    lines = [f"{result.case.id:<48} {paint(f'{label:<10}', result.status, color)} {result.golden}"]
     for finding in result.findings:
         where = f"  [set by {finding.source}]" if finding.source is not None else ""
-        lines.append(f"  {finding.severity.upper():<7} {finding.kind:<14} {finding.message}{where}")
+        severity = paint(f"{finding.severity.upper():<7}", finding.severity.upper(), color)
+        lines.append(f"  {severity} {finding.kind:<14} {finding.message}{where}")
     return lines
 
 
-def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False) -> str:
+def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False, color: bool = False) -> str:
     """The report for people: cases grouped with their findings, orphans, then a one-line summary.
 
     Info findings (such as known fallbacks) show only when verbose; quiet hides cases without problems.
@@ -69,12 +81,14 @@ def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False) ->
         shown = tuple(f for f in case_result.findings if verbose or f.severity != INFO)
         if quiet and not shown and case_result.status == "ok":
             continue
-        lines.extend(case_lines(replace(case_result, findings=shown)))
+        lines.extend(case_lines(replace(case_result, findings=shown), color))
     for orphan in result.orphans:
         lines.append(f"orphan golden (no case): {orphan}; remove it with `generate --prune`")
     for pruned in result.pruned:
         lines.append(f"pruned orphan golden: {pruned}")
-    lines.append(summary_line(result))
+    summary = summary_line(result)
+    verdict, _, rest = summary.partition(":")
+    lines.append(paint(verdict, verdict, color) + ":" + rest)
     return "\n".join(lines) + "\n"
 
 
@@ -158,13 +172,15 @@ def to_github(result: MatrixResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def changes_markdown(title: str, changes: list[dict[str, Any]]) -> str:
-    """`diff` rows as markdown: one table per file (or one table for two files)."""
-    lines = [f"## {title}", "", f"{len(changes)} change(s)", ""]
-    by_file: dict[str, list[dict[str, Any]]] = {}
+def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: list[str] = ()) -> str:
+    """`diff` rows as markdown: one table per `group` value (file or case), or one table for two files."""
+    lines = [f"## {title}", "", f"{len(changes)} change(s)", ""] + [f"- {note}" for note in notes]
+    if notes:
+        lines.append("")
+    by_group: dict[str, list[dict[str, Any]]] = {}
     for row in changes:
-        by_file.setdefault(row.get("file", ""), []).append(row)
-    for name, rows in by_file.items():
+        by_group.setdefault(row.get(group, ""), []).append(row)
+    for name, rows in by_group.items():
         if name:
             lines += [f"### `{name}`", ""]
         lines += ["| kind | path | old | new |", "|---|---|---|---|"]

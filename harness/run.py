@@ -83,6 +83,7 @@ def run_matrix(
     show: Callable[[Path], str] = display_path,
     orphans: bool = True,
     plain: bool = False,
+    on_done: Callable[[Case], None] = lambda case: None,
 ) -> MatrixResult:
     """Compose and check every case (writing goldens when `write`), then report orphans.
 
@@ -92,6 +93,7 @@ def run_matrix(
     Cases are spread over `settings.jobs` forked workers (whole bases per worker); results keep case order.
     Findings of the `sourced` severities name the file that sets their value (it costs a defaults-list replay).
     `read` and `show` fetch and name goldens (see check_composed); `orphans=False` skips the orphan scan.
+    `on_done(case)` is called in this process as each case finishes (for a progress bar).
     """
     if plain:
         settings = replace(settings, cache_dir=None, jobs=1)
@@ -99,17 +101,17 @@ def run_matrix(
         pass
     twin_ids = frozenset(case.same_as for case in cases if case.same_as)
 
-    def check_cases(shard: list[Case]) -> list[CaseResult]:
+    def check_cases(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
+        results = []
         with HydraSession(settings.config_dir, settings.cache_dir) as session:
             memo: dict = {}
             composed = session.compose_cases(shard, shared_bases=not plain)
-            checked = check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids, read, show)
-            return [
-                annotate(session, r, sourced, memo, lambda r=r: read(golden_path(settings.snapshot_dir, r.case)))
-                for r in checked
-            ]
+            for r in check_composed(composed, settings.snapshot_dir, extra_checks or [], write, twin_ids, read, show):
+                results.append(annotate(session, r, sourced, memo, lambda r=r: read(golden_path(settings.snapshot_dir, r.case))))
+                done(r.case)
+        return results
 
-    result = MatrixResult(cases=map_shards(check_cases, cases, settings.jobs or default_jobs()))
+    result = MatrixResult(cases=map_shards(check_cases, cases, settings.jobs or default_jobs(), on_done))
     for orphan in find_orphans(settings.snapshot_dir, cases) if orphans else []:
         if prune:
             orphan.unlink()

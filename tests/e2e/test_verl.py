@@ -9,7 +9,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from harness.diff import flatten
+from harness.diff import flatten, same_value
 from harness.fetch import fetch_wheel_tree
 from harness.render import parse_yaml
 from harness.settings import load_settings
@@ -163,3 +163,24 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     assert names == sorted(p.name for p in (tmp_path / "fast").iterdir()) and len(names) == 13
     for name in names:
         assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
+
+
+def test_upgrade_report_diffs_every_case_between_two_releases(project_tree, cli):
+    """`make upgrade-report FROM=0.8.0 TO=0.9.1`: both trees composed for every case, diffed exactly."""
+    old, new = verl_tree("0.8.0"), project_tree
+    result = cli("diff", str(old), str(new), "--format", "json", cwd=ROOT)
+    assert result.code == 1
+    report = result.json()
+    statuses = {c["id"]: c["status"] for c in report["cases"]}
+    assert set(statuses) >= {"ppo_trainer/dp/default", "route/ppo_megatron_trainer"}
+    with initialize_config_dir(config_dir=str(old), version_base=None):
+        before = flatten(OmegaConf.to_container(compose("ppo_trainer", overrides=["model_engine=dp"]), resolve=False))
+    with initialize_config_dir(config_dir=str(new), version_base=None):
+        after = flatten(OmegaConf.to_container(compose("ppo_trainer", overrides=["model_engine=dp"]), resolve=False))
+    expected = {
+        p for p in before.keys() | after.keys() if p not in before or p not in after or not same_value(before[p], after[p])
+    }
+    reported = {row["path"] for row in report["changes"] if row["case"] == "ppo_trainer/dp/default"}
+    assert reported == expected and expected
+    markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1")
+    assert markdown.out.startswith("## verl 0.8.0 → 0.9.1\n") and "### `ppo_trainer/megatron/default`" in markdown.out

@@ -36,15 +36,18 @@ def test_one_job_is_one_shard_and_more_jobs_than_bases_is_capped():
 
 def test_map_shards_keeps_case_order_serially():
     matrix = cases()
-    assert map_shards(lambda shard: [case.id for case in shard], matrix, 1) == [case.id for case in matrix]
+    seen = []
+    results = map_shards(lambda shard, done: [done(case) or case.id for case in shard], matrix, 1, seen.append)
+    assert results == [case.id for case in matrix] and seen == list(matrix)
 
 
 WORKERS = """
 import json, os
 from tests.unit.test_parallel import cases
 from harness.parallel import map_shards
-results = map_shards(lambda shard: [(case.id, os.getpid()) for case in shard], cases(), 2)
-print(json.dumps({"parent": os.getpid(), "results": results}))
+seen = []
+results = map_shards(lambda shard, done: [done(case) or (case.id, os.getpid()) for case in shard], cases(), 2, seen.append)
+print(json.dumps({"parent": os.getpid(), "results": results, "seen": sorted(case.id for case in seen)}))
 """
 
 
@@ -55,3 +58,4 @@ def test_map_shards_forks_workers_and_returns_results_in_case_order():
     assert [case_id for case_id, _ in report["results"]] == [case.id for case in cases()]
     pids = {pid for _, pid in report["results"]}
     assert len(pids) == 2 and report["parent"] not in pids
+    assert report["seen"] == sorted(case.id for case in cases())  # every finished case reported back
