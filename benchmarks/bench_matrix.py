@@ -134,7 +134,10 @@ def measure_one_file_changed(root: Path, settings: list[str], config_dir: Path, 
 
 
 def measure_extra_preset(root: Path, settings_file: Path, runs: int) -> tuple[list[float], list[float], int]:
-    """`check` with the project's presets and with one more value preset; returns both timings and the added cases."""
+    """`check` with the project's presets and with one more value preset; returns both timings and the added cases.
+
+    Both run with `--no-cache --jobs 1`, so the difference is what the added cases themselves cost.
+    """
     table = tomllib.loads(settings_file.read_text())
     table = table.get("tool", {}).get("config-harness", table)
     with tempfile.TemporaryDirectory() as scratch:
@@ -151,9 +154,10 @@ def measure_extra_preset(root: Path, settings_file: Path, runs: int) -> tuple[li
             run(HARNESS + ["--settings", str(path), "generate"], root, ok_codes=(0, 1))
         added = len(cases_of(["--settings", str(files["extra"])], root)) - len(cases_of(["--settings", str(files["base"])], root))
         without, with_extra = [], []
+        plain = ["--no-cache", "--jobs", "1"]
         for _ in range(runs):
-            without.append(run(HARNESS + ["--settings", str(files["base"]), "check", "--quiet"], root, ok_codes=(0, 1))[0])
-            with_extra.append(run(HARNESS + ["--settings", str(files["extra"]), "check", "--quiet"], root, ok_codes=(0, 1))[0])
+            without.append(run(HARNESS + ["--settings", str(files["base"]), *plain, "check", "--quiet"], root, (0, 1))[0])
+            with_extra.append(run(HARNESS + ["--settings", str(files["extra"]), *plain, "check", "--quiet"], root, (0, 1))[0])
     return without, with_extra, added
 
 
@@ -248,7 +252,7 @@ def main() -> int:
         print(f"{name:<34}{per_process / median:>13.1f}x {loop / median:>6.1f}x")
 
     cold = statistics.median(times[0] for times in measured["compose_times"])
-    without, with_extra, added = measure_extra_preset(root, settings_file, runs)
+    without, with_extra, added = measure_extra_preset(root, settings_file, max(runs, 5))
     extra = statistics.median(with_extra) - statistics.median(without)
     print(
         f"\none cold compose (plain Hydra, first in its process): {cold:.3f} s"

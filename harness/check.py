@@ -100,13 +100,19 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
     return findings
 
 
-def effective_findings(config: DictConfig, tree: Any, golden_tree: Any) -> list[Finding]:
-    """Interpolations written the same in both trees whose resolved value changed."""
+def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes: list[diff.Change]) -> list[Finding]:
+    """Interpolations written the same in both trees whose resolved value changed.
+
+    Only interpolations that read a changed leaf (directly or through other interpolations) are resolved:
+    resolving is the slow part, and an interpolation whose inputs did not change resolves the same.
+    """
     golden_config = None
     findings = []
-    for path, written in sorted(resolve.interpolation_leaves(tree).items()):
-        if resolve.lookup(golden_tree, path) != written:
-            continue  # a changed text is already a `changed` finding
+    interpolations = resolve.interpolation_leaves(tree)
+    affected = resolve.affected_interpolations(interpolations, {change.path for change in changes})
+    for path, written in sorted(interpolations.items()):
+        if path not in affected or resolve.lookup(golden_tree, path) != written:
+            continue  # unaffected, or a changed text that is already a `changed` finding
         if golden_config is None:
             golden_config = OmegaConf.create(golden_tree)
         old = resolve.resolve_path(golden_config, path)
@@ -141,7 +147,7 @@ def compare_with_golden(
         return STATUS_ERROR, [Finding("error", "", severity=ERROR, message=f"golden {describe_yaml_error(error, golden_display)}")]
     changes = diff.diff_trees(golden_tree, tree)
     findings = [change_finding(change) for change in changes]
-    findings += effective_findings(config, tree, golden_tree)
+    findings += effective_findings(config, tree, golden_tree, changes)
     findings += fallback_findings(tree, golden_tree)
     if not changes:
         findings.insert(0, Finding("format", "", severity=ERROR, message=f"{golden_display} differs in text but not in meaning; regenerate it"))

@@ -161,6 +161,44 @@ def referenced_keys(path: str, written: str) -> list[str]:
     return keys
 
 
+# An interpolation through a resolver other than oc.select may read keys its text does not spell out.
+OTHER_RESOLVER = re.compile(r"\$\{\s*(?!oc\.select:)[A-Za-z_][\w.]*:")
+
+
+def affected_interpolations(interpolations: dict[str, str], changed: set[str]) -> set[str]:
+    """The interpolation leaves whose resolved value may differ because the leaves in `changed` did.
+
+    Conservative: a reference to a changed key, to one of its ancestors or descendants, or through another
+    interpolation that is affected (to a fixpoint), or any resolver besides oc.select, counts as affected.
+    """
+    references = {path: referenced_keys(path, text) for path, text in interpolations.items()}
+    touched: set[str] = set()  # changed keys and all their ancestors
+
+    def mark(path: str) -> None:
+        parts = path.split(".")
+        touched.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+
+    def touches(key: str) -> bool:
+        parts = key.split(".")
+        return key in touched or any(".".join(parts[: i + 1]) in changed_or_affected for i in range(len(parts)))
+
+    changed_or_affected = set(changed)
+    for path in changed:
+        mark(path)
+    affected: set[str] = set()
+    while True:
+        newly = {
+            path for path, text in interpolations.items()
+            if path not in affected and (OTHER_RESOLVER.search(text) or any(touches(k) for k in references[path]))
+        }
+        if not newly:
+            return affected
+        affected |= newly
+        changed_or_affected |= newly
+        for path in newly:
+            mark(path)
+
+
 def interpolation_leaves(tree: Any) -> dict[str, str]:
     """Leaves whose written value is an interpolation."""
     return {path: value for path, value in iter_leaves(tree) if is_interpolation(value)}

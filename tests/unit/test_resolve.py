@@ -1,6 +1,8 @@
 from omegaconf import OmegaConf
 
 from harness.check import effective_findings, fallback_findings
+from harness.diff import diff_trees
+from harness.resolve import affected_interpolations
 from harness.resolve import effective_value, fallbacks, resolve_path
 
 
@@ -28,9 +30,30 @@ def test_new_fallback_is_an_error_known_one_is_info():
 def test_effective_value_change_names_both_paths():
     golden = {"actor": {"pad": "${oc.select:model.pad,false}"}, "model": {"pad": False}}
     new = {"actor": {"pad": "${oc.select:model.pad,false}"}, "model": {"pad": True}}
-    (finding,) = effective_findings(OmegaConf.create(new), new, golden)
+    (finding,) = effective_findings(OmegaConf.create(new), new, golden, diff_trees(golden, new))
     assert finding.path == "actor.pad" and "model.pad" in finding.message
     assert (finding.old, finding.new) == (False, True)
+
+
+def test_only_interpolations_that_read_a_changed_leaf_are_affected():
+    interpolations = {
+        "a": "${b}",  # reads b, which reads the changed c
+        "b": "${oc.select:c,1}",
+        "d": "${e}",  # reads an unchanged key
+        "f": "${.g}",  # a sibling of a changed key: unaffected
+        "m.x": "${m.y}",  # reads a key below a changed mapping
+        "n": "${model}",  # reads a mapping that holds a changed leaf
+        "o": "${oc.env:HOME}",  # another resolver: conservatively affected
+    }
+    changed = {"c", "h", "m", "model.pad"}
+    assert affected_interpolations(interpolations, changed) == {"a", "b", "m.x", "n", "o"}
+
+
+def test_a_transitive_change_is_still_reported():
+    golden = {"a": "${b}", "b": "${c}", "c": 1, "u": "${v}", "v": 0}
+    new = {"a": "${b}", "b": "${c}", "c": 2, "u": "${v}", "v": 0}
+    findings = effective_findings(OmegaConf.create(new), new, golden, diff_trees(golden, new))
+    assert [(f.path, f.old, f.new) for f in findings] == [("a", 1, 2), ("b", 1, 2)]
 
 
 def test_env_lookups_stay_opaque(monkeypatch):
