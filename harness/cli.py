@@ -129,10 +129,12 @@ def command_check(args: argparse.Namespace) -> int:
 
 def run_with_progress(settings: Settings, **options: Any) -> Any:
     """run_matrix with the settings' contracts, drawing a progress bar on stderr at a terminal."""
-    with open_matrix(settings) as (_, cases):
-        progress = Progress(sys.stderr, len(cases))
+    progress = Progress(sys.stderr)
     try:
-        return run_matrix(settings, contract_checks(settings), on_done=lambda case: progress.advance(case.id), **options)
+        return run_matrix(
+            settings, contract_checks(settings), on_start=progress.start, on_done=lambda case: progress.advance(case.id),
+            **options,
+        )
     finally:
         progress.close()
 

@@ -83,6 +83,7 @@ def run_matrix(
     show: Callable[[Path], str] = display_path,
     orphans: bool = True,
     plain: bool = False,
+    on_start: Callable[[int], None] = lambda total: None,
     on_done: Callable[[Case], None] = lambda case: None,
 ) -> MatrixResult:
     """Compose and check every case (writing goldens when `write`), then report orphans.
@@ -91,15 +92,16 @@ def run_matrix(
     reference the optimized path is tested against.
 
     Cases are spread over `settings.jobs` forked workers (whole bases per worker); results keep case order.
-    Findings of the `sourced` severities name the file that sets their value (it costs a defaults-list replay).
+    Findings of the `sourced` severities name the file that sets their value and their line in the golden.
     `read` and `show` fetch and name goldens (see check_composed); `orphans=False` skips the orphan scan.
-    `on_done(case)` is called in this process as each case finishes (for a progress bar).
+    `on_start(total)` hears how many cases there are, and `on_done(case)` each finished case (a progress bar).
     """
     if plain:
         settings = replace(settings, cache_dir=None, jobs=1)
     with open_matrix(settings) as (_, cases):
         pass
     twin_ids = frozenset(case.same_as for case in cases if case.same_as)
+    on_start(len(cases))
 
     def check_cases(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
         results = []

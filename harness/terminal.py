@@ -23,9 +23,13 @@ def wants_color(stream: TextIO) -> bool:
 class Progress:
     """A one-line bar on `stream`, redrawn as cases finish and erased at the end."""
 
-    def __init__(self, stream: TextIO, total: int) -> None:
-        self.stream, self.total, self.done = stream, total, 0
-        self.enabled = total >= PROGRESS_MIN_CASES and is_interactive(stream)
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.total, self.done, self.enabled = stream, 0, 0, False
+
+    def start(self, total: int) -> None:
+        """The matrix is known: draw from now on if it is long enough and someone is watching."""
+        self.total = total
+        self.enabled = total >= PROGRESS_MIN_CASES and is_interactive(self.stream)
 
     def advance(self, label: str) -> None:
         """One more case finished."""
