@@ -1,4 +1,7 @@
 # Front door: `make check-config` runs the main job, `make test` runs the tests. Both set up first.
+# Reports go to stdout (and from there to job summaries): no "Entering directory" lines from nested makes.
+MAKEFLAGS += --no-print-directory
+
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
