@@ -80,6 +80,6 @@ class GoldenExtension(SingleFileSnapshotExtension):
 
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
         if snapshot_data is None:
-            yield f"no golden yet; create it with --snapshot-update"
+            yield "no golden yet; create it with --snapshot-update"
             return
         yield from semantic_diff_lines(str(snapshot_data), str(serialized_data))
