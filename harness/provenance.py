@@ -93,18 +93,22 @@ def writes_of(session: HydraSession, case: Case, key: str) -> list[Write]:
     return writes
 
 
+def override_key(override: str) -> str:
+    """The key (or group) an override string names: `+a.b=1` -> `a.b`."""
+    return override.split("=", 1)[0].lstrip("+~")
+
+
 def override_for(case: Case, key: str) -> str | None:
     """The command-line override that sets `key` last, if any."""
     found = None
     for override in case.overrides:
-        name = override.split("=", 1)[0].lstrip("+~")
-        if name == key:
+        if override_key(override) == key:
             found = override
     return found
 
 
 def _selects_group(session: HydraSession, override: str) -> bool:
-    name = override.split("=", 1)[0].lstrip("+~")
+    name = override_key(override)
     return "=" not in override or "/" in name or session.loader.repository.group_exists(name)
 
 
@@ -124,7 +128,7 @@ def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, 
 def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) -> dict[str, Source]:
     """For every leaf path of the case, the file and line (or the override) whose value wins.
 
-    Cases that differ only in value overrides share one defaults list, so `memo` replays it once for them.
+    Cases that differ only in value overrides share one defaults list, so `memo` builds its file map once.
     """
     selecting = tuple(o for o in case.overrides if _selects_group(session, o))
     key = (case.config_name, selecting)
@@ -135,7 +139,7 @@ def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) ->
     for override in case.overrides:
         if override in selecting:
             continue
-        name = override.split("=", 1)[0].lstrip("+~")
+        name = override_key(override)
         for leaf in [p for p in sources if p == name or p.startswith(name + ".")] or [name]:
             sources[leaf] = Source(override=override)
     return sources
