@@ -31,6 +31,7 @@ from omegaconf.version import __version__ as omegaconf_version
 from harness import __version__ as harness_version
 from harness.goldens import write_atomic
 from harness.matrix import Case
+from harness import render
 from harness.render import describe_yaml_error, load_config_text
 
 SCHEME = "harness"
@@ -57,10 +58,13 @@ class ParsedFile:
 _PARSED: dict[tuple[str, bytes], ParsedFile] = {}
 
 # Everything besides a file's bytes that shapes its parsed pickle; part of every on-disk cache key.
-# This module's own source is in it, so a change to how files are parsed never reads an old pickle.
+# The sources of this module and of render (whose loader parses the files) are in it, so a change to how
+# files are parsed or composed never reads an old pickle.
 CACHE_FORMAT = (
     f"config-harness {harness_version} omegaconf {omegaconf_version} python {sys.version_info[:2]} ".encode()
-    + hashlib.blake2b(Path(__file__).read_bytes(), digest_size=16).digest()
+    + b"".join(
+        hashlib.blake2b(Path(module).read_bytes(), digest_size=16).digest() for module in (__file__, render.__file__)
+    )
 )
 
 
