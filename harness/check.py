@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,73 +11,16 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness import diff, resolve
 from harness.compose import Composed
+from harness.findings import ERROR, INFO, CaseChecker, CaseResult, Finding, Status
 from harness.goldens import golden_path, read_golden, write_atomic
 from harness.matrix import Case
 from harness.render import describe_yaml_error, parse_yaml, render_golden, to_plain
 from harness.settings import display_path
 
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"
-
-OK = "ok"
-STATUS_CHANGED = "changed"
-STATUS_NEW = "new"
-STATUS_ERROR = "error"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing the harness has to say about a case."""
-
-    kind: str
-    path: str
-    old: Any = None
-    new: Any = None
-    severity: str = ERROR
-    message: str = ""
-    source: Any = None  # a provenance.Source: the file and line (or override) that sets the new value
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "path": self.path,
-            "old": self.old,
-            "new": self.new,
-            "severity": self.severity,
-            "message": self.message,
-            "source": None if self.source is None else str(self.source),
-        }
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """A case's status against its golden and every finding about it."""
-
-    case: Case
-    golden: str
-    status: str
-    findings: tuple[Finding, ...] = ()
-    written: bool = False
-    golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
-
-    @property
-    def failed(self) -> bool:
-        return any(f.severity == ERROR for f in self.findings)
-
-
-@dataclass
-class MatrixResult:
-    """All case results of one run plus the orphan goldens."""
-
-    cases: list[CaseResult] = field(default_factory=list)
-    orphans: list[str] = field(default_factory=list)
-    pruned: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """No error finding and no orphan golden: the same rule as exit code 0."""
-        return not self.orphans and not any(result.failed for result in self.cases)
+OK = Status.OK
+STATUS_CHANGED = Status.CHANGED
+STATUS_NEW = Status.NEW
+STATUS_ERROR = Status.ERROR
 
 
 def change_finding(change: diff.Change) -> Finding:
@@ -160,9 +102,6 @@ def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
         Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}")
         for c in diff.diff_trees(twin_tree, tree)
     ]
-
-
-CaseChecker = Callable[[Case, Any, Any], list[Finding]]
 
 
 def semantic_findings(

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from harness import diff
-from harness.check import ERROR, WARNING
+from harness.findings import ERROR, WARNING
 from harness.contracts import ContractError, contract_checks
 from harness.fetch import FetchError
 from harness.report import changes_markdown, result_as_dict, to_github, to_json, to_markdown, to_text

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig
 
-from harness.check import ERROR, WARNING, CaseChecker, Finding
+from harness.findings import ERROR, WARNING, CaseChecker, Finding
 from harness.diff import describe_value, same_value
 from harness.matrix import Case
 from harness.render import GoldenLoader, describe_yaml_error

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from harness.check import ERROR, INFO, WARNING, CaseResult, Finding, MatrixResult
+from harness.findings import ERROR, INFO, WARNING, CaseResult, Finding, MatrixResult
 
 # Reviewers read the loudest kinds first.
 KIND_ORDER = {kind: index for index, kind in enumerate(

@@ -6,13 +6,11 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-from harness.check import INFO, CaseChecker, CaseResult, MatrixResult
+from harness.findings import DIFFERENCE_KINDS, INFO, CaseChecker, CaseResult, MatrixResult
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX
 from harness.run import run_matrix
 from harness.settings import Settings
 
-# Findings that only say "this differs from the base golden": the change under review, not a failure.
-REVIEWED_KINDS = frozenset({"removed", "added", "changed", "effective", "format", "missing_golden", "fallback"})
 
 
 class GitError(Exception):
@@ -52,7 +50,7 @@ def goldens_at(ref: str, snapshot_dir: Path) -> tuple[str, dict[str, str]]:
 def _as_review(result: CaseResult) -> CaseResult:
     # Info that was already true at the base (known fallbacks) is not news; differences become the news.
     findings = tuple(
-        replace(f, severity=INFO) if f.kind in REVIEWED_KINDS else f for f in result.findings if f.severity != INFO
+        replace(f, severity=INFO) if f.kind in DIFFERENCE_KINDS else f for f in result.findings if f.severity != INFO
     )
     return replace(result, findings=findings)
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.check import ERROR, CaseChecker, CaseResult, Finding, MatrixResult, check_composed, semantic_findings
+from harness.check import check_composed, semantic_findings
+from harness.findings import ERROR, SOURCED_KINDS, CaseChecker, CaseResult, Finding, MatrixResult
 from harness.compose import Composed, HydraSession
 from harness.goldens import find_orphans, golden_path, read_golden
 from harness.matrix import Case, build_cases, select_engines
@@ -34,10 +35,6 @@ def open_matrix(settings: Settings) -> Iterator[tuple[HydraSession, list[Case]]]
             for engine in discovered:
                 check_name(engine, f"{settings.config_dir}/{settings.engine_group}")
         yield session, build_cases(settings, select_engines(settings, discovered))
-
-
-# Kinds whose path names a value in the composed config, so a file can be said to set it.
-SOURCED_KINDS = frozenset({"changed", "added", "effective", "contract", "parity", "fallback"})
 
 
 def annotate(
