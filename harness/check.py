@@ -1,26 +1,19 @@
-"""Compare composed cases with their goldens and collect findings; optionally write goldens."""
+"""Compare a composed case with its baseline and run the rules on it: pure functions that return findings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from harness import diff, resolve
-from harness.compose import Composed
-from harness.findings import ERROR, INFO, CaseChecker, CaseResult, Finding, Status
-from harness.goldens import golden_path, read_golden, write_atomic
+from harness.baselines import BaseEntry
+from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
-from harness.render import describe_yaml_error, parse_yaml, render_golden, to_plain
-from harness.settings import display_path
-
-OK = Status.OK
-STATUS_CHANGED = Status.CHANGED
-STATUS_NEW = Status.NEW
-STATUS_ERROR = Status.ERROR
+from harness.render import describe_yaml_error, parse_yaml
 
 
 def change_finding(change: diff.Change) -> Finding:
@@ -73,27 +66,55 @@ def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes:
     return findings
 
 
-def compare_with_golden(
-    config: DictConfig, tree: Any, golden_text: str | None, golden_display: str, rendered: str
-) -> tuple[str, list[Finding]]:
-    """Status and findings of a composed config against its golden text."""
-    if golden_text is None:
-        missing = Finding("missing_golden", "", severity=ERROR, message=f"no golden at {golden_display}; run generate")
-        return STATUS_NEW, [missing] + fallback_findings(tree, None)
-    if golden_text == rendered:
+def compare_with_base(
+    config: DictConfig, tree: Any, rendered: str, base: BaseEntry | None, golden: str | None = None
+) -> tuple[Status, list[Finding]]:
+    """Status and findings of a composed config against what the baseline holds for its case.
+
+    Severities are those of `check` (a difference is an error); a review softens them with `as_review`.
+    `golden` names the golden a missing baseline should have had (check); without it a new case is just new.
+    """
+    if base is None:
+        missing = [Finding(Kind.MISSING_GOLDEN, "", severity=ERROR, message=f"no golden at {golden}; run generate")] if golden else []
+        return Status.NEW, missing + fallback_findings(tree, None)
+    if base.error is not None:
+        message = f"the baseline could not compose {base.display}: {base.error}"
+        return Status.CHANGED, [Finding(Kind.ERROR, "", severity=INFO, message=message)] + fallback_findings(tree, None)
+    if base.text is not None and base.text == rendered:
         # Same bytes means same tree, same fallbacks and same resolved values.
-        return OK, fallback_findings(tree, None)
-    try:
-        golden_tree = parse_yaml(golden_text)
-    except yaml.YAMLError as error:
-        return STATUS_ERROR, [Finding("error", "", severity=ERROR, message=f"golden {describe_yaml_error(error, golden_display)}")]
-    changes = diff.diff_trees(golden_tree, tree)
+        return Status.OK, fallback_findings(tree, None)
+    base_tree = base.tree
+    if base.text is not None:
+        try:
+            base_tree = parse_yaml(base.text)
+        except yaml.YAMLError as error:
+            return Status.ERROR, [Finding(Kind.ERROR, "", severity=ERROR, message=f"golden {describe_yaml_error(error, base.display)}")]
+    changes = diff.diff_trees(base_tree, tree)
+    if not changes and base.text is None:
+        return Status.OK, fallback_findings(tree, None)
     findings = [change_finding(change) for change in changes]
-    findings += effective_findings(config, tree, golden_tree, changes)
-    findings += fallback_findings(tree, golden_tree)
+    findings += effective_findings(config, tree, base_tree, changes)
+    findings += fallback_findings(tree, base_tree)
     if not changes:
-        findings.insert(0, Finding("format", "", severity=ERROR, message=f"{golden_display} differs in text but not in meaning; regenerate it"))
-    return STATUS_CHANGED, findings
+        findings.insert(0, Finding(Kind.FORMAT, "", severity=ERROR, message=f"{base.display} differs in text but not in meaning; regenerate it"))
+    return Status.CHANGED, findings
+
+
+def as_review(findings: list[Finding], differences: str) -> list[Finding]:
+    """Findings against a baseline whose differences are news, not failures: info that was already true
+    there (known fallbacks) is dropped, a difference gets the baseline's severity, and parity warns."""
+    if differences == ERROR:
+        return findings
+    reviewed = []
+    for finding in findings:
+        if finding.severity == INFO and finding.kind != Kind.ERROR:
+            continue
+        if finding.kind in DIFFERENCE_KINDS:
+            finding = replace(finding, severity=differences)
+        elif finding.kind == Kind.PARITY and finding.severity == ERROR:
+            finding = replace(finding, severity=WARNING)
+        reviewed.append(finding)
+    return reviewed
 
 
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
@@ -117,41 +138,3 @@ def semantic_findings(
     for check in extra_checks:
         findings += check(case, config, tree)
     return findings
-
-
-def check_composed(
-    composed_cases: Iterable[Composed],
-    snapshot_dir: Path,
-    extra_checks: Iterable[CaseChecker] = (),
-    write: bool = False,
-    twin_ids: frozenset[str] = frozenset(),
-    read: Callable[[Path], str | None] = read_golden,
-    show: Callable[[Path], str] = display_path,
-) -> Iterator[CaseResult]:
-    """Check each composed case against its golden (writing it first when `write`), streaming results.
-
-    Only the trees named in `twin_ids` (the targets of routes' `same_as`) are kept, so memory stays flat.
-    `read` and `show` fetch and name a golden; the review report reads them from a git ref instead.
-    """
-    extra_checks = list(extra_checks)
-    twins: dict[str, Any] = {}
-    for composed in composed_cases:
-        case = composed.case
-        path = golden_path(snapshot_dir, case)
-        display = show(path)
-        if composed.config is None:
-            # A case that cannot be composed never touches its golden.
-            yield CaseResult(case, display, STATUS_ERROR, (Finding("error", "", severity=ERROR, message=composed.error or "compose failed"),))
-            continue
-        tree = to_plain(composed.config)
-        rendered = render_golden(case, composed.config, tree)
-        golden_text = read(path)
-        written = False
-        if write and golden_text != rendered:
-            write_atomic(path, rendered)
-            golden_text, written = rendered, True
-        status, findings = compare_with_golden(composed.config, tree, golden_text, display, rendered)
-        findings += semantic_findings(case, composed.config, tree, twins.get(case.same_as or ""), extra_checks)
-        if case.id in twin_ids:
-            twins[case.id] = tree
-        yield CaseResult(case, display, status, tuple(findings), written)

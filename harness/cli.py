@@ -11,12 +11,17 @@ from typing import Any
 
 import yaml
 
-from harness import diff
-from harness.findings import ERROR, WARNING
+from harness import baselines, diff
+from harness.baselines import GoldenFolder
+from harness.cases import open_matrix, select_cases
 from harness.contracts import ContractError, contract_checks
+from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
-from harness.report import changes_markdown, result_as_dict, to_github, to_json, to_markdown, to_text
-from harness.run import open_matrix, run_matrix
+from harness.findings import ERROR, WARNING, MatrixResult, Status
+from harness.gitrepo import GitError
+from harness.goldens import find_orphans, write_goldens
+from harness.matrix import Case
+from harness.report import SCHEMA_VERSION, changes_markdown, result_as_dict, to_github, to_json, to_markdown, to_text
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
@@ -45,8 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list every case")
     listing.add_argument("--format", choices=["text", "json"], default="text")
+    listing.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
 
     generate = commands.add_parser("generate", help="(re)write every golden")
+    generate.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
     generate.add_argument("--prune", action="store_true", help="also delete goldens that belong to no case")
     generate.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
 
@@ -54,19 +61,31 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
     check.add_argument("--quiet", action="store_true", help="text: only cases with errors or warnings, plus the summary")
     check.add_argument("--verbose", action="store_true", help="text: also show info findings (known fallbacks)")
+    check.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
 
     difference = commands.add_parser(
         "diff", help="semantic diff of two YAML files or snapshot folders, or the goldens at a git ref (--base)"
     )
     difference.add_argument("old", nargs="?")
     difference.add_argument("new", nargs="?")
-    difference.add_argument("--base", metavar="REF", help="review report: goldens at git REF vs a fresh composition")
-    difference.add_argument("--format", choices=["text", "json", "markdown"], default="text")
-    difference.add_argument("--title", help="markdown heading (two config trees: the upgrade report)")
+    difference.add_argument("--base", metavar="REF", help="review report: the working tree against git REF")
+    difference.add_argument(
+        "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
+    )
+    difference.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    difference.add_argument("--title", help="markdown heading")
+    difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
+    difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
 
     explain = commands.add_parser("explain", help="which file set a key's final value")
     explain.add_argument("key")
-    explain.add_argument("--case", required=True)
+    explain.add_argument("--case", required=True, help="a case id (a glob must match exactly one case)")
+
+    log = commands.add_parser("log", help="the commits where a key's composed value changed, oldest first")
+    log.add_argument("key")
+    log.add_argument("--case", required=True, help="a case id")
+    log.add_argument("--since", metavar="REV", help="only commits after REV")
+    log.add_argument("--format", choices=["text", "json"], default="text")
 
     lock = commands.add_parser("lock", help="derive a contract from a known-good tree (engine-specific keys become required)")
     lock.add_argument("--baseline", required=True, help="case id of the baseline engine, e.g. ppo_trainer/dp/default")
@@ -94,6 +113,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
 def command_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_matrix(settings) as (_, cases):
+        cases = select_cases(cases, args.case)
+        if not cases:
+            raise UsageError(f"--case {args.case!r} matches no case")
         rows = [
             {
                 "id": case.id,
@@ -104,7 +126,7 @@ def command_list(args: argparse.Namespace) -> int:
             for case in cases
         ]
     if args.format == "json":
-        print(to_json({"cases": rows}))
+        print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
     else:
         for row in rows:
             print(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
@@ -113,49 +135,66 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    # Annotations and PR summaries point at the file that sets each value, warnings included.
-    sourced = (ERROR, WARNING) if args.format in ("github", "markdown") else (ERROR,)
-    result = run_with_progress(settings, sourced=sourced)
-    if args.format == "json":
-        print(to_json(result_as_dict(result)))
-    elif args.format == "markdown":
-        print(to_markdown(result), end="")
-    elif args.format == "github":
-        print(to_github(result), end="")
-    else:
-        print(to_text(result, verbose=args.verbose, quiet=args.quiet, color=wants_color(sys.stdout)), end="")
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(contract_checks(settings)), sourced=_sourced(args.format))
+    result = run_with_progress(run, args.case)
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
-def run_with_progress(settings: Settings, **options: Any) -> Any:
-    """run_matrix with the settings' contracts, drawing a progress bar on stderr at a terminal."""
+def _sourced(output_format: str) -> frozenset[str]:
+    # Annotations and PR summaries point at the file that sets each value, warnings included.
+    return frozenset({ERROR, WARNING}) if output_format in ("github", "markdown") else frozenset({ERROR})
+
+
+def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False, title: str | None = None) -> None:
+    """Print a run's result in the chosen format."""
+    if output_format == "json":
+        print(to_json(result_as_dict(result)))
+    elif output_format == "markdown":
+        print(to_markdown(result, title=title or "config-harness", include_info=verbose or title is not None), end="")
+    elif output_format == "github":
+        print(to_github(result), end="")
+    else:
+        print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout)), end="")
+
+
+def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
+    """The engine over every case, drawing a progress bar on stderr at a terminal."""
     progress = Progress(sys.stderr)
     try:
-        return run_matrix(
-            settings, contract_checks(settings), on_start=progress.start, on_done=lambda case: progress.advance(case.id),
-            **options,
-        )
+        return run_matrix(run, case_glob, on_start=progress.start, on_done=lambda case: progress.advance(case.id))
     finally:
         progress.close()
 
 
 def command_generate(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    result = run_with_progress(settings, write=not args.check, prune=args.prune and not args.check)
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(contract_checks(settings)), keep_rendered=not args.check)
+    result = run_with_progress(run, args.case)
     if args.check:
-        stale = [r for r in result.cases if r.status != "ok"]
+        stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale:
             print(f"would change: {r.golden} ({r.status})")
         for orphan in result.orphans:
             print(f"orphan golden (no case): {orphan}")
         print(f"{len(stale)} of {len(result.cases)} goldens would change")
         return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
-    for r in result.cases:
-        if r.written:
-            print(f"wrote {r.golden}")
+    # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
+    for golden in write_goldens(result, settings.snapshot_dir):
+        print(f"wrote {golden}")
+    if args.prune:
+        for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
+            orphan.unlink()
+            result.pruned.append(display_path(orphan))
+        result.orphans = []
     print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
+
+
+def result_cases(result: MatrixResult) -> list[Case]:
+    """The cases a result covers."""
+    return [r.case for r in result.cases]
 
 
 def _load_yaml_file(path: Path) -> Any:
@@ -191,12 +230,12 @@ def command_diff(args: argparse.Namespace) -> int:
         if args.old or args.new:
             raise UsageError("diff takes either OLD NEW or --base REF, not both")
         return review_report(args)
+    if args.compose_base:
+        raise UsageError("--compose-base goes with --base REF")
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
     old, new = Path(args.old), Path(args.new)
     if old.is_dir() and new.is_dir():
-        from harness.upgrade import is_config_tree
-
         try:
             settings = settings_from(args)
         except SettingsError:
@@ -204,10 +243,10 @@ def command_diff(args: argparse.Namespace) -> int:
                 raise
             settings = None  # two snapshot folders outside a configured project
         if settings is not None and is_config_tree(old, settings) and is_config_tree(new, settings):
-            return upgrade_report(args, settings, old, new)
+            return tree_report(args, settings, old, new)
     changes = diff_paths(old, new)
     if args.format == "json":
-        print(to_json({"changes": changes}))
+        print(to_json({"schema_version": SCHEMA_VERSION, "changes": changes}))
     elif args.format == "markdown":
         print(changes_markdown(f"`{args.old}` → `{args.new}`", changes), end="")
     else:
@@ -218,45 +257,68 @@ def command_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
-def upgrade_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
-    """Every case of the matrix composed from two config trees, diffed (`make upgrade-report`)."""
-    from harness.upgrade import compare_trees
+def is_config_tree(folder: Path, settings: Settings) -> bool:
+    """True when `folder` holds the settings' root configs (a Hydra tree), not goldens."""
+    return all((folder / f"{root}.yaml").is_file() for root in settings.roots)
 
-    report = compare_trees(settings, old, new)
-    rows = [{**vars(change), "case": entry.case_id} for entry in report for change in entry.changes]
-    notes = [f"`{e.case_id}`: {e.status}{': ' + e.error if e.error else ''}" for e in report if e.status not in ("changed", "same")]
-    if args.format == "json":
-        cases = [{"id": e.case_id, "status": e.status, "error": e.error or None} for e in report]
-        print(to_json({"changes": rows, "cases": cases}))
-    elif args.format == "markdown":
-        title = args.title or f"`{old}` → `{new}`"
-        print(changes_markdown(title, rows, group="case", notes=notes), end="")
-    else:
-        for entry in report:
-            print(f"{entry.case_id}: {entry.status}{': ' + entry.error if entry.error else ''}")
-            for change in entry.changes:
-                print(f"  {diff.describe_change(change)}")
-        print(f"{len(rows)} change(s) over {len(report)} case(s)")
-    return EXIT_FINDINGS if rows or notes else EXIT_OK
+
+def review_exit(result: MatrixResult) -> int:
+    """A review fails only on an unwaived contract error, a contract change without a reason, or a broken case."""
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
+    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
+    head = replace(settings, config_dir=new.resolve())
+    run = Run(head, baselines.on_disk(head, old), tuple(contract_checks(head)), sourced=_sourced(args.format), strict=False)
+    result = run_with_progress(run, args.case)
+    print_result(result, args.format, verbose=args.verbose, title=args.title or f"`{old}` → `{new}`")
+    return review_exit(result)
 
 
 def review_report(args: argparse.Namespace) -> int:
-    from harness.review import GitError, review
+    """The working tree against git REF: its goldens, or its tree composed where it has none."""
+    settings = settings_from(args)
+    try:
+        baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
+    except GitError as error:
+        raise UsageError(str(error)) from None
+    run = Run(settings, baseline, tuple(contract_checks(settings)), sourced=_sourced(args.format), strict=False)
+    result = run_with_progress(run, args.case)
+    title = args.title or f"config-harness review against `{args.base}`"
+    if args.format == "json":
+        print(to_json({**result_as_dict(result), "base": args.base}))
+    else:
+        print_result(result, args.format, verbose=True, title=title)
+    return review_exit(result)
+
+
+def one_case(cases: list[Case], pattern: str) -> Case:
+    """The case an id names (or the single case a glob matches)."""
+    exact = [case for case in cases if case.id == pattern]
+    matching = exact or select_cases(cases, pattern)
+    if len(matching) != 1:
+        found = "no case" if not matching else f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)"
+        raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
+    return matching[0]
+
+
+def command_log(args: argparse.Namespace) -> int:
+    from harness.history import key_history
 
     settings = settings_from(args)
     try:
-        result, gone = review(settings, args.base, contract_checks(settings))
+        changes = key_history(settings, args.key, args.case, args.since)
     except GitError as error:
         raise UsageError(str(error)) from None
     if args.format == "json":
-        print(to_json({"base": args.base, **result_as_dict(result), "removed_goldens": gone}))
-    elif args.format == "markdown":
-        text = to_markdown(result, title=f"config-harness review against `{args.base}`", include_info=True)
-        print(text + "".join(f"- case removed, golden was `{name}`\n" for name in gone), end="")
-    else:
-        text = to_text(result, verbose=True, quiet=True)
-        print("".join(f"case removed, golden was {name}\n" for name in gone) + text, end="")
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+        print(to_json({"schema_version": SCHEMA_VERSION, "key": args.key, "case": args.case, "changes": [vars(c) for c in changes]}))
+        return EXIT_OK
+    for change in changes:
+        new = diff.describe_value(change.new) if change.exists else "(absent)"
+        print(f"{change.commit[:12]} {change.date[:10]} {diff.describe_value(change.old)} -> {new}  {change.subject}")
+    print(f"{len(changes)} change(s) of {args.key} in {args.case}")
+    return EXIT_OK
 
 
 def command_explain(args: argparse.Namespace) -> int:
@@ -266,9 +328,7 @@ def command_explain(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     with open_matrix(settings) as (session, cases):
-        case = next((c for c in cases if c.id == args.case), None)
-        if case is None:
-            raise UsageError(f"no case {args.case!r}; see `config-harness list`")
+        case = one_case(cases, args.case)
         (composed,) = session.compose_cases([case], shared_bases=False)
         if composed.config is None:
             raise UsageError(f"{case.id}: {composed.error}")
@@ -366,6 +426,7 @@ COMMANDS = {
     "generate": command_generate,
     "diff": command_diff,
     "explain": command_explain,
+    "log": command_log,
     "lock": command_lock,
     "cache": command_cache,
     "fetch": command_fetch,
@@ -380,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_request.code or 0)
     try:
         return COMMANDS[args.command](args)
-    except (SettingsError, ContractError, UsageError, FetchError) as error:
+    except (SettingsError, ContractError, UsageError, FetchError, GitError) as error:
         print(f"config-harness: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -49,6 +49,9 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
 DIFFERENCE_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK})
 
+# Kinds that a rewritten golden settles.
+GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN})
+
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
 SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK})
 
@@ -88,11 +91,19 @@ class CaseResult:
     findings: tuple[Finding, ...] = ()
     written: bool = False
     golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
+    rendered: str | None = field(default=None, repr=False, compare=False)  # the golden text, for a shell that writes it
+    base_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
 
     @property
     def failed(self) -> bool:
         """True when any finding is an error."""
         return any(f.severity == ERROR for f in self.findings)
+
+    def written_out(self) -> CaseResult:
+        """This case after its golden was rewritten: the differences are gone, the rules' findings stay."""
+        findings = tuple(f for f in self.findings if f.kind not in GOLDEN_KINDS)
+        status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
+        return replace(self, findings=findings, status=status, written=True)
 
 
 @dataclass
@@ -102,11 +113,17 @@ class MatrixResult:
     cases: list[CaseResult] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
+    baseline: str = ""  # what the cases were compared with, said in every format
+    findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
 
     @property
     def ok(self) -> bool:
         """No error finding and no orphan golden: the same rule as exit code 0."""
-        return not self.orphans and not any(result.failed for result in self.cases)
+        return (
+            not self.orphans
+            and not any(result.failed for result in self.cases)
+            and not any(f.severity == ERROR for f in self.findings)
+        )
 
 
 # A rule run on every freshly composed case: (case, config, plain tree) -> findings.

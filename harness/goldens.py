@@ -6,6 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from harness.findings import MatrixResult, Status
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 
 
@@ -47,3 +48,14 @@ def find_orphans(snapshot_dir: Path, cases: list[Case]) -> list[Path]:
         p for p in snapshot_dir.iterdir()
         if p.name.startswith(GOLDEN_PREFIX) and p.name.endswith(GOLDEN_SUFFIX) and p.name not in claimed
     )
+
+
+def write_goldens(result: MatrixResult, snapshot_dir: Path) -> list[str]:
+    """Rewrite the golden of every case that composed and differs from it; return the goldens written."""
+    written = []
+    for index, case_result in enumerate(result.cases):
+        if case_result.rendered is not None and case_result.status in (Status.CHANGED, Status.NEW):
+            write_atomic(golden_path(snapshot_dir, case_result.case), case_result.rendered)
+            result.cases[index] = case_result.written_out()
+            written.append(case_result.golden)
+    return written

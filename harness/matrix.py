@@ -21,6 +21,7 @@ class Case:
     preset_overrides: tuple[str, ...] = ()
     golden_name: str = ""
     same_as: str | None = None
+    became: str | None = None
 
     @property
     def overrides(self) -> tuple[str, ...]:
@@ -33,8 +34,12 @@ def golden_name(case_id: str) -> str:
     return f"{GOLDEN_PREFIX}{case_id.replace('/', '__')}{GOLDEN_SUFFIX}"
 
 
-def build_cases(settings: Settings, engines: tuple[str, ...]) -> list[Case]:
-    """Every root × engine × preset case, then every route, in a stable order."""
+def build_cases(settings: Settings, engines: tuple[str, ...], strict: bool = True) -> list[Case]:
+    """Every root × engine × preset case, then every route, in a stable order.
+
+    `strict` refuses a route whose `same_as` names no case; a baseline tree (another release, a git ref) may
+    lack that case, which the engine then reports as a warning.
+    """
     cases: list[Case] = []
     for root in settings.roots:
         for engine in engines:
@@ -44,9 +49,9 @@ def build_cases(settings: Settings, engines: tuple[str, ...]) -> list[Case]:
                 cases.append(Case(case_id, root, engine_override, preset_overrides, golden_name(case_id)))
     for route in settings.routes:
         case_id = f"route/{route.name}"
-        cases.append(Case(case_id, route.config_name, route.overrides, (), golden_name(case_id), route.same_as))
+        cases.append(Case(case_id, route.config_name, route.overrides, (), golden_name(case_id), route.same_as, route.became))
     known = {case.id for case in cases}
-    for route in settings.routes:
+    for route in settings.routes if strict else ():
         if route.same_as is not None and route.same_as not in known:
             raise SettingsError(f"{settings.origin}: route {route.name!r} same_as {route.same_as!r} names no case")
     return cases

@@ -32,18 +32,18 @@ def _settings_file(config: pytest.Config) -> Path:
 
 
 def _store(config: pytest.Config) -> Any:
-    """The session's MatrixStore, built on first use (heavy imports stay lazy)."""
+    """The session's CaseStore (the engine, lazily per case), built on first use (heavy imports stay lazy)."""
     store = config.stash.get(STORE_KEY, None)
     if store is None:
         from harness.contracts import ContractError, contract_checks
-        from harness.run import MatrixStore
+        from harness.engine import CaseStore
         from harness.settings import SettingsError, load_settings
         from harness.snapshot import GoldenExtension
 
         path = _settings_file(config)
         try:
             settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
-            store = MatrixStore(settings, contract_checks(settings))
+            store = CaseStore(settings, contract_checks(settings))
         except (SettingsError, ContractError) as error:
             raise pytest.UsageError(f"config-harness: {error}") from None
         store.extension = GoldenExtension.bound_to(settings.snapshot_dir)
@@ -69,20 +69,36 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return HarnessFile.from_parent(parent, path=file_path) if _declares_harness(file_path) else None
 
 
+FINDINGS_PROPERTY = "config-harness-findings"
+
+
+def _report(request: pytest.FixtureRequest, findings: list[Any]) -> list[str]:
+    """Record the item's findings (as `check --format json` has them) and return the lines of its errors."""
+    request.node.user_properties.append((FINDINGS_PROPERTY, [f.as_dict() for f in findings]))
+    for finding in findings:
+        if finding.severity != "error":
+            request.node.add_report_section("call", "config-harness", f"{finding.severity}: {finding.message}")
+    return [
+        f"{f.kind}: {f.message}" + (f"  [set by {f.source}]" if f.source is not None else "")
+        for f in findings if f.severity == "error"
+    ]
+
+
 def _golden_test(case_id: str) -> Callable[..., None]:
     def golden(snapshot: Any, request: pytest.FixtureRequest) -> None:
         """The composed case equals its golden (syrupy; `--snapshot-update` rewrites it)."""
         __tracebackhide__ = True
-        from harness.render import render_golden
+        from harness.findings import DIFFERENCE_KINDS, Kind
 
         store = _store(request.config)
-        composed = store.composed(case_id)
-        if composed.config is None:
-            pytest.fail(f"{case_id}: {composed.error}", pytrace=False)
+        result = store.result(case_id)
+        if result.rendered is None:
+            pytest.fail(f"{case_id}: {result.findings[0].message if result.findings else 'compose failed'}", pytrace=False)
+        errors = _report(request, [f for f in result.findings if f.kind in DIFFERENCE_KINDS or f.kind == Kind.ERROR])
         assertion = snapshot.use_extension(store.extension)
         # Compare explicitly: plugin modules are not always assertion-rewritten (e.g. editable installs).
-        if not assertion == render_golden(composed.case, composed.config):
-            pytest.fail("\n".join(assertion.get_assert_diff()), pytrace=False)
+        if not assertion == result.rendered:
+            pytest.fail("\n".join(errors or assertion.get_assert_diff()), pytrace=False)
 
     return golden
 
@@ -91,13 +107,12 @@ def _semantic_test(case_id: str) -> Callable[..., None]:
     def semantics(request: pytest.FixtureRequest) -> None:
         """Contracts, parity and fallbacks hold on the freshly composed case, whatever the golden says."""
         __tracebackhide__ = True
-        findings = _store(request.config).semantic_findings(case_id)
-        errors = [f for f in findings if f.severity == "error"]
-        for finding in findings:
-            if finding.severity != "error":
-                request.node.add_report_section("call", "config-harness", f"{finding.severity}: {finding.message}")
+        from harness.findings import DIFFERENCE_KINDS
+
+        result = _store(request.config).result(case_id)
+        errors = _report(request, [f for f in result.findings if f.kind not in DIFFERENCE_KINDS])
         if errors:
-            pytest.fail("\n".join(f"{f.kind}: {f.message}" for f in errors), pytrace=False)
+            pytest.fail("\n".join(errors), pytrace=False)
 
     return semantics
 

@@ -36,11 +36,14 @@ class Source:
     file: str | None = None
     line: int | None = None
     override: str | None = None
+    at: str | None = None  # the git ref or tree the file was read from, when it is not the working tree
 
     def __str__(self) -> str:
         if self.override is not None:
-            return f"override {self.override}"
-        return f"{self.file}:{self.line}" if self.line else str(self.file)
+            shown = f"override {self.override}"
+        else:
+            shown = f"{self.file}:{self.line}" if self.line else str(self.file)
+        return f"{shown} at {self.at}" if self.at else shown
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,15 @@ KIND_ORDER = {kind: index for index, kind in enumerate(
 )}
 
 
+SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings and `gone` cases
+
+
 def result_as_dict(result: MatrixResult) -> dict[str, Any]:
     """The `check --format json` document."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "ok": result.ok,
+        "baseline": result.baseline,
         "cases": [
             {
                 "id": r.case.id,
@@ -29,6 +34,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
             for r in result.cases
         ],
         "orphans": result.orphans,
+        "findings": [f.as_dict() for f in result.findings],
     }
 
 
@@ -40,8 +46,8 @@ def to_json(document: Any) -> str:
 def summary_line(result: MatrixResult) -> str:
     """One line: case statuses and finding severities."""
     statuses = Counter(r.status for r in result.cases)
-    severities = Counter(f.severity for r in result.cases for f in r.findings)
-    parts = [f"{len(result.cases)} cases: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in ("ok", "changed", "new", "error"))]
+    severities = Counter(f.severity for r in result.cases for f in r.findings) + Counter(f.severity for f in result.findings)
+    parts = [f"{len(result.cases)} cases against {result.baseline}: " if result.baseline else f"{len(result.cases)} cases: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s))]
     parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden(s)")
@@ -82,6 +88,9 @@ def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False, co
         if quiet and not shown and case_result.status == "ok":
             continue
         lines.extend(case_lines(replace(case_result, findings=shown), color))
+    for finding in result.findings:
+        if verbose or finding.severity != INFO:
+            lines.append(f"{finding.severity.upper():<7} {finding.kind:<14} {finding.message}")
     for orphan in result.orphans:
         lines.append(f"orphan golden (no case): {orphan}; remove it with `generate --prune`")
     for pruned in result.pruned:

@@ -22,6 +22,7 @@ class Route:
     config_name: str
     overrides: tuple[str, ...] = ()
     same_as: str | None = None
+    became: str | None = None  # the case this route turned into; reviews compare that case with the route at the base
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ TOP_LEVEL_KEYS = {
     "cache_dir": str,
     "jobs": int,
 }
-ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str}
+ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str}
 SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
 UNSAFE_NAME = re.compile(r"[/\\\s]|\.\.")
 
@@ -157,6 +158,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
                 config_name=route["config_name"],
                 overrides=_string_list(route.get("overrides", []), f"{route_where}.overrides"),
                 same_as=route.get("same_as"),
+                became=route.get("became"),
             )
         )
     names = [r.name for r in routes]

@@ -146,17 +146,21 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
 
     from harness.contracts import contract_checks
     from harness.report import result_as_dict, to_json
-    from harness.run import run_matrix
+    from harness.baselines import GoldenFolder
+    from harness.engine import Run, run_matrix
+    from harness.goldens import write_goldens
     from dataclasses import replace
 
     settings = load_settings(start=ROOT)
-    plain = json.loads(to_json(result_as_dict(run_matrix(settings, contract_checks(settings), plain=True))))
+    rules = tuple(contract_checks(settings))
+    plain = json.loads(to_json(result_as_dict(run_matrix(Run(settings, GoldenFolder(settings.snapshot_dir), rules), plain=True))))
     harness = [sys.executable, "-m", "harness", "--jobs", "2"]
     optimized = subprocess.run(harness + ["check", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     assert optimized.returncode == 0, optimized.stderr
     assert json.loads(optimized.stdout) == plain
 
-    run_matrix(replace(settings, snapshot_dir=tmp_path / "plain"), contract_checks(settings), write=True, plain=True)
+    plain_dir = tmp_path / "plain"
+    write_goldens(run_matrix(Run(settings, GoldenFolder(plain_dir), rules, keep_rendered=True), plain=True), plain_dir)
     written = subprocess.run(harness + ["--snapshot-dir", str(tmp_path / "fast"), "generate"], cwd=ROOT, capture_output=True)
     assert written.returncode == 0, written.stderr
     names = sorted(p.name for p in (tmp_path / "plain").iterdir())

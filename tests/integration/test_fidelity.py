@@ -11,7 +11,9 @@ from dataclasses import replace
 
 from harness.contracts import contract_checks
 from harness.report import result_as_dict, to_json
-from harness.run import run_matrix
+from harness.baselines import GoldenFolder
+from harness.engine import Run, run_matrix
+from harness.goldens import write_goldens
 from harness.settings import load_settings
 
 
@@ -28,7 +30,8 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
 
     written = harness(small_project, "--snapshot-dir", "fast", "generate")
     assert written.returncode == 0, written.stderr
-    run_matrix(replace(settings, snapshot_dir=small_project / "plain"), write=True, plain=True)
+    plain_dir = small_project / "plain"
+    write_goldens(run_matrix(Run(settings, GoldenFolder(plain_dir), keep_rendered=True), plain=True), plain_dir)
     names = sorted(p.name for p in (small_project / "plain").iterdir())
     assert names == sorted(p.name for p in (small_project / "fast").iterdir()) and len(names) == 7
     for name in names:
@@ -40,7 +43,8 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
     (small_project / "fast" / "_generated_train__cpu__sgd.yaml").unlink()
     fast = harness(small_project, "--snapshot-dir", "fast", "check", "--format", "json")
     assert fast.returncode == 1, fast.stderr
-    plain = run_matrix(replace(settings, snapshot_dir=small_project / "fast"), contract_checks(settings), plain=True)
+    fast_settings = replace(settings, snapshot_dir=small_project / "fast")
+    plain = run_matrix(Run(fast_settings, GoldenFolder(fast_settings.snapshot_dir), tuple(contract_checks(settings))), plain=True)
     plain_document = json.loads(to_json(result_as_dict(plain)))
     assert json.loads(fast.stdout) == plain_document
     assert {c["status"] for c in plain_document["cases"]} == {"ok", "changed", "new"}

@@ -1,0 +1,285 @@
+"""What a case is compared with: goldens in a folder, goldens at a git ref, a tree at a git ref, a tree on disk.
+
+Every baseline answers the same three questions: how it is described in a report, what it holds for a case
+(a golden's text, or a composed tree, or why it cannot say), and which of its cases the matrix no longer has.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness import gitrepo
+from harness.cases import open_matrix
+from harness.findings import ERROR, INFO, Severity
+from harness.goldens import find_orphans, golden_path, read_golden
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+from harness.provenance import Source, leaf_sources
+from harness.render import to_plain
+from harness.settings import Settings, SettingsError, display_path
+
+
+@dataclass(frozen=True)
+class BaseEntry:
+    """A case as the baseline has it: a golden's text, a composed plain tree, or why it has none."""
+
+    display: str  # where it came from, for reports: a golden's path, `main:snapshots/...`, a tree and case
+    text: str | None = None  # a golden's text (parsed only when it differs from the fresh rendering)
+    tree: Any = None  # a composed plain tree (tree baselines)
+    error: str | None = None  # the baseline could not compose this case
+    case_id: str = ""  # the baseline's own case id, when another case stands in (a route that `became` it)
+
+
+class Baseline(Protocol):
+    """The seam: one small protocol, four implementations."""
+
+    description: str  # said in every format: which baseline was used
+    differences: Severity  # the severity of a difference from this baseline
+
+    def prepare(self, cases: Sequence[Case]) -> None:
+        """Get ready to answer for these cases (called once, before any worker starts)."""
+
+    def entry(self, case: Case) -> BaseEntry | None:
+        """What the baseline holds for the case; None when it has no such case."""
+
+    def gone(self, cases: Sequence[Case]) -> list[str]:
+        """The baseline's cases (or goldens) that no case of the matrix claims."""
+
+    def contract_texts(self) -> dict[str, str | None] | None:
+        """The contract files as the baseline had them (path -> text, None when absent); None if unknown."""
+
+    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+        """For the baseline's case `base_id` (compared with `case`), which file set each leaf there, if known."""
+
+
+@dataclass
+class GoldenFolder:
+    """The goldens in the snapshot folder: `check`. A difference is an error; a missing golden too."""
+
+    snapshot_dir: Path
+    differences: Severity = ERROR
+
+    @property
+    def description(self) -> str:
+        return f"goldens in {display_path(self.snapshot_dir)}"
+
+    def entry(self, case: Case) -> BaseEntry | None:
+        path = golden_path(self.snapshot_dir, case)
+        text = read_golden(path)
+        return None if text is None else BaseEntry(display_path(path), text=text)
+
+    def gone(self, cases: Sequence[Case]) -> list[str]:
+        return [display_path(path) for path in find_orphans(self.snapshot_dir, list(cases))]
+
+    def contract_texts(self) -> dict[str, str | None] | None:
+        return None
+
+    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+        return {}
+
+    def prepare(self, cases: Sequence[Case]) -> None:
+        """Nothing to prepare: goldens are read per case."""
+
+
+@dataclass
+class ComposedTree:
+    """Another config tree composed with the same settings: a release on disk, or the tree at a git ref."""
+
+    settings: Settings  # the head's settings with config_dir pointing at this tree
+    label: str  # how the tree is named in reports, e.g. `main:verl/trainer/config` or a folder
+    show_as: str = ""  # how this tree's files are shown in provenance (the folder's name in the repository)
+    at: str | None = None  # the git ref the tree was read at, said beside its provenance
+    differences: Severity = INFO
+    contracts: dict[str, str | None] | None = None
+    cases: list[Case] = field(default_factory=list)
+    entries: dict[str, BaseEntry] = field(default_factory=dict)
+    composed: bool = False
+
+    @property
+    def description(self) -> str:
+        return f"config tree {self.label} (composed)"
+
+    def compose(self) -> None:
+        """Compose every case of the tree's matrix once (lenient: a baseline may lack engines or routes)."""
+        if self.composed:
+            return
+        self.composed = True
+        with open_matrix(self.settings, strict=False) as (session, cases):
+            self.cases = cases
+            for result in session.compose_cases(cases):
+                display = f"{self.label} {result.case.id}"
+                if result.config is None:
+                    self.entries[result.case.id] = BaseEntry(display, error=result.error or "compose failed")
+                else:
+                    self.entries[result.case.id] = BaseEntry(display, tree=to_plain(result.config))
+
+    def entry(self, case: Case) -> BaseEntry | None:
+        self.compose()
+        return self.entries.get(case.id)
+
+    def gone(self, cases: Sequence[Case]) -> list[str]:
+        self.compose()
+        claimed = {case.id for case in cases}
+        return [case.id for case in self.cases if case.id not in claimed]
+
+    def contract_texts(self) -> dict[str, str | None] | None:
+        return self.contracts
+
+    def prepare(self, cases: Sequence[Case]) -> None:
+        """Compose the tree before workers fork, so it is composed once."""
+        self.compose()
+
+    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+        by_id = {c.id: c for c in self.cases}
+        if base_id not in by_id:
+            return {}
+        root = str(self.settings.config_dir)
+        with open_matrix(self.settings, strict=False) as (session, _):
+            sources = leaf_sources(session, by_id[base_id])
+        shown = {}
+        for path, source in sources.items():
+            file = source.file
+            if file is not None and self.show_as and file.startswith(root):
+                file = self.show_as + file[len(root):]
+            shown[path] = replace(source, file=file, at=self.at)
+        return shown
+
+
+@dataclass
+class GoldensAtRef:
+    """The goldens committed at a git ref; a case without one there falls back to the tree at the ref."""
+
+    ref: str
+    goldens: dict[str, tuple[str, str]]  # golden name -> (display, text)
+    tree: ComposedTree | None  # the tree at the ref, composed only if some case has no golden there
+    compose_all: bool = False  # --compose-base: ignore the goldens
+    differences: Severity = INFO
+
+    @property
+    def description(self) -> str:
+        if self.compose_all or not self.goldens:
+            assert self.tree is not None
+            reason = "--compose-base" if self.compose_all else f"no goldens at {self.ref}"
+            return f"{self.tree.description} ({reason})"
+        fallback = f"; cases without one: {self.tree.description}" if self.tree is not None else ""
+        return f"goldens at {self.ref}{fallback}"
+
+    def entry(self, case: Case) -> BaseEntry | None:
+        if not self.compose_all and case.golden_name in self.goldens:
+            display, text = self.goldens[case.golden_name]
+            return BaseEntry(display, text=text)
+        return self.tree.entry(case) if self.tree is not None else None
+
+    def gone(self, cases: Sequence[Case]) -> list[str]:
+        if self.compose_all or (not self.goldens and self.tree is not None):
+            return self.tree.gone(cases) if self.tree is not None else []
+        claimed = {case.golden_name for case in cases}
+        return [display for name, (display, _) in sorted(self.goldens.items()) if name not in claimed]
+
+    def contract_texts(self) -> dict[str, str | None] | None:
+        return self.tree.contract_texts() if self.tree is not None else None
+
+    def prepare(self, cases: Sequence[Case]) -> None:
+        """Compose the tree at the ref only when some case has no golden there."""
+        if self.tree is not None and (self.compose_all or any(c.golden_name not in self.goldens for c in cases)):
+            self.tree.compose()
+
+    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+        if self.tree is None or (not self.compose_all and case.golden_name in self.goldens):
+            return {}
+        return self.tree.removed_sources(case, base_id)
+
+
+_SCRATCH: list[Path] = []
+
+
+def _scratch_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="config-harness-base-"))
+    if not _SCRATCH:
+        atexit.register(lambda: [shutil.rmtree(path, ignore_errors=True) for path in _SCRATCH])
+    _SCRATCH.append(folder)
+    return folder
+
+
+def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> Path:
+    """The config tree as it was at the commit: from git when committed there, else the wheel pinned there."""
+    config_inside = gitrepo.inside(top, settings.config_dir)
+    if gitrepo.list_files(top, commit, config_inside):
+        return gitrepo.extract_folder(top, commit, config_inside, _scratch_folder())
+    source = settings.source
+    if source is None or not settings.config_dir.is_relative_to(source.into):
+        raise gitrepo.GitError(f"{config_inside} is not in git at {ref} and no [source] wheel pins it")
+    pinned = _pinned_wheel(settings, top, commit) or source.wheel
+    from harness.fetch import fetch_wheel_tree
+
+    cache = top / ".cache" / "base-trees" / pinned.replace("/", "_").replace("=", "-")
+    fetch_wheel_tree(pinned, source.unpack, cache)
+    return cache / settings.config_dir.relative_to(source.into)
+
+
+def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
+    """The `[source] wheel` of the settings file as committed at `commit`, if it had one."""
+    data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
+    if data is None:
+        return None
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    table = document.get("tool", {}).get("config-harness", {}) if settings.origin.name == "pyproject.toml" else document
+    wheel = table.get("source", {}).get("wheel") if isinstance(table, dict) else None
+    return wheel if isinstance(wheel, str) else None
+
+
+def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str | None]:
+    texts: dict[str, str | None] = {}
+    for path in settings.contracts:
+        data = gitrepo.read_file(top, commit, gitrepo.inside(top, path))
+        texts[display_path(path)] = None if data is None else data.decode("utf-8", "replace")
+    return texts
+
+
+def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensAtRef:
+    """The baseline of a review: the goldens at `ref`, with the tree at `ref` for cases that have none."""
+    top = gitrepo.toplevel(settings.origin)
+    commit = gitrepo.verify_ref(top, ref)
+    goldens: dict[str, tuple[str, str]] = {}
+    snapshot_inside = None
+    try:
+        snapshot_inside = gitrepo.inside(top, settings.snapshot_dir)
+    except gitrepo.GitError:
+        pass  # goldens outside the repository: compose the base
+    if snapshot_inside is not None and not compose_base:
+        for entry in gitrepo.list_files(top, commit, snapshot_inside):
+            name = entry.rsplit("/", 1)[-1]
+            if "/" in entry[len(snapshot_inside) + 1 :] or not (name.startswith(GOLDEN_PREFIX) and name.endswith(GOLDEN_SUFFIX)):
+                continue
+            data = gitrepo.read_file(top, commit, entry)
+            if data is not None:
+                goldens[name] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
+    tree = None
+    try:
+        folder = _tree_at(settings, top, commit, ref)
+        config_inside = gitrepo.inside(top, settings.config_dir)
+        tree = ComposedTree(
+            replace(settings, config_dir=folder.resolve()), f"{ref}:{config_inside}", show_as=config_inside,
+            at=ref, contracts=_contracts_at(settings, top, commit),
+        )
+    except gitrepo.GitError:
+        if compose_base or not goldens:
+            raise
+    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base)
+
+
+def on_disk(settings: Settings, folder: Path) -> ComposedTree:
+    """The baseline of an upgrade report: another config tree on disk, composed with the same settings."""
+    if not folder.is_dir():
+        raise SettingsError(f"{folder}: no such config folder")
+    return ComposedTree(replace(settings, config_dir=folder.resolve()), display_path(folder.resolve()), show_as=display_path(folder.resolve()))
+

@@ -1,0 +1,38 @@
+"""Open a config tree's matrix: a Hydra session over the tree, with the cases the settings describe there."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fnmatch import fnmatchcase
+
+from harness.compose import HydraSession
+from harness.matrix import Case, build_cases, select_engines
+from harness.settings import Settings, SettingsError, check_name
+
+
+@contextmanager
+def open_matrix(settings: Settings, strict: bool = True) -> Iterator[tuple[HydraSession, list[Case]]]:
+    """A Hydra session over the settings' config dir, with the cases of its matrix.
+
+    `strict` is for the tree under test. A baseline tree (another release, a git ref) is opened leniently: an
+    engine group it does not have yet gives no engine cases, and a route's `same_as` may name a missing case.
+    """
+    if not settings.config_dir.is_dir():
+        raise SettingsError(f"{settings.origin}: config_dir {settings.config_dir} does not exist")
+    with HydraSession(settings.config_dir, settings.cache_dir) as session:
+        discovered = None
+        if settings.engine_group and settings.engines is None:
+            discovered = session.group_options(settings.engine_group)
+            if not discovered and strict:
+                raise SettingsError(
+                    f"{settings.origin}: engine_group {settings.engine_group!r} has no options in {settings.config_dir}"
+                )
+            for engine in discovered:
+                check_name(engine, f"{settings.config_dir}/{settings.engine_group}")
+        yield session, build_cases(settings, select_engines(settings, discovered), strict=strict)
+
+
+def select_cases(cases: list[Case], pattern: str | None) -> list[Case]:
+    """The cases whose id matches the glob (all of them without one)."""
+    return list(cases) if pattern is None else [case for case in cases if fnmatchcase(case.id, pattern)]

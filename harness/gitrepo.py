@@ -1,0 +1,116 @@
+"""Read a git repository: verified refs, files and folders at a commit, and the commits that touched a path."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class GitError(Exception):
+    """The repository or a ref cannot be read; the message is one line."""
+
+
+def git(repository: Path, *arguments: str, check: bool = True) -> bytes:
+    """Run git in `repository` and return its stdout; a failure is a one-line GitError."""
+    try:
+        completed = subprocess.run(
+            ["git", "-C", str(repository), *arguments], capture_output=True, check=False, stdin=subprocess.DEVNULL
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    if completed.returncode != 0 and check:
+        message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {arguments[0]}: {message[-1] if message else 'failed'}")
+    return completed.stdout
+
+
+def toplevel(path: Path) -> Path:
+    """The top folder of the git work tree holding `path`."""
+    probe = path if path.is_dir() else path.parent
+    while not probe.exists():
+        probe = probe.parent
+    try:
+        return Path(git(probe, "rev-parse", "--show-toplevel").decode().strip()).resolve()
+    except GitError:
+        raise GitError(f"{path} is not inside a git repository") from None
+
+
+def verify_ref(top: Path, ref: str) -> str:
+    """The commit id `ref` names; refs are verified before use and never read as options."""
+    if not ref or ref.startswith("-") or any(ch in ref for ch in "\0\n\r"):
+        raise GitError(f"{ref!r} is not a git ref")
+    out = git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False).strip()
+    if out:
+        return out.decode()
+    if git(top, "rev-parse", "--is-shallow-repository", check=False).strip() == b"true":
+        raise GitError(
+            f"unknown git ref {ref!r} in a shallow clone; fetch the history it needs "
+            "(actions/checkout: fetch-depth: 0)"
+        )
+    raise GitError(f"unknown git ref {ref!r}")
+
+
+def inside(top: Path, path: Path) -> str:
+    """`path` relative to the repository top, in git's spelling; an error when it lies outside."""
+    try:
+        return path.resolve().relative_to(top).as_posix()
+    except ValueError:
+        raise GitError(f"{path} is outside the git repository {top}") from None
+
+
+def list_files(top: Path, commit: str, folder: str) -> list[str]:
+    """Paths of the files below `folder` at `commit` (empty when the folder did not exist)."""
+    listing = git(top, "ls-tree", "-r", "-z", "--name-only", commit, "--", f"{folder}/" if folder else ".")
+    return [entry for entry in listing.decode("utf-8", "surrogateescape").split("\0") if entry]
+
+
+def read_file(top: Path, commit: str, path: str) -> bytes | None:
+    """A file's bytes at `commit`, or None when it did not exist there."""
+    out = subprocess.run(
+        ["git", "-C", str(top), "cat-file", "blob", f"{commit}:{path}"], capture_output=True, check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    return out.stdout if out.returncode == 0 else None
+
+
+def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Path:
+    """Write `folder` as it was at `commit` below `destination` and return the copy of `folder`.
+
+    The archive is unpacked with tarfile's `data` filter: no absolute paths, no links leading out, no devices.
+    """
+    archive = git(top, "archive", "--format=tar", commit, "--", folder)
+    destination.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(destination, filter="data")
+    return destination / folder
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of a path's history."""
+
+    id: str
+    date: str  # ISO 8601, committer date
+    subject: str
+
+
+def history(top: Path, folder: str, since: str | None = None) -> list[Commit]:
+    """The commits that touched `folder`, oldest first (after `since`, when given)."""
+    span = [f"{verify_ref(top, since)}..HEAD"] if since else ["HEAD"]
+    out = git(top, "log", "--reverse", "--format=%H%x00%cI%x00%s%x1e", *span, "--", folder or ".")
+    commits = []
+    for record in out.decode("utf-8", "replace").split("\x1e"):
+        record = record.strip("\n")
+        if record:
+            commit, date, subject = record.split("\0", 2)
+            commits.append(Commit(commit, date, subject))
+    return commits
+
+
+def changed_files(top: Path, old: str, new: str, folder: str) -> list[str]:
+    """Files below `folder` that differ between two commits (added, removed or edited)."""
+    out = git(top, "diff", "--name-only", "-z", "--no-renames", old, new, "--", folder or ".")
+    return [entry for entry in out.decode("utf-8", "surrogateescape").split("\0") if entry]
