@@ -17,7 +17,7 @@ from harness.cases import open_matrix, select_cases
 from harness.contracts import ContractError, contract_checks
 from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
-from harness.findings import ERROR, WARNING, MatrixResult, Status
+from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.goldens import find_orphans, write_goldens
 from harness.matrix import Case
@@ -141,8 +141,11 @@ def command_check(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
-def _sourced(output_format: str) -> frozenset[str]:
-    # Annotations and PR summaries point at the file that sets each value, warnings included.
+def _sourced(output_format: str, review: bool = False) -> frozenset[str]:
+    # Annotations and PR summaries point at the file that sets each value, warnings included; a review's
+    # differences are info, and naming the file that changed them is the point of the review.
+    if review:
+        return frozenset({ERROR, WARNING, INFO})
     return frozenset({ERROR, WARNING}) if output_format in ("github", "markdown") else frozenset({ERROR})
 
 
@@ -270,7 +273,7 @@ def review_exit(result: MatrixResult) -> int:
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
     """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
     head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), tuple(contract_checks(head)), sourced=_sourced(args.format), strict=False)
+    run = Run(head, baselines.on_disk(head, old), tuple(contract_checks(head)), sourced=_sourced(args.format, review=True), strict=False)
     result = run_with_progress(run, args.case)
     print_result(result, args.format, verbose=args.verbose, title=args.title or f"`{old}` → `{new}`")
     return review_exit(result)
@@ -283,7 +286,7 @@ def review_report(args: argparse.Namespace) -> int:
         baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, tuple(contract_checks(settings)), sourced=_sourced(args.format), strict=False)
+    run = Run(settings, baseline, tuple(contract_checks(settings)), sourced=_sourced(args.format, review=True), strict=False)
     result = run_with_progress(run, args.case)
     title = args.title or f"config-harness review against `{args.base}`"
     if args.format == "json":

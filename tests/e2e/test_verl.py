@@ -133,7 +133,7 @@ def test_regenerated_goldens_cannot_hide_what_the_megatron_contract_pins(accepta
     result = megatron_report(cli, project, new, "--contracts", str(contract))
     assert result.code == 1
     (case,) = [c for c in result.json()["cases"] if c["id"] == "route/ppo_megatron_trainer"]
-    assert case["status"] == "ok"
+    assert case["status"] == "error"  # the golden matches, but a case with a contract error is never "ok"
     failing = {f["path"] for f in case["findings"] if f["kind"] == "contract" and f["severity"] == "error"}
     assert MEGATRON_KEYS <= failing
 
@@ -173,10 +173,13 @@ def test_upgrade_report_diffs_every_case_between_two_releases(project_tree, cli)
     """`make upgrade-report FROM=0.8.0 TO=0.9.1`: both trees composed for every case, diffed exactly."""
     old, new = verl_tree("0.8.0"), project_tree
     result = cli("diff", str(old), str(new), "--format", "json", cwd=ROOT)
-    assert result.code == 1
+    # The review's exit policy: differences are news (info); only unwaived contract errors or broken cases fail.
+    assert result.code == 0, result.out[-3000:]
     report = result.json()
+    assert report["schema_version"] and report["baseline"] == "config tree .cache/verl-0.8.0/verl/trainer/config (composed)"
     statuses = {c["id"]: c["status"] for c in report["cases"]}
-    assert set(statuses) >= {"ppo_trainer/dp/default", "route/ppo_megatron_trainer"}
+    assert statuses["ppo_trainer/dp/default"] == "changed" and statuses["route/ppo_megatron_trainer"] == "changed"
+    assert statuses["ppo_trainer/mindspeed/default"] == "gone"  # 0.9.1 dropped the mindspeed engine
     with initialize_config_dir(config_dir=str(old), version_base=None):
         before = flatten(OmegaConf.to_container(compose("ppo_trainer", overrides=["model_engine=dp"]), resolve=False))
     with initialize_config_dir(config_dir=str(new), version_base=None):
@@ -184,7 +187,9 @@ def test_upgrade_report_diffs_every_case_between_two_releases(project_tree, cli)
     expected = {
         p for p in before.keys() | after.keys() if p not in before or p not in after or not same_value(before[p], after[p])
     }
-    reported = {row["path"] for row in report["changes"] if row["case"] == "ppo_trainer/dp/default"}
+    (dp,) = [c for c in report["cases"] if c["id"] == "ppo_trainer/dp/default"]
+    reported = {f["path"] for f in dp["findings"] if f["kind"] in ("removed", "added", "changed")}
     assert reported == expected and expected
+    assert all(f["severity"] == "info" for f in dp["findings"] if f["kind"] in ("removed", "added", "changed"))
     markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1")
     assert markdown.out.startswith("## verl 0.8.0 → 0.9.1\n") and "### `ppo_trainer/megatron/default`" in markdown.out

@@ -57,7 +57,7 @@ def test_diff_files_and_folders(small_project, cli, tmp_path):
     cli("--settings", "harness.toml", "generate")
     changed = cli("diff", str(old / "_generated_route__legacy.yaml"), "snapshots/_generated_route__legacy.yaml", "--format", "json")
     assert changed.code == 1
-    assert changed.json() == {"changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]}
+    assert changed.json() == {"schema_version": 2, "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]}
     folders = cli("diff", str(old), "snapshots", "--format", "json")
     assert folders.code == 1 and len(folders.json()["changes"]) == 4
 

@@ -61,10 +61,17 @@ def test_review_lists_new_and_removed_cases(repository, cli):
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]', 'slow = ["trainer.epochs=9"]'))
     report = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
-    assert {c["id"] for c in report["cases"] if c["status"] == "new"} == {"train/cpu/slow", "train/gpu/slow"}
-    assert report["removed_goldens"] == [
-        "main:snapshots/_generated_train__cpu__sgd.yaml",
-        "main:snapshots/_generated_train__gpu__sgd.yaml",
+    assert report["baseline"] == "goldens at main; cases without one: config tree main:conf (composed)"
+    # A case without a golden at the base is compared with the base tree composed the same way.
+    slow = {c["id"]: c for c in report["cases"] if c["id"].endswith("/slow")}
+    assert {i: (c["status"], c["golden"]) for i, c in slow.items()} == {
+        "train/cpu/slow": ("ok", "main:conf train/cpu/slow"),
+        "train/gpu/slow": ("ok", "main:conf train/gpu/slow"),
+    }
+    gone = [(c["id"], c["golden"]) for c in report["cases"] if c["status"] == "gone"]
+    assert gone == [
+        ("train/cpu/sgd", "main:snapshots/_generated_train__cpu__sgd.yaml"),
+        ("train/gpu/sgd", "main:snapshots/_generated_train__gpu__sgd.yaml"),
     ]
 
 
