@@ -275,7 +275,7 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
     head = replace(settings, config_dir=new.resolve())
     run = Run(head, baselines.on_disk(head, old), tuple(contract_checks(head)), sourced=_sourced(args.format, review=True), strict=False)
     result = run_with_progress(run, args.case)
-    print_result(result, args.format, verbose=args.verbose, title=args.title or f"`{old}` → `{new}`")
+    print_result(result, args.format, verbose=True, title=args.title or f"`{old}` → `{new}`")
     return review_exit(result)
 
 

@@ -195,7 +195,7 @@ def _with_base_provenance(baseline: Baseline, result: CaseResult) -> CaseResult:
     if not sources:
         return result
     findings = tuple(
-        replace(f, source=sources[f.path], message=f"{f.message} (was set by {sources[f.path]})")
+        replace(f, source=sources[f.path])
         if f.kind == Kind.REMOVED and f.path in sources else f
         for f in result.findings
     )

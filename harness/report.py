@@ -47,7 +47,7 @@ def summary_line(result: MatrixResult) -> str:
     """One line: case statuses and finding severities."""
     statuses = Counter(r.status for r in result.cases)
     severities = Counter(f.severity for r in result.cases for f in r.findings) + Counter(f.severity for f in result.findings)
-    parts = [f"{len(result.cases)} cases against {result.baseline}: " if result.baseline else f"{len(result.cases)} cases: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s))]
+    parts = [(f"{len(result.cases)} cases against {result.baseline}: " if result.baseline else f"{len(result.cases)} cases: ") + ", ".join(f"{statuses.get(s, 0)} {s}" for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s))]
     parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden(s)")
@@ -71,7 +71,8 @@ def case_lines(result: CaseResult, color: bool = False) -> list[str]:
     label = f"{result.status}{' (written)' if result.written else ''}"
     lines = [f"{result.case.id:<48} {paint(f'{label:<10}', result.status, color)} {result.golden}"]
     for finding in result.findings:
-        where = f"  [set by {finding.source}]" if finding.source is not None else ""
+        said = "was set by" if finding.kind == "removed" else "set by"
+        where = f"  [{said} {finding.source}]" if finding.source is not None else ""
         severity = paint(f"{finding.severity.upper():<7}", finding.severity.upper(), color)
         lines.append(f"  {severity} {finding.kind:<14} {finding.message}{where}")
     return lines
