@@ -23,7 +23,7 @@ check-config: setup
 	@$(BIN)/config-harness check --format $(CHECK_FORMAT)
 
 test: setup
-	@$(BIN)/python -m pytest -n 2 -q
+	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune

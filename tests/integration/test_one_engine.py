@@ -1,0 +1,82 @@
+"""The CLI and the pytest plugin are two shells over one engine: for the same edit they report the same findings."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.plugin import FINDINGS_PROPERTY
+from tests.conftest import ROOT, SMALL_SETTINGS, SMALL_TREE, write_tree
+
+CONTRACTS = """
+contracts:
+  - name: gpu-critical
+    cases: "train/gpu/default"
+    require: [device.map.qkv]
+    equal: {trainer.lr: 0.1}
+"""
+
+
+def small_project(path: Path) -> Path:
+    """The small tree with a contract, goldens generated, then edited: a value, an interpolation input, a removal."""
+    write_tree(path / "conf", SMALL_TREE)
+    (path / "contracts.yaml").write_text(CONTRACTS)
+    settings = path / "harness.toml"
+    settings.write_text('contracts = ["contracts.yaml"]\n' + SMALL_SETTINGS)
+    assert main(["--settings", str(settings), "generate"]) == 0
+    train = path / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2"))
+    gpu = path / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", "    other: x\n"))
+    return settings
+
+
+def verl_project(path: Path) -> Path:
+    """verl 0.9.1 with the project's settings, contracts and goldens, and one default changed in rollout.yaml."""
+    tree = shutil.copytree(ROOT / ".cache" / "verl" / "verl" / "trainer" / "config", path / "config")
+    shutil.copytree(ROOT / "snapshots", path / "snapshots")
+    rollout = tree / "rollout" / "rollout.yaml"
+    rollout.write_text(rollout.read_text().replace("\ntemperature: 1.0\n", "\ntemperature: 0.7\n"))
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["config-harness"]
+    lines = [f'config_dir = "config"', 'snapshot_dir = "snapshots"', f'contracts = ["{ROOT / "contracts" / "verl.yaml"}"]',
+             f"roots = {json.dumps(table['roots'])}", f'engine_group = "{table["engine_group"]}"', "[presets]"]
+    lines += [f"{name} = {json.dumps(overrides)}" for name, overrides in table["presets"].items()]
+    for route in table["routes"]:
+        lines += ["[[routes]]"] + [f"{key} = {json.dumps(value)}" for key, value in route.items()]
+    settings = path / "harness.toml"
+    settings.write_text("\n".join(lines) + "\n")
+    return settings
+
+
+def canonical(findings: list[dict]) -> set[str]:
+    return {json.dumps(finding, sort_keys=True, default=str) for finding in json.loads(json.dumps(findings, default=str))}
+
+
+@pytest.mark.parametrize("make_project", [small_project, verl_project], ids=["small", "verl"])
+def test_cli_and_plugin_report_the_same_findings_for_the_same_edit(pytester, capsys, make_project):
+    settings = make_project(pytester.path)
+    capsys.readouterr()
+    assert main(["--settings", str(settings), "check", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    from_cli = {case["id"]: canonical(case["findings"]) for case in document["cases"]}
+    assert any(from_cli.values())
+
+    recorder = pytester.inline_run("--harness-settings", str(settings), "-p", "no:cacheprovider", str(settings))
+    from_plugin: dict[str, set[str]] = {case_id: set() for case_id in from_cli}
+    for report in recorder.getreports("pytest_runtest_logreport"):
+        if report.when != "call" or "[" not in report.nodeid:
+            continue
+        case_id = report.nodeid[report.nodeid.index("[") + 1 : -1]
+        for name, findings in report.user_properties:
+            if name == FINDINGS_PROPERTY:
+                from_plugin[case_id] |= canonical(findings)
+    assert from_plugin == from_cli
+    kinds = {json.loads(f)["kind"] for findings in from_cli.values() for f in findings}
+    if make_project is small_project:
+        assert {"changed", "effective", "removed", "contract"} <= kinds  # values, interpolations, provenance, rules
+        assert any(json.loads(f)["source"] for f in from_cli["train/cpu/default"])
