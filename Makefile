@@ -46,6 +46,7 @@ fuzz: setup
 
 bench: setup
 	@$(BIN)/python benchmarks/bench_matrix.py
+	@$(BIN)/python benchmarks/bench_log.py
 
 # The harness's parse and composition cache (per user, outside the project); the downloaded verl trees stay.
 clean-cache:
