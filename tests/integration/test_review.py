@@ -81,3 +81,69 @@ def test_review_bad_ref_and_bad_arguments_exit_2(repository, cli):
     both = cli("--settings", "harness.toml", "diff", "a.yaml", "b.yaml", "--base", "main")
     assert both.code == 2 and len(both.err.strip().splitlines()) == 1
     assert cli("diff", "only-one.yaml").code == 2
+
+
+def test_review_without_goldens_at_the_base_composes_the_base_tree(repository, cli):
+    git(repository, "rm", "-q", "-r", "snapshots")
+    git(repository, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "no goldens")
+    cpu = repository / "conf" / "backend" / "cpu.yaml"
+    cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    report = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
+    assert report["baseline"] == "config tree HEAD:conf (composed) (no goldens at HEAD)"
+    statuses = {c["id"]: c["status"] for c in report["cases"]}
+    assert statuses == {**{i: "ok" for i in statuses if not i.startswith("train/cpu/")},
+                        **{i: "changed" for i in statuses if i.startswith("train/cpu/")}}
+    (default,) = [c for c in report["cases"] if c["id"] == "train/cpu/default"]
+    assert [(f["kind"], f["path"], f["old"], f["new"]) for f in default["findings"]] == [("changed", "device.count", 1, 2)]
+    # Removing the key instead: the finding says which file set it at the base.
+    cpu.write_text(cpu.read_text().replace("  count: 2\n", ""))
+    report = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
+    (default,) = [c for c in report["cases"] if c["id"] == "train/cpu/default"]
+    assert [(f["kind"], f["path"], f["source"]) for f in default["findings"]] == [
+        ("removed", "device.count", "conf/backend/cpu.yaml:5 at HEAD")
+    ]
+
+
+def test_compose_base_ignores_the_goldens_and_every_format_names_the_baseline(repository, cli):
+    golden = repository / "snapshots" / "_generated_train__cpu__default.yaml"
+    golden.write_text(golden.read_text().replace("count: 1", "count: 7"))
+    git(repository, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "a stale golden")
+    against_goldens = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
+    assert against_goldens["baseline"].startswith("goldens at HEAD")
+    assert {c["id"] for c in against_goldens["cases"] if c["status"] == "changed"} == {"train/cpu/default"}
+    composed = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--compose-base", "--format", "json").json()
+    assert composed["baseline"] == "config tree HEAD:conf (composed) (--compose-base)"
+    assert all(c["status"] == "ok" for c in composed["cases"])
+    for output_format in ("text", "markdown", "github"):
+        out = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--compose-base", "--format", output_format).out
+        assert "config tree HEAD:conf (composed) (--compose-base)" in out, output_format
+
+
+def test_a_shallow_clone_says_why_the_base_is_missing(repository, cli, tmp_path):
+    git(repository, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "second")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repository}", str(clone)], check=True)
+    result = cli("--settings", "harness.toml", "diff", "--base", "HEAD~1", cwd=clone)
+    assert result.code == 2
+    assert "shallow clone" in result.err and "fetch-depth: 0" in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_case_glob_limits_every_command(repository, cli):
+    listed = cli("--settings", "harness.toml", "list", "--case", "train/gpu/*", "--format", "json").json()
+    assert [c["id"] for c in listed["cases"]] == ["train/gpu/default", "train/gpu/fast", "train/gpu/sgd"]
+    checked = cli("--settings", "harness.toml", "check", "--case", "route/*", "--format", "json").json()
+    assert [c["id"] for c in checked["cases"]] == ["route/legacy"] and checked["ok"]
+    gpu = repository / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
+    assert cli("--settings", "harness.toml", "check", "--case", "train/cpu/*").code == 0  # the edit is not there
+    assert cli("--settings", "harness.toml", "check", "--case", "train/gpu/fast").code == 1
+    generated = cli("--settings", "harness.toml", "generate", "--case", "train/gpu/fast")
+    assert generated.out.count("wrote ") == 1 and "_generated_train__gpu__fast.yaml" in generated.out
+    assert cli("--settings", "harness.toml", "check", "--case", "train/gpu/default").code == 1  # not regenerated
+    review = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--case", "*/gpu/default", "--format", "json").json()
+    assert [c["id"] for c in review["cases"] if c["status"] != "gone"] == ["train/gpu/default"]
+    explained = cli("--settings", "harness.toml", "explain", "device.count", "--case", "train/gpu/def*")
+    assert explained.code == 0 and "device.count = 4" in explained.out
+    for command in (["check"], ["list"], ["explain", "device.count"]):
+        nothing = cli("--settings", "harness.toml", *command, "--case", "nope/*")
+        assert nothing.code == 2 and len(nothing.err.strip().splitlines()) == 1, command
