@@ -7,7 +7,6 @@ requests: every review composes its base from git.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from omegaconf import OmegaConf
 from harness.cli import main
 from harness.diff import flatten, same_value
 from tests.conftest import verl_tree
+from tests.synthetic_history import commit, git
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-history")]
 
@@ -39,14 +39,6 @@ became = "ppo_trainer/megatron/default"
 """
 
 RELEASES = ("0.7.1", "0.8.0", "0.9.1")
-
-
-def git(repository: Path, *arguments: str) -> str:
-    completed = subprocess.run(
-        ["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
-        check=True, capture_output=True, text=True,
-    )
-    return completed.stdout.strip()
 
 
 def put_tree(repository: Path, version: str) -> None:
@@ -73,9 +65,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
                 locked = main(["lock", "--baseline", "ppo_trainer/dp/default", "--target", "route/ppo_megatron_trainer",
                                "--name", "megatron-critical", "--cases", "*megatron*", "--output", "contracts.yaml"])
                 assert locked == 0
-            git(repository, "add", "-A")
-            git(repository, "commit", "-q", "-m", f"verl {version}")
-            commits[version] = git(repository, "rev-parse", "HEAD")
+            commits[version] = commit(repository, f"verl {version}")
     return repository, commits
 
 
