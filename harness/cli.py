@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_argument("--target", required=True, help="case id of the engine to lock, e.g. route/ppo_megatron_trainer")
     lock.add_argument("--name", required=True, help="contract name")
     lock.add_argument("--cases", required=True, help="case glob the contract will cover in the new tree")
-    lock.add_argument("--output", help="write the contracts YAML here (default: stdout)")
+    lock.add_argument("--output", help="merge into this contracts file: only the named contract changes (default: print it)")
+    lock.add_argument("--reason", help="why terms are dropped or re-pinned; recorded under `changes:` (needed to loosen)")
 
     cache = commands.add_parser("cache", help="show (or --clear) the parse and composition cache")
     cache.add_argument("--clear", action="store_true")
@@ -362,7 +363,7 @@ def command_explain(args: argparse.Namespace) -> int:
 
 
 def command_lock(args: argparse.Namespace) -> int:
-    from harness.contracts import derive_contract
+    from harness.lock import LockRefused, derive_contract, plan_lock
     from harness.render import dump_yaml, to_plain
 
     settings = settings_from(args)
@@ -377,17 +378,29 @@ def command_lock(args: argparse.Namespace) -> int:
                 raise UsageError(f"{composed.case.id}: {composed.error}")
             trees[composed.case.id] = to_plain(composed.config)
     contract = derive_contract(args.name, args.cases, trees[args.baseline], trees[args.target])
-    text = (
-        f"# Derived by `config-harness lock --baseline {args.baseline} --target {args.target}` from {settings.config_dir.name}\n"
-        + dump_yaml({"contracts": [contract]})
-    )
-    if args.output:
-        from harness.goldens import write_atomic
+    if not args.output:
+        print(
+            f"# Derived by `config-harness lock --baseline {args.baseline} --target {args.target}` from {settings.config_dir.name}\n"
+            + dump_yaml({"contracts": [contract]}),
+            end="",
+        )
+        return EXIT_OK
+    from harness.goldens import write_atomic
 
-        write_atomic(Path(args.output), text)
-        print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
-    else:
-        print(text, end="")
+    output = Path(args.output)
+    try:
+        existing = output.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        existing = None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{output}: not UTF-8 (offset {error.start})") from None
+    try:
+        plan = plan_lock(existing, output, contract, by_id, args.reason)
+    except LockRefused as refused:
+        raise UsageError(f"{output}: {refused}") from None
+    write_atomic(output, plan.text)
+    print("\n".join(plan.summary()))
+    print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
     return EXIT_OK
 
 

@@ -403,28 +403,3 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
             findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
                                     f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case"))
     return findings
-
-
-def derive_contract(name: str, cases: str, baseline_tree: Any, target_tree: Any) -> dict[str, Any]:
-    """A contract from a known-good tree: keys only the target has are required and pinned; values it changed are pinned.
-
-    `baseline_tree` is the engine every other engine is compared with (verl: dp); `target_tree` is the
-    engine-specific config at a release known to be right (verl 0.7.1's ppo_megatron_trainer).
-    """
-    from harness.diff import flatten
-
-    baseline, target = flatten(baseline_tree), flatten(target_tree)
-    only_target = sorted(path for path in target if path not in baseline)
-    differing = sorted(path for path in target if path in baseline and not same_value(baseline[path], target[path]))
-    pinned = {path: target[path] for path in only_target + differing if not _is_unpinnable(target[path])}
-    return {
-        "name": name,
-        "cases": cases,
-        "require": only_target,
-        "equal": dict(sorted(pinned.items())),
-    }
-
-
-def _is_unpinnable(value: Any) -> bool:
-    """Interpolations and `???` are not values to pin: their text is compared through require and the golden."""
-    return (isinstance(value, str) and ("${" in value or value == "???")) or value == {}

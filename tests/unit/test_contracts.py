@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from harness.contracts import ContractError, contract_findings, derive_contract, parse_contracts
+from harness.contracts import ContractError, contract_findings, parse_contracts
+from harness.lock import derive_contract
 from harness.matrix import Case
 
 CONFIG = {
