@@ -1,0 +1,135 @@
+"""Contracts on verl's real trees (0.7.1 -> 0.8.0 wheels): lock merges and records, alias agreement, stale waivers."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import verl_tree
+
+pytestmark = pytest.mark.e2e
+
+SETTINGS = """
+config_dir = "{config_dir}"
+snapshot_dir = "snapshots"
+contracts = ["contracts.yaml"]
+roots = ["ppo_trainer"]
+engines = ["dp"]
+engine_group = "model_engine"
+[presets]
+default = []
+[[routes]]
+name = "ppo_megatron_trainer"
+config_name = "ppo_megatron_trainer"
+"""
+QKV = "actor_rollout_ref.rollout.layer_name_map.qkv_layer_name"
+LOCK = ("lock", "--baseline", "ppo_trainer/dp/default", "--target", "route/ppo_megatron_trainer",
+        "--name", "megatron-critical", "--cases", "*megatron*", "--output", "contracts.yaml")
+
+# Two contracts, waivers and comments: a hand-written file that lock must not disturb.
+HAND_WRITTEN = f"""\
+# verl contracts, reviewed by hand.
+contracts:
+  # Megatron: what 0.7.1 promised.
+  - name: megatron-critical
+    cases: "*megatron*"
+    require: [{QKV}]
+    forbid: [actor_rollout_ref.actor.megatron.some_removed_option]
+  - name: lora-alias
+    agree:
+      - [actor_rollout_ref.model.lora_alpha, actor_rollout_ref.model.lora.alpha]
+# Known differences, each with a reason.
+waivers:
+  - contract: lora-alias
+    path: actor_rollout_ref.model.lora.alpha
+    cases: "route/*"          # the old Megatron config: 16 vs 32 since long before 0.8.0
+    reason: megatron's lora block predates the flat lora_alpha
+"""
+
+
+@pytest.fixture(scope="module")
+def trees():
+    return verl_tree("0.7.1"), verl_tree("0.8.0")
+
+
+@pytest.fixture
+def project(tmp_path, trees):
+    old, _ = trees
+    (tmp_path / "harness.toml").write_text(SETTINGS.format(config_dir=old))
+    (tmp_path / "contracts.yaml").write_text(HAND_WRITTEN)
+    return tmp_path
+
+
+def contract_findings(cli, project, config_dir, *extra):
+    result = cli("--settings", "harness.toml", "--config-dir", str(config_dir), *extra, "check", "--format", "json", cwd=project)
+    findings = [(case["id"], f) for case in result.json()["cases"] for f in case["findings"] if f["kind"] == "contract"]
+    return result, findings
+
+
+def test_lock_on_a_file_with_two_contracts_and_waivers_changes_only_the_named_contract(project, cli):
+    before = (project / "contracts.yaml").read_text()
+    result = cli("--settings", "harness.toml", *LOCK, cwd=project)
+    assert result.code == 0, result.err
+    assert result.out.startswith("megatron-critical: ") and " added, 0 dropped, 0 re-pinned\n" in result.out
+    assert f"  added      require {QKV}\n" not in result.out  # it was required already
+    after = (project / "contracts.yaml").read_text()
+    # Everything outside the named contract keeps its bytes, comments included.
+    untouched = before[before.index("  - name: lora-alias"):]
+    assert after.endswith(untouched)
+    assert after.startswith("# verl contracts, reviewed by hand.\ncontracts:\n  # Megatron: what 0.7.1 promised.\n  - ")
+    old_doc, new_doc = yaml.safe_load(before), yaml.safe_load(after)
+    assert new_doc["waivers"] == old_doc["waivers"] and new_doc["contracts"][1] == old_doc["contracts"][1]
+    megatron = new_doc["contracts"][0]
+    assert QKV in megatron["require"] and megatron["equal"][QKV] == "qkv"
+    assert megatron["forbid"] == ["actor_rollout_ref.actor.megatron.some_removed_option"]  # not derived: kept
+    # Locking the same tree again changes nothing.
+    assert cli("--settings", "harness.toml", *LOCK, cwd=project).code == 0
+    assert (project / "contracts.yaml").read_text() == after
+
+
+def test_lock_without_reason_refuses_to_drop_and_with_one_records_each_term(project, cli, trees):
+    _, new = trees
+    assert cli("--settings", "harness.toml", *LOCK, cwd=project).code == 0
+    locked = (project / "contracts.yaml").read_text()
+    refused = cli("--settings", "harness.toml", "--config-dir", str(new), *LOCK, cwd=project)
+    assert refused.code == 2 and refused.out == ""
+    assert len(refused.err.strip().splitlines()) == 1
+    assert "lock would drop or re-pin" in refused.err and "--reason" in refused.err
+    assert (project / "contracts.yaml").read_text() == locked
+
+    reason = "verl PR #5848 unified the Megatron config; reviewed"
+    relocked = cli("--settings", "harness.toml", "--config-dir", str(new), *LOCK, "--reason", reason, cwd=project)
+    assert relocked.code == 0, relocked.err
+    assert f"  dropped    require {QKV} removed\n" in relocked.out
+    assert "  dropped    equal actor_rollout_ref.model.use_remove_padding: False removed\n" in relocked.out
+    repin = "actor_rollout_ref.actor.megatron.dist_ckpt_optim_fully_reshardable"
+    assert f"  re-pinned  equal {repin} re-pinned from True to False\n" in relocked.out
+    document = yaml.safe_load((project / "contracts.yaml").read_text())
+    records = {(r["path"], str(r["old"]), str(r["new"])): r["reason"] for r in document["changes"]}
+    assert records[(QKV, "require", "None")] == reason
+    assert records[(QKV, "{'equal': 'qkv'}", "None")] == reason
+    assert records[(repin, "{'equal': True}", "{'equal': False}")] == reason
+    assert document["waivers"] == yaml.safe_load(HAND_WRITTEN)["waivers"]
+    # The re-locked contract holds on 0.8.0, and a second re-lock has nothing left to record.
+    result, findings = contract_findings(cli, project, new)
+    assert not [f for _, f in findings if f["severity"] == "error" and f["message"].startswith("megatron-critical")]
+    assert cli("--settings", "harness.toml", "--config-dir", str(new), *LOCK, cwd=project).code == 0
+
+
+def test_lora_alias_fails_where_alpha_newly_disagrees_and_not_where_one_key_exists(project, cli, trees):
+    old, new = trees
+    # 0.7.1: dp has only lora_alpha (the structured lora block does not exist yet): fine. The old Megatron
+    # route disagrees (16 vs 32), waived for route/* only.
+    result, findings = contract_findings(cli, project, old)
+    alias = [(case, f["severity"]) for case, f in findings if f["message"].startswith("lora-alias")]
+    assert alias == [("route/ppo_megatron_trainer", "warning")]
+    # 0.8.0 adds lora.alpha: 32 beside lora_alpha: 16 on dp: a new disagreement the route's waiver does not hide.
+    result, findings = contract_findings(cli, project, new)
+    alias = {(case, f["severity"]) for case, f in findings if f["message"].startswith("lora-alias")}
+    assert ("ppo_trainer/dp/default", "error") in alias and ("route/ppo_megatron_trainer", "warning") in alias
+    (dp,) = [f for case, f in findings if case == "ppo_trainer/dp/default" and f["message"].startswith("lora-alias")]
+    assert "actor_rollout_ref.model.lora_alpha=16, actor_rollout_ref.model.lora.alpha=32" in dp["message"]
+    assert result.code == 1
