@@ -27,9 +27,12 @@ from typing import Any
 
 import yaml
 
-from harness.contracts import ChangeRecord, Contract, ContractSet, Waiver, merge_sets, parse_contracts
+from harness.contracts import (
+    ChangeRecord, Contract, ContractError, ContractSet, Waiver, contract_hygiene, merge_sets, parse_contracts, stale_waivers,
+    violations_seen,
+)
 from harness.diff import describe_value, same_value
-from harness.findings import ERROR, WARNING, Finding, Kind
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind
 
 REQUIRE, FORBID = "require", "forbid"
 
@@ -215,3 +218,31 @@ def contract_changes_in_files(
 ) -> list[Finding]:
     """`contract_change` findings between two sets of contract files given as texts (raises ContractError)."""
     return contract_changes(read_contract_files(base_files), read_contract_files(head_files), case_ids)
+
+
+def run_findings(
+    head: ContractSet,
+    base_texts: Mapping[str, str | None] | None,
+    case_ids: Iterable[str],
+    results: Iterable[CaseResult],
+    strict_waivers: bool = False,
+    whole_matrix: bool = True,
+) -> list[Finding]:
+    """The contract findings about a run as a whole, contract changes first: what the baseline's contracts lost
+    (when `base_texts`, its contract files, are known), then file hygiene, then waivers no case needs any more.
+
+    `case_ids` are every case of the tree under test; `results` the run's case results. Stale waivers need the
+    whole matrix (`whole_matrix`): on a `--case` subset a waiver for another case would look stale.
+    """
+    case_ids = list(case_ids)
+    findings = []
+    if base_texts is not None:
+        try:
+            base = read_contract_files(base_texts)
+        except ContractError as error:
+            raise ContractError(f"the baseline's contracts: {error}") from None
+        findings += contract_changes(base, head, case_ids)
+    findings += contract_hygiene(head, case_ids)
+    if whole_matrix:
+        findings += stale_waivers(head, violations_seen(head, results), strict_waivers)
+    return findings

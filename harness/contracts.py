@@ -319,7 +319,11 @@ def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig,
 
 def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
     """The settings' contracts as a case check (raises ContractError for an unusable file)."""
-    contract_set = load_contracts(settings.contracts)
+    return checks_for(load_contracts(settings.contracts), today)
+
+
+def checks_for(contract_set: ContractSet, today: datetime.date | None = None) -> list[CaseChecker]:
+    """A contract set as a case check; waivers expire by `today` (default: the UTC date)."""
     if not contract_set.contracts:
         return []
     day = today or utc_today()
