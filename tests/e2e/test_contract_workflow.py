@@ -133,3 +133,68 @@ def test_lora_alias_fails_where_alpha_newly_disagrees_and_not_where_one_key_exis
     (dp,) = [f for case, f in findings if case == "ppo_trainer/dp/default" and f["message"].startswith("lora-alias")]
     assert "actor_rollout_ref.model.lora_alpha=16, actor_rollout_ref.model.lora.alpha=32" in dp["message"]
     assert result.code == 1
+
+
+def git(repository, *arguments):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
+                   check=True, capture_output=True)
+
+
+def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp_path, cli, trees):
+    """Adopt at verl 0.7.1 with a lock-derived contract, upgrade to 0.8.0, and try to drop the requirement."""
+    import shutil
+
+    old, new = trees
+    repository = tmp_path / "repository"
+    shutil.copytree(old, repository / "conf")
+    (repository / "harness.toml").write_text(SETTINGS.format(config_dir="conf"))
+    assert cli("--settings", "harness.toml", *LOCK, cwd=repository).code == 0
+    git(repository, "init", "-q", "-b", "main")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "adopt config-harness at verl 0.7.1")
+
+    shutil.rmtree(repository / "conf")
+    shutil.copytree(new, repository / "conf")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "verl 0.8.0")
+
+    def review(*extra):
+        return cli("--settings", "harness.toml", "diff", "--base", "HEAD~1", *extra, cwd=repository)
+
+    upgraded = review("--format", "json")
+    assert upgraded.code == 1
+    failing = {f["path"] for case in upgraded.json()["cases"] for f in case["findings"] if f["severity"] == "error"}
+    assert QKV in failing
+    # Re-locking would drop the requirement: refused without a reason.
+    contracts = repository / "contracts.yaml"
+    locked = contracts.read_text()
+    refused = cli("--settings", "harness.toml", *LOCK, cwd=repository)
+    assert refused.code == 2 and "--reason" in refused.err and contracts.read_text() == locked
+
+    # Dropping the requirement by hand is a contract_change error that names it.
+    document = yaml.safe_load(locked)
+    (megatron,) = document["contracts"]
+    megatron["require"].remove(QKV)
+    del megatron["equal"][QKV]
+    contracts.write_text(yaml.safe_dump(document))
+    result = review("--format", "json")
+    assert result.code == 1
+    changes = [f for f in result.json()["findings"] if f["kind"] == "contract_change"]
+    assert {(f["path"], str(f["old"]), f["severity"]) for f in changes} == {
+        (QKV, "require", "error"), (QKV, "{'equal': 'qkv'}", "error"),
+    }
+    assert all(f["message"].startswith("megatron-critical: ") for f in changes)
+
+    # Reasons recorded: by hand for what the edit dropped, by `lock --reason` for the rest of 0.8.0's changes.
+    hand = "verl PR #5848: vLLM/SGLang read the layer names from the model now"
+    document["changes"] = [{"contract": "megatron-critical", "path": QKV, "old": old_term, "new": None, "reason": hand}
+                           for old_term in ("require", {"equal": "qkv"})]
+    contracts.write_text(yaml.safe_dump(document))
+    locked_reason = "verl 0.8.0 unified ppo_megatron_trainer into model_engine=megatron; reviewed"
+    assert cli("--settings", "harness.toml", *LOCK, "--reason", locked_reason, cwd=repository).code == 0
+    passed = review("--format", "markdown")
+    assert passed.code == 0, passed.out[:3000]
+    assert f"[recorded reason: {hand}]" in passed.out and f"[recorded reason: {locked_reason}]" in passed.out
+    assert passed.out.index("contract_change") < passed.out.index("### `")  # contract changes come first
