@@ -198,3 +198,19 @@ def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp
     assert passed.code == 0, passed.out[:3000]
     assert f"[recorded reason: {hand}]" in passed.out and f"[recorded reason: {locked_reason}]" in passed.out
     assert passed.out.index("contract_change") < passed.out.index("### `")  # contract changes come first
+
+
+def test_verl_contracts_hold_on_0_9_1_with_no_stale_waiver_and_scoped_lora_waivers(cli):
+    from harness.settings import load_settings
+    from harness.fetch import fetch_wheel_tree
+    from tests.conftest import ROOT
+
+    source = load_settings(start=ROOT).source
+    fetch_wheel_tree(source.wheel, source.unpack, source.into)
+    result = cli("check", "--format", "json", "--strict-waivers", cwd=ROOT)
+    assert result.code == 0, result.out[-2000:]
+    report = result.json()
+    assert report["findings"] == []  # no stale waiver, no contract-file hygiene warning
+    rank = {case["id"] for case in report["cases"] for f in case["findings"]
+            if f["message"].startswith("lora-alias") and "lora.rank" in f["message"]}
+    assert rank == {f"ppo_trainer/{engine}/lora" for engine in ("dp", "megatron", "torchtitan", "veomni")}
