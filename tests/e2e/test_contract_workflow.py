@@ -8,23 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import verl_tree
+from tests.conftest import git, verl_tree
+from tests.e2e.test_verl import ACCEPTANCE_SETTINGS
 
 pytestmark = pytest.mark.e2e
 
-SETTINGS = """
-config_dir = "{config_dir}"
-snapshot_dir = "snapshots"
-contracts = ["contracts.yaml"]
-roots = ["ppo_trainer"]
-engines = ["dp"]
-engine_group = "model_engine"
-[presets]
-default = []
-[[routes]]
-name = "ppo_megatron_trainer"
-config_name = "ppo_megatron_trainer"
-"""
+# The acceptance project of test_verl (dp plus the old Megatron route), with a contracts file.
+SETTINGS = 'contracts = ["contracts.yaml"]\n' + ACCEPTANCE_SETTINGS
 QKV = "actor_rollout_ref.rollout.layer_name_map.qkv_layer_name"
 LOCK = ("lock", "--baseline", "ppo_trainer/dp/default", "--target", "route/ppo_megatron_trainer",
         "--name", "megatron-critical", "--cases", "*megatron*", "--output", "contracts.yaml")
@@ -133,13 +123,6 @@ def test_lora_alias_fails_where_alpha_newly_disagrees_and_not_where_one_key_exis
     (dp,) = [f for case, f in findings if case == "ppo_trainer/dp/default" and f["message"].startswith("lora-alias")]
     assert "actor_rollout_ref.model.lora_alpha=16, actor_rollout_ref.model.lora.alpha=32" in dp["message"]
     assert result.code == 1
-
-
-def git(repository, *arguments):
-    import subprocess
-
-    subprocess.run(["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
-                   check=True, capture_output=True)
 
 
 def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp_path, cli, trees):

@@ -3,9 +3,9 @@ contract changes with and without a recorded reason, hygiene warnings."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
+
+from tests.conftest import commit_small_project
 
 CONTRACTS = """\
 # Hand-written contracts for the small project.
@@ -22,21 +22,9 @@ waivers:
 """
 
 
-def git(project, *arguments):
-    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
-                   check=True, capture_output=True)
-
-
 @pytest.fixture
 def repository(small_project, cli):
-    (small_project / "contracts.yaml").write_text(CONTRACTS)
-    settings = small_project / "harness.toml"
-    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text())
-    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
-    git(small_project, "init", "-q", "-b", "main")
-    git(small_project, "add", "-A")
-    git(small_project, "commit", "-q", "-m", "base")
-    return small_project
+    return commit_small_project(small_project, cli, CONTRACTS)
 
 
 def run_findings(result):
