@@ -28,7 +28,15 @@ from typing import Any
 import yaml
 
 from harness.contracts import (
-    ChangeRecord, Contract, ContractError, ContractSet, Waiver, contract_hygiene, merge_sets, parse_contracts, stale_waivers,
+    ChangeRecord,
+    Contract,
+    ContractError,
+    ContractSet,
+    Waiver,
+    contract_hygiene,
+    merge_sets,
+    parse_contracts,
+    stale_waivers,
     violations_seen,
 )
 from harness.diff import describe_value, same_value

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 import yaml
 from omegaconf import DictConfig
 
-from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.diff import describe_value, same_value
+from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
@@ -296,7 +296,7 @@ def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str)
 
 def utc_today() -> datetime.date:
     """Today's date in UTC, so a waiver expires at the same moment on every machine."""
-    return datetime.datetime.now(datetime.timezone.utc).date()
+    return datetime.datetime.now(datetime.UTC).date()
 
 
 def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig, tree: Any, today: datetime.date) -> list[Finding]:
@@ -348,7 +348,7 @@ def contract_of_finding(contract_set: ContractSet, finding: Finding) -> Contract
 def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) -> set[tuple[str, str, str]]:
     """(case id, contract, path) of every contract violation in the results, waived or not; an agree
     violation counts for every path of its group, as a waiver may name any of them."""
-    seen = set()
+    seen: set[tuple[str, str, str]] = set()
     for result in results:
         for finding in result.findings:
             contract = contract_of_finding(contract_set, finding)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
 import yaml
 
@@ -104,7 +101,7 @@ def test_lock_without_reason_refuses_to_drop_and_with_one_records_each_term(proj
     assert records[(repin, "{'equal': True}", "{'equal': False}")] == reason
     assert document["waivers"] == yaml.safe_load(HAND_WRITTEN)["waivers"]
     # The re-locked contract holds on 0.8.0, and a second re-lock has nothing left to record.
-    result, findings = contract_findings(cli, project, new)
+    _, findings = contract_findings(cli, project, new)
     assert not [f for _, f in findings if f["severity"] == "error" and f["message"].startswith("megatron-critical")]
     assert cli("--settings", "harness.toml", "--config-dir", str(new), *LOCK, cwd=project).code == 0
 
@@ -184,8 +181,8 @@ def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp
 
 
 def test_verl_contracts_hold_on_0_9_1_with_no_stale_waiver_and_scoped_lora_waivers(cli):
-    from harness.settings import load_settings
     from harness.fetch import fetch_wheel_tree
+    from harness.settings import load_settings
     from tests.conftest import ROOT
 
     source = load_settings(start=ROOT).source

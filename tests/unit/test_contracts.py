@@ -135,7 +135,7 @@ def test_waiver_expiry_uses_the_utc_date(monkeypatch):
     from harness.contracts import utc_today
 
     # A zone whose local date is not the UTC date right now (UTC+14 after noon UTC, UTC-12 before).
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     monkeypatch.setenv("TZ", "Etc/GMT-14" if now.hour >= 12 else "Etc/GMT+12")
     time.tzset()
     try:
