@@ -14,7 +14,7 @@ import yaml
 from harness import baselines, diff
 from harness.baselines import GoldenFolder
 from harness.cases import open_matrix, select_cases
-from harness.contracts import ContractError, contract_checks
+from harness.contracts import ContractError, checks_for, load_contracts
 from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--quiet", action="store_true", help="text: only cases with errors or warnings, plus the summary")
     check.add_argument("--verbose", action="store_true", help="text: also show info findings (known fallbacks)")
     check.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
+    check.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
 
     difference = commands.add_parser(
         "diff", help="semantic diff of two YAML files or snapshot folders, or the goldens at a git ref (--base)"
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument("--title", help="markdown heading")
     difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
+    difference.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
 
     explain = commands.add_parser("explain", help="which file set a key's final value")
     explain.add_argument("key")
@@ -92,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_argument("--target", required=True, help="case id of the engine to lock, e.g. route/ppo_megatron_trainer")
     lock.add_argument("--name", required=True, help="contract name")
     lock.add_argument("--cases", required=True, help="case glob the contract will cover in the new tree")
-    lock.add_argument("--output", help="write the contracts YAML here (default: stdout)")
+    lock.add_argument("--output", help="merge into this contracts file: only the named contract changes (default: print it)")
+    lock.add_argument("--reason", help="why terms are dropped or re-pinned; recorded under `changes:` (needed to loosen)")
 
     cache = commands.add_parser("cache", help="show (or --clear) the parse and composition cache")
     cache.add_argument("--clear", action="store_true")
@@ -135,10 +138,20 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(contract_checks(settings)), sourced=_sourced(args.format))
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
     return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    """The settings' contracts as a Run's rules, and for its run-level findings (changes, stale waivers)."""
+    contract_set = load_contracts(settings.contracts)
+    return {
+        "rules": tuple(checks_for(contract_set)),
+        "contracts": contract_set,
+        "strict_waivers": getattr(args, "strict_waivers", False),
+    }
 
 
 def _sourced(output_format: str, review: bool = False) -> frozenset[str]:
@@ -172,7 +185,7 @@ def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
 
 def command_generate(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(contract_checks(settings)), keep_rendered=not args.check)
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
@@ -273,7 +286,7 @@ def review_exit(result: MatrixResult) -> int:
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
     """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
     head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), tuple(contract_checks(head)), sourced=_sourced(args.format, review=True), strict=False)
+    run = Run(head, baselines.on_disk(head, old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(run, args.case)
     print_result(result, args.format, verbose=True, title=args.title or f"`{old}` → `{new}`")
     return review_exit(result)
@@ -286,7 +299,7 @@ def review_report(args: argparse.Namespace) -> int:
         baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, tuple(contract_checks(settings)), sourced=_sourced(args.format, review=True), strict=False)
+    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     title = args.title or f"config-harness review against `{args.base}`"
     if args.format == "json":
@@ -362,7 +375,7 @@ def command_explain(args: argparse.Namespace) -> int:
 
 
 def command_lock(args: argparse.Namespace) -> int:
-    from harness.contracts import derive_contract
+    from harness.lock import LockRefused, derive_contract, plan_lock
     from harness.render import dump_yaml, to_plain
 
     settings = settings_from(args)
@@ -377,17 +390,29 @@ def command_lock(args: argparse.Namespace) -> int:
                 raise UsageError(f"{composed.case.id}: {composed.error}")
             trees[composed.case.id] = to_plain(composed.config)
     contract = derive_contract(args.name, args.cases, trees[args.baseline], trees[args.target])
-    text = (
-        f"# Derived by `config-harness lock --baseline {args.baseline} --target {args.target}` from {settings.config_dir.name}\n"
-        + dump_yaml({"contracts": [contract]})
-    )
-    if args.output:
-        from harness.goldens import write_atomic
+    if not args.output:
+        print(
+            f"# Derived by `config-harness lock --baseline {args.baseline} --target {args.target}` from {settings.config_dir.name}\n"
+            + dump_yaml({"contracts": [contract]}),
+            end="",
+        )
+        return EXIT_OK
+    from harness.goldens import write_atomic
 
-        write_atomic(Path(args.output), text)
-        print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
-    else:
-        print(text, end="")
+    output = Path(args.output)
+    try:
+        existing = output.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        existing = None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{output}: not UTF-8 (offset {error.start})") from None
+    try:
+        plan = plan_lock(existing, output, contract, by_id, args.reason)
+    except LockRefused as refused:
+        raise UsageError(f"{output}: {refused}") from None
+    write_atomic(output, plan.text)
+    print("\n".join(plan.summary()))
+    print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
     return EXIT_OK
 
 

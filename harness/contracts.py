@@ -1,8 +1,9 @@
-"""Contracts on composed configs (require, equal, forbid, agree) with dated waivers."""
+"""Contracts on composed configs (require, equal, forbid, agree) with dated, case-scoped waivers."""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -11,8 +12,8 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig
 
-from harness.findings import ERROR, WARNING, CaseChecker, Finding
 from harness.diff import describe_value, same_value
+from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
@@ -33,7 +34,14 @@ class Contract:
     equal: tuple[tuple[str, Any], ...] = ()
     forbid: tuple[str, ...] = ()
     agree: tuple[tuple[str, ...], ...] = ()
+    agree_require_both: bool = False  # an agree group with a missing path is a violation, not an alias not yet there
     origin: str = ""
+
+    def paths(self) -> frozenset[str]:
+        """Every path one of the contract's rules names."""
+        return frozenset(self.require) | {path for path, _ in self.equal} | set(self.forbid) | {
+            path for group in self.agree for path in group
+        }
 
 
 @dataclass(frozen=True)
@@ -44,14 +52,31 @@ class Waiver:
     path: str
     reason: str
     until: datetime.date | None = None
+    cases: str = "*"  # a glob over case ids: a waiver for megatron's mismatch does not hide a new one on dp
+
+    def excuses(self, contract: str, paths: Iterable[str], case_id: str) -> bool:
+        """True when this waiver is about `contract`, one of `paths` and the case `case_id` (expiry aside)."""
+        return self.contract == contract and self.path in paths and fnmatchcase(case_id, self.cases)
+
+
+@dataclass(frozen=True)
+class ChangeRecord:
+    """An intentional loosening of a contract, with the reason a reviewer reads; it excuses exactly one term change."""
+
+    contract: str
+    path: str
+    old: Any
+    new: Any
+    reason: str
 
 
 @dataclass(frozen=True)
 class ContractSet:
-    """All contracts and waivers of a run."""
+    """All contracts, waivers and recorded changes of a run."""
 
     contracts: tuple[Contract, ...] = ()
     waivers: tuple[Waiver, ...] = ()
+    changes: tuple[ChangeRecord, ...] = ()
 
 
 class _Lines(dict):
@@ -73,9 +98,19 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Line
 
 _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
-CONTRACT_KEYS = {"name", "cases", "require", "equal", "forbid", "agree"}
-WAIVER_KEYS = {"contract", "path", "reason", "until"}
-FILE_KEYS = {"contracts", "waivers"}
+CONTRACT_KEYS = {"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both"}
+WAIVER_KEYS = {"contract", "path", "reason", "until", "cases"}
+CHANGE_KEYS = {"contract", "path", "old", "new", "reason"}
+FILE_KEYS = {"contracts", "waivers", "changes"}
+
+
+def plain(value: Any) -> Any:
+    """A parsed YAML value with line-remembering mappings turned back into plain dicts (so values compare by type)."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
 
 
 def _where(origin: Path, mapping: Any, key: str = "") -> str:
@@ -121,14 +156,18 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
         cases = entry.get("cases", "*")
         if not isinstance(cases, str):
             raise ContractError(f"{_where(origin, entry, 'cases')}: cases must be one glob string")
+        require_both = entry.get("agree_require_both", False)
+        if not isinstance(require_both, bool):
+            raise ContractError(f"{_where(origin, entry, 'agree_require_both')}: agree_require_both must be true or false")
         contracts.append(
             Contract(
                 name=entry["name"],
                 cases=cases,
                 require=_path_list(origin, entry, "require"),
-                equal=tuple((str(k), v) for k, v in equal.items()),
+                equal=tuple((str(k), plain(v)) for k, v in equal.items()),
                 forbid=_path_list(origin, entry, "forbid"),
                 agree=tuple(tuple(group) for group in agree),
+                agree_require_both=require_both,
                 origin=str(origin),
             )
         )
@@ -147,14 +186,41 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 until = until if isinstance(until, datetime.date) else datetime.date.fromisoformat(str(until))
             except ValueError:
                 raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
-        waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until))
-    return ContractSet(tuple(contracts), tuple(waivers))
+        cases = entry.get("cases", "*")
+        if not isinstance(cases, str) or not cases:
+            raise ContractError(f"{_where(origin, entry, 'cases')}: a waiver's cases must be one glob string")
+        waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
+    return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
+
+
+def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
+    # A record may name a contract that no longer exists: deleting or renaming one is exactly what it records.
+    if not isinstance(entries, list):
+        raise ContractError(f"{_where(origin, entries)}: changes must be a list of records")
+    records = []
+    for entry in entries:
+        _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
+        for required in ("contract", "reason"):
+            if not isinstance(entry.get(required), str) or not entry[required].strip():
+                raise ContractError(f"{_where(origin, entry)}: a change record needs a non-empty {required!r}")
+        path = entry.get("path") or ""
+        if not isinstance(path, str):
+            raise ContractError(f"{_where(origin, entry, 'path')}: a change record's path must be a dotted path")
+        records.append(ChangeRecord(entry["contract"], path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
+    return tuple(records)
+
+
+def merge_sets(sets: Iterable[ContractSet]) -> ContractSet:
+    """Several files' contracts, waivers and records as one set, in order."""
+    sets = list(sets)
+    return ContractSet(
+        tuple(c for s in sets for c in s.contracts), tuple(w for s in sets for w in s.waivers), tuple(r for s in sets for r in s.changes)
+    )
 
 
 def load_contracts(paths: tuple[Path, ...] | list[Path]) -> ContractSet:
     """Read and merge contract files; any problem is a ContractError naming the file."""
-    contracts: list[Contract] = []
-    waivers: list[Waiver] = []
+    loaded = []
     for path in paths:
         try:
             text = Path(path).read_text(encoding="utf-8")
@@ -162,10 +228,8 @@ def load_contracts(paths: tuple[Path, ...] | list[Path]) -> ContractSet:
             raise ContractError(f"{path}: contracts file not found") from None
         except UnicodeDecodeError as error:
             raise ContractError(f"{path}: not UTF-8 (offset {error.start})") from None
-        loaded = parse_contracts(text, Path(path))
-        contracts += loaded.contracts
-        waivers += loaded.waivers
-    return ContractSet(tuple(contracts), tuple(waivers))
+        loaded.append(parse_contracts(text, Path(path)))
+    return merge_sets(loaded)
 
 
 @dataclass(frozen=True)
@@ -204,23 +268,35 @@ def violations(contract: Contract, config: DictConfig, tree: Any) -> list[Violat
         if value is not MISSING:
             found.append(Violation(contract.name, path, "absent", value, f"{path} is forbidden but present ({_show(value)})"))
     for group in contract.agree:
-        values = [effective_value(config, tree, p) for p in group]
-        broken = [(p, v) for p, v in zip(group, values) if isinstance(v, Unresolvable)]
-        if broken:
-            found.append(Violation(contract.name, group[-1], None, None,
-                                   "; ".join(f"{p}: {v.reason}" for p, v in broken), tuple(group)))
-        elif any(v is MISSING for v in values) or not all(same_value(values[0], v) for v in values[1:]):
-            shown = ", ".join(f"{p}={_show(v)}" for p, v in zip(group, values))
-            found.append(Violation(contract.name, group[-1], _show(values[0]), _show(values[-1]),
-                                   f"must agree but differ: {shown}", tuple(group)))
+        found += _agree_violations(contract, group, [effective_value(config, tree, p) for p in group])
     return found
 
 
-def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...]) -> Waiver | None:
+def _agree_violations(contract: Contract, group: tuple[str, ...], values: list[Any]) -> list[Violation]:
+    """Aliases agree when every present one has the same value; a missing alias is fine unless agree_require_both."""
+    broken = [(p, v) for p, v in zip(group, values) if isinstance(v, Unresolvable)]
+    if broken:
+        return [Violation(contract.name, group[-1], None, None, "; ".join(f"{p}: {v.reason}" for p, v in broken), group)]
+    shown = ", ".join(f"{p}={_show(v)}" for p, v in zip(group, values))
+    if contract.agree_require_both and any(v is MISSING for v in values):
+        return [Violation(contract.name, group[-1], "present", None, f"must all be present and agree: {shown}", group)]
+    present = [v for v in values if v is not MISSING]
+    if len(present) < 2 or all(same_value(present[0], v) for v in present[1:]):
+        return []
+    return [Violation(contract.name, group[-1], _show(values[0]), _show(values[-1]), f"must agree but differ: {shown}", group)]
+
+
+def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str) -> Waiver | None:
+    paths = {violation.path, *violation.paths}
     for waiver in waivers:
-        if waiver.contract == violation.contract and (waiver.path == violation.path or waiver.path in violation.paths):
+        if waiver.excuses(violation.contract, paths, case_id):
             return waiver
     return None
+
+
+def utc_today() -> datetime.date:
+    """Today's date in UTC, so a waiver expires at the same moment on every machine."""
+    return datetime.datetime.now(datetime.UTC).date()
 
 
 def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig, tree: Any, today: datetime.date) -> list[Finding]:
@@ -230,23 +306,27 @@ def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig,
         if not fnmatchcase(case.id, contract.cases):
             continue
         for violation in violations(contract, config, tree):
-            waiver = _waiver_for(violation, contract_set.waivers)
+            waiver = _waiver_for(violation, contract_set.waivers, case.id)
             severity, note = ERROR, ""
             if waiver is not None and (waiver.until is None or today <= waiver.until):
                 severity, note = WARNING, f" [waived: {waiver.reason}" + (f"; until {waiver.until}]" if waiver.until else "]")
             elif waiver is not None:
                 note = f" [waiver expired on {waiver.until}: {waiver.reason}]"
-            findings.append(Finding("contract", violation.path, violation.expected, violation.actual, severity,
+            findings.append(Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, severity,
                                     f"{contract.name}: {violation.message}{note}"))
     return findings
 
 
 def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
     """The settings' contracts as a case check (raises ContractError for an unusable file)."""
-    contract_set = load_contracts(settings.contracts)
+    return checks_for(load_contracts(settings.contracts), today)
+
+
+def checks_for(contract_set: ContractSet, today: datetime.date | None = None) -> list[CaseChecker]:
+    """A contract set as a case check; waivers expire by `today` (default: the UTC date)."""
     if not contract_set.contracts:
         return []
-    day = today or datetime.date.today()
+    day = today or utc_today()
 
     def check(case: Case, config: DictConfig, tree: Any) -> list[Finding]:
         return contract_findings(contract_set, case, config, tree, day)
@@ -254,26 +334,76 @@ def contract_checks(settings: Settings, today: datetime.date | None = None) -> l
     return [check]
 
 
-def derive_contract(name: str, cases: str, baseline_tree: Any, target_tree: Any) -> dict[str, Any]:
-    """A contract from a known-good tree: keys only the target has are required and pinned; values it changed are pinned.
+def contract_of_finding(contract_set: ContractSet, finding: Finding) -> Contract | None:
+    """The contract a `contract` finding reports on (its message starts with the contract's name)."""
+    if finding.kind != Kind.CONTRACT:
+        return None
+    # Longest name first, so a name that is a prefix of another cannot claim the other's findings.
+    for contract in sorted(contract_set.contracts, key=lambda c: -len(c.name)):
+        if finding.message.startswith(f"{contract.name}: "):
+            return contract
+    return None
 
-    `baseline_tree` is the engine every other engine is compared with (verl: dp); `target_tree` is the
-    engine-specific config at a release known to be right (verl 0.7.1's ppo_megatron_trainer).
+
+def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) -> set[tuple[str, str, str]]:
+    """(case id, contract, path) of every contract violation in the results, waived or not; an agree
+    violation counts for every path of its group, as a waiver may name any of them."""
+    seen: set[tuple[str, str, str]] = set()
+    for result in results:
+        for finding in result.findings:
+            contract = contract_of_finding(contract_set, finding)
+            if contract is None:
+                continue
+            paths = {finding.path}
+            paths.update(*(group for group in contract.agree if group[-1] == finding.path))
+            seen.update((result.case.id, contract.name, path) for path in paths)
+    return seen
+
+
+def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]], strict: bool = False) -> list[Finding]:
+    """A finding for each waiver that excuses no violation in any case ("waiver no longer needed").
+
+    `seen` holds (case id, contract, path) for every violation of the full matrix (see violations_seen): on a
+    subset of the cases a waiver for another case would look stale. Warnings, or errors when `strict`.
     """
-    from harness.diff import flatten
+    seen = list(seen)
+    findings = []
+    for waiver in contract_set.waivers:
+        if any(waiver.excuses(contract, (path,), case_id) for case_id, contract, path in seen):
+            continue
+        scope = "" if waiver.cases == "*" else f" in cases {waiver.cases!r}"
+        findings.append(Finding(
+            Kind.CONTRACT, waiver.path, None, None, ERROR if strict else WARNING,
+            f"{waiver.contract}: waiver no longer needed: no case{scope} violates {waiver.path}; remove the waiver"
+            f" ({waiver.reason})",
+        ))
+    return findings
 
-    baseline, target = flatten(baseline_tree), flatten(target_tree)
-    only_target = sorted(path for path in target if path not in baseline)
-    differing = sorted(path for path in target if path in baseline and not same_value(baseline[path], target[path]))
-    pinned = {path: target[path] for path in only_target + differing if not _is_unpinnable(target[path])}
-    return {
-        "name": name,
-        "cases": cases,
-        "require": only_target,
-        "equal": dict(sorted(pinned.items())),
-    }
 
+def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
+    """Warnings for contract files that do less than they seem to: a `cases` glob matching no case, a waiver
+    for a path no rule of its contract names, two contracts with the same name.
 
-def _is_unpinnable(value: Any) -> bool:
-    """Interpolations and `???` are not values to pin: their text is compared through require and the golden."""
-    return (isinstance(value, str) and ("${" in value or value == "???")) or value == {}
+    Call it on the side under check only: a glob that matches nothing at the base of a review is normal.
+    """
+    case_ids = list(case_ids)
+    findings = []
+    names = [contract.name for contract in contract_set.contracts]
+    for name in sorted({name for name in names if names.count(name) > 1}):
+        origins = ", ".join(sorted({c.origin for c in contract_set.contracts if c.name == name}))
+        findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})"))
+    for contract in contract_set.contracts:
+        if not any(fnmatchcase(case_id, contract.cases) for case_id in case_ids):
+            findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
+                                    f"{contract.name}: cases {contract.cases!r} matches no case; the contract checks nothing"))
+    paths_by_name: dict[str, set[str]] = {}
+    for contract in contract_set.contracts:
+        paths_by_name.setdefault(contract.name, set()).update(contract.paths())
+    for waiver in contract_set.waivers:
+        if waiver.path not in paths_by_name.get(waiver.contract, set()):
+            findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
+                                    f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names"))
+        elif not any(fnmatchcase(case_id, waiver.cases) for case_id in case_ids):
+            findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
+                                    f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case"))
+    return findings

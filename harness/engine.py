@@ -16,6 +16,8 @@ from harness.baselines import BaseEntry, Baseline, GoldenFolder
 from harness.cases import open_matrix, select_cases
 from harness.check import as_review, compare_with_base, semantic_findings
 from harness.compose import Composed, HydraSession
+from harness.contract_changes import run_findings
+from harness.contracts import ContractSet
 from harness.findings import (
     ERROR, SOURCED_KINDS, WARNING, CaseChecker, CaseResult, Finding, Kind, MatrixResult, Status,
 )
@@ -37,6 +39,8 @@ class Run:
     sourced: frozenset[str] = frozenset({ERROR})
     strict: bool = True  # the tree under test must have every engine and `same_as` case (check, generate)
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
+    contracts: ContractSet | None = None  # for the run-level contract findings (changes, hygiene, stale waivers)
+    strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
 
 
 def base_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaseEntry | None:
@@ -177,6 +181,11 @@ def run_matrix(
 
     outcomes = map_shards(check_shard, needed, settings.jobs or default_jobs(), lambda case: case.id in chosen and on_done(case))
     result = MatrixResult(cases=[r for r in outcomes if r.case.id in chosen], baseline=run.baseline.description)
+    if run.contracts is not None:
+        result.findings[:0] = run_findings(
+            run.contracts, run.baseline.contract_texts(), [case.id for case in all_cases], result.cases,
+            run.strict_waivers, whole_matrix=len(selected) == len(all_cases),
+        )
     gone = run.baseline.gone(all_cases)
     if isinstance(run.baseline, GoldenFolder):
         result.orphans = gone  # interface: check reports goldens without a case as orphans

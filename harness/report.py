@@ -84,14 +84,16 @@ def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False, co
     Info findings (such as known fallbacks) show only when verbose; quiet hides cases without problems.
     """
     lines: list[str] = []
+    # Findings about the run as a whole (contract changes first) lead: a weakened contract is read before its effects.
+    for finding in result.findings:
+        if verbose or finding.severity != INFO:
+            severity = paint(f"{finding.severity.upper():<7}", finding.severity.upper(), color)
+            lines.append(f"{severity} {finding.kind:<14} {finding.message}")
     for case_result in result.cases:
         shown = tuple(f for f in case_result.findings if verbose or f.severity != INFO)
         if quiet and not shown and case_result.status == "ok":
             continue
         lines.extend(case_lines(replace(case_result, findings=shown), color))
-    for finding in result.findings:
-        if verbose or finding.severity != INFO:
-            lines.append(f"{finding.severity.upper():<7} {finding.kind:<14} {finding.message}")
     for orphan in result.orphans:
         lines.append(f"orphan golden (no case): {orphan}; remove it with `generate --prune`")
     for pruned in result.pruned:
@@ -114,6 +116,11 @@ def _source_cell(finding: Finding) -> str:
 def to_markdown(result: MatrixResult, title: str = "config-harness", include_info: bool = False) -> str:
     """A pull-request summary: one table per case with problems, then contracts and waivers."""
     lines = [f"## {title}", "", summary_line(result), ""]
+    run_rows = [f for f in result.findings if include_info or f.severity != INFO]
+    if run_rows:
+        lines += ["### Contract changes and contract files", "", "| severity | kind | path | finding |", "|---|---|---|---|"]
+        lines += [f"| {f.severity} | {f.kind} | {f'`{f.path}`' if f.path else ''} | {f.message.replace('|', '/')} |" for f in run_rows]
+        lines.append("")
     for case_result in result.cases:
         rows = [f for f in case_result.findings if f.kind != "contract" and (include_info or f.severity != INFO)]
         if not rows:
@@ -169,6 +176,9 @@ def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, i
 def to_github(result: MatrixResult) -> str:
     """GitHub workflow commands: one annotation per error or warning, on the config line that set the value."""
     lines = []
+    for finding in result.findings:
+        if finding.severity in (ERROR, WARNING):
+            lines.append(f"::{finding.severity} title={_escape_property(finding.kind)}::{_escape(finding.message)}")
     for case_result in result.cases:
         for finding in case_result.findings:
             if finding.severity in (ERROR, WARNING):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -134,3 +135,21 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
 def verl_tree(version: str) -> Path:
     """verl's real trainer config tree of one release, from its PyPI wheel (never imported)."""
     return fetch_wheel_tree(f"verl=={version}", "verl/trainer/config", CACHE / f"verl-{version}")
+
+
+def git(repository: Path, *arguments: str) -> None:
+    """Run git in `repository` with a fixed author, failing the test on an error."""
+    subprocess.run(["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
+                   check=True, capture_output=True)
+
+
+def commit_small_project(project: Path, cli, contracts: str) -> Path:
+    """The small project with `contracts`, its goldens generated, committed as `main` in a new git repository."""
+    (project / "contracts.yaml").write_text(contracts)
+    settings = project / "harness.toml"
+    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text())
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    return project

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
+
+from tests.conftest import commit_small_project
 
 CONTRACTS = """
 contracts:
@@ -14,20 +14,9 @@ contracts:
 """
 
 
-def git(project, *arguments):
-    subprocess.run(["git", "-C", str(project), *arguments], check=True, capture_output=True)
-
-
 @pytest.fixture
 def repository(small_project, cli):
-    (small_project / "contracts.yaml").write_text(CONTRACTS)
-    settings = small_project / "harness.toml"
-    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text())
-    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
-    git(small_project, "init", "-q", "-b", "main")
-    git(small_project, "add", "-A")
-    git(small_project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
-    return small_project
+    return commit_small_project(small_project, cli, CONTRACTS)
 
 
 def test_review_groups_changes_by_case_and_passes_without_contract_violations(repository, cli):

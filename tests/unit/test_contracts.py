@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from harness.contracts import ContractError, contract_findings, derive_contract, parse_contracts
+from harness.contracts import ContractError, contract_findings, parse_contracts
+from harness.lock import derive_contract
 from harness.matrix import Case
 
 CONFIG = {
@@ -83,3 +84,109 @@ def test_derive_contract_requires_engine_specific_keys():
     contract = derive_contract("c", "*", baseline, target)
     assert contract["require"] == ["i", "model.moe.freeze"]
     assert contract["equal"] == {"model.moe.freeze": False, "model.use_remove_padding": False}
+
+
+ALIAS = """
+contracts:
+  - name: alias
+    agree: [[model.lora_alpha, model.lora.alpha]]
+"""
+
+
+@pytest.mark.parametrize(
+    "model, failing",
+    [
+        ({"lora_alpha": 16, "lora": {"alpha": 16}}, False),  # both present and equal
+        ({"lora_alpha": 16}, False),  # only the old spelling: the alias does not exist yet
+        ({"lora": {"alpha": 32}}, False),  # only the new spelling
+        ({}, False),  # neither
+        ({"lora_alpha": 16, "lora": {"alpha": 32}}, True),  # both present, different
+    ],
+)
+def test_agree_means_alias_agreement(model, failing):
+    assert bool(findings(ALIAS, config={"model": model})) is failing
+
+
+def test_agree_require_both_makes_absence_a_violation():
+    strict = ALIAS + "    agree_require_both: true\n"
+    (finding,) = findings(strict, config={"model": {"lora_alpha": 16}})
+    assert "must all be present and agree: model.lora_alpha=16, model.lora.alpha=missing" in finding.message
+    assert findings(strict, config={"model": {"lora_alpha": 16, "lora": {"alpha": 16}}}) == []
+
+
+def test_waiver_scoped_to_cases_does_not_hide_another_case():
+    text = ALIAS + "waivers:\n  - {contract: alias, path: model.lora.alpha, reason: megatron only, cases: 't/megatron/*'}\n"
+    config = {"model": {"lora_alpha": 16, "lora": {"alpha": 32}}}
+    (megatron,) = findings(text, case_id="t/megatron/default", config=config)
+    (dp,) = findings(text, case_id="t/dp/default", config=config)
+    assert (megatron.severity, dp.severity) == ("warning", "error")
+
+
+def test_equal_with_a_mapping_value_can_pass():
+    text = "contracts:\n  - name: n\n    equal: {rollout.layer_name_map: {qkv_layer_name: qkv}}\n"
+    assert findings(text) == []
+    other = "contracts:\n  - name: n\n    equal: {rollout.layer_name_map: {qkv_layer_name: other}}\n"
+    assert len(findings(other)) == 1
+
+
+def test_waiver_expiry_uses_the_utc_date(monkeypatch):
+    import time
+
+    from harness.contracts import utc_today
+
+    # A zone whose local date is not the UTC date right now (UTC+14 after noon UTC, UTC-12 before).
+    now = datetime.datetime.now(datetime.UTC)
+    monkeypatch.setenv("TZ", "Etc/GMT-14" if now.hour >= 12 else "Etc/GMT+12")
+    time.tzset()
+    try:
+        assert datetime.date.today() != now.date()  # the local date really differs here
+        assert utc_today() == now.date()
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def _result(case_id, found):
+    from harness.findings import CaseResult
+
+    return CaseResult(Case(case_id, "t", ()), "g.yaml", "ok", tuple(found))
+
+
+def test_stale_waiver_is_reported_and_strict_makes_it_an_error():
+    from harness.contracts import stale_waivers, violations_seen
+
+    text = ALIAS + """waivers:
+  - {contract: alias, path: model.lora_alpha, reason: still needed, cases: 't/megatron/*'}
+  - {contract: alias, path: model.lora.alpha, reason: gone on dp, cases: 't/dp/*'}
+"""
+    contract_set = parse_contracts(text, Path("c.yaml"))
+    config = {"model": {"lora_alpha": 16, "lora": {"alpha": 32}}}
+    # The megatron case still disagrees (the waiver names the group's first path); dp agrees now.
+    results = [
+        _result("t/megatron/default", findings(text, "t/megatron/default", config)),
+        _result("t/dp/default", findings(text, "t/dp/default", {"model": {"lora_alpha": 32, "lora": {"alpha": 32}}})),
+    ]
+    seen = violations_seen(contract_set, results)
+    (stale,) = stale_waivers(contract_set, seen)
+    assert stale.severity == "warning" and stale.path == "model.lora.alpha"
+    assert stale.message.startswith("alias: waiver no longer needed: no case in cases 't/dp/*' violates model.lora.alpha")
+    assert stale_waivers(contract_set, seen, strict=True)[0].severity == "error"
+
+
+def test_hygiene_names_empty_globs_unknown_waiver_paths_and_duplicate_names():
+    from harness.contracts import contract_hygiene
+
+    text = """
+contracts:
+  - {name: a, cases: "nothing/*", require: [x]}
+  - {name: b, require: [y]}
+  - {name: b, require: [z]}
+waivers:
+  - {contract: b, path: not.a.rule, reason: r}
+"""
+    messages = [f.message for f in contract_hygiene(parse_contracts(text, Path("c.yaml")), ["t/dp/default"])]
+    assert messages == [
+        "b: duplicate contract name (in c.yaml)",
+        "a: cases 'nothing/*' matches no case; the contract checks nothing",
+        "b: waiver for not.a.rule, which no rule of the contract names",
+    ]

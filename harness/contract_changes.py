@@ -1,0 +1,256 @@
+"""Contract changes between a baseline and now: every removed or loosened term is a `contract_change` finding.
+
+A term is written the same way in findings and in the `changes:` records that excuse them:
+
+| term                      | old / new                                    | path                  |
+|---------------------------|----------------------------------------------|-----------------------|
+| a required path           | `require`                                    | the path              |
+| a pinned value            | `{equal: VALUE}`                             | the path              |
+| a forbidden path          | `forbid`                                     | the path              |
+| an agree group            | `{agree: [PATH, ...]}`                       | the group's last path |
+| absence as a violation    | `{agree_require_both: true}`                 | `''`                  |
+| the cases a contract covers | `{cases: GLOB}`                            | `''`                  |
+| a waiver                  | `{waiver: {cases: GLOB, until: DATE or null}}` | the waived path     |
+
+`new` is null when the term is gone. A record `{contract, path, old, new, reason}` excuses exactly the change with
+the same four values, so an old reason never excuses a later weakening.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.contracts import (
+    ChangeRecord,
+    Contract,
+    ContractError,
+    ContractSet,
+    Waiver,
+    contract_hygiene,
+    merge_sets,
+    parse_contracts,
+    stale_waivers,
+    violations_seen,
+)
+from harness.diff import describe_value, same_value
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind
+
+REQUIRE, FORBID = "require", "forbid"
+
+
+@dataclass(frozen=True)
+class TermChange:
+    """One term of one contract removed or loosened between the baseline and now."""
+
+    contract: str
+    path: str
+    old: Any
+    new: Any
+    description: str
+
+    def record(self, reason: str) -> dict[str, Any]:
+        """The `changes:` record that excuses this change."""
+        return {"contract": self.contract, "path": self.path, "old": self.old, "new": self.new, "reason": reason}
+
+
+def _merged(contract_set: ContractSet) -> dict[str, Contract]:
+    """Contracts by name; two contracts with one name (a hygiene warning) count as one with both's rules."""
+    merged: dict[str, Contract] = {}
+    for contract in contract_set.contracts:
+        first = merged.get(contract.name)
+        if first is None:
+            merged[contract.name] = contract
+            continue
+        merged[contract.name] = Contract(
+            name=first.name,
+            cases=first.cases,
+            require=first.require + contract.require,
+            equal=first.equal + contract.equal,
+            forbid=first.forbid + contract.forbid,
+            agree=first.agree + contract.agree,
+            agree_require_both=first.agree_require_both or contract.agree_require_both,
+            origin=first.origin,
+        )
+    return merged
+
+
+def _waiver_term(waiver: Waiver) -> dict[str, Any]:
+    return {"waiver": {"cases": waiver.cases, "until": waiver.until.isoformat() if waiver.until else None}}
+
+
+def _pin(value: Any) -> dict[str, Any]:
+    return {"equal": value}
+
+
+def _removed_terms(contract: Contract) -> list[TermChange]:
+    """Every term of a contract that no longer exists (deleted, or renamed: the new name is a new contract)."""
+    name = contract.name
+    changes = [TermChange(name, path, REQUIRE, None, f"require {path} removed (contract gone)") for path in contract.require]
+    changes += [TermChange(name, path, _pin(value), None, f"equal {path}: {describe_value(value)} removed (contract gone)")
+                for path, value in contract.equal]
+    changes += [TermChange(name, path, FORBID, None, f"forbid {path} removed (contract gone)") for path in contract.forbid]
+    changes += [TermChange(name, group[-1], {"agree": list(group)}, None, f"agree {list(group)} removed (contract gone)")
+                for group in contract.agree]
+    return changes
+
+
+def _loosened_terms(old: Contract, new: Contract, case_ids: list[str]) -> list[TermChange]:
+    """The terms of `old` that `new` drops or loosens."""
+    name = old.name
+    changes = []
+    lost = [case_id for case_id in case_ids if fnmatchcase(case_id, old.cases) and not fnmatchcase(case_id, new.cases)]
+    if lost:
+        shown = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
+        changes.append(TermChange(name, "", {"cases": old.cases}, {"cases": new.cases},
+                                  f"cases narrowed from {old.cases!r} to {new.cases!r}: no longer covers {shown}"))
+    new_pins = dict(new.equal)
+    for path in old.require:
+        # An equal pin still requires the path: a missing value never equals the pin.
+        if path not in new.require and path not in new_pins:
+            changes.append(TermChange(name, path, REQUIRE, None, f"require {path} removed"))
+    for path, value in old.equal:
+        if path not in new_pins:
+            changes.append(TermChange(name, path, _pin(value), None, f"equal {path}: {describe_value(value)} removed"))
+        elif not same_value(value, new_pins[path]):
+            changes.append(TermChange(name, path, _pin(value), _pin(new_pins[path]),
+                                      f"equal {path} re-pinned from {describe_value(value)} to {describe_value(new_pins[path])}"))
+    for path in old.forbid:
+        if path not in new.forbid:
+            changes.append(TermChange(name, path, FORBID, None, f"forbid {path} removed"))
+    for group in old.agree:
+        if any(set(group) <= set(kept) for kept in new.agree):
+            continue
+        nearest = next((kept for kept in new.agree if set(group) & set(kept)), None)
+        new_term = {"agree": list(nearest)} if nearest else None
+        described = f"narrowed to {list(nearest)}" if nearest else "removed"
+        changes.append(TermChange(name, group[-1], {"agree": list(group)}, new_term, f"agree {list(group)} {described}"))
+    if old.agree_require_both and not new.agree_require_both:
+        changes.append(TermChange(name, "", {"agree_require_both": True}, {"agree_require_both": False},
+                                  "agree_require_both turned off: a missing alias is no longer a violation"))
+    return changes
+
+
+def _covers(old: Waiver, new: Waiver, case_ids: list[str]) -> bool:
+    """True when `old` already excused everything `new` excuses: as many cases, for at least as long."""
+    wide_enough = old.cases == new.cases or all(
+        fnmatchcase(case_id, old.cases) for case_id in case_ids if fnmatchcase(case_id, new.cases)
+    )
+    long_enough = old.until is None or (new.until is not None and new.until <= old.until)
+    return wide_enough and long_enough
+
+
+def _loosened_waivers(base: ContractSet, head: ContractSet, base_contracts: dict[str, Contract], case_ids: list[str]) -> list[TermChange]:
+    changes = []
+    for waiver in head.waivers:
+        contract = base_contracts.get(waiver.contract)
+        if contract is None or waiver.path not in contract.paths():
+            continue  # it can only excuse a rule that is new since the base: nothing the base checked is loosened
+        before = [b for b in base.waivers if b.contract == waiver.contract and b.path == waiver.path]
+        if any(_covers(b, waiver, case_ids) for b in before):
+            continue
+        same_scope = next((b for b in before if b.cases == waiver.cases), None)
+        until = waiver.until.isoformat() if waiver.until else "never expires"
+        if same_scope is None:
+            description = f"waiver for {waiver.path} added (cases {waiver.cases!r}, until {until})"
+        else:
+            was = same_scope.until.isoformat() if same_scope.until else "never expires"
+            description = f"waiver for {waiver.path} extended (cases {waiver.cases!r}): until {was} -> {until}"
+        old_term = _waiver_term(same_scope) if same_scope else None
+        changes.append(TermChange(waiver.contract, waiver.path, old_term, _waiver_term(waiver), description))
+    return changes
+
+
+def term_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) -> list[TermChange]:
+    """Every term removed or loosened from `base` to `head`, in base order, then waivers in head order.
+
+    `case_ids` are what a `cases` glob is measured against: a glob is narrowed when it covers fewer of them.
+    """
+    case_ids = sorted(set(case_ids))
+    base_contracts, head_contracts = _merged(base), _merged(head)
+    changes = []
+    for name, old in base_contracts.items():
+        new = head_contracts.get(name)
+        changes += _removed_terms(old) if new is None else _loosened_terms(old, new, case_ids)
+    return changes + _loosened_waivers(base, head, base_contracts, case_ids)
+
+
+def _canonical(value: Any) -> str:
+    # JSON tells 1, 1.0, True and "1" apart; dates read from YAML compare as their ISO text.
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def record_for(change: TermChange, records: Iterable[ChangeRecord]) -> ChangeRecord | None:
+    """The record that excuses exactly this change (same contract, path, old and new), if any."""
+    key = (change.contract, change.path, _canonical(change.old), _canonical(change.new))
+    for record in records:
+        if (record.contract, record.path, _canonical(record.old), _canonical(record.new)) == key:
+            return record
+    return None
+
+
+def flow_record(record: dict[str, Any]) -> str:
+    """A record as one line of YAML, ready to paste under `changes:`."""
+    return yaml.safe_dump(record, default_flow_style=True, sort_keys=False, width=10**9, allow_unicode=True).strip()
+
+
+def change_finding(change: TermChange, records: Iterable[ChangeRecord]) -> Finding:
+    """A warning showing the recorded reason, or an error saying which record would excuse the change."""
+    record = record_for(change, records)
+    if record is not None:
+        return Finding(Kind.CONTRACT_CHANGE, change.path, change.old, change.new, WARNING,
+                       f"{change.contract}: {change.description} [recorded reason: {record.reason}]")
+    return Finding(Kind.CONTRACT_CHANGE, change.path, change.old, change.new, ERROR,
+                   f"{change.contract}: {change.description} without a recorded reason;"
+                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}")
+
+
+def contract_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
+    """`contract_change` findings from `base` to `head`; only `head`'s records excuse a change."""
+    return [change_finding(change, head.changes) for change in term_changes(base, head, case_ids)]
+
+
+def read_contract_files(files: Mapping[str, str | None]) -> ContractSet:
+    """Contract files as texts (None: the file does not exist, so it has no contracts), merged in order."""
+    return merge_sets(parse_contracts(text, Path(name)) for name, text in files.items() if text is not None)
+
+
+def contract_changes_in_files(
+    base_files: Mapping[str, str | None], head_files: Mapping[str, str | None], case_ids: Iterable[str]
+) -> list[Finding]:
+    """`contract_change` findings between two sets of contract files given as texts (raises ContractError)."""
+    return contract_changes(read_contract_files(base_files), read_contract_files(head_files), case_ids)
+
+
+def run_findings(
+    head: ContractSet,
+    base_texts: Mapping[str, str | None] | None,
+    case_ids: Iterable[str],
+    results: Iterable[CaseResult],
+    strict_waivers: bool = False,
+    whole_matrix: bool = True,
+) -> list[Finding]:
+    """The contract findings about a run as a whole, contract changes first: what the baseline's contracts lost
+    (when `base_texts`, its contract files, are known), then file hygiene, then waivers no case needs any more.
+
+    `case_ids` are every case of the tree under test; `results` the run's case results. Stale waivers need the
+    whole matrix (`whole_matrix`): on a `--case` subset a waiver for another case would look stale.
+    """
+    case_ids = list(case_ids)
+    findings = []
+    if base_texts is not None:
+        try:
+            base = read_contract_files(base_texts)
+        except ContractError as error:
+            raise ContractError(f"the baseline's contracts: {error}") from None
+        findings += contract_changes(base, head, case_ids)
+    findings += contract_hygiene(head, case_ids)
+    if whole_matrix:
+        findings += stale_waivers(head, violations_seen(head, results), strict_waivers)
+    return findings

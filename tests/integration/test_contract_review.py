@@ -1,0 +1,84 @@
+"""Contracts in check and in the review, on a small project inside a real git repository: stale waivers,
+contract changes with and without a recorded reason, hygiene warnings."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import commit_small_project
+
+CONTRACTS = """\
+# Hand-written contracts for the small project.
+contracts:
+  - name: gpu-critical
+    cases: "train/gpu/*"
+    require: [device.map.qkv]
+    equal: {device.count: 8}
+waivers:
+  - contract: gpu-critical
+    path: device.count
+    cases: "train/gpu/fast"
+    reason: the fast preset was meant to use fewer devices
+"""
+
+
+@pytest.fixture
+def repository(small_project, cli):
+    return commit_small_project(small_project, cli, CONTRACTS)
+
+
+def run_findings(result):
+    return [(f["kind"], f["severity"], f["message"]) for f in result.json()["findings"]]
+
+
+def test_a_waiver_whose_violation_is_gone_is_reported_in_check_and_in_the_review(repository, cli):
+    check = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert check.code == 0
+    (stale,) = run_findings(check)
+    assert stale[:2] == ("contract", "warning")
+    assert stale[2].startswith("gpu-critical: waiver no longer needed: no case in cases 'train/gpu/fast' violates device.count")
+    assert cli("--settings", "harness.toml", "check", "--strict-waivers").code == 1
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert review.code == 0 and run_findings(review) == [stale]
+    assert cli("--settings", "harness.toml", "diff", "--base", "main", "--strict-waivers").code == 1
+    # Once the waiver is needed again, it is no longer reported.
+    (repository / "harness.toml").write_text(
+        (repository / "harness.toml").read_text().replace('fast = ["trainer.epochs=1"', 'fast = ["device.count=2", "trainer.epochs=1"')
+    )
+    check = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert run_findings(check) == []
+
+
+def test_a_loosened_contract_fails_the_review_until_a_record_gives_the_reason(repository, cli):
+    contracts = repository / "contracts.yaml"
+    contracts.write_text(CONTRACTS.replace("    require: [device.map.qkv]\n", ""))
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert result.code == 1
+    (change,) = [f for f in result.json()["findings"] if f["kind"] == "contract_change"]
+    assert (change["path"], change["old"], change["new"], change["severity"]) == ("device.map.qkv", "require", None, "error")
+    assert "{contract: gpu-critical, path: device.map.qkv, old: require, new: null, reason: WHY}" in change["message"]
+    # check has no baseline to compare contracts with: the loosening is the review's business.
+    assert cli("--settings", "harness.toml", "check").code == 0
+
+    record = "changes:\n  - {contract: gpu-critical, path: device.map.qkv, old: require, new: null, reason: qkv moved to the model}\n"
+    contracts.write_text(contracts.read_text() + record)
+    text = cli("--settings", "harness.toml", "diff", "--base", "main")
+    assert text.code == 0
+    first = text.out.splitlines()[0]
+    assert first.startswith("WARNING contract_change") and "[recorded reason: qkv moved to the model]" in first
+    markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
+    assert "| warning | contract_change | `device.map.qkv` |" in markdown and "qkv moved to the model" in markdown
+
+
+def test_a_deleted_contracts_file_removes_every_term(repository, cli):
+    (repository / "contracts.yaml").write_text("")
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert result.code == 1
+    terms = {(f["path"], str(f["old"])) for f in result.json()["findings"] if f["kind"] == "contract_change"}
+    assert terms == {("device.map.qkv", "require"), ("device.count", "{'equal': 8}")}
+
+
+def test_hygiene_warnings_name_the_contract(repository, cli):
+    (repository / "contracts.yaml").write_text(CONTRACTS.replace('"train/gpu/*"', '"train/tpu/*"'))
+    messages = [m for _, _, m in run_findings(cli("--settings", "harness.toml", "check", "--format", "json"))]
+    assert "gpu-critical: cases 'train/tpu/*' matches no case; the contract checks nothing" in messages
