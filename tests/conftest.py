@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 
 from harness.cli import main
 from harness.fetch import fetch_wheel_tree
+from tests.synthetic_history import git
 
 pytest_plugins = ["pytester"]
 
@@ -135,12 +135,6 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
 def verl_tree(version: str) -> Path:
     """verl's real trainer config tree of one release, from its PyPI wheel (never imported)."""
     return fetch_wheel_tree(f"verl=={version}", "verl/trainer/config", CACHE / f"verl-{version}")
-
-
-def git(repository: Path, *arguments: str) -> None:
-    """Run git in `repository` with a fixed author, failing the test on an error."""
-    subprocess.run(["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
-                   check=True, capture_output=True)
 
 
 def commit_small_project(project: Path, cli, contracts: str) -> Path:

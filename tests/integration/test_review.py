@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.conftest import commit_small_project
+from tests.synthetic_history import git
 
 CONTRACTS = """
 contracts:
@@ -74,7 +77,7 @@ def test_review_bad_ref_and_bad_arguments_exit_2(repository, cli):
 
 def test_review_without_goldens_at_the_base_composes_the_base_tree(repository, cli):
     git(repository, "rm", "-q", "-r", "snapshots")
-    git(repository, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "no goldens")
+    git(repository, "commit", "-q", "-m", "no goldens")
     cpu = repository / "conf" / "backend" / "cpu.yaml"
     cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
     report = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
@@ -96,7 +99,7 @@ def test_review_without_goldens_at_the_base_composes_the_base_tree(repository, c
 def test_compose_base_ignores_the_goldens_and_every_format_names_the_baseline(repository, cli):
     golden = repository / "snapshots" / "_generated_train__cpu__default.yaml"
     golden.write_text(golden.read_text().replace("count: 1", "count: 7"))
-    git(repository, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "a stale golden")
+    git(repository, "commit", "-q", "-am", "a stale golden")
     against_goldens = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
     assert against_goldens["baseline"].startswith("goldens at HEAD")
     assert {c["id"] for c in against_goldens["cases"] if c["status"] == "changed"} == {"train/cpu/default"}
@@ -109,7 +112,7 @@ def test_compose_base_ignores_the_goldens_and_every_format_names_the_baseline(re
 
 
 def test_a_shallow_clone_says_why_the_base_is_missing(repository, cli, tmp_path):
-    git(repository, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "second")
+    git(repository, "commit", "-q", "--allow-empty", "-m", "second")
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repository}", str(clone)], check=True)
     result = cli("--settings", "harness.toml", "diff", "--base", "HEAD~1", cwd=clone)
