@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
+from hydra.errors import HydraException
 
-from harness import baselines, diff
+from harness import __version__, baselines, diff
 from harness.baselines import GoldenFolder
 from harness.cases import open_matrix, select_cases
 from harness.contracts import ContractError, checks_for, load_contracts
@@ -25,11 +27,19 @@ from harness.report import SCHEMA_VERSION, changes_markdown, result_as_dict, to_
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE, as `yes | head -1` does
 
 
 class UsageError(Exception):
     """Bad input that ends the run with exit code 2 and one line per problem."""
+
+
+# Errors caused by what the user gave us (settings, contracts, YAML, a git ref, a wheel): exit 2, one line.
+# Hydra's own errors outside a case's composition (which turns them into case findings) name config content.
+BAD_INPUT: tuple[type[BaseException], ...] = (
+    SettingsError, ContractError, UsageError, FetchError, GitError, yaml.YAMLError, HydraException,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,9 +47,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+def version_line() -> str:
+    """`config-harness X.Y.Z (hydra-core A, omegaconf B, Python C)`: what a bug report needs."""
+    from importlib import metadata
+
+    def installed(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    python = ".".join(str(part) for part in sys.version_info[:3])
+    return f"config-harness {__version__} (hydra-core {installed('hydra-core')}, omegaconf {installed('omegaconf')}, Python {python})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, as fixed by the interface."""
     parser = _Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
+    parser.add_argument("--version", action="version", version=version_line())
     parser.add_argument("--settings", help="standalone TOML settings (default: [tool.config-harness] in ./pyproject.toml)")
     parser.add_argument("--config-dir", help="override config_dir for this run")
     parser.add_argument("--snapshot-dir", help="override snapshot_dir for this run")
@@ -461,22 +486,59 @@ COMMANDS = {
 }
 
 
+def _usage_message(error: BaseException) -> str:
+    """One line for an error caused by input or the environment, naming the file where there is one."""
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror or error}"
+    if isinstance(error, yaml.YAMLError):
+        from harness.render import describe_yaml_error
+
+        return describe_yaml_error(error, "YAML input")
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _report_internal_error(error: BaseException) -> int:
+    """A bug in the harness: say so, say how to report it, and show the traceback on request."""
+    if os.environ.get("CONFIG_HARNESS_DEBUG"):
+        traceback.print_exc(file=sys.stderr)
+    summary = " ".join(f"{type(error).__name__}: {error}".split())
+    print(
+        f"config-harness: internal error (a bug in config-harness {__version__}): {summary}\n"
+        "config-harness: please report it with the command you ran and the traceback that "
+        "CONFIG_HARNESS_DEBUG=1 prints (see the README's Troubleshooting section)",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader went away (`| head`): stop without a message, and keep Python from complaining at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (captured in tests): nothing to silence
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit code."""
+    """Run the command line; return the exit code (0 ok, 1 findings, 2 bad input, 3 internal error)."""
     try:
         args = build_parser().parse_args(argv)
-    except SystemExit as exit_request:  # argparse: --help (0) or a usage error (2)
+    except SystemExit as exit_request:  # argparse: --help, --version (0) or a usage error (2)
         return int(exit_request.code or 0)
     try:
         return COMMANDS[args.command](args)
-    except (SettingsError, ContractError, UsageError, FetchError, GitError) as error:
-        print(f"config-harness: error: {error}", file=sys.stderr)
+    except BAD_INPUT as error:
+        print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except KeyboardInterrupt:
         print("config-harness: interrupted", file=sys.stderr)
         return 130
-    except Exception as error:  # never a traceback for input we could not use
-        if os.environ.get("CONFIG_HARNESS_DEBUG"):
-            raise
-        print(f"config-harness: error: {type(error).__name__}: {error}", file=sys.stderr)
+    except OSError as error:  # a path the user gave (or the disk) refused: unusable input, not a bug
+        print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as error:
+        return _report_internal_error(error)

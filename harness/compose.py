@@ -97,7 +97,7 @@ class DiskCache:
         if path is None:
             return
         try:
-            write_atomic(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            write_atomic(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), mode=0o600)  # private
         except OSError:
             pass
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -23,15 +24,35 @@ def read_golden(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, content: str | bytes) -> None:
-    """Write via a temporary file in the same folder and a rename: readers see old or new, never half."""
+def current_umask() -> int:
+    """The process's umask (reading it means setting it; the harness writes files from one thread only)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def mode_for(path: Path) -> int:
+    """The permission bits a rewritten file keeps: the old file's, or those of a new file (`0666 & ~umask`)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~current_umask()
+
+
+def write_atomic(path: Path, content: str | bytes, mode: int | None = None) -> None:
+    """Write via a temporary file in the same folder and a rename: readers see old or new, never half.
+
+    The file ends with `mode`, or else the mode a plain write would give it (the temporary file alone is 0600).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8") if isinstance(content, str) else content
+    mode = mode_for(path) if mode is None else mode
     handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
     try:
         with handle:
             handle.write(data)
             handle.flush()
+            os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         os.replace(handle.name, path)
     except BaseException:

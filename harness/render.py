@@ -69,7 +69,7 @@ def header(case: Case) -> str:
     return (
         f"{HEADER_MARK} for case {case.id}\n"
         f"# Composed with Hydra: config_name={case.config_name} overrides: {overrides}\n"
-        "# Unresolved, keys sorted. Do not edit: regenerate with `make update-snapshots`.\n"
+        "# Unresolved, keys sorted. Do not edit: regenerate with `config-harness generate`.\n"
     )
 
 
