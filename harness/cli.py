@@ -125,6 +125,18 @@ def build_parser() -> argparse.ArgumentParser:
     cache = commands.add_parser("cache", help="show (or --clear) the parse and composition cache")
     cache.add_argument("--clear", action="store_true")
 
+    init = commands.add_parser(
+        "init", help="adopt a repository: write the settings table, an empty contracts file and the snapshot folder"
+    )
+    init.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
+    init.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines")
+    init.add_argument("--settings", dest="init_settings", metavar="FILE",
+                      help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
+    init.add_argument("--snapshot-dir", dest="init_snapshot_dir", metavar="DIR",
+                      help="where goldens go (default: config-harness/snapshots next to the settings file)")
+    init.add_argument("--contracts", dest="init_contracts", metavar="FILE",
+                      help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
+
     fetch = commands.add_parser("fetch", help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
     fetch.add_argument("--wheel", help="another requirement than the settings' (e.g. verl==0.8.0); needs --into")
@@ -473,7 +485,33 @@ def command_fetch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def command_init(args: argparse.Namespace) -> int:
+    from harness.adopt import AdoptError, adopt, describe
+    from harness.settings import default_cache_dir
+
+    config_dir = args.init_config_dir or args.config_dir
+    if not config_dir:
+        raise UsageError("init needs --config-dir DIR, the folder that holds the Hydra configs")
+    settings_file = args.init_settings or args.settings or "pyproject.toml"
+    snapshot_dir = args.init_snapshot_dir or args.snapshot_dir
+    contracts = args.init_contracts or (args.contracts[-1] if args.contracts else None)
+    try:
+        adoption = adopt(
+            Path(config_dir),
+            Path(settings_file),
+            engine_group=args.engine_group,
+            snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
+            contracts_file=Path(contracts) if contracts else None,
+            cache_dir=None if args.no_cache else default_cache_dir(),
+        )
+    except AdoptError as error:
+        raise UsageError(str(error)) from None
+    print("\n".join(describe(adoption, shown=display_path)))
+    return EXIT_OK
+
+
 COMMANDS = {
+    "init": command_init,
     "list": command_list,
     "check": command_check,
     "generate": command_generate,
