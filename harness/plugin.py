@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,12 +44,24 @@ def _store(config: pytest.Config) -> Any:
         path = _settings_file(config)
         try:
             settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
+            _skip_unfetched(settings)
             store = CaseStore(settings, contract_checks(settings))
         except (SettingsError, ContractError) as error:
             raise pytest.UsageError(f"config-harness: {error}") from None
+        except OSError as error:  # a settings path (contracts, config_dir) the system refused
+            raise pytest.UsageError(f"config-harness: {error.filename or ''}: {error.strerror or error}") from None
         store.extension = GoldenExtension.bound_to(settings.snapshot_dir)
         config.stash[STORE_KEY] = store
     return store
+
+
+def _skip_unfetched(settings: Any) -> None:
+    """A tree that comes from a wheel and is not fetched yet (a fresh clone): skip, saying how to fetch it."""
+    if settings.source is not None and not settings.config_dir.is_dir():
+        pytest.skip(
+            f"config-harness: config_dir {settings.config_dir} is not there yet; "
+            f"`config-harness fetch` unpacks it from {settings.source.wheel}"
+        )
 
 
 def _declares_harness(path: Path) -> bool:
@@ -145,13 +158,21 @@ def _orphan_test(request: pytest.FixtureRequest) -> None:
 class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # Unusable settings or contracts are bad input: one line, no traceback.
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        # Unusable settings or contracts are bad input: one line, no traceback. Anything else is a bug:
+        # one line too, saying how to see the traceback (Collector.repr_failure takes no style argument).
         if isinstance(excinfo.value, pytest.UsageError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        if os.environ.get("CONFIG_HARNESS_DEBUG"):
+            return super().repr_failure(excinfo)
+        summary = " ".join(f"{type(excinfo.value).__name__}: {excinfo.value}".split())
+        return f"config-harness: internal error while collecting {self.path.name}: {summary} (CONFIG_HARNESS_DEBUG=1 shows the traceback)"
 
     def collect(self) -> Any:
+        try:
+            import syrupy  # noqa: F401  (the golden tests use its `snapshot` fixture)
+        except ImportError:
+            pytest.skip("config-harness: the golden tests need the pytest extra: pip install 'config-harness[pytest]'")
         store = _store(self.config)
         for case in store.cases:
             yield pytest.Function.from_parent(self, name=f"golden[{case.id}]", callobj=_golden_test(case.id))
