@@ -7,14 +7,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test update-snapshots upgrade-report bench fuzz clean-cache clean
+.PHONY: setup check-config test lint update-snapshots upgrade-report bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,lint]'
 	@touch $(STAMP)
 
 # CHECK_FORMAT=markdown|github|json picks another report (CI writes markdown to $$GITHUB_STEP_SUMMARY).
@@ -24,6 +24,11 @@ check-config: setup
 
 test: setup
 	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+# Lint and type gates (also run by .ci/run): ruff for style and bugs, mypy for types.
+lint: $(STAMP)
+	@$(BIN)/ruff check harness tests benchmarks scripts
+	@$(BIN)/mypy
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune

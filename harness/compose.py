@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hydra import compose as hydra_compose
 from hydra import __version__ as hydra_version_text
+from hydra import compose as hydra_compose
 from hydra import version as hydra_version
 from hydra._internal import config_loader_impl as loader_module
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
@@ -29,9 +29,9 @@ from omegaconf import DictConfig
 from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
+from harness import render
 from harness.goldens import write_atomic
 from harness.matrix import Case
-from harness import render
 from harness.render import describe_yaml_error, load_config_text
 
 SCHEME = "harness"
@@ -45,7 +45,7 @@ class ParsedFile:
     tree for every load (it pops `defaults` and adopts the nodes into the composed config).
     """
 
-    header: dict[str, str]
+    header: dict[str, str | None]
     blob: bytes
 
     @property

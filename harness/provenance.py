@@ -6,7 +6,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from omegaconf import OmegaConf
 
@@ -61,7 +61,8 @@ def file_leaves(path: Path) -> _FileLeaves:
     key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
     cached = _FILES.get(key)
     if cached is None:
-        tree = OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False)
+        # parse_file accepts only mappings, so the container is a dict with string keys.
+        tree = cast(dict[str, Any], OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False))
         tree.pop("defaults", None)
         cached = _FileLeaves(tree, key_lines(data.decode("utf-8")))
         _FILES[key] = cached

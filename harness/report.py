@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -192,7 +193,7 @@ def to_github(result: MatrixResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: list[str] = ()) -> str:
+def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: Sequence[str] = ()) -> str:
     """`diff` rows as markdown: one table per `group` value (file or case), or one table for two files."""
     lines = [f"## {title}", "", f"{len(changes)} change(s)", ""] + [f"- {note}" for note in notes]
     if notes:

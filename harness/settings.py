@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ def check_name(name: str, where: str) -> str:
     return name
 
 
-def _check_table(table: Any, allowed: dict[str, type], where: str) -> dict[str, Any]:
+def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
     for key, value in table.items():

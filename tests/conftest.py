@@ -83,6 +83,24 @@ same_as = "train/gpu/default"
 """
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Plain `pytest` on a fresh clone fetches this project's own verl tree first, as `make setup` does.
+
+    Without a network the plugin then skips the pyproject.toml golden tests, saying how to fetch the tree.
+    """
+    if hasattr(session.config, "workerinput"):  # xdist workers start after the controller fetched
+        return
+    from harness.fetch import FetchError, fetch_source
+    from harness.settings import load_settings
+
+    source = load_settings(start=ROOT).source
+    if source is not None and not (source.into / source.unpack).is_dir():
+        try:
+            print(fetch_source(source))
+        except FetchError as error:
+            print(f"config-harness tests: could not fetch {source.wheel}: {error}")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def isolated_cache(tmp_path_factory: pytest.TempPathFactory):
     """Every run in the suite (in process and in subprocesses) uses a cache of its own, never the user's."""

@@ -2,8 +2,7 @@ from omegaconf import OmegaConf
 
 from harness.check import effective_findings, fallback_findings
 from harness.diff import diff_trees
-from harness.resolve import affected_interpolations
-from harness.resolve import effective_value, fallbacks, resolve_path
+from harness.resolve import affected_interpolations, effective_value, fallbacks, resolve_path
 
 
 def test_fallback_when_key_is_absent_or_mandatory_not_when_present():
