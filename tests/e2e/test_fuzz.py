@@ -72,7 +72,7 @@ def test_mutated_verl_yaml_never_crashes(tree_copy, cli, tmp_path):
         finally:
             victim.write_bytes(original)
         detail = f"iteration {iteration}, seed {SEED}, {victim.relative_to(tree_copy)}"
-        assert result.code in (0, 1, 2), detail
+        assert result.code in (0, 1, 2), f"{detail}: {result.err}"
         if result.code == 2:
             (line,) = result.err.strip().splitlines()  # unusable input: exactly one line
             assert line.startswith("config-harness: error:"), detail
