@@ -39,8 +39,11 @@ class BaseEntry:
 class Baseline(Protocol):
     """The seam: one small protocol, four implementations."""
 
-    description: str  # said in every format: which baseline was used
     differences: Severity  # the severity of a difference from this baseline
+
+    @property
+    def description(self) -> str:
+        """Said in every format: which baseline was used."""
 
     def prepare(self, cases: Sequence[Case]) -> None:
         """Get ready to answer for these cases (called once, before any worker starts)."""
@@ -199,10 +202,15 @@ class GoldensAtRef:
 _SCRATCH: list[Path] = []
 
 
+def _remove_scratch() -> None:
+    for path in _SCRATCH:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _scratch_folder() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="config-harness-base-"))
     if not _SCRATCH:
-        atexit.register(lambda: [shutil.rmtree(path, ignore_errors=True) for path in _SCRATCH])
+        atexit.register(_remove_scratch)
     _SCRATCH.append(folder)
     return folder
 

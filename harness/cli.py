@@ -8,7 +8,7 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 from hydra.errors import HydraException
@@ -43,7 +43,7 @@ BAD_INPUT: tuple[type[BaseException], ...] = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other usage error
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
@@ -228,13 +228,13 @@ def command_generate(args: argparse.Namespace) -> int:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale:
             print(f"would change: {r.golden} ({r.status})")
-        for orphan in result.orphans:
-            print(f"orphan golden (no case): {orphan}")
+        for orphan_name in result.orphans:
+            print(f"orphan golden (no case): {orphan_name}")
         print(f"{len(stale)} of {len(result.cases)} goldens would change")
         return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
-    for golden in write_goldens(result, settings.snapshot_dir):
-        print(f"wrote {golden}")
+    for written in write_goldens(result, settings.snapshot_dir):
+        print(f"wrote {written}")
     if args.prune:
         for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
             orphan.unlink()
@@ -270,7 +270,7 @@ def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:
     if not old.is_dir():
         return [vars(c) for c in diff.diff_trees(_load_yaml_file(old), _load_yaml_file(new))]
     names = sorted({p.name for p in old.glob("*.yaml")} | {p.name for p in new.glob("*.yaml")})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in names:
         old_tree = _load_yaml_file(old / name) if (old / name).exists() else {}
         new_tree = _load_yaml_file(new / name) if (new / name).exists() else {}

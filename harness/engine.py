@@ -19,7 +19,15 @@ from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
 from harness.contracts import ContractSet
 from harness.findings import (
-    ERROR, SOURCED_KINDS, WARNING, CaseChecker, CaseResult, Finding, Kind, MatrixResult, Status,
+    ERROR,
+    SOURCED_KINDS,
+    WARNING,
+    CaseChecker,
+    CaseResult,
+    Finding,
+    Kind,
+    MatrixResult,
+    Status,
 )
 from harness.goldens import golden_path
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
@@ -179,7 +187,11 @@ def run_matrix(
                 done(case)
         return results
 
-    outcomes = map_shards(check_shard, needed, settings.jobs or default_jobs(), lambda case: case.id in chosen and on_done(case))
+    def report_done(case: Case) -> None:
+        if case.id in chosen:
+            on_done(case)
+
+    outcomes = map_shards(check_shard, needed, settings.jobs or default_jobs(), report_done)
     result = MatrixResult(cases=[r for r in outcomes if r.case.id in chosen], baseline=run.baseline.description)
     if run.contracts is not None:
         result.findings[:0] = run_findings(

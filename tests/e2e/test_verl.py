@@ -144,12 +144,11 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     import subprocess
     import sys
 
-    from harness.contracts import contract_checks
-    from harness.report import result_as_dict, to_json
     from harness.baselines import GoldenFolder
+    from harness.contracts import contract_checks
     from harness.engine import Run, run_matrix
     from harness.goldens import write_goldens
-    from dataclasses import replace
+    from harness.report import result_as_dict, to_json
 
     settings = load_settings(start=ROOT)
     rules = tuple(contract_checks(settings))

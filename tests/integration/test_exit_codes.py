@@ -81,12 +81,12 @@ def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pyt
     (pytester.path / "pyproject.toml").write_text(PYPROJECT)
     pytester.makeconftest(  # a bug injected into the harness's own code while the plugin collects
         """
-        import harness.run
+        import harness.engine
 
         def broken(self, *args, **kwargs):
             raise AttributeError("injected")
 
-        harness.run.MatrixStore.__init__ = broken
+        harness.engine.CaseStore.__init__ = broken
         """
     )
     crashed = pytester.runpytest_subprocess("-p", "no:cacheprovider")

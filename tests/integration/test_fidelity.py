@@ -9,11 +9,11 @@ import subprocess
 import sys
 from dataclasses import replace
 
-from harness.contracts import contract_checks
-from harness.report import result_as_dict, to_json
 from harness.baselines import GoldenFolder
+from harness.contracts import contract_checks
 from harness.engine import Run, run_matrix
 from harness.goldens import write_goldens
+from harness.report import result_as_dict, to_json
 from harness.settings import load_settings
 
 
