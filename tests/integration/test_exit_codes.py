@@ -93,3 +93,11 @@ def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pyt
     assert crashed.ret == pytest.ExitCode.INTERRUPTED
     crashed.stdout.fnmatch_lines(["config-harness: internal error while collecting pyproject.toml: AttributeError: injected*"])
     assert "INTERNALERROR" not in crashed.stdout.str() + crashed.stderr.str() and "Traceback" not in crashed.stdout.str()
+
+
+def test_a_source_tree_not_fetched_yet_skips_the_golden_tests_with_how_to_fetch_it(pytester: pytest.Pytester):
+    source = '\n[tool.config-harness.source]\nwheel = "demo==1.0"\nunpack = "demo/conf"\ninto = ".cache/demo"\n'
+    (pytester.path / "pyproject.toml").write_text(PYPROJECT.replace('config_dir = "conf"', 'config_dir = ".cache/demo/demo/conf"') + source)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *config-harness: config_dir *demo/conf is not there yet; `config-harness fetch`*demo==1.0"])
