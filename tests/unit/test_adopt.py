@@ -1,0 +1,26 @@
+"""The TOML that init writes reads back as exactly the table it meant, whatever the strings hold."""
+
+from __future__ import annotations
+
+import tomllib
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.adopt import TABLE, toml_string, toml_text
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@given(TEXT)
+def test_a_toml_string_reads_back_as_the_same_text(text):
+    assert tomllib.loads(f"key = {toml_string(text)}\n")["key"] == text
+
+
+@given(TEXT, st.lists(TEXT, max_size=3), TEXT)
+def test_a_settings_table_reads_back_as_written(config_dir, roots, route):
+    table = {"config_dir": config_dir, "roots": roots, "presets": {"default": [], route or "x": roots},
+             "routes": [{"name": route, "config_name": route}]}
+    nested = tomllib.loads("[project]\nname = 'x'\n" + toml_text(table, TABLE, ["a comment"]))
+    assert nested["tool"]["config-harness"] == table and nested["project"] == {"name": "x"}
+    assert tomllib.loads(toml_text(table, None)) == table
