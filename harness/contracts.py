@@ -85,7 +85,7 @@ class _Lines(dict):
     lines: dict[str, int]
 
 
-class _ContractLoader(GoldenLoader):  # type: ignore[misc,valid-type]
+class _ContractLoader(GoldenLoader):
     pass
 
 

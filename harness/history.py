@@ -149,7 +149,7 @@ def _may_change(edit: _Edit, read: Packages, key: str) -> bool:
     return False
 
 
-def _parsed(data: bytes) -> tuple[dict[str, str], Any]:
+def _parsed(data: bytes) -> tuple[dict[str, str | None], Any]:
     text = data.decode("utf-8")
     tree = parse_yaml(text)
     return ConfigSource._get_header_dict(text[:512]), tree if isinstance(tree, dict) else {"": tree}

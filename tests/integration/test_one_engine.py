@@ -43,7 +43,7 @@ def verl_project(path: Path) -> Path:
     rollout = tree / "rollout" / "rollout.yaml"
     rollout.write_text(rollout.read_text().replace("\ntemperature: 1.0\n", "\ntemperature: 0.7\n"))
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["config-harness"]
-    lines = [f'config_dir = "config"', 'snapshot_dir = "snapshots"', f'contracts = ["{ROOT / "contracts" / "verl.yaml"}"]',
+    lines = ['config_dir = "config"', 'snapshot_dir = "snapshots"', f'contracts = ["{ROOT / "contracts" / "verl.yaml"}"]',
              f"roots = {json.dumps(table['roots'])}", f'engine_group = "{table["engine_group"]}"', "[presets]"]
     lines += [f"{name} = {json.dumps(overrides)}" for name, overrides in table["presets"].items()]
     for route in table["routes"]:
