@@ -16,6 +16,7 @@ from hydra.errors import HydraException
 from harness import __version__, baselines, diff
 from harness.baselines import GoldenFolder
 from harness.cases import open_matrix, select_cases
+from harness.compose import ComposeError
 from harness.contracts import ContractError, checks_for, load_contracts
 from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
@@ -36,9 +37,10 @@ class UsageError(Exception):
 
 
 # Errors caused by what the user gave us (settings, contracts, YAML, a git ref, a wheel): exit 2, one line.
-# Hydra's own errors outside a case's composition (which turns them into case findings) name config content.
+# A composition that fails inside a run is a case finding; one that escapes (a command that needs that one
+# case) and Hydra's own errors outside composition name config content, so they are bad input too.
 BAD_INPUT: tuple[type[BaseException], ...] = (
-    SettingsError, ContractError, UsageError, FetchError, GitError, yaml.YAMLError, HydraException,
+    SettingsError, ContractError, UsageError, FetchError, GitError, ComposeError, yaml.YAMLError, HydraException,
 )
 
 
