@@ -16,9 +16,9 @@ from harness.matrix import Case
 from harness.render import describe_yaml_error, parse_yaml
 
 
-def change_finding(change: diff.Change) -> Finding:
+def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:
     """A golden-vs-composed change as an error finding."""
-    return Finding(change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change))
+    return Finding(change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change), effective_same=effective_same)
 
 
 def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
@@ -92,7 +92,8 @@ def compare_with_base(
     changes = diff.diff_trees(base_tree, tree)
     if not changes and base.text is None:
         return Status.OK, fallback_findings(tree, None)
-    findings = [change_finding(change) for change in changes]
+    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED])
+    findings = [change_finding(change, change.path in refactors) for change in changes]
     findings += effective_findings(config, tree, base_tree, changes)
     findings += fallback_findings(tree, base_tree)
     if not changes:

@@ -24,7 +24,9 @@ from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.goldens import find_orphans, write_goldens
 from harness.matrix import Case
-from harness.report import SCHEMA_VERSION, changes_markdown, result_as_dict, to_github, to_json, to_markdown, to_text
+from harness.report import (
+    SCHEMA_VERSION, changes_markdown, code_span, markdown_text, result_as_dict, to_github, to_json, to_markdown, to_text,
+)
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
@@ -86,8 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="compare every case with its golden")
     check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
-    check.add_argument("--quiet", action="store_true", help="text: only cases with errors or warnings, plus the summary")
-    check.add_argument("--verbose", action="store_true", help="text: also show info findings (known fallbacks)")
+    check.add_argument("--quiet", action="store_true", help="text: only errors, plus the verdict")
+    check.add_argument(
+        "--verbose", action="store_true",
+        help="text: name every case of each waived warning, list refactors with unchanged values and info findings",
+    )
     check.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
     check.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
 
@@ -210,7 +215,7 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
     elif output_format == "github":
         print(to_github(result), end="")
     else:
-        print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout)), end="")
+        print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), include_info=title is not None), end="")
 
 
 def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
@@ -235,8 +240,12 @@ def command_generate(args: argparse.Namespace) -> int:
         print(f"{len(stale)} of {len(result.cases)} goldens would change")
         return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
-    for written in write_goldens(result, settings.snapshot_dir):
-        print(f"wrote {written}")
+    pending = {r.golden: r.status for r in result.cases}
+    written = write_goldens(result, settings.snapshot_dir)
+    for golden in written:
+        print(f"wrote {golden}")
+    new = sum(pending[golden] == Status.NEW for golden in written)
+    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
     if args.prune:
         for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
             orphan.unlink()
@@ -303,7 +312,7 @@ def command_diff(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(to_json({"schema_version": SCHEMA_VERSION, "changes": changes}))
     elif args.format == "markdown":
-        print(changes_markdown(f"`{args.old}` → `{args.new}`", changes), end="")
+        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)}", changes), end="")
     else:
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
@@ -327,7 +336,8 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
     head = replace(settings, config_dir=new.resolve())
     run = Run(head, baselines.on_disk(head, old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(run, args.case)
-    print_result(result, args.format, verbose=True, title=args.title or f"`{old}` → `{new}`")
+    title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
+    print_result(result, args.format, verbose=args.verbose, title=title)
     return review_exit(result)
 
 
@@ -340,11 +350,11 @@ def review_report(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
-    title = args.title or f"config-harness review against `{args.base}`"
+    title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     if args.format == "json":
         print(to_json({**result_as_dict(result), "base": args.base}))
     else:
-        print_result(result, args.format, verbose=True, title=title)
+        print_result(result, args.format, verbose=args.verbose, title=title)
     return review_exit(result)
 
 

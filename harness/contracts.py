@@ -307,13 +307,14 @@ def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig,
             continue
         for violation in violations(contract, config, tree):
             waiver = _waiver_for(violation, contract_set.waivers, case.id)
-            severity, note = ERROR, ""
+            severity, note, waived = ERROR, "", ""
             if waiver is not None and (waiver.until is None or today <= waiver.until):
-                severity, note = WARNING, f" [waived: {waiver.reason}" + (f"; until {waiver.until}]" if waiver.until else "]")
+                waived = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
+                severity, note = WARNING, f" [waived: {waived}]"
             elif waiver is not None:
                 note = f" [waiver expired on {waiver.until}: {waiver.reason}]"
             findings.append(Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, severity,
-                                    f"{contract.name}: {violation.message}{note}"))
+                                    f"{contract.name}: {violation.message}{note}", contract=contract.name, waiver=waived))
     return findings
 
 

@@ -67,6 +67,9 @@ class Finding:
     severity: str = ERROR
     message: str = ""
     source: Any = None  # a provenance.Source: the file and line (or override) that sets the new value
+    effective_same: bool = False  # a changed text whose resolved value did not change (a refactor)
+    contract: str = ""  # the contract a contract finding comes from
+    waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON interface spells it."""

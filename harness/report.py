@@ -1,30 +1,38 @@
-"""Render results for people (text) and programs (json)."""
+"""Render results for people (text, markdown), CI (GitHub workflow commands) and programs (JSON).
+
+Every format is built from the same groups (see grouping.py) in the same triage order.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
-from harness.findings import ERROR, INFO, WARNING, CaseResult, Finding, MatrixResult
+from harness.findings import ERROR, WARNING, Kind, MatrixResult
+from harness.grouping import (
+    TIER_TITLES, VALUE_KINDS, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph,
+)
 
-# Reviewers read the loudest kinds first.
-KIND_ORDER = {kind: index for index, kind in enumerate(
-    ("error", "missing_golden", "removed", "changed", "added", "effective", "fallback", "parity", "format")
-)}
+SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 
-
-SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings and `gone` cases
+# Tiers listed in full; refactors are folded and waived warnings summarized after them.
+LISTED_TIERS = (Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
+ABSENT = "—"
+EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
+MAX_VALUE = 80
 
 
 def result_as_dict(result: MatrixResult) -> dict[str, Any]:
-    """The `check --format json` document."""
+    """The `check --format json` document: per-case findings, and the same findings grouped in triage order."""
+    groups = group_findings(result.cases, result.findings)
     return {
         "schema_version": SCHEMA_VERSION,
         "ok": result.ok,
         "baseline": result.baseline,
+        "summary": summary_paragraph(groups, result),
         "cases": [
             {
                 "id": r.case.id,
@@ -34,13 +42,16 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
             }
             for r in result.cases
         ],
+        "groups": [group.as_dict() for group in groups],
         "orphans": result.orphans,
         "findings": [f.as_dict() for f in result.findings],
     }
 
 
 def to_json(document: Any) -> str:
-    """Stable JSON text."""
+    """Stable JSON text; every JSON answer carries `schema_version` first."""
+    if isinstance(document, dict):
+        document = {"schema_version": SCHEMA_VERSION, **document}
     return json.dumps(document, indent=2, sort_keys=False, default=str)
 
 
@@ -48,7 +59,9 @@ def summary_line(result: MatrixResult) -> str:
     """One line: case statuses and finding severities."""
     statuses = Counter(r.status for r in result.cases)
     severities = Counter(f.severity for r in result.cases for f in r.findings) + Counter(f.severity for f in result.findings)
-    parts = [(f"{len(result.cases)} cases against {result.baseline}: " if result.baseline else f"{len(result.cases)} cases: ") + ", ".join(f"{statuses.get(s, 0)} {s}" for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s))]
+    shown = [s for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s)]
+    against = f" against {result.baseline}" if result.baseline else ""
+    parts = [f"{len(result.cases)} cases{against}: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in shown)]
     parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden(s)")
@@ -67,134 +80,294 @@ def paint(text: str, style: str, color: bool) -> str:
     return f"\033[{COLORS[style]}m{text}\033[0m" if color and style in COLORS else text
 
 
-def case_lines(result: CaseResult, color: bool = False) -> list[str]:
-    """A case's heading and one indented line per finding."""
-    label = f"{result.status}{' (written)' if result.written else ''}"
-    lines = [f"{result.case.id:<48} {paint(f'{label:<10}', result.status, color)} {result.golden}"]
-    for finding in result.findings:
-        said = "was set by" if finding.kind == "removed" else "set by"
-        where = f"  [{said} {finding.source}]" if finding.source is not None else ""
-        severity = paint(f"{finding.severity.upper():<7}", finding.severity.upper(), color)
-        lines.append(f"  {severity} {finding.kind:<14} {finding.message}{where}")
+def show_value(value: Any, present: bool = True) -> str:
+    """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened."""
+    if not present:
+        return ABSENT
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
+
+
+def old_present(group: Group) -> bool:
+    """An added key had no old value: absent, not null."""
+    return group.kind != Kind.ADDED
+
+
+def new_present(group: Group) -> bool:
+    """A removed key has no new value: absent, not null."""
+    return group.kind != Kind.REMOVED
+
+
+def set_by(group: Group) -> str:
+    """How a source is introduced: a removed key's file set it at the baseline, any other sets it now."""
+    return "was set by" if group.kind == Kind.REMOVED else "set by"
+
+
+def without_waiver_note(message: str) -> str:
+    """A contract message without its ` [waived: ...]` tail, which reports show once on their own."""
+    cut = message.rfind(" [waived: ")
+    return message[:cut] if cut != -1 else message
+
+
+def describe_group(group: Group) -> str:
+    """What a group says, without its cases: `path: old -> new` for values, else its message."""
+    if group.kind in VALUE_KINDS and group.path:
+        return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}"
+    if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
+        return f"{group.path}: {show_value(group.old)} -> {show_value(group.new)} {EFFECTIVE_NOTE}"
+    if group.kind == Kind.MISSING_GOLDEN:
+        return "no golden; run generate"
+    if group.kind == Kind.FORMAT:
+        return "golden differs in text but not in meaning; regenerate it"
+    if group.kind == Kind.CONTRACT_CHANGE:
+        return f"contract change: {group.message}"
+    return without_waiver_note(group.message)
+
+
+def _by_tier(groups: Sequence[Group]) -> dict[Tier, list[Group]]:
+    tiers: dict[Tier, list[Group]] = {}
+    for group in groups:
+        tiers.setdefault(group.tier, []).append(group)
+    return tiers
+
+
+def _severity_tag(severity: str, color: bool) -> str:
+    if severity not in (ERROR, WARNING):
+        return ""
+    return paint(severity.upper(), severity.upper(), color) + " "
+
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (line breaks, escape sequences) written as escapes, so input stays on its line.
+
+    CI runners read commands from any log line, and terminals obey escape sequences: neither may come from input.
+    """
+    return CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
+    where = describe_cases(group.cases, all_ids)
+    source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
+    return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
+
+
+def waived_lines(groups: list[Group], all_ids: list[str], verbose: bool) -> list[str]:
+    """One line per distinct waived finding with its case count (every case when verbose), each reason once."""
+    total = sum(len(g.cases) for g in groups)
+    cases = {case for g in groups for case in g.cases}
+    lines = [
+        f"{TIER_TITLES[Tier.WAIVED]}: {total} on {len(cases)} case{'s' * (len(cases) != 1)}, {len(groups)} distinct"
+        + ("" if verbose else " (--verbose names every case)") + ":"
+    ]
+    previous = None
+    for group in sorted(groups, key=lambda g: (g.waiver, g.contract, g.path, g.message)):
+        where = describe_cases(group.cases, all_ids) if verbose else f"{len(group.cases)} case{'s' * (len(group.cases) != 1)}"
+        reason = "same reason" if group.waiver == previous else group.waiver
+        lines.append(printable(f"  {describe_group(group)}  ({where})  waived: {reason}"))
+        previous = group.waiver
     return lines
 
 
-def to_text(result: MatrixResult, verbose: bool = False, quiet: bool = False, color: bool = False) -> str:
-    """The report for people: cases grouped with their findings, orphans, then a one-line summary.
+def to_text(
+    result: MatrixResult, verbose: bool = False, quiet: bool = False, color: bool = False, include_info: bool = False
+) -> str:
+    """The report for people: a summary paragraph, then grouped findings in triage order, then the verdict.
 
-    Info findings (such as known fallbacks) show only when verbose; quiet hides cases without problems.
+    Refactors with unchanged values are folded and waived warnings summarized unless `verbose`; info that is
+    not a difference (known fallbacks) shows with `verbose` or `include_info`. `quiet` keeps only errors and
+    the verdict.
     """
+    groups = group_findings(result.cases, result.findings)
+    tiers = _by_tier(groups)
+    all_ids = compared_ids(result)
     lines: list[str] = []
-    # Findings about the run as a whole (contract changes first) lead: a weakened contract is read before its effects.
-    for finding in result.findings:
-        if verbose or finding.severity != INFO:
-            severity = paint(f"{finding.severity.upper():<7}", finding.severity.upper(), color)
-            lines.append(f"{severity} {finding.kind:<14} {finding.message}")
-    for case_result in result.cases:
-        shown = tuple(f for f in case_result.findings if verbose or f.severity != INFO)
-        if quiet and not shown and case_result.status == "ok":
-            continue
-        lines.extend(case_lines(replace(case_result, findings=shown), color))
+    if not quiet:
+        lines += [printable(summary_paragraph(groups, result)), ""]
+    for tier in LISTED_TIERS:
+        listed = [g for g in tiers.get(tier, []) if not quiet or g.severity == ERROR]
+        if listed:
+            lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
+            lines += [_text_line(g, all_ids, color) for g in listed]
+    refactors = [g for g in tiers.get(Tier.REFACTOR, []) if not quiet or g.severity == ERROR]
+    if refactors and verbose:
+        lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
+        lines += [_text_line(g, all_ids, color) for g in refactors]
+    elif refactors:
+        lines.append(f"{TIER_TITLES[Tier.REFACTOR]}: {count_paths(refactors)} (folded; --verbose lists them)")
+    if tiers.get(Tier.WAIVED) and not quiet:
+        lines += waived_lines(tiers[Tier.WAIVED], all_ids, verbose)
+    if tiers.get(Tier.NOTED) and (verbose or include_info) and not quiet:
+        lines.append(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])}):")
+        lines += [_text_line(g, all_ids, color) for g in tiers[Tier.NOTED]]
     for orphan in result.orphans:
-        lines.append(f"orphan golden (no case): {orphan}; remove it with `generate --prune`")
+        lines.append(printable(f"orphan golden (no case): {orphan}; remove it with `generate --prune`"))
     for pruned in result.pruned:
-        lines.append(f"pruned orphan golden: {pruned}")
+        lines.append(printable(f"pruned orphan golden: {pruned}"))
     summary = summary_line(result)
     verdict, _, rest = summary.partition(":")
     lines.append(paint(verdict, verdict, color) + ":" + rest)
     return "\n".join(lines) + "\n"
 
 
-def _cell(value: Any) -> str:
-    text = "" if value is None else json.dumps(value, default=str)
-    return text.replace("|", "\\|")[:80]
+# ---- markdown: GitHub-flavored, with every piece of input escaped ----
+
+# Underscores inside a word (snake_case keys) never emphasize in GitHub markdown, so they stay readable.
+MARKDOWN_SPECIAL = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+LINK_TARGET = re.compile(r"\](?=[(\[:])")  # `[text](url)`, `[text][ref]`, `[ref]: url`: a bracket stays text
+LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
 
 
-def _source_cell(finding: Finding) -> str:
-    return "" if finding.source is None else f"`{finding.source}`"
+def markdown_text(text: str) -> str:
+    """Plain text safe in a markdown table cell or paragraph: no HTML, no markup, no extra cells, one line."""
+    text = LINE_BREAKS.sub(" ", str(text))
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return LINK_TARGET.sub(r"\\]", MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text))
+
+
+def code_span(text: str, in_table: bool = True) -> str:
+    """`text` as an inline code span that no backtick inside can end early; pipes escaped inside tables.
+
+    A code span shows HTML as text, so only its fence and (in a table, where GitHub splits cells first) the
+    pipe need care.
+    """
+    text = LINE_BREAKS.sub(" ", str(text))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()):
+        text = f" {text} "
+    if in_table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{text}{fence}"
+
+
+def _value_cell(value: Any, present: bool) -> str:
+    return code_span(show_value(value, present)) if present else ABSENT
+
+
+def _cases_cell(group: Group, all_ids: list[str]) -> str:
+    return markdown_text(describe_cases(group.cases, all_ids))
+
+
+def _source_cell(group: Group) -> str:
+    if group.source is None:
+        return ""
+    return ("was " if group.kind == Kind.REMOVED else "") + code_span(str(group.source))
+
+
+def _value_table(groups: list[Group], all_ids: list[str]) -> list[str]:
+    lines = ["| severity | path | old | new | cases | set by |", "|---|---|---|---|---|---|"]
+    for g in groups:
+        if g.path and (g.kind != Kind.EFFECTIVE or g.new is not None):
+            old, new = _value_cell(g.old, old_present(g)), _value_cell(g.new, new_present(g))
+            note = f" {markdown_text(EFFECTIVE_NOTE)}" if g.kind == Kind.EFFECTIVE else ""
+            lines.append(
+                f"| {g.severity} | {code_span(g.path)}{note} | {old} | {new} | {_cases_cell(g, all_ids)} | {_source_cell(g)} |"
+            )
+        else:
+            # An effective change or a pathless finding says itself best in its own words.
+            path = code_span(g.path) if g.path else markdown_text(str(g.kind))
+            lines.append(f"| {g.severity} | {path} | {markdown_text(describe_group(g))} | | {_cases_cell(g, all_ids)} | {_source_cell(g)} |")
+    return lines
+
+
+def _finding_table(groups: list[Group], all_ids: list[str]) -> list[str]:
+    # Kinds are the harness's own vocabulary, so they need no escaping.
+    lines = ["| severity | kind | path | finding | cases | set by |", "|---|---|---|---|---|---|"]
+    lines += [
+        f"| {g.severity} | {g.kind} | {code_span(g.path) if g.path else ''} | {markdown_text(without_waiver_note(g.message))} "
+        f"| {_cases_cell(g, all_ids)} | {_source_cell(g)} |"
+        for g in groups
+    ]
+    return lines
+
+
+def _folded(summary: str, body: list[str]) -> list[str]:
+    return ["<details>", f"<summary>{markdown_text(summary)}</summary>", "", *body, "", "</details>", ""]
 
 
 def to_markdown(result: MatrixResult, title: str = "config-harness", include_info: bool = False) -> str:
-    """A pull-request summary: one table per case with problems, then contracts and waivers."""
-    lines = [f"## {title}", "", summary_line(result), ""]
-    run_rows = [f for f in result.findings if include_info or f.severity != INFO]
-    if run_rows:
-        lines += ["### Contract changes and contract files", "", "| severity | kind | path | finding |", "|---|---|---|---|"]
-        lines += [f"| {f.severity} | {f.kind} | {f'`{f.path}`' if f.path else ''} | {f.message.replace('|', '/')} |" for f in run_rows]
-        lines.append("")
-    for case_result in result.cases:
-        rows = [f for f in case_result.findings if f.kind != "contract" and (include_info or f.severity != INFO)]
-        if not rows:
-            continue
-        lines += [
-            f"### `{case_result.case.id}` ({case_result.status})",
-            "",
-            "| kind | path | old | new | set by |",
-            "|---|---|---|---|---|",
+    """A pull-request summary: the summary paragraph, one table per triage tier, refactors and waivers folded.
+
+    `title` is markdown written by the caller (escape any input in it with code_span or markdown_text).
+    """
+    groups = group_findings(result.cases, result.findings)
+    tiers = _by_tier(groups)
+    all_ids = compared_ids(result)
+    lines = [f"## {title}", "", markdown_text(summary_paragraph(groups, result)), ""]
+    if result.baseline:
+        lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]
+    lines += [markdown_text(summary_line(result)), ""]
+    for tier in LISTED_TIERS:
+        listed = tiers.get(tier, [])
+        if listed:
+            lines += [f"### {TIER_TITLES[tier]} ({count_paths(listed)})", ""]
+            lines += _finding_table(listed, all_ids) if tier == Tier.BLOCKING else _value_table(listed, all_ids)
+            lines.append("")
+    if tiers.get(Tier.REFACTOR):
+        refactors = tiers[Tier.REFACTOR]
+        lines += _folded(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)})", _value_table(refactors, all_ids))
+    if tiers.get(Tier.WAIVED):
+        waived = tiers[Tier.WAIVED]
+        total = sum(len(g.cases) for g in waived)
+        table = ["| finding | cases | waiver reason |", "|---|---|---|"]
+        table += [
+            f"| {markdown_text(describe_group(g))} | {_cases_cell(g, all_ids)} | {markdown_text(g.waiver)} |"
+            for g in sorted(waived, key=lambda g: (g.waiver, g.contract, g.path))
         ]
-        rows.sort(key=lambda f: KIND_ORDER.get(f.kind, len(KIND_ORDER)))
-        lines += [
-            f"| {f.kind} | `{f.path}` | {_cell(f.old)} | {_cell(f.new)} | {_source_cell(f)} |" if f.path
-            else f"| {f.kind} | | | | {f.message.replace('|', '/')} |"
-            for f in rows
-        ]
-        lines.append("")
-    # The same contract finding usually repeats across cases; one row each keeps the summary short.
-    grouped: dict[tuple[str, str, str], list[str]] = {}
-    for case_result in result.cases:
-        for f in case_result.findings:
-            if f.kind == "contract":
-                grouped.setdefault((f.severity, f.message, _source_cell(f)), []).append(case_result.case.id)
-    if grouped:
-        lines += ["### Contracts and waivers", "", "| severity | finding | set by | cases |", "|---|---|---|---|"]
-        for (severity, message, source), case_ids in sorted(grouped.items(), key=lambda item: item[0][0] != ERROR):
-            cases = ", ".join(f"`{case_id}`" for case_id in case_ids)
-            lines.append(f"| {severity} | {message.replace('|', '/')} | {source} | {cases} |")
-        lines.append("")
+        lines += _folded(f"{TIER_TITLES[Tier.WAIVED]}: {total}, {len(waived)} distinct", table)
+    if tiers.get(Tier.NOTED) and include_info:
+        lines += _folded(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])})", _finding_table(tiers[Tier.NOTED], all_ids))
     for orphan in result.orphans:
-        lines.append(f"- orphan golden: `{orphan}`")
+        lines.append(f"- orphan golden: {code_span(orphan, in_table=False)}")
     return "\n".join(lines) + "\n"
 
 
-def _escape(text: str) -> str:
-    """Escape a workflow-command message (% first, then line breaks)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+# ---- GitHub workflow commands ----
 
 
-def _escape_property(text: str) -> str:
-    """Escape a workflow-command property value, where `:` and `,` are separators."""
-    return _escape(text).replace(":", "%3A").replace(",", "%2C")
+def escape_data(text: str) -> str:
+    """Escape workflow-command data as GitHub's toolkit does: `%`, then CR and LF."""
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
-    """The file and line an annotation points at: the config line that sets the value, else the golden's line."""
-    source = finding.source
-    if source is not None and source.file is not None:
-        return source.file, source.line
-    return case_result.golden, case_result.golden_lines.get(finding.path)
+def escape_property(text: str) -> str:
+    """Escape a workflow-command property value, where `:` and `,` are also separators."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(command: str, data: str, **properties: Any) -> str:
+    """One `::command key=value,...::data` line with every part escaped, so input cannot start a command of its own."""
+    shown = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value not in (None, ""))
+    return f"::{command}{' ' + shown if shown else ''}::{escape_data(data)}"
 
 
 def to_github(result: MatrixResult) -> str:
-    """GitHub workflow commands: one annotation per error or warning, on the config line that set the value."""
+    """GitHub workflow commands: one annotation per distinct error or warning, at the config line that sets it."""
+    groups = group_findings(result.cases, result.findings)
+    all_ids = compared_ids(result)
     lines = []
-    for finding in result.findings:
-        if finding.severity in (ERROR, WARNING):
-            lines.append(f"::{finding.severity} title={_escape_property(finding.kind)}::{_escape(finding.message)}")
-    for case_result in result.cases:
-        for finding in case_result.findings:
-            if finding.severity in (ERROR, WARNING):
-                file, line = annotation_target(case_result, finding)
-                where = f"file={_escape_property(file)}" + (f",line={line}" if line else "")
-                message = _escape(f"{case_result.case.id}: {finding.message}")
-                lines.append(f"::{finding.severity} {where},title={_escape_property(finding.kind)}::{message}")
+    for group in groups:
+        if group.severity not in (ERROR, WARNING) or group.tier == Tier.NOTED:
+            continue
+        file, line = group.anchor
+        waived = f" [waived: {group.waiver}]" if group.waiver else ""
+        message = f"{describe_group(group)}{waived} ({describe_cases(group.cases, all_ids)})"
+        title = f"{group.kind} {group.path}".strip()
+        lines.append(workflow_command(str(group.severity), message, file=file, line=line, title=title))
     for orphan in result.orphans:
-        lines.append(f"::error file={orphan}::orphan golden with no case")
-    lines.append(summary_line(result))
+        lines.append(workflow_command("error", "orphan golden with no case; remove it with `generate --prune`", file=orphan))
+    lines.append(escape_data(summary_line(result)))
     return "\n".join(lines) + "\n"
 
 
 def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: Sequence[str] = ()) -> str:
-    """`diff` rows as markdown: one table per `group` value (file or case), or one table for two files."""
+    """`diff` rows as markdown: one table per `group` value (file or case), or one table for two files.
+
+    `title` and `notes` are markdown written by the caller; every value from the rows is escaped here.
+    """
     lines = [f"## {title}", "", f"{len(changes)} change(s)", ""] + [f"- {note}" for note in notes]
     if notes:
         lines.append("")
@@ -203,9 +376,12 @@ def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "fi
         by_group.setdefault(row.get(group, ""), []).append(row)
     for name, rows in by_group.items():
         if name:
-            lines += [f"### `{name}`", ""]
+            lines += [f"### {code_span(name, in_table=False)}", ""]
         lines += ["| kind | path | old | new |", "|---|---|---|---|"]
-        lines += [f"| {r['kind']} | `{r['path']}` | {_cell(r['old'])} | {_cell(r['new'])} |" for r in rows]
+        lines += [
+            f"| {markdown_text(r['kind'])} | {code_span(r['path'])} | {_value_cell(r['old'], r['kind'] != Kind.ADDED)} "
+            f"| {_value_cell(r['new'], r['kind'] != Kind.REMOVED)} |"
+            for r in rows
+        ]
         lines.append("")
     return "\n".join(lines) + "\n"
-

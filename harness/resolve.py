@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
 
-from harness.diff import iter_leaves
+from harness.diff import iter_leaves, same_value
 
 
 class _Missing:
@@ -202,3 +202,42 @@ def affected_interpolations(interpolations: dict[str, str], changed: set[str]) -
 def interpolation_leaves(tree: Any) -> dict[str, str]:
     """Leaves whose written value is an interpolation."""
     return {path: value for path, value in iter_leaves(tree) if is_interpolation(value)}
+
+
+def holds_interpolation(value: Any) -> bool:
+    """True when a value, or any element of a list or mapping value, is an interpolation."""
+    if isinstance(value, dict):
+        return any(holds_interpolation(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(holds_interpolation(item) for item in value)
+    return is_interpolation(value)
+
+
+def _resolved(config: DictConfig, path: str) -> Any:
+    with opaque_host_resolvers():
+        try:
+            value = OmegaConf.select(config, path, throw_on_missing=True)
+            return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+        except (OmegaConfBaseException, RecursionError):
+            return Unresolvable(f"{path} cannot be resolved")
+
+
+def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str]) -> frozenset[str]:
+    """Of `paths` (leaves present in both trees whose written value changed), those whose resolved value did not.
+
+    Such a change is a refactor, `false -> ${oc.select:x,False}` for one: nothing a program reads moved.
+    Two different literals never resolve alike, so only a leaf with an interpolation on a side is resolved.
+    """
+    candidates = [
+        path for path in paths
+        if holds_interpolation(lookup(old_tree, path)) or holds_interpolation(lookup(new_tree, path))
+    ]
+    if not candidates:
+        return frozenset()
+    old_config, new_config = OmegaConf.create(old_tree), OmegaConf.create(new_tree)
+    same = set()
+    for path in candidates:
+        old, new = _resolved(old_config, path), _resolved(new_config, path)
+        if not isinstance(old, Unresolvable) and not isinstance(new, Unresolvable) and same_value(old, new):
+            same.add(path)
+    return frozenset(same)

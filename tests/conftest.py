@@ -118,6 +118,13 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def add_contracts(project: Path, text: str) -> None:
+    """Write `contracts.yaml` into a small project and name it in the project's settings."""
+    (project / "contracts.yaml").write_text(text, encoding="utf-8")
+    settings = project / "harness.toml"
+    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 @pytest.fixture
 def small_project(tmp_path: Path) -> Path:
     """A non-verl Hydra project: conf/ with groups, @package headers, interpolations and a route."""
@@ -157,9 +164,7 @@ def verl_tree(version: str) -> Path:
 
 def commit_small_project(project: Path, cli, contracts: str) -> Path:
     """The small project with `contracts`, its goldens generated, committed as `main` in a new git repository."""
-    (project / "contracts.yaml").write_text(contracts)
-    settings = project / "harness.toml"
-    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text())
+    add_contracts(project, contracts)
     assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")

@@ -191,4 +191,4 @@ def test_upgrade_report_diffs_every_case_between_two_releases(project_tree, cli)
     assert reported == expected and expected
     assert all(f["severity"] == "info" for f in dp["findings"] if f["kind"] in ("removed", "added", "changed"))
     markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1")
-    assert markdown.out.startswith("## verl 0.8.0 → 0.9.1\n") and "### `ppo_trainer/megatron/default`" in markdown.out
+    assert markdown.out.startswith("## verl 0.8.0 → 0.9.1\n") and "### Changed values" in markdown.out

@@ -127,7 +127,7 @@ def test_unresolvable_values_are_named_when_a_contract_needs_them(small_project,
     assert result.code == 1
     report = cli("--settings", "harness.toml", "check", "--format", "json").json()
     cases = {c["id"]: c for c in report["cases"]}
-    # Every golden matches; only the case whose contract fails is not "ok".
+    # Only the case whose contract fails is not ok: its golden matches, but an error finding means status error.
     assert {i: c["status"] for i, c in cases.items() if c["status"] != "ok"} == {"train/cpu/default": "error"}
     messages = {f["path"]: f["message"] for f in cases["train/cpu/default"]["findings"] if f["kind"] == "contract"}
     assert "trainer.nope" in messages["trainer.dangling"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+from harness.report import SCHEMA_VERSION
+
 
 def test_list_generate_check_and_edit(small_project, cli):
     listing = cli("--settings", "harness.toml", "list", "--format", "json", cwd=small_project).json()
@@ -57,7 +59,9 @@ def test_diff_files_and_folders(small_project, cli, tmp_path):
     cli("--settings", "harness.toml", "generate")
     changed = cli("diff", str(old / "_generated_route__legacy.yaml"), "snapshots/_generated_route__legacy.yaml", "--format", "json")
     assert changed.code == 1
-    assert changed.json() == {"schema_version": 2, "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]}
+    assert changed.json() == {
+        "schema_version": SCHEMA_VERSION, "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
+    }
     folders = cli("diff", str(old), "snapshots", "--format", "json")
     assert folders.code == 1 and len(folders.json()["changes"]) == 4
 
@@ -128,15 +132,16 @@ def test_markdown_and_github_reports(small_project, cli):
     cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
     markdown = cli("--settings", "harness.toml", "check", "--format", "markdown")
     assert markdown.code == 1
-    assert "| changed | `device.count` | 1 | 2 | `conf/backend/cpu.yaml:5` |" in markdown.out
+    # One row for the change, naming its three cases.
+    row = "| error | `device.count` | `1` | `2` | 3 cases: train/cpu/\\* | `conf/backend/cpu.yaml:5` |"
+    assert row in markdown.out.splitlines() and markdown.out.count("device.count") == 1
     github = cli("--settings", "harness.toml", "check", "--format", "github")
-    # The annotation points at the config line that now sets the value, not at the golden.
-    assert (
-        "::error file=conf/backend/cpu.yaml,line=5,title=changed::train/cpu/default: CHANGED device.count: 1 -> 2"
-        in github.out.splitlines()
-    )
+    # One annotation for the three cases, at the config line that now sets the value, not at the golden.
+    assert github.out.splitlines()[:-1] == [
+        "::error file=conf/backend/cpu.yaml,line=5,title=changed device.count::device.count: 1 -> 2 (3 cases: train/cpu/*)"
+    ]
     text = cli("--settings", "harness.toml", "check")
-    assert "CHANGED device.count: 1 -> 2  [set by conf/backend/cpu.yaml:5]" in text.out
+    assert "  ERROR device.count: 1 -> 2  (3 cases: train/cpu/*; set by conf/backend/cpu.yaml:5)" in text.out.splitlines()
 
 
 def test_github_annotation_falls_back_to_the_golden_line(small_project, cli):
@@ -147,8 +152,8 @@ def test_github_annotation_falls_back_to_the_golden_line(small_project, cli):
     golden = (small_project / "snapshots" / "_generated_train__gpu__default.yaml").read_text().splitlines()
     line = golden.index("    qkv: qkv_proj") + 1
     assert (
-        f"::error file=snapshots/_generated_train__gpu__default.yaml,line={line},title=removed::"
-        "train/gpu/default: REMOVED device.map.qkv (was 'qkv_proj')"
+        f"::error file=snapshots/_generated_train__gpu__default.yaml,line={line},title=removed device.map.qkv::"
+        'device.map.qkv: "qkv_proj" -> — (4 cases: train/gpu/*, route/legacy)'
     ) in github
 
 
@@ -183,7 +188,7 @@ def test_diff_markdown_is_a_table_per_file(small_project, cli, tmp_path):
     assert [s.splitlines()[0] for s in sections] == [
         f"`_generated_train__cpu__{preset}.yaml`" for preset in ("default", "fast", "sgd")
     ]
-    assert all("| changed | `device.count` | 1 | 2 |" in s for s in sections)
+    assert all("| changed | `device.count` | `1` | `2` |" in s for s in sections)
 
 
 def test_a_golden_with_bad_bytes_is_reported_not_a_crash(small_project, cli):

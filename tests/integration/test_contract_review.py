@@ -64,8 +64,10 @@ def test_a_loosened_contract_fails_the_review_until_a_record_gives_the_reason(re
     contracts.write_text(contracts.read_text() + record)
     text = cli("--settings", "harness.toml", "diff", "--base", "main")
     assert text.code == 0
-    first = text.out.splitlines()[0]
-    assert first.startswith("WARNING contract_change") and "[recorded reason: qkv moved to the model]" in first
+    lines = text.out.splitlines()
+    # The summary opens the report; the contract change is the first finding listed.
+    assert lines[0].startswith("1 contract change.") and lines[2].startswith("Contract errors and contract changes")
+    assert lines[3].startswith("  WARNING contract change: gpu-critical:") and "[recorded reason: qkv moved to the model]" in lines[3]
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
     assert "| warning | contract_change | `device.map.qkv` |" in markdown and "qkv moved to the model" in markdown
 

@@ -74,7 +74,7 @@ def test_the_workflow_runs_check_tests_and_the_review_report(tmp_path):
             annotations = [line for line in completed.stdout.splitlines() if line.startswith("::warning file=")]
             assert annotations and all(",line=" in line for line in annotations)
     text = summary.read_text()
-    assert text.startswith("## config-harness\n") and "### Contracts and waivers" in text
+    assert text.startswith("## config-harness\n") and "<summary>Waived warnings: " in text
     assert "## config-harness review against `HEAD`" in text
 
 

@@ -1,0 +1,284 @@
+"""Identical findings across cases as one group, in the triage order every report shares."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import IntEnum
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Status
+
+
+class Tier(IntEnum):
+    """Where a group sits in a report: the order a reviewer should read them in."""
+
+    BLOCKING = 0  # unwaived contract errors, contract changes, cases that cannot be composed, parity
+    CHANGED = 1  # values a program sees that moved, directly or through an interpolation
+    REMOVED = 2
+    ADDED = 3
+    REGENERATE = 4  # missing goldens and text-only differences: housekeeping
+    REFACTOR = 5  # the written value changed, the resolved one did not: folded away
+    WAIVED = 6  # contract violations a waiver turned into warnings: summarized
+    NOTED = 7  # info that is not a difference (known fallbacks): only on request
+
+
+TIER_TITLES = {
+    Tier.BLOCKING: "Contract errors and contract changes",
+    Tier.CHANGED: "Changed values",
+    Tier.REMOVED: "Removed keys",
+    Tier.ADDED: "Added keys",
+    Tier.REGENERATE: "Goldens to regenerate",
+    Tier.REFACTOR: "Refactors with unchanged values",
+    Tier.WAIVED: "Waived warnings",
+    Tier.NOTED: "Notes",
+}
+
+# Kinds whose finding names a leaf and its old and new value.
+VALUE_KINDS = frozenset({Kind.CHANGED, Kind.REMOVED, Kind.ADDED, Kind.PARITY})
+
+
+def tier_of(finding: Finding) -> Tier:
+    """The triage tier of one finding."""
+    kind = finding.kind
+    if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
+        return Tier.BLOCKING
+    if kind == Kind.CONTRACT and finding.waiver:
+        return Tier.WAIVED
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY):
+        return Tier.NOTED
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT):
+        return Tier.BLOCKING
+    if kind == Kind.CHANGED:
+        return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
+    if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
+        return Tier.CHANGED
+    if kind == Kind.REMOVED:
+        return Tier.REMOVED
+    if kind == Kind.ADDED:
+        return Tier.ADDED
+    return Tier.REGENERATE
+
+
+@dataclass(frozen=True)
+class Group:
+    """One distinct finding and every case that has it."""
+
+    tier: Tier
+    finding: Finding  # the first case's finding, with the source of the first case that knows one
+    cases: tuple[str, ...]
+    anchor: tuple[str, int | None] = ("", None)  # file and line an annotation points at
+
+    kind = property(lambda self: self.finding.kind)
+    path = property(lambda self: self.finding.path)
+    old = property(lambda self: self.finding.old)
+    new = property(lambda self: self.finding.new)
+    severity = property(lambda self: self.finding.severity)
+    contract = property(lambda self: self.finding.contract)
+    message = property(lambda self: self.finding.message)  # the same for every case unless it names the case
+    source = property(lambda self: self.finding.source)
+    effective_same = property(lambda self: self.finding.effective_same)
+    waiver = property(lambda self: self.finding.waiver)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The group as the JSON `groups` array spells it: the finding's fields plus its cases."""
+        return {
+            **self.finding.as_dict(),
+            "contract": self.contract or None,
+            "cases": list(self.cases),
+            "effective_same": self.effective_same,
+            "tier": self.tier.name.lower(),
+            "waiver": self.waiver or None,
+        }
+
+
+def _value_key(value: Any) -> str:
+    # Lists and mappings are not hashable, and 1, 1.0 and True must stay distinct.
+    return type(value).__name__ + ":" + json.dumps(value, sort_keys=True, default=str)
+
+
+def _key(finding: Finding) -> tuple[Any, ...]:
+    # A finding without a path (a compose error) says what it is only in its message.
+    detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
+    return (
+        str(finding.kind), finding.path, _value_key(finding.old), _value_key(finding.new), str(finding.severity),
+        finding.contract, finding.effective_same, detail,
+    )
+
+
+def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
+    """The file and line an annotation points at: the config line that sets the value, else the golden's line."""
+    source = finding.source
+    if source is not None and getattr(source, "file", None) is not None:
+        return source.file, source.line
+    return case_result.golden, case_result.golden_lines.get(finding.path)
+
+
+def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding] = ()) -> list[Group]:
+    """Every distinct finding once, with its cases, in triage order (tier, then path).
+
+    `run_findings` are about the run as a whole (a contract loosened since the baseline): groups without cases.
+    """
+    members: dict[tuple[Any, ...], list[tuple[CaseResult, Finding]]] = {}
+    for case_result in results:
+        for finding in case_result.findings:
+            members.setdefault(_key(finding), []).append((case_result, finding))
+    groups = [
+        Group(tier=tier_of(finding), finding=finding, cases=(), anchor=(getattr(finding.source, "file", None) or "", None))
+        for finding in run_findings
+    ]
+    for pairs in members.values():
+        first_case, first = pairs[0]
+        sourced = next(((r, f) for r, f in pairs if f.source is not None), (first_case, first))
+        groups.append(Group(
+            tier=tier_of(first),
+            finding=replace(first, source=sourced[1].source),
+            cases=tuple(dict.fromkeys(r.case.id for r, _ in pairs)),
+            anchor=annotation_target(*sourced),
+        ))
+    # A weakened contract is read before its effects, and findings about the whole run before those of cases.
+    return sorted(groups, key=lambda g: (g.tier, g.kind != Kind.CONTRACT_CHANGE, bool(g.cases), g.path, g.kind, -len(g.cases)))
+
+
+def _patterns(case_id: str) -> list[tuple[str, int]]:
+    """Globs that cover `case_id` with whole segments replaced by `*`, each with its number of stars."""
+    parts = case_id.split("/")
+    return [
+        ("/".join("*" if index in starred else part for index, part in enumerate(parts)), count)
+        for count in range(1, len(parts))
+        for starred in combinations(range(len(parts)), count)
+    ]
+
+
+@lru_cache(maxsize=8)
+def _glob_index(all_ids: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Every segment glob of every case id, with the case ids it matches (built once per matrix)."""
+    index: dict[str, set[str]] = {}
+    for case_id in all_ids:
+        for pattern, _ in _patterns(case_id):
+            index.setdefault(pattern, set()).add(case_id)
+    return {pattern: frozenset(ids) for pattern, ids in index.items()}
+
+
+def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: bool = True) -> str:
+    """Case ids written compactly: `all 13 cases`, `ppo_trainer/megatron/*` when exactly those, or the list.
+
+    `counted` puts the number of cases first when there is more than one (`4 cases: ...`).
+    """
+    wanted = set(case_ids)
+    if not wanted:
+        return "the whole run"
+    if wanted == set(all_ids) and len(wanted) > 1:
+        return f"all {len(wanted)} cases"
+    globs = _glob_index(tuple(all_ids))
+    covered: set[str] = set()
+    parts: list[str] = []
+    for case_id in list(dict.fromkeys([*all_ids, *case_ids])):
+        if case_id not in wanted or case_id in covered:
+            continue
+        best, best_matches = case_id, frozenset({case_id})
+        for pattern, _ in _patterns(case_id):
+            matches = globs.get(pattern, frozenset())
+            # A glob is worth writing only when it names exactly these cases, and more than one; the one that
+            # covers most wins, and of equals the one with fewest stars (found first).
+            if len(matches) > 1 and matches <= wanted and len(matches - covered) > len(best_matches - covered):
+                best, best_matches = pattern, matches
+        parts.append(best)
+        covered |= best_matches
+    text = ", ".join(parts)
+    return text if len(wanted) == 1 or not counted else f"{len(wanted)} cases: {text}"
+
+
+def count_paths(groups: Iterable[Group]) -> int:
+    """Distinct paths (or messages, for pathless findings) among groups."""
+    return len({group.path or group.message for group in groups})
+
+
+# How many distinct case sets a summary names for one tier before it says "elsewhere".
+SHOWN_CASE_SETS = 3
+
+PHRASES = {
+    Tier.CHANGED: ("value changed", "values changed"),
+    Tier.REMOVED: ("key removed", "keys removed"),
+    Tier.ADDED: ("key added", "keys added"),
+    Tier.REFACTOR: ("refactor with an unchanged value", "refactors with unchanged values"),
+}
+
+
+def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
+    """Where a tier's groups are: ` on all 13 cases`, ` only on X`, or the largest case sets with their counts."""
+    buckets: dict[tuple[str, ...], list[Group]] = {}
+    if not groups:
+        return ""
+    for group in groups:
+        buckets.setdefault(group.cases, []).append(group)
+
+    def on(cases: tuple[str, ...]) -> str:
+        text = describe_cases(cases, all_ids, counted=False)
+        return f"on {text}" if set(cases) >= set(all_ids) else f"only on {text}"
+
+    if len(buckets) == 1:
+        return " " + on(next(iter(buckets)))
+    ranked = sorted(buckets.items(), key=lambda item: -count_paths(item[1]))
+    shown = [f"{count_paths(members)} {on(cases).removeprefix('only ')}" for cases, members in ranked[:SHOWN_CASE_SETS]]
+    rest = sum(count_paths(members) for _, members in ranked[SHOWN_CASE_SETS:])
+    return " (" + "; ".join(shown + ([f"{rest} elsewhere"] if rest else [])) + ")"
+
+
+def compared_ids(result: MatrixResult) -> list[str]:
+    """The ids of the cases a report talks about: every case but those only the baseline has."""
+    return [r.case.id for r in result.cases if r.status != Status.GONE]
+
+
+def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
+    """One paragraph a reviewer reads first: what blocks, what moved, where."""
+    all_ids = compared_ids(result)
+    by_tier: dict[Tier, list[Group]] = {}
+    for group in groups:
+        by_tier.setdefault(group.tier, []).append(group)
+    parts = []
+    blocking = by_tier.get(Tier.BLOCKING, [])
+    changes = [g for g in blocking if g.kind == Kind.CONTRACT_CHANGE]
+    if changes:
+        unexplained = sum(g.severity == ERROR for g in changes)
+        parts.append(f"{len(changes)} contract change{'s' * (len(changes) != 1)}"
+                     + (f" ({unexplained} without a recorded reason)" if unexplained else ""))
+    contract_errors = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity == ERROR]
+    if contract_errors:
+        parts.append(f"{len(contract_errors)} unwaived contract error{'s' * (len(contract_errors) != 1)}"
+                     + _where([g for g in contract_errors if g.cases], all_ids))
+    contract_warnings = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity != ERROR]
+    if contract_warnings:
+        parts.append(f"{len(contract_warnings)} warning{'s' * (len(contract_warnings) != 1)} about the contracts themselves")
+    broken = sorted({case for g in blocking if g.kind == Kind.ERROR for case in g.cases})
+    if broken:
+        parts.append(f"{len(broken)} case{'s' * (len(broken) != 1)} cannot be composed ({describe_cases(broken, all_ids)})")
+    parity = [g for g in blocking if g.kind == Kind.PARITY]
+    if parity:
+        parts.append(f"{count_paths(parity)} route parity difference{'s' * (count_paths(parity) != 1)}")
+    for tier, (one, many) in PHRASES.items():
+        tier_groups = by_tier.get(tier, [])
+        if tier_groups:
+            count = count_paths(tier_groups)
+            folded = " (folded)" if tier == Tier.REFACTOR else ""
+            parts.append(f"{count} {one if count == 1 else many}{_where(tier_groups, all_ids)}{folded}")
+    if not parts:
+        parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
+    gone = [r.case.id for r in result.cases if r.status == Status.GONE]
+    if gone:
+        parts.append(f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, gone + all_ids, counted=False)})")
+    regenerate = by_tier.get(Tier.REGENERATE, [])
+    if regenerate:
+        cases = {case for g in regenerate for case in g.cases}
+        parts.append(f"{len(cases)} golden{'s' * (len(cases) != 1)} to regenerate")
+    waived = by_tier.get(Tier.WAIVED, [])
+    if waived:
+        total = sum(len(g.cases) for g in waived)
+        parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
+    if result.orphans:
+        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    return " ".join(part[0].upper() + part[1:] + "." for part in parts)
+

@@ -1,0 +1,103 @@
+"""Grouping identical findings across cases, the triage order, compact case lists and refactor detection."""
+
+from __future__ import annotations
+
+from harness.findings import ERROR, INFO, WARNING, CaseResult, Finding, MatrixResult
+from harness.grouping import Tier, describe_cases, group_findings, summary_paragraph
+from harness.matrix import Case
+from harness.resolve import resolves_unchanged
+
+IDS = [f"ppo_trainer/{e}/{p}" for e in ("dp", "megatron", "veomni") for p in ("default", "grpo", "lora")] + ["route/ppo_megatron_trainer"]
+
+
+def test_cases_are_written_compactly():
+    megatron = [i for i in IDS if "megatron" in i]
+    assert describe_cases(IDS, IDS) == "all 10 cases"
+    assert describe_cases(megatron, IDS) == "4 cases: ppo_trainer/megatron/*, route/ppo_megatron_trainer"
+    assert describe_cases([i for i in IDS if i.endswith("/lora")], IDS) == "3 cases: ppo_trainer/*/lora"
+    assert describe_cases(IDS[:-1], IDS) == "9 cases: ppo_trainer/*/*"
+    # No glob that would also name a case that does not have the finding.
+    assert describe_cases(IDS[:2], IDS) == "2 cases: ppo_trainer/dp/default, ppo_trainer/dp/grpo"
+    assert describe_cases(["route/ppo_megatron_trainer"], IDS) == "route/ppo_megatron_trainer"
+
+
+def result_of(findings_by_case: dict[str, list[Finding]]) -> MatrixResult:
+    return MatrixResult(cases=[
+        CaseResult(Case(case_id, "ppo_trainer", ()), f"snapshots/{case_id}.yaml", "changed", tuple(findings))
+        for case_id, findings in findings_by_case.items()
+    ])
+
+
+def test_identical_findings_across_cases_are_one_group_and_different_values_are_not():
+    same = Finding("changed", "a.temperature", 1.0, 0.7, ERROR, "CHANGED a.temperature: 1.0 -> 0.7")
+    result = result_of({case_id: [same] for case_id in IDS})
+    (group,) = group_findings(result.cases)
+    assert group.cases == tuple(IDS) and (group.kind, group.path, group.old, group.new) == ("changed", "a.temperature", 1.0, 0.7)
+
+    other = Finding("changed", "a.temperature", 1.0, 0.5, ERROR, "CHANGED a.temperature: 1.0 -> 0.5")
+    as_int = Finding("changed", "a.temperature", 1.0, 1, ERROR, "CHANGED a.temperature: 1.0 -> 1")
+    as_bool = Finding("changed", "a.temperature", 1.0, True, ERROR, "CHANGED a.temperature: 1.0 -> True")
+    result = result_of({IDS[0]: [same], IDS[1]: [other], IDS[2]: [same], IDS[3]: [as_int], IDS[4]: [as_bool]})
+    groups = group_findings(result.cases)
+    assert sorted((g.new, g.cases) for g in groups if g.new is not True) == [
+        (0.5, (IDS[1],)), (0.7, (IDS[0], IDS[2])), (1, (IDS[3],))
+    ]
+    assert len(groups) == 4  # 1, 1.0 and True are three different values
+
+
+def test_triage_order_blocking_then_changed_removed_added_then_refactors_and_waivers():
+    findings = [
+        Finding("added", "a.new", None, 1, ERROR, "ADDED"),
+        Finding("changed", "a.refactor", False, "${oc.select:x,False}", ERROR, "CHANGED", effective_same=True),
+        Finding("contract", "a.req", "present", None, WARNING, "c: a.req is required [waived: known]", contract="c", waiver="known"),
+        Finding("removed", "a.gone", 1, None, ERROR, "REMOVED"),
+        Finding("changed", "a.moved", 1, 2, ERROR, "CHANGED"),
+        Finding("fallback", "a.known", None, "x", INFO, "known fallback"),
+        Finding("contract", "b.pinned", True, False, ERROR, "c: b.pinned must equal True", contract="c"),
+        Finding("effective", "a.through", 1, 2, ERROR, "a.through now resolves to 2"),
+    ]
+    groups = group_findings(result_of({IDS[0]: findings}).cases)
+    assert [g.path for g in groups] == ["b.pinned", "a.moved", "a.through", "a.gone", "a.new", "a.refactor", "a.req", "a.known"]
+    assert [g.tier for g in groups] == [
+        Tier.BLOCKING, Tier.CHANGED, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REFACTOR, Tier.WAIVED, Tier.NOTED
+    ]
+
+
+def test_summary_paragraph_names_what_moved_and_where():
+    removed = Finding("removed", "a.layer_map", "qkv", None, INFO, "REMOVED")
+    changed = Finding("changed", "a.max_num_seqs", 1024, 256, INFO, "CHANGED")
+    by_case = {case_id: [changed] + ([removed] if "megatron" in case_id else []) for case_id in IDS}
+    paragraph = summary_paragraph(group_findings(result_of(by_case).cases), result_of(by_case))
+    assert paragraph == (
+        "1 value changed on all 10 cases. 1 key removed only on ppo_trainer/megatron/*, route/ppo_megatron_trainer."
+    )
+
+
+def test_a_literal_that_became_an_interpolation_with_the_same_resolved_value_is_a_refactor():
+    old = {"actor": {"flag": False, "seqs": 1024, "list": [1, 2]}, "ref": {"flag": False, "seqs": 1024}}
+    new = {
+        "actor": {"flag": False, "seqs": 256, "list": [1, "${actor.other}"], "other": 2},
+        "ref": {"flag": "${oc.select:actor.flag,True}", "seqs": "${actor.seqs}"},
+    }
+    paths = ["actor.seqs", "actor.list", "ref.flag", "ref.seqs"]
+    # ref.flag resolves to False on both sides; ref.seqs now follows actor.seqs (256): a real change.
+    assert resolves_unchanged(old, new, paths) == {"ref.flag", "actor.list"}
+    fell_back = {"actor": {}, "ref": {"flag": "${oc.select:actor.flag,False}"}}
+    assert resolves_unchanged({"actor": {}, "ref": {"flag": False}}, fell_back, ["ref.flag"]) == {"ref.flag"}
+    # Two different literals never resolve alike; an interpolation that cannot resolve is not "the same".
+    assert resolves_unchanged({"a": 1}, {"a": 2}, ["a"]) == frozenset()
+    assert resolves_unchanged({"a": None}, {"a": "${missing.key}"}, ["a"]) == frozenset()
+    # Host lookups stay opaque: an environment value never makes two values "the same".
+    assert resolves_unchanged({"a": "x"}, {"a": "${oc.env:HOME,x}"}, ["a"]) == frozenset()
+
+
+def test_findings_about_the_whole_run_come_first_without_cases():
+    loosened = Finding("contract_change", "b.pinned", True, None, ERROR, "c: equal b.pinned removed since the baseline", contract="c")
+    result = result_of({IDS[0]: [Finding("changed", "a.moved", 1, 2, ERROR, "CHANGED")]})
+    result.findings.append(loosened)
+    groups = group_findings(result.cases, result.findings)
+    assert [(g.tier, g.path, g.cases) for g in groups] == [(Tier.BLOCKING, "b.pinned", ()), (Tier.CHANGED, "a.moved", (IDS[0],))]
+    assert describe_cases(groups[0].cases, IDS) == "the whole run"
+    assert summary_paragraph(groups, result) == (
+        "1 contract change (1 without a recorded reason). 1 value changed on ppo_trainer/dp/default."
+    )

@@ -1,0 +1,37 @@
+"""Escaping in every output format, each case from a hostile input."""
+
+from __future__ import annotations
+
+import re
+
+from harness.report import code_span, escape_data, escape_property, markdown_text, printable, workflow_command
+
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def test_markdown_text_cannot_open_cells_tags_links_or_lines():
+    text = markdown_text("a | b <img src=x onerror=alert(1)> [click](javascript:alert(1)) ![i](u)\n## heading `tick`")
+    assert not UNESCAPED_PIPE.search(text) and "<" not in text and "\n" not in text
+    assert "](" not in text.replace("\\](", "") and "\\`tick\\`" in text
+    # Text that only looks like markup near a bracket stays readable.
+    assert markdown_text("[recorded reason: qkv moved]") == "[recorded reason: qkv moved]"
+
+
+def test_a_code_span_is_never_closed_by_its_content():
+    assert code_span("plain") == "`plain`"
+    assert code_span("a`b") == "``a`b``"
+    assert code_span("``x``") == "``` ``x`` ```"  # padded: content starting with a backtick
+    assert code_span("a|b") == "`a\\|b`" and code_span("a|b", in_table=False) == "`a|b`"
+    assert code_span("x\n::stop-commands::y") == "`x ::stop-commands::y`"
+
+
+def test_workflow_command_escaping_follows_github():
+    assert escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
+    assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+    line = workflow_command("error", "x\n::stop-commands::tok", file="conf/a,b:c.yaml", line=3, title="t:1")
+    assert line == "::error file=conf/a%2Cb%3Ac.yaml,line=3,title=t%3A1::x%0A::stop-commands::tok"
+    assert "\n" not in line
+
+
+def test_text_output_keeps_input_on_its_line():
+    assert printable("key\n::stop-commands::x\r\x1b[31m") == "key\\n::stop-commands::x\\r\\x1b[31m"
