@@ -25,7 +25,15 @@ from harness.gitrepo import GitError
 from harness.goldens import find_orphans, write_goldens
 from harness.matrix import Case
 from harness.report import (
-    SCHEMA_VERSION, changes_markdown, code_span, markdown_text, result_as_dict, to_github, to_json, to_markdown, to_text,
+    SCHEMA_VERSION,
+    changes_markdown,
+    code_span,
+    markdown_text,
+    result_as_dict,
+    to_github,
+    to_json,
+    to_markdown,
+    to_text,
 )
 from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color

@@ -13,7 +13,15 @@ from typing import Any
 
 from harness.findings import ERROR, WARNING, Kind, MatrixResult
 from harness.grouping import (
-    TIER_TITLES, VALUE_KINDS, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph,
+    TIER_TITLES,
+    VALUE_KINDS,
+    Group,
+    Tier,
+    compared_ids,
+    count_paths,
+    describe_cases,
+    group_findings,
+    summary_paragraph,
 )
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
