@@ -113,4 +113,4 @@ def test_the_pre_commit_hook_works_remote_and_local(tmp_path):
     break_a_config(repo)
     for command in (["try-repo", str(clone), "config-harness-check", "--all-files"], ["run", "--all-files"]):
         failed = sh([*pre_commit, *command], repo, env)
-        assert failed.returncode == 1 and "REMOVED device.map.qkv" in failed.stdout, failed.stdout[-3000:]
+        assert failed.returncode == 1 and 'device.map.qkv: "qkv_proj" -> —' in failed.stdout, failed.stdout[-3000:]
