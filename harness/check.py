@@ -13,7 +13,7 @@ from harness import diff, resolve
 from harness.baselines import BaseEntry
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
-from harness.render import describe_yaml_error, parse_yaml
+from harness.render import describe_yaml_error, golden_body, parse_yaml
 
 
 def change_finding(change: diff.Change) -> Finding:
@@ -80,8 +80,8 @@ def compare_with_base(
     if base.error is not None:
         message = f"the baseline could not compose {base.display}: {base.error}"
         return Status.CHANGED, [Finding(Kind.ERROR, "", severity=INFO, message=message)] + fallback_findings(tree, None)
-    if base.text is not None and base.text == rendered:
-        # Same bytes means same tree, same fallbacks and same resolved values.
+    if base.text is not None and (base.text == rendered or golden_body(base.text) == golden_body(rendered)):
+        # Same bytes (the comment header aside) means same tree, same fallbacks and same resolved values.
         return Status.OK, fallback_findings(tree, None)
     base_tree = base.tree
     if base.text is not None:

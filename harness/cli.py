@@ -401,7 +401,7 @@ def command_explain(args: argparse.Namespace) -> int:
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not override else "overrode"
         entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
-        where = display_path(settings.config_dir / f"{write.config_path}.yaml") + (f":{write.line}" if write.line else "")
+        where = display_path(write.file or settings.config_dir) + (f":{write.line}" if write.line else "")
         print(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
     for key in depends:
         value = lookup(tree, key)

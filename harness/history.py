@@ -53,9 +53,11 @@ def _value_at(settings: Settings, case_id: str, key: str) -> tuple[Any, Packages
             entries = session.defaults_entries(case.config_name, case.overrides)
     except (ComposeError, SettingsError):
         return MISSING, None
+    # The files Hydra loaded from the config folder itself (search path folders are outside its history).
     read: dict[str, set[str]] = {}
     for entry in entries:
-        read.setdefault(os.path.normpath(f"{entry.config_path}.yaml"), set()).add(entry.package)
+        if entry.folder == 0:
+            read.setdefault(os.path.normpath(entry.file_name), set()).add(entry.package)
     return lookup(to_plain(config), key), {path: frozenset(packages) for path, packages in read.items()}
 
 

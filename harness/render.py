@@ -66,18 +66,26 @@ def dump_yaml(tree: Any) -> str:
 def header(case: Case) -> str:
     """The golden's comment header: how it was made and that it must not be edited."""
     overrides = " ".join(case.overrides) if case.overrides else "(none)"
+    version_base = f" version_base={case.version_base}" if case.version_base is not None else ""
     return (
         f"{HEADER_MARK} for case {case.id}\n"
-        f"# Composed with Hydra: config_name={case.config_name} overrides: {overrides}\n"
+        f"# Composed with Hydra: config_name={case.config_name}{version_base} overrides: {overrides}\n"
         "# Unresolved, keys sorted. Do not edit: regenerate with `config-harness generate`.\n"
     )
+
+
+def golden_body(text: str) -> str:
+    """Golden text without its leading comment header: two goldens with the same body say the same thing."""
+    lines = text.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].startswith("#"):
+        start += 1
+    return "".join(lines[start:])
 
 
 def render_golden(case: Case, config: DictConfig, tree: Any = None) -> str:
     """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it)."""
     return header(case) + dump_yaml(to_plain(config) if tree is None else tree)
-
-
 
 
 def load_config_text(text: str) -> DictConfig | Any:

@@ -1,0 +1,117 @@
+"""Every private Hydra API the harness relies on, in one module.
+
+Hydra has no public API for most of what a golden-file harness needs (a cached config source, the defaults
+list a compose used, overrides applied to an existing config). Each use sits here, behind a small function,
+and `tests/unit/test_hydra_compat.py` pins each one: when a Hydra release moves or changes one of them, that
+test fails by name instead of compositions silently drifting from plain Hydra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from hydra import version as hydra_version
+from hydra._internal import config_loader_impl as loader_module
+from hydra._internal.config_loader_impl import ConfigLoaderImpl
+from hydra._internal.core_plugins.file_config_source import FileConfigSource
+from hydra._internal.hydra import Hydra
+from hydra._internal.sources_registry import SourcesRegistry
+from hydra._internal.utils import create_config_search_path
+from hydra.core.global_hydra import GlobalHydra
+from hydra.plugins.config_source import ConfigSource
+
+__all__ = [
+    "FileConfigSource",
+    "apply_overrides",
+    "config_file_name",
+    "file_source_folders",
+    "find_config_file",
+    "group_exists",
+    "header_of",
+    "recording_defaults_lists",
+    "register_source",
+    "start_hydra",
+]
+
+# Where the extra folders of a search path come from in Hydra's own listing (as `hydra.searchpath` does).
+SEARCH_PATH_PROVIDER = "config-harness search path"
+
+
+def register_source(source_class: type[ConfigSource]) -> None:
+    """Make a config source class available for its scheme in every search path (Hydra's sources registry)."""
+    SourcesRegistry.instance().register(source_class)
+
+
+def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | None = None) -> None:
+    """Initialize GlobalHydra like `initialize_config_dir`, with extra search path entries appended after it.
+
+    Hydra appends `hydra.searchpath` entries at the end of the search path; extra folders go there too.
+    """
+    hydra_version.setbase(version_base)
+    GlobalHydra.instance().clear()
+    search_path = create_config_search_path(primary)
+    for path in extra:
+        search_path.append(SEARCH_PATH_PROVIDER, path)
+    Hydra.create_main_hydra2(task_name="config-harness", config_search_path=search_path)
+
+
+def header_of(text: str) -> dict[str, str]:
+    """The `# @package ...` style header of a config file's text, as Hydra reads it (first 512 characters)."""
+    return ConfigSource._get_header_dict(text[:512])
+
+
+def config_file_name(config_path: str) -> str:
+    """The file name Hydra loads for a config path: `.yaml` appended unless already there."""
+    return ConfigSource._normalize_file_name(config_path)
+
+
+def find_config_file(loader: Any, config_path: str) -> tuple[int, str] | None:
+    """Which file Hydra loads for `config_path`: (index of the file source in the search path, file name).
+
+    The first source that holds the config wins, as in Hydra's repository; None for a structured config.
+    """
+    index = 0
+    for source in loader.get_sources():
+        if source.is_config(config_path):
+            return (index, config_file_name(config_path)) if isinstance(source, FileConfigSource) else None
+        index += isinstance(source, FileConfigSource)
+    return None
+
+
+def file_source_folders(loader: Any) -> list[str]:
+    """The folders of the search path's file sources, in search order (the indexes find_config_file returns)."""
+    return [source.path for source in loader.get_sources() if isinstance(source, FileConfigSource)]
+
+
+def group_exists(loader: Any, name: str) -> bool:
+    """True when `name` is a config group in the loader's search path."""
+    return bool(loader.repository.group_exists(name))
+
+
+@contextmanager
+def recording_defaults_lists() -> Iterator[list[Any]]:
+    """Collect every defaults list Hydra computes inside the block (the last one is the compose's own).
+
+    Hydra computes the defaults list while composing and then forgets it; keeping it spares provenance
+    a second computation.
+    """
+    recorded: list[Any] = []
+    original = loader_module.create_defaults_list
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        recorded.append(result)
+        return result
+
+    loader_module.create_defaults_list = record
+    try:
+        yield recorded
+    finally:
+        loader_module.create_defaults_list = original
+
+
+def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:
+    """Apply parsed value overrides to a composed config in place, with Hydra's own code."""
+    ConfigLoaderImpl._apply_overrides_to_config(parsed_overrides, config)
