@@ -18,7 +18,7 @@ from harness.render import describe_yaml_error, golden_body, parse_yaml
 
 def change_finding(change: diff.Change) -> Finding:
     """A golden-vs-composed change as an error finding."""
-    return Finding(change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change))
+    return Finding(change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change), detail=change.detail)
 
 
 def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
@@ -120,7 +120,7 @@ def as_review(findings: list[Finding], differences: str) -> list[Finding]:
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     """Differences between a route and the case it must compose identically to."""
     return [
-        Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}")
+        Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}", detail=c.detail)
         for c in diff.diff_trees(twin_tree, tree)
     ]
 

@@ -67,9 +67,11 @@ class Finding:
     severity: str = ERROR
     message: str = ""
     source: Any = None  # a provenance.Source: the file and line (or override) that sets the new value
+    detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it."""
+        """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
+        detail = {"detail": list(self.detail)} if self.detail else {}
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -78,6 +80,7 @@ class Finding:
             "severity": str(self.severity),
             "message": self.message,
             "source": None if self.source is None else str(self.source),
+            **detail,
         }
 
 
