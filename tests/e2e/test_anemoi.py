@@ -1,0 +1,100 @@
+"""End to end on anemoi-training 0.17.1's real config tree (its PyPI wheel, config folder only, never imported).
+
+Its group options include YAML lists (`diagnostics/callbacks/placeholder.yaml` is `[]`), its graphs are lists of
+mappings, and it has three roots and 25 models: plain Hydra composes all of them, so must the harness.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.fetch import fetch_wheel_tree
+from tests.conftest import CACHE
+from tests.e2e.real_trees import (
+    Project,
+    assert_goldens_equal_plain_hydra,
+    check_edit,
+    failed_ids,
+    make_project,
+    replace_once,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("anemoi")]
+
+SETTINGS = """roots = ["config", "lam", "stretched"]
+engine_group = "model"
+
+[presets]
+default = []
+short = ["training.max_epochs=2", "dataloader.batch_size.training=1", "dataloader.num_workers.training=2"]
+
+[[routes]]
+name = "rollout"
+config_name = "config"
+overrides = ["diagnostics/callbacks=rollout_eval", "model=graphtransformer"]
+
+[[routes]]
+name = "hierarchical"
+config_name = "config"
+overrides = ["graph=hierarchical_2level", "model=graphtransformer"]
+"""
+# Edits are checked on a part of the matrix (every root, preset and route, three models): plain Hydra is slow.
+NARROWER = 'engines = ["gnn", "graphtransformer", "transformer"]\n'
+
+
+@pytest.fixture(scope="session")
+def anemoi(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    tree = fetch_wheel_tree("anemoi-training==0.17.1", "anemoi/training/config", CACHE / "anemoi-training-0.17.1")
+    return make_project(tmp_path_factory.mktemp("anemoi"), tree, SETTINGS)
+
+
+def test_every_golden_equals_plain_hydra_and_nothing_plain_hydra_composes_fails(anemoi):
+    assert len(anemoi.cases) == 3 * 25 * 2 + 2
+    assert_goldens_equal_plain_hydra(anemoi)
+
+
+def test_a_cutoff_inside_the_graph_edges_list_fails_exactly_the_changed_cases_and_names_the_element(anemoi, tmp_path):
+    report, changed = check_edit(
+        anemoi, tmp_path,
+        lambda tree: replace_once(tree / "graph" / "multi_scale.yaml", "cutoff_factor: 0.6", "cutoff_factor: 0.7"),
+        NARROWER,
+    )
+    assert changed and failed_ids(report) == changed
+    for case in report["cases"]:
+        if case["id"] in changed:
+            (finding,) = [f for f in case["findings"] if f["kind"] == "changed"]
+            assert finding["path"] == "graph.edges"  # a list is one value
+            assert finding["detail"] == ["graph.edges[0].edge_builders[0].cutoff_factor: 0.6 -> 0.7"]
+            assert finding["detail"][0] in finding["message"]
+
+
+def test_a_model_width_edit_fails_exactly_the_changed_cases(anemoi, tmp_path):
+    report, changed = check_edit(
+        anemoi, tmp_path,
+        lambda tree: replace_once(tree / "model" / "graphtransformer.yaml", "num_channels: 1024\n", "num_channels: 512\n"),
+        NARROWER,
+    )
+    assert changed and failed_ids(report) == changed
+
+
+def test_a_lam_training_edit_fails_exactly_the_changed_cases(anemoi, tmp_path):
+    # The `short` preset sets max_epochs itself, so its lam cases must stay ok.
+    report, changed = check_edit(
+        anemoi, tmp_path,
+        lambda tree: replace_once(tree / "training" / "lam.yaml", "max_epochs: null", "max_epochs: 10"),
+        NARROWER,
+    )
+    assert changed and failed_ids(report) == changed
+    assert {case_id.split("/")[0] for case_id in changed} == {"lam"}
+
+
+def test_list_valued_options_have_a_source(anemoi):
+    case = next(c for c in anemoi.report["cases"] if c["id"] == "config/gnn/default")
+    assert case["status"] == "ok"
+    from tests.e2e.real_trees import run_cli
+
+    code, out = run_cli("--settings", str(anemoi.folder / "harness.toml"), "explain", "diagnostics.callbacks", "--case", "route/rollout")
+    assert code == 0, out
+    assert str(Path("diagnostics") / "callbacks" / "rollout_eval.yaml") in out
