@@ -47,13 +47,17 @@ def register_source(source_class: type[ConfigSource]) -> None:
 def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | None = None) -> None:
     """Initialize GlobalHydra like `initialize_config_dir`, with extra search path entries appended after it.
 
-    Hydra appends `hydra.searchpath` entries at the end of the search path; extra folders go there too.
+    Extra folders go where Hydra puts `hydra.searchpath` entries: after every other entry but the schema source.
     """
     hydra_version.setbase(version_base)
     GlobalHydra.instance().clear()
     search_path = create_config_search_path(primary)
-    for path in extra:
-        search_path.append(SEARCH_PATH_PROVIDER, path)
+    if extra:
+        # As Hydra does for `hydra.searchpath`: the extra entries go before the schema source, which must stay last.
+        schema = search_path.get_path().pop(-1)
+        for path in extra:
+            search_path.append(SEARCH_PATH_PROVIDER, path)
+        search_path.append(schema.provider, schema.path)
     Hydra.create_main_hydra2(task_name="config-harness", config_search_path=search_path)
 
 
@@ -67,6 +71,11 @@ def config_file_name(config_path: str) -> str:
     return ConfigSource._normalize_file_name(config_path)
 
 
+def is_file_source(source: ConfigSource) -> bool:
+    """True for a source that reads a folder of files (Hydra's plugin scan may load its own copy of the class)."""
+    return isinstance(source, FileConfigSource) or source.scheme() == "file"
+
+
 def find_config_file(loader: Any, config_path: str) -> tuple[int, str] | None:
     """Which file Hydra loads for `config_path`: (index of the file source in the search path, file name).
 
@@ -75,14 +84,14 @@ def find_config_file(loader: Any, config_path: str) -> tuple[int, str] | None:
     index = 0
     for source in loader.get_sources():
         if source.is_config(config_path):
-            return (index, config_file_name(config_path)) if isinstance(source, FileConfigSource) else None
-        index += isinstance(source, FileConfigSource)
+            return (index, config_file_name(config_path)) if is_file_source(source) else None
+        index += is_file_source(source)
     return None
 
 
 def file_source_folders(loader: Any) -> list[str]:
     """The folders of the search path's file sources, in search order (the indexes find_config_file returns)."""
-    return [source.path for source in loader.get_sources() if isinstance(source, FileConfigSource)]
+    return [source.path for source in loader.get_sources() if is_file_source(source)]
 
 
 def group_exists(loader: Any, name: str) -> bool:
