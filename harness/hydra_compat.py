@@ -8,6 +8,7 @@ test fails by name instead of compositions silently drifting from plain Hydra.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -20,6 +21,7 @@ from hydra._internal.hydra import Hydra
 from hydra._internal.sources_registry import SourcesRegistry
 from hydra._internal.utils import create_config_search_path
 from hydra.core.global_hydra import GlobalHydra
+from hydra.errors import Hydra14MigrationWarning
 from hydra.plugins.config_source import ConfigSource
 
 __all__ = [
@@ -49,7 +51,10 @@ def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | Non
 
     Extra folders go where Hydra puts `hydra.searchpath` entries: after every other entry but the schema source.
     """
-    hydra_version.setbase(version_base)
+    with warnings.catch_warnings():
+        # Hydra warns that version_base "1.1" is a compatibility mode: here the settings chose it on purpose.
+        warnings.simplefilter("ignore", Hydra14MigrationWarning)
+        hydra_version.setbase(version_base)
     GlobalHydra.instance().clear()
     search_path = create_config_search_path(primary)
     if extra:

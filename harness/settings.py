@@ -8,7 +8,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import metadata
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 
@@ -88,8 +88,8 @@ def check_name(name: str, where: str) -> str:
 
 def check_config_path(name: str, where: str) -> str:
     """Return `name` if it is a config name inside the config folder (`train_config/config`), else raise naming `where`."""
-    parts = PurePosixPath(name).parts
-    if not name or "\\" in name or name.startswith("/") or any(part in {".", ".."} for part in parts) or "//" in name:
+    parts = name.split("/")
+    if not name or "\\" in name or name.startswith("/") or any(part in {"", ".", ".."} for part in parts):
         raise SettingsError(f"{where}: {name!r} is not a config name inside the config folder (no '..', no absolute path)")
     return name
 
