@@ -133,7 +133,7 @@ class CachedFileConfigSource(FileConfigSource):
         return SCHEME
 
     def load_config(self, config_path: str) -> ConfigResult:
-        normalized = self._normalize_file_name(config_path)
+        normalized = hydra_compat.config_file_name(config_path)
         full_path = os.path.realpath(os.path.join(self.path, normalized))
         if not os.path.isfile(full_path):
             raise ConfigLoadError(f"Config not found : {normalized}")
