@@ -10,7 +10,6 @@ import contextlib
 import io
 import json
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,16 +106,15 @@ def assert_goldens_equal_plain_hydra(project: Project) -> None:
         assert golden_tree(project, case) == plain, case["id"]
 
 
-def check_edit(
-    project: Project, tmp_path: Path, edit: Callable[[Path], None], narrower: str = ""
-) -> tuple[dict[str, Any], set[str]]:
-    """Check an edited copy of the tree against the project's goldens.
+def check_edit(project: Project, tmp_path: Path, file: str, old: str, new: str, narrower: str = "") -> tuple[dict[str, Any], set[str]]:
+    """Edit one file of a copy of the tree (`old` -> `new`, exactly once) and check the copy against the project's goldens.
 
-    Returns the check report and the ids of the cases whose plain-Hydra composition the edit changed.
-    `narrower` is extra settings (e.g. an explicit `engines` list) that keeps the matrix small.
+    Asserts the edit changed some case's plain-Hydra composition and that the check fails exactly those
+    cases; returns the check report and the changed ids. `narrower` is extra settings (e.g. an explicit
+    `engines` list) that keeps the matrix small.
     """
     copy = Path(shutil.copytree(project.tree, tmp_path / "config"))
-    edit(copy)
+    replace_once(copy / file, old, new)
     settings = write_settings(tmp_path, copy, project.snapshots, narrower + project.settings)
     code, out = run_cli("--settings", str(settings), "--jobs", "1", "check", "--format", "json")
     assert code in (0, 1), out
@@ -126,6 +124,8 @@ def check_edit(
     assert len(cases) == len(ids), "the narrowed matrix must be a part of the project's"
     edited = plain_compose(copy, cases, project.version_base)
     changed = {case_id for case_id in ids if edited[case_id] != project.plain[case_id]}
+    assert changed, f"editing {file} changed no case's plain-Hydra composition: the test would prove nothing"
+    assert failed_ids(report) == changed
     return report, changed
 
 

@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compose import HydraSession
-from harness.diff import iter_leaves
-from harness.provenance import leaf_sources
-from harness.render import key_lines
-from harness.settings import load_settings
 from harness.fetch import fetch_wheel_tree
 from tests.conftest import CACHE
 from tests.e2e.real_trees import (
     Project,
     assert_goldens_equal_plain_hydra,
     check_edit,
-    failed_ids,
     make_project,
-    replace_once,
 )
+from tests.provenance_checks import assert_every_leaf_names_its_writing_line
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("sheeprl")]
 
@@ -50,10 +44,7 @@ def test_every_golden_equals_plain_hydra_and_nothing_plain_hydra_composes_fails(
 
 def test_a_buffer_edit_fails_exactly_the_changed_cases(sheeprl, tmp_path):
     # The `short` preset sets buffer.memmap itself: those cases must stay ok.
-    report, changed = check_edit(
-        sheeprl, tmp_path, lambda tree: replace_once(tree / "buffer" / "default.yaml", "memmap: True", "memmap: False"), NARROWER
-    )
-    assert changed and failed_ids(report) == changed
+    report, changed = check_edit(sheeprl, tmp_path, "buffer/default.yaml", "memmap: True", "memmap: False", NARROWER)
     assert not any(case_id.endswith("/short") for case_id in changed)
     # The entry is written `- buffer: default.yaml`; the finding still names the file and line that sets it.
     sources = {f["source"] for case in report["cases"] for f in case["findings"] if f["path"] == "buffer.memmap"}
@@ -61,36 +52,14 @@ def test_a_buffer_edit_fails_exactly_the_changed_cases(sheeprl, tmp_path):
 
 
 def test_a_ppo_edit_fails_exactly_the_changed_cases(sheeprl, tmp_path):
-    report, changed = check_edit(
-        sheeprl, tmp_path, lambda tree: replace_once(tree / "algo" / "ppo.yaml", "clip_coef: 0.2", "clip_coef: 0.3"), NARROWER
-    )
-    assert changed and failed_ids(report) == changed
+    check_edit(sheeprl, tmp_path, "algo/ppo.yaml", "clip_coef: 0.2", "clip_coef: 0.3", NARROWER)
 
 
 def test_a_gym_env_edit_fails_exactly_the_changed_cases(sheeprl, tmp_path):
-    report, changed = check_edit(
-        sheeprl, tmp_path,
-        lambda tree: replace_once(tree / "env" / "gym.yaml", "mask_velocities: False", "mask_velocities: True"),
-        NARROWER,
-    )
-    assert changed and failed_ids(report) == changed
+    check_edit(sheeprl, tmp_path, "env/gym.yaml", "mask_velocities: False", "mask_velocities: True", NARROWER)
 
 
 @pytest.mark.parametrize("case_id", ["config/ppo/default", "config/dreamer_v3/cpu", "config/sac/short"])
 def test_every_leaf_has_a_source_whose_line_holds_its_key(sheeprl, case_id):
-    settings = load_settings(sheeprl.folder / "harness.toml")
     case = next(c for c in sheeprl.cases if c["id"] == case_id)
-    plain = sheeprl.plain[case_id]
-    from harness.matrix import Case
-
-    with HydraSession.for_settings(settings) as session:
-        sources = leaf_sources(session, Case(case_id, case["config_name"], tuple(case["overrides"])))
-    lines_of: dict[str, dict[str, int]] = {}
-    for path, _ in iter_leaves(plain):
-        source = sources.get(path)
-        assert source is not None, path
-        if source.override is not None:
-            assert source.override in case["overrides"]
-            continue
-        lines = lines_of.setdefault(source.file, {v: k for k, v in key_lines(open(source.file).read()).items()})
-        assert lines.get(source.line, "").split(".")[-1] == path.split(".")[-1], (path, str(source))
+    assert_every_leaf_names_its_writing_line(sheeprl.folder / "harness.toml", case, sheeprl.plain[case_id])

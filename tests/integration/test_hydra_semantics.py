@@ -16,8 +16,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from harness.render import key_lines, parse_yaml
+from harness.render import parse_yaml
 from tests.conftest import ROOT, write_tree
+from tests.provenance_checks import assert_every_leaf_names_its_writing_line
 
 
 def plain(config_dir: Path, config_name: str, overrides: list[str], version_base: str | None = None) -> object:
@@ -208,27 +209,10 @@ def test_provenance_follows_hydras_resolution_of_every_kind_of_defaults_entry(cl
     folder = project(tmp_path, PROVENANCE_TREE, PROVENANCE_SETTINGS)
     cases = assert_goldens_equal_plain(cli, folder)
     assert [c["id"] for c in cases] == ["train/ppo/default", "train/ppo/sgd"]
-    from harness.compose import HydraSession
-    from harness.diff import iter_leaves
-    from harness.matrix import Case
-    from harness.provenance import leaf_sources
-    from harness.settings import load_settings
-
-    settings = load_settings(folder / "harness.toml")
     for case in cases:
         composed = plain(folder / "conf", case["config_name"], case["overrides"])
-        with HydraSession.for_settings(settings) as session:
-            sources = leaf_sources(session, Case(case["id"], case["config_name"], tuple(case["overrides"])))
-        for path, value in iter_leaves(composed):
-            source = sources[path]
-            if source.override is not None:
-                assert source.override in case["overrides"] and source.override.endswith(f"={value}")
-                continue
-            # The named line of the named file sets this key (last writer wins).
-            text = Path(source.file).read_text()
-            line_key = {line: key for key, line in key_lines(text).items()}[source.line]
-            assert line_key.split(".")[-1] == path.split(".")[-1], (case["id"], path, str(source))
-    sources_by_path = {p: str(s) for p, s in sources.items()}
+        sources_by_path = assert_every_leaf_names_its_writing_line(folder / "harness.toml", case, composed)
+    # The last case (the sgd preset): the file Hydra loaded for each kind of entry.
     assert sources_by_path["trainer.optimizer.momentum"].endswith("optim/sgd.yaml:2")
     assert sources_by_path["env.id"].endswith("env/atari.yaml:4")
     assert sources_by_path["buffer.size"].endswith("exp/ppo.yaml:6")
