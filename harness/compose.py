@@ -252,9 +252,9 @@ class HydraSession:
         self.version_base = version_base
 
     @classmethod
-    def for_settings(cls, settings: Any, config_dir: Path | None = None) -> HydraSession:
-        """A session over the settings' folders and version_base (`config_dir` replaces the primary folder)."""
-        return cls(config_dir or settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base)
+    def for_settings(cls, settings: Any) -> HydraSession:
+        """A session over the settings' config folders, cache and version_base."""
+        return cls(settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base)
 
     @property
     def folders(self) -> tuple[Path, ...]:
