@@ -54,12 +54,13 @@ class ParsedFile:
 _PARSED: dict[tuple[str, bytes], ParsedFile] = {}
 
 # Everything besides a file's bytes that shapes its parsed pickle; part of every on-disk cache key.
-# The sources of this module and of render (whose loader parses the files) are in it, so a change to how
+# The sources of this module, of render (whose loader parses the files) and of hydra_compat are in it, so a change to how
 # files are parsed or composed never reads an old pickle.
 CACHE_FORMAT = (
     f"config-harness {harness_version} omegaconf {omegaconf_version} python {sys.version_info[:2]} ".encode()
     + b"".join(
-        hashlib.blake2b(Path(module).read_bytes(), digest_size=16).digest() for module in (__file__, render.__file__)
+        hashlib.blake2b(Path(module).read_bytes(), digest_size=16).digest()
+        for module in (__file__, render.__file__, hydra_compat.__file__)
     )
 )
 

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hydra.plugins.config_source import ConfigSource
 
-from harness import gitrepo
+from harness import gitrepo, hydra_compat
 from harness.cases import open_matrix
 from harness.compose import ComposeError
 from harness.render import parse_yaml, to_plain
@@ -154,7 +153,7 @@ def _may_change(edit: _Edit, read: Packages, key: str) -> bool:
 def _parsed(data: bytes) -> tuple[dict[str, str | None], Any]:
     text = data.decode("utf-8")
     tree = parse_yaml(text)
-    return ConfigSource._get_header_dict(text[:512]), tree if isinstance(tree, dict) else {"": tree}
+    return hydra_compat.header_of(text), tree if isinstance(tree, dict) else {"": tree}
 
 
 def _same(old: Any, new: Any) -> bool:

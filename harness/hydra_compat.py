@@ -1,4 +1,4 @@
-"""Every private Hydra API the harness relies on, in one module.
+"""Every private Hydra (and OmegaConf) API the harness relies on, in one module.
 
 Hydra has no public API for most of what a golden-file harness needs (a cached config source, the defaults
 list a compose used, overrides applied to an existing config). Each use sits here, behind a small function,
@@ -23,6 +23,7 @@ from hydra._internal.utils import create_config_search_path
 from hydra.core.global_hydra import GlobalHydra
 from hydra.errors import Hydra14MigrationWarning
 from hydra.plugins.config_source import ConfigSource
+from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
 
 __all__ = [
     "FileConfigSource",
@@ -31,6 +32,8 @@ __all__ = [
     "file_source_folders",
     "find_config_file",
     "group_exists",
+    "omegaconf_yaml_resolvers",
+    "reads_as_other_type",
     "header_of",
     "recording_defaults_lists",
     "register_source",
@@ -129,3 +132,13 @@ def recording_defaults_lists() -> Iterator[list[Any]]:
 def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:
     """Apply parsed value overrides to a composed config in place, with Hydra's own code."""
     ConfigLoaderImpl._apply_overrides_to_config(parsed_overrides, config)
+
+
+def omegaconf_yaml_resolvers() -> dict[str, list[Any]]:
+    """The implicit scalar resolvers of OmegaConf's YAML loader (its floats like `1e-6`, timestamps kept as text)."""
+    return {first: list(resolvers) for first, resolvers in get_yaml_loader().yaml_implicit_resolvers.items()}
+
+
+def reads_as_other_type(text: str) -> bool:
+    """True when OmegaConf would read this string, written plainly, as a bool, an int or a float."""
+    return bool(yaml_is_bool(text) or is_int(text) or is_float(text))

@@ -6,8 +6,8 @@ from typing import Any
 
 import yaml
 from omegaconf import DictConfig, OmegaConf
-from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
 
+from harness.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.matrix import Case
 
 HEADER_MARK = "# config-harness golden"
@@ -21,7 +21,7 @@ class GoldenDumper(_BaseDumper):  # type: ignore[misc,valid-type]
 
 
 def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
-    quoted = yaml_is_bool(data) or is_int(data) or is_float(data)
+    quoted = reads_as_other_type(data)
     return dumper.represent_scalar(yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG, data, style="'" if quoted else None)
 
 
@@ -48,9 +48,7 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 
 # OmegaConf's loader differs from YAML 1.1 in floats ("1e-6") and timestamps (kept as strings); copy its resolvers.
-GoldenLoader.yaml_implicit_resolvers = {
-    first: list(resolvers) for first, resolvers in get_yaml_loader().yaml_implicit_resolvers.items()
-}
+GoldenLoader.yaml_implicit_resolvers = omegaconf_yaml_resolvers()
 
 
 def to_plain(config: DictConfig) -> Any:

@@ -118,3 +118,20 @@ def test_apply_overrides_changes_values_like_compose(tmp_path):
         assert OmegaConf.to_container(config) == OmegaConf.to_container(compose("train", overrides))
     finally:
         GlobalHydra.instance().clear()
+
+
+def test_omegaconf_yaml_resolvers_read_scalars_as_omegaconf_does():
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = hydra_compat.omegaconf_yaml_resolvers()
+    loaded = yaml.load("a: 1e-6\nb: 2024-01-01\nc: on\n", Loader=Loader)
+    assert loaded == OmegaConf.to_container(OmegaConf.create("a: 1e-6\nb: 2024-01-01\nc: on\n"))
+    assert isinstance(loaded["a"], float) and isinstance(loaded["b"], str)
+
+
+def test_reads_as_other_type():
+    assert all(hydra_compat.reads_as_other_type(text) for text in ("true", "Off", "12", "1e-6", "0.5", "-3"))
+    assert not any(hydra_compat.reads_as_other_type(text) for text in ("qkv", "1.2.3", "v1", ""))
