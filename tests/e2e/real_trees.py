@@ -7,13 +7,18 @@ and the harness's goldens and findings are compared with that reference.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
+import os
+import pickle
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
@@ -84,6 +89,26 @@ def make_project(folder: Path, tree: Path, settings: str, version_base: str | No
     run_cli("--settings", str(path), "--jobs", "1", "generate")
     code, out = run_cli("--settings", str(path), "--jobs", "1", "check", "--format", "json")
     return Project(folder, tree, settings, version_base, cases, plain_compose(tree, cases, version_base), json.loads(out))
+
+
+def shared_project(
+    tmp_path_factory: pytest.TempPathFactory, name: str, fetch: Callable[[], Path], settings: str, version_base: str | None = None
+) -> Project:
+    """make_project once per test session, even when xdist spreads the tree's tests over several workers.
+
+    xdist workers share their session's temporary root: the first worker fetches the tree and builds the project
+    under a file lock and pickles it, the others load it.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder, stored = shared / f"real-tree-{name}", shared / f"real-tree-{name}.pickle"
+    with open(shared / f"real-tree-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stored.exists():
+            return pickle.loads(stored.read_bytes())
+        project = make_project(folder, fetch(), settings, version_base)
+        stored.write_bytes(pickle.dumps(project))
+        return project
 
 
 def golden_tree(project: Project, case: dict[str, Any]) -> Any:

@@ -16,7 +16,7 @@ from tests.e2e.real_trees import (
     Project,
     assert_goldens_equal_plain_hydra,
     check_edit,
-    make_project,
+    shared_project,
     run_cli,
 )
 
@@ -45,8 +45,10 @@ NARROWER = 'engines = ["gnn", "graphtransformer"]\n'
 
 @pytest.fixture(scope="session")
 def anemoi(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    tree = fetch_wheel_tree("anemoi-training==0.17.1", "anemoi/training/config", CACHE / "anemoi-training-0.17.1")
-    return make_project(tmp_path_factory.mktemp("anemoi"), tree, SETTINGS)
+    def fetch() -> Path:
+        return fetch_wheel_tree("anemoi-training==0.17.1", "anemoi/training/config", CACHE / "anemoi-training-0.17.1")
+
+    return shared_project(tmp_path_factory, "anemoi", fetch, SETTINGS)
 
 
 def test_every_golden_equals_plain_hydra_and_nothing_plain_hydra_composes_fails(anemoi):

@@ -6,6 +6,8 @@ sheeprl writes defaults entries with the file suffix (`- buffer: default.yaml`),
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.fetch import fetch_wheel_tree
@@ -14,7 +16,7 @@ from tests.e2e.real_trees import (
     Project,
     assert_goldens_equal_plain_hydra,
     check_edit,
-    make_project,
+    shared_project,
 )
 from tests.provenance_checks import assert_every_leaf_names_its_writing_line
 
@@ -33,8 +35,10 @@ NARROWER = 'engines = ["a2c", "dreamer_v3", "ppo", "ppo_recurrent", "sac"]\n'
 
 @pytest.fixture(scope="session")
 def sheeprl(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    tree = fetch_wheel_tree("sheeprl==0.8.4", "sheeprl/configs", CACHE / "sheeprl-0.8.4")
-    return make_project(tmp_path_factory.mktemp("sheeprl"), tree, SETTINGS)
+    def fetch() -> Path:
+        return fetch_wheel_tree("sheeprl==0.8.4", "sheeprl/configs", CACHE / "sheeprl-0.8.4")
+
+    return shared_project(tmp_path_factory, "sheeprl", fetch, SETTINGS)
 
 
 def test_every_golden_equals_plain_hydra_and_nothing_plain_hydra_composes_fails(sheeprl):
