@@ -208,7 +208,7 @@ def config_entries(defaults: Iterable[Any], loader: Any) -> tuple[DefaultsEntry,
     return tuple(entries)
 
 
-def pickled(config: DictConfig) -> bytes:
+def pickled(config: DictConfig | ListConfig) -> bytes:
     """A config as pickle bytes: a copy that loads far faster than OmegaConf's deepcopy."""
     return pickle.dumps(config, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -70,7 +70,7 @@ def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | Non
     Hydra.create_main_hydra2(task_name="config-harness", config_search_path=search_path)
 
 
-def header_of(text: str) -> dict[str, str]:
+def header_of(text: str) -> dict[str, str | None]:
     """The `# @package ...` style header of a config file's text, as Hydra reads it (first 512 characters)."""
     return ConfigSource._get_header_dict(text[:512])
 

@@ -20,7 +20,7 @@ def assert_every_leaf_names_its_writing_line(settings_file: Path, case: dict[str
     with HydraSession.for_settings(settings) as session:
         sources = leaf_sources(session, Case(case["id"], case["config_name"], tuple(case["overrides"])))
     keys_by_line: dict[str, dict[int, str]] = {}
-    for path, value in iter_leaves(composed):
+    for path, _value in iter_leaves(composed):
         source = sources.get(path)
         assert source is not None, (case["id"], path)
         if source.override is not None:

@@ -16,8 +16,8 @@ from tests.e2e.real_trees import (
     Project,
     assert_goldens_equal_plain_hydra,
     check_edit,
-    shared_project,
     run_cli,
+    shared_project,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("anemoi")]

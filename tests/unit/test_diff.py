@@ -2,7 +2,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.diff import (
-    ADDED, CHANGED, REMOVED, Change, apply_changes, describe_change, describe_value, diff_trees, flatten, list_detail, unflatten,
+    ADDED,
+    CHANGED,
+    REMOVED,
+    Change,
+    apply_changes,
+    describe_change,
+    describe_value,
+    diff_trees,
+    flatten,
+    list_detail,
+    unflatten,
 )
 from harness.render import dump_yaml, parse_yaml
 
