@@ -20,7 +20,10 @@ def open_matrix(settings: Settings, strict: bool = True) -> Iterator[tuple[Hydra
     """
     if not settings.config_dir.is_dir():
         raise SettingsError(f"{settings.origin}: config_dir {settings.config_dir} does not exist")
-    with HydraSession(settings.config_dir, settings.cache_dir) as session:
+    for folder in settings.search_path:
+        if not folder.is_dir():
+            raise SettingsError(f"{settings.origin}: search_path folder {folder} does not exist")
+    with HydraSession.for_settings(settings) as session:
         discovered = None
         if settings.engine_group and settings.engines is None:
             discovered = session.group_options(settings.engine_group)

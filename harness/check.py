@@ -13,12 +13,15 @@ from harness import diff, resolve
 from harness.baselines import BaseEntry
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
-from harness.render import describe_yaml_error, parse_yaml
+from harness.render import describe_yaml_error, golden_body, parse_yaml
 
 
 def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:
     """A golden-vs-composed change as an error finding."""
-    return Finding(change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change), effective_same=effective_same)
+    return Finding(
+        change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change),
+        effective_same=effective_same, detail=change.detail,
+    )
 
 
 def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
@@ -80,8 +83,8 @@ def compare_with_base(
     if base.error is not None:
         message = f"the baseline could not compose {base.display}: {base.error}"
         return Status.CHANGED, [Finding(Kind.ERROR, "", severity=INFO, message=message)] + fallback_findings(tree, None)
-    if base.text is not None and base.text == rendered:
-        # Same bytes means same tree, same fallbacks and same resolved values.
+    if base.text is not None and (base.text == rendered or golden_body(base.text) == golden_body(rendered)):
+        # Same bytes (the comment header aside) means same tree, same fallbacks and same resolved values.
         return Status.OK, fallback_findings(tree, None)
     base_tree = base.tree
     if base.text is not None:
@@ -121,7 +124,7 @@ def as_review(findings: list[Finding], differences: str) -> list[Finding]:
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     """Differences between a route and the case it must compose identically to."""
     return [
-        Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}")
+        Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}", detail=c.detail)
         for c in diff.diff_trees(twin_tree, tree)
     ]
 

@@ -77,24 +77,23 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser, as fixed by the interface."""
     parser = _Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
     parser.add_argument("--version", action="version", version=version_line())
-    parser.add_argument("--settings", help="standalone TOML settings (default: [tool.config-harness] in ./pyproject.toml)")
-    parser.add_argument("--config-dir", help="override config_dir for this run")
-    parser.add_argument("--snapshot-dir", help="override snapshot_dir for this run")
-    parser.add_argument("--contracts", action="append", help="override the contracts list (repeatable)")
-    parser.add_argument("--no-cache", action="store_true", help="do not read or write the parsed-file cache")
-    parser.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
+    add_global_flags(parser)
+    # The same flags after the subcommand (`check --no-cache`); given there, they win. SUPPRESS: absent ones
+    # leave the value given before the subcommand alone.
+    after = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
+    add_global_flags(after)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    listing = commands.add_parser("list", help="list every case")
+    listing = commands.add_parser("list", parents=[after], help="list every case")
     listing.add_argument("--format", choices=["text", "json"], default="text")
     listing.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
 
-    generate = commands.add_parser("generate", help="(re)write every golden")
+    generate = commands.add_parser("generate", parents=[after], help="(re)write every golden")
     generate.add_argument("--case", metavar="GLOB", help="only the cases whose id matches")
     generate.add_argument("--prune", action="store_true", help="also delete goldens that belong to no case")
     generate.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
 
-    check = commands.add_parser("check", help="compare every case with its golden")
+    check = commands.add_parser("check", parents=[after], help="compare every case with its golden")
     check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
     check.add_argument("--quiet", action="store_true", help="text: only errors, plus the verdict")
     check.add_argument(
@@ -105,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
 
     difference = commands.add_parser(
-        "diff", help="semantic diff of two YAML files or snapshot folders, or the goldens at a git ref (--base)"
+        "diff", parents=[after], help="semantic diff of two YAML files or snapshot folders, or the goldens at a git ref (--base)"
     )
     difference.add_argument("old", nargs="?")
     difference.add_argument("new", nargs="?")
@@ -119,17 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
     difference.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
 
-    explain = commands.add_parser("explain", help="which file set a key's final value")
+    explain = commands.add_parser("explain", parents=[after], help="which file set a key's final value")
     explain.add_argument("key")
     explain.add_argument("--case", required=True, help="a case id (a glob must match exactly one case)")
 
-    log = commands.add_parser("log", help="the commits where a key's composed value changed, oldest first")
+    log = commands.add_parser("log", parents=[after], help="the commits where a key's composed value changed, oldest first")
     log.add_argument("key")
     log.add_argument("--case", required=True, help="a case id")
     log.add_argument("--since", metavar="REV", help="only commits after REV")
     log.add_argument("--format", choices=["text", "json"], default="text")
 
-    lock = commands.add_parser("lock", help="derive a contract from a known-good tree (engine-specific keys become required)")
+    lock = commands.add_parser("lock", parents=[after], help="derive a contract from a known-good tree (engine-specific keys become required)")
     lock.add_argument("--baseline", required=True, help="case id of the baseline engine, e.g. ppo_trainer/dp/default")
     lock.add_argument("--target", required=True, help="case id of the engine to lock, e.g. route/ppo_megatron_trainer")
     lock.add_argument("--name", required=True, help="contract name")
@@ -137,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_argument("--output", help="merge into this contracts file: only the named contract changes (default: print it)")
     lock.add_argument("--reason", help="why terms are dropped or re-pinned; recorded under `changes:` (needed to loosen)")
 
-    cache = commands.add_parser("cache", help="show (or --clear) the parse and composition cache")
+    cache = commands.add_parser("cache", parents=[after], help="show (or --clear) the parse and composition cache")
     cache.add_argument("--clear", action="store_true")
 
     init = commands.add_parser(
@@ -152,11 +151,22 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--contracts", dest="init_contracts", metavar="FILE",
                       help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
 
-    fetch = commands.add_parser("fetch", help="download the settings' [source] wheel and unpack its config tree")
+    fetch = commands.add_parser("fetch", parents=[after], help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
     fetch.add_argument("--wheel", help="another requirement than the settings' (e.g. verl==0.8.0); needs --into")
     fetch.add_argument("--into", help="where to unpack --wheel")
+    fetch.add_argument("--unpack", help="the folder of the wheel to unpack (default: the settings' [source] unpack, else all)")
     return parser
+
+
+def add_global_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags every command takes, before or after the command's name."""
+    parser.add_argument("--settings", help="standalone TOML settings (default: [tool.config-harness] in ./pyproject.toml)")
+    parser.add_argument("--config-dir", help="override config_dir for this run")
+    parser.add_argument("--snapshot-dir", help="override snapshot_dir for this run")
+    parser.add_argument("--contracts", action="append", help="override the contracts list (repeatable)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the parsed-file cache")
+    parser.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -287,13 +297,13 @@ def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:
     if old.is_dir() != new.is_dir():
         raise UsageError(f"diff needs two files or two folders: {old} and {new}")
     if not old.is_dir():
-        return [vars(c) for c in diff.diff_trees(_load_yaml_file(old), _load_yaml_file(new))]
+        return [diff.change_row(c) for c in diff.diff_trees(_load_yaml_file(old), _load_yaml_file(new))]
     names = sorted({p.name for p in old.glob("*.yaml")} | {p.name for p in new.glob("*.yaml")})
     rows: list[dict[str, Any]] = []
     for name in names:
         old_tree = _load_yaml_file(old / name) if (old / name).exists() else {}
         new_tree = _load_yaml_file(new / name) if (new / name).exists() else {}
-        rows.extend({**vars(c), "file": name} for c in diff.diff_trees(old_tree, new_tree))
+        rows.extend({**diff.change_row(c), "file": name} for c in diff.diff_trees(old_tree, new_tree))
     return rows
 
 
@@ -324,7 +334,7 @@ def command_diff(args: argparse.Namespace) -> int:
     else:
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
-            print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"])))
+            print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
         print(f"{len(changes)} change(s)")
     return EXIT_FINDINGS if changes else EXIT_OK
 
@@ -419,7 +429,7 @@ def command_explain(args: argparse.Namespace) -> int:
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not override else "overrode"
         entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
-        where = display_path(settings.config_dir / f"{write.config_path}.yaml") + (f":{write.line}" if write.line else "")
+        where = display_path(write.file or settings.config_dir) + (f":{write.line}" if write.line else "")
         print(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
     for key in depends:
         value = lookup(tree, key)
@@ -491,15 +501,25 @@ def command_cache(args: argparse.Namespace) -> int:
 
 def command_fetch(args: argparse.Namespace) -> int:
     from harness.fetch import fetch_source
+    from harness.settings import Source
 
-    settings = settings_from(args)
-    if settings.source is None:
-        raise UsageError(f"{settings.origin}: no [source] table to fetch")
-    source = settings.source
-    if args.wheel or args.into:
+    if args.wheel or args.into or args.unpack:
         if not (args.wheel and args.into):
             raise UsageError("fetch --wheel and --into go together")
-        source = replace(source, wheel=args.wheel, into=Path(args.into).resolve())
+        # Fetching another wheel needs no settings; a [source] table only lends its `unpack`.
+        configured = None
+        try:
+            configured = settings_from(args).source
+        except SettingsError:
+            if args.settings:
+                raise
+        unpack = args.unpack if args.unpack is not None else (configured.unpack if configured else "")
+        source = Source(wheel=args.wheel, unpack=unpack, into=Path(args.into).resolve())
+    else:
+        settings = settings_from(args)
+        if settings.source is None:
+            raise UsageError(f"{settings.origin}: no [source] table to fetch (or give --wheel REQ --into DIR)")
+        source = settings.source
     # Progress goes to stderr, so a report piped from the same make target stays clean.
     print(fetch_source(source, force=args.force), file=sys.stderr)
     return EXIT_OK

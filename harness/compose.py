@@ -14,27 +14,23 @@ from typing import Any
 import yaml
 from hydra import __version__ as hydra_version_text
 from hydra import compose as hydra_compose
-from hydra import version as hydra_version
-from hydra._internal import config_loader_impl as loader_module
-from hydra._internal.config_loader_impl import ConfigLoaderImpl
-from hydra._internal.core_plugins.file_config_source import FileConfigSource
-from hydra._internal.hydra import Hydra
-from hydra._internal.sources_registry import SourcesRegistry
-from hydra._internal.utils import create_config_search_path
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+from hydra.plugins.config_source import ConfigLoadError, ConfigResult
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, ListConfig
 from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
-from harness import render
+from harness import hydra_compat, render
 from harness.goldens import write_atomic
+from harness.hydra_compat import FileConfigSource
 from harness.matrix import Case
 from harness.render import describe_yaml_error, load_config_text
 
 SCHEME = "harness"
+# Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
+SHOWN_SCHEME = "file"
 
 
 @dataclass(frozen=True)
@@ -49,7 +45,7 @@ class ParsedFile:
     blob: bytes
 
     @property
-    def config(self) -> DictConfig:
+    def config(self) -> DictConfig | ListConfig:
         """A fresh copy of the parsed tree."""
         return pickle.loads(self.blob)
 
@@ -58,12 +54,13 @@ class ParsedFile:
 _PARSED: dict[tuple[str, bytes], ParsedFile] = {}
 
 # Everything besides a file's bytes that shapes its parsed pickle; part of every on-disk cache key.
-# The sources of this module and of render (whose loader parses the files) are in it, so a change to how
+# The sources of this module, of render (whose loader parses the files) and of hydra_compat are in it, so a change to how
 # files are parsed or composed never reads an old pickle.
 CACHE_FORMAT = (
     f"config-harness {harness_version} omegaconf {omegaconf_version} python {sys.version_info[:2]} ".encode()
     + b"".join(
-        hashlib.blake2b(Path(module).read_bytes(), digest_size=16).digest() for module in (__file__, render.__file__)
+        hashlib.blake2b(Path(module).read_bytes(), digest_size=16).digest()
+        for module in (__file__, render.__file__, hydra_compat.__file__)
     )
 )
 
@@ -120,9 +117,10 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
             config = load_config_text(text)
         except yaml.YAMLError as error:
             raise ConfigLoadError(describe_yaml_error(error, display)) from None
-        if not isinstance(config, DictConfig):
-            raise ConfigLoadError(f"{display}: a config file must hold a mapping, got a {type(config).__name__}")
-        parsed = ParsedFile(ConfigSource._get_header_dict(text[:512]), pickled(config))
+        if not isinstance(config, (DictConfig, ListConfig)):
+            raise ConfigLoadError(f"{display}: a config file must hold a mapping or a list, got a {type(config).__name__}")
+        # A list is a valid group option (Hydra places it at the option's package like any other content).
+        parsed = ParsedFile(hydra_compat.header_of(text), pickled(config))
         DiskCache.put(b"file\0" + data, (parsed.header, parsed.blob))
     _PARSED[key] = parsed
     return parsed
@@ -136,7 +134,7 @@ class CachedFileConfigSource(FileConfigSource):
         return SCHEME
 
     def load_config(self, config_path: str) -> ConfigResult:
-        normalized = self._normalize_file_name(config_path)
+        normalized = hydra_compat.config_file_name(config_path)
         full_path = os.path.realpath(os.path.join(self.path, normalized))
         if not os.path.isfile(full_path):
             raise ConfigLoadError(f"Config not found : {normalized}")
@@ -150,7 +148,7 @@ class CachedFileConfigSource(FileConfigSource):
         )
 
 
-SourcesRegistry.instance().register(CachedFileConfigSource)
+hydra_compat.register_source(CachedFileConfigSource)
 
 
 @dataclass(frozen=True)
@@ -177,33 +175,54 @@ def describe_error(error: BaseException) -> str:
         if text:
             messages.append(text)
         current = current.__cause__ or current.__context__
-    for message in reversed(messages):
-        if ".yaml" in message:
-            return message
-    return messages[0] if messages else type(error).__name__
+    chosen = next((message for message in reversed(messages) if ".yaml" in message), None)
+    if chosen is None:
+        chosen = messages[0] if messages else type(error).__name__
+    return chosen.replace(f"{SCHEME}://", f"{SHOWN_SCHEME}://")
 
 
 @dataclass(frozen=True)
 class DefaultsEntry:
-    """One config file in a composition's defaults list."""
+    """One config file in a composition's defaults list, and where Hydra found it.
+
+    `folder` indexes the session's file folders (search path order) and `file_name` is the file below it, as
+    Hydra resolves the entry (`buffer: default.yaml` and `buffer: default` are both `buffer/default.yaml`).
+    """
 
     config_path: str
     package: str
     parent: str | None = None
+    folder: int = 0
+    file_name: str = ""
 
 
-def config_entries(defaults: Iterable[Any]) -> tuple[DefaultsEntry, ...]:
-    """The defaults-list entries that are config files, in merge order (Hydra's own entries left out)."""
-    return tuple(
-        DefaultsEntry(entry.config_path, entry.package or "", entry.parent)
-        for entry in defaults
-        if entry.config_path is not None and (entry.package or "").split(".")[0] != "hydra"
-    )
+def config_entries(defaults: Iterable[Any], loader: Any) -> tuple[DefaultsEntry, ...]:
+    """The defaults-list entries that are config files, in merge order (Hydra's own entries and structured configs left out)."""
+    entries = []
+    for entry in defaults:
+        if entry.config_path is None or (entry.package or "").split(".")[0] == "hydra":
+            continue
+        found = hydra_compat.find_config_file(loader, entry.config_path)
+        if found is not None:
+            entries.append(DefaultsEntry(entry.config_path, entry.package or "", entry.parent, *found))
+    return tuple(entries)
 
 
-def pickled(config: DictConfig) -> bytes:
+def pickled(config: DictConfig | ListConfig) -> bytes:
     """A config as pickle bytes: a copy that loads far faster than OmegaConf's deepcopy."""
     return pickle.dumps(config, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def parse_overrides(overrides: Iterable[str]) -> list[Any]:
+    """Overrides parsed by Hydra's own parser; a bad one raises ComposeError naming it."""
+    parser = OverridesParser.create()
+    parsed = []
+    for override in overrides:
+        try:
+            parsed += parser.parse_overrides(overrides=[override])
+        except Exception as error:
+            raise ComposeError(f"bad override {override!r}: {describe_error(error)}") from error
+    return parsed
 
 
 @dataclass
@@ -215,19 +234,42 @@ class _Base:
 
 
 class HydraSession:
-    """An initialized GlobalHydra over one config dir; use as a context manager, never from threads."""
+    """An initialized GlobalHydra over one config dir (plus a search path); use as a context manager, never from threads.
 
-    def __init__(self, config_dir: Path, cache_dir: Path | None = None) -> None:
+    `search_path` lists more config folders, searched after `config_dir` as Hydra searches `hydra.searchpath`;
+    `version_base` is Hydra's (None: this Hydra's own semantics, as `initialize(version_base=None)`).
+    """
+
+    def __init__(
+        self,
+        config_dir: Path,
+        cache_dir: Path | None = None,
+        search_path: Iterable[Path] = (),
+        version_base: str | None = None,
+    ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
+        self.search_path = tuple(Path(folder).resolve() for folder in search_path)
+        self.version_base = version_base
+
+    @classmethod
+    def for_settings(cls, settings: Any) -> HydraSession:
+        """A session over the settings' config folders, cache and version_base."""
+        return cls(settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base)
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Every config folder, in search order."""
+        return (self.config_dir, *self.search_path)
 
     def __enter__(self) -> HydraSession:
-        if not self.config_dir.is_dir():
-            raise FileNotFoundError(f"config_dir does not exist: {self.config_dir}")
-        hydra_version.setbase(None)
-        GlobalHydra.instance().clear()
-        search_path = create_config_search_path(f"{SCHEME}://{self.config_dir}")
-        Hydra.create_main_hydra2(task_name="config-harness", config_search_path=search_path)
+        for folder in self.folders:
+            if not folder.is_dir():
+                raise FileNotFoundError(f"config folder does not exist: {folder}")
+        extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
+        hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
+        # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
+        self.source_folders = tuple(Path(folder) for folder in hydra_compat.file_source_folders(self.loader))
         DiskCache.folder = self.cache_dir
         self._tree_digest: bytes | None = None
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
@@ -238,12 +280,15 @@ class HydraSession:
         GlobalHydra.instance().clear()
 
     def tree_digest(self) -> bytes:
-        """A digest of every file below the config dir (names and bytes): any edit changes it."""
+        """A digest of every file below every config folder (names and bytes) and the version_base: any edit changes it."""
         if self._tree_digest is None:
             digest = hashlib.blake2b(digest_size=20)
-            for path in sorted(p for p in self.config_dir.rglob("*") if p.is_file()):
-                digest.update(path.relative_to(self.config_dir).as_posix().encode() + b"\0")
-                digest.update(hashlib.blake2b(path.read_bytes(), digest_size=20).digest())
+            digest.update(f"version_base={self.version_base}\0".encode())
+            for folder in self.folders:
+                digest.update(b"folder\0")
+                for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                    digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+                    digest.update(hashlib.blake2b(path.read_bytes(), digest_size=20).digest())
             self._tree_digest = digest.digest()
         return self._tree_digest
 
@@ -252,8 +297,8 @@ class HydraSession:
         return GlobalHydra.instance().config_loader()
 
     def group_options(self, group: str) -> list[str]:
-        """The sorted options of a config group, as Hydra lists them."""
-        return list(self.loader.get_group_options(group))
+        """The sorted options of a config group, as Hydra lists them (`group@package`: the group's)."""
+        return list(self.loader.get_group_options(group.partition("@")[0]))
 
     def compose(self, config_name: str, overrides: Iterable[str]) -> DictConfig:
         """Hydra compose; raises ComposeError with a one-line message.
@@ -270,23 +315,12 @@ class HydraSession:
             if isinstance(cached, tuple) and len(cached) == 2:
                 self.defaults_lists[(config_name, tuple(overrides))] = cached[1]
                 return pickle.loads(cached[0])
-        recorded: list[Any] = []
-        original = loader_module.create_defaults_list
-
-        def record(*args: Any, **kwargs: Any) -> Any:
-            result = original(*args, **kwargs)
-            recorded.append(result)
-            return result
-
-        # Hydra computes the defaults list while composing; keep it, so provenance need not compute it again.
-        loader_module.create_defaults_list = record
-        try:
-            config = hydra_compose(config_name=config_name, overrides=overrides)
-        except Exception as error:  # Hydra raises many types; each becomes one line.
-            raise ComposeError(describe_error(error)) from error
-        finally:
-            loader_module.create_defaults_list = original
-        entries = config_entries(recorded[-1].defaults) if recorded else None
+        with hydra_compat.recording_defaults_lists() as recorded:
+            try:
+                config = hydra_compose(config_name=config_name, overrides=overrides)
+            except Exception as error:  # Hydra raises many types; each becomes one line.
+                raise ComposeError(describe_error(error)) from error
+        entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
             self.defaults_lists[(config_name, tuple(overrides))] = entries
         if key is not None and entries is not None:
@@ -297,19 +331,26 @@ class HydraSession:
         """The config files Hydra merges for this composition, in order (from the compose when it ran)."""
         key = (config_name, tuple(overrides))
         if key not in self.defaults_lists:
-            self.defaults_lists[key] = config_entries(
-                self.loader.compute_defaults_list(config_name, list(key[1]), RunMode.RUN).defaults
-            )
+            defaults = self.loader.compute_defaults_list(config_name, list(key[1]), RunMode.RUN).defaults
+            self.defaults_lists[key] = config_entries(defaults, self.loader)
         return self.defaults_lists[key]
 
     def is_value_override(self, override: Any) -> bool:
-        """True when an override sets a value rather than selecting a config group."""
+        """True when a parsed override sets a value rather than selecting a config group.
+
+        The one place that decides it: composition (which overrides may skip a full compose) and provenance
+        (which overrides change the defaults list) both ask here.
+        """
         if override.package is not None or override.is_sweep_override():
             return False
         key = override.key_or_group
         if key == "hydra" or key.startswith("hydra.") or key.startswith("hydra/") or "/" in key:
             return False
-        return isinstance(override.value(), dict) or not self.loader.repository.group_exists(key)
+        return isinstance(override.value(), dict) or not hydra_compat.group_exists(self.loader, key)
+
+    def selects_group(self, override: str) -> bool:
+        """True when an override string selects (adds, removes or changes) a defaults-list entry."""
+        return not all(self.is_value_override(parsed) for parsed in parse_overrides([override]))
 
     def apply_value_overrides(
         self, base: DictConfig, overrides: tuple[str, ...], base_blob: bytes | None = None
@@ -318,18 +359,12 @@ class HydraSession:
 
         `base_blob` is `base` already pickled, so a base shared by many presets is serialized once.
         """
-        parser = OverridesParser.create()
-        parsed = []
-        for override in overrides:
-            try:
-                parsed += parser.parse_overrides(overrides=[override])
-            except Exception as error:
-                raise ComposeError(f"bad override {override!r}: {describe_error(error)}") from error
+        parsed = parse_overrides(overrides)
         if not all(self.is_value_override(o) for o in parsed):
             return None
         config = pickle.loads(base_blob if base_blob is not None else pickled(base))
         try:
-            ConfigLoaderImpl._apply_overrides_to_config(parsed, config)
+            hydra_compat.apply_overrides(parsed, config)
         except Exception as error:
             raise ComposeError(describe_error(error)) from error
         return config

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 REMOVED = "removed"
@@ -19,6 +20,7 @@ class Change:
     path: str
     old: Any = None
     new: Any = None
+    detail: tuple[str, ...] = field(default=(), compare=False)  # a changed list: what changed inside it
 
 
 def join_path(prefix: str, key: Any) -> str:
@@ -76,7 +78,7 @@ def diff_leaves(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
         elif path not in old:
             changes.append(Change(ADDED, path, None, new[path]))
         elif not same_value(old[path], new[path]):
-            changes.append(Change(CHANGED, path, old[path], new[path]))
+            changes.append(Change(CHANGED, path, old[path], new[path], list_detail(path, old[path], new[path])))
     return changes
 
 
@@ -96,16 +98,81 @@ def apply_changes(tree: Any, changes: list[Change]) -> dict[str, Any]:
     return unflatten(leaves)
 
 
+def canonical(value: Any) -> Any:
+    """A value with every mapping's keys sorted, so a golden (sorted) and a composition (merge order) read alike."""
+    if isinstance(value, Mapping):
+        return {key: canonical(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, (list, tuple)):
+        return [canonical(item) for item in value]
+    return value
+
+
 def describe_value(value: Any) -> str:
-    """A short, readable rendering of a leaf value."""
-    text = repr(value)
+    """A short, readable rendering of a value, mappings with sorted keys."""
+    text = repr(canonical(value))
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+# A changed list names at most this many changed elements or keys; the rest are counted.
+DETAIL_LIMIT = 20
+
+
+def _inner_changes(path: str, old: Any, new: Any) -> list[str]:
+    if isinstance(old, list) and isinstance(new, list):
+        return _list_changes(path, old, new)
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        lines = []
+        for key in sorted(old.keys() | new.keys(), key=str):
+            below = join_path(path, key)
+            if key not in new:
+                lines.append(f"{below}: removed (was {describe_value(old[key])})")
+            elif key not in old:
+                lines.append(f"{below}: added {describe_value(new[key])}")
+            else:
+                lines += _inner_changes(below, old[key], new[key])
+        return lines
+    return [] if same_value(old, new) else [f"{path}: {describe_value(old)} -> {describe_value(new)}"]
+
+
+def _list_changes(path: str, old: list, new: list) -> list[str]:
+    # Align elements by their canonical text, so one inserted element is one `added`, not a shifted tail.
+    matcher = difflib.SequenceMatcher(a=[repr(canonical(x)) for x in old], b=[repr(canonical(x)) for x in new], autojunk=False)
+    lines = []
+    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(old_end - old_start, new_end - new_start) if tag == "replace" else 0
+        for offset in range(paired):
+            lines += _inner_changes(f"{path}[{new_start + offset}]", old[old_start + offset], new[new_start + offset])
+        for index in range(old_start + paired, old_end):
+            lines.append(f"{path}[{index}]: removed (was {describe_value(old[index])})")
+        for index in range(new_start + paired, new_end):
+            lines.append(f"{path}[{index}]: added {describe_value(new[index])}")
+    return lines
+
+
+def list_detail(path: str, old: Any, new: Any) -> tuple[str, ...]:
+    """For a list that changed, one line per changed element or key inside it (`a.b[2].c: 0.6 -> 0.7`); else ()."""
+    if not (isinstance(old, list) and isinstance(new, list)):
+        return ()
+    lines = _inner_changes(path, old, new)
+    if len(lines) > DETAIL_LIMIT:
+        lines = lines[:DETAIL_LIMIT] + [f"... and {len(lines) - DETAIL_LIMIT} more"]
+    return tuple(lines)
+
+
+def change_row(change: Change) -> dict[str, Any]:
+    """A change as JSON spells it: kind, path, old, new, and `detail` for a list that changed."""
+    row = {"kind": change.kind, "path": change.path, "old": change.old, "new": change.new}
+    return {**row, "detail": list(change.detail)} if change.detail else row
+
+
 def describe_change(change: Change) -> str:
-    """One line such as "REMOVED a.b.c (was 'qkv')"."""
+    """One line such as "REMOVED a.b.c (was 'qkv')"; a changed list names what changed inside it."""
     if change.kind == REMOVED:
         return f"REMOVED {change.path} (was {describe_value(change.old)})"
     if change.kind == ADDED:
         return f"ADDED {change.path} = {describe_value(change.new)}"
+    if change.detail:
+        return f"CHANGED {change.path} (list): {'; '.join(change.detail)}"
     return f"CHANGED {change.path}: {describe_value(change.old)} -> {describe_value(change.new)}"

@@ -176,7 +176,7 @@ def run_matrix(
     def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
         results = []
         twins: dict[str, Any] = {}
-        with HydraSession(settings.config_dir, settings.cache_dir) as session:
+        with HydraSession.for_settings(settings) as session:
             memo: dict = {}
             for composed in session.compose_cases(shard, shared_bases=not plain):
                 case = composed.case
@@ -250,7 +250,7 @@ class CaseStore:
         if case_id not in self.by_id:
             raise KeyError(f"no case {case_id!r}; known: {', '.join(self.by_id)}")
         if case_id not in self._composed:
-            with HydraSession(self.settings.config_dir, self.settings.cache_dir) as session:
+            with HydraSession.for_settings(self.settings) as session:
                 self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_bases=self._bases))
         return self._composed[case_id]
 
@@ -263,6 +263,6 @@ class CaseStore:
             if same_as is not None:
                 twin_config = self.composed(same_as).config
                 twin = None if twin_config is None else to_plain(twin_config)
-            with HydraSession(self.settings.config_dir, self.settings.cache_dir) as session:
+            with HydraSession.for_settings(self.settings) as session:
                 self._results[case_id] = check_case(self.run, session, composed, twin, self._routes)
         return self._results[case_id]

@@ -34,11 +34,12 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
         into.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=into.parent))
         try:
-            prefix = unpack.strip("/") + "/"
+            # An empty `unpack` takes the whole wheel.
+            prefix = unpack.strip("/") + "/" if unpack.strip("/") else ""
             with zipfile.ZipFile(wheels[0]) as archive:
                 members = [m for m in archive.namelist() if m.startswith(prefix) and not m.endswith("/")]
                 if not members:
-                    raise FetchError(f"{wheels[0].name} has no {prefix}")
+                    raise FetchError(f"{wheels[0].name} has no {prefix or 'files'}")
                 for member in members:
                     if ".." in PurePosixPath(member).parts:
                         raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")

@@ -70,9 +70,11 @@ class Finding:
     effective_same: bool = False  # a changed text whose resolved value did not change (a refactor)
     contract: str = ""  # the contract a contract finding comes from
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
+    detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it."""
+        """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
+        detail = {"detail": list(self.detail)} if self.detail else {}
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -81,6 +83,7 @@ class Finding:
             "severity": str(self.severity),
             "message": self.message,
             "source": None if self.source is None else str(self.source),
+            **detail,
         }
 
 

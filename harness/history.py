@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hydra.plugins.config_source import ConfigSource
 
-from harness import gitrepo
+from harness import gitrepo, hydra_compat
 from harness.cases import open_matrix
 from harness.compose import ComposeError
 from harness.render import parse_yaml, to_plain
@@ -53,9 +52,11 @@ def _value_at(settings: Settings, case_id: str, key: str) -> tuple[Any, Packages
             entries = session.defaults_entries(case.config_name, case.overrides)
     except (ComposeError, SettingsError):
         return MISSING, None
+    # The files Hydra loaded from the config folder itself (search path folders are outside its history).
     read: dict[str, set[str]] = {}
     for entry in entries:
-        read.setdefault(os.path.normpath(f"{entry.config_path}.yaml"), set()).add(entry.package)
+        if entry.folder == 0:
+            read.setdefault(os.path.normpath(entry.file_name), set()).add(entry.package)
     return lookup(to_plain(config), key), {path: frozenset(packages) for path, packages in read.items()}
 
 
@@ -152,7 +153,7 @@ def _may_change(edit: _Edit, read: Packages, key: str) -> bool:
 def _parsed(data: bytes) -> tuple[dict[str, str | None], Any]:
     text = data.decode("utf-8")
     tree = parse_yaml(text)
-    return ConfigSource._get_header_dict(text[:512]), tree if isinstance(tree, dict) else {"": tree}
+    return hydra_compat.header_of(text), tree if isinstance(tree, dict) else {"": tree}
 
 
 def _same(old: Any, new: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.settings import Settings, SettingsError
+from harness.settings import Settings, SettingsError, root_id
 
 BASE_ENGINE = "base"
 GOLDEN_PREFIX = "_generated_"
@@ -22,6 +22,7 @@ class Case:
     golden_name: str = ""
     same_as: str | None = None
     became: str | None = None
+    version_base: str | None = None  # Hydra's version_base the case is composed with (shown in its golden's header)
 
     @property
     def overrides(self) -> tuple[str, ...]:
@@ -38,18 +39,26 @@ def build_cases(settings: Settings, engines: tuple[str, ...], strict: bool = Tru
     """Every root × engine × preset case, then every route, in a stable order.
 
     `strict` refuses a route whose `same_as` names no case; a baseline tree (another release, a git ref) may
-    lack that case, which the engine then reports as a warning.
+    lack that case, which the engine then reports as a warning. A root in a subfolder (`train_config/config`)
+    shows as `train_config.config` in ids and golden names, so ids keep three segments and goldens one folder.
     """
     cases: list[Case] = []
     for root in settings.roots:
         for engine in engines:
             engine_override = (f"{settings.engine_group}={engine}",) if settings.engine_group and engine != BASE_ENGINE else ()
             for preset, preset_overrides in settings.presets:
-                case_id = f"{root}/{engine}/{preset}"
-                cases.append(Case(case_id, root, engine_override, preset_overrides, golden_name(case_id)))
+                case_id = f"{root_id(root)}/{engine}/{preset}"
+                cases.append(
+                    Case(case_id, root, engine_override, preset_overrides, golden_name(case_id), version_base=settings.version_base)
+                )
     for route in settings.routes:
         case_id = f"route/{route.name}"
-        cases.append(Case(case_id, route.config_name, route.overrides, (), golden_name(case_id), route.same_as, route.became))
+        cases.append(
+            Case(
+                case_id, route.config_name, route.overrides, (), golden_name(case_id), route.same_as, route.became,
+                settings.version_base,
+            )
+        )
     known = {case.id for case in cases}
     for route in settings.routes if strict else ():
         if route.same_as is not None and route.same_as not in known:

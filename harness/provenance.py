@@ -6,11 +6,11 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from omegaconf import OmegaConf
 
-from harness.compose import HydraSession, parse_file
+from harness.compose import DefaultsEntry, HydraSession, parse_file
 from harness.diff import iter_leaves, join_path
 from harness.matrix import Case
 from harness.render import key_lines
@@ -27,6 +27,7 @@ class Write:
     value: Any
     parent: str | None = None
     line: int | None = None
+    file: Path | None = None  # the config file Hydra loaded for the entry
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Source:
 
 @dataclass(frozen=True)
 class _FileLeaves:
-    values: dict[str, Any]
+    values: Any  # a mapping, or a list for a group option whose content is a list
     lines: dict[str, int]
 
 
@@ -61,9 +62,9 @@ def file_leaves(path: Path) -> _FileLeaves:
     key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
     cached = _FILES.get(key)
     if cached is None:
-        # parse_file accepts only mappings, so the container is a dict with string keys.
-        tree = cast(dict[str, Any], OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False))
-        tree.pop("defaults", None)
+        tree: Any = OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False)
+        if isinstance(tree, dict):
+            tree.pop("defaults", None)
         cached = _FileLeaves(tree, key_lines(data.decode("utf-8")))
         _FILES[key] = cached
     return cached
@@ -77,9 +78,16 @@ def _relative(key: str, package: str) -> str | None:
     return key[len(package) + 1 :] if key.startswith(package + ".") else None
 
 
-def _config_file(session: HydraSession, config_path: str) -> Path:
-    # Defaults entries may climb out of their group (`actor/../engine/megatron`); show the real file.
-    return Path(os.path.normpath(session.config_dir / f"{config_path}.yaml"))
+def config_file(session: HydraSession, entry: DefaultsEntry) -> Path:
+    """The file Hydra loaded for a defaults entry (in whichever search path folder it found it)."""
+    # Entries may climb out of their group (`actor/../engine/megatron`); show the real file.
+    return Path(os.path.normpath(session.source_folders[entry.folder] / entry.file_name))
+
+
+def _value_at(leaves: _FileLeaves, relative: str) -> Any:
+    if not relative:
+        return leaves.values
+    return lookup(leaves.values, relative) if isinstance(leaves.values, dict) else MISSING
 
 
 def writes_of(session: HydraSession, case: Case, key: str) -> list[Write]:
@@ -90,10 +98,12 @@ def writes_of(session: HydraSession, case: Case, key: str) -> list[Write]:
         relative = _relative(key, package)
         if relative is None:
             continue
-        leaves = file_leaves(_config_file(session, entry.config_path))
-        value = lookup(leaves.values, relative) if relative else leaves.values
+        path = config_file(session, entry)
+        leaves = file_leaves(path)
+        value = _value_at(leaves, relative)
         if value is not MISSING:
-            writes.append(Write(entry.config_path, package, value, entry.parent, leaves.lines.get(relative)))
+            line = leaves.lines.get(relative) if relative else 1
+            writes.append(Write(entry.config_path, package, value, entry.parent, line, path))
     return writes
 
 
@@ -111,19 +121,18 @@ def override_for(case: Case, key: str) -> str | None:
     return found
 
 
-def _selects_group(session: HydraSession, override: str) -> bool:
-    name = override_key(override)
-    return "=" not in override or "/" in name or session.loader.repository.group_exists(name)
-
-
 def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> dict[str, Source]:
     """For every leaf path the config files write, the file and line whose value wins (overrides left out)."""
     sources: dict[str, Source] = {}
     for entry in session.defaults_entries(config_name, overrides):
-        path = _config_file(session, entry.config_path)
+        path = config_file(session, entry)
         leaves = file_leaves(path)
         shown = display_path(path)
         package = entry.package
+        if not isinstance(leaves.values, dict):
+            # A list option is one value at its package, written by the whole file.
+            sources[package] = Source(shown, 1)
+            continue
         for relative, _ in iter_leaves(leaves.values):
             sources[join_path(package, relative)] = Source(shown, leaves.lines.get(relative))
     return sources
@@ -134,7 +143,7 @@ def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) ->
 
     Cases that differ only in value overrides share one defaults list, so `memo` builds its file map once.
     """
-    selecting = tuple(o for o in case.overrides if _selects_group(session, o))
+    selecting = tuple(o for o in case.overrides if session.selects_group(o))
     key = (case.config_name, selecting)
     memo = {} if memo is None else memo
     if key not in memo:

@@ -6,8 +6,8 @@ from typing import Any
 
 import yaml
 from omegaconf import DictConfig, OmegaConf
-from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
 
+from harness.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.matrix import Case
 
 HEADER_MARK = "# config-harness golden"
@@ -21,7 +21,7 @@ class GoldenDumper(_BaseDumper):  # type: ignore[misc,valid-type]
 
 
 def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
-    quoted = yaml_is_bool(data) or is_int(data) or is_float(data)
+    quoted = reads_as_other_type(data)
     return dumper.represent_scalar(yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG, data, style="'" if quoted else None)
 
 
@@ -48,9 +48,7 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 
 # OmegaConf's loader differs from YAML 1.1 in floats ("1e-6") and timestamps (kept as strings); copy its resolvers.
-GoldenLoader.yaml_implicit_resolvers = {
-    first: list(resolvers) for first, resolvers in get_yaml_loader().yaml_implicit_resolvers.items()
-}
+GoldenLoader.yaml_implicit_resolvers = omegaconf_yaml_resolvers()
 
 
 def to_plain(config: DictConfig) -> Any:
@@ -66,18 +64,26 @@ def dump_yaml(tree: Any) -> str:
 def header(case: Case) -> str:
     """The golden's comment header: how it was made and that it must not be edited."""
     overrides = " ".join(case.overrides) if case.overrides else "(none)"
+    version_base = f" version_base={case.version_base}" if case.version_base is not None else ""
     return (
         f"{HEADER_MARK} for case {case.id}\n"
-        f"# Composed with Hydra: config_name={case.config_name} overrides: {overrides}\n"
+        f"# Composed with Hydra: config_name={case.config_name}{version_base} overrides: {overrides}\n"
         "# Unresolved, keys sorted. Do not edit: regenerate with `config-harness generate`.\n"
     )
+
+
+def golden_body(text: str) -> str:
+    """Golden text without its leading comment header: two goldens with the same body say the same thing."""
+    lines = text.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].startswith("#"):
+        start += 1
+    return "".join(lines[start:])
 
 
 def render_golden(case: Case, config: DictConfig, tree: Any = None) -> str:
     """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it)."""
     return header(case) + dump_yaml(to_plain(config) if tree is None else tree)
-
-
 
 
 def load_config_text(text: str) -> DictConfig | Any:

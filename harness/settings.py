@@ -7,6 +7,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,8 @@ class Settings:
     source: Source | None = None
     cache_dir: Path | None = None  # parsed-file cache kept between runs; None turns it off
     jobs: int | None = None  # worker processes; None means one per core
+    search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
+    version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
 
 
 TABLE = "tool.config-harness"
@@ -66,10 +69,14 @@ TOP_LEVEL_KEYS = {
     "source": dict,
     "cache_dir": str,
     "jobs": int,
+    "search_path": list,
+    "version_base": str,
 }
 ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str}
 SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
 UNSAFE_NAME = re.compile(r"[/\\\s]|\.\.")
+VERSION_BASES = ("1.1", "1.2", "1.3")
+PACKAGE_SCHEME = "pkg://"
 
 
 def check_name(name: str, where: str) -> str:
@@ -77,6 +84,71 @@ def check_name(name: str, where: str) -> str:
     if not name or UNSAFE_NAME.search(name) or name in {".", ".."}:
         raise SettingsError(f"{where}: {name!r} is not a file-name safe name (no '/', '..' or whitespace)")
     return name
+
+
+def check_config_path(name: str, where: str) -> str:
+    """Return `name` if it is a config name inside the config folder (`train_config/config`), else raise naming `where`."""
+    parts = name.split("/")
+    if not name or "\\" in name or name.startswith("/") or any(part in {"", ".", ".."} for part in parts):
+        raise SettingsError(f"{where}: {name!r} is not a config name inside the config folder (no '..', no absolute path)")
+    return name
+
+
+def check_root(name: str, where: str) -> str:
+    """Return `name` if it can be a root: a config path whose id (`/` read as `.`) is file-name safe."""
+    check_config_path(name, where)
+    check_name(name.replace("/", "."), where)
+    return name
+
+
+def root_id(root: str) -> str:
+    """A root's part of case ids and golden names: its path with `/` replaced by `.`."""
+    return root.replace("/", ".")
+
+
+def package_folder(entry: str, where: str) -> Path:
+    """The folder of a `pkg://module.path` search path entry, found in installed distributions' metadata.
+
+    Never imports: importing a package to find its configs would run its code (and its dependencies').
+    """
+    dotted = entry[len(PACKAGE_SCHEME):].strip("/").replace("/", ".")
+    parts = [part for part in dotted.split(".") if part]
+    if not parts or any(not part.isidentifier() for part in parts):
+        raise SettingsError(f"{where}: {entry!r} is not a pkg://module.path entry")
+    for distribution_name in sorted(set(metadata.packages_distributions().get(parts[0], []))):
+        folder = Path(str(metadata.distribution(distribution_name).locate_file("/".join(parts))))
+        if folder.is_dir():
+            return folder.resolve()
+    raise SettingsError(
+        f"{where}: {entry!r}: no installed distribution has a folder {'/'.join(parts)} "
+        "(pkg:// entries are found from installed metadata, never by importing; list the folder's path instead)"
+    )
+
+
+def _search_path(entries: list, base: Path, where: str) -> tuple[Path, ...]:
+    folders = []
+    for index, entry in enumerate(_string_list(entries, where)):
+        entry_where = f"{where}[{index}]"
+        if entry.startswith(PACKAGE_SCHEME):
+            folders.append(package_folder(entry, entry_where))
+        elif "://" in entry and not entry.startswith("file://"):
+            raise SettingsError(f"{entry_where}: {entry!r}: only folders, file:// and pkg:// entries are supported")
+        else:
+            folders.append((base / entry.removeprefix("file://")).resolve())
+    return tuple(folders)
+
+
+def _version_base(value: str | None, where: str) -> str | None:
+    if value is not None and value not in VERSION_BASES:
+        raise SettingsError(f"{where}: version_base {value!r} is not one of {', '.join(VERSION_BASES)}")
+    return value
+
+
+def _engine_group(value: str | None, where: str) -> str | None:
+    group = (value or "").partition("@")[0]
+    if value is not None and (not group or group.startswith("/") or ".." in group or re.search(r"\s", value)):
+        raise SettingsError(f"{where}: engine_group {value!r} is not a Hydra group (`group` or `group@package`)")
+    return value
 
 
 def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[str, Any]:
@@ -131,7 +203,11 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     if not roots:
         raise SettingsError(f"{where}: 'roots' must name at least one root config")
     for root in roots:
-        check_name(root, f"{where} roots")
+        check_root(root, f"{where} roots")
+    ids = [root_id(root) for root in roots]
+    clashes = sorted({i for i in ids if ids.count(i) > 1})
+    if clashes:
+        raise SettingsError(f"{where} roots: more than one root has the id {', '.join(clashes)}")
 
     engines = None
     if "engines" in table:
@@ -156,7 +232,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         routes.append(
             Route(
                 name=check_name(route["name"], f"{route_where}.name"),
-                config_name=route["config_name"],
+                config_name=check_config_path(route["config_name"], f"{route_where}.config_name"),
                 overrides=_string_list(route.get("overrides", []), f"{route_where}.overrides"),
                 same_as=route.get("same_as"),
                 became=route.get("became"),
@@ -181,13 +257,15 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         snapshot_dir=(base / table.get("snapshot_dir", "snapshots")).resolve(),
         contracts=tuple((base / c).resolve() for c in _string_list(table.get("contracts", []), f"{where} contracts")),
         roots=roots,
-        engine_group=table.get("engine_group"),
+        engine_group=_engine_group(table.get("engine_group"), where),
         engines=engines,
         presets=tuple(presets),
         routes=tuple(routes),
         source=source,
         cache_dir=_cache_dir(table, base),
         jobs=_positive(table.get("jobs"), f"{where} jobs"),
+        search_path=_search_path(table.get("search_path", []), base, f"{where} search_path"),
+        version_base=_version_base(table.get("version_base"), where),
     )
 
 

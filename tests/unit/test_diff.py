@@ -1,7 +1,19 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.diff import ADDED, CHANGED, REMOVED, Change, apply_changes, describe_change, diff_trees, flatten, unflatten
+from harness.diff import (
+    ADDED,
+    CHANGED,
+    REMOVED,
+    Change,
+    apply_changes,
+    describe_change,
+    describe_value,
+    diff_trees,
+    flatten,
+    list_detail,
+    unflatten,
+)
 from harness.render import dump_yaml, parse_yaml
 
 KEYS = st.text(alphabet="abcdefgh_", min_size=1, max_size=4)
@@ -87,3 +99,24 @@ def test_flatten_unflatten_round_trip(tree):
 @given(TREES)
 def test_render_parse_round_trip(tree):
     assert diff_trees(parse_yaml(dump_yaml(tree)), tree) == []
+
+
+def test_a_changed_list_keeps_its_path_and_names_the_changed_element_and_key():
+    old = {"graph": {"edges": [{"source": "a", "attributes": {"cutoff_factor": 0.6, "kind": "cut"}}, {"source": "b"}]}}
+    new = {"graph": {"edges": [{"attributes": {"kind": "cut", "cutoff_factor": 0.7}, "source": "a"}, {"source": "b"}]}}
+    (change,) = diff_trees(old, new)
+    assert change.path == "graph.edges"
+    assert change.detail == ("graph.edges[0].attributes.cutoff_factor: 0.6 -> 0.7",)
+    assert describe_change(change) == "CHANGED graph.edges (list): graph.edges[0].attributes.cutoff_factor: 0.6 -> 0.7"
+
+
+def test_an_inserted_element_is_one_added_line_not_a_shifted_tail():
+    assert list_detail("xs", [1, 2, 3], [1, 9, 2, 3]) == ("xs[1]: added 9",)
+    assert list_detail("xs", [1, 2, 3], [1, 3]) == ("xs[1]: removed (was 2)",)
+
+
+def test_both_sides_of_a_change_render_mappings_alike():
+    # A golden has sorted keys, a composition has merge order: the same mapping must read the same.
+    assert describe_value({"b": 1, "a": {"d": 2, "c": 3}}) == describe_value({"a": {"c": 3, "d": 2}, "b": 1})
+    (line,) = list_detail("xs", [{"z": 1, "a": 2}], [{"z": 1, "a": 2}, {"y": 0, "b": 1}])
+    assert line == "xs[1]: added {'b': 1, 'y': 0}"
