@@ -117,8 +117,24 @@ def without_waiver_note(message: str) -> str:
     return message[:cut] if cut != -1 else message
 
 
+DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
+
+
+def shows_detail(group: Group) -> bool:
+    """A list holding mappings or lists is shown by what changed inside it; a list of scalars reads whole."""
+    nested = any(isinstance(item, (dict, list)) for side in (group.old, group.new) if isinstance(side, list) for item in side)
+    return bool(group.finding.detail) and nested
+
+
 def describe_group(group: Group) -> str:
-    """What a group says, without its cases: `path: old -> new` for values, else its message."""
+    """What a group says, without its cases: `path: old -> new` for values, else its message.
+
+    A changed list of mappings or lists says what changed inside it (its `detail`) rather than both lists.
+    """
+    if shows_detail(group):
+        shown = list(group.finding.detail[:DETAIL_LINES])
+        more = len(group.finding.detail) - len(shown)
+        return "; ".join(shown) + (f"; and {more} more inside {group.path}" if more else "")
     if group.kind in VALUE_KINDS and group.path:
         return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}"
     if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
@@ -268,7 +284,7 @@ def _source_cell(group: Group) -> str:
 def _value_table(groups: list[Group], all_ids: list[str]) -> list[str]:
     lines = ["| severity | path | old | new | cases | set by |", "|---|---|---|---|---|---|"]
     for g in groups:
-        if g.path and (g.kind != Kind.EFFECTIVE or g.new is not None):
+        if g.path and (g.kind != Kind.EFFECTIVE or g.new is not None) and not shows_detail(g):
             old, new = _value_cell(g.old, old_present(g)), _value_cell(g.new, new_present(g))
             note = f" {markdown_text(EFFECTIVE_NOTE)}" if g.kind == Kind.EFFECTIVE else ""
             lines.append(
