@@ -22,7 +22,7 @@ from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
-from harness.goldens import find_orphans, write_goldens
+from harness.goldens import find_orphans, is_leftover, write_goldens
 from harness.matrix import Case
 from harness.report import (
     SCHEMA_VERSION,
@@ -264,11 +264,12 @@ def command_generate(args: argparse.Namespace) -> int:
         print(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
     print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
-    if args.prune:
-        for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
+    # A killed write's temporary file is generate's own to remove; orphan goldens go only with --prune.
+    for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
+        if args.prune or is_leftover(orphan):
             orphan.unlink()
             result.pruned.append(display_path(orphan))
-        result.orphans = []
+    result.orphans = [] if args.prune else [name for name in result.orphans if name not in result.pruned]
     print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK

@@ -15,7 +15,9 @@ import yaml
 from hydra import __version__ as hydra_version_text
 from hydra import compose as hydra_compose
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.object_type import ObjectType
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult
 from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig
@@ -24,9 +26,10 @@ from omegaconf.version import __version__ as omegaconf_version
 from harness import __version__ as harness_version
 from harness import hydra_compat, render
 from harness.goldens import write_atomic
-from harness.hydra_compat import FileConfigSource
+from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
-from harness.render import describe_yaml_error, load_config_text
+from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
+from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
 
 SCHEME = "harness"
 # Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
@@ -101,8 +104,10 @@ class DiskCache:
 
 def parse_file(full_path: str, display: str) -> ParsedFile:
     """A config file's header and nodes, parsed once per content (and once per machine with the disk cache)."""
-    with open(full_path, "rb") as handle:
-        data = handle.read()
+    try:
+        data = read_bounded(full_path)
+    except InputLimitError as error:
+        raise ConfigLoadError(f"{display}: {error}") from None
     key = (full_path, hashlib.blake2b(data, digest_size=16).digest())
     parsed = _PARSED.get(key)
     if parsed is None:
@@ -127,21 +132,45 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
 
 
 class CachedFileConfigSource(FileConfigSource):
-    """Hydra's file config source, parsing each file's bytes once per process."""
+    """Hydra's file config source, parsing each file's bytes once per process, and reading nothing outside
+    `scope` (the project, set by the session): a symlink or `..` that leads out is an error naming the file."""
+
+    scope: Scope = ()  # empty outside a session: no confinement
 
     @staticmethod
     def scheme() -> str:
         return SCHEME
 
+    def _confined(self, relative: str, what: str) -> str:
+        full_path = os.path.realpath(os.path.join(self.path, relative))
+        if self.scope and not within(full_path, self.scope):
+            raise ConfigLoadError(f"{what}: leads outside the project {self.scope[0]} (a symlink or '..'); it is not read")
+        return full_path
+
+    def is_group(self, config_path: str) -> bool:
+        return os.path.isdir(self._confined(config_path, config_path or self.path))
+
+    def is_config(self, config_path: str) -> bool:
+        normalized = self._normalize_file_name(config_path)
+        return os.path.isfile(self._confined(normalized, normalized))
+
+    def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
+        self._confined(config_path, config_path or self.path)
+        return super().list(config_path, results_filter)
+
     def load_config(self, config_path: str) -> ConfigResult:
         normalized = hydra_compat.config_file_name(config_path)
-        full_path = os.path.realpath(os.path.join(self.path, normalized))
+        full_path = self._confined(normalized, normalized)
         if not os.path.isfile(full_path):
             raise ConfigLoadError(f"Config not found : {normalized}")
         parsed = parse_file(full_path, normalized)
+        config = parsed.config
+        problem = config_problem(config, self.scope) if self.scope else None
+        if problem:
+            raise ConfigLoadError(f"{normalized}: {problem}")
         # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
         return ConfigResult(
-            config=parsed.config,
+            config=config,
             path=f"{self.scheme()}://{self.path}",
             provider=self.provider,
             header=dict(parsed.header),
@@ -149,6 +178,57 @@ class CachedFileConfigSource(FileConfigSource):
 
 
 hydra_compat.register_source(CachedFileConfigSource)
+
+
+class ConfinedFileConfigSource(CachedFileConfigSource):
+    """`file://` search paths (and plain folders) while a session runs: only folders inside the project."""
+
+    @staticmethod
+    def scheme() -> str:
+        return "file"
+
+    def __init__(self, provider: str, path: str) -> None:
+        super().__init__(provider, path)
+        problem = search_path_problem(f"file://{self.path}", self.scope) if self.scope else None
+        if problem:
+            raise ConfigCompositionException(problem)
+
+
+class LoadedPackageConfigSource(ImportlibResourcesConfigSource):
+    """`pkg://` search paths while a session runs: served only from packages already imported (Hydra's own),
+    because finding any other package would import it and run its code."""
+
+    def __init__(self, provider: str, path: str) -> None:
+        problem = search_path_problem(path, (Path.cwd(),))
+        if problem:
+            raise ConfigCompositionException(problem)
+        super().__init__(provider, path)
+
+
+# The schemes a session serves with its own sources, so no config can import code or read outside the project.
+GUARDED_SOURCES = {"file": ConfinedFileConfigSource, "pkg": LoadedPackageConfigSource}
+
+
+def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -> None:
+    """ComposeError for an override that would let the environment or a foreign folder steer the composition:
+    a resolver in an override that selects a config option, or a `hydra.searchpath` entry that is refused."""
+    parser = OverridesParser.create()
+    for text in overrides:
+        try:
+            (override,) = parser.parse_overrides(overrides=[text])
+        except Exception:
+            continue  # Hydra itself reports the bad syntax, with its own message
+        if override.key_or_group == "hydra.searchpath":
+            value = override.value()
+            for entry in value if isinstance(value, list) else [value]:
+                problem = search_path_problem(entry, CachedFileConfigSource.scope or (Path.cwd(),))
+                if problem:
+                    raise ComposeError(f"override {text!r}: {problem}")
+        elif uses_resolver(text.partition("=")[2]) and not session.is_value_override(override):
+            raise ComposeError(
+                f"override {text!r} selects a config option through a resolver; the environment must not choose "
+                "which file is composed"
+            )
 
 
 @dataclass(frozen=True)
@@ -246,16 +326,19 @@ class HydraSession:
         cache_dir: Path | None = None,
         search_path: Iterable[Path] = (),
         version_base: str | None = None,
+        read_also: Iterable[Path] = (),
     ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
         self.search_path = tuple(Path(folder).resolve() for folder in search_path)
         self.version_base = version_base
+        # Folders besides the project that config files may be read from (the settings' read_outside).
+        self.read_also = tuple(Path(folder).resolve() for folder in read_also)
 
     @classmethod
     def for_settings(cls, settings: Any) -> HydraSession:
         """A session over the settings' config folders, cache and version_base."""
-        return cls(settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base)
+        return cls(settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside)
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -266,6 +349,11 @@ class HydraSession:
         for folder in self.folders:
             if not folder.is_dir():
                 raise FileNotFoundError(f"config folder does not exist: {folder}")
+        # Config files are read only inside the config folder's project, the settings' search path and the
+        # folders read_outside names; pkg:// and file:// search paths from configs go through guarded sources.
+        CachedFileConfigSource.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
+        self._guard = hydra_compat.sources_standing_in(GUARDED_SOURCES)
+        self._guard.__enter__()
         extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
         hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
         # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
@@ -277,7 +365,9 @@ class HydraSession:
 
     def __exit__(self, *exc_info: object) -> None:
         DiskCache.folder = None
+        CachedFileConfigSource.scope = ()
         GlobalHydra.instance().clear()
+        self._guard.__exit__(*exc_info)
 
     def tree_digest(self) -> bytes:
         """A digest of every file below every config folder (names and bytes) and the version_base: any edit changes it."""
@@ -287,7 +377,8 @@ class HydraSession:
             for folder in self.folders:
                 digest.update(b"folder\0")
                 for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-                    digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+                    # fsencode: a file name that is not UTF-8 is still a name, not a crash.
+                    digest.update(os.fsencode(path.relative_to(folder).as_posix()) + b"\0")
                     digest.update(hashlib.blake2b(path.read_bytes(), digest_size=20).digest())
             self._tree_digest = digest.digest()
         return self._tree_digest
@@ -317,7 +408,9 @@ class HydraSession:
                 return pickle.loads(cached[0])
         with hydra_compat.recording_defaults_lists() as recorded:
             try:
-                config = hydra_compose(config_name=config_name, overrides=overrides)
+                refuse_steering_overrides(self, overrides)
+                with hydra_compat.resolvers_refusing():
+                    config = hydra_compose(config_name=config_name, overrides=overrides)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(describe_error(error)) from error
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
@@ -331,7 +424,8 @@ class HydraSession:
         """The config files Hydra merges for this composition, in order (from the compose when it ran)."""
         key = (config_name, tuple(overrides))
         if key not in self.defaults_lists:
-            defaults = self.loader.compute_defaults_list(config_name, list(key[1]), RunMode.RUN).defaults
+            with hydra_compat.resolvers_refusing():
+                defaults = self.loader.compute_defaults_list(config_name, list(key[1]), RunMode.RUN).defaults
             self.defaults_lists[key] = config_entries(defaults, self.loader)
         return self.defaults_lists[key]
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +25,38 @@ class Change:
     detail: tuple[str, ...] = field(default=(), compare=False)  # a changed list: what changed inside it
 
 
+# A key that can stand bare in a dotted path; any other key is written as a JSON string ("actor.lr"), so a
+# key with a dot in it never shares a path with a nested key (actor: {lr}) and hides a change.
+PLAIN_KEY = re.compile(r'[^."\[\]]+')
+
+
+def path_segment(key: Any) -> str:
+    """One key as it appears in a dotted path: bare when plain, else quoted as a JSON string."""
+    text = str(key)
+    return text if PLAIN_KEY.fullmatch(text) else json.dumps(text, ensure_ascii=False)
+
+
 def join_path(prefix: str, key: Any) -> str:
     """Dotted path of `key` below `prefix`."""
-    return f"{prefix}.{key}" if prefix else str(key)
+    segment = path_segment(key)
+    return f"{prefix}.{segment}" if prefix else segment
+
+
+def split_path(path: str) -> list[str]:
+    """The keys of a dotted path (the inverse of join_path): quoted segments may hold dots."""
+    if '"' not in path:
+        return path.split(".")
+    keys, decoder, index = [], json.JSONDecoder(), 0
+    while index <= len(path):
+        if path.startswith('"', index):
+            key, index = decoder.raw_decode(path, index)
+        else:
+            end = path.find(".", index)
+            end = len(path) if end < 0 else end
+            key, index = path[index:end], end
+        keys.append(key)
+        index += 1  # the dot
+    return keys
 
 
 def iter_leaves(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -43,10 +74,10 @@ def flatten(tree: Any) -> dict[str, Any]:
 
 
 def unflatten(leaves: Mapping[str, Any]) -> dict[str, Any]:
-    """Rebuild a tree from leaf paths (the inverse of flatten for keys without dots)."""
+    """Rebuild a tree from leaf paths (the inverse of flatten; keys come back as strings)."""
     tree: dict[str, Any] = {}
     for path, value in leaves.items():
-        *parents, last = path.split(".")
+        *parents, last = split_path(path)
         node = tree
         for part in parents:
             node = node.setdefault(part, {})

@@ -24,6 +24,7 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
     stamp = into / STAMP
     if not force and stamp.is_file() and stamp.read_text().strip() == f"{wheel} {unpack}":
         return into / unpack
+    refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", download_dir, wheel]
         completed = subprocess.run(command, capture_output=True, text=True)
@@ -45,12 +46,25 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
                         raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")
                     archive.extract(member, staging)
             (staging / STAMP).write_text(f"{wheel} {unpack}\n")
-            if into.exists():
+            if into.is_symlink():
+                into.unlink()  # replace the link itself, never the folder it points at
+            elif into.exists():
                 shutil.rmtree(into)
             staging.rename(into)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return into / unpack
+
+
+def refuse_to_replace(into: Path) -> None:
+    """FetchError unless `into` is absent, empty, or a folder an earlier fetch made (it holds the stamp file):
+    fetch replaces that folder, and must never delete anything else."""
+    if into.is_symlink() or not into.exists():
+        return
+    if not into.is_dir() or (any(into.iterdir()) and not (into / STAMP).is_file()):
+        raise FetchError(
+            f"{into} exists and was not made by fetch (no {STAMP} in it); refusing to replace it, remove it yourself"
+        )
 
 
 def fetch_source(source: Source, force: bool = False) -> str:

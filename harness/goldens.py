@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 import tempfile
 from pathlib import Path
 
+from harness.confine import UnsafeInput, outside_problem, project_root
+from harness.render import InputLimitError, read_bounded
 from harness.findings import MatrixResult, Status
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 
@@ -17,11 +20,19 @@ def golden_path(snapshot_dir: Path, case: Case) -> Path:
 
 
 def read_golden(path: Path) -> str | None:
-    """A golden's text, or None when it does not exist; undecodable bytes show up as differences."""
+    """A golden's text, or None when it does not exist; undecodable bytes show up as differences.
+
+    A golden that leads outside the project (a symlink) or is beyond the size bound is never read: UnsafeInput.
+    """
+    problem = outside_problem(path, (project_root(path.parent),), "golden") if path.is_symlink() else None
+    if problem:
+        raise UnsafeInput(problem)
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_bounded(path).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return None
+    except InputLimitError as error:
+        raise UnsafeInput(f"golden {path}: {error}") from None
 
 
 def current_umask() -> int:
@@ -50,24 +61,39 @@ def write_atomic(path: Path, content: str | bytes, mode: int | None = None) -> N
     handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
     try:
         with handle:
+            # Locked until renamed: a temporary file nobody holds is a leftover of a killed write (find_orphans).
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             handle.write(data)
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.replace(handle.name, path)
+            os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
 
 
+def is_leftover(path: Path) -> bool:
+    """True for a temporary file of write_atomic whose writer is gone (killed mid-write): nothing holds its lock."""
+    if not (path.name.startswith(f".{GOLDEN_PREFIX}") and path.name.endswith(".tmp")) or path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (BlockingIOError, FileNotFoundError):
+        return False  # a write in progress, or one that just finished
+    return True
+
+
 def find_orphans(snapshot_dir: Path, cases: list[Case]) -> list[Path]:
-    """Golden-named files in the snapshot folder that belong to no case."""
+    """Golden-named files in the snapshot folder that belong to no case, and temporary files left by killed writes."""
     if not snapshot_dir.is_dir():
         return []
     claimed = {case.golden_name for case in cases}
     return sorted(
         p for p in snapshot_dir.iterdir()
-        if p.name.startswith(GOLDEN_PREFIX) and p.name.endswith(GOLDEN_SUFFIX) and p.name not in claimed
+        if (p.name.startswith(GOLDEN_PREFIX) and p.name.endswith(GOLDEN_SUFFIX) and p.name not in claimed)
+        or is_leftover(p)
     )
 
 

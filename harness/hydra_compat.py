@@ -17,16 +17,20 @@ from hydra import version as hydra_version
 from hydra._internal import config_loader_impl as loader_module
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra._internal.core_plugins.file_config_source import FileConfigSource
+from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
 from hydra._internal.hydra import Hydra
 from hydra._internal.sources_registry import SourcesRegistry
 from hydra._internal.utils import create_config_search_path
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.plugins import Plugins
 from hydra.errors import Hydra14MigrationWarning
 from hydra.plugins.config_source import ConfigSource
 from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
+from omegaconf.basecontainer import BaseContainer
 
 __all__ = [
     "FileConfigSource",
+    "ImportlibResourcesConfigSource",
     "apply_overrides",
     "config_file_name",
     "file_source_folders",
@@ -38,6 +42,8 @@ __all__ = [
     "reads_as_other_type",
     "recording_defaults_lists",
     "register_source",
+    "resolvers_refusing",
+    "sources_standing_in",
     "start_hydra",
 ]
 
@@ -48,6 +54,45 @@ SEARCH_PATH_PROVIDER = "config-harness search path"
 def register_source(source_class: type[ConfigSource]) -> None:
     """Make a config source class available for its scheme in every search path (Hydra's sources registry)."""
     SourcesRegistry.instance().register(source_class)
+
+
+@contextmanager
+def sources_standing_in(sources: dict[str, type[ConfigSource]]) -> Iterator[None]:
+    """While active, these classes serve their schemes (`file`, `pkg`) in every search path Hydra builds."""
+    Plugins.instance()  # Hydra registers its own sources on first use; that must happen before ours stand in
+    types = SourcesRegistry.instance().types
+    saved = {scheme: types.get(scheme) for scheme in sources}
+    types.update(sources)
+    try:
+        yield
+    finally:
+        for scheme, source in saved.items():
+            if source is None:
+                types.pop(scheme, None)
+            else:
+                types[scheme] = source
+
+
+def _refuse(name: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError(f"the resolver {name!r} may not choose what is composed")
+
+    return refuse
+
+
+@contextmanager
+def resolvers_refusing() -> Iterator[None]:
+    """While active, every OmegaConf resolver refuses to run. Hydra resolves interpolations in defaults
+    entries, option-selecting overrides and search paths while composing (values it leaves as written), so
+    a `${oc.env:...}` there becomes an error, never a lookup that picks a file or leaks a value."""
+    saved = dict(BaseContainer._resolvers)
+    try:
+        for name in saved:
+            BaseContainer._resolvers[name] = _refuse(name)
+        yield
+    finally:
+        BaseContainer._resolvers.clear()
+        BaseContainer._resolvers.update(saved)
 
 
 def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | None = None) -> None:

@@ -35,6 +35,24 @@ def golden_name(case_id: str) -> str:
     return f"{GOLDEN_PREFIX}{case_id.replace('/', '__')}{GOLDEN_SUFFIX}"
 
 
+def group_override(group: str, option: str) -> str:
+    """`group=option` written so Hydra reads back exactly the option name (quoted when a bare `1`, `true` or
+    `[cpu]` would read as a number, a boolean or a list); SettingsError when no spelling does."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    quote = "'" if "'" not in option else '"'
+    for text in (f"{group}={option}", f"{group}={quote}{option}{quote}"):
+        try:
+            (override,) = parser.parse_overrides(overrides=[text])
+        except Exception:
+            continue
+        value = override.value()
+        if isinstance(value, str) and value == option and "${" not in option:
+            return text
+    raise SettingsError(f"{group}: the option name {option!r} cannot be written as a Hydra override")
+
+
 def build_cases(settings: Settings, engines: tuple[str, ...], strict: bool = True) -> list[Case]:
     """Every root × engine × preset case, then every route, in a stable order.
 
@@ -45,7 +63,7 @@ def build_cases(settings: Settings, engines: tuple[str, ...], strict: bool = Tru
     cases: list[Case] = []
     for root in settings.roots:
         for engine in engines:
-            engine_override = (f"{settings.engine_group}={engine}",) if settings.engine_group and engine != BASE_ENGINE else ()
+            engine_override = (group_override(settings.engine_group, engine),) if settings.engine_group and engine != BASE_ENGINE else ()
             for preset, preset_overrides in settings.presets:
                 case_id = f"{root_id(root)}/{engine}/{preset}"
                 cases.append(
@@ -59,6 +77,11 @@ def build_cases(settings: Settings, engines: tuple[str, ...], strict: bool = Tru
                 settings.version_base,
             )
         )
+    by_golden: dict[str, str] = {}
+    for case in cases:
+        other = by_golden.setdefault(case.golden_name, case.id)
+        if other != case.id:
+            raise SettingsError(f"{settings.origin}: cases {other} and {case.id} would share the golden {case.golden_name}")
     known = {case.id for case in cases}
     for route in settings.routes if strict else ():
         if route.same_as is not None and route.same_as not in known:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
+from harness.diff import join_path, path_segment, split_path
 from harness.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.matrix import Case
 
 HEADER_MARK = "# config-harness golden"
+
+# Bounds for hostile input (a pull request controls configs and goldens). verl's largest golden is about 30 KiB
+# with about 2,000 values, so these are far above any real tree and far below what exhausts a CI machine.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_EXPANDED_NODES = 500_000  # YAML nodes after every alias is expanded (an "alias bomb" is tiny on disk)
+
+
+class InputLimitError(yaml.YAMLError):
+    """A config or golden beyond the harness's bounds: too large on disk, or expanding too far through aliases."""
 
 _BaseDumper = getattr(yaml, "CDumper", yaml.Dumper)
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -28,9 +39,39 @@ def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
 GoldenDumper.add_representer(str, _represent_str)
 
 
+def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
+    """How many nodes a YAML node graph holds once every alias is expanded; stops counting past `limit`.
+
+    Aliases share node objects, so each distinct node is sized once: linear in the document, however far it expands.
+    """
+    sizes: dict[int, int] = {}
+    pending: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while pending:
+        node, children_done = pending.pop()
+        if id(node) in sizes:
+            continue
+        children = [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else (
+            node.value if isinstance(node, yaml.SequenceNode) else []
+        )
+        if children_done:
+            sizes[id(node)] = min(limit + 1, 1 + sum(sizes.get(id(child), limit + 1) for child in children))
+        else:
+            pending.append((node, True))
+            pending.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
+
 class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     """A safe loader (never constructs Python objects) that reads YAML exactly as OmegaConf's loader does,
-    on libyaml's parser: the same scalar resolvers and the same refusal of duplicate keys."""
+    on libyaml's parser: the same scalar resolvers and the same refusal of duplicate keys, and a bound on
+    how far aliases may expand."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        if expanded_size(node) > MAX_EXPANDED_NODES:
+            raise InputLimitError(
+                f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (&anchor/*alias); refused"
+            )
+        return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.Node, deep: bool = False) -> Any:
         # As omegaconf._utils.get_yaml_loader: a repeated plain key is an error, not "the last one wins".
@@ -56,9 +97,24 @@ def to_plain(config: DictConfig) -> Any:
     return OmegaConf.to_container(config, resolve=False, enum_to_str=True)
 
 
+def _key_order(key: Any) -> tuple:
+    # Strings first, in their own order; other keys (1, 2.5, true) by type, then value. PyYAML's sort_keys gives
+    # up silently on a mapping that mixes the two, which would leave the golden in composition order.
+    return (0, key) if isinstance(key, str) else (1, type(key).__name__, key)
+
+
+def sorted_tree(tree: Any) -> Any:
+    """A plain tree with every mapping's keys in one total order, whatever their types."""
+    if isinstance(tree, dict):
+        return {key: sorted_tree(tree[key]) for key in sorted(tree, key=_key_order)}
+    if isinstance(tree, list):
+        return [sorted_tree(item) for item in tree]
+    return tree
+
+
 def dump_yaml(tree: Any) -> str:
     """Dump a plain tree with sorted keys, so a reordered defaults list cannot change a byte."""
-    return yaml.dump(tree, Dumper=GoldenDumper, default_flow_style=False, allow_unicode=True, sort_keys=True)
+    return yaml.dump(sorted_tree(tree), Dumper=GoldenDumper, default_flow_style=False, allow_unicode=True, sort_keys=False)
 
 
 def header(case: Case) -> str:
@@ -102,8 +158,19 @@ def parse_yaml(text: str) -> Any:
     return {} if tree is None else tree
 
 
+def read_bounded(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A file's bytes, or InputLimitError when it holds more than `limit` (never reading more than that)."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputLimitError(f"larger than {limit // (1024 * 1024)} MiB; refused")
+    return data
+
+
 def describe_yaml_error(error: yaml.YAMLError, where: str) -> str:
     """One line for a YAML error: `file:line: invalid YAML: problem`."""
+    if isinstance(error, InputLimitError):
+        return f"{where}: {error}"
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     location = f"{where}:{mark.line + 1}" if mark else where
     problem = getattr(error, "problem", None) or getattr(error, "context", None) or str(error)
@@ -118,11 +185,15 @@ def key_lines(text: str) -> dict[str, int]:
     except yaml.YAMLError:
         return lines
     pending = [("", root)]
+    seen: set[int] = set()
     while pending:
         prefix, node = pending.pop()
+        if id(node) in seen:  # an alias: its lines are those of its anchor, and expanding it could explode
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
-                path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+                path = join_path(prefix, key_node.value)
                 lines[path] = key_node.start_mark.line + 1
                 pending.append((path, value_node))
     return lines
@@ -130,9 +201,11 @@ def key_lines(text: str) -> dict[str, int]:
 
 def line_of(lines: dict[str, int], path: str) -> int | None:
     """The line of `path`, or of its nearest ancestor that has one."""
-    while path:
-        if path in lines:
-            return lines[path]
-        path = path.rpartition(".")[0]
+    keys = split_path(path)
+    while keys:
+        candidate = ".".join(path_segment(key) for key in keys)
+        if candidate in lines:
+            return lines[candidate]
+        keys.pop()
     return None
 

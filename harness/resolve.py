@@ -12,7 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
 
-from harness.diff import iter_leaves, same_value
+from harness.diff import iter_leaves, same_value, split_path
 
 
 class _Missing:
@@ -37,7 +37,7 @@ class Unresolvable:
 def lookup(tree: Any, path: str) -> Any:
     """The value at a dotted path of a plain tree, or MISSING."""
     node = tree
-    for part in path.split("."):
+    for part in split_path(path):
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
@@ -75,11 +75,18 @@ def is_interpolation(value: Any) -> bool:
     return isinstance(value, str) and "${" in value
 
 
+def select_key(path: str) -> str:
+    """A dotted path as OmegaConf.select reads it: a key with a dot in it goes in brackets (`[actor.lr]`)."""
+    if '"' not in path:
+        return path
+    return "".join(f"[{key}]" if "." in key else (f".{key}" if index else key) for index, key in enumerate(split_path(path)))
+
+
 def resolve_path(config: DictConfig, path: str) -> Any:
     """The resolved value at `path`, or Unresolvable naming the key and the reason."""
     with opaque_host_resolvers():
         try:
-            value = OmegaConf.select(config, path, throw_on_missing=True)
+            value = OmegaConf.select(config, select_key(path), throw_on_missing=True)
         except OmegaConfBaseException as error:
             message = " ".join(str(error).split("\n")[0].split())
             return Unresolvable(f"{path} cannot be resolved: {message}")

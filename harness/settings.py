@@ -11,6 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.confine import is_inside, project_root
+
 
 class SettingsError(Exception):
     """Settings that cannot be used; the message names the file and key."""
@@ -53,6 +55,7 @@ class Settings:
     cache_dir: Path | None = None  # parsed-file cache kept between runs; None turns it off
     jobs: int | None = None  # worker processes; None means one per core
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
+    read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
 
 
@@ -71,18 +74,26 @@ TOP_LEVEL_KEYS = {
     "jobs": int,
     "search_path": list,
     "version_base": str,
+    "read_outside": list,
 }
 ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str}
 SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
-UNSAFE_NAME = re.compile(r"[/\\\s]|\.\.")
+UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
 
 
 def check_name(name: str, where: str) -> str:
-    """Return `name` if it is safe inside a file name, else raise naming `where`."""
+    """Return `name` if it is safe inside a file name, else raise naming `where`.
+
+    `__` is refused because it separates the parts of a golden's name (two cases must never share a golden),
+    `$` because Hydra would resolve `${...}` in an override, and control characters and bytes that are not
+    UTF-8 (surrogates) because the name is printed in every report.
+    """
     if not name or UNSAFE_NAME.search(name) or name in {".", ".."}:
-        raise SettingsError(f"{where}: {name!r} is not a file-name safe name (no '/', '..' or whitespace)")
+        raise SettingsError(
+            f"{where}: {name!r} is not a file-name safe name (no '/', '..', '__', '$', whitespace or control characters)"
+        )
     return name
 
 
@@ -125,7 +136,8 @@ def package_folder(entry: str, where: str) -> Path:
     )
 
 
-def _search_path(entries: list, base: Path, where: str) -> tuple[Path, ...]:
+def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ...]) -> tuple[Path, ...]:
+    # A folder must lie inside the project (or read_outside); pkg:// is an installed package, found without importing.
     folders = []
     for index, entry in enumerate(_string_list(entries, where)):
         entry_where = f"{where}[{index}]"
@@ -134,7 +146,7 @@ def _search_path(entries: list, base: Path, where: str) -> tuple[Path, ...]:
         elif "://" in entry and not entry.startswith("file://"):
             raise SettingsError(f"{entry_where}: {entry!r}: only folders, file:// and pkg:// entries are supported")
         else:
-            folders.append((base / entry.removeprefix("file://")).resolve())
+            folders.append(_confined(base / entry.removeprefix("file://"), readable, entry_where))
     return tuple(folders)
 
 
@@ -192,6 +204,24 @@ def _positive(value: int | None, where: str) -> int | None:
     return value
 
 
+def _confined_folders(table: dict[str, Any], base: Path, where: str) -> tuple[Path, ...]:
+    """The project (the git top level holding the settings), then every folder `read_outside` allows reading."""
+    extra = _string_list(table.get("read_outside", []), f"{where} read_outside")
+    return (project_root(base), *((base / folder).resolve() for folder in extra))
+
+
+def _confined(path: Path, allowed: tuple[Path, ...], where: str, reading: bool = True) -> Path:
+    """`path` resolved (symlinks followed), or SettingsError when it leads outside every allowed folder.
+
+    `read_outside` widens only reads; what the harness writes (goldens, fetched trees) stays inside the project.
+    """
+    resolved = path.resolve()
+    if not any(is_inside(resolved, folder) for folder in (allowed if reading else allowed[:1])):
+        hint = "list its folder in read_outside to read it" if reading else "the harness writes only inside the project"
+        raise SettingsError(f"{where}: {path} leads outside the project {allowed[0]}; {hint}")
+    return resolved
+
+
 def parse_settings(table: Any, origin: Path) -> Settings:
     """Validate a settings table read from `origin` and return absolute-path Settings."""
     where = f"{origin}: [{TABLE}]" if origin.name == "pyproject.toml" else f"{origin}"
@@ -212,6 +242,8 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     engines = None
     if "engines" in table:
         engines = tuple(check_name(e, f"{where} engines") for e in _string_list(table["engines"], f"{where} engines"))
+        if not engines:
+            raise SettingsError(f"{where}: 'engines' is empty; name at least one engine, or drop the key")
 
     presets: list[tuple[str, tuple[str, ...]]] = []
     for name, overrides in table.get("presets", {"default": []}).items():
@@ -249,13 +281,20 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         missing = sorted(set(SOURCE_KEYS) - set(raw_source))
         if missing:
             raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
-        source = Source(wheel=raw_source["wheel"], unpack=raw_source["unpack"], into=(base / raw_source["into"]).resolve())
+        into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
+        if into == project_root(base) or into in origin.parents:
+            raise SettingsError(f"{where} source.into: {raw_source['into']!r} would replace the project's own folder")
+        source = Source(wheel=raw_source["wheel"], unpack=raw_source["unpack"], into=into)
 
+    readable = _confined_folders(table, base, where)
     return Settings(
         origin=origin,
-        config_dir=(base / table["config_dir"]).resolve(),
-        snapshot_dir=(base / table.get("snapshot_dir", "snapshots")).resolve(),
-        contracts=tuple((base / c).resolve() for c in _string_list(table.get("contracts", []), f"{where} contracts")),
+        config_dir=_confined(base / table["config_dir"], readable, f"{where} config_dir"),
+        snapshot_dir=_confined(base / table.get("snapshot_dir", "snapshots"), readable, f"{where} snapshot_dir", reading=False),
+        contracts=tuple(
+            _confined(base / c, readable, f"{where} contracts")
+            for c in _string_list(table.get("contracts", []), f"{where} contracts")
+        ),
         roots=roots,
         engine_group=_engine_group(table.get("engine_group"), where),
         engines=engines,
@@ -264,8 +303,9 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         source=source,
         cache_dir=_cache_dir(table, base),
         jobs=_positive(table.get("jobs"), f"{where} jobs"),
-        search_path=_search_path(table.get("search_path", []), base, f"{where} search_path"),
+        search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),
+        read_outside=readable[1:],
     )
 
 

@@ -1,0 +1,120 @@
+"""The project's bounds: which folder a run may read and write, and what in a config may steer a composition.
+
+A pull request controls settings, contracts, goldens, configs and file names, so each check here is a pure
+function that says what is wrong (or nothing); callers raise their own error type with the file's name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+# A resolver call such as `${oc.env:TOKEN}` or `${now:%H}`: a name, then a colon, inside `${...}`.
+RESOLVER_CALL = re.compile(r"\$\{\s*[\w.\-]+\s*:")
+
+
+class UnsafeInput(PermissionError):
+    """Input that would make a run read, write or run something outside the project: refused, exit 2."""
+
+
+def project_root(start: Path) -> Path:
+    """The git top level that holds `start` (a folder), or `start` itself outside any git checkout."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def is_inside(path: str | Path, folder: Path) -> bool:
+    """True when `path`, with every symlink followed, lies in `folder` (or is it)."""
+    real = Path(os.path.realpath(path))
+    return real == folder or folder in real.parents
+
+
+# The folders a run may read: the project first, then any folder the settings name for reading.
+Scope = tuple[Path, ...]
+
+
+def within(path: str | Path, scope: Scope) -> bool:
+    """True when `path`, with every symlink followed, lies in one of the scope's folders."""
+    return any(is_inside(path, folder) for folder in scope)
+
+
+def outside_problem(path: Path, scope: Scope, what: str) -> str | None:
+    """Why `path` may not be used (it leads outside every folder of `scope`), or None."""
+    if within(path, scope):
+        return None
+    link = " through a symlink" if Path(path).is_symlink() or Path(os.path.realpath(path)) != Path(path).absolute() else ""
+    return f"{what} {path} lies outside the project {scope[0]}{link}; it is not read"
+
+
+def uses_resolver(value: Any) -> bool:
+    """True for a string with a resolver call (`${oc.env:...}`, `${now:...}`, any `${name:...}`)."""
+    return isinstance(value, str) and RESOLVER_CALL.search(value) is not None
+
+
+def search_path_problem(entry: Any, scope: Scope) -> str | None:
+    """Why a search path entry is refused, or None for a folder inside `scope`.
+
+    `pkg://` would import a package (running its `__init__`), so only packages already imported (Hydra's own)
+    are allowed; a resolver would let the environment choose the folder; a folder outside the project would
+    let a config read host files. Used for `hydra.searchpath` in configs and overrides, and by every source
+    a session creates; a settings-level search path checks its entries here too (pkg:// found from metadata
+    instead of refused, its folder added to the scope).
+    """
+    if not isinstance(entry, str):
+        return f"search path entry {entry!r} is not a string"
+    if "${" in entry:
+        return f"search path entry {entry!r} uses an interpolation; the environment must not choose which files are read"
+    scheme, separator, location = entry.partition("://")
+    if not separator:
+        scheme, location = "file", entry
+    if scheme == "pkg":
+        return None if package_is_loaded(location) else (
+            f"search path entry {entry!r} would import the package {location!r} (pkg:// runs its code); "
+            "use a folder inside the project instead"
+        )
+    if scheme != "file":
+        return f"search path entry {entry!r}: only folders inside the project may be searched"
+    return outside_problem(Path(location).absolute(), scope, f"search path entry {entry!r}:")
+
+
+def package_is_loaded(name: str) -> bool:
+    """True when the module `name` is already imported (or is Hydra's own config), so serving it runs no new code."""
+    return name in sys.modules or name == "hydra.conf"
+
+
+def _entry_texts(entry: Any) -> list[str]:
+    if isinstance(entry, dict):
+        return [str(part) for item in entry.items() for part in item]
+    return [str(entry)]
+
+
+def config_problem(config: Any, scope: Scope) -> str | None:
+    """Why a config file's `defaults` list or `hydra.searchpath` may not be used, or None.
+
+    Hydra resolves interpolations in defaults entries for real (`- backend: ${oc.env:TOKEN}`), so a resolver
+    there would let the environment pick the composed file and put its value into error messages.
+    """
+    if not isinstance(config, DictConfig):
+        return None
+    defaults = config._get_node("defaults") if "defaults" in config else None
+    entries: Any = OmegaConf.to_container(defaults, resolve=False) if isinstance(defaults, ListConfig) else []
+    for entry in entries:
+        for text in _entry_texts(entry):
+            if uses_resolver(text):
+                return f"defaults entry {text!r} calls a resolver; the environment must not choose which file is composed"
+    hydra_node = config._get_node("hydra") if "hydra" in config else None
+    hydra: Any = OmegaConf.to_container(hydra_node, resolve=False) if isinstance(hydra_node, DictConfig) else {}
+    searchpath = hydra.get("searchpath")
+    for entry in searchpath if isinstance(searchpath, list) else []:
+        problem = search_path_problem(entry, scope)
+        if problem:
+            return f"hydra.searchpath: {problem}"
+    return None
