@@ -11,7 +11,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from harness.compose import DefaultsEntry, HydraSession, parse_file
-from harness.diff import iter_leaves, join_path
+from harness.diff import iter_leaves
 from harness.matrix import Case
 from harness.render import key_lines
 from harness.resolve import MISSING, lookup
@@ -134,7 +134,8 @@ def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, 
             sources[package] = Source(shown, 1)
             continue
         for relative, _ in iter_leaves(leaves.values):
-            sources[join_path(package, relative)] = Source(shown, leaves.lines.get(relative))
+            # `relative` is already a path (its keys quoted where needed); the package is a plain dotted prefix.
+            sources[f"{package}.{relative}" if package else relative] = Source(shown, leaves.lines.get(relative))
     return sources
 
 
