@@ -48,8 +48,15 @@ def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes:
     findings = []
     interpolations = resolve.interpolation_leaves(tree)
     affected = resolve.affected_interpolations(interpolations, {change.path for change in changes})
+    too_long = sorted(affected & resolve.long_chains(interpolations))
+    if too_long:
+        findings.append(Finding(
+            "effective", too_long[0], None, None, ERROR,
+            f"{len(too_long)} interpolation(s) from {too_long[0]} on are chains of more than {resolve.MAX_CHAIN} steps "
+            "(or circular); their resolved values are not compared",
+        ))
     for path, written in sorted(interpolations.items()):
-        if path not in affected or resolve.lookup(golden_tree, path) != written:
+        if path not in affected or path in too_long or resolve.lookup(golden_tree, path) != written:
             continue  # unaffected, or a changed text that is already a `changed` finding
         if golden_config is None:
             golden_config = OmegaConf.create(golden_tree)

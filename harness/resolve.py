@@ -75,6 +75,10 @@ def is_interpolation(value: Any) -> bool:
     return isinstance(value, str) and "${" in value
 
 
+# Python's recursion limit bounds how far OmegaConf follows interpolations (about 60 steps); past it, say so.
+TOO_DEEP = "circular interpolation, or a chain of interpolations too long to follow (more than about 60 steps)"
+
+
 def select_key(path: str) -> str:
     """A dotted path as OmegaConf.select reads it: a key with a dot in it goes in brackets (`[actor.lr]`)."""
     if '"' not in path:
@@ -88,10 +92,12 @@ def resolve_path(config: DictConfig, path: str) -> Any:
         try:
             value = OmegaConf.select(config, select_key(path), throw_on_missing=True)
         except OmegaConfBaseException as error:
+            if isinstance(error.__cause__, RecursionError) or "RecursionError" in str(error):
+                return Unresolvable(f"{path} cannot be resolved: {TOO_DEEP}")
             message = " ".join(str(error).split("\n")[0].split())
             return Unresolvable(f"{path} cannot be resolved: {message}")
         except RecursionError:
-            return Unresolvable(f"{path} cannot be resolved: circular interpolation")
+            return Unresolvable(f"{path} cannot be resolved: {TOO_DEEP}")
     if isinstance(value, (DictConfig,)) or OmegaConf.is_config(value):
         return OmegaConf.to_container(value, resolve=False)
     return value
@@ -172,38 +178,66 @@ def referenced_keys(path: str, written: str) -> list[str]:
 OTHER_RESOLVER = re.compile(r"\$\{\s*(?!oc\.select:)[A-Za-z_][\w.]*:")
 
 
+def _prefixes(path: str) -> list[str]:
+    parts = path.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+
+
 def affected_interpolations(interpolations: dict[str, str], changed: set[str]) -> set[str]:
     """The interpolation leaves whose resolved value may differ because the leaves in `changed` did.
 
     Conservative: a reference to a changed key, to one of its ancestors or descendants, or through another
-    interpolation that is affected (to a fixpoint), or any resolver besides oc.select, counts as affected.
+    interpolation that is affected (transitively), or any resolver besides oc.select, counts as affected.
+    Indexed by reference, so a chain of thousands of interpolations costs linear time, not quadratic.
     """
-    references = {path: referenced_keys(path, text) for path, text in interpolations.items()}
-    touched: set[str] = set()  # changed keys and all their ancestors
+    readers_of: dict[str, set[str]] = {}  # a referenced key -> the interpolations that read it
+    readers_below: dict[str, set[str]] = {}  # a key -> the interpolations that read it or something below it
+    for path, text in interpolations.items():
+        for key in referenced_keys(path, text):
+            readers_of.setdefault(key, set()).add(path)
+            for prefix in _prefixes(key):
+                readers_below.setdefault(prefix, set()).add(path)
+    affected = {path for path, text in interpolations.items() if OTHER_RESOLVER.search(text)}
+    pending, marked = list(changed) + sorted(affected), set()
+    while pending:
+        path = pending.pop()
+        if path in marked:
+            continue
+        marked.add(path)
+        # A reader of this key or of anything below it, or of one of its ancestors, may see a new value.
+        readers = set(readers_below.get(path, ()))
+        for ancestor in _prefixes(path):
+            readers |= readers_of.get(ancestor, set())
+        for reader in readers - affected:
+            affected.add(reader)
+            pending.append(reader)
+    return affected
 
-    def mark(path: str) -> None:
-        parts = path.split(".")
-        touched.update(".".join(parts[: i + 1]) for i in range(len(parts)))
 
-    def touches(key: str) -> bool:
-        parts = key.split(".")
-        return key in touched or any(".".join(parts[: i + 1]) in changed_or_affected for i in range(len(parts)))
+# How many interpolation steps the harness follows; OmegaConf itself gives up a little later (recursion).
+MAX_CHAIN = 40
 
-    changed_or_affected = set(changed)
-    for path in changed:
-        mark(path)
-    affected: set[str] = set()
-    while True:
-        newly = {
-            path for path, text in interpolations.items()
-            if path not in affected and (OTHER_RESOLVER.search(text) or any(touches(k) for k in references[path]))
-        }
-        if not newly:
-            return affected
-        affected |= newly
-        changed_or_affected |= newly
-        for path in newly:
-            mark(path)
+
+def long_chains(interpolations: dict[str, str], limit: int = MAX_CHAIN) -> set[str]:
+    """The interpolation leaves that need more than `limit` steps through other interpolations (or a cycle)
+    to reach a plain value: resolving them costs time and ends in a recursion error, so they are not resolved."""
+    depth: dict[str, int] = {}
+    for start in interpolations:
+        stack, on_stack = [start], {start}
+        while stack:
+            path = stack[-1]
+            references = [k for k in referenced_keys(path, interpolations[path]) if k in interpolations]
+            waiting = next((k for k in references if k not in depth and k not in on_stack), None)
+            if path not in depth and waiting is not None:
+                stack.append(waiting)  # one at a time, so the stack is exactly the path being followed
+                on_stack.add(waiting)
+                continue
+            # Every reference is known, or leads back into the path (a cycle: beyond any limit).
+            if path not in depth:
+                depth[path] = min(limit + 1, 1 + max((depth.get(k, limit + 1) for k in references), default=0))
+            stack.pop()
+            on_stack.discard(path)
+    return {path for path, steps in depth.items() if steps > limit}
 
 
 def interpolation_leaves(tree: Any) -> dict[str, str]:
