@@ -228,12 +228,16 @@ def test_settings_cannot_point_outside_the_project(small_project, cli, host_secr
     assert sorted(p.name for p in host_secret.parent.iterdir()) == ["secret.yaml", "train.yaml"]
 
 
-def test_read_outside_allows_reading_a_named_folder(small_project, cli, tmp_path):
-    shared = tmp_path / "shared"
+def test_read_outside_allows_reading_a_named_folder(small_project, cli, tmp_path_factory):
+    shared = tmp_path_factory.mktemp("shared") / "conf"
     shutil.copytree(small_project / "conf", shared)
+    (small_project / "conf" / "train.yaml").unlink()  # the project's own tree is not what is read
     settings = small_project / "harness.toml"
     settings.write_text(f'read_outside = ["{shared}"]\n' + settings.read_text().replace('config_dir = "conf"', f'config_dir = "{shared}"'))
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    settings.write_text(settings.read_text().replace(f'read_outside = ["{shared}"]\n', ""))
+    refused = cli("--settings", "harness.toml", "check")
+    assert refused.code == 2 and "read_outside" in refused.err
 
 
 def test_an_absolute_search_path_outside_the_project_is_an_error(small_project, cli, host_secret):
