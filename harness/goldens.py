@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 
 from harness.confine import UnsafeInput, outside_problem, project_root
-from harness.render import InputLimitError, read_bounded
 from harness.findings import MatrixResult, Status
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+from harness.render import InputLimitError, read_bounded
 
 
 def golden_path(snapshot_dir: Path, case: Case) -> Path:

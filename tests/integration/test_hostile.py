@@ -13,10 +13,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import yaml
 
 from harness.render import parse_yaml
-from tests.conftest import SMALL_TREE, write_tree
+from tests.conftest import write_tree
 from tests.unit.test_compose import plain_compose
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("config-harness"))
