@@ -40,7 +40,8 @@ def test_a_pkg_search_path_never_imports_code(small_project):
     package.mkdir()
     (package / "__init__.py").write_text("import pathlib\npathlib.Path(__file__).parents[1].joinpath('PWNED').write_text('ran')\n")
     edit(small_project / "conf" / "train.yaml", "trainer:\n", "hydra:\n  searchpath: [pkg://evilpkg]\ntrainer:\n")
-    env = {**os.environ, "PYTHONPATH": str(small_project)}  # as `PYTHONPATH=.` or an editable install would have it
+    # The project on sys.path, as `PYTHONPATH=.` or an editable install of the project would have it.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(small_project), os.environ.get("PYTHONPATH")]))}
     run = subprocess.run(
         [CONSOLE_SCRIPT, "--settings", "harness.toml", "check", "--format", "json"],
         cwd=small_project, env=env, capture_output=True, text=True, timeout=300,
@@ -135,26 +136,33 @@ def limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024,) * 2)
 
 
+def bounded_run(project: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    """The console script under a 1.5 GiB address-space limit and a timeout: an unbounded harness fails
+    here (MemoryError, or TimeoutExpired) instead of taking the machine with it."""
+    return subprocess.run(
+        [CONSOLE_SCRIPT, "--settings", "harness.toml", "--jobs", "1", *args],
+        cwd=project, capture_output=True, text=True, timeout=timeout, preexec_fn=limit_memory,
+    )
+
+
 def test_an_alias_bomb_golden_is_refused_within_bounded_memory(small_project, cli):
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
     golden = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
     golden.write_text(golden.read_text() + alias_bomb())
     assert len(alias_bomb()) < 1024
-    run = subprocess.run(
-        [CONSOLE_SCRIPT, "--settings", "harness.toml", "--jobs", "1", "check", "--format", "json"],
-        cwd=small_project, capture_output=True, text=True, timeout=300, preexec_fn=limit_memory,
-    )
+    run = bounded_run(small_project, "check", "--format", "json")
     assert run.returncode == 1, run.stderr[-2000:]
     (case,) = [c for c in json.loads(run.stdout)["cases"] if c["id"] == "train/cpu/default"]
     assert case["status"] == "error" and "aliases" in case["findings"][0]["message"]
     assert "_generated_train__cpu__default.yaml" in case["findings"][0]["message"]
 
 
-def test_an_alias_bomb_config_and_a_huge_config_are_case_errors(small_project, cli):
+def test_an_alias_bomb_config_and_a_huge_config_are_case_errors(small_project):
     write_tree(small_project / "conf", {"backend/bomb.yaml": alias_bomb()})
     (small_project / "conf" / "backend" / "huge.yaml").write_text("backend: huge\npad: '" + "x" * (9 * 1024 * 1024) + "'\n")
-    report = cli("--settings", "harness.toml", "check", "--format", "json", cwd=small_project)
-    cases = {c["id"]: c for c in report.json()["cases"]}
+    run = bounded_run(small_project, "check", "--format", "json")
+    assert run.returncode == 1, run.stderr[-2000:]
+    cases = {c["id"]: c for c in json.loads(run.stdout)["cases"]}
     assert "aliases" in cases["train/bomb/default"]["findings"][0]["message"]
     assert "backend/bomb.yaml" in cases["train/bomb/default"]["findings"][0]["message"]
     assert "MiB" in cases["train/huge/default"]["findings"][0]["message"]
@@ -167,8 +175,8 @@ def test_a_long_interpolation_chain_is_reported_not_followed(small_project, cli)
     edit(small_project / "conf" / "train.yaml", "trainer:\n", "trainer:\n  chain:\n" + chain.replace("  k", "    k"))
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
     edit(small_project / "conf" / "train.yaml", f"    k{steps}: 1\n", f"    k{steps}: 2\n")
-    report = cli("--settings", "harness.toml", "check", "--format", "json").json()
-    messages = [f["message"] for c in report["cases"] if c["id"] == "train/cpu/default" for f in c["findings"]]
+    run = bounded_run(small_project, "check", "--format", "json", timeout=240)
+    messages = [f["message"] for c in json.loads(run.stdout)["cases"] if c["id"] == "train/cpu/default" for f in c["findings"]]
     assert any("chains of more than 40 steps" in m and "trainer.chain.k0" in m for m in messages), messages
 
 
