@@ -40,10 +40,11 @@ def verl_project(path: Path) -> Path:
     """verl 0.9.1 with the project's settings, contracts and goldens, and one default changed in rollout.yaml."""
     tree = shutil.copytree(ROOT / ".cache" / "verl" / "verl" / "trainer" / "config", path / "config")
     shutil.copytree(ROOT / "snapshots", path / "snapshots")
+    shutil.copy(ROOT / "contracts" / "verl.yaml", path / "contracts.yaml")  # settings may not read outside the project
     rollout = tree / "rollout" / "rollout.yaml"
     rollout.write_text(rollout.read_text().replace("\ntemperature: 1.0\n", "\ntemperature: 0.7\n"))
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["config-harness"]
-    lines = ['config_dir = "config"', 'snapshot_dir = "snapshots"', f'contracts = ["{ROOT / "contracts" / "verl.yaml"}"]',
+    lines = ['config_dir = "config"', 'snapshot_dir = "snapshots"', 'contracts = ["contracts.yaml"]',
              f"roots = {json.dumps(table['roots'])}", f'engine_group = "{table["engine_group"]}"', "[presets]"]
     lines += [f"{name} = {json.dumps(overrides)}" for name, overrides in table["presets"].items()]
     for route in table["routes"]:
