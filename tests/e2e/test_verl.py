@@ -19,6 +19,7 @@ pytestmark = pytest.mark.e2e
 
 ACCEPTANCE_SETTINGS = """
 config_dir = "{config_dir}"
+read_outside = ["{config_dir}"]
 snapshot_dir = "snapshots"
 roots = ["ppo_trainer"]
 engines = ["dp"]
