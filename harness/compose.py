@@ -7,6 +7,7 @@ import os
 import pickle
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,10 @@ from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
 from harness import hydra_compat, render
+from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
 from harness.goldens import write_atomic
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
-from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
 from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
 
 SCHEME = "harness"
@@ -352,8 +353,8 @@ class HydraSession:
         # Config files are read only inside the config folder's project, the settings' search path and the
         # folders read_outside names; pkg:// and file:// search paths from configs go through guarded sources.
         CachedFileConfigSource.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
-        self._guard = hydra_compat.sources_standing_in(GUARDED_SOURCES)
-        self._guard.__enter__()
+        self._guards = ExitStack()
+        self._guards.enter_context(hydra_compat.sources_standing_in(GUARDED_SOURCES))
         extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
         hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
         # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
@@ -367,7 +368,7 @@ class HydraSession:
         DiskCache.folder = None
         CachedFileConfigSource.scope = ()
         GlobalHydra.instance().clear()
-        self._guard.__exit__(*exc_info)
+        self._guards.close()
 
     def tree_digest(self) -> bytes:
         """A digest of every file below every config folder (names and bytes) and the version_base: any edit changes it."""

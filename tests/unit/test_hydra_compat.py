@@ -135,3 +135,25 @@ def test_omegaconf_yaml_resolvers_read_scalars_as_omegaconf_does():
 def test_reads_as_other_type():
     assert all(hydra_compat.reads_as_other_type(text) for text in ("true", "Off", "12", "1e-6", "0.5", "-3"))
     assert not any(hydra_compat.reads_as_other_type(text) for text in ("qkv", "1.2.3", "v1", ""))
+
+
+def test_sources_standing_in_serve_a_scheme_and_restore_hydras_own():
+    from hydra._internal.sources_registry import SourcesRegistry
+
+    original = SourcesRegistry.instance().resolve("pkg")
+    with hydra_compat.sources_standing_in({"pkg": CachedFileConfigSource}):
+        assert SourcesRegistry.instance().resolve("pkg") is CachedFileConfigSource
+    assert SourcesRegistry.instance().resolve("pkg") is original
+
+
+def test_resolvers_refusing_stops_every_resolver_and_restores_them(monkeypatch):
+    monkeypatch.setenv("CH_COMPAT_TOKEN", "value")
+    config = OmegaConf.create({"a": "${oc.env:CH_COMPAT_TOKEN}"})
+    with hydra_compat.resolvers_refusing():
+        try:
+            config.a
+        except Exception as error:
+            assert "value" not in str(error) and "oc.env" in str(error)
+        else:
+            raise AssertionError("oc.env resolved while refusing")
+    assert config.a == "value"
