@@ -73,10 +73,13 @@ def plain_compose(tree: Path, cases: list[dict[str, Any]], version_base: str | N
 
 
 def write_settings(folder: Path, config_dir: Path, snapshot_dir: Path, settings: str) -> Path:
-    """A standalone settings file for a tree and a snapshot folder."""
+    """A standalone settings file for a tree (fetched outside the project: read_outside names it) and a snapshot folder."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "harness.toml"
-    path.write_text(f'config_dir = "{config_dir}"\nsnapshot_dir = "{snapshot_dir}"\n{settings}', encoding="utf-8")
+    path.write_text(
+        f'config_dir = "{config_dir}"\nread_outside = ["{config_dir}"]\nsnapshot_dir = "{snapshot_dir}"\n{settings}',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -140,7 +143,9 @@ def check_edit(project: Project, tmp_path: Path, file: str, old: str, new: str, 
     """
     copy = Path(shutil.copytree(project.tree, tmp_path / "config"))
     replace_once(copy / file, old, new)
-    settings = write_settings(tmp_path, copy, project.snapshots, narrower + project.settings)
+    # Goldens are written and read only inside the project, so the check runs on a copy of the project's.
+    snapshots = Path(shutil.copytree(project.snapshots, tmp_path / "snapshots"))
+    settings = write_settings(tmp_path, copy, snapshots, narrower + project.settings)
     code, out = run_cli("--settings", str(settings), "--jobs", "1", "check", "--format", "json")
     assert code in (0, 1), out
     report = json.loads(out)
