@@ -49,9 +49,14 @@ fuzz: setup
 	@CONFIG_HARNESS_FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) CONFIG_HARNESS_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest -q tests/e2e/test_fuzz.py
 
+# BENCH_TREES picks the sections (verl: the project's own 13 cases; sheeprl, anemoi: big matrices from their
+# wheels), BENCH_REPEAT the interleaved runs per measurement: BENCH_TREES=verl BENCH_REPEAT=1 is a quick run.
+BENCH_TREES ?= verl sheeprl anemoi
+BENCH_REPEAT ?= 3
 bench: setup
-	@$(BIN)/python benchmarks/bench_matrix.py
-	@$(BIN)/python benchmarks/bench_log.py
+	@if echo " $(BENCH_TREES) " | grep -q " verl "; then \
+		$(BIN)/python benchmarks/bench_matrix.py --runs $(BENCH_REPEAT) && $(BIN)/python benchmarks/bench_log.py; fi
+	@BENCH_TREES="$(filter-out verl,$(BENCH_TREES))" BENCH_REPEAT=$(BENCH_REPEAT) $(BIN)/python benchmarks/bench_big.py
 
 # The harness's parse and composition cache (per user, outside the project); the downloaded verl trees stay.
 clean-cache:

@@ -65,15 +65,19 @@ def run(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0,)) -> tupl
     return seconds, child.stdout.decode()
 
 
-def peak_run(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1)) -> tuple[float, int]:
-    """Wall seconds and peak RSS (MiB) of one child, read with os.wait4."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in ok_codes:
-        sys.exit(f"bench: {' '.join(command)} exited {code}: {child.stderr.read().decode()[-500:]}")
+def peak_run(
+    command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1), env: dict[str, str] | None = None
+) -> tuple[float, int]:
+    """Wall seconds and peak RSS (MiB) of one child, read with os.wait4 (it counts the child's reaped workers)."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code not in ok_codes:
+            errors.seek(0)
+            sys.exit(f"bench: {' '.join(command)} exited {code}: {errors.read().decode()[-500:]}")
     return seconds, usage.ru_maxrss // 1024
 
 
@@ -232,7 +236,7 @@ def main() -> int:
     settings = [] if settings_file.name == "pyproject.toml" else ["--settings", str(settings_file)]
     config_dir = config_dir_of(settings_file)
     cases = cases_of(settings, root)
-    runs = max(3, args.runs)
+    runs = max(1, args.runs)
 
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; matrix: {len(cases)} cases from {config_dir}")
     measured = measure_approaches(root, settings, config_dir, cases, runs)

@@ -15,6 +15,8 @@ from hydra.errors import HydraException
 
 from harness import __version__, baselines, diff
 from harness.baselines import GoldenFolder
+from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
+from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
 from harness.contracts import ContractError, checks_for, load_contracts
@@ -35,7 +37,7 @@ from harness.report import (
     to_markdown,
     to_text,
 )
-from harness.settings import Settings, SettingsError, display_path, load_settings, with_overrides
+from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -165,14 +167,25 @@ def add_global_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-dir", help="override config_dir for this run")
     parser.add_argument("--snapshot-dir", help="override snapshot_dir for this run")
     parser.add_argument("--contracts", action="append", help="override the contracts list (repeatable)")
-    parser.add_argument("--no-cache", action="store_true", help="do not read or write the parsed-file cache")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the parse and composition cache")
+    parser.add_argument("--cache-dir", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else ~/.cache/config-harness)")
     parser.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings with the command line's path overrides applied."""
     settings = load_settings(args.settings)
-    return with_overrides(settings, args.config_dir, args.snapshot_dir, args.contracts, args.no_cache, args.jobs)
+    settings = with_overrides(settings, args.config_dir, args.snapshot_dir, args.contracts, args.no_cache, args.jobs)
+    return settings if args.no_cache else replace(settings, cache_dir=cache_dir_from(args))
+
+
+def cache_dir_from(args: argparse.Namespace) -> Path | None:
+    """The cache folder chosen by the command line or the environment (never by project files); None: off."""
+    if args.no_cache:
+        return None
+    if args.cache_dir is not None:
+        return Path(args.cache_dir).resolve() if args.cache_dir else None
+    return default_cache_dir()
 
 
 def command_list(args: argparse.Namespace) -> int:
@@ -485,18 +498,26 @@ def command_lock(args: argparse.Namespace) -> int:
 
 
 def command_cache(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
-    folder = settings.cache_dir
+    """Show or clear the per-user cache; needs no project (the folder comes from flags or the environment)."""
+    folder = cache_dir_from(args)
     if folder is None:
         print("cache: off")
         return EXIT_OK
-    entries = sorted(folder.glob("*.pickle")) if folder.is_dir() else []
+    if not folder.exists():
+        print(f"{folder}: empty (not created yet)")
+        return EXIT_OK
+    try:
+        open_folder(folder)
+    except CacheRefused as error:
+        raise UsageError(f"cache folder refused: {error}") from None
+    found = list(cache_entries(folder))
     if args.clear:
-        for entry in entries:
-            entry.unlink(missing_ok=True)
-        print(f"cleared {len(entries)} entries from {folder}")
+        for entry in found:
+            Path(entry.path).unlink(missing_ok=True)
+        print(f"cleared {len(found)} entries from {folder}")
     else:
-        print(f"{folder}: {len(entries)} entries, {sum(e.stat().st_size for e in entries) // 1024} KiB")
+        size = sum(entry.stat(follow_symlinks=False).st_size for entry in found)
+        print(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), key {key_path(folder)}")
     return EXIT_OK
 
 

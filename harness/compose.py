@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import sys
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hydra import __version__ as hydra_version_text
 from hydra import compose as hydra_compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.object_type import ObjectType
@@ -22,15 +20,14 @@ from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult
 from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig
-from omegaconf.version import __version__ as omegaconf_version
 
-from harness import __version__ as harness_version
-from harness import hydra_compat, render
+from harness import hydra_compat, trace
+from harness.cache import CacheRefused, DiskCache, open_store, warn_refused
 from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
-from harness.goldens import write_atomic
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
 from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
+from harness.sharing import shared_work
 
 SCHEME = "harness"
 # Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
@@ -47,6 +44,7 @@ class ParsedFile:
 
     header: dict[str, str | None]
     blob: bytes
+    digest: bytes = b""  # of the header and the nodes: a comment or whitespace edit keeps it
 
     @property
     def config(self) -> DictConfig | ListConfig:
@@ -56,51 +54,6 @@ class ParsedFile:
 
 # Parsed files keyed by (absolute path, content digest): an edit is a new key, never a stale hit.
 _PARSED: dict[tuple[str, bytes], ParsedFile] = {}
-
-# Everything besides a file's bytes that shapes its parsed pickle; part of every on-disk cache key.
-# The sources of this module, of render (whose loader parses the files) and of hydra_compat are in it, so a change to how
-# files are parsed or composed never reads an old pickle.
-CACHE_FORMAT = (
-    f"config-harness {harness_version} omegaconf {omegaconf_version} python {sys.version_info[:2]} ".encode()
-    + b"".join(
-        hashlib.blake2b(Path(module).read_bytes(), digest_size=16).digest()
-        for module in (__file__, render.__file__, hydra_compat.__file__)
-    )
-)
-
-
-class DiskCache:
-    """Pickles that persist between runs, named by a digest of everything they depend on (folder None: off)."""
-
-    folder: Path | None = None
-
-    @classmethod
-    def _path(cls, key: bytes) -> Path | None:
-        if cls.folder is None:
-            return None
-        return cls.folder / f"{hashlib.blake2b(CACHE_FORMAT + key, digest_size=20).hexdigest()}.pickle"
-
-    @classmethod
-    def get(cls, key: bytes) -> Any:
-        """The value stored under `key`, or None."""
-        path = cls._path(key)
-        if path is None:
-            return None
-        try:
-            return pickle.loads(path.read_bytes())
-        except Exception:  # absent, truncated or foreign: a miss, rewritten by the caller
-            return None
-
-    @classmethod
-    def put(cls, key: bytes, value: Any) -> None:
-        """Store `value` under `key`, atomically; a read-only checkout simply runs without the cache."""
-        path = cls._path(key)
-        if path is None:
-            return
-        try:
-            write_atomic(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), mode=0o600)  # private
-        except OSError:
-            pass
 
 
 def parse_file(full_path: str, display: str) -> ParsedFile:
@@ -113,7 +66,7 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
     parsed = _PARSED.get(key)
     if parsed is None:
         stored = DiskCache.get(b"file\0" + data)
-        parsed = ParsedFile(*stored) if isinstance(stored, tuple) else None
+        parsed = ParsedFile(*stored) if isinstance(stored, tuple) and len(stored) == 3 else None
     if parsed is None:
         try:
             text = data.decode("utf-8")
@@ -126,8 +79,10 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
         if not isinstance(config, (DictConfig, ListConfig)):
             raise ConfigLoadError(f"{display}: a config file must hold a mapping or a list, got a {type(config).__name__}")
         # A list is a valid group option (Hydra places it at the option's package like any other content).
-        parsed = ParsedFile(hydra_compat.header_of(text), pickled(config))
-        DiskCache.put(b"file\0" + data, (parsed.header, parsed.blob))
+        header = hydra_compat.header_of(text)
+        blob = pickled(config)
+        parsed = ParsedFile(header, blob, content_digest(header, blob))
+        DiskCache.put(b"file\0" + data, (parsed.header, parsed.blob, parsed.digest))
     _PARSED[key] = parsed
     return parsed
 
@@ -159,23 +114,32 @@ class CachedFileConfigSource(FileConfigSource):
         self._confined(config_path, config_path or self.path)
         return super().list(config_path, results_filter)
 
-    def load_config(self, config_path: str) -> ConfigResult:
+    def _parsed(self, config_path: str) -> ParsedFile:
         normalized = hydra_compat.config_file_name(config_path)
         full_path = self._confined(normalized, normalized)
         if not os.path.isfile(full_path):
             raise ConfigLoadError(f"Config not found : {normalized}")
-        parsed = parse_file(full_path, normalized)
+        return parse_file(full_path, normalized)
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        parsed = self._parsed(config_path)
         config = parsed.config
         problem = config_problem(config, self.scope) if self.scope else None
         if problem:
-            raise ConfigLoadError(f"{normalized}: {problem}")
+            raise ConfigLoadError(f"{hydra_compat.config_file_name(config_path)}: {problem}")
         # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
-        return ConfigResult(
+        result = ConfigResult(
             config=config,
             path=f"{self.scheme()}://{self.path}",
             provider=self.provider,
             header=dict(parsed.header),
         )
+        result.content_digest = parsed.digest  # type: ignore[attr-defined]  # read by the composition trace
+        return result
+
+    def content_digest_of(self, config_path: str) -> bytes:
+        """The parsed content's digest of a config file, without copying its nodes (replaying a trace)."""
+        return self._parsed(config_path).digest
 
 
 hydra_compat.register_source(CachedFileConfigSource)
@@ -289,6 +253,11 @@ def config_entries(defaults: Iterable[Any], loader: Any) -> tuple[DefaultsEntry,
     return tuple(entries)
 
 
+def content_digest(header: dict[str, str | None], blob: bytes) -> bytes:
+    """A parsed file's identity for the composition cache: its header and its pickled nodes."""
+    return hashlib.blake2b(repr(sorted(header.items())).encode() + b"\0" + blob, digest_size=20).digest()
+
+
 def pickled(config: DictConfig | ListConfig) -> bytes:
     """A config as pickle bytes: a copy that loads far faster than OmegaConf's deepcopy."""
     return pickle.dumps(config, protocol=pickle.HIGHEST_PROTOCOL)
@@ -355,34 +324,29 @@ class HydraSession:
         CachedFileConfigSource.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
         self._guards = ExitStack()
         self._guards.enter_context(hydra_compat.sources_standing_in(GUARDED_SOURCES))
+        trace.install()  # after the guards stand in, before Hydra starts (it creates its sources then)
         extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
         hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
         # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
         self.source_folders = tuple(Path(folder) for folder in hydra_compat.file_source_folders(self.loader))
-        DiskCache.folder = self.cache_dir
-        self._tree_digest: bytes | None = None
+        DiskCache.store = None
+        if self.cache_dir is not None:
+            try:
+                DiskCache.store = open_store(self.cache_dir, project=self.config_dir)
+            except CacheRefused as error:
+                warn_refused(error)
+        self.replayer = trace.Replayer()
+        self.composed_fresh: list[tuple[str, tuple[str, ...]]] = []  # compositions not taken from the cache
+        self.sharing = True  # share Hydra's repeated work between compositions (off on the plain path)
+        self._heads: dict = {}
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        DiskCache.folder = None
+        DiskCache.store = None
         CachedFileConfigSource.scope = ()
         GlobalHydra.instance().clear()
         self._guards.close()
-
-    def tree_digest(self) -> bytes:
-        """A digest of every file below every config folder (names and bytes) and the version_base: any edit changes it."""
-        if self._tree_digest is None:
-            digest = hashlib.blake2b(digest_size=20)
-            digest.update(f"version_base={self.version_base}\0".encode())
-            for folder in self.folders:
-                digest.update(b"folder\0")
-                for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-                    # fsencode: a file name that is not UTF-8 is still a name, not a crash.
-                    digest.update(os.fsencode(path.relative_to(folder).as_posix()) + b"\0")
-                    digest.update(hashlib.blake2b(path.read_bytes(), digest_size=20).digest())
-            self._tree_digest = digest.digest()
-        return self._tree_digest
 
     @property
     def loader(self) -> Any:
@@ -395,30 +359,34 @@ class HydraSession:
     def compose(self, config_name: str, overrides: Iterable[str]) -> DictConfig:
         """Hydra compose; raises ComposeError with a one-line message.
 
-        With a cache folder, a composition is stored under a key made of every file of the tree, the config
-        name, the overrides and the versions of Hydra, OmegaConf and this module, so any change recomposes.
+        With a cache, a composition is stored with what it read (see harness.trace) and reused only while every
+        file, group listing and environment value it read is unchanged; its key holds the config name, the
+        overrides, the search path and Hydra's version_base (the versions are in every entry's name).
         """
         overrides = list(overrides)
         key = None
-        if DiskCache.folder is not None:
-            parts = [b"compose", hydra_version_text.encode(), self.tree_digest(), config_name.encode()]
+        if DiskCache.store is not None:
+            search_path = [(element.provider, element.path) for element in self.loader.get_search_path().get_path()]
+            parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = DiskCache.get(key)
-            if isinstance(cached, tuple) and len(cached) == 2:
-                self.defaults_lists[(config_name, tuple(overrides))] = cached[1]
-                return pickle.loads(cached[0])
+            if isinstance(cached, tuple) and len(cached) == 3 and self.replayer.holds(cached[0]):
+                self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
+                return pickle.loads(cached[1])
         with hydra_compat.recording_defaults_lists() as recorded:
             try:
                 refuse_steering_overrides(self, overrides)
-                with hydra_compat.resolvers_refusing():
-                    config = hydra_compose(config_name=config_name, overrides=overrides)
+                with hydra_compat.resolvers_refusing(), trace.recording() as recorder:
+                    with shared_work(self._heads if self.sharing else None):
+                        config = hydra_compose(config_name=config_name, overrides=overrides)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(describe_error(error)) from error
+        self.composed_fresh.append((config_name, tuple(overrides)))
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
             self.defaults_lists[(config_name, tuple(overrides))] = entries
-        if key is not None and entries is not None:
-            DiskCache.put(key, (pickled(config), entries))
+        if key is not None and entries is not None and recorder.cacheable:
+            DiskCache.put(key, (recorder.trace, pickled(config), entries))
         return config
 
     def defaults_entries(self, config_name: str, overrides: Iterable[str]) -> tuple[DefaultsEntry, ...]:
@@ -473,6 +441,7 @@ class HydraSession:
         flat); a caller that composes cases one at a time passes a dict that outlives the call.
         """
         bases = kept_bases if kept_bases is not None else {}
+        self.sharing = shared_bases
         for case in cases:
             try:
                 if not shared_bases:

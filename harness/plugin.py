@@ -174,10 +174,15 @@ class HarnessFile(pytest.File):
         except ImportError:
             pytest.skip("config-harness: the golden tests need the pytest extra: pip install 'config-harness[pytest]'")
         store = _store(self.config)
+        # A case's two tests side by side, cases of one base in a row: pytest-xdist hands out runs of adjacent
+        # tests, so a worker composes what it checks instead of every worker composing nearly every case.
+        grouped = self.config.pluginmanager.hasplugin("xdist")
         for case in store.cases:
-            yield pytest.Function.from_parent(self, name=f"golden[{case.id}]", callobj=_golden_test(case.id))
-        for case in store.cases:
-            yield pytest.Function.from_parent(self, name=f"semantics[{case.id}]", callobj=_semantic_test(case.id))
+            for name, test in (("golden", _golden_test), ("semantics", _semantic_test)):
+                item = pytest.Function.from_parent(self, name=f"{name}[{case.id}]", callobj=test(case.id))
+                if grouped:  # `--dist loadgroup` keeps a base on one worker
+                    item.add_marker(pytest.mark.xdist_group(f"{case.config_name} {' '.join(case.base_overrides)}"))
+                yield item
         yield pytest.Function.from_parent(self, name="orphans", callobj=_orphan_test)
 
 

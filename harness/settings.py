@@ -70,7 +70,6 @@ TOP_LEVEL_KEYS = {
     "presets": dict,
     "routes": list,
     "source": dict,
-    "cache_dir": str,
     "jobs": int,
     "search_path": list,
     "version_base": str,
@@ -192,10 +191,13 @@ def default_cache_dir() -> Path | None:
     return Path(base, "config-harness").resolve()
 
 
-def _cache_dir(table: dict[str, Any], base: Path) -> Path | None:
-    if "cache_dir" not in table:
-        return default_cache_dir()
-    return (base / table["cache_dir"]).resolve() if table["cache_dir"] else None
+def _refuse_cache_dir(table: dict[str, Any], where: str) -> None:
+    # A pull request controls the settings; letting them pick the folder pickles are read from runs its code.
+    if "cache_dir" in table:
+        raise SettingsError(
+            f"{where}: cache_dir is not a setting (settings are project files a pull request can change);"
+            " use --cache-dir or CONFIG_HARNESS_CACHE_DIR, or --no-cache"
+        )
 
 
 def _positive(value: int | None, where: str) -> int | None:
@@ -225,6 +227,8 @@ def _confined(path: Path, allowed: tuple[Path, ...], where: str, reading: bool =
 def parse_settings(table: Any, origin: Path) -> Settings:
     """Validate a settings table read from `origin` and return absolute-path Settings."""
     where = f"{origin}: [{TABLE}]" if origin.name == "pyproject.toml" else f"{origin}"
+    if isinstance(table, dict):
+        _refuse_cache_dir(table, where)
     table = _check_table(table, TOP_LEVEL_KEYS, where)
     base = origin.parent
     if "config_dir" not in table:
@@ -301,7 +305,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         presets=tuple(presets),
         routes=tuple(routes),
         source=source,
-        cache_dir=_cache_dir(table, base),
+        cache_dir=default_cache_dir(),
         jobs=_positive(table.get("jobs"), f"{where} jobs"),
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),

@@ -1,0 +1,201 @@
+"""What a composition read, so a cached composition is reused only while everything it read is unchanged.
+
+While a composition runs, every question Hydra asks a config source (does this group exist, which options
+does it list, what does this file hold) is recorded with its answer, and so is every environment value an
+interpolation reads on the way (`${oc.env:...}` in a defaults entry or a search path). A file's answer is
+the digest of its parsed content, so a comment or whitespace edit keeps it. Later, a cached composition
+is taken only if asking the same questions again gives the same answers: edits elsewhere in the tree,
+files in symlinked folders, search-path folders and `..` paths are all covered by the same rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hydra._internal.sources_registry import SourcesRegistry
+from hydra.core.object_type import ObjectType
+from hydra.core.plugins import Plugins
+from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
+from omegaconf.basecontainer import BaseContainer
+
+# A query is (scheme, source path, method, argument); its answer is a small comparable value.
+Query = tuple[str, str, str, str]
+Trace = tuple[tuple[Query, Any], ...]
+ENV = "env"
+
+# Resolvers whose result depends on nothing but the config itself; any other resolver read during a
+# composition (a clock, a custom function) makes it uncacheable.
+PURE_RESOLVERS = frozenset({"oc.select", "oc.decode", "oc.create", "oc.deprecated", "oc.dict.keys", "oc.dict.values"})
+ENV_RESOLVERS = frozenset({"oc.env", "env"})
+
+
+class Recorder:
+    """The queries and answers of one composition, in first-asked order."""
+
+    def __init__(self) -> None:
+        self.answers: dict[Query, Any] = {}
+        self.cacheable = True
+
+    def note(self, query: Query, answer: Any) -> None:
+        self.answers.setdefault(query, answer)
+
+    @property
+    def trace(self) -> Trace:
+        return tuple(self.answers.items())
+
+
+_RECORDER: Recorder | None = None
+
+
+@contextmanager
+def recording() -> Iterator[Recorder]:
+    """Record what the compositions inside the block read (not reentrant: compositions never nest)."""
+    global _RECORDER
+    recorder = Recorder()
+    previous, _RECORDER = _RECORDER, recorder
+    try:
+        yield recorder
+    finally:
+        _RECORDER = previous
+
+
+def content_digest(result: ConfigResult) -> bytes:
+    """What a loaded config holds (header and nodes), independent of comments and layout."""
+    digest = getattr(result, "content_digest", None)
+    if digest is not None:
+        return digest
+    header = repr(sorted(result.header.items())).encode()
+    return hashlib.blake2b(header + b"\0" + pickle.dumps(result.config, protocol=4), digest_size=20).digest()
+
+
+# Sources whose answers cannot change while a process runs (installed package data, Python classes): each
+# question is answered once per process. Config folders are asked again in every session.
+STABLE_SCHEMES = frozenset({"pkg", "structured"})
+_STABLE_ANSWERS: dict[Query, Any] = {}
+
+
+def _answer(source: ConfigSource, method: str, argument: str) -> Any:
+    """Ask a source one question; errors are answers too (their message)."""
+    try:
+        if method == "load":
+            digest_of = getattr(source, "content_digest_of", None)  # a parse-cached file: no copy of its nodes
+            return digest_of(argument) if digest_of is not None else content_digest(source.load_config(argument))
+        if method == "group":
+            return source.is_group(argument)
+        if method == "config":
+            return source.is_config(argument)
+        if method == "available":
+            return source.available()
+        if method.startswith("list:"):
+            filter_name = method[len("list:") :]
+            return tuple(source.list(argument, None if filter_name == "None" else ObjectType[filter_name]))
+    except Exception as error:  # a missing or broken file: the same error again is the same answer
+        return ("error", type(error).__name__, str(error))
+    raise ValueError(f"unknown query {method}")
+
+
+class RecordingSource(ConfigSource):
+    """Mixed in before a real config source: records each answer while a Recorder is active."""
+
+    def _note(self, method: str, argument: str, answer: Any) -> None:
+        if _RECORDER is not None:
+            _RECORDER.note((self.scheme(), self.path, method, argument), answer)
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        try:
+            result = super().load_config(config_path)  # type: ignore[safe-super]
+        except ConfigLoadError as error:
+            self._note("load", config_path, ("error", type(error).__name__, str(error)))
+            raise
+        if _RECORDER is not None:
+            query = (self.scheme(), self.path, "load", config_path)
+            answer = _STABLE_ANSWERS.get(query)
+            if answer is None:
+                answer = content_digest(result)
+                if self.scheme() in STABLE_SCHEMES:
+                    _STABLE_ANSWERS[query] = answer
+            _RECORDER.note(query, answer)
+        return result
+
+    def is_group(self, config_path: str) -> bool:
+        answer = super().is_group(config_path)  # type: ignore[safe-super]
+        self._note("group", config_path, answer)
+        return answer
+
+    def is_config(self, config_path: str) -> bool:
+        answer = super().is_config(config_path)  # type: ignore[safe-super]
+        self._note("config", config_path, answer)
+        return answer
+
+    def available(self) -> bool:
+        answer = super().available()  # type: ignore[safe-super]
+        self._note("available", "", answer)
+        return answer
+
+    def list(self, config_path: str, results_filter: Any) -> list[str]:
+        answer = super().list(config_path, results_filter)  # type: ignore[safe-super]
+        name = "None" if results_filter is None else results_filter.name
+        self._note(f"list:{name}", config_path, tuple(answer))
+        return answer
+
+
+def _recording_resolver(name: str, resolver: Callable[..., Any]) -> Callable[..., Any]:
+    def resolve(config: Any, parent: Any, node: Any, args: tuple, args_str: tuple) -> Any:
+        if _RECORDER is not None:
+            if name in ENV_RESOLVERS and args and isinstance(args[0], str):
+                _RECORDER.note((ENV, "", "get", args[0]), os.environ.get(args[0]))
+            elif name not in PURE_RESOLVERS:
+                _RECORDER.cacheable = False
+        return resolver(config, parent, node, args, args_str)
+
+    resolve.recording = True  # type: ignore[attr-defined]
+    return resolve
+
+
+def install() -> None:
+    """Put recording in front of every registered config source and resolver (idempotent; before Hydra starts)."""
+    Plugins.instance()  # discovers (and registers) every config source plugin first
+    types = SourcesRegistry.instance().types
+    for scheme, source_type in list(types.items()):
+        if not issubclass(source_type, RecordingSource):
+            # Same class name: Hydra recognizes its schema source by `__class__.__name__`.
+            types[scheme] = type(source_type.__name__, (RecordingSource, source_type), {"__module__": __name__})
+    resolvers = BaseContainer._resolvers
+    for name, resolver in list(resolvers.items()):
+        if not getattr(resolver, "recording", False):
+            resolvers[name] = _recording_resolver(name, resolver)
+
+
+class Replayer:
+    """Asks recorded questions again (each at most once per session) to tell whether a trace still holds."""
+
+    def __init__(self) -> None:
+        self._answers: dict[Query, Any] = {}
+        self._sources: dict[tuple[str, str], ConfigSource] = {}
+
+    def answer(self, query: Query) -> Any:
+        """Today's answer to a recorded query."""
+        if query not in self._answers:
+            scheme, path, method, argument = query
+            if query in _STABLE_ANSWERS:
+                self._answers[query] = _STABLE_ANSWERS[query]
+            elif scheme == ENV:
+                self._answers[query] = os.environ.get(argument)
+            else:
+                source = self._sources.get((scheme, path))
+                if source is None:
+                    source_type = SourcesRegistry.instance().resolve(scheme)
+                    source = self._sources[(scheme, path)] = source_type("config-harness", f"{scheme}://{path}")
+                self._answers[query] = _answer(source, method, argument)
+                if scheme in STABLE_SCHEMES:
+                    _STABLE_ANSWERS[query] = self._answers[query]
+        return self._answers[query]
+
+    def holds(self, trace: Trace) -> bool:
+        """True when every recorded question gets the recorded answer today."""
+        return all(self.answer(query) == answer for query, answer in trace)

@@ -1,0 +1,124 @@
+"""The composition cache: an edit recomposes only what read the edited file, and the cache never passes a
+case that --no-cache fails (environment values, symlinked folders, search-path folders, `..` paths)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from harness.cases import open_matrix
+from harness.render import to_plain
+from harness.settings import load_settings
+from tests.conftest import write_tree
+
+
+def compose_all(project: Path, cache: Path | None) -> tuple[dict, list]:
+    """Every case's plain tree, and the compositions that did not come from the cache."""
+    settings = replace(load_settings(project / "harness.toml"), cache_dir=cache)
+    with open_matrix(settings) as (session, cases):
+        trees = {c.case.id: (to_plain(c.config) if c.config is not None else c.error) for c in session.compose_cases(cases)}
+        return trees, list(session.composed_fresh)
+
+
+def test_a_comment_or_whitespace_edit_recomposes_nothing(small_project, tmp_path):
+    cache = tmp_path / "private-cache"
+    cold, fresh = compose_all(small_project, cache)
+    assert len(fresh) == 5  # two engine bases, the group-selecting preset on each, the route
+    root = small_project / "conf" / "train.yaml"
+    root.write_text("# a comment at the top\n\n" + root.read_text().replace("  lr: 0.1", "  lr:    0.1   # the rate"))
+    warm, fresh = compose_all(small_project, cache)
+    assert fresh == [] and warm == cold
+    uncached, _ = compose_all(small_project, None)
+    assert uncached == warm
+
+
+def test_a_value_edit_recomposes_only_the_cases_that_read_the_file(small_project, tmp_path):
+    cache = tmp_path / "private-cache"
+    compose_all(small_project, cache)
+    sgd = small_project / "conf" / "optimizer" / "sgd.yaml"
+    sgd.write_text(sgd.read_text().replace("momentum: 0.9", "momentum: 0.5"))
+    warm, fresh = compose_all(small_project, cache)
+    assert sorted(fresh) == [
+        ("train", ("backend=cpu", "optimizer@trainer.optim=sgd")),
+        ("train", ("backend=gpu", "optimizer@trainer.optim=sgd")),
+    ]
+    assert warm["train/cpu/sgd"]["trainer"]["optim"]["momentum"] == 0.5
+    assert warm == compose_all(small_project, None)[0]
+
+
+def test_provenance_lines_follow_a_comment_edit_that_the_cache_ignores(small_project, cli, monkeypatch):
+    monkeypatch.chdir(small_project)
+    first = cli("--settings", "harness.toml", "explain", "trainer.optim.name", "--case", "train/cpu/default")
+    assert first.code == 0 and "conf/optimizer/adam.yaml:1" in first.out, first.out
+    adam = small_project / "conf" / "optimizer" / "adam.yaml"
+    adam.write_text("# optimizer\n# defaults\n" + adam.read_text())
+    second = cli("--settings", "harness.toml", "explain", "trainer.optim.name", "--case", "train/cpu/default")
+    assert second.code == 0 and "conf/optimizer/adam.yaml:3" in second.out, second.out
+
+
+SETTINGS = 'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n\n[presets]\ndefault = []\n'
+
+
+def env_in_defaults(project: Path, monkeypatch: pytest.MonkeyPatch):
+    write_tree(project, {
+        "conf/train.yaml": "defaults:\n  - backend: ${oc.env:HARNESS_TEST_BACKEND}\n  - _self_\nx: 1\n",
+        "conf/backend/cpu.yaml": "kind: cpu\n",
+        "conf/backend/gpu.yaml": "kind: gpu\n",
+    })
+    monkeypatch.setenv("HARNESS_TEST_BACKEND", "cpu")
+    return lambda: monkeypatch.setenv("HARNESS_TEST_BACKEND", "gpu")
+
+
+def symlinked_folder(project: Path, monkeypatch: pytest.MonkeyPatch):
+    write_tree(project, {
+        "conf/train.yaml": "defaults:\n  - backend: cpu\n  - _self_\nx: 1\n",
+        "shared/backend/cpu.yaml": "kind: cpu\n",
+    })
+    (project / "conf" / "backend").symlink_to(project / "shared" / "backend", target_is_directory=True)
+    return lambda: (project / "shared" / "backend" / "cpu.yaml").write_text("kind: cpu\ncount: 2\n")
+
+
+def search_path_folder(project: Path, monkeypatch: pytest.MonkeyPatch):
+    write_tree(project, {
+        "conf/train.yaml": f"defaults:\n  - extra: one\n  - _self_\nhydra:\n  searchpath:\n    - file://{project / 'more'}\nx: 1\n",
+        "more/extra/one.yaml": "kind: one\n",
+    })
+    return lambda: (project / "more" / "extra" / "one.yaml").write_text("kind: two\n")
+
+
+def dotdot_path(project: Path, monkeypatch: pytest.MonkeyPatch):
+    write_tree(project, {
+        "conf/train.yaml": "defaults:\n  - ../shared/common@common\n  - _self_\nx: 1\n",
+        "shared/common.yaml": "value: 1\n",
+    })
+    return lambda: (project / "shared" / "common.yaml").write_text("value: 2\n")
+
+
+@pytest.mark.parametrize("repro", [env_in_defaults, symlinked_folder, search_path_folder, dotdot_path])
+def test_the_cache_never_passes_what_no_cache_fails(repro, tmp_path, cli, monkeypatch):
+    project = tmp_path / "project"
+    (project).mkdir()
+    (project / "harness.toml").write_text(SETTINGS)
+    change = repro(project, monkeypatch)
+    monkeypatch.setenv("CONFIG_HARNESS_CACHE_DIR", str(tmp_path / "private-cache"))
+    monkeypatch.chdir(project)
+    generated = cli("--settings", "harness.toml", "generate")
+    assert cli("--settings", "harness.toml", "check").code == 0, generated.err  # warm: served from the cache
+    change()
+    uncached = cli("--settings", "harness.toml", "--no-cache", "check", "--format", "json")
+    cached = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert uncached.code != 0, uncached.out + uncached.err
+    assert (cached.code, cached.json()) == (uncached.code, uncached.json())
+    assert json.loads(uncached.out)["cases"][0]["status"] in ("changed", "error")
+
+
+def test_an_environment_value_read_by_a_value_only_is_not_a_dependency(small_project, tmp_path, monkeypatch):
+    # `${oc.env:USER}` stays unresolved in values (train.yaml has one): it must not defeat the cache.
+    cache = tmp_path / "private-cache"
+    compose_all(small_project, cache)
+    monkeypatch.setenv("USER", "someone-else" + os.environ.get("USER", ""))
+    assert compose_all(small_project, cache)[1] == []
