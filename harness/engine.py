@@ -163,6 +163,8 @@ def run_matrix(
         pass
     selected = select_cases(all_cases, case_glob)
     if not selected:
+        if case_glob is None:
+            raise SettingsError(f"{settings.origin}: the settings describe no case in {settings.config_dir}")
         raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
     by_id = {case.id: case for case in all_cases}
     chosen = {case.id for case in selected}
