@@ -27,7 +27,6 @@ from harness.confine import Scope, config_problem, project_root, search_path_pro
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
 from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
-from harness.sharing import shared_work
 
 SCHEME = "harness"
 # Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
@@ -377,7 +376,7 @@ class HydraSession:
             try:
                 refuse_steering_overrides(self, overrides)
                 with hydra_compat.resolvers_refusing(), trace.recording() as recorder:
-                    with shared_work(self._heads if self.sharing else None):
+                    with hydra_compat.shared_work(self._heads if self.sharing else None):
                         config = hydra_compose(config_name=config_name, overrides=overrides)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(describe_error(error)) from error

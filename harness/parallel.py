@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import queue
 import sys
 import threading
@@ -74,6 +75,18 @@ def _run_shard(indexes: list[int]) -> list[Any]:
     return _WORK([_CASES[i] for i in indexes], lambda case: _DONE.put(case.id))
 
 
+def _serve_shard(position: int, indexes: list[int], results: Any) -> None:
+    """In a forked worker: run one shard and send back its results, or the exception that stopped it."""
+    try:
+        results.put((position, True, _run_shard(indexes)))
+    except BaseException as error:  # re-raised in the parent, as a pool would
+        try:
+            pickle.dumps(error)
+        except Exception:
+            error = RuntimeError(f"{type(error).__name__}: {error}")
+        results.put((position, False, error))
+
+
 def map_shards(
     work: Work, cases: Sequence[Case], jobs: int, on_done: Callable[[Case], None] = lambda case: None
 ) -> list[Any]:
@@ -86,15 +99,34 @@ def map_shards(
     context = multiprocessing.get_context("fork")
     by_id = {case.id: case for case in cases}
     _WORK, _CASES, _DONE = work, cases, context.Queue()
+    results = context.Queue()
+    shard_results: list[Any] = [None] * len(shards)
+    # One forked process per shard (not a pool): every shard runs in a worker of its own, whatever the load.
+    # Workers inherit the imported modules and the parse cache; nothing but results is pickled.
+    workers = [context.Process(target=_serve_shard, args=(position, shard, results)) for position, shard in enumerate(shards)]
     try:
-        # Forked workers inherit the imported modules and the parse cache; nothing but results is pickled.
-        with context.Pool(len(shards)) as pool:
-            pending = pool.map_async(_run_shard, shards, chunksize=1)
-            while not pending.ready():
-                _drain(_DONE, by_id, on_done, wait=0.05)
-            shard_results = pending.get()
-            _drain(_DONE, by_id, on_done, wait=0.0)
+        for worker in workers:
+            worker.start()
+        pending = set(range(len(shards)))
+        while pending:
+            try:
+                position, succeeded, value = results.get(timeout=0.05)
+            except queue.Empty:
+                _drain(_DONE, by_id, on_done, wait=0.0)
+                dead = [p for p in pending if not workers[p].is_alive() and workers[p].exitcode not in (0, None)]
+                if dead and results.empty():
+                    raise RuntimeError(f"a worker process died (exit code {workers[dead[0]].exitcode})") from None
+                continue
+            if not succeeded:
+                raise value
+            shard_results[position] = value
+            pending.discard(position)
+        _drain(_DONE, by_id, on_done, wait=0.0)
     finally:
+        for worker in workers:
+            if worker.is_alive() and any(r is None for r in shard_results):
+                worker.terminate()
+            worker.join()
         _WORK, _CASES, _DONE = None, (), None
     ordered: list[Any] = [None] * len(cases)
     for indexes, results in zip(shards, shard_results):

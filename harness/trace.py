@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hydra._internal.sources_registry import SourcesRegistry
 from hydra.core.object_type import ObjectType
-from hydra.core.plugins import Plugins
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
-from omegaconf.basecontainer import BaseContainer
+
+from harness import hydra_compat
 
 # A query is (scheme, source path, method, argument); its answer is a small comparable value.
 Query = tuple[str, str, str, str]
@@ -159,13 +158,12 @@ def _recording_resolver(name: str, resolver: Callable[..., Any]) -> Callable[...
 
 def install() -> None:
     """Put recording in front of every registered config source and resolver (idempotent; before Hydra starts)."""
-    Plugins.instance()  # discovers (and registers) every config source plugin first
-    types = SourcesRegistry.instance().types
+    types = hydra_compat.source_types()
     for scheme, source_type in list(types.items()):
         if not issubclass(source_type, RecordingSource):
             # Same class name: Hydra recognizes its schema source by `__class__.__name__`.
             types[scheme] = type(source_type.__name__, (RecordingSource, source_type), {"__module__": __name__})
-    resolvers = BaseContainer._resolvers
+    resolvers = hydra_compat.resolver_table()
     for name, resolver in list(resolvers.items()):
         if not getattr(resolver, "recording", False):
             resolvers[name] = _recording_resolver(name, resolver)
@@ -189,7 +187,7 @@ class Replayer:
             else:
                 source = self._sources.get((scheme, path))
                 if source is None:
-                    source_type = SourcesRegistry.instance().resolve(scheme)
+                    source_type = hydra_compat.source_types()[scheme]
                     source = self._sources[(scheme, path)] = source_type("config-harness", f"{scheme}://{path}")
                 self._answers[query] = _answer(source, method, argument)
                 if scheme in STABLE_SCHEMES:

@@ -154,3 +154,32 @@ def test_resolvers_refusing_stops_every_resolver_and_restores_them(monkeypatch):
         OmegaConf.to_container(config, resolve=True)
     assert "value" not in str(refused.value) and "oc.env" in str(refused.value)
     assert config.a == "value"
+
+
+def test_shared_work_composes_what_hydra_composes_and_restores_hydra(tmp_path):
+    import inspect
+
+    from hydra._internal import defaults_list
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+    # The functions shared_work stands in for, with the signatures it calls them with.
+    assert list(inspect.signature(defaults_list._create_interpolation_map).parameters) == ["overrides", "defaults_list", "self_added"]
+    assert list(inspect.signature(ConfigLoaderImpl._compose_config_from_defaults_list).parameters) == ["self", "defaults", "repo"]
+    assert {"default", "repo"} <= set(inspect.signature(ConfigLoaderImpl._load_single_config).parameters)
+    originals = (defaults_list._create_interpolation_map, ConfigLoaderImpl._compose_config_from_defaults_list)
+    hydra_compat.start_hydra(f"file://{write_tree(tmp_path, TREE)}")
+    try:
+        plain = [OmegaConf.to_yaml(compose("train", overrides)) for overrides in ([], ["optimizer=sgd"], ["lr=2"])]
+        heads: dict = {}
+        with hydra_compat.shared_work(heads):
+            shared = [OmegaConf.to_yaml(compose("train", overrides)) for overrides in ([], ["optimizer=sgd"], ["lr=2"])]
+        assert shared == plain and heads, "the merged head of Hydra's own configs is kept once per session"
+    finally:
+        GlobalHydra.instance().clear()
+    assert (defaults_list._create_interpolation_map, ConfigLoaderImpl._compose_config_from_defaults_list) == originals
+
+
+def test_source_types_and_resolver_table_are_hydras_live_registries():
+    types = hydra_compat.source_types()
+    assert {"file", "pkg"} <= set(types) and all(issubclass(t, hydra_compat.ConfigSource) for t in types.values())
+    assert "oc.env" in hydra_compat.resolver_table() and "oc.select" in hydra_compat.resolver_table()

@@ -59,3 +59,26 @@ def test_map_shards_forks_workers_and_returns_results_in_case_order():
     pids = {pid for _, pid in report["results"]}
     assert len(pids) == 2 and report["parent"] not in pids
     assert report["seen"] == sorted(case.id for case in cases())  # every finished case reported back
+
+
+FAILING_WORKERS = """
+import os
+from tests.unit.test_parallel import cases
+from harness.parallel import map_shards
+from harness.settings import SettingsError
+def refuse(shard, done):
+    raise SettingsError("bad input found in a worker")
+try:
+    map_shards(refuse, cases(), 2)
+except SettingsError as error:
+    print("raised:", error)
+try:
+    map_shards(lambda shard, done: os._exit(7), cases(), 2)
+except RuntimeError as error:
+    print("died:", error)
+"""
+
+
+def test_a_worker_error_is_raised_in_the_parent_and_a_dead_worker_is_named():
+    out = subprocess.run([sys.executable, "-c", FAILING_WORKERS], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["raised: bad input found in a worker", "died: a worker process died (exit code 7)"]
