@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from harness.findings import ERROR, WARNING, Kind, MatrixResult
+from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult
 from harness.grouping import (
     TIER_TITLES,
     VALUE_KINDS,
@@ -369,18 +369,24 @@ def workflow_command(command: str, data: str, **properties: Any) -> str:
 
 
 def to_github(result: MatrixResult) -> str:
-    """GitHub workflow commands: one annotation per distinct error or warning, at the config line that sets it."""
+    """GitHub workflow commands: one annotation per distinct error or warning, at the config line that sets it.
+
+    A review's differences are info: each changed, removed or added value becomes a `notice` on its line, so a
+    pull request shows what it changes where it changes it.
+    """
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
     lines = []
     for group in groups:
-        if group.severity not in (ERROR, WARNING) or group.tier == Tier.NOTED:
+        noticed = group.severity == INFO and group.tier in (Tier.CHANGED, Tier.REMOVED, Tier.ADDED)
+        if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier == Tier.NOTED:
             continue
         file, line = group.anchor
         waived = f" [waived: {group.waiver}]" if group.waiver else ""
         message = f"{describe_group(group)}{waived} ({describe_cases(group.cases, all_ids)})"
         title = f"{group.kind} {group.path}".strip()
-        lines.append(workflow_command(str(group.severity), message, file=file, line=line, title=title))
+        command = "notice" if noticed else str(group.severity)
+        lines.append(workflow_command(command, message, file=file, line=line, title=title))
     for orphan in result.orphans:
         lines.append(workflow_command("error", "orphan golden with no case; remove it with `generate --prune`", file=orphan))
     lines.append(escape_data(summary_line(result)))

@@ -144,3 +144,14 @@ def test_case_glob_limits_every_command(repository, cli):
     for command in (["check"], ["list"], ["explain", "device.count"]):
         nothing = cli("--settings", "harness.toml", *command, "--case", "nope/*")
         assert nothing.code == 2 and len(nothing.err.strip().splitlines()) == 1, command
+
+
+def test_review_annotates_each_changed_value_on_its_line_as_a_notice(repository, cli):
+    cpu = repository / "conf" / "backend" / "cpu.yaml"
+    cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    out = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "github").out
+    notices = [line for line in out.splitlines() if line.startswith("::notice")]
+    assert len(notices) == 1 and "file=conf/backend/cpu.yaml,line=5" in notices[0] and "device.count: 1 -> 2" in notices[0]
+    # In check, where the same edit is an error, the annotation is an error.
+    checked = cli("--settings", "harness.toml", "check", "--format", "github").out
+    assert any(line.startswith("::error file=conf/backend/cpu.yaml,line=5") for line in checked.splitlines())
