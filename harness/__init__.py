@@ -1,3 +1,3 @@
 """config-harness: golden-file regression harness for Hydra/OmegaConf config trees."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
