@@ -22,7 +22,7 @@ from harness.goldens import find_orphans, golden_path, read_golden
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.provenance import Source, leaf_sources
 from harness.render import to_plain
-from harness.settings import Settings, SettingsError, display_path
+from harness.settings import Settings, SettingsError, check_requirement, display_path
 
 
 @dataclass(frozen=True)
@@ -241,8 +241,14 @@ def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return None
     table = document.get("tool", {}).get("config-harness", {}) if settings.origin.name == "pyproject.toml" else document
-    wheel = table.get("source", {}).get("wheel") if isinstance(table, dict) else None
-    return wheel if isinstance(wheel, str) else None
+    source = table.get("source", {}) if isinstance(table, dict) else {}
+    wheel = source.get("wheel") if isinstance(source, dict) else None
+    if not isinstance(wheel, str):
+        return None
+    try:
+        return check_requirement(wheel, f"{settings.origin.name} at {commit[:12]}: source.wheel")
+    except SettingsError as error:
+        raise gitrepo.GitError(str(error)) from None
 
 
 def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str | None]:

@@ -30,10 +30,20 @@ class Change:
 PLAIN_KEY = re.compile(r'[^."\[\]]+')
 
 
+# A string key that reads like another YAML type (`"1"`, `"true"`) is quoted, so it can never share a path
+# with the int or bool key of the same text: one of them would hide the other's changes.
+LOOKS_TYPED = re.compile(
+    r"[-+]?(?:\d[\d_]*|0x[0-9a-f_]+|0o[0-7_]+|(?:\d[\d_]*)?\.\d[\d_]*(?:e[-+]?\d+)?|\d[\d_]*\.?(?:e[-+]?\d+)?|\.inf)"
+    r"|\.nan|true|false|yes|no|on|off|null|~", re.IGNORECASE,
+)
+
+
 def path_segment(key: Any) -> str:
     """One key as it appears in a dotted path: bare when plain, else quoted as a JSON string."""
     text = str(key)
-    return text if PLAIN_KEY.fullmatch(text) else json.dumps(text, ensure_ascii=False)
+    if PLAIN_KEY.fullmatch(text) and not (isinstance(key, str) and LOOKS_TYPED.fullmatch(text)):
+        return text
+    return json.dumps(text, ensure_ascii=False)
 
 
 def join_path(prefix: str, key: Any) -> str:

@@ -9,7 +9,7 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from harness.settings import Source
+from harness.settings import SettingsError, Source, check_requirement
 
 STAMP = ".config-harness-source"
 
@@ -20,13 +20,17 @@ class FetchError(Exception):
 
 def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -> Path:
     """Unpack only `unpack/` of the wheel `wheel` (a pip requirement) into `into`; idempotent via a stamp file."""
+    try:
+        check_requirement(wheel, "wheel")
+    except SettingsError as error:
+        raise FetchError(str(error)) from None
     into = Path(into)
     stamp = into / STAMP
     if not force and stamp.is_file() and stamp.read_text().strip() == f"{wheel} {unpack}":
         return into / unpack
     refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", download_dir, wheel]
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", download_dir, "--", wheel]
         completed = subprocess.run(command, capture_output=True, text=True)
         wheels = list(Path(download_dir).glob("*.whl"))
         if completed.returncode != 0 or len(wheels) != 1:

@@ -18,6 +18,7 @@ HEADER_MARK = "# config-harness golden"
 # with about 2,000 values, so these are far above any real tree and far below what exhausts a CI machine.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_EXPANDED_NODES = 500_000  # YAML nodes after every alias is expanded (an "alias bomb" is tiny on disk)
+MAX_EXPANDED_CHARS = 32 * 1024 * 1024  # scalar text after every alias is expanded (one big string, many aliases)
 
 
 class InputLimitError(yaml.YAMLError):
@@ -39,13 +40,15 @@ def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
 GoldenDumper.add_representer(str, _represent_str)
 
 
-def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
-    """How many nodes a YAML node graph holds once every alias is expanded; stops counting past `limit`.
+def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int]:
+    """How many nodes, and how many characters of scalar text, a YAML node graph holds once every alias is
+    expanded; each count stops past its limit.
 
     Aliases share node objects, so each distinct node is sized once: linear in the document, however far it expands.
     """
-    sizes: dict[int, int] = {}
+    sizes: dict[int, tuple[int, int]] = {}
     pending: list[tuple[yaml.Node, bool]] = [(root, False)]
+    beyond = (limit + 1, char_limit + 1)
     while pending:
         node, children_done = pending.pop()
         if id(node) in sizes:
@@ -54,7 +57,12 @@ def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
             node.value if isinstance(node, yaml.SequenceNode) else []
         )
         if children_done:
-            sizes[id(node)] = min(limit + 1, 1 + sum(sizes.get(id(child), limit + 1) for child in children))
+            parts = [sizes.get(id(child), beyond) for child in children]
+            text = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            sizes[id(node)] = (
+                min(limit + 1, 1 + sum(nodes for nodes, _ in parts)),
+                min(char_limit + 1, text + sum(chars for _, chars in parts)),
+            )
         else:
             pending.append((node, True))
             pending.extend((child, False) for child in children if id(child) not in sizes)
@@ -67,9 +75,15 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     how far aliases may expand."""
 
     def construct_document(self, node: yaml.Node) -> Any:
-        if expanded_size(node) > MAX_EXPANDED_NODES:
+        nodes, chars = expanded_size(node)
+        if nodes > MAX_EXPANDED_NODES:
             raise InputLimitError(
                 f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (&anchor/*alias); refused"
+            )
+        if chars > MAX_EXPANDED_CHARS:
+            raise InputLimitError(
+                f"expands to more than {MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text through YAML aliases "
+                "(&anchor/*alias); refused"
             )
         return super().construct_document(node)
 

@@ -82,6 +82,27 @@ VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
 
 
+# A pinned requirement from the package index, and nothing pip could read as a path, a URL or an option:
+# `verl==0.9.1`, `anemoi-training[extra]>=0.17,<0.18`.
+REQUIREMENT = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?"
+    r"\s*(?:(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)(?:,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)*"
+)
+
+
+def check_requirement(requirement: str, where: str) -> str:
+    """Return `requirement` if it names a released package and its version, or a wheel file (a `.whl` path);
+    never a folder (pip would build it, running its code), a URL or an option."""
+    if requirement.endswith(".whl") and not requirement.startswith("-") and Path(requirement).is_file():
+        return requirement
+    if not REQUIREMENT.fullmatch(requirement):
+        raise SettingsError(
+            f"{where}: {requirement!r} is not a pinned package requirement such as 'verl==0.9.1' "
+            "(paths, URLs and pip options are refused)"
+        )
+    return requirement
+
+
 def check_name(name: str, where: str) -> str:
     """Return `name` if it is safe inside a file name, else raise naming `where`.
 
@@ -288,7 +309,13 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
         if into == project_root(base) or into in origin.parents:
             raise SettingsError(f"{where} source.into: {raw_source['into']!r} would replace the project's own folder")
-        source = Source(wheel=raw_source["wheel"], unpack=raw_source["unpack"], into=into)
+        wheel = raw_source["wheel"]
+        if wheel.endswith(".whl") and not wheel.startswith("-"):
+            # A wheel file committed in the project: pip copies a wheel, it never builds or runs one.
+            wheel = str(_confined(base / wheel, (project_root(base),), f"{where} source.wheel"))
+        else:
+            wheel = check_requirement(wheel, f"{where} source.wheel")
+        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into)
 
     readable = _confined_folders(table, base, where)
     return Settings(

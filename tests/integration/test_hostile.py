@@ -103,9 +103,9 @@ def test_fetch_deletes_nothing_it_did_not_make(tmp_path, cli, into):
     for folder in (tmp_path / "victim", project / "keep"):
         folder.mkdir()
         (folder / "precious.txt").write_text("mine")
-    wheel = tiny_wheel(tmp_path)
+    wheel = tiny_wheel(project)
     (project / "harness.toml").write_text(
-        f'config_dir = "conf"\nroots = ["train"]\n[source]\nwheel = "{wheel}"\nunpack = "demo/conf"\ninto = "{into}"\n'
+        f'config_dir = "conf"\nroots = ["train"]\n[source]\nwheel = "{wheel.name}"\nunpack = "demo/conf"\ninto = "{into}"\n'
     )
     run = cli("--settings", "harness.toml", "fetch", cwd=project)
     assert run.code == 2 and into.lstrip("./") in run.err
@@ -116,9 +116,9 @@ def test_fetch_deletes_nothing_it_did_not_make(tmp_path, cli, into):
 def test_fetch_replaces_its_own_folder(tmp_path, cli):
     project = tmp_path / "project"
     (project / "conf").mkdir(parents=True)
-    wheel = tiny_wheel(tmp_path)
+    wheel = tiny_wheel(project)
     (project / "harness.toml").write_text(
-        f'config_dir = "conf"\nroots = ["train"]\n[source]\nwheel = "{wheel}"\nunpack = "demo/conf"\ninto = ".cache/demo"\n'
+        f'config_dir = "conf"\nroots = ["train"]\n[source]\nwheel = "{wheel.name}"\nunpack = "demo/conf"\ninto = ".cache/demo"\n'
     )
     assert cli("--settings", "harness.toml", "fetch", cwd=project).code == 0
     assert cli("--settings", "harness.toml", "fetch", "--force").code == 0  # its own folder, stamped: replaced
@@ -313,3 +313,54 @@ def test_a_killed_writes_temporary_file_is_reported_and_generate_removes_it(smal
     assert cli("--settings", "harness.toml", "generate").code == 0
     assert not leftover.exists()
     assert cli("--settings", "harness.toml", "check").code == 0
+
+
+# Attacker pass: `[source] wheel` went to pip as given: a folder was built (its setup.py ran) and `-r FILE`
+# printed the file (or /proc/self/environ) in pip's error.
+@pytest.mark.parametrize("wheel", ["./evil", "-r/proc/self/environ", "git+https://example.invalid/x", "evil @ file:///tmp/x"])
+def test_a_source_wheel_is_a_pinned_requirement_never_a_folder_url_or_option(tmp_path, cli, monkeypatch, wheel):
+    project = tmp_path / "project"
+    (project / "conf").mkdir(parents=True)
+    (project / "evil").mkdir()
+    marker = tmp_path / "PWNED"
+    (project / "evil" / "setup.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup; setup(name='evil')\n")
+    (project / "harness.toml").write_text(
+        f'config_dir = "conf"\nroots = ["train"]\n[source]\nwheel = "{wheel}"\nunpack = "conf"\ninto = ".cache/x"\n'
+    )
+    monkeypatch.setenv("SECRET_TOKEN", "TOPSECRET123")
+    run = cli("--settings", "harness.toml", "fetch", cwd=project)
+    assert run.code == 2 and "source.wheel" in run.err and len(run.err.strip().splitlines()) == 1
+    assert "TOPSECRET123" not in run.err + run.out and not marker.exists()
+
+
+def string_bomb(copies: int = 3000) -> str:
+    """One 1 MB string behind thousands of aliases: few nodes, gigabytes of text once expanded."""
+    return f"big: &a \"{'x' * 1_000_000}\"\nlist: [{', '.join(['*a'] * copies)}]\n"
+
+
+# Attacker pass: the alias bound counted nodes, not text, so one big string behind 3,000 aliases passed it.
+def test_a_big_string_behind_many_aliases_is_refused_in_configs_goldens_and_contracts(small_project, cli):
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    golden = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
+    golden.write_text(golden.read_text() + string_bomb())
+    write_tree(small_project / "conf", {"backend/bomb.yaml": "backend: bomb\n" + string_bomb()})
+    run = bounded_run(small_project, "check", "--format", "json")
+    assert run.returncode == 1, run.stderr[-2000:]
+    cases = {c["id"]: c for c in json.loads(run.stdout)["cases"]}
+    for case_id in ("train/cpu/default", "train/bomb/default"):
+        assert "MiB of text through YAML aliases" in cases[case_id]["findings"][0]["message"], case_id
+    bomb_contract = "contracts:\n  - name: c\n    cases: '*'\n    equal:\n      a: &a \"" + "x" * 1_000_000 + "\"\n      b: [" + ", ".join(["*a"] * 3000) + "]\n"
+    (small_project / "contracts.yaml").write_text(bomb_contract)
+    refused = bounded_run(small_project, "--contracts", "contracts.yaml", "check")
+    assert refused.returncode == 2 and "contracts.yaml" in refused.stderr and "aliases" in refused.stderr, refused.stderr[-500:]
+
+
+# Attacker pass: the int key 1 and the string key "1" shared the path `x.1`, so a change to one was hidden.
+def test_an_int_key_and_a_string_key_of_the_same_text_are_two_paths(small_project, cli):
+    edit(small_project / "conf" / "train.yaml", "trainer:\n", "x:\n  \"1\": safe\n  1: other\ntrainer:\n")
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    edit(small_project / "conf" / "train.yaml", '"1": safe', '"1": DANGER')
+    report = cli("--settings", "harness.toml", "check", "--format", "json").json()
+    (case,) = [c for c in report["cases"] if c["id"] == "train/cpu/default"]
+    changes = [(f["kind"], f["path"], f["old"], f["new"]) for f in case["findings"] if f["kind"] == "changed"]
+    assert changes == [("changed", 'x."1"', "safe", "DANGER")]
