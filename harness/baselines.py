@@ -22,7 +22,7 @@ from harness.goldens import find_orphans, golden_path, read_golden
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.provenance import Source, leaf_sources
 from harness.render import to_plain
-from harness.settings import Settings, SettingsError, check_requirement, display_path
+from harness.settings import Settings, SettingsError, check_requirement, display_path, parse_settings
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,8 @@ class ComposedTree:
             for result in session.compose_cases(cases):
                 display = f"{self.label} {result.case.id}"
                 if result.config is None:
-                    self.entries[result.case.id] = BaseEntry(display, error=result.error or "compose failed")
+                    error = (result.error or "compose failed").replace(str(self.settings.config_dir), self.show_as or self.label)
+                    self.entries[result.case.id] = BaseEntry(display, error=error)
                 else:
                     self.entries[result.case.id] = BaseEntry(display, tree=to_plain(result.config))
 
@@ -251,6 +252,20 @@ def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
         raise gitrepo.GitError(str(error)) from None
 
 
+def _settings_at(settings: Settings, top: Path, commit: str) -> Settings | None:
+    """The settings as committed at `commit`, read as the working tree's file would be; None when that commit
+    has no usable settings table (a repository's first review)."""
+    data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
+    if data is None:
+        return None
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+        table = document.get("tool", {}).get("config-harness") if settings.origin.name == "pyproject.toml" else document
+        return parse_settings(table, settings.origin) if isinstance(table, dict) else None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError):
+        return None
+
+
 def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str | None]:
     texts: dict[str, str | None] = {}
     for path in settings.contracts:
@@ -278,12 +293,17 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensA
             if data is not None:
                 goldens[name] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
     tree = None
+    # The base's cases are those its own settings described (a renamed root is then gone there and new here);
+    # a base without a settings table is composed with the working tree's settings.
+    base_settings = _settings_at(settings, top, commit) or settings
     try:
-        folder = _tree_at(settings, top, commit, ref)
-        config_inside = gitrepo.inside(top, settings.config_dir)
+        folder = _tree_at(base_settings, top, commit, ref)
+        config_inside = gitrepo.inside(top, base_settings.config_dir)
+        contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
         tree = ComposedTree(
-            replace(settings, config_dir=folder.resolve()), f"{ref}:{config_inside}", show_as=config_inside,
-            at=ref, contracts=_contracts_at(settings, top, commit),
+            replace(base_settings, config_dir=folder.resolve(), cache_dir=settings.cache_dir, jobs=settings.jobs),
+            f"{ref}:{config_inside}", show_as=config_inside, at=ref,
+            contracts=_contracts_at(replace(base_settings, contracts=contract_paths), top, commit),
         )
     except gitrepo.GitError:
         if compose_base or not goldens:

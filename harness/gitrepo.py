@@ -84,7 +84,10 @@ def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Pa
     archive = git(top, "archive", "--format=tar", commit, "--", folder)
     destination.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
+        try:
+            tar.extractall(destination, filter="data")
+        except tarfile.FilterError as error:  # a link leading out of the tree, an absolute path, a device
+            raise GitError(f"{folder} at {commit[:12]}: {error}; refused") from None
     return destination / folder
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -59,11 +60,11 @@ def test_review_lists_new_and_removed_cases(repository, cli):
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]', 'slow = ["trainer.epochs=9"]'))
     report = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
     assert report["baseline"] == "goldens at main; cases without one: config tree main:conf (composed)"
-    # A case without a golden at the base is compared with the base tree composed the same way.
+    # The base's own settings had no `slow` preset: those cases are new, whatever its tree would compose.
     slow = {c["id"]: c for c in report["cases"] if c["id"].endswith("/slow")}
-    assert {i: (c["status"], c["golden"]) for i, c in slow.items()} == {
-        "train/cpu/slow": ("ok", "main:conf train/cpu/slow"),
-        "train/gpu/slow": ("ok", "main:conf train/gpu/slow"),
+    assert {i: (c["status"], c["findings"]) for i, c in slow.items()} == {
+        "train/cpu/slow": ("new", []),
+        "train/gpu/slow": ("new", []),
     }
     gone = [(c["id"], c["golden"]) for c in report["cases"] if c["status"] == "gone"]
     assert gone == [
@@ -155,3 +156,29 @@ def test_review_annotates_each_changed_value_on_its_line_as_a_notice(repository,
     # In check, where the same edit is an error, the annotation is an error.
     checked = cli("--settings", "harness.toml", "check", "--format", "github").out
     assert any(line.startswith("::error file=conf/backend/cpu.yaml,line=5") for line in checked.splitlines())
+
+
+# Attacker pass: a renamed root made every base composition fail as "info", hiding the change (exit 0).
+def test_a_renamed_root_is_gone_at_the_base_and_new_here(repository, cli):
+    git(repository, "mv", "conf/train.yaml", "conf/main.yaml")
+    legacy = repository / "conf" / "legacy.yaml"
+    legacy.write_text(legacy.read_text().replace("  - train\n", "  - main\n"))
+    settings = repository / "harness.toml"
+    settings.write_text(settings.read_text().replace('roots = ["train"]', 'roots = ["main"]').replace('"train/gpu/default"', '"main/gpu/default"'))
+    report = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json").json()
+    statuses = {c["id"]: c["status"] for c in report["cases"]}
+    assert {i for i, s in statuses.items() if s == "gone"} == {f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
+    assert {i for i, s in statuses.items() if s == "new"} == {f"main/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
+    assert "/tmp/" not in json.dumps(report)
+
+
+# Attacker pass: an absolute symlink committed in the base tree crashed the review (exit 3).
+def test_a_link_out_of_the_base_tree_is_a_usage_error(repository, cli):
+    cpu = repository / "conf" / "backend" / "cpu.yaml"
+    cpu.unlink()
+    cpu.symlink_to("/etc/hostname")
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "a link out")
+    git(repository, "revert", "--no-edit", "HEAD")
+    result = cli("--settings", "harness.toml", "diff", "--base", "HEAD~1", "--compose-base")
+    assert result.code == 2 and "absolute" in result.err and len(result.err.strip().splitlines()) == 1, result.err
