@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from harness import gitrepo
 from harness.cases import open_matrix
+from harness.fetch import fetch_wheel_tree
 from harness.findings import ERROR, INFO, Severity
 from harness.goldens import find_orphans, golden_path, read_golden
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
@@ -225,11 +226,10 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> Path:
     if source is None or not settings.config_dir.is_relative_to(source.into):
         raise gitrepo.GitError(f"{config_inside} is not in git at {ref} and no [source] wheel pins it")
     pinned = _pinned_wheel(settings, top, commit) or source.wheel
-    from harness.fetch import fetch_wheel_tree
-
-    cache = top / ".cache" / "base-trees" / pinned.replace("/", "_").replace("=", "-")
-    fetch_wheel_tree(pinned, source.unpack, cache)
-    return cache / settings.config_dir.relative_to(source.into)
+    # Unpacked in a scratch folder: a review writes nothing into the project.
+    unpacked = _scratch_folder() / "tree"
+    fetch_wheel_tree(pinned, source.unpack, unpacked)
+    return unpacked / settings.config_dir.relative_to(source.into)
 
 
 def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:

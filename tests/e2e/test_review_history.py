@@ -158,3 +158,38 @@ def test_bad_refs_are_usage_errors(history, cli):
     for ref in ("--output=/tmp/x", "no-such-ref"):
         result = cli("diff", "--base", ref, cwd=repository)
         assert result.code == 2 and len(result.err.strip().splitlines()) == 1, result.err
+
+
+FETCHED = """
+[tool.config-harness]
+config_dir = ".cache/verl/verl/trainer/config"
+snapshot_dir = "snapshots"
+roots = ["ppo_trainer"]
+engine_group = "model_engine"
+
+[tool.config-harness.source]
+wheel = "verl=={version}"
+unpack = "verl/trainer/config"
+into = ".cache/verl"
+"""
+
+
+def test_review_of_a_fetched_tree_fetches_the_wheel_pinned_at_the_base(tmp_path, cli):
+    repository = tmp_path / "pinned"
+    repository.mkdir()
+    git(repository, "init", "-q", "-b", "main")
+    (repository / ".gitignore").write_text(".cache/\n")
+    (repository / "pyproject.toml").write_text(FETCHED.format(version="0.8.0"))
+    commit(repository, "pin verl 0.8.0")
+    (repository / "pyproject.toml").write_text(FETCHED.format(version="0.9.1"))
+    assert cli("fetch", cwd=repository).code == 0
+    report = cli("diff", "--base", "HEAD", "--case", "ppo_trainer/dp/default", "--format", "json", cwd=repository).json()
+    assert report["baseline"] == "config tree HEAD:.cache/verl/verl/trainer/config (composed) (no goldens at HEAD)"
+    (case,) = [c for c in report["cases"] if c["id"] == "ppo_trainer/dp/default"]
+    expected = true_changes(
+        plain_flatten(verl_tree("0.8.0"), "ppo_trainer", ["model_engine=dp"]),
+        plain_flatten(verl_tree("0.9.1"), "ppo_trainer", ["model_engine=dp"]),
+    )
+    assert reported(case) == expected and expected
+    assert sorted(p.name for p in repository.iterdir()) == [".cache", ".git", ".gitignore", "pyproject.toml"]
+    assert sorted(p.name for p in (repository / ".cache").iterdir()) == ["verl"]  # the base was unpacked elsewhere
