@@ -170,3 +170,18 @@ def commit_small_project(project: Path, cli, contracts: str) -> Path:
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "base")
     return project
+
+
+def write_wheel(folder: Path, distribution: str, files: dict[str, str]) -> Path:
+    """A real wheel file holding `files`, installable by pip from disk (no network, never imported)."""
+    import zipfile
+
+    wheel = folder / f"{distribution}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+        info = f"{distribution}-1.0.dist-info"
+        archive.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {distribution.replace('_', '-')}\nVersion: 1.0\n")
+        archive.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        archive.writestr(f"{info}/RECORD", "")
+    return wheel

@@ -9,13 +9,12 @@ import resource
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from harness.render import parse_yaml
-from tests.conftest import write_tree
+from tests.conftest import write_tree, write_wheel
 from tests.unit.test_compose import plain_compose
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("config-harness"))
@@ -87,13 +86,7 @@ def test_an_option_file_named_with_a_resolver_is_refused(small_project, cli, mon
 # Item 4: `[source] into = "../victim"` made `make setup` delete ../victim.
 def tiny_wheel(folder: Path) -> Path:
     """A real wheel file with a config tree, installable by pip from disk (no network)."""
-    wheel = folder / "demo-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        archive.writestr("demo/conf/train.yaml", "a: 1\n")
-        archive.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
-        archive.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        archive.writestr("demo-1.0.dist-info/RECORD", "")
-    return wheel
+    return write_wheel(folder, "demo", {"demo/conf/train.yaml": "a: 1\n"})
 
 
 @pytest.mark.parametrize("into", ["../victim", "keep"])

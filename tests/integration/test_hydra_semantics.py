@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from harness.render import parse_yaml
-from tests.conftest import ROOT, write_tree
+from tests.conftest import ROOT, write_tree, write_wheel
 from tests.provenance_checks import assert_every_leaf_names_its_writing_line
 
 
@@ -297,13 +296,10 @@ def test_global_flags_are_accepted_after_the_subcommand(cli, small_project):
 
 
 def test_fetch_another_wheel_needs_no_settings(cli, tmp_path):
-    wheel = tmp_path / "demo_cfg-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        archive.writestr("demo_cfg/conf/config.yaml", "a: 1\n")
-        archive.writestr("demo_cfg/__init__.py", "raise SystemExit('never imported')\n")
-        archive.writestr("demo_cfg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo-cfg\nVersion: 1.0\n")
-        archive.writestr("demo_cfg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        archive.writestr("demo_cfg-1.0.dist-info/RECORD", "")
+    wheel = write_wheel(tmp_path, "demo_cfg", {
+        "demo_cfg/conf/config.yaml": "a: 1\n",
+        "demo_cfg/__init__.py": "raise SystemExit('never imported')\n",
+    })
     empty = tmp_path / "no-project"
     empty.mkdir()
     result = cli("fetch", "--wheel", str(wheel), "--into", str(tmp_path / "out"), "--unpack", "demo_cfg/conf", cwd=empty)
