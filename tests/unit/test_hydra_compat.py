@@ -183,3 +183,22 @@ def test_source_types_and_resolver_table_are_hydras_live_registries():
     types = hydra_compat.source_types()
     assert {"file", "pkg"} <= set(types) and all(issubclass(t, hydra_compat.ConfigSource) for t in types.values())
     assert "oc.env" in hydra_compat.resolver_table() and "oc.select" in hydra_compat.resolver_table()
+
+
+def test_shared_work_merges_again_a_head_it_cannot_pickle(tmp_path, monkeypatch):
+    # An in-process pytest run imports Hydra's structured-config modules twice; their classes then refuse pickling.
+    import pickle
+
+    def refuse(*args, **kwargs):
+        raise pickle.PicklingError("Can't pickle <class 'BasicLauncherConf'>: it's not the same object")
+
+    hydra_compat.start_hydra(f"file://{write_tree(tmp_path, TREE)}")
+    try:
+        plain = OmegaConf.to_yaml(compose("train", ["optimizer=sgd"]))
+        heads: dict = {}
+        monkeypatch.setattr(hydra_compat.pickle, "dumps", refuse)
+        with hydra_compat.shared_work(heads):
+            shared = [OmegaConf.to_yaml(compose("train", ["optimizer=sgd"])) for _ in range(2)]
+        assert shared == [plain, plain] and heads == {}
+    finally:
+        GlobalHydra.instance().clear()
