@@ -41,6 +41,7 @@ class Baseline(Protocol):
     """The seam: one small protocol, four implementations."""
 
     differences: Severity  # the severity of a difference from this baseline
+    holds_goldens: bool  # a case without one is `missing_golden`, and unclaimed goldens are orphans (check)
 
     @property
     def description(self) -> str:
@@ -68,6 +69,7 @@ class GoldenFolder:
 
     snapshot_dir: Path
     differences: Severity = ERROR
+    holds_goldens: bool = True
 
     @property
     def description(self) -> str:
@@ -100,10 +102,12 @@ class ComposedTree:
     show_as: str = ""  # how this tree's files are shown in provenance (the folder's name in the repository)
     at: str | None = None  # the git ref the tree was read at, said beside its provenance
     differences: Severity = INFO
+    holds_goldens: bool = False
     contracts: dict[str, str | None] | None = None
     cases: list[Case] = field(default_factory=list)
     entries: dict[str, BaseEntry] = field(default_factory=dict)
     composed: bool = False
+    provenance_memo: dict = field(default_factory=dict)  # cases sharing a defaults list replay it once
 
     @property
     def description(self) -> str:
@@ -146,7 +150,7 @@ class ComposedTree:
             return {}
         root = str(self.settings.config_dir)
         with open_matrix(self.settings, strict=False) as (session, _):
-            sources = leaf_sources(session, by_id[base_id])
+            sources = leaf_sources(session, by_id[base_id], self.provenance_memo)
         shown = {}
         for path, source in sources.items():
             file = source.file
@@ -165,6 +169,7 @@ class GoldensAtRef:
     tree: ComposedTree | None  # the tree at the ref, composed only if some case has no golden there
     compose_all: bool = False  # --compose-base: ignore the goldens
     differences: Severity = INFO
+    holds_goldens: bool = False  # a review: a case without a golden at the ref is compared with the ref's tree
 
     @property
     def description(self) -> str:

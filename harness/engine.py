@@ -83,7 +83,7 @@ def check_case(
     tree = to_plain(composed.config)
     rendered = render_golden(case, composed.config, tree)
     entry = base_entry(run.baseline, case, routes_by_target)
-    expects_golden = isinstance(run.baseline, GoldenFolder)
+    expects_golden = run.baseline.holds_goldens
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
     checked_case = case
     if case.same_as is not None and twin is Kind.ERROR:
@@ -201,7 +201,7 @@ def run_matrix(
             run.strict_waivers, whole_matrix=len(selected) == len(all_cases),
         )
     gone = run.baseline.gone(all_cases)
-    if isinstance(run.baseline, GoldenFolder):
+    if run.baseline.holds_goldens:
         result.orphans = gone  # interface: check reports goldens without a case as orphans
     else:
         result.cases += [_gone_result(name) for name in gone]
@@ -247,24 +247,27 @@ class CaseStore:
     def settings(self) -> Settings:
         return self.run.settings
 
-    def composed(self, case_id: str) -> Composed:
-        """The composed case, composing it (and its base) on first use."""
+    def composed(self, case_id: str, session: HydraSession | None = None) -> Composed:
+        """The composed case, composing it (and its base) on first use, in `session` when one is open."""
         if case_id not in self.by_id:
             raise KeyError(f"no case {case_id!r}; known: {', '.join(self.by_id)}")
         if case_id not in self._composed:
-            with HydraSession.for_settings(self.settings) as session:
-                self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_bases=self._bases))
+            if session is None:
+                with HydraSession.for_settings(self.settings) as own:
+                    return self.composed(case_id, own)
+            self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_bases=self._bases))
         return self._composed[case_id]
 
     def result(self, case_id: str) -> CaseResult:
         """The case's result against its golden, with the same findings `check` gives."""
         if case_id not in self._results:
-            composed = self.composed(case_id)
-            same_as = composed.case.same_as
-            twin = None
-            if same_as is not None:
-                twin_config = self.composed(same_as).config
-                twin = None if twin_config is None else to_plain(twin_config)
+            # One session composes the case (and its twin) and says where each reported value comes from.
             with HydraSession.for_settings(self.settings) as session:
+                composed = self.composed(case_id, session)
+                same_as = composed.case.same_as
+                twin = None
+                if same_as is not None:
+                    twin_config = self.composed(same_as, session).config
+                    twin = None if twin_config is None else to_plain(twin_config)
                 self._results[case_id] = check_case(self.run, session, composed, twin, self._routes)
         return self._results[case_id]
