@@ -14,12 +14,13 @@ from typing import Any, NoReturn
 import yaml
 from hydra.errors import HydraException
 
-from harness import __version__, baselines, diff
+from harness import __version__, baselines, diff, gitrepo
 from harness.baselines import GoldenFolder
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
+from harness.contract_changes import read_contract_files
 from harness.contracts import ContractError, checks_for, load_contracts
 from harness.engine import Engine, Run
 from harness.fetch import FetchError
@@ -37,8 +38,9 @@ from harness.report import (
     to_markdown,
     to_text,
 )
+from harness.review_rules import rules_for_review
 from harness.session import Session
-from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
+from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, settings_table, with_overrides
 from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -365,13 +367,21 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
 
 
 def review_report(args: argparse.Namespace) -> int:
-    """The working tree against git REF: its goldens, or its tree composed where it has none."""
-    settings = settings_from(args)
+    """The working tree against git REF: its goldens, or its tree composed where it has none, under REF's rules."""
+    head = settings_from(args)
     try:
-        baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
+        commit = gitrepo.verify_ref(gitrepo.toplevel(head.origin), args.base)
+        base_table, base_settings = baselines.settings_at(head, commit)
+        if base_settings is not None:
+            base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
+        rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+        baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
+    base_texts = baseline.contract_texts()
+    base_rules = tuple(checks_for(read_contract_files(base_texts))) if base_texts is not None else ()
+    run = Run(rules.settings, baseline, sourced=_sourced(args.format, review=True), strict=False, review=rules,
+              base_rules=base_rules, **contract_rules(rules.settings, args))
     result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     if args.format == "json":

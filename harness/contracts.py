@@ -8,6 +8,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -62,7 +63,11 @@ class Waiver:
 
 @dataclass(frozen=True)
 class ChangeRecord:
-    """An intentional loosening of a contract, with the reason a reviewer reads; it excuses exactly one term change."""
+    """An intentional loosening, with the reason a reviewer reads; it excuses exactly one change of one term.
+
+    The subject is a contract's name, or SETTINGS for a settings key (`path`), or HYDRA for a leaf of the
+    composed `hydra:` subtree (`path`): one mechanism records every loosening a review can find.
+    """
 
     contract: str
     path: str
@@ -101,7 +106,10 @@ _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
 CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both"})
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
-CHANGE_KEYS = frozenset({"contract", "path", "old", "new", "reason"})
+CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "old", "new", "reason"})
+# The subjects of change records that are not contracts, written `setting: KEY` and `hydra: PATH` in a record.
+SETTINGS, HYDRA = "[settings]", "[hydra]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
@@ -201,13 +209,20 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
     records = []
     for entry in entries:
         _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
-        for required in ("contract", "reason"):
+        subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
+        if len(subjects) != 1:
+            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', 'setting' or 'hydra'")
+        (subject,) = subjects
+        if subject != "contract" and "path" in entry:
+            raise ContractError(f"{_where(origin, entry, 'path')}: a {subject!r} record names its key in {subject!r}, not in 'path'")
+        for required in (subject, "reason"):
             if not isinstance(entry.get(required), str) or not entry[required].strip():
                 raise ContractError(f"{_where(origin, entry)}: a change record needs a non-empty {required!r}")
-        path = entry.get("path") or ""
+        path = entry.get("path") or "" if subject == "contract" else entry[subject]
         if not isinstance(path, str):
             raise ContractError(f"{_where(origin, entry, 'path')}: a change record's path must be a dotted path")
-        records.append(ChangeRecord(entry["contract"], path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
+        name = entry["contract"] if subject == "contract" else SUBJECT_KEYS[subject]
+        records.append(ChangeRecord(name, path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
     return tuple(records)
 
 
@@ -382,6 +397,9 @@ def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]
     return findings
 
 
+NOTHING_CHECKED = "; the contract checks nothing"
+
+
 def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
     """Warnings for contract files that do less than they seem to: a `cases` glob matching no case, a waiver
     for a path no rule of its contract names, two contracts with the same name.
@@ -397,7 +415,7 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
     for contract in contract_set.contracts:
         if not any(fnmatchcase(case_id, contract.cases) for case_id in case_ids):
             findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
-                                    f"{contract.name}: cases {contract.cases!r} matches no case; the contract checks nothing"))
+                                    f"{contract.name}: cases {contract.cases!r} matches no case{NOTHING_CHECKED}"))
     paths_by_name: dict[str, set[str]] = {}
     for contract in contract_set.contracts:
         paths_by_name.setdefault(contract.name, set()).update(contract.paths())

@@ -19,6 +19,8 @@ class Kind(StrEnum):
     EFFECTIVE = "effective"  # written the same, resolves differently
     CONTRACT = "contract"
     CONTRACT_CHANGE = "contract_change"
+    SETTINGS_CHANGE = "settings_change"  # a review: the pull request's settings differ from the base's
+    HYDRA_CHANGE = "hydra_change"  # a review: a leaf of the composed `hydra:` subtree differs
     PARITY = "parity"
     FALLBACK = "fallback"
     MISSING_GOLDEN = "missing_golden"
@@ -32,6 +34,14 @@ class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
+
+
+class Origin(StrEnum):
+    """In a review, whether a finding's error already held at the base."""
+
+    INTRODUCED = "introduced"
+    AT_BASE = "at_base"
+    FIXED = "fixed"
 
 
 class Status(StrEnum):
@@ -56,6 +66,11 @@ GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE
 SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK})
 
 
+def fails(finding: Finding) -> bool:
+    """True for an error that fails a run: every error, except in a review one that already held at the base."""
+    return finding.severity == ERROR and finding.origin != Origin.AT_BASE
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing the harness has to say about a case."""
@@ -71,10 +86,12 @@ class Finding:
     contract: str = ""  # the contract a contract finding comes from
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
     detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
+    origin: str = ""  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
         detail = {"detail": list(self.detail)} if self.detail else {}
+        origin = {"origin": str(self.origin)} if self.origin else {}
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -84,6 +101,7 @@ class Finding:
             "message": self.message,
             "source": None if self.source is None else str(self.source),
             **detail,
+            **origin,
         }
 
 
@@ -102,8 +120,8 @@ class CaseResult:
 
     @property
     def failed(self) -> bool:
-        """True when any finding is an error."""
-        return any(f.severity == ERROR for f in self.findings)
+        """True when any finding is an error that this change is responsible for (not one already at the base)."""
+        return any(fails(f) for f in self.findings)
 
     def written_out(self) -> CaseResult:
         """This case after its golden was rewritten: the differences are gone, the rules' findings stay."""
@@ -121,6 +139,7 @@ class MatrixResult:
     pruned: list[str] = field(default_factory=list)
     baseline: str = ""  # what the cases were compared with, said in every format
     findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
+    rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
 
     @property
     def ok(self) -> bool:
@@ -128,7 +147,7 @@ class MatrixResult:
         return (
             not self.orphans
             and not any(result.failed for result in self.cases)
-            and not any(f.severity == ERROR for f in self.findings)
+            and not any(fails(f) for f in self.findings)
         )
 
 

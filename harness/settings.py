@@ -360,11 +360,24 @@ def load_settings(settings_file: str | Path | None = None, start: Path | None = 
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
     path = Path(settings_file).absolute() if settings_file else (start or Path.cwd()).absolute() / "pyproject.toml"
-    document = read_toml(path)
-    table = document.get("tool", {}).get("config-harness")
+    table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")
     return parse_settings(table, path)
+
+
+def table_of(document: dict[str, Any], path: Path) -> Any:
+    """The settings table of a TOML document read from `path`: `[tool.config-harness]` in a pyproject.toml, the
+    whole document in a standalone file; None when a pyproject.toml has no such table."""
+    if path.name != "pyproject.toml":
+        return document
+    tool = document.get("tool", {})
+    return tool.get("config-harness") if isinstance(tool, dict) else None
+
+
+def settings_table(settings: Settings) -> Any:
+    """The raw settings table the settings were read from (what a review compares key by key)."""
+    return table_of(read_toml(settings.origin), settings.origin)
 
 
 def with_overrides(
