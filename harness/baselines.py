@@ -271,6 +271,12 @@ def _settings_at(settings: Settings, top: Path, commit: str) -> Settings | None:
         return None
 
 
+def trusted_settings(settings: Settings, ref: str) -> Settings:
+    """The settings committed at `ref` (the reviewed side's own when `ref` has none): what a review trusts."""
+    top = gitrepo.toplevel(settings.origin)
+    return _settings_at(settings, top, gitrepo.verify_ref(top, ref)) or settings
+
+
 def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str | None]:
     texts: dict[str, str | None] = {}
     for path in settings.contracts:

@@ -19,7 +19,7 @@ from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
-from harness.contracts import ContractError, checks_for, load_contracts
+from harness.contracts import ContractError, load_contracts
 from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
@@ -219,11 +219,17 @@ def command_check(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
-def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
-    """The settings' contracts as a Run's rules, and for its run-level findings (changes, stale waivers)."""
+def contract_rules(settings: Settings, args: argparse.Namespace, trusted: Settings | None = None) -> dict[str, Any]:
+    """The settings' contracts (and target checks, with `python_sources` from the `trusted` side's settings) as a
+    Run's rules, and for its run-level findings (changes, stale waivers)."""
+    from harness.targets import case_rules
+
     contract_set = load_contracts(settings.contracts)
+    python_sources = (trusted or settings).python_sources
+    rules = case_rules(replace(settings, python_sources=python_sources), contract_set)
     return {
-        "rules": tuple(checks_for(contract_set)),
+        "rules": rules.checks,
+        "refiners": rules.refiners,
         "contracts": contract_set,
         "strict_waivers": getattr(args, "strict_waivers", False),
     }
@@ -378,9 +384,10 @@ def review_report(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     try:
         baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
+        trusted = baselines.trusted_settings(settings, args.base)  # which Python sources to read: never the PR's choice
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
+    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args, trusted))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     if args.format == "json":
@@ -432,7 +439,7 @@ def command_explain(args: argparse.Namespace) -> int:
         tree = to_plain(composed.config)
         final = lookup(tree, args.key)
         if final is MISSING:
-            raise UsageError(f"{args.key} does not exist in case {case.id}")
+            return explain_python_default(settings, tree, args.key, case)
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
@@ -452,6 +459,21 @@ def command_explain(args: argparse.Namespace) -> int:
         print(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
         print(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+    return EXIT_OK
+
+
+def explain_python_default(settings: Settings, tree: Any, key: str, case: Case) -> int:
+    """A key the YAML lacks: the Python default the program takes for it, when the node's class declares one."""
+    from harness.targets import program_view
+
+    view = program_view(settings)
+    filled = view.filled(tree, key) if view is not None else None
+    if filled is None:
+        raise UsageError(f"{key} does not exist in case {case.id}")
+    value = view.value_at(tree, key) if view is not None else None
+    shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
+    print(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
+    print(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
     return EXIT_OK
 
 

@@ -27,6 +27,7 @@ from harness.findings import (
     Finding,
     Kind,
     MatrixResult,
+    Refiner,
     Status,
 )
 from harness.goldens import golden_path
@@ -49,6 +50,7 @@ class Run:
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
     contracts: ContractSet | None = None  # for the run-level contract findings (changes, hygiene, stale waivers)
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
+    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
 
 
 def base_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaseEntry | None:
@@ -85,6 +87,8 @@ def check_case(
     entry = base_entry(run.baseline, case, routes_by_target)
     expects_golden = run.baseline.holds_goldens
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
+    for refine in run.refiners:
+        findings = refine(findings, tree)
     checked_case = case
     if case.same_as is not None and twin is Kind.ERROR:
         findings.append(Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree"))
@@ -122,7 +126,8 @@ def annotate(
         except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
             sources = {}
         findings = tuple(
-            replace(f, source=sources.get(f.path)) if want and f.kind in SOURCED_KINDS else f
+            # A source a rule already knows (a Python default's class line) stays where no config file sets the path.
+            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS else f
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)
@@ -232,8 +237,8 @@ class CaseStore:
     findings `check` reports for its case.
     """
 
-    def __init__(self, settings: Settings, rules: Sequence[CaseChecker] = ()) -> None:
-        self.run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(rules), keep_rendered=True)
+    def __init__(self, settings: Settings, rules: Sequence[CaseChecker] = (), refiners: Sequence[Refiner] = ()) -> None:
+        self.run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(rules), keep_rendered=True, refiners=tuple(refiners))
         with open_matrix(settings) as (_, cases):
             self.cases = cases
         self.by_id = {case.id: case for case in cases}

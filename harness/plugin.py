@@ -36,7 +36,7 @@ def _store(config: pytest.Config) -> Any:
     """The session's CaseStore (the engine, lazily per case), built on first use (heavy imports stay lazy)."""
     store = config.stash.get(STORE_KEY, None)
     if store is None:
-        from harness.contracts import ContractError, contract_checks
+        from harness.contracts import ContractError, load_contracts
         from harness.engine import CaseStore
         from harness.settings import SettingsError, load_settings
         from harness.snapshot import GoldenExtension
@@ -45,7 +45,10 @@ def _store(config: pytest.Config) -> Any:
         try:
             settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
             _skip_unfetched(settings)
-            store = CaseStore(settings, contract_checks(settings))
+            from harness.targets import case_rules
+
+            rules = case_rules(settings, load_contracts(settings.contracts))
+            store = CaseStore(settings, rules.checks, rules.refiners)
         except (SettingsError, ContractError) as error:
             raise pytest.UsageError(f"config-harness: {error}") from None
         except OSError as error:  # a settings path (contracts, config_dir) the system refused
