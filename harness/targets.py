@@ -156,8 +156,11 @@ class ProgramView:
         """Every node's findings for one composed case (a `CaseChecker`)."""
         return [finding for node in target_nodes(tree) for finding in self.node_findings(node)]
 
-    def filled(self, tree: Any, path: str) -> Filled | None:
-        """The Python default that fills `path` when the YAML lacks it: the key is a field of its node's class."""
+    def filled(self, tree: Any, path: str, inside: bool = True) -> Filled | None:
+        """The Python default that fills `path` when the YAML lacks it: the key is a field of its node's class.
+
+        For a path below the field, the default must hold it too, unless `inside` is False (the field as a whole).
+        """
         keys = split_path(path)
         parents = [tree]
         for key in keys[:-1]:
@@ -180,7 +183,7 @@ class ProgramView:
         param = signature.param(keys[cut])
         if param is None or param.default is None:
             return None
-        if cut + 1 < len(keys) and (not param.default.literal or _walk(param.default.value, keys[cut + 1:]) is MISSING):
+        if inside and cut + 1 < len(keys) and (not param.default.literal or _walk(param.default.value, keys[cut + 1:]) is MISSING):
             return None  # the default has no such key inside it
         return Filled(node, param, signature)
 
@@ -205,7 +208,7 @@ class ProgramView:
         refined: list[Finding] = []
         for finding in findings:
             if finding.kind == Kind.REMOVED and finding.path:
-                filled = self.filled(tree, finding.path)
+                filled = self.filled(tree, finding.path, inside=False)
                 if filled is not None:
                     field_path = join_path(filled.node.path, filled.param.name)
                     if field_path not in dropped:
