@@ -19,6 +19,7 @@ from typing import Any
 from harness.confine import within
 from harness.diff import describe_value
 from harness.render import InputLimitError, read_bounded
+from harness.settings import display_path
 
 # Bases whose constructors take no config keys and add no fields: a class built only on them is fully known.
 KNOWN_EMPTY_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing.NamedTuple", "enum.Enum"})
@@ -223,19 +224,20 @@ class SourceIndex:
         return None
 
     def _parse(self, name: str, file: Path, is_package: bool) -> _Module:
+        shown = display_path(file)
         if self.scope and not within(file, self.scope):
-            return _Module(name, file, None, is_package, f"{file} leads outside the project; it is not read")
+            return _Module(name, file, None, is_package, f"{shown} leads outside the project; it is not read")
         try:
             source = self._read(file)
             tree = ast.parse(source, filename=str(file))
         except InputLimitError as error:
-            return _Module(name, file, None, is_package, f"{file}: {error}")
+            return _Module(name, file, None, is_package, f"{shown}: {error}")
         except SyntaxError as error:
-            return _Module(name, file, None, is_package, f"{file}:{error.lineno}: not valid Python ({error.msg})")
+            return _Module(name, file, None, is_package, f"{shown}:{error.lineno}: not valid Python ({error.msg})")
         except (ValueError, RecursionError, MemoryError) as error:
-            return _Module(name, file, None, is_package, f"{file}: cannot be parsed ({type(error).__name__})")
+            return _Module(name, file, None, is_package, f"{shown}: cannot be parsed ({type(error).__name__})")
         except OSError as error:
-            return _Module(name, file, None, is_package, f"{file}: {error.strerror or error}")
+            return _Module(name, file, None, is_package, f"{shown}: {error.strerror or error}")
         return _Module(name, file, tree, is_package)
 
     def locate(self, dotted: str) -> Resolved:

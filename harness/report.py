@@ -141,7 +141,9 @@ def describe_group(group: Group) -> str:
         more = len(group.finding.detail) - len(shown)
         return "; ".join(shown) + (f"; and {more} more inside {group.path}" if more else "")
     if group.kind in VALUE_KINDS and group.path:
-        via = f" (via {group.finding.via}, {group.source})" if group.finding.via else ""
+        via = f" (via {group.finding.via})" if group.finding.via else ""
+        agrees = dict(group.finding.facts).get("python_source")
+        via += f" (the YAML now agrees with the Python default, {agrees})" if agrees and not via else ""
         return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}{via}"
     if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
         return f"{group.path}: {show_value(group.old)} -> {show_value(group.new)} {EFFECTIVE_NOTE}"
