@@ -57,16 +57,17 @@ class Filled:
     node: TargetNode
     param: Param
     signature: Signature
+    file: str  # the file that declares the field, as reports show it
 
     @property
     def where(self) -> str:
         """The field's `FILE:LINE` in the class that declares it."""
-        return f"{display_path(Path(self.param.file))}:{self.param.line}"
+        return f"{self.file}:{self.param.line}"
 
     @property
     def source(self) -> Source:
         """The field's line as a finding's source: the Python line that sets the value the program sees."""
-        return Source(display_path(Path(self.param.file)), self.param.line)
+        return Source(self.file, self.param.line)
 
     @property
     def default(self) -> Default:
@@ -101,6 +102,17 @@ class ProgramView:
 
     def __init__(self, index: SourceIndex) -> None:
         self.index = index
+        self._shown: dict[str, str] = {}
+        self._nodes: dict[TargetNode, tuple[Finding, ...]] = {}  # most nodes recur in every case of a matrix
+
+    def shown(self, file: str) -> str:
+        """A source file as reports show it (relative to the working folder), computed once per file."""
+        if file not in self._shown:
+            self._shown[file] = display_path(Path(file))
+        return self._shown[file]
+
+    def _filled(self, node: TargetNode, param: Param, signature: Signature) -> Filled:
+        return Filled(node, param, signature, self.shown(param.file))
 
     def signature(self, node: TargetNode) -> Signature | Missing | Outside | None:
         """The node's class (or function) signature; None for an interpolated `_target_` (not modelled)."""
@@ -110,6 +122,11 @@ class ProgramView:
 
     def node_findings(self, node: TargetNode) -> list[Finding]:
         """The findings of one node: a class that does not exist, undeclared keys, required and defaulted fields."""
+        if node not in self._nodes:
+            self._nodes[node] = tuple(self._node_findings(node))
+        return list(self._nodes[node])
+
+    def _node_findings(self, node: TargetNode) -> list[Finding]:
         signature = self.signature(node)
         if signature is None or isinstance(signature, Outside):
             return []
@@ -119,7 +136,7 @@ class ProgramView:
                             f"{path}: {node.target} does not exist in the Python sources ({signature.reason}); building the node fails",
                                         facts=_facts(Reason.MISSING_CLASS, target=node.target))]
         findings = []
-        where = f"{display_path(Path(signature.file))}:{signature.line}"
+        where = f"{self.shown(signature.file)}:{signature.line}"
         if signature.complete and not signature.var_kwargs:
             for key in node.keys:
                 if signature.param(key) is None:
@@ -132,7 +149,7 @@ class ProgramView:
         for param in signature.params:
             if param.name in node.keys or param.name in RESERVED_KEYS:
                 continue
-            filled = Filled(node, param, signature)
+            filled = self._filled(node, param, signature)
             path = join_path(node.path, param.name)
             if param.default is None:
                 if node.partial:
@@ -185,7 +202,7 @@ class ProgramView:
             return None
         if inside and cut + 1 < len(keys) and (not param.default.literal or _walk(param.default.value, keys[cut + 1:]) is MISSING):
             return None  # the default has no such key inside it
-        return Filled(node, param, signature)
+        return self._filled(node, param, signature)
 
     def value_at(self, tree: Any, path: str) -> Any:
         """The value the program sees at `path`: the YAML's, else the Python default's (MISSING when neither)."""
@@ -245,7 +262,7 @@ class ProgramView:
         param = signature.param(keys[-1]) if isinstance(signature, Signature) else None
         if param is None or param.default is None or not param.default.literal or not same_value(param.default.value, finding.new):
             return finding
-        where = f"{display_path(Path(param.file))}:{param.line}"
+        where = f"{self.shown(param.file)}:{param.line}"
         note = f" (the YAML now agrees with the Python default {param.default.describe()} of {param.owner}, {where})"
         return replace(finding, message=finding.message + note, facts=(("python_default", param.default.value), ("python_source", where)))
 
