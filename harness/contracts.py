@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -106,13 +107,13 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Line
 
 _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
-CONTRACT_KEYS = {"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both", "program_view"}
+CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both", "program_view"})
 # A waiver naming this "contract" excuses target findings (harness/targets.py): a node the program reads raw, a
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
-WAIVER_KEYS = {"contract", "path", "reason", "until", "cases"}
-CHANGE_KEYS = {"contract", "path", "old", "new", "reason"}
-FILE_KEYS = {"contracts", "waivers", "changes"}
+WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
+CHANGE_KEYS = frozenset({"contract", "path", "old", "new", "reason"})
+FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
 def plain(value: Any) -> Any:
@@ -129,7 +130,7 @@ def _where(origin: Path, mapping: Any, key: str = "") -> str:
     return f"{origin}:{line}" if line else str(origin)
 
 
-def _strict_keys(origin: Path, mapping: Any, allowed: set[str], what: str) -> None:
+def _strict_keys(origin: Path, mapping: Any, allowed: AbstractSet[str], what: str) -> None:
     if not isinstance(mapping, dict):
         raise ContractError(f"{_where(origin, mapping)}: {what} must be a mapping, got {type(mapping).__name__}")
     for key in mapping:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from harness.confine import within
@@ -25,7 +26,8 @@ from harness.settings import display_path
 KNOWN_EMPTY_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing.NamedTuple", "enum.Enum"})
 KNOWN_EMPTY_PREFIXES = ("collections.abc.", "typing.")
 DATACLASS_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
-FACTORIES: dict[str, Any] = {"dict": {}, "list": [], "tuple": []}  # default_factory=dict and friends: the value the program gets
+# default_factory=dict and friends: the empty value the program gets (a tuple reads as a list, as in a config).
+FACTORIES: Mapping[str, type] = MappingProxyType({"dict": dict, "list": list, "tuple": list})
 MAX_TEXT = 80  # an expression's source, shown for a default that is not a literal
 
 
@@ -535,9 +537,8 @@ def _field_default(value: ast.expr | None) -> Default | None:
 
 def _factory(factory: ast.expr) -> Default:
     name = _dotted(factory)
-    if name in FACTORIES:
-        empty = FACTORIES[name]
-        return Default(type(empty)(), True, f"{name}()")
+    if name is not None and name in FACTORIES:
+        return Default(FACTORIES[name](), True, f"{name}()")
     if isinstance(factory, ast.Lambda):
         body = _literal(factory.body)
         if body.literal:
