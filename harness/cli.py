@@ -21,7 +21,7 @@ from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
 from harness.contract_changes import read_contract_files
-from harness.contracts import ContractError, checks_for, load_contracts
+from harness.contracts import ContractError, load_contracts
 from harness.engine import Engine, Run
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
@@ -41,6 +41,7 @@ from harness.report import (
 from harness.review_rules import rules_for_review
 from harness.session import Session
 from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, settings_table, with_overrides
+from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -223,10 +224,14 @@ def command_check(args: argparse.Namespace) -> int:
 
 
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
-    """The settings' contracts as a Run's rules, and for its run-level findings (changes, stale waivers)."""
+    """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
+    run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
+    so which Python sources are read is never the pull request's choice."""
     contract_set = load_contracts(settings.contracts)
+    rules = case_rules(settings, contract_set)
     return {
-        "rules": tuple(checks_for(contract_set)),
+        "rules": rules.checks,
+        "refiners": rules.refiners,
         "contracts": contract_set,
         "strict_waivers": getattr(args, "strict_waivers", False),
     }
@@ -379,7 +384,7 @@ def review_report(args: argparse.Namespace) -> int:
     except GitError as error:
         raise UsageError(str(error)) from None
     base_texts = baseline.contract_texts()
-    base_rules = tuple(checks_for(read_contract_files(base_texts))) if base_texts is not None else ()
+    base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=_sourced(args.format, review=True), strict=False, review=rules,
               base_rules=base_rules, **contract_rules(rules.settings, args))
     result = run_with_progress(Engine(run, args.case))
@@ -433,7 +438,7 @@ def command_explain(args: argparse.Namespace) -> int:
         tree = to_plain(composed.config)
         final = lookup(tree, args.key)
         if final is MISSING:
-            raise UsageError(f"{args.key} does not exist in case {case.id}")
+            return explain_python_default(settings, tree, args.key, case)
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
@@ -453,6 +458,21 @@ def command_explain(args: argparse.Namespace) -> int:
         print(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
         print(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+    return EXIT_OK
+
+
+def explain_python_default(settings: Settings, tree: Any, key: str, case: Case) -> int:
+    """A key the YAML lacks: the Python default the program takes for it, when the node's class declares one."""
+    from harness.targets import program_view
+
+    view = program_view(settings)
+    filled = view.filled(tree, key) if view is not None else None
+    if filled is None:
+        raise UsageError(f"{key} does not exist in case {case.id}")
+    value = view.value_at(tree, key) if view is not None else None
+    shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
+    print(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
+    print(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
     return EXIT_OK
 
 

@@ -31,6 +31,7 @@ from harness.findings import (
     Kind,
     MatrixResult,
     Origin,
+    Refiner,
     Status,
 )
 from harness.goldens import golden_path, prune_orphans, write_goldens
@@ -56,6 +57,7 @@ class Run:
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
     review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
+    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -92,6 +94,8 @@ def check_case(
     entry = baseline_entry(run.baseline, case, routes_by_target)
     expects_golden = run.baseline.missing_is_error
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
+    for refine in run.refiners:
+        findings = refine(findings, tree)
     checked_case = case
     if case.same_as is not None and twin is Kind.ERROR:
         findings.append(Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree"))
@@ -161,7 +165,8 @@ def annotate(
         except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
             sources = {}
         findings = tuple(
-            replace(f, source=sources.get(f.path)) if want and f.kind in SOURCED_KINDS else f
+            # A source a rule already knows (a Python default's class line) stays where no config file sets the path.
+            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS else f
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)

@@ -26,6 +26,7 @@ class Kind(StrEnum):
     MISSING_GOLDEN = "missing_golden"
     FORMAT = "format"  # the golden differs in text only
     ERROR = "error"
+    TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
 
 
 class Severity(StrEnum):
@@ -63,7 +64,7 @@ DIFFERENCE_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFEC
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
-SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK})
+SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
 
 
 def fails(finding: Finding) -> bool:
@@ -87,10 +88,16 @@ class Finding:
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
     detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
     origin: str = ""  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
+    facts: tuple[tuple[str, Any], ...] = ()  # a target finding's `detail` mapping (reason, default, source)
+    via: str = ""  # "python default": the new value is the one the program takes from a class, not the YAML
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
-        detail = {"detail": list(self.detail)} if self.detail else {}
+        """The finding as the JSON interface spells it (`detail` only on a list that changed or a target finding)."""
+        detail: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
+        if self.facts:
+            detail = {"detail": dict(self.facts)}
+        if self.via:
+            detail["via"] = self.via
         origin = {"origin": str(self.origin)} if self.origin else {}
         return {
             "kind": str(self.kind),
@@ -153,3 +160,7 @@ class MatrixResult:
 
 # A rule run on every freshly composed case: (case, config, plain tree) -> findings.
 CaseChecker = Callable[[Case, Any, Any], list[Finding]]
+
+# A rule that rereads a case's differences from its baseline: (findings, plain tree) -> findings
+# (a dropped key a Python default fills becomes one `changed` finding; harness/targets.py).
+Refiner = Callable[[list[Finding], Any], list[Finding]]

@@ -47,11 +47,11 @@ def tier_of(finding: Finding) -> Tier:
     kind = finding.kind
     if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
         return Tier.BLOCKING
-    if kind == Kind.CONTRACT and finding.waiver:
+    if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:
         return Tier.WAIVED
-    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY):
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
         return Tier.NOTED
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET):
         return Tier.BLOCKING
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED

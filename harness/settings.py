@@ -37,6 +37,7 @@ class Source:
     wheel: str
     unpack: str
     into: Path
+    python: str = ""  # a folder of the wheel whose `.py` files are unpacked too (read with ast, never imported)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Settings:
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
+    python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
 
 
 TABLE = "tool.config-harness"
@@ -75,9 +77,10 @@ TOP_LEVEL_KEYS = MappingProxyType({
     "search_path": list,
     "version_base": str,
     "read_outside": list,
+    "python_sources": list,
 })
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
-SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str})
+SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
@@ -304,7 +307,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     source = None
     if "source" in table:
         raw_source = _check_table(table["source"], SOURCE_KEYS, f"{where} source")
-        missing = sorted(set(SOURCE_KEYS) - set(raw_source))
+        missing = sorted(set(SOURCE_KEYS) - set(raw_source) - {"python"})
         if missing:
             raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
         into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
@@ -316,7 +319,10 @@ def parse_settings(table: Any, origin: Path) -> Settings:
             wheel = str(_confined(base / wheel, (project_root(base),), f"{where} source.wheel"))
         else:
             wheel = check_requirement(wheel, f"{where} source.wheel")
-        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into)
+        python = raw_source.get("python", "")
+        if python and (python.startswith("/") or ".." in python.split("/")):
+            raise SettingsError(f"{where} source.python: {python!r} is not a folder inside the wheel")
+        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into, python=python)
 
     readable = _confined_folders(table, base, where)
     return Settings(
@@ -338,6 +344,10 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
+        python_sources=tuple(
+            _confined(base / folder, readable, f"{where} python_sources")
+            for folder in _string_list(table.get("python_sources", []), f"{where} python_sources")
+        ),
     )
 
 
