@@ -24,6 +24,8 @@ class Kind(StrEnum):
     MISSING_GOLDEN = "missing_golden"
     FORMAT = "format"  # the golden differs in text only
     ERROR = "error"
+    MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
+    LAUNCH = "launch"  # a launch command in a script whose override no longer composes
 
 
 class Severity(StrEnum):
@@ -47,10 +49,12 @@ class Status(StrEnum):
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
-DIFFERENCE_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK})
+DIFFERENCE_KINDS = frozenset(
+    {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
+)
 
 # Kinds that a rewritten golden settles.
-GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN})
+GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
 SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK})
@@ -71,10 +75,20 @@ class Finding:
     contract: str = ""  # the contract a contract finding comes from
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
     detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
+    value: Any = None  # a moved finding: the value (or subtree) that moved
+    fix: str | None = None  # a launch finding: the override to write instead, where one is known
+    origin: str = ""  # in a review: introduced, at_base or fixed (launch findings)
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
+        """The finding as the JSON interface spells it (`detail` only on a list that changed; `value`, `fix` and
+        `origin` only on the kinds that carry them)."""
         detail = {"detail": list(self.detail)} if self.detail else {}
+        if self.kind == Kind.MOVED:
+            detail["value"] = self.value
+        if self.kind == Kind.LAUNCH:
+            detail["fix"] = self.fix
+        if self.origin:
+            detail["origin"] = self.origin
         return {
             "kind": str(self.kind),
             "path": self.path,

@@ -57,6 +57,8 @@ class Settings:
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
+    command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
+    command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
 
 
 TABLE = "tool.config-harness"
@@ -74,7 +76,9 @@ TOP_LEVEL_KEYS = {
     "search_path": list,
     "version_base": str,
     "read_outside": list,
+    "commands": list,
 }
+COMMAND_KEYS = {"glob": str, "modules": dict}
 ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str}
 SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
@@ -317,6 +321,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
             wheel = check_requirement(wheel, f"{where} source.wheel")
         source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into)
 
+    globs, modules = _commands(table.get("commands", []), f"{where} commands")
     readable = _confined_folders(table, base, where)
     return Settings(
         origin=origin,
@@ -337,7 +342,29 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
+        command_globs=globs,
+        command_modules=modules,
     )
+
+
+def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The `[[commands]]` globs (relative, inside the project) and the union of their `modules` tables."""
+    globs: list[str] = []
+    modules: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        entry_where = f"{where}[{index}]"
+        entry = _check_table(entry, COMMAND_KEYS, entry_where)
+        pattern = entry.get("glob")
+        if pattern is None:
+            raise SettingsError(f"{entry_where}: missing required key 'glob'")
+        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
+            raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
+        globs.append(pattern)
+        for module, config_name in entry.get("modules", {}).items():
+            if not isinstance(config_name, str) or not all(part.isidentifier() for part in module.split(".")):
+                raise SettingsError(f"{entry_where}.modules: {module!r} = {config_name!r} is not `dotted.module = \"config_name\"`")
+            modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
+    return tuple(globs), tuple(sorted(modules.items()))
 
 
 def read_toml(path: Path) -> dict[str, Any]:
