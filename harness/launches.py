@@ -231,10 +231,15 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
     if isinstance(entry, str):
         return CommandCase(identifier, launch, problem=f"{launch.where}: {entry}", problem_kind=ENTRY_REMOVED)
     folder = entry.config_dir
-    if launch.config_path is not None and PLACEHOLDER_MARK not in launch.config_path:
+    if launch.config_path is not None:
         entry_file = project.entry_file(launch.entry, launch.is_module)
         base = entry_file.parent if entry_file is not None else project.root
-        folder = (base / launch.config_path).resolve()
+        written = launch.config_path
+        if written.startswith(PLACEHOLDER_MARK):
+            # `--config-path="$PROJECT_DIR/examples/x/config"` with PROJECT_DIR="$(pwd)": scripts run from the
+            # project's root, so the part after the unknown prefix is read from there.
+            base, written = project.root, written.split("__", 2)[-1].lstrip("/")
+        folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
     name = launch.config_name if launch.config_name is not None else entry.config_name
     if name is not None:
         name = name.removesuffix(".yaml")
@@ -476,7 +481,7 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
     the base, else `introduced` (it applied there, failed for another reason, or is new)."""
     def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, tuple[str, ...]]:
         script = result.case.id[len(PREFIX):].rsplit("#", 1)[0]
-        form = (finding.new or "").partition("=")[0] if finding.path else finding.message
+        form = (finding.new or "").partition("=")[0] if finding.path else ""
         return script, form, finding.path, finding.detail
 
     known = {signature(r, f) for r in base for f in r.findings if f.kind == Kind.LAUNCH}

@@ -205,8 +205,8 @@ def test_no_script_code_runs(tmp_path, cli):
         f"python3 -m verl.trainer.main_ppo trainer.total_training_steps=$STEPS trainer.project_name=$(touch {victim})\n",
         encoding="utf-8")
     (repo / "harness.toml").write_text(SETTINGS.replace("examples/**/*.sh", "launch/*.sh"), encoding="utf-8")
-    listing = cli("--settings", "harness.toml", "list", "--format", "json", "--case", "cmd/*", cwd=repo).json()["cases"]
+    listing = cli("--settings", "harness.toml", "list", "--format", "json", "--case", "cmd/launch/*", cwd=repo).json()["cases"]
     assert [row["id"] for row in listing] == ["cmd/launch/run.sh#1"]
     assert listing[0]["overrides"][0].startswith("trainer.total_training_steps=__unset_")
-    assert cli("--settings", "harness.toml", "check", "--case", "cmd/*", cwd=repo).code == 0
+    assert cli("--settings", "harness.toml", "check", "--case", "cmd/launch/*", cwd=repo).code == 0
     assert not victim.exists() and not Path(f"{victim}.d").exists() and not Path(f"{victim}.txt").exists()
