@@ -82,7 +82,7 @@ class Finding:
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON interface spells it (`detail` only on a list that changed; `value`, `fix` and
         `origin` only on the kinds that carry them)."""
-        detail = {"detail": list(self.detail)} if self.detail else {}
+        detail: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
         if self.kind == Kind.MOVED:
             detail["value"] = self.value
         if self.kind == Kind.LAUNCH:

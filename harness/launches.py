@@ -186,11 +186,9 @@ class Project:
             return f"{'module' if is_module else 'script'} {entry} does not exist in the repository"
         if main is None:
             return f"{entry} has no @hydra.main with literal arguments; map it in [commands.modules]"
-        folder = None
-        if isinstance(main.get("config_path"), str):
-            folder = (path.parent / main["config_path"]).resolve()
+        config_folder = (path.parent / main["config_path"]).resolve() if isinstance(main.get("config_path"), str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
-        return Entry(folder, name, _version_base(main))
+        return Entry(config_folder, name, _version_base(main))
 
 
 def _version_base(main: dict[str, Any] | None) -> str | None:

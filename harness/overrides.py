@@ -55,7 +55,8 @@ def fast(text: str) -> Override | None:
         return None
     else:
         parsed = token_value(value)
-    return Override(type=TYPES[prefix], key_or_group=key, value_type=ValueType.ELEMENT, _value=parsed, package=None, input_line=text)
+    value_type = None if value is None else ValueType.ELEMENT  # `~key` alone carries no value at all
+    return Override(type=TYPES[prefix], key_or_group=key, value_type=value_type, _value=parsed, package=None, input_line=text)
 
 
 def parse(text: str) -> Override:

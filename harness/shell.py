@@ -259,7 +259,7 @@ class _Reader:
         if operator in (":-", "-", ":=", "="):
             empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
             if empty:
-                default = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(Piece("", line),)]
+                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(Piece("", line),)]
                 if operator.endswith("="):
                     self.env.values[name] = default
                 value = default
@@ -308,7 +308,7 @@ class _Reader:
             return int(_text(node), 0) if not _text(node).startswith("0") or _text(node) == "0" else int(_text(node), 8)
         if kind in ("variable_name", "simple_expansion", "expansion", "word"):
             if kind == "variable_name" or (kind == "word" and _text(node).isidentifier()):
-                words = self.lookup(_text(node))
+                words = self.lookup(_text(node)) or []
                 text = word_text(words[0]) if words else "0"
                 unknown = bool(words) and any(p.unknown for p in words[0])
             elif kind == "word":
@@ -445,12 +445,9 @@ class _Reader:
         if kind == "negated_command":
             inner = self.condition(node.children[-1])
             return None if inner is None else not inner
-        if kind == "test_command":
-            inner = [c for c in node.children if c.type not in ("[", "]", "[[", "]]")]
-            return self.condition(inner[0]) if len(inner) == 1 else None
-        if kind == "parenthesized_expression":
-            inner = [c for c in node.children if c.type not in ("(", ")")]
-            return self.condition(inner[0]) if len(inner) == 1 else None
+        if kind in ("test_command", "parenthesized_expression"):
+            parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
+            return self.condition(parts[0]) if len(parts) == 1 else None
         if kind == "binary_expression" and len(node.children) == 3:
             operator = _text(node.children[1])
             if operator in ("&&", "||", "-a", "-o"):
