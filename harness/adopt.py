@@ -274,7 +274,7 @@ def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
     return data
 
 
-SKIPPED_FOLDERS = {".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"}
+SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"})
 
 
 def command_globs(base: Path, config_dir: Path) -> list[str]:

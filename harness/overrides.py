@@ -8,10 +8,13 @@ BOOL, NULL, else a string). A test compares this with Hydra's parser on every ov
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType, ValueType
+
+from harness.session import current
 
 KEY = re.compile(r"(\+\+|\+|~)?([A-Za-z_][\w-]*(?:\.[\w-]+)*)(?:=(.*))?", re.DOTALL)
 # Characters that only ever form one unquoted string token (no quotes, brackets, sweeps, interpolations, escapes).
@@ -21,10 +24,7 @@ INT = re.compile(r"[+-]?(?:0|[1-9](?:_?[0-9])*)")
 FLOAT = re.compile(
     rf"[+-]?(?:(?:(?:{_DIGITS})?\.{_DIGITS}|{_DIGITS}\.)(?:[eE][+-]?{_DIGITS})?|{_DIGITS}[eE][+-]?{_DIGITS}|[Ii][Nn][Ff]|[Nn][Aa][Nn])"
 )
-TYPES = {None: OverrideType.CHANGE, "+": OverrideType.ADD, "++": OverrideType.FORCE_ADD, "~": OverrideType.DEL}
-
-_PARSER: Any = None
-_PARSED: dict[str, Override] = {}
+TYPES = MappingProxyType({None: OverrideType.CHANGE, "+": OverrideType.ADD, "++": OverrideType.FORCE_ADD, "~": OverrideType.DEL})
 
 
 def token_value(text: str) -> Any:
@@ -61,12 +61,10 @@ def fast(text: str) -> Override | None:
 
 def parse(text: str) -> Override:
     """One override, as Hydra's parser reads it (it raises what Hydra raises on bad syntax)."""
-    global _PARSER
-    if text not in _PARSED:
+    parsed = current().overrides
+    if text not in parsed:
         override = fast(text)
         if override is None:
-            if _PARSER is None:
-                _PARSER = OverridesParser.create()
-            (override,) = _PARSER.parse_overrides(overrides=[text])
-        _PARSED[text] = override
-    return _PARSED[text]
+            (override,) = OverridesParser.create().parse_overrides(overrides=[text])
+        parsed[text] = override
+    return parsed[text]

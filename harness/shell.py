@@ -13,18 +13,19 @@ import fnmatch
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
-HYDRA_VALUE_FLAGS = {
+HYDRA_VALUE_FLAGS = MappingProxyType({
     "--config-path": "config_path", "-cp": "config_path",
     "--config-name": "config_name", "-cn": "config_name",
     "--config-dir": "config_dir", "-cd": "config_dir",
     "--cfg": "", "-c": "", "--package": "", "-p": "", "--info": "", "-i": "",
     "--experimental-rerun": "", "--shell-completion": "", "-sc": "",
-}
-HYDRA_SWITCHES = {"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"}
-TORCHRUN_SWITCHES = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path"}
+})
+HYDRA_SWITCHES = frozenset({"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"})
+TORCHRUN_SWITCHES = frozenset({"--standalone", "--no-python", "--no_python", "--run-path", "--run_path"})
 PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
 PLACEHOLDER_MARK = "__unset_"
@@ -98,22 +99,12 @@ class _Env:
         return other
 
 
-def _parser() -> Any:
+def parse(source: bytes) -> Any:
+    """The script's tree-sitter syntax tree (a parser costs well under a millisecond, so each script gets its own)."""
     import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-
-
-_PARSER: Any = None
-
-
-def parse(source: bytes) -> Any:
-    """The script's tree-sitter syntax tree."""
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = _parser()
-    return _PARSER.parse(source)
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse(source)
 
 
 def _text(node: Any) -> str:
