@@ -196,7 +196,7 @@ def command_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_matrix(settings) as (_, cases):
         cases = select_cases(cases, args.case)
-        if not cases:
+        if not cases and not (settings.command_globs and (args.case or "").startswith("cmd/")):
             raise UsageError(f"--case {args.case!r} matches no case")
         rows = [
             {
@@ -207,20 +207,72 @@ def command_list(args: argparse.Namespace) -> int:
             }
             for case in cases
         ]
+    rows += launch_rows(settings, args.case)
     if args.format == "json":
         print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
     else:
         for row in rows:
-            print(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
+            where = row.get("golden") or row.get("source")
+            print(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
     return EXIT_OK
+
+
+def launch_rows(settings: Settings, case_glob: str | None) -> list[dict[str, Any]]:
+    """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not."""
+    from fnmatch import fnmatchcase
+
+    from harness.launches import NOT_EXTRACTED, discover
+
+    rows: list[dict[str, Any]] = []
+    for case in discover(settings) if settings.command_globs else []:
+        if case_glob is not None and not fnmatchcase(case.id, case_glob):
+            continue
+        row: dict[str, Any] = {
+            "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
+            "overrides": list(case.overrides), "extracted": case.problem_kind != NOT_EXTRACTED,
+        }
+        if case.problem:
+            row["reason"] = case.problem
+        rows.append(row)
+    return rows
 
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
-    result = run_with_progress(Engine(run, args.case))
+    result = with_launches(settings, args, lambda glob: run_with_progress(Engine(run, glob)))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
     return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def with_launches(settings: Settings, args: argparse.Namespace, run_cases: Any, base: str | None = None) -> MatrixResult:
+    """The matrix's result plus the settings' launch commands as cases (issue 24), and their count line.
+
+    `--case cmd/...` runs only launches; a review (`base`) tells each launch finding its origin at that ref.
+    """
+    from harness import launches
+    from harness.moves import moved_paths
+
+    glob = args.case
+    only_launches = bool(glob) and glob.startswith("cmd/")
+    result = MatrixResult(baseline="launch commands") if only_launches else run_cases(glob)
+    if not settings.command_globs:
+        if only_launches:
+            raise UsageError(f"--case {glob!r}: the settings have no [[commands]]")
+        return result
+    moves = moved_paths(f for r in result.cases for f in r.findings)
+    command_glob = glob if only_launches else None
+    if base is None:
+        cases, counts = launches.check_commands(settings, moves, case_glob=command_glob)
+    else:
+        try:
+            cases, counts = launches.review_commands(settings, base, moves, case_glob=command_glob)
+        except GitError as error:
+            raise UsageError(str(error)) from None
+    result.cases += cases
+    if args.format == "text" and not getattr(args, "quiet", False):
+        print(counts.line())
+    return result
 
 
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
@@ -387,7 +439,7 @@ def review_report(args: argparse.Namespace) -> int:
     base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=_sourced(args.format, review=True), strict=False, review=rules,
               base_rules=base_rules, **contract_rules(rules.settings, args))
-    result = run_with_progress(Engine(run, args.case))
+    result = with_launches(rules.settings, args, lambda glob: run_with_progress(Engine(run, glob)), base=args.base)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     if args.format == "json":
         print(to_json({**result_as_dict(result), "base": args.base}))
@@ -430,6 +482,14 @@ def command_explain(args: argparse.Namespace) -> int:
     from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
+    if args.case.startswith("cmd/"):
+        from harness.launches import explain_command
+
+        try:
+            print("\n".join(explain_command(settings, args.case, args.key)))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        return EXIT_OK
     with open_matrix(settings) as (session, cases):
         case = one_case(cases, args.case)
         (composed,) = session.compose_cases([case], shared_stems=False)

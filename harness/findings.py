@@ -27,6 +27,8 @@ class Kind(StrEnum):
     FORMAT = "format"  # the golden differs in text only
     ERROR = "error"
     TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
+    MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
+    LAUNCH = "launch"  # a launch command in a script whose override no longer composes
 
 
 class Severity(StrEnum):
@@ -58,10 +60,12 @@ class Status(StrEnum):
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
-DIFFERENCE_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK})
+DIFFERENCE_KINDS = frozenset(
+    {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
+)
 
 # Kinds that a rewritten golden settles.
-GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN})
+GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
 SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
@@ -90,14 +94,21 @@ class Finding:
     origin: str = ""  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
     facts: tuple[tuple[str, Any], ...] = ()  # a target finding's `detail` mapping (reason, default, source)
     via: str = ""  # "python default": the new value is the one the program takes from a class, not the YAML
+    value: Any = None  # a moved finding: the value (or subtree) that moved
+    fix: str | None = None  # a launch finding: the override to write instead, where one is known
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it (`detail` only on a list that changed or a target finding)."""
+        """The finding as the JSON interface spells it (`detail` only on a list that changed or a target finding;
+        `value`, `fix` and `origin` only on the kinds that carry them)."""
         detail: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
         if self.facts:
             detail = {"detail": dict(self.facts)}
         if self.via:
             detail["via"] = self.via
+        if self.kind == Kind.MOVED:
+            detail["value"] = self.value
+        if self.kind == Kind.LAUNCH:
+            detail["fix"] = self.fix
         origin = {"origin": str(self.origin)} if self.origin else {}
         return {
             "kind": str(self.kind),

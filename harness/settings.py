@@ -60,6 +60,8 @@ class Settings:
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
     python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
+    command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
+    command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
 
 
 TABLE = "tool.config-harness"
@@ -78,7 +80,9 @@ TOP_LEVEL_KEYS = MappingProxyType({
     "version_base": str,
     "read_outside": list,
     "python_sources": list,
+    "commands": list,
 })
+COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
 SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
@@ -324,6 +328,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
             raise SettingsError(f"{where} source.python: {python!r} is not a folder inside the wheel")
         source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into, python=python)
 
+    globs, modules = _commands(table.get("commands", []), f"{where} commands")
     readable = _confined_folders(table, base, where)
     return Settings(
         origin=origin,
@@ -348,7 +353,29 @@ def parse_settings(table: Any, origin: Path) -> Settings:
             _confined(base / folder, readable, f"{where} python_sources")
             for folder in _string_list(table.get("python_sources", []), f"{where} python_sources")
         ),
+        command_globs=globs,
+        command_modules=modules,
     )
+
+
+def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The `[[commands]]` globs (relative, inside the project) and the union of their `modules` tables."""
+    globs: list[str] = []
+    modules: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        entry_where = f"{where}[{index}]"
+        entry = _check_table(entry, COMMAND_KEYS, entry_where)
+        pattern = entry.get("glob")
+        if pattern is None:
+            raise SettingsError(f"{entry_where}: missing required key 'glob'")
+        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
+            raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
+        globs.append(pattern)
+        for module, config_name in entry.get("modules", {}).items():
+            if not isinstance(config_name, str) or not all(part.isidentifier() for part in module.split(".")):
+                raise SettingsError(f"{entry_where}.modules: {module!r} = {config_name!r} is not `dotted.module = \"config_name\"`")
+            modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
+    return tuple(globs), tuple(sorted(modules.items()))
 
 
 def read_toml(path: Path) -> dict[str, Any]:
