@@ -1,4 +1,5 @@
-"""The places the harness lives: a terminal, GitHub Actions, pre-commit."""
+"""The places the harness lives: a terminal, GitHub Actions, pre-commit (console scripts in subprocesses, on verl's
+real tree; the workflow's `make` steps in a copy of this checkout, which get a `.venv` of their own there)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,36 @@ import os
 import pty
 import select
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import ROOT, SMALL_TREE, write_tree
 from tests.integration.test_plugin_workflow import PYPROJECT
+from tests.synthetic_history import git
+
+pytestmark = pytest.mark.e2e
+
+
+def checkout_copy(folder: Path) -> Path:
+    """This checkout as a fresh clone would have it (tracked and new files, nothing ignored: no .venv) in a git
+    repository of one commit, plus the verl tree `make setup` fetched, so the copy needs no network for it."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    copy = folder / "checkout"
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():  # not a file deleted in the working tree
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    shutil.copytree(ROOT / ".cache" / "verl", copy / ".cache" / "verl", symlinks=True)
+    git(copy, "init", "-q", "-b", "main")
+    git(copy, "add", "-A")
+    git(copy, "commit", "-q", "-m", "the checkout under test")
+    return copy
 
 
 def run_in_terminal(command: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -61,14 +84,17 @@ def test_the_workflow_runs_check_tests_and_the_review_report(tmp_path):
     assert {"uses": "actions/setup-python@v5", "with": {"python-version": "3.11", "cache": "pip",
             "cache-dependency-path": "pyproject.toml"}} in steps
     runs = {step["name"]: step for step in steps if "run" in step}
-    assert runs["Tests"]["run"].strip() == "make test"  # the suite this test belongs to
+    assert runs["Tests"]["run"].strip() == "make test"
+    assert runs["End-to-end tests"]["run"].strip() == "make test-e2e"  # the tier this test belongs to
     assert runs["Review report against the base branch"]["if"] == "github.event_name == 'pull_request'"
 
-    # Run the workflow's own commands, as GitHub would, except `make test` (we are inside it).
+    # Run the workflow's own commands, as GitHub would, except the tests (we are inside them), in a copy of the
+    # checkout: `make check-config` creates and installs `.venv` where it runs, which must not be this checkout.
+    checkout = checkout_copy(tmp_path)
     summary = tmp_path / "summary.md"
     env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "CI": "true", "BASE_REF": "HEAD"}
     for name in ("Check every config case", "Review report against the base branch"):
-        completed = subprocess.run(["bash", "-e", "-c", runs[name]["run"]], cwd=ROOT, env=env, capture_output=True, text=True)
+        completed = subprocess.run(["bash", "-e", "-c", runs[name]["run"]], cwd=checkout, env=env, capture_output=True, text=True)
         assert completed.returncode == 0, f"{name}: {completed.stdout[-1500:]} {completed.stderr[-1500:]}"
         if name == "Check every config case":
             annotations = [line for line in completed.stdout.splitlines() if line.startswith("::warning file=")]
