@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test lint update-snapshots upgrade-report bench fuzz clean-cache clean
+.PHONY: setup check-config test test-e2e lint update-snapshots upgrade-report bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -22,8 +22,14 @@ CHECK_FORMAT ?= text
 check-config: setup
 	@$(BIN)/config-harness check --format $(CHECK_FORMAT)
 
+# Two tiers: `make test` runs the unit and integration tests (small trees, in process where they can be) and this
+# project's own golden tests; `make test-e2e` runs tests/e2e (real trees from PyPI, wheels, venvs, other
+# interpreters, pytest -n 2 inside pytest). CI (.ci/run, the workflow) runs both.
 test: setup
-	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/unit tests/integration pyproject.toml
+
+test-e2e: setup
+	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e
 
 # Lint and type gates (also run by .ci/run): ruff for style and bugs, mypy for types.
 lint: $(STAMP)

@@ -21,7 +21,7 @@ from tests.conftest import CACHE, ROOT
 
 pytestmark = pytest.mark.e2e
 
-# A part of each matrix, so `make test` stays quick: experiments of every family, every preset, the routes.
+# A part of each matrix, so `make test-e2e` stays quick: experiments of every family, every preset, the routes.
 # Each tree: wheel, config folder, engines kept, and a value edit (file, old, new) some of those cases read.
 TREES = {
     "sheeprl": (
@@ -48,8 +48,10 @@ def project(name: str, folder: Path) -> tuple[Path, dict]:
 
 def goldens(settings, folder: Path, plain: bool = False) -> dict[str, bytes]:
     result = Engine(Run(settings, GoldenFolder(folder), keep_rendered=True), plain=plain).run()
-    if plain and sum(case.status == "error" for case in result.cases) > len(result.cases) // 2:
-        pytest.skip(f"{settings.config_dir}: most cases fail to compose here (anemoi's list options: issue 12)")
+    failed = [case.id for case in result.cases if case.status == "error"]
+    if plain and len(failed) > len(result.cases) // 2:  # a fidelity check over nothing would pass: fail instead
+        pytest.fail(f"{settings.config_dir}: plain Hydra failed to compose {len(failed)} of {len(result.cases)} cases, "
+                    f"so there is little to compare with: {failed[:5]}")
     write_goldens(result, folder)
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
