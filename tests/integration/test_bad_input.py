@@ -3,7 +3,6 @@ nothing written outside the snapshot folder and no golden touched by `check`."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -136,19 +135,15 @@ def test_unresolvable_values_are_named_when_a_contract_needs_them(small_project,
     assert [c for c, v in cases.items() if any(f["severity"] == "error" for f in v["findings"])] == ["train/cpu/default"]
 
 
-def test_mandatory_values_and_env_lookups_are_not_errors(small_project, monkeypatch):
-    import subprocess
-    import sys
-
+def test_mandatory_values_and_env_lookups_are_not_errors(small_project, cli, monkeypatch):
     def generate_and_check(env_user: str | None) -> tuple[dict[str, bytes], str]:
-        env = {k: v for k, v in os.environ.items() if k != "USER"}
+        monkeypatch.delenv("USER", raising=False)
         if env_user is not None:
-            env["USER"] = env_user
-        command = [sys.executable, "-m", "harness", "--settings", "harness.toml"]
-        assert subprocess.run(command + ["generate"], cwd=small_project, env=env, capture_output=True).returncode == 0
-        check = subprocess.run(command + ["check", "--format", "json"], cwd=small_project, env=env, capture_output=True, text=True)
-        assert check.returncode == 0, check.stdout + check.stderr
-        return files_of(small_project / "snapshots"), check.stdout
+            monkeypatch.setenv("USER", env_user)
+        assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+        check = cli("--settings", "harness.toml", "check", "--format", "json")
+        assert check.code == 0, check.out + check.err
+        return files_of(small_project / "snapshots"), check.out
 
     with_user = generate_and_check("alice")
     without_user = generate_and_check(None)
