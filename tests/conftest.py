@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -65,7 +67,13 @@ SMALL_TREE = {
         """,
 }
 
+# `jobs = 1`: the small tree's 7 cases compose in the test's own process. Forking two workers from a pytest
+# process costs a third more CPU than the composing itself, and the default (one worker per core) made these
+# tests take another path on a one-core machine. Forked workers are tested where they are the subject:
+# tests/integration/test_fidelity.py (`--jobs 2`: goldens and findings equal plain Hydra's),
+# tests/unit/test_parallel.py, and the e2e tier (verl, sheeprl and anemoi with two workers).
 SMALL_SETTINGS = """
+jobs = 1
 config_dir = "conf"
 snapshot_dir = "snapshots"
 roots = ["train"]
@@ -172,6 +180,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
         assert "Traceback" not in captured.err and "Traceback" not in captured.out
         return CliRun(code, captured.out, captured.err)
 
+    run.chdir = monkeypatch.chdir  # type: ignore[attr-defined]  # as `cwd=` does, without running a command
     return run
 
 
@@ -181,13 +190,33 @@ def verl_tree(version: str) -> Path:
 
 
 def commit_small_project(project: Path, cli, contracts: str) -> Path:
-    """The small project with `contracts`, its goldens generated, committed as `main` in a new git repository."""
-    add_contracts(project, contracts)
-    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
-    git(project, "init", "-q", "-b", "main")
-    git(project, "add", "-A")
-    git(project, "commit", "-q", "-m", "base")
+    """The small project with `contracts`, its goldens generated, committed as `main` in a new git repository;
+    the working directory is the project afterwards.
+
+    Many review tests start here, so the result is built once per process for each starting point (the
+    project's files and `contracts`) and copied into `project` after that: same files, same commit."""
+    start = tuple(sorted((str(path.relative_to(project)), path.read_bytes()) for path in project.rglob("*") if path.is_file()))
+    template = _COMMITTED.get((start, contracts))
+    if template is None:
+        holder = tempfile.TemporaryDirectory(prefix="committed-small-project-")
+        template = Path(holder.name) / project.name
+        shutil.copytree(project, template, symlinks=True)
+        add_contracts(template, contracts)
+        assert cli("--settings", "harness.toml", "generate", cwd=template).code == 0
+        git(template, "init", "-q", "-b", "main")
+        git(template, "add", "-A")
+        git(template, "commit", "-q", "-m", "base")
+        _COMMITTED[(start, contracts)] = template
+        _HOLDERS.append(holder)
+    shutil.copytree(template, project, symlinks=True, dirs_exist_ok=True)
+    cli.chdir(project)
     return project
+
+
+# commit_small_project's results in this process: (starting files, contracts) -> the committed folder, kept
+# in temporary directories that are removed when the process ends.
+_COMMITTED: dict[tuple[tuple[tuple[str, bytes], ...], str], Path] = {}
+_HOLDERS: list[tempfile.TemporaryDirectory] = []
 
 
 def write_wheel(folder: Path, distribution: str, files: dict[str, str]) -> Path:
