@@ -1,5 +1,5 @@
 """Nothing lost when writing: a killed `generate` or `pytest --snapshot-update` leaves every golden old or
-new, never truncated, and concurrent updates under `-n 2` write exactly what `generate` writes."""
+new, never truncated (concurrent updates under `-n 2`: tests/e2e/test_concurrent_update.py)."""
 
 from __future__ import annotations
 
@@ -93,16 +93,4 @@ def test_a_process_killed_mid_write_leaves_every_golden_old_or_new(project, cli,
     assert check.code == 0, check.out  # a leftover temporary file is neither a golden nor an orphan
 
 
-def test_concurrent_snapshot_update_writes_what_generate_writes(project, cli):
-    edit_every_case(project)
-    expected_dir = project / "expected"
-    assert cli("--snapshot-dir", str(expected_dir), "generate", cwd=project).code == 0
-    # Its own process (three: a controller and two workers), none of which needs hypothesis's pytest plugin.
-    update = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", "-n", "2",
-         "--snapshot-update"],
-        cwd=project, capture_output=True, text=True,
-    )
-    assert update.returncode == 0, update.stdout[-2000:]
-    assert goldens(project / "snapshots") == goldens(expected_dir) and len(goldens(expected_dir)) == 7
-    assert not [p for p in (project / "snapshots").iterdir() if p.name.endswith(".tmp")]
+# `pytest -n 2 --snapshot-update` writes what `generate` writes: tests/e2e/test_concurrent_update.py (three processes).
