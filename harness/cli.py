@@ -22,21 +22,13 @@ from harness.compose import ComposeError
 from harness.contracts import ContractError, checks_for, load_contracts
 from harness.engine import Run, run_matrix
 from harness.fetch import FetchError
-from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
+from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.goldens import find_orphans, is_leftover, write_goldens
 from harness.matrix import Case
-from harness.report import (
-    SCHEMA_VERSION,
-    changes_markdown,
-    code_span,
-    markdown_text,
-    result_as_dict,
-    to_github,
-    to_json,
-    to_markdown,
-    to_text,
-)
+from harness.reporters import FORMATS, ReportOptions, reporter, sourced_for
+from harness.reporters.json import SCHEMA_VERSION, to_json
+from harness.reporters.markdown import changes_markdown, code_span, markdown_text
 from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
@@ -96,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
 
     check = commands.add_parser("check", parents=[after], help="compare every case with its golden")
-    check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    check.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
     check.add_argument("--quiet", action="store_true", help="text: only errors, plus the verdict")
     check.add_argument(
         "--verbose", action="store_true",
@@ -114,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument(
         "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
     )
-    difference.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    difference.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
     difference.add_argument("--title", help="markdown heading")
     difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
@@ -213,7 +205,7 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
     return EXIT_OK if result.ok else EXIT_FINDINGS
@@ -229,24 +221,12 @@ def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, An
     }
 
 
-def _sourced(output_format: str, review: bool = False) -> frozenset[str]:
-    # Annotations and PR summaries point at the file that sets each value, warnings included; a review's
-    # differences are info, and naming the file that changed them is the point of the review.
-    if review:
-        return frozenset({ERROR, WARNING, INFO})
-    return frozenset({ERROR, WARNING}) if output_format in ("github", "markdown") else frozenset({ERROR})
-
-
-def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False, title: str | None = None) -> None:
-    """Print a run's result in the chosen format."""
-    if output_format == "json":
-        print(to_json(result_as_dict(result)))
-    elif output_format == "markdown":
-        print(to_markdown(result, title=title or "config-harness", include_info=verbose or title is not None), end="")
-    elif output_format == "github":
-        print(to_github(result), end="")
-    else:
-        print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), include_info=title is not None), end="")
+def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
+                 title: str | None = None, base: str | None = None) -> None:
+    """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
+    options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
+                            review=title is not None, base=base)
+    print(reporter(output_format).render(result, options), end="")
 
 
 def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
@@ -283,7 +263,7 @@ def command_generate(args: argparse.Namespace) -> int:
             orphan.unlink()
             result.pruned.append(display_path(orphan))
     result.orphans = [] if args.prune else [name for name in result.orphans if name not in result.pruned]
-    print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
+    print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
 
@@ -366,7 +346,7 @@ def review_exit(result: MatrixResult) -> int:
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
     """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
     head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
+    run = Run(head, baselines.on_disk(head, old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
     print_result(result, args.format, verbose=args.verbose, title=title)
@@ -380,13 +360,10 @@ def review_report(args: argparse.Namespace) -> int:
         baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
+    run = Run(settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    if args.format == "json":
-        print(to_json({**result_as_dict(result), "base": args.base}))
-    else:
-        print_result(result, args.format, verbose=args.verbose, title=title)
+    print_result(result, args.format, verbose=args.verbose, title=title, base=args.base)
     return review_exit(result)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from harness.report import SCHEMA_VERSION
+from harness.reporters.json import SCHEMA_VERSION
 
 
 def test_list_generate_check_and_edit(small_project, cli):

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from harness.report import SCHEMA_VERSION
+from harness.reporters.json import SCHEMA_VERSION
 from tests.conftest import add_contracts
 
 CONTRACTS = """

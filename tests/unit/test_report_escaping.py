@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from harness.report import code_span, escape_data, escape_property, markdown_text, printable, workflow_command
+from harness.reporters.github import escape_data, escape_property, workflow_command
+from harness.reporters.markdown import code_span, markdown_text
+from harness.reporters.text import printable
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 

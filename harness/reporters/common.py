@@ -1,0 +1,100 @@
+"""What every report format shares: the verdict line, values as people read them, and groups by triage tier.
+
+Every format is built from the same groups (see grouping.py) in the same triage order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from harness.findings import ERROR, WARNING, Kind, MatrixResult
+from harness.grouping import VALUE_KINDS, Group, Tier
+
+# Tiers listed in full; refactors are folded and waived warnings summarized after them.
+LISTED_TIERS = (Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
+ABSENT = "—"
+EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
+MAX_VALUE = 80
+DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
+
+
+def summary_line(result: MatrixResult) -> str:
+    """One line: case statuses and finding severities."""
+    statuses = Counter(r.status for r in result.cases)
+    severities = Counter(f.severity for r in result.cases for f in r.findings) + Counter(f.severity for f in result.findings)
+    shown = [s for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s)]
+    against = f" against {result.baseline}" if result.baseline else ""
+    parts = [f"{len(result.cases)} cases{against}: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in shown)]
+    parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
+    if result.orphans:
+        parts.append(f"{len(result.orphans)} orphan golden(s)")
+    verdict = "OK" if result.ok else "FAILED"
+    return f"{verdict}: " + "; ".join(parts)
+
+
+def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
+    """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
+    if not present:
+        return ABSENT
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def old_present(group: Group) -> bool:
+    """An added key had no old value: absent, not null."""
+    return group.kind != Kind.ADDED
+
+
+def new_present(group: Group) -> bool:
+    """A removed key has no new value: absent, not null."""
+    return group.kind != Kind.REMOVED
+
+
+def set_by(group: Group) -> str:
+    """How a source is introduced: a removed key's file set it at the baseline, any other sets it now."""
+    return "was set by" if group.kind == Kind.REMOVED else "set by"
+
+
+def without_waiver_note(message: str) -> str:
+    """A contract message without its ` [waived: ...]` tail, which reports show once on their own."""
+    cut = message.rfind(" [waived: ")
+    return message[:cut] if cut != -1 else message
+
+
+def shows_detail(group: Group) -> bool:
+    """A list holding mappings or lists is shown by what changed inside it; a list of scalars reads whole."""
+    nested = any(isinstance(item, (dict, list)) for side in (group.old, group.new) if isinstance(side, list) for item in side)
+    return bool(group.finding.detail) and nested
+
+
+def describe_group(group: Group) -> str:
+    """What a group says, without its cases: `path: old -> new` for values, else its message.
+
+    A changed list of mappings or lists says what changed inside it (its `detail`) rather than both lists.
+    """
+    if shows_detail(group):
+        shown = list(group.finding.detail[:DETAIL_LINES])
+        more = len(group.finding.detail) - len(shown)
+        return "; ".join(shown) + (f"; and {more} more inside {group.path}" if more else "")
+    if group.kind in VALUE_KINDS and group.path:
+        return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}"
+    if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
+        return f"{group.path}: {show_value(group.old)} -> {show_value(group.new)} {EFFECTIVE_NOTE}"
+    if group.kind == Kind.MISSING_GOLDEN:
+        return "no golden; run generate"
+    if group.kind == Kind.FORMAT:
+        return "golden differs in text but not in meaning; regenerate it"
+    if group.kind == Kind.CONTRACT_CHANGE:
+        return f"contract change: {group.message}"
+    return without_waiver_note(group.message)
+
+
+def by_tier(groups: Sequence[Group]) -> dict[Tier, list[Group]]:
+    """Groups by triage tier, each tier in the groups' order."""
+    tiers: dict[Tier, list[Group]] = {}
+    for group in groups:
+        tiers.setdefault(group.tier, []).append(group)
+    return tiers

@@ -1,0 +1,59 @@
+"""The JSON report for programs: per-case findings, the same findings grouped, and the schema version."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.findings import ERROR, MatrixResult, Severity
+from harness.grouping import group_findings, summary_paragraph
+from harness.reporters.base import ReportOptions
+
+SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
+
+
+def result_as_dict(result: MatrixResult) -> dict[str, Any]:
+    """The `check --format json` document: per-case findings, and the same findings grouped in triage order."""
+    groups = group_findings(result.cases, result.findings)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "ok": result.ok,
+        "baseline": result.baseline,
+        "summary": summary_paragraph(groups, result),
+        "cases": [
+            {
+                "id": r.case.id,
+                "golden": r.golden,
+                "status": r.status,
+                "findings": [f.as_dict() for f in r.findings],
+            }
+            for r in result.cases
+        ],
+        "groups": [group.as_dict() for group in groups],
+        "orphans": result.orphans,
+        "findings": [f.as_dict() for f in result.findings],
+    }
+
+
+def to_json(document: Any) -> str:
+    """Stable JSON text; every JSON answer carries `schema_version` first."""
+    if isinstance(document, dict):
+        document = {"schema_version": SCHEMA_VERSION, **document}
+    return json.dumps(document, indent=2, sort_keys=False, default=str)
+
+
+class JsonReporter:
+    """`--format json`: the whole result, for programs."""
+
+    name = "json"
+    sourced: frozenset[Severity] = frozenset({ERROR})
+
+    def render(self, result: MatrixResult, options: ReportOptions) -> str:
+        """The document of `result_as_dict`, with the ref a review compared with."""
+        document = result_as_dict(result)
+        if options.base is not None:
+            document["base"] = options.base
+        return to_json(document) + "\n"
+
+
+REPORTER = JsonReporter()

@@ -1,0 +1,112 @@
+"""The text report for people at a terminal, with every piece of input kept on its line."""
+
+from __future__ import annotations
+
+import re
+
+from harness.findings import ERROR, WARNING, MatrixResult, Severity
+from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
+from harness.reporters.base import ReportOptions
+from harness.reporters.common import LISTED_TIERS, by_tier, describe_group, set_by, summary_line
+
+COLORS = {
+    "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
+    "ERROR": "31", "WARNING": "33", "INFO": "2",
+}
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """`text` in the ANSI color for `style` when `color`, else unchanged."""
+    return f"\033[{COLORS[style]}m{text}\033[0m" if color and style in COLORS else text
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (line breaks, escape sequences) written as escapes, so input stays on its line.
+
+    CI runners read commands from any log line, and terminals obey escape sequences: neither may come from input.
+    """
+    return CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
+def _severity_tag(severity: str, color: bool) -> str:
+    if severity not in (ERROR, WARNING):
+        return ""
+    return paint(severity.upper(), severity.upper(), color) + " "
+
+
+def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
+    where = describe_cases(group.cases, all_ids)
+    source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
+    return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
+
+
+def waived_lines(groups: list[Group], all_ids: list[str], verbose: bool) -> list[str]:
+    """One line per distinct waived finding with its case count (every case when verbose), each reason once."""
+    total = sum(len(g.cases) for g in groups)
+    cases = {case for g in groups for case in g.cases}
+    lines = [
+        f"{TIER_TITLES[Tier.WAIVED]}: {total} on {len(cases)} case{'s' * (len(cases) != 1)}, {len(groups)} distinct"
+        + ("" if verbose else " (--verbose names every case)") + ":"
+    ]
+    previous = None
+    for group in sorted(groups, key=lambda g: (g.waiver, g.contract, g.path, g.message)):
+        where = describe_cases(group.cases, all_ids) if verbose else f"{len(group.cases)} case{'s' * (len(group.cases) != 1)}"
+        reason = "same reason" if group.waiver == previous else group.waiver
+        lines.append(printable(f"  {describe_group(group)}  ({where})  waived: {reason}"))
+        previous = group.waiver
+    return lines
+
+
+def to_text(result: MatrixResult, options: ReportOptions) -> str:
+    """The report for people: a summary paragraph, then grouped findings in triage order, then the verdict.
+
+    Refactors with unchanged values are folded and waived warnings summarized unless `verbose`; info that is
+    not a difference (known fallbacks) shows with `verbose` or in a review. `quiet` keeps only errors and
+    the verdict.
+    """
+    verbose, quiet, color = options.verbose, options.quiet, options.color
+    groups = group_findings(result.cases, result.findings)
+    tiers = by_tier(groups)
+    all_ids = compared_ids(result)
+    lines: list[str] = []
+    if not quiet:
+        lines += [printable(summary_paragraph(groups, result)), ""]
+    for tier in LISTED_TIERS:
+        listed = [g for g in tiers.get(tier, []) if not quiet or g.severity == ERROR]
+        if listed:
+            lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
+            lines += [_text_line(g, all_ids, color) for g in listed]
+    refactors = [g for g in tiers.get(Tier.REFACTOR, []) if not quiet or g.severity == ERROR]
+    if refactors and verbose:
+        lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
+        lines += [_text_line(g, all_ids, color) for g in refactors]
+    elif refactors:
+        lines.append(f"{TIER_TITLES[Tier.REFACTOR]}: {count_paths(refactors)} (folded; --verbose lists them)")
+    if tiers.get(Tier.WAIVED) and not quiet:
+        lines += waived_lines(tiers[Tier.WAIVED], all_ids, verbose)
+    if tiers.get(Tier.NOTED) and (verbose or options.review) and not quiet:
+        lines.append(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])}):")
+        lines += [_text_line(g, all_ids, color) for g in tiers[Tier.NOTED]]
+    for orphan in result.orphans:
+        lines.append(printable(f"orphan golden (no case): {orphan}; remove it with `generate --prune`"))
+    for pruned in result.pruned:
+        lines.append(printable(f"pruned orphan golden: {pruned}"))
+    summary = summary_line(result)
+    verdict, _, rest = summary.partition(":")
+    lines.append(paint(verdict, verdict, color) + ":" + rest)
+    return "\n".join(lines) + "\n"
+
+
+class TextReporter:
+    """`--format text`: for people at a terminal."""
+
+    name = "text"
+    sourced: frozenset[Severity] = frozenset({ERROR})
+
+    def render(self, result: MatrixResult, options: ReportOptions) -> str:
+        """The text report."""
+        return to_text(result, options)
+
+
+REPORTER = TextReporter()
