@@ -20,6 +20,7 @@ FORMATS = {
     "json": "harness.reporters.json",
     "markdown": "harness.reporters.markdown",
     "github": "harness.reporters.github",
+    "sarif": "harness.reporters.sarif",
 }
 
 

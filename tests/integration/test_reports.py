@@ -220,3 +220,54 @@ def test_keys_and_values_from_a_config_cannot_inject_commands_cells_or_html(proj
     assert not any(line.startswith("::") for line in markdown)
     text = check(cli).out.splitlines()
     assert not any(line.startswith("::") for line in text) and "  ERROR trainer.x\\n::stop-commands::tok: 1 -> 2  (all 7 cases; set by conf/train.yaml:9)" in text
+
+
+# ---- SARIF and JUnit: validated by their own model packages, not by our reading of the specs ----
+
+
+def sarif_log(text):
+    """A SARIF log parsed by sarif-pydantic's 2.1.0 model, with every field it does not model listed."""
+    from pydantic import BaseModel
+    from sarif_pydantic import Sarif
+
+    log = Sarif.model_validate_json(text)
+    unmodeled = set()
+
+    def walk(node):
+        if isinstance(node, BaseModel):
+            unmodeled.update(f"{type(node).__name__}.{name}" for name in node.model_extra or {})
+            for name in type(node).model_fields:
+                walk(getattr(node, name))
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(log)
+    return log, unmodeled
+
+
+def test_sarif_is_valid_2_1_0_with_one_result_per_distinct_finding_and_waivers_suppressed(project, cli):
+    edit(project / "conf" / "train.yaml", "layers: [a, b]", "layers: [a, c]")
+    result = check(cli, "--format", "sarif")
+    assert result.code == 1
+    log, unmodeled = sarif_log(result.out)
+    # The spec's `suppressions` (an array) is the one field sarif-pydantic names differently (`suppression`).
+    assert log.version == "2.1.0" and unmodeled == {"Result.suppressions"}
+    (run,) = log.runs
+    assert run.tool.driver.name == "config-harness" and {rule.id for rule in run.tool.driver.rules} == {"changed", "contract"}
+    (layers,) = [r for r in run.results if r.properties["path"] == "trainer.layers"]
+    assert (layers.rule_id, str(layers.level.value)) == ("changed", "error")
+    location = layers.locations[0].physical_location
+    assert (location.artifact_location.uri, location.region.start_line) == ("conf/train.yaml", 9)
+    assert len(layers.properties["cases"]) == 7 and layers.message.text.startswith('trainer.layers: ["a", "b"] -> ["a", "c"]')
+    (waived,) = [r for r in json.loads(result.out)["runs"][0]["results"] if r["properties"]["path"] == "device.map.gate"]
+    assert waived["level"] == "warning" and waived["suppressions"] == [
+        {"kind": "external", "justification": "gate was never mapped; tracked upstream"}
+    ]
+
+
+def test_sarif_of_a_clean_run_has_no_open_result(project, cli):
+    result = check(cli, "--format", "sarif")
+    assert result.code == 0
+    log = json.loads(result.out)
+    assert all("suppressions" in r for r in log["runs"][0]["results"])

@@ -37,3 +37,11 @@ def test_workflow_command_escaping_follows_github():
 
 def test_text_output_keeps_input_on_its_line():
     assert printable("key\n::stop-commands::x\r\x1b[31m") == "key\\n::stop-commands::x\\r\\x1b[31m"
+
+
+def test_sarif_locations_are_uri_references_a_file_name_cannot_bend():
+    from harness.reporters.sarif import artifact_uri
+
+    assert artifact_uri("conf/train.yaml") == "conf/train.yaml"
+    assert artifact_uri("conf/a b#c%d?.yaml") == "conf/a%20b%23c%25d%3F.yaml"
+    assert artifact_uri("/tmp/x\n::stop-commands::y.yaml") == "file:///tmp/x%0A%3A%3Astop-commands%3A%3Ay.yaml"
