@@ -21,6 +21,7 @@ FORMATS = {
     "markdown": "harness.reporters.markdown",
     "github": "harness.reporters.github",
     "sarif": "harness.reporters.sarif",
+    "junit": "harness.reporters.junit",
 }
 
 

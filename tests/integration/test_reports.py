@@ -271,3 +271,36 @@ def test_sarif_of_a_clean_run_has_no_open_result(project, cli):
     assert result.code == 0
     log = json.loads(result.out)
     assert all("suppressions" in r for r in log["runs"][0]["results"])
+
+
+def junit_suite(text):
+    from junitparser import JUnitXml
+
+    (suite,) = list(JUnitXml.fromstring(text.encode("utf-8")))
+    return suite
+
+
+def test_junit_has_one_test_per_case_failing_with_its_errors(project, cli):
+    edit(project / "conf" / "backend" / "gpu.yaml", "count: 8", "count: 4")  # a contract error and a change on gpu cases
+    result = check(cli, "--format", "junit")
+    assert result.code == 1
+    suite = junit_suite(result.out)
+    cases = {case.name: case for case in suite}
+    assert set(cases) == {c["id"] for c in check(cli, "--format", "json").json()["cases"]}
+    assert (suite.tests, suite.failures, suite.errors) == (7, 4, 0)
+    (failure,) = cases["train/gpu/default"].result
+    assert type(failure).__name__ == "Failure" and "device.count" in failure.message
+    assert "gpu-critical: device.count must equal 8 but is 4" in failure.text and "device.count: 8 -> 4" in failure.text
+    assert cases["train/cpu/default"].is_passed
+    # A waived warning never fails a test; it is the test's output.
+    assert "waived: gate was never mapped" in cases["train/gpu/fast"].system_out
+
+
+def test_junit_a_case_that_cannot_compose_is_an_error_and_the_run_has_its_own_test(project, cli):
+    edit(project / "conf" / "train.yaml", "  - backend: cpu\n", "  - backend: cpu\n  - missing_group: nope\n")
+    (project / "snapshots" / "_generated_old.yaml").write_text("a: 1\n")
+    suite = junit_suite(check(cli, "--format", "junit").out)
+    cases = {case.name: case for case in suite}
+    assert type(cases["train/cpu/default"].result[0]).__name__ == "Error"
+    (orphan,) = cases["(run)"].result
+    assert "snapshots/_generated_old.yaml" in orphan.text

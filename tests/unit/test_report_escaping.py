@@ -45,3 +45,15 @@ def test_sarif_locations_are_uri_references_a_file_name_cannot_bend():
     assert artifact_uri("conf/train.yaml") == "conf/train.yaml"
     assert artifact_uri("conf/a b#c%d?.yaml") == "conf/a%20b%23c%25d%3F.yaml"
     assert artifact_uri("/tmp/x\n::stop-commands::y.yaml") == "file:///tmp/x%0A%3A%3Astop-commands%3A%3Ay.yaml"
+
+
+def test_junit_text_is_always_well_formed_xml():
+    import xml.etree.ElementTree as ET
+
+    from harness.reporters.junit import xml_text
+
+    hostile = "a\x00b\x1b[31m</failure><x>&amp;\ud800\ufffe"
+    element = ET.Element("failure", {"message": xml_text(hostile)})
+    element.text = xml_text(hostile)
+    parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))
+    assert parsed.text == parsed.get("message") == "a\\x00b\\x1b[31m</failure><x>&amp;\\ud800\\ufffe"
