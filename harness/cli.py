@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import traceback
 from dataclasses import replace
@@ -26,7 +27,7 @@ from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.goldens import find_orphans, is_leftover, write_goldens
 from harness.matrix import Case
-from harness.reporters import FORMATS, ReportOptions, reporter, sourced_for
+from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.reporters.markdown import changes_markdown, code_span, markdown_text
 from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
@@ -207,8 +208,21 @@ def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=next_steps_for(args, settings))
     return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
+    """What a failing report tells its reader to run: this run's own flags, with `generate` for `check`."""
+    words = ["config-harness"]
+    for flag in ("settings", "config_dir", "snapshot_dir"):
+        if getattr(args, flag, None):
+            words += [f"--{flag.replace('_', '-')}", getattr(args, flag)]
+    for contracts in args.contracts or ():
+        words += ["--contracts", contracts]
+    words += ["generate"] + (["--case", args.case] if getattr(args, "case", None) else [])
+    # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
+    return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
 
 
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
@@ -222,10 +236,10 @@ def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, An
 
 
 def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
-                 title: str | None = None, base: str | None = None) -> None:
+                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None) -> None:
     """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
     options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
-                            review=title is not None, base=base)
+                            review=title is not None, base=base, steps=steps)
     print(reporter(output_format).render(result, options), end="")
 
 
@@ -349,7 +363,7 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
     run = Run(head, baselines.on_disk(head, old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
-    print_result(result, args.format, verbose=args.verbose, title=title)
+    print_result(result, args.format, verbose=args.verbose, title=title, steps=next_steps_for(args, head))
     return review_exit(result)
 
 
@@ -363,7 +377,7 @@ def review_report(args: argparse.Namespace) -> int:
     run = Run(settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    print_result(result, args.format, verbose=args.verbose, title=title, base=args.base)
+    print_result(result, args.format, verbose=args.verbose, title=title, base=args.base, steps=next_steps_for(args, settings))
     return review_exit(result)
 
 

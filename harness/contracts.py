@@ -17,7 +17,7 @@ from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, K
 from harness.matrix import Case
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
-from harness.settings import Settings
+from harness.settings import Settings, display_path
 
 
 class ContractError(Exception):
@@ -36,6 +36,12 @@ class Contract:
     agree: tuple[tuple[str, ...], ...] = ()
     agree_require_both: bool = False  # an agree group with a missing path is a violation, not an alias not yet there
     origin: str = ""
+    line: int = 0  # where the contract starts in its file
+
+    def location(self) -> str:
+        """The contract's FILE:LINE, as the reader's shell names the file."""
+        where = display_path(Path(self.origin)) if self.origin else "the contracts file"
+        return f"{where}:{self.line}" if self.line else where
 
     def paths(self) -> frozenset[str]:
         """Every path one of the contract's rules names."""
@@ -169,6 +175,7 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 agree=tuple(tuple(group) for group in agree),
                 agree_require_both=require_both,
                 origin=str(origin),
+                line=getattr(entry, "lines", {}).get("", 0),
             )
         )
     names = {c.name for c in contracts}
@@ -314,7 +321,8 @@ def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig,
             elif waiver is not None:
                 note = f" [waiver expired on {waiver.until}: {waiver.reason}]"
             findings.append(Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, severity,
-                                    f"{contract.name}: {violation.message}{note}", contract=contract.name, waiver=waived))
+                                    f"{contract.name}: {violation.message}{note}", contract=contract.name, waiver=waived,
+                                    contract_source=contract.location()))
     return findings
 
 

@@ -71,10 +71,13 @@ class Finding:
     contract: str = ""  # the contract a contract finding comes from
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
     detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
+    contract_source: str = ""  # FILE:LINE of the contract a contract finding comes from, where to fix or record it
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
-        detail = {"detail": list(self.detail)} if self.detail else {}
+        """The finding as the JSON interface spells it; `detail` and `contract_source` only where they apply."""
+        extra: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
+        if self.contract_source:
+            extra["contract_source"] = self.contract_source
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -83,7 +86,7 @@ class Finding:
             "severity": str(self.severity),
             "message": self.message,
             "source": None if self.source is None else str(self.source),
-            **detail,
+            **extra,
         }
 
 

@@ -14,7 +14,7 @@ class NextSteps:
 
     regenerate: str = "config-harness generate"  # the exact command that rewrites the goldens of this run
     goldens: str = "snapshots"  # the snapshot folder, as the reader's shell would name it
-    unstaged_goldens: bool = False  # a commit hook runs with the config staged and the goldens not
+    in_commit_hook: bool = False  # pre-commit checks the staged files: goldens written but not staged still differ
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from harness.findings import ERROR, WARNING, Kind, MatrixResult
+from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult
 from harness.grouping import VALUE_KINDS, Group, Tier
+from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
 LISTED_TIERS = (Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
@@ -21,20 +22,59 @@ MAX_VALUE = 80
 DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
 
 
+STATUS_WORDS = {"ok": "ok", "changed": "changed", "new": "new", "gone": "gone", "error": "failing"}
+
+
 def summary_line(result: MatrixResult) -> str:
-    """One line: case statuses and finding severities."""
+    """The verdict: `OK` or `FAILED`, the cases by status (none that are zero), then errors and warnings."""
     statuses = Counter(r.status for r in result.cases)
     severities = Counter(f.severity for r in result.cases for f in r.findings) + Counter(f.severity for f in result.findings)
-    shown = [s for s in ("ok", "changed", "new", "gone", "error") if s != "gone" or statuses.get(s)]
     against = f" against {result.baseline}" if result.baseline else ""
-    parts = [f"{len(result.cases)} cases{against}: " + ", ".join(f"{statuses.get(s, 0)} {s}" for s in shown)]
-    parts.append(f"{severities.get(ERROR, 0)} errors, {severities.get(WARNING, 0)} warnings")
+    counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
+    parts = [f"{len(result.cases)} cases{against}" + (f": {counted}" if counted else "")]
+    tally = [f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
+             for severity, name in ((ERROR, "error"), (WARNING, "warning")) if severities.get(severity)]
+    if tally:
+        parts.append(", ".join(tally))
     if result.orphans:
-        parts.append(f"{len(result.orphans)} orphan golden(s)")
+        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
     verdict = "OK" if result.ok else "FAILED"
     return f"{verdict}: " + "; ".join(parts)
 
 
+def waived_count(groups: Sequence[Group]) -> str:
+    """Waived warnings as one line: how many, on how many cases, how many distinct."""
+    total = sum(len(g.cases) for g in groups)
+    cases = {case for g in groups for case in g.cases}
+    return (f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
+            f"{len(groups)} distinct (--verbose lists them)")
+
+
+def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOptions) -> list[str]:
+    """What to do about each kind of error in the run, most blocking first; nothing when there is no error."""
+    steps = options.steps
+    errors = [g for g in groups if g.severity == ERROR]
+    if steps is None or not (errors or result.orphans):
+        return []
+    lines = []
+    contracts = dict.fromkeys((g.contract, g.finding.contract_source) for g in errors if g.kind == Kind.CONTRACT and g.contract)
+    for name, where in contracts:
+        lines.append(f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
+                     "(a known violation: add a waiver with a reason)")
+    if any(g.kind == Kind.CONTRACT_CHANGE for g in errors):
+        lines.append("a contract was loosened without a reason: record why under `changes:` in its contracts file "
+                     "(`config-harness lock ... --reason TEXT` writes it)")
+    if any(g.kind == Kind.ERROR for g in errors):
+        lines.append("a case cannot be composed: fix the config named in its error above")
+    if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
+        if steps.in_commit_hook:
+            lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
+                         f"then `git add {steps.goldens}` and commit again")
+        else:
+            lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
+    if result.orphans:
+        lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
+    return lines
 def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
     """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
     if not present:

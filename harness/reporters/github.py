@@ -7,7 +7,7 @@ from typing import Any
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, summary_line
+from harness.reporters.common import describe_group, next_steps, summary_line
 
 
 def escape_data(text: str) -> str:
@@ -26,27 +26,29 @@ def workflow_command(command: str, data: str, **properties: Any) -> str:
     return f"::{command}{' ' + shown if shown else ''}::{escape_data(data)}"
 
 
-def to_github(result: MatrixResult) -> str:
-    """GitHub workflow commands: one annotation per distinct error or warning, at the config line that sets it.
+def to_github(result: MatrixResult, options: ReportOptions) -> str:
+    """GitHub workflow commands: one annotation per distinct error or unwaived warning, at the config line that sets it.
 
     A review's differences are info: each changed, removed or added value becomes a `notice` on its line, so a
-    pull request shows what it changes where it changes it.
+    pull request shows what it changes where it changes it. A waived warning is known and accepted: annotating
+    it would put the same notes on lines no pull request touched, every time. The next steps and the verdict
+    end the log as plain lines.
     """
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
     lines = []
     for group in groups:
         noticed = group.severity == INFO and group.tier in (Tier.CHANGED, Tier.REMOVED, Tier.ADDED)
-        if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier == Tier.NOTED:
+        if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier in (Tier.NOTED, Tier.WAIVED):
             continue
         file, line = group.anchor
-        waived = f" [waived: {group.waiver}]" if group.waiver else ""
-        message = f"{describe_group(group)}{waived} ({describe_cases(group.cases, all_ids)})"
+        message = f"{describe_group(group)} ({describe_cases(group.cases, all_ids)})"
         title = f"{group.kind} {group.path}".strip()
         command = "notice" if noticed else str(group.severity)
         lines.append(workflow_command(command, message, file=file, line=line, title=title))
     for orphan in result.orphans:
         lines.append(workflow_command("error", "orphan golden with no case; remove it with `generate --prune`", file=orphan))
+    lines += [escape_data(f"Next: {step}") for step in next_steps(groups, result, options)]
     lines.append(escape_data(summary_line(result)))
     return "\n".join(lines) + "\n"
 
@@ -60,7 +62,7 @@ class GithubReporter:
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:
         """The workflow commands."""
-        return to_github(result)
+        return to_github(result, options)
 
 
 REPORTER = GithubReporter()

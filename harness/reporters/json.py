@@ -8,6 +8,7 @@ from typing import Any
 from harness.findings import ERROR, MatrixResult, Severity
 from harness.grouping import group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
+from harness.reporters.common import next_steps
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 
@@ -51,6 +52,7 @@ class JsonReporter:
     def render(self, result: MatrixResult, options: ReportOptions) -> str:
         """The document of `result_as_dict`, with the ref a review compared with."""
         document = result_as_dict(result)
+        document["next_steps"] = next_steps(group_findings(result.cases, result.findings), result, options)
         if options.base is not None:
             document["base"] = options.base
         return to_json(document) + "\n"

@@ -7,7 +7,7 @@ import re
 from harness.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import LISTED_TIERS, by_tier, describe_group, set_by, summary_line
+from harness.reporters.common import LISTED_TIERS, by_tier, describe_group, next_steps, set_by, summary_line, waived_count
 
 COLORS = {
     "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
@@ -41,60 +41,64 @@ def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
     return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
 
 
-def waived_lines(groups: list[Group], all_ids: list[str], verbose: bool) -> list[str]:
-    """One line per distinct waived finding with its case count (every case when verbose), each reason once."""
-    total = sum(len(g.cases) for g in groups)
-    cases = {case for g in groups for case in g.cases}
-    lines = [
-        f"{TIER_TITLES[Tier.WAIVED]}: {total} on {len(cases)} case{'s' * (len(cases) != 1)}, {len(groups)} distinct"
-        + ("" if verbose else " (--verbose names every case)") + ":"
-    ]
+def waived_lines(groups: list[Group], all_ids: list[str]) -> list[str]:
+    """One line per distinct waived finding with its cases, each reason once."""
+    lines = [f"{TIER_TITLES[Tier.WAIVED]} ({sum(len(g.cases) for g in groups)}, {len(groups)} distinct):"]
     previous = None
     for group in sorted(groups, key=lambda g: (g.waiver, g.contract, g.path, g.message)):
-        where = describe_cases(group.cases, all_ids) if verbose else f"{len(group.cases)} case{'s' * (len(group.cases) != 1)}"
         reason = "same reason" if group.waiver == previous else group.waiver
-        lines.append(printable(f"  {describe_group(group)}  ({where})  waived: {reason}"))
+        lines.append(printable(f"  {describe_group(group)}  ({describe_cases(group.cases, all_ids)})  waived: {reason}"))
         previous = group.waiver
     return lines
 
 
 def to_text(result: MatrixResult, options: ReportOptions) -> str:
-    """The report for people: a summary paragraph, then grouped findings in triage order, then the verdict.
+    """The report for people: quiet on success, and on failure the errors, the next step and the verdict last.
 
-    Refactors with unchanged values are folded and waived warnings summarized unless `verbose`; info that is
-    not a difference (known fallbacks) shows with `verbose` or in a review. `quiet` keeps only errors and
-    the verdict.
+    A run with nothing to list is one line. Otherwise: a summary paragraph, grouped findings in triage order,
+    then one count line each for folded refactors and waived warnings (`verbose` lists them), the next steps,
+    and the verdict. Info that is not a difference (known fallbacks) shows with `verbose` or in a review.
+    `quiet` keeps only errors, the next steps and the verdict.
     """
     verbose, quiet, color = options.verbose, options.quiet, options.color
     groups = group_findings(result.cases, result.findings)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
-    lines: list[str] = []
-    if not quiet:
-        lines += [printable(summary_paragraph(groups, result)), ""]
-    for tier in LISTED_TIERS:
-        listed = [g for g in tiers.get(tier, []) if not quiet or g.severity == ERROR]
-        if listed:
-            lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
-            lines += [_text_line(g, all_ids, color) for g in listed]
+    shown = [g for tier in LISTED_TIERS for g in tiers.get(tier, []) if not quiet or g.severity == ERROR]
     refactors = [g for g in tiers.get(Tier.REFACTOR, []) if not quiet or g.severity == ERROR]
-    if refactors and verbose:
-        lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
-        lines += [_text_line(g, all_ids, color) for g in refactors]
-    elif refactors:
-        lines.append(f"{TIER_TITLES[Tier.REFACTOR]}: {count_paths(refactors)} (folded; --verbose lists them)")
-    if tiers.get(Tier.WAIVED) and not quiet:
-        lines += waived_lines(tiers[Tier.WAIVED], all_ids, verbose)
-    if tiers.get(Tier.NOTED) and (verbose or options.review) and not quiet:
-        lines.append(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])}):")
-        lines += [_text_line(g, all_ids, color) for g in tiers[Tier.NOTED]]
-    for orphan in result.orphans:
-        lines.append(printable(f"orphan golden (no case): {orphan}; remove it with `generate --prune`"))
-    for pruned in result.pruned:
-        lines.append(printable(f"pruned orphan golden: {pruned}"))
+    noted = tiers.get(Tier.NOTED, []) if (verbose or options.review) and not quiet else []
+    waived = tiers.get(Tier.WAIVED, []) if not quiet else []
+    lines: list[str] = []
+    if shown or refactors or result.orphans or result.pruned or (verbose and (waived or noted)):
+        if not quiet:
+            lines += [printable(summary_paragraph(groups, result)), ""]
+        for tier in LISTED_TIERS:
+            listed = [g for g in shown if g.tier == tier]
+            if listed:
+                lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
+                lines += [_text_line(g, all_ids, color) for g in listed]
+        if refactors and verbose:
+            lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
+            lines += [_text_line(g, all_ids, color) for g in refactors]
+        elif refactors:
+            lines.append(f"{TIER_TITLES[Tier.REFACTOR]}: {count_paths(refactors)} (folded; --verbose lists them)")
+        if noted:
+            lines.append(f"{TIER_TITLES[Tier.NOTED]} ({len(noted)}):")
+            lines += [_text_line(g, all_ids, color) for g in noted]
+        if waived and verbose:
+            lines += waived_lines(waived, all_ids)
+        elif waived:
+            lines.append(waived_count(waived))
+        for orphan in result.orphans:
+            lines.append(printable(f"orphan golden (no case): {orphan}"))
+        for pruned in result.pruned:
+            lines.append(printable(f"pruned orphan golden: {pruned}"))
+        lines += [printable(f"Next: {step}") for step in next_steps(groups, result, options)]
     summary = summary_line(result)
     verdict, _, rest = summary.partition(":")
-    lines.append(paint(verdict, verdict, color) + ":" + rest)
+    if waived and not lines:
+        rest += f" ({sum(len(g.cases) for g in waived)} waived, {len(waived)} distinct; --verbose lists them)"
+    lines.append(paint(verdict, verdict, color) + ":" + printable(rest))
     return "\n".join(lines) + "\n"
 
 
