@@ -72,12 +72,15 @@ class Finding:
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
     detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
     contract_source: str = ""  # FILE:LINE of the contract a contract finding comes from, where to fix or record it
+    subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it; `detail` and `contract_source` only where they apply."""
+        """The finding as the JSON interface spells it; `detail`, `contract_source` and `subtree` only where they apply."""
         extra: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
         if self.contract_source:
             extra["contract_source"] = self.contract_source
+        if self.subtree:
+            extra["subtree"] = self.subtree
         return {
             "kind": str(self.kind),
             "path": self.path,

@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from harness.diff import join_path, split_path
 from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult
 from harness.grouping import VALUE_KINDS, Group, Tier
 from harness.reporters.base import ReportOptions
@@ -130,6 +132,87 @@ def describe_group(group: Group) -> str:
     if group.kind == Kind.CONTRACT_CHANGE:
         return f"contract change: {group.message}"
     return without_waiver_note(group.message)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Removed or added leaves that share their cases, read as one line: a whole subtree, or keys under one mapping.
+
+    Seam for the `moved` kind: a removed fold and an added fold with the same leaves are one move; when that kind
+    lands, its groups arrive here already paired and are listed as they are.
+    """
+
+    root: str
+    groups: tuple[Group, ...]
+    whole: bool = True  # the other side lacks `root` itself; else `root` exists on both sides and only these keys differ
+
+    @property
+    def first(self) -> Group:
+        """The group that stands for the fold: its kind, severity, cases and tier are the fold's."""
+        return self.groups[0]
+
+    def describe(self) -> str:
+        """`critic.model.fsdp_config.* (27 keys) removed`, or `data: 3 keys added (audio_key, tools, …)`."""
+        if self.whole:
+            return f"{self.root}.* ({len(self.groups)} keys) {self.first.kind}"
+        names = ", ".join(g.path[len(self.root) + 1:] for g in self.groups)
+        shown = names if len(names) <= FOLD_NAMES else names[: FOLD_NAMES - 1] + "…"
+        return f"{self.root}: {len(self.groups)} keys {self.first.kind} ({shown})"
+
+    def source_file(self) -> str | None:
+        """The one file every leaf was set by, when there is one."""
+        files = {getattr(g.source, "file", None) for g in self.groups}
+        (file,) = files if len(files) == 1 else (None,)
+        return file
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fold as the JSON `subtrees` array spells it: every leaf path stays listed."""
+        first = self.first
+        return {"kind": str(first.kind), "path": self.root, "keys": len(self.groups), "severity": str(first.severity),
+                "cases": list(first.cases), "paths": [g.path for g in self.groups]}
+
+
+FOLD_MIN = 2  # a subtree with one leaf reads best as that leaf
+FOLD_SIBLINGS = 3  # keys added (or removed) beside others under one mapping are folded from this many on
+FOLD_NAMES = 60  # characters of key names a sibling fold shows
+
+
+def _parent(path: str) -> str:
+    keys = split_path(path)
+    prefix = ""
+    for key in keys[:-1]:
+        prefix = join_path(prefix, key)
+    return prefix
+
+
+def _fold(groups: Sequence[Group | Fold], key_of: Any, minimum: int, whole: bool) -> list[Group | Fold]:
+    """`groups` with every set of plain groups that share a key (None: never) of `minimum` or more as one Fold."""
+    members: dict[tuple[Any, ...], list[Group]] = {}
+    for group in groups:
+        if isinstance(group, Group) and group.kind in (Kind.REMOVED, Kind.ADDED) and key_of(group):
+            members.setdefault((key_of(group), group.kind, group.severity, group.cases), []).append(group)
+    items: list[Group | Fold] = []
+    placed: set[tuple[Any, ...]] = set()
+    for group in groups:
+        key = (key_of(group), group.kind, group.severity, group.cases) if isinstance(group, Group) else None
+        if key is None or key not in members or len(members[key]) < minimum:
+            items.append(group)
+        elif key not in placed:
+            placed.add(key)
+            items.append(Fold(key[0], tuple(members[key]), whole))
+    return items
+
+
+def folded(groups: Sequence[Group]) -> list[Group | Fold]:
+    """The groups with each removed or added subtree (same cases) as one Fold, then keys beside others under one
+    mapping as one Fold, each in place of its first leaf."""
+    subtrees = _fold(groups, lambda g: g.finding.subtree, FOLD_MIN, whole=True)
+    return _fold(subtrees, lambda g: _parent(g.path), FOLD_SIBLINGS, whole=False)
+
+
+def subtree_folds(groups: Sequence[Group]) -> list[Fold]:
+    """Every removed or added subtree of a run, for JSON."""
+    return [item for item in folded(groups) if isinstance(item, Fold) and item.whole]
 
 
 def by_tier(groups: Sequence[Group]) -> dict[Tier, list[Group]]:

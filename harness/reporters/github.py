@@ -7,7 +7,7 @@ from typing import Any
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, next_steps, summary_line
+from harness.reporters.common import Fold, describe_group, folded, next_steps, summary_line
 
 
 def escape_data(text: str) -> str:
@@ -37,13 +37,16 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
     lines = []
-    for group in groups:
+    for item in folded(groups):
+        # A folded subtree is one annotation, at the line of its first leaf.
+        group = item.first if isinstance(item, Fold) else item
         noticed = group.severity == INFO and group.tier in (Tier.CHANGED, Tier.REMOVED, Tier.ADDED)
         if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier in (Tier.NOTED, Tier.WAIVED):
             continue
         file, line = group.anchor
-        message = f"{describe_group(group)} ({describe_cases(group.cases, all_ids)})"
-        title = f"{group.kind} {group.path}".strip()
+        what, path = (item.describe(), item.root) if isinstance(item, Fold) else (describe_group(group), group.path)
+        message = f"{what} ({describe_cases(group.cases, all_ids)})"
+        title = f"{group.kind} {path}".strip()
         command = "notice" if noticed else str(group.severity)
         lines.append(workflow_command(command, message, file=file, line=line, title=title))
     for orphan in result.orphans:
@@ -51,7 +54,6 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     lines += [escape_data(f"Next: {step}") for step in next_steps(groups, result, options)]
     lines.append(escape_data(summary_line(result)))
     return "\n".join(lines) + "\n"
-
 
 
 class GithubReporter:

@@ -8,7 +8,7 @@ from typing import Any
 from harness.findings import ERROR, MatrixResult, Severity
 from harness.grouping import group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import next_steps
+from harness.reporters.common import next_steps, subtree_folds
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 
@@ -31,6 +31,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
             for r in result.cases
         ],
         "groups": [group.as_dict() for group in groups],
+        "subtrees": [fold.as_dict() for fold in subtree_folds(groups)],
         "orphans": result.orphans,
         "findings": [f.as_dict() for f in result.findings],
     }

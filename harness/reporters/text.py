@@ -7,7 +7,17 @@ import re
 from harness.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import LISTED_TIERS, by_tier, describe_group, next_steps, set_by, summary_line, waived_count
+from harness.reporters.common import (
+    LISTED_TIERS,
+    Fold,
+    by_tier,
+    describe_group,
+    folded,
+    next_steps,
+    set_by,
+    summary_line,
+    waived_count,
+)
 
 COLORS = {
     "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
@@ -39,6 +49,22 @@ def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
     where = describe_cases(group.cases, all_ids)
     source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
     return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
+
+
+def _item_lines(items: list[Group | Fold], all_ids: list[str], options: ReportOptions) -> list[str]:
+    """A line per group, a line per folded subtree; `verbose` lists a fold's leaves under it."""
+    lines = []
+    for item in items:
+        if isinstance(item, Group):
+            lines.append(_text_line(item, all_ids, options.color))
+            continue
+        file = item.source_file()
+        source = f"; {set_by(item.first)} {file}" if file else ""
+        where = describe_cases(item.first.cases, all_ids)
+        lines.append(f"  {_severity_tag(item.first.severity, options.color)}{printable(f'{item.describe()}  ({where}{source})')}")
+        if options.verbose:
+            lines += ["  " + _text_line(g, all_ids, options.color) for g in item.groups]
+    return lines
 
 
 def waived_lines(groups: list[Group], all_ids: list[str]) -> list[str]:
@@ -76,7 +102,7 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
             listed = [g for g in shown if g.tier == tier]
             if listed:
                 lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
-                lines += [_text_line(g, all_ids, color) for g in listed]
+                lines += _item_lines(folded(listed), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
             lines += [_text_line(g, all_ids, color) for g in refactors]

@@ -344,3 +344,22 @@ def test_junit_a_case_that_cannot_compose_is_an_error_and_the_run_has_its_own_te
     assert type(cases["train/cpu/default"].result[0]).__name__ == "Error"
     (orphan,) = cases["(run)"].result
     assert "snapshots/_generated_old.yaml" in orphan.text
+
+
+def test_a_removed_subtree_is_one_line_verbose_lists_it_and_json_names_it(project, cli):
+    edit(project / "conf" / "backend" / "gpu.yaml", "  map:\n    qkv: qkv_proj\n", "")
+    edit(project / "conf" / "train.yaml", "  extra: {}\n", "  extra: {}\n  sched:\n    kind: cosine\n    warmup: 10\n")
+    text = check(cli).out.splitlines()
+    assert "  ERROR device.map.* (1 keys) removed" not in text  # one leaf reads as that leaf
+    assert '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)' in text
+    assert "  ERROR trainer.sched.* (2 keys) added  (all 7 cases; set by conf/train.yaml)" in text
+    assert not any("trainer.sched.kind" in line for line in text)
+    verbose = check(cli, "--verbose").out.splitlines()
+    assert '    ERROR trainer.sched.kind: — -> "cosine"  (all 7 cases; set by conf/train.yaml:12)' in verbose
+    report = check(cli, "--format", "json").json()
+    (subtree,) = report["subtrees"]
+    assert subtree == {"kind": "added", "path": "trainer.sched", "keys": 2, "severity": "error",
+                       "cases": [c["id"] for c in report["cases"]], "paths": ["trainer.sched.kind", "trainer.sched.warmup"]}
+    assert {g["subtree"] for g in report["groups"] if g["path"].startswith("trainer.sched.")} == {"trainer.sched"}
+    github = [line for line in check(cli, "--format", "github").out.splitlines() if "sched" in line]
+    assert github == ["::error file=conf/train.yaml,line=12,title=added trainer.sched::trainer.sched.* (2 keys) added (all 7 cases)"]
