@@ -6,16 +6,19 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from harness.findings import ERROR, WARNING, Kind, MatrixResult, Severity
+from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
 from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
     ABSENT,
     EFFECTIVE_NOTE,
     LISTED_TIERS,
+    Fold,
     by_tier,
     describe_group,
+    folded,
     new_present,
+    next_steps,
     old_present,
     show_value,
     shows_detail,
@@ -52,41 +55,82 @@ def code_span(text: str, in_table: bool = True) -> str:
     return f"{fence}{text}{fence}"
 
 
+SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
+MAX_ROWS = 20  # a longer table is folded in <details>
+BREAK_AFTER = re.compile(r"([./])")
+SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
+
+
 def _value_cell(value: Any, present: bool) -> str:
-    return code_span(show_value(value, present)) if present else ABSENT
+    return code_span(show_value(value, present, SHORT_VALUE)) if present else ABSENT
+
+
+def breakable_code(text: str) -> str:
+    """`text` as inline code that may wrap after a dot or a slash, so a long path never widens its table.
+
+    Raw `<code>` with `<wbr>` instead of a code span: a code span cannot hold a break opportunity. The text is
+    escaped as markdown text (HTML, markup and pipes), then the breaks are inserted.
+    """
+    return "<code>" + BREAK_AFTER.sub(r"\1<wbr>", markdown_text(text)) + "</code>"
 
 
 def _cases_cell(group: Group, all_ids: list[str]) -> str:
-    return markdown_text(describe_cases(group.cases, all_ids))
+    # A count reads at a glance; the list (often long globs) stays folded so it cannot widen the table.
+    if len(group.cases) <= 1 or set(group.cases) >= set(all_ids):
+        return markdown_text(describe_cases(group.cases, all_ids))
+    listed = markdown_text(describe_cases(group.cases, all_ids, counted=False))
+    return f"<details><summary>{len(group.cases)} cases</summary>{listed}</details>"
 
 
-def _source_cell(group: Group) -> str:
-    if group.source is None:
+def _source_cell(group: Group | Fold) -> str:
+    first = group.first if isinstance(group, Fold) else group
+    source = group.source_file() if isinstance(group, Fold) else group.source
+    if source is None:
         return ""
-    return ("was " if group.kind == Kind.REMOVED else "") + code_span(str(group.source))
+    return ("was " if first.kind == Kind.REMOVED else "") + breakable_code(str(source))
 
 
-def _value_table(groups: list[Group], all_ids: list[str]) -> list[str]:
-    lines = ["| severity | path | old | new | cases | set by |", "|---|---|---|---|---|---|"]
-    for g in groups:
-        if g.path and (g.kind != Kind.EFFECTIVE or g.new is not None) and not shows_detail(g):
-            old, new = _value_cell(g.old, old_present(g)), _value_cell(g.new, new_present(g))
-            note = f" {markdown_text(EFFECTIVE_NOTE)}" if g.kind == Kind.EFFECTIVE else ""
-            lines.append(
-                f"| {g.severity} | {code_span(g.path)}{note} | {old} | {new} | {_cases_cell(g, all_ids)} | {_source_cell(g)} |"
-            )
-        else:
-            # An effective change or a pathless finding says itself best in its own words.
-            path = code_span(g.path) if g.path else markdown_text(str(g.kind))
-            lines.append(f"| {g.severity} | {path} | {markdown_text(describe_group(g))} | | {_cases_cell(g, all_ids)} | {_source_cell(g)} |")
-    return lines
+def _change(group: Group) -> tuple[str, bool]:
+    """The `change` cell of a value (`old → new`) and whether a value had to be shortened."""
+    if group.path and (group.kind != Kind.EFFECTIVE or group.new is not None) and not shows_detail(group):
+        old_shown, new_shown = show_value(group.old, old_present(group)), show_value(group.new, new_present(group))
+        cut = any(len(shown) > SHORT_VALUE for shown in (old_shown, new_shown))
+        note = f" {markdown_text(EFFECTIVE_NOTE)}" if group.kind == Kind.EFFECTIVE else ""
+        return f"{_value_cell(group.old, old_present(group))} → {_value_cell(group.new, new_present(group))}{note}", cut
+    # An effective change or a pathless finding says itself best in its own words.
+    return markdown_text(describe_group(group)), False
+
+
+def _full_values(groups: list[Group]) -> list[str]:
+    """Every shortened value in full, as a fenced block (folded) that no content can close early."""
+    rows = [f"{g.path}: {show_value(g.old, old_present(g), 10**9)} -> {show_value(g.new, new_present(g), 10**9)}" for g in groups]
+    text = "\n".join(LINE_BREAKS.sub(" ", row) for row in rows)
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return _folded(f"Full values ({len(rows)})", [fence, text, fence])
+
+
+def _value_table(items: list[Group | Fold], all_ids: list[str]) -> list[str]:
+    lines = ["| path | change | cases | set by |", "|---|---|---|---|"]
+    shortened = []
+    for item in items:
+        if isinstance(item, Fold):
+            what = item.describe().removeprefix(item.root + (".* " if item.whole else ": "))
+            lines.append(f"| {breakable_code(item.root + ('.*' if item.whole else ''))} | {markdown_text(what)} "
+                         f"| {_cases_cell(item.first, all_ids)} | {_source_cell(item)} |")
+            continue
+        change, cut = _change(item)
+        path = breakable_code(item.path) if item.path else markdown_text(str(item.kind))
+        lines.append(f"| {path} | {change} | {_cases_cell(item, all_ids)} | {_source_cell(item)} |")
+        if cut:
+            shortened.append(item)
+    return lines + ([""] + _full_values(shortened) if shortened else [])
 
 
 def _finding_table(groups: list[Group], all_ids: list[str]) -> list[str]:
     # Kinds are the harness's own vocabulary, so they need no escaping.
-    lines = ["| severity | kind | path | finding | cases | set by |", "|---|---|---|---|---|---|"]
+    lines = ["| kind | path | finding | cases | set by |", "|---|---|---|---|---|"]
     lines += [
-        f"| {g.severity} | {g.kind} | {code_span(g.path) if g.path else ''} | {markdown_text(without_waiver_note(g.message))} "
+        f"| {g.kind} | {breakable_code(g.path) if g.path else ''} | {markdown_text(without_waiver_note(g.message))} "
         f"| {_cases_cell(g, all_ids)} | {_source_cell(g)} |"
         for g in groups
     ]
@@ -97,27 +141,37 @@ def _folded(summary: str, body: list[str]) -> list[str]:
     return ["<details>", f"<summary>{markdown_text(summary)}</summary>", "", *body, "", "</details>", ""]
 
 
-def to_markdown(result: MatrixResult, title: str = "config-harness", include_info: bool = False) -> str:
-    """A pull-request summary: the summary paragraph, one table per triage tier, refactors and waivers folded.
+def _section(title: str, table: list[str]) -> list[str]:
+    """A table under its title, folded when it is longer than MAX_ROWS."""
+    if len([line for line in table if line.startswith("| ")]) - 1 > MAX_ROWS:
+        return _folded(title, table)
+    return [f"#### {markdown_text(title)}", "", *table, ""]
 
-    `title` is markdown written by the caller (escape any input in it with code_span or markdown_text).
+
+def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
+    """A pull-request summary that fits 1000 px: the summary, a section per severity with a table per triage tier
+    (path, change, cases, set by), long tables and values folded, refactors and waivers folded, the next steps.
+
+    `options.title` is markdown written by the caller (escape any input in it with code_span or markdown_text).
     """
     groups = group_findings(result.cases, result.findings)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
-    lines = [f"## {title}", "", markdown_text(summary_paragraph(groups, result)), ""]
+    lines = [f"## {options.title}", "", markdown_text(summary_paragraph(groups, result)), ""]
     if result.baseline:
         lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]
-    lines += [markdown_text(summary_line(result)), ""]
-    for tier in LISTED_TIERS:
-        listed = tiers.get(tier, [])
-        if listed:
-            lines += [f"### {TIER_TITLES[tier]} ({count_paths(listed)})", ""]
-            lines += _finding_table(listed, all_ids) if tier == Tier.BLOCKING else _value_table(listed, all_ids)
-            lines.append("")
+    for severity, heading in SEVERITY_TITLES:
+        sections: list[str] = []
+        for tier in LISTED_TIERS:
+            listed = [g for g in tiers.get(tier, []) if g.severity == severity]
+            if listed:
+                table = _finding_table(listed, all_ids) if tier == Tier.BLOCKING else _value_table(folded(listed), all_ids)
+                sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table)
+        if sections:
+            lines += [f"### {heading}", "", *sections]
     if tiers.get(Tier.REFACTOR):
         refactors = tiers[Tier.REFACTOR]
-        lines += _folded(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)})", _value_table(refactors, all_ids))
+        lines += _folded(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)})", _value_table(list(refactors), all_ids))
     if tiers.get(Tier.WAIVED):
         waived = tiers[Tier.WAIVED]
         total = sum(len(g.cases) for g in waived)
@@ -127,13 +181,15 @@ def to_markdown(result: MatrixResult, title: str = "config-harness", include_inf
             for g in sorted(waived, key=lambda g: (g.waiver, g.contract, g.path))
         ]
         lines += _folded(f"{TIER_TITLES[Tier.WAIVED]}: {total}, {len(waived)} distinct", table)
-    if tiers.get(Tier.NOTED) and include_info:
+    if tiers.get(Tier.NOTED) and (options.verbose or options.review):
         lines += _folded(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])})", _finding_table(tiers[Tier.NOTED], all_ids))
     for orphan in result.orphans:
         lines.append(f"- orphan golden: {code_span(orphan, in_table=False)}")
+    steps = next_steps(groups, result, options)
+    if steps:
+        lines += ["", "**Next steps**", "", *[f"- {markdown_text(step)}" for step in steps]]
+    lines += ["", markdown_text(summary_line(result))]
     return "\n".join(lines) + "\n"
-
-
 
 
 def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: Sequence[str] = ()) -> str:
@@ -168,7 +224,7 @@ class MarkdownReporter:
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:
         """The markdown report."""
-        return to_markdown(result, title=options.title, include_info=options.verbose or options.review)
+        return to_markdown(result, options)
 
 
 REPORTER = MarkdownReporter()
