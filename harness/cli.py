@@ -26,6 +26,7 @@ from harness.fetch import FetchError
 from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.goldens import find_orphans, is_leftover, write_goldens
+from harness.hints import case_hint, did_you_mean, key_paths
 from harness.matrix import Case
 from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
 from harness.reporters.json import SCHEMA_VERSION, to_json
@@ -183,10 +184,10 @@ def cache_dir_from(args: argparse.Namespace) -> Path | None:
 
 def command_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    with open_matrix(settings) as (_, cases):
-        cases = select_cases(cases, args.case)
+    with open_matrix(settings) as (_, all_cases):
+        cases = select_cases(all_cases, args.case)
         if not cases:
-            raise UsageError(f"--case {args.case!r} matches no case")
+            raise UsageError(f"--case {args.case!r} matches no case{case_hint(args.case, [c.id for c in all_cases])}")
         rows = [
             {
                 "id": case.id,
@@ -386,7 +387,8 @@ def one_case(cases: list[Case], pattern: str) -> Case:
     exact = [case for case in cases if case.id == pattern]
     matching = exact or select_cases(cases, pattern)
     if len(matching) != 1:
-        found = "no case" if not matching else f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)"
+        found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
+            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)")
         raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]
 
@@ -423,7 +425,7 @@ def command_explain(args: argparse.Namespace) -> int:
         tree = to_plain(composed.config)
         final = lookup(tree, args.key)
         if final is MISSING:
-            raise UsageError(f"{args.key} does not exist in case {case.id}")
+            raise UsageError(f"{args.key} does not exist in case {case.id}{did_you_mean(args.key, key_paths(tree))}")
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
@@ -455,7 +457,7 @@ def command_lock(args: argparse.Namespace) -> int:
         by_id = {case.id: case for case in cases}
         for wanted in (args.baseline, args.target):
             if wanted not in by_id:
-                raise UsageError(f"no case {wanted!r}; see `config-harness list`")
+                raise UsageError(f"no case {wanted!r}{case_hint(wanted, by_id)}; see `config-harness list`")
         trees = {}
         for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_bases=False):
             if composed.config is None:

@@ -30,6 +30,7 @@ from harness.findings import (
     Status,
 )
 from harness.goldens import golden_path
+from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
@@ -165,7 +166,7 @@ def run_matrix(
     if not selected:
         if case_glob is None:
             raise SettingsError(f"{settings.origin}: the settings describe no case in {settings.config_dir}")
-        raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
+        raise SettingsError(f"--case {case_glob!r} matches no case{case_hint(case_glob, [c.id for c in all_cases])}; see `config-harness list`")
     by_id = {case.id: case for case in all_cases}
     chosen = {case.id for case in selected}
     # Parity needs a twin's tree even when --case left the twin out.

@@ -384,3 +384,34 @@ def test_a_removed_subtree_is_one_line_verbose_lists_it_and_json_names_it(projec
     assert {g["subtree"] for g in report["groups"] if g["path"].startswith("trainer.sched.")} == {"trainer.sched"}
     github = [line for line in check(cli, "--format", "github").out.splitlines() if "sched" in line]
     assert github == ["::error file=conf/train.yaml,line=12,title=added trainer.sched::trainer.sched.* (2 keys) added (all 7 cases)"]
+
+
+# ---- our words for mistakes ----
+
+
+def test_typos_get_one_line_with_the_closest_name(project, cli):
+    case = check(cli, "--case", "train/gpo/*")
+    assert case.code == 2 and case.err.strip().splitlines() == [
+        "config-harness: error: --case 'train/gpo/*' matches no case; did you mean 'train/gpu/*'?; see `config-harness list`"
+    ]
+    listing = cli("--settings", "harness.toml", "list", "--case", "train/cpu/fats")
+    assert listing.code == 2 and "did you mean 'train/cpu/fast'?" in listing.err and len(listing.err.strip().splitlines()) == 1
+    explain = cli("--settings", "harness.toml", "explain", "trainer.epoch", "--case", "train/cpu/default")
+    assert explain.code == 2 and explain.err.strip() == (
+        "config-harness: error: trainer.epoch does not exist in case train/cpu/default; did you mean 'trainer.epochs'?"
+    )
+    settings = project / "harness.toml"
+    settings.write_text(settings.read_text().replace("snapshot_dir =", "snapshot_dri ="))
+    typo = check(cli)
+    assert typo.code == 2 and "unknown key 'snapshot_dri'; did you mean 'snapshot_dir'?" in typo.err
+    assert len(typo.err.strip().splitlines()) == 1
+
+
+def test_settings_are_found_from_a_subfolder_like_git(small_project, cli):
+    (small_project / "pyproject.toml").write_text("[tool.config-harness]\n" + (small_project / "harness.toml").read_text()
+                                                  .replace("[presets]", "[tool.config-harness.presets]")
+                                                  .replace("[[routes]]", "[[tool.config-harness.routes]]"))
+    (small_project / "conf" / "sub" / "pyproject.toml").parent.mkdir(parents=True, exist_ok=True)
+    (small_project / "conf" / "sub" / "pyproject.toml").write_text("[project]\nname = 'unrelated'\n")
+    listed = cli("list", "--format", "json", cwd=small_project / "conf" / "sub")
+    assert listed.code == 0 and len(listed.json()["cases"]) == 7
