@@ -9,6 +9,7 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 import yaml
@@ -21,16 +22,16 @@ from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
 from harness.contracts import ContractError, checks_for, load_contracts
-from harness.engine import Run, run_matrix
+from harness.engine import Engine, Run
 from harness.fetch import FetchError
 from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
-from harness.goldens import find_orphans, is_leftover, write_goldens
 from harness.hints import case_hint, did_you_mean, key_paths
 from harness.matrix import Case
 from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.reporters.markdown import changes_markdown, code_span, markdown_text
+from harness.session import Session
 from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
@@ -208,7 +209,7 @@ def command_list(args: argparse.Namespace) -> int:
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **contract_rules(settings, args))
-    result = run_with_progress(run, args.case)
+    result = run_with_progress(Engine(run, args.case))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=next_steps_for(args, settings))
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
@@ -244,11 +245,11 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
     print(reporter(output_format).render(result, options), end="")
 
 
-def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
-    """The engine over every case, drawing a progress bar on stderr at a terminal."""
+def run_with_progress(engine: Engine) -> MatrixResult:
+    """The engine over every selected case, drawing a progress bar on stderr at a terminal."""
     progress = Progress(sys.stderr)
     try:
-        return run_matrix(run, case_glob, on_start=progress.start, on_done=lambda case: progress.advance(case.id))
+        return engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
     finally:
         progress.close()
 
@@ -256,7 +257,8 @@ def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
 def command_generate(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, **contract_rules(settings, args))
-    result = run_with_progress(run, args.case)
+    engine = Engine(run, args.case)
+    result = run_with_progress(engine)
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale:
@@ -267,25 +269,14 @@ def command_generate(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
-    written = write_goldens(result, settings.snapshot_dir)
+    written = engine.write(result, prune=args.prune)
     for golden in written:
         print(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
     print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
-    # A killed write's temporary file is generate's own to remove; orphan goldens go only with --prune.
-    for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
-        if args.prune or is_leftover(orphan):
-            orphan.unlink()
-            result.pruned.append(display_path(orphan))
-    result.orphans = [] if args.prune else [name for name in result.orphans if name not in result.pruned]
     print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
-
-
-def result_cases(result: MatrixResult) -> list[Case]:
-    """The cases a result covers."""
-    return [r.case for r in result.cases]
 
 
 def _load_yaml_file(path: Path) -> Any:
@@ -362,7 +353,7 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
     """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
     head = replace(settings, config_dir=new.resolve())
     run = Run(head, baselines.on_disk(head, old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
-    result = run_with_progress(run, args.case)
+    result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
     print_result(result, args.format, verbose=args.verbose, title=title, steps=next_steps_for(args, head))
     return review_exit(result)
@@ -376,7 +367,7 @@ def review_report(args: argparse.Namespace) -> int:
     except GitError as error:
         raise UsageError(str(error)) from None
     run = Run(settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(settings, args))
-    result = run_with_progress(run, args.case)
+    result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     print_result(result, args.format, verbose=args.verbose, title=title, base=args.base, steps=next_steps_for(args, settings))
     return review_exit(result)
@@ -419,7 +410,7 @@ def command_explain(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_matrix(settings) as (session, cases):
         case = one_case(cases, args.case)
-        (composed,) = session.compose_cases([case], shared_bases=False)
+        (composed,) = session.compose_cases([case], shared_stems=False)
         if composed.config is None:
             raise UsageError(f"{case.id}: {composed.error}")
         tree = to_plain(composed.config)
@@ -459,7 +450,7 @@ def command_lock(args: argparse.Namespace) -> int:
             if wanted not in by_id:
                 raise UsageError(f"no case {wanted!r}{case_hint(wanted, by_id)}; see `config-harness list`")
         trees = {}
-        for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_bases=False):
+        for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_stems=False):
             if composed.config is None:
                 raise UsageError(f"{composed.case.id}: {composed.error}")
             trees[composed.case.id] = to_plain(composed.config)
@@ -565,7 +556,7 @@ def command_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {
+COMMANDS = MappingProxyType({
     "init": command_init,
     "list": command_list,
     "check": command_check,
@@ -576,7 +567,7 @@ COMMANDS = {
     "lock": command_lock,
     "cache": command_cache,
     "fetch": command_fetch,
-}
+})
 
 
 def _usage_message(error: BaseException) -> str:
@@ -621,7 +612,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_request:  # argparse: --help, --version (0) or a usage error (2)
         return int(exit_request.code or 0)
     try:
-        return COMMANDS[args.command](args)
+        with Session():  # every cache, recorder and scratch folder of this command, gone when it returns
+            return COMMANDS[args.command](args)
     except BAD_INPUT as error:
         print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
         return EXIT_USAGE

@@ -8,6 +8,7 @@ nothing to the runs that do not ask for it.
 from __future__ import annotations
 
 from importlib import import_module
+from types import MappingProxyType
 
 from harness.findings import ERROR, INFO, WARNING, Severity
 from harness.reporters.base import NextSteps, Reporter, ReportOptions
@@ -15,14 +16,14 @@ from harness.reporters.base import NextSteps, Reporter, ReportOptions
 __all__ = ["FORMATS", "NextSteps", "ReportOptions", "Reporter", "reporter", "sourced_for"]
 
 # --format name -> the module whose REPORTER renders it; the order is the order `--help` shows.
-FORMATS = {
+FORMATS = MappingProxyType({
     "text": "harness.reporters.text",
     "json": "harness.reporters.json",
     "markdown": "harness.reporters.markdown",
     "github": "harness.reporters.github",
     "sarif": "harness.reporters.sarif",
     "junit": "harness.reporters.junit",
-}
+})
 
 
 def reporter(name: str) -> Reporter:

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from harness.diff import join_path, split_path
@@ -24,7 +25,7 @@ MAX_VALUE = 80
 DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
 
 
-STATUS_WORDS = {"ok": "ok", "changed": "changed", "new": "new", "gone": "gone", "error": "failing"}
+STATUS_WORDS = MappingProxyType({"ok": "ok", "changed": "changed", "new": "new", "gone": "gone", "error": "failing"})
 
 
 def summary_line(result: MatrixResult) -> str:

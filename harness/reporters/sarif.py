@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePosixPath
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
@@ -18,7 +19,7 @@ from harness.reporters.base import ReportOptions
 from harness.reporters.common import describe_group, summary_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-LEVELS = {ERROR: "error", WARNING: "warning", INFO: "note"}
+LEVELS = MappingProxyType({ERROR: "error", WARNING: "warning", INFO: "note"})
 REPORTED_INFO = (Tier.CHANGED, Tier.REMOVED, Tier.ADDED)  # a review's differences; other info is a note nobody asked for
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 from harness.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
@@ -19,10 +20,10 @@ from harness.reporters.common import (
     waived_count,
 )
 
-COLORS = {
+COLORS = MappingProxyType({
     "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
     "ERROR": "31", "WARNING": "33", "INFO": "2",
-}
+})
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 

@@ -133,13 +133,16 @@ def test_markdown_and_github_reports(small_project, cli):
     markdown = cli("--settings", "harness.toml", "check", "--format", "markdown")
     assert markdown.code == 1
     # One row for the change, naming its three cases.
-    row = "| error | `device.count` | `1` | `2` | 3 cases: train/cpu/\\* | `conf/backend/cpu.yaml:5` |"
-    assert row in markdown.out.splitlines() and markdown.out.count("device.count") == 1
+    row = ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+           "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |")
+    assert row in markdown.out.splitlines() and markdown.out.count("device.<wbr>count") == 1
+    assert markdown.out.index("### Errors") < markdown.out.index(row)
     github = cli("--settings", "harness.toml", "check", "--format", "github")
     # One annotation for the three cases, at the config line that now sets the value, not at the golden.
-    assert github.out.splitlines()[:-1] == [
+    assert github.out.splitlines()[:-2] == [
         "::error file=conf/backend/cpu.yaml,line=5,title=changed device.count::device.count: 1 -> 2 (3 cases: train/cpu/*)"
     ]
+    assert github.out.splitlines()[-2].startswith("Next: if these changes are intended: run `config-harness")
     text = cli("--settings", "harness.toml", "check")
     assert "  ERROR device.count: 1 -> 2  (3 cases: train/cpu/*; set by conf/backend/cpu.yaml:5)" in text.out.splitlines()
 
@@ -199,3 +202,14 @@ def test_a_golden_with_bad_bytes_is_reported_not_a_crash(small_project, cli):
     assert result.code == 1
     (case,) = [c for c in result.json()["cases"] if c["id"] == "train/cpu/default"]
     assert case["status"] == "changed" and [f["path"] for f in case["findings"] if f["kind"] == "changed"] == ["device.kind"]
+
+
+def test_prune_with_a_case_glob_keeps_the_goldens_of_the_cases_left_out(small_project, cli):
+    """`--case` narrows what is written; the other cases still own their goldens, so pruning never deletes them."""
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    goldens = sorted(path.name for path in (small_project / "snapshots").iterdir())
+    orphan = small_project / "snapshots" / "_generated_old_case.yaml"
+    orphan.write_text("a: 1\n")
+    pruned = cli("--settings", "harness.toml", "generate", "--prune", "--case", "train/cpu/*")
+    assert pruned.code == 0 and not orphan.exists()
+    assert sorted(path.name for path in (small_project / "snapshots").iterdir()) == goldens

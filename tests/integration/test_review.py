@@ -38,8 +38,9 @@ def test_review_groups_changes_by_case_and_passes_without_contract_violations(re
     assert changed["train/cpu/default"][0]["source"] == "conf/backend/cpu.yaml:5"
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
     assert "review against `main`" in markdown
-    assert "| info | `device.count` | `1` | `2` | 3 cases: train/cpu/\\* | `conf/backend/cpu.yaml:5` |" in markdown.splitlines()
-    assert markdown.count("device.count") == 1
+    assert ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+            "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |") in markdown.splitlines()
+    assert markdown.count("device.<wbr>count") == 1 and "### Differences" in markdown
 
 
 def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository, cli):
