@@ -21,7 +21,7 @@ def change_finding(change: diff.Change, effective_same: bool = False) -> Finding
     """A golden-vs-composed change as an error finding."""
     return Finding(
         change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change),
-        effective_same=effective_same, detail=change.detail,
+        effective_same=effective_same, detail=change.detail, subtree=change.subtree,
     )
 
 

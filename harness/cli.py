@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import traceback
 from dataclasses import replace
@@ -24,20 +25,13 @@ from harness.contract_changes import read_contract_files
 from harness.contracts import ContractError, load_contracts
 from harness.engine import Engine, Run
 from harness.fetch import FetchError
-from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
+from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
+from harness.hints import case_hint, did_you_mean, key_paths
 from harness.matrix import Case
-from harness.report import (
-    SCHEMA_VERSION,
-    changes_markdown,
-    code_span,
-    markdown_text,
-    result_as_dict,
-    to_github,
-    to_json,
-    to_markdown,
-    to_text,
-)
+from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
+from harness.reporters.json import SCHEMA_VERSION, to_json
+from harness.reporters.markdown import changes_markdown, code_span, markdown_text
 from harness.review_rules import rules_for_review
 from harness.session import Session
 from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, settings_table, with_overrides
@@ -100,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
 
     check = commands.add_parser("check", parents=[after], help="compare every case with its golden")
-    check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    check.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
     check.add_argument("--quiet", action="store_true", help="text: only errors, plus the verdict")
     check.add_argument(
         "--verbose", action="store_true",
@@ -118,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument(
         "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
     )
-    difference.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    difference.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
     difference.add_argument("--title", help="markdown heading")
     difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
@@ -194,10 +188,10 @@ def cache_dir_from(args: argparse.Namespace) -> Path | None:
 
 def command_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    with open_matrix(settings) as (_, cases):
-        cases = select_cases(cases, args.case)
+    with open_matrix(settings) as (_, all_cases):
+        cases = select_cases(all_cases, args.case)
         if not cases and not (settings.command_globs and (args.case or "").startswith("cmd/")):
-            raise UsageError(f"--case {args.case!r} matches no case")
+            raise UsageError(f"--case {args.case!r} matches no case{case_hint(args.case, [c.id for c in all_cases])}")
         rows = [
             {
                 "id": case.id,
@@ -239,10 +233,23 @@ def launch_rows(settings: Settings, case_glob: str | None) -> list[dict[str, Any
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **contract_rules(settings, args))
     result = with_launches(settings, args, lambda glob: run_with_progress(Engine(run, glob)))
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=next_steps_for(args, settings))
     return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
+    """What a failing report tells its reader to run: this run's own flags, with `generate` for `check`."""
+    words = ["config-harness"]
+    for flag in ("settings", "config_dir", "snapshot_dir"):
+        if getattr(args, flag, None):
+            words += [f"--{flag.replace('_', '-')}", getattr(args, flag)]
+    for contracts in args.contracts or ():
+        words += ["--contracts", contracts]
+    words += ["generate"] + (["--case", args.case] if getattr(args, "case", None) else [])
+    # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
+    return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
 
 
 def with_launches(settings: Settings, args: argparse.Namespace, run_cases: Any, base: str | None = None) -> MatrixResult:
@@ -289,24 +296,12 @@ def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, An
     }
 
 
-def _sourced(output_format: str, review: bool = False) -> frozenset[str]:
-    # Annotations and PR summaries point at the file that sets each value, warnings included; a review's
-    # differences are info, and naming the file that changed them is the point of the review.
-    if review:
-        return frozenset({ERROR, WARNING, INFO})
-    return frozenset({ERROR, WARNING}) if output_format in ("github", "markdown") else frozenset({ERROR})
-
-
-def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False, title: str | None = None) -> None:
-    """Print a run's result in the chosen format."""
-    if output_format == "json":
-        print(to_json(result_as_dict(result)))
-    elif output_format == "markdown":
-        print(to_markdown(result, title=title or "config-harness", include_info=verbose or title is not None), end="")
-    elif output_format == "github":
-        print(to_github(result), end="")
-    else:
-        print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), include_info=title is not None), end="")
+def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
+                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None) -> None:
+    """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
+    options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
+                            review=title is not None, base=base, steps=steps)
+    print(reporter(output_format).render(result, options), end="")
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:
@@ -338,7 +333,7 @@ def command_generate(args: argparse.Namespace) -> int:
         print(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
     print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
-    print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
+    print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
 
@@ -416,10 +411,10 @@ def review_exit(result: MatrixResult) -> int:
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
     """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
     head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
+    run = Run(head, baselines.on_disk(head, old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
-    print_result(result, args.format, verbose=args.verbose, title=title)
+    print_result(result, args.format, verbose=args.verbose, title=title, steps=next_steps_for(args, head))
     return review_exit(result)
 
 
@@ -437,14 +432,11 @@ def review_report(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     base_texts = baseline.contract_texts()
     base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
-    run = Run(rules.settings, baseline, sourced=_sourced(args.format, review=True), strict=False, review=rules,
+    run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
               base_rules=base_rules, **contract_rules(rules.settings, args))
     result = with_launches(rules.settings, args, lambda glob: run_with_progress(Engine(run, glob)), base=args.base)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    if args.format == "json":
-        print(to_json({**result_as_dict(result), "base": args.base}))
-    else:
-        print_result(result, args.format, verbose=args.verbose, title=title)
+    print_result(result, args.format, verbose=args.verbose, title=title, base=args.base, steps=next_steps_for(args, rules.settings))
     return review_exit(result)
 
 
@@ -453,7 +445,8 @@ def one_case(cases: list[Case], pattern: str) -> Case:
     exact = [case for case in cases if case.id == pattern]
     matching = exact or select_cases(cases, pattern)
     if len(matching) != 1:
-        found = "no case" if not matching else f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)"
+        found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
+            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)")
         raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]
 
@@ -528,7 +521,7 @@ def explain_python_default(settings: Settings, tree: Any, key: str, case: Case) 
     view = program_view(settings)
     filled = view.filled(tree, key) if view is not None else None
     if filled is None:
-        raise UsageError(f"{key} does not exist in case {case.id}")
+        raise UsageError(f"{key} does not exist in case {case.id}{did_you_mean(key, key_paths(tree))}")
     value = view.value_at(tree, key) if view is not None else None
     shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
     print(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
@@ -545,7 +538,7 @@ def command_lock(args: argparse.Namespace) -> int:
         by_id = {case.id: case for case in cases}
         for wanted in (args.baseline, args.target):
             if wanted not in by_id:
-                raise UsageError(f"no case {wanted!r}; see `config-harness list`")
+                raise UsageError(f"no case {wanted!r}{case_hint(wanted, by_id)}; see `config-harness list`")
         trees = {}
         for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_stems=False):
             if composed.config is None:

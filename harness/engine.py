@@ -35,6 +35,7 @@ from harness.findings import (
     Status,
 )
 from harness.goldens import golden_path, prune_orphans, write_goldens
+from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
@@ -109,6 +110,7 @@ def check_case(
     result = CaseResult(
         case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
         rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
+        root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
@@ -211,7 +213,7 @@ class Engine:
         if not self.selected:
             if case_glob is None:
                 raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
-            raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
+            raise SettingsError(f"--case {case_glob!r} matches no case{case_hint(case_glob, [c.id for c in cases])}; see `config-harness list`")
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}

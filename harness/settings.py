@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.confine import is_inside, project_root
+from harness.hints import did_you_mean
 
 
 class SettingsError(Exception):
@@ -196,7 +197,7 @@ def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[st
         raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
     for key, value in table.items():
         if key not in allowed:
-            raise SettingsError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+            raise SettingsError(f"{where}: unknown key {key!r}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})")
         if not isinstance(value, allowed[key]):
             raise SettingsError(
                 f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}"
@@ -391,12 +392,26 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
 
 
+def find_pyproject(start: Path) -> Path:
+    """The nearest pyproject.toml with a [tool.config-harness] table at or above `start`, as git finds its folder
+    (else `start`'s own pyproject.toml, for the error message)."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and b"config-harness" in candidate.read_bytes():
+            try:
+                if "config-harness" in read_toml(candidate).get("tool", {}):
+                    return candidate
+            except SettingsError:
+                return candidate  # a broken file on the way up is reported, not skipped
+    return start / "pyproject.toml"
+
+
 def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
     """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
     if settings_file is not None and Path(settings_file).name != "pyproject.toml":
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
-    path = Path(settings_file).absolute() if settings_file else (start or Path.cwd()).absolute() / "pyproject.toml"
+    path = Path(settings_file).absolute() if settings_file else find_pyproject((start or Path.cwd()).absolute())
     table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")

@@ -13,7 +13,7 @@ from harness.baselines import GoldenFolder
 from harness.contracts import contract_checks
 from harness.engine import Engine, Run
 from harness.goldens import write_goldens
-from harness.report import result_as_dict, to_json
+from harness.reporters.json import result_as_dict, to_json
 from harness.settings import load_settings
 
 

@@ -38,8 +38,9 @@ def test_review_groups_changes_by_case_and_passes_without_contract_violations(re
     assert changed["train/cpu/default"][0]["source"] == "conf/backend/cpu.yaml:5"
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
     assert "review against `main`" in markdown
-    assert "| info | `device.count` | `1` | `2` | 3 cases: train/cpu/\\* | `conf/backend/cpu.yaml:5` |" in markdown.splitlines()
-    assert markdown.count("device.count") == 1
+    assert ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+            "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |") in markdown.splitlines()
+    assert markdown.count("device.<wbr>count") == 1 and "### Differences" in markdown
 
 
 def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository, cli):
@@ -52,7 +53,8 @@ def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository
     # Triage: the unwaived contract error comes first, then the removed key.
     blocking = lines.index("  ERROR gpu-critical: device.map.qkv is required but missing  (3 cases: train/gpu/*)")
     removed = lines.index('  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)')
-    assert lines[0].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
+    assert lines[0] == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
+    assert lines[1].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
 
 
 def test_a_preset_the_change_drops_is_still_reviewed_and_its_new_one_too(repository, cli):
