@@ -25,7 +25,7 @@ from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.goldens import find_orphans, is_leftover, write_goldens
-from harness.matrix import Case
+from harness.matrix import GOLDEN_PREFIX, Case
 from harness.report import (
     SCHEMA_VERSION,
     changes_markdown,
@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
     difference.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
+    difference.add_argument(
+        "--files", action="store_true", help="two folders: compare same-named YAML files, not the cases of two config trees"
+    )
 
     explain = commands.add_parser("explain", parents=[after], help="which file set a key's final value")
     explain.add_argument("key")
@@ -331,21 +334,24 @@ def command_diff(args: argparse.Namespace) -> int:
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
     old, new = Path(args.old), Path(args.new)
-    if old.is_dir() and new.is_dir():
+    mode = diff_mode(old, new, args.files)
+    if mode == "trees":
         try:
             settings = settings_from(args)
-        except SettingsError:
-            if args.settings:
-                raise
-            settings = None  # two snapshot folders outside a configured project
-        if settings is not None and is_config_tree(old, settings) and is_config_tree(new, settings):
-            return tree_report(args, settings, old, new)
+        except SettingsError as error:
+            raise UsageError(
+                f"{old} and {new} are config trees: a tree diff composes the cases of the settings ({error}); "
+                "give --settings FILE, or --files to compare same-named files instead"
+            ) from None
+        return tree_report(args, settings, old, new)
     changes = diff_paths(old, new)
+    said = {"files": "file diff", "goldens": "golden diff (same-named goldens of two snapshot folders)"}[mode]
     if args.format == "json":
-        print(to_json({"schema_version": SCHEMA_VERSION, "changes": changes}))
+        print(to_json({"schema_version": SCHEMA_VERSION, "mode": mode, "changes": changes}))
     elif args.format == "markdown":
-        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)}", changes), end="")
+        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)} ({said})", changes), end="")
     else:
+        print(f"{said}: {args.old} -> {args.new}")
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
             print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
@@ -353,9 +359,37 @@ def command_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
-def is_config_tree(folder: Path, settings: Settings) -> bool:
-    """True when `folder` holds the settings' root configs (a Hydra tree), not goldens."""
-    return all((folder / f"{root}.yaml").is_file() for root in settings.roots)
+def diff_mode(old: Path, new: Path, files: bool) -> str:
+    """`files` (two files, or --files), `goldens` (two snapshot folders) or `trees` (two config trees).
+
+    Two folders that are not both snapshot folders are config trees: compared case by case, never silently
+    as files (a root only one side has is `new` or `gone`, not a reason to fall back).
+    """
+    if old.is_dir() != new.is_dir():
+        raise UsageError(f"diff needs two files or two folders: {old} and {new}")
+    if files or not old.is_dir():
+        return "files"
+    return "goldens" if is_snapshot_folder(old) and is_snapshot_folder(new) else "trees"
+
+
+def is_snapshot_folder(folder: Path) -> bool:
+    """True when every YAML file of the folder is a golden (`_generated_*.yaml`), and it has one."""
+    names = [path.name for path in folder.glob("*.yaml")]
+    return bool(names) and all(name.startswith(GOLDEN_PREFIX) for name in names)
+
+
+def _tree_side(settings: Settings, tree: Path) -> Settings:
+    """The settings for one tree of a tree diff: only the roots and routes whose config the tree has."""
+    folders = (tree, *settings.search_path)
+
+    def has(name: str) -> bool:
+        return any((folder / f"{name}.yaml").is_file() for folder in folders)
+
+    return replace(
+        settings, config_dir=tree.resolve(),
+        roots=tuple(root for root in settings.roots if has(root)),
+        routes=tuple(route for route in settings.routes if has(route.config_name)),
+    )
 
 
 def review_exit(result: MatrixResult) -> int:
@@ -364,9 +398,13 @@ def review_exit(result: MatrixResult) -> int:
 
 
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
-    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
-    head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
+    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report).
+
+    Each side has the cases whose root (or route) config it holds: one only the new tree has is `new`, one
+    only the old tree has is `gone`.
+    """
+    head = _tree_side(settings, new)
+    run = Run(head, baselines.on_disk(_tree_side(settings, old), old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
     print_result(result, args.format, verbose=args.verbose, title=title)

@@ -27,12 +27,19 @@ from hydra._internal.utils import create_config_search_path
 from hydra.core.default_element import InputDefault
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.plugins import Plugins
-from hydra.errors import ConfigCompositionException, Hydra14MigrationWarning
+from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigSource
 from omegaconf import DictConfig, OmegaConf, flag_override
 from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
 from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
+
+try:
+    from hydra.errors import Hydra14MigrationWarning
+except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") warns nothing there
+
+    class Hydra14MigrationWarning(UserWarning):  # type: ignore[no-redef]
+        """Stands in for the warning Hydra 1.3.5 and later give for a pre-1.2 version_base."""
 
 __all__ = [
     "FileConfigSource",
