@@ -168,6 +168,7 @@ class GoldensAtRef:
     goldens: dict[str, tuple[str, str]]  # golden name -> (display, text)
     tree: ComposedTree | None  # the tree at the ref, composed only if some case has no golden there
     compose_all: bool = False  # --compose-base: ignore the goldens
+    schemas: tuple[str, ...] = ()  # the base's `schemas`: the only modules a review imports (trusted side)
     differences: Severity = INFO
     holds_goldens: bool = False  # a review: a case without a golden at the ref is compared with the ref's tree
 
@@ -299,8 +300,9 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensA
                 goldens[name] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
     tree = None
     # The base's cases are those its own settings described (a renamed root is then gone there and new here);
-    # a base without a settings table is composed with the working tree's settings.
-    base_settings = _settings_at(settings, top, commit) or settings
+    # a base without a settings table is composed with the working tree's settings, less its `schemas`: the
+    # modules a review imports come from the trusted side only.
+    base_settings = _settings_at(settings, top, commit) or replace(settings, schemas=())
     try:
         folder = _tree_at(base_settings, top, commit, ref)
         config_inside = gitrepo.inside(top, base_settings.config_dir)
@@ -313,7 +315,7 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensA
     except gitrepo.GitError:
         if compose_base or not goldens:
             raise
-    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base)
+    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base, schemas=base_settings.schemas)
 
 
 def on_disk(settings: Settings, folder: Path) -> ComposedTree:

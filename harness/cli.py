@@ -418,6 +418,11 @@ def review_report(args: argparse.Namespace) -> int:
         baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
     except GitError as error:
         raise UsageError(str(error)) from None
+    if settings.schemas != baseline.schemas:
+        # Importing runs code: a pull request's own `schemas` are never imported by its review.
+        print(f"config-harness: a review imports only {args.base}'s schemas ({', '.join(baseline.schemas) or 'none'}), "
+              f"not the working tree's ({', '.join(settings.schemas) or 'none'})", file=sys.stderr)
+        settings = replace(settings, schemas=baseline.schemas)
     run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
     result = run_with_progress(run, args.case)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"

@@ -57,6 +57,7 @@ class Settings:
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
+    schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
 
 
 TABLE = "tool.config-harness"
@@ -74,6 +75,7 @@ TOP_LEVEL_KEYS = {
     "search_path": list,
     "version_base": str,
     "read_outside": list,
+    "schemas": list,
 }
 ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str}
 SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
@@ -174,6 +176,14 @@ def _version_base(value: str | None, where: str) -> str | None:
     if value is not None and value not in VERSION_BASES:
         raise SettingsError(f"{where}: version_base {value!r} is not one of {', '.join(VERSION_BASES)}")
     return value
+
+
+def _schemas(value: list, where: str) -> tuple[str, ...]:
+    modules = _string_list(value, where)
+    for module in modules:
+        if not all(part.isidentifier() for part in module.split(".")):
+            raise SettingsError(f"{where}: {module!r} is not a module name such as 'benchmarl.conf'")
+    return modules
 
 
 def _engine_group(value: str | None, where: str) -> str | None:
@@ -337,6 +347,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
+        schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
     )
 
 
