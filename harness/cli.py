@@ -155,6 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where goldens go (default: config-harness/snapshots next to the settings file)")
     init.add_argument("--contracts", dest="init_contracts", metavar="FILE",
                       help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
+    init.add_argument("--version-base", choices=["1.1", "1.2", "1.3", "none"],
+                      help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)")
+    init.add_argument("--roots", action="append", metavar="GLOB",
+                      help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)")
+    init.add_argument("--preset", action="append", metavar="NAME=OVERRIDES",
+                      help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable)")
+    init.add_argument("--search-path", action="append", metavar="DIR", help="another config folder, searched after it (repeatable)")
+    init.add_argument("--verbose", action="store_true", help="give Hydra's whole message for each config left out")
 
     fetch = commands.add_parser("fetch", parents=[after], help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
@@ -608,6 +616,11 @@ def command_init(args: argparse.Namespace) -> int:
             snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
             contracts_file=Path(contracts) if contracts else None,
             cache_dir=None if args.no_cache else default_cache_dir(),
+            version_base=args.version_base,
+            roots_glob=args.roots or (),
+            presets=args.preset or (),
+            search_path=[Path(folder) for folder in args.search_path or ()],
+            verbose=args.verbose,
         )
     except AdoptError as error:
         raise UsageError(str(error)) from None

@@ -409,7 +409,7 @@ class HydraSession:
         match = MISSING_NODE.search(message)
         if match is None:
             return message
-        group = match.group(1).rpartition("/")[0]
+        group = match.group(2).rpartition("/")[0]
         try:
             options = {group: self.group_options(group, registered=True)} if group else {}
         except Exception:  # the hint is a courtesy; the message stands without it

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from harness.settings import SettingsError
 
 # Hydra's words for a defaults entry (or config name) that no source provides.
-MISSING_NODE = re.compile(r"Could not (?:load|find) '([^']+)'")
+MISSING_NODE = re.compile(r"Could not (load|find) '([^']+)'")
 HINT = "probably registered from Python (ConfigStore); name its module in the settings' `schemas`"
 
 
@@ -38,15 +38,19 @@ def import_schemas(modules: Iterable[str]) -> None:
 def missing_node_hint(message: str, options_of: dict[str, list[str]] | None = None, schemas: Iterable[str] = ()) -> str:
     """The one line said after Hydra's message when a defaults entry names a node that no file provides.
 
-    `options_of` maps the missing node's group to its options: a name close to one of them is a typo, not a
-    node registered from Python, and gets no hint. Empty when the message is about something else.
+    Hydra "could not load" a config a defaults entry names directly (`- vmas_balance_config`, the way schemas are
+    used) and "could not find" an option of a group. `options_of` maps the node's group to its options: a group
+    option that is missing while the group has others, or a name close to one of them, is a typo and gets no
+    hint. Empty when the message is about something else.
     """
     match = MISSING_NODE.search(message)
     if match is None:
         return ""
-    node = match.group(1)
+    verb, node = match.groups()
     group, _, name = node.rpartition("/")
     options = (options_of or {}).get(group, [])
+    if verb == "find" and options:
+        return ""  # an option of a group that has options (Hydra lists them): a typo, not a Python node
     if difflib.get_close_matches(name, [option.rpartition("/")[2] for option in options], n=1, cutoff=0.8):
         return ""
     named = list(schemas)
