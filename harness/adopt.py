@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import tomllib
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -146,7 +147,9 @@ def discover(
     guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
-    with HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
+    with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
+        # Hydra warns about every Hydra 1.0-style file under version_base 1.1: the application chose that style.
+        warnings.simplefilter("ignore", UserWarning)
         for name in candidate_roots(config_dir, guess.roots_glob):
             if name.rsplit("/", 1)[-1].startswith(GOLDEN_PREFIX):
                 left_out.append(LeftOut(name, f"a generated file ({GOLDEN_PREFIX}*), not a config to compose"))

@@ -287,7 +287,9 @@ def command_generate(args: argparse.Namespace) -> int:
     for golden in written:
         print(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
-    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
+    errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
+    unchanged = len(result.cases) - len(written) - errors
+    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
     # A killed write's temporary file is generate's own to remove; orphan goldens go only with --prune.
     for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
         if args.prune or is_leftover(orphan):
