@@ -16,7 +16,8 @@ from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResul
 class Tier(IntEnum):
     """Where a group sits in a report: the order a reviewer should read them in."""
 
-    BLOCKING = 0  # unwaived contract errors, contract changes, cases that cannot be composed, parity
+    BROKEN = -1  # cases that cannot be composed, goldens that cannot be read: composition and YAML errors
+    BLOCKING = 0  # unwaived contract errors, contract changes, parity
     CHANGED = 1  # values a program sees that moved, directly or through an interpolation
     REMOVED = 2
     ADDED = 3
@@ -27,6 +28,7 @@ class Tier(IntEnum):
 
 
 TIER_TITLES = {
+    Tier.BROKEN: "Composition and YAML errors",
     Tier.BLOCKING: "Contract errors and contract changes",
     Tier.CHANGED: "Changed values",
     Tier.REMOVED: "Removed keys",
@@ -44,6 +46,8 @@ VALUE_KINDS = frozenset({Kind.CHANGED, Kind.REMOVED, Kind.ADDED, Kind.PARITY})
 def tier_of(finding: Finding) -> Tier:
     """The triage tier of one finding."""
     kind = finding.kind
+    if kind == Kind.ERROR and finding.severity == ERROR:
+        return Tier.BROKEN
     if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
         return Tier.BLOCKING
     if kind == Kind.CONTRACT and finding.waiver:

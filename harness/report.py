@@ -27,7 +27,7 @@ from harness.grouping import (
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
-LISTED_TIERS = (Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
+LISTED_TIERS = (Tier.BROKEN, Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
 ABSENT = "—"
 EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
 MAX_VALUE = 80
@@ -328,7 +328,7 @@ def to_markdown(result: MatrixResult, title: str = "config-harness", include_inf
         listed = tiers.get(tier, [])
         if listed:
             lines += [f"### {TIER_TITLES[tier]} ({count_paths(listed)})", ""]
-            lines += _finding_table(listed, all_ids) if tier == Tier.BLOCKING else _value_table(listed, all_ids)
+            lines += _finding_table(listed, all_ids) if tier in (Tier.BROKEN, Tier.BLOCKING) else _value_table(listed, all_ids)
             lines.append("")
     if tiers.get(Tier.REFACTOR):
         refactors = tiers[Tier.REFACTOR]
