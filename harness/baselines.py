@@ -6,9 +6,6 @@ Every baseline answers the same three questions: how it is described in a report
 
 from __future__ import annotations
 
-import atexit
-import shutil
-import tempfile
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -23,11 +20,12 @@ from harness.goldens import find_orphans, golden_path, read_golden
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.provenance import Source, leaf_sources
 from harness.render import to_plain
+from harness.session import current
 from harness.settings import Settings, SettingsError, check_requirement, display_path, parse_settings
 
 
 @dataclass(frozen=True)
-class BaseEntry:
+class BaselineEntry:
     """A case as the baseline has it: a golden's text, a composed plain tree, or why it has none."""
 
     display: str  # where it came from, for reports: a golden's path, `main:snapshots/...`, a tree and case
@@ -41,7 +39,10 @@ class Baseline(Protocol):
     """The seam: one small protocol, four implementations."""
 
     differences: Severity  # the severity of a difference from this baseline
-    holds_goldens: bool  # a case without one is `missing_golden`, and unclaimed goldens are orphans (check)
+    # The policy of `check`: a case it has no entry for is a `missing_golden` error (else a new case), and its
+    # entries no case claims are orphan goldens to prune (else gone cases of a review).
+    missing_is_error: bool
+    unclaimed_are_orphans: bool
 
     @property
     def description(self) -> str:
@@ -50,7 +51,7 @@ class Baseline(Protocol):
     def prepare(self, cases: Sequence[Case]) -> None:
         """Get ready to answer for these cases (called once, before any worker starts)."""
 
-    def entry(self, case: Case) -> BaseEntry | None:
+    def entry(self, case: Case) -> BaselineEntry | None:
         """What the baseline holds for the case; None when it has no such case."""
 
     def gone(self, cases: Sequence[Case]) -> list[str]:
@@ -59,8 +60,8 @@ class Baseline(Protocol):
     def contract_texts(self) -> dict[str, str | None] | None:
         """The contract files as the baseline had them (path -> text, None when absent); None if unknown."""
 
-    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
-        """For the baseline's case `base_id` (compared with `case`), which file set each leaf there, if known."""
+    def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
+        """For the baseline's case `baseline_id` (compared with `case`), which file set each leaf there, if known."""
 
 
 @dataclass
@@ -69,16 +70,17 @@ class GoldenFolder:
 
     snapshot_dir: Path
     differences: Severity = ERROR
-    holds_goldens: bool = True
+    missing_is_error: bool = True
+    unclaimed_are_orphans: bool = True
 
     @property
     def description(self) -> str:
         return f"goldens in {display_path(self.snapshot_dir)}"
 
-    def entry(self, case: Case) -> BaseEntry | None:
+    def entry(self, case: Case) -> BaselineEntry | None:
         path = golden_path(self.snapshot_dir, case)
         text = read_golden(path)
-        return None if text is None else BaseEntry(display_path(path), text=text)
+        return None if text is None else BaselineEntry(display_path(path), text=text)
 
     def gone(self, cases: Sequence[Case]) -> list[str]:
         return [display_path(path) for path in find_orphans(self.snapshot_dir, list(cases))]
@@ -86,7 +88,7 @@ class GoldenFolder:
     def contract_texts(self) -> dict[str, str | None] | None:
         return None
 
-    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+    def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
         return {}
 
     def prepare(self, cases: Sequence[Case]) -> None:
@@ -102,10 +104,11 @@ class ComposedTree:
     show_as: str = ""  # how this tree's files are shown in provenance (the folder's name in the repository)
     at: str | None = None  # the git ref the tree was read at, said beside its provenance
     differences: Severity = INFO
-    holds_goldens: bool = False
+    missing_is_error: bool = False
+    unclaimed_are_orphans: bool = False
     contracts: dict[str, str | None] | None = None
     cases: list[Case] = field(default_factory=list)
-    entries: dict[str, BaseEntry] = field(default_factory=dict)
+    entries: dict[str, BaselineEntry] = field(default_factory=dict)
     composed: bool = False
     provenance_memo: dict = field(default_factory=dict)  # cases sharing a defaults list replay it once
 
@@ -124,11 +127,11 @@ class ComposedTree:
                 display = f"{self.label} {result.case.id}"
                 if result.config is None:
                     error = (result.error or "compose failed").replace(str(self.settings.config_dir), self.show_as or self.label)
-                    self.entries[result.case.id] = BaseEntry(display, error=error)
+                    self.entries[result.case.id] = BaselineEntry(display, error=error)
                 else:
-                    self.entries[result.case.id] = BaseEntry(display, tree=to_plain(result.config))
+                    self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config))
 
-    def entry(self, case: Case) -> BaseEntry | None:
+    def entry(self, case: Case) -> BaselineEntry | None:
         self.compose()
         return self.entries.get(case.id)
 
@@ -144,13 +147,13 @@ class ComposedTree:
         """Compose the tree before workers fork, so it is composed once."""
         self.compose()
 
-    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+    def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
         by_id = {c.id: c for c in self.cases}
-        if base_id not in by_id:
+        if baseline_id not in by_id:
             return {}
         root = str(self.settings.config_dir)
         with open_matrix(self.settings, strict=False) as (session, _):
-            sources = leaf_sources(session, by_id[base_id], self.provenance_memo)
+            sources = leaf_sources(session, by_id[baseline_id], self.provenance_memo)
         shown = {}
         for path, source in sources.items():
             file = source.file
@@ -170,7 +173,9 @@ class GoldensAtRef:
     compose_all: bool = False  # --compose-base: ignore the goldens
     schemas: tuple[str, ...] = ()  # the base's `schemas`: the only modules a review imports (trusted side)
     differences: Severity = INFO
-    holds_goldens: bool = False  # a review: a case without a golden at the ref is compared with the ref's tree
+    # A review: a case without a golden at the ref is compared with the ref's tree, and is new when it has none.
+    missing_is_error: bool = False
+    unclaimed_are_orphans: bool = False
 
     @property
     def description(self) -> str:
@@ -181,10 +186,10 @@ class GoldensAtRef:
         fallback = f"; cases without one: {self.tree.description}" if self.tree is not None else ""
         return f"goldens at {self.ref}{fallback}"
 
-    def entry(self, case: Case) -> BaseEntry | None:
+    def entry(self, case: Case) -> BaselineEntry | None:
         if not self.compose_all and case.golden_name in self.goldens:
             display, text = self.goldens[case.golden_name]
-            return BaseEntry(display, text=text)
+            return BaselineEntry(display, text=text)
         return self.tree.entry(case) if self.tree is not None else None
 
     def gone(self, cases: Sequence[Case]) -> list[str]:
@@ -201,26 +206,14 @@ class GoldensAtRef:
         if self.tree is not None and (self.compose_all or any(c.golden_name not in self.goldens for c in cases)):
             self.tree.compose()
 
-    def removed_sources(self, case: Case, base_id: str) -> dict[str, Source]:
+    def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
         if self.tree is None or (not self.compose_all and case.golden_name in self.goldens):
             return {}
-        return self.tree.removed_sources(case, base_id)
-
-
-_SCRATCH: list[Path] = []
-
-
-def _remove_scratch() -> None:
-    for path in _SCRATCH:
-        shutil.rmtree(path, ignore_errors=True)
+        return self.tree.removed_sources(case, baseline_id)
 
 
 def _scratch_folder() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="config-harness-base-"))
-    if not _SCRATCH:
-        atexit.register(_remove_scratch)
-    _SCRATCH.append(folder)
-    return folder
+    return current().scratch_folder("config-harness-base-")
 
 
 def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> Path:

@@ -27,6 +27,7 @@ from hydra import __version__ as hydra_version
 from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
+from harness.session import current
 
 ENTRY_SUFFIX = ".pickle"
 MAGIC = b"config-harness cache v2\n"
@@ -280,29 +281,21 @@ def open_store(folder: Path, project: Path | None = None) -> SignedStore:
     return store
 
 
-_WARNED: set[str] = set()
-
-
 def warn_refused(error: CacheRefused) -> None:
-    """Say once per process why the cache is off (the run goes on without it)."""
+    """Say once per session why the cache is off (the run goes on without it)."""
     message = f"config-harness: warning: cache off: {error}"
-    if message not in _WARNED:
-        _WARNED.add(message)
+    if current().warn_once(message):
         print(message, file=sys.stderr)
 
 
-class DiskCache:
-    """The store of the current session (None: off). Class-level so forked workers inherit it."""
+def cache_get(key: bytes) -> Any:
+    """The value the session's store holds under `key`, or None (also when the cache is off)."""
+    store = current().store
+    return None if store is None else store.get(key)
 
-    store: SignedStore | None = None
 
-    @classmethod
-    def get(cls, key: bytes) -> Any:
-        """The value stored under `key`, or None."""
-        return None if cls.store is None else cls.store.get(key)
-
-    @classmethod
-    def put(cls, key: bytes, value: Any) -> None:
-        """Store `value` under `key` (no-op when the cache is off)."""
-        if cls.store is not None:
-            cls.store.put(key, value)
+def cache_put(key: bytes, value: Any) -> None:
+    """Store `value` under `key` in the session's store (nothing when the cache is off)."""
+    store = current().store
+    if store is not None:
+        store.put(key, value)

@@ -10,7 +10,7 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from harness import diff, resolve
-from harness.baselines import BaseEntry
+from harness.baselines import BaselineEntry
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
 from harness.render import describe_yaml_error, golden_body, parse_yaml
@@ -77,7 +77,7 @@ def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes:
 
 
 def compare_with_base(
-    config: DictConfig, tree: Any, rendered: str, base: BaseEntry | None, golden: str | None = None
+    config: DictConfig, tree: Any, rendered: str, base: BaselineEntry | None, golden: str | None = None
 ) -> tuple[Status, list[Finding]]:
     """Status and findings of a composed config against what the baseline holds for its case.
 

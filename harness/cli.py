@@ -8,6 +8,7 @@ import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 import yaml
@@ -20,11 +21,10 @@ from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
 from harness.contracts import ContractError, checks_for, load_contracts
-from harness.engine import Run, run_matrix
+from harness.engine import Engine, Run
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
-from harness.goldens import find_orphans, is_leftover, write_goldens
 from harness.matrix import GOLDEN_PREFIX, Case
 from harness.report import (
     SCHEMA_VERSION,
@@ -37,6 +37,7 @@ from harness.report import (
     to_markdown,
     to_text,
 )
+from harness.session import Session
 from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
 from harness.terminal import Progress, wants_color
 
@@ -225,7 +226,7 @@ def command_list(args: argparse.Namespace) -> int:
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
-    result = run_with_progress(run, args.case)
+    result = run_with_progress(Engine(run, args.case))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
@@ -260,11 +261,11 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
         print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), include_info=title is not None), end="")
 
 
-def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
-    """The engine over every case, drawing a progress bar on stderr at a terminal."""
+def run_with_progress(engine: Engine) -> MatrixResult:
+    """The engine over every selected case, drawing a progress bar on stderr at a terminal."""
     progress = Progress(sys.stderr)
     try:
-        return run_matrix(run, case_glob, on_start=progress.start, on_done=lambda case: progress.advance(case.id))
+        return engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
     finally:
         progress.close()
 
@@ -272,7 +273,8 @@ def run_with_progress(run: Run, case_glob: str | None = None) -> MatrixResult:
 def command_generate(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, **contract_rules(settings, args))
-    result = run_with_progress(run, args.case)
+    engine = Engine(run, args.case)
+    result = run_with_progress(engine)
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale:
@@ -283,27 +285,16 @@ def command_generate(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
-    written = write_goldens(result, settings.snapshot_dir)
+    written = engine.write(result, prune=args.prune)
     for golden in written:
         print(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
     errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
     unchanged = len(result.cases) - len(written) - errors
     print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
-    # A killed write's temporary file is generate's own to remove; orphan goldens go only with --prune.
-    for orphan in find_orphans(settings.snapshot_dir, result_cases(result)):
-        if args.prune or is_leftover(orphan):
-            orphan.unlink()
-            result.pruned.append(display_path(orphan))
-    result.orphans = [] if args.prune else [name for name in result.orphans if name not in result.pruned]
     print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
-
-
-def result_cases(result: MatrixResult) -> list[Case]:
-    """The cases a result covers."""
-    return [r.case for r in result.cases]
 
 
 def _load_yaml_file(path: Path) -> Any:
@@ -415,7 +406,7 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
     """
     head = _tree_side(settings, new)
     run = Run(head, baselines.on_disk(_tree_side(settings, old), old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
-    result = run_with_progress(run, args.case)
+    result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
     print_result(result, args.format, verbose=args.verbose, title=title)
     return review_exit(result)
@@ -434,7 +425,7 @@ def review_report(args: argparse.Namespace) -> int:
               f"not the working tree's ({', '.join(settings.schemas) or 'none'})", file=sys.stderr)
         settings = replace(settings, schemas=baseline.schemas)
     run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
-    result = run_with_progress(run, args.case)
+    result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     if args.format == "json":
         print(to_json({**result_as_dict(result), "base": args.base}))
@@ -479,7 +470,7 @@ def command_explain(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_matrix(settings) as (session, cases):
         case = one_case(cases, args.case)
-        (composed,) = session.compose_cases([case], shared_bases=False)
+        (composed,) = session.compose_cases([case], shared_stems=False)
         if composed.config is None:
             raise UsageError(f"{case.id}: {composed.error}")
         tree = to_plain(composed.config)
@@ -519,7 +510,7 @@ def command_lock(args: argparse.Namespace) -> int:
             if wanted not in by_id:
                 raise UsageError(f"no case {wanted!r}; see `config-harness list`")
         trees = {}
-        for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_bases=False):
+        for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_stems=False):
             if composed.config is None:
                 raise UsageError(f"{composed.case.id}: {composed.error}")
             trees[composed.case.id] = to_plain(composed.config)
@@ -630,7 +621,7 @@ def command_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {
+COMMANDS = MappingProxyType({
     "init": command_init,
     "list": command_list,
     "check": command_check,
@@ -641,7 +632,7 @@ COMMANDS = {
     "lock": command_lock,
     "cache": command_cache,
     "fetch": command_fetch,
-}
+})
 
 
 def _usage_message(error: BaseException) -> str:
@@ -686,7 +677,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_request:  # argparse: --help, --version (0) or a usage error (2)
         return int(exit_request.code or 0)
     try:
-        return COMMANDS[args.command](args)
+        with Session():  # every cache, recorder and scratch folder of this command, gone when it returns
+            return COMMANDS[args.command](args)
     except BAD_INPUT as error:
         print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
         return EXIT_USAGE

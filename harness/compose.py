@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -22,12 +23,13 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig
 
 from harness import hydra_compat, trace
-from harness.cache import CacheRefused, DiskCache, open_store, warn_refused
+from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
 from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
 from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
+from harness.session import Session, current
 
 SCHEME = "harness"
 # Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
@@ -52,20 +54,18 @@ class ParsedFile:
         return pickle.loads(self.blob)
 
 
-# Parsed files keyed by (absolute path, content digest): an edit is a new key, never a stale hit.
-_PARSED: dict[tuple[str, bytes], ParsedFile] = {}
-
-
 def parse_file(full_path: str, display: str) -> ParsedFile:
     """A config file's header and nodes, parsed once per content (and once per machine with the disk cache)."""
     try:
         data = read_bounded(full_path)
     except InputLimitError as error:
         raise ConfigLoadError(f"{display}: {error}") from None
+    # Keyed by (absolute path, content digest): an edit is a new key, never a stale hit.
     key = (full_path, hashlib.blake2b(data, digest_size=16).digest())
-    parsed = _PARSED.get(key)
+    session = current()
+    parsed = session.parsed.get(key)
     if parsed is None:
-        stored = DiskCache.get(b"file\0" + data)
+        stored = cache_get(b"file\0" + data)
         parsed = ParsedFile(*stored) if isinstance(stored, tuple) and len(stored) == 3 else None
     if parsed is None:
         try:
@@ -82,16 +82,19 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
         header = hydra_compat.header_of(text)
         blob = pickled(config)
         parsed = ParsedFile(header, blob, content_digest(header, blob))
-        DiskCache.put(b"file\0" + data, (parsed.header, parsed.blob, parsed.digest))
-    _PARSED[key] = parsed
+        cache_put(b"file\0" + data, (parsed.header, parsed.blob, parsed.digest))
+    session.parsed[key] = parsed
     return parsed
 
 
 class CachedFileConfigSource(FileConfigSource):
     """Hydra's file config source, parsing each file's bytes once per process, and reading nothing outside
-    `scope` (the project, set by the session): a symlink or `..` that leads out is an error naming the file."""
+    the session's scope (the project): a symlink or `..` that leads out is an error naming the file."""
 
-    scope: Scope = ()  # empty outside a session: no confinement
+    @property
+    def scope(self) -> Scope:
+        """Where files may be read from (set by the open HydraSession; empty outside one: no confinement)."""
+        return current().scope
 
     @staticmethod
     def scheme() -> str:
@@ -142,9 +145,6 @@ class CachedFileConfigSource(FileConfigSource):
         return self._parsed(config_path).digest
 
 
-hydra_compat.register_source(CachedFileConfigSource)
-
-
 class ConfinedFileConfigSource(CachedFileConfigSource):
     """`file://` search paths (and plain folders) while a session runs: only folders inside the project."""
 
@@ -170,8 +170,13 @@ class LoadedPackageConfigSource(ImportlibResourcesConfigSource):
         super().__init__(provider, path)
 
 
-# The schemes a session serves with its own sources, so no config can import code or read outside the project.
-GUARDED_SOURCES = {"file": ConfinedFileConfigSource, "pkg": LoadedPackageConfigSource}
+# The schemes a session serves with its own sources, so no config can import code or read outside the project;
+# each records what it answers (harness.trace), as every other source does while a session is installed.
+GUARDED_SOURCES = MappingProxyType({
+    SCHEME: trace.recording_type(CachedFileConfigSource),
+    "file": trace.recording_type(ConfinedFileConfigSource),
+    "pkg": trace.recording_type(LoadedPackageConfigSource),
+})
 
 
 def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -> None:
@@ -186,7 +191,7 @@ def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -
         if override.key_or_group == "hydra.searchpath":
             value = override.value()
             for entry in value if isinstance(value, list) else [value]:
-                problem = search_path_problem(entry, CachedFileConfigSource.scope or (Path.cwd(),))
+                problem = search_path_problem(entry, current().scope or (Path.cwd(),))
                 if problem:
                     raise ComposeError(f"override {text!r}: {problem}")
         elif uses_resolver(text.partition("=")[2]) and not session.is_value_override(override):
@@ -278,8 +283,8 @@ def parse_overrides(overrides: Iterable[str]) -> list[Any]:
 
 
 @dataclass
-class _Base:
-    """A composed (root, engine) config shared by its presets, pickled on first use."""
+class _Stem:
+    """A stem: the composed (root, engine) config that its presets are applied to, pickled on first use."""
 
     config: DictConfig
     blob: bytes | None = None
@@ -329,18 +334,19 @@ class HydraSession:
         import_schemas(self.schemas)  # before Hydra starts, so the registered nodes are in its search path
         # Config files are read only inside the config folder's project, the settings' search path and the
         # folders read_outside names; pkg:// and file:// search paths from configs go through guarded sources.
-        CachedFileConfigSource.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
         self._guards = ExitStack()
+        # A session of our own when none is open: it installs the recording sources before Hydra starts.
+        self.state = self._guards.enter_context(Session()) if not current().installed else current()
+        self.state.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
         self._guards.enter_context(hydra_compat.sources_standing_in(GUARDED_SOURCES))
-        trace.install()  # after the guards stand in, before Hydra starts (it creates its sources then)
         extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
         hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
         # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
         self.source_folders = tuple(Path(folder) for folder in hydra_compat.file_source_folders(self.loader))
-        DiskCache.store = None
+        self.state.store = None
         if self.cache_dir is not None:
             try:
-                DiskCache.store = open_store(self.cache_dir, project=self.config_dir)
+                self.state.store = open_store(self.cache_dir, project=self.config_dir)
             except CacheRefused as error:
                 warn_refused(error)
         self.replayer = trace.Replayer()
@@ -351,8 +357,8 @@ class HydraSession:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        DiskCache.store = None
-        CachedFileConfigSource.scope = ()
+        self.state.store = None
+        self.state.scope = ()
         GlobalHydra.instance().clear()
         self._guards.close()
 
@@ -380,11 +386,11 @@ class HydraSession:
         """
         overrides = list(overrides)
         key = None
-        if DiskCache.store is not None:
+        if self.state.store is not None:
             search_path = [(element.provider, element.path) for element in self.loader.get_search_path().get_path()]
             parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
-            cached = DiskCache.get(key)
+            cached = cache_get(key)
             if isinstance(cached, tuple) and len(cached) == 3 and self.replayer.holds(cached[0]):
                 self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
                 return pickle.loads(cached[1])
@@ -401,7 +407,7 @@ class HydraSession:
         if entries is not None:
             self.defaults_lists[(config_name, tuple(overrides))] = entries
         if key is not None and entries is not None and recorder.cacheable:
-            DiskCache.put(key, (recorder.trace, pickled(config), entries))
+            cache_put(key, (recorder.trace, pickled(config), entries))
         return config
 
     def _hinted(self, message: str) -> str:
@@ -461,42 +467,42 @@ class HydraSession:
         return config
 
     def compose_cases(
-        self, cases: Iterable[Case], shared_bases: bool = True, kept_bases: dict | None = None
+        self, cases: Iterable[Case], shared_stems: bool = True, kept_stems: dict | None = None
     ) -> Iterator[Composed]:
-        """Compose cases in order; each (config, base overrides) pair is composed once and presets applied to copies.
+        """Compose cases in order; each stem (config, stem overrides) is composed once and presets applied to copies.
 
-        Without `kept_bases` only the current base is held (cases arrive grouped by base, so memory stays
+        Without `kept_stems` only the current stem is held (cases arrive grouped by stem, so memory stays
         flat); a caller that composes cases one at a time passes a dict that outlives the call.
         """
-        bases = kept_bases if kept_bases is not None else {}
-        self.sharing = shared_bases
+        stems = kept_stems if kept_stems is not None else {}
+        self.sharing = shared_stems
         for case in cases:
             try:
-                if not shared_bases:
+                if not shared_stems:
                     yield Composed(case, self.compose(case.config_name, case.overrides))
                     continue
-                key = (case.config_name, case.base_overrides)
-                if key not in bases:
-                    if kept_bases is None:
-                        bases.clear()
+                key = (case.config_name, case.stem_overrides)
+                if key not in stems:
+                    if kept_stems is None:
+                        stems.clear()
                     try:
-                        bases[key] = _Base(self.compose(case.config_name, case.base_overrides))
+                        stems[key] = _Stem(self.compose(case.config_name, case.stem_overrides))
                     except ComposeError as error:
-                        bases[key] = error
-                yield Composed(case, self._derive(case, bases[key]))
+                        stems[key] = error
+                yield Composed(case, self._derive(case, stems[key]))
             except ComposeError as error:
                 yield Composed(case, None, str(error))
 
-    def _derive(self, case: Case, base: _Base | ComposeError) -> DictConfig:
-        if isinstance(base, ComposeError) and not case.preset_overrides:
-            raise base
-        if isinstance(base, _Base):
+    def _derive(self, case: Case, stem: _Stem | ComposeError) -> DictConfig:
+        if isinstance(stem, ComposeError) and not case.preset_overrides:
+            raise stem
+        if isinstance(stem, _Stem):
             if not case.preset_overrides:
-                return base.config
-            if base.blob is None:
-                base.blob = pickled(base.config)
-            derived = self.apply_value_overrides(base.config, case.preset_overrides, base.blob)
+                return stem.config
+            if stem.blob is None:
+                stem.blob = pickled(stem.config)
+            derived = self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
             if derived is not None:
                 return derived
-        # A group-selecting preset, or one that might repair a broken base, goes through full compose.
+        # A group-selecting preset, or one that might repair a broken stem, goes through full compose.
         return self.compose(case.config_name, case.overrides)

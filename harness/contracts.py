@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -98,10 +99,10 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Line
 
 _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
-CONTRACT_KEYS = {"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both"}
-WAIVER_KEYS = {"contract", "path", "reason", "until", "cases"}
-CHANGE_KEYS = {"contract", "path", "old", "new", "reason"}
-FILE_KEYS = {"contracts", "waivers", "changes"}
+CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both"})
+WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
+CHANGE_KEYS = frozenset({"contract", "path", "old", "new", "reason"})
+FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
 def plain(value: Any) -> Any:
@@ -118,7 +119,7 @@ def _where(origin: Path, mapping: Any, key: str = "") -> str:
     return f"{origin}:{line}" if line else str(origin)
 
 
-def _strict_keys(origin: Path, mapping: Any, allowed: set[str], what: str) -> None:
+def _strict_keys(origin: Path, mapping: Any, allowed: AbstractSet[str], what: str) -> None:
     if not isinstance(mapping, dict):
         raise ContractError(f"{_where(origin, mapping)}: {what} must be a mapping, got {type(mapping).__name__}")
     for key in mapping:

@@ -8,11 +8,11 @@ not done here: the shells do it at the edge with the rendered text a run can kee
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from harness.baselines import BaseEntry, Baseline, GoldenFolder
+from harness.baselines import Baseline, BaselineEntry
 from harness.cases import open_matrix, select_cases
 from harness.check import as_review, compare_with_base, semantic_findings
 from harness.compose import Composed, HydraSession
@@ -29,7 +29,7 @@ from harness.findings import (
     MatrixResult,
     Status,
 )
-from harness.goldens import golden_path
+from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
@@ -51,7 +51,7 @@ class Run:
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
 
 
-def base_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaseEntry | None:
+def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
     """The baseline's entry for a case, or for the route that `became` it when the baseline lacks the case."""
     entry = baseline.entry(case)
     route = routes_by_target.get(case.id)
@@ -82,8 +82,8 @@ def check_case(
         return CaseResult(case, golden, Status.ERROR, (failure,))
     tree = to_plain(composed.config)
     rendered = render_golden(case, composed.config, tree)
-    entry = base_entry(run.baseline, case, routes_by_target)
-    expects_golden = run.baseline.holds_goldens
+    entry = baseline_entry(run.baseline, case, routes_by_target)
+    expects_golden = run.baseline.missing_is_error
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
     checked_case = case
     if case.same_as is not None and twin is Kind.ERROR:
@@ -95,7 +95,7 @@ def check_case(
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
     result = CaseResult(
         case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
-        rendered=rendered if run.keep_rendered else None, base_id=(entry.case_id or case.id) if entry else "",
+        rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
@@ -141,80 +141,148 @@ def _gone_result(name: str) -> CaseResult:
     return CaseResult(Case(case_id, "", ()), name, Status.GONE)
 
 
-def run_matrix(
-    run: Run,
-    case_glob: str | None = None,
-    plain: bool = False,
-    on_start: Callable[[int], None] = lambda total: None,
-    on_done: Callable[[Case], None] = lambda case: None,
-) -> MatrixResult:
-    """Compose and check every selected case against the run's baseline.
+class Engine:
+    """The one engine: a run's cases composed and checked against its baseline.
 
+    The CLI calls `run()` for every selected case at once (in forked workers); the pytest plugin calls
+    `result(case_id)` as each test needs it and `finish()` once. Both end in `finish()`, so both report the
+    same per-case and run-level findings (stale waivers, contract changes, gone cases, orphan goldens).
     `plain` turns every optimization off (one full Hydra compose per case, no workers, no parse cache): the
-    reference the optimized path is tested against. Cases are spread over `settings.jobs` forked workers
-    (whole bases per worker); results keep case order. `on_start(total)` hears how many cases there are and
-    `on_done(case)` each finished case (a progress bar).
+    reference the optimized path is tested against.
     """
-    settings = run.settings
-    if plain:
-        settings = replace(settings, cache_dir=None, jobs=1)
-        run = replace(run, settings=settings)
-    with open_matrix(settings, strict=run.strict) as (_, all_cases):
-        pass
-    selected = select_cases(all_cases, case_glob)
-    if not selected:
-        if case_glob is None:
-            raise SettingsError(f"{settings.origin}: the settings describe no case in {settings.config_dir}")
-        raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
-    by_id = {case.id: case for case in all_cases}
-    chosen = {case.id for case in selected}
-    # Parity needs a twin's tree even when --case left the twin out.
-    needed = [c for c in all_cases if c.id in chosen or any(s.same_as == c.id for s in selected)]
-    twin_ids = frozenset(case.same_as for case in needed if case.same_as in by_id)
-    routes = _routes_by_target(all_cases)
-    run.baseline.prepare(needed)  # before workers fork, so a baseline tree is composed once
-    on_start(len(selected))
 
-    def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
-        results = []
-        twins: dict[str, Any] = {}
-        with HydraSession.for_settings(settings) as session:
-            memo: dict = {}
-            for composed in session.compose_cases(shard, shared_bases=not plain):
-                case = composed.case
-                twin = None if case.same_as is None else twins.get(case.same_as) if case.same_as in by_id else Kind.ERROR
-                results.append(check_case(run, session, composed, twin, routes, memo))
-                if case.id in twin_ids and composed.config is not None:
-                    twins[case.id] = to_plain(composed.config)
-                done(case)
-        return results
+    def __init__(self, run: Run, case_glob: str | None = None, plain: bool = False) -> None:
+        if plain:
+            run = replace(run, settings=replace(run.settings, cache_dir=None, jobs=1))
+        self.run_spec, self.plain = run, plain
+        with open_matrix(run.settings, strict=run.strict) as (_, cases):
+            self.cases = cases
+        self.selected = select_cases(cases, case_glob)
+        if not self.selected:
+            if case_glob is None:
+                raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
+            raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
+        self.by_id = {case.id: case for case in cases}
+        self._routes = _routes_by_target(cases)
+        self._stems: dict = {}
+        self._composed: dict[str, Composed] = {}
+        self._results: dict[str, CaseResult] = {}
+        self._prepared = False
 
-    def report_done(case: Case) -> None:
-        if case.id in chosen:
-            on_done(case)
+    @property
+    def settings(self) -> Settings:
+        return self.run_spec.settings
 
-    outcomes = map_shards(check_shard, needed, settings.jobs or default_jobs(), report_done)
-    result = MatrixResult(cases=[r for r in outcomes if r.case.id in chosen], baseline=run.baseline.description)
-    if run.contracts is not None:
-        result.findings[:0] = run_findings(
-            run.contracts, run.baseline.contract_texts(), [case.id for case in all_cases], result.cases,
-            run.strict_waivers, whole_matrix=len(selected) == len(all_cases),
-        )
-    gone = run.baseline.gone(all_cases)
-    if run.baseline.holds_goldens:
-        result.orphans = gone  # interface: check reports goldens without a case as orphans
-    else:
-        result.cases += [_gone_result(name) for name in gone]
-        result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
-    return result
+    def _needed(self) -> list[Case]:
+        """The selected cases plus the `same_as` twins they are compared with (parity needs the twin's tree)."""
+        chosen = {case.id for case in self.selected}
+        return [c for c in self.cases if c.id in chosen or any(s.same_as == c.id for s in self.selected)]
+
+    def _prepare(self) -> None:
+        if not self._prepared:
+            self.run_spec.baseline.prepare(self._needed())  # before workers fork, so a baseline tree is composed once
+            self._prepared = True
+
+    def run(
+        self, on_start: Callable[[int], None] = lambda total: None, on_done: Callable[[Case], None] = lambda case: None
+    ) -> MatrixResult:
+        """Compose and check every selected case, spread over `settings.jobs` forked workers (whole stems per
+        worker), then finish. `on_start(total)` hears how many cases there are and `on_done(case)` each one."""
+        run, plain = self.run_spec, self.plain
+        needed = self._needed()
+        chosen = {case.id for case in self.selected}
+        twin_ids = frozenset(case.same_as for case in needed if case.same_as in self.by_id)
+        self._prepare()
+        on_start(len(self.selected))
+
+        def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
+            results = []
+            twins: dict[str, Any] = {}
+            with HydraSession.for_settings(run.settings) as session:
+                memo: dict = {}
+                for composed in session.compose_cases(shard, shared_stems=not plain):
+                    case = composed.case
+                    twin = None if case.same_as is None else twins.get(case.same_as) if case.same_as in self.by_id else Kind.ERROR
+                    results.append(check_case(run, session, composed, twin, self._routes, memo))
+                    if case.id in twin_ids and composed.config is not None:
+                        twins[case.id] = to_plain(composed.config)
+                    done(case)
+            return results
+
+        def report_done(case: Case) -> None:
+            if case.id in chosen:
+                on_done(case)
+
+        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done)
+        self._results.update((r.case.id, r) for r in outcomes)
+        return self.finish()
+
+    def composed(self, case_id: str, session: HydraSession | None = None) -> Composed:
+        """The composed case, composing it (and its stem) on first use, in `session` when one is open."""
+        if case_id not in self.by_id:
+            raise KeyError(f"no case {case_id!r}; known: {', '.join(self.by_id)}")
+        if case_id not in self._composed:
+            if session is None:
+                with HydraSession.for_settings(self.settings) as own:
+                    return self.composed(case_id, own)
+            self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_stems=self._stems))
+        return self._composed[case_id]
+
+    def result(self, case_id: str) -> CaseResult:
+        """One case's result, checked on first use, with exactly the findings `run()` gives it."""
+        if case_id not in self._results:
+            self._prepare()
+            # One session composes the case (and its twin) and says where each reported value comes from.
+            with HydraSession.for_settings(self.settings) as session:
+                composed = self.composed(case_id, session)
+                same_as = composed.case.same_as
+                twin: Any = None
+                if same_as is not None and same_as not in self.by_id:
+                    twin = Kind.ERROR
+                elif same_as is not None:
+                    twin_config = self.composed(same_as, session).config
+                    twin = None if twin_config is None else to_plain(twin_config)
+                self._results[case_id] = check_case(self.run_spec, session, composed, twin, self._routes)
+        return self._results[case_id]
+
+    def finish(self) -> MatrixResult:
+        """The run's result: every selected case (checked now if not yet), and the findings about the run as a
+        whole, which need every case: contract changes and hygiene, stale waivers, orphan goldens, gone cases."""
+        run = self.run_spec
+        result = MatrixResult(cases=[self.result(case.id) for case in self.selected], baseline=run.baseline.description)
+        if run.contracts is not None:
+            result.findings[:0] = run_findings(
+                run.contracts, run.baseline.contract_texts(), [case.id for case in self.cases], result.cases,
+                run.strict_waivers, whole_matrix=len(self.selected) == len(self.cases),
+            )
+        gone = run.baseline.gone(self.cases)
+        if run.baseline.unclaimed_are_orphans:
+            result.orphans = gone  # interface: check reports goldens without a case as orphans
+        else:
+            result.cases += [_gone_result(name) for name in gone]
+            result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
+        return result
+
+    def write(self, result: MatrixResult, prune: bool) -> list[str]:
+        """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.
+
+        Only cases that composed and differ are rewritten. Orphan goldens go only with `prune`; a killed write's
+        temporary file always goes.
+        """
+        snapshot_dir = self.settings.snapshot_dir
+        written = write_goldens(result, snapshot_dir)
+        pruned = prune_orphans(snapshot_dir, self.cases, every_orphan=prune)
+        result.pruned += [display_path(path) for path in pruned]
+        result.orphans = [] if prune else [name for name in result.orphans if name not in result.pruned]
+        return written
 
 
 def _with_base_provenance(baseline: Baseline, result: CaseResult) -> CaseResult:
     """Removed keys carry the baseline's provenance: which file set them there."""
     removed = [f for f in result.findings if f.kind == Kind.REMOVED]
-    if not removed or not result.base_id:
+    if not removed or not result.baseline_id:
         return result
-    sources = baseline.removed_sources(result.case, result.base_id)
+    sources = baseline.removed_sources(result.case, result.baseline_id)
     if not sources:
         return result
     findings = tuple(
@@ -223,51 +291,3 @@ def _with_base_provenance(baseline: Baseline, result: CaseResult) -> CaseResult:
         for f in result.findings
     )
     return replace(result, findings=findings)
-
-
-class CaseStore:
-    """The cases of one settings file checked against their goldens lazily, each at most once per process.
-
-    The pytest plugin's items read it; every result comes from `check_case`, so a test reports exactly the
-    findings `check` reports for its case.
-    """
-
-    def __init__(self, settings: Settings, rules: Sequence[CaseChecker] = ()) -> None:
-        self.run = Run(settings, GoldenFolder(settings.snapshot_dir), tuple(rules), keep_rendered=True)
-        with open_matrix(settings) as (_, cases):
-            self.cases = cases
-        self.by_id = {case.id: case for case in cases}
-        self._routes = _routes_by_target(cases)
-        self._bases: dict = {}
-        self._composed: dict[str, Composed] = {}
-        self._results: dict[str, CaseResult] = {}
-        self.extension: Any = None  # the syrupy extension class, bound by the pytest plugin
-
-    @property
-    def settings(self) -> Settings:
-        return self.run.settings
-
-    def composed(self, case_id: str, session: HydraSession | None = None) -> Composed:
-        """The composed case, composing it (and its base) on first use, in `session` when one is open."""
-        if case_id not in self.by_id:
-            raise KeyError(f"no case {case_id!r}; known: {', '.join(self.by_id)}")
-        if case_id not in self._composed:
-            if session is None:
-                with HydraSession.for_settings(self.settings) as own:
-                    return self.composed(case_id, own)
-            self._composed[case_id] = next(session.compose_cases([self.by_id[case_id]], kept_bases=self._bases))
-        return self._composed[case_id]
-
-    def result(self, case_id: str) -> CaseResult:
-        """The case's result against its golden, with the same findings `check` gives."""
-        if case_id not in self._results:
-            # One session composes the case (and its twin) and says where each reported value comes from.
-            with HydraSession.for_settings(self.settings) as session:
-                composed = self.composed(case_id, session)
-                same_as = composed.case.same_as
-                twin = None
-                if same_as is not None:
-                    twin_config = self.composed(same_as, session).config
-                    twin = None if twin_config is None else to_plain(twin_config)
-                self._results[case_id] = check_case(self.run, session, composed, twin, self._routes)
-        return self._results[case_id]

@@ -98,7 +98,7 @@ class CaseResult:
     written: bool = False
     golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
     rendered: str | None = field(default=None, repr=False, compare=False)  # the golden text, for a shell that writes it
-    base_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
+    baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
 
     @property
     def failed(self) -> bool:

@@ -106,3 +106,12 @@ def write_goldens(result: MatrixResult, snapshot_dir: Path) -> list[str]:
             result.cases[index] = case_result.written_out()
             written.append(case_result.golden)
     return written
+
+
+def prune_orphans(snapshot_dir: Path, cases: list[Case], every_orphan: bool) -> list[Path]:
+    """Delete golden-named files that no case of the whole matrix claims (only with `every_orphan`) and the
+    temporary files of killed writes (always); return what was deleted."""
+    pruned = [path for path in find_orphans(snapshot_dir, cases) if every_orphan or is_leftover(path)]
+    for path in pruned:
+        path.unlink()
+    return pruned

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from functools import lru_cache
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any
 
 from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Status
@@ -27,7 +28,7 @@ class Tier(IntEnum):
     NOTED = 7  # info that is not a difference (known fallbacks): only on request
 
 
-TIER_TITLES = {
+TIER_TITLES = MappingProxyType({
     Tier.BROKEN: "Composition and YAML errors",
     Tier.BLOCKING: "Contract errors and contract changes",
     Tier.CHANGED: "Changed values",
@@ -37,7 +38,7 @@ TIER_TITLES = {
     Tier.REFACTOR: "Refactors with unchanged values",
     Tier.WAIVED: "Waived warnings",
     Tier.NOTED: "Notes",
-}
+})
 
 # Kinds whose finding names a leaf and its old and new value.
 VALUE_KINDS = frozenset({Kind.CHANGED, Kind.REMOVED, Kind.ADDED, Kind.PARITY})
@@ -204,12 +205,12 @@ def count_paths(groups: Iterable[Group]) -> int:
 # How many distinct case sets a summary names for one tier before it says "elsewhere".
 SHOWN_CASE_SETS = 3
 
-PHRASES = {
+PHRASES = MappingProxyType({
     Tier.CHANGED: ("value changed", "values changed"),
     Tier.REMOVED: ("key removed", "keys removed"),
     Tier.ADDED: ("key added", "keys added"),
     Tier.REFACTOR: ("refactor with an unchanged value", "refactors with unchanged values"),
-}
+})
 
 
 def _where(groups: list[Group], all_ids: Sequence[str]) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pickle
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from hydra import version as hydra_version
@@ -30,10 +30,13 @@ from hydra.core.object_type import ObjectType
 from hydra.core.plugins import Plugins
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigSource
+from hydra.version import VersionBase
 from omegaconf import DictConfig, OmegaConf, flag_override
 from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
 from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
+
+from harness.session import current
 
 try:
     from hydra.errors import Hydra14MigrationWarning
@@ -59,6 +62,8 @@ __all__ = [
     "register_source",
     "resolver_table",
     "resolvers_refusing",
+    "resolvers_replaced",
+    "saved_state",
     "shared_work",
     "source_types",
     "sources_standing_in",
@@ -75,20 +80,23 @@ def register_source(source_class: type[ConfigSource]) -> None:
 
 
 @contextmanager
-def sources_standing_in(sources: dict[str, type[ConfigSource]]) -> Iterator[None]:
-    """While active, these classes serve their schemes (`file`, `pkg`) in every search path Hydra builds."""
-    Plugins.instance()  # Hydra registers its own sources on first use; that must happen before ours stand in
-    types = SourcesRegistry.instance().types
-    saved = {scheme: types.get(scheme) for scheme in sources}
-    types.update(sources)
+def _entries_replaced(table: dict[str, Any], replacements: Mapping[str, Any]) -> Iterator[None]:
+    """While active, these entries stand in the table (added where absent); then the table is as before."""
+    saved = {name: table.get(name) for name in replacements}
+    table.update(replacements)
     try:
         yield
     finally:
-        for scheme, source in saved.items():
-            if source is None:
-                types.pop(scheme, None)
+        for name, entry in saved.items():
+            if entry is None:
+                table.pop(name, None)
             else:
-                types[scheme] = source
+                table[name] = entry
+
+
+def sources_standing_in(sources: Mapping[str, type[ConfigSource]]) -> AbstractContextManager[None]:
+    """While active, these classes serve their schemes (`file`, `pkg`) in every search path Hydra builds."""
+    return _entries_replaced(source_types(), sources)
 
 
 def _refuse(name: str) -> Any:
@@ -228,6 +236,36 @@ def resolver_table() -> dict[str, Any]:
     return BaseContainer._resolvers
 
 
+def resolvers_replaced(replacements: Mapping[str, Any]) -> AbstractContextManager[None]:
+    """While active, these resolvers stand in OmegaConf's table (added where absent); then the table is as before."""
+    return _entries_replaced(BaseContainer._resolvers, replacements)
+
+
+def saved_state() -> Callable[[], None]:
+    """Everything the harness may change in Hydra and OmegaConf, saved; the returned function restores it exactly.
+
+    Hydra discovers its plugins once per process, on first use; that happens here, so that what is saved is
+    the state every later composition starts from.
+    """
+    types = source_types()
+    saved_types, saved_resolvers = dict(types), dict(BaseContainer._resolvers)
+    version = VersionBase.instance().getbase()
+    global_hydra = GlobalHydra.instance().hydra
+    functions = (defaults_module._create_interpolation_map, ConfigLoaderImpl._compose_config_from_defaults_list)
+
+    def restore() -> None:
+        types.clear()
+        types.update(saved_types)
+        BaseContainer._resolvers.clear()
+        BaseContainer._resolvers.update(saved_resolvers)
+        VersionBase.instance().version_base = version
+        GlobalHydra.instance().hydra = global_hydra
+        defaults_module._create_interpolation_map = functions[0]
+        ConfigLoaderImpl._compose_config_from_defaults_list = functions[1]  # type: ignore[method-assign]
+
+    return restore
+
+
 # Work Hydra repeats in every composition, done once per session: the merged head of Hydra's own configs,
 # and the defaults-interpolation map, built only when a defaults entry reads it. Both replace private Hydra
 # functions with versions that give the same result (tests compare goldens with plain Hydra byte for byte
@@ -249,12 +287,6 @@ def _is_hydra_entry(default: Any) -> bool:
     return (default.package or "").split(".")[0] == "hydra"
 
 
-class _Heads:
-    """Merged heads of defaults lists (Hydra's own entries), pickled, for the current session."""
-
-    store: dict[tuple, bytes] | None = None
-
-
 def _merge(cfg: Any, loader: ConfigLoaderImpl, defaults: list, repo: Any) -> None:
     with flag_override(cfg, "no_deepcopy_set_nodes", True):
         for default in defaults:
@@ -270,7 +302,7 @@ def _merge(cfg: Any, loader: ConfigLoaderImpl, defaults: list, repo: Any) -> Non
 def _compose_sharing_the_head(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
     """Hydra's _compose_config_from_defaults_list, with the leading run of Hydra's own entries merged once
     per session (keyed by the entries and the config sources, so an override of `hydra/...` is a new head)."""
-    heads = _Heads.store
+    heads = current().heads
     count = 0
     while count < len(defaults) and _is_hydra_entry(defaults[count]):
         count += 1
@@ -314,12 +346,13 @@ def shared_work(heads: dict | None) -> Iterator[None]:
     if heads is None:
         yield
         return
-    _Heads.store = heads
+    session = current()
+    session.heads = heads
     defaults_module._create_interpolation_map = _interpolation_map_when_read
     ConfigLoaderImpl._compose_config_from_defaults_list = _compose_sharing_the_head  # type: ignore[method-assign]
     try:
         yield
     finally:
-        _Heads.store = None
+        session.heads = None
         defaults_module._create_interpolation_map = _ORIGINAL_MAP
         ConfigLoaderImpl._compose_config_from_defaults_list = _ORIGINAL_COMPOSE  # type: ignore[method-assign]

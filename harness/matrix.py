@@ -17,7 +17,7 @@ class Case:
 
     id: str
     config_name: str
-    base_overrides: tuple[str, ...]
+    stem_overrides: tuple[str, ...]
     preset_overrides: tuple[str, ...] = ()
     golden_name: str = ""
     same_as: str | None = None
@@ -27,7 +27,7 @@ class Case:
     @property
     def overrides(self) -> tuple[str, ...]:
         """The complete override list given to Hydra for this case."""
-        return self.base_overrides + self.preset_overrides
+        return self.stem_overrides + self.preset_overrides
 
 
 def golden_name(case_id: str) -> str:

@@ -9,9 +9,11 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from harness.matrix import Case
+from harness.session import current
 
 # Cost of a case relative to a full compose: presets on a shared base are applied to a copy.
 DERIVED_CASE_WEIGHT = 0.2
@@ -30,7 +32,7 @@ def plan_shards(cases: Sequence[Case], jobs: int) -> list[list[int]]:
 
     first_of_base: dict[tuple[str, tuple[str, ...]], int] = {}
     for index, case in enumerate(cases):
-        parent[find(index)] = find(first_of_base.setdefault((case.config_name, case.base_overrides), index))
+        parent[find(index)] = find(first_of_base.setdefault((case.config_name, case.stem_overrides), index))
         if case.same_as in index_of:  # parity needs the twin's tree in the same process
             parent[find(index)] = find(index_of[case.same_as])
     groups: dict[int, list[int]] = {}
@@ -47,7 +49,7 @@ def plan_shards(cases: Sequence[Case], jobs: int) -> list[list[int]]:
 
 
 def _weight(cases: Sequence[Case], group: list[int]) -> float:
-    bases = {(cases[i].config_name, cases[i].base_overrides) for i in group}
+    bases = {(cases[i].config_name, cases[i].stem_overrides) for i in group}
     return len(bases) + DERIVED_CASE_WEIGHT * (len(group) - len(bases))
 
 
@@ -65,14 +67,20 @@ def can_fork() -> bool:
 
 
 Work = Callable[[list[Case], Callable[[Case], None]], list[Any]]
-_WORK: Work | None = None
-_CASES: Sequence[Case] = ()
-_DONE: Any = None  # a queue of finished case ids, shared with forked workers
+
+
+@dataclass(frozen=True)
+class _Handoff:
+    """What forked workers inherit from the parent through the session: the work, the cases, a queue of finished ids."""
+
+    work: Work
+    cases: Sequence[Case]
+    done: Any
 
 
 def _run_shard(indexes: list[int]) -> list[Any]:
-    assert _WORK is not None
-    return _WORK([_CASES[i] for i in indexes], lambda case: _DONE.put(case.id))
+    handoff = current().handoff
+    return handoff.work([handoff.cases[i] for i in indexes], lambda case: handoff.done.put(case.id))
 
 
 def _serve_shard(position: int, indexes: list[int], results: Any) -> None:
@@ -92,13 +100,14 @@ def map_shards(
 ) -> list[Any]:
     """`work(shard, done)` over shards of `cases`, in forked workers when that helps; one result per case, in
     case order. `work` calls `done(case)` as each case finishes, and `on_done` hears of it in this process."""
-    global _WORK, _CASES, _DONE
     shards = plan_shards(cases, jobs)
     if len(shards) < 2 or not can_fork():
         return work(list(cases), on_done)
     context = multiprocessing.get_context("fork")
     by_id = {case.id: case for case in cases}
-    _WORK, _CASES, _DONE = work, cases, context.Queue()
+    session = current()
+    done = context.Queue()
+    session.handoff = _Handoff(work, cases, done)
     results = context.Queue()
     shard_results: list[Any] = [None] * len(shards)
     # One forked process per shard (not a pool): every shard runs in a worker of its own, whatever the load.
@@ -112,7 +121,7 @@ def map_shards(
             try:
                 position, succeeded, value = results.get(timeout=0.05)
             except queue.Empty:
-                _drain(_DONE, by_id, on_done, wait=0.0)
+                _drain(done, by_id, on_done, wait=0.0)
                 dead = [p for p in pending if not workers[p].is_alive() and workers[p].exitcode not in (0, None)]
                 if dead and results.empty():
                     raise RuntimeError(f"a worker process died (exit code {workers[dead[0]].exitcode})") from None
@@ -121,13 +130,13 @@ def map_shards(
                 raise value
             shard_results[position] = value
             pending.discard(position)
-        _drain(_DONE, by_id, on_done, wait=0.0)
+        _drain(done, by_id, on_done, wait=0.0)
     finally:
         for worker in workers:
             if worker.is_alive() and any(r is None for r in shard_results):
                 worker.terminate()
             worker.join()
-        _WORK, _CASES, _DONE = None, (), None
+        session.handoff = None
     ordered: list[Any] = [None] * len(cases)
     for indexes, results in zip(shards, shard_results):
         for index, result in zip(indexes, results):

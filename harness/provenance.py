@@ -15,6 +15,7 @@ from harness.diff import iter_leaves
 from harness.matrix import Case
 from harness.render import key_lines
 from harness.resolve import MISSING, lookup
+from harness.session import current
 from harness.settings import display_path
 
 
@@ -53,20 +54,18 @@ class _FileLeaves:
     lines: dict[str, int]
 
 
-_FILES: dict[tuple[str, bytes], _FileLeaves] = {}
-
-
 def file_leaves(path: Path) -> _FileLeaves:
     """A config file's values (as OmegaConf reads them, `defaults` left out) and each key's line."""
     data = path.read_bytes()
     key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
-    cached = _FILES.get(key)
+    files = current().file_leaves
+    cached = files.get(key)
     if cached is None:
         tree: Any = OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False)
         if isinstance(tree, dict):
             tree.pop("defaults", None)
         cached = _FileLeaves(tree, key_lines(data.decode("utf-8")))
-        _FILES[key] = cached
+        files[key] = cached
     return cached
 
 

@@ -74,6 +74,8 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     on libyaml's parser: the same scalar resolvers and the same refusal of duplicate keys, and a bound on
     how far aliases may expand."""
 
+    yaml_implicit_resolvers = omegaconf_yaml_resolvers()
+
     def construct_document(self, node: yaml.Node) -> Any:
         nodes, chars = expanded_size(node)
         if nodes > MAX_EXPANDED_NODES:
@@ -103,7 +105,6 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 
 # OmegaConf's loader differs from YAML 1.1 in floats ("1e-6") and timestamps (kept as strings); copy its resolvers.
-GoldenLoader.yaml_implicit_resolvers = omegaconf_yaml_resolvers()
 
 
 def to_plain(config: DictConfig) -> Any:

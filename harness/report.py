@@ -9,6 +9,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult
@@ -77,10 +78,10 @@ def summary_line(result: MatrixResult) -> str:
     return f"{verdict}: " + "; ".join(parts)
 
 
-COLORS = {
+COLORS = MappingProxyType({
     "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
     "ERROR": "31", "WARNING": "33", "INFO": "2",
-}
+})
 
 
 def paint(text: str, style: str, color: bool) -> str:

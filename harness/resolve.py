@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
-from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
 
+from harness import hydra_compat
 from harness.diff import iter_leaves, same_value, split_path
 
 
@@ -54,20 +54,9 @@ def _opaque(name: str) -> Any:
     return keep_text
 
 
-@contextmanager
-def opaque_host_resolvers() -> Iterator[None]:
+def opaque_host_resolvers() -> AbstractContextManager[None]:
     """While active, host resolvers return their own text instead of a host value."""
-    saved = {name: BaseContainer._resolvers.get(name) for name in HOST_RESOLVERS}
-    try:
-        for name in HOST_RESOLVERS:
-            BaseContainer._resolvers[name] = _opaque(name)
-        yield
-    finally:
-        for name, resolver in saved.items():
-            if resolver is None:
-                BaseContainer._resolvers.pop(name, None)
-            else:
-                BaseContainer._resolvers[name] = resolver
+    return hydra_compat.resolvers_replaced({name: _opaque(name) for name in HOST_RESOLVERS})
 
 
 def is_interpolation(value: Any) -> bool:

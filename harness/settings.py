@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from harness.confine import is_inside, project_root
@@ -61,7 +62,7 @@ class Settings:
 
 
 TABLE = "tool.config-harness"
-TOP_LEVEL_KEYS = {
+TOP_LEVEL_KEYS = MappingProxyType({
     "config_dir": str,
     "snapshot_dir": str,
     "contracts": list,
@@ -76,9 +77,9 @@ TOP_LEVEL_KEYS = {
     "version_base": str,
     "read_outside": list,
     "schemas": list,
-}
-ROUTE_KEYS = {"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str}
-SOURCE_KEYS = {"wheel": str, "unpack": str, "into": str}
+})
+ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
+SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str})
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"

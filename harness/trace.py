@@ -21,6 +21,7 @@ from hydra.core.object_type import ObjectType
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 
 from harness import hydra_compat
+from harness.session import current
 
 # A query is (scheme, source path, method, argument); its answer is a small comparable value.
 Query = tuple[str, str, str, str]
@@ -48,19 +49,16 @@ class Recorder:
         return tuple(self.answers.items())
 
 
-_RECORDER: Recorder | None = None
-
-
 @contextmanager
 def recording() -> Iterator[Recorder]:
     """Record what the compositions inside the block read (not reentrant: compositions never nest)."""
-    global _RECORDER
+    session = current()
     recorder = Recorder()
-    previous, _RECORDER = _RECORDER, recorder
+    previous, session.recorder = session.recorder, recorder
     try:
         yield recorder
     finally:
-        _RECORDER = previous
+        session.recorder = previous
 
 
 def content_digest(result: ConfigResult) -> bytes:
@@ -75,7 +73,6 @@ def content_digest(result: ConfigResult) -> bytes:
 # Sources whose answers cannot change while a process runs (installed package data, Python classes): each
 # question is answered once per process. Config folders are asked again in every session.
 STABLE_SCHEMES = frozenset({"pkg", "structured"})
-_STABLE_ANSWERS: dict[Query, Any] = {}
 
 
 def _answer(source: ConfigSource, method: str, argument: str) -> Any:
@@ -102,8 +99,9 @@ class RecordingSource(ConfigSource):
     """Mixed in before a real config source: records each answer while a Recorder is active."""
 
     def _note(self, method: str, argument: str, answer: Any) -> None:
-        if _RECORDER is not None:
-            _RECORDER.note((self.scheme(), self.path, method, argument), answer)
+        recorder = current().recorder
+        if recorder is not None:
+            recorder.note((self.scheme(), self.path, method, argument), answer)
 
     def load_config(self, config_path: str) -> ConfigResult:
         try:
@@ -111,14 +109,15 @@ class RecordingSource(ConfigSource):
         except ConfigLoadError as error:
             self._note("load", config_path, ("error", type(error).__name__, str(error)))
             raise
-        if _RECORDER is not None:
+        session = current()
+        if session.recorder is not None:
             query = (self.scheme(), self.path, "load", config_path)
-            answer = _STABLE_ANSWERS.get(query)
+            answer = session.stable_answers.get(query)
             if answer is None:
                 answer = content_digest(result)
                 if self.scheme() in STABLE_SCHEMES:
-                    _STABLE_ANSWERS[query] = answer
-            _RECORDER.note(query, answer)
+                    session.stable_answers[query] = answer
+            session.recorder.note(query, answer)
         return result
 
     def is_group(self, config_path: str) -> bool:
@@ -145,28 +144,38 @@ class RecordingSource(ConfigSource):
 
 def _recording_resolver(name: str, resolver: Callable[..., Any]) -> Callable[..., Any]:
     def resolve(config: Any, parent: Any, node: Any, args: tuple, args_str: tuple) -> Any:
-        if _RECORDER is not None:
+        recorder = current().recorder
+        if recorder is not None:
             if name in ENV_RESOLVERS and args and isinstance(args[0], str):
-                _RECORDER.note((ENV, "", "get", args[0]), os.environ.get(args[0]))
+                recorder.note((ENV, "", "get", args[0]), os.environ.get(args[0]))
             elif name not in PURE_RESOLVERS:
-                _RECORDER.cacheable = False
+                recorder.cacheable = False
         return resolver(config, parent, node, args, args_str)
 
     resolve.recording = True  # type: ignore[attr-defined]
     return resolve
 
 
-def install() -> None:
-    """Put recording in front of every registered config source and resolver (idempotent; before Hydra starts)."""
+def recording_type(source_type: type[ConfigSource]) -> type[ConfigSource]:
+    """The config source class with recording in front (itself when it records already)."""
+    if issubclass(source_type, RecordingSource):
+        return source_type
+    # Same class name: Hydra recognizes its schema source by `__class__.__name__`.
+    return type(source_type.__name__, (RecordingSource, source_type), {"__module__": __name__})
+
+
+def install() -> Callable[[], None]:
+    """Put recording in front of every registered config source and resolver (before Hydra starts); returns the
+    function that puts Hydra and OmegaConf back exactly as they were (the session calls it on exit)."""
+    restore = hydra_compat.saved_state()
     types = hydra_compat.source_types()
     for scheme, source_type in list(types.items()):
-        if not issubclass(source_type, RecordingSource):
-            # Same class name: Hydra recognizes its schema source by `__class__.__name__`.
-            types[scheme] = type(source_type.__name__, (RecordingSource, source_type), {"__module__": __name__})
+        types[scheme] = recording_type(source_type)
     resolvers = hydra_compat.resolver_table()
     for name, resolver in list(resolvers.items()):
         if not getattr(resolver, "recording", False):
             resolvers[name] = _recording_resolver(name, resolver)
+    return restore
 
 
 class Replayer:
@@ -180,8 +189,9 @@ class Replayer:
         """Today's answer to a recorded query."""
         if query not in self._answers:
             scheme, path, method, argument = query
-            if query in _STABLE_ANSWERS:
-                self._answers[query] = _STABLE_ANSWERS[query]
+            stable = current().stable_answers
+            if query in stable:
+                self._answers[query] = stable[query]
             elif scheme == ENV:
                 self._answers[query] = os.environ.get(argument)
             else:
@@ -191,7 +201,7 @@ class Replayer:
                     source = self._sources[(scheme, path)] = source_type("config-harness", f"{scheme}://{path}")
                 self._answers[query] = _answer(source, method, argument)
                 if scheme in STABLE_SCHEMES:
-                    _STABLE_ANSWERS[query] = self._answers[query]
+                    stable[query] = self._answers[query]
         return self._answers[query]
 
     def holds(self, trace: Trace) -> bool:

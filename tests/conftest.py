@@ -102,6 +102,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def hydra_plugins_discovered() -> None:
+    """Hydra imports its plugin modules once per process, on first use. pytester restores `sys.modules` after
+    each test that uses it, so a first use inside such a test would import them again in the next one, with
+    new classes that Hydra's ConfigStore does not know (pickling them fails). Discover them before any test."""
+    from harness import hydra_compat
+
+    hydra_compat.source_types()
+
+
+@pytest.fixture(autouse=True, scope="session")
 def isolated_cache(tmp_path_factory: pytest.TempPathFactory):
     """Every run in the suite (in process and in subprocesses) uses a cache of its own, never the user's."""
     with pytest.MonkeyPatch.context() as patch:

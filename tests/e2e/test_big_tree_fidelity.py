@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.baselines import GoldenFolder
-from harness.engine import Run, run_matrix
+from harness.engine import Engine, Run
 from harness.fetch import fetch_wheel_tree
 from harness.goldens import write_goldens
 from harness.settings import parse_settings
@@ -47,7 +47,7 @@ def project(name: str, folder: Path) -> tuple[Path, dict]:
 
 
 def goldens(settings, folder: Path, plain: bool = False) -> dict[str, bytes]:
-    result = run_matrix(Run(settings, GoldenFolder(folder), keep_rendered=True), plain=plain)
+    result = Engine(Run(settings, GoldenFolder(folder), keep_rendered=True), plain=plain).run()
     if plain and sum(case.status == "error" for case in result.cases) > len(result.cases) // 2:
         pytest.skip(f"{settings.config_dir}: most cases fail to compose here (anemoi's list options: issue 12)")
     write_goldens(result, folder)

@@ -199,3 +199,14 @@ def test_a_golden_with_bad_bytes_is_reported_not_a_crash(small_project, cli):
     assert result.code == 1
     (case,) = [c for c in result.json()["cases"] if c["id"] == "train/cpu/default"]
     assert case["status"] == "changed" and [f["path"] for f in case["findings"] if f["kind"] == "changed"] == ["device.kind"]
+
+
+def test_prune_with_a_case_glob_keeps_the_goldens_of_the_cases_left_out(small_project, cli):
+    """`--case` narrows what is written; the other cases still own their goldens, so pruning never deletes them."""
+    cli("--settings", "harness.toml", "generate", cwd=small_project)
+    goldens = sorted(path.name for path in (small_project / "snapshots").iterdir())
+    orphan = small_project / "snapshots" / "_generated_old_case.yaml"
+    orphan.write_text("a: 1\n")
+    pruned = cli("--settings", "harness.toml", "generate", "--prune", "--case", "train/cpu/*")
+    assert pruned.code == 0 and not orphan.exists()
+    assert sorted(path.name for path in (small_project / "snapshots").iterdir()) == goldens

@@ -28,10 +28,10 @@ def test_version_names_the_harness_and_what_it_runs_on(capsys):
 def test_an_internal_error_exits_3_and_says_how_to_report_it(small_project, capsys, monkeypatch):
     monkeypatch.chdir(small_project)
 
-    def broken(args):  # a bug injected into the harness's own code, as the fuzz test once missed
-        return args.no_such_attribute
+    def broken(settings, *args, **kwargs):  # a bug injected into the harness's own code, as the fuzz test once missed
+        return settings.no_such_attribute
 
-    monkeypatch.setitem(cli_module.COMMANDS, "list", broken)
+    monkeypatch.setattr(cli_module, "open_matrix", broken)
     monkeypatch.delenv("CONFIG_HARNESS_DEBUG", raising=False)
     assert main(["--settings", "harness.toml", "list"]) == 3
     err = capsys.readouterr().err
@@ -86,7 +86,7 @@ def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pyt
         def broken(self, *args, **kwargs):
             raise AttributeError("injected")
 
-        harness.engine.CaseStore.__init__ = broken
+        harness.engine.Engine.__init__ = broken
         """
     )
     crashed = pytester.runpytest_subprocess("-p", "no:cacheprovider")

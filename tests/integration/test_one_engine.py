@@ -81,3 +81,37 @@ def test_cli_and_plugin_report_the_same_findings_for_the_same_edit(pytester, cap
     if make_project is small_project:
         assert {"changed", "effective", "removed", "contract"} <= kinds  # values, interpolations, provenance, rules
         assert any(json.loads(f)["source"] for f in from_cli["train/cpu/default"])
+
+
+STALE_WAIVER = """
+contracts:
+  - name: gpu-critical
+    cases: "train/gpu/*"
+    require: [device.map.qkv]
+waivers:
+  - contract: gpu-critical
+    path: device.map.qkv
+    reason: kept after the fix
+"""
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["warning", "strict"])
+def test_a_stale_waiver_fails_pytest_exactly_as_it_fails_check(pytester: pytest.Pytester, strict: bool) -> None:
+    """The run-level findings (here a waiver that excuses nothing) come from one engine in both shells."""
+    write_tree(pytester.path / "conf", SMALL_TREE)
+    (pytester.path / "contracts.yaml").write_text(STALE_WAIVER)
+    pyproject = "[tool.config-harness]\n" + 'contracts = ["contracts.yaml"]\n' + SMALL_SETTINGS.replace(
+        "[presets]", "[tool.config-harness.presets]").replace("[[routes]]", "[[tool.config-harness.routes]]")
+    (pytester.path / "pyproject.toml").write_text(pyproject)
+    settings = ["--settings", str(pytester.path / "pyproject.toml")]
+    assert main([*settings, "generate"]) == 0
+    flag = ["--strict-waivers"] if strict else []
+    check_code = main([*settings, "check", "--format", "json", *flag])
+    message = "gpu-critical: waiver no longer needed: no case violates device.map.qkv"
+
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *flag)
+    assert (check_code, result.ret) == ((1, pytest.ExitCode.TESTS_FAILED) if strict else (0, pytest.ExitCode.OK))
+    result.stdout.fnmatch_lines(["*= config-harness =*", f"*{message}*"])
+    if strict:
+        result.assert_outcomes(failed=1, passed=14)
+        result.stdout.fnmatch_lines(["FAILED pyproject.toml::run - *waiver no longer*"])
