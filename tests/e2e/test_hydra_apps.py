@@ -147,14 +147,16 @@ def test_benchmarl_schemas_compose_through_the_cli_and_pytest_alike(tmp_path):
     table = (f'config_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\nroots = ["config"]\n'
              'engine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n')
     settings.write_text(table)
-    harness = [str(python), "-m", "harness", "--settings", str(settings)]
+    harness = [str(python.parent / "config-harness"), "--settings", str(settings)]
     without = subprocess.run([*harness, "check", "--format", "json"], capture_output=True, text=True, cwd=tmp_path)
     messages = {f["message"] for c in json.loads(without.stdout)["cases"] for f in c["findings"]}
     assert messages == {"In 'task/vmas/balance': Could not load 'task/vmas_balance_config'. ('task/vmas_balance_config': "
                         "probably registered from Python (ConfigStore); name its module in the settings' `schemas`)"}
 
     settings.write_text('schemas = ["benchmarl"]\n' + table)
-    listed = json.loads(subprocess.run([*harness, "list", "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    listing = subprocess.run([*harness, "list", "--format", "json"], capture_output=True, text=True, cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr[-2000:]
+    listed = json.loads(listing.stdout)
     assert len(listed["cases"]) == 9  # the nine algorithms, not their nine registered `*_config` schemas too
     assert subprocess.run([*harness, "generate"], capture_output=True, cwd=tmp_path).returncode == 0
     assert subprocess.run([*harness, "check"], capture_output=True, cwd=tmp_path).returncode == 0

@@ -1,12 +1,17 @@
 """ConfigStore applications: the settings' `schemas` modules are imported before composing, by the CLI and pytest alike.
 
-ConfigStore is process-global, so each test registers nodes under names of its own (`node_names`).
+ConfigStore is process-global: each test registers nodes under names of its own, and `clean_config_store` puts
+the store and the imported modules back as they were, so no other test sees them.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import sys
+
+import pytest
+from hydra.core.config_store import ConfigStore
 
 from tests.conftest import write_tree
 
@@ -33,6 +38,17 @@ TREE = {
     "backend/cpu.yaml": "defaults:\n  - {node}\n  - _self_\nkind: cpu\n",
     "backend/gpu.yaml": "defaults:\n  - {node}\n  - _self_\nkind: cuda\ncount: 8\n",
 }
+
+
+@pytest.fixture(autouse=True)
+def clean_config_store():
+    store = ConfigStore.instance()
+    saved, modules = copy.deepcopy(store.repo), set(sys.modules)
+    yield
+    store.repo = saved
+    for name in set(sys.modules) - modules:
+        if "_schemas_" in name:
+            del sys.modules[name]
 
 
 def configstore_app(tmp_path, monkeypatch, with_schemas: bool, node: str = ""):
