@@ -171,6 +171,7 @@ class GoldensAtRef:
     goldens: dict[str, tuple[str, str]]  # golden name -> (display, text)
     tree: ComposedTree | None  # the tree at the ref, composed only if some case has no golden there
     compose_all: bool = False  # --compose-base: ignore the goldens
+    schemas: tuple[str, ...] = ()  # the base's `schemas`: the only modules a review imports (trusted side)
     differences: Severity = INFO
     # A review: a case without a golden at the ref is compared with the ref's tree, and is new when it has none.
     missing_is_error: bool = False
@@ -310,7 +311,7 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
     except gitrepo.GitError:
         if compose_base or not goldens:
             raise
-    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base)
+    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base, schemas=base_settings.schemas)
 
 
 def on_disk(settings: Settings, folder: Path) -> ComposedTree:

@@ -28,7 +28,7 @@ from harness.fetch import FetchError
 from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.hints import case_hint, did_you_mean, key_paths
-from harness.matrix import Case
+from harness.matrix import GOLDEN_PREFIX, Case
 from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.reporters.markdown import changes_markdown, code_span, markdown_text
@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
     difference.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
+    difference.add_argument(
+        "--files", action="store_true", help="two folders: compare same-named YAML files, not the cases of two config trees"
+    )
 
     explain = commands.add_parser("explain", parents=[after], help="which file set a key's final value")
     explain.add_argument("key")
@@ -150,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where goldens go (default: config-harness/snapshots next to the settings file)")
     init.add_argument("--contracts", dest="init_contracts", metavar="FILE",
                       help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
+    init.add_argument("--version-base", choices=["1.1", "1.2", "1.3", "none"],
+                      help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)")
+    init.add_argument("--roots", action="append", metavar="GLOB",
+                      help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)")
+    init.add_argument("--preset", action="append", metavar="NAME=OVERRIDES",
+                      help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable)")
+    init.add_argument("--search-path", action="append", metavar="DIR", help="another config folder, searched after it (repeatable)")
+    init.add_argument("--verbose", action="store_true", help="give Hydra's whole message for each config left out")
 
     fetch = commands.add_parser("fetch", parents=[after], help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
@@ -332,7 +343,9 @@ def command_generate(args: argparse.Namespace) -> int:
     for golden in written:
         print(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
-    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
+    errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
+    unchanged = len(result.cases) - len(written) - errors
+    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
     print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
@@ -376,21 +389,24 @@ def command_diff(args: argparse.Namespace) -> int:
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
     old, new = Path(args.old), Path(args.new)
-    if old.is_dir() and new.is_dir():
+    mode = diff_mode(old, new, args.files)
+    if mode == "trees":
         try:
             settings = settings_from(args)
-        except SettingsError:
-            if args.settings:
-                raise
-            settings = None  # two snapshot folders outside a configured project
-        if settings is not None and is_config_tree(old, settings) and is_config_tree(new, settings):
-            return tree_report(args, settings, old, new)
+        except SettingsError as error:
+            raise UsageError(
+                f"{old} and {new} are config trees: a tree diff composes the cases of the settings ({error}); "
+                "give --settings FILE, or --files to compare same-named files instead"
+            ) from None
+        return tree_report(args, settings, old, new)
     changes = diff_paths(old, new)
+    said = {"files": "file diff", "goldens": "golden diff (same-named goldens of two snapshot folders)"}[mode]
     if args.format == "json":
-        print(to_json({"schema_version": SCHEMA_VERSION, "changes": changes}))
+        print(to_json({"schema_version": SCHEMA_VERSION, "mode": mode, "changes": changes}))
     elif args.format == "markdown":
-        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)}", changes), end="")
+        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)} ({said})", changes), end="")
     else:
+        print(f"{said}: {args.old} -> {args.new}")
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
             print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
@@ -398,9 +414,37 @@ def command_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
-def is_config_tree(folder: Path, settings: Settings) -> bool:
-    """True when `folder` holds the settings' root configs (a Hydra tree), not goldens."""
-    return all((folder / f"{root}.yaml").is_file() for root in settings.roots)
+def diff_mode(old: Path, new: Path, files: bool) -> str:
+    """`files` (two files, or --files), `goldens` (two snapshot folders) or `trees` (two config trees).
+
+    Two folders that are not both snapshot folders are config trees: compared case by case, never silently
+    as files (a root only one side has is `new` or `gone`, not a reason to fall back).
+    """
+    if old.is_dir() != new.is_dir():
+        raise UsageError(f"diff needs two files or two folders: {old} and {new}")
+    if files or not old.is_dir():
+        return "files"
+    return "goldens" if is_snapshot_folder(old) and is_snapshot_folder(new) else "trees"
+
+
+def is_snapshot_folder(folder: Path) -> bool:
+    """True when every YAML file of the folder is a golden (`_generated_*.yaml`), and it has one."""
+    names = [path.name for path in folder.glob("*.yaml")]
+    return bool(names) and all(name.startswith(GOLDEN_PREFIX) for name in names)
+
+
+def _tree_side(settings: Settings, tree: Path) -> Settings:
+    """The settings for one tree of a tree diff: only the roots and routes whose config the tree has."""
+    folders = (tree, *settings.search_path)
+
+    def has(name: str) -> bool:
+        return any((folder / f"{name}.yaml").is_file() for folder in folders)
+
+    return replace(
+        settings, config_dir=tree.resolve(),
+        roots=tuple(root for root in settings.roots if has(root)),
+        routes=tuple(route for route in settings.routes if has(route.config_name)),
+    )
 
 
 def review_exit(result: MatrixResult) -> int:
@@ -409,9 +453,13 @@ def review_exit(result: MatrixResult) -> int:
 
 
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
-    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
-    head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
+    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report).
+
+    Each side has the cases whose root (or route) config it holds: one only the new tree has is `new`, one
+    only the old tree has is `gone`.
+    """
+    head = _tree_side(settings, new)
+    run = Run(head, baselines.on_disk(_tree_side(settings, old), old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
     print_result(result, args.format, verbose=args.verbose, title=title, steps=next_steps_for(args, head))
@@ -639,6 +687,11 @@ def command_init(args: argparse.Namespace) -> int:
             snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
             contracts_file=Path(contracts) if contracts else None,
             cache_dir=None if args.no_cache else default_cache_dir(),
+            version_base=args.version_base,
+            roots_glob=args.roots or (),
+            presets=args.preset or (),
+            search_path=[Path(folder) for folder in args.search_path or ()],
+            verbose=args.verbose,
         )
     except AdoptError as error:
         raise UsageError(str(error)) from None

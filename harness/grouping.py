@@ -17,8 +17,9 @@ from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResul
 class Tier(IntEnum):
     """Where a group sits in a report: the order a reviewer should read them in."""
 
-    SETTINGS = -1  # a review: how the pull request's settings differ from the base's, which decided the review
-    BLOCKING = 0  # unwaived contract errors, contract changes, cases that cannot be composed, parity
+    SETTINGS = -2  # a review: how the pull request's settings differ from the base's, which decided the review
+    BROKEN = -1  # cases that cannot be composed, goldens that cannot be read: composition and YAML errors
+    BLOCKING = 0  # unwaived contract errors, contract changes, parity
     CHANGED = 1  # values a program sees that moved, directly or through an interpolation
     REMOVED = 2
     ADDED = 3
@@ -32,6 +33,7 @@ class Tier(IntEnum):
 
 TIER_TITLES = MappingProxyType({
     Tier.SETTINGS: "Settings changes",
+    Tier.BROKEN: "Composition and YAML errors",
     Tier.BLOCKING: "Contract errors and contract changes",
     Tier.CHANGED: "Changed values",
     Tier.REMOVED: "Removed keys",
@@ -57,6 +59,8 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.AT_BASE
     if finding.origin == Origin.FIXED:
         return Tier.FIXED
+    if kind == Kind.ERROR and finding.severity == ERROR:
+        return Tier.BROKEN
     if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
         return Tier.BLOCKING
     if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:

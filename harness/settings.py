@@ -63,6 +63,7 @@ class Settings:
     python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
     command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
     command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
+    schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
 
 
 TABLE = "tool.config-harness"
@@ -82,6 +83,7 @@ TOP_LEVEL_KEYS = MappingProxyType({
     "read_outside": list,
     "python_sources": list,
     "commands": list,
+    "schemas": list,
 })
 COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
@@ -183,6 +185,14 @@ def _version_base(value: str | None, where: str) -> str | None:
     if value is not None and value not in VERSION_BASES:
         raise SettingsError(f"{where}: version_base {value!r} is not one of {', '.join(VERSION_BASES)}")
     return value
+
+
+def _schemas(value: list, where: str) -> tuple[str, ...]:
+    modules = _string_list(value, where)
+    for module in modules:
+        if not all(part.isidentifier() for part in module.split(".")):
+            raise SettingsError(f"{where}: {module!r} is not a module name such as 'benchmarl.conf'")
+    return modules
 
 
 def _engine_group(value: str | None, where: str) -> str | None:
@@ -356,6 +366,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         ),
         command_globs=globs,
         command_modules=modules,
+        schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
     )
 
 

@@ -18,7 +18,7 @@ from harness.grouping import VALUE_KINDS, Group, Tier
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
-LISTED_TIERS = (Tier.SETTINGS, Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
+LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
 ABSENT = "—"
 EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
 MAX_VALUE = 80

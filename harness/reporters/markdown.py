@@ -166,7 +166,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
         for tier in LISTED_TIERS:
             listed = [g for g in tiers.get(tier, []) if g.severity == severity]
             if listed:
-                table = _finding_table(listed, all_ids) if tier == Tier.BLOCKING else _value_table(folded(listed), all_ids)
+                table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
                 sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table)
         if sections:
             lines += [f"### {heading}", "", *sections]

@@ -60,10 +60,10 @@ def test_diff_files_and_folders(small_project, cli, tmp_path):
     changed = cli("diff", str(old / "_generated_route__legacy.yaml"), "snapshots/_generated_route__legacy.yaml", "--format", "json")
     assert changed.code == 1
     assert changed.json() == {
-        "schema_version": SCHEMA_VERSION, "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
+        "schema_version": SCHEMA_VERSION, "mode": "files", "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
     }
     folders = cli("diff", str(old), "snapshots", "--format", "json")
-    assert folders.code == 1 and len(folders.json()["changes"]) == 4
+    assert folders.code == 1 and len(folders.json()["changes"]) == 4 and folders.json()["mode"] == "goldens"
 
 
 def test_generate_check_mode_names_files_without_writing(small_project, cli):

@@ -196,11 +196,11 @@ def test_a_case_with_an_error_finding_is_not_ok(project, cli):
 
 def test_generate_counts_say_what_was_written(small_project, cli):
     first = cli("--settings", "harness.toml", "generate", cwd=small_project).out
-    assert "7 golden(s) written: 7 new, 0 changed; 0 unchanged" in first.splitlines()
+    assert "7 golden(s) written: 7 new, 0 changed; 0 unchanged; 0 error(s)" in first.splitlines()
     edit(small_project / "conf" / "backend" / "cpu.yaml", "count: 1", "count: 2")
     second = cli("--settings", "harness.toml", "generate").out
-    assert "3 golden(s) written: 0 new, 3 changed; 4 unchanged" in second.splitlines()
-    assert cli("--settings", "harness.toml", "generate").out.splitlines()[0] == "0 golden(s) written: 0 new, 0 changed; 7 unchanged"
+    assert "3 golden(s) written: 0 new, 3 changed; 4 unchanged; 0 error(s)" in second.splitlines()
+    assert cli("--settings", "harness.toml", "generate").out.splitlines()[0] == "0 golden(s) written: 0 new, 0 changed; 7 unchanged; 0 error(s)"
 
 
 def test_null_and_an_absent_key_look_different(project, cli):
