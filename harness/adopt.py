@@ -274,6 +274,34 @@ def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
     return data
 
 
+SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"})
+
+
+def command_globs(base: Path, config_dir: Path) -> list[str]:
+    """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
+    one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
+    from harness.launches import Project
+    from harness.shell import launches_in
+
+    project = Project(base, config_dir, {})
+    tops: set[str] = set()
+    for folder, subfolders, files in os.walk(base):
+        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder, name)
+            relative = path.relative_to(base)
+            top = relative.parts[0] if len(relative.parts) > 1 else ""
+            if not name.endswith(".sh") or top in tops or path.is_symlink():
+                continue
+            try:
+                data = path.read_bytes()[: 1024 * 1024]
+            except OSError:
+                continue
+            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, project.is_entry):
+                tops.add(top)
+    return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
+
+
 def adopt(
     config_dir: Path,
     settings_file: Path,
@@ -303,6 +331,9 @@ def adopt(
     table = settings_table(
         discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group
     )
+    globs = command_globs(base, config_dir)
+    if globs:
+        table["commands"] = [{"glob": pattern} for pattern in globs]
     parse_settings(table, settings_file)  # what init writes must be settings the harness accepts
     comments = ["Written by `config-harness init`; every key is described in config-harness's README (Settings)."]
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
@@ -335,6 +366,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     if found.routes:
         lines.append(f"  routes        {', '.join(found.routes)} (they compose but do not select the engine group)")
     lines.append("  presets       default (no overrides)")
+    if table.get("commands"):
+        lines.append(f"  commands      {', '.join(entry['glob'] for entry in table['commands'])} (launch scripts, parsed, never run)")
     lines.append(f"  snapshot_dir  {table['snapshot_dir']}")
     contracts_state = "new, empty" if adoption.contracts_created else "kept as it was"
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")

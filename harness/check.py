@@ -13,6 +13,7 @@ from harness import diff, resolve
 from harness.baselines import BaselineEntry
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
+from harness.moves import fold_moves
 from harness.render import describe_yaml_error, golden_body, parse_yaml
 
 
@@ -104,6 +105,8 @@ def compare_with_base(
         return Status.OK, fallback_findings(tree, None)
     refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED])
     findings = [change_finding(change, change.path in refactors) for change in changes]
+    # A removed key whose value reappears elsewhere is one `moved` finding, not a removal and an addition.
+    findings = fold_moves(findings, (path for path, _ in diff.iter_leaves(tree)))
     findings += effective_findings(config, tree, base_tree, changes)
     findings += fallback_findings(tree, base_tree)
     if not changes:

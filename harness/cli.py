@@ -14,13 +14,14 @@ from typing import Any, NoReturn
 import yaml
 from hydra.errors import HydraException
 
-from harness import __version__, baselines, diff
+from harness import __version__, baselines, diff, gitrepo
 from harness.baselines import GoldenFolder
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
-from harness.contracts import ContractError, checks_for, load_contracts
+from harness.contract_changes import read_contract_files
+from harness.contracts import ContractError, load_contracts
 from harness.engine import Engine, Run
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
@@ -38,8 +39,10 @@ from harness.report import (
     to_markdown,
     to_text,
 )
+from harness.review_rules import rules_for_review
 from harness.session import Session
-from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
+from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, settings_table, with_overrides
+from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -194,7 +197,7 @@ def command_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_matrix(settings) as (_, cases):
         cases = select_cases(cases, args.case)
-        if not cases:
+        if not cases and not (settings.command_globs and (args.case or "").startswith("cmd/")):
             raise UsageError(f"--case {args.case!r} matches no case")
         rows = [
             {
@@ -205,27 +208,83 @@ def command_list(args: argparse.Namespace) -> int:
             }
             for case in cases
         ]
+    rows += launch_rows(settings, args.case)
     if args.format == "json":
         print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
     else:
         for row in rows:
-            print(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
+            where = row.get("golden") or row.get("source")
+            print(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
     return EXIT_OK
+
+
+def launch_rows(settings: Settings, case_glob: str | None) -> list[dict[str, Any]]:
+    """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not."""
+    from fnmatch import fnmatchcase
+
+    from harness.launches import NOT_EXTRACTED, discover
+
+    rows: list[dict[str, Any]] = []
+    for case in discover(settings) if settings.command_globs else []:
+        if case_glob is not None and not fnmatchcase(case.id, case_glob):
+            continue
+        row: dict[str, Any] = {
+            "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
+            "overrides": list(case.overrides), "extracted": case.problem_kind != NOT_EXTRACTED,
+        }
+        if case.problem:
+            row["reason"] = case.problem
+        rows.append(row)
+    return rows
 
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
-    result = run_with_progress(Engine(run, args.case))
+    result = with_launches(settings, args, lambda glob: run_with_progress(Engine(run, glob)))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
+def with_launches(settings: Settings, args: argparse.Namespace, run_cases: Any, base: str | None = None) -> MatrixResult:
+    """The matrix's result plus the settings' launch commands as cases (issue 24), and their count line.
+
+    `--case cmd/...` runs only launches; a review (`base`) tells each launch finding its origin at that ref.
+    """
+    from harness import launches
+    from harness.moves import moved_paths
+
+    glob = args.case
+    only_launches = bool(glob) and glob.startswith("cmd/")
+    result = MatrixResult(baseline="launch commands") if only_launches else run_cases(glob)
+    if not settings.command_globs:
+        if only_launches:
+            raise UsageError(f"--case {glob!r}: the settings have no [[commands]]")
+        return result
+    moves = moved_paths(f for r in result.cases for f in r.findings)
+    command_glob = glob if only_launches else None
+    if base is None:
+        cases, counts = launches.check_commands(settings, moves, case_glob=command_glob)
+    else:
+        try:
+            cases, counts = launches.review_commands(settings, base, moves, case_glob=command_glob)
+        except GitError as error:
+            raise UsageError(str(error)) from None
+    result.cases += cases
+    if args.format == "text" and not getattr(args, "quiet", False):
+        print(counts.line())
+    return result
+
+
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
-    """The settings' contracts as a Run's rules, and for its run-level findings (changes, stale waivers)."""
+    """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
+    run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
+    so which Python sources are read is never the pull request's choice."""
     contract_set = load_contracts(settings.contracts)
+    rules = case_rules(settings, contract_set)
     return {
-        "rules": tuple(checks_for(contract_set)),
+        "rules": rules.checks,
+        "refiners": rules.refiners,
         "contracts": contract_set,
         "strict_waivers": getattr(args, "strict_waivers", False),
     }
@@ -366,14 +425,22 @@ def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Pa
 
 
 def review_report(args: argparse.Namespace) -> int:
-    """The working tree against git REF: its goldens, or its tree composed where it has none."""
-    settings = settings_from(args)
+    """The working tree against git REF: its goldens, or its tree composed where it has none, under REF's rules."""
+    head = settings_from(args)
     try:
-        baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
+        commit = gitrepo.verify_ref(gitrepo.toplevel(head.origin), args.base)
+        base_table, base_settings = baselines.settings_at(head, commit)
+        if base_settings is not None:
+            base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
+        rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+        baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
-    result = run_with_progress(Engine(run, args.case))
+    base_texts = baseline.contract_texts()
+    base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
+    run = Run(rules.settings, baseline, sourced=_sourced(args.format, review=True), strict=False, review=rules,
+              base_rules=base_rules, **contract_rules(rules.settings, args))
+    result = with_launches(rules.settings, args, lambda glob: run_with_progress(Engine(run, glob)), base=args.base)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     if args.format == "json":
         print(to_json({**result_as_dict(result), "base": args.base}))
@@ -417,6 +484,14 @@ def command_explain(args: argparse.Namespace) -> int:
     from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
+    if args.case.startswith("cmd/"):
+        from harness.launches import explain_command
+
+        try:
+            print("\n".join(explain_command(settings, args.case, args.key)))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        return EXIT_OK
     with open_matrix(settings) as (session, cases):
         case = one_case(cases, args.case)
         (composed,) = session.compose_cases([case], shared_stems=False)
@@ -425,7 +500,7 @@ def command_explain(args: argparse.Namespace) -> int:
         tree = to_plain(composed.config)
         final = lookup(tree, args.key)
         if final is MISSING:
-            raise UsageError(f"{args.key} does not exist in case {case.id}")
+            return explain_python_default(settings, tree, args.key, case)
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
@@ -445,6 +520,21 @@ def command_explain(args: argparse.Namespace) -> int:
         print(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
         print(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+    return EXIT_OK
+
+
+def explain_python_default(settings: Settings, tree: Any, key: str, case: Case) -> int:
+    """A key the YAML lacks: the Python default the program takes for it, when the node's class declares one."""
+    from harness.targets import program_view
+
+    view = program_view(settings)
+    filled = view.filled(tree, key) if view is not None else None
+    if filled is None:
+        raise UsageError(f"{key} does not exist in case {case.id}")
+    value = view.value_at(tree, key) if view is not None else None
+    shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
+    print(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
+    print(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
     return EXIT_OK
 
 

@@ -18,15 +18,18 @@ class FetchError(Exception):
     """The wheel could not be downloaded or unpacked."""
 
 
-def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -> Path:
-    """Unpack only `unpack/` of the wheel `wheel` (a pip requirement) into `into`; idempotent via a stamp file."""
+def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, python: str = "") -> Path:
+    """Unpack only `unpack/` of the wheel `wheel` (a pip requirement) into `into`, and the `.py` files below
+    `python/` when given (for `python_sources`: read with ast, never installed or imported); idempotent via a
+    stamp file."""
     try:
         check_requirement(wheel, "wheel")
     except SettingsError as error:
         raise FetchError(str(error)) from None
     into = Path(into)
     stamp = into / STAMP
-    if not force and stamp.is_file() and stamp.read_text().strip() == f"{wheel} {unpack}":
+    stamped = f"{wheel} {unpack}" + (f" {python}" if python else "")
+    if not force and stamp.is_file() and stamp.read_text().strip() == stamped:
         return into / unpack
     refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
@@ -41,15 +44,19 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
         try:
             # An empty `unpack` takes the whole wheel.
             prefix = unpack.strip("/") + "/" if unpack.strip("/") else ""
+            code = python.strip("/") + "/" if python.strip("/") else None
             with zipfile.ZipFile(wheels[0]) as archive:
-                members = [m for m in archive.namelist() if m.startswith(prefix) and not m.endswith("/")]
+                members = [
+                    m for m in archive.namelist()
+                    if (m.startswith(prefix) or (code is not None and m.startswith(code) and m.endswith(".py"))) and not m.endswith("/")
+                ]
                 if not members:
                     raise FetchError(f"{wheels[0].name} has no {prefix or 'files'}")
                 for member in members:
                     if ".." in PurePosixPath(member).parts:
                         raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")
                     archive.extract(member, staging)
-            (staging / STAMP).write_text(f"{wheel} {unpack}\n")
+            (staging / STAMP).write_text(stamped + "\n")
             if into.is_symlink():
                 into.unlink()  # replace the link itself, never the folder it points at
             elif into.exists():
@@ -73,5 +80,6 @@ def refuse_to_replace(into: Path) -> None:
 
 def fetch_source(source: Source, force: bool = False) -> str:
     """Fetch the settings' source and say where it went."""
-    tree = fetch_wheel_tree(source.wheel, source.unpack, source.into, force)
-    return f"{source.wheel}: {source.unpack} ready at {tree}"
+    tree = fetch_wheel_tree(source.wheel, source.unpack, source.into, force, source.python)
+    code = f" (and the Python sources of {source.python}, never imported)" if source.python else ""
+    return f"{source.wheel}: {source.unpack} ready at {tree}{code}"

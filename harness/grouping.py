@@ -47,17 +47,17 @@ def tier_of(finding: Finding) -> Tier:
     kind = finding.kind
     if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
         return Tier.BLOCKING
-    if kind == Kind.CONTRACT and finding.waiver:
+    if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:
         return Tier.WAIVED
-    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY):
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
         return Tier.NOTED
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH):
         return Tier.BLOCKING
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
     if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
         return Tier.CHANGED
-    if kind == Kind.REMOVED:
+    if kind in (Kind.REMOVED, Kind.MOVED):
         return Tier.REMOVED
     if kind == Kind.ADDED:
         return Tier.ADDED
@@ -104,6 +104,8 @@ def _value_key(value: Any) -> str:
 def _key(finding: Finding) -> tuple[Any, ...]:
     # A finding without a path (a compose error) says what it is only in its message.
     detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
+    if finding.kind == Kind.LAUNCH:  # each launch's override is its own line: FILE:LINE is what a reader fixes
+        detail = f"{finding.source} {finding.message}"
     return (
         str(finding.kind), finding.path, _value_key(finding.old), _value_key(finding.new), str(finding.severity),
         finding.contract, finding.effective_same, detail,

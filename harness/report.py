@@ -24,6 +24,8 @@ from harness.grouping import (
     group_findings,
     summary_paragraph,
 )
+from harness.targets import counts as target_counts
+from harness.targets import counts_line as target_counts_line
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 
@@ -37,6 +39,7 @@ MAX_VALUE = 80
 def result_as_dict(result: MatrixResult) -> dict[str, Any]:
     """The `check --format json` document: per-case findings, and the same findings grouped in triage order."""
     groups = group_findings(result.cases, result.findings)
+    read_classes = any(f.kind == Kind.TARGET for r in result.cases for f in r.findings)
     return {
         "schema_version": SCHEMA_VERSION,
         "ok": result.ok,
@@ -48,6 +51,8 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
                 "golden": r.golden,
                 "status": r.status,
                 "findings": [f.as_dict() for f in r.findings],
+                # What building each `_target_` node does, counted by reason (harness/targets.py); an upper bound.
+                **({"targets": target_counts(r.findings)} if read_classes else {}),
             }
             for r in result.cases
         ],
@@ -137,7 +142,10 @@ def describe_group(group: Group) -> str:
         more = len(group.finding.detail) - len(shown)
         return "; ".join(shown) + (f"; and {more} more inside {group.path}" if more else "")
     if group.kind in VALUE_KINDS and group.path:
-        return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}"
+        via = f" (via {group.finding.via})" if group.finding.via else ""
+        agrees = dict(group.finding.facts).get("python_source")
+        via += f" (the YAML now agrees with the Python default, {agrees})" if agrees and not via else ""
+        return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}{via}"
     if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
         return f"{group.path}: {show_value(group.old)} -> {show_value(group.new)} {EFFECTIVE_NOTE}"
     if group.kind == Kind.MISSING_GOLDEN:
@@ -231,6 +239,9 @@ def to_text(
         lines.append(printable(f"orphan golden (no case): {orphan}; remove it with `generate --prune`"))
     for pruned in result.pruned:
         lines.append(printable(f"pruned orphan golden: {pruned}"))
+    program = target_counts_line(result.cases)
+    if program and not quiet:
+        lines.append(printable(program))
     summary = summary_line(result)
     verdict, _, rest = summary.partition(":")
     lines.append(paint(verdict, verdict, color) + ":" + rest)

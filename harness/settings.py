@@ -37,6 +37,7 @@ class Source:
     wheel: str
     unpack: str
     into: Path
+    python: str = ""  # a folder of the wheel whose `.py` files are unpacked too (read with ast, never imported)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class Settings:
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
+    python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
+    command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
+    command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
 
 
 TABLE = "tool.config-harness"
@@ -75,9 +79,12 @@ TOP_LEVEL_KEYS = MappingProxyType({
     "search_path": list,
     "version_base": str,
     "read_outside": list,
+    "python_sources": list,
+    "commands": list,
 })
+COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
-SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str})
+SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
@@ -304,7 +311,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     source = None
     if "source" in table:
         raw_source = _check_table(table["source"], SOURCE_KEYS, f"{where} source")
-        missing = sorted(set(SOURCE_KEYS) - set(raw_source))
+        missing = sorted(set(SOURCE_KEYS) - set(raw_source) - {"python"})
         if missing:
             raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
         into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
@@ -316,8 +323,12 @@ def parse_settings(table: Any, origin: Path) -> Settings:
             wheel = str(_confined(base / wheel, (project_root(base),), f"{where} source.wheel"))
         else:
             wheel = check_requirement(wheel, f"{where} source.wheel")
-        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into)
+        python = raw_source.get("python", "")
+        if python and (python.startswith("/") or ".." in python.split("/")):
+            raise SettingsError(f"{where} source.python: {python!r} is not a folder inside the wheel")
+        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into, python=python)
 
+    globs, modules = _commands(table.get("commands", []), f"{where} commands")
     readable = _confined_folders(table, base, where)
     return Settings(
         origin=origin,
@@ -338,7 +349,33 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
+        python_sources=tuple(
+            _confined(base / folder, readable, f"{where} python_sources")
+            for folder in _string_list(table.get("python_sources", []), f"{where} python_sources")
+        ),
+        command_globs=globs,
+        command_modules=modules,
     )
+
+
+def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The `[[commands]]` globs (relative, inside the project) and the union of their `modules` tables."""
+    globs: list[str] = []
+    modules: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        entry_where = f"{where}[{index}]"
+        entry = _check_table(entry, COMMAND_KEYS, entry_where)
+        pattern = entry.get("glob")
+        if pattern is None:
+            raise SettingsError(f"{entry_where}: missing required key 'glob'")
+        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
+            raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
+        globs.append(pattern)
+        for module, config_name in entry.get("modules", {}).items():
+            if not isinstance(config_name, str) or not all(part.isidentifier() for part in module.split(".")):
+                raise SettingsError(f"{entry_where}.modules: {module!r} = {config_name!r} is not `dotted.module = \"config_name\"`")
+            modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
+    return tuple(globs), tuple(sorted(modules.items()))
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -360,11 +397,24 @@ def load_settings(settings_file: str | Path | None = None, start: Path | None = 
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
     path = Path(settings_file).absolute() if settings_file else (start or Path.cwd()).absolute() / "pyproject.toml"
-    document = read_toml(path)
-    table = document.get("tool", {}).get("config-harness")
+    table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")
     return parse_settings(table, path)
+
+
+def table_of(document: dict[str, Any], path: Path) -> Any:
+    """The settings table of a TOML document read from `path`: `[tool.config-harness]` in a pyproject.toml, the
+    whole document in a standalone file; None when a pyproject.toml has no such table."""
+    if path.name != "pyproject.toml":
+        return document
+    tool = document.get("tool", {})
+    return tool.get("config-harness") if isinstance(tool, dict) else None
+
+
+def settings_table(settings: Settings) -> Any:
+    """The raw settings table the settings were read from (what a review compares key by key)."""
+    return table_of(read_toml(settings.origin), settings.origin)
 
 
 def with_overrides(

@@ -21,7 +21,7 @@ TEMPERATURE = "actor_rollout_ref.rollout.temperature"
 def project_tree() -> Path:
     """The project's own pinned verl tree, fetched the way `make setup` does."""
     source = load_settings(start=ROOT).source
-    return fetch_wheel_tree(source.wheel, source.unpack, source.into)
+    return fetch_wheel_tree(source.wheel, source.unpack, source.into, python=source.python)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def test_one_changed_default_is_named_once_with_its_13_cases_in_text(one_default
     result = check(cli, one_default_changed)
     assert result.code == 1
     lines = result.out.splitlines()
-    assert len(lines) < 30, result.out
+    assert len(lines) < 40, result.out  # 26 distinct waived warnings (16 contract, 10 target), one line each
     named = [line for line in lines if line.lstrip().startswith(("ERROR", "WARNING")) and f"{TEMPERATURE}:" in line]
     assert len(named) == 1 and f"{TEMPERATURE}: 1.0 -> 0.7  (all 13 cases; set by " in named[0]
     assert "rollout/rollout.yaml:" in named[0]
@@ -69,7 +69,7 @@ def test_a_clean_check_is_short_and_quiet_is_one_line(project_tree, cli):
     assert result.code == 0
     lines = result.out.splitlines()
     assert re.fullmatch(r"Nothing changed on all 13 cases\. \d+ waived warnings \(\d+ distinct\)\.", lines[0])
-    assert len(lines) < 30 and not any("[waived:" in line for line in lines)
+    assert len(lines) < 40 and not any("[waived:" in line for line in lines)
     quiet = cli("check", "--quiet", cwd=ROOT)
     assert quiet.code == 0 and len(quiet.out.splitlines()) == 1 and quiet.out.startswith("OK: 13 cases")
 

@@ -42,7 +42,7 @@ MEGATRON_KEYS = {
 def project_tree() -> Path:
     """The project's own pinned verl tree, fetched the way `make setup` does."""
     source = load_settings(start=ROOT).source
-    return fetch_wheel_tree(source.wheel, source.unpack, source.into)
+    return fetch_wheel_tree(source.wheel, source.unpack, source.into, python=source.python)
 
 
 def test_matrix_is_every_engine_times_every_preset_plus_the_route(project_tree, cli):
