@@ -15,7 +15,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from harness.baselines import Baseline, BaselineEntry
-from harness.cases import open_matrix, select_cases
+from harness.cases import open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
@@ -203,17 +203,18 @@ class Engine:
     reference the optimized path is tested against.
     """
 
-    def __init__(self, run: Run, case_glob: str | None = None, plain: bool = False) -> None:
+    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False) -> None:
         if plain:
             run = replace(run, settings=replace(run.settings, cache_dir=None, jobs=1))
         self.run_spec, self.plain = run, plain
         with open_matrix(run.settings, strict=run.strict) as (_, cases):
             self.cases = cases
         self.selected = select_cases(cases, case_glob)
+        unmatched = unmatched_glob(cases, case_glob)  # each of several globs must match a case
+        if unmatched is not None:
+            raise SettingsError(f"--case {unmatched!r} matches no case{case_hint(unmatched, [c.id for c in cases])}; see `config-harness list`")
         if not self.selected:
-            if case_glob is None:
-                raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
-            raise SettingsError(f"--case {case_glob!r} matches no case{case_hint(case_glob, [c.id for c in cases])}; see `config-harness list`")
+            raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}
