@@ -7,16 +7,7 @@ import argparse
 from dataclasses import replace
 
 from harness import baselines, gitrepo
-from harness.commands.common import (
-    UsageError,
-    contract_rules,
-    next_steps_for,
-    print_result,
-    review_exit,
-    run_with_progress,
-    settings_from,
-    with_launches,
-)
+from harness.commands import common
 from harness.contract_changes import read_contract_files
 from harness.engine import Engine, Run
 from harness.gitrepo import GitError
@@ -28,7 +19,7 @@ from harness.targets import case_rules
 
 
 def run(args: argparse.Namespace) -> int:
-    head = settings_from(args)
+    head = common.settings_from(args)
     try:
         commit = gitrepo.verify_ref(gitrepo.toplevel(head.origin), args.base)
         base_table, base_settings = baselines.settings_at(head, commit)
@@ -37,13 +28,13 @@ def run(args: argparse.Namespace) -> int:
         rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
         baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     except GitError as error:
-        raise UsageError(str(error)) from None
+        raise common.UsageError(str(error)) from None
     base_texts = baseline.contract_texts()
     base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
-              base_rules=base_rules, **contract_rules(rules.settings, args))
-    result = with_launches(rules.settings, args, lambda globs: run_with_progress(Engine(run, globs)), base=args.base)
+              base_rules=base_rules, **common.contract_rules(rules.settings, args))
+    result = common.with_launches(rules.settings, args, lambda globs: common.run_with_progress(Engine(run, globs)), base=args.base)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
-                 steps=next_steps_for(args, rules.settings))
-    return review_exit(result)
+    common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
+                 steps=common.next_steps_for(args, rules.settings))
+    return common.review_exit(result)
