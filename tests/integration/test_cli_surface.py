@@ -140,3 +140,25 @@ def test_quiet_keeps_only_the_answer(small_project, cli):
     cpu = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
     diffed = cli("diff", str(cpu), str(small_project / "snapshots" / "_generated_train__gpu__default.yaml"), "--quiet")
     assert diffed.code == 1 and len(diffed.out.splitlines()) == 1 and diffed.out.endswith("change(s)\n")
+
+
+def test_quiet_lock_and_cache(small_project, cli, monkeypatch):
+    locked = cli("--settings", "harness.toml", "lock", "--against", "train/cpu/default", "--from", "train/gpu/default",
+                 "--case", "train/gpu/*", *LOCK, "--quiet", cwd=small_project)
+    assert locked.code == 0 and locked.out == "wrote contracts.yaml: 1 required, 4 pinned\n"
+    monkeypatch.setenv("CONFIG_HARNESS_CACHE_DIR", str(small_project / "cache"))
+    assert cli("--settings", "harness.toml", "generate").code == 0
+    cleared = cli("cache", "--clear", "--quiet")
+    assert cleared.code == 0 and cleared.out == "" and cleared.err == ""
+
+
+def test_the_command_modules_keep_no_mutable_state():
+    import importlib
+    import pkgutil
+
+    import harness.commands
+
+    for info in pkgutil.iter_modules(harness.commands.__path__):
+        module = importlib.import_module(f"harness.commands.{info.name}")
+        assert not [name for name, value in vars(module).items() if isinstance(value, (dict, list, set, bytearray))
+                    and not name.startswith("__")], module.__name__
