@@ -16,7 +16,7 @@ from omegaconf import OmegaConf
 
 from harness.baselines import Baseline, BaselineEntry
 from harness.cases import open_matrix, select_cases
-from harness.check import as_review, compare_with_base, semantic_findings
+from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
 from harness.contracts import ChangeRecord, ContractSet
@@ -104,6 +104,9 @@ def check_case(
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences)
     if run.review is not None:
+        if composed.hydra is not None and entry is not None and entry.hydra is not None:
+            records = run.contracts.changes if run.contracts is not None else ()
+            findings += hydra_findings(entry.hydra, composed.hydra, records)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
@@ -251,6 +254,7 @@ class Engine:
             results = []
             twins: dict[str, Any] = {}
             with HydraSession.for_settings(run.settings) as session:
+                session.hydra_subtree = run.review is not None
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -286,6 +290,7 @@ class Engine:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
             with HydraSession.for_settings(self.settings) as session:
+                session.hydra_subtree = self.run_spec.review is not None
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None

@@ -237,3 +237,29 @@ def test_errors_already_at_the_base_do_not_fail_a_review_and_a_new_one_does(smal
     fixed = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     origins = [(c["id"], f["origin"]) for c in fixed.json()["cases"] for f in c["findings"] if f.get("origin")]
     assert fixed.code == 0 and sorted(origins) == [("train/cpu/default", "fixed"), ("train/gpu/default", "fixed")]
+
+
+def test_the_hydra_subtree_is_reviewed_and_what_runs_at_start_is_an_error(repository, cli):
+    """Callbacks and environment settings run when the application starts: a review shows them, never resolved."""
+    train = repository / "conf" / "train.yaml"
+    train.write_text(train.read_text() + """
+hydra:
+  callbacks:
+    upload:
+      _target_: evil.Upload
+  job:
+    env_set:
+      TOKEN: ${oc.env:GITHUB_TOKEN}
+  verbose: true
+""")
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    findings = {(f["path"], f["severity"]) for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "hydra_change"}
+    assert findings == {
+        ("hydra.callbacks.upload._target_", "error"), ("hydra.job.env_set.TOKEN", "error"), ("hydra.verbose", "info"),
+    }
+    assert result.code == 1 and "${oc.env:GITHUB_TOKEN}" in result.out  # as written, never resolved
+    contracts = repository / "contracts.yaml"
+    contracts.write_text(contracts.read_text() + "changes:\n"
+                         "  - {hydra: hydra.callbacks.upload._target_, old: null, new: evil.Upload, reason: audited}\n"
+                         "  - {hydra: hydra.job.env_set.TOKEN, old: null, new: '${oc.env:GITHUB_TOKEN}', reason: audited}\n")
+    assert cli("--settings", "harness.toml", "diff", "--base", "main").code == 0
