@@ -23,6 +23,7 @@ from harness.contracts import ChangeRecord, ContractSet
 from harness.findings import (
     ERROR,
     INFO,
+    RECORDED_KINDS,
     SOURCED_KINDS,
     WARNING,
     CaseChecker,
@@ -177,6 +178,19 @@ def annotate(
     return replace(result, findings=findings, golden_lines=golden_lines)
 
 
+def approvals_line(result: MatrixResult, settings: Settings) -> str:
+    """How many loosenings of this review carry a recorded reason, and whose owners must approve them: the author
+    of a pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
+    recorded = [
+        f for r in result.cases for f in r.findings if f.kind in RECORDED_KINDS and f.severity == WARNING
+    ] + [f for f in result.findings if f.kind in RECORDED_KINDS and f.severity == WARNING]
+    if not recorded:
+        return ""
+    files = ", ".join(display_path(path) for path in (settings.origin, *settings.contracts))
+    return (f"{len(recorded)} contract, settings or hydra change{'s' * (len(recorded) != 1)} carry a recorded reason: "
+            f"the owners of {files} must approve them (see templates/CODEOWNERS)")
+
+
 def _routes_by_target(cases: Iterable[Case]) -> dict[str, Case]:
     return {case.became: case for case in cases if case.became}
 
@@ -316,6 +330,7 @@ class Engine:
         if run.review is not None:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
+            result.approvals = approvals_line(result, run.settings)
         gone = run.baseline.gone(self.cases)
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans

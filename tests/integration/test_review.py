@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import add_contracts, commit_small_project
+from tests.conftest import ROOT, add_contracts, commit_small_project
 from tests.synthetic_history import git
 
 CONTRACTS = """
@@ -263,3 +263,16 @@ hydra:
                          "  - {hydra: hydra.callbacks.upload._target_, old: null, new: evil.Upload, reason: audited}\n"
                          "  - {hydra: hydra.job.env_set.TOKEN, old: null, new: '${oc.env:GITHUB_TOKEN}', reason: audited}\n")
     assert cli("--settings", "harness.toml", "diff", "--base", "main").code == 0
+
+
+def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_them(repository, cli):
+    settings = repository / "harness.toml"
+    settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]\n', ""))
+    contracts = repository / "contracts.yaml"
+    contracts.write_text(contracts.read_text() + "changes:\n"
+                         "  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: retired}\n")
+    lines = cli("--settings", "harness.toml", "diff", "--base", "main").out.splitlines()
+    assert lines[0].startswith("settings: main's harness.toml")
+    assert lines[1] == ("1 contract, settings or hydra change carry a recorded reason: the owners of harness.toml, "
+                        "contracts.yaml must approve them (see templates/CODEOWNERS)")
+    assert (ROOT / "templates" / "CODEOWNERS").read_text().count("contracts.yaml") == 1
