@@ -35,6 +35,7 @@ from harness.findings import (
     Refiner,
     Status,
 )
+from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
@@ -226,8 +227,12 @@ class Engine:
         self.run_spec, self.plain = run, plain
         with open_matrix(run.settings, strict=run.strict) as (_, cases):
             self.cases = cases
-        self.selected = select_cases(cases, case_glob)
-        if not self.selected:
+        # `--case cmd/...` selects only launch commands (issue 24), which finish() checks after the matrix.
+        self.launch_glob = case_glob if case_glob and case_glob.startswith("cmd/") else None
+        if self.launch_glob is not None and not run.settings.command_globs:
+            raise SettingsError(f"--case {case_glob!r}: the settings have no [[commands]]")
+        self.selected = [] if self.launch_glob is not None else select_cases(cases, case_glob)
+        if not self.selected and self.launch_glob is None:
             if case_glob is None:
                 raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
             raise SettingsError(f"--case {case_glob!r} matches no case{case_hint(case_glob, [c.id for c in cases])}; see `config-harness list`")
@@ -283,7 +288,7 @@ class Engine:
             if case.id in chosen:
                 on_done(case)
 
-        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done)
+        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done) if needed else []
         self._results.update((r.case.id, r) for r in outcomes)
         return self.finish()
 
@@ -331,13 +336,35 @@ class Engine:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
             result.approvals = approvals_line(result, run.settings)
-        gone = run.baseline.gone(self.cases)
+        if run.settings.command_globs:
+            self._add_launches(result)
+        gone = run.baseline.gone(self.cases) if self.launch_glob is None else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
         else:
             result.cases += [_gone_result(name, run.review, records) for name in gone]
             result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
         return result
+
+    def _add_launches(self, result: MatrixResult) -> None:
+        """The settings' launch commands as cases (parsed, never run), each composed against this tree; in a review
+        each launch finding says whether its override already failed the same way at the base."""
+        from harness import launches
+        from harness.moves import moved_paths
+
+        moves = moved_paths(f for r in result.cases for f in r.findings)
+        review = self.run_spec.review
+        if review is None:
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
+        else:
+            try:
+                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob)
+            except GitError as error:
+                raise SettingsError(str(error)) from None
+        if self.launch_glob is not None:
+            result.baseline = "launch commands"
+        result.cases += cases
+        result.launches = counts.line()
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
         """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.
