@@ -28,6 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **common.contract_rules(settings, args))
-    result = common.with_launches(settings, args, lambda globs: common.run_with_progress(Engine(run, globs)))
+    result = common.run_with_progress(Engine(run, args.case))
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings))
     return common.EXIT_OK if result.ok else common.EXIT_FINDINGS

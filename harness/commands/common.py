@@ -6,7 +6,7 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -15,7 +15,6 @@ from harness.cases import select_cases
 from harness.contracts import load_contracts
 from harness.engine import Engine
 from harness.findings import MatrixResult
-from harness.gitrepo import GitError
 from harness.hints import case_hint
 from harness.matrix import Case
 from harness.reporters import NextSteps, ReportOptions, reporter
@@ -24,7 +23,6 @@ from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-LAUNCH_PREFIX = "cmd/"  # case ids of launch commands (issue 24)
 
 
 class UsageError(Exception):
@@ -133,12 +131,6 @@ def cache_dir_from(args: argparse.Namespace) -> Path | None:
     return default_cache_dir()
 
 
-def split_globs(globs: Sequence[str] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`--case` globs as (globs over the matrix's cases, globs over launch commands)."""
-    given = tuple(globs or ())
-    return tuple(g for g in given if not g.startswith(LAUNCH_PREFIX)), tuple(g for g in given if g.startswith(LAUNCH_PREFIX))
-
-
 def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     """What a failing report tells its reader to run: this run's own flags, with `generate` for `check`."""
     words = ["config-harness"]
@@ -152,37 +144,6 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
         words += ["--case", glob]
     # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
     return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
-
-
-def with_launches(settings: Settings, args: argparse.Namespace, run_cases: Callable[[tuple[str, ...] | None], MatrixResult],
-                  base: str | None = None) -> MatrixResult:
-    """The matrix's result plus the settings' launch commands as cases (issue 24), and their count line.
-
-    `--case cmd/...` alone runs only launches; a review (`base`) tells each launch finding its origin at that ref.
-    """
-    from harness import launches
-    from harness.moves import moved_paths
-
-    case_globs, launch_globs = split_globs(args.case)
-    only_launches = bool(launch_globs) and not case_globs
-    result = MatrixResult(baseline="launch commands") if only_launches else run_cases(case_globs or None)
-    if not settings.command_globs:
-        if launch_globs:
-            raise UsageError(f"--case {launch_globs[0]!r}: the settings have no [[commands]]")
-        return result
-    moves = moved_paths(f for r in result.cases for f in r.findings)
-    command_glob = launch_globs or None
-    if base is None:
-        cases, counts = launches.check_commands(settings, moves, case_glob=command_glob)
-    else:
-        try:
-            cases, counts = launches.review_commands(settings, base, moves, case_glob=command_glob)
-        except GitError as error:
-            raise UsageError(str(error)) from None
-    result.cases += cases
-    if args.format == "text" and not getattr(args, "quiet", False):
-        print(counts.line())
-    return result
 
 
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
               base_rules=base_rules, **common.contract_rules(rules.settings, args))
-    result = common.with_launches(rules.settings, args, lambda globs: common.run_with_progress(Engine(run, globs)), base=args.base)
+    result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
                  steps=common.next_steps_for(args, rules.settings))

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from harness import diff
-from harness.cases import open_matrix
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, LAUNCH_PREFIX, SETTINGS_FLAGS, UsageError, add_quiet, one_case, settings_from
+from harness.cases import LAUNCH_PREFIX, open_matrix
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, settings_from
 from harness.hints import did_you_mean, key_paths
 from harness.matrix import Case
 from harness.settings import Settings, display_path

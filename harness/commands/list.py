@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.cases import id_matches, open_matrix, select_cases, unmatched_glob
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, LAUNCH_PREFIX, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, settings_from
+from harness.cases import LAUNCH_PREFIX, id_matches, open_matrix, select_cases, unmatched_glob
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, settings_from
 from harness.hints import case_hint
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.settings import Settings, display_path
