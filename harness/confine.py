@@ -14,6 +14,8 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from harness import hydra_compat
+
 # A resolver call such as `${oc.env:TOKEN}` or `${now:%H}`: a name, then a colon, inside `${...}`.
 RESOLVER_CALL = re.compile(r"\$\{\s*[\w.\-]+\s*:")
 
@@ -104,13 +106,13 @@ def config_problem(config: Any, scope: Scope) -> str | None:
     """
     if not isinstance(config, DictConfig):
         return None
-    defaults = config._get_node("defaults") if "defaults" in config else None
+    defaults = hydra_compat.child_node(config, "defaults")
     entries: Any = OmegaConf.to_container(defaults, resolve=False) if isinstance(defaults, ListConfig) else []
     for entry in entries:
         for text in _entry_texts(entry):
             if uses_resolver(text):
                 return f"defaults entry {text!r} calls a resolver; the environment must not choose which file is composed"
-    hydra_node = config._get_node("hydra") if "hydra" in config else None
+    hydra_node = hydra_compat.child_node(config, "hydra")
     hydra: Any = OmegaConf.to_container(hydra_node, resolve=False) if isinstance(hydra_node, DictConfig) else {}
     searchpath = hydra.get("searchpath")
     for entry in searchpath if isinstance(searchpath, list) else []:
