@@ -145,7 +145,7 @@ class HarnessItem(pytest.Function):
         # pytest's default names the callable's module path, which is the plugin's, not the settings file's.
         return self.path, None, self.name
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function
         if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
@@ -262,7 +262,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function  # type: ignore[override]
         # Unusable settings or contracts are bad input: one line, no traceback. Anything else is a bug:
         # one line too, saying how to see the traceback (Collector.repr_failure takes no style argument).
         if isinstance(excinfo.value, pytest.UsageError):
