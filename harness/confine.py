@@ -14,8 +14,6 @@ from typing import Any
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from harness import hydra_compat
-
 # A resolver call such as `${oc.env:TOKEN}` or `${now:%H}`: a name, then a colon, inside `${...}`.
 RESOLVER_CALL = re.compile(r"\$\{\s*[\w.\-]+\s*:")
 
@@ -104,6 +102,8 @@ def config_problem(config: Any, scope: Scope) -> str | None:
     Hydra resolves interpolations in defaults entries for real (`- backend: ${oc.env:TOKEN}`), so a resolver
     there would let the environment pick the composed file and put its value into error messages.
     """
+    from harness import hydra_compat  # here, not above: settings reads package folders through this module without Hydra
+
     if not isinstance(config, DictConfig):
         return None
     defaults = hydra_compat.child_node(config, "defaults")
