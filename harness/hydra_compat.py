@@ -160,7 +160,7 @@ def source_subclass(mixin: type, source_type: type[ConfigSource]) -> type[Config
 
 
 def child_node(config: DictConfig, key: str) -> Any:
-    """The node under `key` as written (an interpolation stays unresolved: no resolver runs), or None when absent."""
+    """The node under `key` as written (the interpolations inside it unresolved), or None when the key is absent."""
     return config._get_node(key) if key in config else None
 
 
