@@ -246,7 +246,7 @@ def launch_rows(settings: Settings, case_glob: str | None) -> list[dict[str, Any
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **contract_rules(settings, args))
-    result = with_launches(settings, args, lambda glob: run_with_progress(Engine(run, glob)))
+    result = run_with_progress(Engine(run, args.case))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=next_steps_for(args, settings))
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
@@ -262,36 +262,6 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     words += ["generate"] + (["--case", args.case] if getattr(args, "case", None) else [])
     # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
     return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
-
-
-def with_launches(settings: Settings, args: argparse.Namespace, run_cases: Any, base: str | None = None) -> MatrixResult:
-    """The matrix's result plus the settings' launch commands as cases (issue 24), and their count line.
-
-    `--case cmd/...` runs only launches; a review (`base`) tells each launch finding its origin at that ref.
-    """
-    from harness import launches
-    from harness.moves import moved_paths
-
-    glob = args.case
-    only_launches = bool(glob) and glob.startswith("cmd/")
-    result = MatrixResult(baseline="launch commands") if only_launches else run_cases(glob)
-    if not settings.command_globs:
-        if only_launches:
-            raise UsageError(f"--case {glob!r}: the settings have no [[commands]]")
-        return result
-    moves = moved_paths(f for r in result.cases for f in r.findings)
-    command_glob = glob if only_launches else None
-    if base is None:
-        cases, counts = launches.check_commands(settings, moves, case_glob=command_glob)
-    else:
-        try:
-            cases, counts = launches.review_commands(settings, base, moves, case_glob=command_glob)
-        except GitError as error:
-            raise UsageError(str(error)) from None
-    result.cases += cases
-    if args.format == "text" and not getattr(args, "quiet", False):
-        print(counts.line())
-    return result
 
 
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
@@ -483,7 +453,7 @@ def review_report(args: argparse.Namespace) -> int:
     base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
               base_rules=base_rules, **contract_rules(rules.settings, args))
-    result = with_launches(rules.settings, args, lambda glob: run_with_progress(Engine(run, glob)), base=args.base)
+    result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     print_result(result, args.format, verbose=args.verbose, title=title, base=args.base, steps=next_steps_for(args, rules.settings))
     return review_exit(result)

@@ -20,11 +20,12 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult
 from hydra.types import RunMode
-from omegaconf import DictConfig, ListConfig
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
+from harness.hints import option_hint, override_hint
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
 from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
@@ -208,6 +209,7 @@ class Composed:
     case: Case
     config: DictConfig | None
     error: str | None = None
+    hydra: Any = None  # the composed `hydra:` subtree as written (never resolved), when the session asked for it
 
 
 class ComposeError(Exception):
@@ -230,6 +232,7 @@ def describe_error(error: BaseException) -> str:
         chosen = messages[0] if messages else type(error).__name__
     # Hydra lists its whole search path after a config it cannot find: hundreds of characters no one acts on.
     chosen = chosen.split(" Config search path:", 1)[0]
+    chosen = option_hint(chosen) or chosen  # a misspelled group option (an engine): the closest one, in our words
     return chosen.replace(f"{SCHEME}://", f"{SHOWN_SCHEME}://")
 
 
@@ -287,6 +290,7 @@ class _Stem:
     """A stem: the composed (root, engine) config that its presets are applied to, pickled on first use."""
 
     config: DictConfig
+    hydra: Any = None  # the stem's `hydra:` subtree, when the session keeps it
     blob: bytes | None = None
 
 
@@ -313,6 +317,8 @@ class HydraSession:
         # Folders besides the project that config files may be read from (the settings' read_outside).
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
         self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
+        # Also keep each composition's `hydra:` subtree (a review compares it); goldens never hold it.
+        self.hydra_subtree = False
 
     @classmethod
     def for_settings(cls, settings: Any) -> HydraSession:
@@ -388,7 +394,7 @@ class HydraSession:
         key = None
         if self.state.store is not None:
             search_path = [(element.provider, element.path) for element in self.loader.get_search_path().get_path()]
-            parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
+            parts = [b"compose", repr((self.version_base, search_path, self.hydra_subtree)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = cache_get(key)
             if isinstance(cached, tuple) and len(cached) == 3 and self.replayer.holds(cached[0]):
@@ -399,7 +405,7 @@ class HydraSession:
                 refuse_steering_overrides(self, overrides)
                 with hydra_compat.resolvers_refusing(), trace.recording() as recorder:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
-                        config = hydra_compose(config_name=config_name, overrides=overrides)
+                        config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(self._hinted(describe_error(error))) from error
         self.composed_fresh.append((config_name, tuple(overrides)))
@@ -463,7 +469,10 @@ class HydraSession:
         try:
             hydra_compat.apply_overrides(parsed, config)
         except Exception as error:
-            raise ComposeError(describe_error(error)) from error
+            message = describe_error(error)
+            # A misspelled key in a preset: name the closest key of the config, not Hydra's advice to add it.
+            hint = override_hint(message, OmegaConf.to_container(base, resolve=False)) if "Could not override" in message else None
+            raise ComposeError(hint or message) from error
         return config
 
     def compose_cases(
@@ -479,30 +488,49 @@ class HydraSession:
         for case in cases:
             try:
                 if not shared_stems:
-                    yield Composed(case, self.compose(case.config_name, case.overrides))
+                    config, hydra = self._split(self.compose(case.config_name, case.overrides))
+                    yield Composed(case, config, hydra=hydra)
                     continue
                 key = (case.config_name, case.stem_overrides)
                 if key not in stems:
                     if kept_stems is None:
                         stems.clear()
                     try:
-                        stems[key] = _Stem(self.compose(case.config_name, case.stem_overrides))
+                        stems[key] = _Stem(*self._split(self.compose(case.config_name, case.stem_overrides)))
                     except ComposeError as error:
                         stems[key] = error
-                yield Composed(case, self._derive(case, stems[key]))
+                config, hydra = self._derive(case, stems[key])
+                yield Composed(case, config, hydra=hydra)
             except ComposeError as error:
                 yield Composed(case, None, str(error))
 
-    def _derive(self, case: Case, stem: _Stem | ComposeError) -> DictConfig:
+    def _split(self, config: DictConfig) -> tuple[DictConfig, Any]:
+        """The job config (what goldens hold) and, when asked for, the `hydra:` subtree taken out of it, as written.
+
+        Hydra's own compose drops the subtree the same way (`del cfg.hydra` under open_dict), so the job config is
+        the one `return_hydra_config=False` gives. `hydra.runtime` (this machine's folders and versions) and
+        `hydra.overrides` (the case's own overrides) say nothing about the tree and are left out.
+        """
+        if not self.hydra_subtree or "hydra" not in config:
+            return config, None
+        with open_dict(config):
+            node = config.pop("hydra")
+        hydra = OmegaConf.to_container(node, resolve=False)
+        if isinstance(hydra, dict):
+            hydra.pop("runtime", None)
+            hydra.pop("overrides", None)
+        return config, hydra
+
+    def _derive(self, case: Case, stem: _Stem | ComposeError) -> tuple[DictConfig, Any]:
         if isinstance(stem, ComposeError) and not case.preset_overrides:
             raise stem
         if isinstance(stem, _Stem):
             if not case.preset_overrides:
-                return stem.config
+                return stem.config, stem.hydra
             if stem.blob is None:
                 stem.blob = pickled(stem.config)
             derived = self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
             if derived is not None:
-                return derived
+                return derived, stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
         # A group-selecting preset, or one that might repair a broken stem, goes through full compose.
-        return self.compose(case.config_name, case.overrides)
+        return self._split(self.compose(case.config_name, case.overrides))
