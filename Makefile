@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test test-e2e lint update-snapshots upgrade-report bench fuzz clean-cache clean
+.PHONY: setup check-config test test-e2e test-compat lint update-snapshots upgrade-report bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -31,6 +31,11 @@ test: setup
 
 test-e2e: setup
 	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e
+
+# The compose and review tests at both ends of the supported range: fresh venvs in a temporary folder (never the
+# checkout) with the lowest Python and the floors of hydra-core, omegaconf and PyYAML, then the highest of each.
+test-compat: setup
+	@$(BIN)/python scripts/test_compat.py
 
 # Lint and type gates (also run by .ci/run): ruff for style and bugs, mypy for types.
 lint: $(STAMP)

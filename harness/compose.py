@@ -20,14 +20,16 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult
 from hydra.types import RunMode
-from omegaconf import DictConfig, ListConfig
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
+from harness.hints import option_hint, override_hint
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
 from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
+from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.session import Session, current
 
 SCHEME = "harness"
@@ -109,7 +111,7 @@ class CachedFileConfigSource(FileConfigSource):
         return os.path.isdir(self._confined(config_path, config_path or self.path))
 
     def is_config(self, config_path: str) -> bool:
-        normalized = self._normalize_file_name(config_path)
+        normalized = hydra_compat.config_file_name(config_path)
         return os.path.isfile(self._confined(normalized, normalized))
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
@@ -207,6 +209,7 @@ class Composed:
     case: Case
     config: DictConfig | None
     error: str | None = None
+    hydra: Any = None  # the composed `hydra:` subtree as written (never resolved), when the session asked for it
 
 
 class ComposeError(Exception):
@@ -227,6 +230,9 @@ def describe_error(error: BaseException) -> str:
     chosen = next((message for message in reversed(messages) if ".yaml" in message), None)
     if chosen is None:
         chosen = messages[0] if messages else type(error).__name__
+    # Hydra lists its whole search path after a config it cannot find: hundreds of characters no one acts on.
+    chosen = chosen.split(" Config search path:", 1)[0]
+    chosen = option_hint(chosen) or chosen  # a misspelled group option (an engine): the closest one, in our words
     return chosen.replace(f"{SCHEME}://", f"{SHOWN_SCHEME}://")
 
 
@@ -284,6 +290,7 @@ class _Stem:
     """A stem: the composed (root, engine) config that its presets are applied to, pickled on first use."""
 
     config: DictConfig
+    hydra: Any = None  # the stem's `hydra:` subtree, when the session keeps it
     blob: bytes | None = None
 
 
@@ -301,6 +308,7 @@ class HydraSession:
         search_path: Iterable[Path] = (),
         version_base: str | None = None,
         read_also: Iterable[Path] = (),
+        schemas: Iterable[str] = (),
     ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
@@ -308,11 +316,17 @@ class HydraSession:
         self.version_base = version_base
         # Folders besides the project that config files may be read from (the settings' read_outside).
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
+        self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
+        # Also keep each composition's `hydra:` subtree (a review compares it); goldens never hold it.
+        self.hydra_subtree = False
 
     @classmethod
     def for_settings(cls, settings: Any) -> HydraSession:
-        """A session over the settings' config folders, cache and version_base."""
-        return cls(settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside)
+        """A session over the settings' config folders, cache, version_base and schema modules."""
+        return cls(
+            settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside,
+            settings.schemas,
+        )
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -323,6 +337,7 @@ class HydraSession:
         for folder in self.folders:
             if not folder.is_dir():
                 raise FileNotFoundError(f"config folder does not exist: {folder}")
+        import_schemas(self.schemas)  # before Hydra starts, so the registered nodes are in its search path
         # Config files are read only inside the config folder's project, the settings' search path and the
         # folders read_outside names; pkg:// and file:// search paths from configs go through guarded sources.
         self._guards = ExitStack()
@@ -357,9 +372,16 @@ class HydraSession:
     def loader(self) -> Any:
         return GlobalHydra.instance().config_loader()
 
-    def group_options(self, group: str) -> list[str]:
-        """The sorted options of a config group, as Hydra lists them (`group@package`: the group's)."""
-        return list(self.loader.get_group_options(group.partition("@")[0]))
+    def group_options(self, group: str, registered: bool = False) -> list[str]:
+        """The sorted options of a config group, as Hydra lists them (`group@package`: the group's).
+
+        Options only Python registered (ConfigStore schemas) are left out unless `registered`: a schema is
+        what an option file builds on, not an engine of its own.
+        """
+        name = group.partition("@")[0]
+        if registered:
+            return list(self.loader.get_group_options(name))
+        return hydra_compat.file_group_options(self.loader, name)
 
     def compose(self, config_name: str, overrides: Iterable[str]) -> DictConfig:
         """Hydra compose; raises ComposeError with a one-line message.
@@ -372,7 +394,7 @@ class HydraSession:
         key = None
         if self.state.store is not None:
             search_path = [(element.provider, element.path) for element in self.loader.get_search_path().get_path()]
-            parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
+            parts = [b"compose", repr((self.version_base, search_path, self.hydra_subtree)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = cache_get(key)
             if isinstance(cached, tuple) and len(cached) == 3 and self.replayer.holds(cached[0]):
@@ -383,9 +405,9 @@ class HydraSession:
                 refuse_steering_overrides(self, overrides)
                 with hydra_compat.resolvers_refusing(), trace.recording() as recorder:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
-                        config = hydra_compose(config_name=config_name, overrides=overrides)
+                        config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
             except Exception as error:  # Hydra raises many types; each becomes one line.
-                raise ComposeError(describe_error(error)) from error
+                raise ComposeError(self._hinted(describe_error(error))) from error
         self.composed_fresh.append((config_name, tuple(overrides)))
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
@@ -393,6 +415,19 @@ class HydraSession:
         if key is not None and entries is not None and recorder.cacheable:
             cache_put(key, (recorder.trace, pickled(config), entries))
         return config
+
+    def _hinted(self, message: str) -> str:
+        """Hydra's message, and for a node no file provides, the one line that says how to register it."""
+        match = MISSING_NODE.search(message)
+        if match is None:
+            return message
+        group = match.group(2).rpartition("/")[0]
+        try:
+            options = {group: self.group_options(group, registered=True)} if group else {}
+        except Exception:  # the hint is a courtesy; the message stands without it
+            options = {}
+        hint = missing_node_hint(message, options, self.schemas)
+        return f"{message} ({hint})" if hint else message
 
     def defaults_entries(self, config_name: str, overrides: Iterable[str]) -> tuple[DefaultsEntry, ...]:
         """The config files Hydra merges for this composition, in order (from the compose when it ran)."""
@@ -434,7 +469,10 @@ class HydraSession:
         try:
             hydra_compat.apply_overrides(parsed, config)
         except Exception as error:
-            raise ComposeError(describe_error(error)) from error
+            message = describe_error(error)
+            # A misspelled key in a preset: name the closest key of the config, not Hydra's advice to add it.
+            hint = override_hint(message, OmegaConf.to_container(base, resolve=False)) if "Could not override" in message else None
+            raise ComposeError(hint or message) from error
         return config
 
     def compose_cases(
@@ -450,30 +488,49 @@ class HydraSession:
         for case in cases:
             try:
                 if not shared_stems:
-                    yield Composed(case, self.compose(case.config_name, case.overrides))
+                    config, hydra = self._split(self.compose(case.config_name, case.overrides))
+                    yield Composed(case, config, hydra=hydra)
                     continue
                 key = (case.config_name, case.stem_overrides)
                 if key not in stems:
                     if kept_stems is None:
                         stems.clear()
                     try:
-                        stems[key] = _Stem(self.compose(case.config_name, case.stem_overrides))
+                        stems[key] = _Stem(*self._split(self.compose(case.config_name, case.stem_overrides)))
                     except ComposeError as error:
                         stems[key] = error
-                yield Composed(case, self._derive(case, stems[key]))
+                config, hydra = self._derive(case, stems[key])
+                yield Composed(case, config, hydra=hydra)
             except ComposeError as error:
                 yield Composed(case, None, str(error))
 
-    def _derive(self, case: Case, stem: _Stem | ComposeError) -> DictConfig:
+    def _split(self, config: DictConfig) -> tuple[DictConfig, Any]:
+        """The job config (what goldens hold) and, when asked for, the `hydra:` subtree taken out of it, as written.
+
+        Hydra's own compose drops the subtree the same way (`del cfg.hydra` under open_dict), so the job config is
+        the one `return_hydra_config=False` gives. `hydra.runtime` (this machine's folders and versions) and
+        `hydra.overrides` (the case's own overrides) say nothing about the tree and are left out.
+        """
+        if not self.hydra_subtree or "hydra" not in config:
+            return config, None
+        with open_dict(config):
+            node = config.pop("hydra")
+        hydra = OmegaConf.to_container(node, resolve=False)
+        if isinstance(hydra, dict):
+            hydra.pop("runtime", None)
+            hydra.pop("overrides", None)
+        return config, hydra
+
+    def _derive(self, case: Case, stem: _Stem | ComposeError) -> tuple[DictConfig, Any]:
         if isinstance(stem, ComposeError) and not case.preset_overrides:
             raise stem
         if isinstance(stem, _Stem):
             if not case.preset_overrides:
-                return stem.config
+                return stem.config, stem.hydra
             if stem.blob is None:
                 stem.blob = pickled(stem.config)
             derived = self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
             if derived is not None:
-                return derived
+                return derived, stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
         # A group-selecting preset, or one that might repair a broken stem, goes through full compose.
-        return self.compose(case.config_name, case.overrides)
+        return self._split(self.compose(case.config_name, case.overrides))

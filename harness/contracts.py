@@ -19,7 +19,7 @@ from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, Find
 from harness.matrix import Case
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
-from harness.settings import Settings
+from harness.settings import Settings, display_path
 
 
 class ContractError(Exception):
@@ -39,6 +39,12 @@ class Contract:
     agree_require_both: bool = False  # an agree group with a missing path is a violation, not an alias not yet there
     origin: str = ""
     program_view: bool = False  # require/equal see the Python default that fills a key the YAML lacks (harness/targets.py)
+    line: int = 0  # where the contract starts in its file
+
+    def location(self) -> str:
+        """The contract's FILE:LINE, as the reader's shell names the file."""
+        where = display_path(Path(self.origin)) if self.origin else "the contracts file"
+        return f"{where}:{self.line}" if self.line else where
 
     def paths(self) -> frozenset[str]:
         """Every path one of the contract's rules names."""
@@ -195,6 +201,7 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 agree_require_both=require_both,
                 origin=str(origin),
                 program_view=program_view,
+                line=getattr(entry, "lines", {}).get("", 0),
             )
         )
     names = {c.name for c in contracts}
@@ -360,7 +367,8 @@ def contract_findings(
             continue
         for violation in violations(contract, config, tree, program):
             finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
-                              f"{contract.name}: {violation.message}", contract=contract.name)
+                              f"{contract.name}: {violation.message}", contract=contract.name,
+                              contract_source=contract.location())
             findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id), today))
     return findings
 

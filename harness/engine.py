@@ -15,14 +15,15 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from harness.baselines import Baseline, BaselineEntry
-from harness.cases import open_matrix, select_cases
-from harness.check import as_review, compare_with_base, semantic_findings
+from harness.cases import LAUNCH_PREFIX, case_globs, open_matrix, select_cases, unmatched_glob
+from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
 from harness.contracts import ChangeRecord, ContractSet
 from harness.findings import (
     ERROR,
     INFO,
+    RECORDED_KINDS,
     SOURCED_KINDS,
     WARNING,
     CaseChecker,
@@ -34,7 +35,9 @@ from harness.findings import (
     Refiner,
     Status,
 )
+from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
+from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
@@ -103,12 +106,16 @@ def check_case(
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences)
     if run.review is not None:
+        if composed.hydra is not None and entry is not None and entry.hydra is not None:
+            records = run.contracts.changes if run.contracts is not None else ()
+            findings += hydra_findings(entry.hydra, composed.hydra, records)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
     result = CaseResult(
         case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
         rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
+        root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
@@ -172,6 +179,19 @@ def annotate(
     return replace(result, findings=findings, golden_lines=golden_lines)
 
 
+def approvals_line(result: MatrixResult, settings: Settings) -> str:
+    """How many loosenings of this review carry a recorded reason, and whose owners must approve them: the author
+    of a pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
+    recorded = [
+        f for r in result.cases for f in r.findings if f.kind in RECORDED_KINDS and f.severity == WARNING
+    ] + [f for f in result.findings if f.kind in RECORDED_KINDS and f.severity == WARNING]
+    if not recorded:
+        return ""
+    files = ", ".join(display_path(path) for path in (settings.origin, *settings.contracts))
+    return (f"{len(recorded)} contract, settings or hydra change{'s' * (len(recorded) != 1)} carry a recorded reason: "
+            f"the owners of {files} must approve them (see templates/CODEOWNERS)")
+
+
 def _routes_by_target(cases: Iterable[Case]) -> dict[str, Case]:
     return {case.became: case for case in cases if case.became}
 
@@ -201,17 +221,26 @@ class Engine:
     reference the optimized path is tested against.
     """
 
-    def __init__(self, run: Run, case_glob: str | None = None, plain: bool = False) -> None:
+    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False) -> None:
         if plain:
             run = replace(run, settings=replace(run.settings, cache_dir=None, jobs=1))
         self.run_spec, self.plain = run, plain
         with open_matrix(run.settings, strict=run.strict) as (_, cases):
             self.cases = cases
-        self.selected = select_cases(cases, case_glob)
-        if not self.selected:
-            if case_glob is None:
-                raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
-            raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
+        # `--case cmd/...` selects launch commands (issue 24), which finish() checks after the matrix; other globs
+        # select cases of the matrix. Several globs select their union, and each must match something.
+        globs = case_globs(case_glob) or ()
+        matrix_globs = tuple(glob for glob in globs if not glob.startswith(LAUNCH_PREFIX))
+        self.launch_glob = tuple(glob for glob in globs if glob.startswith(LAUNCH_PREFIX)) or None
+        self.only_launches = self.launch_glob is not None and not matrix_globs
+        if self.launch_glob is not None and not run.settings.command_globs:
+            raise SettingsError(f"--case {self.launch_glob[0]!r}: the settings have no [[commands]]")
+        unmatched = unmatched_glob(cases, matrix_globs)
+        if unmatched is not None:
+            raise SettingsError(f"--case {unmatched!r} matches no case{case_hint(unmatched, [c.id for c in cases])}; see `config-harness list`")
+        self.selected = [] if self.only_launches else select_cases(cases, matrix_globs or None)
+        if not self.selected and not self.only_launches:
+            raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}
@@ -249,6 +278,7 @@ class Engine:
             results = []
             twins: dict[str, Any] = {}
             with HydraSession.for_settings(run.settings) as session:
+                session.hydra_subtree = run.review is not None
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -263,7 +293,7 @@ class Engine:
             if case.id in chosen:
                 on_done(case)
 
-        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done)
+        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done) if needed else []
         self._results.update((r.case.id, r) for r in outcomes)
         return self.finish()
 
@@ -284,6 +314,7 @@ class Engine:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
             with HydraSession.for_settings(self.settings) as session:
+                session.hydra_subtree = self.run_spec.review is not None
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None
@@ -309,13 +340,36 @@ class Engine:
         if run.review is not None:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
-        gone = run.baseline.gone(self.cases)
+            result.approvals = approvals_line(result, run.settings)
+        if run.settings.command_globs:
+            self._add_launches(result)
+        gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
         else:
             result.cases += [_gone_result(name, run.review, records) for name in gone]
             result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
         return result
+
+    def _add_launches(self, result: MatrixResult) -> None:
+        """The settings' launch commands as cases (parsed, never run), each composed against this tree; in a review
+        each launch finding says whether its override already failed the same way at the base."""
+        from harness import launches
+        from harness.moves import moved_paths
+
+        moves = moved_paths(f for r in result.cases for f in r.findings)
+        review = self.run_spec.review
+        if review is None:
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
+        else:
+            try:
+                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob)
+            except GitError as error:
+                raise SettingsError(str(error)) from None
+        if self.only_launches:
+            result.baseline = "launch commands"
+        result.cases += cases
+        result.launches = counts.line()
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
         """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.

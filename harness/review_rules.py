@@ -22,7 +22,8 @@ from harness.contracts import SETTINGS, ChangeRecord
 from harness.findings import INFO, Finding, Kind
 from harness.settings import Settings, root_id
 
-# Settings keys whose every change changes what is checked or how (a different tree, goldens, grouping).
+# Settings keys whose every change changes what is checked or how (a different tree, goldens, grouping), or
+# what may be read or run (a search path, modules to import).
 _ANY_CHANGE_NARROWS = frozenset({"config_dir", "snapshot_dir", "engine_group", "search_path", "schemas"})
 # Settings keys that are a list of things checked: dropping an element narrows what is checked.
 _LIST_OF_CHECKED = frozenset({"roots", "contracts", "commands", "python_sources"})
@@ -53,6 +54,7 @@ class ReviewRules:
     changes: tuple[SettingsChange, ...]
     first_adoption: bool  # the base has no settings: the pull request's apply, and every report says so
     described: str  # the first line of every report: which settings were used
+    ref: str = ""  # the git ref of the base
 
     def findings(self, records: Iterable[ChangeRecord]) -> list[Finding]:
         """One `settings_change` finding per key: an error when it narrows and no record gives the reason."""
@@ -102,7 +104,9 @@ def _narrows(key: str, old: Any, new: Any) -> bool:
     """True when changing `key` from `old` to `new` checks less, or lets the review read more."""
     if key in _NEUTRAL or key.startswith("source."):
         return False
-    if key in _ANY_CHANGE_NARROWS or key.startswith(("presets.", "routes.")):
+    if key in _ANY_CHANGE_NARROWS:
+        return True
+    if key.startswith(("presets.", "routes.")):
         return old is not None  # a preset or route added checks more
     if key in _LIST_OF_CHECKED:
         return bool(set(_elements(old)) - set(_elements(new)))
@@ -193,9 +197,10 @@ def rules_for_review(head: Settings, base: Settings | None, head_table: Mapping[
     """The rules of a review against `ref`: the base's settings when it has them, else the pull request's."""
     shown = head.origin.name
     if base is None or base_table is None:
-        return ReviewRules(head, (), True, f"settings: this change's {shown} ({ref} has none: first adoption)")
+        # The modules a review imports come from the trusted side only: at a first adoption, none.
+        return ReviewRules(replace(head, schemas=()), (), True, f"settings: this change's {shown} ({ref} has none: first adoption)", ref)
     return ReviewRules(
         review_settings(base, head), tuple(settings_changes(base_table, head_table)), False,
-        f"settings: {ref}'s {shown} (the base decides what is checked; this change's settings are reviewed)",
+        f"settings: {ref}'s {shown} (the base decides what is checked; this change's settings are reviewed)", ref,
     )
 

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.confine import is_inside, project_root
+from harness.hints import did_you_mean
 
 
 class SettingsError(Exception):
@@ -62,6 +63,7 @@ class Settings:
     python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
     command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
     command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
+    schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
 
 
 TABLE = "tool.config-harness"
@@ -81,6 +83,7 @@ TOP_LEVEL_KEYS = MappingProxyType({
     "read_outside": list,
     "python_sources": list,
     "commands": list,
+    "schemas": list,
 })
 COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
@@ -184,6 +187,14 @@ def _version_base(value: str | None, where: str) -> str | None:
     return value
 
 
+def _schemas(value: list, where: str) -> tuple[str, ...]:
+    modules = _string_list(value, where)
+    for module in modules:
+        if not all(part.isidentifier() for part in module.split(".")):
+            raise SettingsError(f"{where}: {module!r} is not a module name such as 'benchmarl.conf'")
+    return modules
+
+
 def _engine_group(value: str | None, where: str) -> str | None:
     group = (value or "").partition("@")[0]
     if value is not None and (not group or group.startswith("/") or ".." in group or re.search(r"\s", value)):
@@ -196,7 +207,7 @@ def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[st
         raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
     for key, value in table.items():
         if key not in allowed:
-            raise SettingsError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+            raise SettingsError(f"{where}: unknown key {key!r}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})")
         if not isinstance(value, allowed[key]):
             raise SettingsError(
                 f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}"
@@ -355,6 +366,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         ),
         command_globs=globs,
         command_modules=modules,
+        schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
     )
 
 
@@ -391,12 +403,26 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
 
 
+def find_pyproject(start: Path) -> Path:
+    """The nearest pyproject.toml with a [tool.config-harness] table at or above `start`, as git finds its folder
+    (else `start`'s own pyproject.toml, for the error message)."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and b"config-harness" in candidate.read_bytes():
+            try:
+                if "config-harness" in read_toml(candidate).get("tool", {}):
+                    return candidate
+            except SettingsError:
+                return candidate  # a broken file on the way up is reported, not skipped
+    return start / "pyproject.toml"
+
+
 def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
     """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
     if settings_file is not None and Path(settings_file).name != "pyproject.toml":
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
-    path = Path(settings_file).absolute() if settings_file else (start or Path.cwd()).absolute() / "pyproject.toml"
+    path = Path(settings_file).absolute() if settings_file else find_pyproject((start or Path.cwd()).absolute())
     table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")

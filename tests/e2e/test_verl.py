@@ -149,7 +149,7 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     from harness.contracts import contract_checks
     from harness.engine import Engine, Run
     from harness.goldens import write_goldens
-    from harness.report import result_as_dict, to_json
+    from harness.reporters.json import result_as_dict, to_json
 
     settings = load_settings(start=ROOT)
     rules = tuple(contract_checks(settings))

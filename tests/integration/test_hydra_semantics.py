@@ -156,7 +156,7 @@ def test_syrupy_accepts_a_golden_that_differs_only_in_its_header(pytester: pytes
     golden.write_text(golden.read_text().replace("port: 3306", "port: 3307"))
     failed = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     assert failed.ret == 1
-    failed.stdout.fnmatch_lines(["*CHANGED db.port: 3307 -> 3306*"])
+    failed.stdout.fnmatch_lines(["db.port: 3307 -> 3306*"])
 
 
 PROVENANCE_TREE = {
@@ -284,7 +284,9 @@ def test_hydra_errors_name_files_as_hydra_does(cli, tmp_path):
     folder = project(tmp_path, {"train.yaml": "defaults:\n  - optim: adam\n", "optim/adam.yaml": "lr: 1\n"}, settings)
     result = cli("--settings", "harness.toml", "check", "--format", "json", cwd=folder)
     (message,) = [f["message"] for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "error"]
-    assert "file://" in message and "harness://" not in message
+    # Our words for Hydra's (where it happened, the option, the choices), without the search path it lists after
+    # them (hundreds of characters, our scheme in it)
+    assert message == "In 'train': 'nope' is not an option of optim (options: adam)"
 
 
 def test_global_flags_are_accepted_after_the_subcommand(cli, small_project):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from harness.report import code_span, escape_data, escape_property, markdown_text, printable, workflow_command
+from harness.reporters.github import escape_data, escape_property, workflow_command
+from harness.reporters.markdown import code_span, markdown_text
+from harness.reporters.text import printable
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
@@ -35,3 +37,23 @@ def test_workflow_command_escaping_follows_github():
 
 def test_text_output_keeps_input_on_its_line():
     assert printable("key\n::stop-commands::x\r\x1b[31m") == "key\\n::stop-commands::x\\r\\x1b[31m"
+
+
+def test_sarif_locations_are_uri_references_a_file_name_cannot_bend():
+    from harness.reporters.sarif import artifact_uri
+
+    assert artifact_uri("conf/train.yaml") == "conf/train.yaml"
+    assert artifact_uri("conf/a b#c%d?.yaml") == "conf/a%20b%23c%25d%3F.yaml"
+    assert artifact_uri("/tmp/x\n::stop-commands::y.yaml") == "file:///tmp/x%0A%3A%3Astop-commands%3A%3Ay.yaml"
+
+
+def test_junit_text_is_always_well_formed_xml():
+    import xml.etree.ElementTree as ET
+
+    from harness.reporters.junit import xml_text
+
+    hostile = "a\x00b\x1b[31m</failure><x>&amp;\ud800\ufffe"
+    element = ET.Element("failure", {"message": xml_text(hostile)})
+    element.text = xml_text(hostile)
+    parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))
+    assert parsed.text == parsed.get("message") == "a\\x00b\\x1b[31m</failure><x>&amp;\\ud800\\ufffe"
