@@ -22,15 +22,16 @@ CHECK_FORMAT ?= text
 check-config: setup
 	@$(BIN)/config-harness check --format $(CHECK_FORMAT)
 
-# Two tiers: `make test` runs the unit and integration tests (small trees, in process where they can be) and this
-# project's own golden tests; `make test-e2e` runs tests/e2e (real trees from PyPI, wheels, venvs, other
-# interpreters, pytest -n 2 inside pytest). CI (.ci/run, the workflow) runs both. The quick tier runs in one
-# process: two xdist workers cost it about 15 CPU-seconds more (each collects and imports everything again).
+# Two tiers: `make test` runs the unit and integration tests (small trees, in process where they can be);
+# `make test-e2e` runs tests/e2e (real trees from PyPI, wheels, venvs, other interpreters, pytest -n 2 inside
+# pytest) and this project's own golden tests of verl's tree (pyproject.toml). CI (.ci/run, the workflow) runs
+# both. The quick tier runs in one process: two xdist workers cost it about 15 CPU-seconds more (each worker
+# collects and imports everything again); plain `pytest` runs both tiers.
 test: setup
-	@$(BIN)/python -m pytest -q tests/unit tests/integration pyproject.toml
+	@$(BIN)/python -m pytest -q tests/unit tests/integration
 
 test-e2e: setup
-	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e
+	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml
 
 # The compose and review tests at both ends of the supported range: fresh venvs in a temporary folder (never the
 # checkout) with the lowest Python and the floors of hydra-core, omegaconf and PyYAML, then the highest of each.
