@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.compose import ComposeError, HydraSession
-from harness.goldens import write_atomic
 from harness.matrix import GOLDEN_PREFIX
+from harness.reader import InputLimitError, read_bytes
 from harness.settings import TABLE, SettingsError, check_name, parse_settings
+from harness.writer import write_atomic
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
@@ -244,9 +245,11 @@ def _package_around(path: Path, stop: Path) -> Path | None:
 def _existing_document(settings_file: Path, in_pyproject: bool) -> bytes:
     """The settings file's bytes (empty when absent); refuses a file that already holds settings."""
     try:
-        data = settings_file.read_bytes()
+        data = read_bytes(settings_file)
     except FileNotFoundError:
         return b""
+    except (InputLimitError, OSError) as error:
+        raise AdoptError(str(error)) from None
     if not in_pyproject:
         if data.strip():
             raise AdoptError(f"{settings_file}: already exists; init writes a new settings file only")

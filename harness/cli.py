@@ -20,12 +20,14 @@ from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
+from harness.confine import project_root
 from harness.contracts import ContractError, checks_for, load_contracts
 from harness.engine import Engine, Run
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
 from harness.matrix import Case
+from harness.policy import resolution_policy
 from harness.report import (
     SCHEMA_VERSION,
     changes_markdown,
@@ -222,7 +224,7 @@ def command_check(args: argparse.Namespace) -> int:
 
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
     """The settings' contracts as a Run's rules, and for its run-level findings (changes, stale waivers)."""
-    contract_set = load_contracts(settings.contracts)
+    contract_set = load_contracts(settings.contracts, settings.read_scope)
     return {
         "rules": tuple(checks_for(contract_set)),
         "contracts": contract_set,
@@ -284,11 +286,12 @@ def command_generate(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
 
 
-def _load_yaml_file(path: Path) -> Any:
+def _load_yaml_file(path: Path, scope: tuple[Path, ...] | None = None) -> Any:
+    from harness.reader import read_text
     from harness.render import describe_yaml_error, parse_yaml
 
     try:
-        return parse_yaml(path.read_text(encoding="utf-8"))
+        return parse_yaml(read_text(path, scope))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except UnicodeDecodeError as error:
@@ -305,9 +308,11 @@ def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:
         return [diff.change_row(c) for c in diff.diff_trees(_load_yaml_file(old), _load_yaml_file(new))]
     names = sorted({p.name for p in old.glob("*.yaml")} | {p.name for p in new.glob("*.yaml")})
     rows: list[dict[str, Any]] = []
+    # The folders were named on the command line; the files in them were not: none may lead out of its project.
+    scopes = {folder: (project_root(folder),) for folder in (old, new)}
     for name in names:
-        old_tree = _load_yaml_file(old / name) if (old / name).exists() else {}
-        new_tree = _load_yaml_file(new / name) if (new / name).exists() else {}
+        old_tree = _load_yaml_file(old / name, scopes[old]) if (old / name).exists() else {}
+        new_tree = _load_yaml_file(new / name, scopes[new]) if (new / name).exists() else {}
         rows.extend({**diff.change_row(c), "file": name} for c in diff.diff_trees(old_tree, new_tree))
     return rows
 
@@ -469,11 +474,12 @@ def command_lock(args: argparse.Namespace) -> int:
             end="",
         )
         return EXIT_OK
-    from harness.goldens import write_atomic
+    from harness.reader import read_text
+    from harness.writer import write_atomic
 
     output = Path(args.output)
     try:
-        existing = output.read_text(encoding="utf-8")
+        existing = read_text(output)
     except FileNotFoundError:
         existing = None
     except UnicodeDecodeError as error:
@@ -619,7 +625,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_request:  # argparse: --help, --version (0) or a usage error (2)
         return int(exit_request.code or 0)
     try:
-        with Session():  # every cache, recorder and scratch folder of this command, gone when it returns
+        # Every cache, recorder and scratch folder of this command, gone when it returns; every resolution in it
+        # runs under the one resolver policy (no host value reaches any output or file).
+        with Session(), resolution_policy():
             return COMMANDS[args.command](args)
     except BAD_INPUT as error:
         print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)

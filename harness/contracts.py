@@ -13,9 +13,11 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig
 
+from harness.confine import Scope, UnsafeInput
 from harness.diff import describe_value, same_value
 from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
+from harness.reader import InputLimitError, read_text
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
 from harness.settings import Settings
@@ -219,16 +221,19 @@ def merge_sets(sets: Iterable[ContractSet]) -> ContractSet:
     )
 
 
-def load_contracts(paths: tuple[Path, ...] | list[Path]) -> ContractSet:
-    """Read and merge contract files; any problem is a ContractError naming the file."""
+def load_contracts(paths: tuple[Path, ...] | list[Path], scope: Scope | None = None) -> ContractSet:
+    """Read and merge contract files through the one reader (bounded, confined to `scope` when given); any problem
+    is a ContractError naming the file."""
     loaded = []
     for path in paths:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(path, scope, what=str(path))
         except FileNotFoundError:
             raise ContractError(f"{path}: contracts file not found") from None
         except UnicodeDecodeError as error:
             raise ContractError(f"{path}: not UTF-8 (offset {error.start})") from None
+        except (InputLimitError, UnsafeInput) as error:
+            raise ContractError(str(error)) from None
         loaded.append(parse_contracts(text, Path(path)))
     return merge_sets(loaded)
 
@@ -321,7 +326,7 @@ def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig,
 
 def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
     """The settings' contracts as a case check (raises ContractError for an unusable file)."""
-    return checks_for(load_contracts(settings.contracts), today)
+    return checks_for(load_contracts(settings.contracts, settings.read_scope), today)
 
 
 def checks_for(contract_set: ContractSet, today: datetime.date | None = None) -> list[CaseChecker]:

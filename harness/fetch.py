@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,10 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from harness.confine import git_folder_problem
+from harness.reader import MAX_ARCHIVE_BYTES, InputLimitError, read_bytes, read_limited, read_text
 from harness.settings import SettingsError, Source, check_requirement
+from harness.writer import write_new
 
 STAMP = ".config-harness-source"
 
@@ -25,8 +29,10 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
     except SettingsError as error:
         raise FetchError(str(error)) from None
     into = Path(into)
-    stamp = into / STAMP
-    if not force and stamp.is_file() and stamp.read_text().strip() == f"{wheel} {unpack}":
+    problem = git_folder_problem(into)
+    if problem:
+        raise FetchError(f"fetch into {problem}")
+    if not force and _stamp(into) == f"{wheel} {unpack}":
         return into / unpack
     refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
@@ -41,15 +47,8 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
         try:
             # An empty `unpack` takes the whole wheel.
             prefix = unpack.strip("/") + "/" if unpack.strip("/") else ""
-            with zipfile.ZipFile(wheels[0]) as archive:
-                members = [m for m in archive.namelist() if m.startswith(prefix) and not m.endswith("/")]
-                if not members:
-                    raise FetchError(f"{wheels[0].name} has no {prefix or 'files'}")
-                for member in members:
-                    if ".." in PurePosixPath(member).parts:
-                        raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")
-                    archive.extract(member, staging)
-            (staging / STAMP).write_text(f"{wheel} {unpack}\n")
+            unpack_wheel(wheels[0], prefix, staging)
+            write_new(staging / STAMP, f"{wheel} {unpack}\n".encode())
             if into.is_symlink():
                 into.unlink()  # replace the link itself, never the folder it points at
             elif into.exists():
@@ -58,6 +57,45 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return into / unpack
+
+
+def _stamp(into: Path) -> str | None:
+    """What the stamp file of an earlier fetch says (`wheel unpack`), or None when there is none to read."""
+    try:
+        return read_text(into / STAMP, limit=4096).strip()
+    except (OSError, UnicodeDecodeError, InputLimitError):
+        return None
+
+
+def unpack_wheel(wheel: Path, prefix: str, staging: Path) -> None:
+    """Write the wheel's files below `prefix` into `staging` (a fresh folder of ours), each through the one writer.
+
+    The wheel is read through the one reader (bounded as an archive), and every member is bounded while it is
+    unpacked: a member's declared size cannot be trusted, and a small wheel can inflate to gigabytes.
+    """
+    try:
+        data = read_bytes(wheel, limit=MAX_ARCHIVE_BYTES)
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (InputLimitError, zipfile.BadZipFile, OSError) as error:
+        raise FetchError(f"{wheel.name}: {error}") from None
+    with archive:
+        members = [m for m in archive.infolist() if m.filename.startswith(prefix) and not m.is_dir()]
+        if not members:
+            raise FetchError(f"{wheel.name} has no {prefix or 'files'}")
+        budget = MAX_ARCHIVE_BYTES
+        for member in members:
+            parts = PurePosixPath(member.filename).parts
+            if ".." in parts or member.filename.startswith("/") or "\\" in member.filename:
+                raise FetchError(f"{wheel.name}: refusing unsafe member {member.filename}")
+            try:
+                with archive.open(member) as stream:
+                    content = read_limited(stream, budget)
+            except InputLimitError as error:
+                raise FetchError(f"{wheel.name}: {member.filename}: {error}") from None
+            except (zipfile.BadZipFile, OSError) as error:
+                raise FetchError(f"{wheel.name}: {member.filename}: {error}") from None
+            budget -= len(content)
+            write_new(staging.joinpath(*parts), content, inside=staging)
 
 
 def refuse_to_replace(into: Path) -> None:

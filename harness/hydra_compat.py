@@ -52,7 +52,6 @@ __all__ = [
     "recording_defaults_lists",
     "register_source",
     "resolver_table",
-    "resolvers_refusing",
     "resolvers_replaced",
     "saved_state",
     "shared_work",
@@ -88,28 +87,6 @@ def _entries_replaced(table: dict[str, Any], replacements: Mapping[str, Any]) ->
 def sources_standing_in(sources: Mapping[str, type[ConfigSource]]) -> AbstractContextManager[None]:
     """While active, these classes serve their schemes (`file`, `pkg`) in every search path Hydra builds."""
     return _entries_replaced(source_types(), sources)
-
-
-def _refuse(name: str) -> Any:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError(f"the resolver {name!r} may not choose what is composed")
-
-    return refuse
-
-
-@contextmanager
-def resolvers_refusing() -> Iterator[None]:
-    """While active, every OmegaConf resolver refuses to run. Hydra resolves interpolations in defaults
-    entries, option-selecting overrides and search paths while composing (values it leaves as written), so
-    a `${oc.env:...}` there becomes an error, never a lookup that picks a file or leaks a value."""
-    saved = dict(BaseContainer._resolvers)
-    try:
-        for name in saved:
-            BaseContainer._resolvers[name] = _refuse(name)
-        yield
-    finally:
-        BaseContainer._resolvers.clear()
-        BaseContainer._resolvers.update(saved)
 
 
 def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | None = None) -> None:

@@ -66,7 +66,7 @@ def _engine(config: pytest.Config) -> Any:
         try:
             settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
             _skip_unfetched(settings)
-            contracts = load_contracts(settings.contracts)
+            contracts = load_contracts(settings.contracts, settings.read_scope)
             run = Run(
                 settings, GoldenFolder(settings.snapshot_dir), tuple(checks_for(contracts)), keep_rendered=True,
                 contracts=contracts, strict_waivers=config.getoption("--strict-waivers"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -11,18 +10,15 @@ from omegaconf import DictConfig, OmegaConf
 from harness.diff import join_path, path_segment, split_path
 from harness.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.matrix import Case
+from harness.reader import InputLimitError
 
 HEADER_MARK = "# config-harness golden"
 
-# Bounds for hostile input (a pull request controls configs and goldens). verl's largest golden is about 30 KiB
-# with about 2,000 values, so these are far above any real tree and far below what exhausts a CI machine.
-MAX_FILE_BYTES = 8 * 1024 * 1024
+# Bounds for hostile input (a pull request controls configs and goldens). verl's largest golden has about 2,000
+# values, so these are far above any real tree and far below what exhausts a CI machine. The size on disk is
+# the reader's (harness.reader.MAX_FILE_BYTES).
 MAX_EXPANDED_NODES = 500_000  # YAML nodes after every alias is expanded (an "alias bomb" is tiny on disk)
 MAX_EXPANDED_CHARS = 32 * 1024 * 1024  # scalar text after every alias is expanded (one big string, many aliases)
-
-
-class InputLimitError(yaml.YAMLError):
-    """A config or golden beyond the harness's bounds: too large on disk, or expanding too far through aliases."""
 
 _BaseDumper = getattr(yaml, "CDumper", yaml.Dumper)
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -171,15 +167,6 @@ def parse_yaml(text: str) -> Any:
     """Load YAML text safely; an empty document is an empty mapping."""
     tree = yaml.load(text, Loader=GoldenLoader)
     return {} if tree is None else tree
-
-
-def read_bounded(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """A file's bytes, or InputLimitError when it holds more than `limit` (never reading more than that)."""
-    with open(path, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise InputLimitError(f"larger than {limit // (1024 * 1024)} MiB; refused")
-    return data
 
 
 def describe_yaml_error(error: yaml.YAMLError, where: str) -> str:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from harness import hydra_compat
 from harness.diff import iter_leaves, same_value, split_path
+from harness.policy import resolution_policy
 
 
 class _Missing:
@@ -23,8 +22,6 @@ class _Missing:
 MISSING: Any = _Missing()
 MANDATORY = "???"
 
-# Resolvers whose result depends on the host: never evaluated into anything compared or written.
-HOST_RESOLVERS = ("oc.env", "env", "now", "hydra", "python_version")
 
 
 @dataclass(frozen=True)
@@ -47,18 +44,6 @@ def lookup(tree: Any, path: str) -> Any:
     return node
 
 
-def _opaque(name: str) -> Any:
-    def keep_text(config: Any, parent: Any, node: Any, args: Any, args_str: tuple[str, ...]) -> str:
-        return "${" + name + ":" + ",".join(args_str) + "}"
-
-    return keep_text
-
-
-def opaque_host_resolvers() -> AbstractContextManager[None]:
-    """While active, host resolvers return their own text instead of a host value."""
-    return hydra_compat.resolvers_replaced({name: _opaque(name) for name in HOST_RESOLVERS})
-
-
 def is_interpolation(value: Any) -> bool:
     """True for a string that OmegaConf would resolve."""
     return isinstance(value, str) and "${" in value
@@ -77,7 +62,7 @@ def select_key(path: str) -> str:
 
 def resolve_path(config: DictConfig, path: str) -> Any:
     """The resolved value at `path`, or Unresolvable naming the key and the reason."""
-    with opaque_host_resolvers():
+    with resolution_policy():
         try:
             value = OmegaConf.select(config, select_key(path), throw_on_missing=True)
         except OmegaConfBaseException as error:
@@ -244,7 +229,7 @@ def holds_interpolation(value: Any) -> bool:
 
 
 def _resolved(config: DictConfig, path: str) -> Any:
-    with opaque_host_resolvers():
+    with resolution_policy():
         try:
             value = OmegaConf.select(config, path, throw_on_missing=True)
             return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -147,13 +146,12 @@ def test_sources_standing_in_serve_a_scheme_and_restore_hydras_own():
     assert SourcesRegistry.instance().resolve("pkg") is original
 
 
-def test_resolvers_refusing_stops_every_resolver_and_restores_them(monkeypatch):
+def test_resolvers_replaced_stand_in_and_restore_the_table(monkeypatch):
     monkeypatch.setenv("CH_COMPAT_TOKEN", "value")
-    config = OmegaConf.create({"a": "${oc.env:CH_COMPAT_TOKEN}"})
-    with hydra_compat.resolvers_refusing(), pytest.raises(Exception) as refused:
-        OmegaConf.to_container(config, resolve=True)
-    assert "value" not in str(refused.value) and "oc.env" in str(refused.value)
-    assert config.a == "value"
+    config = OmegaConf.create({"a": "${oc.env:CH_COMPAT_TOKEN}", "b": "${made_up:x}"})
+    with hydra_compat.resolvers_replaced({"oc.env": lambda *args: "kept", "made_up": lambda *args: "added"}):
+        assert OmegaConf.to_container(config, resolve=True) == {"a": "kept", "b": "added"}
+    assert config.a == "value" and "made_up" not in hydra_compat.resolver_table()
 
 
 def test_shared_work_composes_what_hydra_composes_and_restores_hydra(tmp_path):
