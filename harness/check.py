@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -11,6 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness import diff, resolve
 from harness.baselines import BaselineEntry
+from harness.escape import printable, suspicious
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
 from harness.render import describe_yaml_error, golden_body, parse_yaml
@@ -136,6 +137,32 @@ def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     ]
 
 
+def _strings(value: Any) -> Iterator[Any]:
+    """Every string in a value: itself, or the keys and items of the lists and mappings inside it."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            pending += item
+
+
+def hidden_text_findings(tree: Any) -> list[Finding]:
+    """A warning for every leaf whose path or value holds characters a reader cannot see or that reorder what
+    they see (a right-to-left override makes `/models/evil` read as `/models/good`); reports show them escaped."""
+    findings = []
+    for path, value in diff.iter_leaves(tree):
+        if suspicious(path) or any(suspicious(text) for text in _strings(value)):
+            findings.append(Finding(
+                Kind.HIDDEN_TEXT, path, None, value, WARNING,
+                f"{printable(path)} holds control, bidi or zero-width characters (shown escaped): {printable(diff.describe_value(value))}",
+            ))
+    return findings
+
+
 def semantic_findings(
     case: Case, config: Any, tree: Any, twin_tree: Any, extra_checks: Iterable[CaseChecker]
 ) -> list[Finding]:
@@ -148,4 +175,4 @@ def semantic_findings(
             findings += parity_findings(case, tree, twin_tree)
     for check in extra_checks:
         findings += check(case, config, tree)
-    return findings
+    return findings + hidden_text_findings(tree)

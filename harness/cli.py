@@ -9,7 +9,7 @@ import traceback
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import yaml
 from hydra.errors import HydraException
@@ -23,6 +23,7 @@ from harness.compose import ComposeError
 from harness.confine import project_root
 from harness.contracts import ContractError, checks_for, load_contracts
 from harness.engine import Engine, Run
+from harness.escape import printable
 from harness.fetch import FetchError
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
 from harness.gitrepo import GitError
@@ -62,6 +63,12 @@ BAD_INPUT: tuple[type[BaseException], ...] = (
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def say(line: str, stream: TextIO | None = None) -> None:
+    """Print one line through the text sink: whatever input it holds (names, values, messages, commit subjects)
+    stays on that line, shown escaped, so no terminal escape or CI workflow command comes from input."""
+    print(printable(line), file=stream or sys.stdout)
 
 
 def version_line() -> str:
@@ -210,7 +217,7 @@ def command_list(args: argparse.Namespace) -> int:
         print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
     else:
         for row in rows:
-            print(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
+            say(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
     return EXIT_OK
 
 
@@ -269,18 +276,18 @@ def command_generate(args: argparse.Namespace) -> int:
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale:
-            print(f"would change: {r.golden} ({r.status})")
+            say(f"would change: {r.golden} ({r.status})")
         for orphan_name in result.orphans:
-            print(f"orphan golden (no case): {orphan_name}")
-        print(f"{len(stale)} of {len(result.cases)} goldens would change")
+            say(f"orphan golden (no case): {orphan_name}")
+        say(f"{len(stale)} of {len(result.cases)} goldens would change")
         return EXIT_FINDINGS if stale or not result.ok else EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
     written = engine.write(result, prune=args.prune)
     for golden in written:
-        print(f"wrote {golden}")
+        say(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
-    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
+    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
     print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
@@ -344,8 +351,8 @@ def command_diff(args: argparse.Namespace) -> int:
     else:
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
-            print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
-        print(f"{len(changes)} change(s)")
+            say(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
+        say(f"{len(changes)} change(s)")
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
@@ -409,8 +416,8 @@ def command_log(args: argparse.Namespace) -> int:
         return EXIT_OK
     for change in changes:
         new = diff.describe_value(change.new) if change.exists else "(absent)"
-        print(f"{change.commit[:12]} {change.date[:10]} {diff.describe_value(change.old)} -> {new}  {change.subject}")
-    print(f"{len(changes)} change(s) of {args.key} in {args.case}")
+        say(f"{change.commit[:12]} {change.date[:10]} {diff.describe_value(change.old)} -> {new}  {change.subject}")
+    say(f"{len(changes)} change(s) of {args.key} in {args.case}")
     return EXIT_OK
 
 
@@ -432,22 +439,22 @@ def command_explain(args: argparse.Namespace) -> int:
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
-    print(f"{args.key} = {diff.describe_value(final)}   (case {case.id})")
+    say(f"{args.key} = {diff.describe_value(final)}   (case {case.id})")
     override = override_for(case, args.key)
     if override:
-        print(f"  set by override: {override}")
+        say(f"  set by override: {override}")
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not override else "overrode"
         entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
         where = display_path(write.file or settings.config_dir) + (f":{write.line}" if write.line else "")
-        print(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
+        say(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
     for key in depends:
         value = lookup(tree, key)
         shown = "missing" if value is MISSING else diff.describe_value(value)
         origin = f"  (set by {sources[key]})" if key in sources else ""
-        print(f"  depends on {key} = {shown}{origin}")
+        say(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
-        print(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+        say(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
     return EXIT_OK
 
 
@@ -489,8 +496,9 @@ def command_lock(args: argparse.Namespace) -> int:
     except LockRefused as refused:
         raise UsageError(f"{output}: {refused}") from None
     write_atomic(output, plan.text)
-    print("\n".join(plan.summary()))
-    print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
+    for line in plan.summary():
+        say(line)
+    say(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
     return EXIT_OK
 
 
@@ -498,10 +506,10 @@ def command_cache(args: argparse.Namespace) -> int:
     """Show or clear the per-user cache; needs no project (the folder comes from flags or the environment)."""
     folder = cache_dir_from(args)
     if folder is None:
-        print("cache: off")
+        say("cache: off")
         return EXIT_OK
     if not folder.exists():
-        print(f"{folder}: empty (not created yet)")
+        say(f"{folder}: empty (not created yet)")
         return EXIT_OK
     try:
         open_folder(folder)
@@ -511,10 +519,10 @@ def command_cache(args: argparse.Namespace) -> int:
     if args.clear:
         for entry in found:
             Path(entry.path).unlink(missing_ok=True)
-        print(f"cleared {len(found)} entries from {folder}")
+        say(f"cleared {len(found)} entries from {folder}")
     else:
         size = sum(entry.stat(follow_symlinks=False).st_size for entry in found)
-        print(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), key {key_path(folder)}")
+        say(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), key {key_path(folder)}")
     return EXIT_OK
 
 
@@ -540,7 +548,7 @@ def command_fetch(args: argparse.Namespace) -> int:
             raise UsageError(f"{settings.origin}: no [source] table to fetch (or give --wheel REQ --into DIR)")
         source = settings.source
     # Progress goes to stderr, so a report piped from the same make target stays clean.
-    print(fetch_source(source, force=args.force), file=sys.stderr)
+    say(fetch_source(source, force=args.force), sys.stderr)
     return EXIT_OK
 
 
@@ -565,7 +573,8 @@ def command_init(args: argparse.Namespace) -> int:
         )
     except AdoptError as error:
         raise UsageError(str(error)) from None
-    print("\n".join(describe(adoption, shown=display_path)))
+    for line in describe(adoption, shown=display_path):
+        say(line)
     return EXIT_OK
 
 
@@ -599,11 +608,11 @@ def _report_internal_error(error: BaseException) -> int:
     if os.environ.get("CONFIG_HARNESS_DEBUG"):
         traceback.print_exc(file=sys.stderr)
     summary = " ".join(f"{type(error).__name__}: {error}".split())
-    print(
-        f"config-harness: internal error (a bug in config-harness {__version__}): {summary}\n"
+    say(f"config-harness: internal error (a bug in config-harness {__version__}): {summary}", sys.stderr)
+    say(
         "config-harness: please report it with the command you ran and the traceback that "
         "CONFIG_HARNESS_DEBUG=1 prints (see the README's Troubleshooting section)",
-        file=sys.stderr,
+        sys.stderr,
     )
     return EXIT_INTERNAL
 
@@ -630,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
         with Session(), resolution_policy():
             return COMMANDS[args.command](args)
     except BAD_INPUT as error:
-        print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
+        say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return _quiet_broken_pipe()
@@ -638,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
         print("config-harness: interrupted", file=sys.stderr)
         return 130
     except OSError as error:  # a path the user gave (or the disk) refused: unusable input, not a bug
-        print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
+        say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
         return EXIT_USAGE
     except Exception as error:
         return _report_internal_error(error)

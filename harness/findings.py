@@ -23,6 +23,7 @@ class Kind(StrEnum):
     FALLBACK = "fallback"
     MISSING_GOLDEN = "missing_golden"
     FORMAT = "format"  # the golden differs in text only
+    HIDDEN_TEXT = "hidden_text"  # a key or value holds control, bidi or zero-width characters (shown escaped)
     ERROR = "error"
 
 

@@ -51,7 +51,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.WAIVED
     if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY):
         return Tier.NOTED
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.HIDDEN_TEXT):
         return Tier.BLOCKING
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED

@@ -6,12 +6,12 @@ Every format is built from the same groups (see grouping.py) in the same triage 
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from harness.escape import code_span, escape_data, json_text, markdown_text, printable, workflow_command
 from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult
 from harness.grouping import (
     TIER_TITLES,
@@ -58,10 +58,10 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
 
 
 def to_json(document: Any) -> str:
-    """Stable JSON text; every JSON answer carries `schema_version` first."""
+    """Stable JSON text through the JSON sink; every JSON answer carries `schema_version` first."""
     if isinstance(document, dict):
         document = {"schema_version": SCHEMA_VERSION, **document}
-    return json.dumps(document, indent=2, sort_keys=False, default=str)
+    return json_text(document)
 
 
 def summary_line(result: MatrixResult) -> str:
@@ -162,17 +162,6 @@ def _severity_tag(severity: str, color: bool) -> str:
     return paint(severity.upper(), severity.upper(), color) + " "
 
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def printable(text: str) -> str:
-    """`text` with control characters (line breaks, escape sequences) written as escapes, so input stays on its line.
-
-    CI runners read commands from any log line, and terminals obey escape sequences: neither may come from input.
-    """
-    return CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
-
-
 def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
     where = describe_cases(group.cases, all_ids)
     source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
@@ -233,40 +222,11 @@ def to_text(
         lines.append(printable(f"pruned orphan golden: {pruned}"))
     summary = summary_line(result)
     verdict, _, rest = summary.partition(":")
-    lines.append(paint(verdict, verdict, color) + ":" + rest)
+    lines.append(paint(verdict, verdict, color) + ":" + printable(rest))
     return "\n".join(lines) + "\n"
 
 
 # ---- markdown: GitHub-flavored, with every piece of input escaped ----
-
-# Underscores inside a word (snake_case keys) never emphasize in GitHub markdown, so they stay readable.
-MARKDOWN_SPECIAL = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-LINK_TARGET = re.compile(r"\](?=[(\[:])")  # `[text](url)`, `[text][ref]`, `[ref]: url`: a bracket stays text
-LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
-
-
-def markdown_text(text: str) -> str:
-    """Plain text safe in a markdown table cell or paragraph: no HTML, no markup, no extra cells, one line."""
-    text = LINE_BREAKS.sub(" ", str(text))
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return LINK_TARGET.sub(r"\\]", MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text))
-
-
-def code_span(text: str, in_table: bool = True) -> str:
-    """`text` as an inline code span that no backtick inside can end early; pipes escaped inside tables.
-
-    A code span shows HTML as text, so only its fence and (in a table, where GitHub splits cells first) the
-    pipe need care.
-    """
-    text = LINE_BREAKS.sub(" ", str(text))
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()):
-        text = f" {text} "
-    if in_table:
-        text = text.replace("|", "\\|")
-    return f"{fence}{text}{fence}"
-
 
 def _value_cell(value: Any, present: bool) -> str:
     return code_span(show_value(value, present)) if present else ABSENT
@@ -351,22 +311,6 @@ def to_markdown(result: MatrixResult, title: str = "config-harness", include_inf
 
 
 # ---- GitHub workflow commands ----
-
-
-def escape_data(text: str) -> str:
-    """Escape workflow-command data as GitHub's toolkit does: `%`, then CR and LF."""
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """Escape a workflow-command property value, where `:` and `,` are also separators."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(command: str, data: str, **properties: Any) -> str:
-    """One `::command key=value,...::data` line with every part escaped, so input cannot start a command of its own."""
-    shown = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value not in (None, ""))
-    return f"::{command}{' ' + shown if shown else ''}::{escape_data(data)}"
 
 
 def to_github(result: MatrixResult) -> str:
