@@ -39,12 +39,16 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
     return findings
 
 
-def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes: list[diff.Change]) -> list[Finding]:
+def effective_findings(
+    config: DictConfig, tree: Any, golden_tree: Any, changes: list[diff.Change], budget: resolve.Budget | None = None
+) -> list[Finding]:
     """Interpolations written the same in both trees whose resolved value changed.
 
     Only interpolations that read a changed leaf (directly or through other interpolations) are resolved:
-    resolving is the slow part, and an interpolation whose inputs did not change resolves the same.
+    resolving is the slow part, and an interpolation whose inputs did not change resolves the same. The case's
+    resolution budget bounds the work; once it is spent, one finding names how many were left unresolved.
     """
+    budget = resolve.Budget() if budget is None else budget
     golden_config = None
     findings = []
     interpolations = resolve.interpolation_leaves(tree)
@@ -56,13 +60,24 @@ def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes:
             f"{len(too_long)} interpolation(s) from {too_long[0]} on are chains of more than {resolve.MAX_CHAIN} steps "
             "(or circular); their resolved values are not compared",
         ))
-    for path, written in sorted(interpolations.items()):
-        if path not in affected or path in too_long or resolve.lookup(golden_tree, path) != written:
-            continue  # unaffected, or a changed text that is already a `changed` finding
+    candidates = [
+        (path, written) for path, written in sorted(interpolations.items())
+        # unaffected, or a changed text that is already a `changed` finding
+        if path in affected and path not in too_long and resolve.lookup(golden_tree, path) == written
+    ]
+    for index, (path, written) in enumerate(candidates):
+        if budget.spent:
+            findings.append(Finding(
+                "effective", path, None, None, ERROR,
+                f"{len(candidates) - index} interpolation(s) from {path} on are not compared: resolving them would "
+                f"take more than {resolve.RESOLUTION_BUDGET:,} values (interpolations that each read a big mapping)",
+            ))
+            break
         if golden_config is None:
             golden_config = OmegaConf.create(golden_tree)
         old = resolve.resolve_path(golden_config, path)
         new = resolve.resolve_path(config, path)
+        budget.spend(old, new)
         if isinstance(old, resolve.Unresolvable) and isinstance(new, resolve.Unresolvable):
             continue
         if isinstance(new, resolve.Unresolvable):
@@ -103,9 +118,10 @@ def compare_with_base(
     changes = diff.diff_trees(base_tree, tree)
     if not changes and base.text is None:
         return Status.OK, fallback_findings(tree, None)
-    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED])
+    budget = resolve.Budget()
+    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED], budget)
     findings = [change_finding(change, change.path in refactors) for change in changes]
-    findings += effective_findings(config, tree, base_tree, changes)
+    findings += effective_findings(config, tree, base_tree, changes, budget)
     findings += fallback_findings(tree, base_tree)
     if not changes:
         findings.insert(0, Finding(Kind.FORMAT, "", severity=ERROR, message=f"{base.display} differs in text but not in meaning; regenerate it"))

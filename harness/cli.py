@@ -57,6 +57,7 @@ class UsageError(Exception):
 # case) and Hydra's own errors outside composition name config content, so they are bad input too.
 BAD_INPUT: tuple[type[BaseException], ...] = (
     SettingsError, ContractError, UsageError, FetchError, GitError, ComposeError, yaml.YAMLError, HydraException,
+    diff.PathError,
 )
 
 

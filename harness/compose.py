@@ -29,7 +29,7 @@ from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSourc
 from harness.matrix import Case
 from harness.policy import resolution_policy
 from harness.reader import InputLimitError, read_bytes
-from harness.render import describe_yaml_error, load_config_text
+from harness.render import MAX_DEPTH, describe_yaml_error, load_config_text
 from harness.session import Session, current
 
 SCHEME = "harness"
@@ -290,6 +290,15 @@ def parse_overrides(overrides: Iterable[str]) -> list[Any]:
     return parsed
 
 
+def bounded(config: DictConfig) -> DictConfig:
+    """The composed config, or ComposeError when it nests deeper than any walk of it may go (an override such as
+    `+a=[[[...]]]` stacks levels no file has)."""
+    depth = hydra_compat.nesting_depth(config, MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        raise ComposeError(f"the composed config nests more than {MAX_DEPTH} levels deep; refused")
+    return config
+
+
 @dataclass
 class _Stem:
     """A stem: the composed (root, engine) config that its presets are applied to, pickled on first use."""
@@ -463,7 +472,7 @@ class HydraSession:
         for case in cases:
             try:
                 if not shared_stems:
-                    yield Composed(case, self.compose(case.config_name, case.overrides))
+                    yield Composed(case, bounded(self.compose(case.config_name, case.overrides)))
                     continue
                 key = (case.config_name, case.stem_overrides)
                 if key not in stems:
@@ -473,7 +482,7 @@ class HydraSession:
                         stems[key] = _Stem(self.compose(case.config_name, case.stem_overrides))
                     except ComposeError as error:
                         stems[key] = error
-                yield Composed(case, self._derive(case, stems[key]))
+                yield Composed(case, bounded(self._derive(case, stems[key])))
             except ComposeError as error:
                 yield Composed(case, None, str(error))
 

@@ -14,7 +14,7 @@ import yaml
 from omegaconf import DictConfig
 
 from harness.confine import Scope, UnsafeInput
-from harness.diff import describe_value, same_value
+from harness.diff import PathError, describe_value, same_value, split_path
 from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
 from harness.reader import InputLimitError, read_text
@@ -129,11 +129,20 @@ def _strict_keys(origin: Path, mapping: Any, allowed: AbstractSet[str], what: st
             raise ContractError(f"{_where(origin, mapping, key)}: unknown key {key!r} in {what} (allowed: {', '.join(sorted(allowed))})")
 
 
+def _checked(origin: Path, mapping: Any, key: str, path: str) -> str:
+    """`path` if it reads as a dotted path, else a ContractError at the line of `key`."""
+    try:
+        split_path(path)
+    except PathError as error:
+        raise ContractError(f"{_where(origin, mapping, key)}: {key}: {error}") from None
+    return path
+
+
 def _path_list(origin: Path, mapping: Any, key: str) -> tuple[str, ...]:
     value = mapping.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ContractError(f"{_where(origin, mapping, key)}: {key} must be a list of dotted paths")
-    return tuple(value)
+    return tuple(_checked(origin, mapping, key, path) for path in value)
 
 
 def parse_contracts(text: str, origin: Path) -> ContractSet:
@@ -167,9 +176,9 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 name=entry["name"],
                 cases=cases,
                 require=_path_list(origin, entry, "require"),
-                equal=tuple((str(k), plain(v)) for k, v in equal.items()),
+                equal=tuple((_checked(origin, entry, "equal", str(k)), plain(v)) for k, v in equal.items()),
                 forbid=_path_list(origin, entry, "forbid"),
-                agree=tuple(tuple(group) for group in agree),
+                agree=tuple(tuple(_checked(origin, entry, "agree", path) for path in group) for group in agree),
                 agree_require_both=require_both,
                 origin=str(origin),
             )
@@ -192,6 +201,7 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
         cases = entry.get("cases", "*")
         if not isinstance(cases, str) or not cases:
             raise ContractError(f"{_where(origin, entry, 'cases')}: a waiver's cases must be one glob string")
+        _checked(origin, entry, "path", entry["path"])
         waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
     return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
 

@@ -47,6 +47,7 @@ __all__ = [
     "group_exists",
     "header_of",
     "is_file_source",
+    "nesting_depth",
     "omegaconf_yaml_resolvers",
     "reads_as_other_type",
     "recording_defaults_lists",
@@ -172,6 +173,27 @@ def recording_defaults_lists() -> Iterator[list[Any]]:
 def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:
     """Apply parsed value overrides to a composed config in place, with Hydra's own code."""
     ConfigLoaderImpl._apply_overrides_to_config(parsed_overrides, config)
+
+
+def nesting_depth(config: Any, limit: int) -> int:
+    """How many levels of mappings and lists a config's nodes nest (walked without recursion, so a config too
+    deep for OmegaConf's own recursive walks is measured, not crashed on); stops counting past `limit`."""
+    deepest = 0
+    pending = [(config, 0)]
+    while pending:
+        node, depth = pending.pop()
+        content = getattr(node, "_content", None)
+        if isinstance(content, dict):
+            children = list(content.values())
+        elif isinstance(content, list):
+            children = content
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > limit:
+            return deepest
+        pending += [(child, depth + 1) for child in children]
+    return deepest
 
 
 def omegaconf_yaml_resolvers() -> dict[str, list[Any]]:
