@@ -268,7 +268,7 @@ def _resolved(config: DictConfig, path: str) -> Any:
 # How many values the harness may resolve for one case (each resolution costs the size of what it resolves to):
 # verl's whole review resolves a few hundred. Many interpolations that each read a big mapping would otherwise
 # cost the square of the config's size.
-RESOLUTION_BUDGET = 200_000
+RESOLUTION_BUDGET = 50_000
 
 
 @dataclass
