@@ -159,7 +159,7 @@ class CaseIds(tuple):
     once per report (so describing each group costs its own cases, not the whole matrix)."""
 
     @cached_property
-    def index(self) -> CaseIndex:
+    def lookup(self) -> CaseIndex:
         """Every segment glob of every case id, with the case ids it matches, and each id's position."""
         globs: dict[str, set[str]] = {}
         for case_id in self:
@@ -185,7 +185,7 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
     wanted = dict.fromkeys(case_ids)
     if not wanted:
         return "the whole run"
-    index = (all_ids if isinstance(all_ids, CaseIds) else CaseIds(all_ids)).index
+    index = (all_ids if isinstance(all_ids, CaseIds) else CaseIds(all_ids)).lookup
     known = [case_id for case_id in wanted if case_id in index.position]
     if len(wanted) > 1 and len(known) == len(wanted) == len(index.position):
         return f"all {len(wanted)} cases"

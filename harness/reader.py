@@ -44,7 +44,8 @@ def too_large(limit: int) -> InputLimitError:
 
 def read_limited(stream: IO[bytes], limit: int) -> bytes:
     """At most `limit` bytes of a stream, read in chunks; InputLimitError as soon as there is one byte more."""
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = stream.read(min(CHUNK, limit + 1 - total))
         if not chunk:

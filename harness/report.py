@@ -162,13 +162,13 @@ def _severity_tag(severity: str, color: bool) -> str:
     return paint(severity.upper(), severity.upper(), color) + " "
 
 
-def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
+def _text_line(group: Group, all_ids: Sequence[str], color: bool) -> str:
     where = describe_cases(group.cases, all_ids)
     source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
     return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
 
 
-def waived_lines(groups: list[Group], all_ids: list[str], verbose: bool) -> list[str]:
+def waived_lines(groups: list[Group], all_ids: Sequence[str], verbose: bool) -> list[str]:
     """One line per distinct waived finding with its case count (every case when verbose), each reason once."""
     total = sum(len(g.cases) for g in groups)
     cases = {case for g in groups for case in g.cases}
@@ -232,7 +232,7 @@ def _value_cell(value: Any, present: bool) -> str:
     return code_span(show_value(value, present)) if present else ABSENT
 
 
-def _cases_cell(group: Group, all_ids: list[str]) -> str:
+def _cases_cell(group: Group, all_ids: Sequence[str]) -> str:
     return markdown_text(describe_cases(group.cases, all_ids))
 
 
@@ -242,7 +242,7 @@ def _source_cell(group: Group) -> str:
     return ("was " if group.kind == Kind.REMOVED else "") + code_span(str(group.source))
 
 
-def _value_table(groups: list[Group], all_ids: list[str]) -> list[str]:
+def _value_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     lines = ["| severity | path | old | new | cases | set by |", "|---|---|---|---|---|---|"]
     for g in groups:
         if g.path and (g.kind != Kind.EFFECTIVE or g.new is not None) and not shows_detail(g):
@@ -258,7 +258,7 @@ def _value_table(groups: list[Group], all_ids: list[str]) -> list[str]:
     return lines
 
 
-def _finding_table(groups: list[Group], all_ids: list[str]) -> list[str]:
+def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     # Kinds are the harness's own vocabulary, so they need no escaping.
     lines = ["| severity | kind | path | finding | cases | set by |", "|---|---|---|---|---|---|"]
     lines += [
