@@ -82,11 +82,16 @@ def read_bytes(path: str | Path, scope: Scope | None = None, limit: int = MAX_FI
         raise FileNotFoundError(2, "No such file or directory", str(path)) from None
     except IsADirectoryError:
         raise NotAFile(f"{what or path}: a folder, not a file; it is not read") from None
-    with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
+    try:
+        mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
             kind = "a folder" if stat.S_ISDIR(mode) else "a device, FIFO or socket"
             raise NotAFile(f"{what or path}: {kind}, not a regular file; it is not read")
+        handle = os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with handle:
         try:
             return read_limited(handle, limit)
         except InputLimitError as error:
