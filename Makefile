@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test lint update-snapshots upgrade-report bench fuzz clean-cache clean
+.PHONY: setup check-config test test-compat lint update-snapshots upgrade-report bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -24,6 +24,11 @@ check-config: setup
 
 test: setup
 	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+# The compose and review tests at both ends of the supported range: fresh venvs in a temporary folder (never the
+# checkout) with the lowest Python and the floors of hydra-core, omegaconf and PyYAML, then the highest of each.
+test-compat: setup
+	@$(BIN)/python scripts/test_compat.py
 
 # Lint and type gates (also run by .ci/run): ruff for style and bugs, mypy for types.
 lint: $(STAMP)
@@ -55,7 +60,9 @@ BENCH_TREES ?= verl sheeprl anemoi
 BENCH_REPEAT ?= 3
 bench: setup
 	@if echo " $(BENCH_TREES) " | grep -q " verl "; then \
-		$(BIN)/python benchmarks/bench_matrix.py --runs $(BENCH_REPEAT) && $(BIN)/python benchmarks/bench_log.py; fi
+		$(BIN)/python benchmarks/bench_matrix.py --runs $(BENCH_REPEAT) && $(BIN)/python benchmarks/bench_log.py \
+		&& $(BIN)/python benchmarks/bench_targets.py --runs $(BENCH_REPEAT) \
+		&& $(BIN)/python benchmarks/bench_launches.py; fi
 	@BENCH_TREES="$(filter-out verl,$(BENCH_TREES))" BENCH_REPEAT=$(BENCH_REPEAT) $(BIN)/python benchmarks/bench_big.py
 
 # The harness's parse and composition cache (per user, outside the project); the downloaded verl trees stay.

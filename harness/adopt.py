@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import re
+import shlex
 import tomllib
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import warnings
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from omegaconf import OmegaConf
+
 from harness.compose import ComposeError, HydraSession
-from harness.matrix import GOLDEN_PREFIX
-from harness.reader import InputLimitError, read_bytes
-from harness.settings import TABLE, SettingsError, check_name, parse_settings
+from harness.hydra_compat import header_of
+from harness.matrix import GOLDEN_PREFIX, build_cases, group_override
+from harness.reader import InputLimitError, read_bytes, read_text
+from harness.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
 from harness.writer import write_atomic
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
@@ -61,6 +69,20 @@ class Discovery:
     all_engines: tuple[str, ...] = ()
     left_out: tuple[LeftOut, ...] = ()
     left_out_engines: tuple[LeftOut, ...] = ()
+    same_as: tuple[tuple[str, str], ...] = ()  # (route, case id) for roots that are another root plus an engine
+    suggested_group: str | None = None  # without --engine-group: the group that looks like the engine
+
+
+@dataclass(frozen=True)
+class Guess:
+    """What init found out about the repository before composing, and from where (said in one line each)."""
+
+    version_base: str | None = None
+    version_base_reason: str = "no @hydra.main found and no Hydra 1.0/1.1-style file: this Hydra's semantics"
+    roots_glob: tuple[str, ...] = ("*.yaml",)
+    presets: tuple[tuple[str, tuple[str, ...]], ...] = (("default", ()),)
+    search_path: tuple[Path, ...] = ()
+    verbose: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,54 +96,143 @@ class Adoption:
     contracts_created: bool
     snapshot_dir: Path
     notes: tuple[str, ...] = field(default=())
+    guess: Guess = field(default_factory=Guess)
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _selects_group(session: HydraSession, config_name: str, group: str) -> bool:
+def first_sentence(text: str, limit: int = 160) -> str:
+    """Hydra's message shortened to its first sentence (it ends at '. ': quoted names hold dots), at most `limit` characters."""
+    text = _one_line(text)
+    match = re.search(r"(?<=\.)\s", text)
+    text = text[: match.start()] if match else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _reason(error: BaseException, verbose: bool) -> str:
+    return _one_line(str(error)) if verbose else first_sentence(str(error))
+
+
+def _selects_group(session: HydraSession, config_name: str, group: str, overrides: Sequence[str] = ()) -> bool:
     """True when the config's defaults list picks an option of `group` (so `group=option` can replace it)."""
-    return any(entry.config_path.startswith(f"{group}/") for entry in session.defaults_entries(config_name, []))
+    return any(entry.config_path.startswith(f"{group}/") for entry in session.defaults_entries(config_name, list(overrides)))
 
 
-def discover(config_dir: Path, engine_group: str | None, cache_dir: Path | None) -> Discovery:
-    """Compose every top-level config of the folder (and each engine of the group) to find what works."""
+def candidate_roots(config_dir: Path, globs: Sequence[str]) -> list[str]:
+    """Config names (paths below the folder, without `.yaml`) that the `--roots` globs match, sorted."""
+    names = set()
+    for pattern in globs:
+        for path in config_dir.glob(pattern):
+            if path.is_file() and path.suffix == ".yaml":
+                names.add(path.relative_to(config_dir).with_suffix("").as_posix())
+    return sorted(names)
+
+
+def _composes_with_every_preset(session: HydraSession, name: str, guess: Guess) -> str | None:
+    """None when the config composes with every preset; else the one-line reason."""
+    for preset, overrides in guess.presets:
+        try:
+            session.compose(name, list(overrides))
+        except ComposeError as error:
+            where = f" with preset {preset}" if overrides else ""
+            return f"does not compose{where}: {_reason(error, guess.verbose)}"
+    return None
+
+
+def discover(
+    config_dir: Path, engine_group: str | None, cache_dir: Path | None, guess: Guess | None = None
+) -> Discovery:
+    """Compose every candidate root of the folder (and each engine of the group) to find what works."""
+    guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
-    with HydraSession(config_dir, cache_dir) as session:
-        for path in sorted(config_dir.glob("*.yaml")):
-            name = path.stem
-            if name.startswith(GOLDEN_PREFIX):
+    with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
+        # Hydra warns about every Hydra 1.0-style file under version_base 1.1: the application chose that style.
+        warnings.simplefilter("ignore", UserWarning)
+        for name in candidate_roots(config_dir, guess.roots_glob):
+            if name.rsplit("/", 1)[-1].startswith(GOLDEN_PREFIX):
                 left_out.append(LeftOut(name, f"a generated file ({GOLDEN_PREFIX}*), not a config to compose"))
                 continue
             try:
-                check_name(name, "root")
+                check_root(name, "root")
             except SettingsError:
-                left_out.append(LeftOut(name, "its name has whitespace, so it cannot name a golden file"))
+                left_out.append(LeftOut(name, "its name cannot name a golden file (whitespace, '__' or '$')"))
                 continue
-            try:
-                session.compose(name, [])
-            except ComposeError as error:
-                left_out.append(LeftOut(name, f"does not compose: {_one_line(str(error))}"))
+            failure = _composes_with_every_preset(session, name, guess)
+            if failure is not None:
+                left_out.append(LeftOut(name, failure))
                 continue
             composing.append(name)
         if not composing:
-            reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or "no *.yaml file at its top"
+            reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
             raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
         if engine_group is None:
-            return Discovery(roots=tuple(composing), left_out=tuple(left_out))
-        return _with_engines(session, config_dir, engine_group, composing, left_out)
+            return Discovery(roots=tuple(composing), left_out=tuple(left_out), suggested_group=suggest_group(session, composing, guess))
+        return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
+
+
+def _plain(session: HydraSession, name: str, overrides: Sequence[str]) -> Any:
+    return OmegaConf.to_container(session.compose(name, list(overrides)), resolve=False)
+
+
+def _same_as(session: HydraSession, group: str, roots: list[str], engines: list[str], guess: Guess) -> list[tuple[str, str]]:
+    """Roots that are another root plus an engine override (`defaults: [ppo_trainer, override model_engine: megatron]`):
+    (that root, the case id it equals) when every preset composes them identically."""
+    found = []
+    first = guess.presets[0][1]
+    for root in roots:
+        entries = session.defaults_entries(root, first)
+        bases = [other for other in roots if other != root and any(entry.config_path == other for entry in entries)]
+        chosen = [entry.config_path.split("/", 1)[1] for entry in entries if entry.config_path.startswith(f"{group}/")]
+        for base in bases:
+            engine = chosen[-1] if chosen else None
+            if engine not in engines:
+                continue
+            override = group_override(group, engine)
+            try:
+                same = all(_plain(session, root, overrides) == _plain(session, base, [override, *overrides])
+                           for _, overrides in guess.presets)
+            except ComposeError:
+                same = False
+            if same:
+                found.append((root, f"{root_id(base)}/{engine}/{guess.presets[0][0]}"))
+                break
+    return found
+
+
+def suggest_group(session: HydraSession, roots: list[str], guess: Guess) -> str | None:
+    """The group most roots select in their own defaults list, among those whose options all compose with them."""
+    counts: Counter[str] = Counter()
+    first = guess.presets[0][1]
+    for root in roots:
+        groups = {entry.config_path.split("/", 1)[0] for entry in session.defaults_entries(root, first)
+                  if "/" in entry.config_path and entry.parent == root}
+        counts.update(groups)
+    for group, _ in counts.most_common(4):
+        options = session.group_options(group)
+        if len(options) < 2:
+            continue
+        selecting = [root for root in roots if _selects_group(session, root, group, first)]
+        try:
+            for root in selecting:
+                for option in options:
+                    session.compose(root, [group_override(group, option), *guess.presets[0][1]])
+        except (ComposeError, SettingsError):
+            continue
+        return group
+    return None
 
 
 def _with_engines(
-    session: HydraSession, config_dir: Path, group: str, composing: list[str], left_out: list[LeftOut]
+    session: HydraSession, config_dir: Path, group: str, composing: list[str], left_out: list[LeftOut], guess: Guess
 ) -> Discovery:
     """Split composing configs into roots (they select the group) and routes; keep engines every root composes with."""
     options = tuple(session.group_options(group))
     if not options:
         raise AdoptError(f"{config_dir}: engine group {group!r} has no options (no {group}/*.yaml)")
-    roots = [name for name in composing if _selects_group(session, name, group)]
+    roots = [name for name in composing if _selects_group(session, name, group, guess.presets[0][1])]
     routes = [name for name in composing if name not in roots]
     if not roots:
         raise AdoptError(f"{config_dir}: no root config selects an option of engine group {group!r} in its defaults list")
@@ -131,14 +242,17 @@ def _with_engines(
         try:
             check_name(engine, group)
         except SettingsError:
-            left_out_engines.append(LeftOut(engine, "its name has whitespace, so it cannot name a golden file"))
+            left_out_engines.append(LeftOut(engine, "its name cannot name a golden file (whitespace, '__' or '$')"))
             continue
         failure = None
         for root in roots:
-            try:
-                session.compose(root, [f"{group}={engine}"])
-            except ComposeError as error:
-                failure = f"{root} does not compose with {group}={engine}: {_one_line(str(error))}"
+            for _, overrides in guess.presets:
+                try:
+                    session.compose(root, [group_override(group, engine), *overrides])
+                except ComposeError as error:
+                    failure = f"{root} does not compose with {group}={engine}: {_reason(error, guess.verbose)}"
+                    break
+            if failure is not None:
                 break
         if failure is None:
             engines.append(engine)
@@ -146,34 +260,150 @@ def _with_engines(
             left_out_engines.append(LeftOut(engine, failure))
     if not engines:
         raise AdoptError(f"{config_dir}: no option of engine group {group!r} composes with every root")
+    same_as = _same_as(session, group, roots, engines, guess)
+    derived = {root for root, _ in same_as}
     return Discovery(
-        roots=tuple(roots),
-        routes=tuple(routes),
+        roots=tuple(root for root in roots if root not in derived),
+        routes=tuple([*routes, *(root for root in roots if root in derived)]),
         engines=tuple(engines),
         all_engines=options,
         left_out=tuple(left_out),
         left_out_engines=tuple(left_out_engines),
+        same_as=tuple(same_as),
     )
 
 
 def settings_table(
-    discovery: Discovery, config_dir: str, snapshot_dir: str, contracts: str, engine_group: str | None
+    discovery: Discovery, config_dir: str, snapshot_dir: str, contracts: str, engine_group: str | None,
+    guess: Guess | None = None, search_path: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The settings table for a discovery; paths are already relative to the settings file."""
+    guess = guess or Guess()
     table: dict[str, Any] = {
         "config_dir": config_dir,
         "snapshot_dir": snapshot_dir,
         "contracts": [contracts],
         "roots": list(discovery.roots),
     }
+    if guess.version_base is not None:
+        table["version_base"] = guess.version_base
+    if search_path:
+        table["search_path"] = list(search_path)
     if engine_group is not None:
         table["engine_group"] = engine_group
         if discovery.left_out_engines:  # an explicit list, so the engines that do not compose stay out
             table["engines"] = list(discovery.engines)
-    table["presets"] = {"default": []}
-    if discovery.routes:
-        table["routes"] = [{"name": name, "config_name": name} for name in discovery.routes]
+    table["presets"] = {name: list(overrides) for name, overrides in guess.presets}
+    same_as = dict(discovery.same_as)
+    routes = []
+    for name in discovery.routes:
+        route: dict[str, Any] = {"name": root_id(name), "config_name": name}
+        if len(guess.presets) == 1 and guess.presets[0][1]:
+            route["overrides"] = list(guess.presets[0][1])  # a route composes with what its roots need
+        if name in same_as:
+            route["same_as"] = same_as[name]
+        routes.append(route)
+    if routes:
+        table["routes"] = routes
     return table
+
+
+def parse_preset(text: str) -> tuple[str, tuple[str, ...]]:
+    """`NAME=OVERRIDES` of `--preset`: a preset name and its Hydra overrides, split as a shell would."""
+    name, equals, overrides = text.partition("=")
+    if not equals:
+        raise AdoptError(f"--preset {text!r}: expected NAME=OVERRIDES, e.g. --preset 'mappo=algorithm=mappo task=vmas/balance'")
+    try:
+        check_name(name, "--preset")
+        return name, tuple(shlex.split(overrides))
+    except (SettingsError, ValueError) as error:
+        raise AdoptError(str(error)) from None
+
+
+# Which Hydra semantics an application uses: read from its @hydra.main, else from the style of its files.
+
+
+def _literal(node: ast.AST | None) -> Any:
+    try:
+        return ast.literal_eval(node) if node is not None else None
+    except ValueError:
+        return ...  # not a literal: the entry point computes it
+
+
+def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
+    """Every `@hydra.main(...)` (or `hydra.main(...)` call) in the repository's Python files, read with ast, never
+    imported: (file, line, {keyword: literal value, or ... when computed, absent when not given})."""
+    found = []
+    skipped = {".git", ".venv", "venv", "node_modules", "site-packages", ".cache", "__pycache__", ".tox"}
+    files = 0
+    for folder, subfolders, names in os.walk(repository):
+        subfolders[:] = sorted(name for name in subfolders if name not in skipped and not name.startswith("."))
+        for name in sorted(names):
+            if not name.endswith(".py") or files >= limit:
+                continue
+            files += 1
+            path = Path(folder, name)
+            try:
+                text = read_text(path)
+                if "hydra" not in text:
+                    continue
+                tree = ast.parse(text)
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and _is_hydra_main(node.func):
+                    found.append((path, node.lineno, {k.arg: _literal(k.value) for k in node.keywords if k.arg}))
+    return found
+
+
+def _is_hydra_main(func: ast.AST) -> bool:
+    return (isinstance(func, ast.Attribute) and func.attr == "main" and isinstance(func.value, ast.Name)
+            and func.value.id == "hydra")
+
+
+def _major_minor(value: Any) -> str | None:
+    match = re.match(r"(\d+)\.(\d+)", value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    version = f"{match.group(1)}.{match.group(2)}"
+    return version if version in VERSION_BASES else ("1.1" if version < "1.1" else VERSION_BASES[-1])
+
+
+def guess_version_base(config_dir: Path, repository: Path, roots: Sequence[str]) -> tuple[str | None, str]:
+    """The version_base the application's @hydra.main uses for this config folder, and the one-line reason.
+
+    An entry point matches when its literal `config_path` is this folder, or (computed path) its `config_name`
+    is one of the roots. Without `version_base=` Hydra assumes 1.1. Without an entry point, files in Hydra
+    1.0/1.1 style (`# @package _group_` or `_name_` headers) mean 1.1, anything else this Hydra's semantics.
+    """
+    names = {root.removesuffix(".yaml") for root in roots}
+    votes: Counter[str | None] = Counter()
+    where: dict[str | None, str] = {}
+    for path, line, keywords in hydra_mains(repository):
+        config_path, config_name = keywords.get("config_path"), keywords.get("config_name")
+        by_path = isinstance(config_path, str) and (path.parent / config_path).resolve() == config_dir
+        by_name = config_path is ... and isinstance(config_name, str) and config_name.removesuffix(".yaml") in names
+        if not (by_path or by_name):
+            continue
+        value = keywords.get("version_base", "1.1")
+        if value is ...:
+            continue  # computed where it runs: nothing to read here
+        version = None if value is None else _major_minor(value)
+        votes[version] += 1
+        where.setdefault(version, f"{_relative(path, repository)}:{line}")
+    if votes:
+        version, count = votes.most_common(1)[0]
+        shown = "None" if version is None else repr(version)
+        return version, f"version_base {shown} as @hydra.main at {where[version]} ({count} entry point(s) agree)"
+    for path in sorted(config_dir.rglob("*.yaml")):
+        try:
+            header = header_of(read_text(path)[:512])
+        except (OSError, UnicodeDecodeError, InputLimitError):
+            continue
+        package = header.get("package") or ""
+        if "_group_" in package or "_name_" in package:
+            return "1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header"
+    return None, Guess.version_base_reason
 
 
 def toml_string(text: str) -> str:
@@ -277,6 +507,34 @@ def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
     return data
 
 
+SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"})
+
+
+def command_globs(base: Path, config_dir: Path) -> list[str]:
+    """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
+    one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
+    from harness.launches import Project
+    from harness.shell import launches_in
+
+    project = Project(base, config_dir, {})
+    tops: set[str] = set()
+    for folder, subfolders, files in os.walk(base):
+        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder, name)
+            relative = path.relative_to(base)
+            top = relative.parts[0] if len(relative.parts) > 1 else ""
+            if not name.endswith(".sh") or top in tops or path.is_symlink():
+                continue
+            try:
+                data = read_bytes(path, limit=1024 * 1024)
+            except (OSError, InputLimitError):
+                continue
+            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, project.is_entry):
+                tops.add(top)
+    return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
+
+
 def adopt(
     config_dir: Path,
     settings_file: Path,
@@ -284,8 +542,19 @@ def adopt(
     snapshot_dir: Path | None = None,
     contracts_file: Path | None = None,
     cache_dir: Path | None = None,
+    version_base: str | None = None,
+    roots_glob: Sequence[str] = (),
+    presets: Sequence[str] = (),
+    search_path: Sequence[Path] = (),
+    verbose: bool = False,
 ) -> Adoption:
-    """Discover the matrix of `config_dir`, then write the settings, an empty contracts file and the snapshot folder."""
+    """Discover the matrix of `config_dir`, then write the settings, an empty contracts file and the snapshot folder.
+
+    `version_base` is "1.1", "1.2", "1.3" or "none" to say it; without it, it is read from the application's
+    @hydra.main or guessed from its files. Nothing is written when anything is refused.
+    """
+    from harness.confine import project_root
+
     config_dir = config_dir.resolve()
     settings_file = settings_file.absolute()
     base = settings_file.parent
@@ -299,15 +568,41 @@ def adopt(
             raise AdoptError(f"{path}: the {what} must be outside the config folder {config_dir}")
     if engine_group is not None and (not engine_group.strip() or any(c.isspace() for c in engine_group)):
         raise AdoptError(f"--engine-group {engine_group!r}: a Hydra group name has no whitespace")
+    folders = tuple(path.resolve() for path in search_path)
+    for folder in folders:
+        if not folder.is_dir():
+            raise AdoptError(f"--search-path {folder}: no such folder")
     in_pyproject = settings_file.name == "pyproject.toml"
     existing = _existing_document(settings_file, in_pyproject)
 
-    discovery = discover(config_dir, engine_group, cache_dir)
+    globs = tuple(roots_glob) or ("*.yaml",)
+    guess = Guess(roots_glob=globs, search_path=folders, verbose=verbose,
+                  presets=tuple(parse_preset(text) for text in presets) or (("default", ()),))
+    if version_base is not None:
+        chosen = None if version_base.lower() == "none" else version_base
+        if chosen is not None and chosen not in VERSION_BASES:
+            raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
+        guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
+    else:
+        found, reason = guess_version_base(config_dir, project_root(base), candidate_roots(config_dir, globs))
+        guess = replace(guess, version_base=found, version_base_reason=reason)
+
+    discovery = discover(config_dir, engine_group, cache_dir, guess)
     table = settings_table(
-        discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group
+        discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
+        guess, [_relative(folder, base) for folder in folders],
     )
-    parse_settings(table, settings_file)  # what init writes must be settings the harness accepts
+    script_globs = command_globs(base, config_dir)
+    if script_globs:
+        table["commands"] = [{"glob": pattern} for pattern in script_globs]
+    try:
+        # What init writes must be settings the harness accepts, whose cases never share a golden.
+        settings = parse_settings(table, settings_file)
+        build_cases(settings, discovery.engines or ("base",))
+    except SettingsError as error:
+        raise AdoptError(f"nothing written: {_one_line(str(error))}") from None
     comments = ["Written by `config-harness init`; every key is described in config-harness's README (Settings)."]
+    comments.append(guess.version_base_reason)
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
     text = toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments])
@@ -323,7 +618,7 @@ def adopt(
         write_atomic(contracts_file, EMPTY_CONTRACTS)
     snapshot_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(settings_file, data)
-    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes))
+    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess)
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:
@@ -332,12 +627,20 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     where = f"[{TABLE}] to {shown(adoption.settings_file)}" if adoption.settings_file.name == "pyproject.toml" else shown(adoption.settings_file)
     lines = [f"wrote {where}"]
     lines.append(f"  config_dir    {table['config_dir']}")
+    lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
         lines.append(f"  engines       {', '.join(found.engines)} (options of {table['engine_group']})")
-    if found.routes:
-        lines.append(f"  routes        {', '.join(found.routes)} (they compose but do not select the engine group)")
-    lines.append("  presets       default (no overrides)")
+    same_as = dict(found.same_as)
+    plain_routes = [name for name in found.routes if name not in same_as]
+    if plain_routes:
+        lines.append(f"  routes        {', '.join(plain_routes)} (they compose but do not select the engine group)")
+    for name, case_id in found.same_as:
+        lines.append(f"  routes        {name} (same_as {case_id}: it is that root plus an engine override)")
+    presets = [f"{name} ({' '.join(overrides) or 'no overrides'})" for name, overrides in adoption.guess.presets]
+    lines.append(f"  presets       {', '.join(presets)}")
+    if table.get("commands"):
+        lines.append(f"  commands      {', '.join(entry['glob'] for entry in table['commands'])} (launch scripts, parsed, never run)")
     lines.append(f"  snapshot_dir  {table['snapshot_dir']}")
     contracts_state = "new, empty" if adoption.contracts_created else "kept as it was"
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")
@@ -345,6 +648,9 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         lines.append(f"left out {entry.name}: {entry.reason}")
     for entry in found.left_out_engines:
         lines.append(f"left out engine {entry.name}: {entry.reason}")
+    if found.suggested_group is not None:
+        lines.append(f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
+                     f"options compose; run init again with --engine-group {found.suggested_group}")
     lines += [f"note: {note}" for note in adoption.notes]
     settings_flag = "" if adoption.settings_file.name == "pyproject.toml" else f"--settings {shown(adoption.settings_file)} "
     lines.append(f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "

@@ -21,7 +21,7 @@ from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.provenance import Source, leaf_sources
 from harness.render import to_plain
 from harness.session import current
-from harness.settings import Settings, SettingsError, check_requirement, display_path, parse_settings
+from harness.settings import Settings, SettingsError, check_requirement, display_path, parse_settings, table_of
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,7 @@ class GoldensAtRef:
     goldens: dict[str, tuple[str, str]]  # golden name -> (display, text)
     tree: ComposedTree | None  # the tree at the ref, composed only if some case has no golden there
     compose_all: bool = False  # --compose-base: ignore the goldens
+    schemas: tuple[str, ...] = ()  # the base's `schemas`: the only modules a review imports (trusted side)
     differences: Severity = INFO
     # A review: a case without a golden at the ref is compared with the ref's tree, and is new when it has none.
     missing_is_error: bool = False
@@ -239,7 +240,7 @@ def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return None
-    table = document.get("tool", {}).get("config-harness", {}) if settings.origin.name == "pyproject.toml" else document
+    table = table_of(document, settings.origin)
     source = table.get("source", {}) if isinstance(table, dict) else {}
     wheel = source.get("wheel") if isinstance(source, dict) else None
     if not isinstance(wheel, str):
@@ -250,18 +251,19 @@ def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
         raise gitrepo.GitError(str(error)) from None
 
 
-def _settings_at(settings: Settings, top: Path, commit: str) -> Settings | None:
-    """The settings as committed at `commit`, read as the working tree's file would be; None when that commit
-    has no usable settings table (a repository's first review)."""
+def settings_at(settings: Settings, commit: str) -> tuple[Any, Settings | None]:
+    """The settings table as committed at `commit` in the file the working tree's settings come from, and the
+    settings it describes, read as the working tree's file would be; (None, None) when that commit has no usable
+    table (a repository's first review)."""
+    top = gitrepo.toplevel(settings.origin)
     data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
     if data is None:
-        return None
+        return None, None
     try:
-        document = tomllib.loads(data.decode("utf-8"))
-        table = document.get("tool", {}).get("config-harness") if settings.origin.name == "pyproject.toml" else document
-        return parse_settings(table, settings.origin) if isinstance(table, dict) else None
+        table = table_of(tomllib.loads(data.decode("utf-8")), settings.origin)
+        return (table, parse_settings(table, settings.origin)) if isinstance(table, dict) else (None, None)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError):
-        return None
+        return None, None
 
 
 def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str | None]:
@@ -272,14 +274,20 @@ def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str |
     return texts
 
 
-def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensAtRef:
-    """The baseline of a review: the goldens at `ref`, with the tree at `ref` for cases that have none."""
+def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settings: Settings | None = None) -> GoldensAtRef:
+    """The baseline of a review: the goldens at `ref`, with the tree at `ref` for cases that have none.
+
+    `base_settings` are the settings committed at `ref`: they say where its goldens and contracts are and which
+    cases it has (a renamed root is then gone there and new here). A base without settings (the first
+    adoption) is read with `settings`, the working tree's.
+    """
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
+    base_settings = base_settings or settings
     goldens: dict[str, tuple[str, str]] = {}
     snapshot_inside = None
     try:
-        snapshot_inside = gitrepo.inside(top, settings.snapshot_dir)
+        snapshot_inside = gitrepo.inside(top, base_settings.snapshot_dir)
     except gitrepo.GitError:
         pass  # goldens outside the repository: compose the base
     if snapshot_inside is not None and not compose_base:
@@ -291,9 +299,6 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensA
             if data is not None:
                 goldens[name] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
     tree = None
-    # The base's cases are those its own settings described (a renamed root is then gone there and new here);
-    # a base without a settings table is composed with the working tree's settings.
-    base_settings = _settings_at(settings, top, commit) or settings
     try:
         folder = _tree_at(base_settings, top, commit, ref)
         config_inside = gitrepo.inside(top, base_settings.config_dir)
@@ -306,7 +311,7 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False) -> GoldensA
     except gitrepo.GitError:
         if compose_base or not goldens:
             raise
-    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base)
+    return GoldensAtRef(ref, goldens, tree, compose_all=compose_base, schemas=base_settings.schemas)
 
 
 def on_disk(settings: Settings, folder: Path) -> ComposedTree:

@@ -14,6 +14,7 @@ from harness.baselines import BaselineEntry
 from harness.escape import printable, suspicious
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
+from harness.moves import fold_moves
 from harness.render import describe_yaml_error, golden_body, parse_yaml
 
 
@@ -21,7 +22,7 @@ def change_finding(change: diff.Change, effective_same: bool = False) -> Finding
     """A golden-vs-composed change as an error finding."""
     return Finding(
         change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change),
-        effective_same=effective_same, detail=change.detail,
+        effective_same=effective_same, detail=change.detail, subtree=change.subtree,
     )
 
 
@@ -121,6 +122,8 @@ def compare_with_base(
     budget = resolve.Budget()
     refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED], budget)
     findings = [change_finding(change, change.path in refactors) for change in changes]
+    # A removed key whose value reappears elsewhere is one `moved` finding, not a removal and an addition.
+    findings = fold_moves(findings, (path for path, _ in diff.iter_leaves(tree)))
     findings += effective_findings(config, tree, base_tree, changes, budget)
     findings += fallback_findings(tree, base_tree)
     if not changes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import traceback
 from dataclasses import replace
@@ -14,34 +15,30 @@ from typing import Any, NoReturn, TextIO
 import yaml
 from hydra.errors import HydraException
 
-from harness import __version__, baselines, diff
+from harness import __version__, baselines, diff, gitrepo
 from harness.baselines import GoldenFolder
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.cases import open_matrix, select_cases
 from harness.compose import ComposeError
 from harness.confine import project_root
-from harness.contracts import ContractError, checks_for, load_contracts
+from harness.contract_changes import read_contract_files
+from harness.contracts import ContractError, load_contracts
 from harness.engine import Engine, Run
 from harness.escape import printable
 from harness.fetch import FetchError
-from harness.findings import ERROR, INFO, WARNING, MatrixResult, Status
+from harness.findings import MatrixResult, Status
 from harness.gitrepo import GitError
-from harness.matrix import Case
+from harness.hints import case_hint, did_you_mean, key_paths
+from harness.matrix import GOLDEN_PREFIX, Case
 from harness.policy import resolution_policy
-from harness.report import (
-    SCHEMA_VERSION,
-    changes_markdown,
-    code_span,
-    markdown_text,
-    result_as_dict,
-    to_github,
-    to_json,
-    to_markdown,
-    to_text,
-)
+from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
+from harness.reporters.json import SCHEMA_VERSION, to_json
+from harness.reporters.markdown import changes_markdown, code_span, markdown_text
+from harness.review_rules import rules_for_review
 from harness.session import Session
-from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, with_overrides
+from harness.settings import Settings, SettingsError, default_cache_dir, display_path, load_settings, settings_table, with_overrides
+from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -107,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     generate.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
 
     check = commands.add_parser("check", parents=[after], help="compare every case with its golden")
-    check.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    check.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
     check.add_argument("--quiet", action="store_true", help="text: only errors, plus the verdict")
     check.add_argument(
         "--verbose", action="store_true",
@@ -125,11 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
     difference.add_argument(
         "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
     )
-    difference.add_argument("--format", choices=["text", "json", "markdown", "github"], default="text")
+    difference.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
     difference.add_argument("--title", help="markdown heading")
     difference.add_argument("--case", metavar="GLOB", help="only the cases whose id matches (reviews and tree diffs)")
     difference.add_argument("--verbose", action="store_true", help="text: also show info findings")
     difference.add_argument("--strict-waivers", action="store_true", help="a waiver that excuses no violation is an error")
+    difference.add_argument(
+        "--files", action="store_true", help="two folders: compare same-named YAML files, not the cases of two config trees"
+    )
 
     explain = commands.add_parser("explain", parents=[after], help="which file set a key's final value")
     explain.add_argument("key")
@@ -163,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where goldens go (default: config-harness/snapshots next to the settings file)")
     init.add_argument("--contracts", dest="init_contracts", metavar="FILE",
                       help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
+    init.add_argument("--version-base", choices=["1.1", "1.2", "1.3", "none"],
+                      help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)")
+    init.add_argument("--roots", action="append", metavar="GLOB",
+                      help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)")
+    init.add_argument("--preset", action="append", metavar="NAME=OVERRIDES",
+                      help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable)")
+    init.add_argument("--search-path", action="append", metavar="DIR", help="another config folder, searched after it (repeatable)")
+    init.add_argument("--verbose", action="store_true", help="give Hydra's whole message for each config left out")
 
     fetch = commands.add_parser("fetch", parents=[after], help="download the settings' [source] wheel and unpack its config tree")
     fetch.add_argument("--force", action="store_true")
@@ -201,10 +209,10 @@ def cache_dir_from(args: argparse.Namespace) -> Path | None:
 
 def command_list(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    with open_matrix(settings) as (_, cases):
-        cases = select_cases(cases, args.case)
-        if not cases:
-            raise UsageError(f"--case {args.case!r} matches no case")
+    with open_matrix(settings) as (_, all_cases):
+        cases = select_cases(all_cases, args.case)
+        if not cases and not (settings.command_globs and (args.case or "").startswith("cmd/")):
+            raise UsageError(f"--case {args.case!r} matches no case{case_hint(args.case, [c.id for c in all_cases])}")
         rows = [
             {
                 "id": case.id,
@@ -214,50 +222,107 @@ def command_list(args: argparse.Namespace) -> int:
             }
             for case in cases
         ]
+    rows += launch_rows(settings, args.case)
     if args.format == "json":
         print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
     else:
         for row in rows:
-            say(f"{row['id']:<48} {row['golden']}  [{' '.join(row['overrides'])}]")
+            where = row.get("golden") or row.get("source")
+            say(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
     return EXIT_OK
+
+
+def launch_rows(settings: Settings, case_glob: str | None) -> list[dict[str, Any]]:
+    """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not."""
+    from fnmatch import fnmatchcase
+
+    from harness.launches import NOT_EXTRACTED, discover
+
+    rows: list[dict[str, Any]] = []
+    for case in discover(settings) if settings.command_globs else []:
+        if case_glob is not None and not fnmatchcase(case.id, case_glob):
+            continue
+        row: dict[str, Any] = {
+            "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
+            "overrides": list(case.overrides), "extracted": case.problem_kind != NOT_EXTRACTED,
+        }
+        if case.problem:
+            row["reason"] = case.problem
+        rows.append(row)
+    return rows
 
 
 def command_check(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=_sourced(args.format), **contract_rules(settings, args))
-    result = run_with_progress(Engine(run, args.case))
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet)
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **contract_rules(settings, args))
+    result = with_launches(settings, args, lambda glob: run_with_progress(Engine(run, glob)))
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=next_steps_for(args, settings))
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
+def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
+    """What a failing report tells its reader to run: this run's own flags, with `generate` for `check`."""
+    words = ["config-harness"]
+    for flag in ("settings", "config_dir", "snapshot_dir"):
+        if getattr(args, flag, None):
+            words += [f"--{flag.replace('_', '-')}", getattr(args, flag)]
+    for contracts in args.contracts or ():
+        words += ["--contracts", contracts]
+    words += ["generate"] + (["--case", args.case] if getattr(args, "case", None) else [])
+    # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
+    return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
+
+
+def with_launches(settings: Settings, args: argparse.Namespace, run_cases: Any, base: str | None = None) -> MatrixResult:
+    """The matrix's result plus the settings' launch commands as cases (issue 24), and their count line.
+
+    `--case cmd/...` runs only launches; a review (`base`) tells each launch finding its origin at that ref.
+    """
+    from harness import launches
+    from harness.moves import moved_paths
+
+    glob = args.case
+    only_launches = bool(glob) and glob.startswith("cmd/")
+    result = MatrixResult(baseline="launch commands") if only_launches else run_cases(glob)
+    if not settings.command_globs:
+        if only_launches:
+            raise UsageError(f"--case {glob!r}: the settings have no [[commands]]")
+        return result
+    moves = moved_paths(f for r in result.cases for f in r.findings)
+    command_glob = glob if only_launches else None
+    if base is None:
+        cases, counts = launches.check_commands(settings, moves, case_glob=command_glob)
+    else:
+        try:
+            cases, counts = launches.review_commands(settings, base, moves, case_glob=command_glob)
+        except GitError as error:
+            raise UsageError(str(error)) from None
+    result.cases += cases
+    if args.format == "text" and not getattr(args, "quiet", False):
+        say(counts.line())
+    return result
+
+
 def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
-    """The settings' contracts as a Run's rules, and for its run-level findings (changes, stale waivers)."""
+    """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
+    run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
+    so which Python sources are read is never the pull request's choice."""
     contract_set = load_contracts(settings.contracts, settings.read_scope)
+    rules = case_rules(settings, contract_set)
     return {
-        "rules": tuple(checks_for(contract_set)),
+        "rules": rules.checks,
+        "refiners": rules.refiners,
         "contracts": contract_set,
         "strict_waivers": getattr(args, "strict_waivers", False),
     }
 
 
-def _sourced(output_format: str, review: bool = False) -> frozenset[str]:
-    # Annotations and PR summaries point at the file that sets each value, warnings included; a review's
-    # differences are info, and naming the file that changed them is the point of the review.
-    if review:
-        return frozenset({ERROR, WARNING, INFO})
-    return frozenset({ERROR, WARNING}) if output_format in ("github", "markdown") else frozenset({ERROR})
-
-
-def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False, title: str | None = None) -> None:
-    """Print a run's result in the chosen format."""
-    if output_format == "json":
-        print(to_json(result_as_dict(result)))
-    elif output_format == "markdown":
-        print(to_markdown(result, title=title or "config-harness", include_info=verbose or title is not None), end="")
-    elif output_format == "github":
-        print(to_github(result), end="")
-    else:
-        print(to_text(result, verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), include_info=title is not None), end="")
+def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
+                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None) -> None:
+    """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
+    options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
+                            review=title is not None, base=base, steps=steps)
+    print(reporter(output_format).render(result, options), end="")
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:
@@ -288,8 +353,10 @@ def command_generate(args: argparse.Namespace) -> int:
     for golden in written:
         say(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
-    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {len(result.cases) - len(written)} unchanged")
-    print(to_text(result, quiet=True, color=wants_color(sys.stdout)), end="")
+    errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
+    unchanged = len(result.cases) - len(written) - errors
+    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
+    print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
     return EXIT_FINDINGS if any(r.failed for r in result.cases) else EXIT_OK
 
@@ -335,21 +402,24 @@ def command_diff(args: argparse.Namespace) -> int:
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
     old, new = Path(args.old), Path(args.new)
-    if old.is_dir() and new.is_dir():
+    mode = diff_mode(old, new, args.files)
+    if mode == "trees":
         try:
             settings = settings_from(args)
-        except SettingsError:
-            if args.settings:
-                raise
-            settings = None  # two snapshot folders outside a configured project
-        if settings is not None and is_config_tree(old, settings) and is_config_tree(new, settings):
-            return tree_report(args, settings, old, new)
+        except SettingsError as error:
+            raise UsageError(
+                f"{old} and {new} are config trees: a tree diff composes the cases of the settings ({error}); "
+                "give --settings FILE, or --files to compare same-named files instead"
+            ) from None
+        return tree_report(args, settings, old, new)
     changes = diff_paths(old, new)
+    said = {"files": "file diff", "goldens": "golden diff (same-named goldens of two snapshot folders)"}[mode]
     if args.format == "json":
-        print(to_json({"schema_version": SCHEMA_VERSION, "changes": changes}))
+        print(to_json({"schema_version": SCHEMA_VERSION, "mode": mode, "changes": changes}))
     elif args.format == "markdown":
-        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)}", changes), end="")
+        print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)} ({said})", changes), end="")
     else:
+        say(f"{said}: {args.old} -> {args.new}")
         for row in changes:
             prefix = f"{row['file']}: " if "file" in row else ""
             say(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
@@ -357,9 +427,37 @@ def command_diff(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
-def is_config_tree(folder: Path, settings: Settings) -> bool:
-    """True when `folder` holds the settings' root configs (a Hydra tree), not goldens."""
-    return all((folder / f"{root}.yaml").is_file() for root in settings.roots)
+def diff_mode(old: Path, new: Path, files: bool) -> str:
+    """`files` (two files, or --files), `goldens` (two snapshot folders) or `trees` (two config trees).
+
+    Two folders that are not both snapshot folders are config trees: compared case by case, never silently
+    as files (a root only one side has is `new` or `gone`, not a reason to fall back).
+    """
+    if old.is_dir() != new.is_dir():
+        raise UsageError(f"diff needs two files or two folders: {old} and {new}")
+    if files or not old.is_dir():
+        return "files"
+    return "goldens" if is_snapshot_folder(old) and is_snapshot_folder(new) else "trees"
+
+
+def is_snapshot_folder(folder: Path) -> bool:
+    """True when every YAML file of the folder is a golden (`_generated_*.yaml`), and it has one."""
+    names = [path.name for path in folder.glob("*.yaml")]
+    return bool(names) and all(name.startswith(GOLDEN_PREFIX) for name in names)
+
+
+def _tree_side(settings: Settings, tree: Path) -> Settings:
+    """The settings for one tree of a tree diff: only the roots and routes whose config the tree has."""
+    folders = (tree, *settings.search_path)
+
+    def has(name: str) -> bool:
+        return any((folder / f"{name}.yaml").is_file() for folder in folders)
+
+    return replace(
+        settings, config_dir=tree.resolve(),
+        roots=tuple(root for root in settings.roots if has(root)),
+        routes=tuple(route for route in settings.routes if has(route.config_name)),
+    )
 
 
 def review_exit(result: MatrixResult) -> int:
@@ -368,29 +466,38 @@ def review_exit(result: MatrixResult) -> int:
 
 
 def tree_report(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
-    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report)."""
-    head = replace(settings, config_dir=new.resolve())
-    run = Run(head, baselines.on_disk(head, old), sourced=_sourced(args.format, review=True), strict=False, **contract_rules(head, args))
+    """Every case of the matrix composed from two config trees, compared on the engine (the upgrade report).
+
+    Each side has the cases whose root (or route) config it holds: one only the new tree has is `new`, one
+    only the old tree has is `gone`.
+    """
+    head = _tree_side(settings, new)
+    run = Run(head, baselines.on_disk(_tree_side(settings, old), old), sourced=sourced_for(args.format, review=True), strict=False, **contract_rules(head, args))
     result = run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
-    print_result(result, args.format, verbose=args.verbose, title=title)
+    print_result(result, args.format, verbose=args.verbose, title=title, steps=next_steps_for(args, head))
     return review_exit(result)
 
 
 def review_report(args: argparse.Namespace) -> int:
-    """The working tree against git REF: its goldens, or its tree composed where it has none."""
-    settings = settings_from(args)
+    """The working tree against git REF: its goldens, or its tree composed where it has none, under REF's rules."""
+    head = settings_from(args)
     try:
-        baseline = baselines.at_ref(settings, args.base, compose_base=args.compose_base)
+        commit = gitrepo.verify_ref(gitrepo.toplevel(head.origin), args.base)
+        base_table, base_settings = baselines.settings_at(head, commit)
+        if base_settings is not None:
+            base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
+        rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+        baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     except GitError as error:
         raise UsageError(str(error)) from None
-    run = Run(settings, baseline, sourced=_sourced(args.format, review=True), strict=False, **contract_rules(settings, args))
-    result = run_with_progress(Engine(run, args.case))
+    base_texts = baseline.contract_texts()
+    base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
+    run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
+              base_rules=base_rules, **contract_rules(rules.settings, args))
+    result = with_launches(rules.settings, args, lambda glob: run_with_progress(Engine(run, glob)), base=args.base)
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    if args.format == "json":
-        print(to_json({**result_as_dict(result), "base": args.base}))
-    else:
-        print_result(result, args.format, verbose=args.verbose, title=title)
+    print_result(result, args.format, verbose=args.verbose, title=title, base=args.base, steps=next_steps_for(args, rules.settings))
     return review_exit(result)
 
 
@@ -399,7 +506,8 @@ def one_case(cases: list[Case], pattern: str) -> Case:
     exact = [case for case in cases if case.id == pattern]
     matching = exact or select_cases(cases, pattern)
     if len(matching) != 1:
-        found = "no case" if not matching else f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)"
+        found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
+            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)")
         raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]
 
@@ -428,6 +536,15 @@ def command_explain(args: argparse.Namespace) -> int:
     from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
+    if args.case.startswith("cmd/"):
+        from harness.launches import explain_command
+
+        try:
+            for line in explain_command(settings, args.case, args.key):
+                say(line)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        return EXIT_OK
     with open_matrix(settings) as (session, cases):
         case = one_case(cases, args.case)
         (composed,) = session.compose_cases([case], shared_stems=False)
@@ -436,7 +553,7 @@ def command_explain(args: argparse.Namespace) -> int:
         tree = to_plain(composed.config)
         final = lookup(tree, args.key)
         if final is MISSING:
-            raise UsageError(f"{args.key} does not exist in case {case.id}")
+            return explain_python_default(settings, tree, args.key, case)
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
@@ -459,6 +576,21 @@ def command_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def explain_python_default(settings: Settings, tree: Any, key: str, case: Case) -> int:
+    """A key the YAML lacks: the Python default the program takes for it, when the node's class declares one."""
+    from harness.targets import program_view
+
+    view = program_view(settings)
+    filled = view.filled(tree, key) if view is not None else None
+    if filled is None:
+        raise UsageError(f"{key} does not exist in case {case.id}{did_you_mean(key, key_paths(tree))}")
+    value = view.value_at(tree, key) if view is not None else None
+    shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
+    say(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
+    say(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
+    return EXIT_OK
+
+
 def command_lock(args: argparse.Namespace) -> int:
     from harness.lock import LockRefused, derive_contract, plan_lock
     from harness.render import dump_yaml, to_plain
@@ -468,7 +600,7 @@ def command_lock(args: argparse.Namespace) -> int:
         by_id = {case.id: case for case in cases}
         for wanted in (args.baseline, args.target):
             if wanted not in by_id:
-                raise UsageError(f"no case {wanted!r}; see `config-harness list`")
+                raise UsageError(f"no case {wanted!r}{case_hint(wanted, by_id)}; see `config-harness list`")
         trees = {}
         for composed in session.compose_cases([by_id[args.baseline], by_id[args.target]], shared_stems=False):
             if composed.config is None:
@@ -571,6 +703,11 @@ def command_init(args: argparse.Namespace) -> int:
             snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
             contracts_file=Path(contracts) if contracts else None,
             cache_dir=None if args.no_cache else default_cache_dir(),
+            version_base=args.version_base,
+            roots_glob=args.roots or (),
+            presets=args.preset or (),
+            search_path=[Path(folder) for folder in args.search_path or ()],
+            verbose=args.verbose,
         )
     except AdoptError as error:
         raise UsageError(str(error)) from None

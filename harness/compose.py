@@ -30,6 +30,7 @@ from harness.matrix import Case
 from harness.policy import resolution_policy
 from harness.reader import InputLimitError, read_bytes
 from harness.render import MAX_DEPTH, describe_yaml_error, load_config_text
+from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.session import Session, current
 
 SCHEME = "harness"
@@ -238,6 +239,8 @@ def describe_error(error: BaseException) -> str:
     chosen = next((message for message in reversed(messages) if ".yaml" in message), None)
     if chosen is None:
         chosen = messages[0] if messages else type(error).__name__
+    # Hydra lists its whole search path after a config it cannot find: hundreds of characters no one acts on.
+    chosen = chosen.split(" Config search path:", 1)[0]
     return chosen.replace(f"{SCHEME}://", f"{SHOWN_SCHEME}://")
 
 
@@ -321,6 +324,7 @@ class HydraSession:
         search_path: Iterable[Path] = (),
         version_base: str | None = None,
         read_also: Iterable[Path] = (),
+        schemas: Iterable[str] = (),
     ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
@@ -328,11 +332,15 @@ class HydraSession:
         self.version_base = version_base
         # Folders besides the project that config files may be read from (the settings' read_outside).
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
+        self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
 
     @classmethod
     def for_settings(cls, settings: Any) -> HydraSession:
-        """A session over the settings' config folders, cache and version_base."""
-        return cls(settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside)
+        """A session over the settings' config folders, cache, version_base and schema modules."""
+        return cls(
+            settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside,
+            settings.schemas,
+        )
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -343,6 +351,7 @@ class HydraSession:
         for folder in self.folders:
             if not folder.is_dir():
                 raise FileNotFoundError(f"config folder does not exist: {folder}")
+        import_schemas(self.schemas)  # before Hydra starts, so the registered nodes are in its search path
         # Config files are read only inside the config folder's project, the settings' search path and the
         # folders read_outside names; pkg:// and file:// search paths from configs go through guarded sources.
         self._guards = ExitStack()
@@ -377,9 +386,16 @@ class HydraSession:
     def loader(self) -> Any:
         return GlobalHydra.instance().config_loader()
 
-    def group_options(self, group: str) -> list[str]:
-        """The sorted options of a config group, as Hydra lists them (`group@package`: the group's)."""
-        return list(self.loader.get_group_options(group.partition("@")[0]))
+    def group_options(self, group: str, registered: bool = False) -> list[str]:
+        """The sorted options of a config group, as Hydra lists them (`group@package`: the group's).
+
+        Options only Python registered (ConfigStore schemas) are left out unless `registered`: a schema is
+        what an option file builds on, not an engine of its own.
+        """
+        name = group.partition("@")[0]
+        if registered:
+            return list(self.loader.get_group_options(name))
+        return hydra_compat.file_group_options(self.loader, name)
 
     def compose(self, config_name: str, overrides: Iterable[str]) -> DictConfig:
         """Hydra compose; raises ComposeError with a one-line message.
@@ -405,7 +421,7 @@ class HydraSession:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
                         config = hydra_compose(config_name=config_name, overrides=overrides)
             except Exception as error:  # Hydra raises many types; each becomes one line.
-                raise ComposeError(describe_error(error)) from error
+                raise ComposeError(self._hinted(describe_error(error))) from error
         self.composed_fresh.append((config_name, tuple(overrides)))
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
@@ -413,6 +429,19 @@ class HydraSession:
         if key is not None and entries is not None and recorder.cacheable:
             cache_put(key, (recorder.trace, pickled(config), entries))
         return config
+
+    def _hinted(self, message: str) -> str:
+        """Hydra's message, and for a node no file provides, the one line that says how to register it."""
+        match = MISSING_NODE.search(message)
+        if match is None:
+            return message
+        group = match.group(2).rpartition("/")[0]
+        try:
+            options = {group: self.group_options(group, registered=True)} if group else {}
+        except Exception:  # the hint is a courtesy; the message stands without it
+            options = {}
+        hint = missing_node_hint(message, options, self.schemas)
+        return f"{message} ({hint})" if hint else message
 
     def defaults_entries(self, config_name: str, overrides: Iterable[str]) -> tuple[DefaultsEntry, ...]:
         """The config files Hydra merges for this composition, in order (from the compose when it ran)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,8 @@ from typing import Any
 import yaml
 
 from harness.contracts import (
+    NOTHING_CHECKED,
+    SUBJECT_KEYS,
     ChangeRecord,
     Contract,
     ContractError,
@@ -40,7 +42,7 @@ from harness.contracts import (
     violations_seen,
 )
 from harness.diff import describe_value, same_value
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Origin
 
 REQUIRE, FORBID = "require", "forbid"
 
@@ -57,7 +59,9 @@ class TermChange:
 
     def record(self, reason: str) -> dict[str, Any]:
         """The `changes:` record that excuses this change."""
-        return {"contract": self.contract, "path": self.path, "old": self.old, "new": self.new, "reason": reason}
+        subject = next((key for key, name in SUBJECT_KEYS.items() if name == self.contract), None)
+        named = {subject: self.path} if subject else {"contract": self.contract, "path": self.path}
+        return {**named, "old": self.old, "new": self.new, "reason": reason}
 
 
 def _merged(contract_set: ContractSet) -> dict[str, Contract]:
@@ -200,14 +204,15 @@ def flow_record(record: dict[str, Any]) -> str:
     return yaml.safe_dump(record, default_flow_style=True, sort_keys=False, width=10**9, allow_unicode=True).strip()
 
 
-def change_finding(change: TermChange, records: Iterable[ChangeRecord]) -> Finding:
+def change_finding(change: TermChange, records: Iterable[ChangeRecord], kind: Kind = Kind.CONTRACT_CHANGE) -> Finding:
     """A warning showing the recorded reason, or an error saying which record would excuse the change."""
     record = record_for(change, records)
+    subject = "" if change.contract in SUBJECT_KEYS.values() else f"{change.contract}: "
     if record is not None:
-        return Finding(Kind.CONTRACT_CHANGE, change.path, change.old, change.new, WARNING,
-                       f"{change.contract}: {change.description} [recorded reason: {record.reason}]")
-    return Finding(Kind.CONTRACT_CHANGE, change.path, change.old, change.new, ERROR,
-                   f"{change.contract}: {change.description} without a recorded reason;"
+        return Finding(kind, change.path, change.old, change.new, WARNING,
+                       f"{subject}{change.description} [recorded reason: {record.reason}]")
+    return Finding(kind, change.path, change.old, change.new, ERROR,
+                   f"{subject}{change.description} without a recorded reason;"
                    f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}")
 
 
@@ -235,6 +240,7 @@ def run_findings(
     results: Iterable[CaseResult],
     strict_waivers: bool = False,
     whole_matrix: bool = True,
+    review: bool = False,
 ) -> list[Finding]:
     """The contract findings about a run as a whole, contract changes first: what the baseline's contracts lost
     (when `base_texts`, its contract files, are known), then file hygiene, then waivers no case needs any more.
@@ -244,13 +250,24 @@ def run_findings(
     """
     case_ids = list(case_ids)
     findings = []
+    base = None
     if base_texts is not None:
         try:
             base = read_contract_files(base_texts)
         except ContractError as error:
             raise ContractError(f"the baseline's contracts: {error}") from None
         findings += contract_changes(base, head, case_ids)
-    findings += contract_hygiene(head, case_ids)
+    hygiene = contract_hygiene(head, case_ids)
+    if review:
+        # A contract that checks nothing is how a pull request can switch one off: an error, unless the base's
+        # contracts had the same problem (then it is one of the errors already at the base).
+        before = {f.message for f in contract_hygiene(base, case_ids)} if base is not None else set()
+        hygiene = [
+            replace(f, severity=ERROR, origin=Origin.AT_BASE if f.message in before else Origin.INTRODUCED)
+            if f.message.endswith(NOTHING_CHECKED) else f
+            for f in hygiene
+        ]
+    findings += hygiene
     if whole_matrix:
         findings += stale_waivers(head, violations_seen(head, results), strict_waivers)
     return findings

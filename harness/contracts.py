@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -15,12 +16,12 @@ from omegaconf import DictConfig
 
 from harness.confine import Scope, UnsafeInput
 from harness.diff import PathError, describe_value, same_value, split_path
-from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind
+from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
 from harness.reader import InputLimitError, read_text
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
-from harness.settings import Settings
+from harness.settings import Settings, display_path
 
 
 class ContractError(Exception):
@@ -39,6 +40,13 @@ class Contract:
     agree: tuple[tuple[str, ...], ...] = ()
     agree_require_both: bool = False  # an agree group with a missing path is a violation, not an alias not yet there
     origin: str = ""
+    program_view: bool = False  # require/equal see the Python default that fills a key the YAML lacks (harness/targets.py)
+    line: int = 0  # where the contract starts in its file
+
+    def location(self) -> str:
+        """The contract's FILE:LINE, as the reader's shell names the file."""
+        where = display_path(Path(self.origin)) if self.origin else "the contracts file"
+        return f"{where}:{self.line}" if self.line else where
 
     def paths(self) -> frozenset[str]:
         """Every path one of the contract's rules names."""
@@ -58,13 +66,24 @@ class Waiver:
     cases: str = "*"  # a glob over case ids: a waiver for megatron's mismatch does not hide a new one on dp
 
     def excuses(self, contract: str, paths: Iterable[str], case_id: str) -> bool:
-        """True when this waiver is about `contract`, one of `paths` and the case `case_id` (expiry aside)."""
-        return self.contract == contract and self.path in paths and fnmatchcase(case_id, self.cases)
+        """True when this waiver is about `contract`, one of `paths` and the case `case_id` (expiry aside).
+
+        A target waiver may name a whole node (one the program reads raw): it excuses every key below it.
+        """
+        if self.contract != contract or not fnmatchcase(case_id, self.cases):
+            return False
+        if contract == TARGET_WAIVER:
+            return any(path == self.path or path.startswith(self.path + ".") for path in paths)
+        return self.path in paths
 
 
 @dataclass(frozen=True)
 class ChangeRecord:
-    """An intentional loosening of a contract, with the reason a reviewer reads; it excuses exactly one term change."""
+    """An intentional loosening, with the reason a reviewer reads; it excuses exactly one change of one term.
+
+    The subject is a contract's name, or SETTINGS for a settings key (`path`), or HYDRA for a leaf of the
+    composed `hydra:` subtree (`path`): one mechanism records every loosening a review can find.
+    """
 
     contract: str
     path: str
@@ -101,9 +120,15 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Line
 
 _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
-CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both"})
+CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both", "program_view"})
+# A waiver naming this "contract" excuses target findings (harness/targets.py): a node the program reads raw, a
+# class that takes more than its source shows. No contract may take the name.
+TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
-CHANGE_KEYS = frozenset({"contract", "path", "old", "new", "reason"})
+CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "old", "new", "reason"})
+# The subjects of change records that are not contracts, written `setting: KEY` and `hydra: PATH` in a record.
+SETTINGS, HYDRA = "[settings]", "[hydra]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
@@ -171,6 +196,11 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
         require_both = entry.get("agree_require_both", False)
         if not isinstance(require_both, bool):
             raise ContractError(f"{_where(origin, entry, 'agree_require_both')}: agree_require_both must be true or false")
+        program_view = entry.get("program_view", False)
+        if not isinstance(program_view, bool):
+            raise ContractError(f"{_where(origin, entry, 'program_view')}: program_view must be true or false")
+        if entry["name"] == TARGET_WAIVER:
+            raise ContractError(f"{_where(origin, entry, 'name')}: {TARGET_WAIVER!r} is reserved for waivers of target findings")
         contracts.append(
             Contract(
                 name=entry["name"],
@@ -181,6 +211,8 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 agree=tuple(tuple(_checked(origin, entry, "agree", path) for path in group) for group in agree),
                 agree_require_both=require_both,
                 origin=str(origin),
+                program_view=program_view,
+                line=getattr(entry, "lines", {}).get("", 0),
             )
         )
     names = {c.name for c in contracts}
@@ -190,7 +222,7 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
         for required in ("contract", "path", "reason"):
             if not isinstance(entry.get(required), str) or not entry[required].strip():
                 raise ContractError(f"{_where(origin, entry)}: a waiver needs a non-empty {required!r}")
-        if entry["contract"] not in names:
+        if entry["contract"] not in names and entry["contract"] != TARGET_WAIVER:
             raise ContractError(f"{_where(origin, entry, 'contract')}: waiver names no contract: {entry['contract']!r}")
         until = entry.get("until")
         if until is not None:
@@ -213,13 +245,20 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
     records = []
     for entry in entries:
         _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
-        for required in ("contract", "reason"):
+        subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
+        if len(subjects) != 1:
+            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', 'setting' or 'hydra'")
+        (subject,) = subjects
+        if subject != "contract" and "path" in entry:
+            raise ContractError(f"{_where(origin, entry, 'path')}: a {subject!r} record names its key in {subject!r}, not in 'path'")
+        for required in (subject, "reason"):
             if not isinstance(entry.get(required), str) or not entry[required].strip():
                 raise ContractError(f"{_where(origin, entry)}: a change record needs a non-empty {required!r}")
-        path = entry.get("path") or ""
+        path = entry.get("path") or "" if subject == "contract" else entry[subject]
         if not isinstance(path, str):
             raise ContractError(f"{_where(origin, entry, 'path')}: a change record's path must be a dotted path")
-        records.append(ChangeRecord(entry["contract"], path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
+        name = entry["contract"] if subject == "contract" else SUBJECT_KEYS[subject]
+        records.append(ChangeRecord(name, path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
     return tuple(records)
 
 
@@ -264,14 +303,27 @@ def _show(value: Any) -> str:
     return "missing" if value is MISSING else describe_value(value)
 
 
-def violations(contract: Contract, config: DictConfig, tree: Any) -> list[Violation]:
-    """Every rule of `contract` that `config` breaks."""
+# What the program sees at a path the YAML lacks: a Python default (literal value, or an object that says it is
+# not literal), or MISSING. Given by harness/targets.py when the settings name `python_sources`.
+ProgramLookup = Callable[[Any, str], Any]
+
+
+def violations(contract: Contract, config: DictConfig, tree: Any, program: ProgramLookup | None = None) -> list[Violation]:
+    """Every rule of `contract` that `config` breaks; with `program_view`, a Python default counts as a value."""
+    program = program if contract.program_view else None
     found = []
     for path in contract.require:
-        if lookup(tree, path) is MISSING:
+        if lookup(tree, path) is MISSING and (program is None or program(tree, path) is MISSING):
             found.append(Violation(contract.name, path, "present", None, f"{path} is required but missing"))
     for path, expected in contract.equal:
         actual = effective_value(config, tree, path)
+        if actual is MISSING and program is not None:
+            actual = program(tree, path)
+            if actual is not MISSING and not _plain_value(actual):
+                found.append(Violation(contract.name, path, expected, None,
+                                       f"{path} must equal {_show(expected)}; it is not in the config and its Python default is "
+                                       f"{actual.describe()}"))
+                continue
         if actual is MISSING and path in contract.require:
             continue  # already reported once as a missing required key
         if isinstance(actual, Unresolvable):
@@ -315,23 +367,35 @@ def utc_today() -> datetime.date:
     return datetime.datetime.now(datetime.UTC).date()
 
 
-def contract_findings(contract_set: ContractSet, case: Case, config: DictConfig, tree: Any, today: datetime.date) -> list[Finding]:
+def _plain_value(value: Any) -> bool:
+    # A Python default that is not a literal carries `describe()`; plain config values never do.
+    return not hasattr(value, "describe")
+
+
+def contract_findings(
+    contract_set: ContractSet, case: Case, config: DictConfig, tree: Any, today: datetime.date, program: ProgramLookup | None = None
+) -> list[Finding]:
     """Contract findings for one case; a live waiver turns an error into a warning."""
     findings = []
     for contract in contract_set.contracts:
         if not fnmatchcase(case.id, contract.cases):
             continue
-        for violation in violations(contract, config, tree):
-            waiver = _waiver_for(violation, contract_set.waivers, case.id)
-            severity, note, waived = ERROR, "", ""
-            if waiver is not None and (waiver.until is None or today <= waiver.until):
-                waived = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
-                severity, note = WARNING, f" [waived: {waived}]"
-            elif waiver is not None:
-                note = f" [waiver expired on {waiver.until}: {waiver.reason}]"
-            findings.append(Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, severity,
-                                    f"{contract.name}: {violation.message}{note}", contract=contract.name, waiver=waived))
+        for violation in violations(contract, config, tree, program):
+            finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
+                              f"{contract.name}: {violation.message}", contract=contract.name,
+                              contract_source=contract.location())
+            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id), today))
     return findings
+
+
+def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Finding:
+    """The error finding as a live waiver leaves it: a warning that names the reason (an expired one only notes it)."""
+    if waiver is None:
+        return finding
+    if waiver.until is None or today <= waiver.until:
+        reason = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
+        return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", waiver=reason)
+    return replace(finding, message=f"{finding.message} [waiver expired on {waiver.until}: {waiver.reason}]")
 
 
 def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
@@ -339,14 +403,15 @@ def contract_checks(settings: Settings, today: datetime.date | None = None) -> l
     return checks_for(load_contracts(settings.contracts, settings.read_scope), today)
 
 
-def checks_for(contract_set: ContractSet, today: datetime.date | None = None) -> list[CaseChecker]:
-    """A contract set as a case check; waivers expire by `today` (default: the UTC date)."""
+def checks_for(contract_set: ContractSet, today: datetime.date | None = None, program: ProgramLookup | None = None) -> list[CaseChecker]:
+    """A contract set as a case check; waivers expire by `today` (default: the UTC date); `program` lets
+    contracts with `program_view` see Python defaults."""
     if not contract_set.contracts:
         return []
     day = today or utc_today()
 
     def check(case: Case, config: DictConfig, tree: Any) -> list[Finding]:
-        return contract_findings(contract_set, case, config, tree, day)
+        return contract_findings(contract_set, case, config, tree, day, program)
 
     return [check]
 
@@ -368,6 +433,9 @@ def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) ->
     seen: set[tuple[str, str, str]] = set()
     for result in results:
         for finding in result.findings:
+            if finding.kind == Kind.TARGET and finding.severity != INFO:
+                seen.add((result.case.id, TARGET_WAIVER, finding.path))
+                continue
             contract = contract_of_finding(contract_set, finding)
             if contract is None:
                 continue
@@ -397,6 +465,9 @@ def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]
     return findings
 
 
+NOTHING_CHECKED = "; the contract checks nothing"
+
+
 def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
     """Warnings for contract files that do less than they seem to: a `cases` glob matching no case, a waiver
     for a path no rule of its contract names, two contracts with the same name.
@@ -412,11 +483,13 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
     for contract in contract_set.contracts:
         if not any(fnmatchcase(case_id, contract.cases) for case_id in case_ids):
             findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
-                                    f"{contract.name}: cases {contract.cases!r} matches no case; the contract checks nothing"))
+                                    f"{contract.name}: cases {contract.cases!r} matches no case{NOTHING_CHECKED}"))
     paths_by_name: dict[str, set[str]] = {}
     for contract in contract_set.contracts:
         paths_by_name.setdefault(contract.name, set()).update(contract.paths())
     for waiver in contract_set.waivers:
+        if waiver.contract == TARGET_WAIVER:
+            continue  # its paths are keys of `_target_` nodes, which no contract names
         if waiver.path not in paths_by_name.get(waiver.contract, set()):
             findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
                                     f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names"))

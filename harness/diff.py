@@ -23,6 +23,7 @@ class Change:
     old: Any = None
     new: Any = None
     detail: tuple[str, ...] = field(default=(), compare=False)  # a changed list: what changed inside it
+    subtree: str = field(default="", compare=False)  # a removed or added leaf: the highest mapping the other side lacks
 
 
 # A key that can stand bare in a dotted path; any other key is written as a JSON string ("actor.lr"), so a
@@ -137,14 +138,40 @@ def diff_leaves(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
     never the mapping as a whole, so the diff agrees exactly with a plain flatten.
     """
     changes = []
+    old_present, new_present = _Present(old), _Present(new)
     for path in sorted(old.keys() | new.keys()):
         if path not in new:
-            changes.append(Change(REMOVED, path, old[path], None))
+            changes.append(Change(REMOVED, path, old[path], None, subtree=new_present.missing_root(path)))
         elif path not in old:
-            changes.append(Change(ADDED, path, None, new[path]))
+            changes.append(Change(ADDED, path, None, new[path], subtree=old_present.missing_root(path)))
         elif not same_value(old[path], new[path]):
             changes.append(Change(CHANGED, path, old[path], new[path], list_detail(path, old[path], new[path])))
     return changes
+
+
+class _Present:
+    """The paths of one flattened tree and every mapping above them, computed on first use."""
+
+    def __init__(self, leaves: Mapping[str, Any]) -> None:
+        self.leaves, self.paths = leaves, set[str]()
+
+    def missing_root(self, path: str) -> str:
+        """The highest mapping above `path` that this tree lacks ("" when only the leaf itself is missing).
+
+        Reports fold a removed or added subtree into one line by it; the leaves stay findings of their own.
+        """
+        if not self.paths:
+            for leaf in self.leaves:
+                prefix = ""
+                for key in split_path(leaf):
+                    prefix = join_path(prefix, key)
+                    self.paths.add(prefix)
+        prefix = ""
+        for key in split_path(path)[:-1]:
+            prefix = join_path(prefix, key)
+            if prefix not in self.paths:
+                return prefix
+        return ""
 
 
 def diff_trees(old: Any, new: Any) -> list[Change]:

@@ -8,18 +8,21 @@ not done here: the shells do it at the edge with the rendered text a run can kee
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+
+from omegaconf import OmegaConf
 
 from harness.baselines import Baseline, BaselineEntry
 from harness.cases import open_matrix, select_cases
 from harness.check import as_review, compare_with_base, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
-from harness.contracts import ContractSet
+from harness.contracts import ChangeRecord, ContractSet
 from harness.findings import (
     ERROR,
+    INFO,
     SOURCED_KINDS,
     WARNING,
     CaseChecker,
@@ -27,13 +30,17 @@ from harness.findings import (
     Finding,
     Kind,
     MatrixResult,
+    Origin,
+    Refiner,
     Status,
 )
 from harness.goldens import golden_path, prune_orphans, write_goldens
+from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
-from harness.render import key_lines, line_of, render_golden, to_plain
+from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
+from harness.review_rules import ReviewRules
 from harness.settings import Settings, SettingsError, display_path
 
 
@@ -49,6 +56,9 @@ class Run:
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
     contracts: ContractSet | None = None  # for the run-level contract findings (changes, hygiene, stale waivers)
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
+    review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
+    base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
+    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -85,19 +95,54 @@ def check_case(
     entry = baseline_entry(run.baseline, case, routes_by_target)
     expects_golden = run.baseline.missing_is_error
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
+    for refine in run.refiners:
+        findings = refine(findings, tree)
     checked_case = case
     if case.same_as is not None and twin is Kind.ERROR:
         findings.append(Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree"))
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences)
+    if run.review is not None:
+        findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
     result = CaseResult(
         case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
         rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
+        root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+
+
+def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Finding] | None:
+    """The errors the base's own rules found on the base's version of the case (None: the base has no such case)."""
+    if entry is None:
+        return None
+    if entry.error is not None:
+        return [Finding(Kind.ERROR, "", severity=ERROR, message=entry.error)]
+    tree = entry.tree if entry.text is None else parse_yaml(golden_body(entry.text))
+    try:
+        config = OmegaConf.create(tree)
+    except Exception:  # a golden at the base that OmegaConf cannot hold: nothing to compare with
+        return []
+    return [f for f in semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules) if f.severity == ERROR]
+
+
+def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list[Finding]:
+    """Each error marked introduced or at_base (the same kind, path and contract held at the base), plus one
+    `fixed` finding for each base error that no longer holds."""
+    def key(finding: Finding) -> tuple[str, str, str]:
+        return (str(finding.kind), finding.path, finding.contract)
+
+    before = {key(f): f for f in at_base or ()}
+    now = {key(f) for f in findings if f.severity == ERROR}
+    marked = [
+        replace(f, origin=Origin.AT_BASE if key(f) in before else Origin.INTRODUCED) if f.severity == ERROR else f
+        for f in findings
+    ]
+    fixed = [replace(f, severity=INFO, origin=Origin.FIXED) for k, f in before.items() if k not in now]
+    return marked + fixed
 
 
 def annotate(
@@ -122,7 +167,8 @@ def annotate(
         except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
             sources = {}
         findings = tuple(
-            replace(f, source=sources.get(f.path)) if want and f.kind in SOURCED_KINDS else f
+            # A source a rule already knows (a Python default's class line) stays where no config file sets the path.
+            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS else f
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)
@@ -132,13 +178,19 @@ def _routes_by_target(cases: Iterable[Case]) -> dict[str, Case]:
     return {case.became: case for case in cases if case.became}
 
 
-def _gone_result(name: str) -> CaseResult:
-    """A case only the baseline has (named by a golden or a case id)."""
+def _gone_result(name: str, review: ReviewRules | None, records: Sequence[ChangeRecord]) -> CaseResult:
+    """A case only the baseline has (named by a golden or a case id). In a review it is an error unless a recorded
+    settings change accounts for it: the base's rules still describe it, so the tree lost it."""
     case_id = name
     leaf = name.rsplit("/", 1)[-1]
     if leaf.startswith(GOLDEN_PREFIX) and leaf.endswith(GOLDEN_SUFFIX):
         case_id = leaf[len(GOLDEN_PREFIX) : -len(GOLDEN_SUFFIX)].replace("__", "/")
-    return CaseResult(Case(case_id, "", ()), name, Status.GONE)
+    findings: tuple[Finding, ...] = ()
+    if review is not None and not review.explains(case_id, records):
+        findings = (Finding(Kind.ERROR, "", severity=ERROR, origin=Origin.INTRODUCED,
+                            message=f"{case_id}: the base has this case and this tree no longer composes it; "
+                                    "if that is intended, record the settings change that removes it"),)
+    return CaseResult(Case(case_id, "", ()), name, Status.GONE, findings)
 
 
 class Engine:
@@ -161,7 +213,7 @@ class Engine:
         if not self.selected:
             if case_glob is None:
                 raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
-            raise SettingsError(f"--case {case_glob!r} matches no case; see `config-harness list`")
+            raise SettingsError(f"--case {case_glob!r} matches no case{case_hint(case_glob, [c.id for c in cases])}; see `config-harness list`")
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}
@@ -253,13 +305,17 @@ class Engine:
         if run.contracts is not None:
             result.findings[:0] = run_findings(
                 run.contracts, run.baseline.contract_texts(), [case.id for case in self.cases], result.cases,
-                run.strict_waivers, whole_matrix=len(self.selected) == len(self.cases),
+                run.strict_waivers, whole_matrix=len(self.selected) == len(self.cases), review=run.review is not None,
             )
+        records = run.contracts.changes if run.contracts is not None else ()
+        if run.review is not None:
+            result.rules = run.review.described
+            result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
         gone = run.baseline.gone(self.cases)
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
         else:
-            result.cases += [_gone_result(name) for name in gone]
+            result.cases += [_gone_result(name, run.review, records) for name in gone]
             result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
         return result
 

@@ -8,7 +8,8 @@ own messages). Reporters build their output from these functions and nothing els
 - Markdown: no HTML, no markup, no link, no table cell, no line break comes from input.
 - GitHub workflow commands: data and properties are escaped as GitHub's toolkit does, so input stays inside the
   one command the harness writes and can never start one of its own (`::stop-commands::`).
-- JSON: ASCII only, so every such character is a `\\uXXXX` escape.
+- JSON (and SARIF): ASCII only, so every such character is a `\\uXXXX` escape.
+- XML (JUnit): what XML 1.0 cannot hold, and what a reader cannot see, written as an escape.
 """
 
 from __future__ import annotations
@@ -113,9 +114,12 @@ def json_text(document: Any, indent: int | None = 2) -> str:
     return json.dumps(document, indent=indent, sort_keys=False, default=str, ensure_ascii=True)
 
 
-XML_SPECIAL = MappingProxyType({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
+# Characters XML 1.0 cannot hold at all (ElementTree escapes markup itself), those a reader cannot see, and line
+# breaks: the report is printed to CI logs, where a line of the input's own could be a workflow command.
+NOT_XML = re.compile(f"[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x84\\x86-\\x9f\\ud800-\\udfff\\ufffe\\uffff{HIDDEN}]")
 
 
 def xml_text(text: Any) -> str:
-    """Text safe in an XML attribute or element (JUnit): controls XML cannot hold are shown escaped."""
-    return "".join(XML_SPECIAL.get(char, char) for char in printable(text))
+    """One piece of input for an XML element or attribute written with ElementTree (JUnit): what XML 1.0 forbids,
+    what a reader cannot see and line breaks written as escapes; ElementTree escapes the markup."""
+    return NOT_XML.sub(_escaped, str(text))

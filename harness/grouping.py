@@ -11,13 +11,15 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Status
+from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
 
 
 class Tier(IntEnum):
     """Where a group sits in a report: the order a reviewer should read them in."""
 
-    BLOCKING = 0  # unwaived contract errors, contract changes, cases that cannot be composed, parity
+    SETTINGS = -2  # a review: how the pull request's settings differ from the base's, which decided the review
+    BROKEN = -1  # cases that cannot be composed, goldens that cannot be read: composition and YAML errors
+    BLOCKING = 0  # unwaived contract errors, contract changes, parity
     CHANGED = 1  # values a program sees that moved, directly or through an interpolation
     REMOVED = 2
     ADDED = 3
@@ -25,9 +27,13 @@ class Tier(IntEnum):
     REFACTOR = 5  # the written value changed, the resolved one did not: folded away
     WAIVED = 6  # contract violations a waiver turned into warnings: summarized
     NOTED = 7  # info that is not a difference (known fallbacks): only on request
+    AT_BASE = 8  # a review: errors that already held at the base; they fail nothing, one line
+    FIXED = 9  # a review: errors the base had that no longer hold, one line
 
 
 TIER_TITLES = MappingProxyType({
+    Tier.SETTINGS: "Settings changes",
+    Tier.BROKEN: "Composition and YAML errors",
     Tier.BLOCKING: "Contract errors and contract changes",
     Tier.CHANGED: "Changed values",
     Tier.REMOVED: "Removed keys",
@@ -36,6 +42,8 @@ TIER_TITLES = MappingProxyType({
     Tier.REFACTOR: "Refactors with unchanged values",
     Tier.WAIVED: "Waived warnings",
     Tier.NOTED: "Notes",
+    Tier.AT_BASE: "Errors already at the base",
+    Tier.FIXED: "Errors the base had, fixed here",
 })
 
 # Kinds whose finding names a leaf and its old and new value.
@@ -45,19 +53,29 @@ VALUE_KINDS = frozenset({Kind.CHANGED, Kind.REMOVED, Kind.ADDED, Kind.PARITY})
 def tier_of(finding: Finding) -> Tier:
     """The triage tier of one finding."""
     kind = finding.kind
+    if kind == Kind.SETTINGS_CHANGE:
+        return Tier.SETTINGS
+    if finding.origin == Origin.AT_BASE:
+        return Tier.AT_BASE
+    if finding.origin == Origin.FIXED:
+        return Tier.FIXED
+    if kind == Kind.ERROR and finding.severity == ERROR:
+        return Tier.BROKEN
     if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
         return Tier.BLOCKING
-    if kind == Kind.CONTRACT and finding.waiver:
+    if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:
         return Tier.WAIVED
-    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY):
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
         return Tier.NOTED
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.HIDDEN_TEXT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
         return Tier.BLOCKING
+    if kind == Kind.HYDRA_CHANGE:  # what runs when the application starts: blocking unless recorded
+        return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
     if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
         return Tier.CHANGED
-    if kind == Kind.REMOVED:
+    if kind in (Kind.REMOVED, Kind.MOVED):
         return Tier.REMOVED
     if kind == Kind.ADDED:
         return Tier.ADDED
@@ -104,9 +122,11 @@ def _value_key(value: Any) -> str:
 def _key(finding: Finding) -> tuple[Any, ...]:
     # A finding without a path (a compose error) says what it is only in its message.
     detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
+    if finding.kind == Kind.LAUNCH:  # each launch's override is its own line: FILE:LINE is what a reader fixes
+        detail = f"{finding.source} {finding.message}"
     return (
         str(finding.kind), finding.path, _value_key(finding.old), _value_key(finding.new), str(finding.severity),
-        finding.contract, finding.effective_same, detail,
+        finding.contract, finding.effective_same, detail, str(finding.origin),
     )
 
 

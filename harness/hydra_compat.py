@@ -26,8 +26,9 @@ from hydra._internal.sources_registry import SourcesRegistry
 from hydra._internal.utils import create_config_search_path
 from hydra.core.default_element import InputDefault
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.object_type import ObjectType
 from hydra.core.plugins import Plugins
-from hydra.errors import ConfigCompositionException, Hydra14MigrationWarning
+from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigSource
 from hydra.version import VersionBase
 from omegaconf import DictConfig, OmegaConf, flag_override
@@ -37,12 +38,20 @@ from omegaconf.errors import OmegaConfBaseException
 
 from harness.session import current
 
+try:
+    from hydra.errors import Hydra14MigrationWarning
+except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") warns nothing there
+
+    class Hydra14MigrationWarning(UserWarning):  # type: ignore[no-redef]
+        """Stands in for the warning Hydra 1.3.5 and later give for a pre-1.2 version_base."""
+
 __all__ = [
     "FileConfigSource",
     "ImportlibResourcesConfigSource",
     "apply_overrides",
     "config_file_name",
     "file_source_folders",
+    "file_group_options",
     "find_config_file",
     "group_exists",
     "header_of",
@@ -141,6 +150,15 @@ def find_config_file(loader: Any, config_path: str) -> tuple[int, str] | None:
 def file_source_folders(loader: Any) -> list[str]:
     """The folders of the search path's file sources, in search order (the indexes find_config_file returns)."""
     return [source.path for source in loader.get_sources() if is_file_source(source)]
+
+
+def file_group_options(loader: Any, group: str) -> list[str]:
+    """A group's options that some config folder or package provides (not those only ConfigStore registers), sorted."""
+    options: set[str] = set()
+    for source in loader.get_sources():
+        if source.scheme() != "structured" and source.is_group(group):
+            options.update(source.list(group, ObjectType.CONFIG))
+    return sorted(options)
 
 
 def group_exists(loader: Any, name: str) -> bool:

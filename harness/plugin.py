@@ -58,7 +58,7 @@ def _engine(config: pytest.Config) -> Any:
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is None:
         from harness.baselines import GoldenFolder
-        from harness.contracts import ContractError, checks_for, load_contracts
+        from harness.contracts import ContractError, load_contracts
         from harness.engine import Engine, Run
         from harness.settings import SettingsError, load_settings
 
@@ -66,10 +66,13 @@ def _engine(config: pytest.Config) -> Any:
         try:
             settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
             _skip_unfetched(settings)
+            from harness.targets import case_rules
+
             contracts = load_contracts(settings.contracts, settings.read_scope)
+            rules = case_rules(settings, contracts)
             run = Run(
-                settings, GoldenFolder(settings.snapshot_dir), tuple(checks_for(contracts)), keep_rendered=True,
-                contracts=contracts, strict_waivers=config.getoption("--strict-waivers"),
+                settings, GoldenFolder(settings.snapshot_dir), rules.checks, keep_rendered=True,
+                contracts=contracts, strict_waivers=config.getoption("--strict-waivers"), refiners=rules.refiners,
             )
             engine = Engine(run)
         except (SettingsError, ContractError) as error:

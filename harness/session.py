@@ -27,6 +27,7 @@ class Session:
     file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
     stable_answers: dict[Any, Any] = field(default_factory=dict)  # trace: answers of pkg:// and structured sources
     warned: set[str] = field(default_factory=set)  # warnings said once
+    overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
     scratch: list[Path] = field(default_factory=list)  # folders deleted when the session ends
     # State of the Hydra session that is open now (set and cleared by compose.HydraSession).
     scope: tuple[Path, ...] = ()  # where config files may be read from; empty: no confinement
@@ -41,7 +42,7 @@ class Session:
         if _STACK:
             # A nested session shares the caches of the one it runs in; only the outermost installs.
             self.parsed, self.file_leaves, self.stable_answers = outer.parsed, outer.file_leaves, outer.stable_answers
-            self.warned = outer.warned
+            self.warned, self.overrides = outer.warned, outer.overrides
         else:
             from harness import trace  # trace reads the current session, so it is imported here, not above
 

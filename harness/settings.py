@@ -13,7 +13,8 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.confine import git_folder_problem, is_inside, project_root
-from harness.reader import InputLimitError, read_text
+from harness.hints import did_you_mean
+from harness.reader import InputLimitError, read_bytes, read_text
 
 
 class SettingsError(Exception):
@@ -38,6 +39,7 @@ class Source:
     wheel: str
     unpack: str
     into: Path
+    python: str = ""  # a folder of the wheel whose `.py` files are unpacked too (read with ast, never imported)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,10 @@ class Settings:
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
+    python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
+    command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
+    command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
+    schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
     named: tuple[Path, ...] = ()  # folders and files the command line named (trusted, so readable wherever they are)
 
     @property
@@ -88,9 +94,13 @@ TOP_LEVEL_KEYS = MappingProxyType({
     "search_path": list,
     "version_base": str,
     "read_outside": list,
+    "python_sources": list,
+    "commands": list,
+    "schemas": list,
 })
+COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
-SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str})
+SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
@@ -190,6 +200,14 @@ def _version_base(value: str | None, where: str) -> str | None:
     return value
 
 
+def _schemas(value: list, where: str) -> tuple[str, ...]:
+    modules = _string_list(value, where)
+    for module in modules:
+        if not all(part.isidentifier() for part in module.split(".")):
+            raise SettingsError(f"{where}: {module!r} is not a module name such as 'benchmarl.conf'")
+    return modules
+
+
 def _engine_group(value: str | None, where: str) -> str | None:
     group = (value or "").partition("@")[0]
     if value is not None and (not group or group.startswith("/") or ".." in group or re.search(r"\s", value)):
@@ -202,7 +220,7 @@ def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[st
         raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
     for key, value in table.items():
         if key not in allowed:
-            raise SettingsError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+            raise SettingsError(f"{where}: unknown key {key!r}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})")
         if not isinstance(value, allowed[key]):
             raise SettingsError(
                 f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}"
@@ -320,7 +338,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     source = None
     if "source" in table:
         raw_source = _check_table(table["source"], SOURCE_KEYS, f"{where} source")
-        missing = sorted(set(SOURCE_KEYS) - set(raw_source))
+        missing = sorted(set(SOURCE_KEYS) - set(raw_source) - {"python"})
         if missing:
             raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
         into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
@@ -332,8 +350,12 @@ def parse_settings(table: Any, origin: Path) -> Settings:
             wheel = str(_confined(base / wheel, (project_root(base),), f"{where} source.wheel"))
         else:
             wheel = check_requirement(wheel, f"{where} source.wheel")
-        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into)
+        python = raw_source.get("python", "")
+        if python and (python.startswith("/") or ".." in python.split("/")):
+            raise SettingsError(f"{where} source.python: {python!r} is not a folder inside the wheel")
+        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into, python=python)
 
+    globs, modules = _commands(table.get("commands", []), f"{where} commands")
     readable = _confined_folders(table, base, where)
     return Settings(
         origin=origin,
@@ -354,7 +376,34 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
+        python_sources=tuple(
+            _confined(base / folder, readable, f"{where} python_sources")
+            for folder in _string_list(table.get("python_sources", []), f"{where} python_sources")
+        ),
+        command_globs=globs,
+        command_modules=modules,
+        schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
     )
+
+
+def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The `[[commands]]` globs (relative, inside the project) and the union of their `modules` tables."""
+    globs: list[str] = []
+    modules: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        entry_where = f"{where}[{index}]"
+        entry = _check_table(entry, COMMAND_KEYS, entry_where)
+        pattern = entry.get("glob")
+        if pattern is None:
+            raise SettingsError(f"{entry_where}: missing required key 'glob'")
+        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
+            raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
+        globs.append(pattern)
+        for module, config_name in entry.get("modules", {}).items():
+            if not isinstance(config_name, str) or not all(part.isidentifier() for part in module.split(".")):
+                raise SettingsError(f"{entry_where}.modules: {module!r} = {config_name!r} is not `dotted.module = \"config_name\"`")
+            modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
+    return tuple(globs), tuple(sorted(modules.items()))
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -372,17 +421,50 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: cannot read settings: {error.strerror or error}") from None
 
 
+def find_pyproject(start: Path) -> Path:
+    """The nearest pyproject.toml with a [tool.config-harness] table at or above `start`, as git finds its folder
+    (else `start`'s own pyproject.toml, for the error message)."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if not candidate.is_file():
+            continue
+        try:
+            mentions = b"config-harness" in read_bytes(candidate)
+        except (OSError, InputLimitError):
+            return candidate  # unreadable (a FIFO, a link out, too big): reported by read_toml, not skipped
+        if mentions:
+            try:
+                if "config-harness" in read_toml(candidate).get("tool", {}):
+                    return candidate
+            except SettingsError:
+                return candidate  # a broken file on the way up is reported, not skipped
+    return start / "pyproject.toml"
+
+
 def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
     """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
     if settings_file is not None and Path(settings_file).name != "pyproject.toml":
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
-    path = Path(settings_file).absolute() if settings_file else (start or Path.cwd()).absolute() / "pyproject.toml"
-    document = read_toml(path)
-    table = document.get("tool", {}).get("config-harness")
+    path = Path(settings_file).absolute() if settings_file else find_pyproject((start or Path.cwd()).absolute())
+    table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")
     return parse_settings(table, path)
+
+
+def table_of(document: dict[str, Any], path: Path) -> Any:
+    """The settings table of a TOML document read from `path`: `[tool.config-harness]` in a pyproject.toml, the
+    whole document in a standalone file; None when a pyproject.toml has no such table."""
+    if path.name != "pyproject.toml":
+        return document
+    tool = document.get("tool", {})
+    return tool.get("config-harness") if isinstance(tool, dict) else None
+
+
+def settings_table(settings: Settings) -> Any:
+    """The raw settings table the settings were read from (what a review compares key by key)."""
+    return table_of(read_toml(settings.origin), settings.origin)
 
 
 def with_overrides(

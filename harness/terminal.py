@@ -11,12 +11,12 @@ WIDTH = 24
 
 
 def is_interactive(stream: TextIO) -> bool:
-    """A terminal, outside CI."""
-    return stream.isatty() and os.environ.get("CI", "").lower() not in ("true", "1")
+    """A terminal that can redraw a line (not TERM=dumb), outside CI."""
+    return stream.isatty() and os.environ.get("CI", "").lower() not in ("true", "1") and os.environ.get("TERM") != "dumb"
 
 
 def wants_color(stream: TextIO) -> bool:
-    """Color for a terminal, unless NO_COLOR is set (https://no-color.org)."""
+    """Color for a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal says it has none (TERM=dumb)."""
     return is_interactive(stream) and not os.environ.get("NO_COLOR")
 
 

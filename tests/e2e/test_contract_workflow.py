@@ -186,7 +186,7 @@ def test_verl_contracts_hold_on_0_9_1_with_no_stale_waiver_and_scoped_lora_waive
     from tests.conftest import ROOT
 
     source = load_settings(start=ROOT).source
-    fetch_wheel_tree(source.wheel, source.unpack, source.into)
+    fetch_wheel_tree(source.wheel, source.unpack, source.into, python=source.python)
     result = cli("check", "--format", "json", "--strict-waivers", cwd=ROOT)
     assert result.code == 0, result.out[-2000:]
     report = result.json()

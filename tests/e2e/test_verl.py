@@ -42,7 +42,7 @@ MEGATRON_KEYS = {
 def project_tree() -> Path:
     """The project's own pinned verl tree, fetched the way `make setup` does."""
     source = load_settings(start=ROOT).source
-    return fetch_wheel_tree(source.wheel, source.unpack, source.into)
+    return fetch_wheel_tree(source.wheel, source.unpack, source.into, python=source.python)
 
 
 def test_matrix_is_every_engine_times_every_preset_plus_the_route(project_tree, cli):
@@ -149,7 +149,7 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     from harness.contracts import contract_checks
     from harness.engine import Engine, Run
     from harness.goldens import write_goldens
-    from harness.report import result_as_dict, to_json
+    from harness.reporters.json import result_as_dict, to_json
 
     settings = load_settings(start=ROOT)
     rules = tuple(contract_checks(settings))

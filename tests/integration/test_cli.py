@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from harness.report import SCHEMA_VERSION
+from harness.reporters.json import SCHEMA_VERSION
 
 
 def test_list_generate_check_and_edit(small_project, cli):
@@ -60,10 +60,10 @@ def test_diff_files_and_folders(small_project, cli, tmp_path):
     changed = cli("diff", str(old / "_generated_route__legacy.yaml"), "snapshots/_generated_route__legacy.yaml", "--format", "json")
     assert changed.code == 1
     assert changed.json() == {
-        "schema_version": SCHEMA_VERSION, "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
+        "schema_version": SCHEMA_VERSION, "mode": "files", "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
     }
     folders = cli("diff", str(old), "snapshots", "--format", "json")
-    assert folders.code == 1 and len(folders.json()["changes"]) == 4
+    assert folders.code == 1 and len(folders.json()["changes"]) == 4 and folders.json()["mode"] == "goldens"
 
 
 def test_generate_check_mode_names_files_without_writing(small_project, cli):
@@ -133,13 +133,16 @@ def test_markdown_and_github_reports(small_project, cli):
     markdown = cli("--settings", "harness.toml", "check", "--format", "markdown")
     assert markdown.code == 1
     # One row for the change, naming its three cases.
-    row = "| error | `device.count` | `1` | `2` | 3 cases: train/cpu/\\* | `conf/backend/cpu.yaml:5` |"
-    assert row in markdown.out.splitlines() and markdown.out.count("device.count") == 1
+    row = ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+           "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |")
+    assert row in markdown.out.splitlines() and markdown.out.count("device.<wbr>count") == 1
+    assert markdown.out.index("### Errors") < markdown.out.index(row)
     github = cli("--settings", "harness.toml", "check", "--format", "github")
     # One annotation for the three cases, at the config line that now sets the value, not at the golden.
-    assert github.out.splitlines()[:-1] == [
+    assert github.out.splitlines()[:-2] == [
         "::error file=conf/backend/cpu.yaml,line=5,title=changed device.count::device.count: 1 -> 2 (3 cases: train/cpu/*)"
     ]
+    assert github.out.splitlines()[-2].startswith("Next: if these changes are intended: run `config-harness")
     text = cli("--settings", "harness.toml", "check")
     assert "  ERROR device.count: 1 -> 2  (3 cases: train/cpu/*; set by conf/backend/cpu.yaml:5)" in text.out.splitlines()
 

@@ -65,11 +65,13 @@ def test_a_loosened_contract_fails_the_review_until_a_record_gives_the_reason(re
     text = cli("--settings", "harness.toml", "diff", "--base", "main")
     assert text.code == 0
     lines = text.out.splitlines()
-    # The summary opens the report; the contract change is the first finding listed.
-    assert lines[0].startswith("1 contract change.") and lines[2].startswith("Contract errors and contract changes")
-    assert lines[3].startswith("  WARNING contract change: gpu-critical:") and "[recorded reason: qkv moved to the model]" in lines[3]
+    # Which settings decided the review, then the summary; the contract change is the first finding listed.
+    assert lines[0].startswith("settings: main's harness.toml")
+    assert lines[1].startswith("1 contract change.") and lines[3].startswith("Contract errors and contract changes")
+    assert lines[4].startswith("  WARNING contract change: gpu-critical:") and "[recorded reason: qkv moved to the model]" in lines[4]
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
-    assert "| warning | contract_change | `device.map.qkv` |" in markdown and "qkv moved to the model" in markdown
+    assert "| contract_change | <code>device.<wbr>map.<wbr>qkv</code> |" in markdown and "qkv moved to the model" in markdown
+    assert markdown.index("### Warnings") < markdown.index("| contract_change |")
 
 
 def test_a_deleted_contracts_file_removes_every_term(repository, cli):

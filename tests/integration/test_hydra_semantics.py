@@ -284,7 +284,8 @@ def test_hydra_errors_name_files_as_hydra_does(cli, tmp_path):
     folder = project(tmp_path, {"train.yaml": "defaults:\n  - optim: adam\n", "optim/adam.yaml": "lr: 1\n"}, settings)
     result = cli("--settings", "harness.toml", "check", "--format", "json", cwd=folder)
     (message,) = [f["message"] for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "error"]
-    assert "file://" in message and "harness://" not in message
+    # Hydra's own words, without the search path it lists after them (hundreds of characters, our scheme in it)
+    assert message == "In 'train': Could not find 'optim/nope' Available options in 'optim': adam"
 
 
 def test_global_flags_are_accepted_after_the_subcommand(cli, small_project):

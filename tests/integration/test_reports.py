@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from harness.report import SCHEMA_VERSION
+from harness.reporters.json import SCHEMA_VERSION
 from tests.conftest import add_contracts
 
 CONTRACTS = """
@@ -41,12 +41,30 @@ def check(cli, *extra):
     return cli("--settings", "harness.toml", "check", *extra)
 
 
+def as_spans(markdown):
+    """Markdown with breakable `<code>` paths written as code spans, for tests that look for a path."""
+    return markdown.replace("<wbr>", "").replace("<code>", "`").replace("</code>", "`")
+
+
+def outside_fences(lines):
+    """The lines of markdown outside fenced code blocks (which GitHub shows as text)."""
+    kept, fence = [], None
+    for line in lines:
+        if fence is None and line.startswith("```"):
+            fence = line
+        elif fence is not None and line == fence:
+            fence = None
+        elif fence is None:
+            kept.append(line)
+    return kept
+
+
 def test_one_change_on_every_case_is_named_once_in_every_format(project, cli):
     edit(project / "conf" / "train.yaml", "layers: [a, b]", "layers: [a, c]")
     text = check(cli).out
     assert text.count("trainer.layers") == 1
     assert '  ERROR trainer.layers: ["a", "b"] -> ["a", "c"]  (all 7 cases; set by conf/train.yaml:9)' in text.splitlines()
-    markdown = check(cli, "--format", "markdown").out
+    markdown = as_spans(check(cli, "--format", "markdown").out)
     assert markdown.count("trainer.layers") == 1
     github = check(cli, "--format", "github").out
     assert [line for line in github.splitlines() if "trainer.layers" in line] == [
@@ -88,7 +106,7 @@ def test_triage_order_is_the_same_in_every_format(project, cli):
     text = check(cli, "--verbose").out.splitlines()
     paths = ["device.count", "trainer.layers", "device.cores", "device.kind"]
     assert paths_in_order(text, paths) == expected
-    markdown = check(cli, "--format", "markdown").out.splitlines()
+    markdown = as_spans(check(cli, "--format", "markdown").out).splitlines()
     assert paths_in_order(markdown, paths) == expected
     github = check(cli, "--format", "github").out.splitlines()
     assert paths_in_order(github, paths) == expected
@@ -103,28 +121,68 @@ def test_refactors_are_folded_in_text_and_markdown(project, cli):
     assert '  ERROR device.kind: "cpu" -> "${backend}"  (3 cases: train/cpu/*; set by conf/backend/cpu.yaml:4)' in (
         check(cli, "--verbose").out.splitlines()
     )
-    markdown = check(cli, "--format", "markdown").out
+    markdown = as_spans(check(cli, "--format", "markdown").out)
     folded = markdown[markdown.index("<details>"):]
     assert "<summary>Refactors with unchanged values (1)</summary>" in folded and "`device.kind`" in folded
     assert "`device.kind`" not in markdown[: markdown.index("<details>")]
 
 
-def test_waived_warnings_are_summarized_verbose_names_cases_and_quiet_is_quiet(project, cli):
+def test_a_clean_run_is_one_line_and_verbose_lists_the_waived_warnings(project, cli):
     clean = check(cli)
     assert clean.code == 0
-    lines = clean.out.splitlines()
-    waived = [line for line in lines if "device.map.gate" in line]
-    # Three gpu cases share one warning: one line, its case count, the reason once.
-    assert waived == ["  gpu-critical: device.map.gate is required but missing  (3 cases)  waived: gate was never mapped; tracked upstream"]
-    assert clean.out.count("tracked upstream") == 1
+    assert clean.out.splitlines() == [
+        "OK: 7 cases against goldens in snapshots: 7 ok; 3 warnings (3 waived, 1 distinct; --verbose lists them)"
+    ]
     verbose = check(cli, "--verbose").out
-    assert "gpu-critical: device.map.gate is required but missing  (3 cases: train/gpu/*)" in verbose
+    assert "  gpu-critical: device.map.gate is required but missing  (3 cases: train/gpu/*)  waived: gate was never mapped; tracked upstream" in (
+        verbose.splitlines()
+    )
+    assert verbose.count("tracked upstream") == 1
     quiet = check(cli, "--quiet").out
-    assert quiet.splitlines() == ["OK: 7 cases against goldens in snapshots: 7 ok, 0 changed, 0 new, 0 error; 0 errors, 3 warnings"]
+    assert quiet.splitlines() == ["OK: 7 cases against goldens in snapshots: 7 ok; 3 warnings"]
     markdown = check(cli, "--format", "markdown").out
     assert markdown.count("tracked upstream") == 1 and "<summary>Waived warnings: 3, 1 distinct</summary>" in markdown
-    github = check(cli, "--format", "github").out
-    assert len([line for line in github.splitlines() if line.startswith("::warning")]) == 1
+    # A waived warning is known and accepted: never an annotation on a line the pull request did not touch.
+    github = check(cli, "--format", "github").out.splitlines()
+    assert not any(line.startswith("::") for line in github) and github[-1].startswith("OK: ")
+
+
+def test_a_failing_run_ends_with_its_errors_the_waived_count_the_next_step_and_the_verdict(project, cli):
+    edit(project / "conf" / "train.yaml", "  epochs: 3\n", "  epochs: 4\n")
+    lines = check(cli).out.splitlines()
+    assert lines[-4:] == [
+        "  ERROR trainer.epochs: 3 -> 4  (5 cases: train/*/default, train/*/sgd, route/legacy; set by conf/train.yaml:7)",
+        "3 waived warnings on 3 cases, 1 distinct (--verbose lists them)",
+        "Next: if these changes are intended: run `config-harness --settings harness.toml generate` and commit snapshots",
+        "FAILED: 7 cases against goldens in snapshots: 2 ok, 5 changed; 5 errors, 3 warnings",
+    ]
+    assert not any("tracked upstream" in line for line in lines)
+    assert check(cli, "--quiet").out.splitlines()[-2:] == lines[-2:]
+    # The exact command keeps the run's own flags, and a commit hook is told to stage the goldens.
+    only = cli("--settings", "harness.toml", "check", "--case", "train/cpu/*").out.splitlines()
+    assert only[-2] == "Next: if these changes are intended: run `config-harness --settings harness.toml generate --case 'train/cpu/*'` and commit snapshots"
+    report = check(cli, "--format", "json").json()
+    assert report["next_steps"] == [lines[-2].removeprefix("Next: ")]
+
+
+def test_a_commit_hook_is_told_to_stage_the_goldens(project, cli, monkeypatch):
+    edit(project / "conf" / "train.yaml", "  epochs: 3\n", "  epochs: 4\n")
+    monkeypatch.setenv("PRE_COMMIT", "1")  # what pre-commit sets for its hooks
+    assert check(cli, "--quiet").out.splitlines()[-2] == (
+        "Next: pre-commit checks what is staged: run `config-harness --settings harness.toml generate` if you have not, "
+        "then `git add snapshots` and commit again"
+    )
+
+
+def test_a_contract_error_names_the_contract_file_and_line_in_text_and_json(project, cli):
+    edit(project / "conf" / "backend" / "gpu.yaml", "count: 8", "count: 4")
+    steps = [line for line in check(cli).out.splitlines() if line.startswith("Next: ")]
+    assert steps[0] == ("Next: contract gpu-critical fails: fix the config, or change the contract at contracts.yaml:3 "
+                        "(a known violation: add a waiver with a reason)")
+    report = check(cli, "--format", "json").json()
+    (group,) = [g for g in report["groups"] if g["kind"] == "contract" and g["severity"] == "error"]
+    assert group["contract_source"] == "contracts.yaml:3"
+    assert {f["contract_source"] for c in report["cases"] for f in c["findings"] if f["kind"] == "contract"} == {"contracts.yaml:3"}
 
 
 def test_a_case_with_an_error_finding_is_not_ok(project, cli):
@@ -133,16 +191,16 @@ def test_a_case_with_an_error_finding_is_not_ok(project, cli):
     report = check(cli, "--format", "json").json()
     statuses = {c["id"]: c["status"] for c in report["cases"]}
     assert {i: s for i, s in statuses.items() if s != "ok"} == {f"train/gpu/{p}": "error" for p in ("default", "fast", "sgd")}
-    assert "FAILED: 7 cases against goldens in snapshots: 4 ok, 0 changed, 0 new, 3 error; 3 errors" in check(cli).out
+    assert check(cli).out.splitlines()[-1] == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 3 errors, 3 warnings"
 
 
 def test_generate_counts_say_what_was_written(small_project, cli):
     first = cli("--settings", "harness.toml", "generate", cwd=small_project).out
-    assert "7 golden(s) written: 7 new, 0 changed; 0 unchanged" in first.splitlines()
+    assert "7 golden(s) written: 7 new, 0 changed; 0 unchanged; 0 error(s)" in first.splitlines()
     edit(small_project / "conf" / "backend" / "cpu.yaml", "count: 1", "count: 2")
     second = cli("--settings", "harness.toml", "generate").out
-    assert "3 golden(s) written: 0 new, 3 changed; 4 unchanged" in second.splitlines()
-    assert cli("--settings", "harness.toml", "generate").out.splitlines()[0] == "0 golden(s) written: 0 new, 0 changed; 7 unchanged"
+    assert "3 golden(s) written: 0 new, 3 changed; 4 unchanged; 0 error(s)" in second.splitlines()
+    assert cli("--settings", "harness.toml", "generate").out.splitlines()[0] == "0 golden(s) written: 0 new, 0 changed; 7 unchanged; 0 error(s)"
 
 
 def test_null_and_an_absent_key_look_different(project, cli):
@@ -153,9 +211,9 @@ def test_null_and_an_absent_key_look_different(project, cli):
     assert '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)' in text.splitlines()
     assert "  ERROR device.map: — -> null  (4 cases: train/gpu/*, route/legacy; set by conf/backend/gpu.yaml:6)" in text.splitlines()
     assert '  ERROR trainer.layers: ["a", "b"] -> null  (all 7 cases; set by conf/train.yaml:9)' in text.splitlines()
-    markdown = check(cli, "--format", "markdown").out.splitlines()
-    assert any(line.startswith("| error | `device.map.qkv` | `\"qkv_proj\"` | — |") for line in markdown)
-    assert any(line.startswith("| error | `device.map` | — | `null` |") for line in markdown)
+    markdown = as_spans(check(cli, "--format", "markdown").out).splitlines()
+    assert any(line.startswith("| `device.map.qkv` | `\"qkv_proj\"` → — |") for line in markdown)
+    assert any(line.startswith("| `device.map` | — → `null` |") for line in markdown)
 
 
 # ---- escaping: each repro from the hostile-input review ----
@@ -173,7 +231,7 @@ def test_an_orphan_golden_named_with_a_newline_cannot_start_a_workflow_command(p
            "orphan golden with no case; remove it with `generate --prune`" in github
     # In a property `,` and `:` separate values, and `%` starts an escape: all three are escaped.
     assert any(line.startswith("::error file=snapshots/_generated_a%2Cb%3Ac%250A.yaml::") for line in github)
-    assert all(line.startswith(("::error ", "::warning ")) for line in github[:-1])
+    assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[:-1])
     markdown = check(cli, "--format", "markdown").out.splitlines()
     assert "- orphan golden: `snapshots/_generated_x ::stop-commands::pwned .yaml`" in markdown
     assert not any(line.startswith("::") for line in check(cli).out.splitlines())
@@ -192,7 +250,7 @@ def test_keys_and_values_from_a_config_cannot_inject_commands_cells_or_html(proj
     edit(train, f"note: {json.dumps(hostile_value)}", f"note: {json.dumps(hostile_value + '!')}")
 
     github = check(cli, "--format", "github").out.splitlines()
-    assert all(line.startswith(("::error ", "::warning ")) for line in github[:-1])
+    assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[:-1])
     assert not any(line.startswith("::stop-commands") for line in github)
     hostile = [line for line in github if "stop-commands" in line]
     # The title property escapes `:` too; in the data after the second `::`, only the line break needs escaping.
@@ -212,11 +270,148 @@ def test_keys_and_values_from_a_config_cannot_inject_commands_cells_or_html(proj
     # Every row has as many cells as its table's header: no pipe from the input opened a cell.
     assert len(tables) == 3 and all(len(UNESCAPED_PIPE.findall(row)) == len(UNESCAPED_PIPE.findall(t[0])) for t in tables for row in t)
     # Outside code spans (which GitHub shows as text) no tag survives.
-    assert not any("<img" in CODE_SPAN.sub("", line) for line in markdown)
+    assert not any("<img" in CODE_SPAN.sub("", line) for line in outside_fences(markdown))
     assert any("<img" in line for line in markdown)  # inside a code span: shown, not run
-    (note,) = [row for row in rows if "trainer.note" in row]
-    # A code span whose fence is longer than any backtick run inside it cannot be closed early.
-    assert '| ```"<img src=x onerror=alert(1)> \\| `tick` \\| ``two``!"``` |' in note
+    (note,) = [row for row in rows if "trainer.<wbr>note" in row]
+    # A code span whose fence is longer than any backtick run inside it cannot be closed early; the value is
+    # shortened in the table and whole in a fenced block whose fence no backtick run inside can close.
+    assert '| `"<img src=x onerror=alert(1)> \\|…` → `"<img src=x onerror=alert(1)> \\|…` |' in note
+    fence_line = markdown.index('trainer.note: "<img src=x onerror=alert(1)> | `tick` | ``two``" -> "<img src=x onerror=alert(1)> | `tick` | ``two``!"')
+    assert markdown[fence_line - 1] == "```" and markdown[fence_line + 1] == "```"
     assert not any(line.startswith("::") for line in markdown)
     text = check(cli).out.splitlines()
     assert not any(line.startswith("::") for line in text) and "  ERROR trainer.x\\n::stop-commands::tok: 1 -> 2  (all 7 cases; set by conf/train.yaml:9)" in text
+
+
+# ---- SARIF and JUnit: validated by their own model packages, not by our reading of the specs ----
+
+
+def sarif_log(text):
+    """A SARIF log parsed by sarif-pydantic's 2.1.0 model, with every field it does not model listed."""
+    from pydantic import BaseModel
+    from sarif_pydantic import Sarif
+
+    log = Sarif.model_validate_json(text)
+    unmodeled = set()
+
+    def walk(node):
+        if isinstance(node, BaseModel):
+            unmodeled.update(f"{type(node).__name__}.{name}" for name in node.model_extra or {})
+            for name in type(node).model_fields:
+                walk(getattr(node, name))
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(log)
+    return log, unmodeled
+
+
+def test_sarif_is_valid_2_1_0_with_one_result_per_distinct_finding_and_waivers_suppressed(project, cli):
+    edit(project / "conf" / "train.yaml", "layers: [a, b]", "layers: [a, c]")
+    result = check(cli, "--format", "sarif")
+    assert result.code == 1
+    log, unmodeled = sarif_log(result.out)
+    # The spec's `suppressions` (an array) is the one field sarif-pydantic names differently (`suppression`).
+    assert log.version == "2.1.0" and unmodeled == {"Result.suppressions"}
+    (run,) = log.runs
+    assert run.tool.driver.name == "config-harness" and {rule.id for rule in run.tool.driver.rules} == {"changed", "contract"}
+    (layers,) = [r for r in run.results if r.properties["path"] == "trainer.layers"]
+    assert (layers.rule_id, str(layers.level.value)) == ("changed", "error")
+    location = layers.locations[0].physical_location
+    assert (location.artifact_location.uri, location.region.start_line) == ("conf/train.yaml", 9)
+    assert len(layers.properties["cases"]) == 7 and layers.message.text.startswith('trainer.layers: ["a", "b"] -> ["a", "c"]')
+    (waived,) = [r for r in json.loads(result.out)["runs"][0]["results"] if r["properties"]["path"] == "device.map.gate"]
+    assert waived["level"] == "warning" and waived["suppressions"] == [
+        {"kind": "external", "justification": "gate was never mapped; tracked upstream"}
+    ]
+
+
+def test_sarif_of_a_clean_run_has_no_open_result(project, cli):
+    result = check(cli, "--format", "sarif")
+    assert result.code == 0
+    log = json.loads(result.out)
+    assert all("suppressions" in r for r in log["runs"][0]["results"])
+
+
+def junit_suite(text):
+    from junitparser import JUnitXml
+
+    (suite,) = list(JUnitXml.fromstring(text.encode("utf-8")))
+    return suite
+
+
+def test_junit_has_one_test_per_case_failing_with_its_errors(project, cli):
+    edit(project / "conf" / "backend" / "gpu.yaml", "count: 8", "count: 4")  # a contract error and a change on gpu cases
+    result = check(cli, "--format", "junit")
+    assert result.code == 1
+    suite = junit_suite(result.out)
+    cases = {case.name: case for case in suite}
+    assert set(cases) == {c["id"] for c in check(cli, "--format", "json").json()["cases"]}
+    assert (suite.tests, suite.failures, suite.errors) == (7, 4, 0)
+    (failure,) = cases["train/gpu/default"].result
+    assert type(failure).__name__ == "Failure" and "device.count" in failure.message
+    assert "gpu-critical: device.count must equal 8 but is 4" in failure.text and "device.count: 8 -> 4" in failure.text
+    assert cases["train/cpu/default"].is_passed
+    # A waived warning never fails a test; it is the test's output.
+    assert "waived: gate was never mapped" in cases["train/gpu/fast"].system_out
+
+
+def test_junit_a_case_that_cannot_compose_is_an_error_and_the_run_has_its_own_test(project, cli):
+    edit(project / "conf" / "train.yaml", "  - backend: cpu\n", "  - backend: cpu\n  - missing_group: nope\n")
+    (project / "snapshots" / "_generated_old.yaml").write_text("a: 1\n")
+    suite = junit_suite(check(cli, "--format", "junit").out)
+    cases = {case.name: case for case in suite}
+    assert type(cases["train/cpu/default"].result[0]).__name__ == "Error"
+    (orphan,) = cases["(run)"].result
+    assert "snapshots/_generated_old.yaml" in orphan.text
+
+
+def test_a_removed_subtree_is_one_line_verbose_lists_it_and_json_names_it(project, cli):
+    edit(project / "conf" / "backend" / "gpu.yaml", "  map:\n    qkv: qkv_proj\n", "")
+    edit(project / "conf" / "train.yaml", "  extra: {}\n", "  extra: {}\n  sched:\n    kind: cosine\n    warmup: 10\n")
+    text = check(cli).out.splitlines()
+    assert "  ERROR device.map.* (1 keys) removed" not in text  # one leaf reads as that leaf
+    assert '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)' in text
+    assert "  ERROR trainer.sched.* (2 keys) added  (all 7 cases; set by conf/train.yaml)" in text
+    assert not any("trainer.sched.kind" in line for line in text)
+    verbose = check(cli, "--verbose").out.splitlines()
+    assert '    ERROR trainer.sched.kind: — -> "cosine"  (all 7 cases; set by conf/train.yaml:12)' in verbose
+    report = check(cli, "--format", "json").json()
+    (subtree,) = report["subtrees"]
+    assert subtree == {"kind": "added", "path": "trainer.sched", "keys": 2, "severity": "error",
+                       "cases": [c["id"] for c in report["cases"]], "paths": ["trainer.sched.kind", "trainer.sched.warmup"]}
+    assert {g["subtree"] for g in report["groups"] if g["path"].startswith("trainer.sched.")} == {"trainer.sched"}
+    github = [line for line in check(cli, "--format", "github").out.splitlines() if "sched" in line]
+    assert github == ["::error file=conf/train.yaml,line=12,title=added trainer.sched::trainer.sched.* (2 keys) added (all 7 cases)"]
+
+
+# ---- our words for mistakes ----
+
+
+def test_typos_get_one_line_with_the_closest_name(project, cli):
+    case = check(cli, "--case", "train/gpo/*")
+    assert case.code == 2 and case.err.strip().splitlines() == [
+        "config-harness: error: --case 'train/gpo/*' matches no case; did you mean 'train/gpu/*'?; see `config-harness list`"
+    ]
+    listing = cli("--settings", "harness.toml", "list", "--case", "train/cpu/fats")
+    assert listing.code == 2 and "did you mean 'train/cpu/fast'?" in listing.err and len(listing.err.strip().splitlines()) == 1
+    explain = cli("--settings", "harness.toml", "explain", "trainer.epoch", "--case", "train/cpu/default")
+    assert explain.code == 2 and explain.err.strip() == (
+        "config-harness: error: trainer.epoch does not exist in case train/cpu/default; did you mean 'trainer.epochs'?"
+    )
+    settings = project / "harness.toml"
+    settings.write_text(settings.read_text().replace("snapshot_dir =", "snapshot_dri ="))
+    typo = check(cli)
+    assert typo.code == 2 and "unknown key 'snapshot_dri'; did you mean 'snapshot_dir'?" in typo.err
+    assert len(typo.err.strip().splitlines()) == 1
+
+
+def test_settings_are_found_from_a_subfolder_like_git(small_project, cli):
+    (small_project / "pyproject.toml").write_text("[tool.config-harness]\n" + (small_project / "harness.toml").read_text()
+                                                  .replace("[presets]", "[tool.config-harness.presets]")
+                                                  .replace("[[routes]]", "[[tool.config-harness.routes]]"))
+    (small_project / "conf" / "sub" / "pyproject.toml").parent.mkdir(parents=True, exist_ok=True)
+    (small_project / "conf" / "sub" / "pyproject.toml").write_text("[project]\nname = 'unrelated'\n")
+    listed = cli("list", "--format", "json", cwd=small_project / "conf" / "sub")
+    assert listed.code == 0 and len(listed.json()["cases"]) == 7

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import commit_small_project
+from tests.conftest import add_contracts, commit_small_project
 from tests.synthetic_history import git
 
 CONTRACTS = """
@@ -38,8 +38,9 @@ def test_review_groups_changes_by_case_and_passes_without_contract_violations(re
     assert changed["train/cpu/default"][0]["source"] == "conf/backend/cpu.yaml:5"
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
     assert "review against `main`" in markdown
-    assert "| info | `device.count` | `1` | `2` | 3 cases: train/cpu/\\* | `conf/backend/cpu.yaml:5` |" in markdown.splitlines()
-    assert markdown.count("device.count") == 1
+    assert ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+            "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |") in markdown.splitlines()
+    assert markdown.count("device.<wbr>count") == 1 and "### Differences" in markdown
 
 
 def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository, cli):
@@ -52,25 +53,39 @@ def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository
     # Triage: the unwaived contract error comes first, then the removed key.
     blocking = lines.index("  ERROR gpu-critical: device.map.qkv is required but missing  (3 cases: train/gpu/*)")
     removed = lines.index('  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)')
-    assert lines[0].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
+    assert lines[0] == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
+    assert lines[1].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
 
 
-def test_review_lists_new_and_removed_cases(repository, cli):
+def test_a_preset_the_change_drops_is_still_reviewed_and_its_new_one_too(repository, cli):
+    """The base's settings decide the cases; the pull request's are reviewed, and what they add is reviewed too."""
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]', 'slow = ["trainer.epochs=9"]'))
-    report = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    report = result.json()
     assert report["baseline"] == "goldens at main; cases without one: config tree main:conf (composed)"
-    # The base's own settings had no `slow` preset: those cases are new, whatever its tree would compose.
-    slow = {c["id"]: c for c in report["cases"] if c["id"].endswith("/slow")}
-    assert {i: (c["status"], c["findings"]) for i, c in slow.items()} == {
-        "train/cpu/slow": ("new", []),
-        "train/gpu/slow": ("new", []),
-    }
-    gone = [(c["id"], c["golden"]) for c in report["cases"] if c["status"] == "gone"]
-    assert gone == [
-        ("train/cpu/sgd", "main:snapshots/_generated_train__cpu__sgd.yaml"),
-        ("train/gpu/sgd", "main:snapshots/_generated_train__gpu__sgd.yaml"),
-    ]
+    status = {c["id"]: c["status"] for c in report["cases"]}
+    assert status["train/cpu/sgd"] == status["train/gpu/sgd"] == "ok"  # the base's preset, composed on this tree
+    assert status["train/cpu/slow"] == status["train/gpu/slow"] == "new"  # the preset only this change has
+    changes = [(f["path"], f["severity"]) for f in report["findings"] if f["kind"] == "settings_change"]
+    assert changes == [("presets.sgd", "error"), ("presets.slow", "info")]
+    assert result.code == 1 and report["findings"][0]["kind"] == "settings_change"
+
+    # The reason, recorded in the contracts file, turns the error into a warning that shows it.
+    contracts = repository / "contracts.yaml"
+    record = "changes:\n  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: sgd is retired}\n"
+    contracts.write_text(contracts.read_text() + record)
+    recorded = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    (sgd,) = [f for f in recorded.json()["findings"] if f["path"] == "presets.sgd"]
+    assert recorded.code == 0 and sgd["severity"] == "warning" and "sgd is retired" in sgd["message"]
+
+
+def test_a_case_the_tree_loses_is_gone_and_fails_the_review(repository, cli):
+    (repository / "conf" / "backend" / "gpu.yaml").unlink()
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    gone = [(c["id"], c["golden"], c["findings"][0]["severity"]) for c in result.json()["cases"] if c["status"] == "gone"]
+    assert ("train/gpu/default", "main:snapshots/_generated_train__gpu__default.yaml", "error") in gone
+    assert len(gone) == 3 and result.code == 1
 
 
 def test_review_bad_ref_and_bad_arguments_exit_2(repository, cli):
@@ -158,18 +173,22 @@ def test_review_annotates_each_changed_value_on_its_line_as_a_notice(repository,
     assert any(line.startswith("::error file=conf/backend/cpu.yaml,line=5") for line in checked.splitlines())
 
 
-# Attacker pass: a renamed root made every base composition fail as "info", hiding the change (exit 0).
-def test_a_renamed_root_is_gone_at_the_base_and_new_here(repository, cli):
+# Attacker pass: a renamed root made every base composition fail as "info", hiding the change (exit 0). The base's
+# settings decide the cases: its root no longer composes here, the new root's cases are new, and the review fails.
+def test_a_renamed_root_fails_the_review_naming_the_settings_change_first(repository, cli):
     git(repository, "mv", "conf/train.yaml", "conf/main.yaml")
     legacy = repository / "conf" / "legacy.yaml"
     legacy.write_text(legacy.read_text().replace("  - train\n", "  - main\n"))
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('roots = ["train"]', 'roots = ["main"]').replace('"train/gpu/default"', '"main/gpu/default"'))
-    report = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json").json()
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json")
+    report = result.json()
     statuses = {c["id"]: c["status"] for c in report["cases"]}
-    assert {i for i, s in statuses.items() if s == "gone"} == {f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
+    assert {i for i, s in statuses.items() if s == "error"} == {f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
     assert {i for i, s in statuses.items() if s == "new"} == {f"main/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
-    assert "/tmp/" not in json.dumps(report)
+    first = report["findings"][0]
+    assert (first["kind"], first["path"], first["severity"]) == ("settings_change", "roots", "error") and result.code == 1
+    assert "config-harness-base-" not in json.dumps(report)  # the base was composed in a scratch folder never shown
 
 
 # Attacker pass: an absolute symlink committed in the base tree crashed the review (exit 3).
@@ -182,3 +201,39 @@ def test_a_link_out_of_the_base_tree_is_a_usage_error(repository, cli):
     git(repository, "revert", "--no-edit", "HEAD")
     result = cli("--settings", "harness.toml", "diff", "--base", "HEAD~1", "--compose-base")
     assert result.code == 2 and "absolute" in result.err and len(result.err.strip().splitlines()) == 1, result.err
+
+
+BROKEN_AT_BASE = """
+contracts:
+  - name: gpu-critical
+    cases: "train/gpu/*"
+    require: [device.map.qkv]
+  - name: epochs
+    cases: "train/*/default"
+    equal: {trainer.epochs: 5}
+"""
+
+
+def test_errors_already_at_the_base_do_not_fail_a_review_and_a_new_one_does(small_project, cli):
+    add_contracts(small_project, BROKEN_AT_BASE)
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 1  # the contract errors
+    repository = small_project
+    for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base with contract errors"]):
+        git(repository, *command)
+    unchanged = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    errors = [f for c in unchanged.json()["cases"] for f in c["findings"] if f["severity"] == "error"]
+    assert unchanged.code == 0 and len(errors) == 2 and {f["origin"] for f in errors} == {"at_base"}
+
+    gpu = repository / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))
+    broken = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    introduced = [(c["id"], f["path"]) for c in broken.json()["cases"] for f in c["findings"] if f.get("origin") == "introduced"]
+    assert broken.code == 1 and sorted(introduced) == [(f"train/gpu/{p}", "device.map.qkv") for p in ("default", "fast", "sgd")]
+
+    # Fixing an error the base had is said too, and fails nothing.
+    train = repository / "conf" / "train.yaml"
+    git(repository, "checkout", "-q", "conf/backend/gpu.yaml")
+    train.write_text(train.read_text().replace("epochs: 3", "epochs: 5"))
+    fixed = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    origins = [(c["id"], f["origin"]) for c in fixed.json()["cases"] for f in c["findings"] if f.get("origin")]
+    assert fixed.code == 0 and sorted(origins) == [("train/cpu/default", "fixed"), ("train/gpu/default", "fixed")]

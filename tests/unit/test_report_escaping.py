@@ -12,7 +12,7 @@ from harness.escape import code_span, escape_data, escape_property, markdown_tex
 from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, Status
 from harness.matrix import Case
 from harness.provenance import Source
-from harness.report import result_as_dict, to_github, to_json, to_markdown, to_text
+from harness.reporters import FORMATS, ReportOptions, reporter
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 # A line break that starts workflow commands of its own, an ANSI color, a right-to-left override that shows
@@ -57,8 +57,8 @@ def test_suspicious_text_is_what_a_reader_cannot_see():
     assert not suspicious("two\nlines\tand a tab") and not suspicious("naïve 日本") and not suspicious(3)
 
 
-def test_xml_text_holds_no_markup_and_no_control():
-    assert xml_text('<a b="c">&\x00\u202e') == "&lt;a b=&quot;c&quot;&gt;&amp;\\x00\\u202e"
+def test_xml_text_holds_nothing_xml_forbids_or_a_reader_cannot_see():
+    assert xml_text('<a>&\x00\u202e\ud800\n\t') == "<a>&\\x00\\u202e\\ud800\\n\t"  # ElementTree escapes the markup
 
 
 def hostile_result() -> MatrixResult:
@@ -76,32 +76,69 @@ def hostile_result() -> MatrixResult:
     return result
 
 
-def no_command_of_its_own(output: str, ours: tuple[str, ...] = ()) -> None:
+def no_command_of_its_own(output: str, commands: bool = False) -> None:
+    """No line of the input's own: a workflow command starts only where the report writes one (`commands`)."""
     for line in output.splitlines():
-        assert not line.startswith("::") or line.startswith(ours), line
+        assert not line.startswith(("::stop-commands", "::notice title=t::")), line
+        assert not line.startswith("::") or (commands and line.startswith(("::error", "::warning", "::notice"))), line
     assert not any(raw in output for raw in RAW)
 
 
+def strings(document) -> str:
+    """Every string in a JSON document, joined."""
+    if isinstance(document, dict):
+        return "".join(strings(key) + strings(value) for key, value in document.items())
+    if isinstance(document, list):
+        return "".join(strings(item) for item in document)
+    return document if isinstance(document, str) else ""
+
+
+def render(output_format: str, **options) -> str:
+    return reporter(output_format).render(hostile_result(), ReportOptions(**options))
+
+
+@pytest.mark.parametrize("output_format", sorted(FORMATS))
 @pytest.mark.parametrize("verbose", [False, True])
-def test_text_report_escapes_every_field(verbose):
-    output = to_text(hostile_result(), verbose=verbose, include_info=True)
-    no_command_of_its_own(output)
-    assert "\\u202edoog" in output
+def test_every_format_escapes_every_field(output_format, verbose):
+    """Every registered format: no workflow command, line break, escape, bidi or zero-width character of the
+    input's own reaches the output, whatever field holds it."""
+    output = render(output_format, verbose=verbose, review=verbose)
+    no_command_of_its_own(output, commands=output_format == "github")
+    if output_format in ("json", "sarif"):
+        assert output.isascii()
+        assert HOSTILE in strings(json.loads(output))  # the values themselves survive, escaped only in the text
+    if output_format == "junit":
+        import xml.etree.ElementTree as ET
+
+        ET.fromstring(output)  # well-formed whatever the input
+    if output_format in ("text", "markdown"):
+        assert "\\u202edoog" in output
 
 
-def test_markdown_report_escapes_every_field():
-    output = to_markdown(hostile_result(), include_info=True)
-    no_command_of_its_own(output)
-    assert "<" not in output.replace("<details>", "").replace("</details>", "").replace("<summary>", "").replace("</summary>", "")
+def test_markdown_report_opens_no_tag_of_its_own():
+    output = render("markdown", verbose=True)
+    for tag in ("<details>", "</details>", "<summary>", "</summary>", "<br>", "<code>", "</code>", "<wbr>"):
+        output = output.replace(tag, "")
+    assert "<" not in output
 
 
-def test_github_report_escapes_every_field():
-    output = to_github(hostile_result())
-    no_command_of_its_own(output, ours=("::error ", "::warning ", "::notice "))
-    assert all(line.count("\n") == 0 for line in output.splitlines())
 
 
-def test_json_report_escapes_every_field_and_keeps_the_values():
-    output = to_json(result_as_dict(hostile_result()))
-    assert output.isascii() and not any(line.startswith("::") for line in output.splitlines())
-    assert json.loads(output)["cases"][0]["findings"][0]["old"] == HOSTILE
+def test_sarif_locations_are_uri_references_a_file_name_cannot_bend():
+    from harness.reporters.sarif import artifact_uri
+
+    assert artifact_uri("conf/train.yaml") == "conf/train.yaml"
+    assert artifact_uri("conf/a b#c%d?.yaml") == "conf/a%20b%23c%25d%3F.yaml"
+    assert artifact_uri("/tmp/x\n::stop-commands::y.yaml") == "file:///tmp/x%0A%3A%3Astop-commands%3A%3Ay.yaml"
+
+
+def test_junit_text_is_always_well_formed_xml():
+    import xml.etree.ElementTree as ET
+
+    from harness.reporters.junit import xml_text
+
+    hostile = "a\x00b\x1b[31m</failure><x>&amp;\ud800\ufffe"
+    element = ET.Element("failure", {"message": xml_text(hostile)})
+    element.text = xml_text(hostile)
+    parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))
+    assert parsed.text == parsed.get("message") == "a\\x00b\\x1b[31m</failure><x>&amp;\\ud800\\ufffe"

@@ -1,0 +1,42 @@
+"""Our words for a mistake: the closest existing name ("did you mean"), found by difflib."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+def did_you_mean(wrong: str, known: Iterable[str]) -> str:
+    """`; did you mean 'x'?` for the closest known name, or "" when nothing is close."""
+    close = difflib.get_close_matches(wrong, sorted(set(known)), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def case_hint(pattern: str, case_ids: Iterable[str]) -> str:
+    """`; did you mean '*/megatron/*'?` for a case glob that matches nothing: each literal segment is replaced by
+    the closest segment at its place among the case ids, so a typo inside a glob is found too."""
+    ids = [case_id.split("/") for case_id in case_ids]
+    parts = pattern.split("/")
+    fixed = []
+    for index, part in enumerate(parts):
+        known = {segments[index] for segments in ids if len(segments) > index}
+        if any(char in part for char in "*?[") or part in known:
+            fixed.append(part)
+        else:
+            close = difflib.get_close_matches(part, sorted(known), n=1, cutoff=0.6)
+            fixed.append(close[0] if close else part)
+    suggestion = "/".join(fixed)
+    return f"; did you mean {suggestion!r}?" if suggestion != pattern else did_you_mean(pattern, ["/".join(s) for s in ids])
+
+
+def key_paths(tree: object) -> list[str]:
+    """Every dotted path of a plain tree, leaves and the mappings above them, for key hints."""
+    from harness.diff import iter_leaves, join_path, split_path
+
+    paths = set()
+    for leaf, _ in iter_leaves(tree):
+        prefix = ""
+        for key in split_path(leaf):
+            prefix = join_path(prefix, key)
+            paths.add(prefix)
+    return sorted(paths)

@@ -1,0 +1,604 @@
+"""A repository's launch commands as cases: find them in its scripts, compose each with Hydra, name what broke.
+
+A launch is composed as Hydra would compose it: the entry point's config (from `--config-name`, the
+settings' `[commands.modules]`, or its `@hydra.main` read with `ast`, never imported), the group overrides
+through a full compose, then each value override applied in order with Hydra's own override code. Applying
+them one at a time, and going on after a failure, names every override that no longer applies where
+Hydra's own run stops at the first.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import pickle
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness import hydra_compat, overrides
+from harness.compose import ComposeError, HydraSession, describe_error, pickled
+from harness.confine import is_inside
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
+from harness.matrix import Case
+from harness.provenance import Source
+from harness.reader import InputLimitError, read_bytes
+from harness.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
+
+PREFIX = "cmd/"
+
+# Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
+KEY_REMOVED = "key removed"
+KEY_EXISTS = "key now exists"
+OPTION_REMOVED = "group option removed"
+GROUP_REMOVED = "group removed"
+TYPE_CHANGED = "type changed"
+VALUE_DIFFERS = "value differs"
+BAD_OVERRIDE = "not a Hydra override"
+CONFIG_REMOVED = "config removed"
+ENTRY_REMOVED = "entry point removed"
+NOT_EXTRACTED = "not extracted"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A Hydra entry point: its config folder and config name, as its `@hydra.main` (or the settings) say."""
+
+    config_dir: Path | None
+    config_name: str | None
+    version_base: str | None = None
+
+
+@dataclass(frozen=True)
+class CommandCase:
+    """One launch as a case: `cmd/<script>#<n>`, the config it composes and its overrides."""
+
+    id: str
+    launch: Launch
+    config_dir: Path | None = None
+    config_name: str | None = None
+    version_base: str | None = None
+    search_path: tuple[Path, ...] = ()
+    problem: str = ""  # why it cannot be composed at all (not extracted, entry point gone): one line
+    problem_kind: str = ""
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The override texts given to Hydra (placeholders where a value is unknown)."""
+        return tuple(o.text for o in self.launch.overrides)
+
+    def as_case(self) -> Case:
+        """The matrix's Case for this launch (reports and `explain` read it)."""
+        return Case(self.id, self.config_name or "", self.overrides)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One override of a launch that does not apply, or a launch that cannot be composed at all."""
+
+    reason: str
+    key: str
+    override: Override | None
+    message: str
+    fix: str | None = None
+
+
+@dataclass
+class Checked:
+    """A command case after composing: what failed, which overrides were not checked, and the config."""
+
+    case: CommandCase
+    failures: list[Failure] = field(default_factory=list)
+    unchecked: list[Override] = field(default_factory=list)  # an unknown value that the key's type refused
+    config: Any = None
+
+
+def case_id(launch: Launch) -> str:
+    """`cmd/<script path>#<n>`."""
+    return f"{PREFIX}{launch.script}#{launch.index}"
+
+
+def hydra_main(source: str) -> dict[str, Any] | None:
+    """The literal arguments of a `@hydra.main(...)` decorator in Python source, read with `ast`; None without one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for decorator in node.decorator_list:
+            if not isinstance(decorator, ast.Call):
+                continue
+            name = decorator.func
+            dotted = f"{name.value.id}.{name.attr}" if isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name) else getattr(name, "id", "")
+            if dotted not in ("hydra.main", "main"):
+                continue
+            arguments: dict[str, Any] = {}
+            for position, value in enumerate(decorator.args[:3]):
+                arguments[("config_path", "config_name", "version_base")[position]] = _literal(value)
+            for keyword in decorator.keywords:
+                if keyword.arg:
+                    arguments[keyword.arg] = _literal(keyword.value)
+            return arguments
+    return None
+
+
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+
+
+class Project:
+    """The files a set of command cases reads: scripts, entry points and config folders below one root."""
+
+    def __init__(self, root: Path, config_dir: Path, modules: Mapping[str, str], version_base: str | None = None) -> None:
+        self.root = root.resolve()
+        self.config_dir = config_dir
+        self.modules = dict(modules)
+        self.version_base = version_base
+        self._entries: dict[tuple[str, bool], Entry | str] = {}
+
+    def entry_file(self, entry: str, is_module: bool) -> Path | None:
+        """The Python file of a module (or script) inside the project; None when there is none."""
+        candidates = [self.root / (entry.replace(".", "/") + ".py"), self.root / entry.replace(".", "/") / "__main__.py"] if is_module else [self.root / entry]
+        for candidate in candidates:
+            if candidate.is_file() and is_inside(candidate, self.root):
+                return candidate
+        return None
+
+    def is_entry(self, entry: str, is_module: bool) -> bool:
+        """True for an entry this project owns: mapped in the settings, or a module of one of its top-level packages."""
+        if entry in self.modules:
+            return True
+        if is_module:
+            top = entry.split(".")[0]
+            return bool(top) and top.isidentifier() and (self.root / top).is_dir()
+        return entry.endswith(".py") and self.entry_file(entry, False) is not None
+
+    def entry(self, entry: str, is_module: bool) -> Entry | str:
+        """The entry's config folder and name; a one-line reason when the project has no such Hydra app."""
+        key = (entry, is_module)
+        if key not in self._entries:
+            self._entries[key] = self._read_entry(entry, is_module)
+        return self._entries[key]
+
+    def _read_entry(self, entry: str, is_module: bool) -> Entry | str:
+        path = self.entry_file(entry, is_module)
+        main = None
+        if path is not None:
+            try:
+                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"))
+            except (OSError, InputLimitError):
+                main = None
+        if entry in self.modules:
+            folder = self.config_dir
+            if main is not None and isinstance(main.get("config_path"), str) and path is not None:
+                folder = (path.parent / main["config_path"]).resolve()
+            return Entry(folder, self.modules[entry], _version_base(main))
+        if path is None:
+            return f"{'module' if is_module else 'script'} {entry} does not exist in the repository"
+        if main is None:
+            return f"{entry} has no @hydra.main with literal arguments; map it in [commands.modules]"
+        config_folder = (path.parent / main["config_path"]).resolve() if isinstance(main.get("config_path"), str) else None
+        name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
+        return Entry(config_folder, name, _version_base(main))
+
+
+def _version_base(main: dict[str, Any] | None) -> str | None:
+    value = (main or {}).get("version_base")
+    return value if isinstance(value, str) else None
+
+
+def find_scripts(root: Path, globs: Iterable[str]) -> list[Path]:
+    """The scripts the settings' globs match below `root`, each once, sorted; none outside the project."""
+    found: set[Path] = set()
+    for pattern in globs:
+        for path in root.glob(pattern):
+            if path.is_file() and is_inside(path, root):
+                found.add(path)
+    return sorted(found)
+
+
+def command_cases(project: Project, scripts: Iterable[Path], settings_search_path: tuple[Path, ...] = ()) -> list[CommandCase]:
+    """Every launch in the scripts as a command case, in file order; a launch that cannot be read stays a case."""
+    cases = []
+    for script in scripts:
+        relative = script.relative_to(project.root).as_posix()
+        try:
+            source = read_bytes(script, (project.root,))
+        except (OSError, InputLimitError) as error:
+            cases.append(CommandCase(f"{PREFIX}{relative}#1", Launch(relative, 1, 1, error=str(error)), problem=str(error), problem_kind=NOT_EXTRACTED))
+            continue
+        for launch in launches_in(relative, source, project.is_entry):
+            cases.append(_case_for(project, launch, settings_search_path))
+    return cases
+
+
+def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
+    identifier = case_id(launch)
+    if launch.error:
+        return CommandCase(identifier, launch, problem=f"{launch.where}: could not be read: {launch.error}", problem_kind=NOT_EXTRACTED)
+    entry = project.entry(launch.entry, launch.is_module)
+    if isinstance(entry, str):
+        return CommandCase(identifier, launch, problem=f"{launch.where}: {entry}", problem_kind=ENTRY_REMOVED)
+    folder = entry.config_dir
+    if launch.config_path is not None:
+        entry_file = project.entry_file(launch.entry, launch.is_module)
+        base = entry_file.parent if entry_file is not None else project.root
+        written = launch.config_path
+        if written.startswith(PLACEHOLDER_MARK):
+            # `--config-path="$PROJECT_DIR/examples/x/config"` with PROJECT_DIR="$(pwd)": scripts run from the
+            # project's root, so the part after the unknown prefix is read from there.
+            base, written = project.root, written.split("__", 2)[-1].lstrip("/")
+        folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
+    name = launch.config_name if launch.config_name is not None else entry.config_name
+    if name is not None:
+        name = name.removesuffix(".yaml")
+    problem = ""
+    if folder is None or name is None or PLACEHOLDER_MARK in (name or ""):
+        problem = f"{launch.where}: the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
+    elif not is_inside(folder, project.root):
+        problem = f"{launch.where}: the config folder {folder} lies outside the project; it is not read"
+    elif not folder.is_dir():
+        problem = f"{launch.where}: the config folder {folder.relative_to(project.root) if is_inside(folder, project.root) else folder} does not exist"
+    extra = tuple((project.root / d).resolve() for d in launch.config_dirs if PLACEHOLDER_MARK not in d)
+    extra = tuple(d for d in extra if d.is_dir() and is_inside(d, project.root))
+    search = extra + settings_search_path
+    return CommandCase(
+        identifier, launch, folder, name, project.version_base or entry.version_base, search,
+        problem, CONFIG_REMOVED if problem and "does not exist" in problem else NOT_EXTRACTED if problem else "",
+    )
+
+
+# ---- composing ----
+
+
+def _classify(error: BaseException, override: Any, unknown: bool) -> tuple[str, str, str | None] | None:
+    """(reason, message, fix) for an override Hydra refused; None for an unknown value a typed key refused."""
+    text = override.input_line or ""
+    key = override.key_or_group
+    hydra_says = describe_error(error)
+    if "Could not append to config" in hydra_says:
+        return KEY_EXISTS, f"{key} now exists, so `+` cannot add it", text[1:]
+    if "looks like a config group override" in hydra_says:
+        return GROUP_REMOVED, f"the config group {key} does not exist", None
+    if "Could not delete from config" in hydra_says and "does not exist" in hydra_says:
+        return KEY_REMOVED, f"{key} does not exist, so `~` has nothing to delete", None
+    if "Could not delete from config" in hydra_says:
+        return VALUE_DIFFERS, f"{key} no longer has the value `~` names ({hydra_says})", f"~{key}"
+    if "Could not override" in hydra_says:
+        return KEY_REMOVED, f"{key} is not in the config ({_cause(error)})", None
+    if unknown:
+        return None
+    return TYPE_CHANGED, f"{key} does not take this value ({_cause(error)})", None
+
+
+def _cause(error: BaseException) -> str:
+    inner: BaseException | None = error
+    while inner is not None and inner.__cause__ is not None:
+        inner = inner.__cause__
+    text = " ".join(str(inner).split("\n")[0].split()) if inner is not None else ""
+    return text or describe_error(error)
+
+
+class Composer:
+    """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
+
+    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = ()) -> None:
+        self.root = root
+        self.cache_dir = cache_dir
+        self.read_also = read_also
+
+    def check(self, cases: Iterable[CommandCase], keep_config: bool = False) -> list[Checked]:
+        """Every case composed and each override checked; results in the order given."""
+        cases = list(cases)
+        results: dict[str, Checked] = {}
+        by_session: dict[tuple[Any, ...], list[CommandCase]] = {}
+        for case in cases:
+            if case.problem:
+                results[case.id] = Checked(case, [Failure(case.problem_kind, "", None, case.problem)])
+            else:
+                by_session.setdefault((case.config_dir, case.search_path, case.version_base), []).append(case)
+        for (folder, search, version_base), group in by_session.items():
+            # Launches run from the project's root: a config's relative `hydra.searchpath` (verl's
+            # `file://verl/trainer/config`) is read from there, as the scripts' own instructions say.
+            with contextlib.chdir(self.root), HydraSession(folder, self.cache_dir, search, version_base, self.read_also) as session:
+                self._value_keys: dict[tuple[Any, ...], bool] = {}
+                bases: dict[tuple[str, tuple[str, ...]], Any] = {}
+                for case in group:
+                    results[case.id] = self._check_one(session, case, bases, keep_config)
+        return [results[case.id] for case in cases]
+
+    def _is_value(self, session: HydraSession, parsed: Any) -> bool:
+        # The session's answer, asked once per key: looking a group up in Hydra's repository is slow.
+        key = (parsed.key_or_group, parsed.package, parsed.is_sweep_override(), isinstance(parsed.value(), dict))
+        if key not in self._value_keys:
+            self._value_keys[key] = session.is_value_override(parsed)
+        return self._value_keys[key]
+
+    def _check_one(self, session: HydraSession, case: CommandCase, bases: dict, keep_config: bool) -> Checked:
+        checked = Checked(case)
+        assert case.config_name is not None
+        groups: list[tuple[Override, Any]] = []
+        values: list[tuple[Override, Any]] = []
+        for override in case.launch.overrides:
+            try:
+                parsed = overrides.parse(override.text)
+            except Exception as error:
+                checked.failures.append(Failure(BAD_OVERRIDE, override.text.partition("=")[0].lstrip("+~"), override,
+                                                f"Hydra cannot parse it: {describe_error(error)}"))
+                continue
+            (values if self._is_value(session, parsed) else groups).append((override, parsed))
+        base = self._base(session, case, groups, checked, bases)
+        if base is None:
+            return checked
+        config = pickle.loads(base)
+        for override, parsed in values:
+            try:
+                hydra_compat.apply_overrides([parsed], config)
+            except Exception as error:
+                verdict = _classify(error, parsed, bool(override.unknown))
+                if verdict is None:
+                    checked.unchecked.append(override)
+                else:
+                    reason, message, fix = verdict
+                    checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
+        if keep_config:
+            checked.config = config
+        return checked
+
+    def _base(self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: dict) -> bytes | None:
+        """The pickled config of the launch's config name and group overrides, composed once per distinct pair.
+
+        A group override whose value is unknown is left out (the group keeps its default). When the whole does
+        not compose, each group override is tried in turn and every failing one recorded; None when the config
+        itself does not compose.
+        """
+        assert case.config_name is not None
+        kept = [(o, p) for o, p in groups if not (o.unknown and _only_value_unknown(o))]
+        checked.unchecked += [o for o, p in groups if (o, p) not in kept]
+        key = (case.config_name, tuple(o.text for o, _ in kept))
+        if key not in bases:
+            try:
+                bases[key] = pickled(session.compose(*key))
+            except ComposeError as error:
+                bases[key] = error
+        if not isinstance(bases[key], ComposeError):
+            return bases[key]
+        root = (case.config_name, ())
+        if root not in bases:
+            try:
+                bases[root] = pickled(session.compose(case.config_name, []))
+            except ComposeError as error:
+                bases[root] = error
+        if isinstance(bases[root], ComposeError):
+            text = str(bases[root])
+            reason = CONFIG_REMOVED if "Cannot find primary config" in text else "does not compose"
+            checked.failures.append(Failure(reason, "", None, f"{case.launch.where}: {case.config_name}: {text}"))
+            return None
+        good: list[str] = []
+        for override, parsed in kept:
+            try:
+                session.compose(case.config_name, good + [override.text])
+                good.append(override.text)
+            except ComposeError as error:
+                text = str(error)
+                reason = OPTION_REMOVED if "Could not find" in text or "Could not load" in text else TYPE_CHANGED
+                checked.failures.append(Failure(reason, parsed.key_or_group, override, f"{parsed.key_or_group}: {text}"))
+        good_key = (case.config_name, tuple(good))
+        if good_key not in bases:
+            bases[good_key] = pickled(session.compose(*good_key))
+        return bases[good_key]
+
+
+def _only_value_unknown(override: Override) -> bool:
+    key, _, value = override.text.partition("=")
+    return PLACEHOLDER_MARK not in key and PLACEHOLDER_MARK in value
+
+
+# ---- findings ----
+
+
+def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> list[Finding]:
+    """The launch findings of one checked command case: an error per failing override, with its fix where known."""
+    findings = []
+    for failure in checked.failures:
+        override = failure.override
+        if override is None:
+            severity = WARNING if failure.reason == NOT_EXTRACTED else ERROR
+            source = Source(checked.case.launch.script, checked.case.launch.line)
+            findings.append(Finding(Kind.LAUNCH, "", None, None, severity, f"{failure.reason}: {failure.message}", source=source,
+                                    detail=(failure.reason,)))
+            continue
+        fix = failure.fix
+        message = failure.message
+        moved = moved_override(override.text, moves or {}) if failure.reason == KEY_REMOVED else None
+        if moved is not None:
+            fix = moved
+            message = f"{message}; it moved: write {moved}"
+        findings.append(Finding(
+            Kind.LAUNCH, failure.key, None, override.text, ERROR,
+            f"{failure.reason}: {override.text}: {message}" + (f"; fix: {fix}" if fix and moved is None else ""),
+            source=Source(checked.case.launch.script, override.line), fix=fix, detail=(failure.reason,),
+        ))
+    return findings
+
+
+def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
+    """The override rewritten for a key (or one of its parents) that moved; None when none did."""
+    form = re.match(r"[+~]*", text).group()  # type: ignore[union-attr]
+    key, equals, value = text[len(form):].partition("=")
+    parts = key.split(".")
+    for cut in range(len(parts), 0, -1):
+        old = ".".join(parts[:cut])
+        if old in moves:
+            new = ".".join([moves[old], *parts[cut:]])
+            return f"{form}{new}{equals}{value}"
+    return None
+
+
+def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> CaseResult:
+    """A command case as a case result beside the matrix's: `error` when a launch finding is an error."""
+    findings = tuple(findings_of(checked, moves))
+    status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
+    return CaseResult(checked.case.as_case(), checked.case.launch.where, status, findings)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many launches were found, extracted, composed and failing: the report's count line."""
+
+    found: int
+    extracted: int
+    composed: int
+    failing: int
+
+    def line(self) -> str:
+        """`N launches checked of M found: ...`."""
+        return (f"{self.extracted} launches checked of {self.found} found: {self.composed} compose, {self.failing} fail"
+                + (f", {self.found - self.extracted} could not be extracted" if self.found != self.extracted else ""))
+
+
+def tally(results: Iterable[Checked]) -> Tally:
+    """Count the checked command cases."""
+    results = list(results)
+    extracted = [r for r in results if r.case.problem_kind != NOT_EXTRACTED]
+    failing = [r for r in extracted if r.failures]
+    return Tally(len(results), len(extracted), len(extracted) - len(failing), len(failing))
+
+
+def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
+    """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
+    the base, else `introduced` (it applied there, failed for another reason, or is new)."""
+    def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, tuple[str, ...]]:
+        script = result.case.id[len(PREFIX):].rsplit("#", 1)[0]
+        form = (finding.new or "").partition("=")[0] if finding.path else ""
+        return script, form, finding.path, finding.detail
+
+    known = {signature(r, f) for r in base for f in r.findings if f.kind == Kind.LAUNCH}
+    for result in now:
+        findings = []
+        for finding in result.findings:
+            if finding.kind == Kind.LAUNCH:
+                at_base = signature(result, finding) in known
+                # A break the base already had is not this change's: it is named, and does not fail the review.
+                finding = replace(finding, origin="at_base" if at_base else "introduced",
+                                  severity=WARNING if at_base and finding.severity == ERROR else finding.severity)
+            findings.append(finding)
+        status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
+        yield replace(result, findings=tuple(findings), status=status)
+
+
+# ---- the settings' commands, checked and reviewed ----
+
+
+def project_of(settings: Any, root: Path | None = None) -> Project:
+    """The settings' scripts and entry points: globs are read from the settings file's folder (or `root`, a copy of it)."""
+    folder = root if root is not None else settings.origin.parent
+    config_dir = settings.config_dir if root is None else root / settings.config_dir.relative_to(settings.origin.parent)
+    return Project(folder, config_dir, dict(settings.command_modules), settings.version_base)
+
+
+def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
+    """Every launch in the scripts the settings' `[[commands]]` globs match, as a command case."""
+    project = project_of(settings, root)
+    return command_cases(project, find_scripts(project.root, settings.command_globs), settings.search_path)
+
+
+def check_commands(
+    settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | None = None
+) -> tuple[list[CaseResult], Tally]:
+    """The settings' command cases composed against the tree (at `root`, a copy of the project, when given)."""
+    from fnmatch import fnmatchcase
+
+    cases = [c for c in discover(settings, root) if case_glob is None or fnmatchcase(c.id, case_glob)]
+    folder = root if root is not None else settings.origin.parent
+    read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
+    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also)).check(cases)
+    return [case_result(c, moves) for c in checked], tally(checked)
+
+
+def review_commands(
+    settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | None = None
+) -> tuple[list[CaseResult], Tally]:
+    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`."""
+    from harness import gitrepo
+
+    now, counts = check_commands(settings, moves, case_glob=case_glob)
+    top = gitrepo.toplevel(settings.origin)
+    commit = gitrepo.verify_ref(top, ref)
+    scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
+    try:
+        base_root = scratch / settings.origin.parent.relative_to(top)
+        for folder in _folders_needed(settings, top, now):
+            try:
+                gitrepo.extract_folder(top, commit, folder, scratch)
+            except gitrepo.GitError:
+                continue  # the folder did not exist at the ref
+        base_root.mkdir(parents=True, exist_ok=True)
+        base, _ = check_commands(settings, None, root=base_root, case_glob=case_glob)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return list(origins(now, base)), counts
+
+
+def _folders_needed(settings: Any, top: Path, results: Iterable[CaseResult]) -> set[str]:
+    """The folders a review reads at the base: the globs' fixed prefixes, the config folder, the entry points'."""
+    from harness import gitrepo
+
+    base = settings.origin.parent
+    folders = {gitrepo.inside(top, settings.config_dir)}
+    for pattern in settings.command_globs:
+        fixed = []
+        for part in pattern.split("/")[:-1]:
+            if any(ch in part for ch in "*?["):
+                break
+            fixed.append(part)
+        folders.add(gitrepo.inside(top, base / "/".join(fixed)) if fixed else gitrepo.inside(top, base))
+    project = project_of(settings)
+    for case in discover(settings):
+        entry = project.entry_file(case.launch.entry, case.launch.is_module) if case.launch.entry else None
+        if entry is not None:
+            folders.add(gitrepo.inside(top, entry.parent))
+    return {folder for folder in folders if folder != "."} or {"."}
+
+
+def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
+    """`explain KEY --case cmd/...`: the key's value in the launch's composed config and what sets it."""
+    from fnmatch import fnmatchcase
+
+    from harness.diff import describe_value
+    from harness.provenance import writes_of
+    from harness.render import to_plain
+    from harness.resolve import MISSING, lookup
+
+    cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]
+    if len(cases) != 1:
+        raise ValueError(f"--case {case_glob!r} matches {len(cases)} launch(es); name exactly one, see `config-harness list`")
+    (case,) = cases
+    (checked,) = Composer(settings.origin.parent, settings.cache_dir, settings.read_outside).check([case], keep_config=True)
+    if checked.config is None:
+        reasons = "; ".join(f.message for f in checked.failures) or "it does not compose"
+        raise ValueError(f"{case.id}: {reasons}")
+    value = lookup(to_plain(checked.config), key)
+    if value is MISSING:
+        raise ValueError(f"{key} does not exist in case {case.id}")
+    lines = [f"{key} = {describe_value(value)}   (case {case.id}, config {case.config_name})"]
+    setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
+    if setting:
+        lines.append(f"  set by override: {setting[-1].text}  ({case.launch.script}:{setting[-1].line})")
+    assert case.config_dir is not None
+    with contextlib.chdir(settings.origin.parent), HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session:
+        writes = writes_of(session, case.as_case(), key)
+    for index, write in enumerate(reversed(writes)):
+        role = "set by" if index == 0 and not setting else "overrode"
+        where = str(write.file or case.config_dir) + (f":{write.line}" if write.line else "")
+        lines.append(f"  {role:<8} {where}  [defaults entry {write.config_path}] = {describe_value(write.value)}")
+    return lines

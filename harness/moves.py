@@ -1,0 +1,150 @@
+"""Moved keys: a removed leaf or subtree whose value (or whole subtree) now sits under another path of the same case.
+
+Pure functions over a case's `removed` and `added` findings; one `moved` finding replaces the pair (or, for a
+subtree, every leaf of it), so a rename reads as one line in every report and a launch can be told the new key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from harness.diff import join_path, split_path
+from harness.findings import Finding, Kind
+
+
+@dataclass(frozen=True)
+class Move:
+    """A leaf or subtree that moved: its old and new path, and the value (a mapping for a subtree)."""
+
+    old: str
+    new: str
+    value: Any
+    leaves: tuple[tuple[str, str], ...]  # (old leaf path, new leaf path) pairs it accounts for
+
+
+def _same(a: Any, b: Any) -> bool:
+    # 1, 1.0 and True are different values in a config; compare their JSON with the type.
+    return type(a) is type(b) and json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def _distinctive(value: Any) -> bool:
+    """A value rare enough that finding it once elsewhere says where it went (not a flag, a small number or null)."""
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return value not in (0, 1, -1)
+    if isinstance(value, str):
+        return len(value) >= 3
+    return bool(value)
+
+
+def _parent(path: str) -> str:
+    keys = split_path(path)
+    parent = ""
+    for key in keys[:-1]:
+        parent = join_path(parent, key)
+    return parent
+
+
+def _relative(path: str, prefix: str) -> str:
+    return path[len(prefix) + 1 :]
+
+
+def _subtrees(leaves: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every proper prefix of the leaves, with the leaves below it (relative path -> value)."""
+    trees: dict[str, dict[str, Any]] = {}
+    for path, value in leaves.items():
+        prefix = ""
+        for key in split_path(path)[:-1]:
+            prefix = join_path(prefix, key)
+            trees.setdefault(prefix, {})[_relative(path, prefix)] = value
+    return trees
+
+
+def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: Iterable[str] = ()) -> list[Move]:
+    """The moves among removed and added leaves (path -> value).
+
+    A subtree moved when every leaf removed under one prefix reappears, with the same relative paths and values,
+    under exactly one other prefix, and nothing else sits under either (`present`: paths of the new config's
+    other leaves, so a subtree that only lost some keys is not taken for a move). The outermost such prefix is
+    the move. A leaf moved when exactly one added leaf has its value and that leaf sits in the same parent (a
+    rename) or has the same name; or, for a distinctive value, when it is the only added leaf with that value.
+    """
+    present = set(present)
+    moves: list[Move] = []
+    used_old: set[str] = set()
+    used_new: set[str] = set()
+    old_trees = _subtrees(removed)
+    new_trees = _subtrees(added)
+    fingerprints: dict[str, list[str]] = {}
+    for prefix, tree in new_trees.items():
+        if len(tree) >= 2 and not any(p.startswith(prefix + ".") for p in present):
+            fingerprints.setdefault(json.dumps(tree, sort_keys=True, default=repr), []).append(prefix)
+    for prefix in sorted(old_trees, key=lambda p: len(split_path(p))):
+        tree = old_trees[prefix]
+        if len(tree) < 2 or any(path.startswith(prefix + ".") for path in used_old) or any(p.startswith(prefix + ".") for p in present):
+            continue
+        targets = [t for t in fingerprints.get(json.dumps(tree, sort_keys=True, default=repr), []) if t != prefix
+                   and not any(path.startswith(t + ".") for path in used_new)]
+        if len(targets) != 1:
+            continue
+        target = targets[0]
+        leaves = tuple((f"{prefix}.{rel}", f"{target}.{rel}") for rel in sorted(tree))
+        moves.append(Move(prefix, target, _unflatten(tree), leaves))
+        used_old.update(old for old, _ in leaves)
+        used_new.update(new for _, new in leaves)
+    for path, value in sorted(removed.items()):
+        if path in used_old:
+            continue
+        candidates = [q for q, v in added.items() if q not in used_new and _same(v, value)]
+        name = split_path(path)[-1]
+        chosen = [q for q in candidates if _parent(q) == _parent(path)]
+        if len(chosen) != 1:
+            chosen = [q for q in candidates if split_path(q)[-1] == name]
+        if len(chosen) != 1 and len(candidates) == 1 and _distinctive(value):
+            chosen = candidates
+        if len(chosen) == 1:
+            moves.append(Move(path, chosen[0], value, ((path, chosen[0]),)))
+            used_old.add(path)
+            used_new.add(chosen[0])
+    return moves
+
+
+def _unflatten(tree: Mapping[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for path, value in tree.items():
+        keys = split_path(path)
+        node = nested
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = value
+    return nested
+
+
+def fold_moves(findings: list[Finding], present: Iterable[str] = ()) -> list[Finding]:
+    """The findings with each moved leaf's or subtree's `removed` and `added` pair replaced by one `moved` finding."""
+    removed = {f.path: f.old for f in findings if f.kind == Kind.REMOVED}
+    added = {f.path: f.new for f in findings if f.kind == Kind.ADDED}
+    if not removed or not added:
+        return findings
+    moves = find_moves(removed, added, set(present) - set(added))
+    if not moves:
+        return findings
+    gone = {old for move in moves for old, _ in move.leaves} | {new for move in moves for _, new in move.leaves}
+    template = next(f for f in findings if f.kind == Kind.REMOVED)
+    folded = [f for f in findings if not (f.kind in (Kind.REMOVED, Kind.ADDED) and f.path in gone)]
+    for move in moves:
+        what = "subtree" if len(move.leaves) > 1 else "key"
+        folded.append(replace(
+            template, kind=Kind.MOVED, path=move.old, old=move.old, new=move.new, value=move.value, source=None,
+            message=f"MOVED {move.old} -> {move.new} ({what} with its value unchanged)", detail=(),
+        ))
+    return folded
+
+
+def moved_paths(findings: Iterable[Finding]) -> dict[str, str]:
+    """Old path -> new path of every moved finding (what a launch's override is checked against)."""
+    return {f.old: f.new for f in findings if f.kind == Kind.MOVED and isinstance(f.old, str) and isinstance(f.new, str)}

@@ -1,0 +1,592 @@
+"""Python source read with `ast` only: which class a dotted `_target_` names, and what its constructor takes.
+
+Nothing here imports or executes the sources it reads: a pull request controls them, and importing verl
+would run its code (and need its dependencies). Modules are parsed lazily, once per index, through the
+same bounded reader as every config file, and a file that leads outside the readable folders is not read.
+What cannot be known from source (a base class outside the sources, a default computed by code) is said,
+never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from harness.confine import within
+from harness.diff import describe_value
+from harness.reader import InputLimitError, read_bytes
+from harness.settings import display_path
+
+# Bases whose constructors take no config keys and add no fields: a class built only on them is fully known.
+KNOWN_EMPTY_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing.NamedTuple", "enum.Enum"})
+KNOWN_EMPTY_PREFIXES = ("collections.abc.", "typing.")
+DATACLASS_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass"})
+# default_factory=dict and friends: the empty value the program gets (a tuple reads as a list, as in a config).
+FACTORIES: Mapping[str, type] = MappingProxyType({"dict": dict, "list": list, "tuple": list})
+MAX_TEXT = 80  # an expression's source, shown for a default that is not a literal
+
+
+@dataclass(frozen=True)
+class Default:
+    """A parameter's default: its value when the source writes a literal, else the expression as written."""
+
+    value: Any = None
+    literal: bool = True
+    text: str = ""
+
+    def describe(self) -> str:
+        """The default as a report shows it: the value, or the expression marked "not literal"."""
+        return describe_value(self.value) if self.literal else f"not literal: {self.text}"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One keyword a class (or function) accepts; `default` None means the caller must give it."""
+
+    name: str
+    default: Default | None
+    file: str
+    line: int
+    owner: str  # the class (or function) that declares it
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What building a `_target_` accepts: its keywords, whether `**kwargs` takes the rest, and whether every
+    base was readable (when not, an unknown key may still be accepted: undeclared keys are not reported)."""
+
+    qualname: str
+    file: str
+    line: int
+    params: tuple[Param, ...] = ()
+    var_kwargs: bool = False
+    complete: bool = True
+    why_incomplete: str = ""
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called `name`, or None."""
+        return next((p for p in self.params if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A dotted name that resolves to nothing in the sources, and why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Outside:
+    """A dotted name whose package is not among the sources: nothing can be said about it."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class _Module:
+    name: str
+    file: Path
+    tree: ast.Module | None  # None: a namespace package (a folder without __init__.py)
+    is_package: bool
+    problem: str = ""  # why the file could not be read or parsed
+
+
+@dataclass(frozen=True)
+class _Def:
+    module: _Module
+    node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module.name}.{self.node.name}"
+
+
+Resolved = _Def | _Module | Missing | Outside
+
+
+def _literal(node: ast.expr) -> Default:
+    """A default written in the source: a JSON-like literal, or the expression's text marked not literal."""
+    text = ast.unparse(node)
+    shown = text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return Default(None, False, shown)
+    if not _json_like(value):
+        return Default(None, False, shown)
+    return Default(_plain(value), True, shown)
+
+
+def _json_like(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str | int | float | bool) and _json_like(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(_json_like(item) for item in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _plain(value: Any) -> Any:
+    # Tuples become lists: a composed config (and JSON) has no tuples, so equal values compare equal.
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` for a Name or an Attribute chain; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Top-level statements, with the bodies of `if`, `try` and `with` opened (guarded imports), in source order."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            yield from _statements(statement.body)
+            yield from _statements(statement.orelse)
+        elif isinstance(statement, ast.Try | ast.TryStar):
+            yield from _statements(statement.body)
+            yield from _statements(statement.orelse)
+            for handler in statement.handlers:
+                yield from _statements(handler.body)
+            yield from _statements(statement.finalbody)
+        elif isinstance(statement, ast.With):
+            yield from _statements(statement.body)
+        else:
+            yield statement
+
+
+def _absolute(module: _Module, level: int, name: str | None) -> str:
+    """The absolute module name of a `from .x import y` inside `module`."""
+    if level == 0:
+        return name or ""
+    package = module.name.split(".")
+    package = package if module.is_package else package[:-1]
+    base = package[: len(package) - (level - 1)] if level > 1 else package
+    return ".".join([*base, name] if name else base)
+
+
+class SourceIndex:
+    """The Python sources of some folders, parsed on demand: a folder with `__init__.py` is the package named
+    after it (`.cache/verl/verl` is `verl`); any other folder holds top-level modules and packages."""
+
+    def __init__(self, folders: Sequence[Path], scope: Sequence[Path] = (), read: Callable[[Path], bytes] = read_bytes) -> None:
+        self.folders = tuple(Path(folder) for folder in folders)
+        self.scope = tuple(scope)
+        self._read = read
+        self._modules: dict[str, _Module | None] = {}
+        self._signatures: dict[str, Signature | Missing] = {}
+        self.roots: dict[str, Path] = {}
+        for folder in self.folders:
+            if (folder / "__init__.py").is_file():
+                self.roots.setdefault(folder.name, folder)
+            elif folder.is_dir():
+                for child in sorted(folder.iterdir()):
+                    name = child.name.removesuffix(".py")
+                    if name.isidentifier() and (child.is_dir() or child.suffix == ".py"):
+                        self.roots.setdefault(name, child)
+
+    def covers(self, dotted: str) -> bool:
+        """True when the first part of `dotted` is a top-level package or module of the sources."""
+        return dotted.split(".", 1)[0] in self.roots
+
+    def module(self, name: str) -> _Module | None:
+        """The module `name` (parsed once), or None when no file or folder of the sources is that module."""
+        if name not in self._modules:
+            self._modules[name] = self._load(name)
+        return self._modules[name]
+
+    def _load(self, name: str) -> _Module | None:
+        first, *rest = name.split(".")
+        root = self.roots.get(first)
+        if root is None:
+            return None
+        if root.is_file():  # a top-level module file: it has no submodules
+            return None if rest else self._parse(name, root, False)
+        path = root.joinpath(*rest)
+        if (path / "__init__.py").is_file():
+            return self._parse(name, path / "__init__.py", True)
+        if rest and path.with_name(path.name + ".py").is_file():
+            return self._parse(name, path.with_name(path.name + ".py"), False)
+        if path.is_dir():
+            return _Module(name, path, None, True)  # a namespace package
+        return None
+
+    def _parse(self, name: str, file: Path, is_package: bool) -> _Module:
+        shown = display_path(file)
+        if self.scope and not within(file, self.scope):
+            return _Module(name, file, None, is_package, f"{shown} leads outside the project; it is not read")
+        try:
+            source = self._read(file)
+            tree = ast.parse(source, filename=str(file))
+        except InputLimitError as error:
+            return _Module(name, file, None, is_package, f"{shown}: {error}")
+        except SyntaxError as error:
+            return _Module(name, file, None, is_package, f"{shown}:{error.lineno}: not valid Python ({error.msg})")
+        except (ValueError, RecursionError, MemoryError) as error:
+            return _Module(name, file, None, is_package, f"{shown}: cannot be parsed ({type(error).__name__})")
+        except OSError as error:
+            return _Module(name, file, None, is_package, f"{shown}: {error.strerror or error}")
+        return _Module(name, file, tree, is_package)
+
+    def locate(self, dotted: str) -> Resolved:
+        """What a dotted path names, as Hydra's `_locate` walks it: a package, then attributes or submodules."""
+        parts = dotted.split(".")
+        if not dotted or not all(part.isidentifier() for part in parts):
+            return Missing(f"{dotted!r} is not a dotted Python name")
+        if not self.covers(dotted):
+            return Outside(dotted)
+        current: Resolved | None = self.module(parts[0])
+        if current is None:
+            return Missing(f"no module {parts[0]}")
+        for index, part in enumerate(parts[1:], start=1):
+            if isinstance(current, _Module):
+                current = self.attribute(current, part, set())
+            elif isinstance(current, _Def) and isinstance(current.node, ast.ClassDef):
+                current = _nested(current, part)
+            else:
+                current = None
+            if current is None:
+                return Missing(f"{'.'.join(parts[:index])} has no attribute or submodule {part}")
+            if isinstance(current, Missing | Outside):
+                return current
+        return current
+
+    def attribute(self, module: _Module, name: str, seen: set[tuple[str, str]]) -> Resolved | None:
+        """What `module.name` is: a binding in the module (class, def, import, star import), else a submodule."""
+        key = (module.name, name)
+        if key in seen:
+            # `from . import sub` inside the package itself names the submodule; any other cycle fails in Python too.
+            return self.module(f"{module.name}.{name}") if module.is_package else None
+        seen = seen | {key}
+        if module.problem:
+            return Missing(module.problem)
+        found = self._binding(module, name, seen) if module.tree is not None else None
+        if found is None and module.is_package:
+            found = self.module(f"{module.name}.{name}")
+        return found
+
+    def _binding(self, module: _Module, name: str, seen: set[tuple[str, str]]) -> Resolved | None:
+        assert module.tree is not None
+        stars = []
+        for statement in reversed(list(_statements(module.tree.body))):
+            if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
+                return _Def(module, statement)
+            if isinstance(statement, ast.ImportFrom):
+                source = _absolute(module, statement.level, statement.module)
+                for alias in statement.names:
+                    if alias.name == "*":
+                        stars.append(source)
+                    elif (alias.asname or alias.name) == name:
+                        return self._import_from(source, alias.name, seen)
+            elif isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.asname == name:
+                        return self._module_or_outside(alias.name)
+                    if alias.asname is None and alias.name.split(".")[0] == name:
+                        return self._module_or_outside(name)
+            elif isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+                dotted = _dotted(statement.value)
+                if dotted is None:
+                    return Missing(f"{module.name}.{name} is computed by code ({ast.unparse(statement.value)[:MAX_TEXT]})")
+                return self._expression(module, dotted, seen)
+        for source in stars:
+            star_module = self.module(source)
+            if star_module is not None and name in self.exported(star_module):
+                return self.attribute(star_module, name, seen)
+        return None
+
+    def _import_from(self, source: str, name: str, seen: set[tuple[str, str]]) -> Resolved | None:
+        if not self.covers(source):
+            return Outside(f"{source}.{name}")
+        module = self.module(source)
+        if module is None:
+            return Missing(f"no module {source}")
+        return self.attribute(module, name, seen) or Missing(f"{source} has no attribute or submodule {name}")
+
+    def _module_or_outside(self, name: str) -> Resolved:
+        if not self.covers(name):
+            return Outside(name)
+        return self.module(name) or Missing(f"no module {name}")
+
+    def _expression(self, module: _Module, dotted: str, seen: set[tuple[str, str]]) -> Resolved | None:
+        """A dotted name as seen from inside `module` (an alias `X = pkg.Y`, a base class, a decorator)."""
+        head, *rest = dotted.split(".")
+        current: Resolved | None = self.attribute(module, head, seen)
+        if current is None:
+            return Outside(dotted) if hasattr(builtins, head) else None
+        for index, part in enumerate(rest):
+            if isinstance(current, Outside):
+                return Outside(".".join([current.name, *rest[index:]]))
+            if isinstance(current, _Module):
+                current = self.attribute(current, part, seen)
+            elif isinstance(current, _Def) and isinstance(current.node, ast.ClassDef):
+                current = _nested(current, part)
+            else:
+                return None
+            if current is None or isinstance(current, Missing):
+                return current
+        return current
+
+    def exported(self, module: _Module) -> set[str]:
+        """The names `from module import *` binds: `__all__` when the source spells it, else every public binding."""
+        if module.tree is None:
+            return set()
+        declared = _all_names(self, module)
+        if declared is not None:
+            return declared
+        names = set()
+        for statement in _statements(module.tree.body):
+            if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                names.add(statement.name)
+            elif isinstance(statement, ast.ImportFrom | ast.Import):
+                names.update((a.asname or a.name).split(".")[0] for a in statement.names if a.name != "*")
+            elif isinstance(statement, ast.Assign | ast.AnnAssign):
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+        return {name for name in names if not name.startswith("_")}
+
+    def signature(self, dotted: str) -> Signature | Missing | Outside:
+        """What building `dotted` accepts (a class or a function of the sources), or why that cannot be said."""
+        if dotted not in self._signatures:
+            located = self.locate(dotted)
+            if isinstance(located, Outside):
+                return located
+            self._signatures[dotted] = self._signature_of(located)
+        return self._signatures[dotted]
+
+    def _signature_of(self, located: Resolved) -> Signature | Missing:
+        if isinstance(located, Missing):
+            return located
+        if isinstance(located, Outside):
+            return Missing(f"{located.name} lies outside the sources")
+        if isinstance(located, _Module):
+            return Missing(f"{located.name} is a module, not a class or a function")
+        file = str(located.module.file)
+        if not isinstance(located.node, ast.ClassDef):
+            return _function_signature(located.qualname, file, located.node, skip_self=False)
+        mro, problems = self._mro(located)
+        for klass in mro:
+            init = _method(klass.node, "__init__")
+            if _is_dataclass(klass) and _dataclass_init(klass):
+                return self._dataclass_signature(located, mro[mro.index(klass):], problems)
+            if init is not None:
+                signature = _function_signature(located.qualname, file, init, skip_self=True)
+                return Signature(located.qualname, file, located.node.lineno, signature.params, signature.var_kwargs,
+                                 not problems, "; ".join(problems))
+        return Signature(located.qualname, file, located.node.lineno, (), False, not problems, "; ".join(problems))
+
+    def _dataclass_signature(self, located: _Def, mro: list[_Def], problems: list[str]) -> Signature:
+        fields: dict[str, Param] = {}
+        # Fields accumulate from the most basic dataclass up; a subclass redefining one replaces its default.
+        for klass in reversed(mro):
+            if _is_dataclass(klass):
+                for param in _dataclass_fields(klass):
+                    if param.default is _NOT_INIT:
+                        fields.pop(param.name, None)
+                    else:
+                        fields[param.name] = param
+        return Signature(located.qualname, str(located.module.file), located.node.lineno, tuple(fields.values()), False,
+                         not problems, "; ".join(problems))
+
+    def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:
+        """The class's method resolution order among classes of the sources (C3), and the bases that are unknown."""
+        problems: list[str] = []
+
+        def linearize(klass: _Def, stack: tuple[str, ...]) -> list[_Def]:
+            if klass.qualname in stack:
+                problems.append(f"{klass.qualname} inherits from itself")
+                return [klass]
+            bases = []
+            assert isinstance(klass.node, ast.ClassDef)
+            for base in klass.node.bases:
+                if isinstance(base, ast.Subscript):
+                    base = base.value  # Generic[T], Base[Config]
+                dotted = _dotted(base)
+                found = self._expression(klass.module, dotted, set()) if dotted else None
+                if isinstance(found, _Def) and isinstance(found.node, ast.ClassDef):
+                    bases.append(linearize(found, (*stack, klass.qualname)))
+                elif isinstance(found, Outside) and _known_empty(found.name):
+                    continue
+                elif dotted in KNOWN_EMPTY_BASES or dotted in {"ABC", "Generic", "Protocol", "Mapping"}:
+                    continue
+                else:
+                    shown = dotted or ast.unparse(base)
+                    problems.append(f"base {shown} of {klass.qualname} is not in the sources")
+            return [klass, *_merge([*bases, [b[0] for b in bases]])]
+
+        return linearize(located, ()), problems
+
+
+_NOT_INIT = Default(None, False, "init=False")
+
+
+def _known_empty(name: str) -> bool:
+    return name in KNOWN_EMPTY_BASES or name.startswith(KNOWN_EMPTY_PREFIXES) or name.startswith("abc.")
+
+
+def _merge(sequences: list[list[_Def]]) -> list[_Def]:
+    """C3 merge; an inconsistent hierarchy (which Python refuses) keeps the first order it can."""
+    sequences = [list(s) for s in sequences if s]
+    result: list[_Def] = []
+    while sequences:
+        for sequence in sequences:
+            head = sequence[0]
+            if not any(head.qualname in (d.qualname for d in s[1:]) for s in sequences):
+                break
+        else:
+            head = sequences[0][0]
+        result.append(head)
+        sequences = [[d for d in s if d.qualname != head.qualname] for s in sequences]
+        sequences = [s for s in sequences if s]
+    return result
+
+
+def _nested(klass: _Def, name: str) -> _Def | None:
+    assert isinstance(klass.node, ast.ClassDef)
+    for statement in klass.node.body:
+        if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
+            return _Def(klass.module, statement)
+    return None
+
+
+def _method(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    if not isinstance(node, ast.ClassDef):
+        return None
+    found = None
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
+            found = statement
+    return found
+
+
+def _decorator(klass: _Def) -> ast.expr | None:
+    for decorator in klass.node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if _dotted(target) in DATACLASS_DECORATORS:
+            return decorator
+    return None
+
+
+def _is_dataclass(klass: _Def) -> bool:
+    return _decorator(klass) is not None
+
+
+def _dataclass_init(klass: _Def) -> bool:
+    """False for `@dataclass(init=False)`, whose constructor is the class's own `__init__`."""
+    decorator = _decorator(klass)
+    if isinstance(decorator, ast.Call):
+        for keyword in decorator.keywords:
+            if keyword.arg == "init" and isinstance(keyword.value, ast.Constant) and keyword.value.value is False:
+                return False
+    return True
+
+
+def _is_classvar(annotation: ast.expr) -> bool:
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.startswith(("ClassVar", "typing.ClassVar"))
+    dotted = _dotted(annotation) or ""
+    return dotted.rsplit(".", 1)[-1] in {"ClassVar", "KW_ONLY"}
+
+
+def _dataclass_fields(klass: _Def) -> Iterator[Param]:
+    """The init fields a dataclass body declares, with their defaults as written."""
+    assert isinstance(klass.node, ast.ClassDef)
+    file = str(klass.module.file)
+    for statement in klass.node.body:
+        if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
+            continue
+        if _is_classvar(statement.annotation):
+            continue
+        yield Param(statement.target.id, _field_default(statement.value), file, statement.lineno, klass.qualname)
+
+
+def _field_default(value: ast.expr | None) -> Default | None:
+    """A dataclass field's default: None when it has none (or omegaconf's MISSING), `_NOT_INIT` for init=False."""
+    if value is None:
+        return None
+    if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] == "field":
+        keywords = {keyword.arg: keyword.value for keyword in value.keywords if keyword.arg}
+        init = keywords.get("init")
+        if isinstance(init, ast.Constant) and init.value is False:
+            return _NOT_INIT
+        if "default" in keywords:
+            return _field_default(keywords["default"])
+        if "default_factory" in keywords:
+            return _factory(keywords["default_factory"])
+        return None
+    if (_dotted(value) or "").rsplit(".", 1)[-1] == "MISSING":
+        return None  # omegaconf's "???": building the node without a value fails
+    return _literal(value)
+
+
+def _factory(factory: ast.expr) -> Default:
+    name = _dotted(factory)
+    if name is not None and name in FACTORIES:
+        return Default(FACTORIES[name](), True, f"{name}()")
+    if isinstance(factory, ast.Lambda):
+        body = _literal(factory.body)
+        if body.literal:
+            return body
+        return Default(None, False, body.text)
+    return Default(None, False, f"{ast.unparse(factory)[:MAX_TEXT]}()")
+
+
+def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.AsyncFunctionDef, skip_self: bool) -> Signature:
+    arguments = node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    params = []
+    for index, (argument, default) in enumerate(zip(positional, defaults)):
+        if skip_self and index == 0:
+            continue
+        if argument in arguments.posonlyargs:
+            continue  # cannot be given by keyword
+        params.append(Param(argument.arg, None if default is None else _literal(default), file, argument.lineno, qualname))
+    for argument, kw_default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        params.append(Param(argument.arg, None if kw_default is None else _literal(kw_default), file, argument.lineno, qualname))
+    return Signature(qualname, file, node.lineno, tuple(params), arguments.kwarg is not None)
+
+
+def _all_names(index: SourceIndex, module: _Module) -> set[str] | None:
+    """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise."""
+    assert module.tree is not None
+    names: set[str] | None = None
+    for statement in _statements(module.tree.body):
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
+            names = _sum_of_names(index, module, statement.value)
+        elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) and statement.target.id == "__all__":
+            extra = _sum_of_names(index, module, statement.value)
+            names = None if names is None or extra is None else names | extra
+    return names
+
+
+def _sum_of_names(index: SourceIndex, module: _Module, node: ast.expr) -> set[str] | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _sum_of_names(index, module, node.left), _sum_of_names(index, module, node.right)
+        return None if left is None or right is None else left | right
+    if isinstance(node, ast.Attribute) and node.attr == "__all__" and isinstance(node.value, ast.Name):
+        other = index.attribute(module, node.value.id, set())
+        if isinstance(other, _Module) and other.tree is not None and other.name != module.name:
+            return _all_names(index, other)
+        return None
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return {item for item in value if isinstance(item, str)} if isinstance(value, list | tuple) else None

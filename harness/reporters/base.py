@@ -1,0 +1,42 @@
+"""What a report format is: the `Reporter` protocol and the options every format reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from harness.findings import MatrixResult, Severity
+
+
+@dataclass(frozen=True)
+class NextSteps:
+    """What a failing run should tell its reader to do next, from facts only the shell knows."""
+
+    regenerate: str = "config-harness generate"  # the exact command that rewrites the goldens of this run
+    goldens: str = "snapshots"  # the snapshot folder, as the reader's shell would name it
+    in_commit_hook: bool = False  # pre-commit checks the staged files: goldens written but not staged still differ
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How one report is rendered; every format reads what it needs and ignores the rest."""
+
+    verbose: bool = False  # list what is folded or counted (waived warnings, refactors, subtrees, info)
+    quiet: bool = False  # only errors, the next step and the verdict
+    color: bool = False  # ANSI colors, for a terminal
+    title: str = "config-harness"  # a markdown heading, already markdown (the caller escapes input in it)
+    review: bool = False  # differences are news (a review or a tree diff), not failures; info is the content
+    base: str | None = None  # the git ref a review compared with, for formats that carry it
+    steps: NextSteps | None = None  # without it a failing report names no next step
+
+
+class Reporter(Protocol):
+    """One report format: a name for `--format`, what the engine must find out for it, and the rendering."""
+
+    name: str
+    # Severities whose findings must say which file sets their value (it costs a provenance pass per case).
+    sourced: frozenset[Severity]
+
+    def render(self, result: MatrixResult, options: ReportOptions) -> str:
+        """The whole report, ending with a newline."""
+        ...

@@ -1,0 +1,240 @@
+"""What every report format shares: the verdict line, values as people read them, and groups by triage tier.
+
+Every format is built from the same groups (see grouping.py) in the same triage order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from harness.diff import join_path, split_path
+from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
+from harness.grouping import VALUE_KINDS, Group, Tier
+from harness.reporters.base import ReportOptions
+
+# Tiers listed in full; refactors are folded and waived warnings summarized after them.
+LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
+ABSENT = "—"
+EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
+MAX_VALUE = 80
+DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
+
+
+STATUS_WORDS = MappingProxyType({"ok": "ok", "changed": "changed", "new": "new", "gone": "gone", "error": "failing"})
+
+
+def summary_line(result: MatrixResult) -> str:
+    """The verdict: `OK` or `FAILED`, the cases by status (none that are zero), then errors and warnings."""
+    statuses = Counter(r.status for r in result.cases)
+    findings = [f for r in result.cases for f in r.findings] + list(result.findings)
+    severities = Counter(f.severity for f in findings if f.origin != Origin.AT_BASE)
+    at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
+    against = f" against {result.baseline}" if result.baseline else ""
+    counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
+    parts = [f"{len(result.cases)} cases{against}" + (f": {counted}" if counted else "")]
+    tally = [f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
+             for severity, name in ((ERROR, "error"), (WARNING, "warning")) if severities.get(severity)]
+    if at_base:
+        tally.append(f"{at_base} error{'s' * (at_base != 1)} already at base")
+    if tally:
+        parts.append(", ".join(tally))
+    if result.orphans:
+        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    verdict = "OK" if result.ok else "FAILED"
+    return f"{verdict}: " + "; ".join(parts)
+
+
+def origin_count(groups: Sequence[Group], tier: Tier) -> str:
+    """Errors already at the base, or fixed since, as one line: how many, on how many cases."""
+    total = sum(max(len(g.cases), 1) for g in groups)
+    cases = {case for g in groups for case in g.cases}
+    what = "already at base" if tier == Tier.AT_BASE else "at the base are fixed here"
+    return (f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
+            f"{len(groups)} distinct; --verbose lists them)")
+
+
+def waived_count(groups: Sequence[Group]) -> str:
+    """Waived warnings as one line: how many, on how many cases, how many distinct."""
+    total = sum(len(g.cases) for g in groups)
+    cases = {case for g in groups for case in g.cases}
+    return (f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
+            f"{len(groups)} distinct (--verbose lists them)")
+
+
+def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOptions) -> list[str]:
+    """What to do about each kind of error in the run, most blocking first; nothing when there is no error."""
+    steps = options.steps
+    errors = [g for g in groups if g.severity == ERROR and g.tier != Tier.AT_BASE]
+    if steps is None or not (errors or result.orphans):
+        return []
+    lines = []
+    contracts = dict.fromkeys((g.contract, g.finding.contract_source) for g in errors if g.kind == Kind.CONTRACT and g.contract)
+    for name, where in contracts:
+        lines.append(f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
+                     "(a known violation: add a waiver with a reason)")
+    if any(g.kind == Kind.CONTRACT_CHANGE for g in errors):
+        lines.append("a contract was loosened without a reason: record why under `changes:` in its contracts file "
+                     "(`config-harness lock ... --reason TEXT` writes it)")
+    if any(g.kind == Kind.ERROR for g in errors):
+        lines.append("a case cannot be composed: fix the config named in its error above")
+    if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
+        if steps.in_commit_hook:
+            lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
+                         f"then `git add {steps.goldens}` and commit again")
+        else:
+            lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
+    if result.orphans:
+        lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
+    return lines
+def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
+    """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
+    if not present:
+        return ABSENT
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def old_present(group: Group) -> bool:
+    """An added key had no old value: absent, not null."""
+    return group.kind != Kind.ADDED
+
+
+def new_present(group: Group) -> bool:
+    """A removed key has no new value: absent, not null."""
+    return group.kind != Kind.REMOVED
+
+
+def set_by(group: Group) -> str:
+    """How a source is introduced: a removed key's file set it at the baseline, any other sets it now."""
+    return "was set by" if group.kind == Kind.REMOVED else "set by"
+
+
+def without_waiver_note(message: str) -> str:
+    """A contract message without its ` [waived: ...]` tail, which reports show once on their own."""
+    cut = message.rfind(" [waived: ")
+    return message[:cut] if cut != -1 else message
+
+
+def shows_detail(group: Group) -> bool:
+    """A list holding mappings or lists is shown by what changed inside it; a list of scalars reads whole."""
+    nested = any(isinstance(item, (dict, list)) for side in (group.old, group.new) if isinstance(side, list) for item in side)
+    return bool(group.finding.detail) and nested
+
+
+def describe_group(group: Group) -> str:
+    """What a group says, without its cases: `path: old -> new` for values, else its message.
+
+    A changed list of mappings or lists says what changed inside it (its `detail`) rather than both lists.
+    """
+    if shows_detail(group):
+        shown = list(group.finding.detail[:DETAIL_LINES])
+        more = len(group.finding.detail) - len(shown)
+        return "; ".join(shown) + (f"; and {more} more inside {group.path}" if more else "")
+    if group.kind in VALUE_KINDS and group.path:
+        via = f" (via {group.finding.via})" if group.finding.via else ""
+        agrees = dict(group.finding.facts).get("python_source")
+        via += f" (the YAML now agrees with the Python default, {agrees})" if agrees and not via else ""
+        return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}{via}"
+    if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
+        return f"{group.path}: {show_value(group.old)} -> {show_value(group.new)} {EFFECTIVE_NOTE}"
+    if group.kind == Kind.MISSING_GOLDEN:
+        return "no golden; run generate"
+    if group.kind == Kind.FORMAT:
+        return "golden differs in text but not in meaning; regenerate it"
+    if group.kind == Kind.CONTRACT_CHANGE:
+        return f"contract change: {group.message}"
+    return without_waiver_note(group.message)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Removed or added leaves that share their cases, read as one line: a whole subtree, or keys under one mapping.
+
+    Seam for the `moved` kind: a removed fold and an added fold with the same leaves are one move; when that kind
+    lands, its groups arrive here already paired and are listed as they are.
+    """
+
+    root: str
+    groups: tuple[Group, ...]
+    whole: bool = True  # the other side lacks `root` itself; else `root` exists on both sides and only these keys differ
+
+    @property
+    def first(self) -> Group:
+        """The group that stands for the fold: its kind, severity, cases and tier are the fold's."""
+        return self.groups[0]
+
+    def describe(self) -> str:
+        """`critic.model.fsdp_config.* (27 keys) removed`, or `data: 3 keys added (audio_key, tools, …)`."""
+        if self.whole:
+            return f"{self.root}.* ({len(self.groups)} keys) {self.first.kind}"
+        names = ", ".join(g.path[len(self.root) + 1:] for g in self.groups)
+        shown = names if len(names) <= FOLD_NAMES else names[: FOLD_NAMES - 1] + "…"
+        return f"{self.root}: {len(self.groups)} keys {self.first.kind} ({shown})"
+
+    def source_file(self) -> str | None:
+        """The one file every leaf was set by, when there is one."""
+        files = {getattr(g.source, "file", None) for g in self.groups}
+        (file,) = files if len(files) == 1 else (None,)
+        return file
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fold as the JSON `subtrees` array spells it: every leaf path stays listed."""
+        first = self.first
+        return {"kind": str(first.kind), "path": self.root, "keys": len(self.groups), "severity": str(first.severity),
+                "cases": list(first.cases), "paths": [g.path for g in self.groups]}
+
+
+FOLD_MIN = 2  # a subtree with one leaf reads best as that leaf
+FOLD_SIBLINGS = 3  # keys added (or removed) beside others under one mapping are folded from this many on
+FOLD_NAMES = 60  # characters of key names a sibling fold shows
+
+
+def _parent(path: str) -> str:
+    keys = split_path(path)
+    prefix = ""
+    for key in keys[:-1]:
+        prefix = join_path(prefix, key)
+    return prefix
+
+
+def _fold(groups: Sequence[Group | Fold], key_of: Any, minimum: int, whole: bool) -> list[Group | Fold]:
+    """`groups` with every set of plain groups that share a key (None: never) of `minimum` or more as one Fold."""
+    members: dict[tuple[Any, ...], list[Group]] = {}
+    for group in groups:
+        if isinstance(group, Group) and group.kind in (Kind.REMOVED, Kind.ADDED) and key_of(group):
+            members.setdefault((key_of(group), group.kind, group.severity, group.cases), []).append(group)
+    items: list[Group | Fold] = []
+    placed: set[tuple[Any, ...]] = set()
+    for group in groups:
+        key = (key_of(group), group.kind, group.severity, group.cases) if isinstance(group, Group) else None
+        if key is None or key not in members or len(members[key]) < minimum:
+            items.append(group)
+        elif key not in placed:
+            placed.add(key)
+            items.append(Fold(key[0], tuple(members[key]), whole))
+    return items
+
+
+def folded(groups: Sequence[Group]) -> list[Group | Fold]:
+    """The groups with each removed or added subtree (same cases) as one Fold, then keys beside others under one
+    mapping as one Fold, each in place of its first leaf."""
+    subtrees = _fold(groups, lambda g: g.finding.subtree, FOLD_MIN, whole=True)
+    return _fold(subtrees, lambda g: _parent(g.path), FOLD_SIBLINGS, whole=False)
+
+
+def subtree_folds(groups: Sequence[Group]) -> list[Fold]:
+    """Every removed or added subtree of a run, for JSON."""
+    return [item for item in folded(groups) if isinstance(item, Fold) and item.whole]
+
+
+def by_tier(groups: Sequence[Group]) -> dict[Tier, list[Group]]:
+    """Groups by triage tier, each tier in the groups' order."""
+    tiers: dict[Tier, list[Group]] = {}
+    for group in groups:
+        tiers.setdefault(group.tier, []).append(group)
+    return tiers

@@ -1,0 +1,67 @@
+"""The JSON report for programs: per-case findings, the same findings grouped, and the schema version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.escape import json_text
+from harness.findings import ERROR, Kind, MatrixResult, Severity
+from harness.grouping import group_findings, summary_paragraph
+from harness.reporters.base import ReportOptions
+from harness.reporters.common import next_steps, subtree_folds
+from harness.targets import counts as target_counts
+
+SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
+
+
+def result_as_dict(result: MatrixResult) -> dict[str, Any]:
+    """The `check --format json` document: per-case findings, and the same findings grouped in triage order."""
+    groups = group_findings(result.cases, result.findings)
+    read_classes = any(f.kind == Kind.TARGET for r in result.cases for f in r.findings)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        **({"settings": result.rules} if result.rules else {}),
+        "ok": result.ok,
+        "baseline": result.baseline,
+        "summary": summary_paragraph(groups, result),
+        "cases": [
+            {
+                "id": r.case.id,
+                "golden": r.golden,
+                "status": r.status,
+                "findings": [f.as_dict() for f in r.findings],
+                # What building each `_target_` node does, counted by reason (harness/targets.py); an upper bound.
+                **({"targets": target_counts(r.findings)} if read_classes else {}),
+            }
+            for r in result.cases
+        ],
+        "groups": [group.as_dict() for group in groups],
+        "subtrees": [fold.as_dict() for fold in subtree_folds(groups)],
+        "orphans": result.orphans,
+        "findings": [f.as_dict() for f in result.findings],
+    }
+
+
+def to_json(document: Any) -> str:
+    """Stable JSON text; every JSON answer carries `schema_version` first."""
+    if isinstance(document, dict):
+        document = {"schema_version": SCHEMA_VERSION, **document}
+    return json_text(document)
+
+
+class JsonReporter:
+    """`--format json`: the whole result, for programs."""
+
+    name = "json"
+    sourced: frozenset[Severity] = frozenset({ERROR})
+
+    def render(self, result: MatrixResult, options: ReportOptions) -> str:
+        """The document of `result_as_dict`, with the ref a review compared with."""
+        document = result_as_dict(result)
+        document["next_steps"] = next_steps(group_findings(result.cases, result.findings), result, options)
+        if options.base is not None:
+            document["base"] = options.base
+        return to_json(document) + "\n"
+
+
+REPORTER = JsonReporter()

@@ -1,0 +1,203 @@
+"""The markdown report for pull requests (GitHub-flavored), with every piece of input escaped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from harness.escape import LINE_BREAKS, code_span, markdown_text, printable
+from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
+from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
+from harness.reporters.base import ReportOptions
+from harness.reporters.common import (
+    ABSENT,
+    EFFECTIVE_NOTE,
+    LISTED_TIERS,
+    Fold,
+    by_tier,
+    describe_group,
+    folded,
+    new_present,
+    next_steps,
+    old_present,
+    show_value,
+    shows_detail,
+    summary_line,
+    without_waiver_note,
+)
+
+SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
+MAX_ROWS = 20  # a longer table is folded in <details>
+BREAK_AFTER = re.compile(r"([./])")
+SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
+
+
+def _value_cell(value: Any, present: bool) -> str:
+    return code_span(show_value(value, present, SHORT_VALUE)) if present else ABSENT
+
+
+def breakable_code(text: str) -> str:
+    """`text` as inline code that may wrap after a dot or a slash, so a long path never widens its table.
+
+    Raw `<code>` with `<wbr>` instead of a code span: a code span cannot hold a break opportunity. The text is
+    escaped as markdown text (HTML, markup and pipes), then the breaks are inserted.
+    """
+    return "<code>" + BREAK_AFTER.sub(r"\1<wbr>", markdown_text(text)) + "</code>"
+
+
+def _cases_cell(group: Group, all_ids: Sequence[str]) -> str:
+    # A count reads at a glance; the list (often long globs) stays folded so it cannot widen the table.
+    if len(group.cases) <= 1 or set(group.cases) >= set(all_ids):
+        return markdown_text(describe_cases(group.cases, all_ids))
+    listed = markdown_text(describe_cases(group.cases, all_ids, counted=False))
+    return f"<details><summary>{len(group.cases)} cases</summary>{listed}</details>"
+
+
+def _source_cell(group: Group | Fold) -> str:
+    first = group.first if isinstance(group, Fold) else group
+    source = group.source_file() if isinstance(group, Fold) else group.source
+    if source is None:
+        return ""
+    return ("was " if first.kind == Kind.REMOVED else "") + breakable_code(str(source))
+
+
+def _change(group: Group) -> tuple[str, bool]:
+    """The `change` cell of a value (`old → new`) and whether a value had to be shortened."""
+    if group.path and (group.kind != Kind.EFFECTIVE or group.new is not None) and not shows_detail(group):
+        old_shown, new_shown = show_value(group.old, old_present(group)), show_value(group.new, new_present(group))
+        cut = any(len(shown) > SHORT_VALUE for shown in (old_shown, new_shown))
+        note = f" {markdown_text(EFFECTIVE_NOTE)}" if group.kind == Kind.EFFECTIVE else ""
+        return f"{_value_cell(group.old, old_present(group))} → {_value_cell(group.new, new_present(group))}{note}", cut
+    # An effective change or a pathless finding says itself best in its own words.
+    return markdown_text(describe_group(group)), False
+
+
+def _full_values(groups: list[Group]) -> list[str]:
+    """Every shortened value in full, as a fenced block (folded) that no content can close early."""
+    rows = [f"{g.path}: {show_value(g.old, old_present(g), 10**9)} -> {show_value(g.new, new_present(g), 10**9)}" for g in groups]
+    text = "\n".join(printable(LINE_BREAKS.sub(" ", row)) for row in rows)
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return _folded(f"Full values ({len(rows)})", [fence, text, fence])
+
+
+def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]:
+    lines = ["| path | change | cases | set by |", "|---|---|---|---|"]
+    shortened = []
+    for item in items:
+        if isinstance(item, Fold):
+            what = item.describe().removeprefix(item.root + (".* " if item.whole else ": "))
+            lines.append(f"| {breakable_code(item.root + ('.*' if item.whole else ''))} | {markdown_text(what)} "
+                         f"| {_cases_cell(item.first, all_ids)} | {_source_cell(item)} |")
+            continue
+        change, cut = _change(item)
+        path = breakable_code(item.path) if item.path else markdown_text(str(item.kind))
+        lines.append(f"| {path} | {change} | {_cases_cell(item, all_ids)} | {_source_cell(item)} |")
+        if cut:
+            shortened.append(item)
+    return lines + ([""] + _full_values(shortened) if shortened else [])
+
+
+def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
+    # Kinds are the harness's own vocabulary, so they need no escaping.
+    lines = ["| kind | path | finding | cases | set by |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {g.kind} | {breakable_code(g.path) if g.path else ''} | {markdown_text(without_waiver_note(g.message))} "
+        f"| {_cases_cell(g, all_ids)} | {_source_cell(g)} |"
+        for g in groups
+    ]
+    return lines
+
+
+def _folded(summary: str, body: list[str]) -> list[str]:
+    return ["<details>", f"<summary>{markdown_text(summary)}</summary>", "", *body, "", "</details>", ""]
+
+
+def _section(title: str, table: list[str]) -> list[str]:
+    """A table under its title, folded when it is longer than MAX_ROWS."""
+    if len([line for line in table if line.startswith("| ")]) - 1 > MAX_ROWS:
+        return _folded(title, table)
+    return [f"#### {markdown_text(title)}", "", *table, ""]
+
+
+def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
+    """A pull-request summary that fits 1000 px: the summary, a section per severity with a table per triage tier
+    (path, change, cases, set by), long tables and values folded, refactors and waivers folded, the next steps.
+
+    `options.title` is markdown written by the caller (escape any input in it with code_span or markdown_text).
+    """
+    groups = group_findings(result.cases, result.findings)
+    tiers = by_tier(groups)
+    all_ids = compared_ids(result)
+    lines = [markdown_text(result.rules), ""] if result.rules else []
+    lines += [f"## {options.title}", "", markdown_text(summary_paragraph(groups, result)), ""]
+    if result.baseline:
+        lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]
+    for severity, heading in SEVERITY_TITLES:
+        sections: list[str] = []
+        for tier in LISTED_TIERS:
+            listed = [g for g in tiers.get(tier, []) if g.severity == severity]
+            if listed:
+                table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
+                sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table)
+        if sections:
+            lines += [f"### {heading}", "", *sections]
+    if tiers.get(Tier.REFACTOR):
+        refactors = tiers[Tier.REFACTOR]
+        lines += _folded(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)})", _value_table(list(refactors), all_ids))
+    if tiers.get(Tier.WAIVED):
+        waived = tiers[Tier.WAIVED]
+        total = sum(len(g.cases) for g in waived)
+        table = ["| finding | cases | waiver reason |", "|---|---|---|"]
+        table += [
+            f"| {markdown_text(describe_group(g))} | {_cases_cell(g, all_ids)} | {markdown_text(g.waiver)} |"
+            for g in sorted(waived, key=lambda g: (g.waiver, g.contract, g.path))
+        ]
+        lines += _folded(f"{TIER_TITLES[Tier.WAIVED]}: {total}, {len(waived)} distinct", table)
+    if tiers.get(Tier.NOTED) and (options.verbose or options.review):
+        lines += _folded(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])})", _finding_table(tiers[Tier.NOTED], all_ids))
+    for orphan in result.orphans:
+        lines.append(f"- orphan golden: {code_span(orphan, in_table=False)}")
+    steps = next_steps(groups, result, options)
+    if steps:
+        lines += ["", "**Next steps**", "", *[f"- {markdown_text(step)}" for step in steps]]
+    lines += ["", markdown_text(summary_line(result))]
+    return "\n".join(lines) + "\n"
+
+
+def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: Sequence[str] = ()) -> str:
+    """`diff` rows as markdown: one table per `group` value (file or case), or one table for two files.
+
+    `title` and `notes` are markdown written by the caller; every value from the rows is escaped here.
+    """
+    lines = [f"## {title}", "", f"{len(changes)} change(s)", ""] + [f"- {note}" for note in notes]
+    if notes:
+        lines.append("")
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for row in changes:
+        by_group.setdefault(row.get(group, ""), []).append(row)
+    for name, rows in by_group.items():
+        if name:
+            lines += [f"### {code_span(name, in_table=False)}", ""]
+        lines += ["| kind | path | old | new |", "|---|---|---|---|"]
+        lines += [
+            f"| {markdown_text(r['kind'])} | {code_span(r['path'])} | {_value_cell(r['old'], r['kind'] != Kind.ADDED)} "
+            f"| {_value_cell(r['new'], r['kind'] != Kind.REMOVED)} |"
+            for r in rows
+        ]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+class MarkdownReporter:
+    """`--format markdown`: a pull-request summary; warnings name their file too."""
+
+    name = "markdown"
+    sourced: frozenset[Severity] = frozenset({ERROR, WARNING})
+
+    def render(self, result: MatrixResult, options: ReportOptions) -> str:
+        """The markdown report."""
+        return to_markdown(result, options)
+
+
+REPORTER = MarkdownReporter()

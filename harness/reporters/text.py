@@ -1,0 +1,148 @@
+"""The text report for people at a terminal, with every piece of input kept on its line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+
+from harness.escape import printable
+from harness.findings import ERROR, WARNING, MatrixResult, Severity
+from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
+from harness.reporters.base import ReportOptions
+from harness.reporters.common import (
+    LISTED_TIERS,
+    Fold,
+    by_tier,
+    describe_group,
+    folded,
+    next_steps,
+    origin_count,
+    set_by,
+    summary_line,
+    waived_count,
+)
+from harness.targets import counts_line as target_counts_line
+
+COLORS = MappingProxyType({
+    "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
+    "ERROR": "31", "WARNING": "33", "INFO": "2",
+})
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """`text` in the ANSI color for `style` when `color`, else unchanged."""
+    return f"\033[{COLORS[style]}m{text}\033[0m" if color and style in COLORS else text
+
+
+def _severity_tag(severity: str, color: bool) -> str:
+    if severity not in (ERROR, WARNING):
+        return ""
+    return paint(severity.upper(), severity.upper(), color) + " "
+
+
+def _text_line(group: Group, all_ids: Sequence[str], color: bool) -> str:
+    where = describe_cases(group.cases, all_ids)
+    source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
+    return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
+
+
+def _item_lines(items: list[Group | Fold], all_ids: Sequence[str], options: ReportOptions) -> list[str]:
+    """A line per group, a line per folded subtree; `verbose` lists a fold's leaves under it."""
+    lines = []
+    for item in items:
+        if isinstance(item, Group):
+            lines.append(_text_line(item, all_ids, options.color))
+            continue
+        file = item.source_file()
+        source = f"; {set_by(item.first)} {file}" if file else ""
+        where = describe_cases(item.first.cases, all_ids)
+        lines.append(f"  {_severity_tag(item.first.severity, options.color)}{printable(f'{item.describe()}  ({where}{source})')}")
+        if options.verbose:
+            lines += ["  " + _text_line(g, all_ids, options.color) for g in item.groups]
+    return lines
+
+
+def waived_lines(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
+    """One line per distinct waived finding with its cases, each reason once."""
+    lines = [f"{TIER_TITLES[Tier.WAIVED]} ({sum(len(g.cases) for g in groups)}, {len(groups)} distinct):"]
+    previous = None
+    for group in sorted(groups, key=lambda g: (g.waiver, g.contract, g.path, g.message)):
+        reason = "same reason" if group.waiver == previous else group.waiver
+        lines.append(printable(f"  {describe_group(group)}  ({describe_cases(group.cases, all_ids)})  waived: {reason}"))
+        previous = group.waiver
+    return lines
+
+
+def to_text(result: MatrixResult, options: ReportOptions) -> str:
+    """The report for people: quiet on success, and on failure the errors, the next step and the verdict last.
+
+    A run with nothing to list is one line. Otherwise: a summary paragraph, grouped findings in triage order,
+    then one count line each for folded refactors and waived warnings (`verbose` lists them), the next steps,
+    and the verdict. Info that is not a difference (known fallbacks) shows with `verbose` or in a review.
+    `quiet` keeps only errors, the next steps and the verdict.
+    """
+    verbose, quiet, color = options.verbose, options.quiet, options.color
+    groups = group_findings(result.cases, result.findings)
+    tiers = by_tier(groups)
+    all_ids = compared_ids(result)
+    shown = [g for tier in LISTED_TIERS for g in tiers.get(tier, []) if not quiet or g.severity == ERROR]
+    refactors = [g for g in tiers.get(Tier.REFACTOR, []) if not quiet or g.severity == ERROR]
+    noted = tiers.get(Tier.NOTED, []) if (verbose or options.review) and not quiet else []
+    waived = tiers.get(Tier.WAIVED, []) if not quiet else []
+    by_origin = [(tier, tiers[tier]) for tier in (Tier.AT_BASE, Tier.FIXED) if tiers.get(tier) and not quiet]
+    lines: list[str] = []
+    if shown or refactors or result.orphans or result.pruned or by_origin or (verbose and (waived or noted)):
+        if not quiet:
+            lines += [printable(summary_paragraph(groups, result)), ""]
+        for tier in LISTED_TIERS:
+            listed = [g for g in shown if g.tier == tier]
+            if listed:
+                lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
+                lines += _item_lines(folded(listed), all_ids, options)
+        if refactors and verbose:
+            lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
+            lines += [_text_line(g, all_ids, color) for g in refactors]
+        elif refactors:
+            lines.append(f"{TIER_TITLES[Tier.REFACTOR]}: {count_paths(refactors)} (folded; --verbose lists them)")
+        if noted:
+            lines.append(f"{TIER_TITLES[Tier.NOTED]} ({len(noted)}):")
+            lines += [_text_line(g, all_ids, color) for g in noted]
+        if waived and verbose:
+            lines += waived_lines(waived, all_ids)
+        elif waived:
+            lines.append(waived_count(waived))
+        for tier, groups_of_origin in by_origin:
+            lines.append(origin_count(groups_of_origin, tier))
+            if verbose:
+                lines += _item_lines(folded(groups_of_origin), all_ids, options)
+        for orphan in result.orphans:
+            lines.append(printable(f"orphan golden (no case): {orphan}"))
+        for pruned in result.pruned:
+            lines.append(printable(f"pruned orphan golden: {pruned}"))
+        lines += [printable(f"Next: {step}") for step in next_steps(groups, result, options)]
+    anything_listed = bool(lines)
+    program = target_counts_line(result.cases)
+    if program and not quiet:
+        lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
+    if result.rules:
+        lines.insert(0, printable(result.rules))
+    summary = summary_line(result)
+    verdict, _, rest = summary.partition(":")
+    if waived and not anything_listed:
+        rest += f" ({sum(len(g.cases) for g in waived)} waived, {len(waived)} distinct; --verbose lists them)"
+    lines.append(paint(verdict, verdict, color) + ":" + printable(rest))
+    return "\n".join(lines) + "\n"
+
+
+class TextReporter:
+    """`--format text`: for people at a terminal."""
+
+    name = "text"
+    sourced: frozenset[Severity] = frozenset({ERROR})
+
+    def render(self, result: MatrixResult, options: ReportOptions) -> str:
+        """The text report."""
+        return to_text(result, options)
+
+
+REPORTER = TextReporter()

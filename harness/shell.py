@@ -1,0 +1,738 @@
+"""Find the Hydra launches in a shell script without running it: a small evaluator over tree-sitter-bash's syntax tree.
+
+Nothing in a script runs: a command substitution, a `source`, a `date` are never executed; what they would
+produce is unknown, and an override that needs it keeps a placeholder. The evaluator follows what verl's
+scripts do: assignments with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`,
+line continuations, quoting, `if` and `case` (the branch a plain run takes: an unset variable is empty in a
+test, as in bash), `export`, and launchers in front of Python (`uv run`, `torchrun`, `ray job submit --`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+# Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
+HYDRA_VALUE_FLAGS = MappingProxyType({
+    "--config-path": "config_path", "-cp": "config_path",
+    "--config-name": "config_name", "-cn": "config_name",
+    "--config-dir": "config_dir", "-cd": "config_dir",
+    "--cfg": "", "-c": "", "--package": "", "-p": "", "--info": "", "-i": "",
+    "--experimental-rerun": "", "--shell-completion": "", "-sc": "",
+})
+HYDRA_SWITCHES = frozenset({"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"})
+TORCHRUN_SWITCHES = frozenset({"--standalone", "--no-python", "--no_python", "--run-path", "--run_path"})
+PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
+OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
+PLACEHOLDER_MARK = "__unset_"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of text in an expanded word: where it was written, and whether it is a placeholder for an unknown value."""
+
+    text: str
+    line: int
+    unknown: str = ""  # what the value would have come from (`$HOME`, `$(date ...)`); "" when known
+    split: bool = False  # the result of an unquoted expansion: bash splits it on whitespace
+
+
+Word = tuple[Piece, ...]
+
+
+def word_text(word: Word) -> str:
+    """The word as Hydra would see it, unknown parts written as placeholders."""
+    return "".join(placeholder(p) if p.unknown else p.text for p in word)
+
+
+def placeholder(piece: Piece) -> str:
+    """A value that stands for an unknown one: a plain Hydra string, so the key and the form are still checked."""
+    name = re.sub(r"\W+", "_", piece.unknown).strip("_")[:40] or "value"
+    return f"{PLACEHOLDER_MARK}{name}__"
+
+
+@dataclass(frozen=True)
+class Override:
+    """One Hydra override of a launch, as the script writes it after expansion."""
+
+    text: str
+    line: int  # where its key is written (an array element's own line, not the launch's)
+    unknown: tuple[str, ...] = ()  # the unknown values it holds (placeholders in `text`)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch of a Python entry point with Hydra overrides, found in a script."""
+
+    script: str  # the script's path, relative to the project
+    index: int  # 1-based, in file order
+    line: int
+    entry: str = ""  # the module (`verl.trainer.main_ppo`) or script path it runs
+    is_module: bool = True
+    config_path: str | None = None  # --config-path as written (relative to the entry's file)
+    config_name: str | None = None
+    config_dirs: tuple[str, ...] = ()  # --config-dir
+    overrides: tuple[Override, ...] = ()
+    error: str = ""  # why it could not be extracted; "" when it was
+
+    @property
+    def where(self) -> str:
+        """`FILE:LINE` of the launch."""
+        return f"{self.script}:{self.line}"
+
+
+class _Env:
+    """Variables while a script is read: each a list of words (a scalar is a one-word list)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[Word]] = {}
+        self.arrays: set[str] = set()
+
+    def copy(self) -> _Env:
+        other = _Env()
+        other.values = dict(self.values)
+        other.arrays = set(self.arrays)
+        return other
+
+
+def parse(source: bytes) -> Any:
+    """The script's tree-sitter syntax tree (a parser costs well under a millisecond, so each script gets its own)."""
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse(source)
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _unescape_word(text: str) -> str:
+    # Outside quotes a backslash keeps the next character; before a newline it joins lines.
+    return re.sub(r"\\(\n|.)", lambda m: "" if m.group(1) == "\n" else m.group(1), text, flags=re.DOTALL)
+
+
+def _unescape_double(text: str) -> str:
+    return re.sub(r"\\([\"$`\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+class _Reader:
+    """Walks a script's syntax tree in order, keeping variables, and collects its launches."""
+
+    def __init__(self, script: str, source: bytes, is_entry: Any) -> None:
+        self.script = script
+        self.source = source
+        self.is_entry = is_entry  # (entry, is_module) -> True when it is a launch to report
+        self.env = _Env()
+        self.launches: list[Launch] = []
+
+    # ---- expansion ----
+
+    def lookup(self, name: str) -> list[Word] | None:
+        return self.env.values.get(name)
+
+    def expand_var(self, name: str, line: int, index: str | None = None) -> list[Word] | None:
+        """A variable's words (all elements for `@`/`*`), None when it is unset."""
+        value = self.lookup(name)
+        if value is None:
+            return None
+        if index in ("@", "*"):
+            return value
+        if index is None or index == "0":
+            return value[:1]
+        if index.isdigit():
+            position = int(index)
+            return value[position : position + 1]
+        return [(Piece("", line, f"${{{name}[{index}]}}"),)]
+
+    def pieces(self, node: Any, quoted: bool = False) -> list[Word]:
+        """The words a node expands to (one word unless it holds `"${ARR[@]}"` or an unquoted expansion)."""
+        kind = node.type
+        line = node.start_point.row + 1
+        if kind in ("word", "number", "variable_name", "extglob_pattern"):
+            text = _text(node)
+            if quoted:
+                return [(Piece(text, line),)]
+            text = _unescape_word(text)
+            if text.startswith("~") and kind == "word":  # tilde expansion: the home folder is not known
+                user, slash, rest = text[1:].partition("/")
+                return [(Piece("", line, f"~{user}"), Piece(slash + rest, line))]
+            return [(Piece(text, line),)]
+        if kind == "raw_string":
+            return [(Piece(_text(node)[1:-1], line),)]
+        if kind == "ansi_c_string":
+            body = _text(node)[2:-1]
+            try:
+                body = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+            except UnicodeDecodeError:
+                pass
+            return [(Piece(body, line),)]
+        if kind == "string":
+            return self.string(node)
+        if kind == "concatenation":
+            return self.concatenate([self.pieces(child, quoted) for child in node.children])
+        if kind in ("simple_expansion", "expansion"):
+            return self.expansion(node, quoted)
+        if kind == "arithmetic_expansion":
+            return [(self.arithmetic(node),)]
+        if kind in ("command_substitution", "process_substitution"):
+            return [(Piece("", line, _text(node)[:60]),)]
+        if kind == "brace_expression":
+            return [(Piece("", line, _text(node)),)]
+        return [(Piece(_text(node), line),)]
+
+    def string(self, node: Any) -> list[Word]:
+        """A double-quoted string: one word, except where it holds `"${ARR[@]}"`."""
+        parts: list[list[Word]] = []
+        position = node.start_byte + 1
+        end = node.end_byte - 1
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.start_byte > position:  # text the grammar leaves between children
+                gap = self.source[position : child.start_byte].decode("utf-8", "replace")
+                parts.append([(Piece(_unescape_double(gap), child.start_point.row + 1),)])
+            if child.type == "string_content":
+                parts.append([(Piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
+            else:
+                parts.append(self.pieces(child, quoted=True))
+            position = child.end_byte
+        if position < end:
+            gap = self.source[position:end].decode("utf-8", "replace")
+            parts.append([(Piece(_unescape_double(gap), node.end_point.row + 1),)])
+        return self.concatenate(parts) if parts else [(Piece("", node.start_point.row + 1),)]
+
+    @staticmethod
+    def concatenate(parts: Iterable[list[Word]]) -> list[Word]:
+        """Adjacent parts of one word: the last word of one joins the first of the next (as `"a${ARR[@]}b"`)."""
+        words: list[Word] = []
+        for part in parts:
+            if not part:
+                continue
+            if not words:
+                words = list(part)
+            else:
+                words[-1] = words[-1] + part[0]
+                words.extend(part[1:])
+        return words
+
+    def expansion(self, node: Any, quoted: bool) -> list[Word]:
+        line = node.start_point.row + 1
+        children = [c for c in node.children if c.type not in ("$", "${", "}")]
+        if not children:
+            return [(Piece("$", line),)]
+        head = children[0]
+        if head.type == "special_variable_name":
+            name = _text(head)
+            if name in ("@", "*"):
+                return []  # the script's own arguments: a plain run gives none
+            return [(Piece("", line, f"${name}"),)]
+        if head.type == "#" and len(children) > 1:  # ${#VAR} / ${#ARR[@]}
+            name, index = self._name_index(children[1])
+            value = self.expand_var(name, line, index)
+            if value is None:
+                return [(Piece("0", line),)]
+            count = len(value) if index in ("@", "*") else len(word_text(value[0])) if value else 0
+            known = all(not p.unknown for w in value for p in w)
+            return [(Piece(str(count), line) if known else Piece("", line, f"${{#{name}}}"),)]
+        if head.type not in ("variable_name", "subscript"):
+            return [(Piece("", line, _text(node)),)]
+        name, index = self._name_index(head)
+        if not name.isidentifier() and not name.isdigit():
+            return [(Piece("", line, _text(node)),)]
+        value = self.expand_var(name, line, index)
+        operator = _text(children[1]) if len(children) > 1 else ""
+        operand = children[2:]
+        if operator in (":-", "-", ":=", "="):
+            empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
+            if empty:
+                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(Piece("", line),)]
+                if operator.endswith("="):
+                    self.env.values[name] = default
+                value = default
+        elif operator in (":+", "+"):
+            present = value is not None and (operator == "+" or any(word_text(w) for w in value))
+            value = self.concatenate([self.pieces(c, quoted) for c in operand]) if present and operand else [(Piece("", line),)]
+        elif operator:
+            # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
+            known = value is not None and all(not p.unknown for w in value for p in w)
+            return [(Piece("", line, _text(node)) if not known or value is None else Piece("", line, _text(node)),)]
+        if value is None:
+            return [(Piece("", line, f"${name}"),)]
+        if index == "*" or (quoted and index != "@" and len(value) > 1):
+            joined: list[Piece] = []
+            for position, word in enumerate(value):
+                if position:
+                    joined.append(Piece(" ", line))
+                joined.extend(word)
+            value = [tuple(joined)]
+        if quoted:
+            return value
+        return [tuple(Piece(p.text, p.line, p.unknown, split=True) for p in word) for word in value]
+
+    def _name_index(self, node: Any) -> tuple[str, str | None]:
+        if node.type == "subscript":
+            name = _text(node.children[0])
+            index = word_text(self.pieces(node.children[2])[0]) if len(node.children) > 2 else None
+            return name, index
+        return _text(node), None
+
+    def arithmetic(self, node: Any) -> Piece:
+        line = node.start_point.row + 1
+        inner = [c for c in node.children if c.type not in ("$((", "))", "$[", "]")]
+        try:
+            value = self.evaluate(inner[0]) if len(inner) == 1 else None
+        except (ArithmeticError, ValueError, RecursionError):
+            value = None
+        if value is None:
+            return Piece("", line, _text(node))
+        return Piece(str(value), line)
+
+    def evaluate(self, node: Any) -> int | None:
+        """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
+        kind = node.type
+        if kind == "number":
+            return int(_text(node), 0) if not _text(node).startswith("0") or _text(node) == "0" else int(_text(node), 8)
+        if kind in ("variable_name", "simple_expansion", "expansion", "word"):
+            if kind == "variable_name" or (kind == "word" and _text(node).isidentifier()):
+                words = self.lookup(_text(node)) or []
+                text = word_text(words[0]) if words else "0"
+                unknown = bool(words) and any(p.unknown for p in words[0])
+            elif kind == "word":
+                text, unknown = _text(node), False
+            else:
+                (word,) = self.pieces(node, quoted=True) or [(Piece("0", 0),)]
+                text, unknown = word_text(word), any(p.unknown for p in word)
+            if unknown:
+                return None
+            text = text.strip() or "0"
+            return int(text, 0) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
+        if kind == "parenthesized_expression":
+            inner = [c for c in node.children if c.type not in ("(", ")")]
+            return self.evaluate(inner[0]) if len(inner) == 1 else None
+        if kind == "unary_expression":
+            operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
+            if operand is None:
+                return None
+            return {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
+        if kind == "binary_expression" and len(node.children) == 3:
+            left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
+            if left is None or right is None:
+                return None
+            operator = _text(node.children[1])
+            operations = {
+                "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+                "/": lambda a, b: int(a / b), "%": lambda a, b: a - b * int(a / b), "**": lambda a, b: a**b,
+                "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
+                ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+                "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b)),
+            }
+            return operations[operator](left, right) if operator in operations else None
+        if kind == "ternary_expression":
+            parts = [c for c in node.children if c.type not in ("?", ":")]
+            condition = self.evaluate(parts[0])
+            return None if condition is None else self.evaluate(parts[1] if condition else parts[2])
+        return None
+
+    def words(self, nodes: Iterable[Any]) -> list[Word]:
+        """The words of a command's arguments after expansion and word splitting."""
+        result: list[Word] = []
+        for node in nodes:
+            for word in self.pieces(node):
+                result.extend(_split(word))
+        return result
+
+    # ---- statements ----
+
+    def run(self, node: Any) -> None:
+        for child in node.children:
+            self.statement(child)
+
+    def statement(self, node: Any) -> None:
+        kind = node.type
+        if kind == "variable_assignment":
+            self.assign(node)
+        elif kind == "variable_assignments":
+            for child in node.children:
+                self.statement(child)
+        elif kind == "declaration_command":
+            for child in node.children:
+                if child.type == "variable_assignment":
+                    self.assign(child, declare=True)
+        elif kind == "unset_command":
+            for child in node.children[1:]:
+                self.env.values.pop(_text(child), None)
+        elif kind == "command":
+            self.command(node)
+        elif kind in ("redirected_statement", "negated_command", "subshell", "compound_statement", "do_group", "pipeline", "list"):
+            for child in node.children:
+                self.statement(child)
+        elif kind == "if_statement":
+            self.if_statement(node)
+        elif kind == "case_statement":
+            self.case_statement(node)
+        elif kind in ("for_statement", "c_style_for_statement"):
+            self.for_statement(node)
+        elif kind in ("while_statement", "function_definition"):
+            # A loop body or a function is read once, where it is written, for the launches in it.
+            for child in node.children:
+                if child.type in ("do_group", "compound_statement"):
+                    self.statement(child)
+        elif kind == "ERROR":
+            self.broken(node)
+
+    def assign(self, node: Any, declare: bool = False) -> None:
+        name_node = node.children[0]
+        name, index = self._name_index(name_node)
+        operator = _text(node.children[1]) if len(node.children) > 1 else "="
+        value_node = node.children[2] if len(node.children) > 2 else None
+        line = node.start_point.row + 1
+        if value_node is None:
+            value: list[Word] = [(Piece("", line),)]
+        elif value_node.type == "array":
+            value = self.words(c for c in value_node.children if c.type not in ("(", ")", "comment"))
+            self.env.arrays.add(name)
+        else:
+            expanded = self.pieces(value_node)
+            joined: list[Piece] = []
+            for position, word in enumerate(expanded):
+                if position:
+                    joined.append(Piece(" ", line))
+                # No word splitting in an assignment: the value is stored as one word.
+                joined.extend(Piece(p.text, p.line, p.unknown) for p in word)
+            value = [tuple(joined)]
+        if index is not None and index not in ("@", "*"):
+            current = list(self.env.values.get(name, []))
+            if index.isdigit():
+                position = int(index)
+                current += [(Piece("", line),)] * (position + 1 - len(current))
+                current[position] = value[0]
+                self.env.values[name] = current
+            return
+        if operator == "+=":
+            current = self.env.values.get(name, [])
+            if value_node is not None and value_node.type == "array":
+                self.env.values[name] = list(current) + value
+            else:
+                first = current[0] if current else ()
+                self.env.values[name] = [first + value[0], *current[1:]]
+            return
+        self.env.values[name] = value
+
+    def condition(self, node: Any) -> bool | None:
+        """What a plain run's `if` condition evaluates to, or None when it cannot be told without running code."""
+        kind = node.type
+        if kind == "list" and len(node.children) == 3:
+            left, operator, right = node.children
+            a, b = self.condition(left), self.condition(right)
+            if _text(operator) == "&&":
+                return False if a is False or b is False else (None if a is None or b is None else True)
+            if _text(operator) == "||":
+                return True if a is True or b is True else (None if a is None or b is None else False)
+        if kind == "negated_command":
+            inner = self.condition(node.children[-1])
+            return None if inner is None else not inner
+        if kind in ("test_command", "parenthesized_expression"):
+            parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
+            return self.condition(parts[0]) if len(parts) == 1 else None
+        if kind == "binary_expression" and len(node.children) == 3:
+            operator = _text(node.children[1])
+            if operator in ("&&", "||", "-a", "-o"):
+                a, b = self.condition(node.children[0]), self.condition(node.children[2])
+                if operator in ("&&", "-a"):
+                    return False if a is False or b is False else (None if a is None or b is None else True)
+                return True if a is True or b is True else (None if a is None or b is None else False)
+            left, right = self._test_value(node.children[0]), self._test_value(node.children[2])
+            if left is None or right is None:
+                return None
+            if operator in ("=", "=="):
+                return left == right
+            if operator == "!=":
+                return left != right
+            numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
+            if operator in numeric and re.fullmatch(r"-?\d+", left) and re.fullmatch(r"-?\d+", right):
+                a_, b_ = int(left), int(right)
+                return [a_ == b_, a_ != b_, a_ < b_, a_ <= b_, a_ > b_, a_ >= b_][numeric[operator]]
+            return None
+        if kind == "unary_expression" and len(node.children) == 2:
+            operator, value = _text(node.children[0]), self._test_value(node.children[1])
+            if operator in ("-z", "-n") and value is not None:
+                return (value == "") == (operator == "-z")
+            return None  # file tests and the like need the machine
+        if kind == "command":
+            name = _text(node.children[0]) if node.children else ""
+            return {"true": True, "false": False, ":": True}.get(name)
+        return None
+
+    def _test_value(self, node: Any) -> str | None:
+        words = self.pieces(node, quoted=True)
+        if len(words) != 1:
+            return None
+        (word,) = words
+        if any(p.unknown and not p.unknown.startswith("$") for p in word):
+            return None  # a command substitution: what it prints is not known
+        # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
+        return "".join("" if p.unknown else p.text for p in word)
+
+    def if_statement(self, node: Any) -> None:
+        branches: list[tuple[Any, list[Any]]] = []  # (condition or None for else, body statements)
+        condition: Any = None
+        body: list[Any] = []
+        state = "start"
+        for child in node.children:
+            kind = child.type
+            if kind == "if" or kind == "fi":
+                continue
+            if kind == "then":
+                state = "body"
+            elif kind in ("elif_clause", "else_clause"):
+                branches.append((condition, body))
+                sub_condition, sub_body, sub_state = None, [], "start" if kind == "elif_clause" else "body"
+                for grandchild in child.children:
+                    if grandchild.type in ("elif", "else", ";"):
+                        continue
+                    if grandchild.type == "then":
+                        sub_state = "body"
+                    elif sub_state == "start":
+                        sub_condition = grandchild
+                    else:
+                        sub_body.append(grandchild)
+                condition, body = sub_condition, sub_body
+                if kind == "else_clause":
+                    condition = True
+            elif state == "start":
+                if kind != ";":
+                    condition = child
+            elif kind != ";":
+                body.append(child)
+        branches.append((condition, body))
+        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches])
+
+    def choose(self, branches: list[tuple[bool | None, list[Any]]]) -> None:
+        """Run the branch a plain run takes; read the others for their launches with the variables left as they were.
+
+        A branch's verdict is None when it cannot be told without running code: the first such branch is taken
+        unless it only stops the script.
+        """
+        chosen = None
+        for position, (verdict, body) in enumerate(branches):
+            if verdict is None:
+                verdict = not any(_text(s).startswith("exit") for s in body)
+            if verdict:
+                chosen = position
+                break
+        saved = self.env
+        for position, (_, body) in enumerate(branches):
+            if position == chosen:
+                continue
+            self.env = saved.copy()
+            for statement in body:
+                self.statement(statement)
+        self.env = saved
+        if chosen is not None:
+            for statement in branches[chosen][1]:
+                self.statement(statement)
+
+    def case_statement(self, node: Any) -> None:
+        subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
+        subject = self._test_value(subject_node) if subject_node is not None else None
+        branches: list[tuple[Any, list[Any]]] = []
+        for item in (c for c in node.children if c.type == "case_item"):
+            patterns, body, in_body = [], [], False
+            for child in item.children:
+                if child.type == ")":
+                    in_body = True
+                elif child.type in (";;", ";&", ";;&", "|"):
+                    continue
+                elif in_body:
+                    body.append(child)
+                else:
+                    patterns.append(child)
+            matches: bool | None = None
+            if subject is not None:
+                texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
+                matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
+            branches.append((matches, body))
+        self.choose(branches)
+
+    def for_statement(self, node: Any) -> None:
+        variable = next((c for c in node.children if c.type == "variable_name"), None)
+        values = [c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment")]
+        saved = self.env.values.get(_text(variable)) if variable is not None else None
+        if variable is not None:
+            first = self.words(values)[:1]
+            self.env.values[_text(variable)] = first or [(Piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
+        for child in node.children:
+            if child.type == "do_group":
+                self.statement(child)
+        if variable is not None and saved is not None:
+            self.env.values[_text(variable)] = saved
+
+    def broken(self, node: Any) -> None:
+        text = _text(node)
+        if re.search(r"\s-m\s+\w|torchrun|python", text):
+            self.launches.append(Launch(self.script, len(self.launches) + 1, node.start_point.row + 1,
+                                        error="the shell syntax here could not be parsed"))
+
+    def command(self, node: Any) -> None:
+        saved = None
+        prefix = [c for c in node.children if c.type == "variable_assignment"]
+        if prefix:  # `VAR=x cmd`: set for the command only
+            saved = self.env.copy()
+            for assignment in prefix:
+                self.assign(assignment)
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        words: list[Word] = []
+        for part in parts:
+            targets = part.children if part.type == "command_name" else [part]
+            words += self.words(targets)
+        if saved is not None:
+            self.env = saved
+        if not words:
+            return
+        name = word_text(words[0])
+        if name in ("source", "."):
+            return  # another file's variables are not read: their values stay unknown
+        launch = self.launch(words, node.start_point.row + 1)
+        if launch is not None:
+            self.launches.append(launch)
+
+    def launch(self, words: list[Word], line: int) -> Launch | None:
+        """The launch these command words make, if they run a Python entry point this project has."""
+        texts = [word_text(w) for w in words]
+        index = len(self.launches) + 1
+        for position, text in enumerate(texts):
+            base = text.rsplit("/", 1)[-1]
+            if base == "torchrun" or PYTHON.fullmatch(base):
+                entry = _entry(texts, position, torchrun=base == "torchrun")
+                if entry is None:
+                    continue
+                entry_name, is_module, rest = entry
+                if not self.is_entry(entry_name, is_module):
+                    continue
+                return _hydra_arguments(
+                    Launch(self.script, index, line, entry_name, is_module), words[len(words) - len(rest):]
+                )
+        program = words[0]
+        overrides = sum(bool(OVERRIDE_LIKE.match(t)) for t in texts[1:])
+        if program and all(p.unknown for p in program) and overrides >= 3:
+            unknown = program[0].unknown
+            return Launch(self.script, index, line, error=f"the program is {unknown}, which the script never sets")
+        return None
+
+
+def _split(word: Word) -> list[Word]:
+    """Bash word splitting of the unquoted expansions in a word."""
+    if not any(p.split for p in word):
+        return [word]
+    words: list[list[Piece]] = [[]]
+    started = False
+    for piece in word:
+        if not piece.split or piece.unknown:
+            words[-1].append(piece)
+            started = True
+            continue
+        fields = re.split(r"[ \t\n]+", piece.text)
+        line = piece.line
+        for position, text in enumerate(fields):
+            if position:
+                if started:
+                    words.append([])
+                started = False
+            if text:
+                words[-1].append(Piece(text, line))
+                started = True
+            line += text.count("\n")
+    return [tuple(w) for w in words if w]
+
+
+def _entry(texts: list[str], position: int, torchrun: bool) -> tuple[str, bool, list[str]] | None:
+    """(entry, is_module, the arguments after it) of a python or torchrun invocation; None for `python -c`."""
+    index = position + 1
+    module = False
+    while index < len(texts):
+        text = texts[index]
+        if torchrun:
+            if text in ("-m", "--module"):
+                module = True
+            elif text.startswith("-") and text not in TORCHRUN_SWITCHES and "=" not in text:
+                index += 1  # an option with its value in the next word
+            elif not text.startswith("-"):
+                return text, module, texts[index + 1 :]
+        else:
+            if text == "-m":
+                return (texts[index + 1], True, texts[index + 2 :]) if index + 1 < len(texts) else None
+            if text == "-c":
+                return None
+            if text in ("-X", "-W", "-Q"):
+                index += 1
+            elif not text.startswith("-"):
+                return text, False, texts[index + 1 :]
+        index += 1
+    return None
+
+
+def _hydra_arguments(launch: Launch, words: list[Word]) -> Launch:
+    """The launch with Hydra's flags and the overrides read from the entry point's arguments."""
+    values: dict[str, Any] = {"config_path": None, "config_name": None}
+    config_dirs: list[str] = []
+    overrides: list[Override] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        text = word_text(word)
+        flag, has_value, inline = text.partition("=")
+        if flag in HYDRA_VALUE_FLAGS:
+            value = inline if has_value else (word_text(words[index + 1]) if index + 1 < len(words) else "")
+            index += 1 if has_value else 2
+            target = HYDRA_VALUE_FLAGS[flag]
+            if target == "config_dir":
+                config_dirs.append(value)
+            elif target:
+                values[target] = value
+            continue
+        index += 1
+        if text in HYDRA_SWITCHES or text == "--":
+            continue
+        if not text or all(p.unknown for p in word) and not OVERRIDE_LIKE.match(text):
+            continue  # an unknown word that is not an override (the script's own "$@")
+        unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
+        overrides.append(Override(text, word[0].line, unknown))
+    return Launch(
+        launch.script, launch.index, launch.line, launch.entry, launch.is_module,
+        values["config_path"], values["config_name"], tuple(config_dirs), tuple(overrides),
+    )
+
+
+def launches_in(script: str, source: bytes, is_entry: Any) -> list[Launch]:
+    """Every launch in a script, in file order; `is_entry(name, is_module)` says which programs are Hydra entry points."""
+    reader = _Reader(script, source, is_entry)
+    # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
+    source = source.replace(b"$(((", b"$(( (")
+    reader.source = source
+    tree = parse(source)
+    reader.run(tree.root_node)
+    return reader.launches
+
+
+@dataclass
+class Coverage:
+    """How many launches were found and extracted in a set of scripts."""
+
+    scripts: int = 0
+    launches: list[Launch] = field(default_factory=list)
+
+    @property
+    def extracted(self) -> int:
+        """Launches whose overrides were read."""
+        return sum(not launch.error for launch in self.launches)
+
+
+def iter_unknown(launch: Launch) -> Iterator[str]:
+    """The unknown values a launch's overrides hold."""
+    for override in launch.overrides:
+        yield from override.unknown

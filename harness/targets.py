@@ -1,0 +1,355 @@
+"""The value the program sees: each `_target_` node of a composed config checked against its class's source.
+
+verl builds dataclasses from `_target_` nodes (`hydra.utils.instantiate`): a key the class does not declare
+raises, a class that does not exist raises, and a field the YAML lacks silently takes the Python default.
+The classes are read with `ast` from the settings' `python_sources` (harness/pysource.py), never imported.
+What this cannot see (`__post_init__`, code that overwrites fields, nodes the program reads raw,
+interpolations inside `_target_`) is not modelled: the counts are an upper bound.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from harness.confine import project_root
+from harness.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
+from harness.diff import describe_value, join_path, same_value, split_path, unflatten
+from harness.findings import ERROR, INFO, CaseChecker, CaseResult, Finding, Kind, Refiner
+from harness.matrix import Case
+from harness.provenance import Source
+from harness.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
+from harness.resolve import MISSING, is_interpolation, lookup
+from harness.settings import Settings, SettingsError, display_path
+
+# Keys Hydra's instantiate consumes itself: never passed to the class.
+RESERVED_KEYS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_", "_args_"})
+VIA_PYTHON_DEFAULT = "python default"
+
+
+class Reason(StrEnum):
+    """Why a target finding was made; JSON carries it as `detail.reason`."""
+
+    MISSING_CLASS = "missing_class"
+    UNDECLARED = "undeclared"
+    REQUIRED = "required"
+    DEFAULTED = "defaulted"
+
+
+@dataclass(frozen=True)
+class TargetNode:
+    """A mapping of the composed config with a `_target_`: where it is, what it names, which keys it gives."""
+
+    path: str
+    target: str
+    keys: tuple[str, ...]
+    partial: bool = False  # `_partial_: true`: the program gives the rest, so no field is required here
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A key the YAML lacks that the program takes from a class's Python default."""
+
+    node: TargetNode
+    param: Param
+    signature: Signature
+    file: str  # the file that declares the field, as reports show it
+
+    @property
+    def where(self) -> str:
+        """The field's `FILE:LINE` in the class that declares it."""
+        return f"{self.file}:{self.param.line}"
+
+    @property
+    def source(self) -> Source:
+        """The field's line as a finding's source: the Python line that sets the value the program sees."""
+        return Source(self.file, self.param.line)
+
+    @property
+    def default(self) -> Default:
+        assert self.param.default is not None
+        return self.param.default
+
+    def value(self) -> Any:
+        """The default as a finding's value: the literal, or its description when it is an expression."""
+        return self.default.value if self.default.literal else self.default.describe()
+
+
+def target_nodes(tree: Any, prefix: str = "") -> Iterator[TargetNode]:
+    """Every mapping with a string `_target_`, depth first (a list's items are `path.i`, as `lookup` reads them)."""
+    if isinstance(tree, dict):
+        target = tree.get("_target_")
+        if isinstance(target, str):
+            keys = tuple(str(key) for key in tree if key not in RESERVED_KEYS)
+            yield TargetNode(prefix, target, keys, tree.get("_partial_") is True)
+        for key, value in tree.items():
+            yield from target_nodes(value, join_path(prefix, key))
+    elif isinstance(tree, list):
+        for index, item in enumerate(tree):
+            yield from target_nodes(item, join_path(prefix, index))
+
+
+def _facts(reason: Reason, **more: Any) -> tuple[tuple[str, Any], ...]:
+    return (("reason", str(reason)), *more.items())
+
+
+class ProgramView:
+    """What the program builds from each `_target_` node, read from the Python sources (never imported)."""
+
+    def __init__(self, index: SourceIndex) -> None:
+        self.index = index
+        self._shown: dict[str, str] = {}
+        self._nodes: dict[TargetNode, tuple[Finding, ...]] = {}  # most nodes recur in every case of a matrix
+
+    def shown(self, file: str) -> str:
+        """A source file as reports show it (relative to the working folder), computed once per file."""
+        if file not in self._shown:
+            self._shown[file] = display_path(Path(file))
+        return self._shown[file]
+
+    def _filled(self, node: TargetNode, param: Param, signature: Signature) -> Filled:
+        return Filled(node, param, signature, self.shown(param.file))
+
+    def signature(self, node: TargetNode) -> Signature | Missing | Outside | None:
+        """The node's class (or function) signature; None for an interpolated `_target_` (not modelled)."""
+        if is_interpolation(node.target):
+            return None
+        return self.index.signature(node.target)
+
+    def node_findings(self, node: TargetNode) -> list[Finding]:
+        """The findings of one node: a class that does not exist, undeclared keys, required and defaulted fields."""
+        if node not in self._nodes:
+            self._nodes[node] = tuple(self._node_findings(node))
+        return list(self._nodes[node])
+
+    def _node_findings(self, node: TargetNode) -> list[Finding]:
+        signature = self.signature(node)
+        if signature is None or isinstance(signature, Outside):
+            return []
+        if isinstance(signature, Missing):
+            path = join_path(node.path, "_target_")
+            return [Finding(Kind.TARGET, path, None, node.target, ERROR,
+                            f"{path}: {node.target} does not exist in the Python sources ({signature.reason}); building the node fails",
+                                        facts=_facts(Reason.MISSING_CLASS, target=node.target))]
+        findings = []
+        where = f"{self.shown(signature.file)}:{signature.line}"
+        if signature.complete and not signature.var_kwargs:
+            for key in node.keys:
+                if signature.param(key) is None:
+                    path = join_path(node.path, key)
+                    findings.append(Finding(
+                        Kind.TARGET, path, None, None, ERROR,
+                        f"{path}: {signature.qualname} ({where}) declares no field {key}; building the node fails",
+                        facts=_facts(Reason.UNDECLARED, **{"class": signature.qualname, "source": where}),
+                    ))
+        for param in signature.params:
+            if param.name in node.keys or param.name in RESERVED_KEYS:
+                continue
+            filled = self._filled(node, param, signature)
+            path = join_path(node.path, param.name)
+            if param.default is None:
+                if node.partial:
+                    continue
+                findings.append(Finding(
+                    Kind.TARGET, path, None, None, ERROR,
+                    f"{path}: {param.owner}.{param.name} ({filled.where}) has no default and the config gives no value; "
+                    "building the node fails",
+                    source=filled.source, facts=_facts(Reason.REQUIRED, **{"class": signature.qualname, "source": filled.where}),
+                ))
+                continue
+            findings.append(Finding(
+                Kind.TARGET, path, None, filled.value(), INFO,
+                f"{path} is not in the config; the program uses the Python default {param.default.describe()} ({filled.where})",
+                source=filled.source,
+                facts=_facts(Reason.DEFAULTED, default=filled.value(), source=filled.where, **{"class": signature.qualname}),
+            ))
+        return findings
+
+    def findings(self, case: Case, config: Any, tree: Any) -> list[Finding]:
+        """Every node's findings for one composed case (a `CaseChecker`)."""
+        return [finding for node in target_nodes(tree) for finding in self.node_findings(node)]
+
+    def filled(self, tree: Any, path: str, inside: bool = True) -> Filled | None:
+        """The Python default that fills `path` when the YAML lacks it: the key is a field of its node's class.
+
+        For a path below the field, the default must hold it too, unless `inside` is False (the field as a whole).
+        """
+        keys = split_path(path)
+        parents = [tree]
+        for key in keys[:-1]:
+            parent = parents[-1]
+            if not isinstance(parent, dict) or key not in parent:
+                break
+            parents.append(parent[key])
+        # The deepest existing mapping on the path; the key below it is the one the YAML lacks.
+        cut = len(parents) - 1
+        node_value = parents[cut]
+        if not isinstance(node_value, dict) or not isinstance(node_value.get("_target_"), str) or keys[cut] in node_value:
+            return None
+        node_path = ""
+        for key in keys[:cut]:
+            node_path = join_path(node_path, key)
+        node = TargetNode(node_path, node_value["_target_"], tuple(str(k) for k in node_value if k not in RESERVED_KEYS))
+        signature = self.signature(node)
+        if not isinstance(signature, Signature):
+            return None
+        param = signature.param(keys[cut])
+        if param is None or param.default is None:
+            return None
+        if inside and cut + 1 < len(keys) and (not param.default.literal or _walk(param.default.value, keys[cut + 1:]) is MISSING):
+            return None  # the default has no such key inside it
+        return self._filled(node, param, signature)
+
+    def value_at(self, tree: Any, path: str) -> Any:
+        """The value the program sees at `path`: the YAML's, else the Python default's (MISSING when neither)."""
+        value = lookup(tree, path)
+        if value is not MISSING:
+            return value
+        filled = self.filled(tree, path)
+        if filled is None:
+            return MISSING
+        if not filled.default.literal:
+            return filled.default
+        depth = len(split_path(filled.node.path)) if filled.node.path else 0
+        return _walk(filled.default.value, split_path(path)[depth + 1:])
+
+    def refine(self, findings: list[Finding], tree: Any) -> list[Finding]:
+        """Differences read with the classes: a dropped key a Python default fills becomes one `changed` finding
+        (old YAML value -> Python default, `via: python default`), and a YAML value that now equals the
+        Python default says so."""
+        dropped: dict[str, tuple[Filled, list[Finding]]] = {}
+        refined: list[Finding] = []
+        for finding in findings:
+            if finding.kind == Kind.REMOVED and finding.path:
+                filled = self.filled(tree, finding.path, inside=False)
+                if filled is not None:
+                    field_path = join_path(filled.node.path, filled.param.name)
+                    if field_path not in dropped:
+                        dropped[field_path] = (filled, [])
+                        refined.append(finding)  # a placeholder, replaced below, keeps the order
+                    dropped[field_path][1].append(finding)
+                    continue
+            if finding.kind in (Kind.CHANGED, Kind.ADDED) and finding.path:
+                finding = self._agrees(finding, tree)
+            refined.append(finding)
+        merged = {id(removed[0]): self._dropped(path, filled, removed) for path, (filled, removed) in dropped.items()}
+        return [merged.get(id(finding), finding) for finding in refined]
+
+    def _dropped(self, path: str, filled: Filled, removed: list[Finding]) -> Finding:
+        if len(removed) == 1 and removed[0].path == path:
+            old = removed[0].old
+        else:
+            old = unflatten({f.path[len(path) + 1:]: f.old for f in removed})
+        new = filled.value()
+        message = (f"{path}: the YAML no longer sets it (was {describe_value(old)}); the program now uses the Python default "
+                   f"{filled.default.describe()} of {filled.signature.qualname} ({filled.where})")
+        return Finding(
+            Kind.CHANGED, path, old, new, removed[0].severity, message, source=filled.source,
+            facts=_facts(Reason.DEFAULTED, default=new, source=filled.where, **{"class": filled.signature.qualname}),
+            via=VIA_PYTHON_DEFAULT,
+        )
+
+    def _agrees(self, finding: Finding, tree: Any) -> Finding:
+        keys = split_path(finding.path)
+        node_value = lookup(tree, ".".join(keys[:-1])) if len(keys) > 1 else tree
+        if not isinstance(node_value, dict) or not isinstance(node_value.get("_target_"), str):
+            return finding
+        signature = self.index.signature(node_value["_target_"])
+        param = signature.param(keys[-1]) if isinstance(signature, Signature) else None
+        if param is None or param.default is None or not param.default.literal or not same_value(param.default.value, finding.new):
+            return finding
+        where = f"{self.shown(param.file)}:{param.line}"
+        note = f" (the YAML now agrees with the Python default {param.default.describe()} of {param.owner}, {where})"
+        return replace(finding, message=finding.message + note, facts=(("python_default", param.default.value), ("python_source", where)))
+
+
+def program_view(settings: Settings) -> ProgramView | None:
+    """The settings' `python_sources` as a view, or None when the settings name none."""
+    if not settings.python_sources:
+        return None
+    for folder in settings.python_sources:
+        if not folder.is_dir():
+            fetch = " (for a [source] tree, `config-harness fetch` unpacks it)" if settings.source is not None else ""
+            raise SettingsError(f"{settings.origin}: python_sources folder {display_path(folder)} does not exist{fetch}")
+    # Every file read must lie where the settings may read: a symlink in the sources cannot lead out.
+    scope = (project_root(settings.origin.parent), *settings.read_outside)
+    return ProgramView(SourceIndex(settings.python_sources, scope))
+
+
+def _walk(value: Any, keys: list[str]) -> Any:
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return MISSING
+        value = value[key]
+    return value
+
+
+def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
+    """A case's target findings counted by reason (waived ones included)."""
+    counted = {str(reason): 0 for reason in Reason}
+    for finding in findings:
+        if finding.kind == Kind.TARGET:
+            reason = dict(finding.facts).get("reason")
+            if reason in counted:
+                counted[reason] += 1
+    return counted
+
+
+def counts_line(results: list[CaseResult]) -> str | None:
+    """One line with the undeclared keys and Python-defaulted fields of each case (cases with the same counts
+    written together); None when no case has a target finding."""
+    from harness.grouping import describe_cases
+
+    per_case = {r.case.id: counts(r.findings) for r in results if r.case.config_name}
+    if not any(sum(c.values()) for c in per_case.values()):
+        return None
+    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, Reason)}
+    alike: dict[tuple[int, int], list[str]] = {}
+    for case_id, counted in per_case.items():
+        alike.setdefault((counted["undeclared"], counted["defaulted"]), []).append(case_id)
+    shown = "; ".join(
+        f"{undeclared} undeclared, {defaulted} Python-defaulted on {describe_cases(ids, list(per_case), counted=False)}"
+        for (undeclared, defaulted), ids in alike.items()
+    )
+    return (
+        f"Program view (classes read from python_sources; an upper bound): {total['missing_class']} missing classes, "
+        f"{total['required']} required fields without a value; per case: {shown}"
+    )
+
+
+def waive_targets(findings: list[Finding], waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> list[Finding]:
+    """Target errors a `contract: target` waiver excuses (a node read raw, a class taking more than it shows) as warnings."""
+    shown = []
+    for finding in findings:
+        if finding.severity == ERROR:
+            waiver = next((w for w in waivers if w.excuses(TARGET_WAIVER, (finding.path,), case_id)), None)
+            finding = waived(finding, waiver, today)
+        shown.append(finding)
+    return shown
+
+
+@dataclass(frozen=True)
+class CaseRules:
+    """The rules a run applies to each case: contract checks and target checks, and the refiners of differences."""
+
+    checks: tuple[CaseChecker, ...] = ()
+    refiners: tuple[Refiner, ...] = ()
+
+
+def case_rules(settings: Settings, contract_set: ContractSet, today: datetime.date | None = None) -> CaseRules:
+    """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks."""
+    view = program_view(settings)
+    checks = checks_for(contract_set, today, view.value_at if view is not None else None)
+    if view is None:
+        return CaseRules(tuple(checks))
+    day = today or utc_today()
+    waivers = tuple(w for w in contract_set.waivers if w.contract == TARGET_WAIVER)
+
+    def check(case: Case, config: Any, tree: Any) -> list[Finding]:
+        return waive_targets(view.findings(case, config, tree), waivers, case.id, day)
+
+    return CaseRules((*checks, check), (view.refine,))

@@ -1,0 +1,44 @@
+"""Our words for mistakes: the closest existing name, or nothing when none is close."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from harness.hints import case_hint, did_you_mean, key_paths
+from harness.terminal import wants_color
+
+IDS = ["ppo_trainer/dp/default", "ppo_trainer/megatron/default", "ppo_trainer/megatron/grpo", "route/ppo_megatron_trainer"]
+
+
+def test_a_typo_gets_the_closest_name_and_nonsense_gets_nothing():
+    assert did_you_mean("snapshot_dri", ["snapshot_dir", "config_dir", "roots"]) == "; did you mean 'snapshot_dir'?"
+    assert did_you_mean("zzzz", ["snapshot_dir", "config_dir"]) == ""
+
+
+def test_a_typo_inside_a_case_glob_is_found_segment_by_segment():
+    assert case_hint("*/megatorn/*", IDS) == "; did you mean '*/megatron/*'?"
+    assert case_hint("ppo_trainer/megatron/grop", IDS) == "; did you mean 'ppo_trainer/megatron/grpo'?"
+    assert case_hint("*/nothing_like_it/*", IDS) == ""
+
+
+def test_key_hints_know_leaves_and_the_mappings_above_them():
+    tree = {"algorithm": {"gamma": 1.0, "kl_ctrl": {"kl_coef": 0.001}}}
+    assert key_paths(tree) == ["algorithm", "algorithm.gamma", "algorithm.kl_ctrl", "algorithm.kl_ctrl.kl_coef"]
+    assert did_you_mean("algorithm.gama", key_paths(tree)) == "; did you mean 'algorithm.gamma'?"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("variable", "value"), [("TERM", "dumb"), ("NO_COLOR", "1")])
+def test_a_dumb_terminal_and_no_color_get_no_color(monkeypatch, variable, value):
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert wants_color(_Terminal())
+    monkeypatch.setenv(variable, value)
+    assert not wants_color(_Terminal())
