@@ -1,11 +1,11 @@
 """Doubling any input costs at most 2.5x the time (issue 20): the algorithms a hostile tree could make quadratic,
-each timed at n, 2n and 4n on the input shape that was worst for it, in process (fastest of `--runs`).
+each timed at n, 2n and 4n on the input shape that was worst for it, in process (CPU time, fastest of `--runs`).
 
 - interpolation walk: a review's comparison of one case (`check.compare_with_base`) where n interpolations
   each read one big mapping (`${k}`) that changed, n others form a chain, and one value reads n keys;
 - list alignment: `diff.diff_trees` on a list of n equal strings with one element changed at each end of its
   middle (difflib's worst case: every element matches every other);
-- grouping: every report format over n cases, each with 40 findings (half shared by every case);
+- grouping: every registered report format over n cases, each with 40 findings (half shared by every case);
 - provenance: `provenance.leaf_sources` of a case whose defaults list holds n files of 50 keys.
 
 Prints one line per algorithm with its times and the ratio of each doubling; exits 1 when a ratio passes 2.5.
@@ -35,7 +35,7 @@ from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResul
 from harness.matrix import Case  # noqa: E402
 from harness.provenance import leaf_sources  # noqa: E402
 from harness.render import dump_yaml, render_golden, to_plain  # noqa: E402
-from harness.report import result_as_dict, to_github, to_json, to_markdown, to_text  # noqa: E402
+from harness.reporters import FORMATS, ReportOptions, reporter  # noqa: E402
 from harness.session import Session  # noqa: E402
 
 LIMIT = 2.5
@@ -78,10 +78,8 @@ def grouping(n: int) -> Callable[[], Any]:
     result = MatrixResult(cases, baseline="goldens in snapshots")
 
     def report() -> None:
-        to_text(result, verbose=True)
-        to_markdown(result, include_info=True)
-        to_github(result)
-        to_json(result_as_dict(result))
+        for name in FORMATS:
+            reporter(name).render(result, ReportOptions(verbose=True))
 
     return report
 
@@ -99,9 +97,9 @@ def provenance(n: int) -> Callable[[], Any]:
     def sources() -> None:
         with Session(), HydraSession(folder) as session:
             session.compose(case.config_name, case.overrides)
-            start = time.perf_counter()
+            start = time.process_time()
             leaf_sources(session, case)
-            timings.append(time.perf_counter() - start)
+            timings.append(time.process_time() - start)
 
     timings: list[float] = []
     sources.timings = timings  # type: ignore[attr-defined]
@@ -117,13 +115,13 @@ ALGORITHMS = {
 
 
 def timed(work: Callable[[], Any], runs: int) -> float:
-    """The fastest of `runs` calls, in seconds: on a shared machine the minimum is the least disturbed measure
-    (the provenance bench times only the provenance step inside its call)."""
+    """The fastest of `runs` calls, in CPU seconds of this process: on a shared machine the minimum of CPU time
+    is the least disturbed measure (the provenance bench times only the provenance step inside its call)."""
     seconds = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()
         work()
-        seconds.append(time.perf_counter() - start)
+        seconds.append(time.process_time() - start)
     inner = getattr(work, "timings", None)
     return min(inner if inner else seconds)
 
