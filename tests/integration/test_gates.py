@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 from tests.conftest import SMALL_SETTINGS, SMALL_TREE, add_contracts, write_tree
+from harness.reporters import FORMATS as REPORT_FORMATS
 from tests.integration.test_hostile import FORMATS, bounded_run, edit, tiny_wheel
 from tests.synthetic_history import git
 
@@ -98,7 +99,7 @@ INJECTED = "\\n::stop-commands::x\\n::notice title=pwned::All cases OK"
 def test_no_setting_prints_a_workflow_command_of_its_own(small_project, cli):
     edit(small_project / "harness.toml", 'snapshot_dir = "snapshots"', f'snapshot_dir = "snap{INJECTED}"')
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
-    for output_format in (*FORMATS, None):
+    for output_format in (*REPORT_FORMATS, None):
         args = ["check"] if output_format is None else ["check", "--format", output_format]
         run = cli("--settings", "harness.toml", *args)
         for line in (run.out + run.err).splitlines():
@@ -108,7 +109,7 @@ def test_no_setting_prints_a_workflow_command_of_its_own(small_project, cli):
 
 def test_a_value_holding_a_bidi_override_is_shown_escaped_with_a_warning(small_project, cli):
     edit(small_project / "conf" / "train.yaml", "trainer:\n", 'model_path: "/models/\\u202edoog"\ntrainer:\n')
-    for output_format in FORMATS:
+    for output_format in REPORT_FORMATS:
         run = cli("--settings", "harness.toml", "check", "--format", output_format, cwd=small_project)
         assert "\u202e" not in run.out + run.err and "202e" in run.out
     report = cli("--settings", "harness.toml", "check", "--format", "json").json()
@@ -199,7 +200,7 @@ def every_command(project: Path) -> list[list[str]]:
     shutil.copytree(project / "snapshots", generated)
     golden = "_generated_train__cpu__default.yaml"
     runs = [["list"], ["list", "--format", "json"], ["generate", "--check"]]
-    for output_format in FORMATS:
+    for output_format in REPORT_FORMATS:  # text, json, markdown, github, sarif, junit
         runs += [
             ["check", "--format", output_format],
             ["diff", "--base", "main", "--format", output_format],
