@@ -32,6 +32,7 @@ class BaselineEntry:
     text: str | None = None  # a golden's text (parsed only when it differs from the fresh rendering)
     tree: Any = None  # a composed plain tree (tree baselines)
     error: str | None = None  # the baseline could not compose this case
+    hydra: Any = None  # the case's composed `hydra:` subtree there, as written (reviews compare it)
     case_id: str = ""  # the baseline's own case id, when another case stands in (a route that `became` it)
 
 
@@ -111,6 +112,7 @@ class ComposedTree:
     entries: dict[str, BaselineEntry] = field(default_factory=dict)
     composed: bool = False
     provenance_memo: dict = field(default_factory=dict)  # cases sharing a defaults list replay it once
+    hydra_subtree: bool = False  # also keep each case's `hydra:` subtree (a review compares it)
 
     @property
     def description(self) -> str:
@@ -123,13 +125,14 @@ class ComposedTree:
         self.composed = True
         with open_matrix(self.settings, strict=False) as (session, cases):
             self.cases = cases
+            session.hydra_subtree = self.hydra_subtree
             for result in session.compose_cases(cases):
                 display = f"{self.label} {result.case.id}"
                 if result.config is None:
                     error = (result.error or "compose failed").replace(str(self.settings.config_dir), self.show_as or self.label)
                     self.entries[result.case.id] = BaselineEntry(display, error=error)
                 else:
-                    self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config))
+                    self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config), hydra=result.hydra)
 
     def entry(self, case: Case) -> BaselineEntry | None:
         self.compose()
@@ -189,7 +192,8 @@ class GoldensAtRef:
     def entry(self, case: Case) -> BaselineEntry | None:
         if not self.compose_all and case.golden_name in self.goldens:
             display, text = self.goldens[case.golden_name]
-            return BaselineEntry(display, text=text)
+            composed = self.tree.entry(case) if self.tree is not None and self.tree.hydra_subtree else None
+            return BaselineEntry(display, text=text, hydra=composed.hydra if composed is not None else None)
         return self.tree.entry(case) if self.tree is not None else None
 
     def gone(self, cases: Sequence[Case]) -> list[str]:
@@ -202,8 +206,10 @@ class GoldensAtRef:
         return self.tree.contract_texts() if self.tree is not None else None
 
     def prepare(self, cases: Sequence[Case]) -> None:
-        """Compose the tree at the ref only when some case has no golden there."""
-        if self.tree is not None and (self.compose_all or any(c.golden_name not in self.goldens for c in cases)):
+        """Compose the tree at the ref when some case has no golden there, or when the `hydra:` subtree is compared."""
+        if self.tree is not None and (
+            self.compose_all or self.tree.hydra_subtree or any(c.golden_name not in self.goldens for c in cases)
+        ):
             self.tree.compose()
 
     def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
@@ -305,7 +311,7 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
         contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
         tree = ComposedTree(
             replace(base_settings, config_dir=folder.resolve(), cache_dir=settings.cache_dir, jobs=settings.jobs),
-            f"{ref}:{config_inside}", show_as=config_inside, at=ref,
+            f"{ref}:{config_inside}", show_as=config_inside, at=ref, hydra_subtree=True,
             contracts=_contracts_at(replace(base_settings, contracts=contract_paths), top, commit),
         )
     except gitrepo.GitError:

@@ -9,8 +9,11 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
-from harness import diff, resolve
+from harness import contract_changes, diff, resolve
 from harness.baselines import BaselineEntry
+from harness.contract_changes import TermChange
+from harness.contracts import HYDRA, ChangeRecord
+from harness.diff import describe_value, diff_trees
 from harness.escape import printable, suspicious
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
@@ -195,3 +198,34 @@ def semantic_findings(
     for check in extra_checks:
         findings += check(case, config, tree)
     return findings + hidden_text_findings(tree)
+
+
+# Parts of the `hydra:` subtree that run code or touch the machine when the application starts: callbacks,
+# environment variables, the working folder, output folders, the search path, launcher and sweeper, and the
+# logging configuration (a handler may name a factory to call). A change there is an error unless recorded.
+HYDRA_SENSITIVE = (
+    "callbacks", "job.env_set", "job.env_copy", "job.chdir", "run.dir", "sweep.dir", "sweep.subdir", "searchpath",
+    "launcher", "sweeper", "job_logging", "hydra_logging",
+)
+
+
+def hydra_findings(old: Any, new: Any, records: Iterable[ChangeRecord]) -> list[Finding]:
+    """One `hydra_change` finding per leaf of the composed `hydra:` subtree that differs from the base's; an error
+    where the application would run or read something new, unless a `hydra:` change record gives the reason."""
+    records = tuple(records)
+    findings = []
+    changes = diff_trees(old or {}, new or {})
+    filled = {c.path[:i] for c in changes if c.kind == Kind.ADDED for i, char in enumerate(c.path) if char == "."}
+    for change in changes:
+        if change.kind == Kind.REMOVED and change.old in ({}, []) and change.path in filled:
+            continue  # an empty mapping that now has keys: the keys are the change
+        path = f"hydra.{change.path}"
+        was = None if change.kind == Kind.ADDED else change.old
+        now = None if change.kind == Kind.REMOVED else change.new
+        description = f"{path}: {describe_value(was)} -> {describe_value(now)}"
+        if any(change.path == part or change.path.startswith(part + ".") for part in HYDRA_SENSITIVE):
+            term = TermChange(HYDRA, path, was, now, f"{description}: runs when the application starts")
+            findings.append(contract_changes.change_finding(term, records, Kind.HYDRA_CHANGE))
+        else:
+            findings.append(Finding(Kind.HYDRA_CHANGE, path, was, now, INFO, description))
+    return findings

@@ -33,6 +33,7 @@ from harness.hints import case_hint, did_you_mean, key_paths
 from harness.matrix import GOLDEN_PREFIX, Case
 from harness.policy import resolution_policy
 from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
+from harness.reporters.common import ABSENT
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.reporters.markdown import changes_markdown, code_span, markdown_text
 from harness.review_rules import rules_for_review
@@ -513,19 +514,20 @@ def one_case(cases: list[Case], pattern: str) -> Case:
 
 
 def command_log(args: argparse.Namespace) -> int:
-    from harness.history import key_history
+    from harness.history import HistoryError, key_history
 
     settings = settings_from(args)
     try:
         changes = key_history(settings, args.key, args.case, args.since)
-    except GitError as error:
+    except (GitError, HistoryError) as error:
         raise UsageError(str(error)) from None
     if args.format == "json":
         print(to_json({"schema_version": SCHEMA_VERSION, "key": args.key, "case": args.case, "changes": [vars(c) for c in changes]}))
         return EXIT_OK
     for change in changes:
-        new = diff.describe_value(change.new) if change.exists else "(absent)"
-        say(f"{change.commit[:12]} {change.date[:10]} {diff.describe_value(change.old)} -> {new}  {change.subject}")
+        old = diff.describe_value(change.old) if change.old_present else ABSENT
+        new = diff.describe_value(change.new) if change.new_present else ABSENT
+        say(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
     say(f"{len(changes)} change(s) of {args.key} in {args.case}")
     return EXIT_OK
 

@@ -20,7 +20,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult
 from hydra.types import RunMode
-from omegaconf import DictConfig, ListConfig
+from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
@@ -219,6 +219,7 @@ class Composed:
     case: Case
     config: DictConfig | None
     error: str | None = None
+    hydra: Any = None  # the composed `hydra:` subtree as written (never resolved), when the session asked for it
 
 
 class ComposeError(Exception):
@@ -307,6 +308,7 @@ class _Stem:
     """A stem: the composed (root, engine) config that its presets are applied to, pickled on first use."""
 
     config: DictConfig
+    hydra: Any = None  # the stem's `hydra:` subtree, when the session keeps it
     blob: bytes | None = None
 
 
@@ -333,6 +335,8 @@ class HydraSession:
         # Folders besides the project that config files may be read from (the settings' read_outside).
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
         self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
+        # Also keep each composition's `hydra:` subtree (a review compares it); goldens never hold it.
+        self.hydra_subtree = False
 
     @classmethod
     def for_settings(cls, settings: Any) -> HydraSession:
@@ -408,7 +412,7 @@ class HydraSession:
         key = None
         if self.state.store is not None:
             search_path = [(element.provider, element.path) for element in self.loader.get_search_path().get_path()]
-            parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
+            parts = [b"compose", repr((self.version_base, search_path, self.hydra_subtree)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = cache_get(key)
             if isinstance(cached, tuple) and len(cached) == 3 and self.replayer.holds(cached[0]):
@@ -419,7 +423,7 @@ class HydraSession:
                 refuse_steering_overrides(self, overrides)
                 with resolution_policy(), trace.recording() as recorder:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
-                        config = hydra_compose(config_name=config_name, overrides=overrides)
+                        config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(self._hinted(describe_error(error))) from error
         self.composed_fresh.append((config_name, tuple(overrides)))
@@ -501,30 +505,51 @@ class HydraSession:
         for case in cases:
             try:
                 if not shared_stems:
-                    yield Composed(case, bounded(self.compose(case.config_name, case.overrides)))
+                    config, hydra = self._split(self.compose(case.config_name, case.overrides))
+                    yield Composed(case, config, hydra=hydra)
                     continue
                 key = (case.config_name, case.stem_overrides)
                 if key not in stems:
                     if kept_stems is None:
                         stems.clear()
                     try:
-                        stems[key] = _Stem(self.compose(case.config_name, case.stem_overrides))
+                        stems[key] = _Stem(*self._split(self.compose(case.config_name, case.stem_overrides)))
                     except ComposeError as error:
                         stems[key] = error
-                yield Composed(case, bounded(self._derive(case, stems[key])))
+                config, hydra = self._derive(case, stems[key])
+                yield Composed(case, config, hydra=hydra)
             except ComposeError as error:
                 yield Composed(case, None, str(error))
 
-    def _derive(self, case: Case, stem: _Stem | ComposeError) -> DictConfig:
+    def _split(self, config: DictConfig) -> tuple[DictConfig, Any]:
+        """The job config (what goldens hold) and, when asked for, the `hydra:` subtree taken out of it, as written.
+
+        Hydra's own compose drops the subtree the same way (`del cfg.hydra` under open_dict), so the job config is
+        the one `return_hydra_config=False` gives. `hydra.runtime` (this machine's folders and versions) and
+        `hydra.overrides` (the case's own overrides) say nothing about the tree and are left out. Every composition
+        passes here, so here its depth is bounded (ComposeError) before anything walks it.
+        """
+        bounded(config)
+        if not self.hydra_subtree or "hydra" not in config:
+            return config, None
+        with open_dict(config):
+            node = config.pop("hydra")
+        hydra = OmegaConf.to_container(node, resolve=False)
+        if isinstance(hydra, dict):
+            hydra.pop("runtime", None)
+            hydra.pop("overrides", None)
+        return config, hydra
+
+    def _derive(self, case: Case, stem: _Stem | ComposeError) -> tuple[DictConfig, Any]:
         if isinstance(stem, ComposeError) and not case.preset_overrides:
             raise stem
         if isinstance(stem, _Stem):
             if not case.preset_overrides:
-                return stem.config
+                return stem.config, stem.hydra
             if stem.blob is None:
                 stem.blob = pickled(stem.config)
             derived = self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
             if derived is not None:
-                return derived
+                return bounded(derived), stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
         # A group-selecting preset, or one that might repair a broken stem, goes through full compose.
-        return self.compose(case.config_name, case.overrides)
+        return self._split(self.compose(case.config_name, case.overrides))

@@ -16,13 +16,14 @@ from omegaconf import OmegaConf
 
 from harness.baselines import Baseline, BaselineEntry
 from harness.cases import open_matrix, select_cases
-from harness.check import as_review, compare_with_base, semantic_findings
+from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
 from harness.contracts import ChangeRecord, ContractSet
 from harness.findings import (
     ERROR,
     INFO,
+    RECORDED_KINDS,
     SOURCED_KINDS,
     WARNING,
     CaseChecker,
@@ -104,6 +105,9 @@ def check_case(
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences)
     if run.review is not None:
+        if composed.hydra is not None and entry is not None and entry.hydra is not None:
+            records = run.contracts.changes if run.contracts is not None else ()
+            findings += hydra_findings(entry.hydra, composed.hydra, records)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
@@ -172,6 +176,19 @@ def annotate(
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)
+
+
+def approvals_line(result: MatrixResult, settings: Settings) -> str:
+    """How many loosenings of this review carry a recorded reason, and whose owners must approve them: the author
+    of a pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
+    recorded = [
+        f for r in result.cases for f in r.findings if f.kind in RECORDED_KINDS and f.severity == WARNING
+    ] + [f for f in result.findings if f.kind in RECORDED_KINDS and f.severity == WARNING]
+    if not recorded:
+        return ""
+    files = ", ".join(display_path(path) for path in (settings.origin, *settings.contracts))
+    return (f"{len(recorded)} contract, settings or hydra change{'s' * (len(recorded) != 1)} carry a recorded reason: "
+            f"the owners of {files} must approve them (see templates/CODEOWNERS)")
 
 
 def _routes_by_target(cases: Iterable[Case]) -> dict[str, Case]:
@@ -251,6 +268,7 @@ class Engine:
             results = []
             twins: dict[str, Any] = {}
             with HydraSession.for_settings(run.settings) as session:
+                session.hydra_subtree = run.review is not None
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -286,6 +304,7 @@ class Engine:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
             with HydraSession.for_settings(self.settings) as session:
+                session.hydra_subtree = self.run_spec.review is not None
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None
@@ -311,6 +330,7 @@ class Engine:
         if run.review is not None:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
+            result.approvals = approvals_line(result, run.settings)
         gone = run.baseline.gone(self.cases)
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans

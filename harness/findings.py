@@ -65,6 +65,9 @@ DIFFERENCE_KINDS = frozenset(
     {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
 )
 
+# Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
+RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE})
+
 # Kinds that a rewritten golden settles.
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
@@ -166,6 +169,7 @@ class MatrixResult:
     baseline: str = ""  # what the cases were compared with, said in every format
     findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
     rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
+    approvals: str = ""  # a review: how many loosenings carry recorded reasons, and whose owners must approve them
 
     @property
     def ok(self) -> bool:

@@ -120,3 +120,24 @@ def changed_files(top: Path, old: str, new: str, folder: str) -> list[str]:
     """Files below `folder` that differ between two commits (added, removed or edited)."""
     out = git(top, "diff", "--name-only", "-z", "--no-renames", old, new, "--", folder or ".")
     return [entry for entry in out.decode("utf-8", "surrogateescape").split("\0") if entry]
+
+
+def is_ancestor(top: Path, commit: str, descendant: str) -> bool:
+    """Whether `commit` is `descendant` or one of its ancestors (both verified commit ids or HEAD)."""
+    code, _, err = git_output(["git", "-C", str(top), "merge-base", "--is-ancestor", commit, descendant])
+    if code not in (0, 1):
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git merge-base: {message[-1] if message else 'failed'}")
+    return code == 0
+
+
+def merge_base(top: Path, one: str, other: str) -> str | None:
+    """The best common ancestor of two commits, or None when their histories are unrelated."""
+    out = git(top, "merge-base", one, other, check=False).strip()
+    return out.decode() if out else None
+
+
+def ref_names(top: Path) -> list[str]:
+    """The short names of every branch and tag (for suggesting one when a ref is misspelled)."""
+    out = git(top, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", check=False)
+    return [name for name in out.decode("utf-8", "replace").splitlines() if name]

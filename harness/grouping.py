@@ -138,6 +138,9 @@ def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, i
     return case_result.golden, case_result.golden_lines.get(finding.path)
 
 
+_KIND_RANK = MappingProxyType({Kind.CONTRACT_CHANGE: 0, Kind.CONTRACT: 1})
+
+
 def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding] = ()) -> list[Group]:
     """Every distinct finding once, with its cases, in triage order (tier, then path).
 
@@ -160,8 +163,9 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
             cases=tuple(dict.fromkeys(r.case.id for r, _ in pairs)),
             anchor=annotation_target(*sourced),
         ))
-    # A weakened contract is read before its effects, and findings about the whole run before those of cases.
-    return sorted(groups, key=lambda g: (g.tier, g.kind != Kind.CONTRACT_CHANGE, bool(g.cases), g.path, g.kind, -len(g.cases)))
+    # A weakened contract is read before its effects, a broken contract before other blocking findings (the rules
+    # a team wrote come first), and findings about the whole run before those of cases.
+    return sorted(groups, key=lambda g: (g.tier, _KIND_RANK.get(g.kind, 2), bool(g.cases), g.path, g.kind, -len(g.cases)))
 
 
 def _patterns(case_id: str) -> list[tuple[str, int]]:

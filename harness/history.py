@@ -9,10 +9,12 @@ files are reused across commits by content.
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ import yaml
 from harness import gitrepo, hydra_compat
 from harness.cases import open_matrix
 from harness.compose import ComposeError
+from harness.diff import join_path, same_value
+from harness.gitrepo import GitError
 from harness.reader import InputLimitError, read_bytes
 from harness.render import parse_yaml, to_plain
 from harness.resolve import MISSING, lookup
@@ -28,58 +32,110 @@ from harness.settings import Settings, SettingsError
 from harness.writer import replace_file
 
 
+class HistoryError(Exception):
+    """`log` cannot answer (an unknown case, a key the case never had, a `--since` off HEAD's line); one line."""
+
+
 @dataclass(frozen=True)
 class KeyChange:
-    """One commit where the key's unresolved value changed (`exists` says whether it exists after it)."""
+    """One commit where the key's unresolved value changed; `old`/`new` are None where the key is absent.
+
+    `old_present` and `new_present` say whether the key existed before and after the commit (a null value
+    exists); `exists` is `new_present` under its first name, kept for readers of the first interface.
+    """
 
     commit: str
     date: str
     subject: str
     old: Any
     new: Any
+    old_present: bool
+    new_present: bool
     exists: bool
 
 
 Packages = dict[str, frozenset[str]]  # a file the composition read (relative to the tree) -> its packages
 
 
-def _value_at(settings: Settings, case_id: str, key: str) -> tuple[Any, Packages | None]:
-    """The key's unresolved value in the case (MISSING when absent or uncomposable) and the files it read."""
+@dataclass(frozen=True)
+class _Reading:
+    """The case at one commit.
+
+    `value` is the key's unresolved value (MISSING when absent or uncomposable), `read` the files the
+    composition read (None when it was not composed), `listed` whether the matrix had the case; `case_ids`
+    and `tree` are kept for the suggestion of an error.
+    """
+
+    value: Any = MISSING
+    read: Packages | None = None
+    listed: bool = False
+    case_ids: tuple[str, ...] = ()
+    tree: Any = None
+
+
+def _value_at(settings: Settings, case_id: str, key: str) -> _Reading:
+    """What the case says about the key in the tree the settings point to."""
     try:
         with open_matrix(settings, strict=False) as (session, cases):
+            case_ids = tuple(case.id for case in cases)
             case = next((c for c in cases if c.id == case_id), None)
             if case is None:
-                return MISSING, None
-            config = session.compose(case.config_name, case.overrides)
-            entries = session.defaults_entries(case.config_name, case.overrides)
+                return _Reading(case_ids=case_ids)
+            try:
+                config = session.compose(case.config_name, case.overrides)
+                entries = session.defaults_entries(case.config_name, case.overrides)
+            except ComposeError:
+                return _Reading(listed=True, case_ids=case_ids)
     except (ComposeError, SettingsError):
-        return MISSING, None
+        return _Reading()
     # The files Hydra loaded from the config folder itself (search path folders are outside its history).
     read: dict[str, set[str]] = {}
     for entry in entries:
         if entry.folder == 0:
             read.setdefault(os.path.normpath(entry.file_name), set()).add(entry.package)
-    return lookup(to_plain(config), key), {path: frozenset(packages) for path, packages in read.items()}
+    tree = to_plain(config)
+    packages = {path: frozenset(names) for path, names in read.items()}
+    return _Reading(lookup(tree, key), packages, True, case_ids, tree)
+
+
+def _since_commit(top: Path, since: str) -> str:
+    """The commit `--since` names; it must be HEAD or an ancestor, or `since..HEAD` would silently walk only
+    HEAD's side of a fork and answer a question nobody asked."""
+    try:
+        commit = gitrepo.verify_ref(top, since)
+    except GitError as error:
+        near = difflib.get_close_matches(since, gitrepo.ref_names(top), n=1)
+        raise HistoryError(f"--since: {error}" + (f"; nearest existing ref: {near[0]}" if near else "")) from None
+    if not gitrepo.is_ancestor(top, commit, "HEAD"):
+        base = gitrepo.merge_base(top, commit, "HEAD")
+        hint = f"their merge base {base[:12]} is the nearest ancestor of both" if base else "they share no history"
+        raise HistoryError(f"--since {since} ({commit[:12]}) is not an ancestor of HEAD; {hint}")
+    return commit
 
 
 def key_history(settings: Settings, key: str, case_id: str, since: str | None = None) -> list[KeyChange]:
-    """Every commit (oldest first) after which `key` of `case_id` composes to another value."""
+    """Every commit (oldest first) after which `key` of `case_id` composes to another value.
+
+    HistoryError when the question has no answer in the walked range: the case is in no commit's matrix, it
+    never composed, or it never had the key.
+    """
     top = gitrepo.toplevel(settings.config_dir)
     folder = gitrepo.inside(top, settings.config_dir)
-    commits = gitrepo.history(top, folder, since)
+    start = _since_commit(top, since) if since is not None else None
+    commits = gitrepo.history(top, folder, start)
     changes: list[KeyChange] = []
+    seen = _Walked()
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-log-"))
     try:
         tree = scratch / "tree"
         # Parsed files are reused in memory by content; one-off compositions are not worth the disk cache.
         here = replace(settings, config_dir=tree / folder if folder else tree, cache_dir=None)
-        previous_commit = None
-        value: Any = MISSING
-        read: Packages | None = None
-        if since is not None:
-            previous_commit = gitrepo.verify_ref(top, since)
-            gitrepo.extract_folder(top, previous_commit, folder, tree)
-            value, read = _value_at(here, case_id, key)
+        previous_commit = start
+        reading = _Reading()
+        if start is not None:
+            gitrepo.extract_folder(top, start, folder, tree)
+            reading = _value_at(here, case_id, key)
+            seen.note(reading)
         for commit in commits:
             if previous_commit is None:
                 gitrepo.extract_folder(top, commit.id, folder, tree)
@@ -87,20 +143,68 @@ def key_history(settings: Settings, key: str, case_id: str, since: str | None = 
             else:
                 edits = _update(top, previous_commit, commit.id, folder, tree)
             previous_commit = commit.id
-            if edits is not None and read is not None and not any(_may_change(edit, read, key) for edit in edits):
-                continue
-            new_value, read = _value_at(here, case_id, key)
-            if _same(value, new_value):
-                continue
-            exists = new_value is not MISSING
-            changes.append(KeyChange(
-                commit.id, commit.date, commit.subject,
-                None if value is MISSING else value, new_value if exists else None, exists,
-            ))
-            value = new_value
+            if edits is not None:
+                # Case ids come from the settings and the engine group's file names, so only an added or
+                # removed file (edits is None) can list a case the matrix did not have.
+                if not reading.listed:
+                    continue
+                if reading.read is not None and not any(_may_change(edit, reading.read, key) for edit in edits):
+                    continue
+            new = _value_at(here, case_id, key)
+            seen.note(new)
+            if not _same(reading.value, new.value):
+                old_present, new_present = reading.value is not MISSING, new.value is not MISSING
+                changes.append(KeyChange(
+                    commit.id, commit.date, commit.subject,
+                    reading.value if old_present else None, new.value if new_present else None,
+                    old_present, new_present, new_present,
+                ))
+            reading = new
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    seen.answerable(key, case_id, "up to HEAD" if since is None else f"after --since {since} up to HEAD")
     return changes
+
+
+@dataclass
+class _Walked:
+    """What one walk saw, so that a question it cannot answer is an error and not "0 change(s)"."""
+
+    present: bool = False  # the key had a value at some commit
+    listed: bool = False  # the matrix had the case at some commit
+    case_ids: set[str] = field(default_factory=set)
+    last_tree: Any = None  # the latest composition of the case (only one is kept: verl's trees are large)
+
+    def note(self, reading: _Reading) -> None:
+        """Add one commit's reading."""
+        self.present |= reading.value is not MISSING
+        self.listed |= reading.listed
+        self.case_ids.update(reading.case_ids)
+        if reading.read is not None:
+            self.last_tree = reading.tree
+
+    def answerable(self, key: str, case_id: str, span: str) -> None:
+        """Raise HistoryError, naming the nearest existing case or key, when the walk cannot answer."""
+        if self.present:
+            return
+        if not self.listed:
+            near = difflib.get_close_matches(case_id, sorted(self.case_ids), n=1, cutoff=0.0)
+            hint = f"nearest existing case: {near[0]}" if near else "see `config-harness list`"
+            raise HistoryError(f"case {case_id} is in no commit's matrix {span}; {hint}")
+        if self.last_tree is None:
+            raise HistoryError(f"case {case_id} composes at no commit {span}, so it never had {key}")
+        near = difflib.get_close_matches(key, sorted(set(_node_paths(self.last_tree))), n=1, cutoff=0.0)
+        hint = f"; nearest existing key: {near[0]}" if near else ""
+        raise HistoryError(f"case {case_id} never had the key {key} {span}{hint}")
+
+
+def _node_paths(tree: Any, prefix: str = "") -> Iterator[str]:
+    """Every dotted path `lookup` answers in a plain tree: each mapping key, leaves and inner nodes alike."""
+    if isinstance(tree, dict):
+        for name, value in tree.items():
+            path = join_path(prefix, name)
+            yield path
+            yield from _node_paths(value, path)
 
 
 @dataclass(frozen=True)
@@ -161,8 +265,6 @@ def _parsed(data: bytes) -> tuple[dict[str, str | None], Any]:
 
 
 def _same(old: Any, new: Any) -> bool:
-    from harness.diff import same_value
-
     if old is MISSING or new is MISSING:
         return old is new
     return same_value(old, new)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from typing import Any
 
 from harness.diff import join_path, split_path
@@ -39,6 +40,11 @@ def _distinctive(value: Any) -> bool:
     if isinstance(value, str):
         return len(value) >= 3
     return bool(value)
+
+
+def _similar(old_name: str, new_name: str) -> bool:
+    """Names alike enough that one flag or small number renamed to the other is believable (val_ -> validate_)."""
+    return old_name in new_name or new_name in old_name or SequenceMatcher(None, old_name, new_name).ratio() >= 0.6
 
 
 def _parent(path: str) -> str:
@@ -102,6 +108,8 @@ def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: It
         candidates = [q for q, v in added.items() if q not in used_new and _same(v, value)]
         name = split_path(path)[-1]
         chosen = [q for q in candidates if _parent(q) == _parent(path)]
+        if len(chosen) == 1 and not _distinctive(value) and not _similar(name, split_path(chosen[0])[-1]):
+            chosen = []  # `grad_offload: false` gone and `pad_to_length: false` new is two changes, not a rename
         if len(chosen) != 1:
             chosen = [q for q in candidates if split_path(q)[-1] == name]
         if len(chosen) != 1 and len(candidates) == 1 and _distinctive(value):

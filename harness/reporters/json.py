@@ -21,6 +21,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         **({"settings": result.rules} if result.rules else {}),
+        **({"approvals": result.approvals} if result.approvals else {}),
         "ok": result.ok,
         "baseline": result.baseline,
         "summary": summary_paragraph(groups, result),

@@ -129,7 +129,8 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     groups = group_findings(result.cases, result.findings)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
-    lines = [markdown_text(result.rules), ""] if result.rules else []
+    lines = [markdown_text(line) + "  " for line in (result.rules, result.approvals) if line]
+    lines += [""] if lines else []
     lines += [f"## {options.title}", "", markdown_text(summary_paragraph(groups, result)), ""]
     if result.baseline:
         lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
-from tests.conftest import SMALL_SETTINGS, SMALL_TREE, add_contracts, write_tree
 from harness.reporters import FORMATS as REPORT_FORMATS
+from tests.conftest import SMALL_SETTINGS, SMALL_TREE, add_contracts, write_tree
 from tests.integration.test_hostile import FORMATS, bounded_run, edit, tiny_wheel
 from tests.synthetic_history import git
 

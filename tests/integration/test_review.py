@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import add_contracts, commit_small_project
+from tests.conftest import ROOT, add_contracts, commit_small_project
 from tests.synthetic_history import git
 
 CONTRACTS = """
@@ -237,3 +237,42 @@ def test_errors_already_at_the_base_do_not_fail_a_review_and_a_new_one_does(smal
     fixed = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     origins = [(c["id"], f["origin"]) for c in fixed.json()["cases"] for f in c["findings"] if f.get("origin")]
     assert fixed.code == 0 and sorted(origins) == [("train/cpu/default", "fixed"), ("train/gpu/default", "fixed")]
+
+
+def test_the_hydra_subtree_is_reviewed_and_what_runs_at_start_is_an_error(repository, cli):
+    """Callbacks and environment settings run when the application starts: a review shows them, never resolved."""
+    train = repository / "conf" / "train.yaml"
+    train.write_text(train.read_text() + """
+hydra:
+  callbacks:
+    upload:
+      _target_: evil.Upload
+  job:
+    env_set:
+      TOKEN: ${oc.env:GITHUB_TOKEN}
+  verbose: true
+""")
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    findings = {(f["path"], f["severity"]) for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "hydra_change"}
+    assert findings == {
+        ("hydra.callbacks.upload._target_", "error"), ("hydra.job.env_set.TOKEN", "error"), ("hydra.verbose", "info"),
+    }
+    assert result.code == 1 and "${oc.env:GITHUB_TOKEN}" in result.out  # as written, never resolved
+    contracts = repository / "contracts.yaml"
+    contracts.write_text(contracts.read_text() + "changes:\n"
+                         "  - {hydra: hydra.callbacks.upload._target_, old: null, new: evil.Upload, reason: audited}\n"
+                         "  - {hydra: hydra.job.env_set.TOKEN, old: null, new: '${oc.env:GITHUB_TOKEN}', reason: audited}\n")
+    assert cli("--settings", "harness.toml", "diff", "--base", "main").code == 0
+
+
+def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_them(repository, cli):
+    settings = repository / "harness.toml"
+    settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]\n', ""))
+    contracts = repository / "contracts.yaml"
+    contracts.write_text(contracts.read_text() + "changes:\n"
+                         "  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: retired}\n")
+    lines = cli("--settings", "harness.toml", "diff", "--base", "main").out.splitlines()
+    assert lines[0].startswith("settings: main's harness.toml")
+    assert lines[1] == ("1 contract, settings or hydra change carry a recorded reason: the owners of harness.toml, "
+                        "contracts.yaml must approve them (see templates/CODEOWNERS)")
+    assert (ROOT / "templates" / "CODEOWNERS").read_text().count("contracts.yaml") == 1
