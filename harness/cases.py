@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
 
 from harness.compose import HydraSession
 from harness.matrix import Case, build_cases, select_engines
 from harness.settings import Settings, SettingsError, check_name
+
+LAUNCH_PREFIX = "cmd/"  # the case ids of launch commands (issue 24): `--case cmd/...` selects those
 
 
 @contextmanager
@@ -36,6 +38,24 @@ def open_matrix(settings: Settings, strict: bool = True) -> Iterator[tuple[Hydra
         yield session, build_cases(settings, select_engines(settings, discovered), strict=strict)
 
 
-def select_cases(cases: list[Case], pattern: str | None) -> list[Case]:
-    """The cases whose id matches the glob (all of them without one)."""
-    return list(cases) if pattern is None else [case for case in cases if fnmatchcase(case.id, pattern)]
+def case_globs(pattern: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """`--case` as a tuple of globs (it is repeatable); None selects every case."""
+    if pattern is None:
+        return None
+    return (pattern,) if isinstance(pattern, str) else tuple(pattern)
+
+
+def id_matches(case_id: str, pattern: str | Sequence[str] | None) -> bool:
+    """True when the id matches any of the globs (or there is none)."""
+    globs = case_globs(pattern)
+    return globs is None or any(fnmatchcase(case_id, glob) for glob in globs)
+
+
+def select_cases(cases: list[Case], pattern: str | Sequence[str] | None) -> list[Case]:
+    """The cases whose id matches the glob, or any of the globs: their union (all of them without one)."""
+    return [case for case in cases if id_matches(case.id, pattern)]
+
+
+def unmatched_glob(cases: list[Case], pattern: str | Sequence[str] | None) -> str | None:
+    """The first glob that matches no case: a typo in one of several globs is not silently dropped."""
+    return next((glob for glob in case_globs(pattern) or () if not any(fnmatchcase(case.id, glob) for case in cases)), None)

@@ -25,6 +25,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 from harness import hydra_compat, trace
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.confine import Scope, UnsafeInput, config_problem, project_root, search_path_problem, uses_resolver, within
+from harness.hints import option_hint, override_hint
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
 from harness.policy import resolution_policy
@@ -242,6 +243,7 @@ def describe_error(error: BaseException) -> str:
         chosen = messages[0] if messages else type(error).__name__
     # Hydra lists its whole search path after a config it cannot find: hundreds of characters no one acts on.
     chosen = chosen.split(" Config search path:", 1)[0]
+    chosen = option_hint(chosen) or chosen  # a misspelled group option (an engine): the closest one, in our words
     return chosen.replace(f"{SCHEME}://", f"{SHOWN_SCHEME}://")
 
 
@@ -489,7 +491,10 @@ class HydraSession:
             with resolution_policy():
                 hydra_compat.apply_overrides(parsed, config)
         except Exception as error:
-            raise ComposeError(describe_error(error)) from error
+            message = describe_error(error)
+            # A misspelled key in a preset: name the closest key of the config, not Hydra's advice to add it.
+            hint = override_hint(message, OmegaConf.to_container(base, resolve=False)) if "Could not override" in message else None
+            raise ComposeError(hint or message) from error
         return config
 
     def compose_cases(

@@ -15,7 +15,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from harness.baselines import Baseline, BaselineEntry
-from harness.cases import open_matrix, select_cases
+from harness.cases import LAUNCH_PREFIX, case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
@@ -35,6 +35,7 @@ from harness.findings import (
     Refiner,
     Status,
 )
+from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
@@ -220,17 +221,26 @@ class Engine:
     reference the optimized path is tested against.
     """
 
-    def __init__(self, run: Run, case_glob: str | None = None, plain: bool = False) -> None:
+    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False) -> None:
         if plain:
             run = replace(run, settings=replace(run.settings, cache_dir=None, jobs=1))
         self.run_spec, self.plain = run, plain
         with open_matrix(run.settings, strict=run.strict) as (_, cases):
             self.cases = cases
-        self.selected = select_cases(cases, case_glob)
-        if not self.selected:
-            if case_glob is None:
-                raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
-            raise SettingsError(f"--case {case_glob!r} matches no case{case_hint(case_glob, [c.id for c in cases])}; see `config-harness list`")
+        # `--case cmd/...` selects launch commands (issue 24), which finish() checks after the matrix; other globs
+        # select cases of the matrix. Several globs select their union, and each must match something.
+        globs = case_globs(case_glob) or ()
+        matrix_globs = tuple(glob for glob in globs if not glob.startswith(LAUNCH_PREFIX))
+        self.launch_glob = tuple(glob for glob in globs if glob.startswith(LAUNCH_PREFIX)) or None
+        self.only_launches = self.launch_glob is not None and not matrix_globs
+        if self.launch_glob is not None and not run.settings.command_globs:
+            raise SettingsError(f"--case {self.launch_glob[0]!r}: the settings have no [[commands]]")
+        unmatched = unmatched_glob(cases, matrix_globs)
+        if unmatched is not None:
+            raise SettingsError(f"--case {unmatched!r} matches no case{case_hint(unmatched, [c.id for c in cases])}; see `config-harness list`")
+        self.selected = [] if self.only_launches else select_cases(cases, matrix_globs or None)
+        if not self.selected and not self.only_launches:
+            raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}
@@ -283,7 +293,7 @@ class Engine:
             if case.id in chosen:
                 on_done(case)
 
-        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done)
+        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done) if needed else []
         self._results.update((r.case.id, r) for r in outcomes)
         return self.finish()
 
@@ -331,13 +341,35 @@ class Engine:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
             result.approvals = approvals_line(result, run.settings)
-        gone = run.baseline.gone(self.cases)
+        if run.settings.command_globs:
+            self._add_launches(result)
+        gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
         else:
             result.cases += [_gone_result(name, run.review, records) for name in gone]
             result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
         return result
+
+    def _add_launches(self, result: MatrixResult) -> None:
+        """The settings' launch commands as cases (parsed, never run), each composed against this tree; in a review
+        each launch finding says whether its override already failed the same way at the base."""
+        from harness import launches
+        from harness.moves import moved_paths
+
+        moves = moved_paths(f for r in result.cases for f in r.findings)
+        review = self.run_spec.review
+        if review is None:
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
+        else:
+            try:
+                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob)
+            except GitError as error:
+                raise SettingsError(str(error)) from None
+        if self.only_launches:
+            result.baseline = "launch commands"
+        result.cases += cases
+        result.launches = counts.line()
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
         """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.

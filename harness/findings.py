@@ -169,6 +169,7 @@ class MatrixResult:
     baseline: str = ""  # what the cases were compared with, said in every format
     findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
     rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
+    launches: str = ""  # how many launch commands were found, extracted, composed and failing (issue 24)
     approvals: str = ""  # a review: how many loosenings carry recorded reasons, and whose owners must approve them
 
     @property

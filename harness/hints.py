@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 
@@ -40,3 +41,30 @@ def key_paths(tree: object) -> list[str]:
             prefix = join_path(prefix, key)
             paths.add(prefix)
     return sorted(paths)
+
+
+_MISSING_OPTION = re.compile(r"Could not (?:find|load) '(?P<group>[^']+)/(?P<option>[^'/]+)'\.? Available options in '[^']+': (?P<options>.*)$")
+_MISSING_KEY = re.compile(r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P=key)=(?P<value>.*)$")
+
+
+def option_hint(message: str) -> str | None:
+    """Hydra's "Could not find 'group/optin' Available options in 'group': a b" in our words, or None."""
+    found = _MISSING_OPTION.search(message)
+    if found is None:
+        return None
+    options = found["options"].split()
+    where = message[: found.start()].strip()
+    return (f"{where + ' ' if where else ''}{found['option']!r} is not an option of {found['group']}"
+            f"{did_you_mean(found['option'], options)} (options: {', '.join(options)})")
+
+
+def override_hint(message: str, tree: object) -> str | None:
+    """Hydra's "Could not override 'a.b'. To append to your config use +a.b=1" in our words, with the closest key
+    of the config the override was applied to, or None for another message."""
+    found = _MISSING_KEY.search(message)
+    if found is None:
+        return None
+    key = found["key"]
+    close = did_you_mean(key, key_paths(tree))
+    advice = close or f"; to add a new key, write +{key}={found['value']}"
+    return f"override {key}={found['value']}: the config has no key {key}{advice}"

@@ -15,7 +15,7 @@ import pickle
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -513,12 +513,13 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 
 def check_commands(
-    settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | None = None
+    settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | Sequence[str] | None = None
 ) -> tuple[list[CaseResult], Tally]:
-    """The settings' command cases composed against the tree (at `root`, a copy of the project, when given)."""
-    from fnmatch import fnmatchcase
+    """The settings' command cases composed against the tree (at `root`, a copy of the project, when given);
+    `case_glob` (one glob or several) keeps the launches whose id matches."""
+    from harness.cases import id_matches
 
-    cases = [c for c in discover(settings, root) if case_glob is None or fnmatchcase(c.id, case_glob)]
+    cases = [c for c in discover(settings, root) if id_matches(c.id, case_glob)]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
     checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also)).check(cases)
@@ -526,7 +527,7 @@ def check_commands(
 
 
 def review_commands(
-    settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | None = None
+    settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None
 ) -> tuple[list[CaseResult], Tally]:
     """The command cases now, each launch finding with its origin against the scripts and tree at `ref`."""
     from harness import gitrepo

@@ -54,6 +54,7 @@ class ReviewRules:
     changes: tuple[SettingsChange, ...]
     first_adoption: bool  # the base has no settings: the pull request's apply, and every report says so
     described: str  # the first line of every report: which settings were used
+    ref: str = ""  # the git ref of the base
 
     def findings(self, records: Iterable[ChangeRecord]) -> list[Finding]:
         """One `settings_change` finding per key: an error when it narrows and no record gives the reason."""
@@ -197,9 +198,9 @@ def rules_for_review(head: Settings, base: Settings | None, head_table: Mapping[
     shown = head.origin.name
     if base is None or base_table is None:
         # The modules a review imports come from the trusted side only: at a first adoption, none.
-        return ReviewRules(replace(head, schemas=()), (), True, f"settings: this change's {shown} ({ref} has none: first adoption)")
+        return ReviewRules(replace(head, schemas=()), (), True, f"settings: this change's {shown} ({ref} has none: first adoption)", ref)
     return ReviewRules(
         review_settings(base, head), tuple(settings_changes(base_table, head_table)), False,
-        f"settings: {ref}'s {shown} (the base decides what is checked; this change's settings are reviewed)",
+        f"settings: {ref}'s {shown} (the base decides what is checked; this change's settings are reviewed)", ref,
     )
 

@@ -22,6 +22,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         **({"settings": result.rules} if result.rules else {}),
         **({"approvals": result.approvals} if result.approvals else {}),
+        **({"launches": result.launches} if result.launches else {}),
         "ok": result.ok,
         "baseline": result.baseline,
         "summary": summary_paragraph(groups, result),

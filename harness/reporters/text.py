@@ -124,6 +124,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     program = target_counts_line(result.cases)
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
+    if result.launches and not quiet:
+        lines.insert(0, printable(result.launches))
     if result.approvals:
         lines.insert(0, printable(result.approvals))
     if result.rules:

@@ -13,8 +13,8 @@ pytestmark = pytest.mark.e2e
 # The acceptance project of test_verl (dp plus the old Megatron route), with a contracts file.
 SETTINGS = 'contracts = ["contracts.yaml"]\n' + ACCEPTANCE_SETTINGS
 QKV = "actor_rollout_ref.rollout.layer_name_map.qkv_layer_name"
-LOCK = ("lock", "--baseline", "ppo_trainer/dp/default", "--target", "route/ppo_megatron_trainer",
-        "--name", "megatron-critical", "--cases", "*megatron*", "--output", "contracts.yaml")
+LOCK = ("lock", "--against", "ppo_trainer/dp/default", "--from", "route/ppo_megatron_trainer",
+        "--name", "megatron-critical", "--case", "*megatron*", "--output", "contracts.yaml")
 
 # Two contracts, waivers and comments: a hand-written file that lock must not disturb.
 HAND_WRITTEN = f"""\

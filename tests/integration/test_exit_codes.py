@@ -12,6 +12,7 @@ import pytest
 from harness import __version__
 from harness import cli as cli_module
 from harness.cli import main
+from harness.commands import list as list_command
 from tests.conftest import SMALL_TREE, write_tree
 from tests.integration.test_plugin_workflow import PYPROJECT
 
@@ -31,7 +32,7 @@ def test_an_internal_error_exits_3_and_says_how_to_report_it(small_project, caps
     def broken(settings, *args, **kwargs):  # a bug injected into the harness's own code, as the fuzz test once missed
         return settings.no_such_attribute
 
-    monkeypatch.setattr(cli_module, "open_matrix", broken)
+    monkeypatch.setattr(list_command, "open_matrix", broken)  # `list` lives in its own module (harness.commands)
     monkeypatch.delenv("CONFIG_HARNESS_DEBUG", raising=False)
     assert main(["--settings", "harness.toml", "list"]) == 3
     err = capsys.readouterr().err
@@ -46,8 +47,8 @@ def test_an_internal_error_exits_3_and_says_how_to_report_it(small_project, caps
 
 def test_a_path_the_system_refuses_is_bad_input_not_a_bug(small_project, cli):
     (small_project / "afile").write_text("x")
-    result = cli("--settings", "harness.toml", "lock", "--baseline", "train/cpu/default", "--target", "train/gpu/default",
-                 "--name", "n", "--cases", "*", "--output", "afile/contracts.yaml", cwd=small_project)
+    result = cli("--settings", "harness.toml", "lock", "--against", "train/cpu/default", "--from", "train/gpu/default",
+                 "--name", "n", "--case", "*", "--output", "afile/contracts.yaml", cwd=small_project)
     assert result.code == 2
     (line,) = result.err.strip().splitlines()
     assert line.startswith("config-harness: error: ") and "afile" in line

@@ -42,3 +42,23 @@ def test_a_dumb_terminal_and_no_color_get_no_color(monkeypatch, variable, value)
     assert wants_color(_Terminal())
     monkeypatch.setenv(variable, value)
     assert not wants_color(_Terminal())
+
+
+def test_a_misspelled_group_option_is_named_with_the_closest_option():
+    from harness.hints import option_hint
+
+    message = "In 'train': Could not find 'backend/cpuu' Available options in 'backend': cpu gpu"
+    assert option_hint(message) == "In 'train': 'cpuu' is not an option of backend; did you mean 'cpu'? (options: cpu, gpu)"
+    assert option_hint("In 'train': Could not load 'backend/cpu'") is None  # not the listing form: Hydra's words stay
+
+
+def test_a_misspelled_override_key_is_named_with_the_closest_key():
+    from harness.hints import override_hint
+
+    tree = {"algorithm": {"adv_estimator": "gae", "gamma": 1.0}}
+    message = "Could not override 'algorithm.adv_estimatr'. To append to your config use +algorithm.adv_estimatr=grpo"
+    assert override_hint(message, tree) == (
+        "override algorithm.adv_estimatr=grpo: the config has no key algorithm.adv_estimatr; did you mean 'algorithm.adv_estimator'?"
+    )
+    far = "Could not override 'trainer.zzz'. To append to your config use +trainer.zzz=1"
+    assert override_hint(far, tree) == "override trainer.zzz=1: the config has no key trainer.zzz; to add a new key, write +trainer.zzz=1"

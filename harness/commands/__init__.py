@@ -1,0 +1,15 @@
+"""The subcommands, one module each: `NAME`, `HELP` (one line: what it does), `GLOBALS` (the global flags it
+uses), `AFTER` (those it also takes after its name), `add_arguments(parser)` and `run(args) -> int`.
+
+`COMMANDS` is the registry, in the order `--help` lists them; harness.cli builds the parser from it.
+"""
+
+from __future__ import annotations
+
+from harness.commands import cache, check, diff, explain, fetch, generate, init, lock, log
+from harness.commands import list as listing
+from harness.commands.common import Command
+
+COMMANDS: tuple[Command, ...] = (listing, generate, check, diff, explain, log, lock, cache, init, fetch)
+
+__all__ = ["COMMANDS", "Command"]

@@ -1,0 +1,200 @@
+"""What the command modules share: exit codes, the usage error, the flags, and the run-and-report helpers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.cases import select_cases
+from harness.contracts import load_contracts
+from harness.engine import Engine
+from harness.escape import printable
+from harness.findings import MatrixResult
+from harness.hints import case_hint
+from harness.matrix import Case
+from harness.reporters import NextSteps, ReportOptions, reporter
+from harness.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
+from harness.targets import case_rules
+from harness.terminal import Progress, wants_color
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad input that ends the run with exit code 2 and one line per problem."""
+
+
+def say(line: str, stream: Any = None) -> None:
+    """Print one line through the text sink: whatever input it holds (names, values, messages, commit subjects)
+    stays on that line, shown escaped, so no terminal escape or CI workflow command comes from input."""
+    print(printable(line), file=stream or sys.stdout)
+
+
+class Command(Protocol):
+    """A subcommand module: its name, a one-line description (its help), the global flags it uses, its own
+    flags, and what it does."""
+
+    @property
+    def NAME(self) -> str: ...  # module constants, read-only
+
+    @property
+    def HELP(self) -> str: ...
+
+    @property
+    def GLOBALS(self) -> tuple[str, ...]: ...  # (the global flags, by dest, whose value it reads)
+
+    @property
+    def AFTER(self) -> tuple[str, ...]: ...  # (of those, the ones it also takes after its name)
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+GLOBAL_FLAGS = ("settings", "config_dir", "snapshot_dir", "contracts", "no_cache", "cache_dir", "jobs")  # by dest
+SETTINGS_FLAGS = GLOBAL_FLAGS[:4]  # they shape the settings a command loads
+CACHE_FLAGS = ("no_cache", "cache_dir")
+RUN_FLAGS = GLOBAL_FLAGS  # commands that run the engine over many cases use them all
+
+
+def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLOBAL_FLAGS) -> None:
+    """The global flags named by `dests`. Every command takes them all before its name (wrappers prepend them);
+    after its name it takes only the ones it uses."""
+
+    def add(dest: str, **options: Any) -> None:
+        if dest in dests:
+            parser.add_argument(flag_of(dest), dest=dest, **options)
+
+    add("settings", metavar="FILE", help="standalone TOML settings (default: [tool.config-harness] in ./pyproject.toml)")
+    add("config_dir", metavar="DIR", help="override config_dir for this run")
+    add("snapshot_dir", metavar="DIR", help="override snapshot_dir for this run")
+    add("contracts", action="append", metavar="FILE", help="override the contracts list (repeatable)")
+    add("no_cache", action="store_true", help="do not read or write the parse and composition cache")
+    add("cache_dir", metavar="DIR", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else ~/.cache/config-harness)")
+    add("jobs", type=int, metavar="N", help="worker processes (default: one per core)")
+
+
+def flag_of(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str]) -> None:
+    """Global flags given before the command's name that it does not use: named on stderr, and unset, so that
+    they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
+    ignored = [dest for dest in GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
+    for dest in ignored:
+        setattr(args, dest, False if dest == "no_cache" else None)
+    if ignored:
+        flags = ", ".join(flag_of(dest) for dest in ignored)
+        warn(f"{args.command} does not use {flags}: ignored")
+
+
+def warn(message: str) -> None:
+    """One line on stderr that does not change the outcome."""
+    say(f"config-harness: warning: {message}", sys.stderr)
+
+
+class Deprecated(argparse.Action):
+    """An old spelling kept for one release: it does what `replacement` does and says so on stderr."""
+
+    def __init__(self, option_strings: list[str], dest: str, replacement: str = "", append: bool = False, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.replacement, self.append = replacement, append
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        warn(f"{option_string} is deprecated, use {self.replacement} (the old spelling goes in the next release)")
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values] if self.append else values)
+
+
+def add_case_flag(parser: argparse.ArgumentParser, what: str = "") -> None:
+    """`--case GLOB`, repeatable: the cases whose id matches any of the globs."""
+    parser.add_argument("--case", action="append", metavar="GLOB",
+                        help=f"only the cases whose id matches{what} (repeatable: the union of the globs)")
+
+
+def add_quiet(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--quiet", action="store_true", help=what)
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings with the command line's path overrides applied."""
+    settings = load_settings(args.settings)
+    settings = with_overrides(settings, args.config_dir, args.snapshot_dir, args.contracts, args.no_cache, args.jobs)
+    return settings if args.no_cache else replace(settings, cache_dir=cache_dir_from(args))
+
+
+def cache_dir_from(args: argparse.Namespace) -> Path | None:
+    """The cache folder chosen by the command line or the environment (never by project files); None: off."""
+    if args.no_cache:
+        return None
+    if args.cache_dir is not None:
+        return Path(args.cache_dir).resolve() if args.cache_dir else None
+    return default_cache_dir()
+
+
+def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
+    """What a failing report tells its reader to run: this run's own flags, with `generate` for `check`."""
+    words = ["config-harness"]
+    for flag in ("settings", "config_dir", "snapshot_dir"):
+        if getattr(args, flag, None):
+            words += [f"--{flag.replace('_', '-')}", getattr(args, flag)]
+    for contracts in args.contracts or ():
+        words += ["--contracts", contracts]
+    words.append("generate")
+    for glob in getattr(args, "case", None) or ():
+        words += ["--case", glob]
+    # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
+    return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
+
+
+def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
+    run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
+    so which Python sources are read is never the pull request's choice."""
+    contract_set = load_contracts(settings.contracts, settings.read_scope)
+    rules = case_rules(settings, contract_set)
+    return {
+        "rules": rules.checks,
+        "refiners": rules.refiners,
+        "contracts": contract_set,
+        "strict_waivers": getattr(args, "strict_waivers", False),
+    }
+
+
+def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
+                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None) -> None:
+    """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
+    options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
+                            review=title is not None, base=base, steps=steps)
+    print(reporter(output_format).render(result, options), end="")
+
+
+def run_with_progress(engine: Engine) -> MatrixResult:
+    """The engine over every selected case, drawing a progress bar on stderr at a terminal."""
+    progress = Progress(sys.stderr)
+    try:
+        return engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
+    finally:
+        progress.close()
+
+
+def review_exit(result: MatrixResult) -> int:
+    """A review fails only on an unwaived contract error, a contract change without a reason, or a broken case."""
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def one_case(cases: list[Case], pattern: str) -> Case:
+    """The case an id names (or the single case a glob matches)."""
+    exact = [case for case in cases if case.id == pattern]
+    matching = exact or select_cases(cases, pattern)
+    if len(matching) != 1:
+        found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
+            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)")
+        raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
+    return matching[0]

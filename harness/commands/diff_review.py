@@ -1,0 +1,40 @@
+"""`diff --base REF`: the review report, the working tree against git REF: its goldens, or its tree composed where
+it has none, under REF's rules."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+from harness import baselines, gitrepo
+from harness.commands import common
+from harness.contract_changes import read_contract_files
+from harness.engine import Engine, Run
+from harness.gitrepo import GitError
+from harness.reporters import sourced_for
+from harness.reporters.markdown import code_span, markdown_text
+from harness.review_rules import rules_for_review
+from harness.settings import settings_table
+from harness.targets import case_rules
+
+
+def run(args: argparse.Namespace) -> int:
+    head = common.settings_from(args)
+    try:
+        commit = gitrepo.verify_ref(gitrepo.toplevel(head.origin), args.base)
+        base_table, base_settings = baselines.settings_at(head, commit)
+        if base_settings is not None:
+            base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
+        rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+        baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
+    except GitError as error:
+        raise common.UsageError(str(error)) from None
+    base_texts = baseline.contract_texts()
+    base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
+    run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
+              base_rules=base_rules, **common.contract_rules(rules.settings, args))
+    result = common.run_with_progress(Engine(run, args.case))
+    title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
+    common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
+                 steps=common.next_steps_for(args, rules.settings))
+    return common.review_exit(result)

@@ -1,0 +1,41 @@
+"""`diff OLD_TREE NEW_TREE`: every case of the matrix composed from two config trees, compared on the engine
+(the upgrade report)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from harness import baselines
+from harness.commands.common import contract_rules, next_steps_for, print_result, review_exit, run_with_progress
+from harness.engine import Engine, Run
+from harness.reporters import sourced_for
+from harness.reporters.markdown import code_span, markdown_text
+from harness.settings import Settings
+
+
+def run(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
+    """Each side has the cases whose root (or route) config it holds: one only the new tree has is `new`, one
+    only the old tree has is `gone`."""
+    head = tree_side(settings, new)
+    run = Run(head, baselines.on_disk(tree_side(settings, old), old), sourced=sourced_for(args.format, review=True), strict=False,
+              **contract_rules(head, args))
+    result = run_with_progress(Engine(run, args.case))
+    title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, steps=next_steps_for(args, head))
+    return review_exit(result)
+
+
+def tree_side(settings: Settings, tree: Path) -> Settings:
+    """The settings for one tree of a tree diff: only the roots and routes whose config the tree has."""
+    folders = (tree, *settings.search_path)
+
+    def has(name: str) -> bool:
+        return any((folder / f"{name}.yaml").is_file() for folder in folders)
+
+    return replace(
+        settings, config_dir=tree.resolve(),
+        roots=tuple(root for root in settings.roots if has(root)),
+        routes=tuple(route for route in settings.routes if has(route.config_name)),
+    )

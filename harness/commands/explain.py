@@ -1,0 +1,88 @@
+"""`explain`: which file (or override) set a key's final value in one case, and what the value depends on."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness import diff
+from harness.cases import LAUNCH_PREFIX, open_matrix
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
+from harness.hints import did_you_mean, key_paths
+from harness.matrix import Case
+from harness.settings import Settings, display_path
+
+NAME = "explain"
+HELP = "which file set a key's final value"
+GLOBALS = AFTER = (*SETTINGS_FLAGS, *CACHE_FLAGS)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("key", help="a dotted key path, e.g. actor_rollout_ref.model.path")
+    parser.add_argument("--case", required=True, metavar="ID", help="a case id (a glob must match exactly one case)")
+    add_quiet(parser, "only the line with the final value")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.provenance import leaf_sources, override_for, writes_of
+    from harness.render import to_plain
+    from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
+
+    settings = settings_from(args)
+    if args.case.startswith(LAUNCH_PREFIX):
+        from harness.launches import explain_command
+
+        try:
+            lines = explain_command(settings, args.case, args.key)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        for line in lines[:1] if args.quiet else lines:
+            say(line)
+        return EXIT_OK
+    with open_matrix(settings) as (session, cases):
+        case = one_case(cases, args.case)
+        (composed,) = session.compose_cases([case], shared_stems=False)
+        if composed.config is None:
+            raise UsageError(f"{case.id}: {composed.error}")
+        tree = to_plain(composed.config)
+        final = lookup(tree, args.key)
+        if final is MISSING:
+            return explain_python_default(settings, tree, args.key, case, args.quiet)
+        writes = writes_of(session, case, args.key)
+        depends = referenced_keys(args.key, final) if is_interpolation(final) else []
+        sources = leaf_sources(session, case) if depends else {}
+    say(f"{args.key} = {diff.describe_value(final)}   (case {case.id})")
+    if args.quiet:
+        return EXIT_OK
+    override = override_for(case, args.key)
+    if override:
+        say(f"  set by override: {override}")
+    for index, write in enumerate(reversed(writes)):
+        role = "set by" if index == 0 and not override else "overrode"
+        entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
+        where = display_path(write.file or settings.config_dir) + (f":{write.line}" if write.line else "")
+        say(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
+    for key in depends:
+        value = lookup(tree, key)
+        shown = "missing" if value is MISSING else diff.describe_value(value)
+        origin = f"  (set by {sources[key]})" if key in sources else ""
+        say(f"  depends on {key} = {shown}{origin}")
+    if is_interpolation(final):
+        say(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+    return EXIT_OK
+
+
+def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, quiet: bool = False) -> int:
+    """A key the YAML lacks: the Python default the program takes for it, when the node's class declares one."""
+    from harness.targets import program_view
+
+    view = program_view(settings)
+    filled = view.filled(tree, key) if view is not None else None
+    if filled is None:
+        raise UsageError(f"{key} does not exist in case {case.id}{did_you_mean(key, key_paths(tree))}")
+    value = view.value_at(tree, key) if view is not None else None
+    shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
+    say(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
+    if not quiet:
+        say(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
+    return EXIT_OK

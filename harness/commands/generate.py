@@ -1,0 +1,49 @@
+"""`generate`: write the golden of every case that composed and differs (or, with --check, name them)."""
+
+from __future__ import annotations
+
+import argparse
+
+from harness.baselines import GoldenFolder
+from harness.commands import common
+from harness.commands.common import say
+from harness.engine import Engine, Run
+from harness.findings import Status
+
+NAME = "generate"
+HELP = "(re)write every golden"
+GLOBALS = AFTER = common.RUN_FLAGS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_case_flag(parser)
+    parser.add_argument("--prune", action="store_true", help="also delete goldens that belong to no case")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
+    common.add_quiet(parser, "no line per golden: only the count line and the errors")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = common.settings_from(args)
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, **common.contract_rules(settings, args))
+    engine = Engine(run, args.case)
+    result = common.run_with_progress(engine)
+    if args.check:
+        stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
+        for r in stale if not args.quiet else ():
+            say(f"would change: {r.golden} ({r.status})")
+        for orphan_name in result.orphans if not args.quiet else ():
+            say(f"orphan golden (no case): {orphan_name}")
+        say(f"{len(stale)} of {len(result.cases)} goldens would change")
+        return common.EXIT_FINDINGS if stale or not result.ok else common.EXIT_OK
+    # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
+    pending = {r.golden: r.status for r in result.cases}
+    written = engine.write(result, prune=args.prune)
+    for golden in written if not args.quiet else ():
+        say(f"wrote {golden}")
+    new = sum(pending[golden] == Status.NEW for golden in written)
+    errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
+    unchanged = len(result.cases) - len(written) - errors
+    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
+    common.print_result(result, "text", quiet=True)
+    # Orphans are reported but do not fail a generate; --prune removes them.
+    return common.EXIT_FINDINGS if any(r.failed for r in result.cases) else common.EXIT_OK

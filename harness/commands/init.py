@@ -1,0 +1,71 @@
+"""`init`: adopt a repository. It finds the roots, engines, routes and presets of a Hydra config folder and writes
+the settings table, an empty contracts file and the snapshot folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
+from harness.settings import display_path
+
+NAME = "init"
+HELP = "adopt a repository: write the settings table, an empty contracts file and the snapshot folder"
+GLOBALS = (*SETTINGS_FLAGS, *CACHE_FLAGS)
+AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where things go
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
+    parser.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--write", metavar="FILE",
+                        help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
+    output.add_argument("--settings", dest="write", metavar="FILE", action=Deprecated, replacement="--write",
+                        help="deprecated spelling of --write (everywhere else --settings is the file read)")
+    parser.add_argument("--snapshot-dir", dest="init_snapshot_dir", metavar="DIR",
+                        help="where goldens go (default: config-harness/snapshots next to the settings file)")
+    parser.add_argument("--contracts", dest="init_contracts", metavar="FILE",
+                        help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
+    parser.add_argument("--version-base", choices=["1.1", "1.2", "1.3", "none"],
+                        help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)")
+    parser.add_argument("--roots", action="append", metavar="GLOB",
+                        help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)")
+    parser.add_argument("--preset", action="append", metavar="NAME=OVERRIDES",
+                        help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable)")
+    parser.add_argument("--search-path", action="append", metavar="DIR", help="another config folder, searched after it (repeatable)")
+    parser.add_argument("--verbose", action="store_true", help="give Hydra's whole message for each config left out")
+    add_quiet(parser, "only the line naming the settings file written")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.adopt import AdoptError, adopt, describe
+
+    config_dir = args.init_config_dir or args.config_dir
+    if not config_dir:
+        raise UsageError("init needs --config-dir DIR, the folder that holds the Hydra configs")
+    if args.settings and not args.write:
+        warn("`--settings FILE init` is deprecated for the file init writes, use `init --write FILE`")
+    settings_file = args.write or args.settings or "pyproject.toml"
+    snapshot_dir = args.init_snapshot_dir or args.snapshot_dir
+    contracts = args.init_contracts or (args.contracts[-1] if args.contracts else None)
+    try:
+        adoption = adopt(
+            Path(config_dir),
+            Path(settings_file),
+            engine_group=args.engine_group,
+            snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
+            contracts_file=Path(contracts) if contracts else None,
+            cache_dir=cache_dir_from(args),
+            version_base=args.version_base,
+            roots_glob=args.roots or (),
+            presets=args.preset or (),
+            search_path=[Path(folder) for folder in args.search_path or ()],
+            verbose=args.verbose,
+        )
+    except AdoptError as error:
+        raise UsageError(str(error)) from None
+    lines = describe(adoption, shown=display_path)
+    for line in lines[:1] if args.quiet else lines:
+        say(line)
+    return EXIT_OK

@@ -1,0 +1,73 @@
+"""`list`: every case of the matrix with its golden, and every launch command with its script line."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness.cases import LAUNCH_PREFIX, id_matches, open_matrix, select_cases, unmatched_glob
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
+from harness.hints import case_hint
+from harness.reporters.json import SCHEMA_VERSION, to_json
+from harness.settings import Settings, display_path
+
+NAME = "list"
+HELP = "list every case"
+GLOBALS = AFTER = (*SETTINGS_FLAGS, *CACHE_FLAGS)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=["text", "json"], default="text", help="the output format")
+    add_case_flag(parser)
+    add_quiet(parser, "text: only the case ids, one a line")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    # With [[commands]], a glob over `cmd/...` selects launches, not cases of the matrix.
+    matrix_globs = [g for g in args.case or () if not (settings.command_globs and g.startswith(LAUNCH_PREFIX))]
+    with open_matrix(settings) as (_, all_cases):
+        cases = select_cases(all_cases, args.case)
+        unmatched = unmatched_glob(all_cases, matrix_globs)
+        if unmatched is not None:
+            raise UsageError(f"--case {unmatched!r} matches no case{case_hint(unmatched, [c.id for c in all_cases])}")
+        if not all_cases:
+            raise UsageError(f"{settings.origin}: the settings describe no case in {settings.config_dir}")
+        rows = [
+            {
+                "id": case.id,
+                "config_name": case.config_name,
+                "overrides": list(case.overrides),
+                "golden": display_path(settings.snapshot_dir / case.golden_name),
+            }
+            for case in cases
+        ]
+    rows += launch_rows(settings, args.case)
+    if args.format == "json":
+        print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
+    elif args.quiet:
+        for row in rows:
+            say(str(row["id"]))
+    else:
+        for row in rows:
+            where = row.get("golden") or row.get("source")
+            say(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
+    return EXIT_OK
+
+
+def launch_rows(settings: Settings, case_globs: list[str] | None) -> list[dict[str, Any]]:
+    """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not."""
+    from harness.launches import NOT_EXTRACTED, discover
+
+    rows: list[dict[str, Any]] = []
+    for case in discover(settings) if settings.command_globs else []:
+        if not id_matches(case.id, case_globs):
+            continue
+        row: dict[str, Any] = {
+            "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
+            "overrides": list(case.overrides), "extracted": case.problem_kind != NOT_EXTRACTED,
+        }
+        if case.problem:
+            row["reason"] = case.problem
+        rows.append(row)
+    return rows

@@ -1,0 +1,49 @@
+"""`log`: the commits where one key's composed value changed in one case, oldest first."""
+
+from __future__ import annotations
+
+import argparse
+
+from harness import diff
+from harness.cases import open_matrix
+from harness.commands.common import EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
+from harness.gitrepo import GitError
+from harness.reporters.common import ABSENT
+from harness.reporters.json import SCHEMA_VERSION, to_json
+
+NAME = "log"
+HELP = "the commits where a key's composed value changed, oldest first"
+GLOBALS = AFTER = SETTINGS_FLAGS  # every commit is composed once, in memory: no cache, no workers
+GLOB_CHARS = "*?["
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("key", help="a dotted key path, e.g. actor_rollout_ref.model.path")
+    parser.add_argument("--case", required=True, metavar="ID", help="a case id (a glob must match exactly one case of the working tree)")
+    parser.add_argument("--since", metavar="REV", help="only commits after REV")
+    parser.add_argument("--format", choices=["text", "json"], default="text", help="the output format")
+    add_quiet(parser, "text: the changes without the count line")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.history import HistoryError, key_history
+
+    settings = settings_from(args)
+    case_id = args.case
+    if any(char in case_id for char in GLOB_CHARS):
+        with open_matrix(settings) as (_, cases):
+            case_id = one_case(cases, case_id).id
+    try:
+        changes = key_history(settings, args.key, case_id, args.since)
+    except (GitError, HistoryError) as error:
+        raise UsageError(str(error)) from None
+    if args.format == "json":
+        print(to_json({"schema_version": SCHEMA_VERSION, "key": args.key, "case": case_id, "changes": [vars(c) for c in changes]}))
+        return EXIT_OK
+    for change in changes:
+        old = diff.describe_value(change.old) if change.old_present else ABSENT
+        new = diff.describe_value(change.new) if change.new_present else ABSENT
+        say(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
+    if not args.quiet:
+        say(f"{len(changes)} change(s) of {args.key} in {case_id}")
+    return EXIT_OK
