@@ -122,7 +122,7 @@ class CachedFileConfigSource(FileConfigSource):
         return os.path.isdir(self._confined(config_path, config_path or self.path))
 
     def is_config(self, config_path: str) -> bool:
-        normalized = self._normalize_file_name(config_path)
+        normalized = hydra_compat.config_file_name(config_path)
         return os.path.isfile(self._confined(normalized, normalized))
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:

@@ -114,15 +114,17 @@ def config_problem(config: Any, scope: Scope) -> str | None:
     Hydra resolves interpolations in defaults entries for real (`- backend: ${oc.env:TOKEN}`), so a resolver
     there would let the environment pick the composed file and put its value into error messages.
     """
+    from harness import hydra_compat  # here, not above: settings reads package folders through this module without Hydra
+
     if not isinstance(config, DictConfig):
         return None
-    defaults = config._get_node("defaults") if "defaults" in config else None
+    defaults = hydra_compat.child_node(config, "defaults")
     entries: Any = OmegaConf.to_container(defaults, resolve=False) if isinstance(defaults, ListConfig) else []
     for entry in entries:
         for text in _entry_texts(entry):
             if uses_resolver(text):
                 return f"defaults entry {text!r} calls a resolver; the environment must not choose which file is composed"
-    hydra_node = config._get_node("hydra") if "hydra" in config else None
+    hydra_node = hydra_compat.child_node(config, "hydra")
     hydra: Any = OmegaConf.to_container(hydra_node, resolve=False) if isinstance(hydra_node, DictConfig) else {}
     searchpath = hydra.get("searchpath")
     for entry in searchpath if isinstance(searchpath, list) else []:

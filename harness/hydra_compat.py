@@ -1,4 +1,4 @@
-"""Every private Hydra (and OmegaConf) API the harness relies on, in one module.
+"""Every private Hydra (and OmegaConf) API the harness relies on, in one module (syrupy's sits in syrupy_compat).
 
 Hydra has no public API for most of what a golden-file harness needs (a cached config source, the defaults
 list a compose used, overrides applied to an existing config). Each use sits here, behind a small function,
@@ -49,6 +49,7 @@ __all__ = [
     "FileConfigSource",
     "ImportlibResourcesConfigSource",
     "apply_overrides",
+    "child_node",
     "config_file_name",
     "file_source_folders",
     "file_group_options",
@@ -65,6 +66,7 @@ __all__ = [
     "resolvers_replaced",
     "saved_state",
     "shared_work",
+    "source_subclass",
     "source_types",
     "sources_standing_in",
     "start_hydra",
@@ -127,6 +129,17 @@ def header_of(text: str) -> dict[str, str | None]:
 def config_file_name(config_path: str) -> str:
     """The file name Hydra loads for a config path: `.yaml` appended unless already there."""
     return ConfigSource._normalize_file_name(config_path)
+
+
+def source_subclass(mixin: type, source_type: type[ConfigSource]) -> type[ConfigSource]:
+    """`source_type` with `mixin` in front, under the same class name: Hydra tells its schema source by class name
+    (`StructuredConfigSource`), so a stand-in with another name fails every compose."""
+    return type(source_type.__name__, (mixin, source_type), {"__module__": mixin.__module__})
+
+
+def child_node(config: DictConfig, key: str) -> Any:
+    """The node under `key` as written (the interpolations inside it unresolved), or None when the key is absent."""
+    return config._get_node(key) if key in config else None
 
 
 def is_file_source(source: ConfigSource) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -128,35 +129,63 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 FINDINGS_PROPERTY = "config-harness-findings"
+WAIVED_PROPERTY = "config-harness-waived"
+RUN_PROPERTY = "config-harness-run"
 
 
-def _report(request: pytest.FixtureRequest, findings: list[Any]) -> list[str]:
-    """Record the item's findings (as `check --format json` has them) and return the lines of its errors."""
+class CaseFailed(Exception):
+    """A harness test failed: its message is the whole report (no traceback: the lines say where to look)."""
+
+
+class HarnessItem(pytest.Function):
+    """A golden, semantics or run test: reported under its own name (`golden[ppo_trainer/dp/default]`) with
+    the lines it failed with, nothing else."""
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        # pytest's default names the callable's module path, which is the plugin's, not the settings file's.
+        return self.path, None, self.name
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function
+        if isinstance(excinfo.value, CaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+def _record(request: pytest.FixtureRequest, result: Any, findings: list[Any]) -> None:
+    """Record the test's findings (as `check --format json` has them) and its waived warnings, which the run's
+    summary counts: they never print per test."""
+    from harness import pytest_report
+
     request.node.user_properties.append((FINDINGS_PROPERTY, [f.as_dict() for f in findings]))
-    for finding in findings:
-        if finding.severity != "error":
-            request.node.add_report_section("call", "config-harness", f"{finding.severity}: {finding.message}")
-    return [
-        f"{f.kind}: {f.message}" + (f"  [set by {f.source}]" if f.source is not None else "")
-        for f in findings if f.severity == "error"
-    ]
+    waived = pytest_report.waived(replace(result, findings=tuple(findings)))
+    if waived:
+        request.node.user_properties.append((WAIVED_PROPERTY, {"case": result.case.id, "waived": waived}))
+
+
+def _fail_with_errors(request: pytest.FixtureRequest, result: Any, findings: list[Any]) -> None:
+    from harness import pytest_report
+
+    lines = pytest_report.error_lines(result, findings, everything=request.config.get_verbosity() >= 2)
+    if lines:
+        raise CaseFailed("\n".join(lines))
 
 
 def _golden_test(case_id: str) -> Callable[..., None]:
     def golden(snapshot: Any, request: pytest.FixtureRequest) -> None:
         """The composed case equals its golden (syrupy; `--snapshot-update` rewrites it)."""
-        __tracebackhide__ = True
         from harness.findings import DIFFERENCE_KINDS, Kind
 
         with _harness(request.config) as engine:
             result = engine.result(case_id)
+        findings = [f for f in result.findings if f.kind in DIFFERENCE_KINDS or f.kind == Kind.ERROR]
+        _record(request, result, findings)
         if result.rendered is None:
-            pytest.fail(f"{case_id}: {result.findings[0].message if result.findings else 'compose failed'}", pytrace=False)
-        errors = _report(request, [f for f in result.findings if f.kind in DIFFERENCE_KINDS or f.kind == Kind.ERROR])
+            raise CaseFailed(" ".join(f.message for f in findings if f.kind == Kind.ERROR) or "compose failed")
         assertion = snapshot.use_extension(_extension(request.config))
         # Compare explicitly: plugin modules are not always assertion-rewritten (e.g. editable installs).
         if not assertion == result.rendered:
-            pytest.fail("\n".join(errors or assertion.get_assert_diff()), pytrace=False)
+            _fail_with_errors(request, result, findings)
+            raise CaseFailed("\n".join(assertion.get_assert_diff()))
 
     return golden
 
@@ -164,69 +193,76 @@ def _golden_test(case_id: str) -> Callable[..., None]:
 def _semantic_test(case_id: str) -> Callable[..., None]:
     def semantics(request: pytest.FixtureRequest) -> None:
         """Contracts, parity and fallbacks hold on the freshly composed case, whatever the golden says."""
-        __tracebackhide__ = True
         from harness.findings import DIFFERENCE_KINDS
 
         with _harness(request.config) as engine:
             result = engine.result(case_id)
-        errors = _report(request, [f for f in result.findings if f.kind not in DIFFERENCE_KINDS])
-        if errors:
-            pytest.fail("\n".join(errors), pytrace=False)
+        findings = [f for f in result.findings if f.kind not in DIFFERENCE_KINDS]
+        _record(request, result, findings)
+        _fail_with_errors(request, result, findings)
 
     return semantics
 
 
-RUN_PROPERTY = "config-harness-run"
-
-
 def _run_test(request: pytest.FixtureRequest) -> None:
     """The findings about the run as a whole, as `check` has them: contract changes and hygiene, stale waivers
-    and orphan goldens. The update run removes orphan goldens and says so."""
-    __tracebackhide__ = True
-    from harness.findings import ERROR
+    and orphan goldens. The update run removes orphan goldens and says so; with --snapshot-warn-unused an
+    orphan golden is a warning, not a failure."""
+    from harness import pytest_report
     from harness.goldens import prune_orphans
     from harness.settings import display_path
 
-    lines = []
-    with _harness(request.config) as engine:
-        if request.config.getoption("update_snapshots", False):
-            removed = prune_orphans(engine.settings.snapshot_dir, engine.cases, every_orphan=True)
-            lines += [f"removed orphan golden {display_path(path)}" for path in removed]
+    config = request.config
+    updated = bool(config.getoption("update_snapshots", False))
+    warn_unused = bool(config.getoption("warn_unused_snapshots", False))
+    details = bool(config.getoption("include_snapshot_details", False))
+    with _harness(config) as engine:
+        removed = prune_orphans(engine.settings.snapshot_dir, engine.cases, every_orphan=True) if updated else []
         result = engine.finish()
-    lines += [f"{f.severity}: {f.message}" for f in result.findings]
-    lines += [f"error: orphan golden (no case): {name}" for name in result.orphans]
-    request.node.user_properties.append((RUN_PROPERTY, lines))
-    errors = [f"{f.kind}: {f.message}" for f in result.findings if f.severity == ERROR]
-    if result.orphans:
-        errors.append(
-            "golden(s) with no case (remove with --snapshot-update or `config-harness generate --prune`):\n"
-            + "\n".join(result.orphans)
-        )
+        goldens = display_path(engine.settings.snapshot_dir)
+    summary = [f"removed orphan golden {display_path(path)}" for path in removed] + pytest_report.run_warnings(result)
+    errors = pytest_report.run_errors(result)
+    orphans = pytest_report.orphan_lines(result.orphans, details)
+    if warn_unused:
+        summary += [f"warning: {line}" if index == 0 else line for index, line in enumerate(orphans)]
+    else:
+        errors += orphans
+    steps = pytest_report.next_lines(result, goldens, updated)
+    request.node.user_properties.append((RUN_PROPERTY, {"lines": summary, "next": steps}))
     if errors:
-        pytest.fail("\n".join(errors), pytrace=False)
+        raise CaseFailed("\n".join(errors))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """The run-level findings in their own section (also from xdist workers), as syrupy reports unused snapshots."""
-    lines = [
-        line
-        for reports in terminalreporter.stats.values()
-        for report in reports
-        if getattr(report, "when", None) == "call"
-        for name, recorded in getattr(report, "user_properties", ())
-        if name == RUN_PROPERTY
-        for line in recorded
-    ]
-    if lines:
+    """One section for the run, as syrupy reports unused snapshots (also from xdist workers): the run-level
+    warnings, the waived warnings as one count line, and the next step."""
+    from harness import pytest_report
+
+    lines: list[str] = []
+    steps: list[str] = []
+    waived: dict[str, list[str]] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, recorded in getattr(report, "user_properties", ()):
+                if name == RUN_PROPERTY:
+                    lines += recorded["lines"]
+                    steps += recorded["next"]
+                elif name == WAIVED_PROPERTY:
+                    waived.setdefault(recorded["case"], []).extend(recorded["waived"])
+    count = pytest_report.waived_line(waived)
+    lines += [count] if count else []
+    if lines or steps:
         terminalreporter.section("config-harness")
-        for line in lines:
+        for line in lines + steps:
             terminalreporter.write_line(line)
 
 
 class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function  # type: ignore[override]
         # Unusable settings or contracts are bad input: one line, no traceback. Anything else is a bug:
         # one line too, saying how to see the traceback (Collector.repr_failure takes no style argument).
         if isinstance(excinfo.value, pytest.UsageError):
@@ -248,11 +284,11 @@ class HarnessFile(pytest.File):
         grouped = self.config.pluginmanager.hasplugin("xdist")
         for case in cases:
             for name, test in (("golden", _golden_test), ("semantics", _semantic_test)):
-                item = pytest.Function.from_parent(self, name=f"{name}[{case.id}]", callobj=test(case.id))
+                item = HarnessItem.from_parent(self, name=f"{name}[{case.id}]", callobj=test(case.id))
                 if grouped:  # `--dist loadgroup` keeps a base on one worker
                     item.add_marker(pytest.mark.xdist_group(f"{case.config_name} {' '.join(case.stem_overrides)}"))
                 yield item
-        run = pytest.Function.from_parent(self, name="run", callobj=_run_test)
+        run = HarnessItem.from_parent(self, name="run", callobj=_run_test)
         if grouped:
             run.add_marker(pytest.mark.xdist_group("config-harness run"))
         yield run

@@ -7,17 +7,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
-from syrupy.data import SnapshotCollection
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+from syrupy.data import Snapshot, SnapshotCollection
 
 from harness import diff
 from harness.goldens import read_golden
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, golden_name
 from harness.render import describe_yaml_error, golden_body, parse_yaml
+from harness.syrupy_compat import TextFileExtension
 from harness.writer import write_atomic
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
+
+SNAPSHOT_NAME = "golden"  # the one snapshot in every golden file
 
 
 def case_id_of(test_location: PyTestLocation) -> str:
@@ -37,11 +39,10 @@ def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
     return [diff.describe_change(change) for change in changes]
 
 
-class GoldenExtension(SingleFileSnapshotExtension):
+class GoldenExtension(TextFileExtension):
     """One readable YAML golden per case, written atomically, with a semantic failure message."""
 
     file_extension = "yaml"
-    _write_mode = WriteMode.TEXT
     snapshot_dir: ClassVar[str] = "snapshots"
 
     @classmethod
@@ -59,7 +60,18 @@ class GoldenExtension(SingleFileSnapshotExtension):
 
     @classmethod
     def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
+        # Each golden file holds one snapshot, named as syrupy names the test (`golden[...]` reads as `golden`),
+        # so syrupy relates the two without a warning; the file's name carries the case.
+        return SNAPSHOT_NAME
+
+    @classmethod
+    def get_file_basename(cls, *, test_location: PyTestLocation, index: Any) -> str:
         return golden_name(case_id_of(test_location))[: -len(GOLDEN_SUFFIX)]
+
+    def read_snapshot_collection(self, *, snapshot_location: str) -> SnapshotCollection:
+        collection = SnapshotCollection(location=snapshot_location)
+        collection.add(Snapshot(name=SNAPSHOT_NAME))
+        return collection
 
     def is_snapshot_location(self, *, location: str) -> bool:
         name = Path(location).name

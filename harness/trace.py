@@ -160,8 +160,7 @@ def recording_type(source_type: type[ConfigSource]) -> type[ConfigSource]:
     """The config source class with recording in front (itself when it records already)."""
     if issubclass(source_type, RecordingSource):
         return source_type
-    # Same class name: Hydra recognizes its schema source by `__class__.__name__`.
-    return type(source_type.__name__, (RecordingSource, source_type), {"__module__": __name__})
+    return hydra_compat.source_subclass(RecordingSource, source_type)
 
 
 def install() -> Callable[[], None]:

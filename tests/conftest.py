@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -170,6 +172,23 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
 def verl_tree(version: str) -> Path:
     """verl's real trainer config tree of one release, from its PyPI wheel (never imported)."""
     return fetch_wheel_tree(f"verl=={version}", "verl/trainer/config", CACHE / f"verl-{version}")
+
+
+def copy_verl_project(path: Path) -> Path:
+    """This project's verl 0.9.1 tree, goldens and contracts copied into `path`, with a standalone settings file
+    (`path/harness.toml`) that says what `[tool.config-harness]` says (settings may not read outside a project)."""
+    shutil.copytree(CACHE / "verl" / "verl" / "trainer" / "config", path / "config")
+    shutil.copytree(ROOT / "snapshots", path / "snapshots")
+    shutil.copy(ROOT / "contracts" / "verl.yaml", path / "contracts.yaml")
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["config-harness"]
+    lines = ['config_dir = "config"', 'snapshot_dir = "snapshots"', 'contracts = ["contracts.yaml"]',
+             f"roots = {json.dumps(table['roots'])}", f'engine_group = "{table["engine_group"]}"', "[presets]"]
+    lines += [f"{name} = {json.dumps(overrides)}" for name, overrides in table["presets"].items()]
+    for route in table["routes"]:
+        lines += ["[[routes]]"] + [f"{key} = {json.dumps(value)}" for key, value in route.items()]
+    settings = path / "harness.toml"
+    settings.write_text("\n".join(lines) + "\n")
+    return settings
 
 
 def commit_small_project(project: Path, cli, contracts: str) -> Path:

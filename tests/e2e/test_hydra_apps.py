@@ -125,7 +125,7 @@ def benchmarl_venv() -> Path:
             [str(python), "-m", "pip", "install", "-q", "--no-deps", "benchmarl==1.5.2", "torchrl>=0.10,<0.12", "tensordict",
              "tqdm", "cloudpickle", "orjson", "pyvers", "importlib_metadata", "numpy"],
             [str(python), "-m", "pip", "install", "-q", "hydra-core>=1.3.2,<1.4", "omegaconf>=2.3,<2.4", "PyYAML>=6,<7",
-             "pytest>=8", "syrupy>=4.8", "pygments"],
+             "pytest>=8", "syrupy>=5", "pygments"],
         ]
         for step in steps:
             completed = subprocess.run(step, capture_output=True, text=True)

@@ -74,7 +74,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(small_project):
 def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pytest.Pytester):
     write_tree(pytester.path / "conf", SMALL_TREE)
     (pytester.path / "pyproject.toml").write_text(PYPROJECT.replace('roots = ["train"]', 'roots = ["train"]\nbogus = 1'))
-    bad = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    bad = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     assert bad.ret == pytest.ExitCode.INTERRUPTED
     bad.stdout.fnmatch_lines(["config-harness: *pyproject.toml*unknown key 'bogus'*"])
     assert "INTERNALERROR" not in bad.stdout.str() + bad.stderr.str() and "Traceback" not in bad.stdout.str()
@@ -90,7 +90,7 @@ def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pyt
         harness.engine.Engine.__init__ = broken
         """
     )
-    crashed = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    crashed = pytester.runpytest_subprocess("-p", "no:cacheprovider")  # the injected bug must not outlive the run
     assert crashed.ret == pytest.ExitCode.INTERRUPTED
     crashed.stdout.fnmatch_lines(["config-harness: internal error while collecting pyproject.toml: AttributeError: injected*"])
     assert "INTERNALERROR" not in crashed.stdout.str() + crashed.stderr.str() and "Traceback" not in crashed.stdout.str()
@@ -99,6 +99,6 @@ def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pyt
 def test_a_source_tree_not_fetched_yet_skips_the_golden_tests_with_how_to_fetch_it(pytester: pytest.Pytester):
     source = '\n[tool.config-harness.source]\nwheel = "demo==1.0"\nunpack = "demo/conf"\ninto = ".cache/demo"\n'
     (pytester.path / "pyproject.toml").write_text(PYPROJECT.replace('config_dir = "conf"', 'config_dir = ".cache/demo/demo/conf"') + source)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rs")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *config-harness: config_dir *demo/conf is not there yet; `config-harness fetch`*demo==1.0"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -30,7 +31,7 @@ def _loader():
     return GlobalHydra.instance().config_loader()
 
 
-def test_start_hydra_puts_the_primary_folder_then_the_extra_folders_on_the_search_path(tmp_path):
+def test_start_hydra_and_file_source_folders_put_the_primary_folder_then_the_extra_folders_on_the_search_path(tmp_path):
     primary = write_tree(tmp_path / "conf", TREE)
     extra = write_tree(tmp_path / "extra", {"optimizer/lamb.yaml": "name: lamb\n"})
     hydra_compat.start_hydra(f"file://{primary}", [f"file://{extra}"], None)
@@ -52,7 +53,7 @@ def test_start_hydra_applies_version_base(tmp_path):
             GlobalHydra.instance().clear()
 
 
-def test_registered_source_serves_its_scheme(tmp_path):
+def test_register_source_serves_its_scheme(tmp_path):
     conf = write_tree(tmp_path, TREE)
     hydra_compat.register_source(CachedFileConfigSource)
     hydra_compat.start_hydra(f"{SCHEME}://{conf}")
@@ -200,3 +201,116 @@ def test_shared_work_merges_again_a_head_it_cannot_pickle(tmp_path, monkeypatch)
         assert shared == [plain, plain] and heads == {}
     finally:
         GlobalHydra.instance().clear()
+
+
+def test_child_node_returns_a_container_as_written_without_running_its_resolvers():
+    calls = []
+    with hydra_compat.resolvers_replaced({"probe": lambda: calls.append(1) or "picked"}):
+        config = OmegaConf.create({"defaults": ["${probe:}", {"backend": "cpu"}], "hydra": {"searchpath": []}})
+        node = hydra_compat.child_node(config, "defaults")
+        assert OmegaConf.to_container(node, resolve=False) == ["${probe:}", {"backend": "cpu"}]
+        assert hydra_compat.child_node(config, "hydra") is not None and hydra_compat.child_node(config, "absent") is None
+    assert calls == []
+
+
+def test_source_subclass_keeps_the_class_name_hydra_tells_its_schema_source_by(tmp_path):
+    class Mixin:
+        pass
+
+    conf = write_tree(tmp_path, TREE)
+    structured = hydra_compat.source_types()["structured"]
+    renamed = type("RenamedSource", (Mixin, structured), {})
+    for stand_in, composes in ((hydra_compat.source_subclass(Mixin, structured), True), (renamed, False)):
+        with hydra_compat.sources_standing_in({"structured": stand_in}):
+            hydra_compat.start_hydra(f"file://{conf}")
+            try:
+                if composes:
+                    assert compose("train").trainer.optim.name == "adam"
+                else:  # the control: Hydra asserts its schema source is a StructuredConfigSource, by name
+                    with pytest.raises(AssertionError, match="schema config source must be last"):
+                        compose("train")
+            finally:
+                GlobalHydra.instance().clear()
+    assert hydra_compat.source_subclass(Mixin, structured).__mro__[1:3] == (Mixin, structured)
+
+
+def test_file_group_options_and_is_file_source_see_only_config_folders(tmp_path):
+    primary = write_tree(tmp_path / "conf", TREE)
+    extra = write_tree(tmp_path / "extra", {"optimizer/lamb.yaml": "name: lamb\n"})
+    hydra_compat.start_hydra(f"file://{primary}", [f"file://{extra}"])
+    try:
+        assert hydra_compat.file_group_options(_loader(), "optimizer") == ["adam", "lamb", "sgd"]
+        assert hydra_compat.file_group_options(_loader(), "none") == []
+        kinds = {source.scheme(): hydra_compat.is_file_source(source) for source in _loader().get_sources()}
+        assert kinds == {"file": True, "pkg": False, "structured": False}
+    finally:
+        GlobalHydra.instance().clear()
+
+
+def test_file_config_source_and_importlib_resources_config_source_have_the_hooks_the_harness_overrides():
+    for source_type in (hydra_compat.FileConfigSource, hydra_compat.ImportlibResourcesConfigSource):
+        for hook in ("is_group", "is_config", "list", "load_config", "available", "scheme"):
+            assert callable(getattr(source_type, hook, None)), f"{source_type.__name__}.{hook}"
+    assert hydra_compat.FileConfigSource("harness", "file:///nowhere").path == "/nowhere"
+
+
+def test_resolvers_replaced_adds_and_replaces_then_restores_the_table():
+    before = dict(hydra_compat.resolver_table())
+    # Entries of the table take OmegaConf's internal arguments (config, parent, node, args, args_str).
+    replacements = {"oc.env": lambda *internal: "stand-in", "config_harness_probe": lambda *internal: 1}
+    with hydra_compat.resolvers_replaced(replacements):
+        config = OmegaConf.create({"a": "${oc.env:HOME}", "b": "${config_harness_probe:}"})
+        assert OmegaConf.to_container(config, resolve=True) == {"a": "stand-in", "b": 1}
+    assert hydra_compat.resolver_table() == before
+
+
+def test_saved_state_restores_registries_version_base_and_global_hydra(tmp_path):
+    restore = hydra_compat.saved_state()
+    before = (dict(hydra_compat.source_types()), dict(hydra_compat.resolver_table()), GlobalHydra.instance().is_initialized())
+    hydra_compat.start_hydra(f"file://{write_tree(tmp_path, TREE)}", version_base="1.1")
+    hydra_compat.source_types()["config-harness-probe"] = CachedFileConfigSource
+    hydra_compat.resolver_table()["config_harness_probe"] = lambda *internal: 1
+    with hydra_compat.shared_work({}):
+        restore()
+    after = (dict(hydra_compat.source_types()), dict(hydra_compat.resolver_table()), GlobalHydra.instance().is_initialized())
+    assert after == before
+
+
+# syrupy's private API (harness/syrupy_compat.py) and the hooks the golden extension overrides.
+
+
+def test_text_file_extension_reads_and_writes_utf8_text(tmp_path):
+    from harness.syrupy_compat import TextFileExtension
+
+    extension = TextFileExtension()
+    assert TextFileExtension.get_supported_dataclass() is str and TextFileExtension.get_write_encoding() == "utf-8"
+    path = tmp_path / "golden.raw"
+    path.write_text("a: é\n", encoding="utf-8")
+    read = extension.read_snapshot_data_from_location(snapshot_location=str(path), snapshot_name="golden", session_id="")
+    assert read == "a: é\n"
+
+
+def test_every_hook_the_golden_extension_overrides_exists_in_syrupy():
+    """A hook syrupy renamed (as 5.0 renamed `_file_extension` to `file_extension`) would silently go unused."""
+    from syrupy.extensions.single_file import SingleFileSnapshotExtension
+
+    from harness.snapshot import GoldenExtension
+
+    ours = {"bound_to", "snapshot_dir"}  # our own: the folder binding
+    overridden = {name for name in vars(GoldenExtension) if not name.startswith("__") and name not in ours}
+    assert overridden and "file_extension" in overridden
+    missing = sorted(name for name in overridden if not hasattr(SingleFileSnapshotExtension, name))
+    assert missing == []
+
+
+def test_every_compat_name_has_a_test_named_after_it():
+    import inspect
+    import re
+    import sys
+
+    from harness import syrupy_compat
+
+    tests = " ".join(name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction) if name.startswith("test_"))
+    names = [*hydra_compat.__all__, *syrupy_compat.__all__]
+    snake = {name: re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() for name in names}
+    assert [name for name in names if snake[name] not in tests] == []

@@ -1,0 +1,94 @@
+"""What the pytest plugin prints, in the text report's words: a few lines per failing test, one section per run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult
+from harness.grouping import Group, Tier, group_findings
+from harness.reporters.base import NextSteps, ReportOptions
+from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by
+from harness.reporters.text import printable
+
+# Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
+# it takes at most 2 × (header + BODY_LINES + its short-summary line) = 12 lines.
+BODY_LINES = 4
+MORE = "-vv lists them all"
+
+
+def _groups(result: CaseResult, findings: Iterable[Finding]) -> list[Group]:
+    return group_findings([replace(result, findings=tuple(findings))])
+
+
+def _line(item: Group | Fold) -> str:
+    """One value or folded subtree, as the text report says it, with the file that sets it."""
+    if isinstance(item, Fold):
+        text, source, verb = item.describe(), item.source_file(), set_by(item.first)
+    elif item.kind == Kind.MISSING_GOLDEN:
+        text, source, verb = "no golden yet; --snapshot-update writes it", None, ""
+    else:
+        text, source, verb = describe_group(item), item.source, set_by(item)
+    return printable(text + (f"  ({verb} {source})" if source is not None else ""))
+
+
+def error_lines(result: CaseResult, findings: Iterable[Finding], everything: bool = False) -> list[str]:
+    """The errors among one case's `findings`: a line per value or folded subtree, in triage order, at most
+    BODY_LINES of them (the last says how many more) unless `everything`."""
+    lines = [_line(item) for item in folded([g for g in _groups(result, findings) if g.severity == ERROR])]
+    if everything or len(lines) <= BODY_LINES:
+        return lines
+    shown = lines[: BODY_LINES - 1]
+    return [*shown, f"… and {len(lines) - len(shown)} more ({MORE})"]
+
+
+def waived(result: CaseResult) -> list[str]:
+    """The case's waived warnings, one text each (the same text for the same warning on another case)."""
+    return [describe_group(g) for g in _groups(result, result.findings) if g.tier == Tier.WAIVED]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def waived_line(by_case: Mapping[str, Sequence[str]]) -> str | None:
+    """All waived warnings of the run as one line, as the text report counts them (None: there are none)."""
+    total = sum(len(texts) for texts in by_case.values())
+    if not total:
+        return None
+    cases = sum(1 for texts in by_case.values() if texts)
+    distinct = len({text for texts in by_case.values() for text in texts})
+    return (f"{_plural(total, 'waived warning')} on {_plural(cases, 'case')}, {distinct} distinct "
+            "(`config-harness check --verbose` lists them)")
+
+
+def orphan_lines(orphans: Sequence[str], details: bool) -> list[str]:
+    """Goldens without a case: a count and what to do, each golden listed only with `details` (as syrupy does)."""
+    if not orphans:
+        return []
+    head = f"{_plural(len(orphans), 'golden')} with no case: --snapshot-update removes "
+    head += "them" if len(orphans) != 1 else "it"
+    lines = [head + ("" if details else "; --snapshot-details lists " + ("them" if len(orphans) != 1 else "it"))]
+    return lines + [printable(f"  {name}") for name in orphans] if details else lines
+
+
+def run_errors(result: MatrixResult) -> list[str]:
+    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers)."""
+    return [_line(g) for g in group_findings([], result.findings) if g.severity == ERROR]
+
+
+def run_warnings(result: MatrixResult) -> list[str]:
+    """The warnings about the run as a whole (a waiver that excuses nothing), each on its line."""
+    return [printable(f"warning: {describe_group(g)}") for g in group_findings([], result.findings) if g.severity != ERROR]
+
+
+def next_lines(result: MatrixResult, goldens: str, updated: bool) -> list[str]:
+    """What to do about the run's errors, as `check` says it, with pytest's command for rewriting goldens.
+
+    After --snapshot-update the differences are written, so only what rewriting cannot settle is left.
+    """
+    cases = [r.written_out() for r in result.cases] if updated else result.cases
+    settled = replace(result, cases=cases, orphans=[])  # orphans have their own line (pytest's options)
+    steps = NextSteps(regenerate="pytest --snapshot-update", goldens=goldens)
+    return [printable(f"Next: {step}") for step in
+            next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]
