@@ -314,3 +314,14 @@ def test_every_compat_name_has_a_test_named_after_it():
     names = [*hydra_compat.__all__, *syrupy_compat.__all__]
     snake = {name: re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() for name in names}
     assert [name for name in names if snake[name] not in tests] == []
+
+
+def test_nesting_depth_counts_mappings_and_lists_without_recursion():
+    config = OmegaConf.create({"a": {"b": [1, {"c": 2}]}, "d": 3})
+    assert hydra_compat.nesting_depth(config, 40) == 4  # the root, a, b's list, the mapping in it
+    deep: dict = {}
+    node = deep
+    for _ in range(60):
+        node["x"] = {}
+        node = node["x"]
+    assert hydra_compat.nesting_depth(OmegaConf.create(deep), 10) == 11  # stops counting past the limit
