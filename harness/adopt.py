@@ -17,10 +17,11 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from harness.compose import ComposeError, HydraSession
-from harness.goldens import write_atomic
 from harness.hydra_compat import header_of
 from harness.matrix import GOLDEN_PREFIX, build_cases, group_override
+from harness.reader import InputLimitError, read_bytes, read_text
 from harness.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
+from harness.writer import write_atomic
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
@@ -343,11 +344,11 @@ def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, di
             files += 1
             path = Path(folder, name)
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_text(path)
                 if "hydra" not in text:
                     continue
                 tree = ast.parse(text)
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
             for node in ast.walk(tree):
                 if isinstance(node, ast.Call) and _is_hydra_main(node.func):
@@ -396,8 +397,8 @@ def guess_version_base(config_dir: Path, repository: Path, roots: Sequence[str])
         return version, f"version_base {shown} as @hydra.main at {where[version]} ({count} entry point(s) agree)"
     for path in sorted(config_dir.rglob("*.yaml")):
         try:
-            header = header_of(path.read_text(encoding="utf-8")[:512])
-        except (OSError, UnicodeDecodeError):
+            header = header_of(read_text(path)[:512])
+        except (OSError, UnicodeDecodeError, InputLimitError):
             continue
         package = header.get("package") or ""
         if "_group_" in package or "_name_" in package:
@@ -474,9 +475,11 @@ def _package_around(path: Path, stop: Path) -> Path | None:
 def _existing_document(settings_file: Path, in_pyproject: bool) -> bytes:
     """The settings file's bytes (empty when absent); refuses a file that already holds settings."""
     try:
-        data = settings_file.read_bytes()
+        data = read_bytes(settings_file)
     except FileNotFoundError:
         return b""
+    except (InputLimitError, OSError) as error:
+        raise AdoptError(str(error)) from None
     if not in_pyproject:
         if data.strip():
             raise AdoptError(f"{settings_file}: already exists; init writes a new settings file only")
@@ -524,8 +527,8 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
             if not name.endswith(".sh") or top in tops or path.is_symlink():
                 continue
             try:
-                data = path.read_bytes()[: 1024 * 1024]
-            except OSError:
+                data = read_bytes(path, limit=1024 * 1024)
+            except (OSError, InputLimitError):
                 continue
             if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, project.is_entry):
                 tops.add(top)

@@ -27,6 +27,7 @@ from hydra import __version__ as hydra_version
 from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
+from harness.escape import printable
 from harness.session import current
 
 ENTRY_SUFFIX = ".pickle"
@@ -285,7 +286,7 @@ def warn_refused(error: CacheRefused) -> None:
     """Say once per session why the cache is off (the run goes on without it)."""
     message = f"config-harness: warning: cache off: {error}"
     if current().warn_once(message):
-        print(message, file=sys.stderr)
+        print(printable(message), file=sys.stderr)
 
 
 def cache_get(key: bytes) -> Any:

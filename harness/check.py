@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from harness.baselines import BaselineEntry
 from harness.contract_changes import TermChange
 from harness.contracts import HYDRA, ChangeRecord
 from harness.diff import describe_value, diff_trees
+from harness.escape import printable, suspicious
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
 from harness.moves import fold_moves
@@ -42,12 +43,16 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
     return findings
 
 
-def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes: list[diff.Change]) -> list[Finding]:
+def effective_findings(
+    config: DictConfig, tree: Any, golden_tree: Any, changes: list[diff.Change], budget: resolve.Budget | None = None
+) -> list[Finding]:
     """Interpolations written the same in both trees whose resolved value changed.
 
     Only interpolations that read a changed leaf (directly or through other interpolations) are resolved:
-    resolving is the slow part, and an interpolation whose inputs did not change resolves the same.
+    resolving is the slow part, and an interpolation whose inputs did not change resolves the same. The case's
+    resolution budget bounds the work; once it is spent, one finding names how many were left unresolved.
     """
+    budget = resolve.Budget() if budget is None else budget
     golden_config = None
     findings = []
     interpolations = resolve.interpolation_leaves(tree)
@@ -59,13 +64,24 @@ def effective_findings(config: DictConfig, tree: Any, golden_tree: Any, changes:
             f"{len(too_long)} interpolation(s) from {too_long[0]} on are chains of more than {resolve.MAX_CHAIN} steps "
             "(or circular); their resolved values are not compared",
         ))
-    for path, written in sorted(interpolations.items()):
-        if path not in affected or path in too_long or resolve.lookup(golden_tree, path) != written:
-            continue  # unaffected, or a changed text that is already a `changed` finding
+    candidates = [
+        (path, written) for path, written in sorted(interpolations.items())
+        # unaffected, or a changed text that is already a `changed` finding
+        if path in affected and path not in too_long and resolve.lookup(golden_tree, path) == written
+    ]
+    for index, (path, written) in enumerate(candidates):
+        if budget.spent:
+            findings.append(Finding(
+                "effective", path, None, None, ERROR,
+                f"{len(candidates) - index} interpolation(s) from {path} on are not compared: resolving them would "
+                f"take more than {resolve.RESOLUTION_BUDGET:,} values (interpolations that each read a big mapping)",
+            ))
+            break
         if golden_config is None:
             golden_config = OmegaConf.create(golden_tree)
         old = resolve.resolve_path(golden_config, path)
         new = resolve.resolve_path(config, path)
+        budget.spend(old, new)
         if isinstance(old, resolve.Unresolvable) and isinstance(new, resolve.Unresolvable):
             continue
         if isinstance(new, resolve.Unresolvable):
@@ -106,11 +122,12 @@ def compare_with_base(
     changes = diff.diff_trees(base_tree, tree)
     if not changes and base.text is None:
         return Status.OK, fallback_findings(tree, None)
-    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED])
+    budget = resolve.Budget()
+    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED], budget)
     findings = [change_finding(change, change.path in refactors) for change in changes]
     # A removed key whose value reappears elsewhere is one `moved` finding, not a removal and an addition.
     findings = fold_moves(findings, (path for path, _ in diff.iter_leaves(tree)))
-    findings += effective_findings(config, tree, base_tree, changes)
+    findings += effective_findings(config, tree, base_tree, changes, budget)
     findings += fallback_findings(tree, base_tree)
     if not changes:
         findings.insert(0, Finding(Kind.FORMAT, "", severity=ERROR, message=f"{base.display} differs in text but not in meaning; regenerate it"))
@@ -142,6 +159,32 @@ def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     ]
 
 
+def _strings(value: Any) -> Iterator[Any]:
+    """Every string in a value: itself, or the keys and items of the lists and mappings inside it."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            pending += item
+
+
+def hidden_text_findings(tree: Any) -> list[Finding]:
+    """A warning for every leaf whose path or value holds characters a reader cannot see or that reorder what
+    they see (a right-to-left override makes `/models/evil` read as `/models/good`); reports show them escaped."""
+    findings = []
+    for path, value in diff.iter_leaves(tree):
+        if suspicious(path) or any(suspicious(text) for text in _strings(value)):
+            findings.append(Finding(
+                Kind.HIDDEN_TEXT, path, None, value, WARNING,
+                f"{printable(path)} holds control, bidi or zero-width characters (shown escaped): {printable(diff.describe_value(value))}",
+            ))
+    return findings
+
+
 def semantic_findings(
     case: Case, config: Any, tree: Any, twin_tree: Any, extra_checks: Iterable[CaseChecker]
 ) -> list[Finding]:
@@ -154,7 +197,7 @@ def semantic_findings(
             findings += parity_findings(case, tree, twin_tree)
     for check in extra_checks:
         findings += check(case, config, tree)
-    return findings
+    return findings + hidden_text_findings(tree)
 
 
 # Parts of the `hydra:` subtree that run code or touch the machine when the application starts: callbacks,

@@ -13,11 +13,13 @@ from hydra.errors import HydraException
 
 from harness import __version__
 from harness.commands import COMMANDS
-from harness.commands.common import EXIT_INTERNAL, EXIT_USAGE, UsageError, add_global_flags, drop_ignored_globals
+from harness.commands.common import EXIT_INTERNAL, EXIT_USAGE, UsageError, add_global_flags, drop_ignored_globals, say
 from harness.compose import ComposeError
 from harness.contracts import ContractError
+from harness.diff import PathError
 from harness.fetch import FetchError
 from harness.gitrepo import GitError
+from harness.policy import resolution_policy
 from harness.session import Session
 from harness.settings import SettingsError
 
@@ -28,6 +30,7 @@ EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE,
 # case) and Hydra's own errors outside composition name config content, so they are bad input too.
 BAD_INPUT: tuple[type[BaseException], ...] = (
     SettingsError, ContractError, UsageError, FetchError, GitError, ComposeError, yaml.YAMLError, HydraException,
+    PathError,
 )
 
 
@@ -83,11 +86,11 @@ def _report_internal_error(error: BaseException) -> int:
     if os.environ.get("CONFIG_HARNESS_DEBUG"):
         traceback.print_exc(file=sys.stderr)
     summary = " ".join(f"{type(error).__name__}: {error}".split())
-    print(
-        f"config-harness: internal error (a bug in config-harness {__version__}): {summary}\n"
+    say(f"config-harness: internal error (a bug in config-harness {__version__}): {summary}", sys.stderr)
+    say(
         "config-harness: please report it with the command you ran and the traceback that "
         "CONFIG_HARNESS_DEBUG=1 prints (see the README's Troubleshooting section)",
-        file=sys.stderr,
+        sys.stderr,
     )
     return EXIT_INTERNAL
 
@@ -111,10 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     command = next(command for command in COMMANDS if command.NAME == args.command)
     try:
         drop_ignored_globals(args, command.GLOBALS)
-        with Session():  # every cache, recorder and scratch folder of this command, gone when it returns
+        # Every cache, recorder and scratch folder of this command, gone when it returns; every resolution in it
+        # runs under the one resolver policy (no host value reaches any output or file).
+        with Session(), resolution_policy():
             return command.run(args)
     except BAD_INPUT as error:
-        print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
+        say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return _quiet_broken_pipe()
@@ -122,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         print("config-harness: interrupted", file=sys.stderr)
         return 130
     except OSError as error:  # a path the user gave (or the disk) refused: unusable input, not a bug
-        print(f"config-harness: error: {_usage_message(error)}", file=sys.stderr)
+        say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
         return EXIT_USAGE
     except Exception as error:
         return _report_internal_error(error)

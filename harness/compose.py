@@ -24,11 +24,13 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
-from harness.confine import Scope, config_problem, project_root, search_path_problem, uses_resolver, within
+from harness.confine import Scope, UnsafeInput, config_problem, project_root, search_path_problem, uses_resolver, within
 from harness.hints import option_hint, override_hint
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource
 from harness.matrix import Case
-from harness.render import InputLimitError, describe_yaml_error, load_config_text, read_bounded
+from harness.policy import resolution_policy
+from harness.reader import InputLimitError, read_bytes
+from harness.render import MAX_DEPTH, describe_yaml_error, load_config_text
 from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.session import Session, current
 
@@ -55,12 +57,13 @@ class ParsedFile:
         return pickle.loads(self.blob)
 
 
-def parse_file(full_path: str, display: str) -> ParsedFile:
-    """A config file's header and nodes, parsed once per content (and once per machine with the disk cache)."""
-    try:
-        data = read_bounded(full_path)
-    except InputLimitError as error:
-        raise ConfigLoadError(f"{display}: {error}") from None
+def parse_file(full_path: str, display: str, data: bytes | None = None) -> ParsedFile:
+    """A config file's header and nodes, parsed once per content (and once per machine with the disk cache).
+
+    `data` is the file's bytes when the caller read them already (through the reader, as here).
+    """
+    if data is None:
+        data = read_config(full_path, display)
     # Keyed by (absolute path, content digest): an edit is a new key, never a stale hit.
     key = (full_path, hashlib.blake2b(data, digest_size=16).digest())
     session = current()
@@ -86,6 +89,14 @@ def parse_file(full_path: str, display: str) -> ParsedFile:
         cache_put(b"file\0" + data, (parsed.header, parsed.blob, parsed.digest))
     session.parsed[key] = parsed
     return parsed
+
+
+def read_config(full_path: str, display: str) -> bytes:
+    """A config file's bytes through the one reader, confined to the session's scope; ConfigLoadError naming it."""
+    try:
+        return read_bytes(full_path, current().scope, what=display)
+    except (InputLimitError, UnsafeInput, FileNotFoundError) as error:
+        raise ConfigLoadError(str(error) if not isinstance(error, FileNotFoundError) else f"Config not found : {display}") from None
 
 
 class CachedFileConfigSource(FileConfigSource):
@@ -285,6 +296,15 @@ def parse_overrides(overrides: Iterable[str]) -> list[Any]:
     return parsed
 
 
+def bounded(config: DictConfig) -> DictConfig:
+    """The composed config, or ComposeError when it nests deeper than any walk of it may go (an override such as
+    `+a=[[[...]]]` stacks levels no file has)."""
+    depth = hydra_compat.nesting_depth(config, MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        raise ComposeError(f"the composed config nests more than {MAX_DEPTH} levels deep; refused")
+    return config
+
+
 @dataclass
 class _Stem:
     """A stem: the composed (root, engine) config that its presets are applied to, pickled on first use."""
@@ -403,7 +423,7 @@ class HydraSession:
         with hydra_compat.recording_defaults_lists() as recorded:
             try:
                 refuse_steering_overrides(self, overrides)
-                with hydra_compat.resolvers_refusing(), trace.recording() as recorder:
+                with resolution_policy(), trace.recording() as recorder:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
                         config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
             except Exception as error:  # Hydra raises many types; each becomes one line.
@@ -433,7 +453,7 @@ class HydraSession:
         """The config files Hydra merges for this composition, in order (from the compose when it ran)."""
         key = (config_name, tuple(overrides))
         if key not in self.defaults_lists:
-            with hydra_compat.resolvers_refusing():
+            with resolution_policy():
                 defaults = self.loader.compute_defaults_list(config_name, list(key[1]), RunMode.RUN).defaults
             self.defaults_lists[key] = config_entries(defaults, self.loader)
         return self.defaults_lists[key]
@@ -467,7 +487,9 @@ class HydraSession:
             return None
         config = pickle.loads(base_blob if base_blob is not None else pickled(base))
         try:
-            hydra_compat.apply_overrides(parsed, config)
+            # Hydra's override code resolves what it reads (`~a=x` compares a's resolved value): under the policy.
+            with resolution_policy():
+                hydra_compat.apply_overrides(parsed, config)
         except Exception as error:
             message = describe_error(error)
             # A misspelled key in a preset: name the closest key of the config, not Hydra's advice to add it.
@@ -509,8 +531,10 @@ class HydraSession:
 
         Hydra's own compose drops the subtree the same way (`del cfg.hydra` under open_dict), so the job config is
         the one `return_hydra_config=False` gives. `hydra.runtime` (this machine's folders and versions) and
-        `hydra.overrides` (the case's own overrides) say nothing about the tree and are left out.
+        `hydra.overrides` (the case's own overrides) say nothing about the tree and are left out. Every composition
+        passes here, so here its depth is bounded (ComposeError) before anything walks it.
         """
+        bounded(config)
         if not self.hydra_subtree or "hydra" not in config:
             return config, None
         with open_dict(config):
@@ -531,6 +555,6 @@ class HydraSession:
                 stem.blob = pickled(stem.config)
             derived = self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
             if derived is not None:
-                return derived, stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
+                return bounded(derived), stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
         # A group-selecting preset, or one that might repair a broken stem, goes through full compose.
         return self._split(self.compose(case.config_name, case.overrides))

@@ -54,6 +54,18 @@ def outside_problem(path: Path, scope: Scope, what: str) -> str | None:
     return f"{what} {path} lies outside the project {scope[0]}{link}; it is not read"
 
 
+def git_folder_problem(path: str | Path) -> str | None:
+    """Why the harness may not write to `path` (a git repository's own data: refs, hooks, config), or None.
+
+    Writing there lets a pull request choose what `diff --base origin/main` compares against, or plant a hook.
+    """
+    real = Path(os.path.realpath(path))
+    for folder in (real, *real.parents):
+        if folder.name == ".git":
+            return f"{path} lies inside the git folder {folder}; the harness never writes there"
+    return None
+
+
 def uses_resolver(value: Any) -> bool:
     """True for a string with a resolver call (`${oc.env:...}`, `${now:...}`, any `${name:...}`)."""
     return isinstance(value, str) and RESOLVER_CALL.search(value) is not None

@@ -14,9 +14,11 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig
 
-from harness.diff import describe_value, same_value
+from harness.confine import Scope, UnsafeInput
+from harness.diff import PathError, describe_value, same_value, split_path
 from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
+from harness.reader import InputLimitError, read_text
 from harness.render import GoldenLoader, describe_yaml_error
 from harness.resolve import MISSING, Unresolvable, effective_value, lookup
 from harness.settings import Settings, display_path
@@ -152,11 +154,20 @@ def _strict_keys(origin: Path, mapping: Any, allowed: AbstractSet[str], what: st
             raise ContractError(f"{_where(origin, mapping, key)}: unknown key {key!r} in {what} (allowed: {', '.join(sorted(allowed))})")
 
 
+def _checked(origin: Path, mapping: Any, key: str, path: str) -> str:
+    """`path` if it reads as a dotted path, else a ContractError at the line of `key`."""
+    try:
+        split_path(path)
+    except PathError as error:
+        raise ContractError(f"{_where(origin, mapping, key)}: {key}: {error}") from None
+    return path
+
+
 def _path_list(origin: Path, mapping: Any, key: str) -> tuple[str, ...]:
     value = mapping.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ContractError(f"{_where(origin, mapping, key)}: {key} must be a list of dotted paths")
-    return tuple(value)
+    return tuple(_checked(origin, mapping, key, path) for path in value)
 
 
 def parse_contracts(text: str, origin: Path) -> ContractSet:
@@ -195,9 +206,9 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 name=entry["name"],
                 cases=cases,
                 require=_path_list(origin, entry, "require"),
-                equal=tuple((str(k), plain(v)) for k, v in equal.items()),
+                equal=tuple((_checked(origin, entry, "equal", str(k)), plain(v)) for k, v in equal.items()),
                 forbid=_path_list(origin, entry, "forbid"),
-                agree=tuple(tuple(group) for group in agree),
+                agree=tuple(tuple(_checked(origin, entry, "agree", path) for path in group) for group in agree),
                 agree_require_both=require_both,
                 origin=str(origin),
                 program_view=program_view,
@@ -222,6 +233,7 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
         cases = entry.get("cases", "*")
         if not isinstance(cases, str) or not cases:
             raise ContractError(f"{_where(origin, entry, 'cases')}: a waiver's cases must be one glob string")
+        _checked(origin, entry, "path", entry["path"])
         waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
     return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
 
@@ -258,16 +270,19 @@ def merge_sets(sets: Iterable[ContractSet]) -> ContractSet:
     )
 
 
-def load_contracts(paths: tuple[Path, ...] | list[Path]) -> ContractSet:
-    """Read and merge contract files; any problem is a ContractError naming the file."""
+def load_contracts(paths: tuple[Path, ...] | list[Path], scope: Scope | None = None) -> ContractSet:
+    """Read and merge contract files through the one reader (bounded, confined to `scope` when given); any problem
+    is a ContractError naming the file."""
     loaded = []
     for path in paths:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(path, scope, what=str(path))
         except FileNotFoundError:
             raise ContractError(f"{path}: contracts file not found") from None
         except UnicodeDecodeError as error:
             raise ContractError(f"{path}: not UTF-8 (offset {error.start})") from None
+        except (InputLimitError, UnsafeInput) as error:
+            raise ContractError(str(error)) from None
         loaded.append(parse_contracts(text, Path(path)))
     return merge_sets(loaded)
 
@@ -385,7 +400,7 @@ def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Fin
 
 def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
     """The settings' contracts as a case check (raises ContractError for an unusable file)."""
-    return checks_for(load_contracts(settings.contracts), today)
+    return checks_for(load_contracts(settings.contracts, settings.read_scope), today)
 
 
 def checks_for(contract_set: ContractSet, today: datetime.date | None = None, program: ProgramLookup | None = None) -> list[CaseChecker]:

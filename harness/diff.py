@@ -39,12 +39,22 @@ LOOKS_TYPED = re.compile(
 )
 
 
+# A key of another type than str, int and bool (a float, null, bytes, an enum): its repr as a JSON string in
+# brackets. A bare string key never holds `[` and a quoted one starts with `"`, so no string shares the form.
+TYPED_KEY = re.compile(r'\["(?:[^"\\]|\\.)*"\]')
+
+
 def path_segment(key: Any) -> str:
-    """One key as it appears in a dotted path: bare when plain, else quoted as a JSON string."""
-    text = str(key)
-    if PLAIN_KEY.fullmatch(text) and not (isinstance(key, str) and LOOKS_TYPED.fullmatch(text)):
-        return text
-    return json.dumps(text, ensure_ascii=False)
+    """One key as it appears in a dotted path: a plain string bare, any other string quoted as a JSON string,
+    an int or a bool as written (`1`, `True`: the strings "1" and "True" are quoted), any other key bracketed
+    (`["1.5"]`, `["None"]`). Two distinct keys never share a segment."""
+    if isinstance(key, str):
+        if PLAIN_KEY.fullmatch(key) and not LOOKS_TYPED.fullmatch(key):
+            return key
+        return json.dumps(key, ensure_ascii=False)
+    if isinstance(key, int) and type(key) in (int, bool):
+        return str(key)
+    return "[" + json.dumps(repr(key), ensure_ascii=False) + "]"
 
 
 def join_path(prefix: str, key: Any) -> str:
@@ -53,18 +63,32 @@ def join_path(prefix: str, key: Any) -> str:
     return f"{prefix}.{segment}" if prefix else segment
 
 
+class PathError(ValueError):
+    """A dotted path that cannot be read (an unterminated or misplaced quoted key); the message names it."""
+
+
 def split_path(path: str) -> list[str]:
-    """The keys of a dotted path (the inverse of join_path): quoted segments may hold dots."""
-    if '"' not in path:
+    """The keys of a dotted path (the inverse of join_path): quoted segments may hold dots, and a bracketed
+    segment (`["1.5"]`) names a key of another type. PathError for text that is not such a path."""
+    if '"' not in path and "[" not in path:
         return path.split(".")
     keys, decoder, index = [], json.JSONDecoder(), 0
     while index <= len(path):
-        if path.startswith('"', index):
-            key, index = decoder.raw_decode(path, index)
-        else:
-            end = path.find(".", index)
-            end = len(path) if end < 0 else end
-            key, index = path[index:end], end
+        try:
+            if path.startswith('"', index):
+                key, index = decoder.raw_decode(path, index)
+            elif path.startswith('["', index) and TYPED_KEY.match(path, index):
+                match = TYPED_KEY.match(path, index)
+                assert match is not None
+                key, index = match.group(), match.end()
+            else:
+                end = path.find(".", index)
+                end = len(path) if end < 0 else end
+                key, index = path[index:end], end
+        except json.JSONDecodeError as error:
+            raise PathError(f"{path!r} is not a dotted path: {error.msg} at offset {error.pos}") from None
+        if index < len(path) and path[index] != ".":
+            raise PathError(f"{path!r} is not a dotted path: {path[index]!r} at offset {index} after a quoted key")
         keys.append(key)
         index += 1  # the dot
     return keys
@@ -202,11 +226,30 @@ def _inner_changes(path: str, old: Any, new: Any) -> list[str]:
     return [] if same_value(old, new) else [f"{path}: {describe_value(old)} -> {describe_value(new)}"]
 
 
+# Aligning two lists (difflib) costs up to the product of their lengths; past this many element pairs, the
+# differing middle is compared position by position instead, and the detail says so.
+ALIGN_BUDGET = 250_000
+
+
 def _list_changes(path: str, old: list, new: list) -> list[str]:
-    # Align elements by their canonical text, so one inserted element is one `added`, not a shifted tail.
-    matcher = difflib.SequenceMatcher(a=[repr(canonical(x)) for x in old], b=[repr(canonical(x)) for x in new], autojunk=False)
-    lines = []
-    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+    # Align elements by their canonical text, so one inserted element is one `added`, not a shifted tail. The
+    # common head and tail are matched first (linear); only the middle that differs is aligned.
+    old_keys, new_keys = [repr(canonical(x)) for x in old], [repr(canonical(x)) for x in new]
+    head = 0
+    while head < min(len(old), len(new)) and old_keys[head] == new_keys[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old_keys[-1 - tail] == new_keys[-1 - tail]:
+        tail += 1
+    middle_old, middle_new = old_keys[head : len(old) - tail], new_keys[head : len(new) - tail]
+    if len(middle_old) * len(middle_new) > ALIGN_BUDGET:
+        lines = [f"{path}: {len(old)} -> {len(new)} elements; too long to align, compared position by position"]
+        opcodes = [("replace", head, len(old) - tail, head, len(new) - tail)]
+    else:
+        lines = []
+        matcher = difflib.SequenceMatcher(a=middle_old, b=middle_new, autojunk=False)
+        opcodes = [(tag, a + head, b + head, c + head, d + head) for tag, a, b, c, d in matcher.get_opcodes()]
+    for tag, old_start, old_end, new_start, new_end in opcodes:
         if tag == "equal":
             continue
         paired = min(old_end - old_start, new_end - new_start) if tag == "replace" else 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,10 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from harness.confine import git_folder_problem
+from harness.reader import MAX_ARCHIVE_BYTES, InputLimitError, read_bytes, read_limited, read_text
 from harness.settings import SettingsError, Source, check_requirement
+from harness.writer import write_new
 
 STAMP = ".config-harness-source"
 
@@ -27,9 +31,11 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
     except SettingsError as error:
         raise FetchError(str(error)) from None
     into = Path(into)
-    stamp = into / STAMP
+    problem = git_folder_problem(into)
+    if problem:
+        raise FetchError(f"fetch into {problem}")
     stamped = f"{wheel} {unpack}" + (f" {python}" if python else "")
-    if not force and stamp.is_file() and stamp.read_text().strip() == stamped:
+    if not force and _stamp(into) == stamped:
         return into / unpack
     refuse_to_replace(into)
     with tempfile.TemporaryDirectory() as download_dir:
@@ -49,18 +55,8 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
             # An empty `unpack` takes the whole wheel.
             prefix = unpack.strip("/") + "/" if unpack.strip("/") else ""
             code = python.strip("/") + "/" if python.strip("/") else None
-            with zipfile.ZipFile(wheels[0]) as archive:
-                members = [
-                    m for m in archive.namelist()
-                    if (m.startswith(prefix) or (code is not None and m.startswith(code) and m.endswith(".py"))) and not m.endswith("/")
-                ]
-                if not members:
-                    raise FetchError(f"{wheels[0].name} has no {prefix or 'files'}")
-                for member in members:
-                    if ".." in PurePosixPath(member).parts:
-                        raise FetchError(f"{wheels[0].name}: refusing unsafe member {member}")
-                    archive.extract(member, staging)
-            (staging / STAMP).write_text(stamped + "\n")
+            unpack_wheel(wheels[0], prefix, staging, code)
+            write_new(staging / STAMP, f"{stamped}\n".encode())
             if into.is_symlink():
                 into.unlink()  # replace the link itself, never the folder it points at
             elif into.exists():
@@ -69,6 +65,50 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return into / unpack
+
+
+def _stamp(into: Path) -> str | None:
+    """What the stamp file of an earlier fetch says (`wheel unpack`), or None when there is none to read."""
+    try:
+        return read_text(into / STAMP, limit=4096).strip()
+    except (OSError, UnicodeDecodeError, InputLimitError):
+        return None
+
+
+def unpack_wheel(wheel: Path, prefix: str, staging: Path, code: str | None = None) -> None:
+    """Write the wheel's files below `prefix` (and its `.py` files below `code`, when given) into `staging`, a
+    fresh folder of ours, each through the one writer.
+
+    The wheel is read through the one reader (bounded as an archive), and every member is bounded while it is
+    unpacked: a member's declared size cannot be trusted, and a small wheel can inflate to gigabytes.
+    """
+    try:
+        data = read_bytes(wheel, limit=MAX_ARCHIVE_BYTES)
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (InputLimitError, zipfile.BadZipFile, OSError) as error:
+        raise FetchError(f"{wheel.name}: {error}") from None
+    with archive:
+        members = [
+            m for m in archive.infolist()
+            if (m.filename.startswith(prefix) or (code is not None and m.filename.startswith(code) and m.filename.endswith(".py")))
+            and not m.is_dir()
+        ]
+        if not members:
+            raise FetchError(f"{wheel.name} has no {prefix or 'files'}")
+        budget = MAX_ARCHIVE_BYTES
+        for member in members:
+            parts = PurePosixPath(member.filename).parts
+            if ".." in parts or member.filename.startswith("/") or "\\" in member.filename:
+                raise FetchError(f"{wheel.name}: refusing unsafe member {member.filename}")
+            try:
+                with archive.open(member) as stream:
+                    content = read_limited(stream, budget)
+            except InputLimitError as error:
+                raise FetchError(f"{wheel.name}: {member.filename}: {error}") from None
+            except (zipfile.BadZipFile, OSError) as error:
+                raise FetchError(f"{wheel.name}: {member.filename}: {error}") from None
+            budget -= len(content)
+            write_new(staging.joinpath(*parts), content, inside=staging)
 
 
 def refuse_to_replace(into: Path) -> None:

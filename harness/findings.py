@@ -25,6 +25,7 @@ class Kind(StrEnum):
     FALLBACK = "fallback"
     MISSING_GOLDEN = "missing_golden"
     FORMAT = "format"  # the golden differs in text only
+    HIDDEN_TEXT = "hidden_text"  # a key or value holds control, bidi or zero-width characters (shown escaped)
     ERROR = "error"
     TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
     MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)

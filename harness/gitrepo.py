@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 import io
-import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.reader import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, InputLimitError, git_output
 
 
 class GitError(Exception):
     """The repository or a ref cannot be read; the message is one line."""
 
 
-def git(repository: Path, *arguments: str, check: bool = True) -> bytes:
-    """Run git in `repository` and return its stdout; a failure is a one-line GitError."""
+def git(repository: Path, *arguments: str, check: bool = True, limit: int = MAX_ARCHIVE_BYTES) -> bytes:
+    """Run git in `repository` and return its stdout, read through the one reader's bound (`limit` bytes);
+    a failure is a one-line GitError."""
     try:
-        completed = subprocess.run(
-            ["git", "-C", str(repository), *arguments], capture_output=True, check=False, stdin=subprocess.DEVNULL
-        )
+        code, out, err = git_output(["git", "-C", str(repository), *arguments], limit)
     except FileNotFoundError:
         raise GitError("git is not installed") from None
-    if completed.returncode != 0 and check:
-        message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+    except InputLimitError as error:
+        raise GitError(f"git {arguments[0]}: output {error}") from None
+    if code != 0 and check:
+        message = err.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {arguments[0]}: {message[-1] if message else 'failed'}")
-    return completed.stdout
+    return out
 
 
 def toplevel(path: Path) -> Path:
@@ -67,13 +69,14 @@ def list_files(top: Path, commit: str, folder: str) -> list[str]:
     return [entry for entry in listing.decode("utf-8", "surrogateescape").split("\0") if entry]
 
 
-def read_file(top: Path, commit: str, path: str) -> bytes | None:
-    """A file's bytes at `commit`, or None when it did not exist there."""
-    out = subprocess.run(
-        ["git", "-C", str(top), "cat-file", "blob", f"{commit}:{path}"], capture_output=True, check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    return out.stdout if out.returncode == 0 else None
+def read_file(top: Path, commit: str, path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    """A file's bytes at `commit`, or None when it did not exist there; GitError past `limit` (a blob that packs
+    to 2 MB can be 300 MB unpacked, so git's output is read through the one reader's bound, never whole)."""
+    try:
+        code, out, _ = git_output(["git", "-C", str(top), "cat-file", "blob", f"{commit}:{path}"], limit)
+    except InputLimitError as error:
+        raise GitError(f"{path} at {commit[:12]}: {error}") from None
+    return out if code == 0 else None
 
 
 def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Path:
@@ -121,14 +124,11 @@ def changed_files(top: Path, old: str, new: str, folder: str) -> list[str]:
 
 def is_ancestor(top: Path, commit: str, descendant: str) -> bool:
     """Whether `commit` is `descendant` or one of its ancestors (both verified commit ids or HEAD)."""
-    found = subprocess.run(
-        ["git", "-C", str(top), "merge-base", "--is-ancestor", commit, descendant],
-        capture_output=True, check=False, stdin=subprocess.DEVNULL,
-    )
-    if found.returncode not in (0, 1):
-        message = found.stderr.decode("utf-8", "replace").strip().splitlines()
+    code, _, err = git_output(["git", "-C", str(top), "merge-base", "--is-ancestor", commit, descendant])
+    if code not in (0, 1):
+        message = err.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git merge-base: {message[-1] if message else 'failed'}")
-    return found.returncode == 0
+    return code == 0
 
 
 def merge_base(top: Path, one: str, other: str) -> str | None:

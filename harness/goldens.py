@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import fcntl
-import os
-import stat
-import tempfile
 from pathlib import Path
 
-from harness.confine import UnsafeInput, outside_problem, project_root
+from harness.confine import UnsafeInput, project_root
 from harness.findings import MatrixResult, Status
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
-from harness.render import InputLimitError, read_bounded
+from harness.reader import InputLimitError, read_bytes
+from harness.writer import write_atomic
 
 
 def golden_path(snapshot_dir: Path, case: Case) -> Path:
@@ -22,55 +20,15 @@ def golden_path(snapshot_dir: Path, case: Case) -> Path:
 def read_golden(path: Path) -> str | None:
     """A golden's text, or None when it does not exist; undecodable bytes show up as differences.
 
-    A golden that leads outside the project (a symlink) or is beyond the size bound is never read: UnsafeInput.
+    A golden that leads outside the project (a symlink), is not a regular file or is beyond the size bound is
+    never read: UnsafeInput.
     """
-    problem = outside_problem(path, (project_root(path.parent),), "golden") if path.is_symlink() else None
-    if problem:
-        raise UnsafeInput(problem)
     try:
-        return read_bounded(path).decode("utf-8", errors="replace")
+        return read_bytes(path, (project_root(path.parent),), what=f"golden {path}").decode("utf-8", errors="replace")
     except FileNotFoundError:
         return None
     except InputLimitError as error:
-        raise UnsafeInput(f"golden {path}: {error}") from None
-
-
-def current_umask() -> int:
-    """The process's umask (reading it means setting it; the harness writes files from one thread only)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def mode_for(path: Path) -> int:
-    """The permission bits a rewritten file keeps: the old file's, or those of a new file (`0666 & ~umask`)."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        return 0o666 & ~current_umask()
-
-
-def write_atomic(path: Path, content: str | bytes, mode: int | None = None) -> None:
-    """Write via a temporary file in the same folder and a rename: readers see old or new, never half.
-
-    The file ends with `mode`, or else the mode a plain write would give it (the temporary file alone is 0600).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    mode = mode_for(path) if mode is None else mode
-    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            # Locked until renamed: a temporary file nobody holds is a leftover of a killed write (find_orphans).
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-            os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+        raise UnsafeInput(str(error)) from None
 
 
 def is_leftover(path: Path) -> bool:
@@ -102,7 +60,7 @@ def write_goldens(result: MatrixResult, snapshot_dir: Path) -> list[str]:
     written = []
     for index, case_result in enumerate(result.cases):
         if case_result.rendered is not None and case_result.status in (Status.CHANGED, Status.NEW):
-            write_atomic(golden_path(snapshot_dir, case_result.case), case_result.rendered)
+            write_atomic(golden_path(snapshot_dir, case_result.case), case_result.rendered, folder=snapshot_dir)
             result.cases[index] = case_result.written_out()
             written.append(case_result.golden)
     return written

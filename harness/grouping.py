@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
-from functools import lru_cache
+from functools import cached_property
 from itertools import combinations
 from types import MappingProxyType
 from typing import Any
@@ -67,7 +67,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.WAIVED
     if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
         return Tier.NOTED
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
         return Tier.BLOCKING
     if kind == Kind.HYDRA_CHANGE:  # what runs when the application starts: blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
@@ -178,38 +178,59 @@ def _patterns(case_id: str) -> list[tuple[str, int]]:
     ]
 
 
-@lru_cache(maxsize=8)
-def _glob_index(all_ids: tuple[str, ...]) -> dict[str, frozenset[str]]:
-    """Every segment glob of every case id, with the case ids it matches (built once per matrix)."""
-    index: dict[str, set[str]] = {}
-    for case_id in all_ids:
-        for pattern, _ in _patterns(case_id):
-            index.setdefault(pattern, set()).add(case_id)
-    return {pattern: frozenset(ids) for pattern, ids in index.items()}
+class CaseIds(tuple):
+    """The ids of the cases a report talks about, in report order, with the index `describe_cases` reads built
+    once per report (so describing each group costs its own cases, not the whole matrix)."""
+
+    @cached_property
+    def lookup(self) -> CaseIndex:
+        """Every segment glob of every case id, with the case ids it matches, and each id's position."""
+        globs: dict[str, set[str]] = {}
+        for case_id in self:
+            for pattern, _ in _patterns(case_id):
+                globs.setdefault(pattern, set()).add(case_id)
+        return CaseIndex({pattern: frozenset(ids) for pattern, ids in globs.items()}, {c: i for i, c in enumerate(self)})
+
+
+@dataclass(frozen=True)
+class CaseIndex:
+    """Segment globs of a matrix's case ids (`*/megatron/*` -> the ids it matches) and each id's position."""
+
+    globs: dict[str, frozenset[str]]
+    position: dict[str, int]
 
 
 def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: bool = True) -> str:
     """Case ids written compactly: `all 13 cases`, `ppo_trainer/megatron/*` when exactly those, or the list.
 
-    `counted` puts the number of cases first when there is more than one (`4 cases: ...`).
+    `counted` puts the number of cases first when there is more than one (`4 cases: ...`). Linear in `case_ids`
+    when `all_ids` is a CaseIds (reports pass `compared_ids(result)`).
     """
-    wanted = set(case_ids)
+    wanted = dict.fromkeys(case_ids)
     if not wanted:
         return "the whole run"
-    if wanted == set(all_ids) and len(wanted) > 1:
+    index = (all_ids if isinstance(all_ids, CaseIds) else CaseIds(all_ids)).lookup
+    known = [case_id for case_id in wanted if case_id in index.position]
+    if len(wanted) > 1 and len(known) == len(wanted) == len(index.position):
         return f"all {len(wanted)} cases"
-    globs = _glob_index(tuple(all_ids))
+    # A glob names only wanted cases when as many wanted cases match it as cases match it at all.
+    hits: dict[str, int] = {}
+    for case_id in known:
+        for pattern in {pattern for pattern, _ in _patterns(case_id)}:
+            hits[pattern] = hits.get(pattern, 0) + 1
+    # The matrix's order first, then ids it does not have, as given.
+    ordered = sorted(known, key=index.position.__getitem__) + [c for c in wanted if c not in index.position]
     covered: set[str] = set()
     parts: list[str] = []
-    for case_id in list(dict.fromkeys([*all_ids, *case_ids])):
-        if case_id not in wanted or case_id in covered:
+    for case_id in ordered:
+        if case_id in covered:
             continue
         best, best_matches = case_id, frozenset({case_id})
         for pattern, _ in _patterns(case_id):
-            matches = globs.get(pattern, frozenset())
+            matches = index.globs.get(pattern, frozenset())
             # A glob is worth writing only when it names exactly these cases, and more than one; the one that
             # covers most wins, and of equals the one with fewest stars (found first).
-            if len(matches) > 1 and matches <= wanted and len(matches - covered) > len(best_matches - covered):
+            if len(matches) > 1 and hits.get(pattern) == len(matches) and len(matches - covered) > len(best_matches - covered):
                 best, best_matches = pattern, matches
         parts.append(best)
         covered |= best_matches
@@ -253,9 +274,9 @@ def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
     return " (" + "; ".join(shown + ([f"{rest} elsewhere"] if rest else [])) + ")"
 
 
-def compared_ids(result: MatrixResult) -> list[str]:
+def compared_ids(result: MatrixResult) -> CaseIds:
     """The ids of the cases a report talks about: every case but those only the baseline has."""
-    return [r.case.id for r in result.cases if r.status != Status.GONE]
+    return CaseIds(r.case.id for r in result.cases if r.status != Status.GONE)
 
 
 def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
@@ -294,7 +315,7 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]
     if gone:
-        parts.append(f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, gone + all_ids, counted=False)})")
+        parts.append(f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, [*gone, *all_ids], counted=False)})")
     regenerate = by_tier.get(Tier.REGENERATE, [])
     if regenerate:
         cases = {case for g in regenerate for case in g.cases}

@@ -25,9 +25,11 @@ from harness.cases import open_matrix
 from harness.compose import ComposeError
 from harness.diff import join_path, same_value
 from harness.gitrepo import GitError
+from harness.reader import InputLimitError, read_bytes
 from harness.render import parse_yaml, to_plain
 from harness.resolve import MISSING, lookup
 from harness.settings import Settings, SettingsError
+from harness.writer import replace_file
 
 
 class HistoryError(Exception):
@@ -228,9 +230,11 @@ def _update(top: Path, old: str, new: str, folder: str, tree: Path) -> list[_Edi
                 continue
             previous = b""
         else:
-            previous = target.read_bytes()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+            try:
+                previous = read_bytes(target, (tree,))
+            except (OSError, InputLimitError):
+                previous, structural = b"", True  # a link or an oversized file: compose again, never guess
+        replace_file(target, data, inside=tree)
         edits.append(_Edit(path[len(prefix):], previous, data))
     return None if structural else edits
 

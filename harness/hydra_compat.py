@@ -57,12 +57,12 @@ __all__ = [
     "group_exists",
     "header_of",
     "is_file_source",
+    "nesting_depth",
     "omegaconf_yaml_resolvers",
     "reads_as_other_type",
     "recording_defaults_lists",
     "register_source",
     "resolver_table",
-    "resolvers_refusing",
     "resolvers_replaced",
     "saved_state",
     "shared_work",
@@ -99,28 +99,6 @@ def _entries_replaced(table: dict[str, Any], replacements: Mapping[str, Any]) ->
 def sources_standing_in(sources: Mapping[str, type[ConfigSource]]) -> AbstractContextManager[None]:
     """While active, these classes serve their schemes (`file`, `pkg`) in every search path Hydra builds."""
     return _entries_replaced(source_types(), sources)
-
-
-def _refuse(name: str) -> Any:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise ValueError(f"the resolver {name!r} may not choose what is composed")
-
-    return refuse
-
-
-@contextmanager
-def resolvers_refusing() -> Iterator[None]:
-    """While active, every OmegaConf resolver refuses to run. Hydra resolves interpolations in defaults
-    entries, option-selecting overrides and search paths while composing (values it leaves as written), so
-    a `${oc.env:...}` there becomes an error, never a lookup that picks a file or leaks a value."""
-    saved = dict(BaseContainer._resolvers)
-    try:
-        for name in saved:
-            BaseContainer._resolvers[name] = _refuse(name)
-        yield
-    finally:
-        BaseContainer._resolvers.clear()
-        BaseContainer._resolvers.update(saved)
 
 
 def start_hydra(primary: str, extra: Sequence[str] = (), version_base: str | None = None) -> None:
@@ -226,6 +204,27 @@ def recording_defaults_lists() -> Iterator[list[Any]]:
 def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:
     """Apply parsed value overrides to a composed config in place, with Hydra's own code."""
     ConfigLoaderImpl._apply_overrides_to_config(parsed_overrides, config)
+
+
+def nesting_depth(config: Any, limit: int) -> int:
+    """How many levels of mappings and lists a config's nodes nest (walked without recursion, so a config too
+    deep for OmegaConf's own recursive walks is measured, not crashed on); stops counting past `limit`."""
+    deepest = 0
+    pending = [(config, 0)]
+    while pending:
+        node, depth = pending.pop()
+        content = getattr(node, "_content", None)
+        if isinstance(content, dict):
+            children = list(content.values())
+        elif isinstance(content, list):
+            children = content
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > limit:
+            return deepest
+        pending += [(child, depth + 1) for child in children]
+    return deepest
 
 
 def omegaconf_yaml_resolvers() -> dict[str, list[Any]]:

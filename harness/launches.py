@@ -26,7 +26,7 @@ from harness.confine import is_inside
 from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
 from harness.matrix import Case
 from harness.provenance import Source
-from harness.render import InputLimitError, read_bounded
+from harness.reader import InputLimitError, read_bytes
 from harness.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
 
 PREFIX = "cmd/"
@@ -174,7 +174,7 @@ class Project:
         main = None
         if path is not None:
             try:
-                main = hydra_main(read_bounded(path).decode("utf-8", "replace"))
+                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"))
             except (OSError, InputLimitError):
                 main = None
         if entry in self.modules:
@@ -212,7 +212,7 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
     for script in scripts:
         relative = script.relative_to(project.root).as_posix()
         try:
-            source = read_bounded(script)
+            source = read_bytes(script, (project.root,))
         except (OSError, InputLimitError) as error:
             cases.append(CommandCase(f"{PREFIX}{relative}#1", Launch(relative, 1, 1, error=str(error)), problem=str(error), problem_kind=NOT_EXTRACTED))
             continue

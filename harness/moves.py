@@ -43,8 +43,8 @@ def _distinctive(value: Any) -> bool:
 
 
 def _similar(old_name: str, new_name: str) -> bool:
-    """Names alike enough that one flag or small number renamed to the other is believable (val_ -> validate_)."""
-    return old_name in new_name or new_name in old_name or SequenceMatcher(None, old_name, new_name).ratio() >= 0.6
+    """Names alike enough that a rename from one to the other is believable (val_before_train -> validate_before_train)."""
+    return SequenceMatcher(None, old_name, new_name).ratio() >= 0.75
 
 
 def _parent(path: str) -> str:
@@ -76,8 +76,8 @@ def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: It
     A subtree moved when every leaf removed under one prefix reappears, with the same relative paths and values,
     under exactly one other prefix, and nothing else sits under either (`present`: paths of the new config's
     other leaves, so a subtree that only lost some keys is not taken for a move). The outermost such prefix is
-    the move. A leaf moved when exactly one added leaf has its value and that leaf sits in the same parent (a
-    rename) or has the same name; or, for a distinctive value, when it is the only added leaf with that value.
+    the move. A leaf moved when exactly one added leaf has its value and the same name (a move), or else a similar
+    name (a rename; one in the same parent wins).
     """
     present = set(present)
     moves: list[Move] = []
@@ -107,13 +107,15 @@ def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: It
             continue
         candidates = [q for q, v in added.items() if q not in used_new and _same(v, value)]
         name = split_path(path)[-1]
-        chosen = [q for q in candidates if _parent(q) == _parent(path)]
-        if len(chosen) == 1 and not _distinctive(value) and not _similar(name, split_path(chosen[0])[-1]):
-            chosen = []  # `grad_offload: false` gone and `pad_to_length: false` new is two changes, not a rename
-        if len(chosen) != 1:
-            chosen = [q for q in candidates if split_path(q)[-1] == name]
-        if len(chosen) != 1 and len(candidates) == 1 and _distinctive(value):
-            chosen = candidates
+        # A leaf kept its name under another parent (a pure move), or was renamed to a similar name. A flag, null or
+        # small number says little: only a rename within its parent counts for it (`val_before_train: true` ->
+        # `validate_before_train: true`); the same value under an unrelated name is two changes.
+        leaf = {q: split_path(q)[-1] for q in candidates}
+        moved = [q for q in candidates if leaf[q] == name]
+        renamed = [q for q in candidates if leaf[q] != name and _similar(name, leaf[q])]
+        if not _distinctive(value):
+            moved, renamed = [], [q for q in renamed if _parent(q) == _parent(path)]
+        chosen = moved if len(moved) == 1 else renamed
         if len(chosen) == 1:
             moves.append(Move(path, chosen[0], value, ((path, chosen[0]),)))
             used_old.add(path)

@@ -69,7 +69,7 @@ def _engine(config: pytest.Config) -> Any:
             _skip_unfetched(settings)
             from harness.targets import case_rules
 
-            contracts = load_contracts(settings.contracts)
+            contracts = load_contracts(settings.contracts, settings.read_scope)
             rules = case_rules(settings, contracts)
             run = Run(
                 settings, GoldenFolder(settings.snapshot_dir), rules.checks, keep_rendered=True,

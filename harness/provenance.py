@@ -10,7 +10,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from harness.compose import DefaultsEntry, HydraSession, parse_file
+from harness.compose import DefaultsEntry, HydraSession, parse_file, read_config
 from harness.diff import iter_leaves
 from harness.matrix import Case
 from harness.render import key_lines
@@ -55,13 +55,17 @@ class _FileLeaves:
 
 
 def file_leaves(path: Path) -> _FileLeaves:
-    """A config file's values (as OmegaConf reads them, `defaults` left out) and each key's line."""
-    data = path.read_bytes()
+    """A config file's values (as OmegaConf reads them, `defaults` left out) and each key's line.
+
+    Read once, through the one reader (confined to the session's scope, bounded), and parsed from those bytes.
+    """
+    display = display_path(path)
+    data = read_config(str(path), display)
     key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
     files = current().file_leaves
     cached = files.get(key)
     if cached is None:
-        tree: Any = OmegaConf.to_container(parse_file(str(path), display_path(path)).config, resolve=False)
+        tree: Any = OmegaConf.to_container(parse_file(str(path), display, data).config, resolve=False)
         if isinstance(tree, dict):
             tree.pop("defaults", None)
         cached = _FileLeaves(tree, key_lines(data.decode("utf-8")))
@@ -78,9 +82,13 @@ def _relative(key: str, package: str) -> str | None:
 
 
 def config_file(session: HydraSession, entry: DefaultsEntry) -> Path:
-    """The file Hydra loaded for a defaults entry (in whichever search path folder it found it)."""
-    # Entries may climb out of their group (`actor/../engine/megatron`); show the real file.
-    return Path(os.path.normpath(session.source_folders[entry.folder] / entry.file_name))
+    """The file Hydra loaded for a defaults entry (in whichever search path folder it found it).
+
+    Entries may climb out of their group (`actor/../engine/megatron`). The operating system follows a symlinked
+    folder before `..`, as Hydra's open did, so the path is resolved the same way (never joined lexically: `a/..`
+    is not the folder holding `a` when `a` is a link).
+    """
+    return Path(os.path.realpath(session.source_folders[entry.folder] / entry.file_name))
 
 
 def _value_at(leaves: _FileLeaves, relative: str) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 
 from harness.confine import within
 from harness.diff import describe_value
-from harness.render import InputLimitError, read_bounded
+from harness.reader import InputLimitError, read_bytes
 from harness.settings import display_path
 
 # Bases whose constructors take no config keys and add no fields: a class built only on them is fully known.
@@ -183,7 +183,7 @@ class SourceIndex:
     """The Python sources of some folders, parsed on demand: a folder with `__init__.py` is the package named
     after it (`.cache/verl/verl` is `verl`); any other folder holds top-level modules and packages."""
 
-    def __init__(self, folders: Sequence[Path], scope: Sequence[Path] = (), read: Callable[[Path], bytes] = read_bounded) -> None:
+    def __init__(self, folders: Sequence[Path], scope: Sequence[Path] = (), read: Callable[[Path], bytes] = read_bytes) -> None:
         self.folders = tuple(Path(folder) for folder in folders)
         self.scope = tuple(scope)
         self._read = read

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -11,18 +10,18 @@ from omegaconf import DictConfig, OmegaConf
 from harness.diff import join_path, path_segment, split_path
 from harness.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.matrix import Case
+from harness.reader import InputLimitError
 
 HEADER_MARK = "# config-harness golden"
 
-# Bounds for hostile input (a pull request controls configs and goldens). verl's largest golden is about 30 KiB
-# with about 2,000 values, so these are far above any real tree and far below what exhausts a CI machine.
-MAX_FILE_BYTES = 8 * 1024 * 1024
+# Bounds for hostile input (a pull request controls configs and goldens). verl's largest golden has about 2,000
+# values, so these are far above any real tree and far below what exhausts a CI machine. The size on disk is
+# the reader's (harness.reader.MAX_FILE_BYTES).
 MAX_EXPANDED_NODES = 500_000  # YAML nodes after every alias is expanded (an "alias bomb" is tiny on disk)
 MAX_EXPANDED_CHARS = 32 * 1024 * 1024  # scalar text after every alias is expanded (one big string, many aliases)
-
-
-class InputLimitError(yaml.YAMLError):
-    """A config or golden beyond the harness's bounds: too large on disk, or expanding too far through aliases."""
+# Mappings and lists inside each other: verl nests 8 levels; every walk of a value (the harness's, OmegaConf's,
+# Hydra's merge) is then far from Python's recursion limit, however the composition stacks files.
+MAX_DEPTH = 40
 
 _BaseDumper = getattr(yaml, "CDumper", yaml.Dumper)
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -40,15 +39,19 @@ def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
 GoldenDumper.add_representer(str, _represent_str)
 
 
-def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int]:
-    """How many nodes, and how many characters of scalar text, a YAML node graph holds once every alias is
-    expanded; each count stops past its limit.
+class CircularAlias(InputLimitError):
+    """A YAML alias inside the node it refers to (`a: &x [*x]`): a value without end."""
+
+
+def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int, int]:
+    """How many nodes, how many characters of scalar text and how many levels of nesting a YAML node graph holds
+    once every alias is expanded; the counts stop past their limits. CircularAlias for an alias inside its anchor.
 
     Aliases share node objects, so each distinct node is sized once: linear in the document, however far it expands.
     """
-    sizes: dict[int, tuple[int, int]] = {}
+    sizes: dict[int, tuple[int, int, int]] = {}
+    open_nodes: set[int] = set()  # on the current path: meeting one again is a cycle
     pending: list[tuple[yaml.Node, bool]] = [(root, False)]
-    beyond = (limit + 1, char_limit + 1)
     while pending:
         node, children_done = pending.pop()
         if id(node) in sizes:
@@ -57,15 +60,20 @@ def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: 
             node.value if isinstance(node, yaml.SequenceNode) else []
         )
         if children_done:
-            parts = [sizes.get(id(child), beyond) for child in children]
+            open_nodes.discard(id(node))
+            parts = [sizes[id(child)] for child in children]
             text = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
             sizes[id(node)] = (
-                min(limit + 1, 1 + sum(nodes for nodes, _ in parts)),
-                min(char_limit + 1, text + sum(chars for _, chars in parts)),
+                min(limit + 1, 1 + sum(nodes for nodes, _, _ in parts)),
+                min(char_limit + 1, text + sum(chars for _, chars, _ in parts)),
+                1 + max((depth for _, _, depth in parts), default=0) if children else 0,
             )
-        else:
-            pending.append((node, True))
-            pending.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        if id(node) in open_nodes:
+            raise CircularAlias(f"line {node.start_mark.line + 1}: a YAML alias refers to a node that holds it (a value without end); refused")
+        open_nodes.add(id(node))
+        pending.append((node, True))
+        pending.extend((child, False) for child in children if id(child) not in sizes)
     return sizes[id(root)]
 
 
@@ -77,7 +85,9 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     yaml_implicit_resolvers = omegaconf_yaml_resolvers()
 
     def construct_document(self, node: yaml.Node) -> Any:
-        nodes, chars = expanded_size(node)
+        nodes, chars, depth = expanded_size(node)
+        if depth > MAX_DEPTH:
+            raise InputLimitError(f"nests {depth} levels deep (more than {MAX_DEPTH}); refused")
         if nodes > MAX_EXPANDED_NODES:
             raise InputLimitError(
                 f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (&anchor/*alias); refused"
@@ -171,15 +181,6 @@ def parse_yaml(text: str) -> Any:
     """Load YAML text safely; an empty document is an empty mapping."""
     tree = yaml.load(text, Loader=GoldenLoader)
     return {} if tree is None else tree
-
-
-def read_bounded(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """A file's bytes, or InputLimitError when it holds more than `limit` (never reading more than that)."""
-    with open(path, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise InputLimitError(f"larger than {limit // (1024 * 1024)} MiB; refused")
-    return data
 
 
 def describe_yaml_error(error: yaml.YAMLError, where: str) -> str:

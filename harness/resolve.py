@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from harness import hydra_compat
 from harness.diff import iter_leaves, same_value, split_path
+from harness.policy import resolution_policy
 
 
 class _Missing:
@@ -23,8 +22,6 @@ class _Missing:
 MISSING: Any = _Missing()
 MANDATORY = "???"
 
-# Resolvers whose result depends on the host: never evaluated into anything compared or written.
-HOST_RESOLVERS = ("oc.env", "env", "now", "hydra", "python_version")
 
 
 @dataclass(frozen=True)
@@ -47,18 +44,6 @@ def lookup(tree: Any, path: str) -> Any:
     return node
 
 
-def _opaque(name: str) -> Any:
-    def keep_text(config: Any, parent: Any, node: Any, args: Any, args_str: tuple[str, ...]) -> str:
-        return "${" + name + ":" + ",".join(args_str) + "}"
-
-    return keep_text
-
-
-def opaque_host_resolvers() -> AbstractContextManager[None]:
-    """While active, host resolvers return their own text instead of a host value."""
-    return hydra_compat.resolvers_replaced({name: _opaque(name) for name in HOST_RESOLVERS})
-
-
 def is_interpolation(value: Any) -> bool:
     """True for a string that OmegaConf would resolve."""
     return isinstance(value, str) and "${" in value
@@ -77,7 +62,7 @@ def select_key(path: str) -> str:
 
 def resolve_path(config: DictConfig, path: str) -> Any:
     """The resolved value at `path`, or Unresolvable naming the key and the reason."""
-    with opaque_host_resolvers():
+    with resolution_policy():
         try:
             value = OmegaConf.select(config, select_key(path), throw_on_missing=True)
         except OmegaConfBaseException as error:
@@ -167,9 +152,18 @@ def referenced_keys(path: str, written: str) -> list[str]:
 OTHER_RESOLVER = re.compile(r"\$\{\s*(?!oc\.select:)[A-Za-z_][\w.]*:")
 
 
+# No key of a composed config lies deeper than this many levels (harness.render.MAX_DEPTH bounds every file and
+# composition), so a reference is indexed by at most this many leading keys, however long its text.
+MAX_REFERENCE_DEPTH = 41
+
+
 def _prefixes(path: str) -> list[str]:
-    parts = path.split(".")
-    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+    parts = path.split(".", MAX_REFERENCE_DEPTH)[:MAX_REFERENCE_DEPTH]
+    prefixes, prefix = [], ""
+    for part in parts:
+        prefix = f"{prefix}.{part}" if prefix else part
+        prefixes.append(prefix)
+    return prefixes
 
 
 def affected_interpolations(interpolations: dict[str, str], changed: set[str]) -> set[str]:
@@ -177,29 +171,35 @@ def affected_interpolations(interpolations: dict[str, str], changed: set[str]) -
 
     Conservative: a reference to a changed key, to one of its ancestors or descendants, or through another
     interpolation that is affected (transitively), or any resolver besides oc.select, counts as affected.
-    Indexed by reference, so a chain of thousands of interpolations costs linear time, not quadratic.
+    Indexed by reference, and each index entry is visited once, so the walk is linear in the size of the index
+    (every reference times the depth of its key, which is bounded), whatever the shape of the references.
     """
-    readers_of: dict[str, set[str]] = {}  # a referenced key -> the interpolations that read it
-    readers_below: dict[str, set[str]] = {}  # a key -> the interpolations that read it or something below it
+    readers_of: dict[str, list[str]] = {}  # a referenced key -> the interpolations that read it
+    readers_below: dict[str, list[str]] = {}  # a key -> the interpolations that read it or something below it
     for path, text in interpolations.items():
         for key in referenced_keys(path, text):
-            readers_of.setdefault(key, set()).add(path)
-            for prefix in _prefixes(key):
-                readers_below.setdefault(prefix, set()).add(path)
+            prefixes = _prefixes(key)
+            readers_of.setdefault(prefixes[-1], []).append(path)
+            for prefix in prefixes:
+                readers_below.setdefault(prefix, []).append(path)
     affected = {path for path, text in interpolations.items() if OTHER_RESOLVER.search(text)}
-    pending, marked = list(changed) + sorted(affected), set()
+    pending, marked, visited_ancestors = list(changed) + sorted(affected), set(), set()
     while pending:
         path = pending.pop()
         if path in marked:
             continue
         marked.add(path)
-        # A reader of this key or of anything below it, or of one of its ancestors, may see a new value.
-        readers = set(readers_below.get(path, ()))
+        # A reader of this key or of anything below it, or of one of its ancestors, may see a new value. An
+        # ancestor's readers are all affected the first time it is met, so it is never expanded twice.
+        readers = list(readers_below.get(path, ()))
         for ancestor in _prefixes(path):
-            readers |= readers_of.get(ancestor, set())
-        for reader in readers - affected:
-            affected.add(reader)
-            pending.append(reader)
+            if ancestor not in visited_ancestors:
+                visited_ancestors.add(ancestor)
+                readers += readers_of.get(ancestor, ())
+        for reader in readers:
+            if reader not in affected:
+                affected.add(reader)
+                pending.append(reader)
     return affected
 
 
@@ -209,24 +209,37 @@ MAX_CHAIN = 40
 
 def long_chains(interpolations: dict[str, str], limit: int = MAX_CHAIN) -> set[str]:
     """The interpolation leaves that need more than `limit` steps through other interpolations (or a cycle)
-    to reach a plain value: resolving them costs time and ends in a recursion error, so they are not resolved."""
+    to reach a plain value: resolving them costs time and ends in a recursion error, so they are not resolved.
+
+    Each leaf's references are read once and followed once (a depth-first walk with one iterator per leaf),
+    so the walk is linear in the number of references.
+    """
     depth: dict[str, int] = {}
+    references: dict[str, list[str]] = {}
     for start in interpolations:
-        stack, on_stack = [start], {start}
+        if start in depth:
+            continue
+        stack = [(start, iter(_references(start, interpolations, references)))]
+        on_stack = {start}
         while stack:
-            path = stack[-1]
-            references = [k for k in referenced_keys(path, interpolations[path]) if k in interpolations]
-            waiting = next((k for k in references if k not in depth and k not in on_stack), None)
-            if path not in depth and waiting is not None:
-                stack.append(waiting)  # one at a time, so the stack is exactly the path being followed
-                on_stack.add(waiting)
+            path, waiting = stack[-1]
+            following = next((k for k in waiting if k not in depth and k not in on_stack), None)
+            if following is not None:
+                stack.append((following, iter(_references(following, interpolations, references))))
+                on_stack.add(following)
                 continue
             # Every reference is known, or leads back into the path (a cycle: beyond any limit).
-            if path not in depth:
-                depth[path] = min(limit + 1, 1 + max((depth.get(k, limit + 1) for k in references), default=0))
+            depth[path] = min(limit + 1, 1 + max((depth.get(k, limit + 1) for k in references[path]), default=0))
             stack.pop()
             on_stack.discard(path)
     return {path for path, steps in depth.items() if steps > limit}
+
+
+def _references(path: str, interpolations: dict[str, str], known: dict[str, list[str]]) -> list[str]:
+    """The interpolation leaves `path` reads (each read once, then kept in `known`)."""
+    if path not in known:
+        known[path] = list(dict.fromkeys(k for k in referenced_keys(path, interpolations[path]) if k in interpolations))
+    return known[path]
 
 
 def interpolation_leaves(tree: Any) -> dict[str, str]:
@@ -244,20 +257,51 @@ def holds_interpolation(value: Any) -> bool:
 
 
 def _resolved(config: DictConfig, path: str) -> Any:
-    with opaque_host_resolvers():
+    with resolution_policy():
         try:
-            value = OmegaConf.select(config, path, throw_on_missing=True)
+            value = OmegaConf.select(config, select_key(path), throw_on_missing=True)
             return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
         except (OmegaConfBaseException, RecursionError):
             return Unresolvable(f"{path} cannot be resolved")
 
 
-def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str]) -> frozenset[str]:
+# How many values the harness may resolve for one case (each resolution costs the size of what it resolves to):
+# verl's whole review resolves a few hundred. Many interpolations that each read a big mapping would otherwise
+# cost the square of the config's size.
+RESOLUTION_BUDGET = 50_000
+
+
+@dataclass
+class Budget:
+    """What is left of a case's resolution budget; once spent, nothing more is resolved and a finding says so."""
+
+    left: int = RESOLUTION_BUDGET
+
+    def spend(self, *values: Any) -> None:
+        """Count the work resolving `values` took: one per value, mapping entry, list item and 256 characters."""
+        pending = list(values)
+        while pending and self.left >= 0:
+            value = pending.pop()
+            self.left -= 1 + (len(value) // 256 if isinstance(value, str) else 0)
+            if isinstance(value, dict):
+                pending += value.values()
+            elif isinstance(value, list):
+                pending += value
+
+    @property
+    def spent(self) -> bool:
+        """True once the budget is used up."""
+        return self.left < 0
+
+
+def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str], budget: Budget | None = None) -> frozenset[str]:
     """Of `paths` (leaves present in both trees whose written value changed), those whose resolved value did not.
 
     Such a change is a refactor, `false -> ${oc.select:x,False}` for one: nothing a program reads moved.
     Two different literals never resolve alike, so only a leaf with an interpolation on a side is resolved.
+    Once `budget` is spent the rest count as changed (never folded away unchecked).
     """
+    budget = Budget() if budget is None else budget
     candidates = [
         path for path in paths
         if holds_interpolation(lookup(old_tree, path)) or holds_interpolation(lookup(new_tree, path))
@@ -267,7 +311,10 @@ def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str]) -> fr
     old_config, new_config = OmegaConf.create(old_tree), OmegaConf.create(new_tree)
     same = set()
     for path in candidates:
+        if budget.spent:
+            break
         old, new = _resolved(old_config, path), _resolved(new_config, path)
+        budget.spend(old, new)
         if not isinstance(old, Unresolvable) and not isinstance(new, Unresolvable) and same_value(old, new):
             same.add(path)
     return frozenset(same)

@@ -12,8 +12,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from harness.confine import is_inside, project_root
+from harness.confine import git_folder_problem, is_inside, project_root
 from harness.hints import did_you_mean
+from harness.reader import InputLimitError, read_bytes, read_text
 
 
 class SettingsError(Exception):
@@ -64,6 +65,18 @@ class Settings:
     command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
     command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
     schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
+    named: tuple[Path, ...] = ()  # folders and files the command line named (trusted, so readable wherever they are)
+
+    @property
+    def project(self) -> Path:
+        """The project: the git top level holding the settings file (its folder outside git)."""
+        return project_root(self.origin.parent)
+
+    @property
+    def read_scope(self) -> tuple[Path, ...]:
+        """Where the harness reads tree data from: the project, the folders `read_outside` names, and what the
+        command line named."""
+        return (self.project, *self.read_outside, *self.named)
 
 
 TABLE = "tool.config-harness"
@@ -261,6 +274,9 @@ def _confined(path: Path, allowed: tuple[Path, ...], where: str, reading: bool =
     if not any(is_inside(resolved, folder) for folder in (allowed if reading else allowed[:1])):
         hint = "list its folder in read_outside to read it" if reading else "the harness writes only inside the project"
         raise SettingsError(f"{where}: {path} leads outside the project {allowed[0]}; {hint}")
+    problem = None if reading else git_folder_problem(resolved)
+    if problem:
+        raise SettingsError(f"{where}: {problem}")
     return resolved
 
 
@@ -391,16 +407,18 @@ def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[s
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """Read a TOML file, turning every failure into a one-line SettingsError."""
+    """Read a TOML file through the one reader (bounded, regular files only), turning every failure into a
+    one-line SettingsError."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_text(path))
     except FileNotFoundError:
         raise SettingsError(f"{path}: settings file not found") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise SettingsError(f"{path}: invalid TOML: {error}") from None
+    except InputLimitError as error:
+        raise SettingsError(str(error)) from None
     except OSError as error:
-        raise SettingsError(f"{path}: cannot read settings: {error.strerror}") from None
+        raise SettingsError(f"{path}: cannot read settings: {error.strerror or error}") from None
 
 
 def find_pyproject(start: Path) -> Path:
@@ -408,7 +426,13 @@ def find_pyproject(start: Path) -> Path:
     (else `start`'s own pyproject.toml, for the error message)."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and b"config-harness" in candidate.read_bytes():
+        if not candidate.is_file():
+            continue
+        try:
+            mentions = b"config-harness" in read_bytes(candidate)
+        except (OSError, InputLimitError):
+            return candidate  # unreadable (a FIFO, a link out, too big): reported by read_toml, not skipped
+        if mentions:
             try:
                 if "config-harness" in read_toml(candidate).get("tool", {}):
                     return candidate
@@ -453,6 +477,9 @@ def with_overrides(
 ) -> Settings:
     """Apply command-line overrides; paths are relative to the working directory."""
     changes: dict[str, Any] = {}
+    named = [Path(p).resolve() for p in (config_dir, snapshot_dir, *(contracts or ())) if p is not None]
+    if named:
+        changes["named"] = settings.named + tuple(named)
     if no_cache:
         changes["cache_dir"] = None
     if jobs is not None:

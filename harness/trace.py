@@ -21,6 +21,7 @@ from hydra.core.object_type import ObjectType
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 
 from harness import hydra_compat
+from harness.policy import PURE_RESOLVERS
 from harness.session import current
 
 # A query is (scheme, source path, method, argument); its answer is a small comparable value.
@@ -28,9 +29,8 @@ Query = tuple[str, str, str, str]
 Trace = tuple[tuple[Query, Any], ...]
 ENV = "env"
 
-# Resolvers whose result depends on nothing but the config itself; any other resolver read during a
-# composition (a clock, a custom function) makes it uncacheable.
-PURE_RESOLVERS = frozenset({"oc.select", "oc.decode", "oc.create", "oc.deprecated", "oc.dict.keys", "oc.dict.values"})
+# Resolvers whose result depends on nothing but the config itself (the policy's); any other resolver that runs
+# during a composition (a clock, a custom function) makes it uncacheable.
 ENV_RESOLVERS = frozenset({"oc.env", "env"})
 
 

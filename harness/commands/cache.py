@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, UsageError, add_quiet, cache_dir_from
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, UsageError, add_quiet, cache_dir_from, say
 
 NAME = "cache"
 HELP = "show (or --clear) the parse and composition cache"
@@ -23,10 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     folder = cache_dir_from(args)
     if folder is None:
-        print("cache: off")
+        say("cache: off")
         return EXIT_OK
     if not folder.exists():
-        print(f"{folder}: empty (not created yet)")
+        say(f"{folder}: empty (not created yet)")
         return EXIT_OK
     try:
         open_folder(folder)
@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
         for entry in found:
             Path(entry.path).unlink(missing_ok=True)
         if not args.quiet:
-            print(f"cleared {len(found)} entries from {folder}")
+            say(f"cleared {len(found)} entries from {folder}")
     else:
         size = sum(entry.stat(follow_symlinks=False).st_size for entry in found)
-        print(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), key {key_path(folder)}")
+        say(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), key {key_path(folder)}")
     return EXIT_OK

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from harness.cases import select_cases
 from harness.contracts import load_contracts
 from harness.engine import Engine
+from harness.escape import printable
 from harness.findings import MatrixResult
 from harness.hints import case_hint
 from harness.matrix import Case
@@ -27,6 +28,12 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 class UsageError(Exception):
     """Bad input that ends the run with exit code 2 and one line per problem."""
+
+
+def say(line: str, stream: Any = None) -> None:
+    """Print one line through the text sink: whatever input it holds (names, values, messages, commit subjects)
+    stays on that line, shown escaped, so no terminal escape or CI workflow command comes from input."""
+    print(printable(line), file=stream or sys.stdout)
 
 
 class Command(Protocol):
@@ -90,7 +97,7 @@ def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str]) -> None:
 
 def warn(message: str) -> None:
     """One line on stderr that does not change the outcome."""
-    print(f"config-harness: warning: {message}", file=sys.stderr)
+    say(f"config-harness: warning: {message}", sys.stderr)
 
 
 class Deprecated(argparse.Action):
@@ -150,7 +157,7 @@ def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, An
     """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
     run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
     so which Python sources are read is never the pull request's choice."""
-    contract_set = load_contracts(settings.contracts)
+    contract_set = load_contracts(settings.contracts, settings.read_scope)
     rules = case_rules(settings, contract_set)
     return {
         "rules": rules.checks,

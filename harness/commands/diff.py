@@ -11,7 +11,8 @@ import yaml
 
 from harness import diff
 from harness.commands import diff_review, diff_trees
-from harness.commands.common import EXIT_FINDINGS, EXIT_OK, RUN_FLAGS, UsageError, add_case_flag, add_quiet, settings_from
+from harness.commands.common import EXIT_FINDINGS, EXIT_OK, RUN_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
+from harness.confine import project_root
 from harness.matrix import GOLDEN_PREFIX
 from harness.reporters import FORMATS
 from harness.reporters.json import SCHEMA_VERSION, to_json
@@ -69,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
         print(changes_markdown(f"{code_span(args.old, False)} → {code_span(args.new, False)} ({said})", changes), end="")
     else:
         if not args.quiet:
-            print(f"{said}: {args.old} -> {args.new}")
+            say(f"{said}: {args.old} -> {args.new}")
         for row in changes if not args.quiet else ():
             prefix = f"{row['file']}: " if "file" in row else ""
-            print(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
-        print(f"{len(changes)} change(s)")
+            say(prefix + diff.describe_change(diff.Change(row["kind"], row["path"], row["old"], row["new"], tuple(row.get("detail", ())))))
+        say(f"{len(changes)} change(s)")
     return EXIT_FINDINGS if changes else EXIT_OK
 
 
@@ -104,18 +105,21 @@ def diff_paths(old: Path, new: Path) -> list[dict[str, Any]]:
         return [diff.change_row(c) for c in diff.diff_trees(_load_yaml_file(old), _load_yaml_file(new))]
     names = sorted({p.name for p in old.glob("*.yaml")} | {p.name for p in new.glob("*.yaml")})
     rows: list[dict[str, Any]] = []
+    # The folders were named on the command line; the files in them were not: none may lead out of its project.
+    scopes = {folder: (project_root(folder),) for folder in (old, new)}
     for name in names:
-        old_tree = _load_yaml_file(old / name) if (old / name).exists() else {}
-        new_tree = _load_yaml_file(new / name) if (new / name).exists() else {}
+        old_tree = _load_yaml_file(old / name, scopes[old]) if (old / name).exists() else {}
+        new_tree = _load_yaml_file(new / name, scopes[new]) if (new / name).exists() else {}
         rows.extend({**diff.change_row(c), "file": name} for c in diff.diff_trees(old_tree, new_tree))
     return rows
 
 
-def _load_yaml_file(path: Path) -> Any:
+def _load_yaml_file(path: Path, scope: tuple[Path, ...] | None = None) -> Any:
+    from harness.reader import read_text
     from harness.render import describe_yaml_error, parse_yaml
 
     try:
-        return parse_yaml(path.read_text(encoding="utf-8"))
+        return parse_yaml(read_text(path, scope))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except UnicodeDecodeError as error:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.commands.common import EXIT_OK, UsageError, add_quiet, settings_from
+from harness.commands.common import EXIT_OK, UsageError, add_quiet, say, settings_from
 from harness.settings import SettingsError
 
 NAME = "fetch"
@@ -46,5 +46,5 @@ def run(args: argparse.Namespace) -> int:
     # Progress goes to stderr, so a report piped from the same make target stays clean.
     said = fetch_source(source, force=args.force)
     if not args.quiet:
-        print(said, file=sys.stderr)
+        say(said, sys.stderr)
     return EXIT_OK

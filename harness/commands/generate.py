@@ -6,6 +6,7 @@ import argparse
 
 from harness.baselines import GoldenFolder
 from harness.commands import common
+from harness.commands.common import say
 from harness.engine import Engine, Run
 from harness.findings import Status
 
@@ -29,20 +30,20 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale if not args.quiet else ():
-            print(f"would change: {r.golden} ({r.status})")
+            say(f"would change: {r.golden} ({r.status})")
         for orphan_name in result.orphans if not args.quiet else ():
-            print(f"orphan golden (no case): {orphan_name}")
-        print(f"{len(stale)} of {len(result.cases)} goldens would change")
+            say(f"orphan golden (no case): {orphan_name}")
+        say(f"{len(stale)} of {len(result.cases)} goldens would change")
         return common.EXIT_FINDINGS if stale or not result.ok else common.EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
     written = engine.write(result, prune=args.prune)
     for golden in written if not args.quiet else ():
-        print(f"wrote {golden}")
+        say(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)
     errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
     unchanged = len(result.cases) - len(written) - errors
-    print(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
+    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
     common.print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
     return common.EXIT_FINDINGS if any(r.failed for r in result.cases) else common.EXIT_OK

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, warn
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
 from harness.settings import display_path
 
 NAME = "init"
@@ -66,5 +66,6 @@ def run(args: argparse.Namespace) -> int:
     except AdoptError as error:
         raise UsageError(str(error)) from None
     lines = describe(adoption, shown=display_path)
-    print("\n".join(lines[:1] if args.quiet else lines))
+    for line in lines[:1] if args.quiet else lines:
+        say(line)
     return EXIT_OK

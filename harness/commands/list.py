@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cases import LAUNCH_PREFIX, id_matches, open_matrix, select_cases, unmatched_glob
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, settings_from
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
 from harness.hints import case_hint
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.settings import Settings, display_path
@@ -47,11 +47,11 @@ def run(args: argparse.Namespace) -> int:
         print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
     elif args.quiet:
         for row in rows:
-            print(row["id"])
+            say(str(row["id"]))
     else:
         for row in rows:
             where = row.get("golden") or row.get("source")
-            print(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
+            say(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
     return EXIT_OK
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cases import open_matrix
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, settings_from
+from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, say, settings_from
 from harness.hints import case_hint
 
 NAME = "lock"
@@ -59,11 +59,12 @@ def run(args: argparse.Namespace) -> int:
             end="",
         )
         return EXIT_OK
-    from harness.goldens import write_atomic
+    from harness.reader import read_text
+    from harness.writer import write_atomic
 
     output = Path(args.output)
     try:
-        existing = output.read_text(encoding="utf-8")
+        existing = read_text(output)
     except FileNotFoundError:
         existing = None
     except UnicodeDecodeError as error:
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{output}: {refused}") from None
     write_atomic(output, plan.text)
     if not args.quiet:
-        print("\n".join(plan.summary()))
-    print(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
+        for line in plan.summary():
+            say(line)
+    say(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
     return EXIT_OK

@@ -6,7 +6,7 @@ import argparse
 
 from harness import diff
 from harness.cases import open_matrix
-from harness.commands.common import EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, settings_from
+from harness.commands.common import EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
 from harness.gitrepo import GitError
 from harness.reporters.common import ABSENT
 from harness.reporters.json import SCHEMA_VERSION, to_json
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     for change in changes:
         old = diff.describe_value(change.old) if change.old_present else ABSENT
         new = diff.describe_value(change.new) if change.new_present else ABSENT
-        print(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
+        say(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
     if not args.quiet:
-        print(f"{len(changes)} change(s) of {args.key} in {case_id}")
+        say(f"{len(changes)} change(s) of {args.key} in {case_id}")
     return EXIT_OK

@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from harness.escape import escape_data, workflow_command
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import Fold, describe_group, folded, next_steps, summary_line
-
-
-def escape_data(text: str) -> str:
-    """Escape workflow-command data as GitHub's toolkit does: `%`, then CR and LF."""
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """Escape a workflow-command property value, where `:` and `,` are also separators."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(command: str, data: str, **properties: Any) -> str:
-    """One `::command key=value,...::data` line with every part escaped, so input cannot start a command of its own."""
-    shown = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value not in (None, ""))
-    return f"::{command}{' ' + shown if shown else ''}::{escape_data(data)}"
-
 
 # GitHub shows this many annotations of each kind per step; the rest are only in the log and the job summary.
 SHOWN_PER_KIND = 10

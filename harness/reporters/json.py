@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from harness.escape import json_text
 from harness.findings import ERROR, Kind, MatrixResult, Severity
 from harness.grouping import group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
@@ -48,7 +48,7 @@ def to_json(document: Any) -> str:
     """Stable JSON text; every JSON answer carries `schema_version` first."""
     if isinstance(document, dict):
         document = {"schema_version": SCHEMA_VERSION, **document}
-    return json.dumps(document, indent=2, sort_keys=False, default=str)
+    return json_text(document)
 
 
 class JsonReporter:

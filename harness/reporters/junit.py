@@ -6,22 +6,16 @@ characters) are written as escapes first, so no input makes the document unreada
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
+from harness.escape import xml_text
 from harness.findings import ERROR, WARNING, Kind, MatrixResult, Severity, Status
 from harness.grouping import Group, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import describe_group, summary_line
 
-NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 SUITE = "config-harness"
 RUN_CASE = "(run)"  # the test case that carries findings about the run as a whole and orphan goldens
-
-
-def xml_text(text: str) -> str:
-    """`text` with every character XML 1.0 forbids written as a Python escape."""
-    return NOT_XML.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def _line(group: Group) -> str:
@@ -33,9 +27,9 @@ def _testcase(suite: ET.Element, name: str, file: str, errors: list[str], warnin
     case = ET.SubElement(suite, "testcase", {"classname": SUITE, "name": xml_text(name), "file": xml_text(file)})
     if errors:
         element = ET.SubElement(case, tag, {"message": xml_text(errors[0]), "type": tag})
-        element.text = xml_text("\n".join(errors))
+        element.text = "\n".join(xml_text(error) for error in errors)
     if warnings:
-        ET.SubElement(case, "system-out").text = xml_text("\n".join(warnings))
+        ET.SubElement(case, "system-out").text = "\n".join(xml_text(warning) for warning in warnings)
     return case
 
 

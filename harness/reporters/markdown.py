@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from harness.escape import LINE_BREAKS, code_span, markdown_text, printable
 from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
 from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
@@ -26,35 +27,6 @@ from harness.reporters.common import (
     without_waiver_note,
 )
 
-# Underscores inside a word (snake_case keys) never emphasize in GitHub markdown, so they stay readable.
-MARKDOWN_SPECIAL = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-LINK_TARGET = re.compile(r"\](?=[(\[:])")  # `[text](url)`, `[text][ref]`, `[ref]: url`: a bracket stays text
-LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
-
-
-def markdown_text(text: str) -> str:
-    """Plain text safe in a markdown table cell or paragraph: no HTML, no markup, no extra cells, one line."""
-    text = LINE_BREAKS.sub(" ", str(text))
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return LINK_TARGET.sub(r"\\]", MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text))
-
-
-def code_span(text: str, in_table: bool = True) -> str:
-    """`text` as an inline code span that no backtick inside can end early; pipes escaped inside tables.
-
-    A code span shows HTML as text, so only its fence and (in a table, where GitHub splits cells first) the
-    pipe need care.
-    """
-    text = LINE_BREAKS.sub(" ", str(text))
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()):
-        text = f" {text} "
-    if in_table:
-        text = text.replace("|", "\\|")
-    return f"{fence}{text}{fence}"
-
-
 SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
 MAX_ROWS = 20  # a longer table is folded in <details>
 BREAK_AFTER = re.compile(r"([./])")
@@ -74,7 +46,7 @@ def breakable_code(text: str) -> str:
     return "<code>" + BREAK_AFTER.sub(r"\1<wbr>", markdown_text(text)) + "</code>"
 
 
-def _cases_cell(group: Group, all_ids: list[str]) -> str:
+def _cases_cell(group: Group, all_ids: Sequence[str]) -> str:
     # A count reads at a glance; the list (often long globs) stays folded so it cannot widen the table.
     if len(group.cases) <= 1 or set(group.cases) >= set(all_ids):
         return markdown_text(describe_cases(group.cases, all_ids))
@@ -104,12 +76,12 @@ def _change(group: Group) -> tuple[str, bool]:
 def _full_values(groups: list[Group]) -> list[str]:
     """Every shortened value in full, as a fenced block (folded) that no content can close early."""
     rows = [f"{g.path}: {show_value(g.old, old_present(g), 10**9)} -> {show_value(g.new, new_present(g), 10**9)}" for g in groups]
-    text = "\n".join(LINE_BREAKS.sub(" ", row) for row in rows)
+    text = "\n".join(printable(LINE_BREAKS.sub(" ", row)) for row in rows)
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
     return _folded(f"Full values ({len(rows)})", [fence, text, fence])
 
 
-def _value_table(items: list[Group | Fold], all_ids: list[str]) -> list[str]:
+def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]:
     lines = ["| path | change | cases | set by |", "|---|---|---|---|"]
     shortened = []
     for item in items:
@@ -126,7 +98,7 @@ def _value_table(items: list[Group | Fold], all_ids: list[str]) -> list[str]:
     return lines + ([""] + _full_values(shortened) if shortened else [])
 
 
-def _finding_table(groups: list[Group], all_ids: list[str]) -> list[str]:
+def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     # Kinds are the harness's own vocabulary, so they need no escaping.
     lines = ["| kind | path | finding | cases | set by |", "|---|---|---|---|---|"]
     lines += [

@@ -6,13 +6,14 @@ name is percent-encoded (a `#`, `%` or space in it cannot change which file a re
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
 from harness import __version__
+from harness.escape import json_text
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
@@ -37,7 +38,7 @@ def _location(group: Group) -> list[dict[str, Any]]:
     return [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(file)}, **region}}]
 
 
-def sarif_result(group: Group, all_ids: list[str]) -> dict[str, Any]:
+def sarif_result(group: Group, all_ids: Sequence[str]) -> dict[str, Any]:
     """One distinct finding as a SARIF result; a waived one is reported as suppressed, never as an open alert."""
     result: dict[str, Any] = {
         "ruleId": str(group.kind),
@@ -90,7 +91,7 @@ class SarifReporter:
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:
         """The SARIF log as JSON text."""
-        return json.dumps(to_sarif(result), indent=2, ensure_ascii=False, default=str) + "\n"
+        return json_text(to_sarif(result)) + "\n"
 
 
 REPORTER = SarifReporter()

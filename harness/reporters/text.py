@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from types import MappingProxyType
 
+from harness.escape import printable
 from harness.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
@@ -26,20 +27,11 @@ COLORS = MappingProxyType({
     "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
     "ERROR": "31", "WARNING": "33", "INFO": "2",
 })
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def paint(text: str, style: str, color: bool) -> str:
     """`text` in the ANSI color for `style` when `color`, else unchanged."""
     return f"\033[{COLORS[style]}m{text}\033[0m" if color and style in COLORS else text
-
-
-def printable(text: str) -> str:
-    """`text` with control characters (line breaks, escape sequences) written as escapes, so input stays on its line.
-
-    CI runners read commands from any log line, and terminals obey escape sequences: neither may come from input.
-    """
-    return CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def _severity_tag(severity: str, color: bool) -> str:
@@ -48,13 +40,13 @@ def _severity_tag(severity: str, color: bool) -> str:
     return paint(severity.upper(), severity.upper(), color) + " "
 
 
-def _text_line(group: Group, all_ids: list[str], color: bool) -> str:
+def _text_line(group: Group, all_ids: Sequence[str], color: bool) -> str:
     where = describe_cases(group.cases, all_ids)
     source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
     return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
 
 
-def _item_lines(items: list[Group | Fold], all_ids: list[str], options: ReportOptions) -> list[str]:
+def _item_lines(items: list[Group | Fold], all_ids: Sequence[str], options: ReportOptions) -> list[str]:
     """A line per group, a line per folded subtree; `verbose` lists a fold's leaves under it."""
     lines = []
     for item in items:
@@ -70,7 +62,7 @@ def _item_lines(items: list[Group | Fold], all_ids: list[str], options: ReportOp
     return lines
 
 
-def waived_lines(groups: list[Group], all_ids: list[str]) -> list[str]:
+def waived_lines(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     """One line per distinct waived finding with its cases, each reason once."""
     lines = [f"{TIER_TITLES[Tier.WAIVED]} ({sum(len(g.cases) for g in groups)}, {len(groups)} distinct):"]
     previous = None

@@ -147,13 +147,12 @@ def test_sources_standing_in_serve_a_scheme_and_restore_hydras_own():
     assert SourcesRegistry.instance().resolve("pkg") is original
 
 
-def test_resolvers_refusing_stops_every_resolver_and_restores_them(monkeypatch):
+def test_resolvers_replaced_stand_in_and_restore_the_table(monkeypatch):
     monkeypatch.setenv("CH_COMPAT_TOKEN", "value")
-    config = OmegaConf.create({"a": "${oc.env:CH_COMPAT_TOKEN}"})
-    with hydra_compat.resolvers_refusing(), pytest.raises(Exception) as refused:
-        OmegaConf.to_container(config, resolve=True)
-    assert "value" not in str(refused.value) and "oc.env" in str(refused.value)
-    assert config.a == "value"
+    config = OmegaConf.create({"a": "${oc.env:CH_COMPAT_TOKEN}", "b": "${made_up:x}"})
+    with hydra_compat.resolvers_replaced({"oc.env": lambda *args: "kept", "made_up": lambda *args: "added"}):
+        assert OmegaConf.to_container(config, resolve=True) == {"a": "kept", "b": "added"}
+    assert config.a == "value" and "made_up" not in hydra_compat.resolver_table()
 
 
 def test_shared_work_composes_what_hydra_composes_and_restores_hydra(tmp_path):
@@ -315,3 +314,14 @@ def test_every_compat_name_has_a_test_named_after_it():
     names = [*hydra_compat.__all__, *syrupy_compat.__all__]
     snake = {name: re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() for name in names}
     assert [name for name in names if snake[name] not in tests] == []
+
+
+def test_nesting_depth_counts_mappings_and_lists_without_recursion():
+    config = OmegaConf.create({"a": {"b": [1, {"c": 2}]}, "d": 3})
+    assert hydra_compat.nesting_depth(config, 40) == 4  # the root, a, b's list, the mapping in it
+    deep: dict = {}
+    node = deep
+    for _ in range(60):
+        node["x"] = {}
+        node = node["x"]
+    assert hydra_compat.nesting_depth(OmegaConf.create(deep), 10) == 11  # stops counting past the limit

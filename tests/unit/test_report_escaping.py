@@ -1,14 +1,24 @@
-"""Escaping in every output format, each case from a hostile input."""
+"""Escaping in every output format, each case from a hostile input: every string a pull request controls
+(values, keys, file names, case ids, settings paths, messages) passes its format's sink."""
 
 from __future__ import annotations
 
+import json
 import re
 
-from harness.reporters.github import escape_data, escape_property, workflow_command
-from harness.reporters.markdown import code_span, markdown_text
-from harness.reporters.text import printable
+import pytest
+
+from harness.escape import code_span, escape_data, escape_property, markdown_text, printable, suspicious, workflow_command, xml_text
+from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, Status
+from harness.matrix import Case
+from harness.provenance import Source
+from harness.reporters import FORMATS, ReportOptions, reporter
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+# A line break that starts workflow commands of its own, an ANSI color, a right-to-left override that shows
+# `/models/good` for something else, and a zero-width space.
+HOSTILE = "v\n::stop-commands::tok\n::notice title=t::All cases OK\r\x1b[31m\u202edoog/sledom/\u200b"
+RAW = ("\x1b", "\u202e", "\u200b", "\r")
 
 
 def test_markdown_text_cannot_open_cells_tags_links_or_lines():
@@ -25,6 +35,7 @@ def test_a_code_span_is_never_closed_by_its_content():
     assert code_span("``x``") == "``` ``x`` ```"  # padded: content starting with a backtick
     assert code_span("a|b") == "`a\\|b`" and code_span("a|b", in_table=False) == "`a|b`"
     assert code_span("x\n::stop-commands::y") == "`x ::stop-commands::y`"
+    assert code_span("a\u202eb\x1b") == "`a\\u202eb\\x1b`"
 
 
 def test_workflow_command_escaping_follows_github():
@@ -33,10 +44,84 @@ def test_workflow_command_escaping_follows_github():
     line = workflow_command("error", "x\n::stop-commands::tok", file="conf/a,b:c.yaml", line=3, title="t:1")
     assert line == "::error file=conf/a%2Cb%3Ac.yaml,line=3,title=t%3A1::x%0A::stop-commands::tok"
     assert "\n" not in line
+    assert escape_data("\u202e\x1b") == "\\u202e\\x1b"
 
 
 def test_text_output_keeps_input_on_its_line():
     assert printable("key\n::stop-commands::x\r\x1b[31m") == "key\\n::stop-commands::x\\r\\x1b[31m"
+    assert printable("/models/\u202egood\u200b\u2066") == "/models/\\u202egood\\u200b\\u2066"
+
+
+def test_suspicious_text_is_what_a_reader_cannot_see():
+    assert suspicious("a\u202eb") and suspicious("\u200b") and suspicious("\x1b[31m") and suspicious("\ufeff")
+    assert not suspicious("two\nlines\tand a tab") and not suspicious("naïve 日本") and not suspicious(3)
+
+
+def test_xml_text_holds_nothing_xml_forbids_or_a_reader_cannot_see():
+    assert xml_text('<a>&\x00\u202e\ud800\n\t') == "<a>&\\x00\\u202e\\ud800\\n\t"  # ElementTree escapes the markup
+
+
+def hostile_result() -> MatrixResult:
+    """A result where every string a pull request could control holds HOSTILE."""
+    case = Case(f"train/{HOSTILE}/default", "train", ())
+    findings = (
+        Finding(Kind.CHANGED, f"a.{HOSTILE}", HOSTILE, HOSTILE, ERROR, HOSTILE, source=Source(f"conf/{HOSTILE}.yaml", 3)),
+        Finding(Kind.CONTRACT, "b", None, HOSTILE, ERROR, f"c: {HOSTILE}", contract=HOSTILE),
+        Finding(Kind.ERROR, "", severity=ERROR, message=HOSTILE),
+        Finding(Kind.HIDDEN_TEXT, "d", None, HOSTILE, "warning", HOSTILE),
+    )
+    result = MatrixResult([CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings)], baseline=f"goldens in {HOSTILE}")
+    result.orphans = [f"snapshots/_generated_{HOSTILE}.yaml"]
+    result.pruned = [HOSTILE]
+    return result
+
+
+def no_command_of_its_own(output: str, commands: bool = False) -> None:
+    """No line of the input's own: a workflow command starts only where the report writes one (`commands`)."""
+    for line in output.splitlines():
+        assert not line.startswith(("::stop-commands", "::notice title=t::")), line
+        assert not line.startswith("::") or (commands and line.startswith(("::error", "::warning", "::notice"))), line
+    assert not any(raw in output for raw in RAW)
+
+
+def strings(document) -> str:
+    """Every string in a JSON document, joined."""
+    if isinstance(document, dict):
+        return "".join(strings(key) + strings(value) for key, value in document.items())
+    if isinstance(document, list):
+        return "".join(strings(item) for item in document)
+    return document if isinstance(document, str) else ""
+
+
+def render(output_format: str, **options) -> str:
+    return reporter(output_format).render(hostile_result(), ReportOptions(**options))
+
+
+@pytest.mark.parametrize("output_format", sorted(FORMATS))
+@pytest.mark.parametrize("verbose", [False, True])
+def test_every_format_escapes_every_field(output_format, verbose):
+    """Every registered format: no workflow command, line break, escape, bidi or zero-width character of the
+    input's own reaches the output, whatever field holds it."""
+    output = render(output_format, verbose=verbose, review=verbose)
+    no_command_of_its_own(output, commands=output_format == "github")
+    if output_format in ("json", "sarif"):
+        assert output.isascii()
+        assert HOSTILE in strings(json.loads(output))  # the values themselves survive, escaped only in the text
+    if output_format == "junit":
+        import xml.etree.ElementTree as ET
+
+        ET.fromstring(output)  # well-formed whatever the input
+    if output_format in ("text", "markdown"):
+        assert "\\u202edoog" in output
+
+
+def test_markdown_report_opens_no_tag_of_its_own():
+    output = render("markdown", verbose=True)
+    for tag in ("<details>", "</details>", "<summary>", "</summary>", "<br>", "<code>", "</code>", "<wbr>"):
+        output = output.replace(tag, "")
+    assert "<" not in output
+
+
 
 
 def test_sarif_locations_are_uri_references_a_file_name_cannot_bend():

@@ -1,0 +1,125 @@
+"""One sink per output format: every string that reaches text, markdown, GitHub workflow commands, JSON or XML
+passes that format's escaping here, whatever its origin (values, keys, file names, settings, git refs, Hydra's
+own messages). Reporters build their output from these functions and nothing else touches input text.
+
+- Control characters, ANSI escape sequences, bidirectional overrides and zero-width characters are shown
+  escaped (`\\u202e`), never emitted: a terminal would obey them, a CI runner would read a line break as a new
+  workflow command, and a right-to-left override makes `/models/evil` look like `/models/good`.
+- Markdown: no HTML, no markup, no link, no table cell, no line break comes from input.
+- GitHub workflow commands: data and properties are escaped as GitHub's toolkit does, so input stays inside the
+  one command the harness writes and can never start one of its own (`::stop-commands::`).
+- JSON (and SARIF): ASCII only, so every such character is a `\\uXXXX` escape.
+- XML (JUnit): what XML 1.0 cannot hold, and what a reader cannot see, written as an escape.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from types import MappingProxyType
+from typing import Any
+
+# Invisible or reordering characters: bidi controls and isolates, zero-width joiners and spaces, the BOM, word
+# joiners and invisible operators, Hangul fillers, variation selectors and interlinear annotation marks.
+HIDDEN = "\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
+# Everything the text sink escapes: C0 and C1 controls (line breaks and ESC among them), line and paragraph
+# separators, and the hidden characters.
+UNPRINTABLE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{HIDDEN}]")
+# What makes a value suspicious (a warning): everything above except the tab and line breaks a multi-line
+# string holds on purpose.
+SUSPICIOUS = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029{HIDDEN}]")
+
+
+SHORT_ESCAPES = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in SHORT_ESCAPES:
+        return SHORT_ESCAPES[char]
+    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+
+def printable(text: Any) -> str:
+    """`text` with every control, escape, bidi and zero-width character written as an escape: one line, shown as
+    it is stored. The text sink (terminal, CI log, stderr)."""
+    return UNPRINTABLE.sub(_escaped, str(text))
+
+
+def suspicious(text: Any) -> bool:
+    """True when a string holds a character a reader cannot see or that reorders what they see (a warning)."""
+    return isinstance(text, str) and SUSPICIOUS.search(text) is not None
+
+
+# ---- markdown (GitHub-flavored) ----
+
+# Underscores inside a word (snake_case keys) never emphasize in GitHub markdown, so they stay readable.
+MARKDOWN_SPECIAL = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+LINK_TARGET = re.compile(r"\](?=[(\[:])")  # `[text](url)`, `[text][ref]`, `[ref]: url`: a bracket stays text
+LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+
+
+def markdown_text(text: Any) -> str:
+    """Plain text safe in a markdown table cell or paragraph: no HTML, no markup, no extra cells, one line."""
+    text = printable(LINE_BREAKS.sub(" ", str(text)))
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return LINK_TARGET.sub(r"\\]", MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text))
+
+
+def code_span(text: Any, in_table: bool = True) -> str:
+    """`text` as an inline code span that no backtick inside can end early; pipes escaped inside tables.
+
+    A code span shows HTML as text, so only its fence and (in a table, where GitHub splits cells first) the
+    pipe need care.
+    """
+    text = printable(LINE_BREAKS.sub(" ", str(text)))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()):
+        text = f" {text} "
+    if in_table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{text}{fence}"
+
+
+# ---- GitHub workflow commands ----
+
+
+def escape_data(text: Any) -> str:
+    """Workflow-command data as GitHub's toolkit escapes it (`%`, then CR and LF), other controls shown escaped."""
+    return printable(str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+
+
+def escape_property(text: Any) -> str:
+    """A workflow-command property value, where `:` and `,` are also separators."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(command: str, data: Any, **properties: Any) -> str:
+    """One `::command key=value,...::data` line with every part escaped, so input cannot start a command of its own."""
+    shown = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items() if value not in (None, ""))
+    return f"::{command}{' ' + shown if shown else ''}::{escape_data(data)}"
+
+
+def log_line(text: Any) -> str:
+    """A plain line of a CI log (not a command): escaped so no part of it reads as a workflow command."""
+    return escape_data(text)
+
+
+# ---- JSON and XML ----
+
+
+def json_text(document: Any, indent: int | None = 2) -> str:
+    """JSON text, ASCII only: every control, bidi and zero-width character is a `\\uXXXX` escape."""
+    return json.dumps(document, indent=indent, sort_keys=False, default=str, ensure_ascii=True)
+
+
+# Characters XML 1.0 cannot hold at all (ElementTree escapes markup itself), those a reader cannot see, and line
+# breaks: the report is printed to CI logs, where a line of the input's own could be a workflow command.
+NOT_XML = re.compile(f"[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x84\\x86-\\x9f\\ud800-\\udfff\\ufffe\\uffff{HIDDEN}]")
+
+
+def xml_text(text: Any) -> str:
+    """One piece of input for an XML element or attribute written with ElementTree (JUnit): what XML 1.0 forbids,
+    what a reader cannot see and line breaks written as escapes; ElementTree escapes the markup."""
+    return NOT_XML.sub(_escaped, str(text))
