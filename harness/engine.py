@@ -188,7 +188,7 @@ def approvals_line(result: MatrixResult, settings: Settings) -> str:
     if not recorded:
         return ""
     files = ", ".join(display_path(path) for path in (settings.origin, *settings.contracts))
-    return (f"{len(recorded)} contract, settings or hydra change{'s' * (len(recorded) != 1)} carry a recorded reason: "
+    return (f"{len(recorded)} contract, settings or hydra change{'s carry' if len(recorded) != 1 else ' carries'} a recorded reason: "
             f"the owners of {files} must approve them (see templates/CODEOWNERS)")
 
 

@@ -173,6 +173,13 @@ def _readable_in_review(path: Path, base: Settings) -> bool:
 def review_settings(base: Settings, head: Settings) -> Settings:
     """The settings a review composes the pull request's tree with: the base's, plus the cases the pull request
     adds; its confinement is the base's, narrowed (never widened) by the pull request."""
+    # `became` names what a base route turned into: it is the news this change brings, and it can only add a
+    # comparison (the new case against the route at the base), so the pull request's word is taken for it.
+    head_routes = {route.name: route for route in head.routes}
+    base_routes = tuple(
+        replace(route, became=route.became or head_routes[route.name].became) if route.name in head_routes else route
+        for route in base.routes
+    )
     engines = None if base.engines is None or head.engines is None else _union(base.engines, head.engines)
     if base.engines is not None and head.engines is None:
         engines = None  # the pull request checks every option now
@@ -182,7 +189,7 @@ def review_settings(base: Settings, head: Settings) -> Settings:
         roots=_union(base.roots, head.roots),
         engines=engines,
         presets=_union(base.presets, head.presets, key=lambda preset: preset[0]),
-        routes=_union(base.routes, head.routes, key=lambda route: route.name),
+        routes=_union(base_routes, head.routes, key=lambda route: route.name),
         contracts=_union(base.contracts, tuple(path for path in head.contracts if _readable_in_review(path, base))),
         read_outside=tuple(folder for folder in base.read_outside if folder in head.read_outside),
         source=head.source,  # the tree under review is the pull request's, fetched as its settings pin it

@@ -82,7 +82,14 @@ def true_changes(before: dict, after: dict) -> set[tuple[str, str]]:
 
 
 def reported(case: dict) -> set[tuple[str, str]]:
-    return {(f["kind"], f["path"]) for f in case["findings"] if f["kind"] in ("removed", "added", "changed")}
+    """The leaves a case's findings name as removed, added or changed; a moved key or subtree is its removed leaves
+    at the old path and its added leaves at the new one (the value unchanged)."""
+    leaves = {(f["kind"], f["path"]) for f in case["findings"] if f["kind"] in ("removed", "added", "changed")}
+    for move in (f for f in case["findings"] if f["kind"] == "moved"):
+        inside = flatten(move["value"]) if isinstance(move["value"], dict) and move["value"] else {"": None}
+        for relative in inside:
+            leaves |= {("removed", f"{move['old']}.{relative}".rstrip(".")), ("added", f"{move['new']}.{relative}".rstrip("."))}
+    return leaves
 
 
 @pytest.mark.parametrize("old, new", [("0.7.1", "0.8.0"), ("0.8.0", "0.9.1")])
@@ -102,8 +109,11 @@ def test_review_against_the_parent_composes_the_base_and_names_the_true_changes(
         plain_flatten(verl_tree(new), "ppo_trainer", ["model_engine=dp"]),
     )
     assert reported(cases["ppo_trainer/dp/default"]) == dp
-    # Differences are news, not failures; the megatron contract locked at 0.7.1 is what fails the review.
-    assert all(f["severity"] == "info" for c in cases.values() for f in c["findings"] if f["kind"] != "contract")
+    # Differences are news, not failures; the megatron contract locked at 0.7.1 is what fails the review, with a
+    # case the base's settings describe and this tree lost (0.9.1 dropped the mindspeed engine).
+    assert all(f["severity"] == "info" for c in cases.values() if c["status"] != "gone" for f in c["findings"] if f["kind"] != "contract")
+    gone = {c["id"] for c in cases.values() if c["status"] == "gone" and c["findings"][0]["severity"] == "error"}
+    assert gone == ({"ppo_trainer/mindspeed/default"} if new == "0.9.1" else set())
     contract_errors = {f["path"] for f in cases[route[0]]["findings"] if f["kind"] == "contract" and f["severity"] == "error"}
     assert "actor_rollout_ref.rollout.layer_name_map.qkv_layer_name" in contract_errors
     assert result.code == 1

@@ -273,6 +273,6 @@ def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_t
                          "  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: retired}\n")
     lines = cli("--settings", "harness.toml", "diff", "--base", "main").out.splitlines()
     assert lines[0].startswith("settings: main's harness.toml")
-    assert lines[1] == ("1 contract, settings or hydra change carry a recorded reason: the owners of harness.toml, "
+    assert lines[1] == ("1 contract, settings or hydra change carries a recorded reason: the owners of harness.toml, "
                         "contracts.yaml must approve them (see templates/CODEOWNERS)")
     assert (ROOT / "templates" / "CODEOWNERS").read_text().count("contracts.yaml") == 1
