@@ -144,7 +144,6 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     import json
     import subprocess
     import sys
-
     from argparse import Namespace
 
     from harness.baselines import GoldenFolder
