@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,6 +129,10 @@ def same_value(old: Any, new: Any) -> bool:
         return len(old) == len(new) and all(same_value(a, b) for a, b in zip(old, new))
     if isinstance(old, Mapping):
         return old.keys() == new.keys() and all(same_value(old[k], new[k]) for k in old)
+    if isinstance(old, float):
+        # -0.0 == 0.0 and nan != nan in Python, but a program can tell the first pair apart (copysign, 1/x) and
+        # the second is the same value written twice: floats compare by their exact bits.
+        return struct.pack("<d", old) == struct.pack("<d", new)
     return bool(old == new)
 
 

@@ -60,6 +60,7 @@ class Run:
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
     review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
+    launches: bool = True  # check the settings' launch commands too (`generate` writes goldens; launches have none)
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
 
 
@@ -341,7 +342,7 @@ class Engine:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
             result.approvals = approvals_line(result, run.settings)
-        if run.settings.command_globs:
+        if run.settings.command_globs and (run.launches or self.launch_glob is not None):
             self._add_launches(result)
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:

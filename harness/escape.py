@@ -41,9 +41,9 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def printable(text: Any) -> str:
-    """`text` with every control, escape, bidi and zero-width character written as an escape: one line, shown as
-    it is stored. The text sink (terminal, CI log, stderr)."""
-    return UNPRINTABLE.sub(_escaped, str(text))
+    """`text` with every control, escape, bidi and zero-width character written as an escape, and no workflow
+    command in it: one line, shown as it is stored. The text sink (terminal, CI log, stderr)."""
+    return no_workflow_commands(UNPRINTABLE.sub(_escaped, str(text)), "text")
 
 
 def suspicious(text: Any) -> bool:
@@ -104,6 +104,33 @@ def workflow_command(command: str, data: Any, **properties: Any) -> str:
 def log_line(text: Any) -> str:
     """A plain line of a CI log (not a command): escaped so no part of it reads as a workflow command."""
     return escape_data(text)
+
+
+# ---- the CI log: nothing the input holds may read as a workflow command ----
+
+# GitHub's runner reads a command from a log line two ways: `::name ...::data` once leading whitespace is trimmed,
+# and, when that fails, the legacy `##[name]data` anywhere in the line. Both are broken up here, in a way each
+# format reads back as the same text: a backslash in text and markdown, a `\u005b` in JSON, `&#91;` in XML.
+LEGACY_COMMAND = "##["
+LINE_COMMAND = re.compile(r"^(\s*):(?=:)", re.M)
+_BROKEN = MappingProxyType({
+    "text": ("##\\[", r"\1\\:"),
+    "markdown": ("##\\[", r"\1\\:"),
+    "json": ("##\\u005b", r"\1\\u003a"),
+    "xml": ("##&#91;", r"\1&#58;"),
+})
+
+
+def no_workflow_commands(report: str, sink: str) -> str:
+    """A whole report for one sink (`text`, `markdown`, `json`, `xml`, or `github`: the harness's own `::command`
+    lines, whose parts are already escaped, and text) with every workflow command its input could start broken up."""
+    if sink == "github":
+        return "".join(
+            line if line.startswith("::") and not line.startswith(":::") else no_workflow_commands(line, "text")
+            for line in report.splitlines(keepends=True)
+        )
+    legacy, line_start = _BROKEN[sink]
+    return LINE_COMMAND.sub(line_start, report.replace(LEGACY_COMMAND, legacy))
 
 
 # ---- JSON and XML ----

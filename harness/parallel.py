@@ -100,7 +100,9 @@ def map_shards(
 ) -> list[Any]:
     """`work(shard, done)` over shards of `cases`, in forked workers when that helps; one result per case, in
     case order. `work` calls `done(case)` as each case finishes, and `on_done` hears of it in this process."""
-    shards = plan_shards(cases, jobs)
+    # Never more workers than cores, whatever the settings ask: `jobs` comes from a file a pull request controls,
+    # and each worker is a process (forty one-line engine files and `jobs = 100000` once forked forty-two).
+    shards = plan_shards(cases, max(1, min(jobs, default_jobs())))
     if len(shards) < 2 or not can_fork():
         return work(list(cases), on_done)
     context = multiprocessing.get_context("fork")
@@ -133,6 +135,8 @@ def map_shards(
         _drain(done, by_id, on_done, wait=0.0)
     finally:
         for worker in workers:
+            if worker.pid is None:
+                continue  # never started (the system refused a process or a pipe): nothing to stop
             if worker.is_alive() and any(r is None for r in shard_results):
                 worker.terminate()
             worker.join()

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from harness.cases import select_cases
 from harness.contracts import load_contracts
 from harness.engine import Engine
-from harness.escape import printable
+from harness.escape import no_workflow_commands, printable
 from harness.findings import MatrixResult
 from harness.hints import case_hint
 from harness.matrix import Case
@@ -172,7 +172,8 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
     """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
     options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
                             review=title is not None, base=base, steps=steps)
-    print(reporter(output_format).render(result, options), end="")
+    chosen = reporter(output_format)
+    print(no_workflow_commands(chosen.render(result, options), chosen.sink), end="")
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:

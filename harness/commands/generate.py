@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, **common.contract_rules(settings, args))
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, launches=False,
+              **common.contract_rules(settings, args))
     engine = Engine(run, args.case)
     result = common.run_with_progress(engine)
     if args.check:

@@ -36,6 +36,8 @@ class Reporter(Protocol):
     name: str
     # Severities whose findings must say which file sets their value (it costs a provenance pass per case).
     sourced: frozenset[Severity]
+    # How the whole output is guarded before it is printed: text, markdown, json, xml or github (escape.py).
+    sink: str
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:
         """The whole report, ending with a newline."""

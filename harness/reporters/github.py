@@ -76,6 +76,7 @@ class GithubReporter:
     """`--format github`: annotations where each value is set."""
 
     name = "github"
+    sink = "github"
     sourced: frozenset[Severity] = frozenset({ERROR, WARNING})
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:

@@ -55,6 +55,7 @@ class JsonReporter:
     """`--format json`: the whole result, for programs."""
 
     name = "json"
+    sink = "json"
     sourced: frozenset[Severity] = frozenset({ERROR})
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:

@@ -72,6 +72,7 @@ class JunitReporter:
     """`--format junit`: JUnit XML, which CI systems show as test results."""
 
     name = "junit"
+    sink = "xml"
     sourced: frozenset[Severity] = frozenset({ERROR})
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:

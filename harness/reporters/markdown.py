@@ -194,6 +194,7 @@ class MarkdownReporter:
     """`--format markdown`: a pull-request summary; warnings name their file too."""
 
     name = "markdown"
+    sink = "markdown"
     sourced: frozenset[Severity] = frozenset({ERROR, WARNING})
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:

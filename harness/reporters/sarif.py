@@ -87,6 +87,7 @@ class SarifReporter:
     """`--format sarif`: SARIF 2.1.0, which GitHub code scanning reads."""
 
     name = "sarif"
+    sink = "json"
     sourced: frozenset[Severity] = frozenset({ERROR, WARNING})
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:

@@ -142,6 +142,7 @@ class TextReporter:
     """`--format text`: for people at a terminal."""
 
     name = "text"
+    sink = "text"
     sourced: frozenset[Severity] = frozenset({ERROR})
 
     def render(self, result: MatrixResult, options: ReportOptions) -> str:

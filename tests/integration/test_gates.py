@@ -282,3 +282,29 @@ def test_no_hostile_input_is_an_internal_error(tmp_path_factory, cli, config, go
     for args in (["check", "--format", "json"], ["check", "--format", "github"], ["list"]):
         run = cli("--settings", "harness.toml", "--no-cache", "--jobs", "1", *args, cwd=project)
         assert run.code in (0, 1, 2), (args, run.err[-500:])
+
+
+# Attacker pass (round three): a key or value holding a workflow command reached the CI log in every format
+# (`  ::error ...` once the runner trims the indent, and the legacy `##[cmd]` form anywhere in a line).
+def test_no_format_lets_a_key_or_value_start_a_workflow_command(small_project, cli):
+    import re
+
+    from harness.reporters import FORMATS
+    from tests.conftest import commit_small_project
+
+    repository = commit_small_project(small_project, cli, "contracts: []\n")
+    train = repository / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("  name: ???", '  name: "##[add-mask]FAILED"')
+                     + '"::error title=config-harness::All cases match their goldens": 1\n')
+    own = re.compile(r"^::(error|warning|notice)( [^:]*)?::")
+    for command in (["check"], ["diff", "--base", "main"]):
+        for output_format in FORMATS:
+            out = cli("--settings", "harness.toml", *command, "--format", output_format).out
+            assert "##[" not in out, (command, output_format)
+            for line in out.splitlines():
+                if output_format == "github" and own.match(line):
+                    continue
+                assert not line.lstrip().startswith("::"), (command, output_format, line)
+            if output_format == "json":  # the guard keeps the values: JSON reads back the same text
+                document = cli("--settings", "harness.toml", *command, "--format", "json").json()
+                assert "##[add-mask]FAILED" in json.dumps(document, ensure_ascii=False)

@@ -276,3 +276,17 @@ def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_t
     assert lines[1] == ("1 contract, settings or hydra change carries a recorded reason: the owners of harness.toml, "
                         "contracts.yaml must approve them (see templates/CODEOWNERS)")
     assert (ROOT / "templates" / "CODEOWNERS").read_text().count("contracts.yaml") == 1
+
+
+# Attacker pass (round three): 0.0 -> -0.0 compared equal, so a regenerated golden hid a changed value.
+def test_the_sign_of_zero_is_a_changed_value(repository, cli):
+    train = repository / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.0"))
+    cli("--settings", "harness.toml", "generate")
+    git(repository, "commit", "-qam", "lr 0.0")
+    train.write_text(train.read_text().replace("lr: 0.0", "lr: -0.0"))
+    assert cli("--settings", "harness.toml", "check").code == 1
+    cli("--settings", "harness.toml", "generate")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
+    changed = {(g["path"], g["old"], g["new"]) for g in review["groups"] if g["kind"] == "changed"}
+    assert ("trainer.lr", 0.0, -0.0) in changed

@@ -82,3 +82,13 @@ except RuntimeError as error:
 def test_a_worker_error_is_raised_in_the_parent_and_a_dead_worker_is_named():
     out = subprocess.run([sys.executable, "-c", FAILING_WORKERS], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["raised: bad input found in a worker", "died: a worker process died (exit code 7)"]
+
+
+def test_workers_never_outnumber_the_cores_whatever_the_settings_ask():
+    """`jobs` is read from settings a pull request controls: a huge value forks no more processes than cores."""
+    script = WORKERS.replace("cases(), 2,", "cases(), 100_000,")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    from harness.parallel import default_jobs
+
+    pids = {pid for _, pid in json.loads(out)["results"]}
+    assert len(pids) <= max(default_jobs(), 1)
