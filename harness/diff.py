@@ -95,6 +95,14 @@ def split_path(path: str) -> list[str]:
     return keys
 
 
+def parent_path(path: str) -> str:
+    """The dotted path of the mapping that holds `path` ("" for a top-level key)."""
+    parent = ""
+    for key in split_path(path)[:-1]:
+        parent = join_path(parent, key)
+    return parent
+
+
 def iter_leaves(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     """Yield (dotted path, value) for every leaf; an empty mapping is itself a leaf, a list is one value."""
     if isinstance(tree, Mapping) and tree:

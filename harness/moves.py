@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any
 
-from harness.diff import join_path, split_path
+from harness.diff import join_path, parent_path, split_path
 from harness.findings import Finding, Kind
 
 
@@ -45,14 +45,6 @@ def _distinctive(value: Any) -> bool:
 def _similar(old_name: str, new_name: str) -> bool:
     """Names alike enough that a rename from one to the other is believable (val_before_train -> validate_before_train)."""
     return SequenceMatcher(None, old_name, new_name).ratio() >= 0.75
-
-
-def _parent(path: str) -> str:
-    keys = split_path(path)
-    parent = ""
-    for key in keys[:-1]:
-        parent = join_path(parent, key)
-    return parent
 
 
 def _relative(path: str, prefix: str) -> str:
@@ -114,7 +106,7 @@ def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: It
         moved = [q for q in candidates if leaf[q] == name]
         renamed = [q for q in candidates if leaf[q] != name and _similar(name, leaf[q])]
         if not _distinctive(value):
-            moved, renamed = [], [q for q in renamed if _parent(q) == _parent(path)]
+            moved, renamed = [], [q for q in renamed if parent_path(q) == parent_path(path)]
         chosen = moved if len(moved) == 1 else renamed
         if len(chosen) == 1:
             moves.append(Move(path, chosen[0], value, ((path, chosen[0]),)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from harness.diff import join_path, split_path
+from harness.diff import parent_path
 from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
 from harness.grouping import VALUE_KINDS, Group, Tier
 from harness.reporters.base import ReportOptions
@@ -194,14 +194,6 @@ FOLD_SIBLINGS = 3  # keys added (or removed) beside others under one mapping are
 FOLD_NAMES = 60  # characters of key names a sibling fold shows
 
 
-def _parent(path: str) -> str:
-    keys = split_path(path)
-    prefix = ""
-    for key in keys[:-1]:
-        prefix = join_path(prefix, key)
-    return prefix
-
-
 def _fold(groups: Sequence[Group | Fold], key_of: Any, minimum: int, whole: bool) -> list[Group | Fold]:
     """`groups` with every set of plain groups that share a key (None: never) of `minimum` or more as one Fold."""
     members: dict[tuple[Any, ...], list[Group]] = {}
@@ -224,7 +216,7 @@ def folded(groups: Sequence[Group]) -> list[Group | Fold]:
     """The groups with each removed or added subtree (same cases) as one Fold, then keys beside others under one
     mapping as one Fold, each in place of its first leaf."""
     subtrees = _fold(groups, lambda g: g.finding.subtree, FOLD_MIN, whole=True)
-    return _fold(subtrees, lambda g: _parent(g.path), FOLD_SIBLINGS, whole=False)
+    return _fold(subtrees, lambda g: parent_path(g.path), FOLD_SIBLINGS, whole=False)
 
 
 def subtree_folds(groups: Sequence[Group]) -> list[Fold]:
