@@ -8,6 +8,7 @@ import pickle
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -18,7 +19,7 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.core.object_type import ObjectType
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
-from hydra.plugins.config_source import ConfigLoadError, ConfigResult
+from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
@@ -99,7 +100,33 @@ def read_config(full_path: str, display: str) -> bytes:
         raise ConfigLoadError(str(error) if not isinstance(error, FileNotFoundError) else f"Config not found : {display}") from None
 
 
-class CachedFileConfigSource(FileConfigSource):
+class ParsedSource(ConfigSource):
+    """Mixed in before a Hydra config source whose `_parsed` gives a file's ParsedFile: every load is a fresh copy
+    of nodes parsed once per content."""
+
+    def _parsed(self, config_path: str) -> ParsedFile:
+        raise NotImplementedError
+
+    def _check(self, config_path: str, config: DictConfig | ListConfig) -> None:
+        """Raise ConfigLoadError for content this source refuses (nothing by default)."""
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        parsed = self._parsed(config_path)
+        config = parsed.config
+        self._check(config_path, config)
+        # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
+        result = ConfigResult(
+            config=config, path=f"{self.scheme()}://{self.path}", provider=self.provider, header=dict(parsed.header)
+        )
+        result.content_digest = parsed.digest  # type: ignore[attr-defined]  # read by the composition trace
+        return result
+
+    def content_digest_of(self, config_path: str) -> bytes:
+        """The parsed content's digest of a config, without copying its nodes (replaying a trace)."""
+        return self._parsed(config_path).digest
+
+
+class CachedFileConfigSource(ParsedSource, FileConfigSource):
     """Hydra's file config source, parsing each file's bytes once per process, and reading nothing outside
     the session's scope (the project): a symlink or `..` that leads out is an error naming the file."""
 
@@ -136,25 +163,10 @@ class CachedFileConfigSource(FileConfigSource):
             raise ConfigLoadError(f"Config not found : {normalized}")
         return parse_file(full_path, normalized)
 
-    def load_config(self, config_path: str) -> ConfigResult:
-        parsed = self._parsed(config_path)
-        config = parsed.config
+    def _check(self, config_path: str, config: DictConfig | ListConfig) -> None:
         problem = config_problem(config, self.scope) if self.scope else None
         if problem:
             raise ConfigLoadError(f"{hydra_compat.config_file_name(config_path)}: {problem}")
-        # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
-        result = ConfigResult(
-            config=config,
-            path=f"{self.scheme()}://{self.path}",
-            provider=self.provider,
-            header=dict(parsed.header),
-        )
-        result.content_digest = parsed.digest  # type: ignore[attr-defined]  # read by the composition trace
-        return result
-
-    def content_digest_of(self, config_path: str) -> bytes:
-        """The parsed content's digest of a config file, without copying its nodes (replaying a trace)."""
-        return self._parsed(config_path).digest
 
 
 class ConfinedFileConfigSource(CachedFileConfigSource):
@@ -171,7 +183,7 @@ class ConfinedFileConfigSource(CachedFileConfigSource):
             raise ConfigCompositionException(problem)
 
 
-class LoadedPackageConfigSource(ImportlibResourcesConfigSource):
+class LoadedPackageConfigSource(ParsedSource, ImportlibResourcesConfigSource):
     """`pkg://` search paths while a session runs: served only from packages already imported (Hydra's own),
     because finding any other package would import it and run its code."""
 
@@ -180,6 +192,31 @@ class LoadedPackageConfigSource(ImportlibResourcesConfigSource):
         if problem:
             raise ConfigCompositionException(problem)
         super().__init__(provider, path)
+
+    def _parsed(self, config_path: str) -> ParsedFile:
+        # Hydra re-parses its own configs (hydra/job_logging/default.yaml, ...) in every composition; parsed
+        # once per content instead, as config files are.
+        normalized = hydra_compat.config_file_name(config_path)
+        resource = resources.files(self.path).joinpath(normalized)
+        if not resource.is_file():
+            raise ConfigLoadError(f"Config not found : {normalized}")
+        display = f"{self.scheme()}://{self.path}/{normalized}"
+        return parse_file(str(resource), display, read_bytes(str(resource), what=display))
+
+    @property
+    def _on_disk(self) -> bool:
+        return isinstance(resources.files(self.path), Path)
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        if not self._on_disk:
+            # A package inside an archive or spread over folders: Hydra's own loading, parsed every time.
+            return ImportlibResourcesConfigSource.load_config(self, config_path)
+        return super().load_config(config_path)
+
+    def content_digest_of(self, config_path: str) -> bytes:
+        if not self._on_disk:
+            return trace.content_digest(self.load_config(config_path))
+        return super().content_digest_of(config_path)
 
 
 # The schemes a session serves with its own sources, so no config can import code or read outside the project;

@@ -18,16 +18,39 @@ from pathlib import Path
 from typing import Any
 
 
+@dataclass(frozen=True)
+class ContentCaches:
+    """Caches keyed by content, so they live as long as the process: an edit is a new key, never a stale hit.
+
+    Every session shares them, so a pytest run or a loop of commands parses Hydra's own configs and an unchanged
+    file once; each is emptied when it grows past MAX_ENTRIES, so a long process stays bounded.
+    """
+
+    parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
+    file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
+    overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
+
+    def bound(self, limit: int) -> None:
+        """Empty every cache holding more than `limit` entries."""
+        for cache in (self.parsed, self.file_leaves, self.overrides):
+            if len(cache) > limit:
+                cache.clear()
+
+
+MAX_ENTRIES = 20_000
+_CONTENT = ContentCaches()
+
+
 @dataclass(eq=False)
 class Session:
     """Every piece of state the harness keeps between calls, for one command, one pytest run or one test."""
 
-    # Caches keyed by content, so they may live as long as the process: an edit is a new key, never a stale hit.
-    parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
-    file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
-    stable_answers: dict[Any, Any] = field(default_factory=dict)  # trace: answers of pkg:// and structured sources
+    parsed: dict[tuple[str, bytes], Any] = field(default_factory=lambda: _CONTENT.parsed)
+    file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=lambda: _CONTENT.file_leaves)
+    overrides: dict[str, Any] = field(default_factory=lambda: _CONTENT.overrides)
+    # Answers of structured (ConfigStore) sources: ConfigStore registrations may change between sessions.
+    stable_answers: dict[Any, Any] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set)  # warnings said once
-    overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
     scratch: list[Path] = field(default_factory=list)  # folders deleted when the session ends
     # State of the Hydra session that is open now (set and cleared by compose.HydraSession).
     scope: tuple[Path, ...] = ()  # where config files may be read from; empty: no confinement
@@ -44,6 +67,7 @@ class Session:
             self.parsed, self.file_leaves, self.stable_answers = outer.parsed, outer.file_leaves, outer.stable_answers
             self.warned, self.overrides = outer.warned, outer.overrides
         else:
+            _CONTENT.bound(MAX_ENTRIES)
             from harness import trace  # trace reads the current session, so it is imported here, not above
 
             self._restore = trace.install()
@@ -88,6 +112,11 @@ _IDLE = Session()
 def current() -> Session:
     """The innermost open session, or the idle one outside every session."""
     return _STACK[-1] if _STACK else _IDLE
+
+
+def forget_content() -> None:
+    """Empty the process's content caches, so the next read parses again (and consults the disk cache)."""
+    _CONTENT.bound(0)
 
 
 def _remove_idle_scratch() -> None:

@@ -10,6 +10,7 @@ files in symlinked folders, search-path folders and `..` paths are all covered b
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import pickle
@@ -97,6 +98,15 @@ def _answer(source: ConfigSource, method: str, argument: str) -> Any:
 
 class RecordingSource(ConfigSource):
     """Mixed in before a real config source: records each answer while a Recorder is active."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RecordingSource:
+        # Hydra deep-copies its repository, sources included, in every composition, only so that replacing the
+        # repository's list of sources leaves the original list alone. A source's own fields never change, and
+        # deep-copying the structured source copies the whole ConfigStore, which costs more than composing a
+        # small tree; a shallow copy keeps the same meaning.
+        clone = copy.copy(self)
+        memo[id(self)] = clone
+        return clone
 
     def _note(self, method: str, argument: str, answer: Any) -> None:
         recorder = current().recorder

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.commands.common import CACHE_FLAGS, EXIT_OK, UsageError, add_quiet, cache_dir_from, say
+from harness.session import forget_content
 
 NAME = "cache"
 HELP = "show (or --clear) the parse and composition cache"
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cache folder refused: {error}") from None
     found = list(cache_entries(folder))
     if args.clear:
+        forget_content()  # what this process parsed already goes too (the CLI in process, as in tests)
         for entry in found:
             Path(entry.path).unlink(missing_ok=True)
         if not args.quiet:

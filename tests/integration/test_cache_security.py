@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.cache import MAGIC, CacheRefused, SignedStore, key_path, open_store, prune
+from harness.session import forget_content
 from tests.conftest import SMALL_SETTINGS, SMALL_TREE, write_tree
 
 
@@ -76,6 +77,7 @@ def test_planted_entries_with_our_owner_are_dropped_unread(project, cli, monkeyp
     names = entry_names(project, cli, cache)
     marker = tmp_path / "code-ran"
     plant_everywhere(cache, marker, names)
+    forget_content()  # as a new process starts: every entry is looked up on disk again, none in memory
     run = cli("--settings", "harness.toml", "--cache-dir", str(cache), "check", cwd=project)
     assert run.code == 0 and not marker.exists(), run.err
     assert not any(cache.glob("*.pickle")) or all(
