@@ -21,15 +21,17 @@ from hydra._internal import defaults_list as defaults_module
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra._internal.core_plugins.file_config_source import FileConfigSource
 from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
+from hydra._internal.core_plugins.structured_config_source import StructuredConfigSource
 from hydra._internal.hydra import Hydra
 from hydra._internal.sources_registry import SourcesRegistry
 from hydra._internal.utils import create_config_search_path
+from hydra.core.config_store import ConfigStore
 from hydra.core.default_element import InputDefault
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.object_type import ObjectType
 from hydra.core.plugins import Plugins
 from hydra.errors import ConfigCompositionException
-from hydra.plugins.config_source import ConfigSource
+from hydra.plugins.config_source import ConfigLoadError, ConfigSource
 from hydra.version import VersionBase
 from omegaconf import DictConfig, OmegaConf, flag_override
 from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
@@ -48,6 +50,7 @@ except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") war
 __all__ = [
     "FileConfigSource",
     "ImportlibResourcesConfigSource",
+    "StructuredConfigSource",
     "apply_overrides",
     "child_node",
     "config_file_name",
@@ -56,6 +59,7 @@ __all__ = [
     "find_config_file",
     "group_exists",
     "header_of",
+    "stored_config",
     "is_file_source",
     "nesting_depth",
     "omegaconf_yaml_resolvers",
@@ -172,6 +176,15 @@ def file_group_options(loader: Any, group: str) -> list[str]:
         if source.scheme() != "structured" and source.is_group(group):
             options.update(source.list(group, ObjectType.CONFIG))
     return sorted(options)
+
+
+def stored_config(config_path: str) -> Any | None:
+    """The ConfigNode ConfigStore holds for a config file name (`hydra/config.yaml`), itself, not a copy (never
+    mutate it), or None when nothing is registered there."""
+    try:
+        return ConfigStore.instance()._load(config_path)
+    except ConfigLoadError:
+        return None
 
 
 def group_exists(loader: Any, name: str) -> bool:

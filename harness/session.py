@@ -29,10 +29,12 @@ class ContentCaches:
     parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
     file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
     overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
+    # compose: a ConfigStore node (kept, so its id is never reused) -> its ParsedFile, or None when it cannot be pickled
+    structured: dict[int, tuple[Any, Any]] = field(default_factory=dict)
 
     def bound(self, limit: int) -> None:
         """Empty every cache holding more than `limit` entries."""
-        for cache in (self.parsed, self.file_leaves, self.overrides):
+        for cache in (self.parsed, self.file_leaves, self.overrides, self.structured):
             if len(cache) > limit:
                 cache.clear()
 
@@ -48,6 +50,7 @@ class Session:
     parsed: dict[tuple[str, bytes], Any] = field(default_factory=lambda: _CONTENT.parsed)
     file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=lambda: _CONTENT.file_leaves)
     overrides: dict[str, Any] = field(default_factory=lambda: _CONTENT.overrides)
+    structured: dict[int, tuple[Any, Any]] = field(default_factory=lambda: _CONTENT.structured)
     # Answers of structured (ConfigStore) sources: ConfigStore registrations may change between sessions.
     stable_answers: dict[Any, Any] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set)  # warnings said once
@@ -65,7 +68,7 @@ class Session:
         if _STACK:
             # A nested session shares the caches of the one it runs in; only the outermost installs.
             self.parsed, self.file_leaves, self.stable_answers = outer.parsed, outer.file_leaves, outer.stable_answers
-            self.warned, self.overrides = outer.warned, outer.overrides
+            self.warned, self.overrides, self.structured = outer.warned, outer.overrides, outer.structured
         else:
             _CONTENT.bound(MAX_ENTRIES)
             from harness import trace  # trace reads the current session, so it is imported here, not above

@@ -14,6 +14,7 @@ from harness.contracts import contract_checks
 from harness.engine import Engine, Run
 from harness.goldens import write_goldens
 from harness.reporters.json import result_as_dict, to_json
+from harness.session import forget_content
 from harness.settings import load_settings
 
 
@@ -52,28 +53,41 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
     assert {c["status"] for c in plain_document["cases"]} == {"ok", "changed", "new"}
 
 
-def test_the_parse_cache_follows_every_edit_and_survives_corruption(small_project, monkeypatch):
-    monkeypatch.chdir(small_project)
-    assert harness(small_project, "generate").returncode == 0
+def in_process(cli, project, monkeypatch):
+    """The CLI in this process with the project's own cache folder; each run starts as a new process would,
+    with nothing parsed in memory, so what it reuses comes from the cache folder."""
+    monkeypatch.setenv("CONFIG_HARNESS_CACHE_DIR", str(project / "cache"))
+
+    def run(*arguments):
+        forget_content()
+        return cli("--settings", "harness.toml", *arguments, cwd=project)
+
+    return run
+
+
+def test_the_parse_cache_follows_every_edit_and_survives_corruption(small_project, cli, monkeypatch):
+    harness_run = in_process(cli, small_project, monkeypatch)
+    assert harness_run("generate").code == 0
     cache = small_project / "cache"
     entries = sorted(cache.glob("*.pickle"))
     assert entries
     for entry in entries:  # a truncated cache is a miss, never a wrong answer
         entry.write_bytes(entry.read_bytes()[:10])
-    assert harness(small_project, "check").returncode == 0
+    assert harness_run("check").code == 0
     adam = small_project / "conf" / "optimizer" / "adam.yaml"
     adam.write_text(adam.read_text().replace("name: adam", "name: adamw"))
-    report = json.loads(harness(small_project, "check", "--format", "json").stdout)
+    report = harness_run("check", "--format", "json").json()
     changed = {(c["id"], f["path"], f["new"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "changed"}
     assert ("train/cpu/default", "trainer.optim.name", "adamw") in changed
     assert not any(case_id.endswith("/sgd") for case_id, _, _ in changed)
 
 
-def test_no_cache_writes_no_cache(small_project):
-    assert harness(small_project, "--no-cache", "generate").returncode == 0
+def test_no_cache_writes_no_cache(small_project, cli, monkeypatch):
+    harness_run = in_process(cli, small_project, monkeypatch)
+    assert harness_run("--no-cache", "generate").code == 0
     assert not (small_project / "cache").exists()
-    assert harness(small_project, "generate").returncode == 0
+    assert harness_run("generate").code == 0
     assert any((small_project / "cache").iterdir())
-    cleared = harness(small_project, "cache", "--clear")
-    assert cleared.returncode == 0 and cleared.stdout.startswith("cleared ")
+    cleared = harness_run("cache", "--clear")
+    assert cleared.code == 0 and cleared.out.startswith("cleared ")
     assert not any((small_project / "cache").glob("*.pickle"))

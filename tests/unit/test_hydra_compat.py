@@ -325,3 +325,18 @@ def test_nesting_depth_counts_mappings_and_lists_without_recursion():
         node["x"] = {}
         node = node["x"]
     assert hydra_compat.nesting_depth(OmegaConf.create(deep), 10) == 11  # stops counting past the limit
+
+
+def test_stored_config_is_configstores_own_node_and_structured_config_source_is_hydras_schema_source(tmp_path):
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name="compat_probe", node={"a": 1}, group="compat_group")
+    try:
+        node = hydra_compat.stored_config("compat_group/compat_probe.yaml")
+        assert node is hydra_compat.stored_config("compat_group/compat_probe.yaml")  # not a copy
+        assert node.node == {"a": 1} and node.package is None
+        assert hydra_compat.stored_config("compat_group/absent.yaml") is None
+        loaded = hydra_compat.StructuredConfigSource("probe", "structured://").load_config("compat_group/compat_probe")
+        assert loaded.config == node.node and loaded.config is not node.node
+    finally:
+        del ConfigStore.instance().repo["compat_group"]
