@@ -8,6 +8,7 @@ test fails by name instead of compositions silently drifting from plain Hydra.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import sys
 import warnings
@@ -33,8 +34,9 @@ from hydra.core.plugins import Plugins
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigSource
 from hydra.version import VersionBase
-from omegaconf import DictConfig, OmegaConf, flag_override
-from omegaconf._utils import get_yaml_loader, is_float, is_int, yaml_is_bool
+from omegaconf import Container, DictConfig, OmegaConf, ValueNode, flag_override
+from omegaconf import base as omegaconf_base
+from omegaconf._utils import _raise, get_yaml_loader, is_float, is_int, yaml_is_bool
 from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
 
@@ -51,7 +53,9 @@ __all__ = [
     "FileConfigSource",
     "ImportlibResourcesConfigSource",
     "StructuredConfigSource",
+    "LentConfig",
     "apply_overrides",
+    "errors_without_copies",
     "child_node",
     "config_file_name",
     "file_source_folders",
@@ -217,6 +221,141 @@ def recording_defaults_lists() -> Iterator[list[Any]]:
 def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:
     """Apply parsed value overrides to a composed config in place, with Hydra's own code."""
     ConfigLoaderImpl._apply_overrides_to_config(parsed_overrides, config)
+
+
+def _plain_mapping(node: Any) -> bool:
+    # A mapping that OmegaConf.update walks into as it is: not an interpolation, None or `???`, string keys.
+    return (isinstance(node, DictConfig) and isinstance(node.__dict__["_content"], dict)
+            and node._metadata.key_type in (Any, str) and not node._is_interpolation())
+
+
+# The values Hydra's override parser gives for a plain `key=value` that OmegaConf sets on a leaf as they are.
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class LentConfig:
+    """A composed config lent to one launch after another: each value override is applied to it with Hydra's own
+    code (the same results and errors as `apply_overrides` on a fresh copy), and `give_back` undoes them all, so
+    the next launch starts from the same config without unpickling a copy of its own.
+
+    Applying an override changes one place: the mapping where its key path first leaves what exists (a key added
+    there, a value or mapping replaced or deleted), a leaf's value in place, or a mapping or list merged into in
+    place. The mapping's entries are kept (the same node objects), a leaf's value is kept, and a container an
+    override may change in place is swapped for a copy first, so the original is never touched. A key path through
+    an interpolation, a list, a `None` or `???` mapping or a key that is not plain text may change something
+    elsewhere: after such an override the config is not given back (`give_back` says False).
+    """
+
+    def __init__(self, config: DictConfig) -> None:
+        self.config = config
+        self._undo: list[Callable[[], None]] | None = []
+        self._resolved = _resolver_cache_of(config)
+
+    def apply(self, parsed: Any) -> None:
+        """Apply one parsed value override in place; raises what Hydra raises."""
+        place = self._place(parsed.key_or_group) if parsed.package is None else None
+        if place is not None:
+            holder, key, child, leaf = place
+            if leaf and isinstance(child, ValueNode) and not (parsed.is_delete() or parsed.is_add() or parsed.is_force_add()):
+                value = parsed.value()
+                if type(value) in _SCALARS:
+                    # What OmegaConf.update does at the end of this key path (the walk to `holder` changes nothing).
+                    old = child._val
+                    try:
+                        setattr(holder, key, value)
+                    except Exception:  # noqa: BLE001 - unchanged; Hydra's own code raises its own error below
+                        pass
+                    else:
+                        self._keep(lambda: child.__dict__.__setitem__("_val", old))
+                        return
+            self._keep(self._undo_at(holder, key, child, leaf, parsed.is_delete()))
+        else:
+            self._undo = None
+        ConfigLoaderImpl._apply_overrides_to_config([parsed], self.config)
+
+    def give_back(self) -> bool:
+        """Undo every override applied since the last call: True when the config is as it was, False when some
+        change could not be undone (the config must then be dropped)."""
+        undo, self._undo = self._undo, []
+        if undo is None or _resolver_cache_of(self.config) != self._resolved:
+            return False
+        for step in reversed(undo):
+            step()
+        return True
+
+    def _keep(self, step: Callable[[], None] | None) -> None:
+        if step is None:
+            self._undo = None
+        elif self._undo is not None:
+            self._undo.append(step)
+
+    def _place(self, path: Any) -> tuple[DictConfig, str, Any, bool] | None:
+        """Where applying an override of `path` changes the config: (mapping, key, node there or None, whether the
+        key is the path's last); None when the path goes through something OmegaConf resolves or does not walk."""
+        if not isinstance(path, str) or not path or "[" in path or not _plain_mapping(self.config):
+            return None
+        parts = path.split(".")
+        if not all(parts):
+            return None
+        holder: DictConfig = self.config
+        for depth, part in enumerate(parts):
+            child = holder.__dict__["_content"].get(part)
+            leaf = depth == len(parts) - 1
+            if leaf or not isinstance(child, Container):
+                return holder, part, child, leaf
+            if not isinstance(child, DictConfig) or not _plain_mapping(child):
+                return None
+            holder = child
+        return None  # not reached: the last part returns
+
+    @staticmethod
+    def _undo_at(holder: DictConfig, key: str, child: Any, leaf: bool, delete: bool) -> Callable[[], None] | None:
+        if child is not None and not isinstance(child, (Container, ValueNode)):
+            return None  # a union node: it changes in place in ways not kept here
+        if delete and not leaf:
+            return None
+        entries = dict(holder.__dict__["_content"])
+        value = child._val if isinstance(child, ValueNode) else None
+        if leaf and isinstance(child, Container) and not delete:
+            holder.__dict__["_content"][key] = copy.deepcopy(child)  # merged into in place: work on a copy
+
+        def undo() -> None:
+            holder.__dict__["_content"] = entries
+            if child is not None:
+                if isinstance(child, ValueNode):
+                    child.__dict__["_val"] = value
+                child._invalidate_flags_cache()  # it may have been detached while flags changed
+
+        return undo
+
+
+def _resolver_cache_of(config: Any) -> dict[str, Any]:
+    """A config's cache of resolver results (`use_cache=True` resolvers such as Hydra's `now`), as plain dicts."""
+    return {name: dict(values) for name, values in config._metadata.resolver_cache.items() if values}
+
+
+_ORIGINAL_FORMAT_AND_RAISE = omegaconf_base.format_and_raise
+
+
+def _format_and_raise_keeping_nodes(node: Any, key: Any, value: Any, msg: str, cause: Exception, type_override: Any = None) -> None:
+    # OmegaConf's format_and_raise, re-typing an already formatted error without deep-copying its fields: they
+    # name the config nodes involved, and a copy of them copies whole subtrees for a message that stays the same.
+    if type_override is not None and isinstance(cause, OmegaConfBaseException) and cause._initialized:
+        error = type_override(str(cause))
+        error.__dict__ = dict(cause.__dict__)
+        _raise(error, cause)
+    _ORIGINAL_FORMAT_AND_RAISE(node, key, value, msg, cause, type_override)
+
+
+@contextmanager
+def errors_without_copies() -> Iterator[None]:
+    """Within the block, OmegaConf's errors keep references to the config nodes they name instead of deep copies
+    (same types, same messages): for failures whose exception is read only for its text."""
+    omegaconf_base.format_and_raise = _format_and_raise_keeping_nodes
+    try:
+        yield
+    finally:
+        omegaconf_base.format_and_raise = _ORIGINAL_FORMAT_AND_RAISE
 
 
 def nesting_depth(config: Any, limit: int) -> int:

@@ -311,6 +311,7 @@ class Composer:
             # `file://verl/trainer/config`) is read from there, as the scripts' own instructions say.
             with contextlib.chdir(self.root), HydraSession(folder, self.cache_dir, search, version_base, self.read_also) as session:
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
+                self._lent: dict[bytes, Any] = {}
                 bases: dict[tuple[str, tuple[str, ...]], Any] = {}
                 for case in group:
                     results[case.id] = self._check_one(session, case, bases, keep_config)
@@ -339,19 +340,26 @@ class Composer:
         base = self._base(session, case, groups, checked, bases)
         if base is None:
             return checked
-        config = pickle.loads(base)
-        for override, parsed in values:
-            try:
-                hydra_compat.apply_overrides([parsed], config)
-            except Exception as error:
-                verdict = _classify(error, parsed, bool(override.unknown))
-                if verdict is None:
-                    checked.unchecked.append(override)
-                else:
-                    reason, message, fix = verdict
-                    checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
+        # Without keep_config the launch borrows the base's config: its overrides are undone afterwards, and the
+        # next launch of that base starts from the same config without unpickling a copy of its own.
+        lent = None if keep_config else self._lent.pop(base, None)
+        if lent is None:
+            lent = hydra_compat.LentConfig(pickle.loads(base))
+        with hydra_compat.errors_without_copies():
+            for override, parsed in values:
+                try:
+                    lent.apply(parsed)
+                except Exception as error:
+                    verdict = _classify(error, parsed, bool(override.unknown))
+                    if verdict is None:
+                        checked.unchecked.append(override)
+                    else:
+                        reason, message, fix = verdict
+                        checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
         if keep_config:
-            checked.config = config
+            checked.config = lent.config
+        elif lent.give_back():
+            self._lent[base] = lent
         return checked
 
     def _base(self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: dict) -> bytes | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pytest
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
@@ -340,3 +342,129 @@ def test_stored_config_is_configstores_own_node_and_structured_config_source_is_
         assert loaded.config == node.node and loaded.config is not node.node
     finally:
         del ConfigStore.instance().repo["compat_group"]
+
+
+@dataclass
+class Optim:
+    """A structured config node: typed leaves that refuse values of another type."""
+
+    lr: float = 0.1
+    steps: int = 3
+    betas: list = field(default_factory=lambda: [0.9, 0.99])
+
+
+def _lent_base():
+    """A composed-like config in struct mode: plain and typed leaves, a list, a None and a `???` value, an
+    interpolation to a mapping, and a typed (structured) mapping."""
+    config = OmegaConf.create({
+        "trainer": {"lr": 0.1, "name": "x", "flag": True, "layers": ["a", "b"], "extra": {}, "nothing": None,
+                    "model": {"path": "m", "dims": {"h": 4}}, "ref": "${trainer.model}", "missing": "???"},
+        "optim": OmegaConf.structured(Optim),
+        "none_map": None,
+        "alias": "${trainer}",
+    })
+    OmegaConf.set_struct(config, True)
+    return config
+
+
+LENT_OVERRIDES = [
+    ["trainer.lr=0.5", "trainer.name=y", "trainer.flag=false", "trainer.nothing=1", "trainer.missing=2"],
+    ["trainer.lr=${trainer.model.path}", "trainer.name=???", "trainer.lr=null"],
+    ["optim.steps=abc", "optim.steps=7", "optim.lr=null", "optim.nope=1", "optim.betas=[0.5]"],
+    ["trainer.layers=[c]", "trainer.layers=x", "+trainer.layers2=[d]", "trainer.extra={k: 1}", "trainer.model.dims={w: 2}"],
+    ["+trainer.new=1", "+trainer.new=2", "++trainer.new=3", "++trainer.other.deep=4", "+trainer.model.dims.x=1"],
+    ["~trainer.name", "~trainer.nope", "~trainer.flag=false", "~trainer.lr=9", "~trainer.model.dims"],
+    ["trainer.ref.path=z", "alias.lr=3", "none_map.x=1", "trainer.lr.x=1", "trainer.layers.0=q", "nope=1"],
+    ["trainer.name.sub=1", "+none_map.k=1", "++trainer.lr=${oc.select:nope,1}", "trainer.missing.x=1"],
+    ["trainer.model={path: n}", "trainer.model=null", "trainer.model.path=p", "optim={lr: 1.0}", "optim=null"],
+]
+
+
+def _nodes(node, path=""):
+    """Every node of a config: its path, class, metadata (type hints, flags, key) and value, in order."""
+    state = dict(node.__dict__)
+    content = state.pop("_content", state.pop("_val", None))
+    rows = [(path, type(node).__name__, repr(state["_metadata"]))]
+    if isinstance(content, dict):
+        for key, child in content.items():
+            rows += _nodes(child, f"{path}.{key}")
+    elif isinstance(content, list):
+        for index, child in enumerate(content):
+            rows += _nodes(child, f"{path}[{index}]")
+    else:
+        rows.append((path, repr(content)))
+    return rows
+
+
+def _outcome(apply, parsed_list, config):
+    outcomes = []
+    for parsed in parsed_list:
+        try:
+            apply(parsed, config)
+            outcomes.append(None)
+        except Exception as error:  # noqa: BLE001 - the errors themselves are compared
+            chain = []
+            while error is not None:
+                chain.append((type(error).__name__, str(error)))
+                error = error.__cause__
+            outcomes.append(chain)
+    return outcomes
+
+
+@pytest.mark.parametrize("overrides", LENT_OVERRIDES, ids=lambda o: o[0])
+def test_lent_config_applies_overrides_as_apply_overrides_does_and_gives_the_config_back_unchanged(overrides):
+    import pickle
+
+    parser = OverridesParser.create()
+    base = pickle.dumps(_lent_base(), protocol=pickle.HIGHEST_PROTOCOL)
+    fresh = pickle.loads(base)
+    expected = _outcome(lambda p, c: hydra_compat.apply_overrides([p], c), parser.parse_overrides(overrides), fresh)
+    lent = hydra_compat.LentConfig(pickle.loads(base))
+    for round_ in range(2):  # the second round starts from the config the first gave back
+        with hydra_compat.errors_without_copies():
+            got = _outcome(lambda p, _c: lent.apply(p), parser.parse_overrides(overrides), lent.config)
+        assert got == expected, round_
+        assert _nodes(lent.config) == _nodes(fresh)
+        if not lent.give_back():
+            assert round_ == 0 and any(o.startswith(("trainer.ref.", "alias.", "none_map.")) for o in overrides)
+            return
+        assert pickle.dumps(lent.config, protocol=pickle.HIGHEST_PROTOCOL) == base
+
+
+def test_lent_config_is_not_given_back_when_a_resolver_cached_a_value():
+    counter = iter(range(100))
+    OmegaConf.register_new_resolver("harness_test_counter", lambda: next(counter), use_cache=True)
+    try:
+        config = OmegaConf.create({"a": "${harness_test_counter:}", "b": 1})
+        lent = hydra_compat.LentConfig(config)
+        lent.apply(OverridesParser.create().parse_overrides(["~a"])[0])  # reads `a` first: the resolver caches
+        assert not lent.give_back()
+    finally:
+        OmegaConf.clear_resolver("harness_test_counter")
+
+
+def test_errors_without_copies_raise_the_same_error_without_copying_the_config():
+    import copy
+
+    config = _lent_base()
+    calls = []
+    original = copy.deepcopy
+
+    def counting(value, memo=None):
+        calls.append(type(value).__name__)
+        return original(value, memo)
+
+    def failure():
+        try:
+            hydra_compat.apply_overrides(OverridesParser.create().parse_overrides(["trainer.model.nope.x=1"]), config)
+        except Exception as error:  # noqa: BLE001
+            return type(error).__name__, str(error), type(error.__cause__).__name__, str(error.__cause__)
+        raise AssertionError("the override applied")
+
+    expected = failure()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(copy, "deepcopy", counting)
+        with hydra_compat.errors_without_copies():
+            assert failure() == expected
+    assert calls == []
+    assert failure() == expected  # OmegaConf's own formatting is back
