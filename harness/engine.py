@@ -364,13 +364,26 @@ class Engine:
             cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
         else:
             try:
-                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob)
+                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob,
+                                                         keys=self._trusted_contract_paths())
             except GitError as error:
                 raise SettingsError(str(error)) from None
         if self.only_launches:
             result.baseline = "launch commands"
         result.cases += cases
         result.launches = counts.line()
+
+    def _trusted_contract_paths(self) -> list[str]:
+        """Every path the contracts at the review's base name (the trusted side's), sorted; none when unknown."""
+        from harness.contract_changes import read_contract_files
+        from harness.contracts import ContractError
+
+        texts = self.run_spec.baseline.contract_texts()
+        try:
+            contracts = read_contract_files(texts).contracts if texts else ()
+        except ContractError:
+            return []  # the run-level contract findings say what is wrong with them
+        return sorted({path for contract in contracts for path in contract.paths()})
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
         """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.

@@ -67,6 +67,8 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.WAIVED
     if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
         return Tier.NOTED
+    if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
+        return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
     if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
         return Tier.BLOCKING
     if kind == Kind.HYDRA_CHANGE:  # what runs when the application starts: blocking unless recorded

@@ -14,6 +14,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from enum import Enum
 from typing import Any
 
 from hydra import version as hydra_version
@@ -78,6 +79,7 @@ __all__ = [
     "source_types",
     "sources_standing_in",
     "start_hydra",
+    "written_at",
 ]
 
 # Where the extra folders of a search path come from in Hydra's own listing (as `hydra.searchpath` does).
@@ -148,6 +150,26 @@ def source_subclass(mixin: type, source_type: type[ConfigSource]) -> type[Config
 def child_node(config: DictConfig, key: str) -> Any:
     """The node under `key` as written (the interpolations inside it unresolved), or None when the key is absent."""
     return config._get_node(key) if key in config else None
+
+
+def written_at(config: Any, path: Sequence[str]) -> tuple[bool, Any]:
+    """The value at a key path as written, as `OmegaConf.to_container(resolve=False, enum_to_str=True)` would give
+    it (interpolations unresolved): (True, value), or (False, None) where the path does not exist."""
+    node = config
+    for part in path:
+        content = node.__dict__.get("_content") if isinstance(node, Container) else None
+        if isinstance(content, dict):
+            node = content.get(part)
+        elif isinstance(content, list) and part.isdigit() and int(part) < len(content):
+            node = content[int(part)]
+        else:
+            return False, None
+        if node is None:
+            return False, None
+    if isinstance(node, Container) and not (node._is_none() or node._is_missing() or node._is_interpolation()):
+        return True, OmegaConf.to_container(node, resolve=False, enum_to_str=True)
+    value = node._value()
+    return True, value.name if isinstance(value, Enum) else value
 
 
 def is_file_source(source: ConfigSource) -> bool:

@@ -42,6 +42,7 @@ BAD_OVERRIDE = "not a Hydra override"
 CONFIG_REMOVED = "config removed"
 ENTRY_REMOVED = "entry point removed"
 NOT_EXTRACTED = "not extracted"
+DEFAULT_MOVED = "default moved"  # a review: a key's effective value changed under a launch that did not change it
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ class Checked:
     failures: list[Failure] = field(default_factory=list)
     unchecked: list[Override] = field(default_factory=list)  # an unknown value that the key's type refused
     config: Any = None
+    # For each key asked about: (the launch's overrides that touch it, whether one of them failed, its effective value).
+    keys: dict[str, tuple[tuple[str, ...], bool, Any]] = field(default_factory=dict)
+    selection: tuple[str, ...] = ()  # the config name and the group overrides: what the launch composes before values
 
 
 def case_id(launch: Launch) -> str:
@@ -291,10 +295,11 @@ def _cause(error: BaseException) -> str:
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = ()) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), keys: Iterable[str] = ()) -> None:
         self.root = root
         self.cache_dir = cache_dir
         self.read_also = read_also
+        self.keys = tuple(keys)  # keys whose effective value each launch records (Checked.keys)
 
     def check(self, cases: Iterable[CommandCase], keep_config: bool = False) -> list[Checked]:
         """Every case composed and each override checked; results in the order given."""
@@ -337,6 +342,7 @@ class Composer:
                                                 f"Hydra cannot parse it: {describe_error(error)}"))
                 continue
             (values if self._is_value(session, parsed) else groups).append((override, parsed))
+        checked.selection = (case.config_name, *(o.text for o, _ in groups))
         base = self._base(session, case, groups, checked, bases)
         if base is None:
             return checked
@@ -356,6 +362,10 @@ class Composer:
                     else:
                         reason, message, fix = verdict
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
+        for key in self.keys:
+            touching = tuple(o.text for o in case.launch.overrides if _touches(o.text, key))
+            failed = any(f.override is not None and _touches(f.override.text, key) for f in checked.failures)
+            checked.keys[key] = (touching, failed, effective_at(lent.config, key))
         if keep_config:
             checked.config = lent.config
         elif lent.give_back():
@@ -404,6 +414,26 @@ class Composer:
         if good_key not in bases:
             bases[good_key] = pickled(session.compose(*good_key))
         return bases[good_key]
+
+
+def _touches(text: str, key: str) -> bool:
+    """True when an override's key is `key`, one of its parents or a key below it."""
+    written = text.lstrip("+~").partition("=")[0]
+    return written == key or key.startswith(written + ".") or written.startswith(key + ".")
+
+
+def effective_at(config: Any, key: str) -> Any:
+    """The value a program would see at `key` (MISSING, Unresolvable or the resolved value), as contracts read it."""
+    from harness.diff import split_path
+    from harness.resolve import MISSING, effective_value
+
+    parts = split_path(key)
+    found, tree = hydra_compat.written_at(config, parts)
+    if not found:
+        return MISSING
+    for part in reversed(parts):
+        tree = {part: tree}  # the one path effective_value looks up, as in the whole plain tree
+    return effective_value(config, tree, key)
 
 
 def _only_value_unknown(override: Override) -> bool:
@@ -520,45 +550,104 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
     return command_cases(project, find_scripts(project.root, settings.command_globs), settings.search_path)
 
 
-def check_commands(
-    settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | Sequence[str] | None = None
-) -> tuple[list[CaseResult], Tally]:
-    """The settings' command cases composed against the tree (at `root`, a copy of the project, when given);
-    `case_glob` (one glob or several) keeps the launches whose id matches."""
+def _checked_commands(
+    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = ()
+) -> list[Checked]:
     from harness.cases import id_matches
 
     cases = [c for c in discover(settings, root) if id_matches(c.id, case_glob)]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also)).check(cases)
+    return Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys).check(cases)
+
+
+def check_commands(
+    settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | Sequence[str] | None = None
+) -> tuple[list[CaseResult], Tally]:
+    """The settings' command cases composed against the tree (at `root`, a copy of the project, when given);
+    `case_glob` (one glob or several) keeps the launches whose id matches."""
+    checked = _checked_commands(settings, root, case_glob)
     return [case_result(c, moves) for c in checked], tally(checked)
 
 
 def review_commands(
-    settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None
+    settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None,
+    keys: Iterable[str] = (),
 ) -> tuple[list[CaseResult], Tally]:
-    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`."""
+    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`; for each
+    of `keys` (the trusted side's contract paths), a warning where a launch's effective value changed although
+    the launch's overrides of that key, and what it composes, did not."""
     from harness import gitrepo
 
-    now, counts = check_commands(settings, moves, case_glob=case_glob)
+    keys = tuple(keys)
+    now = _checked_commands(settings, case_glob=case_glob, keys=keys)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
         base_root = scratch / settings.origin.parent.relative_to(top)
-        for folder in _folders_needed(settings, top, now):
+        for folder in _folders_needed(settings, top):
             try:
                 gitrepo.extract_folder(top, commit, folder, scratch)
             except gitrepo.GitError:
                 continue  # the folder did not exist at the ref
         base_root.mkdir(parents=True, exist_ok=True)
-        base, _ = check_commands(settings, None, root=base_root, case_glob=case_glob)
+        base = _checked_commands(settings, root=base_root, case_glob=case_glob, keys=keys)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return list(origins(now, base)), counts
+    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
+    moved = {c.case.id: moved_defaults(c, b) for c, b in _pairs(now, base)}
+    results = [replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))) for r in reviewed]
+    return results, tally(now)
 
 
-def _folders_needed(settings: Any, top: Path, results: Iterable[CaseResult]) -> set[str]:
+def _reported(value: Any) -> Any:
+    """An effective value as a finding's `old`/`new`: None when absent, the reason when it cannot be resolved."""
+    from harness.resolve import MISSING, Unresolvable
+
+    return None if value is MISSING else value.reason if isinstance(value, Unresolvable) else value
+
+
+def _shown(value: Any) -> str:
+    from harness.diff import describe_value
+    from harness.resolve import MISSING, Unresolvable
+
+    return "absent" if value is MISSING else value.reason if isinstance(value, Unresolvable) else describe_value(value)
+
+
+def _pairs(now: Iterable[Checked], base: Iterable[Checked]) -> Iterator[tuple[Checked, Checked]]:
+    at_base = {c.case.id: c for c in base}
+    for checked in now:
+        if checked.case.id in at_base:
+            yield checked, at_base[checked.case.id]
+
+
+def moved_defaults(now: Checked, base: Checked) -> list[Finding]:
+    """A warning for each recorded key whose effective value differs in the same launch at the base, where the
+    launch composes the same config with the same group overrides, sets the key (or a parent or child of it) with
+    the same overrides, and none of them fails: the default under the launch moved, not the script."""
+    from harness.diff import same_value
+
+    if now.selection != base.selection or not now.keys:
+        return []
+    findings = []
+    for key, (touching, failed, value) in now.keys.items():
+        if key not in base.keys:
+            continue
+        base_touching, base_failed, old = base.keys[key]
+        if touching != base_touching or failed or base_failed or same_value(old, value):
+            continue
+        how = f"sets it the same way ({', '.join(touching)})" if touching else "does not set it"
+        findings.append(Finding(
+            Kind.LAUNCH, key, _reported(old), _reported(value), WARNING,
+            f"{DEFAULT_MOVED}: {now.case.id}: {key}: {_shown(old)} -> {_shown(value)}; the script did not change that key "
+            f"(it {how}): its default moved",
+            source=Source(now.case.launch.script, now.case.launch.line), detail=(DEFAULT_MOVED,), origin="introduced",
+        ))
+    return findings
+
+
+def _folders_needed(settings: Any, top: Path) -> set[str]:
     """The folders a review reads at the base: the globs' fixed prefixes, the config folder, the entry points'."""
     from harness import gitrepo
 

@@ -11,7 +11,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-from harness.launches import Project, command_cases, find_scripts
+from harness import hydra_compat
+from harness.launches import Composer, Project, command_cases, find_scripts
 from tests.conftest import ROOT
 from tests.synthetic_history import git
 
@@ -42,13 +43,18 @@ def clone(tmp_path: Path, tag: str) -> Path:
     return destination
 
 
-def replay(tmp_path: Path, scripts_tag: str, tree_tag: str) -> Path:
-    """A repository whose `base` commit is `scripts_tag` with settings, and whose working tree has the tree of
-    `tree_tag` under the scripts of `scripts_tag` (what a pull request that touched only configs would look like)."""
+def replay(tmp_path: Path, scripts_tag: str, tree_tag: str, contracts: str | None = None) -> Path:
+    """A repository whose `base` commit is `scripts_tag` with settings (and `contracts.yaml` when given), and whose
+    working tree has the tree of `tree_tag` under the scripts of `scripts_tag` (what a pull request that touched
+    only configs would look like)."""
     repo = clone(tmp_path, scripts_tag)
     git(repo, "checkout", "--quiet", "-b", "base")
-    (repo / "harness.toml").write_text(SETTINGS, encoding="utf-8")
-    git(repo, "add", "harness.toml")
+    settings = SETTINGS
+    if contracts is not None:
+        (repo / "contracts.yaml").write_text(contracts, encoding="utf-8")
+        settings = 'contracts = ["contracts.yaml"]\n' + settings
+    (repo / "harness.toml").write_text(settings, encoding="utf-8")
+    git(repo, "add", "harness.toml", *(["contracts.yaml"] if contracts is not None else []))
     git(repo, "commit", "--quiet", "-m", "settings")
     git(repo, "checkout", tree_tag, "--", ".", ":(exclude)*.sh")
     return repo
@@ -124,6 +130,25 @@ def test_main_branch_every_launch_found_and_checked_as_plain_hydra_says(tmp_path
             assert first["path"] in messages or first["new"] in messages, (case_id, messages)
 
 
+def test_launches_checked_on_one_lent_config_say_what_each_on_a_fresh_copy_with_hydras_code_says(tmp_path, monkeypatch):
+    # The speed path (a base's config lent to one launch after another, overrides undone after each, plain values
+    # set without OmegaConf.update's walk, errors without deep copies) against the plain one on every launch.
+    repo = clone(tmp_path, "main-2026-08-22")
+    cases = command_cases(Project(repo, repo / "verl/trainer/config", {}), find_scripts(repo, GLOBS))
+
+    def verdicts() -> list[tuple]:
+        checked = Composer(repo).check(cases)
+        return [(c.case.id, [(f.reason, f.key, f.message, f.fix) for f in c.failures], [o.text for o in c.unchecked])
+                for c in checked]
+
+    lent = verdicts()
+    monkeypatch.setattr(hydra_compat.LentConfig, "apply", lambda self, parsed: hydra_compat.apply_overrides([parsed], self.config))
+    monkeypatch.setattr(hydra_compat.LentConfig, "give_back", lambda self: False)
+    monkeypatch.setattr(hydra_compat, "errors_without_copies", contextlib.nullcontext)
+    assert verdicts() == lent
+    assert sum(bool(failures) for _, failures, _ in lent) > 10
+
+
 def test_replay_of_c88e875dd_names_the_async_scripts_collision_as_introduced(tmp_path, cli):
     repo = replay(tmp_path, "pr7082-parent", "pr7082")
     script = "verl/experimental/fully_async_policy/shell/grpo_qwen35_35b_megatron_async.sh"
@@ -151,6 +176,28 @@ def test_replay_of_pr_5848_names_the_lora_merge_script_and_the_override_without_
     )]
     text = cli("--settings", "harness.toml", "diff", "--base", "base", "--case", "cmd/*", cwd=repo)
     assert "launches checked of" in text.out and "run_qwen3-4b_gsm8k_grpo_lora_merge.sh:" in text.out
+
+
+def test_replay_of_pr_5848_names_the_launches_whose_contract_key_moved_under_an_unchanged_script(tmp_path, cli):
+    # PR #5848 flipped the Megatron default of model.use_remove_padding from false to true: a Megatron launch
+    # that does not set it now runs with true. A contract at the base names the key.
+    key = "actor_rollout_ref.model.use_remove_padding"
+    repo = replay(tmp_path, "pr5848-parent", "pr5848", f"contracts:\n  - name: padding\n    require: [{key}]\n")
+    glob = "cmd/examples/grpo_trainer/*megatron*"
+    result = cli("--settings", "harness.toml", "diff", "--base", "base", "--case", glob, "--format", "json", cwd=repo)
+    assert result.code == 0  # warnings: they fail nothing
+    moved = [f for f in launch_findings(result.json()) if f["path"] == key]
+    assert len(moved) > 10
+    assert {(f["old"], f["new"], f["severity"], f["origin"]) for f in moved} == {(False, True, "warning", "introduced")}
+    qwen = "cmd/examples/grpo_trainer/run_qwen2-7b_math_megatron.sh#1"
+    (finding,) = [f for f in moved if f["case"] == qwen]
+    assert finding["message"] == (f"default moved: {qwen}: {key}: False -> True; the script did not change that key "
+                                  "(it does not set it): its default moved")
+    for finding in moved:  # none of these scripts sets the key; those that set it keep their value
+        script = finding["source"].rsplit(":", 1)[0]
+        assert finding["case"].startswith(f"cmd/{script}#") and key not in (repo / script).read_text()
+    setting = [p for p in (repo / "examples/grpo_trainer").glob("*megatron*.sh") if key in p.read_text()]
+    assert setting and not {f["case"] for f in moved} & {f"cmd/{p.relative_to(repo).as_posix()}#1" for p in setting}
 
 
 def _edit(path: Path, old: str, new: str) -> None:

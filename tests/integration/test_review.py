@@ -290,3 +290,45 @@ def test_the_sign_of_zero_is_a_changed_value(repository, cli):
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
     changed = {(g["path"], g["old"], g["new"]) for g in review["groups"] if g["kind"] == "changed"}
     assert ("trainer.lr", 0.0, -0.0) in changed
+
+
+LAUNCH_FILES = {
+    "app/__init__.py": "",
+    "app/main.py": (
+        "import hydra\n\n\n"
+        "@hydra.main(config_path='../conf', config_name='train', version_base=None)\n"
+        "def main(cfg):\n    print(cfg)\n"
+    ),
+    "scripts/run.sh": (
+        "python -m app.main trainer.epochs=5\n"
+        "python -m app.main trainer.lr=0.5\n"
+        "python -m app.main trainer.effective_lr=0.7\n"
+    ),
+}
+
+
+def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_warning(small_project, cli):
+    for name, text in LAUNCH_FILES.items():
+        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
+        (small_project / name).write_text(text, encoding="utf-8")
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    commit_small_project(small_project, cli, "contracts:\n  - name: lr\n    require: [trainer.effective_lr]\n")
+    train = small_project / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2"))  # the default under every launch moves
+    script = small_project / "scripts" / "run.sh"
+    script.write_text(script.read_text().replace("effective_lr=0.7", "effective_lr=0.8"))  # this one the script moves
+
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*", "--format", "json")
+    assert result.code == 0, result.out  # a warning: it fails nothing
+    moved = [(c["id"], f) for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
+    assert [(case, f["path"], f["old"], f["new"], f["severity"], f["origin"], f["source"]) for case, f in moved] == [
+        ("cmd/scripts/run.sh#1", "trainer.effective_lr", 0.1, 0.2, "warning", "introduced", "scripts/run.sh:1")
+    ]
+    assert moved[0][1]["message"] == (
+        "default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2; the script did not change that key "
+        "(it does not set it): its default moved"
+    )
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
+    changed = text.index("Changed values (1):")
+    assert text[changed + 1].startswith("  WARNING default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2;")
