@@ -25,7 +25,17 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
-from harness.confine import Scope, UnsafeInput, config_problem, project_root, search_path_problem, uses_resolver, within
+from harness.confine import (
+    Scope,
+    UnsafeInput,
+    config_problem,
+    package_is_loaded,
+    project_package_folder,
+    project_root,
+    search_path_problem,
+    uses_resolver,
+    within,
+)
 from harness.hints import option_hint, override_hint
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource, StructuredConfigSource
 from harness.matrix import Case
@@ -185,10 +195,21 @@ class ConfinedFileConfigSource(CachedFileConfigSource):
 
 class LoadedPackageConfigSource(ParsedSource, ImportlibResourcesConfigSource):
     """`pkg://` search paths while a session runs: served only from packages already imported (Hydra's own),
-    because finding any other package would import it and run its code."""
+    because finding any other package would import it and run its code. The project's own package
+    (`pkg://verl.trainer.config` in verl's checkout, as its fully_async configs and scripts name it) is its
+    folder in the project, read as a file folder and never imported."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        provider, path = (*args, "", "")[:2]  # none when copied (copy and pickle make the object without arguments)
+        location = str(path).partition("://")[2]
+        if location and not package_is_loaded(location):
+            folder = project_package_folder(location, current().scope or (Path.cwd(),))
+            if folder is not None:
+                return GUARDED_SOURCES["file"](provider, f"file://{folder}")
+        return super().__new__(cls)
 
     def __init__(self, provider: str, path: str) -> None:
-        problem = search_path_problem(path, (Path.cwd(),))
+        problem = search_path_problem(path, current().scope or (Path.cwd(),))
         if problem:
             raise ConfigCompositionException(problem)
         super().__init__(provider, path)

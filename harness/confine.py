@@ -75,7 +75,7 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
     """Why a search path entry is refused, or None for a folder inside `scope`.
 
     `pkg://` would import a package (running its `__init__`), so only packages already imported (Hydra's own)
-    are allowed; a resolver would let the environment choose the folder; a folder outside the project would
+    and the project's own package folders (read as files, see project_package_folder) are allowed; a resolver would let the environment choose the folder; a folder outside the project would
     let a config read host files. Used for `hydra.searchpath` in configs and overrides, and by every source
     a session creates; a settings-level search path checks its entries here too (pkg:// found from metadata
     instead of refused, its folder added to the scope).
@@ -88,13 +88,24 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
     if not separator:
         scheme, location = "file", entry
     if scheme == "pkg":
-        return None if package_is_loaded(location) else (
-            f"search path entry {entry!r} would import the package {location!r} (pkg:// runs its code); "
-            "use a folder inside the project instead"
+        return None if package_is_loaded(location) or project_package_folder(location, scope) is not None else (
+            f"search path entry {entry!r} would import the package {location!r} (pkg:// runs its code), and it is not "
+            "a folder of the project's own; use a folder inside the project instead"
         )
     if scheme != "file":
         return f"search path entry {entry!r}: only folders inside the project may be searched"
     return outside_problem(Path(location).absolute(), scope, f"search path entry {entry!r}:")
+
+
+def project_package_folder(name: str, scope: Scope) -> Path | None:
+    """The folder of the project's own package `name` (`verl.trainer.config`): below the working folder, where
+    `python -m` run from the project's root finds it, when it is there and lies inside `scope` (links followed).
+    Its files are read as configs; the package is never imported. None otherwise."""
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    folder = Path.cwd().joinpath(*parts)
+    return folder if folder.is_dir() and within(folder, scope) else None
 
 
 def package_is_loaded(name: str) -> bool:

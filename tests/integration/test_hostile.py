@@ -15,6 +15,7 @@ import pytest
 
 from harness.render import parse_yaml
 from tests.conftest import write_tree, write_wheel
+from tests.synthetic_history import git
 from tests.unit.test_compose import plain_compose
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("config-harness"))
@@ -33,23 +34,59 @@ def every_output(cli, project: Path, *global_args: str) -> str:
     return "".join(run.out + run.err for run in runs)
 
 
-# Item 2: `hydra.searchpath: [pkg://evilpkg]` imported the package when the project root was on sys.path.
-def test_a_pkg_search_path_never_imports_code(small_project):
+def without_route(project: Path) -> None:
+    """The small project without its route: Hydra reads `hydra.searchpath` only from the primary config."""
+    settings = project / "harness.toml"
+    settings.write_text(settings.read_text().split("[[routes]]")[0])
+
+
+# Item 2: `hydra.searchpath: [pkg://evilpkg]` imported the package when the project root was on sys.path. A package
+# folder of the project's own is now read as a config folder (verl's fully_async configs name `pkg://verl.trainer.config`
+# in verl's own checkout); any other package, and one whose folder leads out of the project, is refused. Nothing imports.
+def test_a_pkg_search_path_never_imports_code(small_project, tmp_path_factory):
+    git(small_project, "init", "-q")  # the project is the checkout: its folders are the project's own
+    without_route(small_project)
     package = small_project / "evilpkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("import pathlib\npathlib.Path(__file__).parents[1].joinpath('PWNED').write_text('ran')\n")
-    edit(small_project / "conf" / "train.yaml", "trainer:\n", "hydra:\n  searchpath: [pkg://evilpkg]\ntrainer:\n")
+    write_tree(package, {"__init__.py": "import pathlib\npathlib.Path(__file__).parents[1].joinpath('PWNED').write_text('ran')\n",
+                         "conf/extra/x.yaml": "from_the_package: 1\n"})
+    edit(small_project / "conf" / "train.yaml", "trainer:\n", "hydra:\n  searchpath: [pkg://evilpkg.conf]\ntrainer:\n")
+    edit(small_project / "conf" / "train.yaml", "  - _self_\n", "  - extra: x\n  - _self_\n")
+    outside = write_tree(tmp_path_factory.mktemp("elsewhere") / "conf", {"extra/x.yaml": "from_outside: 1\n"})
+    (small_project / "linked").mkdir()
+    (small_project / "linked" / "conf").symlink_to(outside)
     # The project on sys.path, as `PYTHONPATH=.` or an editable install of the project would have it.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(small_project), os.environ.get("PYTHONPATH")]))}
-    run = subprocess.run(
-        [CONSOLE_SCRIPT, "--settings", "harness.toml", "check", "--format", "json"],
-        cwd=small_project, env=env, capture_output=True, text=True, timeout=300,
-    )
+
+    def check() -> list[dict]:
+        run = subprocess.run(
+            [CONSOLE_SCRIPT, "--settings", "harness.toml", "check", "--format", "json"],
+            cwd=small_project, env=env, capture_output=True, text=True, timeout=300,
+        )
+        assert run.returncode == 1 and "Traceback" not in run.stderr
+        return json.loads(run.stdout)["cases"]
+
+    # The project's own package: its folder is read as configs (the case composes, only its golden is missing).
+    assert {f["kind"] for case in check() for f in case["findings"] if f["severity"] == "error"} == {"missing_golden"}
+    previous = "pkg://evilpkg.conf"
+    for entry in ("pkg://linked.conf", "pkg://not_in_the_project.conf"):  # a folder that leads out; no such folder
+        edit(small_project / "conf" / "train.yaml", previous, entry)
+        previous = entry
+        for case in check():
+            (finding,) = [f for f in case["findings"] if f["severity"] == "error"]
+            assert finding["kind"] == "error" and "train.yaml" in finding["message"] and entry in finding["message"]
     assert not (small_project / "PWNED").exists()  # no code from the pull request ran
-    assert run.returncode == 1 and "Traceback" not in run.stderr
-    for case in json.loads(run.stdout)["cases"]:
-        (finding,) = case["findings"]
-        assert finding["kind"] == "error" and "train.yaml" in finding["message"] and "pkg://evilpkg" in finding["message"]
+
+
+def test_the_projects_own_package_folder_composes_as_plain_hydra_composes_the_folder(small_project, cli):
+    git(small_project, "init", "-q")
+    without_route(small_project)
+    write_tree(small_project / "mypkg", {"__init__.py": "raise SystemExit('imported')\n", "conf/extra/x.yaml": "k: 2\n"})
+    edit(small_project / "conf" / "train.yaml", "trainer:\n", "hydra:\n  searchpath: [pkg://mypkg.conf]\ntrainer:\n")
+    edit(small_project / "conf" / "train.yaml", "  - _self_\n", "  - extra: x\n  - _self_\n")
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    golden = parse_yaml((small_project / "snapshots" / "_generated_train__cpu__default.yaml").read_text())
+    edit(small_project / "conf" / "train.yaml", "pkg://mypkg.conf", f"file://{small_project / 'mypkg' / 'conf'}")
+    assert golden == plain_compose(small_project / "conf", "train", ["backend=cpu"]) and golden["extra"] == {"k": 2}
 
 
 # Item 3: an `oc.env` that chooses a file was resolved for real, and its value reached every output format.
