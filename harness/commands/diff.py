@@ -11,10 +11,19 @@ import yaml
 
 from harness import diff
 from harness.commands import diff_review, diff_trees
-from harness.commands.common import EXIT_FINDINGS, EXIT_OK, RUN_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
+from harness.commands.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    RUN_FLAGS,
+    UsageError,
+    add_case_flag,
+    add_format_flags,
+    add_quiet,
+    say,
+    settings_from,
+)
 from harness.confine import project_root
 from harness.matrix import GOLDEN_PREFIX
-from harness.reporters import FORMATS
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.reporters.markdown import changes_markdown, code_span
 from harness.settings import SettingsError
@@ -31,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
     )
-    parser.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
+    add_format_flags(parser)
     parser.add_argument("--title", metavar="TEXT", help="markdown heading")
     add_case_flag(parser, " (reviews and tree diffs)")
     parser.add_argument("--verbose", action="store_true", help="text: also show info findings")
@@ -62,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
                 "give --settings FILE, or --files to compare same-named files instead"
             ) from None
         return diff_trees.run(args, settings, old, new)
+    if args.report:
+        raise UsageError("--report goes with --base REF or two config trees; a file diff prints its one report")
     changes = diff_paths(old, new)
     said = {"files": "file diff", "goldens": "golden diff (same-named goldens of two snapshot folders)"}[mode]
     if args.format == "json":
