@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from harness.cases import select_cases
 from harness.contracts import load_contracts
 from harness.engine import Engine
-from harness.escape import no_workflow_commands, printable
+from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
 from harness.hints import case_hint
 from harness.matrix import Case
@@ -84,15 +84,15 @@ def flag_of(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str]) -> None:
-    """Global flags given before the command's name that it does not use: named on stderr, and unset, so that
-    they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
+def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str], who: str | None = None) -> None:
+    """Global flags given before the command's name that it (`who`: or one mode of it) does not use: named on
+    stderr, and unset, so that they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
     ignored = [dest for dest in GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
     for dest in ignored:
         setattr(args, dest, False if dest == "no_cache" else None)
     if ignored:
         flags = ", ".join(flag_of(dest) for dest in ignored)
-        warn(f"{args.command} does not use {flags}: ignored")
+        warn(f"{who or args.command} does not use {flags}: ignored")
 
 
 def warn(message: str) -> None:
@@ -168,12 +168,19 @@ def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, An
 
 
 def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
-                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None) -> None:
-    """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
+                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None,
+                 review: bool | None = None) -> None:
+    """Print a run's result in the chosen format, through the format's sink guard. `review`: differences are news,
+    not failures (a review or a tree diff); by default a run with a title is one."""
     options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
-                            review=title is not None, base=base, steps=steps)
+                            review=title is not None if review is None else review, base=base, steps=steps)
     chosen = reporter(output_format)
     print(no_workflow_commands(chosen.render(result, options), chosen.sink), end="")
+
+
+def diff_title(args: argparse.Namespace, old: str, new: str) -> str:
+    """The markdown heading of a diff of two things: `--title` (escaped), else `OLD` → `NEW`."""
+    return markdown_text(args.title) if args.title else f"{code_span(old, False)} → {code_span(new, False)}"
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:
