@@ -134,7 +134,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     lines += [""] if lines else []
     lines += [f"## {options.title}", ""]
     if result.comparison is not None:
-        old, new = (code_span(side, in_table=False) for side in (result.comparison.old, result.comparison.new))
+        old, new = (breakable_code(side) for side in (result.comparison.old, result.comparison.new))  # a long path wraps
         lines += [f"Comparing {markdown_text(mode_words(result))}: {old} → {new}.", ""]
     lines += [markdown_text(summary_paragraph(groups, result)), ""]
     if result.baseline:

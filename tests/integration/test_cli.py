@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 from harness.reporters.json import SCHEMA_VERSION
+from tests.integration.test_reports import as_spans
 
 
 def test_list_generate_check_and_edit(small_project, cli):
@@ -188,7 +189,7 @@ def test_diff_markdown_of_two_folders_names_each_change_once_with_its_goldens(sm
     cli("--settings", "harness.toml", "generate")
     result = cli("diff", str(old), "snapshots", "--format", "markdown")
     assert result.code == 1
-    assert f"Comparing two snapshot folders, 7 goldens: `{old}` → `snapshots`." in result.out.splitlines()
+    assert f"Comparing two snapshot folders, 7 goldens: `{old}` → `snapshots`." in as_spans(result.out).splitlines()
     (row,) = [line for line in result.out.splitlines() if "device.<wbr>count" in line]
     assert "`1` → `2`" in row and "3 cases" in row
     goldens = row.split("<details><summary>3 cases</summary>")[1].split("</details>")[0].replace("\\_", "_")
