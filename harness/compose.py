@@ -17,13 +17,13 @@ import yaml
 from hydra import compose as hydra_compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.object_type import ObjectType
-from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
+from harness import overrides as harness_overrides
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.confine import Scope, UnsafeInput, config_problem, project_root, search_path_problem, uses_resolver, within
 from harness.hints import option_hint, override_hint
@@ -263,10 +263,9 @@ GUARDED_SOURCES = MappingProxyType({
 def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -> None:
     """ComposeError for an override that would let the environment or a foreign folder steer the composition:
     a resolver in an override that selects a config option, or a `hydra.searchpath` entry that is refused."""
-    parser = OverridesParser.create()
     for text in overrides:
         try:
-            (override,) = parser.parse_overrides(overrides=[text])
+            override = harness_overrides.parse(text)
         except Exception:
             continue  # Hydra itself reports the bad syntax, with its own message
         if override.key_or_group == "hydra.searchpath":
@@ -355,11 +354,10 @@ def pickled(config: DictConfig | ListConfig) -> bytes:
 
 def parse_overrides(overrides: Iterable[str]) -> list[Any]:
     """Overrides parsed by Hydra's own parser; a bad one raises ComposeError naming it."""
-    parser = OverridesParser.create()
     parsed = []
     for override in overrides:
         try:
-            parsed += parser.parse_overrides(overrides=[override])
+            parsed.append(harness_overrides.parse(override))
         except Exception as error:
             raise ComposeError(f"bad override {override!r}: {describe_error(error)}") from error
     return parsed

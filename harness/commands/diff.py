@@ -10,10 +10,9 @@ from pathlib import Path
 
 from harness import diff_modes
 from harness.commands import diff_documents, diff_review, diff_trees
-from harness.commands.common import RUN_FLAGS, UsageError, add_case_flag, add_quiet, drop_ignored_globals, settings_from
+from harness.commands.common import RUN_FLAGS, UsageError, add_case_flag, add_format_flags, add_quiet, drop_ignored_globals, settings_from
 from harness.documents import DocumentError
 from harness.findings import Comparison, Mode
-from harness.reporters import FORMATS
 from harness.settings import Settings, SettingsError
 
 NAME = "diff"
@@ -28,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
     )
-    parser.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
+    add_format_flags(parser)
     parser.add_argument("--title", metavar="TEXT", help="markdown heading")
     add_case_flag(parser, " (reviews and tree diffs)")
     parser.add_argument("--verbose", action="store_true", help="text: also list info findings, refactors and folded keys")

@@ -21,5 +21,5 @@ def run(args: argparse.Namespace, comparison: Comparison) -> int:
         raise UsageError(str(error)) from None
     result = compare_documents(pairs, comparison)
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
-                 review=False)
+                 reports=args.report, review=False)
     return EXIT_OK if result.ok else EXIT_FINDINGS

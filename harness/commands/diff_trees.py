@@ -8,10 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness import baselines
-from harness.commands.common import contract_rules, diff_title, next_steps_for, print_result, review_exit, run_with_progress
+from harness.commands.common import contract_rules, diff_title, next_steps_for, print_result, review_exit, run_with_progress, sourced
 from harness.engine import Engine, Run
 from harness.findings import Comparison
-from harness.reporters import sourced_for
 from harness.settings import Settings
 
 
@@ -20,11 +19,11 @@ def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) ->
     only the old tree has is `gone`."""
     old, new = Path(comparison.old), Path(comparison.new)
     head = tree_side(settings, new)
-    run = Run(head, baselines.on_disk(tree_side(settings, old), old), sourced=sourced_for(args.format, review=True), strict=False,
+    run = Run(head, baselines.on_disk(tree_side(settings, old), old), sourced=sourced(args, review=True), strict=False,
               comparison=comparison, **contract_rules(head, args))
     result = run_with_progress(Engine(run, args.case))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
-                 steps=next_steps_for(args, head))
+                 steps=next_steps_for(args, head), reports=args.report)
     return review_exit(result)
 
 
