@@ -44,7 +44,7 @@ from harness.findings import (
 from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
@@ -239,7 +239,7 @@ def _gone_result(name: str, review: ReviewRules | None, records: Sequence[Change
     settings change accounts for it: the base's rules still describe it, so the tree lost it."""
     case_id = name
     leaf = name.rsplit("/", 1)[-1]
-    if leaf.startswith(GOLDEN_PREFIX) and leaf.endswith(GOLDEN_SUFFIX):
+    if is_golden_name(leaf):
         case_id = leaf[len(GOLDEN_PREFIX) : -len(GOLDEN_SUFFIX)].replace("__", "/")
     findings: tuple[Finding, ...] = ()
     if review is not None and not review.explains(case_id, records):
