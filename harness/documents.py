@@ -16,7 +16,7 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from harness.confine import Scope, project_root
-from harness.matrix import GOLDEN_PREFIX
+from harness.matrix import is_golden_name
 from harness.reader import InputLimitError, read_text
 from harness.render import describe_yaml_error, parse_yaml
 
@@ -88,4 +88,4 @@ def folder_pairs(old: Path, new: Path) -> list[DocumentPair]:
 def is_snapshot_folder(folder: Path) -> bool:
     """True when every YAML file at the top of the folder is a golden (`_generated_*.yaml`), and it has one."""
     names = [path.name for path in folder.glob("*.yaml")]
-    return bool(names) and all(name.startswith(GOLDEN_PREFIX) for name in names)
+    return bool(names) and all(is_golden_name(name) for name in names)
