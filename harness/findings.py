@@ -99,6 +99,9 @@ DIFFERENCE_KINDS = frozenset(
 # Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
 RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE})
 
+# Said of a fallback the golden did not have: an error until the golden is rewritten with it.
+NEW_FALLBACK = " (new: the golden did not fall back here)"
+
 # Kinds that a rewritten golden settles.
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
@@ -185,8 +188,12 @@ class CaseResult:
         return any(fails(f) for f in self.findings)
 
     def written_out(self) -> CaseResult:
-        """This case after its golden was rewritten: the differences are gone, the rules' findings stay."""
-        findings = tuple(f for f in self.findings if f.kind not in GOLDEN_KINDS)
+        """This case after its golden was rewritten: the differences are gone, the rules' findings stay (a fallback
+        stays as the notice a check of the new golden gives, no longer new to it)."""
+        findings = tuple(
+            replace(f, severity=INFO, message=f.message.removesuffix(NEW_FALLBACK)) if f.kind == Kind.FALLBACK else f
+            for f in self.findings if f.kind not in GOLDEN_KINDS
+        )
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         return replace(self, findings=findings, status=status, written=True)
 
