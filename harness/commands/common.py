@@ -15,7 +15,7 @@ from harness.cases import select_cases
 from harness.confine import UnsafeInput
 from harness.contracts import load_contracts
 from harness.engine import Engine
-from harness.escape import no_workflow_commands, printable
+from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
 from harness.hints import case_hint, did_you_mean
 from harness.matrix import Case
@@ -86,15 +86,15 @@ def flag_of(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str]) -> None:
-    """Global flags given before the command's name that it does not use: named on stderr, and unset, so that
-    they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
+def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str], who: str | None = None) -> None:
+    """Global flags given before the command's name that it (`who`: or one mode of it) does not use: named on
+    stderr, and unset, so that they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
     ignored = [dest for dest in GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
     for dest in ignored:
         setattr(args, dest, False if dest == "no_cache" else None)
     if ignored:
         flags = ", ".join(flag_of(dest) for dest in ignored)
-        warn(f"{args.command} does not use {flags}: ignored")
+        warn(f"{who or args.command} does not use {flags}: ignored")
 
 
 def warn(message: str) -> None:
@@ -195,12 +195,14 @@ def sourced(args: argparse.Namespace, review: bool = False) -> frozenset[Any]:
 
 def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
                  title: str | None = None, base: str | None = None, steps: NextSteps | None = None,
-                 reports: Sequence[tuple[str, Path]] = ()) -> None:
-    """Print a run's result in the chosen format, and write each `--report` file from the same result; a title
-    marks a review (or a tree diff)."""
+                 reports: Sequence[tuple[str, Path]] = (), review: bool | None = None) -> None:
+    """Print a run's result in the chosen format, and write each `--report` file from the same result, each through
+    its format's sink guard. `review`: differences are news, not failures (a review or a tree diff); by default a
+    run with a title is one."""
     for name, file in [(output_format, None), *reports]:
         options = ReportOptions(verbose=verbose, quiet=quiet, color=file is None and wants_color(sys.stdout),
-                                title=title or "config-harness", review=title is not None, base=base, steps=steps)
+                                title=title or "config-harness", review=title is not None if review is None else review,
+                                base=base, steps=steps)
         chosen = reporter(name)
         text = no_workflow_commands(chosen.render(result, options), chosen.sink)
         if file is None:
@@ -210,6 +212,11 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
             write_atomic(file, text)
         except (OSError, UnsafeInput) as error:
             raise UsageError(f"--report {name}:{file}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
+
+
+def diff_title(args: argparse.Namespace, old: str, new: str) -> str:
+    """The markdown heading of a diff of two things: `--title` (escaped), else `OLD` → `NEW`."""
+    return markdown_text(args.title) if args.title else f"{code_span(old, False)} → {code_span(new, False)}"
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:
