@@ -3,6 +3,9 @@
 MAKEFLAGS += --no-print-directory
 
 PYTHON ?= python3
+# Python's bytecode cache stays on: an image that sets PYTHONDONTWRITEBYTECODE makes every Python process the
+# tests start compile the package again (about 10 of make test's CPU-seconds). The cache is git-ignored.
+export PYTHONDONTWRITEBYTECODE :=
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -30,8 +33,10 @@ check-config: setup
 test: setup
 	@$(BIN)/python -m pytest -q tests/unit tests/integration
 
+# The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples).
+PROPERTY_TESTS := tests/unit/test_diff.py tests/unit/test_gates.py
 test-e2e: setup
-	@$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml
+	@CONFIG_HARNESS_HYPOTHESIS=thorough $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml $(PROPERTY_TESTS)
 
 # The compose and review tests at both ends of the supported range: fresh venvs in a temporary folder (never the
 # checkout) with the lowest Python and the floors of hydra-core, omegaconf and PyYAML, then the highest of each.

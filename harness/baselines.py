@@ -17,7 +17,7 @@ from harness.cases import open_matrix
 from harness.fetch import fetch_wheel_tree
 from harness.findings import ERROR, INFO, Severity
 from harness.goldens import find_orphans, golden_path, read_golden
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+from harness.matrix import Case, is_golden_name
 from harness.provenance import Source, leaf_sources
 from harness.render import to_plain
 from harness.session import current
@@ -297,13 +297,13 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
     except gitrepo.GitError:
         pass  # goldens outside the repository: compose the base
     if snapshot_inside is not None and not compose_base:
-        for entry in gitrepo.list_files(top, commit, snapshot_inside):
-            name = entry.rsplit("/", 1)[-1]
-            if "/" in entry[len(snapshot_inside) + 1 :] or not (name.startswith(GOLDEN_PREFIX) and name.endswith(GOLDEN_SUFFIX)):
-                continue
-            data = gitrepo.read_file(top, commit, entry)
+        entries = [
+            entry for entry in gitrepo.list_files(top, commit, snapshot_inside)
+            if "/" not in entry[len(snapshot_inside) + 1 :] and is_golden_name(entry.rsplit("/", 1)[-1])
+        ]
+        for entry, data in gitrepo.read_files(top, commit, entries).items():
             if data is not None:
-                goldens[name] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
+                goldens[entry.rsplit("/", 1)[-1]] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
     tree = None
     try:
         folder = _tree_at(base_settings, top, commit, ref)

@@ -15,7 +15,7 @@ from harness.contract_changes import TermChange
 from harness.contracts import HYDRA, ChangeRecord
 from harness.diff import describe_value, diff_trees
 from harness.escape import printable, suspicious
-from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, WARNING, CaseChecker, Finding, Kind, Status
+from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, NEW_FALLBACK, WARNING, CaseChecker, Finding, Kind, Status
 from harness.matrix import Case
 from harness.moves import fold_moves
 from harness.render import describe_yaml_error, golden_body, parse_yaml
@@ -38,7 +38,7 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
         findings.append(Finding(
             "fallback", path, None, fallback.default, ERROR if is_new else INFO,
             f"{path} silently uses its default {fallback.default} because {fallback.key} is missing or ???"
-            + (" (new: the golden did not fall back here)" if is_new else ""),
+            + (NEW_FALLBACK if is_new else ""),
         ))
     return findings
 

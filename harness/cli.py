@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import traceback
@@ -53,8 +54,13 @@ def version_line() -> str:
     return f"config-harness {__version__} (hydra-core {installed('hydra-core')}, omegaconf {installed('omegaconf')}, Python {python})"
 
 
+@functools.cache
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser: the global flags, then one subparser per command module, each with its own flags."""
+    """The argument parser: the global flags, then one subparser per command module, each with its own flags.
+
+    Built once per process: it depends on nothing but the code, parsing never changes it, and building it costs
+    more than a small check (argparse looks up a translation for every help string).
+    """
     parser = _Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
     parser.add_argument("--version", action="version", version=version_line())
     add_global_flags(parser)

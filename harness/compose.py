@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -17,13 +18,13 @@ import yaml
 from hydra import compose as hydra_compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.object_type import ObjectType
-from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness import hydra_compat, trace
+from harness import overrides as harness_overrides
 from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.confine import (
     Scope,
@@ -36,14 +37,15 @@ from harness.confine import (
     uses_resolver,
     within,
 )
-from harness.hints import option_hint, override_hint
+from harness.hints import did_you_mean, option_hint, override_hint
 from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource, StructuredConfigSource
 from harness.matrix import Case
 from harness.policy import resolution_policy
-from harness.reader import InputLimitError, read_bytes
+from harness.reader import InputLimitError, read_bytes, read_text
 from harness.render import MAX_DEPTH, describe_yaml_error, load_config_text
 from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.session import Session, current
+from harness.settings import display_path
 
 SCHEME = "harness"
 # Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
@@ -284,10 +286,9 @@ GUARDED_SOURCES = MappingProxyType({
 def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -> None:
     """ComposeError for an override that would let the environment or a foreign folder steer the composition:
     a resolver in an override that selects a config option, or a `hydra.searchpath` entry that is refused."""
-    parser = OverridesParser.create()
     for text in overrides:
         try:
-            (override,) = parser.parse_overrides(overrides=[text])
+            override = harness_overrides.parse(text)
         except Exception:
             continue  # Hydra itself reports the bad syntax, with its own message
         if override.key_or_group == "hydra.searchpath":
@@ -376,11 +377,10 @@ def pickled(config: DictConfig | ListConfig) -> bytes:
 
 def parse_overrides(overrides: Iterable[str]) -> list[Any]:
     """Overrides parsed by Hydra's own parser; a bad one raises ComposeError naming it."""
-    parser = OverridesParser.create()
     parsed = []
     for override in overrides:
         try:
-            parsed += parser.parse_overrides(overrides=[override])
+            parsed.append(harness_overrides.parse(override))
         except Exception as error:
             raise ComposeError(f"bad override {override!r}: {describe_error(error)}") from error
     return parsed
@@ -533,11 +533,36 @@ class HydraSession:
             return message
         group = match.group(2).rpartition("/")[0]
         try:
+            if group and match.group(1) == "find" and not hydra_compat.group_exists(self.loader, group):
+                # An option of a group nothing provides: a misspelt or removed group, not a Python node.
+                parent, _, name = group.rpartition("/")
+                groups = sorted(g for g in self.loader.list_groups(parent) if parent or g != "hydra")  # Hydra's own
+                where = f" in {parent!r}" if parent else ""
+                hint = f"no config group {group!r}{did_you_mean(name, groups)}; the groups{where}: {', '.join(groups) or 'none'}"
+                return f"{self._entry_line(message, group)}{message} ({hint})"
             options = {group: self.group_options(group, registered=True)} if group else {}
         except Exception:  # the hint is a courtesy; the message stands without it
             options = {}
         hint = missing_node_hint(message, options, self.schemas)
         return f"{message} ({hint})" if hint else message
+
+    def _entry_line(self, message: str, group: str) -> str:
+        """`FILE:LINE: ` of the defaults entry that selects `group` in the config Hydra's message names ("In 'x'"),
+        or nothing when it cannot be found (the entry came from an override)."""
+        named = re.match(r"In '([^']+)'", message)
+        found = hydra_compat.find_config_file(self.loader, named.group(1)) if named else None
+        if found is None:
+            return ""
+        path = self.source_folders[found[0]] / found[1]
+        try:
+            lines = read_text(path, current().scope).splitlines()
+        except (OSError, InputLimitError, UnsafeInput):
+            return ""
+        entry = re.compile(rf"\s*-\s*(override\s+)?{re.escape(group)}(@[^:]*)?\s*:")
+        for number, line in enumerate(lines, 1):
+            if entry.match(line):
+                return f"{display_path(path)}:{number}: "
+        return ""
 
     def defaults_entries(self, config_name: str, overrides: Iterable[str]) -> tuple[DefaultsEntry, ...]:
         """The config files Hydra merges for this composition, in order (from the compose when it ran)."""

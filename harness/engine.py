@@ -4,6 +4,9 @@ A run composes every selected case of the tree under test, compares it with what
 (`check_case`), runs the rules (contracts, parity, fallbacks, effective values) and says which file sets
 each reported value. Only the severity of a plain difference depends on the baseline. Writing goldens is
 not done here: the shells do it at the edge with the rendered text a run can keep.
+
+YAML documents (`diff` of two files or two folders of them) are not composed: `compare_documents` compares
+each pair with the same comparison and rules (`check_document`), and the same reporters render the result.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from harness.check import as_review, compare_with_base, hydra_findings, semantic
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
 from harness.contracts import ChangeRecord, ContractSet
+from harness.diff import diff_trees
+from harness.documents import DocumentPair
 from harness.findings import (
     ERROR,
     INFO,
@@ -28,6 +33,7 @@ from harness.findings import (
     WARNING,
     CaseChecker,
     CaseResult,
+    Comparison,
     Finding,
     Kind,
     MatrixResult,
@@ -38,7 +44,7 @@ from harness.findings import (
 from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
@@ -62,6 +68,7 @@ class Run:
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
     launches: bool = True  # check the settings' launch commands too (`generate` writes goldens; launches have none)
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
+    comparison: Comparison | None = None  # a `diff OLD NEW` of two config trees: its mode, stated in every format
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -121,6 +128,33 @@ def check_case(
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
 
+def check_document(pair: DocumentPair) -> CaseResult:
+    """Two versions of one YAML document compared as `check` compares a case with its golden, never composed: the
+    old one is the baseline and a difference is an error. The same diff, moves, effective values, fallbacks and
+    hidden-text rule; annotations point at the document's own lines. A side only one folder has is empty."""
+    old, new = pair.old, pair.new
+    shown = new or old
+    assert shown is not None, pair.name
+    old_tree, new_tree = old.tree if old else {}, new.tree if new else {}
+    case = Case(pair.name, "", ())
+    config = new.config if new else OmegaConf.create({})
+    status, findings = compare_with_base(config, new_tree, "", BaselineEntry(old.display if old else "(none)", tree=old_tree))
+    findings += semantic_findings(case, config, new_tree, None, ())
+    if old is None or new is None:
+        status = Status.NEW if old is None else Status.GONE
+    elif status == Status.OK and any(f.severity == ERROR for f in findings):
+        status = Status.ERROR
+    return CaseResult(
+        case, shown.display, status, tuple(findings), golden_lines=path_lines(shown.text, {f.path for f in findings}),
+        root_file=shown.display, changes=tuple(diff_trees(old_tree, new_tree)),
+    )
+
+
+def compare_documents(pairs: Iterable[DocumentPair], comparison: Comparison) -> MatrixResult:
+    """The result of comparing YAML documents pair by pair: the old side is the baseline."""
+    return MatrixResult(cases=[check_document(pair) for pair in pairs], baseline=comparison.old, comparison=comparison)
+
+
 def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Finding] | None:
     """The errors the base's own rules found on the base's version of the case (None: the base has no such case)."""
     if entry is None:
@@ -161,11 +195,8 @@ def annotate(
     wanted = [f.severity in severities and bool(f.path) for f in result.findings]
     if not any(wanted):
         return result
-    golden_lines = {}
-    if golden_text is not None:
-        lines = key_lines(golden_text)
-        paths = {f.path for f, want in zip(result.findings, wanted) if want}
-        golden_lines = {path: line for path in paths if (line := line_of(lines, path)) is not None}
+    paths = {f.path for f, want in zip(result.findings, wanted) if want}
+    golden_lines = path_lines(golden_text, paths) if golden_text is not None else {}
     findings = result.findings
     if any(want and f.kind in SOURCED_KINDS for f, want in zip(findings, wanted)):
         try:
@@ -178,6 +209,12 @@ def annotate(
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)
+
+
+def path_lines(text: str, paths: Iterable[str]) -> dict[str, int]:
+    """The line in YAML text of each path (or of its nearest ancestor there), for annotations."""
+    lines = key_lines(text)
+    return {path: line for path in paths if path and (line := line_of(lines, path)) is not None}
 
 
 def approvals_line(result: MatrixResult, settings: Settings) -> str:
@@ -202,7 +239,7 @@ def _gone_result(name: str, review: ReviewRules | None, records: Sequence[Change
     settings change accounts for it: the base's rules still describe it, so the tree lost it."""
     case_id = name
     leaf = name.rsplit("/", 1)[-1]
-    if leaf.startswith(GOLDEN_PREFIX) and leaf.endswith(GOLDEN_SUFFIX):
+    if is_golden_name(leaf):
         case_id = leaf[len(GOLDEN_PREFIX) : -len(GOLDEN_SUFFIX)].replace("__", "/")
     findings: tuple[Finding, ...] = ()
     if review is not None and not review.explains(case_id, records):
@@ -331,7 +368,8 @@ class Engine:
         """The run's result: every selected case (checked now if not yet), and the findings about the run as a
         whole, which need every case: contract changes and hygiene, stale waivers, orphan goldens, gone cases."""
         run = self.run_spec
-        result = MatrixResult(cases=[self.result(case.id) for case in self.selected], baseline=run.baseline.description)
+        result = MatrixResult(cases=[self.result(case.id) for case in self.selected], baseline=run.baseline.description,
+                              comparison=run.comparison)
         if run.contracts is not None:
             result.findings[:0] = run_findings(
                 run.contracts, run.baseline.contract_texts(), [case.id for case in self.cases], result.cases,

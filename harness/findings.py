@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from harness.diff import Change
 from harness.matrix import Case
 
 
@@ -58,6 +59,36 @@ class Status(StrEnum):
     ERROR = "error"
 
 
+class Mode(StrEnum):
+    """What `diff OLD NEW` compares; JSON `mode` carries the value."""
+
+    FILES = "files"  # two YAML files, or the same-named YAML files of two folders (`--files`), as they are
+    GOLDENS = "goldens"  # the same-named goldens of two snapshot folders, as they are
+    TREES = "trees"  # the cases of two config trees, each composed (the upgrade report)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The mode a `diff OLD NEW` runs in and the two things it compares, as the command line named them."""
+
+    mode: Mode
+    old: str
+    new: str
+    folders: bool = False  # two folders (else two files)
+
+    @property
+    def what(self) -> str:
+        """What is compared, in words: `two YAML files`, `two snapshot folders` ..."""
+        if self.mode == Mode.FILES:
+            return "two folders file by file" if self.folders else "two YAML files"
+        return "two snapshot folders" if self.mode == Mode.GOLDENS else "two config trees"
+
+    @property
+    def unit(self) -> str:
+        """What one result of the run is: a file, a golden or a case."""
+        return {Mode.FILES: "file", Mode.GOLDENS: "golden"}.get(self.mode, "case")
+
+
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
@@ -67,6 +98,9 @@ DIFFERENCE_KINDS = frozenset(
 
 # Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
 RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE})
+
+# Said of a fallback the golden did not have: an error until the golden is rewritten with it.
+NEW_FALLBACK = " (new: the golden did not fall back here)"
 
 # Kinds that a rewritten golden settles.
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
@@ -146,6 +180,7 @@ class CaseResult:
     rendered: str | None = field(default=None, repr=False, compare=False)  # the golden text, for a shell that writes it
     root_file: str = ""  # the case's root config file in the tree under test, as shown (where an annotation can point)
     baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
+    changes: tuple[Change, ...] = ()  # two documents: every leaf that differs, unfolded (JSON `changes`, the interface's)
 
     @property
     def failed(self) -> bool:
@@ -153,8 +188,12 @@ class CaseResult:
         return any(fails(f) for f in self.findings)
 
     def written_out(self) -> CaseResult:
-        """This case after its golden was rewritten: the differences are gone, the rules' findings stay."""
-        findings = tuple(f for f in self.findings if f.kind not in GOLDEN_KINDS)
+        """This case after its golden was rewritten: the differences are gone, the rules' findings stay (a fallback
+        stays as the notice a check of the new golden gives, no longer new to it)."""
+        findings = tuple(
+            replace(f, severity=INFO, message=f.message.removesuffix(NEW_FALLBACK)) if f.kind == Kind.FALLBACK else f
+            for f in self.findings if f.kind not in GOLDEN_KINDS
+        )
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         return replace(self, findings=findings, status=status, written=True)
 
@@ -171,6 +210,7 @@ class MatrixResult:
     rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
     launches: str = ""  # how many launch commands were found, extracted, composed and failing (issue 24)
     approvals: str = ""  # a review: how many loosenings carry recorded reasons, and whose owners must approve them
+    comparison: Comparison | None = None  # a `diff OLD NEW`: its mode, stated in every format
 
     @property
     def ok(self) -> bool:

@@ -79,6 +79,36 @@ def read_file(top: Path, commit: str, path: str, limit: int = MAX_FILE_BYTES) ->
     return out if code == 0 else None
 
 
+def read_files(top: Path, commit: str, paths: list[str], limit: int = MAX_FILE_BYTES) -> dict[str, bytes | None]:
+    """Several files' bytes at `commit` from one git process (None for one that is not a file there); GitError for
+    a file past `limit`, or when all of them together pass the archive bound."""
+    batched = [path for path in paths if "\n" not in path and "\r" not in path]  # one name per line
+    found: dict[str, bytes | None] = {path: read_file(top, commit, path, limit) for path in paths if path not in batched}
+    if not batched:
+        return found
+    names = "".join(f"{commit}:{path}\n" for path in batched).encode("utf-8", "surrogateescape")
+    try:
+        code, out, err = git_output(["git", "-C", str(top), "cat-file", "--batch"], MAX_ARCHIVE_BYTES, stdin=names)
+    except InputLimitError as error:
+        raise GitError(f"{len(batched)} files at {commit[:12]}: {error}") from None
+    if code != 0:
+        raise GitError(f"git cat-file --batch failed: {err.decode('utf-8', 'replace').strip()}")
+    position = 0
+    for path in batched:
+        end = out.index(b"\n", position)
+        header = out[position:end].split()
+        position = end + 1
+        if len(header) != 3:  # `<name> missing` (or ambiguous): not there
+            found[path] = None
+            continue
+        size = int(header[2])
+        if size > limit:
+            raise GitError(f"{path} at {commit[:12]}: {size} bytes, more than {limit}")
+        found[path] = out[position:position + size] if header[1] == b"blob" else None
+        position += size + 1
+    return found
+
+
 def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Path:
     """Write `folder` as it was at `commit` below `destination` and return the copy of `folder`.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.confine import UnsafeInput, project_root
 from harness.findings import MatrixResult, Status
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case
+from harness.matrix import GOLDEN_PREFIX, Case, is_golden_name
 from harness.reader import InputLimitError, read_bytes
 from harness.writer import write_atomic
 
@@ -50,7 +50,7 @@ def find_orphans(snapshot_dir: Path, cases: list[Case]) -> list[Path]:
     claimed = {case.golden_name for case in cases}
     return sorted(
         p for p in snapshot_dir.iterdir()
-        if (p.name.startswith(GOLDEN_PREFIX) and p.name.endswith(GOLDEN_SUFFIX) and p.name not in claimed)
+        if (is_golden_name(p.name) and p.name not in claimed)
         or is_leftover(p)
     )
 

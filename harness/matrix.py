@@ -35,6 +35,11 @@ def golden_name(case_id: str) -> str:
     return f"{GOLDEN_PREFIX}{case_id.replace('/', '__')}{GOLDEN_SUFFIX}"
 
 
+def is_golden_name(name: str) -> bool:
+    """True for a file name a golden can have (`_generated_*.yaml`)."""
+    return name.startswith(GOLDEN_PREFIX) and name.endswith(GOLDEN_SUFFIX)
+
+
 def group_override(group: str, option: str) -> str:
     """`group=option` written so Hydra reads back exactly the option name (quoted when a bare `1`, `true` or
     `[cpu]` would read as a number, a boolean or a list); SettingsError when no spelling does."""

@@ -111,12 +111,15 @@ def is_regular_file(path: str | Path) -> bool:
         return False
 
 
-def git_output(arguments: list[str], limit: int = MAX_FILE_BYTES) -> tuple[int, bytes, bytes]:
+def git_output(arguments: list[str], limit: int = MAX_FILE_BYTES, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
     """Run git and read at most `limit` bytes of its output (a blob that packs small can be huge unpacked): the
-    exit code, stdout and the start of stderr; InputLimitError, with git stopped, past the bound."""
-    # stderr goes to a file of its own, so a chatty git never blocks while stdout is read.
-    with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+    exit code, stdout and the start of stderr; InputLimitError, with git stopped, past the bound. `stdin` is what
+    git reads on its standard input."""
+    # stderr (and stdin) are files of their own, so git never blocks on them while stdout is read.
+    with tempfile.TemporaryFile() as errors, tempfile.TemporaryFile() as given:
+        given.write(stdin)
+        given.seek(0)
+        process = subprocess.Popen(arguments, stdin=given, stdout=subprocess.PIPE, stderr=errors)
         assert process.stdout is not None
         with process.stdout:
             try:

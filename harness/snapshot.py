@@ -11,7 +11,7 @@ from syrupy.data import Snapshot, SnapshotCollection
 
 from harness import diff
 from harness.goldens import read_golden
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, golden_name
+from harness.matrix import GOLDEN_SUFFIX, golden_name, is_golden_name
 from harness.render import describe_yaml_error, golden_body, parse_yaml
 from harness.syrupy_compat import TextFileExtension
 from harness.writer import write_atomic
@@ -75,7 +75,7 @@ class GoldenExtension(TextFileExtension):
 
     def is_snapshot_location(self, *, location: str) -> bool:
         name = Path(location).name
-        return name.startswith(GOLDEN_PREFIX) and name.endswith(GOLDEN_SUFFIX)
+        return is_golden_name(name)
 
     def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
         return self.is_snapshot_location(location=filepath) and Path(filepath).parent == Path(self.snapshot_dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import textwrap
@@ -10,12 +11,20 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from harness.cli import main
 from harness.fetch import fetch_wheel_tree
 from tests.synthetic_history import git
 
 pytest_plugins = ["pytester"]
+
+# Property tests draw as many examples as the profile says: `quick` in `make test` (the README's loop), `thorough`
+# in `make test-e2e` (CI runs both), which draws ten times as many. Drawing nested trees costs more than the
+# checks, so a quick run that drew the thorough count would spend most of the suite's time generating data.
+hypothesis_settings.register_profile("quick", max_examples=40, deadline=None)
+hypothesis_settings.register_profile("thorough", max_examples=400, deadline=None)
+hypothesis_settings.load_profile(os.environ.get("CONFIG_HARNESS_HYPOTHESIS", "quick"))
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache"

@@ -7,7 +7,6 @@ import argparse
 from harness.baselines import GoldenFolder
 from harness.commands import common
 from harness.engine import Engine, Run
-from harness.reporters import FORMATS, sourced_for
 
 NAME = "check"
 HELP = "compare every case with its golden"
@@ -15,7 +14,7 @@ GLOBALS = AFTER = common.RUN_FLAGS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=list(FORMATS), default="text", help="the report format")
+    common.add_format_flags(parser)
     common.add_quiet(parser, "text: only errors, plus the verdict")
     parser.add_argument(
         "--verbose", action="store_true",
@@ -27,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=sourced_for(args.format), **common.contract_rules(settings, args))
+    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=common.sourced(args), **common.contract_rules(settings, args))
     result = common.run_with_progress(Engine(run, args.case))
-    common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings))
+    common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings),
+                        reports=args.report)
     return common.EXIT_OK if result.ok else common.EXIT_FINDINGS

@@ -12,16 +12,18 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.cases import select_cases
+from harness.confine import UnsafeInput
 from harness.contracts import load_contracts
 from harness.engine import Engine
-from harness.escape import no_workflow_commands, printable
+from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
-from harness.hints import case_hint
+from harness.hints import case_hint, did_you_mean
 from harness.matrix import Case
-from harness.reporters import NextSteps, ReportOptions, reporter
+from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
 from harness.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
 from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
+from harness.writer import write_atomic
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -84,15 +86,15 @@ def flag_of(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str]) -> None:
-    """Global flags given before the command's name that it does not use: named on stderr, and unset, so that
-    they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
+def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str], who: str | None = None) -> None:
+    """Global flags given before the command's name that it (`who`: or one mode of it) does not use: named on
+    stderr, and unset, so that they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
     ignored = [dest for dest in GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
     for dest in ignored:
         setattr(args, dest, False if dest == "no_cache" else None)
     if ignored:
         flags = ", ".join(flag_of(dest) for dest in ignored)
-        warn(f"{args.command} does not use {flags}: ignored")
+        warn(f"{who or args.command} does not use {flags}: ignored")
 
 
 def warn(message: str) -> None:
@@ -167,13 +169,54 @@ def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, An
     }
 
 
+def add_format_flags(parser: argparse.ArgumentParser) -> None:
+    """`--format` for standard output, and `--report FORMAT:FILE` (repeatable) for more reports of the same run."""
+    parser.add_argument("--format", choices=list(FORMATS), default="text", help="the report format on standard output")
+    parser.add_argument(
+        "--report", action="append", type=report_target, default=[], metavar="FORMAT:FILE",
+        help="also write the report in FORMAT to FILE, from the same run (repeatable: --report sarif:results.sarif)",
+    )
+
+
+def report_target(text: str) -> tuple[str, Path]:
+    """`FORMAT:FILE` of `--report`, checked."""
+    name, separator, file = text.partition(":")
+    if not separator or not file:
+        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT:FILE (for example sarif:results.sarif)")
+    if name not in FORMATS:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a report format{did_you_mean(name, FORMATS)} (formats: {', '.join(FORMATS)})")
+    return name, Path(file)
+
+
+def sourced(args: argparse.Namespace, review: bool = False) -> frozenset[Any]:
+    """The severities the engine sources for every report the command line asks for."""
+    return sourced_for(args.format, *(name for name, _ in args.report), review=review)
+
+
 def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
-                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None) -> None:
-    """Print a run's result in the chosen format; a title marks a review (or a tree diff)."""
-    options = ReportOptions(verbose=verbose, quiet=quiet, color=wants_color(sys.stdout), title=title or "config-harness",
-                            review=title is not None, base=base, steps=steps)
-    chosen = reporter(output_format)
-    print(no_workflow_commands(chosen.render(result, options), chosen.sink), end="")
+                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None,
+                 reports: Sequence[tuple[str, Path]] = (), review: bool | None = None) -> None:
+    """Print a run's result in the chosen format, and write each `--report` file from the same result, each through
+    its format's sink guard. `review`: differences are news, not failures (a review or a tree diff); by default a
+    run with a title is one."""
+    for name, file in [(output_format, None), *reports]:
+        options = ReportOptions(verbose=verbose, quiet=quiet, color=file is None and wants_color(sys.stdout),
+                                title=title or "config-harness", review=title is not None if review is None else review,
+                                base=base, steps=steps)
+        chosen = reporter(name)
+        text = no_workflow_commands(chosen.render(result, options), chosen.sink)
+        if file is None:
+            print(text, end="")
+            continue
+        try:
+            write_atomic(file, text)
+        except (OSError, UnsafeInput) as error:
+            raise UsageError(f"--report {name}:{file}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
+
+
+def diff_title(args: argparse.Namespace, old: str, new: str) -> str:
+    """The markdown heading of a diff of two things: `--title` (escaped), else `OLD` → `NEW`."""
+    return markdown_text(args.title) if args.title else f"{code_span(old, False)} → {code_span(new, False)}"
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:

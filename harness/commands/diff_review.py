@@ -11,7 +11,6 @@ from harness.commands import common
 from harness.contract_changes import read_contract_files
 from harness.engine import Engine, Run
 from harness.gitrepo import GitError
-from harness.reporters import sourced_for
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review_rules import rules_for_review
 from harness.settings import settings_table
@@ -31,10 +30,10 @@ def run(args: argparse.Namespace) -> int:
         raise common.UsageError(str(error)) from None
     base_texts = baseline.contract_texts()
     base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
-    run = Run(rules.settings, baseline, sourced=sourced_for(args.format, review=True), strict=False, review=rules,
+    run = Run(rules.settings, baseline, sourced=common.sourced(args, review=True), strict=False, review=rules,
               base_rules=base_rules, **common.contract_rules(rules.settings, args))
     result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
-                 steps=common.next_steps_for(args, rules.settings))
+                        steps=common.next_steps_for(args, rules.settings), reports=args.report)
     return common.review_exit(result)

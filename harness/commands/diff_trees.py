@@ -8,22 +8,22 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness import baselines
-from harness.commands.common import contract_rules, next_steps_for, print_result, review_exit, run_with_progress
+from harness.commands.common import contract_rules, diff_title, next_steps_for, print_result, review_exit, run_with_progress, sourced
 from harness.engine import Engine, Run
-from harness.reporters import sourced_for
-from harness.reporters.markdown import code_span, markdown_text
+from harness.findings import Comparison
 from harness.settings import Settings
 
 
-def run(args: argparse.Namespace, settings: Settings, old: Path, new: Path) -> int:
+def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) -> int:
     """Each side has the cases whose root (or route) config it holds: one only the new tree has is `new`, one
     only the old tree has is `gone`."""
+    old, new = Path(comparison.old), Path(comparison.new)
     head = tree_side(settings, new)
-    run = Run(head, baselines.on_disk(tree_side(settings, old), old), sourced=sourced_for(args.format, review=True), strict=False,
-              **contract_rules(head, args))
+    run = Run(head, baselines.on_disk(tree_side(settings, old), old), sourced=sourced(args, review=True), strict=False,
+              comparison=comparison, **contract_rules(head, args))
     result = run_with_progress(Engine(run, args.case))
-    title = markdown_text(args.title) if args.title else f"{code_span(str(old), False)} → {code_span(str(new), False)}"
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, steps=next_steps_for(args, head))
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
+                 steps=next_steps_for(args, head), reports=args.report)
     return review_exit(result)
 
 

@@ -32,9 +32,11 @@ def reporter(name: str) -> Reporter:
     return found
 
 
-def sourced_for(name: str, review: bool = False) -> frozenset[Severity]:
-    """Severities whose findings the engine must source for format `name`.
+def sourced_for(*names: str, review: bool = False) -> frozenset[Severity]:
+    """Severities whose findings the engine must source for the formats `names` (a run may write several).
 
     A review's differences are info, and naming the file that changed them is the point of a review.
     """
-    return frozenset({ERROR, WARNING, INFO}) if review else reporter(name).sourced
+    if review:
+        return frozenset({ERROR, WARNING, INFO})
+    return frozenset().union(*(reporter(name).sourced for name in names))

@@ -36,7 +36,7 @@ def summary_line(result: MatrixResult) -> str:
     at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
     against = f" against {result.baseline}" if result.baseline else ""
     counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
-    parts = [f"{len(result.cases)} cases{against}" + (f": {counted}" if counted else "")]
+    parts = [counted_units(result) + against + (f": {counted}" if counted else "")]
     tally = [f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
              for severity, name in ((ERROR, "error"), (WARNING, "warning")) if severities.get(severity)]
     if at_base:
@@ -47,6 +47,36 @@ def summary_line(result: MatrixResult) -> str:
         parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
     verdict = "OK" if result.ok else "FAILED"
     return f"{verdict}: " + "; ".join(parts)
+
+
+def counted_units(result: MatrixResult) -> str:
+    """How many results the run has, in its own unit: `7 cases`, `1 file`, `12 goldens`."""
+    unit = result.comparison.unit if result.comparison is not None else "case"
+    return f"{len(result.cases)} {unit}{'s' * (len(result.cases) != 1)}"
+
+
+def mode_words(result: MatrixResult) -> str:
+    """What a `diff OLD NEW` compared, in words: `two YAML files`, `two snapshot folders, 7 goldens` ("" for any
+    other run)."""
+    comparison = result.comparison
+    if comparison is None:
+        return ""
+    return comparison.what + (f", {counted_units(result)}" if comparison.folders else "")
+
+
+def mode_line(result: MatrixResult) -> str:
+    """The one line that says which mode a `diff OLD NEW` ran in ("" for any other run); every format states it."""
+    comparison = result.comparison
+    if comparison is None:
+        return ""
+    return f"comparing {mode_words(result)}: {comparison.old} -> {comparison.new}"
+
+
+def mode_properties(result: MatrixResult) -> dict[str, str]:
+    """A `diff OLD NEW`'s mode as properties of a machine-read report: `mode` (its name) and `comparing` (its line)."""
+    if result.comparison is None:
+        return {}
+    return {"mode": str(result.comparison.mode), "comparing": mode_line(result)}
 
 
 def origin_count(groups: Sequence[Group], tier: Tier) -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.diff import change_row
 from harness.escape import json_text
-from harness.findings import ERROR, Kind, MatrixResult, Severity
+from harness.findings import ERROR, Kind, MatrixResult, Mode, Severity
 from harness.grouping import group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import next_steps, subtree_folds
+from harness.reporters.common import mode_properties, next_steps, subtree_folds
 from harness.targets import counts as target_counts
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
@@ -20,6 +21,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
     read_classes = any(f.kind == Kind.TARGET for r in result.cases for f in r.findings)
     return {
         "schema_version": SCHEMA_VERSION,
+        **mode_properties(result),
         **({"settings": result.rules} if result.rules else {}),
         **({"approvals": result.approvals} if result.approvals else {}),
         **({"launches": result.launches} if result.launches else {}),
@@ -41,7 +43,15 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         "subtrees": [fold.as_dict() for fold in subtree_folds(groups)],
         "orphans": result.orphans,
         "findings": [f.as_dict() for f in result.findings],
+        **({"changes": change_rows(result)} if result.comparison is not None and result.comparison.mode != Mode.TREES else {}),
     }
+
+
+def change_rows(result: MatrixResult) -> list[dict[str, Any]]:
+    """The interface's `changes` of a diff of YAML documents: every leaf that differs, as `kind, path, old, new`
+    (and `detail` for a list), each naming its `file` when two folders were compared."""
+    folders = result.comparison is not None and result.comparison.folders
+    return [{**change_row(change), **({"file": r.case.id} if folders else {})} for r in result.cases for change in r.changes]
 
 
 def to_json(document: Any) -> str:

@@ -12,7 +12,7 @@ from harness.escape import xml_text
 from harness.findings import ERROR, WARNING, Kind, MatrixResult, Severity, Status
 from harness.grouping import Group, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, summary_line
+from harness.reporters.common import describe_group, mode_line, mode_properties, summary_line
 
 SUITE = "config-harness"
 RUN_CASE = "(run)"  # the test case that carries findings about the run as a whole and orphan goldens
@@ -45,6 +45,11 @@ def to_junit(result: MatrixResult) -> ET.Element:
 
     root = ET.Element("testsuites", {"name": SUITE})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE})
+    mode = mode_properties(result)
+    if mode:  # a diff's mode, where JUnit keeps facts about a suite (before its test cases)
+        properties = ET.SubElement(suite, "properties")
+        for name, value in mode.items():
+            ET.SubElement(properties, "property", {"name": name, "value": xml_text(value)})
     for case_result in result.cases:
         case_id = case_result.case.id
         # A case that cannot be composed is an error in JUnit's sense; a difference or a broken rule is a failure.
@@ -55,7 +60,7 @@ def to_junit(result: MatrixResult) -> ET.Element:
     orphans = [f"orphan golden (no case): {orphan}; remove it with `generate --prune`" for orphan in result.orphans]
     if RUN_CASE in by_case or orphans:
         _testcase(suite, RUN_CASE, "", lines(RUN_CASE, ERROR) + orphans, lines(RUN_CASE, WARNING))
-    cases = list(suite)
+    cases = suite.findall("testcase")
     counts = {
         "tests": str(len(cases)),
         "failures": str(sum(c.find("failure") is not None for c in cases)),
@@ -64,7 +69,7 @@ def to_junit(result: MatrixResult) -> ET.Element:
     }
     suite.attrib.update(counts)
     root.attrib.update(counts)
-    ET.SubElement(suite, "system-out").text = xml_text(summary_line(result))
+    ET.SubElement(suite, "system-out").text = "\n".join(xml_text(line) for line in (mode_line(result), summary_line(result)) if line)
     return root
 
 

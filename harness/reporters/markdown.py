@@ -18,6 +18,7 @@ from harness.reporters.common import (
     by_tier,
     describe_group,
     folded,
+    mode_words,
     new_present,
     next_steps,
     old_present,
@@ -131,7 +132,11 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     all_ids = compared_ids(result)
     lines = [markdown_text(line) + "  " for line in (result.rules, result.approvals) if line]
     lines += [""] if lines else []
-    lines += [f"## {options.title}", "", markdown_text(summary_paragraph(groups, result)), ""]
+    lines += [f"## {options.title}", ""]
+    if result.comparison is not None:
+        old, new = (breakable_code(side) for side in (result.comparison.old, result.comparison.new))  # a long path wraps
+        lines += [f"Comparing {markdown_text(mode_words(result))}: {old} → {new}.", ""]
+    lines += [markdown_text(summary_paragraph(groups, result)), ""]
     if result.baseline:
         lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]
     for severity, heading in SEVERITY_TITLES:
@@ -163,30 +168,6 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     if steps:
         lines += ["", "**Next steps**", "", *[f"- {markdown_text(step)}" for step in steps]]
     lines += ["", markdown_text(summary_line(result))]
-    return "\n".join(lines) + "\n"
-
-
-def changes_markdown(title: str, changes: list[dict[str, Any]], group: str = "file", notes: Sequence[str] = ()) -> str:
-    """`diff` rows as markdown: one table per `group` value (file or case), or one table for two files.
-
-    `title` and `notes` are markdown written by the caller; every value from the rows is escaped here.
-    """
-    lines = [f"## {title}", "", f"{len(changes)} change(s)", ""] + [f"- {note}" for note in notes]
-    if notes:
-        lines.append("")
-    by_group: dict[str, list[dict[str, Any]]] = {}
-    for row in changes:
-        by_group.setdefault(row.get(group, ""), []).append(row)
-    for name, rows in by_group.items():
-        if name:
-            lines += [f"### {code_span(name, in_table=False)}", ""]
-        lines += ["| kind | path | old | new |", "|---|---|---|---|"]
-        lines += [
-            f"| {markdown_text(r['kind'])} | {code_span(r['path'])} | {_value_cell(r['old'], r['kind'] != Kind.ADDED)} "
-            f"| {_value_cell(r['new'], r['kind'] != Kind.REMOVED)} |"
-            for r in rows
-        ]
-        lines.append("")
     return "\n".join(lines) + "\n"
 
 

@@ -17,7 +17,7 @@ from harness.escape import json_text
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, summary_line
+from harness.reporters.common import describe_group, mode_properties, summary_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = MappingProxyType({ERROR: "error", WARNING: "warning", INFO: "note"})
@@ -77,7 +77,7 @@ def to_sarif(result: MatrixResult) -> dict[str, Any]:
                 "version": __version__,
                 "rules": [{"id": kind, "shortDescription": {"text": f"config-harness finding kind {kind}"}} for kind in kinds],
             }},
-            "invocations": [{"executionSuccessful": True, "properties": {"verdict": summary_line(result)}}],
+            "invocations": [{"executionSuccessful": True, "properties": {"verdict": summary_line(result), **mode_properties(result)}}],
             "results": results,
         }],
     }

@@ -15,6 +15,7 @@ from harness.reporters.common import (
     by_tier,
     describe_group,
     folded,
+    mode_line,
     next_steps,
     origin_count,
     set_by,
@@ -130,6 +131,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
         lines.insert(0, printable(result.approvals))
     if result.rules:
         lines.insert(0, printable(result.rules))
+    if mode_line(result) and not quiet:
+        lines.insert(0, printable(mode_line(result)))
     summary = summary_line(result)
     verdict, _, rest = summary.partition(":")
     if waived and not anything_listed:

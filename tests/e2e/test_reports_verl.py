@@ -86,16 +86,17 @@ def upgrade(project_tree):
 def test_upgrade_report_opens_with_its_summary_and_fits_the_changed_defaults_on_one_screen(upgrade, cli):
     old, new = upgrade
     text = cli("diff", str(old), str(new), cwd=ROOT).out.splitlines()
-    assert text[0].startswith("7 values changed (") and "keys removed" in text[0] and "(folded)" in text[0]
+    assert text[0].startswith("comparing two config trees, ") and text[0].endswith(f" cases: {old} -> {new}")  # the mode first
+    assert text[1].startswith("7 values changed (") and "keys removed" in text[1] and "(folded)" in text[1]
     changed = text.index("Changed values (7):")
-    assert changed < 5 and text[changed + 8] == "Removed keys (27):"  # the changed defaults fit on one screen
+    assert changed < 6 and text[changed + 8] == "Removed keys (27):"  # the changed defaults fit on one screen
     assert any(line.startswith("  actor_rollout_ref.rollout.max_num_seqs: 1024 -> 256  (all 13 cases; set by ") for line in text)
     # Literals that became interpolations with the same resolved value are folded away.
     assert "Refactors with unchanged values: 6 (folded; --verbose lists them)" in text
     assert not any("fsdp_config.entropy_checkpointing" in line for line in text)
 
     markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1").out
-    assert markdown.startswith("## verl 0.8.0 → 0.9.1\n\n7 values changed (")
+    assert markdown.startswith("## verl 0.8.0 → 0.9.1\n\nComparing two config trees, ") and "</code>.\n\n7 values changed (" in markdown
     folded = markdown[markdown.index("<summary>Refactors with unchanged values (6)</summary>"):]
     assert "<code>actor_rollout_ref.<wbr>actor.<wbr>fsdp_config.<wbr>entropy_checkpointing</code>" in folded
     assert markdown.count("<code>actor_rollout_ref.<wbr>rollout.<wbr>max_num_seqs</code>") == 1

@@ -182,3 +182,15 @@ def test_an_engine_file_with_an_unsafe_name_is_a_usage_error(small_project, cli)
     assert result.code == 2
     (line,) = result.err.strip().splitlines()
     assert "my gpu" in line and "backend" in line
+
+
+def test_a_defaults_entry_of_a_group_that_does_not_exist_names_its_line_and_the_groups(small_project, cli):
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    train = small_project / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("  - _self_", "  - backnd: cpu\n  - _self_", 1))
+    run = cli("--settings", "harness.toml", "check")
+    assert run.code == 1
+    (line,) = [line for line in run.out.splitlines() if "backnd" in line]
+    assert line.strip().startswith("ERROR conf/train.yaml:4: In 'train': Could not find 'backnd/cpu'")
+    assert "no config group 'backnd'; did you mean 'backend'?" in line and "the groups: backend, optimizer" in line
+    assert "ConfigStore" not in line  # a misspelt group is not a node registered from Python

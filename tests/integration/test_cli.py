@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 from harness.reporters.json import SCHEMA_VERSION
+from tests.integration.test_reports import as_spans
 
 
 def test_list_generate_check_and_edit(small_project, cli):
@@ -59,9 +60,10 @@ def test_diff_files_and_folders(small_project, cli, tmp_path):
     cli("--settings", "harness.toml", "generate")
     changed = cli("diff", str(old / "_generated_route__legacy.yaml"), "snapshots/_generated_route__legacy.yaml", "--format", "json")
     assert changed.code == 1
-    assert changed.json() == {
-        "schema_version": SCHEMA_VERSION, "mode": "files", "changes": [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
-    }
+    report = changed.json()  # the interface's `changes`, beside check's shape (the engine compared them)
+    assert (report["schema_version"], report["mode"]) == (SCHEMA_VERSION, "files")
+    assert report["changes"] == [{"kind": "changed", "path": "device.kind", "old": "cuda", "new": "rocm"}]
+    assert report["ok"] is False and [c["status"] for c in report["cases"]] == ["changed"]
     folders = cli("diff", str(old), "snapshots", "--format", "json")
     assert folders.code == 1 and len(folders.json()["changes"]) == 4 and folders.json()["mode"] == "goldens"
 
@@ -178,7 +180,7 @@ def test_explain_names_what_an_interpolation_depends_on(small_project, cli):
     assert "resolves to: 0.5" in result.out
 
 
-def test_diff_markdown_is_a_table_per_file(small_project, cli, tmp_path):
+def test_diff_markdown_of_two_folders_names_each_change_once_with_its_goldens(small_project, cli, tmp_path):
     cli("--settings", "harness.toml", "generate", cwd=small_project)
     old = tmp_path / "old"
     shutil.copytree(small_project / "snapshots", old)
@@ -187,11 +189,11 @@ def test_diff_markdown_is_a_table_per_file(small_project, cli, tmp_path):
     cli("--settings", "harness.toml", "generate")
     result = cli("diff", str(old), "snapshots", "--format", "markdown")
     assert result.code == 1
-    sections = result.out.split("### ")[1:]
-    assert [s.splitlines()[0] for s in sections] == [
-        f"`_generated_train__cpu__{preset}.yaml`" for preset in ("default", "fast", "sgd")
-    ]
-    assert all("| changed | `device.count` | `1` | `2` |" in s for s in sections)
+    assert f"Comparing two snapshot folders, 7 goldens: `{old}` → `snapshots`." in as_spans(result.out).splitlines()
+    (row,) = [line for line in result.out.splitlines() if "device.<wbr>count" in line]
+    assert "`1` → `2`" in row and "3 cases" in row
+    goldens = row.split("<details><summary>3 cases</summary>")[1].split("</details>")[0].replace("\\_", "_")
+    assert goldens == ", ".join(f"_generated_train__cpu__{preset}.yaml" for preset in ("default", "fast", "sgd"))
 
 
 def test_a_golden_with_bad_bytes_is_reported_not_a_crash(small_project, cli):

@@ -139,7 +139,9 @@ def test_quiet_keeps_only_the_answer(small_project, cli):
     assert explained.code == 0 and explained.out == "device.count = 8   (case train/gpu/default)\n"
     cpu = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
     diffed = cli("diff", str(cpu), str(small_project / "snapshots" / "_generated_train__gpu__default.yaml"), "--quiet")
-    assert diffed.code == 1 and len(diffed.out.splitlines()) == 1 and diffed.out.endswith("change(s)\n")
+    # As check's: the errors (here every difference) and the verdict; no mode line, no summary paragraph.
+    assert diffed.code == 1 and diffed.out.splitlines()[0] == "Changed values (3):"
+    assert diffed.out.splitlines()[-1] == f"FAILED: 1 file against {cpu}: 1 changed; 4 errors"
 
 
 def test_quiet_lock_and_cache(small_project, cli, monkeypatch):

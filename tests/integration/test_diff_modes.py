@@ -43,9 +43,12 @@ def test_a_root_only_one_tree_has_is_new_or_gone_never_a_file_diff(small_project
 def test_files_mode_only_when_asked_and_it_says_so(small_project, tmp_path, cli):
     old, new = two_releases(small_project, tmp_path)
     files = cli("--settings", "harness.toml", "diff", str(old), str(new), "--files", cwd=tmp_path)
-    assert files.code == 1 and files.out.startswith(f"file diff: {old} -> {new}\n")
-    assert "eval.yaml: ADDED defaults" in files.out
-    assert cli("diff", str(old), str(new), "--files", "--format", "json").json()["mode"] == "files"
+    assert files.code == 1 and files.out.startswith(f"comparing two folders file by file, 4 files: {old} -> {new}\n")
+    assert "  ERROR defaults: — -> [" in files.out and "(eval.yaml, train.yaml)" not in files.out
+    report = cli("diff", str(old), str(new), "--files", "--format", "json").json()
+    assert report["mode"] == "files" and {"kind": "added", "path": "split", "old": None, "new": "test", "file": "eval.yaml"} in report["changes"]
+    assert {c["id"]: c["status"] for c in report["cases"]} == {
+        "eval.yaml": "new", "legacy.yaml": "ok", "legacy_only.yaml": "gone", "train.yaml": "ok"}
 
 
 def test_two_config_trees_without_settings_is_one_line_exit_2(small_project, tmp_path, cli):

@@ -191,6 +191,14 @@ def secret_project(small_project, cli, monkeypatch):
     OmegaConf.clear_resolver("gate_leak")
 
 
+def reported_commands(project: Path, old_tree: Path, generated: Path, golden: str) -> list[list[str]]:
+    """The runs that write a report in every format: check, both reviews, and a diff in each mode."""
+    return [
+        ["check"], ["diff", "--base", "main"], ["diff", "--base", "main", "--compose-base"], ["diff", str(old_tree), str(project / "conf")],
+        ["diff", str(generated / golden), str(project / "snapshots" / golden)], ["diff", str(generated), str(project / "snapshots")],
+    ]
+
+
 def every_command(project: Path) -> list[list[str]]:
     """Every public command with every format it takes, over the secret project."""
     old_tree = project.parent / "old_tree"
@@ -200,18 +208,12 @@ def every_command(project: Path) -> list[list[str]]:
     shutil.copytree(project / "snapshots", generated)
     golden = "_generated_train__cpu__default.yaml"
     runs = [["list"], ["list", "--format", "json"], ["generate", "--check"]]
-    for output_format in REPORT_FORMATS:  # text, json, markdown, github, sarif, junit
-        runs += [
-            ["check", "--format", output_format],
-            ["diff", "--base", "main", "--format", output_format],
-            ["diff", "--base", "main", "--compose-base", "--format", output_format],
-            ["diff", str(old_tree), str(project / "conf"), "--format", output_format],
-        ]
-    for output_format in ("text", "json", "markdown"):
-        runs += [
-            ["diff", str(generated / golden), str(project / "snapshots" / golden), "--format", output_format],
-            ["diff", str(generated), str(project / "snapshots"), "--format", output_format],
-        ]
+    # Every format of each run (text, json, markdown, github, sarif, junit): one on standard output, each other one
+    # written by --report from the same run, into a folder the test reads back.
+    reports = project.parent / "reports"
+    for index, command in enumerate(reported_commands(project, old_tree, generated, golden)):
+        shown = list(REPORT_FORMATS)[index % len(REPORT_FORMATS)]  # a different format on standard output each time
+        runs += [[*command, "--format", shown, *(f"--report={other}:{reports / f'{index}.{other}'}" for other in REPORT_FORMATS if other != shown)]]
     for key in REACHING["conf/train.yaml"]:
         runs += [["explain", key, "--case", "train/cpu/default"], *(["log", key, "--case", "train/cpu/default", "--format", f] for f in ("text", "json"))]
     runs += [
@@ -233,6 +235,9 @@ def test_no_command_in_any_format_shows_or_writes_a_secret(secret_project, cli):
     shutil.copytree(secret_project / "conf", init_project / "conf")
     init = cli("init", "--config-dir", "conf", "--settings", "adopted.toml", cwd=init_project)
     outputs.append((["init"], init.out + init.err))
+    reports = sorted((secret_project.parent / "reports").iterdir())
+    assert len(reports) == 6 * (len(REPORT_FORMATS) - 1)
+    outputs += [([f"--report {report.name}"], report.read_text(encoding="utf-8")) for report in reports]
     leaked = [args for args, text in outputs if SECRET in text]
     assert leaked == []
     assert any("${oc.env:CH_GATE_SECRET}" in text for _, text in outputs)  # the secret's reference, as written

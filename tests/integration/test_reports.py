@@ -415,3 +415,24 @@ def test_settings_are_found_from_a_subfolder_like_git(small_project, cli):
     (small_project / "conf" / "sub" / "pyproject.toml").write_text("[project]\nname = 'unrelated'\n")
     listed = cli("list", "--format", "json", cwd=small_project / "conf" / "sub")
     assert listed.code == 0 and len(listed.json()["cases"]) == 7
+
+
+def test_report_files_hold_each_format_of_the_same_run_as_standard_output_would(project, cli, tmp_path):
+    edit(project / "conf" / "train.yaml", "layers: [a, b]", "layers: [a, c]")
+    reports = tmp_path / "reports"
+    run = check(cli, "--format", "github", "--report", f"json:{reports / 'r.json'}", "--report", f"sarif:{reports / 'r.sarif'}",
+                "--report", f"markdown:{reports / 'summary.md'}")
+    assert run.code == 1 and run.out == check(cli, "--format", "github").out
+    for name, file in (("json", "r.json"), ("sarif", "r.sarif"), ("markdown", "summary.md")):
+        assert (reports / file).read_text(encoding="utf-8") == check(cli, "--format", name).out, name
+    assert "trainer.layers" in as_spans((reports / "summary.md").read_text(encoding="utf-8"))
+
+
+def test_a_bad_report_target_is_one_usage_line(project, cli, tmp_path):
+    unknown = check(cli, "--report", f"yml:{tmp_path / 'x'}")
+    assert unknown.code == 2 and "'yml' is not a report format" in unknown.err and "Traceback" not in unknown.err
+    no_file = check(cli, "--report", "sarif")
+    assert no_file.code == 2 and "is not FORMAT:FILE" in no_file.err
+    golden = project / "snapshots" / "_generated_train__cpu__default.yaml"
+    files = cli("diff", str(golden), str(golden), "--report", f"json:{tmp_path / 'r.json'}")  # a file diff runs the engine too
+    assert files.code == 0 and (tmp_path / "r.json").read_text() == cli("diff", str(golden), str(golden), "--format", "json").out

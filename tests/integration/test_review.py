@@ -292,6 +292,22 @@ def test_the_sign_of_zero_is_a_changed_value(repository, cli):
     assert ("trainer.lr", 0.0, -0.0) in changed
 
 
+def test_a_new_fallback_is_settled_by_generate_and_still_named_by_the_review(small_project, cli):
+    repository = commit_small_project(small_project, cli, "contracts: []\n")
+    train = repository / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("  effective_lr:", "  other_flag: ${oc.select:trainer.absent_flag,1}\n  effective_lr:"))
+    before = cli("--settings", "harness.toml", "check")
+    assert before.code == 1 and "other_flag silently uses its default 1" in before.out and "(new: the golden did not fall back here)" in before.out
+    generated = cli("--settings", "harness.toml", "generate")
+    assert generated.code == 0 and "ERROR" not in generated.out, generated.out  # written on purpose: what check now says
+    assert cli("--settings", "harness.toml", "check").code == 0
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    new = [f for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "fallback" and f["path"] == "trainer.other_flag"]
+    # The regenerated golden hides nothing from the review: the new fallback is named there (as every difference
+    # in a review, news for the reviewer, not a failure).
+    assert new and all("(new: the golden did not fall back here)" in f["message"] for f in new)
+
+
 LAUNCH_FILES = {
     "app/__init__.py": "",
     "app/main.py": (

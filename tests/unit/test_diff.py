@@ -1,4 +1,4 @@
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.diff import (
@@ -62,13 +62,11 @@ def plain_flatten_diff(old, new):
     return {p for p in a.keys() | b.keys() if p not in a or p not in b or type(a[p]) is not type(b[p]) or a[p] != b[p]}
 
 
-@settings(max_examples=150, deadline=None)
 @given(TREES)
 def test_diff_with_itself_is_empty(tree):
     assert diff_trees(tree, tree) == []
 
 
-@settings(max_examples=150, deadline=None)
 @given(TREES, TREES)
 def test_diff_mirrors(a, b):
     swap = {REMOVED: ADDED, ADDED: REMOVED, CHANGED: CHANGED}
@@ -77,25 +75,21 @@ def test_diff_mirrors(a, b):
     assert forward == backward
 
 
-@settings(max_examples=150, deadline=None)
 @given(TREES, TREES)
 def test_applying_the_diff_gives_the_new_tree(a, b):
     assert apply_changes(a, diff_trees(a, b)) == b
 
 
-@settings(max_examples=150, deadline=None)
 @given(TREES, TREES)
 def test_agrees_with_a_plain_flatten(a, b):
     assert {c.path for c in diff_trees(a, b)} == plain_flatten_diff(a, b)
 
 
-@settings(max_examples=150, deadline=None)
 @given(TREES)
 def test_flatten_unflatten_round_trip(tree):
     assert unflatten(flatten(tree)) == tree
 
 
-@settings(max_examples=150, deadline=None)
 @given(TREES)
 def test_render_parse_round_trip(tree):
     assert diff_trees(parse_yaml(dump_yaml(tree)), tree) == []

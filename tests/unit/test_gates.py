@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
@@ -191,7 +191,6 @@ KEYS = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(KEYS, min_size=2, max_size=6))
 def test_distinct_keys_never_share_a_path(keys):
     mapping = {}

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from harness.escape import code_span, escape_data, escape_property, markdown_text, printable, suspicious, workflow_command, xml_text
-from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, Status
+from harness.findings import ERROR, CaseResult, Comparison, Finding, Kind, MatrixResult, Mode, Status
 from harness.matrix import Case
 from harness.provenance import Source
 from harness.reporters import FORMATS, ReportOptions, reporter
@@ -70,7 +70,8 @@ def hostile_result() -> MatrixResult:
         Finding(Kind.ERROR, "", severity=ERROR, message=HOSTILE),
         Finding(Kind.HIDDEN_TEXT, "d", None, HOSTILE, "warning", HOSTILE),
     )
-    result = MatrixResult([CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings)], baseline=f"goldens in {HOSTILE}")
+    result = MatrixResult([CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings)], baseline=f"goldens in {HOSTILE}",
+                          comparison=Comparison(Mode.FILES, f"old/{HOSTILE}", f"new/{HOSTILE}", folders=True))  # the mode line
     result.orphans = [f"snapshots/_generated_{HOSTILE}.yaml"]
     result.pruned = [HOSTILE]
     return result
@@ -104,6 +105,7 @@ def test_every_format_escapes_every_field(output_format, verbose):
     input's own reaches the output, whatever field holds it."""
     output = render(output_format, verbose=verbose, review=verbose)
     no_command_of_its_own(output, commands=output_format == "github")
+    assert "two folders file by file" in output  # a diff's mode line, with hostile folder names, in every format
     if output_format in ("json", "sarif"):
         assert output.isascii()
         assert HOSTILE in strings(json.loads(output))  # the values themselves survive, escaped only in the text

@@ -1,0 +1,25 @@
+"""`diff OLD NEW` of two YAML files, or of the same-named YAML files of two folders (two snapshot folders, or any
+two with `--files`): each pair compared on the engine as written, never composed. The old side is the baseline
+and a difference is an error, so the exit is 1 exactly when they differ."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.commands.common import EXIT_FINDINGS, EXIT_OK, UsageError, diff_title, print_result
+from harness.documents import DocumentError, file_pair, folder_pairs
+from harness.engine import compare_documents
+from harness.findings import Comparison
+
+
+def run(args: argparse.Namespace, comparison: Comparison) -> int:
+    old, new = Path(comparison.old), Path(comparison.new)
+    try:
+        pairs = folder_pairs(old, new) if comparison.folders else file_pair(old, new)
+    except DocumentError as error:
+        raise UsageError(str(error)) from None
+    result = compare_documents(pairs, comparison)
+    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
+                 reports=args.report, review=False)
+    return EXIT_OK if result.ok else EXIT_FINDINGS

@@ -1,0 +1,38 @@
+"""gitrepo: reading files at a commit of a real repository."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import gitrepo
+from tests.synthetic_history import commit, git
+
+
+@pytest.fixture
+def repository(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "snapshots").mkdir()
+    (tmp_path / "snapshots" / "a.yaml").write_bytes(b"a: 1\n")
+    (tmp_path / "snapshots" / "with space.yaml").write_bytes(b"b: 2\n")
+    (tmp_path / "snapshots" / "new\nline.yaml").write_bytes(b"c: 3\n")
+    (tmp_path / "snapshots" / "empty.yaml").write_bytes(b"")
+    (tmp_path / "snapshots" / "folder").mkdir()
+    (tmp_path / "snapshots" / "folder" / "x.yaml").write_bytes(b"x\n" * 100)
+    return tmp_path, commit(tmp_path, "goldens")
+
+
+def test_read_files_reads_each_file_as_read_file_does_from_one_git_process(repository):
+    top, head = repository
+    paths = ["snapshots/a.yaml", "snapshots/with space.yaml", "snapshots/new\nline.yaml", "snapshots/empty.yaml",
+             "snapshots/folder", "snapshots/absent.yaml"]
+    found = gitrepo.read_files(top, head, paths)
+    assert found == {path: gitrepo.read_file(top, head, path) for path in paths}
+    assert found["snapshots/a.yaml"] == b"a: 1\n" and found["snapshots/new\nline.yaml"] == b"c: 3\n"
+    assert found["snapshots/empty.yaml"] == b"" and found["snapshots/folder"] is None and found["snapshots/absent.yaml"] is None
+    assert gitrepo.read_files(top, head, []) == {}
+
+
+def test_read_files_refuses_a_file_past_the_bound(repository):
+    top, head = repository
+    with pytest.raises(gitrepo.GitError, match="more than 100"):
+        gitrepo.read_files(top, head, ["snapshots/a.yaml", "snapshots/folder/x.yaml"], limit=100)
