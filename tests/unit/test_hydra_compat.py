@@ -468,3 +468,22 @@ def test_errors_without_copies_raise_the_same_error_without_copying_the_config()
             assert failure() == expected
     assert calls == []
     assert failure() == expected  # OmegaConf's own formatting is back
+
+
+def test_written_at_gives_the_value_as_to_container_writes_it():
+    from enum import Enum
+
+    class Color(Enum):
+        RED = 1
+
+    config = _lent_base()
+    plain = OmegaConf.to_container(config, resolve=False, enum_to_str=True)
+    for path in ("trainer.lr", "trainer.ref", "trainer.missing", "trainer.nothing", "trainer.layers", "trainer.layers.1",
+                 "trainer.model", "none_map", "alias", "optim.betas.0"):
+        node = plain
+        for part in path.split("."):
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        assert hydra_compat.written_at(config, path.split(".")) == (True, node), path
+    for path in ("trainer.nope", "trainer.lr.x", "trainer.layers.5", "none_map.x", "alias.lr"):
+        assert hydra_compat.written_at(config, path.split(".")) == (False, None), path
+    assert hydra_compat.written_at(OmegaConf.create({"c": Color.RED}), ["c"]) == (True, "RED")
