@@ -6,6 +6,7 @@ import contextlib
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -61,6 +62,17 @@ def replay(tmp_path: Path, scripts_tag: str, tree_tag: str, contracts: str | Non
     return repo
 
 
+def plain_compose(repo: Path, case) -> Any:
+    """A launch composed by plain Hydra in one go, from the repository's root as the script runs (raises its error)."""
+    with contextlib.chdir(repo):
+        GlobalHydra.instance().clear()
+        try:
+            with initialize_config_dir(config_dir=str(case.config_dir), version_base=None):
+                return compose(case.config_name, list(case.overrides))
+        finally:
+            GlobalHydra.instance().clear()
+
+
 def launch_findings(document: dict) -> list[dict]:
     return [f | {"case": c["id"]} for c in document["cases"] for f in c["findings"] if f["kind"] == "launch"]
 
@@ -111,17 +123,11 @@ def test_main_branch_every_launch_found_and_checked_as_plain_hydra_says(tmp_path
     sample += [case_id for case_id in cases if case_id not in by_case][:10]
     assert len(sample) > 10
     for case_id in sample:
-        case = cases[case_id]
-        with contextlib.chdir(repo):
-            GlobalHydra.instance().clear()
-            try:
-                with initialize_config_dir(config_dir=str(case.config_dir), version_base=None):
-                    compose(case.config_name, list(case.overrides))
-                error = None
-            except Exception as caught:  # Hydra's own exception types vary
-                error = caught
-            finally:
-                GlobalHydra.instance().clear()
+        try:
+            plain_compose(repo, cases[case_id])
+            error = None
+        except Exception as caught:  # Hydra's own exception types vary
+            error = caught
         if case_id not in by_case:
             assert error is None, case_id
         else:
@@ -164,13 +170,7 @@ def test_fully_async_launches_read_verls_own_pkg_search_path_from_the_checkout_a
     assert "- pkg://verl.trainer.config" in text
     config.write_text(text.replace("- pkg://verl.trainer.config", "- file://verl/trainer/config"))
     for case, result in zip(cases, checked):
-        with contextlib.chdir(repo):
-            GlobalHydra.instance().clear()
-            try:
-                with initialize_config_dir(config_dir=str(case.config_dir), version_base=None):
-                    plain = compose(case.config_name, list(case.overrides))
-            finally:
-                GlobalHydra.instance().clear()
+        plain = plain_compose(repo, case)
         assert OmegaConf.to_container(result.config, resolve=False) == OmegaConf.to_container(plain, resolve=False), case.id
 
 
