@@ -17,6 +17,7 @@ from harness.cases import open_matrix
 from harness.fetch import fetch_wheel_tree
 from harness.findings import ERROR, INFO, Severity
 from harness.goldens import find_orphans, golden_path, read_golden
+from harness.kept_trees import tree_at_commit
 from harness.matrix import Case, is_golden_name
 from harness.provenance import Source, leaf_sources
 from harness.render import to_plain
@@ -226,7 +227,7 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> Path:
     """The config tree as it was at the commit: from git when committed there, else the wheel pinned there."""
     config_inside = gitrepo.inside(top, settings.config_dir)
     if gitrepo.list_files(top, commit, config_inside):
-        return gitrepo.extract_folder(top, commit, config_inside, _scratch_folder())
+        return tree_at_commit(top, commit, config_inside, settings.cache_dir, _scratch_folder())
     source = settings.source
     if source is None or not settings.config_dir.is_relative_to(source.into):
         raise gitrepo.GitError(f"{config_inside} is not in git at {ref} and no [source] wheel pins it")

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.commands.common import CACHE_FLAGS, EXIT_OK, UsageError, add_quiet, cache_dir_from, say
+from harness.kept_trees import TREES
 from harness.session import forget_content
 
 NAME = "cache"
@@ -38,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         forget_content()  # what this process parsed already goes too (the CLI in process, as in tests)
         for entry in found:
             Path(entry.path).unlink(missing_ok=True)
+        shutil.rmtree(folder / TREES, ignore_errors=True)  # the config trees reviews kept (harness.kept_trees)
         if not args.quiet:
             say(f"cleared {len(found)} entries from {folder}")
     else:

@@ -1,0 +1,79 @@
+"""kept_trees: a config tree at a commit is kept in the cache folder only while it holds exactly what git holds."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness import kept_trees
+from harness.kept_trees import tree_at_commit
+from tests.synthetic_history import commit, git
+
+
+@pytest.fixture
+def repository(tmp_path):
+    top = tmp_path / "repo"
+    (top / "conf" / "backend").mkdir(parents=True)
+    (top / "conf" / "train.yaml").write_text("defaults:\n  - backend: cpu\n")
+    (top / "conf" / "backend" / "cpu.yaml").write_text("kind: cpu\n")
+    git(top, "init", "-q", "-b", "main")
+    return top, commit(top, "tree")
+
+
+def files_of(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_same_commit_is_the_same_kept_folder_holding_what_git_holds(repository, tmp_path):
+    top, head = repository
+    cache = tmp_path / "cache"
+    first = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-1")
+    second = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-2")
+    assert first == second and cache in first.parents
+    assert files_of(first) == files_of(top / "conf")
+    assert not (tmp_path / "scratch-1").exists() and not (tmp_path / "scratch-2").exists()
+
+
+@pytest.mark.parametrize("tamper", ["edit", "extra_file", "extra_folder", "symlink", "remove"])
+def test_a_kept_tree_that_differs_from_git_in_any_way_is_extracted_again(repository, tmp_path, tamper):
+    top, head = repository
+    cache = tmp_path / "cache"
+    kept = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch")
+    if tamper == "edit":
+        (kept / "backend" / "cpu.yaml").write_text("kind: gpu\n")
+    elif tamper == "extra_file":
+        (kept / "backend" / "gpu.yaml").write_text("kind: gpu\n")
+    elif tamper == "extra_folder":
+        (kept / "optimizer").mkdir()  # an empty group is a group to Hydra
+    elif tamper == "symlink":
+        (kept / "backend" / "cpu.yaml").unlink()
+        (kept / "backend" / "cpu.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    else:
+        (kept / "train.yaml").unlink()
+    again = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-2")
+    assert files_of(again) == files_of(top / "conf") and not any(p.is_symlink() for p in again.rglob("*"))
+    assert {p.name for p in again.rglob("*")} == {"train.yaml", "backend", "cpu.yaml"}
+
+
+def test_without_a_cache_or_with_a_link_in_the_tree_it_is_extracted_into_scratch(repository, tmp_path):
+    top, head = repository
+    assert (tmp_path / "scratch") in tree_at_commit(top, head, "conf", None, tmp_path / "scratch").parents
+    (top / "conf" / "link.yaml").symlink_to("train.yaml")
+    linked = commit(top, "a link")
+    assert (tmp_path / "scratch-2") in tree_at_commit(top, linked, "conf", tmp_path / "cache", tmp_path / "scratch-2").parents
+
+
+def test_only_the_most_recently_used_trees_are_kept(repository, tmp_path, monkeypatch):
+    top, head = repository
+    monkeypatch.setattr(kept_trees, "KEEP", 2)
+    cache = tmp_path / "cache"
+    commits = [head]
+    for number in range(3):
+        (top / "conf" / "backend" / "cpu.yaml").write_text(f"kind: cpu{number}\n")
+        commits.append(commit(top, f"edit {number}"))
+    kept = []
+    for index, each in enumerate(commits):
+        kept.append(tree_at_commit(top, each, "conf", cache, tmp_path / f"scratch-{index}"))
+        os.utime(kept[-1].parent, (index, index))  # used in this order
+    assert sorted(p.name for p in (cache / "trees").iterdir()) == sorted(k.parent.name for k in kept[-2:])
