@@ -475,6 +475,7 @@ class HydraSession:
     def __exit__(self, *exc_info: object) -> None:
         self.state.store = None
         self.state.scope = ()
+        self.state.anchor = ""
         GlobalHydra.instance().clear()
         self._guards.close()
 
@@ -502,8 +503,11 @@ class HydraSession:
         """
         overrides = list(overrides)
         key = None
+        # Without the `hydra:` subtree a composition holds no path of the tree's own, so it is cached under names
+        # relative to the config folder (the same tree elsewhere finds it); with it (runtime paths), as it is.
+        self.state.anchor = "" if self.hydra_subtree else str(self.config_dir)
         if self.state.store is not None:
-            search_path = [(element.provider, element.path) for element in self.loader.get_search_path().get_path()]
+            search_path = [(e.provider, trace.located_url(e.path)) for e in self.loader.get_search_path().get_path()]
             parts = [b"compose", repr((self.version_base, search_path, self.hydra_subtree)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = cache_get(key)

@@ -57,6 +57,7 @@ class Session:
     scratch: list[Path] = field(default_factory=list)  # folders deleted when the session ends
     # State of the Hydra session that is open now (set and cleared by compose.HydraSession).
     scope: tuple[Path, ...] = ()  # where config files may be read from; empty: no confinement
+    anchor: str = ""  # the config folder composition traces name files relative to (harness.trace.located)
     store: Any = None  # the signed disk cache (cache.SignedStore), or None when off
     recorder: Any = None  # trace.Recorder of the composition running now
     heads: dict | None = None  # merged heads of Hydra's own defaults, shared between compositions

@@ -62,6 +62,31 @@ def recording() -> Iterator[Recorder]:
         session.recorder = previous
 
 
+# A folder below the session's anchor (the config folder of the composition) is named relative to it, so that the
+# same tree at another place (a copy, a clone, a test's own folder) asks the same questions and finds its
+# compositions in the cache; its answers are still asked again there before one is reused.
+ANCHORED = "@"
+
+
+def located(path: str) -> str:
+    """A config source's folder as a trace names it: relative to the session's anchor when below it."""
+    anchor = current().anchor
+    if anchor and (path == anchor or path.startswith(anchor + "/")):
+        return ANCHORED + path[len(anchor):]
+    return path
+
+
+def absolute(path: str) -> str:
+    """The folder a trace's name stands for in this session."""
+    return current().anchor + path[len(ANCHORED):] if path.startswith(ANCHORED) else path
+
+
+def located_url(url: str) -> str:
+    """A search path entry (`scheme://folder`) with its folder as a trace names it."""
+    scheme, separator, rest = url.partition("://")
+    return f"{scheme}{separator}{located(rest)}" if separator else located(url)
+
+
 def content_digest(result: ConfigResult) -> bytes:
     """What a loaded config holds (header and nodes), independent of comments and layout."""
     digest = getattr(result, "content_digest", None)
@@ -111,7 +136,7 @@ class RecordingSource(ConfigSource):
     def _note(self, method: str, argument: str, answer: Any) -> None:
         recorder = current().recorder
         if recorder is not None:
-            recorder.note((self.scheme(), self.path, method, argument), answer)
+            recorder.note((self.scheme(), located(self.path), method, argument), answer)
 
     def load_config(self, config_path: str) -> ConfigResult:
         try:
@@ -121,7 +146,7 @@ class RecordingSource(ConfigSource):
             raise
         session = current()
         if session.recorder is not None:
-            query = (self.scheme(), self.path, "load", config_path)
+            query = (self.scheme(), located(self.path), "load", config_path)
             answer = session.stable_answers.get(query)
             if answer is None:
                 answer = content_digest(result)
@@ -207,7 +232,7 @@ class Replayer:
                 source = self._sources.get((scheme, path))
                 if source is None:
                     source_type = hydra_compat.source_types()[scheme]
-                    source = self._sources[(scheme, path)] = source_type("config-harness", f"{scheme}://{path}")
+                    source = self._sources[(scheme, path)] = source_type("config-harness", f"{scheme}://{absolute(path)}")
                 self._answers[query] = _answer(source, method, argument)
                 if scheme in STABLE_SCHEMES:
                     stable[query] = self._answers[query]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -49,6 +50,25 @@ def test_a_value_edit_recomposes_only_the_cases_that_read_the_file(small_project
     ]
     assert warm["train/cpu/sgd"]["trainer"]["optim"]["momentum"] == 0.5
     assert warm == compose_all(small_project, None)[0]
+
+
+def test_the_same_tree_in_another_folder_composes_from_the_cache_and_an_edit_there_does_not(small_project, tmp_path):
+    """A clone, a copy or a test's own folder: compositions are cached under names relative to the config folder,
+    and each file they read is asked again in the new place."""
+    cache = tmp_path / "private-cache"
+    cold, _ = compose_all(small_project, cache)
+    copy = tmp_path / "elsewhere" / "project"
+    shutil.copytree(small_project, copy)
+    warm, fresh = compose_all(copy, cache)
+    assert fresh == [] and warm == cold
+    gpu = copy / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("count: 8", "count: 2"))
+    edited, fresh = compose_all(copy, cache)
+    assert sorted(fresh) == [("legacy", ()), ("train", ("backend=gpu",)), ("train", ("backend=gpu", "optimizer@trainer.optim=sgd"))]
+    assert edited["train/gpu/default"]["device"]["count"] == 2 and edited == compose_all(copy, None)[0]
+    # One entry per key: the first place's answers differ from the edited copy's now, so it composes again (the
+    # replay tells them apart), and gets its own values, never the copy's.
+    assert compose_all(small_project, cache)[0] == cold
 
 
 def test_provenance_lines_follow_a_comment_edit_that_the_cache_ignores(small_project, cli, monkeypatch):
