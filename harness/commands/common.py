@@ -78,7 +78,8 @@ def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLO
     add("snapshot_dir", metavar="DIR", help="override snapshot_dir for this run")
     add("contracts", action="append", metavar="FILE", help="override the contracts list (repeatable)")
     add("no_cache", action="store_true", help="do not read or write the parse and composition cache")
-    add("cache_dir", metavar="DIR", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else ~/.cache/config-harness)")
+    add("cache_dir", metavar="DIR", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else "
+                                         "$XDG_CACHE_HOME/config-harness, else ~/.cache/config-harness)")
     add("jobs", type=int, metavar="N", help="worker processes (default: one per core)")
 
 
