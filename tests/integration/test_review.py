@@ -348,3 +348,16 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
     changed = text.index("Changed values (1):")
     assert text[changed + 1].startswith("  WARNING default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2;")
+
+
+def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_group_option(small_project, cli):
+    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main backend=tpu\n"}
+    for name, text in files.items():
+        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
+        (small_project / name).write_text(text, encoding="utf-8")
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    result = cli("--settings", "harness.toml", "check", "--case", "cmd/*", "--format", "json", cwd=small_project)
+    (finding,) = [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
+    assert result.code == 1 and finding["severity"] == "error" and finding["path"] == "backend"
+    assert "group option removed" in finding["message"] and "'tpu' is not an option of backend" in finding["message"], finding
