@@ -691,6 +691,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     from harness.provenance import writes_of
     from harness.render import to_plain
     from harness.resolve import MISSING, lookup
+    from harness.settings import display_path
 
     cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]
     if len(cases) != 1:
@@ -712,6 +713,6 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
         writes = writes_of(session, case.as_case(), key)
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not setting else "overrode"
-        where = str(write.file or case.config_dir) + (f":{write.line}" if write.line else "")
+        where = display_path(Path(write.file or case.config_dir)) + (f":{write.line}" if write.line else "")
         lines.append(f"  {role:<8} {where}  [defaults entry {write.config_path}] = {describe_value(write.value)}")
     return lines

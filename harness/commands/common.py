@@ -240,6 +240,6 @@ def one_case(cases: list[Case], pattern: str) -> Case:
     matching = exact or select_cases(cases, pattern)
     if len(matching) != 1:
         found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
-            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)")
+            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}{', ...' if len(matching) > 4 else ''})")
         raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]
