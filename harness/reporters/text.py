@@ -122,7 +122,9 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
             lines.append(printable(f"pruned orphan golden: {pruned}"))
         lines += [printable(f"Next: {step}") for step in next_steps(groups, result, options)]
     anything_listed = bool(lines)
-    program = target_counts_line(result.cases)
+    # A review keeps only what the change did: the per-case notes the counts are made of are check's (they would
+    # all read 0 here).
+    program = target_counts_line(result.cases) if not options.review else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
     if result.launches and not quiet:

@@ -105,6 +105,13 @@ def test_the_text_report_prints_the_counts_in_one_line_and_python_defaults_only_
                      "1 required fields without a value; per case: 1 undeclared, 2 Python-defaulted on train/base/default"]
     assert "the program uses the Python default" not in run.out
     assert "the program uses the Python default 4" in cli("--settings", "harness.toml", "check", "--verbose", cwd=project).out
+    # A review reports what the change did; the counts are check's (its notes are not kept there, so they would read 0).
+    assert cli("--settings", "harness.toml", "generate").code == 1  # written; the target errors stay errors
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main")
+    assert review.code == 0 and "Program view" not in review.out, review.out  # the base's errors are not this change's
 
 
 def test_explain_names_the_python_default_of_a_key_the_yaml_lacks(project, cli):
