@@ -123,6 +123,10 @@ def key_history(settings: Settings, key: str, case_id: str, since: str | None = 
     folder = gitrepo.inside(top, settings.config_dir)
     start = _since_commit(top, since) if since is not None else None
     commits = gitrepo.history(top, folder, start)
+    if not commits and start is None and not gitrepo.list_files(top, "HEAD", folder):
+        raise HistoryError(
+            f"{folder or '.'} is not in git (a fetched or ignored folder): log reads the history of committed configs"
+        )
     changes: list[KeyChange] = []
     seen = _Walked()
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-log-"))

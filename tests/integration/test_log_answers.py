@@ -86,3 +86,11 @@ def test_a_key_absent_at_since_but_back_later_is_an_answer(small_project, histor
     assert result.code == 0, result.err
     (change,) = result.json()["changes"]
     assert (change["commit"], change["old_present"], change["new_present"], change["new"]) == (history["back"], False, True, 3)
+
+
+def test_a_config_folder_git_does_not_hold_is_exit_2_saying_so(small_project, cli):
+    (small_project / ".gitignore").write_text("conf/\n")
+    git(small_project, "init", "-q", "-b", "main")
+    commit(small_project, "settings only; the configs are fetched, not committed")
+    run = cli("--settings", "harness.toml", "log", "trainer.lr", "--case", "train/cpu/default", cwd=small_project)
+    assert run.code == 2 and "conf is not in git" in run.err and "no commit's matrix" not in run.err, run.err
