@@ -34,7 +34,7 @@ class Tier(IntEnum):
 TIER_TITLES = MappingProxyType({
     Tier.SETTINGS: "Settings changes",
     Tier.BROKEN: "Composition and YAML errors",
-    Tier.BLOCKING: "Contract errors and contract changes",
+    Tier.BLOCKING: "Errors and contract changes",  # broken contracts, launches, parity, classes; contract edits
     Tier.CHANGED: "Changed values",
     Tier.REMOVED: "Removed keys",
     Tier.ADDED: "Added keys",

@@ -68,7 +68,7 @@ def test_a_loosened_contract_fails_the_review_until_a_record_gives_the_reason(re
     # Which settings decided the review, then the summary; the contract change is the first finding listed.
     assert lines[0].startswith("settings: main's harness.toml")
     assert lines[1].startswith("1 contract, settings or hydra change carries a recorded reason: the owners of harness.toml")
-    assert lines[2].startswith("1 contract change.") and lines[4].startswith("Contract errors and contract changes")
+    assert lines[2].startswith("1 contract change.") and lines[4].startswith("Errors and contract changes")
     assert lines[5].startswith("  WARNING contract change: gpu-critical:") and "[recorded reason: qkv moved to the model]" in lines[5]
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
     assert "| contract_change | <code>device.<wbr>map.<wbr>qkv</code> |" in markdown and "qkv moved to the model" in markdown

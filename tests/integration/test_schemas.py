@@ -138,6 +138,6 @@ def test_a_review_imports_only_the_bases_schemas(tmp_path, monkeypatch, cli):
 def test_a_case_that_cannot_be_composed_is_under_its_own_heading(tmp_path, monkeypatch, cli):
     configstore_app(tmp_path, monkeypatch, with_schemas=False, node="never_registered_anywhere")
     text = cli("--settings", "harness.toml", "check", cwd=tmp_path).out
-    assert "Composition and YAML errors (" in text and "Contract errors" not in text
+    assert "Composition and YAML errors (" in text and "Errors and contract changes" not in text
     generate = cli("--settings", "harness.toml", "generate").out
     assert "0 golden(s) written: 0 new, 0 changed; 0 unchanged; 2 error(s)" in generate
