@@ -280,6 +280,10 @@ GUARDED_SOURCES = MappingProxyType({
 })
 
 
+# Hydra's words for a defaults entry whose config it cannot find: the config holding the entry, and the node.
+MISSING_ENTRY = re.compile(r"In '([^']+)': Could not (?:load|find) '([^']+)'")
+
+
 def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -> None:
     """ComposeError for an override that would let the environment or a foreign folder steer the composition:
     a resolver in an override that selects a config option, or a `hydra.searchpath` entry that is refused."""
@@ -518,7 +522,7 @@ class HydraSession:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
                         config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
             except Exception as error:  # Hydra raises many types; each becomes one line.
-                raise ComposeError(self._hinted(describe_error(error))) from error
+                raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error))) from error
         self.composed_fresh.append((config_name, tuple(overrides)))
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
@@ -540,18 +544,26 @@ class HydraSession:
                 groups = sorted(g for g in self.loader.list_groups(parent) if parent or g != "hydra")  # Hydra's own
                 where = f" in {parent!r}" if parent else ""
                 hint = f"no config group {group!r}{did_you_mean(name, groups)}; the groups{where}: {', '.join(groups) or 'none'}"
-                return f"{self._entry_line(message, group)}{message} ({hint})"
+                return f"{message} ({hint})"
             options = {group: self.group_options(group, registered=True)} if group else {}
         except Exception:  # the hint is a courtesy; the message stands without it
             options = {}
         hint = missing_node_hint(message, options, self.schemas)
         return f"{message} ({hint})" if hint else message
 
-    def _entry_line(self, message: str, group: str) -> str:
-        """`FILE:LINE: ` of the defaults entry that selects `group` in the config Hydra's message names ("In 'x'"),
-        or nothing when it cannot be found (the entry came from an override)."""
-        named = re.match(r"In '([^']+)'", message)
-        found = hydra_compat.find_config_file(self.loader, named.group(1)) if named else None
+    def _entry_line(self, error: BaseException) -> str:
+        """`FILE:LINE: ` of the defaults entry a composition error blames ("In 'train': Could not find 'group/x'"),
+        or nothing when there is none (the option came from an override, or the error is of another kind)."""
+        texts: list[str] = []
+        cause: BaseException | None = error
+        while cause is not None and len(texts) < 8:
+            texts.append(" ".join(str(cause).split()))
+            cause = cause.__cause__ or cause.__context__
+        named = next(filter(None, (MISSING_ENTRY.search(text) for text in texts)), None)
+        if named is None:
+            return ""
+        group = named.group(2).rpartition("/")[0]
+        found = hydra_compat.find_config_file(self.loader, named.group(1)) if group else None
         if found is None:
             return ""
         path = self.source_folders[found[0]] / found[1]
@@ -559,7 +571,9 @@ class HydraSession:
             lines = read_text(path, current().scope).splitlines()
         except (OSError, InputLimitError, UnsafeInput):
             return ""
-        entry = re.compile(rf"\s*-\s*(override\s+)?{re.escape(group)}(@[^:]*)?\s*:")
+        # The entry must name the missing option itself: one an override chose instead is not this line's doing.
+        option = re.escape(named.group(2).rpartition("/")[2])
+        entry = re.compile(rf"\s*-\s*(override\s+)?{re.escape(group)}(@[^:]*)?\s*:\s*(['\"]?){option}\3\s*(#.*)?$")
         for number, line in enumerate(lines, 1):
             if entry.match(line):
                 return f"{display_path(path)}:{number}: "

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hydra.errors import MissingConfigException
+
 from harness import hydra_compat, overrides
 from harness.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.confine import is_inside
@@ -408,7 +410,7 @@ class Composer:
                 good.append(override.text)
             except ComposeError as error:
                 text = str(error)
-                reason = OPTION_REMOVED if "Could not find" in text or "Could not load" in text else TYPE_CHANGED
+                reason = OPTION_REMOVED if _missing_config(error) else TYPE_CHANGED
                 checked.failures.append(Failure(reason, parsed.key_or_group, override, f"{parsed.key_or_group}: {text}"))
         good_key = (case.config_name, tuple(good))
         if good_key not in bases:
@@ -434,6 +436,19 @@ def effective_at(config: Any, key: str) -> Any:
     for part in reversed(parts):
         tree = {part: tree}  # the one path effective_value looks up, as in the whole plain tree
     return effective_value(config, tree, key)
+
+
+def _missing_config(error: BaseException) -> bool:
+    """True when Hydra could not find the config an override selects (our message words it our way, so the
+    exception Hydra raised decides, not the text)."""
+    cause: BaseException | None = error
+    for _ in range(8):
+        if cause is None:
+            return False
+        if isinstance(cause, MissingConfigException):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _only_value_unknown(override: Override) -> bool:
@@ -676,6 +691,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     from harness.provenance import writes_of
     from harness.render import to_plain
     from harness.resolve import MISSING, lookup
+    from harness.settings import display_path
 
     cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]
     if len(cases) != 1:
@@ -697,6 +713,6 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
         writes = writes_of(session, case.as_case(), key)
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not setting else "overrode"
-        where = str(write.file or case.config_dir) + (f":{write.line}" if write.line else "")
+        where = display_path(Path(write.file or case.config_dir)) + (f":{write.line}" if write.line else "")
         lines.append(f"  {role:<8} {where}  [defaults entry {write.config_path}] = {describe_value(write.value)}")
     return lines

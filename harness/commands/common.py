@@ -78,7 +78,8 @@ def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLO
     add("snapshot_dir", metavar="DIR", help="override snapshot_dir for this run")
     add("contracts", action="append", metavar="FILE", help="override the contracts list (repeatable)")
     add("no_cache", action="store_true", help="do not read or write the parse and composition cache")
-    add("cache_dir", metavar="DIR", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else ~/.cache/config-harness)")
+    add("cache_dir", metavar="DIR", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else "
+                                         "$XDG_CACHE_HOME/config-harness, else ~/.cache/config-harness)")
     add("jobs", type=int, metavar="N", help="worker processes (default: one per core)")
 
 
@@ -239,6 +240,6 @@ def one_case(cases: list[Case], pattern: str) -> Case:
     matching = exact or select_cases(cases, pattern)
     if len(matching) != 1:
         found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
-            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}, ...)")
+            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}{', ...' if len(matching) > 4 else ''})")
         raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]

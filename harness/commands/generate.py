@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_case_flag(parser)
     parser.add_argument("--prune", action="store_true", help="also delete goldens that belong to no case")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
-    common.add_quiet(parser, "no line per golden: only the count line and the errors")
+    common.add_quiet(parser, "no line per golden: only the count line, the errors and the verdict")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
-    parser.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines")
+    parser.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines (without it, init suggests one)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--write", metavar="FILE",
                         help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--roots", action="append", metavar="GLOB",
                         help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)")
     parser.add_argument("--preset", action="append", metavar="NAME=OVERRIDES",
-                        help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable)")
+                        help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable; "
+                             "the presets written are exactly these: add --preset default= for one without overrides)")
     parser.add_argument("--search-path", action="append", metavar="DIR", help="another config folder, searched after it (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="give Hydra's whole message for each config left out")
     add_quiet(parser, "only the line naming the settings file written")

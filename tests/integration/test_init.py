@@ -149,5 +149,5 @@ def test_init_gives_one_short_reason_and_the_rest_with_verbose(tmp_path, cli):
     write_tree(project / "conf", {"broken.yaml": "defaults:\n  - backend: tpu\n"})
     short = cli("init", "--config-dir", "conf", "--settings", "a.toml", cwd=project).out
     (line,) = [line for line in short.splitlines() if line.startswith("left out broken")]
-    assert line == "left out broken: does not compose: In 'broken': 'tpu' is not an option of backend; did you mean 'gpu'? (options: cpu, gpu)"
+    assert line == "left out broken: does not compose: conf/broken.yaml:2: In 'broken': 'tpu' is not an option of backend; did you mean 'gpu'? (options: cpu, gpu)"
     assert "search path" not in (project / "a.toml").read_text()

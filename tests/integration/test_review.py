@@ -378,3 +378,28 @@ def test_a_base_composition_reads_pkg_search_paths_of_the_base_never_of_the_work
         assert ("changed", "extra.k", 2, 3) in changes, changes
     else:  # a folder the base tree does not hold: never the working tree's, so never "nothing changed"
         assert ("changed", "extra.k", 2, 3) in changes or any(k == "error" for k, *_ in changes), changes
+
+
+def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_group_option(small_project, cli):
+    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main backend=tpu\n"}
+    for name, text in files.items():
+        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
+        (small_project / name).write_text(text, encoding="utf-8")
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    result = cli("--settings", "harness.toml", "check", "--case", "cmd/*", "--format", "json", cwd=small_project)
+    (finding,) = [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
+    assert result.code == 1 and finding["severity"] == "error" and finding["path"] == "backend"
+    assert "group option removed" in finding["message"] and "'tpu' is not an option of backend" in finding["message"], finding
+
+
+def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_lists_both(small_project, cli):
+    for name, text in LAUNCH_FILES.items():
+        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
+        (small_project / name).write_text(text, encoding="utf-8")
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    explained = cli("--settings", "harness.toml", "explain", "trainer.lr", "--case", "cmd/scripts/run.sh#2", cwd=small_project)
+    assert explained.code == 0 and "conf/train.yaml:" in explained.out and str(small_project) not in explained.out, explained.out
+    two = cli("--settings", "harness.toml", "explain", "trainer.lr", "--case", "train/gpu/[ds]*")
+    assert two.code == 2 and "2 cases (train/gpu/default, train/gpu/sgd)" in two.err, two.err
