@@ -6,6 +6,8 @@ Every baseline answers the same three questions: how it is described in a report
 
 from __future__ import annotations
 
+import contextlib
+import os
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -114,6 +116,10 @@ class ComposedTree:
     composed: bool = False
     provenance_memo: dict = field(default_factory=dict)  # cases sharing a defaults list replay it once
     hydra_subtree: bool = False  # also keep each case's `hydra:` subtree (a review compares it)
+    # The working folder its compositions run in: for a tree at a git ref, the same place in a copy of the ref's
+    # files, so that `pkg://` of the project's own package and relative `file://` search paths are the ref's
+    # folders, never the working tree's (None: the working folder, for a tree on disk).
+    workdir: Path | None = None
 
     @property
     def description(self) -> str:
@@ -124,7 +130,7 @@ class ComposedTree:
         if self.composed:
             return
         self.composed = True
-        with open_matrix(self.settings, strict=False) as (session, cases):
+        with self._in_workdir(), open_matrix(self.settings, strict=False) as (session, cases):
             self.cases = cases
             session.hydra_subtree = self.hydra_subtree
             for result in session.compose_cases(cases):
@@ -134,6 +140,9 @@ class ComposedTree:
                     self.entries[result.case.id] = BaselineEntry(display, error=error)
                 else:
                     self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config), hydra=result.hydra)
+
+    def _in_workdir(self) -> contextlib.AbstractContextManager:
+        return contextlib.chdir(self.workdir) if self.workdir is not None else contextlib.nullcontext()
 
     def entry(self, case: Case) -> BaselineEntry | None:
         self.compose()
@@ -156,11 +165,13 @@ class ComposedTree:
         if baseline_id not in by_id:
             return {}
         root = str(self.settings.config_dir)
-        with open_matrix(self.settings, strict=False) as (session, _):
+        with self._in_workdir(), open_matrix(self.settings, strict=False) as (session, _):
             sources = leaf_sources(session, by_id[baseline_id], self.provenance_memo)
         shown = {}
         for path, source in sources.items():
             file = source.file
+            if file is not None and self.workdir is not None and not os.path.isabs(file):
+                file = str(self.workdir / file)  # shown relative to the workdir it was read in
             if file is not None and self.show_as and file.startswith(root):
                 file = self.show_as + file[len(root):]
             shown[path] = replace(source, file=file, at=self.at)
@@ -223,11 +234,27 @@ def _scratch_folder() -> Path:
     return current().scratch_folder("config-harness-base-")
 
 
-def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> Path:
-    """The config tree as it was at the commit: from git when committed there, else the wheel pinned there."""
+def _workdir_at(folder: Path, config_inside: str, top: Path) -> Path:
+    """The working folder of a composition of the tree `folder` (the config folder `config_inside` as extracted):
+    where the working folder lies in the project, in the extracted copy of the project; an empty folder when that
+    is not there. Never the working tree: what a base composition finds from the working folder is the base's."""
+    copy = folder.parents[len(Path(config_inside).parts) - 1] if config_inside not in ("", ".") else folder
+    try:
+        inside = copy / Path.cwd().resolve().relative_to(top.resolve())
+    except ValueError:
+        inside = None
+    if inside is not None and inside.is_dir() and not inside.is_symlink():
+        return inside
+    return _scratch_folder()
+
+
+def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> tuple[Path, Path]:
+    """The config tree as it was at the commit (from git when committed there, else the wheel pinned there), and
+    the working folder to compose it in (see _workdir_at; an empty folder for a wheel's tree)."""
     config_inside = gitrepo.inside(top, settings.config_dir)
     if gitrepo.list_files(top, commit, config_inside):
-        return tree_at_commit(top, commit, config_inside, settings.cache_dir, _scratch_folder())
+        folder = tree_at_commit(top, commit, config_inside, settings.cache_dir, _scratch_folder())
+        return folder, _workdir_at(folder, config_inside, top)
     source = settings.source
     if source is None or not settings.config_dir.is_relative_to(source.into):
         raise gitrepo.GitError(f"{config_inside} is not in git at {ref} and no [source] wheel pins it")
@@ -235,7 +262,7 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> Path:
     # Unpacked in a scratch folder: a review writes nothing into the project.
     unpacked = _scratch_folder() / "tree"
     fetch_wheel_tree(pinned, source.unpack, unpacked)
-    return unpacked / settings.config_dir.relative_to(source.into)
+    return unpacked / settings.config_dir.relative_to(source.into), _scratch_folder()
 
 
 def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
@@ -307,12 +334,13 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
                 goldens[entry.rsplit("/", 1)[-1]] = (f"{ref}:{entry}", data.decode("utf-8", "replace"))
     tree = None
     try:
-        folder = _tree_at(base_settings, top, commit, ref)
+        folder, workdir = _tree_at(base_settings, top, commit, ref)
         config_inside = gitrepo.inside(top, base_settings.config_dir)
         contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
         tree = ComposedTree(
             replace(base_settings, config_dir=folder.resolve(), cache_dir=settings.cache_dir, jobs=settings.jobs),
             f"{ref}:{config_inside}", show_as=config_inside, at=ref, hydra_subtree=True,
+            workdir=workdir,
             contracts=_contracts_at(replace(base_settings, contracts=contract_paths), top, commit),
         )
     except gitrepo.GitError:

@@ -30,8 +30,6 @@ from harness.confine import (
     Scope,
     UnsafeInput,
     config_problem,
-    package_is_loaded,
-    project_package_folder,
     project_root,
     search_path_problem,
     uses_resolver,
@@ -47,7 +45,7 @@ from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.session import Session, current
 from harness.settings import display_path
 
-SCHEME = "harness"
+SCHEME = trace.ANCHORED_SCHEME  # "harness"
 # Hydra's own scheme for config folders; messages show it, since that is what Hydra users know.
 SHOWN_SCHEME = "file"
 
@@ -204,10 +202,9 @@ class LoadedPackageConfigSource(ParsedSource, ImportlibResourcesConfigSource):
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         provider, path = (*args, "", "")[:2]  # none when copied (copy and pickle make the object without arguments)
         location = str(path).partition("://")[2]
-        if location and not package_is_loaded(location):
-            folder = project_package_folder(location, current().scope or (Path.cwd(),))
-            if folder is not None:
-                return GUARDED_SOURCES["file"](provider, f"file://{folder}")
+        folder = trace.package_folder(location) if location else None
+        if folder is not None:
+            return GUARDED_SOURCES["file"](provider, f"file://{folder}")
         return super().__new__(cls)
 
     def __init__(self, provider: str, path: str) -> None:

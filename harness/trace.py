@@ -16,6 +16,7 @@ import os
 import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from hydra.core.object_type import ObjectType
@@ -64,27 +65,52 @@ def recording() -> Iterator[Recorder]:
 
 # A folder below the session's anchor (the config folder of the composition) is named relative to it, so that the
 # same tree at another place (a copy, a clone, a test's own folder) asks the same questions and finds its
-# compositions in the cache; its answers are still asked again there before one is reused.
+# compositions in the cache; its answers are still asked again there before one is reused. Only the folders the
+# harness itself names (compose.SCHEME: the config folder and the settings' search path) move with the tree: a
+# folder a config or an override names (`file:///abs/conf/x`, `file://@/x` relative to the working folder) means
+# that folder wherever the tree is, so it is named as it is.
 ANCHORED = "@"
+ANCHORED_SCHEME = "harness"
 
 
-def located(path: str) -> str:
-    """A config source's folder as a trace names it: relative to the session's anchor when below it."""
+def located(path: str, scheme: str) -> str:
+    """A config source's folder as a trace names it: relative to the session's anchor when the harness named it
+    and it lies below the anchor."""
     anchor = current().anchor
-    if anchor and (path == anchor or path.startswith(anchor + "/")):
+    if scheme == ANCHORED_SCHEME and anchor and (path == anchor or path.startswith(anchor + "/")):
         return ANCHORED + path[len(anchor):]
     return path
 
 
-def absolute(path: str) -> str:
+def absolute(path: str, scheme: str) -> str:
     """The folder a trace's name stands for in this session."""
-    return current().anchor + path[len(ANCHORED):] if path.startswith(ANCHORED) else path
+    if scheme == ANCHORED_SCHEME and path.startswith(ANCHORED):
+        return current().anchor + path[len(ANCHORED):]
+    return path
 
 
 def located_url(url: str) -> str:
     """A search path entry (`scheme://folder`) with its folder as a trace names it."""
     scheme, separator, rest = url.partition("://")
-    return f"{scheme}{separator}{located(rest)}" if separator else located(url)
+    return f"{scheme}{separator}{located(rest, scheme)}" if separator else url
+
+
+# `pkg://name` of the project's own package is a folder found from the working folder (compose's
+# LoadedPackageConfigSource): which folder, if any, is a question of the trace too, so that a composition cached
+# where `name` was one folder is not reused where it is another (another checkout, another working folder).
+PACKAGE_FOLDER = "pkg-folder"
+
+
+def package_folder(name: str) -> Path | None:
+    """The folder `pkg://name` is read from as config files, or None (a package already imported, or refused);
+    noted by the composition being recorded."""
+    from harness.confine import package_is_loaded, project_package_folder
+
+    folder = None if package_is_loaded(name) else project_package_folder(name, current().scope or (Path.cwd(),))
+    recorder = current().recorder
+    if recorder is not None:
+        recorder.note((PACKAGE_FOLDER, "", "folder", name), None if folder is None else str(folder))
+    return folder
 
 
 def content_digest(result: ConfigResult) -> bytes:
@@ -136,7 +162,7 @@ class RecordingSource(ConfigSource):
     def _note(self, method: str, argument: str, answer: Any) -> None:
         recorder = current().recorder
         if recorder is not None:
-            recorder.note((self.scheme(), located(self.path), method, argument), answer)
+            recorder.note((self.scheme(), located(self.path, self.scheme()), method, argument), answer)
 
     def load_config(self, config_path: str) -> ConfigResult:
         try:
@@ -146,7 +172,7 @@ class RecordingSource(ConfigSource):
             raise
         session = current()
         if session.recorder is not None:
-            query = (self.scheme(), located(self.path), "load", config_path)
+            query = (self.scheme(), located(self.path, self.scheme()), "load", config_path)
             answer = session.stable_answers.get(query)
             if answer is None:
                 answer = content_digest(result)
@@ -228,11 +254,19 @@ class Replayer:
                 self._answers[query] = stable[query]
             elif scheme == ENV:
                 self._answers[query] = os.environ.get(argument)
+            elif scheme == PACKAGE_FOLDER:
+                folder = package_folder(argument)
+                self._answers[query] = None if folder is None else str(folder)
             else:
                 source = self._sources.get((scheme, path))
                 if source is None:
                     source_type = hydra_compat.source_types()[scheme]
-                    source = self._sources[(scheme, path)] = source_type("config-harness", f"{scheme}://{absolute(path)}")
+                    try:
+                        source = source_type("config-harness", f"{scheme}://{absolute(path, scheme)}")
+                    except Exception as error:  # a folder refused here (outside the scope now): not the recorded answer
+                        self._answers[query] = ("refused", type(error).__name__, str(error))
+                        return self._answers[query]
+                    self._sources[(scheme, path)] = source
                 self._answers[query] = _answer(source, method, argument)
                 if scheme in STABLE_SCHEMES:
                     stable[query] = self._answers[query]

@@ -146,3 +146,63 @@ def test_an_environment_value_read_by_a_value_only_is_not_a_dependency(small_pro
     compose_all(small_project, cache)
     monkeypatch.setenv("USER", "someone-else" + os.environ.get("USER", ""))
     assert compose_all(small_project, cache)[1] == []
+
+
+PKG_TREE = {
+    "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\nhydra:\n  searchpath: [pkg://mypkg.conf]\ntrainer:\n  lr: 0.1\n",
+    "mypkg/__init__.py": "raise SystemExit('imported')\n",
+    "mypkg/conf/extra/x.yaml": "k: 2\n",
+    "harness.toml": 'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n',
+}
+
+
+def test_a_project_package_folder_is_read_where_the_composition_runs_never_where_it_was_cached(tmp_path, monkeypatch):
+    """`pkg://mypkg.conf` is the folder below the working folder: a composition cached in one checkout is not
+    another checkout's, whose package folder holds something else (it read the first checkout's folder, or
+    stopped with exit 2 because that folder is outside the second's project)."""
+    cache = tmp_path / "private-cache"
+    first, second = write_tree(tmp_path / "first", PKG_TREE), write_tree(tmp_path / "second", PKG_TREE)
+    (second / "mypkg" / "conf" / "extra" / "x.yaml").write_text("k: 99\n")
+    for project in (first, second):
+        (project / ".git").mkdir()
+    monkeypatch.chdir(first)
+    assert compose_all(first, cache)[0]["train/base/default"]["extra"] == {"k": 2}
+    monkeypatch.chdir(second)
+    trees, fresh = compose_all(second, cache)
+    assert trees["train/base/default"]["extra"] == {"k": 99} and fresh == [("train", ())]
+
+
+def test_an_absolute_search_path_below_the_config_folder_means_that_folder_in_another_tree(tmp_path):
+    """A config naming `file:///first/conf/extra_configs` reads that folder wherever the tree is: a composition
+    cached in `first` (where the folder lies below the config folder) is not reused by a tree in `second` whose
+    own `conf/extra_configs` still holds what `first`'s held."""
+    cache = tmp_path / "private-cache"
+    first = tmp_path / "first"
+    searched = first / "conf" / "extra_configs"
+    tree = {
+        "conf/train.yaml": f"defaults:\n  - extra: x\n  - _self_\nhydra:\n  searchpath: ['file://{searched}']\n",
+        "conf/extra_configs/extra/x.yaml": "k: 1\n",
+        "harness.toml": 'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n',
+    }
+    write_tree(first, tree)
+    second = write_tree(tmp_path / "second", {**tree, "harness.toml": tree["harness.toml"] + f"read_outside = ['{searched}']\n"})
+    assert compose_all(first, cache)[0]["train/base/default"]["extra"] == {"k": 1}
+    (searched / "extra" / "x.yaml").write_text("k: 2\n")
+    assert compose_all(second, None)[0]["train/base/default"]["extra"] == {"k": 2}
+    assert compose_all(second, cache)[0]["train/base/default"]["extra"] == {"k": 2}
+
+
+def test_a_search_path_folder_named_at_sign_is_the_working_folders_not_the_config_folders(small_project, tmp_path_factory, monkeypatch):
+    """`file://@/extra_configs` is the folder `@/extra_configs` below the working folder: a cached composition that
+    read it is not taken for one that read `conf/extra_configs` (the name the cache gives folders below the config
+    folder), which still holds what it held."""
+    cache = tmp_path_factory.mktemp("outside") / "private-cache"  # the project is tmp_path, checkout and all
+    monkeypatch.chdir(small_project)
+    (small_project / ".git").mkdir()  # the project is the checkout, the config folder a part of it
+    write_tree(small_project, {"@/extra_configs/extra/x.yaml": "k: 1\n", "conf/extra_configs/extra/x.yaml": "k: 1\n"})
+    root = small_project / "conf" / "train.yaml"
+    root.write_text(root.read_text().replace("  - _self_\n", "  - extra: x\n  - _self_\nhydra:\n  searchpath: ['file://@/extra_configs']\n", 1))
+    assert compose_all(small_project, cache)[0]["train/cpu/default"]["extra"] == {"k": 1}
+    (small_project / "@" / "extra_configs" / "extra" / "x.yaml").write_text("k: 2\n")
+    assert compose_all(small_project, cache)[0]["train/cpu/default"]["extra"] == {"k": 2}
+    assert compose_all(small_project, None)[0]["train/cpu/default"]["extra"] == {"k": 2}

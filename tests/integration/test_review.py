@@ -350,6 +350,36 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
     assert text[changed + 1].startswith("  WARNING default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2;")
 
 
+def _package_project(root, config_dir: str, extra_settings: str = ""):
+    from tests.conftest import write_tree
+
+    write_tree(root, {
+        f"{config_dir}/train.yaml": "defaults:\n  - extra: x\n  - _self_\nhydra:\n  searchpath: [pkg://mypkg.conf]\n",
+        "mypkg/__init__.py": "raise SystemExit('imported')\n",
+        "mypkg/conf/extra/x.yaml": "k: 2\n",
+        "harness.toml": f'jobs = 1\nconfig_dir = "{config_dir}"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n{extra_settings}',
+    })
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    (root / "mypkg" / "conf" / "extra" / "x.yaml").write_text("k: 3\n")  # the change under review
+
+
+@pytest.mark.parametrize("config_dir, extra_settings", [("mypkg/conf", ""), ("conf", 'read_outside = ["mypkg"]\n')])
+def test_a_base_composition_reads_pkg_search_paths_of_the_base_never_of_the_working_tree(tmp_path, cli, config_dir, extra_settings):
+    """`pkg://mypkg.conf` (the project's own package, read from the working folder) is the base's folder when the
+    base is composed: it read the pull request's folder, so a change there was `1 ok` (or the base did not compose
+    although its own config folder is the package's)."""
+    project = tmp_path / "project"
+    _package_project(project, config_dir, extra_settings)
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json", cwd=project)
+    changes = [(f["kind"], f["path"], f["old"], f["new"]) for c in result.json()["cases"] for f in c["findings"]]
+    if config_dir == "mypkg/conf":  # the base's own folder: composed as it was
+        assert ("changed", "extra.k", 2, 3) in changes, changes
+    else:  # a folder the base tree does not hold: never the working tree's, so never "nothing changed"
+        assert ("changed", "extra.k", 2, 3) in changes or any(k == "error" for k, *_ in changes), changes
+
+
 def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_group_option(small_project, cli):
     files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main backend=tpu\n"}
     for name, text in files.items():
