@@ -21,9 +21,12 @@ from pathlib import Path
 
 from harness import gitrepo
 from harness.cache import CacheRefused, open_folder
-from harness.reader import read_bytes
+from harness.reader import InputLimitError, read_bytes
 
 TREES = "trees"
+# An empty `.git` file at the top of each kept copy: the copy is a project of its own, so a base composed there may
+# read only inside it (confine.project_root stops there, not at a git checkout the cache folder lies in).
+MARKER = ".git"
 KEEP = 16  # trees kept; the least recently used go first
 REGULAR_MODES = (b"100644", b"100755")
 
@@ -38,11 +41,12 @@ def tree_at_commit(top: Path, commit: str, folder: str, cache_dir: Path | None, 
     except CacheRefused:
         return gitrepo.extract_folder(top, commit, folder, scratch)
     kept = trees / hashlib.blake2b(f"{commit}\0{folder}".encode(), digest_size=12).hexdigest()
-    if kept.is_dir() and not kept.is_symlink() and _holds(kept / folder, listing):
+    if kept.is_dir() and not kept.is_symlink() and _holds(kept, listing):
         os.utime(kept)
         return kept / folder
     fresh = Path(tempfile.mkdtemp(prefix=".partial-", dir=trees))
     gitrepo.extract_folder(top, commit, folder, fresh)
+    (fresh / MARKER).touch()
     shutil.rmtree(kept, ignore_errors=True)
     try:
         os.rename(fresh, kept)  # whole or not at all: a killed run leaves a `.partial-` folder, never a kept tree
@@ -67,25 +71,28 @@ def _listing(top: Path, commit: str, folder: str) -> dict[str, bytes] | None:
     return files
 
 
-def _holds(root: Path, listing: dict[str, bytes]) -> bool:
-    """True when `root` holds exactly the listed regular files (no other file, folder or link) with their blobs."""
-    prefix = root.parent
-    folders = {str(Path(path).parent) for path in listing} | {str(root.relative_to(prefix))}
-    folders |= {str(parent) for path in listing for parent in Path(path).parents if str(parent) != "."}
+def _holds(kept: Path, listing: dict[str, bytes]) -> bool:
+    """True when `kept` holds exactly the listed regular files with their blobs, the folders they lie in and the
+    empty MARKER file: no other file, folder or link (a cache restored in CI may have been planted)."""
+    folders = {str(parent) for path in listing for parent in Path(path).parents if str(parent) != "."}
     seen_files: set[str] = set()
     seen_folders: set[str] = set()
-    for current, names, files in os.walk(root):
-        relative = str(Path(current).relative_to(prefix))
-        seen_folders.add(relative)
+    for current, names, files in os.walk(kept):
+        relative = Path(current).relative_to(kept)
+        if str(relative) != ".":
+            seen_folders.add(str(relative))
         for name in names + files:
             mode = os.lstat(Path(current) / name).st_mode
             if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
                 return False  # a link or a device
-        seen_files.update(f"{relative}/{name}" for name in files)
-    if seen_files != set(listing) or not seen_folders <= folders:
+        seen_files.update(str(relative / name) for name in files)
+    if seen_files != set(listing) | {MARKER} or seen_folders != folders or (kept / MARKER).stat().st_size:
         return False
     for path, blob in listing.items():
-        data = read_bytes(prefix / path)
+        try:
+            data = read_bytes(kept / path)
+        except (OSError, InputLimitError):
+            return False  # planted too big to be a config, or unreadable: extract again
         digest = hashlib.sha1 if len(blob) == 40 else hashlib.sha256
         if digest(b"blob %d\0" % len(data) + data).hexdigest().encode() != blob:
             return False

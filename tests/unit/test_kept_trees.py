@@ -7,6 +7,7 @@ import os
 import pytest
 
 from harness import kept_trees
+from harness.confine import project_root
 from harness.kept_trees import tree_at_commit
 from tests.synthetic_history import commit, git
 
@@ -29,7 +30,9 @@ def test_the_same_commit_is_the_same_kept_folder_holding_what_git_holds(reposito
     top, head = repository
     cache = tmp_path / "cache"
     first = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-1")
+    inode = (first / "train.yaml").stat().st_ino
     second = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-2")
+    assert (second / "train.yaml").stat().st_ino == inode  # reused, not extracted again
     assert first == second and cache in first.parents
     assert files_of(first) == files_of(top / "conf")
     assert not (tmp_path / "scratch-1").exists() and not (tmp_path / "scratch-2").exists()
@@ -54,6 +57,7 @@ def test_a_kept_tree_that_differs_from_git_in_any_way_is_extracted_again(reposit
     again = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-2")
     assert files_of(again) == files_of(top / "conf") and not any(p.is_symlink() for p in again.rglob("*"))
     assert {p.name for p in again.rglob("*")} == {"train.yaml", "backend", "cpu.yaml"}
+    assert sorted(p.name for p in again.parent.iterdir()) == [".git", "conf"]
 
 
 def test_without_a_cache_or_with_a_link_in_the_tree_it_is_extracted_into_scratch(repository, tmp_path):
@@ -77,3 +81,37 @@ def test_only_the_most_recently_used_trees_are_kept(repository, tmp_path, monkey
         kept.append(tree_at_commit(top, each, "conf", cache, tmp_path / f"scratch-{index}"))
         os.utime(kept[-1].parent, (index, index))  # used in this order
     assert sorted(p.name for p in (cache / "trees").iterdir()) == sorted(k.parent.name for k in kept[-2:])
+
+
+def test_a_nested_config_folder_is_kept_and_its_copy_is_a_project_of_its_own(tmp_path):
+    top = tmp_path / "repo"
+    (top / "pkg" / "trainer" / "config").mkdir(parents=True)
+    (top / "pkg" / "trainer" / "config" / "ppo.yaml").write_text("a: 1\n")
+    (top / "pkg" / "trainer" / "other.py").write_text("")
+    git(top, "init", "-q", "-b", "main")
+    head = commit(top, "tree")
+    first = tree_at_commit(top, head, "pkg/trainer/config", tmp_path / "cache", tmp_path / "scratch")
+    inode = (first / "ppo.yaml").stat().st_ino
+    assert tree_at_commit(top, head, "pkg/trainer/config", tmp_path / "cache", tmp_path / "scratch-2") == first
+    assert (first / "ppo.yaml").stat().st_ino == inode  # reused, not extracted again
+    kept = first.parents[2]
+    assert project_root(first) == kept  # not a git checkout the cache folder happens to lie in
+    assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*")) == [
+        ".git", "pkg", "pkg/trainer", "pkg/trainer/config", "pkg/trainer/config/ppo.yaml"]
+
+
+@pytest.mark.parametrize("plant", ["beside_the_folder", "at_the_top", "too_big", "marker_with_content"])
+def test_anything_planted_in_a_kept_copy_means_it_is_extracted_again(repository, tmp_path, plant):
+    top, head = repository
+    kept = tree_at_commit(top, head, "conf", tmp_path / "cache", tmp_path / "scratch").parent
+    if plant == "beside_the_folder":
+        (kept / "elsewhere").mkdir()
+    elif plant == "at_the_top":
+        (kept / "notes.yaml").write_text("x: 1\n")
+    elif plant == "too_big":
+        (kept / "conf" / "train.yaml").write_bytes(b"#" * (9 * 1024 * 1024))
+    else:
+        (kept / ".git").write_text("gitdir: /elsewhere\n")
+    again = tree_at_commit(top, head, "conf", tmp_path / "cache", tmp_path / "scratch-2")
+    assert files_of(again) == files_of(top / "conf")
+    assert sorted(p.name for p in again.parent.iterdir()) == [".git", "conf"] and (again.parent / ".git").stat().st_size == 0
