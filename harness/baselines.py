@@ -265,6 +265,20 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> tuple[Path
     return unpacked / settings.config_dir.relative_to(source.into), _scratch_folder()
 
 
+def _folder_at(top: Path, commit: str, folder: Path) -> Path:
+    """A settings' search path folder as it is at the commit (extracted from git; an empty folder when git has none
+    there), so the base never reads the working tree's; a folder outside the repository stays as it is."""
+    try:
+        inside = gitrepo.inside(top, folder)
+    except gitrepo.GitError:
+        return folder
+    if gitrepo.list_files(top, commit, inside):
+        return gitrepo.extract_folder(top, commit, inside, _scratch_folder()).resolve()
+    empty = _scratch_folder() / inside
+    empty.mkdir(parents=True, exist_ok=True)
+    return empty.resolve()
+
+
 def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
     """The `[source] wheel` of the settings file as committed at `commit`, if it had one."""
     data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
@@ -337,8 +351,10 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
         folder, workdir = _tree_at(base_settings, top, commit, ref)
         config_inside = gitrepo.inside(top, base_settings.config_dir)
         contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
+        search_path = tuple(_folder_at(top, commit, path) for path in base_settings.search_path)
         tree = ComposedTree(
-            replace(base_settings, config_dir=folder.resolve(), cache_dir=settings.cache_dir, jobs=settings.jobs),
+            replace(base_settings, config_dir=folder.resolve(), search_path=search_path, cache_dir=settings.cache_dir,
+                    jobs=settings.jobs),
             f"{ref}:{config_inside}", show_as=config_inside, at=ref, hydra_subtree=True,
             workdir=workdir,
             contracts=_contracts_at(replace(base_settings, contracts=contract_paths), top, commit),

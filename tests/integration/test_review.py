@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import ROOT, add_contracts, commit_small_project
+from tests.conftest import ROOT, add_contracts, commit_small_project, write_tree
 from tests.synthetic_history import git
 
 CONTRACTS = """
@@ -403,3 +403,22 @@ def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_l
     assert explained.code == 0 and "conf/train.yaml:" in explained.out and str(small_project) not in explained.out, explained.out
     two = cli("--settings", "harness.toml", "explain", "trainer.lr", "--case", "train/gpu/[ds]*")
     assert two.code == 2 and "2 cases (train/gpu/default, train/gpu/sgd)" in two.err, two.err
+
+
+def test_a_base_composition_reads_the_settings_search_path_as_it_is_at_the_base(tmp_path, cli):
+    project = tmp_path / "project"
+    write_tree(project, {
+        "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\ntrainer:\n  lr: 0.1\n",
+        "shared/extra/x.yaml": "k: 2\n",
+    })
+    (project / "harness.toml").write_text(
+        'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["shared"]\n',
+        encoding="utf-8",
+    )
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    (project / "shared" / "extra" / "x.yaml").write_text("k: 3\n", encoding="utf-8")  # the pull request's edit
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json", cwd=project)
+    changed = [(f["path"], f["old"], f["new"]) for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "changed"]
+    assert changed == [("extra.k", 2, 3)], review.out  # the base read shared/ as committed, not the working tree's
