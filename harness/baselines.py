@@ -265,15 +265,28 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> tuple[Path
     return unpacked / settings.config_dir.relative_to(source.into), _scratch_folder()
 
 
+def folders_at(settings: Settings, top: Path, commit: str) -> Settings:
+    """The settings with their search path and Python source folders as they are at the commit, so the base never
+    reads the working tree's (a pull request's edit there would be the base's too, and hide itself)."""
+    python = tuple(_folder_at(top, commit, folder) for folder in settings.python_sources)
+    moved = tuple(folder for folder, was in zip(python, settings.python_sources) if folder != was)
+    return replace(
+        settings, search_path=tuple(_folder_at(top, commit, folder) for folder in settings.search_path),
+        python_sources=python, read_outside=(*settings.read_outside, *moved),
+    )
+
+
 def _folder_at(top: Path, commit: str, folder: Path) -> Path:
-    """A settings' search path folder as it is at the commit (extracted from git; an empty folder when git has none
-    there), so the base never reads the working tree's; a folder outside the repository stays as it is."""
+    """A folder git tracks, as it is at the commit (extracted; an empty folder when the commit lacks it). A folder
+    git does not track (fetched, ignored, outside the repository) stays as it is: no commit holds another."""
     try:
         inside = gitrepo.inside(top, folder)
     except gitrepo.GitError:
         return folder
     if gitrepo.list_files(top, commit, inside):
         return gitrepo.extract_folder(top, commit, inside, _scratch_folder()).resolve()
+    if not gitrepo.list_files(top, "HEAD", inside):
+        return folder
     empty = _scratch_folder() / inside
     empty.mkdir(parents=True, exist_ok=True)
     return empty.resolve()
@@ -351,9 +364,8 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
         folder, workdir = _tree_at(base_settings, top, commit, ref)
         config_inside = gitrepo.inside(top, base_settings.config_dir)
         contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
-        search_path = tuple(_folder_at(top, commit, path) for path in base_settings.search_path)
         tree = ComposedTree(
-            replace(base_settings, config_dir=folder.resolve(), search_path=search_path, cache_dir=settings.cache_dir,
+            replace(folders_at(base_settings, top, commit), config_dir=folder.resolve(), cache_dir=settings.cache_dir,
                     jobs=settings.jobs),
             f"{ref}:{config_inside}", show_as=config_inside, at=ref, hydra_subtree=True,
             workdir=workdir,

@@ -29,7 +29,9 @@ def run(args: argparse.Namespace) -> int:
     except GitError as error:
         raise common.UsageError(str(error)) from None
     base_texts = baseline.contract_texts()
-    base_rules = case_rules(rules.settings, read_contract_files(base_texts)).checks if base_texts is not None else ()
+    # The base's errors are found with the base's Python sources, never the working tree's.
+    base_view = baselines.folders_at(rules.settings, gitrepo.toplevel(head.origin), commit) if rules.settings.python_sources else rules.settings
+    base_rules = case_rules(base_view, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=common.sourced(args, review=True), strict=False, review=rules,
               base_rules=base_rules, **common.contract_rules(rules.settings, args))
     result = common.run_with_progress(Engine(run, args.case))

@@ -154,3 +154,18 @@ def test_a_review_shows_a_dropped_key_as_old_yaml_value_to_python_default_with_t
     width_line = line_of(project / "src/app/models.py", "width: int = 8")
     assert f"model.width: 3 -> 8 (the YAML now agrees with the Python default, src/app/models.py:{width_line})" in text
     assert not (project / MARKER).exists()
+
+
+def test_a_review_finds_the_bases_errors_with_the_bases_python_never_the_pull_requests(project, cli):
+    """A Python default the pull request changes breaks a program-view contract: that error is the change's own,
+    so the base's errors must be found with the base's classes (with the working tree's it looked 'already at base')."""
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 1
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    models = project / "src" / "app" / "models.py"
+    models.write_text(models.read_text().replace("    depth: int = 4", "    depth: int = 5"))
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    errors = [f for c in review.json()["cases"] for f in c["findings"] if f["severity"] == "error" and f["kind"] == "contract"]
+    assert review.code == 1 and [f["origin"] for f in errors] == ["introduced"], review.out
+    assert not (project / MARKER).exists()  # neither side's package was imported
