@@ -79,13 +79,14 @@ def mode_properties(result: MatrixResult) -> dict[str, str]:
     return {"mode": str(result.comparison.mode), "comparing": mode_line(result)}
 
 
-def origin_count(groups: Sequence[Group], tier: Tier) -> str:
-    """Errors already at the base, or fixed since, as one line: how many, on how many cases."""
+def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> str:
+    """Errors already at the base, or fixed since, as one line: how many, on how many cases (`listed`: the lines
+    that follow name them, as --verbose does)."""
     total = sum(max(len(g.cases), 1) for g in groups)
     cases = {case for g in groups for case in g.cases}
     what = "already at base" if tier == Tier.AT_BASE else "at the base are fixed here"
     return (f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
-            f"{len(groups)} distinct; --verbose lists them)")
+            f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}")
 
 
 def waived_count(groups: Sequence[Group]) -> str:

@@ -113,7 +113,7 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
         elif waived:
             lines.append(waived_count(waived))
         for tier, groups_of_origin in by_origin:
-            lines.append(origin_count(groups_of_origin, tier))
+            lines.append(origin_count(groups_of_origin, tier, listed=verbose))
             if verbose:
                 lines += _item_lines(folded(groups_of_origin), all_ids, options)
         for orphan in result.orphans:

@@ -169,3 +169,16 @@ def test_a_review_finds_the_bases_errors_with_the_bases_python_never_the_pull_re
     errors = [f for c in review.json()["cases"] for f in c["findings"] if f["severity"] == "error" and f["kind"] == "contract"]
     assert review.code == 1 and [f["origin"] for f in errors] == ["introduced"], review.out
     assert not (project / MARKER).exists()  # neither side's package was imported
+
+
+def test_verbose_lists_the_errors_already_at_the_base_without_saying_verbose_would(project, cli):
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 1
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    short = cli("--settings", "harness.toml", "diff", "--base", "main").out
+    assert "3 errors already at base (1 case, 3 distinct; --verbose lists them)" in short
+    verbose = cli("--settings", "harness.toml", "diff", "--base", "main", "--verbose").out.splitlines()
+    heading = verbose.index("3 errors already at base (1 case, 3 distinct):")
+    assert all(line.startswith("  ERROR ") for line in verbose[heading + 1 : heading + 4])
+    assert not any("--verbose lists them" in line for line in verbose)
