@@ -607,7 +607,11 @@ def review_commands(
             except gitrepo.GitError:
                 continue  # the folder did not exist at the ref
         base_root.mkdir(parents=True, exist_ok=True)
-        base = _checked_commands(settings, root=base_root, case_glob=case_glob, keys=keys)
+        # The settings' search path as it is at the base too: the working tree's would make a pull request's edit
+        # there the base's, and a launch it breaks would be broken `already at base`.
+        from harness.baselines import folders_at
+
+        base = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])

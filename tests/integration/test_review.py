@@ -422,3 +422,31 @@ def test_a_base_composition_reads_the_settings_search_path_as_it_is_at_the_base(
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json", cwd=project)
     changed = [(f["path"], f["old"], f["new"]) for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "changed"]
     assert changed == [("extra.k", 2, 3)], review.out  # the base read shared/ as committed, not the working tree's
+
+
+def test_a_launchs_base_reads_the_settings_search_path_as_it_is_at_the_base(tmp_path, cli):
+    """A launch composed at the base found the settings' search path in the working tree: a pull request that broke
+    a file there broke the launch at the base too, so its error was `already at base` and the review passed."""
+    project = tmp_path / "project"
+    write_tree(project, {
+        "conf/train.yaml": "trainer:\n  lr: 0.1\n",
+        "conf/other.yaml": "defaults:\n  - extra: x\n  - _self_\n",
+        "shared/extra/x.yaml": "k: 2\n",
+        "app/__init__.py": "",
+        "app/main.py": LAUNCH_FILES["app/main.py"],
+        "scripts/run.sh": "python -m app.main --config-name other\n",
+    })
+    (project / "harness.toml").write_text(
+        'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["shared"]\n'
+        '\n[[commands]]\nglob = "scripts/*.sh"\n',
+        encoding="utf-8",
+    )
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    (project / "shared" / "extra" / "x.yaml").unlink()  # the pull request's change breaks the launch
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    launch = [f for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "launch" and f["severity"] == "error"]
+    assert launch and all(f["origin"] == "introduced" for f in launch), review.out
+    assert review.code == 1, review.out
