@@ -113,15 +113,46 @@ def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Pa
     """Write `folder` as it was at `commit` below `destination` and return the copy of `folder`.
 
     The archive is unpacked with tarfile's `data` filter: no absolute paths, no links leading out, no devices.
+    A submodule below `folder` (which git archive leaves out, an empty folder) holds the files of the commit
+    `commit` pins it at, read from the submodule's repository (a commit id names its files whatever repository
+    holds it); a GitError when that repository lacks the commit, never a folder left empty.
     """
-    archive = git(top, "archive", "--format=tar", commit, "--", folder)
+    archive = git(top, "archive", "--format=tar", commit, *(("--", folder) if folder else ()))
     destination.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         try:
             tar.extractall(destination, filter="data")
         except tarfile.FilterError as error:  # a link leading out of the tree, an absolute path, a device
             raise GitError(f"{folder} at {commit[:12]}: {error}; refused") from None
+    for path, pinned in _submodules(top, commit, folder):
+        extract_folder(_submodule_repository(top, path, pinned, commit), pinned, "", destination / path)
     return destination / folder
+
+
+def _submodules(top: Path, commit: str, folder: str) -> list[tuple[str, str]]:
+    """The submodules at or below `folder` at `commit`: (path, the commit id it pins)."""
+    out = git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", folder or ".")
+    found = []
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        if meta.startswith(b"160000 commit "):
+            found.append((path.decode("utf-8", "surrogateescape"), meta.split(b" ")[2].decode()))
+    return found
+
+
+def _submodule_repository(top: Path, path: str, pinned: str, commit: str) -> Path:
+    """The checked-out submodule at `path`, when it holds the commit `pinned` (a real folder of the work tree, no
+    link on the way: git is never run in a folder a link chose)."""
+    folder = top / path
+    if folder.is_dir() and folder.resolve() == folder.absolute() and (folder / ".git").exists():
+        code, out, _ = git_output(["git", "-C", str(folder), "rev-parse", "--show-toplevel"])
+        exists, _, _ = git_output(["git", "-C", str(folder), "cat-file", "-e", f"{pinned}^{{commit}}"])
+        if code == 0 and Path(out.decode().strip()).resolve() == folder.resolve() and exists == 0:
+            return folder
+    raise GitError(
+        f"{path} at {commit[:12]} is a submodule at {pinned[:12]}, which its checkout does not hold "
+        "(git submodule update --init; actions/checkout: submodules: true, fetch-depth: 0)"
+    )
 
 
 @dataclass(frozen=True)

@@ -36,3 +36,32 @@ def test_read_files_refuses_a_file_past_the_bound(repository):
     top, head = repository
     with pytest.raises(gitrepo.GitError, match="more than 100"):
         gitrepo.read_files(top, head, ["snapshots/a.yaml", "snapshots/folder/x.yaml"], limit=100)
+
+
+def _with_submodule(tmp_path):
+    """A repository whose `vendor` is a submodule holding extra/x.yaml (`k: 2` at the first commit, `k: 3` after)."""
+    library, top = tmp_path / "library", tmp_path / "top"
+    for folder in (library, top):
+        folder.mkdir()
+        git(folder, "init", "-q", "-b", "main")
+    (library / "extra").mkdir()
+    (library / "extra" / "x.yaml").write_text("k: 2\n")
+    commit(library, "library")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "vendor")
+    base = commit(top, "base")
+    (top / "vendor" / "extra" / "x.yaml").write_text("k: 3\n")
+    commit(top / "vendor", "bump")
+    git(top, "add", "vendor")
+    return top, base, commit(top, "the pull request bumps the submodule")
+
+
+def test_extract_folder_holds_a_submodules_files_as_the_commit_pins_them(tmp_path):
+    """git archive leaves a submodule out: a search path in one was an empty folder at the base, so the base never
+    composed and a pull request's change there was never a changed value (the review said OK)."""
+    top, base, head = _with_submodule(tmp_path)
+    at_base = gitrepo.extract_folder(top, base, "vendor", tmp_path / "base")
+    assert (at_base / "extra" / "x.yaml").read_text() == "k: 2\n"
+    assert (gitrepo.extract_folder(top, head, "vendor", tmp_path / "head") / "extra" / "x.yaml").read_text() == "k: 3\n"
+    (top / "vendor" / ".git").unlink()  # the submodule's repository is not there: an error, never a folder left empty
+    with pytest.raises(gitrepo.GitError, match="submodule"):
+        gitrepo.extract_folder(top, base, "vendor", tmp_path / "again")
