@@ -267,21 +267,54 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> tuple[Path
 
 def folders_at(settings: Settings, top: Path, commit: str) -> Settings:
     """The settings with their search path and Python source folders as they are at the commit, so the base never
-    reads the working tree's (a pull request's edit there would be the base's too, and hide itself)."""
-    python = tuple(_folder_at(top, commit, folder) for folder in settings.python_sources)
+    reads the working tree's (a pull request's edit there would be the base's too, and hide itself). A folder the
+    settings reach through a symlink is where the commit's link leads, never where the working tree's does."""
+    search = _written_at(settings, top, commit, "search_path", len(settings.search_path))
+    sources = _written_at(settings, top, commit, "python_sources", len(settings.python_sources))
+    python = tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.python_sources, sources))
     moved = tuple(folder for folder, was in zip(python, settings.python_sources) if folder != was)
     return replace(
-        settings, search_path=tuple(_folder_at(top, commit, folder) for folder in settings.search_path),
+        settings, search_path=tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.search_path, search)),
         python_sources=python, read_outside=(*settings.read_outside, *moved),
     )
 
 
-def _folder_at(top: Path, commit: str, folder: Path) -> Path:
+def _written_at(settings: Settings, top: Path, commit: str, key: str, count: int) -> list[str | None]:
+    """The folders of the settings' `key` as the commit's settings file writes them, relative to the top and not
+    resolved (None for a `pkg://` entry, or for each when the commit's settings do not give `count` of them)."""
+    none: list[str | None] = [None] * count
+    try:
+        data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
+        table = table_of(tomllib.loads(data.decode("utf-8")), settings.origin) if data is not None else None
+        base = gitrepo.inside(top, settings.origin.parent)
+    except (gitrepo.GitError, tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError):
+        return none
+    entries = table.get(key) if isinstance(table, dict) else None
+    if not isinstance(entries, list) or len(entries) != count or not all(isinstance(entry, str) for entry in entries):
+        return none
+    return [
+        None if entry.startswith("pkg://") else os.path.normpath(os.path.join(base, entry.removeprefix("file://")))
+        for entry in entries
+    ]
+
+
+def _folder_at(top: Path, commit: str, folder: Path, written: str | None = None) -> Path:
     """A folder git tracks, as it is at the commit (extracted; an empty folder when the commit lacks it). A folder
-    git does not track (fetched, ignored, outside the repository) stays as it is: no commit holds another."""
+    git does not track (fetched, ignored, outside the repository) stays as it is: no commit holds another.
+    `written`: the folder as the settings write it (relative to the top): its links are followed as the commit
+    holds them, so a pull request that re-points a link does not choose the base's folder."""
     try:
         inside = gitrepo.inside(top, folder)
     except gitrepo.GitError:
+        inside = None
+    at_commit = gitrepo.resolve_at(top, commit, written) if written is not None and not os.path.isabs(written) else None
+    if at_commit is not None and at_commit != inside:
+        if gitrepo.list_files(top, commit, at_commit):
+            return gitrepo.extract_folder(top, commit, at_commit, _scratch_folder()).resolve()
+        empty = _scratch_folder() / at_commit  # the working tree's link leads elsewhere: never its folder
+        empty.mkdir(parents=True, exist_ok=True)
+        return empty.resolve()
+    if inside is None:
         return folder
     if gitrepo.list_files(top, commit, inside):
         return gitrepo.extract_folder(top, commit, inside, _scratch_folder()).resolve()

@@ -69,6 +69,33 @@ def list_files(top: Path, commit: str, folder: str) -> list[str]:
     return [entry for entry in listing.decode("utf-8", "surrogateescape").split("\0") if entry]
 
 
+def resolve_at(top: Path, commit: str, path: str) -> str | None:
+    """`path` (relative to the top, as written) with the symlinks the commit holds followed, as the checkout of that
+    commit would resolve it: the working tree's links are the pull request's. None when it leads out of the top,
+    through an absolute link, or through more than 40 links."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    done: list[str] = []
+    hops = 0
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            if not done:
+                return None
+            done.pop()
+            continue
+        candidate = "/".join([*done, part])
+        entry = git(top, "ls-tree", "-z", commit, "--", candidate)
+        if entry.startswith(b"120000 "):
+            hops += 1
+            target = read_file(top, commit, candidate)
+            if hops > 40 or target is None or target.startswith(b"/"):
+                return None
+            parts = [p for p in target.decode("utf-8", "surrogateescape").split("/") if p not in ("", ".")] + parts
+        else:
+            done.append(part)
+    return "/".join(done)
+
+
 def read_file(top: Path, commit: str, path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
     """A file's bytes at `commit`, or None when it did not exist there; GitError past `limit` (a blob that packs
     to 2 MB can be 300 MB unpacked, so git's output is read through the one reader's bound, never whole)."""

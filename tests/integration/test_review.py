@@ -450,3 +450,34 @@ def test_a_launchs_base_reads_the_settings_search_path_as_it_is_at_the_base(tmp_
     launch = [f for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "launch" and f["severity"] == "error"]
     assert launch and all(f["origin"] == "introduced" for f in launch), review.out
     assert review.code == 1, review.out
+
+
+@pytest.mark.parametrize("committed", [True, False])
+def test_a_search_path_link_the_pull_request_re_points_is_followed_as_the_base_holds_it(tmp_path, cli, committed):
+    """`search_path = ["sp"]` with `sp -> shared` at the base: the base's folder was where the working tree's link
+    led, so a pull request re-pointing `sp` chose it: a folder the base lacks (the base never composed: 'OK' with
+    no changed value) or one git does not track (read as it is: '1 ok')."""
+    project = tmp_path / "project"
+    write_tree(project, {
+        "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\n",
+        "shared/extra/x.yaml": "k: 2\n",
+        ".gitignore": "fetched/\n",
+    })
+    (project / "sp").symlink_to("shared")
+    (project / "harness.toml").write_text(
+        'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["sp"]\n', encoding="utf-8",
+    )
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    target = "shared2" if committed else "fetched"
+    write_tree(project, {f"{target}/extra/x.yaml": "k: 3\n"})
+    (project / "sp").unlink()
+    (project / "sp").symlink_to(target)  # the pull request re-points the link
+    if committed:
+        git(project, "checkout", "-q", "-b", "pr")
+        git(project, "add", "-A")
+        git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "pr")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json", cwd=project)
+    changed = [(f["path"], f["old"], f["new"]) for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "changed"]
+    assert changed == [("extra.k", 2, 3)], review.out
