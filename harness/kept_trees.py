@@ -99,6 +99,12 @@ def _holds(kept: Path, listing: dict[str, bytes]) -> bool:
     return True
 
 
+def kept_count(cache_dir: Path) -> int:
+    """How many base trees the cache folder keeps."""
+    trees = cache_dir / TREES
+    return sum(1 for entry in trees.iterdir() if not entry.name.startswith(".")) if trees.is_dir() else 0
+
+
 def _prune(trees: Path) -> None:
     """Keep the KEEP most recently used trees, and no leftover of an extraction killed an hour ago or more."""
     now = time.time()

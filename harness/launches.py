@@ -628,10 +628,11 @@ def _reported(value: Any) -> Any:
 
 
 def _shown(value: Any) -> str:
-    from harness.diff import describe_value
+    """An effective value in a message, spelled as check's changed values are."""
+    from harness.reporters.common import show_value
     from harness.resolve import MISSING, Unresolvable
 
-    return "absent" if value is MISSING else value.reason if isinstance(value, Unresolvable) else describe_value(value)
+    return "absent" if value is MISSING else value.reason if isinstance(value, Unresolvable) else show_value(value)
 
 
 def _pairs(now: Iterable[Checked], base: Iterable[Checked]) -> Iterator[tuple[Checked, Checked]]:
@@ -691,9 +692,9 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     """`explain KEY --case cmd/...`: the key's value in the launch's composed config and what sets it."""
     from fnmatch import fnmatchcase
 
-    from harness.diff import describe_value
     from harness.provenance import writes_of
     from harness.render import to_plain
+    from harness.reporters.common import show_value
     from harness.resolve import MISSING, lookup
     from harness.settings import display_path
 
@@ -708,7 +709,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     value = lookup(to_plain(checked.config), key)
     if value is MISSING:
         raise ValueError(f"{key} does not exist in case {case.id}")
-    lines = [f"{key} = {describe_value(value)}   (case {case.id}, config {case.config_name})"]
+    lines = [f"{key} = {show_value(value)}   (case {case.id}, config {case.config_name})"]
     setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
     if setting:
         lines.append(f"  set by override: {setting[-1].text}  ({case.launch.script}:{setting[-1].line})")
@@ -718,5 +719,5 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not setting else "overrode"
         where = display_path(Path(write.file or case.config_dir)) + (f":{write.line}" if write.line else "")
-        lines.append(f"  {role:<8} {where}  [defaults entry {write.config_path}] = {describe_value(write.value)}")
+        lines.append(f"  {role:<8} {where}  [defaults entry {write.config_path}] = {show_value(write.value)}")
     return lines

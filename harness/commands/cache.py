@@ -10,7 +10,7 @@ from pathlib import Path
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
 from harness.commands.common import CACHE_FLAGS, EXIT_OK, UsageError, add_quiet, cache_dir_from, say
-from harness.kept_trees import TREES
+from harness.kept_trees import TREES, kept_count
 from harness.session import forget_content
 
 NAME = "cache"
@@ -40,10 +40,12 @@ def run(args: argparse.Namespace) -> int:
         forget_content()  # what this process parsed already goes too (the CLI in process, as in tests)
         for entry in found:
             Path(entry.path).unlink(missing_ok=True)
+        trees = kept_count(folder)
         shutil.rmtree(folder / TREES, ignore_errors=True)  # the config trees reviews kept (harness.kept_trees)
         if not args.quiet:
-            say(f"cleared {len(found)} entries from {folder}")
+            say(f"cleared {len(found)} entries and {trees} kept base trees from {folder}")
     else:
         size = sum(entry.stat(follow_symlinks=False).st_size for entry in found)
-        say(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), key {key_path(folder)}")
+        say(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), "
+            f"{kept_count(folder)} kept base trees, key {key_path(folder)}")
     return EXIT_OK

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness import diff
 from harness.cases import LAUNCH_PREFIX, open_matrix
 from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
 from harness.hints import did_you_mean, key_paths
 from harness.matrix import Case
+from harness.reporters.common import show_value
 from harness.settings import Settings, display_path
 
 NAME = "explain"
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         writes = writes_of(session, case, args.key)
         depends = referenced_keys(args.key, final) if is_interpolation(final) else []
         sources = leaf_sources(session, case) if depends else {}
-    say(f"{args.key} = {diff.describe_value(final)}   (case {case.id})")
+    say(f"{args.key} = {show_value(final)}   (case {case.id})")
     if args.quiet:
         return EXIT_OK
     override = override_for(case, args.key)
@@ -61,14 +61,14 @@ def run(args: argparse.Namespace) -> int:
         role = "set by" if index == 0 and not override else "overrode"
         entry = f"{write.package + ': ' if write.package else ''}{write.config_path}"
         where = display_path(write.file or settings.config_dir) + (f":{write.line}" if write.line else "")
-        say(f"  {role:<8} {where}  [defaults entry {entry}] = {diff.describe_value(write.value)}")
+        say(f"  {role:<8} {where}  [defaults entry {entry}] = {show_value(write.value)}")
     for key in depends:
         value = lookup(tree, key)
-        shown = "missing" if value is MISSING else diff.describe_value(value)
+        shown = "missing" if value is MISSING else show_value(value)
         origin = f"  (set by {sources[key]})" if key in sources else ""
         say(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
-        say(f"  resolves to: {diff.describe_value(effective_value(composed.config, tree, args.key))}")
+        say(f"  resolves to: {show_value(effective_value(composed.config, tree, args.key))}")
     return EXIT_OK
 
 
@@ -81,7 +81,7 @@ def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, 
     if filled is None:
         raise UsageError(f"{key} does not exist in case {case.id}{did_you_mean(key, key_paths(tree))}")
     value = view.value_at(tree, key) if view is not None else None
-    shown = diff.describe_value(value) if filled.default.literal else filled.default.describe()
+    shown = show_value(value) if filled.default.literal else filled.default.describe()
     say(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
     if not quiet:
         say(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")

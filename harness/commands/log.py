@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from harness import diff
 from harness.cases import open_matrix
 from harness.commands.common import EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
 from harness.gitrepo import GitError
-from harness.reporters.common import ABSENT
+from harness.reporters.common import ABSENT, show_value
 from harness.reporters.json import SCHEMA_VERSION, to_json
 
 NAME = "log"
@@ -41,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
         print(to_json({"schema_version": SCHEMA_VERSION, "key": args.key, "case": case_id, "changes": [vars(c) for c in changes]}))
         return EXIT_OK
     for change in changes:
-        old = diff.describe_value(change.old) if change.old_present else ABSENT
-        new = diff.describe_value(change.new) if change.new_present else ABSENT
+        old = show_value(change.old) if change.old_present else ABSENT
+        new = show_value(change.new) if change.new_present else ABSENT
         say(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
     if not args.quiet:
         say(f"{len(changes)} change(s) of {args.key} in {case_id}")

@@ -216,7 +216,7 @@ def test_replay_of_pr_5848_names_the_launches_whose_contract_key_moved_under_an_
     assert {(f["old"], f["new"], f["severity"], f["origin"]) for f in moved} == {(False, True, "warning", "introduced")}
     qwen = "cmd/examples/grpo_trainer/run_qwen2-7b_math_megatron.sh#1"
     (finding,) = [f for f in moved if f["case"] == qwen]
-    assert finding["message"] == (f"default moved: {qwen}: {key}: False -> True; the script did not change that key "
+    assert finding["message"] == (f"default moved: {qwen}: {key}: false -> true; the script did not change that key "
                                   "(it does not set it): its default moved")
     for finding in moved:  # none of these scripts sets the key; those that set it keep their value
         script = finding["source"].rsplit(":", 1)[0]

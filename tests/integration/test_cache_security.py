@@ -183,11 +183,12 @@ def test_cache_clear_works_outside_a_project(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("CONFIG_HARNESS_CACHE_DIR", str(cache))
     elsewhere = tmp_path / "no-project"
     elsewhere.mkdir()
+    (cache / "trees" / "0123abcd" / "conf").mkdir(parents=True)  # a base tree a review kept
     shown = cli("cache", cwd=elsewhere)
-    assert shown.code == 0 and "3 entries" in shown.out
+    assert shown.code == 0 and "3 entries" in shown.out and "1 kept base trees" in shown.out
     cleared = cli("cache", "--clear", cwd=elsewhere)
-    assert cleared.code == 0 and cleared.out.startswith("cleared 3 entries")
-    assert not any(cache.glob("*.pickle")) and not any(cache.glob("*.tmp"))
+    assert cleared.code == 0 and cleared.out.startswith("cleared 3 entries and 1 kept base trees")
+    assert not any(cache.glob("*.pickle")) and not any(cache.glob("*.tmp")) and not (cache / "trees").exists()
     assert cli("--no-cache", "cache", cwd=elsewhere).out.strip() == "cache: off"
 
 
