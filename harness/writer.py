@@ -61,8 +61,8 @@ def write_atomic(path: Path, content: str | bytes, mode: int | None = None, fold
     The file ends with `mode`, or else the mode a plain write would give it (the temporary file alone is 0600).
     `folder` is the folder the file must land in when the tree chose its name (the snapshot folder).
     """
+    refuse(path, folder)  # before any folder is made: a link on the way must not get one made behind it
     path.parent.mkdir(parents=True, exist_ok=True)
-    refuse(path, folder)
     data = content.encode("utf-8") if isinstance(content, str) else content
     mode = mode_for(path) if mode is None else mode
     handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.cases import select_cases
-from harness.confine import UnsafeInput
+from harness.confine import UnsafeInput, project_root
 from harness.contracts import load_contracts
 from harness.engine import Engine
 from harness.escape import code_span, markdown_text, no_workflow_commands, printable
@@ -210,7 +210,7 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
             print(text, end="")
             continue
         try:
-            write_atomic(file, text)
+            write_atomic(file, text, folder=_project_holding(file))
         except (OSError, UnsafeInput) as error:
             raise UsageError(f"--report {name}:{file}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
 
@@ -218,6 +218,14 @@ def print_result(result: MatrixResult, output_format: str, verbose: bool = False
 def diff_title(args: argparse.Namespace, old: str, new: str) -> str:
     """The markdown heading of a diff of two things: `--title` (escaped), else `OLD` → `NEW`."""
     return markdown_text(args.title) if args.title else f"{code_span(old, False)} → {code_span(new, False)}"
+
+
+def _project_holding(file: Path) -> Path | None:
+    """The project a report file is named inside (as written, links not followed), or None: a report written there
+    must land there, never through a link the project's tree (a pull request) committed to lead elsewhere."""
+    written = Path(os.path.abspath(file))
+    top = project_root(Path.cwd())
+    return top if written.parent == top or top in written.parents else None
 
 
 def run_with_progress(engine: Engine) -> MatrixResult:

@@ -436,3 +436,15 @@ def test_a_bad_report_target_is_one_usage_line(project, cli, tmp_path):
     golden = project / "snapshots" / "_generated_train__cpu__default.yaml"
     files = cli("diff", str(golden), str(golden), "--report", f"json:{tmp_path / 'r.json'}")  # a file diff runs the engine too
     assert files.code == 0 and (tmp_path / "r.json").read_text() == cli("diff", str(golden), str(golden), "--format", "json").out
+
+
+def test_a_report_file_never_lands_through_a_link_the_project_holds(project, cli, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere")
+    (project / "out").symlink_to(outside)  # committed by a pull request; CI writes `--report json:out/...`
+    run = check(cli, "--report", "json:out/sub/r.json")
+    assert run.code == 2 and "--report json:out/sub/r.json: cannot write it" in run.err and "leads out of" in run.err
+    assert list(outside.iterdir()) == []  # nothing written there, not even a folder
+    inside = check(cli, "--report", "json:reports/r.json")
+    assert inside.code == 0 and (project / "reports" / "r.json").is_file()
+    beside = tmp_path_factory.mktemp("runner") / "summary.md"  # outside the project, as $GITHUB_STEP_SUMMARY is
+    assert check(cli, "--report", f"markdown:{beside}").code == 0 and beside.is_file()
