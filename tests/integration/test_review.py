@@ -323,12 +323,17 @@ LAUNCH_FILES = {
 }
 
 
-def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_warning(small_project, cli):
-    for name, text in LAUNCH_FILES.items():
-        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
-        (small_project / name).write_text(text, encoding="utf-8")
-    settings = small_project / "harness.toml"
+def with_launches(project, files):
+    """The small project with an entry point and launch scripts (`files`), its settings listing the scripts."""
+    for name, text in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text, encoding="utf-8")
+    settings = project / "harness.toml"
     settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+
+
+def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_warning(small_project, cli):
+    with_launches(small_project, LAUNCH_FILES)
     commit_small_project(small_project, cli, "contracts:\n  - name: lr\n    require: [trainer.effective_lr]\n")
     train = small_project / "conf" / "train.yaml"
     train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2"))  # the default under every launch moves
@@ -382,11 +387,7 @@ def test_a_base_composition_reads_pkg_search_paths_of_the_base_never_of_the_work
 
 def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_group_option(small_project, cli):
     files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main backend=tpu\n"}
-    for name, text in files.items():
-        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
-        (small_project / name).write_text(text, encoding="utf-8")
-    settings = small_project / "harness.toml"
-    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    with_launches(small_project, files)
     result = cli("--settings", "harness.toml", "check", "--case", "cmd/*", "--format", "json", cwd=small_project)
     (finding,) = [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
     assert result.code == 1 and finding["severity"] == "error" and finding["path"] == "backend"
@@ -394,11 +395,7 @@ def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_gr
 
 
 def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_lists_both(small_project, cli):
-    for name, text in LAUNCH_FILES.items():
-        (small_project / name).parent.mkdir(parents=True, exist_ok=True)
-        (small_project / name).write_text(text, encoding="utf-8")
-    settings = small_project / "harness.toml"
-    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    with_launches(small_project, LAUNCH_FILES)
     explained = cli("--settings", "harness.toml", "explain", "trainer.lr", "--case", "cmd/scripts/run.sh#2", cwd=small_project)
     assert explained.code == 0 and "conf/train.yaml:" in explained.out and str(small_project) not in explained.out, explained.out
     two = cli("--settings", "harness.toml", "explain", "trainer.lr", "--case", "train/gpu/[ds]*")
