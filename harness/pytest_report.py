@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult
+from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
 from harness.grouping import Group, Tier, group_findings
+from harness.launches import PREFIX as LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
 from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by
 from harness.reporters.text import printable
@@ -73,8 +74,13 @@ def orphan_lines(orphans: Sequence[str], details: bool) -> list[str]:
 
 
 def run_errors(result: MatrixResult) -> list[str]:
-    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers)."""
-    return [_line(g) for g in group_findings([], result.findings) if g.severity == ERROR]
+    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers), then each
+    launch command that fails (launch cases have no golden, so they have no test of their own)."""
+    lines = [_line(g) for g in group_findings([], result.findings) if g.severity == ERROR]
+    launches = [r for r in result.cases if r.case.id.startswith(LAUNCH_PREFIX) and any(fails(f) for f in r.findings)]
+    for launch in launches:
+        lines += [printable(f"{launch.case.id}: {line}") for line in error_lines(launch, [f for f in launch.findings if fails(f)])]
+    return lines
 
 
 def run_warnings(result: MatrixResult) -> list[str]:

@@ -171,3 +171,18 @@ def test_bad_contracts_file_is_a_usage_error_not_a_traceback(project: pytest.Pyt
     result.stdout.fnmatch_lines(["config-harness: *contracts.yaml:3: unknown key 'bogus'*"])
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output and "plugin.py" not in output
+
+
+def test_a_launch_that_no_longer_composes_fails_the_run_test_as_it_fails_check(project: pytest.Pytester) -> None:
+    write_tree(project.path, {
+        "app/__init__.py": "",
+        "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\n"
+                       "def main(cfg):\n    print(cfg)\n",
+        "scripts/run.sh": "python -m app.main trainer.epochs=5\npython -m app.main trainer.epoch=5\n",
+    })
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[[tool.config-harness.commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    assert run(project, "--snapshot-update").ret == 1  # the goldens are written; the broken launch still fails
+    result = run(project)
+    result.assert_outcomes(failed=1, passed=14)
+    result.stdout.fnmatch_lines(["*cmd/scripts/run.sh#2: *trainer.epoch*", "*2 launches checked of 2 found: 1 compose, 1 fail*"])
