@@ -319,17 +319,19 @@ class ComposeError(Exception):
     """A case that Hydra could not compose; the message is one line."""
 
 
-def describe_error(error: BaseException) -> str:
-    """One line for a composition failure, preferring the innermost message that names a file."""
-    messages = []
+def error_chain(error: BaseException) -> Iterator[BaseException]:
+    """The error, then what caused it (or was being handled), outermost first; each once, even in a cycle."""
     seen = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        text = " ".join(str(current).split())
-        if text:
-            messages.append(text)
+        yield current
         current = current.__cause__ or current.__context__
+
+
+def describe_error(error: BaseException) -> str:
+    """One line for a composition failure, preferring the innermost message that names a file."""
+    messages = [text for text in (" ".join(str(e).split()) for e in error_chain(error)) if text]
     chosen = next((message for message in reversed(messages) if ".yaml" in message), None)
     if chosen is None:
         chosen = messages[0] if messages else type(error).__name__
@@ -554,12 +556,7 @@ class HydraSession:
     def _entry_line(self, error: BaseException) -> str:
         """`FILE:LINE: ` of the defaults entry a composition error blames ("In 'train': Could not find 'group/x'"),
         or nothing when there is none (the option came from an override, or the error is of another kind)."""
-        texts: list[str] = []
-        cause: BaseException | None = error
-        while cause is not None and len(texts) < 8:
-            texts.append(" ".join(str(cause).split()))
-            cause = cause.__cause__ or cause.__context__
-        named = next(filter(None, (MISSING_ENTRY.search(text) for text in texts)), None)
+        named = next(filter(None, (MISSING_ENTRY.search(" ".join(str(e).split())) for e in error_chain(error))), None)
         if named is None:
             return ""
         group = named.group(2).rpartition("/")[0]

@@ -23,7 +23,7 @@ from typing import Any
 from hydra.errors import MissingConfigException
 
 from harness import hydra_compat, overrides
-from harness.compose import ComposeError, HydraSession, describe_error, pickled
+from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import is_inside
 from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
 from harness.matrix import Case
@@ -441,14 +441,7 @@ def effective_at(config: Any, key: str) -> Any:
 def _missing_config(error: BaseException) -> bool:
     """True when Hydra could not find the config an override selects (our message words it our way, so the
     exception Hydra raised decides, not the text)."""
-    cause: BaseException | None = error
-    for _ in range(8):
-        if cause is None:
-            return False
-        if isinstance(cause, MissingConfigException):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return False
+    return any(isinstance(cause, MissingConfigException) for cause in error_chain(error))
 
 
 def _only_value_unknown(override: Override) -> bool:
