@@ -20,7 +20,8 @@ from harness.targets import case_rules
 def run(args: argparse.Namespace) -> int:
     head = common.settings_from(args)
     try:
-        commit = gitrepo.verify_ref(gitrepo.toplevel(head.origin), args.base)
+        top = gitrepo.toplevel(head.origin)
+        commit = gitrepo.verify_ref(top, args.base)
         base_table, base_settings = baselines.settings_at(head, commit)
         if base_settings is not None:
             base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         raise common.UsageError(str(error)) from None
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.
-    base_view = baselines.folders_at(rules.settings, gitrepo.toplevel(head.origin), commit) if rules.settings.python_sources else rules.settings
+    base_view = baselines.folders_at(rules.settings, top, commit) if rules.settings.python_sources else rules.settings
     base_rules = case_rules(base_view, read_contract_files(base_texts)).checks if base_texts is not None else ()
     run = Run(rules.settings, baseline, sourced=common.sourced(args, review=True), strict=False, review=rules,
               base_rules=base_rules, **common.contract_rules(rules.settings, args))
