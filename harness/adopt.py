@@ -78,7 +78,7 @@ class Guess:
     """What init found out about the repository before composing, and from where (said in one line each)."""
 
     version_base: str | None = None
-    version_base_reason: str = "no @hydra.main found and no Hydra 1.0/1.1-style file: this Hydra's semantics"
+    version_base_reason: str = "no @hydra.main or initialize call found and no Hydra 1.0/1.1-style file: this Hydra's semantics"
     roots_glob: tuple[str, ...] = ("*.yaml",)
     presets: tuple[tuple[str, tuple[str, ...]], ...] = (("default", ()),)
     search_path: tuple[Path, ...] = ()
@@ -330,9 +330,82 @@ def _literal(node: ast.AST | None) -> Any:
         return ...  # not a literal: the entry point computes it
 
 
-def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
-    """Every `@hydra.main(...)` (or `hydra.main(...)` call) in the repository's Python files, read with ast, never
-    imported: (file, line, {keyword: literal value, or ... when computed, absent when not given})."""
+# Every way an application starts Hydra, and the positional parameters of each (Hydra 1.3's signatures).
+HYDRA_STARTS = {
+    "main": ("config_path", "config_name", "version_base"),
+    "initialize": ("config_path", "job_name", "caller_stack_depth", "version_base"),
+    "initialize_config_dir": ("config_dir", "job_name", "version_base"),
+    "initialize_config_module": ("config_module", "job_name", "version_base"),
+}
+
+
+@dataclass(frozen=True)
+class HydraCall:
+    """One place an application starts Hydra (`@hydra.main`, `initialize`, `initialize_config_dir`,
+    `initialize_config_module`), read with ast: its literal arguments (`...` when computed, absent when not given)."""
+
+    path: Path
+    line: int
+    kind: str
+    arguments: tuple[tuple[str, Any], ...]
+
+    @property
+    def keywords(self) -> dict[str, Any]:
+        return dict(self.arguments)
+
+    @property
+    def shown(self) -> str:
+        return "@hydra.main" if self.kind == "main" else self.kind
+
+
+def _hydra_names(tree: ast.AST) -> tuple[dict[str, str], set[str]]:
+    """The names a module binds to Hydra's starts (`from hydra import initialize as init`: init -> initialize)
+    and to `compose`, and the names bound to the `hydra` module itself."""
+    starts: dict[str, str] = {}
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "hydra":
+            for alias in node.names:
+                if alias.name in HYDRA_STARTS or alias.name == "compose":
+                    starts[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "hydra")
+    return starts, modules
+
+
+def _called(func: ast.AST, starts: dict[str, str], modules: set[str]) -> str | None:
+    """Which of Hydra's functions a call's target is (`hydra.initialize`, an imported `initialize`), or None."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in modules:
+        return func.attr if func.attr in HYDRA_STARTS or func.attr == "compose" else None
+    return starts.get(func.id) if isinstance(func, ast.Name) else None
+
+
+def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
+    starts, modules = _hydra_names(tree)
+    if not starts and not modules:
+        return []
+    found = []
+    scopes = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]
+    for scope in scopes:
+        body = [node for statement in getattr(scope, "body", []) for node in ast.walk(statement)]
+        names = [_called(node.func, starts, modules) for node in body if isinstance(node, ast.Call)]
+        calls = [node for node in body if isinstance(node, ast.Call)]
+        # `compose(config_name=...)` beside an initialize names the config the application composes.
+        composed = [_literal(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
+                    for call, name in zip(calls, names, strict=True) if name == "compose"]
+        for call, name in zip(calls, names, strict=True):
+            if name not in HYDRA_STARTS or any(f.line == call.lineno and f.path == path for f in found):
+                continue
+            arguments = {HYDRA_STARTS[name][position]: _literal(value) for position, value in enumerate(call.args[:len(HYDRA_STARTS[name])])}
+            arguments.update({k.arg: _literal(k.value) for k in call.keywords if k.arg})
+            if name != "main" and "config_name" not in arguments and composed:
+                arguments["config_name"] = composed[0]
+            found.append(HydraCall(path, call.lineno, name, tuple(arguments.items())))
+    return found
+
+
+def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
+    """Every place the repository's Python files start Hydra, read with ast, never imported, in file order."""
     found = []
     skipped = {".git", ".venv", "venv", "node_modules", "site-packages", ".cache", "__pycache__", ".tox"}
     files = 0
@@ -350,15 +423,13 @@ def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, di
                 tree = ast.parse(text)
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Call) and _is_hydra_main(node.func):
-                    found.append((path, node.lineno, {k.arg: _literal(k.value) for k in node.keywords if k.arg}))
+            found += sorted(_calls_in(tree, path), key=lambda call: call.line)
     return found
 
 
-def _is_hydra_main(func: ast.AST) -> bool:
-    return (isinstance(func, ast.Attribute) and func.attr == "main" and isinstance(func.value, ast.Name)
-            and func.value.id == "hydra")
+def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
+    """Every `@hydra.main(...)` in the repository: (file, line, its literal arguments)."""
+    return [(call.path, call.line, call.keywords) for call in hydra_calls(repository, limit) if call.kind == "main"]
 
 
 def _major_minor(value: Any) -> str | None:
@@ -369,32 +440,67 @@ def _major_minor(value: Any) -> str | None:
     return version if version in VERSION_BASES else ("1.1" if version < "1.1" else VERSION_BASES[-1])
 
 
-def guess_version_base(config_dir: Path, repository: Path, roots: Sequence[str]) -> tuple[str | None, str]:
-    """The version_base the application's @hydra.main uses for this config folder, and the one-line reason.
+def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
+    """The config folder a call names (`...` when computed, None when it names none)."""
+    arguments = call.keywords
+    if call.kind == "initialize_config_module":
+        module = arguments.get("config_module")
+        return (repository / module.replace(".", "/")).resolve() if isinstance(module, str) else ...
+    if call.kind == "initialize_config_dir":
+        folder = arguments.get("config_dir")
+        return Path(folder).resolve() if isinstance(folder, str) and os.path.isabs(folder) else ...
+    config_path = arguments.get("config_path", "." if call.kind == "main" else None)
+    if config_path is None or config_path is ...:
+        return config_path
+    return (call.path.parent / config_path).resolve() if isinstance(config_path, str) else ...
 
-    An entry point matches when its literal `config_path` is this folder, or (computed path) its `config_name`
-    is one of the roots. Without `version_base=` Hydra assumes 1.1. Without an entry point, files in Hydra
-    1.0/1.1 style (`# @package _group_` or `_name_` headers) mean 1.1, anything else this Hydra's semantics.
+
+def _shown_version(version: str | None) -> str:
+    return "None" if version is None else repr(version)
+
+
+@dataclass(frozen=True)
+class EntryGuess:
+    """The Hydra start init read for a config folder: its version_base, the reason in one line, and its file."""
+
+    version_base: str | None
+    reason: str
+    entry_file: Path | None = None
+
+
+def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], launches: Counter[Path] | None = None) -> EntryGuess:
+    """The version_base of the way the application starts Hydra for this folder, and the one-line reason.
+
+    A call matches when its literal config folder is this folder, or (computed folder) its `config_name` is one
+    of the roots. Without `version_base=` Hydra assumes 1.1. When calls disagree, the one whose file most launch
+    scripts run decides (`launches`: entry file -> launches), then the most calls. Without any call, files in
+    Hydra 1.0/1.1 style (`# @package _group_` or `_name_` headers) mean 1.1, anything else this Hydra's semantics.
     """
     names = {root.removesuffix(".yaml") for root in roots}
-    votes: Counter[str | None] = Counter()
-    where: dict[str | None, str] = {}
-    for path, line, keywords in hydra_mains(repository):
-        config_path, config_name = keywords.get("config_path"), keywords.get("config_name")
-        by_path = isinstance(config_path, str) and (path.parent / config_path).resolve() == config_dir
-        by_name = config_path is ... and isinstance(config_name, str) and config_name.removesuffix(".yaml") in names
-        if not (by_path or by_name):
-            continue
-        value = keywords.get("version_base", "1.1")
-        if value is ...:
-            continue  # computed where it runs: nothing to read here
-        version = None if value is None else _major_minor(value)
-        votes[version] += 1
-        where.setdefault(version, f"{_relative(path, repository)}:{line}")
-    if votes:
-        version, count = votes.most_common(1)[0]
-        shown = "None" if version is None else repr(version)
-        return version, f"version_base {shown} as @hydra.main at {where[version]} ({count} entry point(s) agree)"
+    launches = launches or Counter()
+    matching: list[tuple[HydraCall, str | None]] = []
+    for call in hydra_calls(repository):
+        folder, config_name = _call_folder(call, repository), call.keywords.get("config_name")
+        by_path = isinstance(folder, Path) and folder == config_dir
+        by_name = folder is ... and isinstance(config_name, str) and config_name.removesuffix(".yaml") in names
+        value = call.keywords.get("version_base", "1.1")
+        if (by_path or by_name) and value is not ...:  # a computed version_base: nothing to read here
+            matching.append((call, None if value is None else _major_minor(value)))
+    if matching:
+        votes = Counter(version for _, version in matching)
+        # The call most launches run decides; among equals, the version most calls agree on, then file order.
+        call, version = max(matching, key=lambda item: (launches[item[0].path.resolve()], votes[item[1]]))
+        used = launches[call.path.resolve()]
+        why = f"the entry point {used} launch(es) run; " if used else ""
+        kinds = "entry point(s)" if all(c.kind == "main" for c, _ in matching) else "call(s)"
+        if len(votes) == 1:
+            count = f"{votes[version]} {kinds} agree"
+        else:
+            first = {v: next(f"{_relative(c.path, repository)}:{c.line}" for c, w in matching if w == v) for v in votes}
+            count = f"the {kinds} disagree: " + ", ".join(
+                f"{n} say {_shown_version(v)}" + ("" if v == version else f" (first at {first[v]})") for v, n in sorted(votes.items(), key=lambda item: (item[0] != version, -item[1])))
+        reason = f"version_base {_shown_version(version)} as {call.shown} at {_relative(call.path, repository)}:{call.line} ({why}{count})"
+        return EntryGuess(version, reason, call.path)
     for path in sorted(config_dir.rglob("*.yaml")):
         try:
             header = header_of(read_text(path)[:512])
@@ -402,8 +508,14 @@ def guess_version_base(config_dir: Path, repository: Path, roots: Sequence[str])
             continue
         package = header.get("package") or ""
         if "_group_" in package or "_name_" in package:
-            return "1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header"
-    return None, Guess.version_base_reason
+            return EntryGuess("1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header")
+    return EntryGuess(None, Guess.version_base_reason)
+
+
+def guess_version_base(config_dir: Path, repository: Path, roots: Sequence[str]) -> tuple[str | None, str]:
+    """The version_base the application uses for this config folder, and the one-line reason (read_entry_points)."""
+    guess = read_entry_points(config_dir, repository, roots)
+    return guess.version_base, guess.reason
 
 
 def toml_string(text: str) -> str:
@@ -535,6 +647,42 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
 
+def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
+    """`python_sources` for the package that holds the entry point, when it lies below the settings file's folder
+    (`verl` for verl/trainer/main_ppo.py): `_target_` paths resolve into it, read with ast, never imported."""
+    package = _package_around(entry.entry_file.parent, base) if entry.entry_file is not None else None
+    return [_relative(package, base)] if package is not None else []
+
+
+def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Path]:
+    """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
+    the entry point most launches use is the application's own, not a helper beside it."""
+    from harness.launches import Project
+    from harness.shell import launches_in
+
+    project = Project(base, config_dir, {})
+    counts: Counter[Path] = Counter()
+    scripts = 0
+    for folder, subfolders, files in os.walk(base):
+        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder, name)
+            if not name.endswith(".sh") or path.is_symlink() or scripts >= limit:
+                continue
+            scripts += 1
+            try:
+                data = read_bytes(path, limit=1024 * 1024)
+            except (OSError, InputLimitError):
+                continue
+            if b"-m" not in data and b"python" not in data:
+                continue
+            for launch in launches_in(path.relative_to(base).as_posix(), data, project.is_entry):
+                entry = project.entry_file(launch.entry, launch.is_module)
+                if entry is not None:
+                    counts[entry.resolve()] += 1
+    return counts
+
+
 def adopt(
     config_dir: Path,
     settings_file: Path,
@@ -583,15 +731,18 @@ def adopt(
         if chosen is not None and chosen not in VERSION_BASES:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
-    else:
-        found, reason = guess_version_base(config_dir, project_root(base), candidate_roots(config_dir, globs))
-        guess = replace(guess, version_base=found, version_base_reason=reason)
+    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launch_counts(base, config_dir))
+    if version_base is None:
+        guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 
     discovery = discover(config_dir, engine_group, cache_dir, guess)
     table = settings_table(
         discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
         guess, [_relative(folder, base) for folder in folders],
     )
+    sources = python_sources_of(entry, base)
+    if sources:
+        table["python_sources"] = sources
     script_globs = command_globs(base, config_dir)
     if script_globs:
         table["commands"] = [{"glob": pattern} for pattern in script_globs]
@@ -641,6 +792,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     lines.append(f"  presets       {', '.join(presets)}")
     if table.get("commands"):
         lines.append(f"  commands      {', '.join(entry['glob'] for entry in table['commands'])} (launch scripts, parsed, never run)")
+    if table.get("python_sources"):
+        lines.append(f"  python_sources {', '.join(table['python_sources'])} (the entry point's package: `_target_` classes read with ast, never imported)")
     lines.append(f"  snapshot_dir  {table['snapshot_dir']}")
     contracts_state = "new, empty" if adoption.contracts_created else "kept as it was"
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")

@@ -151,3 +151,32 @@ def test_init_gives_one_short_reason_and_the_rest_with_verbose(tmp_path, cli):
     (line,) = [line for line in short.splitlines() if line.startswith("left out broken")]
     assert line == "left out broken: does not compose: conf/broken.yaml:2: In 'broken': 'tpu' is not an option of backend; did you mean 'gpu'? (options: cpu, gpu)"
     assert "search path" not in (project / "a.toml").read_text()
+
+
+def test_init_reads_initialize_calls_and_picks_the_entry_point_most_launches_run(tmp_path, cli):
+    project = adoptable(tmp_path)
+    write_tree(project, {"app/infer.py": """
+        from hydra import compose, initialize as start
+
+        def load():
+            with start(version_base="1.1", config_path="../conf"):
+                return compose(config_name="train")
+        """})
+    result = cli("init", "--config-dir", "conf", "--settings", "a.toml", cwd=project)
+    assert tomllib.loads((project / "a.toml").read_text())["version_base"] == "1.1"  # never this Hydra's 1.3 silently
+    assert "hydra         version_base '1.1' as initialize at app/infer.py:4 (1 call(s) agree)" in result.out
+
+    # A helper (found first) disagrees with the entry point the launch scripts run: the launches decide, and the
+    # entry point's package becomes python_sources.
+    write_tree(project, {
+        "aaa/merge.py": "import hydra\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n",
+        "app/__init__.py": "",
+        "app/train.py": "import hydra\n\n@hydra.main(config_path='../conf', config_name='train', version_base='1.2')\ndef main(cfg):\n    pass\n",
+        "examples/run.sh": "python -m app.train backend=gpu\npython3 app/train.py backend=cpu\n",
+    })
+    result = cli("init", "--config-dir", "conf", "--settings", "b.toml", cwd=project)
+    table = tomllib.loads((project / "b.toml").read_text())
+    assert table["version_base"] == "1.2" and table["python_sources"] == ["app"]
+    assert ("hydra         version_base '1.2' as @hydra.main at app/train.py:3 (the entry point 2 launch(es) run; the call(s) "
+            "disagree: 1 say '1.2', 1 say None (first at aaa/merge.py:3), 1 say '1.1' (first at app/infer.py:4))") in result.out
+    assert cli("--settings", "b.toml", "generate").code == 0
