@@ -31,6 +31,7 @@ from harness.confine import (
     UnsafeInput,
     config_problem,
     project_root,
+    resolved_search_path,
     search_path_problem,
     uses_resolver,
     within,
@@ -458,6 +459,7 @@ class HydraSession:
         self.state = self._guards.enter_context(Session()) if not current().installed else current()
         self.state.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
         self._guards.enter_context(hydra_compat.sources_standing_in(GUARDED_SOURCES))
+        self._guards.enter_context(hydra_compat.search_path_resolved(self._resolved_search_path))
         extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
         hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
         # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
@@ -472,6 +474,7 @@ class HydraSession:
         self.composed_fresh: list[tuple[str, tuple[str, ...]]] = []  # compositions not taken from the cache
         self.sharing = True  # share Hydra's repeated work between compositions (off on the plain path)
         self._heads: dict = {}
+        self._own_search_path: dict[str, bool] = {}
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
         return self
 
@@ -481,6 +484,27 @@ class HydraSession:
         self.state.anchor = ""
         GlobalHydra.instance().clear()
         self._guards.close()
+
+    def _resolved_search_path(self, config_name: str, entries: list[Any]) -> tuple[list[str], dict[str, str]]:
+        """A primary config's `hydra.searchpath` as Hydra would use it: `${oc.env:NAME}` read (and recorded, so a
+        cached composition keys on it), each entry checked; the error names the file, the entry and the variable."""
+        try:
+            resolved = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment)
+        except UnsafeInput as error:
+            raise ConfigCompositionException(f"{hydra_compat.config_file_name(config_name)}: hydra.searchpath: {error}") from None
+        return resolved, {new: str(old) for new, old in zip(resolved, entries, strict=True) if new != old}
+
+    def _has_own_search_path(self, config_name: str) -> bool:
+        """True when the config file sets `hydra.searchpath` (asked once per config name and session)."""
+        if config_name not in self._own_search_path:
+            try:
+                loaded = self.loader.repository.load_config(config_name)
+            except Exception:  # unreadable: the full compose reports it
+                loaded = None
+            config = loaded.config if loaded is not None else None
+            hydra = hydra_compat.child_node(config, "hydra") if isinstance(config, DictConfig) else None
+            self._own_search_path[config_name] = isinstance(hydra, DictConfig) and "searchpath" in hydra
+        return self._own_search_path[config_name]
 
     @property
     def loader(self) -> Any:
@@ -680,7 +704,10 @@ class HydraSession:
                 return stem.config, stem.hydra
             if stem.blob is None:
                 stem.blob = pickled(stem.config)
-            derived = self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
+            # A root with a `hydra.searchpath` of its own has groups the session's loader does not list: a preset
+            # `+opt=adam` may select one there, so only a full compose answers as Hydra does.
+            derived = None if self._has_own_search_path(case.config_name) else self.apply_value_overrides(
+                stem.config, case.preset_overrides, stem.blob)
             if derived is not None:
                 return bounded(derived), stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
         # A group-selecting preset, or one that might repair a broken stem, goes through full compose.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,47 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
     return outside_problem(Path(location).absolute(), scope, f"search path entry {entry!r}:")
 
 
+# `${oc.env:NAME}` or `${oc.env:NAME,default}` in a search path entry: the one environment read an entry may make.
+ENV_READ = re.compile(r"\$\{\s*oc\.env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,([^${}]*))?\}")
+
+
+def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[str], str | None]) -> list[str]:
+    """A config's `hydra.searchpath` entries with their `${oc.env:NAME}` reads resolved (as Hydra resolves them),
+    each then checked as any entry is; UnsafeInput (one line) for an entry that may not be used.
+
+    The environment may choose a folder only inside the project, and its value is never shown: a message names
+    the entry as written and the variable. An unset variable without a default is an error naming both.
+    """
+    resolved = []
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise UnsafeInput(f"search path entry {entry!r} is not a string")
+        names: list[str] = []
+
+        def value(match: re.Match[str], names: list[str] = names, entry: str = entry) -> str:
+            name, default = match.group(1), match.group(2)
+            found = read_env(name)
+            names.append(name)
+            if found is None and default is None:
+                raise UnsafeInput(f"search path entry {entry!r} reads the environment variable {name}, which is not set; "
+                                  f"set it, or replace the search path in a preset (hydra.searchpath=[...])")
+            return found if found is not None else default.strip().strip("'\"")
+
+        text = ENV_READ.sub(value, entry)
+        if "${" in ENV_READ.sub("", entry):
+            raise UnsafeInput(f"search path entry {entry!r} uses an interpolation other than ${{oc.env:NAME}}; "
+                              "only an environment variable may choose the folder, inside the project")
+        problem = search_path_problem(text, scope)
+        if problem and names:
+            # The message must not show the value: name the entry as written and the variables it read.
+            problem = (f"search path entry {entry!r} names, with the value of {', '.join(sorted(set(names)))} (not shown), "
+                       f"a folder outside the project {scope[0]} or not a folder; it is not read")
+        if problem:
+            raise UnsafeInput(problem)
+        resolved.append(text)
+    return resolved
+
+
 def project_package_folder(name: str, scope: Scope) -> Path | None:
     """The folder of the project's own package `name` (`verl.trainer.config`): below the working folder, where
     `python -m` run from the project's root finds it, when it is there and lies inside `scope` (links followed).
@@ -120,7 +162,7 @@ def _entry_texts(entry: Any) -> list[str]:
 
 
 def config_problem(config: Any, scope: Scope) -> str | None:
-    """Why a config file's `defaults` list or `hydra.searchpath` may not be used, or None.
+    """Why a config file's `defaults` list may not be used, or None.
 
     Hydra resolves interpolations in defaults entries for real (`- backend: ${oc.env:TOKEN}`), so a resolver
     there would let the environment pick the composed file and put its value into error messages.
@@ -135,11 +177,6 @@ def config_problem(config: Any, scope: Scope) -> str | None:
         for text in _entry_texts(entry):
             if uses_resolver(text):
                 return f"defaults entry {text!r} calls a resolver; the environment must not choose which file is composed"
-    hydra_node = hydra_compat.child_node(config, "hydra")
-    hydra: Any = OmegaConf.to_container(hydra_node, resolve=False) if isinstance(hydra_node, DictConfig) else {}
-    searchpath = hydra.get("searchpath")
-    for entry in searchpath if isinstance(searchpath, list) else []:
-        problem = search_path_problem(entry, scope)
-        if problem:
-            return f"hydra.searchpath: {problem}"
+    # `hydra.searchpath` is checked where Hydra builds the search path (resolved_search_path), after the overrides:
+    # an override replaces the config's entries, which Hydra then never reads.
     return None

@@ -78,6 +78,7 @@ __all__ = [
     "source_subclass",
     "source_types",
     "sources_standing_in",
+    "search_path_resolved",
     "start_hydra",
     "written_at",
 ]
@@ -238,6 +239,54 @@ def recording_defaults_lists() -> Iterator[list[Any]]:
         yield recorded
     finally:
         loader_module.create_defaults_list = original
+
+
+class _SearchPathStandIn:
+    """What Hydra's search path step asks of a `hydra.searchpath` override: its key and its (resolved) entries."""
+
+    def __init__(self, entries: list[str]) -> None:
+        self.entries = entries
+
+    def get_key_element(self) -> str:
+        return "hydra.searchpath"
+
+    def value(self) -> list[str]:
+        return self.entries
+
+
+@contextmanager
+def search_path_resolved(resolve: Callable[[str, list[Any]], tuple[list[str], dict[str, str]]]) -> Iterator[None]:
+    """While active, a primary config's own `hydra.searchpath` is handed to `resolve(config_name, entries as written)`,
+    which checks them and returns the entries to use (and resolved -> written, for Hydra's warnings), before Hydra
+    builds the search path from them. An override of `hydra.searchpath` replaces the config's entries, as in Hydra:
+    they are then never read. Nothing else of Hydra's step changes."""
+    original = ConfigLoaderImpl._process_config_searchpath
+
+    def process(self: ConfigLoaderImpl, config_name: str | None, parsed_overrides: list[Any], repo: Any) -> None:
+        shown: dict[str, str] = {}
+        if config_name is not None and not any(v.get_key_element() == "hydra.searchpath" for v in parsed_overrides):
+            loaded = repo.load_config(config_path=config_name)
+            config = loaded.config if loaded is not None else None
+            hydra = child_node(config, "hydra") if isinstance(config, DictConfig) else None
+            node = child_node(hydra, "searchpath") if isinstance(hydra, DictConfig) else None
+            written = OmegaConf.to_container(node, resolve=False) if OmegaConf.is_list(node) else None
+            if isinstance(written, list):
+                entries, shown = resolve(config_name, written)
+                parsed_overrides = [_SearchPathStandIn(entries), *parsed_overrides]  # a copy: the caller's list stays
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            original(self, config_name, parsed_overrides, repo)
+        for warning in caught:  # Hydra's "path=... is not available", with each entry as written
+            message = str(warning.message)
+            for resolved, text in shown.items():
+                message = message.replace(f"path={resolved.partition('://')[2] or resolved} ", f"path={text} ")
+            warnings.warn(message, warning.category, stacklevel=2)
+
+    ConfigLoaderImpl._process_config_searchpath = process  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ConfigLoaderImpl._process_config_searchpath = original  # type: ignore[method-assign]
 
 
 def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:

@@ -203,12 +203,28 @@ class RecordingSource(ConfigSource):
         return answer
 
 
+def environment_answer(name: str) -> str | None:
+    """What a trace records of an environment variable: a digest of its value (None when unset). A cached entry
+    never holds the value itself, and an entry is reused only while the value is the same."""
+    value = os.environ.get(name)
+    return None if value is None else hashlib.blake2b(value.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def read_environment(name: str) -> str | None:
+    """An environment variable's value for a composition (a search path entry's `${oc.env:NAME}`), recorded in the
+    composition's trace so a cached composition is reused only while the value is the same."""
+    recorder = current().recorder
+    if recorder is not None:
+        recorder.note((ENV, "", "get", name), environment_answer(name))
+    return os.environ.get(name)
+
+
 def _recording_resolver(name: str, resolver: Callable[..., Any]) -> Callable[..., Any]:
     def resolve(config: Any, parent: Any, node: Any, args: tuple, args_str: tuple) -> Any:
         recorder = current().recorder
         if recorder is not None:
             if name in ENV_RESOLVERS and args and isinstance(args[0], str):
-                recorder.note((ENV, "", "get", args[0]), os.environ.get(args[0]))
+                recorder.note((ENV, "", "get", args[0]), environment_answer(args[0]))
             elif name not in PURE_RESOLVERS:
                 recorder.cacheable = False
         return resolver(config, parent, node, args, args_str)
@@ -253,7 +269,7 @@ class Replayer:
             if query in stable:
                 self._answers[query] = stable[query]
             elif scheme == ENV:
-                self._answers[query] = os.environ.get(argument)
+                self._answers[query] = environment_answer(argument)
             elif scheme == PACKAGE_FOLDER:
                 folder = package_folder(argument)
                 self._answers[query] = None if folder is None else str(folder)

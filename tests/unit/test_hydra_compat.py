@@ -55,6 +55,25 @@ def test_start_hydra_applies_version_base(tmp_path):
             GlobalHydra.instance().clear()
 
 
+def test_search_path_resolved_hands_over_the_primary_configs_entries_unless_an_override_replaces_them(tmp_path):
+    conf = write_tree(tmp_path, {"c.yaml": "hydra:\n  searchpath: ['file://${oc.env:SP_DIR}']\nx: 1\n", "extra/g/a.yaml": "y: 2\n"})
+    asked = []
+
+    def resolve(config_name, entries):
+        asked.append((config_name, entries))
+        return [f"file://{conf / 'extra'}"], {}
+
+    hydra_compat.start_hydra(f"file://{conf}")
+    try:
+        with hydra_compat.search_path_resolved(resolve):
+            assert OmegaConf.to_container(compose("c", ["+g=a"])) == {"x": 1, "g": {"y": 2}}  # found in the resolved folder
+            assert asked == [("c", ["file://${oc.env:SP_DIR}"])]  # as written: never resolved by OmegaConf here
+            assert OmegaConf.to_container(compose("c", ["hydra.searchpath=[]"])) == {"x": 1}
+            assert len(asked) == 1  # the override replaced the entries: they were never read
+    finally:
+        GlobalHydra.instance().clear()
+
+
 def test_register_source_serves_its_scheme(tmp_path):
     conf = write_tree(tmp_path, TREE)
     hydra_compat.register_source(CachedFileConfigSource)
