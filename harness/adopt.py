@@ -97,6 +97,8 @@ class Adoption:
     snapshot_dir: Path
     notes: tuple[str, ...] = field(default=())
     guess: Guess = field(default_factory=Guess)
+    suggestion_taken: str | None = None  # the engine group init suggested and wrote itself
+    nested_reason: str | None = None  # why an engine group's nested options became presets
 
 
 def _one_line(text: str) -> str:
@@ -130,6 +132,15 @@ def candidate_roots(config_dir: Path, globs: Sequence[str]) -> list[str]:
     return sorted(names)
 
 
+def offered_roots(config_dir: Path, guess: Guess) -> list[str]:
+    """Candidate roots of the config folder and of each `--search-path` folder (a SearchPathPlugin's own roots,
+    sail-on-client's `test_config`), sorted; Hydra finds each through the search path."""
+    names = set(candidate_roots(config_dir, guess.roots_glob))
+    for folder in guess.search_path:
+        names.update(candidate_roots(folder, guess.roots_glob))
+    return sorted(names)
+
+
 def _composes_with_every_preset(session: HydraSession, name: str, guess: Guess) -> str | None:
     """None when the config composes with every preset; else the one-line reason."""
     for preset, overrides in guess.presets:
@@ -151,7 +162,7 @@ def discover(
     with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
         # Hydra warns about every Hydra 1.0-style file under version_base 1.1: the application chose that style.
         warnings.simplefilter("ignore", UserWarning)
-        for name in candidate_roots(config_dir, guess.roots_glob):
+        for name in offered_roots(config_dir, guess):
             if name.rsplit("/", 1)[-1].startswith(GOLDEN_PREFIX):
                 left_out.append(LeftOut(name, f"a generated file ({GOLDEN_PREFIX}*), not a config to compose"))
                 continue
@@ -647,6 +658,60 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
 
+def take_suggestion(config_dir: Path, discovery: Discovery, cache_dir: Path | None, guess: Guess) -> tuple[str | None, str | None, Discovery]:
+    """The discovery with the suggested engine group applied (one step: the user does not run init again), or the
+    discovery as it was when the group cannot be the engine after all."""
+    group = discovery.suggested_group
+    try:
+        return group, group, discover(config_dir, group, cache_dir, guess)
+    except AdoptError:
+        return None, None, discovery
+
+
+def nested_options(session: HydraSession, group: str, below: str = "") -> list[str]:
+    """The options in the group's subfolders, as an override names them (`tasks/spec/validate` for `task`), sorted."""
+    found = []
+    folder = f"{group}/{below}".rstrip("/")
+    for sub in sorted(session.loader.list_groups(folder)):
+        path = f"{below}/{sub}".lstrip("/")
+        found += [f"{path}/{option}" for option in session.group_options(f"{group}/{path}")]
+        found += nested_options(session, group, path)
+    return sorted(found)
+
+
+def nested_presets(
+    config_dir: Path, group: str, cache_dir: Path | None, guess: Guess
+) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], str] | None:
+    """Presets `GROUP=OPTION` (and the reason) when the engine group has options in subfolders (dau-build's
+    `task=tasks/spec/validate`), else None.
+
+    Engines stay names without '/': a case id is `<root>/<engine>/<preset>` and a golden name joins the three with
+    `__`, so an engine `tasks/spec/validate` would need an encoding that no reader of a case id could undo for
+    names that hold the encoding itself (an option may be called `tasks.spec`). A preset carries the option
+    verbatim in its override instead; its name is the option with '/' written '.'.
+    """
+    with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
+        warnings.simplefilter("ignore", UserWarning)
+        nested = nested_options(session, group)
+        direct = session.group_options(group) if nested else []
+    if not nested:
+        return None
+    options = sorted([*direct, *nested])
+    names = [option.replace("/", ".") for option in options]
+    for name in names:
+        try:
+            check_name(name, "preset")
+        except SettingsError as error:
+            raise AdoptError(f"engine group {group!r}: {_one_line(str(error))}") from None
+    if len(set(names)) < len(names):
+        raise AdoptError(f"engine group {group!r}: two options would name the same preset ({', '.join(sorted(names))})")
+    presets = (*guess.presets, *((name, (f"{group}={option}",)) for name, option in zip(names, options, strict=True)))
+    shown = ", ".join(options[:3]) + (f", ... ({len(options)} in all)" if len(options) > 3 else "")
+    reason = (f"engine group {group!r} has options in subfolders ({shown}): written as presets {group}=OPTION, since an engine "
+              "name holds no '/' (case ids and golden names are split on it)")
+    return presets, reason
+
+
 def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     """`python_sources` for the package that holds the entry point, when it lies below the settings file's folder
     (`verl` for verl/trainer/main_ppo.py): `_target_` paths resolve into it, read with ast, never imported."""
@@ -695,6 +760,7 @@ def adopt(
     presets: Sequence[str] = (),
     search_path: Sequence[Path] = (),
     verbose: bool = False,
+    suggest: bool = True,
 ) -> Adoption:
     """Discover the matrix of `config_dir`, then write the settings, an empty contracts file and the snapshot folder.
 
@@ -735,7 +801,14 @@ def adopt(
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 
+    nested = nested_presets(config_dir, engine_group, cache_dir, guess) if engine_group is not None else None
+    if nested is not None:
+        # Presets instead of engines: taking a suggestion would undo what was asked.
+        guess, engine_group, suggest = replace(guess, presets=nested[0]), None, False
     discovery = discover(config_dir, engine_group, cache_dir, guess)
+    taken = None
+    if suggest and engine_group is None and discovery.suggested_group is not None:
+        engine_group, taken, discovery = take_suggestion(config_dir, discovery, cache_dir, guess)
     table = settings_table(
         discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
         guess, [_relative(folder, base) for folder in folders],
@@ -754,6 +827,10 @@ def adopt(
         raise AdoptError(f"nothing written: {_one_line(str(error))}") from None
     comments = ["Written by `config-harness init`; every key is described in config-harness's README (Settings)."]
     comments.append(guess.version_base_reason)
+    if taken:
+        comments.append(f"engine_group {taken!r}: init's suggestion (most roots select it and all its options compose)")
+    if nested is not None:
+        comments.append(nested[1])
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
     text = toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments])
@@ -769,7 +846,8 @@ def adopt(
         write_atomic(contracts_file, EMPTY_CONTRACTS)
     snapshot_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(settings_file, data)
-    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess)
+    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess,
+                    taken, nested[1] if nested is not None else None)
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:
@@ -781,7 +859,9 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
-        lines.append(f"  engines       {', '.join(found.engines)} (options of {table['engine_group']})")
+        taken = (f"; init's suggestion, taken: most roots select it and all its options compose (--no-engine-group "
+                 "for one engine)") if adoption.suggestion_taken else ""
+        lines.append(f"  engines       {', '.join(found.engines)} (options of {table['engine_group']}{taken})")
     same_as = dict(found.same_as)
     plain_routes = [name for name in found.routes if name not in same_as]
     if plain_routes:
@@ -804,6 +884,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     if found.suggested_group is not None:
         lines.append(f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
                      f"options compose; run init again with --engine-group {found.suggested_group}")
+    if adoption.nested_reason:
+        lines.append(f"note: {adoption.nested_reason}")
     lines += [f"note: {note}" for note in adoption.notes]
     settings_flag = "" if adoption.settings_file.name == "pyproject.toml" else f"--settings {shown(adoption.settings_file)} "
     lines.append(f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "

@@ -54,8 +54,34 @@ def option_hint(message: str) -> str | None:
         return None
     options = found["options"].split()
     where = message[: found.start()].strip()
+    plugin = plugin_hint(found["group"], found["option"])
+    if plugin:
+        return f"{where + ' ' if where else ''}{found['option']!r} is not an option of {found['group']}: {plugin}"
     return (f"{where + ' ' if where else ''}{found['option']!r} is not an option of {found['group']}"
             f"{did_you_mean(found['option'], options)} (options: {', '.join(options)})")
+
+
+# Options of Hydra's own groups that only a plugin package provides (its configs come with it): what to install.
+PLUGIN_OPTIONS = {
+    **{(group, "colorlog"): "hydra-colorlog" for group in ("hydra/job_logging", "hydra/hydra_logging")},
+    **{("hydra/launcher", name): "hydra-submitit-launcher" for name in ("submitit_local", "submitit_slurm")},
+    ("hydra/launcher", "joblib"): "hydra-joblib-launcher",
+    ("hydra/launcher", "ray"): "hydra-ray-launcher",
+    ("hydra/launcher", "ray_aws"): "hydra-ray-launcher",
+    ("hydra/launcher", "rq"): "hydra-rq-launcher",
+    ("hydra/sweeper", "optuna"): "hydra-optuna-sweeper",
+    ("hydra/sweeper", "ax"): "hydra-ax-sweeper",
+    ("hydra/sweeper", "nevergrad"): "hydra-nevergrad-sweeper",
+}
+PLUGIN_GROUPS = {"hydra/sweeper/sampler": "hydra-optuna-sweeper"}
+
+
+def plugin_hint(group: str, option: str) -> str:
+    """`it comes from the Hydra plugin hydra-colorlog (...)` for an option (or a group) only a plugin provides, else ""."""
+    package = PLUGIN_OPTIONS.get((group, option)) or PLUGIN_GROUPS.get(group)
+    if package is None:
+        return ""
+    return f"it comes from the Hydra plugin {package} (install it beside config-harness)"
 
 
 def override_hint(message: str, tree: object) -> str | None:

@@ -107,7 +107,7 @@ def test_init_reads_version_base_from_the_entry_point_and_else_from_the_files(tm
 
     (project / "app" / "main.py").unlink()
     (project / "conf" / "optimizer" / "adam.yaml").write_text("# @package _group_\nname: adam\n")
-    result = cli("init", "--config-dir", "conf", "--settings", "b.toml")
+    result = cli("init", "--config-dir", "conf", "--settings", "b.toml", "--no-engine-group")
     assert tomllib.loads((project / "b.toml").read_text())["version_base"] == "1.1"
     assert "optimizer/adam.yaml has a Hydra 1.0-style '# @package _group_' header" in result.out
     assert cli("--settings", "b.toml", "generate").code == 0
@@ -132,9 +132,36 @@ def test_init_roots_in_subfolders_presets_and_a_suggested_engine_group(tmp_path,
     assert result.code == 0, result.err
     table = tomllib.loads((tmp_path / "x.toml").read_text())
     assert table["roots"] == ["experiments/run"] and table["presets"] == {"a": ["task=a"]}
-    assert "suggestion: group 'backend' looks like the engine" in result.out
+    # One step: the suggested group is written as the engine group, and init says so.
+    assert table["engine_group"] == "backend"
+    assert ("engines       cpu, gpu (options of backend; init's suggestion, taken: most roots select it and all its options "
+            "compose (--no-engine-group for one engine))") in result.out
     assert cli("--settings", "x.toml", "generate").code == 0
-    assert (tmp_path / "config-harness/snapshots/_generated_experiments.run__base__a.yaml").is_file()
+    assert (tmp_path / "config-harness/snapshots/_generated_experiments.run__gpu__a.yaml").is_file()
+    kept = cli("init", "--config-dir", "conf", "--roots", "experiments/*.yaml", "--preset", "a=task=a", "--settings", "y.toml",
+               "--no-engine-group")
+    assert "engine_group" not in tomllib.loads((tmp_path / "y.toml").read_text())
+    assert "suggestion: group 'backend' looks like the engine" in kept.out
+
+
+def test_init_writes_nested_options_of_the_engine_group_as_presets_with_the_reason(tmp_path, cli):
+    write_tree(tmp_path / "conf", {
+        "config.yaml": "defaults:\n  - _self_\n  - optional task: null\nname: app\n",
+        "task/tasks/spec/validate.yaml": "# @package task\nkind: validate\n",
+        "task/tasks/spec/build.yaml": "# @package task\nkind: build\n",
+        "task/tasks/sim/simulate.yaml": "# @package task\nkind: sim\n",
+    })
+    result = cli("init", "--config-dir", "conf", "--engine-group", "task", "--settings", "x.toml", cwd=tmp_path)
+    assert result.code == 0, result.err
+    table = tomllib.loads((tmp_path / "x.toml").read_text())
+    assert "engine_group" not in table and table["presets"] == {
+        "default": [], "tasks.sim.simulate": ["task=tasks/sim/simulate"], "tasks.spec.build": ["task=tasks/spec/build"],
+        "tasks.spec.validate": ["task=tasks/spec/validate"]}
+    assert ("note: engine group 'task' has options in subfolders (tasks/sim/simulate, tasks/spec/build, tasks/spec/validate): "
+            "written as presets task=OPTION, since an engine name holds no '/' (case ids and golden names are split on it)") in result.out
+    assert cli("--settings", "x.toml", "generate").code == 0
+    golden = (tmp_path / "config-harness/snapshots/_generated_config__base__tasks.spec.validate.yaml").read_text()
+    assert "kind: validate" in golden
 
 
 def test_init_refuses_golden_name_collisions_before_writing_anything(tmp_path, cli):

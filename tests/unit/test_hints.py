@@ -62,3 +62,16 @@ def test_a_misspelled_override_key_is_named_with_the_closest_key():
     )
     far = "Could not override 'trainer.zzz'. To append to your config use +trainer.zzz=1"
     assert override_hint(far, tree) == "override trainer.zzz=1: the config has no key trainer.zzz; to add a new key, write +trainer.zzz=1"
+
+
+def test_an_option_only_a_plugin_provides_names_the_plugin_package():
+    from harness.hints import option_hint
+
+    message = ("In 'hydra/config': Could not find 'hydra/job_logging/colorlog' Available options in 'hydra/job_logging': "
+               "default disabled none stdout")
+    assert option_hint(message) == ("In 'hydra/config': 'colorlog' is not an option of hydra/job_logging: it comes from "
+                                    "the Hydra plugin hydra-colorlog (install it beside config-harness)")
+    launcher = option_hint("Could not find 'hydra/launcher/submitit_slurm' Available options in 'hydra/launcher': basic")
+    assert launcher is not None and "hydra-submitit-launcher" in launcher
+    other = option_hint("Could not find 'backend/tpu' Available options in 'backend': cpu gpu")
+    assert other is not None and "plugin" not in other  # an application's own group: the closest option, not a plugin
