@@ -859,7 +859,7 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
-        taken = (f"; init's suggestion, taken: most roots select it and all its options compose (--no-engine-group "
+        taken = ("; init's suggestion, taken: most roots select it and all its options compose (--no-engine-group "
                  "for one engine)") if adoption.suggestion_taken else ""
         lines.append(f"  engines       {', '.join(found.engines)} (options of {table['engine_group']}{taken})")
     same_as = dict(found.same_as)

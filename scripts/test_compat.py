@@ -1,8 +1,9 @@
 """Run the compose and review tests at both ends of the supported range (`make test-compat`).
 
 Two fresh virtual environments, made in a temporary folder outside the checkout: the lowest Python available
-here with the lowest allowed hydra-core, omegaconf and PyYAML (the floors in pyproject.toml), and the highest
-Python available with the highest releases the ranges allow. Each installs this checkout (not editable, so the
+here with the lowest release every declared dependency allows (the floors in pyproject.toml: hydra-core, omegaconf,
+PyYAML, tree-sitter, tree-sitter-bash and the pytest extra's), and the highest Python available with the highest
+releases the ranges allow. Each installs this checkout (not editable, so the
 environment tests what a user installs), checks that `config-harness --version` starts, and runs the tests.
 Standard library only: it runs before any environment exists.
 """
@@ -32,17 +33,22 @@ TESTS = [
     "tests/integration/test_one_engine.py",
     "tests/integration/test_schemas.py",
     "tests/integration/test_init.py",
+    "tests/unit/test_launches_unit.py",  # launch scripts through tree-sitter's bash grammar
 ]
-PINNED = ("hydra-core", "omegaconf", "PyYAML")
+# The extras whose dependencies are pinned too: the pytest plugin is part of what a user installs.
+PINNED_EXTRAS = ("pytest",)
 
 
 def requirement_ranges() -> dict[str, str]:
-    """The version ranges pyproject.toml allows for the pinned dependencies: {'hydra-core': '>=1.3.5,<1.4', ...}."""
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    """The version ranges pyproject.toml declares for every dependency of the package and of its pinned extras
+    (`{'hydra-core': '>=1.3.2,<1.4', 'tree-sitter-bash': '>=0.23.1,<0.26', ...}`): every one is pinned at both ends."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    dependencies = [*project["dependencies"], *(d for extra in PINNED_EXTRAS for d in project["optional-dependencies"][extra])]
     ranges = {}
     for dependency in dependencies:
         name, spec = re.match(r"([A-Za-z0-9_.-]+)\s*(.*)", dependency).groups()  # type: ignore[union-attr]
-        ranges[name] = spec.replace(" ", "")
+        if name != "config-harness":  # an extra naming another extra of this package
+            ranges[name] = spec.replace(" ", "")
     return ranges
 
 
@@ -105,8 +111,8 @@ def main() -> int:
     ranges = requirement_ranges()
     interpreters = pythons()
     ends = {
-        "lowest": (interpreters[0], [f"{name}=={floor(ranges[name])}" for name in PINNED]),
-        "highest": (interpreters[-1], [f"{name}{ranges[name]}" for name in PINNED]),
+        "lowest": (interpreters[0], [f"{name}=={floor(spec)}" for name, spec in ranges.items()]),
+        "highest": (interpreters[-1], [f"{name}{spec}" for name, spec in ranges.items()]),
     }
     folder = Path(tempfile.mkdtemp(prefix="config-harness-compat-"))
     try:
