@@ -373,7 +373,7 @@ def _hydra_names(tree: ast.AST) -> tuple[dict[str, str], set[str]]:
     """The names a module binds to Hydra's starts (`from hydra import initialize as init`: init -> initialize)
     and to `compose`, and the names bound to the `hydra` module itself."""
     starts: dict[str, str] = {}
-    modules = set()
+    modules: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "hydra":
             for alias in node.names:
@@ -395,9 +395,10 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
     starts, modules = _hydra_names(tree)
     if not starts and not modules:
         return []
-    found = []
+    found: list[HydraCall] = []
+    # Innermost scopes first (ast.walk goes outward in): a call pairs with the `compose` of its own function.
     scopes = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]
-    for scope in scopes:
+    for scope in reversed(scopes):
         body = [node for statement in getattr(scope, "body", []) for node in ast.walk(statement)]
         names = [_called(node.func, starts, modules) for node in body if isinstance(node, ast.Call)]
         calls = [node for node in body if isinstance(node, ast.Call)]
@@ -412,7 +413,7 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
             if name != "main" and "config_name" not in arguments and composed:
                 arguments["config_name"] = composed[0]
             found.append(HydraCall(path, call.lineno, name, tuple(arguments.items())))
-    return found
+    return sorted(found, key=lambda call: call.line)
 
 
 def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
@@ -434,7 +435,7 @@ def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
                 tree = ast.parse(text)
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
-            found += sorted(_calls_in(tree, path), key=lambda call: call.line)
+            found += _calls_in(tree, path)
     return found
 
 

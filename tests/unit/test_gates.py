@@ -206,3 +206,22 @@ def test_distinct_keys_never_share_a_path(keys):
 def test_keys_of_every_yaml_type_have_their_own_paths():
     tree = parse_yaml("x:\n  2: int\n  '2': str\n  1.5: float\n  '1.5': str\n  null: none\n  'None': str\n  true: bool\n  'True': str\n")
     assert sorted(diff.flatten(tree)) == sorted(['x."2"', "x.2", 'x."1.5"', 'x.["1.5"]', 'x.["None"]', "x.None", "x.True", 'x."True"'])
+
+
+def test_a_search_path_entry_reads_only_the_environment_and_never_shows_the_value(tmp_path):
+    from harness.confine import resolved_search_path
+
+    scope = (tmp_path,)
+    env = {"HOME_DIR": str(tmp_path), "FAR": "/etc"}
+    read = env.get
+    assert resolved_search_path(["file://${oc.env:HOME_DIR}/x", "pkg://hydra.conf"], scope, read) == [f"file://{tmp_path}/x", "pkg://hydra.conf"]
+    assert resolved_search_path(["file://${oc.env:UNSET,sub}"], (Path.cwd(),), read) == ["file://sub"]
+    with pytest.raises(UnsafeInput, match=r"reads the environment variable UNSET, which is not set"):
+        resolved_search_path(["file://${oc.env:UNSET}"], scope, read)
+    with pytest.raises(UnsafeInput) as refused:
+        resolved_search_path(["file://${oc.env:FAR}"], scope, read)
+    assert "/etc" not in str(refused.value) and "with the value of FAR (not shown)" in str(refused.value)
+    with pytest.raises(UnsafeInput, match="other than"):
+        resolved_search_path(["file://${now:%H}"], scope, read)
+    with pytest.raises(UnsafeInput, match="not a string"):
+        resolved_search_path([3], scope, read)
