@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from omegaconf import OmegaConf
@@ -342,12 +343,12 @@ def _literal(node: ast.AST | None) -> Any:
 
 
 # Every way an application starts Hydra, and the positional parameters of each (Hydra 1.3's signatures).
-HYDRA_STARTS = {
+HYDRA_STARTS = MappingProxyType({
     "main": ("config_path", "config_name", "version_base"),
     "initialize": ("config_path", "job_name", "caller_stack_depth", "version_base"),
     "initialize_config_dir": ("config_dir", "job_name", "version_base"),
     "initialize_config_module": ("config_module", "job_name", "version_base"),
-}
+})
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from types import MappingProxyType
 
 
 def did_you_mean(wrong: str, known: Iterable[str]) -> str:
@@ -62,7 +63,7 @@ def option_hint(message: str) -> str | None:
 
 
 # Options of Hydra's own groups that only a plugin package provides (its configs come with it): what to install.
-PLUGIN_OPTIONS = {
+PLUGIN_OPTIONS = MappingProxyType({
     **{(group, "colorlog"): "hydra-colorlog" for group in ("hydra/job_logging", "hydra/hydra_logging")},
     **{("hydra/launcher", name): "hydra-submitit-launcher" for name in ("submitit_local", "submitit_slurm")},
     ("hydra/launcher", "joblib"): "hydra-joblib-launcher",
@@ -72,8 +73,8 @@ PLUGIN_OPTIONS = {
     ("hydra/sweeper", "optuna"): "hydra-optuna-sweeper",
     ("hydra/sweeper", "ax"): "hydra-ax-sweeper",
     ("hydra/sweeper", "nevergrad"): "hydra-nevergrad-sweeper",
-}
-PLUGIN_GROUPS = {"hydra/sweeper/sampler": "hydra-optuna-sweeper"}
+})
+PLUGIN_GROUPS = MappingProxyType({"hydra/sweeper/sampler": "hydra-optuna-sweeper"})
 
 
 def plugin_hint(group: str, option: str) -> str:
