@@ -407,9 +407,10 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
         composed = [_literal(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
                     for call, name in zip(calls, names, strict=True) if name == "compose"]
         for call, name in zip(calls, names, strict=True):
-            if name not in HYDRA_STARTS or any(f.line == call.lineno and f.path == path for f in found):
+            parameters = HYDRA_STARTS.get(name or "")
+            if name is None or parameters is None or any(f.line == call.lineno and f.path == path for f in found):
                 continue
-            arguments = {HYDRA_STARTS[name][position]: _literal(value) for position, value in enumerate(call.args[:len(HYDRA_STARTS[name])])}
+            arguments = {parameters[position]: _literal(value) for position, value in enumerate(call.args[:len(parameters)])}
             arguments.update({k.arg: _literal(k.value) for k in call.keywords if k.arg})
             if name != "main" and "config_name" not in arguments and composed:
                 arguments["config_name"] = composed[0]
