@@ -34,6 +34,7 @@ TESTS = [
     "tests/integration/test_schemas.py",
     "tests/integration/test_init.py",
     "tests/unit/test_launches_unit.py",  # launch scripts through tree-sitter's bash grammar
+    "tests/integration/test_search_path_env.py",  # Hydra's search path step, which the session takes over
 ]
 # The extras whose dependencies are pinned too: the pytest plugin is part of what a user installs.
 PINNED_EXTRAS = ("pytest",)
