@@ -489,10 +489,10 @@ class HydraSession:
         """A primary config's `hydra.searchpath` as Hydra would use it: `${oc.env:NAME}` read (and recorded, so a
         cached composition keys on it), each entry checked; the error names the file, the entry and the variable."""
         try:
-            resolved = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment)
+            pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment)
         except UnsafeInput as error:
             raise ConfigCompositionException(f"{hydra_compat.config_file_name(config_name)}: hydra.searchpath: {error}") from None
-        return resolved, {new: str(old) for new, old in zip(resolved, entries, strict=True) if new != old}
+        return [used for used, _ in pairs], {used: written for used, written in pairs if used != written}
 
     def _has_own_search_path(self, config_name: str) -> bool:
         """True when the config file sets `hydra.searchpath` (asked once per config name and session)."""

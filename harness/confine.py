@@ -102,41 +102,47 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
 ENV_READ = re.compile(r"\$\{\s*oc\.env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,([^${}]*))?\}")
 
 
-def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[str], str | None]) -> list[str]:
+def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[str], str | None]) -> list[tuple[str, str]]:
     """A config's `hydra.searchpath` entries with their `${oc.env:NAME}` reads resolved (as Hydra resolves them),
-    each then checked as any entry is; UnsafeInput (one line) for an entry that may not be used.
+    each then checked as any entry is: (entry to use, entry as written) pairs; UnsafeInput (one line) for an entry
+    that may not be used.
 
     The environment may choose a folder only inside the project, and its value is never shown: a message names
-    the entry as written and the variable. An unset variable without a default is an error naming both.
+    the entry as written and the variable. An unset variable without a default is an error naming both. A folder
+    the environment names that does not exist is left out, as Hydra skips a source that is not available (so the
+    value never becomes a source's name, in a message or in the cache).
     """
     resolved = []
     for entry in entries:
         if not isinstance(entry, str):
             raise UnsafeInput(f"search path entry {entry!r} is not a string")
-        names: list[str] = []
-
-        def value(match: re.Match[str], names: list[str] = names, entry: str = entry) -> str:
-            name, default = match.group(1), match.group(2)
-            found = read_env(name)
-            names.append(name)
-            if found is None and default is None:
-                raise UnsafeInput(f"search path entry {entry!r} reads the environment variable {name}, which is not set; "
-                                  f"set it, or replace the search path in a preset (hydra.searchpath=[...])")
-            return found if found is not None else default.strip().strip("'\"")
-
-        text = ENV_READ.sub(value, entry)
         if "${" in ENV_READ.sub("", entry):
             raise UnsafeInput(f"search path entry {entry!r} uses an interpolation other than ${{oc.env:NAME}}; "
                               "only an environment variable may choose the folder, inside the project")
+        reads = list(ENV_READ.finditer(entry))
+        names = sorted({read.group(1) for read in reads})
+        for name in (read.group(1) for read in reads if read.group(2) is None):
+            if read_env(name) is None:
+                raise UnsafeInput(f"search path entry {entry!r} reads the environment variable {name}, which is not set; "
+                                  "set it, or replace the search path in a preset (hydra.searchpath=[...])")
+        text = ENV_READ.sub(lambda match: _env_value(match, read_env), entry)
         problem = search_path_problem(text, scope)
         if problem and names:
             # The message must not show the value: name the entry as written and the variables it read.
-            problem = (f"search path entry {entry!r} names, with the value of {', '.join(sorted(set(names)))} (not shown), "
-                       f"a folder outside the project {scope[0]} or not a folder; it is not read")
+            problem = (f"search path entry {entry!r} names, with the value of {', '.join(names)} (not shown), "
+                       f"a folder outside the project {scope[0]}; it is not read")
         if problem:
             raise UnsafeInput(problem)
-        resolved.append(text)
+        scheme, separator, location = text.partition("://")
+        if names and (scheme if separator else "file") == "file" and not Path(location if separator else text).is_dir():
+            continue
+        resolved.append((text, entry))
     return resolved
+
+
+def _env_value(match: re.Match[str], read_env: Callable[[str], str | None]) -> str:
+    found = read_env(match.group(1))
+    return found if found is not None else (match.group(2) or "").strip().strip("'\"")
 
 
 def project_package_folder(name: str, scope: Scope) -> Path | None:

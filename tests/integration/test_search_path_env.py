@@ -56,3 +56,17 @@ def test_the_environment_chooses_a_folder_inside_the_project_the_cache_keys_on_i
     assert messages(report)["train/base/adam"][0].startswith(
         "train.yaml: hydra.searchpath: search path entry 'file://${oc.env:APP_HOME}/shared' names, with the value of APP_HOME "
         "(not shown), a folder outside the project")
+
+
+def test_a_pull_request_reading_a_secret_into_its_search_path_learns_nothing(tmp_path, cli, monkeypatch):
+    root = project(tmp_path)
+    (root / "conf/train.yaml").write_text(TRAIN.replace("file://${oc.env:APP_HOME}/shared", "file://${oc.env:CI_TOKEN}"))
+    secret = "tok3n-v4lue-8c1f"
+    monkeypatch.setenv("CI_TOKEN", secret)  # a relative name inside the project: no such folder, so the entry is left out
+    cache = tmp_path.parent / f"{tmp_path.name}-cache"
+    runs = [cli("--settings", "harness.toml", "--cache-dir", str(cache), *command, cwd=root)
+            for command in (["generate"], ["check", "--format", "json"], ["list", "--format", "json"])]
+    assert runs[0].code == 0 and runs[1].code == 0
+    assert all(secret not in run.out + run.err for run in runs)
+    stored = b"".join(path.read_bytes() for path in cache.rglob("*") if path.is_file())
+    assert stored and secret.encode() not in stored

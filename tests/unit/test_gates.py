@@ -214,8 +214,11 @@ def test_a_search_path_entry_reads_only_the_environment_and_never_shows_the_valu
     scope = (tmp_path,)
     env = {"HOME_DIR": str(tmp_path), "FAR": "/etc"}
     read = env.get
-    assert resolved_search_path(["file://${oc.env:HOME_DIR}/x", "pkg://hydra.conf"], scope, read) == [f"file://{tmp_path}/x", "pkg://hydra.conf"]
-    assert resolved_search_path(["file://${oc.env:UNSET,sub}"], (Path.cwd(),), read) == ["file://sub"]
+    (tmp_path / "x").mkdir()
+    written = ["file://${oc.env:HOME_DIR}/x", "pkg://hydra.conf", "file://${oc.env:HOME_DIR}/absent"]
+    # A folder the environment names that does not exist is left out, as Hydra skips an unavailable source.
+    assert resolved_search_path(written, scope, read) == [(f"file://{tmp_path}/x", written[0]), ("pkg://hydra.conf", written[1])]
+    assert resolved_search_path(["${oc.env:UNSET,x}"], (Path.cwd(),), read) == []  # the default, relative: no such folder here
     with pytest.raises(UnsafeInput, match=r"reads the environment variable UNSET, which is not set"):
         resolved_search_path(["file://${oc.env:UNSET}"], scope, read)
     with pytest.raises(UnsafeInput) as refused:
