@@ -24,7 +24,7 @@ from hydra.errors import MissingConfigException
 
 from harness import hydra_compat, overrides
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
-from harness.confine import is_inside
+from harness.confine import UnsafeInput, is_inside
 from harness.findings import DEFAULT_MOVED, ERROR, WARNING, CaseResult, Finding, Kind, Status
 from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
@@ -41,6 +41,7 @@ TYPE_CHANGED = "type changed"
 VALUE_DIFFERS = "value differs"
 BAD_OVERRIDE = "not a Hydra override"
 CONFIG_REMOVED = "config removed"
+REFUSED = "not read"  # the override asks for something the harness never reads (a pkg:// search path outside the project)
 ENTRY_REMOVED = "entry point removed"  # a review: the base has this Hydra entry point, the pull request lost it
 ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in the repository
 NOT_EXTRACTED = "not extracted"
@@ -473,7 +474,7 @@ class Composer:
                 good.append(override.text)
             except ComposeError as error:
                 text = str(error)
-                reason = OPTION_REMOVED if _missing_config(error) else TYPE_CHANGED
+                reason = OPTION_REMOVED if _missing_config(error) else REFUSED if _refused(error) else TYPE_CHANGED
                 checked.failures.append(Failure(reason, parsed.key_or_group, override, f"{parsed.key_or_group}: {text}"))
         good_key = (case.config_name, tuple(good))
         if good_key not in bases:
@@ -505,6 +506,11 @@ def _missing_config(error: BaseException) -> bool:
     """True when Hydra could not find the config an override selects (our message words it our way, so the
     exception Hydra raised decides, not the text)."""
     return any(isinstance(cause, MissingConfigException) for cause in error_chain(error))
+
+
+def _refused(error: BaseException) -> bool:
+    """True when the harness's own bounds refused what the override asks (a search path it will not read)."""
+    return any(isinstance(cause, UnsafeInput) for cause in error_chain(error))
 
 
 def _only_value_unknown(override: Override) -> bool:
