@@ -53,7 +53,7 @@ lint: $(STAMP)
 # (scripts/docs_reference.py; tests/unit/test_docs_reference.py fails when they are stale).
 SITE ?= .cache/site
 docs: $(STAMP)
-	@$(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
+	@NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune
