@@ -51,9 +51,10 @@ lint: $(STAMP)
 # The docs site from docs/ (mkdocs.yml), offline; --strict turns every warning (a broken link, a page missing
 # from the nav) into a failure. The reference pages under docs/reference are generated from the code
 # (scripts/docs_reference.py; tests/unit/test_docs_reference.py fails when they are stale).
+# No --quiet: mkdocs counts only the warnings it prints, so with --quiet --strict passes a broken link.
 SITE ?= .cache/site
 docs: $(STAMP)
-	@NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(SITE)
+	@NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir $(SITE)
 
 update-snapshots: setup
 	@$(BIN)/config-harness generate --prune
