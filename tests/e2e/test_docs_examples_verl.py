@@ -4,13 +4,15 @@ the team's bundle (../shared/data/verl-full.bundle); the quick tier runs the oth
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.docs_examples import E2E, ROOT, documents, run_document, verl_bundle
 
 pytestmark = pytest.mark.e2e
 
-ON_VERL = [path for path in documents() if "<!-- docs-workspace: verl " in path.read_text(encoding="utf-8")]
+ON_VERL = [path for path in documents() if re.search(r"^<!-- docs-workspace: verl ", path.read_text(encoding="utf-8"), re.MULTILINE)]
 
 
 def test_some_page_runs_its_examples_on_verl():
