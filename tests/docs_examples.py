@@ -9,12 +9,16 @@ what each kind of block means:
   inside a line any text. Paths of the workspace and of the scratch cache folder are normalized (to `...` and
   `~/.cache/config-harness`), and so are timings (`4.7 s`, `120 ms`). A command with the comment `# exit N`
   must exit N.
+- `<!-- invisible-code-block: console ... -->` (Sybil's hidden block): a session run like a console block that the
+  rendered page does not show, for setup the page only mentions.
 - ```` ```yaml title="conf/train.yaml" ```` (any language, with a `title`): a file the reader writes; the runner
   writes it into the workspace (so the console blocks after it run on it), and parses it as below.
 - ```` ```python ````, ```` ```toml ````, ```` ```yaml ````: parsed (`ast`, `tomllib`, PyYAML's safe loader).
 - `<!-- docs-workspace: verl REF -->`: the console blocks after it run in a clone of verl's whole repository
   (`../shared/data/verl-full.bundle`) at REF, in the e2e tier only (`make test-e2e`); the default workspace is
   an empty scratch folder, in the quick tier (`make test`).
+- An untagged, `text`, `shell` or `bash` block whose first line is `$ ...`: a failure (a session the runner would
+  miss); tag it `console`, or opt out.
 - `<!-- skip: next "why" -->` (Sybil's own marker): the next block is not run, and the reason is reported.
   A skip without a reason is an error: an opt-out says why.
 """
@@ -252,6 +256,20 @@ def file_parser(document: Document):
         yield region
 
 
+UNTAGGED = re.compile(r"(?P<language>(?:text|shell|sh|bash)?)$\n", re.MULTILINE)
+
+
+def untagged_session_parser(document: Document):
+    """A shell session (a first line `$ ...`) in a block that is not ```console would escape the runner: it fails,
+    asking for the tag (or an opt-out)."""
+    for region in RawFencedCodeBlockLexer(info_pattern=UNTAGGED)(document):
+        if str(region.lexemes["source"]).startswith("$ "):
+            region.parsed = region.lexemes["source"]
+            region.evaluator = lambda example: ("a shell session outside a ```console block is not run: tag the block "
+                                                "console, or opt out with <!-- skip: next \"why\" -->")
+            yield region
+
+
 def skip_parser(document: Document):
     """Sybil's skip marker, with a reason required."""
     for region in SkipParser()(document):
@@ -268,6 +286,7 @@ SYBIL = Sybil(
         skip_parser,
         workspace_parser,
         file_parser,
+        untagged_session_parser,
         CodeBlockParser(language="console", evaluator=run_console),
         *(CodeBlockParser(language=language, evaluator=parse_block) for language in ("python", "toml", "yaml")),
     ],
