@@ -444,11 +444,6 @@ def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
     return found
 
 
-def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
-    """Every `@hydra.main(...)` in the repository: (file, line, its literal arguments)."""
-    return [(call.path, call.line, call.keywords) for call in hydra_calls(repository, limit) if call.kind == "main"]
-
-
 def _major_minor(value: Any) -> str | None:
     match = re.match(r"(\d+)\.(\d+)", value) if isinstance(value, str) else None
     if match is None:
@@ -527,12 +522,6 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
         if "_group_" in package or "_name_" in package:
             return EntryGuess("1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header")
     return EntryGuess(None, Guess.version_base_reason)
-
-
-def guess_version_base(config_dir: Path, repository: Path, roots: Sequence[str]) -> tuple[str | None, str]:
-    """The version_base the application uses for this config folder, and the one-line reason (read_entry_points)."""
-    guess = read_entry_points(config_dir, repository, roots)
-    return guess.version_base, guess.reason
 
 
 def toml_string(text: str) -> str:
