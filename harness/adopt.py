@@ -9,7 +9,7 @@ import shlex
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -74,6 +74,7 @@ class Discovery:
     left_out_engines: tuple[LeftOut, ...] = ()
     same_as: tuple[tuple[str, str], ...] = ()  # (route, case id) for roots that are another root plus an engine
     suggested_group: str | None = None  # without --engine-group: the group that looks like the engine
+    other_groups: tuple[str, ...] = ()  # other groups that look like it too (then init does not take the suggestion)
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,9 @@ def discover(
             reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
             raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
         if engine_group is None:
-            return Discovery(roots=tuple(composing), left_out=tuple(left_out), suggested_group=suggest_group(session, composing, guess))
+            groups = list(engine_like_groups(session, composing, guess))
+            return Discovery(roots=tuple(composing), left_out=tuple(left_out), suggested_group=next(iter(groups), None),
+                             other_groups=tuple(groups[1:]))
         return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
 
 
@@ -217,8 +220,9 @@ def _same_as(session: HydraSession, group: str, roots: list[str], engines: list[
     return found
 
 
-def suggest_group(session: HydraSession, roots: list[str], guess: Guess) -> str | None:
-    """The group most roots select in their own defaults list, among those whose options all compose with them."""
+def engine_like_groups(session: HydraSession, roots: list[str], guess: Guess) -> Iterator[str]:
+    """Groups (of the four most roots select in their own defaults list) whose options all compose with them, in
+    that order: init takes the first itself only when it is the only one (verl has several: actor, critic, ...)."""
     counts: Counter[str] = Counter()
     first = guess.presets[0][1]
     for root in roots:
@@ -236,8 +240,7 @@ def suggest_group(session: HydraSession, roots: list[str], guess: Guess) -> str 
                     session.compose(root, [group_override(group, option), *guess.presets[0][1]])
         except (ComposeError, SettingsError):
             continue
-        return group
-    return None
+        yield group
 
 
 def _with_engines(
@@ -802,7 +805,7 @@ def adopt(
         guess, engine_group, suggest = replace(guess, presets=nested[0]), None, False
     discovery = discover(config_dir, engine_group, cache_dir, guess)
     taken = None
-    if suggest and engine_group is None and discovery.suggested_group is not None:
+    if suggest and engine_group is None and discovery.suggested_group is not None and not discovery.other_groups:
         engine_group, taken, discovery = take_suggestion(config_dir, discovery, cache_dir, guess)
     table = settings_table(
         discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
@@ -881,8 +884,9 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     for entry in found.left_out_engines:
         lines.append(f"left out engine {entry.name}: {entry.reason}")
     if found.suggested_group is not None:
+        others = f" (so do {', '.join(map(repr, found.other_groups))}: init does not choose among them)" if found.other_groups else ""
         lines.append(f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
-                     f"options compose; run init again with --engine-group {found.suggested_group}")
+                     f"options compose{others}; run init again with --engine-group {found.suggested_group}")
     if adoption.nested_reason:
         lines.append(f"note: {adoption.nested_reason}")
     lines += [f"note: {note}" for note in adoption.notes]
