@@ -228,7 +228,7 @@ def engine_like_groups(session: HydraSession, roots: list[str], guess: Guess) ->
     for root in roots:
         groups = {entry.config_path.split("/", 1)[0] for entry in session.defaults_entries(root, first)
                   if "/" in entry.config_path and entry.parent == root}
-        counts.update(groups)
+        counts.update(sorted(groups))  # sorted: among equal counts, the same group first on every run
     for group, _ in counts.most_common(4):
         options = session.group_options(group)
         if len(options) < 2:

@@ -207,3 +207,16 @@ def test_init_reads_initialize_calls_and_picks_the_entry_point_most_launches_run
     assert ("hydra         version_base '1.2' as @hydra.main at app/train.py:3 (the entry point 2 launch(es) run; the call(s) "
             "disagree: 1 say '1.2', 1 say None (first at aaa/merge.py:3), 1 say '1.1' (first at app/infer.py:4))") in result.out
     assert cli("--settings", "b.toml", "generate").code == 0
+
+
+def test_init_chooses_no_engine_group_when_several_look_like_it(tmp_path, cli):
+    write_tree(tmp_path / "conf", {
+        "train.yaml": "defaults:\n  - backend: cpu\n  - optim: sgd\n  - _self_\nname: run\n",
+        "backend/cpu.yaml": "kind: cpu\n", "backend/gpu.yaml": "kind: gpu\n",
+        "optim/sgd.yaml": "lr: 1\n", "optim/adam.yaml": "lr: 2\n",
+    })
+    result = cli("init", "--config-dir", "conf", "--settings", "x.toml", cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert "engine_group" not in tomllib.loads((tmp_path / "x.toml").read_text())
+    assert ("suggestion: group 'backend' looks like the engine: most roots select it and all its options compose (so do "
+            "'optim': init does not choose among them); run init again with --engine-group backend") in result.out
