@@ -102,7 +102,6 @@ class Adoption:
     notes: tuple[str, ...] = field(default=())
     guess: Guess = field(default_factory=Guess)
     known_created: bool = False  # the known file is new (empty): init records what already holds in it
-    suggestion_taken: str | None = None  # the engine group init suggested and wrote itself
     nested_reason: str | None = None  # why an engine group's nested options became presets
 
 
@@ -656,16 +655,6 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
 
-def take_suggestion(config_dir: Path, discovery: Discovery, cache_dir: Path | None, guess: Guess) -> tuple[str | None, str | None, Discovery]:
-    """The discovery with the suggested engine group applied (one step: the user does not run init again), or the
-    discovery as it was when the group cannot be the engine after all."""
-    group = discovery.suggested_group
-    try:
-        return group, group, discover(config_dir, group, cache_dir, guess)
-    except AdoptError:
-        return None, None, discovery
-
-
 def nested_options(session: HydraSession, group: str, below: str = "") -> list[str]:
     """The options in the group's subfolders, as an override names them (`tasks/spec/validate` for `task`), sorted."""
     found = []
@@ -758,7 +747,6 @@ def adopt(
     presets: Sequence[str] = (),
     search_path: Sequence[Path] = (),
     verbose: bool = False,
-    suggest: bool = True,
 ) -> Adoption:
     """Discover the matrix of `config_dir`, then write the settings, an empty contracts file and the snapshot folder.
 
@@ -801,12 +789,11 @@ def adopt(
 
     nested = nested_presets(config_dir, engine_group, cache_dir, guess) if engine_group is not None else None
     if nested is not None:
-        # Presets instead of engines: taking a suggestion would undo what was asked.
-        guess, engine_group, suggest = replace(guess, presets=nested[0]), None, False
+        # Presets instead of engines, as asked for this group.
+        guess, engine_group = replace(guess, presets=nested[0]), None
     discovery = discover(config_dir, engine_group, cache_dir, guess)
-    taken = None
-    if suggest and engine_group is None and discovery.suggested_group is not None and not discovery.other_groups:
-        engine_group, taken, discovery = take_suggestion(config_dir, discovery, cache_dir, guess)
+    if nested is not None:
+        discovery = replace(discovery, suggested_group=None, other_groups=())  # the presets are what was asked
     table = settings_table(
         discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
         guess, [_relative(folder, base) for folder in folders],
@@ -825,8 +812,6 @@ def adopt(
         raise AdoptError(f"nothing written: {_one_line(str(error))}") from None
     comments = ["Written by `config-harness init`; every key is described in config-harness's README (Settings)."]
     comments.append(guess.version_base_reason)
-    if taken:
-        comments.append(f"engine_group {taken!r}: init's suggestion (most roots select it and all its options compose)")
     if nested is not None:
         comments.append(nested[1])
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
@@ -849,7 +834,7 @@ def adopt(
     snapshot_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(settings_file, data)
     return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess,
-                    known_created, taken, nested[1] if nested is not None else None)
+                    known_created, nested[1] if nested is not None else None)
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:
@@ -861,9 +846,7 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
-        taken = ("; init's suggestion, taken: most roots select it and all its options compose (--no-engine-group "
-                 "for one engine)") if adoption.suggestion_taken else ""
-        lines.append(f"  engines       {', '.join(found.engines)} (options of {table['engine_group']}{taken})")
+        lines.append(f"  engines       {', '.join(found.engines)} (options of {table['engine_group']})")
     same_as = dict(found.same_as)
     plain_routes = [name for name in found.routes if name not in same_as]
     if plain_routes:

@@ -19,10 +19,7 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
-    engine = parser.add_mutually_exclusive_group()
-    engine.add_argument("--engine-group", metavar="GROUP",
-                        help="a Hydra group whose options are the engines (without it, init takes the group it finds)")
-    engine.add_argument("--no-engine-group", action="store_true", help="one engine (base): do not take init's suggested group")
+    parser.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines (without it, init suggests one)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--write", metavar="FILE",
                         help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
@@ -68,7 +65,6 @@ def run(args: argparse.Namespace) -> int:
             presets=args.preset or (),
             search_path=[Path(folder) for folder in args.search_path or ()],
             verbose=args.verbose,
-            suggest=not args.no_engine_group,
         )
     except AdoptError as error:
         raise UsageError(str(error)) from None

@@ -208,7 +208,7 @@ def test_schnetpack_train_composes_with_its_environment_search_path_and_its_expe
     # user stands. The harness reads PWD as Hydra does (inside the project), and a preset may replace the entries.
     monkeypatch.setenv("PWD", str(repo))
     presets = [f"--preset={name}=experiment={name}" for name in SCHNETPACK_EXPERIMENTS]
-    settings = adopt_and_compare(cli, repo, "schnetpack/configs", "--no-engine-group", "--preset", "default=", *presets,
+    settings = adopt_and_compare(cli, repo, "schnetpack/configs", "--preset", "default=", *presets,
                                  "--preset", "nosearch=hydra.searchpath=[]", program_view=frozenset({"task.model"}))
     assert settings["roots"] == ["train"] and settings["version_base"] == "1.2" and settings["python_sources"] == ["schnetpack"]
     assert len(settings["presets"]) == 7
@@ -250,17 +250,19 @@ def test_sail_on_client_names_the_missing_plugin_and_composes_with_it(tmp_path, 
     assert ("left out default: does not compose: In 'hydra/config': 'colorlog' is not an option of hydra/job_logging: it "
             "comes from the Hydra plugin hydra-colorlog (install it beside config-harness)") in without.out.splitlines()
 
+    assert "suggestion: group 'base' looks like the engine" in without.out
+
     shutil.copytree(colorlog_configs(), repo / "plugin-conf")  # what installing hydra-colorlog adds to the search path
     settings = adopt_and_compare(cli, repo, "sail_on_client/configs", "--search-path", "hydra_plugins/test",
-                                 "--search-path", "plugin-conf")
+                                 "--search-path", "plugin-conf", "--engine-group", "base")
     assert settings["roots"] == ["default", "test_config"]  # test_config: the root the plugin's folder provides
-    assert settings["engine_group"] == "base" and settings["version_base"] == "1.1"  # the suggestion, taken in one step
+    assert settings["engine_group"] == "base" and settings["version_base"] == "1.1"
 
 
 def test_fish_speech_version_base_is_read_from_its_initialize_call(tmp_path, cli):
     package = fetch_wheel_tree("fish-speech==0.1.0", "fish_speech", CACHE / "fish-speech-0.1.0")
     repo = in_repository(tmp_path, package)
-    settings = adopt_and_compare(cli, repo, "fish_speech/configs", "--no-engine-group")
+    settings = adopt_and_compare(cli, repo, "fish_speech/configs")
     assert settings["version_base"] == "1.3"  # initialize(version_base="1.3", config_path="../../configs")
     comment = (repo / "harness.toml").read_text().splitlines()[1]
     assert comment == "# version_base '1.3' as initialize at fish_speech/models/dac/inference.py:25 (1 call(s) agree)"

@@ -107,7 +107,7 @@ def test_init_reads_version_base_from_the_entry_point_and_else_from_the_files(tm
 
     (project / "app" / "main.py").unlink()
     (project / "conf" / "optimizer" / "adam.yaml").write_text("# @package _group_\nname: adam\n")
-    result = cli("init", "--config-dir", "conf", "--settings", "b.toml", "--no-engine-group")
+    result = cli("init", "--config-dir", "conf", "--settings", "b.toml")
     assert tomllib.loads((project / "b.toml").read_text())["version_base"] == "1.1"
     assert "optimizer/adam.yaml has a Hydra 1.0-style '# @package _group_' header" in result.out
     assert cli("--settings", "b.toml", "generate").code == 0
@@ -132,16 +132,9 @@ def test_init_roots_in_subfolders_presets_and_a_suggested_engine_group(tmp_path,
     assert result.code == 0, result.err
     table = tomllib.loads((tmp_path / "x.toml").read_text())
     assert table["roots"] == ["experiments/run"] and table["presets"] == {"a": ["task=a"]}
-    # One step: the suggested group is written as the engine group, and init says so.
-    assert table["engine_group"] == "backend"
-    assert ("engines       cpu, gpu (options of backend; init's suggestion, taken: most roots select it and all its options "
-            "compose (--no-engine-group for one engine))") in result.out
+    assert "suggestion: group 'backend' looks like the engine" in result.out
     assert cli("--settings", "x.toml", "generate").code == 0
-    assert (tmp_path / "config-harness/snapshots/_generated_experiments.run__gpu__a.yaml").is_file()
-    kept = cli("init", "--config-dir", "conf", "--roots", "experiments/*.yaml", "--preset", "a=task=a", "--settings", "y.toml",
-               "--no-engine-group")
-    assert "engine_group" not in tomllib.loads((tmp_path / "y.toml").read_text())
-    assert "suggestion: group 'backend' looks like the engine" in kept.out
+    assert (tmp_path / "config-harness/snapshots/_generated_experiments.run__base__a.yaml").is_file()
 
 
 def test_init_writes_nested_options_of_the_engine_group_as_presets_with_the_reason(tmp_path, cli):
@@ -209,7 +202,7 @@ def test_init_reads_initialize_calls_and_picks_the_entry_point_most_launches_run
     assert cli("--settings", "b.toml", "generate").code == 0
 
 
-def test_init_chooses_no_engine_group_when_several_look_like_it(tmp_path, cli):
+def test_init_names_every_group_that_looks_like_the_engine(tmp_path, cli):
     write_tree(tmp_path / "conf", {
         "train.yaml": "defaults:\n  - backend: cpu\n  - optim: sgd\n  - _self_\nname: run\n",
         "backend/cpu.yaml": "kind: cpu\n", "backend/gpu.yaml": "kind: gpu\n",
@@ -217,6 +210,5 @@ def test_init_chooses_no_engine_group_when_several_look_like_it(tmp_path, cli):
     })
     result = cli("init", "--config-dir", "conf", "--settings", "x.toml", cwd=tmp_path)
     assert result.code == 0, result.err
-    assert "engine_group" not in tomllib.loads((tmp_path / "x.toml").read_text())
     assert ("suggestion: group 'backend' looks like the engine: most roots select it and all its options compose (so do "
             "'optim': init does not choose among them); run init again with --engine-group backend") in result.out
