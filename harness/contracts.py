@@ -125,10 +125,11 @@ CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
-CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "old", "new", "reason"})
-# The subjects of change records that are not contracts, written `setting: KEY` and `hydra: PATH` in a record.
-SETTINGS, HYDRA = "[settings]", "[hydra]"
-SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA})
+CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "entry", "launch", "old", "new", "reason"})
+# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `entry: MODULE` and
+# `launch: CASE_ID` in a record.
+SETTINGS, HYDRA, ENTRY, LAUNCH = "[settings]", "[hydra]", "[entry]", "[launch]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "entry": ENTRY, "launch": LAUNCH})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
@@ -247,7 +248,8 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
         subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
         if len(subjects) != 1:
-            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', 'setting' or 'hydra'")
+            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', "
+                               f"{', '.join(repr(key) for key in SUBJECT_KEYS)}")
         (subject,) = subjects
         if subject != "contract" and "path" in entry:
             raise ContractError(f"{_where(origin, entry, 'path')}: a {subject!r} record names its key in {subject!r}, not in 'path'")

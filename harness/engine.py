@@ -69,6 +69,7 @@ class Run:
     launches: bool = True  # check the settings' launch commands too (`generate` writes goldens; launches have none)
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
     comparison: Comparison | None = None  # a `diff OLD NEW` of two config trees: its mode, stated in every format
+    views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's program views
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -117,6 +118,10 @@ def check_case(
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
             findings += hydra_findings(entry.hydra, composed.hydra, records)
+        if run.views is not None and entry is not None and entry.error is None:
+            from harness.targets import default_changes
+
+            findings += default_changes(*run.views, base_tree(entry), tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
@@ -161,12 +166,17 @@ def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Findi
         return None
     if entry.error is not None:
         return [Finding(Kind.ERROR, "", severity=ERROR, message=entry.error)]
-    tree = entry.tree if entry.text is None else parse_yaml(golden_body(entry.text))
+    tree = base_tree(entry)
     try:
         config = OmegaConf.create(tree)
     except Exception:  # a golden at the base that OmegaConf cannot hold: nothing to compare with
         return []
     return [f for f in semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules) if f.severity == ERROR]
+
+
+def base_tree(entry: BaselineEntry) -> Any:
+    """The plain tree the baseline holds for a case: its composed tree, or its golden parsed."""
+    return entry.tree if entry.text is None else parse_yaml(golden_body(entry.text))
 
 
 def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list[Finding]:
@@ -401,11 +411,14 @@ class Engine:
         if review is None:
             cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
         else:
+            records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
-                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob,
-                                                         keys=self._trusted_contract_paths())
+                cases, counts, entries = launches.review_commands(
+                    self.settings, review.ref, moves, case_glob=self.launch_glob, keys=self._trusted_contract_paths(),
+                    changes=review.changes, records=records, views=self.run_spec.views)
             except GitError as error:
                 raise SettingsError(str(error)) from None
+            result.findings += entries
         if self.only_launches:
             result.baseline = "launch commands"
         result.cases += cases

@@ -31,6 +31,8 @@ class Kind(StrEnum):
     TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
     MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
+    ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
+    LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
 
 
 class Severity(StrEnum):
@@ -97,7 +99,7 @@ DIFFERENCE_KINDS = frozenset(
 )
 
 # Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
-RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE})
+RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE})
 
 # Said of a fallback the golden did not have: an error until the golden is rewritten with it.
 NEW_FALLBACK = " (new: the golden did not fall back here)"

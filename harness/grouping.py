@@ -71,7 +71,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
     if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
         return Tier.BLOCKING
-    if kind == Kind.HYDRA_CHANGE:  # what runs when the application starts: blocking unless recorded
+    if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED

@@ -101,6 +101,7 @@ class Checked:
     # For each key asked about: (the launch's overrides that touch it, whether one of them failed, its effective value).
     keys: dict[str, tuple[tuple[str, ...], bool, Any]] = field(default_factory=dict)
     selection: tuple[str, ...] = ()  # the config name and the group overrides: what the launch composes before values
+    tree: Any = None  # the composed config as a plain tree, when the composer keeps trees (a review compares them)
 
 
 def case_id(launch: Launch) -> str:
@@ -297,11 +298,13 @@ def _cause(error: BaseException) -> str:
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), keys: Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), keys: Iterable[str] = (),
+                 trees: bool = False) -> None:
         self.root = root
         self.cache_dir = cache_dir
         self.read_also = read_also
         self.keys = tuple(keys)  # keys whose effective value each launch records (Checked.keys)
+        self.trees = trees  # keep each launch's composed config as a plain tree (Checked.tree)
 
     def check(self, cases: Iterable[CommandCase], keep_config: bool = False) -> list[Checked]:
         """Every case composed and each override checked; results in the order given."""
@@ -368,6 +371,10 @@ class Composer:
             touching = tuple(o.text for o in case.launch.overrides if _touches(o.text, key))
             failed = any(f.override is not None and _touches(f.override.text, key) for f in checked.failures)
             checked.keys[key] = (touching, failed, effective_at(lent.config, key))
+        if self.trees:
+            from harness.render import to_plain
+
+            checked.tree = to_plain(lent.config)
         if keep_config:
             checked.config = lent.config
         elif lent.give_back():
@@ -559,14 +566,15 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 
 def _checked_commands(
-    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = ()
+    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = (),
+    trees: bool = False,
 ) -> list[Checked]:
     from harness.cases import id_matches
 
     cases = [c for c in discover(settings, root) if id_matches(c.id, case_glob)]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    return Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys).check(cases)
+    return Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys, trees).check(cases)
 
 
 def check_commands(
@@ -580,15 +588,18 @@ def check_commands(
 
 def review_commands(
     settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None,
-    keys: Iterable[str] = (),
-) -> tuple[list[CaseResult], Tally]:
+    keys: Iterable[str] = (), changes: Iterable[Any] = (), records: Iterable[Any] = (), views: tuple[Any, Any] | None = None,
+) -> tuple[list[CaseResult], Tally, list[Finding]]:
     """The command cases now, each launch finding with its origin against the scripts and tree at `ref`; for each
     of `keys` (the trusted side's contract paths), a warning where a launch's effective value changed although
-    the launch's overrides of that key, and what it composes, did not."""
-    from harness import gitrepo
+    the launch's overrides of that key, and what it composes, did not. Each launch's composed values are compared
+    with the base's (harness/launch_review.py), launches the base had and this change lost are `launch_gone`, and
+    the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
+    changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
+    from harness import gitrepo, launch_review
 
-    keys = tuple(keys)
-    now = _checked_commands(settings, case_glob=case_glob, keys=keys)
+    keys, records = tuple(keys), tuple(records)
+    now = _checked_commands(settings, case_glob=case_glob, keys=keys, trees=True)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
@@ -604,13 +615,18 @@ def review_commands(
         # there the base's, and a launch it breaks would be broken `already at base`.
         from harness.baselines import folders_at
 
-        base = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys)
+        base = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys, trees=True)
+        # The entry points are read before the base's copy goes.
+        modules = (dict(settings.command_modules), launch_review.head_modules(dict(settings.command_modules), changes))
+        entries = launch_review.entry_changes(project_of(settings), project_of(settings, base_root), now, base, modules, records)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
-    moved = {c.case.id: moved_defaults(c, b) for c, b in _pairs(now, base)}
-    results = [replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))) for r in reviewed]
-    return results, tally(now)
+    moved = {c.case.id: moved_defaults(c, b) + launch_review.value_findings(c, b, views) for c, b in _pairs(now, base)}
+    at_base = {c.case.id: c for c in base}
+    results = [launch_review.not_extracted_now(replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))), at_base.get(r.case.id))
+               for r in reviewed]
+    return results + launch_review.gone_launches(now, base, records), tally(now), entries
 
 
 def _reported(value: Any) -> Any:

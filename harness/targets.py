@@ -267,6 +267,34 @@ class ProgramView:
         return replace(finding, message=finding.message + note, facts=(("python_default", param.default.value), ("python_source", where)))
 
 
+def python_defaults(view: ProgramView, tree: Any) -> dict[str, Finding]:
+    """Every field of a composed tree that the YAML leaves to its class's Python default: path -> its `defaulted`
+    finding (`new` holds the default)."""
+    return {
+        finding.path: finding for node in target_nodes(tree) for finding in view.node_findings(node)
+        if dict(finding.facts).get("reason") == Reason.DEFAULTED
+    }
+
+
+def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: str = INFO) -> list[Finding]:
+    """A `changed` finding "via python default" for each field neither side's YAML sets whose Python default differs
+    between the base's classes and this tree's: the program sees another value although no config file changed."""
+    before = python_defaults(base_view, base_tree)
+    findings = []
+    for path, now in python_defaults(view, tree).items():
+        was = before.get(path)
+        if was is None or same_value(was.new, now.new):
+            continue
+        facts = dict(now.facts)
+        findings.append(Finding(
+            Kind.CHANGED, path, was.new, now.new, severity,
+            f"{path}: {describe_value(was.new)} -> {describe_value(now.new)} via python default: no config sets it, and "
+            f"the default of {facts.get('class')} ({facts.get('source')}) changed (was {dict(was.facts).get('source')})",
+            source=now.source, via=VIA_PYTHON_DEFAULT, facts=now.facts,
+        ))
+    return findings
+
+
 def program_view(settings: Settings) -> ProgramView | None:
     """The settings' `python_sources` as a view, or None when the settings name none."""
     if not settings.python_sources:

@@ -1,0 +1,177 @@
+"""A review of the launch commands beyond "does it still compose": what each launch composes to at the base and in
+the pull request, which entry points now start from another config, and which launches are gone.
+
+A pull request can change what a program runs without touching a config file: re-point `@hydra.main` at another
+root, map a module to another config, delete or rename the script, or change a Python default the YAML leaves to
+the class. Each is a finding here, from the launches both sides composed (harness/launches.py), never from running
+anything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from harness.baselines import BaselineEntry
+from harness.contract_changes import TermChange, change_finding
+from harness.contracts import ENTRY, LAUNCH, ChangeRecord
+from harness.diff import diff_trees
+from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
+from harness.matrix import Case
+from harness.provenance import Source
+from harness.reader import InputLimitError, read_bytes
+
+# The @hydra.main arguments that decide which config an entry point composes, and how.
+MAIN_ARGUMENTS = ("config_path", "config_name", "version_base")
+MAPPED = "commands.modules"  # the settings' mapping of a module to a config name, beside its @hydra.main arguments
+NOT_GIVEN = "(not given)"  # an argument the decorator does not pass: Hydra's default applies
+SHOWN_LAUNCHES = 3
+
+
+def modules_of(commands: Any) -> dict[str, str]:
+    """The union of the `modules` tables of a settings `commands` list, as the settings file writes it."""
+    modules: dict[str, str] = {}
+    for entry in commands if isinstance(commands, list) else ():
+        table = entry.get("modules") if isinstance(entry, dict) else None
+        if isinstance(table, dict):
+            modules.update({str(k): str(v) for k, v in table.items()})
+    return modules
+
+
+def head_modules(base_modules: Mapping[str, str], changes: Iterable[Any]) -> dict[str, str]:
+    """The pull request's `[commands.modules]`: the base's, unless a settings change of `commands` says otherwise."""
+    for change in changes:
+        if change.key == "commands":
+            return modules_of(change.new)
+    return dict(base_modules)
+
+
+def entry_arguments(project: Any, entry: str, is_module: bool, modules: Mapping[str, str]) -> dict[str, Any]:
+    """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name.
+    Empty when the project has no such file and no mapping."""
+    from harness.launches import hydra_main
+
+    arguments: dict[str, Any] = {}
+    path = project.entry_file(entry, is_module)
+    if path is not None:
+        try:
+            main = hydra_main(read_bytes(path, (project.root,)).decode("utf-8", "replace"))
+        except (OSError, InputLimitError):
+            main = None
+        if main is not None:
+            arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
+    if entry in modules:
+        arguments[MAPPED] = modules[entry]
+    return arguments
+
+
+def _shown(arguments: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={json.dumps(value)}" for name, value in arguments.items())
+
+
+def entry_changes(
+    head_project: Any, base_project: Any, now: Sequence[Any], base: Sequence[Any], modules: tuple[Mapping[str, str], Mapping[str, str]],
+    records: Iterable[ChangeRecord],
+) -> list[Finding]:
+    """One `entry_change` per entry point whose arguments differ between the base and the pull request (an error
+    unless a `changes:` record names it), with the launches that run it. An entry only one side has is not one:
+    its launches say they are new, or that their entry point is gone."""
+    records = tuple(records)
+    base_modules, now_modules = modules
+    entries: dict[tuple[str, bool], list[str]] = {}
+    for checked in base:
+        if checked.case.launch.entry:
+            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), [])
+    for checked in now:
+        if checked.case.launch.entry:
+            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), []).append(checked.case.id)
+    for module in (*base_modules, *now_modules):
+        entries.setdefault((module, True), [])
+    findings = []
+    for (entry, is_module), launch_ids in sorted(entries.items()):
+        old = entry_arguments(base_project, entry, is_module, base_modules)
+        new = entry_arguments(head_project, entry, is_module, now_modules)
+        if not old or not new or old == new:
+            continue
+        names = [name for name in (*MAIN_ARGUMENTS, MAPPED) if old.get(name) != new.get(name)]
+        was, now_is = {n: old.get(n, NOT_GIVEN) for n in names}, {n: new.get(n, NOT_GIVEN) for n in names}
+        runs = (f"; {len(launch_ids)} launch{'es' if len(launch_ids) != 1 else ''} run it ("
+                + ", ".join(launch_ids[:SHOWN_LAUNCHES]) + (", ..." if len(launch_ids) > SHOWN_LAUNCHES else "") + ")"
+                if launch_ids else "; no launch found runs it")
+        term = TermChange(ENTRY, entry, was, now_is, f"entry point {entry}: {_shown(was)} -> {_shown(now_is)}{runs}")
+        finding = change_finding(term, records, Kind.ENTRY_CHANGE)
+        findings.append(replace(finding, origin=Origin.INTRODUCED if finding.severity == ERROR else ""))
+    return findings
+
+
+def gone_launches(now: Iterable[Any], base: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
+    """A `launch_gone` result for each launch the base extracted that the pull request no longer has (script deleted,
+    renamed, moved out of the base's globs, or the command removed): an error when it composed at the base, unless
+    a `changes:` record names it; a note when it did not compose there either."""
+    from harness.launches import NOT_EXTRACTED
+
+    records = tuple(records)
+    kept = {checked.case.id for checked in now}
+    results = []
+    for checked in base:
+        case = checked.case
+        if case.id in kept or case.problem_kind == NOT_EXTRACTED:
+            continue
+        where = case.launch.where
+        source = Source(case.launch.script, case.launch.line)
+        if checked.failures:
+            finding = Finding(Kind.LAUNCH_GONE, case.id, where, None, INFO,
+                              f"{case.id} ({where} at the base) is gone; it did not compose there either", source=source)
+        else:
+            term = TermChange(LAUNCH, case.id, where, None,
+                              f"launch {case.id} composed at the base ({where}) and is gone from this change "
+                              "(script deleted or renamed, moved out of the globs, or the command removed)")
+            finding = replace(change_finding(term, records, Kind.LAUNCH_GONE), source=source)
+            if finding.severity == ERROR:
+                finding = replace(finding, origin=Origin.INTRODUCED)
+        status = Status.ERROR if finding.severity == ERROR else Status.GONE
+        results.append(CaseResult(Case(case.id, case.config_name or "", case.overrides), where, status, (finding,)))
+    return results
+
+
+def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None) -> list[Finding]:
+    """What one launch composes to now against what it composed to at the base, as any case's changes are reported
+    in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
+    sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
+    on either side touches is left out: its launch finding is the news there."""
+    from harness.check import as_review, compare_with_base
+    from harness.launches import _touches
+    from harness.targets import default_changes
+
+    if now.tree is None or base.tree is None:
+        return []
+    findings: list[Finding] = []
+    if diff_trees(base.tree, now.tree):
+        entry = BaselineEntry(f"{base.case.id} at the base", tree=base.tree)
+        _, found = compare_with_base(OmegaConf.create(now.tree), now.tree, "", entry)
+        findings = as_review(found, INFO)
+    if views is not None:
+        findings += default_changes(views[0], views[1], base.tree, now.tree, INFO)
+    failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
+    return [f for f in findings if not any(_touches(text, f.path) for text in failed)]
+
+
+def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
+    """A launch the base extracted that the pull request's reader cannot: its warning becomes an error, since what
+    it runs is no longer checked."""
+    from harness.launches import NOT_EXTRACTED
+
+    if base is None or base.case.problem_kind == NOT_EXTRACTED:
+        return result
+    findings = tuple(
+        replace(f, severity=ERROR, origin=Origin.INTRODUCED,
+                message=f"{f.message}; the base extracted it ({base.case.launch.where}), so what it runs is no longer checked")
+        if f.kind == Kind.LAUNCH and f.detail == (NOT_EXTRACTED,) else f
+        for f in result.findings
+    )
+    status = Status.ERROR if any(f.severity == ERROR for f in findings) else result.status
+    return replace(result, findings=findings, status=status)
