@@ -9,6 +9,7 @@ anything.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -50,23 +51,27 @@ def head_modules(base_modules: Mapping[str, str], changes: Iterable[Any]) -> dic
     return dict(base_modules)
 
 
-def entry_arguments(project: Any, entry: str, is_module: bool, modules: Mapping[str, str]) -> dict[str, Any]:
-    """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name.
-    Empty when the project has no such file and no mapping."""
+def entry_arguments(project: Any, entry: str, is_module: bool, modules: Mapping[str, str]) -> tuple[dict[str, Any], Source | None]:
+    """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name,
+    and the decorator's line. Empty when the project has no such file and no mapping."""
     from harness.launches import hydra_main
 
     arguments: dict[str, Any] = {}
+    source = None
     path = project.entry_file(entry, is_module)
     if path is not None:
         try:
-            main = hydra_main(read_bytes(path, (project.root,)).decode("utf-8", "replace"))
+            text = read_bytes(path, (project.root,)).decode("utf-8", "replace")
         except (OSError, InputLimitError):
-            main = None
+            text = ""
+        main = hydra_main(text)
         if main is not None:
             arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
+            line = next((n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None)
+            source = Source(path.relative_to(project.root).as_posix(), line)
     if entry in modules:
         arguments[MAPPED] = modules[entry]
-    return arguments
+    return arguments, source
 
 
 def _shown(arguments: Mapping[str, Any]) -> str:
@@ -93,8 +98,8 @@ def entry_changes(
         entries.setdefault((module, True), [])
     findings = []
     for (entry, is_module), launch_ids in sorted(entries.items()):
-        old = entry_arguments(base_project, entry, is_module, base_modules)
-        new = entry_arguments(head_project, entry, is_module, now_modules)
+        old, _ = entry_arguments(base_project, entry, is_module, base_modules)
+        new, source = entry_arguments(head_project, entry, is_module, now_modules)
         if not old or not new or old == new:
             continue
         names = [name for name in (*MAIN_ARGUMENTS, MAPPED) if old.get(name) != new.get(name)]
@@ -103,23 +108,46 @@ def entry_changes(
                 + ", ".join(launch_ids[:SHOWN_LAUNCHES]) + (", ..." if len(launch_ids) > SHOWN_LAUNCHES else "") + ")"
                 if launch_ids else "; no launch found runs it")
         term = TermChange(ENTRY, entry, was, now_is, f"entry point {entry}: {_shown(was)} -> {_shown(now_is)}{runs}")
-        finding = change_finding(term, records, Kind.ENTRY_CHANGE)
+        finding = replace(change_finding(term, records, Kind.ENTRY_CHANGE), source=source)
         findings.append(replace(finding, origin=Origin.INTRODUCED if finding.severity == ERROR else ""))
     return findings
 
 
-def gone_launches(now: Iterable[Any], base: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
+def _signature(checked: Any) -> tuple[Any, ...]:
+    launch = checked.case.launch
+    return launch.entry, launch.is_module, launch.config_name, tuple(o.text for o in launch.overrides)
+
+
+def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
+    """Each launch of the pull request with the base's launch it is (same script, aligned by what the commands run,
+    as a diff aligns lines: removing a script's second command leaves its third the third, not a changed second),
+    and the base's launches left without one: gone."""
+    by_script: dict[str, tuple[list[Any], list[Any]]] = {}
+    for checked in base:
+        by_script.setdefault(checked.case.launch.script, ([], []))[0].append(checked)
+    for checked in now:
+        by_script.setdefault(checked.case.launch.script, ([], []))[1].append(checked)
+    pairs, gone = [], []
+    for old, new in by_script.values():
+        matcher = difflib.SequenceMatcher(None, [_signature(c) for c in old], [_signature(c) for c in new], autojunk=False)
+        for _, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+            both = min(old_end - old_start, new_end - new_start)  # a replaced run: the same commands, edited
+            pairs += [(new[new_start + i], old[old_start + i]) for i in range(both)]
+            gone += old[old_start + both:old_end]
+    return pairs, gone
+
+
+def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
     """A `launch_gone` result for each launch the base extracted that the pull request no longer has (script deleted,
     renamed, moved out of the base's globs, or the command removed): an error when it composed at the base, unless
     a `changes:` record names it; a note when it did not compose there either."""
     from harness.launches import NOT_EXTRACTED
 
     records = tuple(records)
-    kept = {checked.case.id for checked in now}
     results = []
-    for checked in base:
+    for checked in gone:
         case = checked.case
-        if case.id in kept or case.problem_kind == NOT_EXTRACTED:
+        if case.problem_kind == NOT_EXTRACTED:
             continue
         where = case.launch.where
         source = Source(case.launch.script, case.launch.line)

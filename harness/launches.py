@@ -622,11 +622,12 @@ def review_commands(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
-    moved = {c.case.id: moved_defaults(c, b) + launch_review.value_findings(c, b, views) for c, b in _pairs(now, base)}
-    at_base = {c.case.id: c for c in base}
+    pairs, gone = launch_review.paired(now, base)
+    moved = {c.case.id: moved_defaults(c, b) + launch_review.value_findings(c, b, views) for c, b in pairs}
+    at_base = {c.case.id: b for c, b in pairs}
     results = [launch_review.not_extracted_now(replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))), at_base.get(r.case.id))
                for r in reviewed]
-    return results + launch_review.gone_launches(now, base, records), tally(now), entries
+    return results + launch_review.gone_launches(gone, records), tally(now), entries
 
 
 def _reported(value: Any) -> Any:
@@ -642,13 +643,6 @@ def _shown(value: Any) -> str:
     from harness.resolve import MISSING, Unresolvable
 
     return "absent" if value is MISSING else value.reason if isinstance(value, Unresolvable) else show_value(value)
-
-
-def _pairs(now: Iterable[Checked], base: Iterable[Checked]) -> Iterator[tuple[Checked, Checked]]:
-    at_base = {c.case.id: c for c in base}
-    for checked in now:
-        if checked.case.id in at_base:
-            yield checked, at_base[checked.case.id]
 
 
 def moved_defaults(now: Checked, base: Checked) -> list[Finding]:

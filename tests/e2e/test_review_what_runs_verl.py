@@ -151,7 +151,7 @@ def test_log_since_a_tag_off_heads_line_walks_from_the_merge_base_and_names_pr_5
         assert main(arguments) == 0
         lines = capsys.readouterr().out.splitlines()
         base = git(verl, "merge-base", "release-tag", "HEAD").strip()
-        assert lines[0].startswith(f"--since release-tag (") and f"walked from their merge base {base[:12]}" in lines[0]
+        assert lines[0].startswith("--since release-tag (") and f"walked from their merge base {base[:12]}" in lines[0]
         assert sum("merge base" in line for line in lines) == 1
         assert any(line.startswith(pr[:12]) and "false -> true" in line for line in lines[1:]), lines
     finally:

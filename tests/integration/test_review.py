@@ -504,6 +504,7 @@ def test_a_re_pointed_hydra_main_is_an_entry_change_error_and_its_launches_value
     assert (entry["path"], entry["old"], entry["new"], entry["severity"], entry["origin"]) == (
         "app.main", {"config_name": "train"}, {"config_name": "train2"}, "error", "introduced")
     assert "3 launches run it (cmd/scripts/run.sh#1, cmd/scripts/run.sh#2, cmd/scripts/run.sh#3)" in entry["message"]
+    assert entry["source"] == "app/main.py:4"  # the decorator's line, where an annotation points
     # The launch that sets epochs itself keeps its value; the two that leave it to the root now run with 9.
     epochs = {(c["id"], f["old"], f["new"]) for c in report["cases"] for f in c["findings"] if f["path"] == "trainer.epochs"}
     assert epochs == {("cmd/scripts/run.sh#2", 3, 9), ("cmd/scripts/run.sh#3", 3, 9)}
@@ -529,18 +530,21 @@ def test_a_launch_the_pull_request_loses_is_launch_gone_unless_recorded(small_pr
     with_launches(small_project, {**LAUNCH_FILES, "scripts/other.sh": "python -m app.main trainer.epochs=1\n"})
     commit_small_project(small_project, cli, "")
     script = small_project / "scripts" / "run.sh"
-    script.write_text(script.read_text().replace("python -m app.main trainer.effective_lr=0.7\n", ""))  # the command removed
+    script.write_text(script.read_text().replace("python -m app.main trainer.lr=0.5\n", ""))  # the second command removed
     (small_project / "scripts" / "other.sh").rename(small_project / "scripts" / "other.bash")  # out of the base's globs
     result, report = _review(cli)
     gone = {c["id"]: f for c in report["cases"] for f in c["findings"] if f["kind"] == "launch_gone"}
-    assert result.code == 1 and sorted(gone) == ["cmd/scripts/other.sh#1", "cmd/scripts/run.sh#3"], result.out
+    assert result.code == 1 and sorted(gone) == ["cmd/scripts/other.sh#1", "cmd/scripts/run.sh#2"], result.out
     assert all(f["severity"] == "error" and f["origin"] == "introduced" for f in gone.values())
-    assert (gone["cmd/scripts/run.sh#3"]["path"], gone["cmd/scripts/run.sh#3"]["source"]) == ("cmd/scripts/run.sh#3", "scripts/run.sh:3")
+    assert (gone["cmd/scripts/run.sh#2"]["path"], gone["cmd/scripts/run.sh#2"]["source"]) == ("cmd/scripts/run.sh#2", "scripts/run.sh:2")
+    # The third command is now the second: it is compared with the base's third (aligned as a diff aligns lines), so
+    # nothing about it changed.
+    assert not [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] != "launch_gone"]
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out
     assert "launch cmd/scripts/other.sh#1 composed at the base (scripts/other.sh:1) and is gone from this change" in text
     (small_project / "contracts.yaml").write_text(
         "changes:\n"
-        "  - {launch: cmd/scripts/run.sh#3, old: 'scripts/run.sh:3', new: null, reason: dropped}\n"
+        "  - {launch: cmd/scripts/run.sh#2, old: 'scripts/run.sh:2', new: null, reason: dropped}\n"
         "  - {launch: cmd/scripts/other.sh#1, old: 'scripts/other.sh:1', new: null, reason: renamed}\n")
     result, report = _review(cli)
     assert result.code == 0, result.out
