@@ -347,8 +347,7 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
         ("cmd/scripts/run.sh#1", "trainer.effective_lr", 0.1, 0.2, "warning", "introduced", "scripts/run.sh:1")
     ]
     assert moved[0][1]["message"] == (
-        "default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2; the script did not change that key "
-        "(it does not set it): its default moved"
+        "default moved: trainer.effective_lr: 0.1 -> 0.2; the script does not set it: the value under it moved"
     )
     # Each launch's composed values are compared too (issue 30): the default under #1 and #3 (#2 sets lr itself),
     # and the value #3's script now sets.
@@ -357,8 +356,8 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
                       ("cmd/scripts/run.sh#3", "trainer.effective_lr", 0.7, 0.8)}
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
     changed = text.index("Changed values (2):")
-    assert any(line.startswith("  WARNING default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2;")
-               for line in text[changed + 1:changed + 5])
+    moved_lines = [line for line in text[changed + 1:changed + 6] if line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;")]
+    assert len(moved_lines) == 1 and moved_lines[0].endswith("(scripts/run.sh:1)"), text
 
 
 def _package_project(root, config_dir: str, extra_settings: str = ""):
@@ -558,5 +557,6 @@ def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, c
     script.write_text(script.read_text().replace("python -m app.main trainer.lr=0.5", 'python -m app.main --config-name="$(pick)" trainer.lr=0.5'))
     result, report = _review(cli)
     (dark,) = [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "launch"]
-    assert result.code == 1 and dark["severity"] == "error" and dark["message"].startswith("not extracted: scripts/run.sh:2"), result.out
+    assert result.code == 1 and dark["severity"] == "error" and dark["message"].startswith("not extracted: "), result.out
+    assert dark["source"] == "scripts/run.sh:2"
     assert "the base extracted it (scripts/run.sh:2)" in dark["message"]

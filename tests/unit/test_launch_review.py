@@ -32,5 +32,5 @@ def test_entry_and_launch_records_parse_as_subjects_of_their_own():
     records = parse_contracts(text, Path("c.yaml")).changes
     assert [(r.contract, r.path, r.old, r.new) for r in records] == [
         (ENTRY, "verl.trainer.main_ppo", {"config_name": "a"}, {"config_name": "b"}), (LAUNCH, "cmd/x.sh#1", "x.sh:3", None)]
-    with pytest.raises(ContractError, match="exactly one of 'contract', 'setting', 'hydra', 'entry', 'launch'"):
+    with pytest.raises(ContractError, match="exactly one of 'contract', 'setting', 'hydra', 'known', 'entry', 'launch'"):
         parse_contracts("changes:\n  - {entry: m, launch: l, reason: r}\n", Path("c.yaml"))
