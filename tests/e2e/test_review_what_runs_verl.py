@@ -41,7 +41,8 @@ def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
         # The examples' launch scripts only (the tests/ scripts name the `recipe` submodule, absent in this checkout).
         text = re.sub(r'\[\[tool\.config-harness\.commands\]\]\nglob = "(scripts|tests|verl)/\*\*/\*\.sh"\n\n?', "", text)
         assert 'glob = "examples/**/*.sh"' in text and 'glob = "tests/' not in text
-        text = text.replace('engine_group = "model_engine"\n', 'engine_group = "model_engine"\npython_sources = ["verl"]\n', 1)
+        if "python_sources" not in text:  # the classes `_target_` names, read from verl/ (never imported)
+            text = text.replace('engine_group = "model_engine"\n', 'engine_group = "model_engine"\npython_sources = ["verl"]\n', 1)
         pyproject.write_text(text)
         main(["generate"])
     git(repository, "add", "-A")
