@@ -186,6 +186,14 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None) ->
     return [f for f in findings if not any(_touches(text, f.path) for text in failed)]
 
 
+def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
+    """A launch's result with its changed values: `changed`, as a matrix case whose values changed is, unless it fails."""
+    if not values:
+        return result
+    status = Status.CHANGED if result.status == Status.OK else result.status
+    return replace(result, findings=result.findings + tuple(values), status=status)
+
+
 def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
     """A launch the base extracted that the pull request's reader cannot: its warning becomes an error, since what
     it runs is no longer checked."""

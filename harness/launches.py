@@ -710,10 +710,15 @@ def review_commands(
         shutil.rmtree(scratch, ignore_errors=True)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
     pairs, gone = launch_review.paired(now, base)
-    moved = {c.case.id: moved_defaults(c, b) + launch_review.value_findings(c, b, views) for c, b in pairs}
+    moved = {c.case.id: moved_defaults(c, b) for c, b in pairs}
+    values = {c.case.id: launch_review.value_findings(c, b, views) for c, b in pairs}
     at_base = {c.case.id: b for c, b in pairs}
-    results = [launch_review.not_extracted_now(replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))), at_base.get(r.case.id))
-               for r in reviewed]
+    results = [
+        launch_review.not_extracted_now(
+            launch_review.with_values(replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))), values.get(r.case.id, [])),
+            at_base.get(r.case.id))
+        for r in reviewed
+    ]
     return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
 
 

@@ -507,6 +507,8 @@ def test_a_re_pointed_hydra_main_is_an_entry_change_error_and_its_launches_value
     # The launch that sets epochs itself keeps its value; the two that leave it to the root now run with 9.
     epochs = {(c["id"], f["old"], f["new"]) for c in report["cases"] for f in c["findings"] if f["path"] == "trainer.epochs"}
     assert epochs == {("cmd/scripts/run.sh#2", 3, 9), ("cmd/scripts/run.sh#3", 3, 9)}
+    assert {c["id"]: c["status"] for c in report["cases"]} == {
+        "cmd/scripts/run.sh#1": "ok", "cmd/scripts/run.sh#2": "changed", "cmd/scripts/run.sh#3": "changed"}
     # The record the message names excuses it: a warning with its reason, and the review passes.
     (small_project / "contracts.yaml").write_text("changes:\n  - {entry: app.main, old: {config_name: train}, new: {config_name: train2}, reason: v2 root}\n")
     result, report = _review(cli)
