@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.baselines import BaselineEntry
@@ -49,24 +50,62 @@ def head_modules(base_modules: Mapping[str, str], changes: Iterable[Any]) -> dic
     return dict(base_modules)
 
 
-def entry_arguments(project: Any, entry: str, is_module: bool, modules: Mapping[str, str]) -> tuple[dict[str, Any], Source | None]:
+# Reads an entry point's source: (entry, is_module) -> (its path relative to the project, its text), or None.
+EntryReader = Callable[[str, bool], "tuple[str, str] | None"]
+
+
+def tree_reader(project: Any) -> EntryReader:
+    """Entry points as the working tree holds them (through the one bounded, confined reader)."""
+    def read(entry: str, is_module: bool) -> tuple[str, str] | None:
+        path = project.entry_file(entry, is_module)
+        if path is None:
+            return None
+        try:
+            return path.relative_to(project.root).as_posix(), read_bytes(path, (project.root,)).decode("utf-8", "replace")
+        except (OSError, InputLimitError):
+            return None
+    return read
+
+
+def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
+    """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
+    may come from the cache)."""
+    from harness import gitrepo
+
+    # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
+    prefix = gitrepo.inside(top, root)
+    prefix = "" if prefix == "." else prefix + "/"
+
+    def read(entry: str, is_module: bool) -> tuple[str, str] | None:
+        candidates = [entry.replace(".", "/") + ".py", entry.replace(".", "/") + "/__main__.py"] if is_module else [entry]
+        for candidate in candidates:
+            if PurePosixPath(candidate).is_absolute() or ".." in PurePosixPath(candidate).parts:
+                continue  # never outside the project
+            try:
+                data = gitrepo.read_file(top, commit, prefix + PurePosixPath(candidate).as_posix())
+            except gitrepo.GitError:
+                data = None
+            if data is not None:
+                return candidate, data.decode("utf-8", "replace")
+        return None
+    return read
+
+
+def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Mapping[str, str]) -> tuple[dict[str, Any], Source | None]:
     """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name,
     and the decorator's line. Empty when the project has no such file and no mapping."""
     from harness.launches import hydra_main
 
     arguments: dict[str, Any] = {}
     source = None
-    path = project.entry_file(entry, is_module)
-    if path is not None:
-        try:
-            text = read_bytes(path, (project.root,)).decode("utf-8", "replace")
-        except (OSError, InputLimitError):
-            text = ""
+    found = read(entry, is_module)
+    if found is not None:
+        path, text = found
         main = hydra_main(text)
         if main is not None:
             arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
             line = next((n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None)
-            source = Source(path.relative_to(project.root).as_posix(), line)
+            source = Source(path, line)
     if entry in modules:
         arguments[MAPPED] = modules[entry]
     return arguments, source
@@ -77,8 +116,8 @@ def _shown(arguments: Mapping[str, Any]) -> str:
 
 
 def entry_changes(
-    head_project: Any, base_project: Any, now: Sequence[Any], base: Sequence[Any], modules: tuple[Mapping[str, str], Mapping[str, str]],
-    records: Iterable[ChangeRecord],
+    head: EntryReader, base_read: EntryReader, now: Sequence[Any], base: Sequence[Any],
+    modules: tuple[Mapping[str, str], Mapping[str, str]], records: Iterable[ChangeRecord],
 ) -> list[Finding]:
     """One `entry_change` per entry point whose arguments differ between the base and the pull request (an error
     unless a `changes:` record names it), with the launches that run it. An entry only one side has is not one:
@@ -96,8 +135,8 @@ def entry_changes(
         entries.setdefault((module, True), [])
     findings = []
     for (entry, is_module), launch_ids in sorted(entries.items()):
-        old, _ = entry_arguments(base_project, entry, is_module, base_modules)
-        new, source = entry_arguments(head_project, entry, is_module, now_modules)
+        old, _ = entry_arguments(base_read, entry, is_module, base_modules)
+        new, source = entry_arguments(head, entry, is_module, now_modules)
         if not old or not new or old == new:
             continue
         names = [name for name in (*MAIN_ARGUMENTS, MAPPED) if old.get(name) != new.get(name)]
