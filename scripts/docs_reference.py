@@ -75,6 +75,8 @@ KIND_MEANINGS = {
     "target": "what building a `_target_` node does: a missing class, an undeclared key, a required field, a Python default",
     "moved": "a removed leaf or subtree whose value now sits under another path",
     "launch": "a launch command of a script that does not compose, or whose default moved under it",
+    "entry_change": "in a review: an entry point's `@hydra.main` arguments or `[commands.modules]` mapping differ from the base's",
+    "launch_gone": "in a review: a launch that composed at the base is gone from the pull request",
 }
 EXIT_MEANINGS = {
     "EXIT_OK": "every case matches its baseline and every contract holds",
