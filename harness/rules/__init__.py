@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from harness.rules import agree, cases, equal, forbid, program_view, require
+from harness.rules import agree, cases, equal, forbid, one_of, program_view, require
 from harness.rules.base import RuleKind
 
 KINDS: tuple[RuleKind, ...] = (
@@ -20,6 +20,7 @@ KINDS: tuple[RuleKind, ...] = (
     agree.KIND,
     agree.REQUIRE_BOTH,
     program_view.KIND,
+    one_of.KIND,
 )
 
 BY_KEY = MappingProxyType({kind.key: kind for kind in KINDS})
