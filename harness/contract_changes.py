@@ -9,6 +9,7 @@ excuses exactly the change with the same four values, so an old reason never exc
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -18,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 import yaml
+from omegaconf import DictConfig
 
 from harness.contracts import (
     NOTHING_CHECKED,
@@ -31,11 +33,14 @@ from harness.contracts import (
     merge_sets,
     parse_contracts,
     stale_waivers,
+    unwaived_violations,
+    utc_today,
     violations_seen,
 )
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Origin
+from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind, Origin
+from harness.matrix import Case
 from harness.rules import KINDS
-from harness.rules.base import TermChange
+from harness.rules.base import ProgramLookup, TermChange
 
 
 def _merged(contract_set: ContractSet) -> dict[str, Contract]:
@@ -125,19 +130,62 @@ def flow_record(record: dict[str, Any]) -> str:
 
 def change_finding(change: TermChange, records: Iterable[ChangeRecord], kind: Kind = Kind.CONTRACT_CHANGE) -> Finding:
     """A warning showing the recorded reason, or an error saying which record would excuse the change."""
-    record = record_for(change, records)
+    return _recorded(change, record_for(change, records), kind)
+
+
+def _recorded(change: TermChange, record: ChangeRecord | None, kind: Kind = Kind.CONTRACT_CHANGE, contract: str = "") -> Finding:
     subject = "" if change.contract in SUBJECT_KEYS.values() else f"{change.contract}: "
     if record is not None:
         return Finding(kind, change.path, change.old, change.new, WARNING,
-                       f"{subject}{change.description} [recorded reason: {record.reason}]")
+                       f"{subject}{change.description} [recorded reason: {record.reason}]", contract=contract)
     return Finding(kind, change.path, change.old, change.new, ERROR,
                    f"{subject}{change.description} without a recorded reason;"
-                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}")
+                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}", contract=contract)
 
 
 def contract_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
     """`contract_change` findings from `base` to `head`; only `head`'s records excuse a change."""
     return [change_finding(change, head.changes) for change in term_changes(base, head, case_ids)]
+
+
+# The term of a base rule that the pull request's contracts excuse on a case: the change is judged by what the rules
+# report, not by how the file was edited (a waiver, a widened group, a narrowed glob, an option all look alike).
+ENFORCED, EXCUSED = "enforced", "excused"
+
+
+def unreported_findings(
+    base: ContractSet, head: ContractSet, case_id: str, config: DictConfig, tree: Any, today: datetime.date,
+    program: ProgramLookup | None = None,
+) -> list[Finding]:
+    """A `contract_change` for each error the base's contracts (terms and waivers) find on this case of the pull
+    request that no error of the pull request's own contracts reports (at any of the violation's paths).
+
+    A record the pull request adds (one the base's file does not hold) naming the contract and one of the paths
+    excuses it, so one record explains both an edit of a term and the violation that edit lets through.
+    """
+    reported = {path for v in unwaived_violations(head, case_id, config, tree, today, program) for path in (v.path, *v.paths)}
+    added = [record for record in head.changes if record not in base.changes]
+    findings = []
+    for violation in unwaived_violations(base, case_id, config, tree, today, program):
+        paths = {violation.path, *violation.paths}
+        if paths & reported:
+            continue
+        record = next((r for r in added if r.contract == violation.contract and r.path in paths), None)
+        change = TermChange(violation.contract, violation.path, ENFORCED, EXCUSED,
+                            f"the base's contract is broken here ({violation.message}) and this change's contracts no longer report it")
+        findings.append(_recorded(change, record, contract=violation.contract))
+    return findings
+
+
+def unreported_check(base: ContractSet, head: ContractSet, today: datetime.date | None = None,
+                     program: ProgramLookup | None = None) -> CaseChecker:
+    """`unreported_findings` as a case check of a review (waivers expire by `today`, default the UTC date)."""
+    day = today or utc_today()
+
+    def check(case: Case, config: DictConfig, tree: Any) -> list[Finding]:
+        return unreported_findings(base, head, case.id, config, tree, day, program)
+
+    return check
 
 
 def read_contract_files(files: Mapping[str, str | None]) -> ContractSet:

@@ -265,11 +265,28 @@ def contract_findings(
     return findings
 
 
+def unwaived_violations(
+    contract_set: ContractSet, case_id: str, config: DictConfig, tree: Any, today: datetime.date, program: ProgramLookup | None = None
+) -> list[Violation]:
+    """The violations of one case that no live waiver excuses: what the set reports as contract errors."""
+    found = []
+    for contract in contract_set.contracts:
+        for violation in violations(contract, config, tree, program, case_id):
+            waiver = _waiver_for(violation, contract_set.waivers, case_id)
+            if waiver is None or not _live(waiver, today):
+                found.append(violation)
+    return found
+
+
+def _live(waiver: Waiver, today: datetime.date) -> bool:
+    return waiver.until is None or today <= waiver.until
+
+
 def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Finding:
     """The error finding as a live waiver leaves it: a warning that names the reason (an expired one only notes it)."""
     if waiver is None:
         return finding
-    if waiver.until is None or today <= waiver.until:
+    if _live(waiver, today):
         reason = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
         return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", waiver=reason)
     return replace(finding, message=f"{finding.message} [waiver expired on {waiver.until}: {waiver.reason}]")
