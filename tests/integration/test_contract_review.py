@@ -121,3 +121,11 @@ def test_a_widened_group_and_a_waiver_for_its_new_key_fail_the_review_until_reco
     assert recorded.code == 0
     severities = {f["severity"] for c in recorded.json()["cases"] for f in c["findings"] if f["kind"] == "contract_change"}
     assert severities == {"warning"}
+
+
+def test_turning_program_view_on_fails_the_review(repository, cli):
+    (repository / "contracts.yaml").write_text(CONTRACTS.replace("    equal: {device.count: 8}\n", "    equal: {device.count: 8}\n    program_view: true\n"))
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert result.code == 1
+    (change,) = [f for f in result.json()["findings"] if f["kind"] == "contract_change"]
+    assert (change["path"], change["old"], change["new"], change["severity"]) == ("", {"program_view": False}, {"program_view": True}, "error")
