@@ -268,12 +268,11 @@ def violations(
     return [found for kind in KINDS for found in kind.violations(contract, contract.term(kind.key), view)]
 
 
-def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str) -> Waiver | None:
+def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
+    """The waiver for a violation: a live one if any (whatever the order they are written in), else an expired one."""
     paths = {violation.path, *violation.paths}
-    for waiver in waivers:
-        if waiver.excuses(violation.contract, paths, case_id):
-            return waiver
-    return None
+    matching = [waiver for waiver in waivers if waiver.excuses(violation.contract, paths, case_id)]
+    return next((waiver for waiver in matching if _live(waiver, today)), matching[0] if matching else None)
 
 
 def utc_today() -> datetime.date:
@@ -291,7 +290,7 @@ def contract_findings(
             finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
                               f"{contract.name}: {violation.message}", contract=contract.name,
                               contract_source=contract.location())
-            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id), today))
+            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
     return findings
 
 
@@ -302,7 +301,7 @@ def unwaived_violations(
     found = []
     for contract in contract_set.contracts:
         for violation in violations(contract, config, tree, program, case_id):
-            waiver = _waiver_for(violation, contract_set.waivers, case_id)
+            waiver = _waiver_for(violation, contract_set.waivers, case_id, today)
             if waiver is None or not _live(waiver, today):
                 found.append(violation)
     return found

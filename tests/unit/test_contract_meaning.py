@@ -125,6 +125,8 @@ def waiver(draw: Any, names: list[str]) -> dict:
 def edit(draw: Any, document: dict) -> dict:
     """One random edit of a contracts document, any of the ways a file can loosen (or tighten) its rules."""
     contracts = document["contracts"]
+    if not contracts:
+        return document  # every contract deleted by an earlier edit
     names = [c["name"] for c in contracts]
     target = draw(st.sampled_from(contracts))
     action = draw(st.sampled_from(["waiver", "widen", "glob", "option", "drop", "repin", "one_of", "rename", "delete", "add"]))
