@@ -81,6 +81,17 @@ def test_a_record_the_change_adds_for_the_contract_and_path_excuses_it_and_an_ol
     assert again.severity == "error"
 
 
+def test_the_record_of_a_dropped_term_also_excuses_the_violation_it_lets_through():
+    pinned_only = BASE.replace("    require: [m.pad]\n", "")
+    assert judged(BASE, pinned_only, {"m": {}}) == []  # the pin still reports the missing path
+    dropped = pinned_only.replace("    equal: {m.pad: false}\n", "    forbid: [m.old]\n")
+    (finding,) = judged(BASE, dropped, {"m": {}})
+    assert finding.severity == "error" and "m.pad is required but missing" in finding.message
+    record = "changes:\n  - {contract: pins, path: m.pad, old: require, new: null, reason: pad moved to the model}\n"
+    (recorded,) = judged(BASE, dropped + record, {"m": {}})
+    assert recorded.severity == "warning" and recorded.message.endswith("[recorded reason: pad moved to the model]")
+
+
 def test_narrowed_cases_and_an_expired_waiver():
     narrowed = BASE.replace('cases: "t/megatron/*"', 'cases: "t/megatron/y"')
     broken = {"m": {"pad": True}}
