@@ -44,13 +44,13 @@ class Contract:
         where = display_path(Path(self.origin)) if self.origin else "the contracts file"
         return f"{where}:{self.line}" if self.line else where
 
-    def groups(self) -> list[tuple[str, ...]]:
+    def path_groups(self) -> list[tuple[str, ...]]:
         """The paths the contract's rules name, in groups one violation stands for (an agree group, else one path)."""
         return [group for kind in KINDS for group in kind.paths(self.term(kind.key))]
 
     def paths(self) -> frozenset[str]:
         """Every path one of the contract's rules names."""
-        return frozenset(path for group in self.groups() for path in group)
+        return frozenset(path for group in self.path_groups() for path in group)
 
 
 @dataclass(frozen=True)
@@ -363,7 +363,7 @@ def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) ->
             if contract is None:
                 continue
             paths = {finding.path}
-            paths.update(*(group for group in contract.groups() if group[-1] == finding.path))
+            paths.update(*(group for group in contract.path_groups() if group[-1] == finding.path))
             seen.update((result.case.id, contract.name, path) for path in paths)
     return seen
 
