@@ -8,7 +8,7 @@ other kinds read, and turning one the wrong way is a loosening like dropping a r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,8 +195,3 @@ def plain(value: Any) -> Any:
         return [plain(item) for item in value]
     return value
 
-
-def missing_from(old: Iterable[str], new: Iterable[str]) -> list[str]:
-    """The paths of `old` that `new` no longer lists, in `old`'s order."""
-    kept = set(new)
-    return [path for path in old if path not in kept]
