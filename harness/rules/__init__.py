@@ -2,7 +2,8 @@
 
 `KINDS` is the one registry: parsing (harness/contracts.py), evaluation, contract changes
 (harness/contract_changes.py) and `lock` (harness/lock.py) all iterate it, in this order, which is also the order
-of their findings. A new kind is a module with a `KIND` and one line here.
+of their findings. A new kind is a module with a `KIND`, imported and listed here (harness/rules/one_of.py was
+added so).
 """
 
 from __future__ import annotations
