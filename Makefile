@@ -34,7 +34,7 @@ test: setup
 	@$(BIN)/python -m pytest -q tests/unit tests/integration
 
 # The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples).
-PROPERTY_TESTS := tests/unit/test_diff.py tests/unit/test_gates.py
+PROPERTY_TESTS := tests/unit/test_diff.py tests/unit/test_gates.py tests/unit/test_contract_meaning.py
 test-e2e: setup
 	@CONFIG_HARNESS_HYPOTHESIS=thorough $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml $(PROPERTY_TESTS)
 
