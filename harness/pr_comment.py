@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.escape import code_span, no_workflow_commands
-from harness.reporters.comment import LINE_CHARACTERS, LISTED_ERRORS, SCHEMA, SCHEMA_VERSION, verdict
+from harness.reporters.comment import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
 
 ARTIFACT_FILES = ("comment.json", "pull-request")  # what the pull-request job uploads, and nothing else
 MAX_DOCUMENT_BYTES = 64 * 1024  # the comment document is a few KB; more is not ours
@@ -55,6 +55,7 @@ class Comment:
     ok: bool
     base: str
     errors: tuple[str, ...]
+    warnings: tuple[str, ...]
     counts: tuple[tuple[str, int], ...]
 
     def count(self, name: str) -> int:
@@ -114,9 +115,12 @@ def checked_comment(data: bytes, where: Path) -> Comment:
     base = document.get("base")
     if base is not None and not isinstance(base, str):
         raise Refused(f"{where}: 'base' is not a string")
-    lines = _field(document, "errors", list, where)
-    if not all(isinstance(line, str) for line in lines):
-        raise Refused(f"{where}: 'errors' holds something other than strings")
+    causes = {}
+    for key in ("errors", "warnings"):
+        lines = _field(document, key, list, where)
+        if not all(isinstance(line, str) for line in lines):
+            raise Refused(f"{where}: {key!r} holds something other than strings")
+        causes[key] = [_shortened(line, LINE_CHARACTERS) for line in lines if line.strip()]
     raw_counts = _field(document, "counts", dict, where)
     counts = []
     for name in COUNTS:
@@ -124,8 +128,10 @@ def checked_comment(data: bytes, where: Path) -> Comment:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
             raise Refused(f"{where}: counts.{name} is not a count")
         counts.append((name, value))
-    errors = tuple(_shortened(line, LINE_CHARACTERS) for line in lines[:LISTED_ERRORS] if line.strip())
-    return Comment(ok=ok, base=_shortened(base or "", MAX_BASE_CHARACTERS), errors=errors, counts=tuple(counts))
+    # LISTED lines in all, errors first, whatever the artifact holds: the comment's length is the renderer's.
+    errors = tuple(causes["errors"][:LISTED])
+    warnings = tuple(causes["warnings"][: LISTED - len(errors)])
+    return Comment(ok=ok, base=_shortened(base or "", MAX_BASE_CHARACTERS), errors=errors, warnings=warnings, counts=tuple(counts))
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -178,8 +184,8 @@ def pull_request_number(event: Any, claimed: int | None, pull: Any = None) -> in
 
 
 def render(comment: Comment, event: Any) -> str:
-    """The comment's markdown: the verdict, the introduced errors (one line per cause), the rest counted, the link to
-    the job summary. Every string from the artifact is a code span; at most MAX_BODY_LINES lines, GitHub's limit."""
+    """The comment's markdown: the verdict, the introduced errors then warnings (one line per cause), the rest
+    counted, the link to the job summary. Every string from the artifact is a code span; at most MAX_BODY_LINES lines, GitHub's limit."""
     run = _get(event, "workflow_run")
     errors = comment.count("introduced_errors")
     against = f" against {code_span(comment.base, False)}" if comment.base else ""
@@ -187,12 +193,17 @@ def render(comment: Comment, event: Any) -> str:
     job = f" The job: {conclusion}." if conclusion in CONCLUSIONS else ""
     lines = [f"### {verdict(comment.ok and not errors, errors)}", "",
              f"The review of this pull request{against}: {'OK' if comment.ok and not errors else 'FAILED'}.{job}"]
-    if comment.errors:
-        lines += ["", "Introduced errors, one line per cause:", ""]
-        lines += [f"- {code_span(line, False)}" for line in comment.errors]
-        if errors > len(comment.errors):
-            lines.append(f"- and {errors - len(comment.errors)} more (the job summary lists them all)")
-    rest = [f"{n} {one if n == 1 else many}" for name, (one, many) in COUNT_WORDS.items() if (n := comment.count(name))]
+    counted = ["introduced_errors"]
+    for title, shown, total in (("Introduced errors", comment.errors, errors),
+                                ("Introduced warnings", comment.warnings, comment.count("introduced_warnings"))):
+        if shown:
+            counted += ["introduced_warnings"] if title == "Introduced warnings" else []
+            lines += ["", f"{title}, one line per cause:", ""]
+            lines += [f"- {code_span(line, False)}" for line in shown]
+            if total > len(shown):
+                lines.append(f"- and {total - len(shown)} more (the job summary lists them all)")
+    rest = [f"{n} {one if n == 1 else many}" for name, (one, many) in COUNT_WORDS.items()
+            if (n := comment.count(name)) and name not in counted]
     if rest:
         lines += ["", "Also: " + ", ".join(rest) + "."]
     url = _get(run, "html_url")

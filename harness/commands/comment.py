@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.common import EXIT_OK, UsageError, say
+from harness.commands.common import EXIT_OK, UsageError, add_quiet, say
 from harness.writer import write_atomic
 
 NAME = "comment"
@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="GitHub's answer for the pull request the artifact names (`gh api repos/R/pulls/N`): "
                              "how a fork's pull request, absent from the event, is checked against the run's head commit")
     parser.add_argument("--out", required=True, metavar="FILE", help="where to write the comment's markdown")
+    add_quiet(parser, "do not print the pull request's number")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,5 +39,6 @@ def run(args: argparse.Namespace) -> int:
     except Refused as refused:
         raise UsageError(f"comment refused: {refused}") from None
     write_atomic(Path(args.out), render(comment, event))
-    say(str(number))
+    if not args.quiet:
+        say(str(number))
     return EXIT_OK

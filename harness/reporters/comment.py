@@ -14,15 +14,15 @@ from harness.escape import json_text
 from harness.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, introduced
+from harness.reporters.common import describe_group, introduced, mode_properties
 
 SCHEMA = "config-harness-comment"
 SCHEMA_VERSION = 1
-LISTED_ERRORS = 15  # the comment's error lines: with the rest of the comment, at most 30 lines
+LISTED = 14  # the comment's lines of causes, errors first, then warnings: with the rest of it, at most 30 lines
 LINE_CHARACTERS = 300  # one cause's line, shortened past this
 
 
-def error_line(group: Group, all_ids: Any) -> str:
+def cause_line(group: Group, all_ids: Any) -> str:
     """One cause on one line, as the text report says it: what, then on which cases."""
     line = f"{describe_group(group)}  ({describe_cases(group.cases, all_ids)})"
     return line if len(line) <= LINE_CHARACTERS else line[: LINE_CHARACTERS - 1] + "…"
@@ -36,21 +36,24 @@ def verdict(ok: bool, introduced_errors: int) -> str:
 
 
 def comment_document(result: MatrixResult, options: ReportOptions) -> dict[str, Any]:
-    """The verdict, the introduced errors (one line per cause, the first LISTED_ERRORS), and the rest counted."""
+    """The verdict, the introduced errors and then warnings (one line per cause, LISTED in all), the rest counted."""
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
     mine = [g for g in groups if introduced(g)]
     errors = [g for g in mine if g.severity == ERROR]
+    warnings = [g for g in mine if g.severity == WARNING]
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "title": verdict(result.ok, len(errors)),  # for the job's own step name; the comment recomputes it
         "ok": result.ok,
         "base": options.base,
-        "errors": [error_line(g, all_ids) for g in errors[:LISTED_ERRORS]],
+        **mode_properties(result),
+        "errors": [cause_line(g, all_ids) for g in errors[:LISTED]],
+        "warnings": [cause_line(g, all_ids) for g in warnings[: max(LISTED - len(errors), 0)]],
         "counts": {
             "introduced_errors": len(errors),
-            "introduced_warnings": sum(g.severity == WARNING for g in mine),
+            "introduced_warnings": len(warnings),
             "differences": sum(g.severity not in (ERROR, WARNING) for g in mine),
             "at_base": sum(g.tier == Tier.AT_BASE and g.severity == ERROR for g in groups),
             "excused": sum(g.tier == Tier.WAIVED or (bool(g.waiver) and g.tier != Tier.AT_BASE) for g in groups),

@@ -126,8 +126,11 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     body = body_file.read_text()
     lines = body.splitlines()
     assert lines[0] == f"### {verdict}" and len(lines) <= MAX_BODY_LINES and len(body) <= COMMENT_LIMIT
-    errors = [line for line in lines if line.startswith("- `")]
+    errors = lines[lines.index("Introduced errors, one line per cause:") + 2:]
+    errors = errors[: errors.index("")]
+    assert len(errors) == len(introduced_errors) and all(line.startswith("- `") for line in errors), errors
     for damage in DAMAGES:
         assert any(damage in line for line in errors), (damage, errors)
-    assert re.search(r"^Also: \d+ introduced warnings?, \d+ differences?, \d+ errors? already at the base", body, re.M), body
+    assert "Introduced warnings, one line per cause:" in lines  # the rest of the 14 lines of causes
+    assert re.search(r"^Also: \d+ differences?, \d+ errors? already at the base", body, re.M), body
     assert lines[-1] == "[The whole review is in the job summary](https://github.com/volcengine/verl/actions/runs/1)."
