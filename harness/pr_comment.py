@@ -19,7 +19,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness.confine import UnsafeInput
 from harness.escape import code_span, no_workflow_commands
+from harness.reader import InputLimitError, read_bytes
 from harness.reporters.comment import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
 
 ARTIFACT_FILES = ("comment.json", "pull-request")  # what the pull-request job uploads, and nothing else
@@ -63,18 +65,18 @@ class Comment:
 
 
 def read_bounded(path: Path, limit: int) -> bytes:
-    """A regular file's bytes (never through a link), refused when it holds more than `limit`."""
+    """A regular file's bytes through the one reader, confined to its folder, never through a link (the artifact
+    is the pull request's: a link in it could name a runner file), refused past `limit` bytes unread."""
     try:
-        info = path.lstat()
+        if stat.S_ISLNK(path.lstat().st_mode):
+            raise Refused(f"{path}: a link, not a file; it is not read")
+        return read_bytes(path, (path.parent.resolve(),), limit)
     except FileNotFoundError:
         raise Refused(f"{path}: missing") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise Refused(f"{path}: not a regular file (a link, a folder or a device is never read)")
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise Refused(f"{path}: more than {limit} bytes; the comment document is never that large")
-    return data
+    except InputLimitError:
+        raise Refused(f"{path}: more than {limit} bytes; it is not read") from None
+    except UnsafeInput as error:  # a folder, a device, a FIFO
+        raise Refused(str(error)) from None
 
 
 def read_artifact(folder: Path) -> tuple[Comment, int | None]:
