@@ -17,14 +17,13 @@ from pathlib import Path
 import pytest
 
 from harness.pr_comment import COMMENT_LIMIT, MAX_BODY_LINES
-from tests.conftest import ROOT
+from tests.e2e.real_trees import SHARED_DATA, adopt_verl_at
 from tests.synthetic_history import git
 from tests.workflow_runner import COMMENT_TEMPLATE, TEMPLATE, run_job
 
 pytestmark = pytest.mark.e2e
 
-# Beside the project, or where CONFIG_HARNESS_TEST_DATA says (a worktree elsewhere).
-BUNDLE = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"
+BUNDLE = SHARED_DATA / "verl-full.bundle"
 # The maintainer's contracts: what PR #5848 lost on the Megatron cases, and the LoRA alpha it wrote twice.
 CONTRACTS = """\
 contracts:
@@ -52,17 +51,10 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not BUNDLE.is_file():
         pytest.skip(f"the bundle of verl's whole repository is not beside the project: {BUNDLE}")
     repository = tmp_path_factory.mktemp("pr5848-ci") / "verl"
-    git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
-    git(repository, "checkout", "-q", "-b", "adopted", "pr5848-parent")
-    adopted = harness(repository, "init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine")
-    assert adopted.returncode == 0, adopted.stderr
-    (repository / "config-harness" / "contracts.yaml").write_text(CONTRACTS)
-    # The repository's own pin of config-harness, which the template installs: the one installed here.
-    (repository / "config-harness" / "requirements.txt").write_text("config-harness\n")
-    generated = harness(repository, "generate")  # exit 1: the parent's Megatron route already has both alphas
-    assert generated.returncode == 1 and "lora-alpha" in generated.stdout, generated.stdout[-2000:]
-    git(repository, "add", "-A")
-    git(repository, "commit", "-q", "-m", "adopt config-harness at the parent of PR #5848")
+    # The repository's own pin of config-harness, which the template installs: the one installed here. `generate`
+    # exits 1: the parent's Megatron route already has both alphas, and they differ.
+    pin = {"config-harness/requirements.txt": "config-harness\n"}
+    assert adopt_verl_at(BUNDLE, repository, "pr5848-parent", "adopted", CONTRACTS, pin) == 1
     git(repository, "update-ref", "refs/remotes/origin/main", "HEAD")  # what actions/checkout's fetch-depth 0 leaves
     git(repository, "checkout", "-q", "-b", "pr5848")
     diff = subprocess.run(["git", "diff", "--binary", "pr5848-parent", "pr5848"], cwd=repository, capture_output=True, check=True)
