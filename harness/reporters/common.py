@@ -128,7 +128,8 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     if any(g.kind == Kind.LAUNCH for g in errors):
         lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
     if not options.review and any(g.kind == Kind.REMOVED for g in errors):
-        lines.append("a key was removed: if that was not intended, restore it in the file that set it (named above)")
+        lines.append("a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file "
+                     "that set it)")
     if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
         if steps.in_commit_hook:
             lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "

@@ -149,7 +149,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     anything_listed = bool(lines)
     # A review keeps only what the change did: the per-case notes the counts are made of are check's (they would
     # all read 0 here).
-    program = target_counts_line(result.cases) if not options.review else None
+    # The counts say how the program sees every case, the same on every run: on request only (a green check is short).
+    program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
     if result.launches and not quiet:
