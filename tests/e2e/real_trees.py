@@ -174,24 +174,3 @@ def replace_once(path: Path, old: str, new: str) -> None:
     assert text.count(old) == 1, f"{path}: {old!r} occurs {text.count(old)} times"
     path.write_text(text.replace(old, new), encoding="utf-8")
 
-
-def adopt_verl_at(bundle: Path, repository: Path, tag: str, branch: str, contracts: str, files: dict[str, str] | None = None) -> int:
-    """verl's repository from one of the shared bundles, cloned into `repository` and checked out at `tag` as
-    `branch`, with config-harness adopted as the README says (`init --config-dir verl/trainer/config
-    --engine-group model_engine`, then `generate`) under `contracts` and `files`, and committed. Returns
-    `generate`'s exit code (1 where a contract already fails at `tag`)."""
-    from tests.synthetic_history import git
-
-    git(repository.parent, "clone", "--quiet", str(bundle), str(repository))
-    git(repository, "checkout", "-q", "-B", branch, tag)
-    for name, text in (files or {}).items():
-        (repository / name).parent.mkdir(parents=True, exist_ok=True)
-        (repository / name).write_text(text)
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(io.StringIO()):
-        patch.chdir(repository)
-        assert main(["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"]) == 0
-        (repository / "config-harness" / "contracts.yaml").write_text(contracts)
-        generated = main(["generate"])
-    git(repository, "add", "-A")
-    git(repository, "commit", "-q", "-m", f"adopt config-harness at {tag}")
-    return generated

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from tests.e2e.real_trees import SHARED_DATA, adopt_verl_at
+from tests.conftest import ROOT
+from tests.e2e.real_trees import SHARED_DATA
 from tests.synthetic_history import git
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +36,16 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not BUNDLE.is_file():
         pytest.skip(f"the replay bundle of verl's history is not beside the project: {BUNDLE}")
     repository = tmp_path_factory.mktemp("pr5848") / "verl"
-    assert adopt_verl_at(BUNDLE, repository, "pr5848-parent", "main", CONTRACTS, {"pyproject.toml": '[project]\nname = "verl"\n'}) == 0
+    git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
+    git(repository, "checkout", "-q", "-B", "main", "pr5848-parent")
+    (repository / "pyproject.toml").write_text('[project]\nname = "verl"\n')
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repository)
+        assert main(["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"]) == 0
+        (repository / "config-harness" / "contracts.yaml").write_text(CONTRACTS)
+        assert main(["generate"]) == 0
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "adopt config-harness at the parent of PR #5848")
     git(repository, "checkout", "-q", "-b", "pr5848-review")
     git(repository, "cherry-pick", "--allow-empty", "pr5848")  # the PR's own change, on top of the adoption
     return repository

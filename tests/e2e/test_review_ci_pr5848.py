@@ -1,7 +1,8 @@
 """verl PR #5848 through the pull-request workflow, on verl's whole repository (../shared/data/verl-full.bundle):
 config-harness adopted at the PR's parent as the README says (`init`, `generate`, commit) with the maintainer's
-contracts, the PR's own diff applied on a branch, then the template's job run step by step as GitHub runs it and
-the commenting workflow's `config-harness comment` on its artifact. The checks: the annotations are the review's
+contracts (both `layer_name_map` keys and `moe_config.freeze_moe_router` required and `use_remove_padding` false on
+`*megatron*`; `lora_alpha` agreeing with `lora.alpha`), the PR's own diff applied on a branch, then the template's
+job run step by step as GitHub runs it and the commenting workflow's `config-harness comment` on its artifact. The checks: the annotations are the review's
 introduced findings only, at most ten of each kind; the job fails exactly as the review does, and its verdict step
 says so; the comment names the four damages in at most 30 lines, within GitHub's limit."""
 
@@ -17,28 +18,12 @@ from pathlib import Path
 import pytest
 
 from harness.pr_comment import COMMENT_LIMIT, MAX_BODY_LINES
-from tests.e2e.real_trees import SHARED_DATA, adopt_verl_at
+from tests.e2e.test_day_one import CONTRACTS, adopt, apply_pull_request
 from tests.synthetic_history import git
 from tests.workflow_runner import COMMENT_TEMPLATE, TEMPLATE, run_job
 
 pytestmark = pytest.mark.e2e
 
-BUNDLE = SHARED_DATA / "verl-full.bundle"
-# The maintainer's contracts: what PR #5848 lost on the Megatron cases, and the LoRA alpha it wrote twice.
-CONTRACTS = """\
-contracts:
-  - name: megatron-critical
-    cases: "*megatron*"
-    require:
-      - actor_rollout_ref.rollout.layer_name_map.qkv_layer_name
-      - actor_rollout_ref.rollout.layer_name_map.gate_proj_layer_name
-      - actor_rollout_ref.model.override_config.moe_config.freeze_moe_router
-    equal:
-      actor_rollout_ref.model.use_remove_padding: false
-  - name: lora-alpha
-    agree:
-      - [actor_rollout_ref.model.lora_alpha, actor_rollout_ref.model.lora.alpha]
-"""
 DAMAGES = ("layer_name_map", "moe_config.freeze_moe_router", "use_remove_padding", "lora.alpha")
 
 
@@ -48,19 +33,13 @@ def harness(repository: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not BUNDLE.is_file():
-        pytest.skip(f"the bundle of verl's whole repository is not beside the project: {BUNDLE}")
-    repository = tmp_path_factory.mktemp("pr5848-ci") / "verl"
-    # The repository's own pin of config-harness, which the template installs: the one installed here. `generate`
-    # exits 1: the parent's Megatron route already has both alphas, and they differ.
-    pin = {"config-harness/requirements.txt": "config-harness\n"}
-    assert adopt_verl_at(BUNDLE, repository, "pr5848-parent", "adopted", CONTRACTS, pin) == 1
-    git(repository, "update-ref", "refs/remotes/origin/main", "HEAD")  # what actions/checkout's fetch-depth 0 leaves
-    git(repository, "checkout", "-q", "-b", "pr5848")
-    diff = subprocess.run(["git", "diff", "--binary", "pr5848-parent", "pr5848"], cwd=repository, capture_output=True, check=True)
-    subprocess.run(["git", "apply", "--whitespace=nowarn"], cwd=repository, input=diff.stdout, capture_output=True, check=True)
-    git(repository, "add", "-A")
-    git(repository, "commit", "-q", "-m", "verl PR #5848: unify ppo_trainer and ppo_megatron_trainer")
+    """PR #5848 on verl's whole repository, adopted at its parent with the maintainer's contracts (test_day_one's),
+    as the branch `pr`; `origin/main` is the adoption, as actions/checkout's fetch-depth 0 leaves it."""
+    repository = adopt(tmp_path_factory.mktemp("pr5848-ci"), "pr5848-parent", CONTRACTS)
+    git(repository, "update-ref", "refs/remotes/origin/main", "HEAD")
+    apply_pull_request(repository, "pr5848-parent", "pr5848")
+    # The repository's own pin of config-harness, which the template installs: the one installed here.
+    (repository / "config-harness" / "requirements.txt").write_text("config-harness\n")
     return repository
 
 
