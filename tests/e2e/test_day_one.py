@@ -17,11 +17,12 @@ import pytest
 
 from harness.cli import main
 from tests.conftest import ROOT
+from tests.e2e.real_trees import SHARED_DATA
 from tests.synthetic_history import git
 
 pytestmark = pytest.mark.e2e
 
-BUNDLE = ROOT.parent / "shared" / "data" / "verl-full.bundle"
+BUNDLE = SHARED_DATA / "verl-full.bundle"
 ADOPT = ["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"]
 # A maintainer's contracts for the Megatron-only keys PR #5848 lost and the lora alias it left disagreeing.
 CONTRACTS = """\
