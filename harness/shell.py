@@ -295,7 +295,7 @@ class _Reader:
             value = [tuple(joined)]
         if quoted:
             return value
-        return [tuple(Piece(p.text, p.line, p.unknown, split=True) for p in word) for word in value]
+        return [tuple(replace(p, split=True) for p in word) for word in value]
 
     def _name_index(self, node: Any) -> tuple[str, str | None]:
         if node.type == "subscript":
@@ -436,7 +436,7 @@ class _Reader:
                 if position:
                     joined.append(Piece(" ", line))
                 # No word splitting in an assignment: the value is stored as one word.
-                joined.extend(Piece(p.text, p.line, p.unknown) for p in word)
+                joined.extend(replace(p, split=False) for p in word)
             value = [tuple(joined)]
         if index is not None and index not in ("@", "*"):
             current = list(self.env.values.get(name, []))
@@ -872,7 +872,7 @@ def _split(word: Word) -> list[Word]:
                     words.append([])
                 started = False
             if text:
-                words[-1].append(Piece(text, line))
+                words[-1].append(Piece(text, line, file=piece.file))
                 started = True
             line += text.count("\n")
     return [tuple(w) for w in words if w]
