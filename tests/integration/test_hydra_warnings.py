@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 from tests.conftest import write_tree
 
@@ -29,23 +30,33 @@ def harness(project, *arguments):
     return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
 
 
-def test_missing_self_is_one_finding_per_file_cold_or_warm_and_nothing_raw_reaches_stderr(tmp_path):
+def in_process(cli, project, *arguments):
+    """The CLI in this process; a warning that escaped the harness is recorded here (pytest would hide it)."""
+    with warnings.catch_warnings(record=True) as escaped:
+        warnings.simplefilter("always")
+        run = cli("--settings", "harness.toml", *arguments, cwd=project)
+    assert not [str(w.message) for w in escaped] and not run.err, (escaped, run.err)
+    return run
+
+
+def hydra_warnings(stdout: str) -> list[tuple[str, str, str]]:
+    return [(f["source"], f["severity"], f["message"]) for f in json.loads(stdout)["findings"] if f["kind"] == "hydra_warning"]
+
+
+def test_missing_self_is_one_finding_per_file_cold_or_warm_and_nothing_raw_reaches_stderr(tmp_path, cli, monkeypatch):
     project = write_tree(tmp_path, TREE)
-    generated = harness(project, "generate")
-    assert generated.returncode == 0, generated.stderr
-    runs = [harness(project, "check", "--format", "json") for _ in range(2)]  # the second reads the cache
-    runs.append(harness(project, "--no-cache", "check", "--format", "json"))
-    reports = []
-    for run in runs:
-        assert run.returncode == 0, run.stdout[-800:]
-        assert not run.stderr, run.stderr
-        findings = [f for f in json.loads(run.stdout)["findings"] if f["kind"] == "hydra_warning"]
-        reports.append([(f["source"], f["severity"], f["message"]) for f in findings])
-    assert reports[0] == reports[1] == reports[2]
-    assert [(source, severity) for source, severity, _ in reports[0]] == [("conf/train.yaml:1", "warning"), ("conf/eval.yaml:2", "warning")]
-    assert all("In '" in message and "Defaults list is missing `_self_`" in message for _, _, message in reports[0])
-    quiet = harness(project, "check", "--quiet")
-    assert quiet.returncode == 0 and not quiet.stderr and not any(text in quiet.stdout for text in RAW), quiet.stdout
+    monkeypatch.setenv("CONFIG_HARNESS_CACHE_DIR", str(project / "cache"))
+    assert in_process(cli, project, "generate").code == 0
+    cold = harness(project, "check", "--format", "json")  # a real process: its stderr is what a terminal shows
+    assert cold.returncode == 0 and not cold.stderr, cold.stderr
+    warm = in_process(cli, project, "check", "--format", "json")  # read from the cache the cold run filled
+    fresh = in_process(cli, project, "--no-cache", "check", "--format", "json")
+    assert hydra_warnings(cold.stdout) == hydra_warnings(warm.out) == hydra_warnings(fresh.out)
+    assert [(source, severity) for source, severity, _ in hydra_warnings(warm.out)] == [
+        ("conf/train.yaml:1", "warning"), ("conf/eval.yaml:2", "warning")]
+    assert all("In '" in message and "Defaults list is missing `_self_`" in message for _, _, message in hydra_warnings(warm.out))
+    quiet = in_process(cli, project, "check", "--quiet")
+    assert quiet.code == 0 and not any(text in quiet.out for text in RAW), quiet.out
 
 
 def test_pytest_sessions_show_no_hydra_warning(pytester):
