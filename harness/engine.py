@@ -17,12 +17,13 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from harness import known
 from harness.baselines import Baseline, BaselineEntry
-from harness.cases import LAUNCH_PREFIX, case_globs, open_matrix, select_cases, unmatched_glob
+from harness.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession, HydraWarning
 from harness.contract_changes import run_findings
-from harness.contracts import ChangeRecord, ContractSet
+from harness.contracts import ChangeRecord, ContractSet, utc_today
 from harness.diff import diff_trees
 from harness.documents import DocumentPair
 from harness.findings import (
@@ -44,7 +45,7 @@ from harness.findings import (
 from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case, is_golden_name
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import Source, leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
@@ -133,6 +134,7 @@ def check_case(
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences) + warned
+    findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
@@ -400,9 +402,11 @@ class Engine:
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
             result.approvals = approvals_line(result, run.settings)
-        if run.settings.command_globs and (run.launches or self.launch_glob is not None):
+        launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
+        if launches_checked:
             self._add_launches(result)
-        hoisted_warnings(result)
+        result.findings += self._known_findings(result, launches_checked)
+        hoisted_warnings(result)  # after known entries are judged on the cases that carry them
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
@@ -429,8 +433,29 @@ class Engine:
                 raise SettingsError(str(error)) from None
         if self.only_launches:
             result.baseline = "launch commands"
-        result.cases += cases
+        result.cases += known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today())
         result.launches = counts.line()
+
+    def _known_findings(self, result: MatrixResult, launches_checked: bool) -> list[Finding]:
+        """Known entries that no longer match (on a whole run: a subset would make the others look fixed), and in a
+        review every finding the pull request's entries excuse that the base's do not."""
+        run = self.run_spec
+        entries = known.known_entries(run.contracts)
+        findings: list[Finding] = []
+        if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
+            judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
+            findings += known.stale_entries(judged, result.cases)
+        if run.review is not None and entries:
+            from harness.contract_changes import read_contract_files
+            from harness.contracts import ContractError
+
+            texts = run.baseline.contract_texts()
+            try:
+                base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
+            except ContractError:
+                base_entries = ()  # the run-level contract findings say what is wrong with them
+            findings += known.added_entries(result.cases, base_entries, run.contracts.changes if run.contracts else ())
+        return findings
 
     def _trusted_contract_paths(self) -> list[str]:
         """Every path the contracts at the review's base name (the trusted side's), sorted; none when unknown."""

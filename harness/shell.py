@@ -222,6 +222,9 @@ class _Reader:
             if child.type == "string_content":
                 parts.append([(Piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
             else:
+                text = _text(child)
+                if text[:1].isspace():  # the grammar puts the space before a `${` into the expansion's first token
+                    parts.append([(Piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
                 parts.append(self.pieces(child, quoted=True))
             position = child.end_byte
         if position < end:
@@ -284,8 +287,8 @@ class _Reader:
             # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
             known = value is not None and all(not p.unknown for w in value for p in w)
             return [(Piece("", line, _text(node)) if not known or value is None else Piece("", line, _text(node)),)]
-        if value is None:
-            return [(Piece("", line, f"${name}"),)]
+        if value is None:  # unquoted, an unset variable may stand for any number of arguments
+            return [(Piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
             joined: list[Piece] = []
             for position, word in enumerate(value):
@@ -767,6 +770,11 @@ class _Reader:
     def _script_path(self, word: Word, written: str, name: str) -> tuple[str, str]:
         """(why the script a launch runs cannot be placed, or "", its path relative to the project's root)."""
         if any(p.unknown for p in word):
+            # `$REPO_ROOT/examples/x.py`: scripts run from the project's root, so a known rest after an unknown
+            # prefix is read from there, as --config-path's is.
+            rest = "".join(p.text for p in word[1:]).lstrip("/") if not any(p.unknown for p in word[1:]) else ""
+            if rest and self.is_entry(posixpath.normpath(rest), False):
+                return "", posixpath.normpath(rest)
             return f"the script's path {written} is not known", name
         if name.startswith("/"):
             return f"{name} is an absolute path; scripts are placed from the project's root", name
@@ -775,6 +783,9 @@ class _Reader:
         path = posixpath.normpath(posixpath.join(self.env.cwd, name))
         if path == ".." or path.startswith("../"):
             return f"{path} lies outside the project", name
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(self.script), name))
+        if self.env.cwd == "" and not self.is_entry(path, False) and self.is_entry(beside, False):
+            return "", beside  # `python main_ppo_split.py` beside the script: it is run from its own folder
         return "", path
 
     def _hydra_arguments(self, launch: Launch, words: list[Word], written: list[str]) -> Launch:
@@ -846,11 +857,13 @@ def _unknowable(word: Word, text: str) -> str:
     if "=" in prefix:
         return ""
     first = next(p.unknown for p in word if p.unknown)
+    if not all(p.unknown for p in word):  # `${K}=1` hides its key; `"$HOME/x"` is no override, Hydra judges it
+        return f"has a key that is not known ({first})" if OVERRIDE_LIKE.match(text) else ""
     if first.startswith(("$(", "`", "<(")):
         return "is the output of a command, which is never run"
-    if OVERRIDE_LIKE.match(text):
-        return f"has a key that is not known ({first})"
-    return f"is not known: {first} stands for whole arguments"
+    if any(p.split for p in word):
+        return f"is not known: {first} stands for whole arguments"
+    return f"is not known ({first}): it may be an override"
 
 
 def _split(word: Word) -> list[Word]:

@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.diff import parent_path
-from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
-from harness.grouping import VALUE_KINDS, Group, Tier
+from harness.findings import DEFAULT_MOVED, ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
+from harness.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
@@ -33,11 +33,16 @@ def summary_line(result: MatrixResult) -> str:
     statuses = Counter(r.status for r in result.cases)
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)
     severities = Counter(f.severity for f in findings if f.origin != Origin.AT_BASE)
+    # One cause on many cases or launches is one line of the report: the tally says how many causes too.
+    # (Waived warnings say their own count of distinct findings.)
+    causes = Counter(g.severity for g in group_findings(result.cases, result.findings)
+                     if g.finding.origin != Origin.AT_BASE and not g.waiver)
     at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
     against = f" against {result.baseline}" if result.baseline else ""
     counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
     parts = [counted_units(result) + against + (f": {counted}" if counted else "")]
     tally = [f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
+             + (f" ({causes[severity]} cause{'s' * (causes[severity] != 1)})" if 0 < causes[severity] < severities[severity] else "")
              for severity, name in ((ERROR, "error"), (WARNING, "warning")) if severities.get(severity)]
     if at_base:
         tally.append(f"{at_base} error{'s' * (at_base != 1)} already at base")
@@ -89,6 +94,13 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
             f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}")
 
 
+def known_count(groups: Sequence[Group], listed: bool = False) -> str:
+    """Known findings as one line: how many, of how many causes, and where they are recorded."""
+    total = sum(max(len(g.cases), 1) for g in groups)
+    return (f"{total} known finding{'s' * (total != 1)} ({len(groups)} cause{'s' * (len(groups) != 1)}) recorded at adoption"
+            + (":" if listed else "; --verbose lists them"))
+
+
 def waived_count(groups: Sequence[Group]) -> str:
     """Waived warnings as one line: how many, on how many cases, how many distinct."""
     total = sum(len(g.cases) for g in groups)
@@ -113,6 +125,10 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
                      "(`config-harness lock ... --reason TEXT` writes it)")
     if any(g.kind == Kind.ERROR for g in errors):
         lines.append("a case cannot be composed: fix the config named in its error above")
+    if any(g.kind == Kind.LAUNCH for g in errors):
+        lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
+    if not options.review and any(g.kind == Kind.REMOVED for g in errors):
+        lines.append("a key was removed: if that was not intended, restore it in the file that set it (named above)")
     if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
         if steps.in_commit_hook:
             lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
@@ -122,6 +138,50 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     if result.orphans:
         lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
     return lines
+SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)
+
+
+def launch_place(finding: Any) -> str:
+    """Where one launch of a group writes its cause: `FILE:LINE`, with the override as the script writes it."""
+    place = str(finding.source) if finding.source is not None else ""
+    override = finding.new if finding.path and isinstance(finding.new, str) and finding.detail[:1] != (DEFAULT_MOVED,) else ""
+    return f"{place}: {override}" if override and place else place or override
+
+
+def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> str:
+    """Where a group is, without its fix: the matrix's cases (`2 cases: ...`), then its launches: one named with its
+    line and override, or how many in how many scripts with the first few (`listed`: the lines below name them)."""
+    launches = group.launches
+    parts = [describe_cases(group.matrix_cases, all_ids)] if group.matrix_cases else []
+    if len(launches) == 1:
+        parts.append(launch_place(launches[0][1]))
+    elif launches:
+        scripts = {str(getattr(f.source, "file", case_id)) for case_id, f in launches}
+        head = f"{len(launches)} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
+        if listed:
+            parts.append(head)
+        else:
+            shown = [str(f.source) for _, f in launches[:SHOWN_LAUNCHES] if f.source is not None]
+            more = len(launches) - len(shown)
+            parts.append(f"{head}: {', '.join(shown)}" + (f" and {more} more" if more else ""))
+    return parts[0] if len(parts) == 1 else f"{parts[0]}; also in {parts[1]}" if parts else ""
+
+
+def fix_text(group: Group) -> str:
+    """What to write instead, in the script's own text: the one fix, or the first launch's where they differ."""
+    fixes = [(f.source, f.fix) for _, f in group.launches if f.fix]
+    if not fixes:
+        return ""
+    if len({fix for _, fix in fixes}) == 1:
+        return f"fix: write {fixes[0][1]}"
+    return f"fix: write {fixes[0][1]} at {fixes[0][0]} (each launch with its own value)"
+
+
+def member_lines(group: Group) -> list[str]:
+    """One line per launch of a group, for --verbose: `FILE:LINE: OVERRIDE; fix: write ...`."""
+    return [launch_place(f) + (f"; fix: write {f.fix}" if f.fix else "") for _, f in group.launches]
+
+
 def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
     """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
     if not present:

@@ -18,6 +18,7 @@ from harness.reporters.common import (
     by_tier,
     describe_group,
     folded,
+    known_count,
     mode_words,
     new_present,
     next_steps,
@@ -160,6 +161,9 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             for g in sorted(waived, key=lambda g: (g.waiver, g.contract, g.path))
         ]
         lines += _folded(f"{TIER_TITLES[Tier.WAIVED]}: {total}, {len(waived)} distinct", table)
+    if tiers.get(Tier.KNOWN):
+        known = tiers[Tier.KNOWN]
+        lines += _folded(known_count(known, listed=True).rstrip(":"), _finding_table(list(known), all_ids))
     if tiers.get(Tier.NOTED) and (options.verbose or options.review):
         lines += _folded(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])})", _finding_table(tiers[Tier.NOTED], all_ids))
     for orphan in result.orphans:
