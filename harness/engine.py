@@ -11,6 +11,7 @@ each pair with the same comparison and rules (`check_document`), and the same re
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -146,6 +147,7 @@ def check_case(
         case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
         rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
+        digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
@@ -237,6 +239,29 @@ def path_lines(text: str, paths: Iterable[str]) -> dict[str, int]:
     """The line in YAML text of each path (or of its nearest ancestor there), for annotations."""
     lines = key_lines(text)
     return {path: line for path in paths if path and (line := line_of(lines, path)) is not None}
+
+
+def followed(results: list[CaseResult]) -> list[CaseResult]:
+    """A review's new cases followed across the change: a case the base lacks that composes exactly what another case
+    composes, one the base has (PR #5848's new `ppo_trainer/megatron/default` is what `route/ppo_megatron_trainer`
+    was), keeps that case's errors at the base as `at_base`, not as introduced."""
+    by_digest: dict[str, CaseResult] = {}
+    for result in results:
+        if result.digest and result.baseline_id:
+            by_digest.setdefault(result.digest, result)
+    out = []
+    for result in results:
+        twin = by_digest.get(result.digest) if result.digest and not result.baseline_id else None
+        if twin is None:
+            out.append(result)
+            continue
+        held = {(f.kind, f.path, f.contract) for f in twin.findings if f.origin == Origin.AT_BASE}
+        findings = tuple(
+            replace(f, origin=Origin.AT_BASE) if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract) in held else f
+            for f in result.findings
+        )
+        out.append(replace(result, findings=findings, baseline_id=twin.baseline_id, golden=f"{twin.golden} (became {result.case.id})"))
+    return out
 
 
 def approvals_line(result: MatrixResult, settings: Settings) -> str:
@@ -399,6 +424,7 @@ class Engine:
             )
         records = run.contracts.changes if run.contracts is not None else ()
         if run.review is not None:
+            result.cases = followed(result.cases)
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
             result.approvals = approvals_line(result, run.settings)

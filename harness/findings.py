@@ -189,6 +189,7 @@ class CaseResult:
     root_file: str = ""  # the case's root config file in the tree under test, as shown (where an annotation can point)
     baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
     changes: tuple[Change, ...] = ()  # two documents: every leaf that differs, unfolded (JSON `changes`, the interface's)
+    digest: str = field(default="", repr=False, compare=False)  # the composed config's golden body, hashed: same config, same digest
 
     @property
     def failed(self) -> bool:

@@ -97,8 +97,8 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
 def known_count(groups: Sequence[Group], listed: bool = False) -> str:
     """Known findings as one line: how many, of how many causes, and where they are recorded."""
     total = sum(max(len(g.cases), 1) for g in groups)
-    return (f"{total} known finding{'s' * (total != 1)} ({len(groups)} cause{'s' * (len(groups) != 1)}) recorded at adoption"
-            + (":" if listed else "; --verbose lists them"))
+    causes = f" ({len(groups)} cause{'s' * (len(groups) != 1)})" if len(groups) < total else ""
+    return f"{total} known finding{'s' * (total != 1)}{causes}, recorded at adoption" + (":" if listed else "; --verbose lists them")
 
 
 def waived_count(groups: Sequence[Group]) -> str:
