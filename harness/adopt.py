@@ -356,8 +356,19 @@ def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, di
                 continue
             for node in ast.walk(tree):
                 if isinstance(node, ast.Call) and _is_hydra_main(node.func):
-                    found.append((path, node.lineno, {k.arg: _literal(k.value) for k in node.keywords if k.arg}))
+                    found.append((path, node.lineno, {k.arg: _argument(k, path) for k in node.keywords if k.arg}))
     return found
+
+
+def _argument(keyword: ast.keyword, path: Path) -> Any:
+    """A keyword's literal value; a `config_path` computed from `__file__` evaluated statically (never run)."""
+    value = _literal(keyword.value)
+    if value is ... and keyword.arg == "config_path":
+        from harness.launches import NotStatic, static_value
+
+        computed = static_value(keyword.value, path)
+        return ... if isinstance(computed, NotStatic) else computed
+    return value
 
 
 def _is_hydra_main(func: ast.AST) -> bool:
@@ -765,17 +776,17 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
     """What init says of each `@hydra.main` whose `config_path` is computed: the folder it evaluates to (read with
     ast from `__file__` and `os.path`/`pathlib` joins, never run) when that is this config folder, or which argument
     it cannot evaluate and why."""
-    from harness.launches import NotStatic, hydra_main
+    from harness.launches import NotStatic, static_value
 
     said = []
-    for path, line, keywords in hydra_mains(repository):
-        if keywords.get("config_path") is not ...:
-            continue
+    for path, line, _ in hydra_mains(repository):
         try:
-            main = hydra_main(read_text(path), path) or {}
-        except (OSError, UnicodeDecodeError, InputLimitError):
+            node = next((k.value for k in _hydra_main_keywords(read_text(path), line) if k.arg == "config_path"), None)
+        except (OSError, UnicodeDecodeError, InputLimitError, SyntaxError, ValueError):
             continue
-        value = main.get("config_path")
+        if node is None or _literal(node) is not ...:
+            continue  # a literal (or no) config_path: nothing computed to say
+        value = static_value(node, path)
         where = f"{_relative(path, repository)}:{line}"
         if isinstance(value, NotStatic):
             said.append(f"{where}: @hydra.main's config_path cannot be read without running it ({value.why})")
@@ -783,6 +794,14 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
             said.append(f"{where}: @hydra.main with config_path computed from __file__ (read, never run): "
                         f"{_relative(config_dir, repository)}")
     return said
+
+
+def _hydra_main_keywords(text: str, line: int) -> list[ast.keyword]:
+    """The keywords of the `hydra.main(...)` call at `line`."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and node.lineno == line and _is_hydra_main(node.func):
+            return node.keywords
+    return []
 
 
 def pytest_hides_goldens(settings_file: Path, repository: Path) -> str | None:
