@@ -226,10 +226,13 @@ def _path_function(function: str, arguments: list[Any], node: ast.AST) -> Any:
     texts = [_as_text(a, node) for a in arguments]
     if function == "os.path.join" and texts:
         return posixpath.join(*texts)
+    if len(texts) == 1 and function == "os.path.dirname":
+        return posixpath.dirname(texts[0])
+    if len(texts) == 1 and (function == "os.path.normpath" or texts[0].startswith("/")):
+        # abspath and realpath of a path from `__file__` (absolute): normalized, as the program sees it
+        return posixpath.normpath(texts[0])
     if len(texts) == 1:
-        operation = {"os.path.dirname": posixpath.dirname, "os.path.abspath": posixpath.normpath,
-                     "os.path.realpath": posixpath.normpath, "os.path.normpath": posixpath.normpath}[function]
-        return operation(texts[0])
+        raise _Dynamic(f"`{ast.unparse(node)}` depends on the folder the program runs in")
     raise _Dynamic(f"`{ast.unparse(node)}` takes other arguments than the reader follows")
 
 

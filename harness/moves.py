@@ -102,7 +102,7 @@ def find_moves(
         if path in used_old:
             continue
         confirmed = (rewired or {}).get(path)
-        if confirmed in added and confirmed not in used_new and _same(added[confirmed], value):
+        if confirmed is not None and confirmed in added and confirmed not in used_new and _same(added[confirmed], value):
             moves.append(Move(path, confirmed, value, ((path, confirmed),)))
             used_old.add(path)
             used_new.add(confirmed)

@@ -158,6 +158,7 @@ def test_a_config_path_computed_from_the_file_is_evaluated_without_running_it(wr
     ("os.environ['CONF']", "`os.environ['CONF']` is neither a literal nor a path built from __file__"),
     ("str(Path(__file__).parents[9])", "`Path(__file__).parents[9]` is not a parent the path has"),
     ("os.path.join(ROOT, 'conf')", "`ROOT` is neither a literal nor a path built from __file__"),
+    ("os.path.abspath('conf')", "`os.path.abspath('conf')` depends on the folder the program runs in"),
 ])
 def test_a_config_path_the_reader_cannot_evaluate_says_which_part_and_why(written, why):
     main = hydra_main(f"import hydra\n@hydra.main(config_path={written})\ndef main(cfg): ...\n", Path("/repo/app/train.py"))
