@@ -73,6 +73,13 @@ def kinds_at(report: dict, *paths: str) -> list[tuple[str, str]]:
                   and (f["path"] in paths or f.get("new") in paths or f.get("old") in paths))
 
 
+def failing_review(cli, repo: Path) -> dict:
+    """The pull request's review against `adopted`, which must fail (exit 1), as JSON."""
+    review = cli("--settings", "harness.toml", "diff", "--base", "adopted", "--format", "json", cwd=repo)
+    assert review.code == 1, review.out[-2000:]
+    return review.json()
+
+
 def hydra_warnings(report: dict) -> list[tuple[str, str]]:
     return [(f["source"], f["message"]) for f in report["findings"] if f["kind"] == "hydra_warning"]
 
@@ -120,9 +127,7 @@ def test_3d_diffusion_policy_launches_after_cd_are_checked_and_a_rename_names_bo
 
     # `training.seed` (the tasks' own `env_runner.seed` is another key): in the two roots that write and read it.
     assert rename(repo, f"{DP3_CONFIG}/*.yaml", "seed", "rng_seed") == [f"{DP3_CONFIG}/dp3.yaml", f"{DP3_CONFIG}/simple_dp3.yaml"]
-    review = cli("--settings", "harness.toml", "diff", "--base", "adopted", "--format", "json", cwd=repo)
-    assert review.code == 1, review.out[-2000:]
-    report = review.json()
+    report = failing_review(cli, repo)
     assert launch_errors(report) == [
         ("cmd/scripts/eval_policy.sh#1", "scripts/eval_policy.sh:28", "training.seed=${seed}", "training.rng_seed=${seed}"),
         ("cmd/scripts/train_policy.sh#1", "scripts/train_policy.sh:46", "training.seed=${seed}", "training.rng_seed=${seed}"),
@@ -167,9 +172,7 @@ def test_lightning_hydra_template_gets_routes_for_its_switches_equal_to_plain_hy
 
     touched = rename(repo, "configs/**/*.yaml", "max_epochs", "max_train_epochs")
     assert "configs/trainer/default.yaml" in touched and "configs/debug/default.yaml" in touched
-    review = cli("--settings", "harness.toml", "diff", "--base", "adopted", "--format", "json", cwd=repo)
-    assert review.code == 1, review.out[-2000:]
-    report = review.json()
+    report = failing_review(cli, repo)
     assert launch_errors(report) == [
         ("cmd/scripts/schedule.sh#1", "scripts/schedule.sh:5", "trainer.max_epochs=5", "trainer.max_train_epochs=5"),
         ("cmd/scripts/schedule.sh#2", "scripts/schedule.sh:7", "trainer.max_epochs=10", "trainer.max_train_epochs=10"),
