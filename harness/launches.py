@@ -918,7 +918,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     lines = [f"{key} = {show_value(value)}   (case {case.id}, config {case.config_name})"]
     setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
     if setting:
-        lines.append(f"  set by override: {setting[-1].text}  ({case.launch.script}:{setting[-1].line})")
+        lines.append(f"  set by override: {setting[-1].shown}  ({setting[-1].file or case.launch.script}:{setting[-1].line})")
     assert case.config_dir is not None
     with contextlib.chdir(settings.origin.parent), HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session:
         writes = writes_of(session, case.as_case(), key)

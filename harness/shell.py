@@ -110,12 +110,14 @@ class _Env:
         self.lost = ""
         self.stack: tuple[tuple[str | None, str], ...] = ()  # pushd's folders
         self.unread: tuple[str, ...] = ()  # the `source` lines whose file was not read: what their variables lack
+        self.written: tuple[str, ...] = ()  # files the script writes (`cat > get_model.py << EOF`), not the project's
 
     def copy(self) -> _Env:
         other = _Env()
         other.values = dict(self.values)
         other.arrays = set(self.arrays)
         other.cwd, other.lost, other.stack, other.unread = self.cwd, self.lost, self.stack, self.unread
+        other.written = self.written
         return other
 
 
@@ -402,6 +404,8 @@ class _Reader:
             self.env = saved
         elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "pipeline", "list"):
             for child in node.children:
+                if child.type == "file_redirect":
+                    self.writes(child)
                 self.statement(child)
         elif kind == "if_statement":
             self.if_statement(node)
@@ -649,6 +653,14 @@ class _Reader:
             if launch is not None:
                 self.launches.append(launch)
 
+    def writes(self, redirect: Any) -> None:
+        """`> FILE` / `>> FILE`: a file the script writes itself (a here-document's program) is not the project's."""
+        if not redirect.children or _text(redirect.children[0]) not in (">", ">>", ">|", "&>"):
+            return
+        for word in self.words(redirect.children[1:2]):
+            if not any(p.unknown for p in word) and self.env.cwd is not None:
+                self.env.written += (posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))),)
+
     def change_folder(self, name: str, words: list[Word], written: list[str], line: int) -> None:
         """`cd`/`pushd`/`popd`: the folder the rest of the script (or subshell) runs in, relative to the project's root."""
         env = self.env
@@ -750,6 +762,8 @@ class _Reader:
             entry_name, is_module, at = entry
             if not is_module:
                 problem, entry_name = self._script_path(words[at], written[at], entry_name)
+                if not problem and entry_name in self.env.written:
+                    return None  # a program the script wrote itself (a here-document): no launch of the project
                 if problem:
                     return Launch(self.script, index, line, entry_name, False, error=problem)
             if not self.is_entry(entry_name, is_module):

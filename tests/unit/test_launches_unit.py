@@ -93,6 +93,7 @@ def test_an_unknown_cd_makes_the_following_script_launches_warnings_with_the_rea
     (outside,) = read_any("cd ..\npython t.py\n")
     (absolute,) = read_any("cd /abs\npython t.py\n")
     (missing,) = read_any("python3 -u nothere.py a=1\n")
+    assert read_any("cat > get_model.py << EOF\nprint(1)\nEOF\npython get_model.py\n") == []  # the script wrote it
     assert gone.error == 'the folder it runs in is not known: `cd "$WORKDIR"` (line 1) goes to a folder the reader cannot know ("$WORKDIR")'
     assert module.error == "" and module.entry == "app.main"  # a module is the project's wherever the script stands
     assert outside.error == "the folder it runs in is not known: `cd ..` (line 1) leaves the project"
