@@ -244,7 +244,7 @@ def path_lines(text: str, paths: Iterable[str]) -> dict[str, int]:
 def followed(results: list[CaseResult]) -> list[CaseResult]:
     """A review's new cases followed across the change: a case the base lacks that composes exactly what another case
     composes, one the base has (PR #5848's new `ppo_trainer/megatron/default` is what `route/ppo_megatron_trainer`
-    was), keeps that case's errors at the base as `at_base`, not as introduced."""
+    was), keeps that case's errors at the base (or known there) as `at_base`, not as introduced."""
     by_digest: dict[str, CaseResult] = {}
     for result in results:
         if result.digest and result.baseline_id:
@@ -255,7 +255,8 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
         if twin is None:
             out.append(result)
             continue
-        held = {(f.kind, f.path, f.contract) for f in twin.findings if f.origin == Origin.AT_BASE}
+        # What the twin already had: errors at the base, and findings the base's repository knew it had.
+        held = {(f.kind, f.path, f.contract) for f in twin.findings if f.origin == Origin.AT_BASE or f.status == known.KNOWN_STATUS}
         findings = tuple(
             replace(f, origin=Origin.AT_BASE) if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract) in held else f
             for f in result.findings

@@ -25,6 +25,7 @@ import datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -33,6 +34,7 @@ from harness.contract_changes import flow_record
 from harness.contracts import KNOWN, ChangeRecord, ContractSet, Waiver
 from harness.findings import ERROR, GOLDEN_KINDS, INFO, WARNING, CaseResult, Finding, Kind, Origin
 from harness.matrix import LAUNCH_PREFIX
+from harness.settings import display_path
 
 KNOWN_FILE = "config-harness/known.yaml"
 KNOWN_STATUS = "known"
@@ -121,7 +123,7 @@ def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> l
     for entry in entries:
         if any(excuses(entry, case_id, finding) for case_id, finding in excused):
             continue
-        where = f"{entry.origin}:{entry.line}" if entry.origin else "its file"
+        where = f"{display_path(Path(entry.origin))}:{entry.line}" if entry.origin else "its file"
         findings.append(Finding(
             Kind.CONTRACT, entry.path, None, None, WARNING,
             f"known finding fixed: {entry.what or entry.finding} on {entry.cases}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -128,7 +128,8 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     if any(g.kind == Kind.LAUNCH for g in errors):
         lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
     if not options.review and any(g.kind == Kind.REMOVED for g in errors):
-        lines.append("a key was removed: if that was not intended, restore it in the file that set it (named above)")
+        lines.append("a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file "
+                     "that set it)")
     if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
         if steps.in_commit_hook:
             lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
@@ -153,11 +154,14 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
     line and override, or how many in how many scripts with the first few (`listed`: the lines below name them)."""
     launches = group.launches
     parts = [describe_cases(group.matrix_cases, all_ids)] if group.matrix_cases else []
-    if len(launches) == 1:
-        parts.append(launch_place(launches[0][1]))
+    if len({case_id for case_id, _ in launches}) == 1:  # one launch: each line it writes the cause on
+        places = [launch_place(f) for _, f in launches]
+        file = str(getattr(launches[0][1].source, "file", ""))
+        parts.append(", ".join([places[0], *(p.removeprefix(file) for p in places[1:])]))
     elif launches:
         scripts = {str(getattr(f.source, "file", case_id)) for case_id, f in launches}
-        head = f"{len(launches)} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
+        count = len({case_id for case_id, _ in launches})
+        head = f"{count} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
         if listed:
             parts.append(head)
         else:
@@ -168,13 +172,44 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
 
 
 def fix_text(group: Group) -> str:
-    """What to write instead, in the script's own text: the one fix, or the first launch's where they differ."""
-    fixes = [(f.source, f.fix) for _, f in group.launches if f.fix]
+    """What to write instead, in the script's own text: the one fix, every fix of one launch, or the first launch's
+    where they differ from launch to launch."""
+    fixes = [(case_id, f.source, f.fix) for case_id, f in group.launches if f.fix]
     if not fixes:
         return ""
-    if len({fix for _, fix in fixes}) == 1:
-        return f"fix: write {fixes[0][1]}"
-    return f"fix: write {fixes[0][1]} at {fixes[0][0]} (each launch with its own value)"
+    if len({fix for _, _, fix in fixes}) == 1:
+        return f"fix: write {fixes[0][2]}"
+    if len({case_id for case_id, _, _ in fixes}) == 1:
+        return "fix: write " + " and ".join(fix for _, _, fix in fixes)
+    return f"fix: write {fixes[0][2]} at {fixes[0][1]} (each launch with its own value)"
+
+
+def merged_launches(groups: Sequence[Group]) -> list[Group]:
+    """Launch groups of one reason that break exactly the same launches, as one group in place of the first: a
+    pull request that adds `algorithm.filter_groups.*` breaks a script's two `+algorithm.filter_groups...`
+    overrides with one cause, and the script is named once, with both overrides and both fixes."""
+    def key(group: Group) -> tuple[Any, ...] | None:
+        f = group.finding
+        if group.kind != Kind.LAUNCH or not group.path or not f.detail or f.detail[0] == DEFAULT_MOVED or group.matrix_cases:
+            return None
+        return (group.tier, f.severity, f.origin, f.detail[0], frozenset(group.cases))
+
+    members: dict[tuple[Any, ...], list[Group]] = {}
+    for group in groups:
+        if (k := key(group)) is not None:
+            members.setdefault(k, []).append(group)
+    out: list[Group] = []
+    for group in groups:
+        k = key(group)
+        together = members.get(k, []) if k is not None else []
+        if len(together) < 2:
+            out.append(group)
+        elif together[0] is group:
+            reason = group.finding.detail[0]
+            said = "; ".join(g.message.removeprefix(f"{reason}: ") for g in together)
+            finding = replace(group.finding, message=f"{reason} ({len(together)} overrides): {said}")
+            out.append(replace(group, finding=finding, members=tuple(m for g in together for m in g.members)))
+    return out
 
 
 def member_lines(group: Group) -> list[str]:

@@ -19,6 +19,7 @@ from harness.reporters.common import (
     known_count,
     launch_where,
     member_lines,
+    merged_launches,
     mode_line,
     next_steps,
     origin_count,
@@ -119,7 +120,7 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
             listed = [g for g in shown if g.tier == tier]
             if listed:
                 lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
-                lines += _item_lines(folded(listed), all_ids, options)
+                lines += _item_lines(folded(merged_launches(listed)), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
             lines += [_text_line(g, all_ids, color) for g in refactors]
@@ -148,7 +149,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     anything_listed = bool(lines)
     # A review keeps only what the change did: the per-case notes the counts are made of are check's (they would
     # all read 0 here).
-    program = target_counts_line(result.cases) if not options.review else None
+    # The counts say how the program sees every case, the same on every run: on request only (a green check is short).
+    program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
     if result.launches and not quiet:
