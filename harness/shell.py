@@ -1,10 +1,14 @@
 """Find the Hydra launches in a shell script without running it: a small evaluator over tree-sitter-bash's syntax tree.
 
-Nothing in a script runs: a command substitution, a `source`, a `date` are never executed; what they would
-produce is unknown, and an override that needs it keeps a placeholder. The evaluator follows what verl's
-scripts do: assignments with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`,
-line continuations, quoting, `if` and `case` (the branch a plain run takes: an unset variable is empty in a
-test, as in bash), `export`, and launchers in front of Python (`uv run`, `torchrun`, `ray job submit --`).
+Nothing in a script runs: a command substitution or a `date` is never executed; what it would produce is
+unknown, and an override whose value needs it keeps a placeholder (messages show the script's own text). A file
+the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
+with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
+`if` and `case` (the branch a plain run takes: an unset variable is empty in a test, as in bash), `export`,
+`cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
+front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
+known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
+folder) makes the launch "not extracted", with why, instead of a guess.
 """
 
 from __future__ import annotations
