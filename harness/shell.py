@@ -158,6 +158,7 @@ class _Reader:
         self.launches: list[Launch] = []
         self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
         self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
+        self.sourced_bytes = 0  # every sourced file read, summed: a script sourcing one file 10,000 times stays bounded
 
     # ---- expansion ----
 
@@ -715,7 +716,10 @@ class _Reader:
             return  # a file sourcing itself (or too deep a chain) adds nothing more
         else:
             data = self.read(path) if self.read is not None else "sourced files are not read here"
+            if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
+                data = f"more than {MAX_SOURCED_BYTES // (1024 * 1024)} MB of sourced text in one script; the rest is not read"
             if isinstance(data, bytes):
+                self.sourced_bytes += len(data)
                 self._read_sourced(path, data, line)
                 return
             reason = f"{command}: {data}"
@@ -854,6 +858,7 @@ class _Reader:
 
 LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
 MAX_SOURCE_DEPTH = 8
+MAX_SOURCED_BYTES = 8 * 1024 * 1024
 LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
 
 

@@ -110,9 +110,14 @@ def test_a_sourced_file_is_read_never_run_and_what_it_sets_names_its_own_file_an
     (unread,) = read_any('source "$HOME/env.sh"\npython -m app.main $EXTRA\n')
     assert unread.error == ('`$EXTRA` is not known: $EXTRA stands for whole arguments (it may be set by '
                             '`source "$HOME/env.sh"` (line 1): its path is not known)')
-    # A file that sources itself is read once; a missing one is named.
+    # A file that sources itself is read once; one outside the project is never read; the total read is bounded.
     (loop,) = read_any(". ./a.sh\npython -m app.main x=$X\n", {"a.sh": "X=1\n. ./a.sh\n"})
     assert [o.text for o in loop.overrides] == ["x=1"]
+    (outside,) = read_any("source ../up.sh\npython -m app.main $EXTRA\n", {"../up.sh": "EXTRA=a=1\n"})
+    assert outside.error.endswith("(it may be set by `source ../up.sh` (line 1): it lies outside the project)")
+    big = "Y=" + "y" * (1024 * 1024) + "\n"
+    (bounded,) = read_any(". ./big.sh\n" * 9 + "python -m app.main $EXTRA\n", {"big.sh": big})
+    assert "more than 8 MB of sourced text in one script" in bounded.error
 
 
 def test_arguments_the_reader_cannot_know_make_the_launch_not_extracted():
