@@ -63,7 +63,7 @@ KIND_MEANINGS = {
     "changed": "a value or its type changed",
     "effective": "written the same, but its interpolation resolves to another value",
     "contract": "a contract term does not hold on the freshly composed config (or a contract file's hygiene)",
-    "contract_change": "in a review: a contract term removed or loosened, or a waiver added or extended, since the base",
+    "contract_change": "in a review: a contract term removed or loosened, or a waiver added or extended, since the base (once per run); a violation the base's contracts find on the pull request's config that its own contracts no longer report (per case)",
     "settings_change": "in a review: a settings key differs from the base's",
     "hydra_change": "in a review: a leaf of the composed `hydra:` subtree differs",
     "parity": "a route differs from its `same_as` case",

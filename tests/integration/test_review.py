@@ -351,7 +351,7 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
         "default moved: trainer.effective_lr: 0.1 -> 0.2; the script does not set it: the value under it moved"
     )
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
-    changed = text.index("Changed values (1):")
+    changed = text.index("Changed values (1 key):")
     line = text[changed + 1]
     assert line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;") and line.endswith("(scripts/run.sh:1)"), line
 
