@@ -31,6 +31,7 @@ class Kind(StrEnum):
     TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
     MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
+    HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
 
 
 class Severity(StrEnum):

@@ -74,7 +74,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.NOTED
     if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
         return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING):
         return Tier.BLOCKING
     if kind == Kind.HYDRA_CHANGE:  # what runs when the application starts: blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED

@@ -400,10 +400,23 @@ def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[s
             raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
         globs.append(pattern)
         for module, config_name in entry.get("modules", {}).items():
-            if not isinstance(config_name, str) or not all(part.isidentifier() for part in module.split(".")):
-                raise SettingsError(f"{entry_where}.modules: {module!r} = {config_name!r} is not `dotted.module = \"config_name\"`")
+            if not isinstance(config_name, str) or not (_is_dotted(module) or _is_script_path(module)):
+                raise SettingsError(
+                    f"{entry_where}.modules: {module!r} = {config_name!r} is neither `dotted.module = \"config_name\"` "
+                    f"nor `\"path/to/script.py\" = \"config_name\"` (a script relative to the project, no '..')"
+                )
             modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
     return tuple(globs), tuple(sorted(modules.items()))
+
+
+def _is_dotted(module: str) -> bool:
+    return all(part.isidentifier() for part in module.split("."))
+
+
+def _is_script_path(entry: str) -> bool:
+    """A Python script's path relative to the project, as a launch runs it (`3D-Diffusion-Policy/train.py`)."""
+    parts = entry.split("/")
+    return entry.endswith(".py") and not entry.startswith("/") and all(part not in ("", ".", "..") for part in parts) and "\\" not in entry
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -55,7 +55,7 @@ SOURCE_MEANINGS = {
 }
 COMMAND_MEANINGS = {
     "glob": "scripts whose launches are cases, relative to the settings file (parsed, never run)",
-    "modules": "entry module -> config name, where `@hydra.main` does not say it",
+    "modules": "entry module (or script path) -> config name, where `@hydra.main` or `--config-name` does not say it",
 }
 KIND_MEANINGS = {
     "removed": "a key the baseline has is gone",
@@ -75,6 +75,7 @@ KIND_MEANINGS = {
     "target": "what building a `_target_` node does: a missing class, an undeclared key, a required field, a Python default",
     "moved": "a removed leaf or subtree whose value now sits under another path",
     "launch": "a launch command of a script that does not compose, or whose default moved under it",
+    "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
 }
 EXIT_MEANINGS = {
     "EXIT_OK": "every case matches its baseline and every contract holds",
