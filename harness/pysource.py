@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness.budget import MAX_PYTHON_BASES, MAX_PYTHON_CHAIN, NOT_READ, BudgetExceeded, python_tree
 from harness.confine import within
 from harness.diff import describe_value
 from harness.reader import InputLimitError, read_bytes
@@ -111,7 +113,7 @@ Resolved = _Def | _Module | Missing | Outside
 
 def _literal(node: ast.expr) -> Default:
     """A default written in the source: a JSON-like literal, or the expression's text marked not literal."""
-    text = ast.unparse(node)
+    text = _unparse(node)
     shown = text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
     try:
         value = ast.literal_eval(node)
@@ -120,6 +122,15 @@ def _literal(node: ast.expr) -> Default:
     if not _json_like(value):
         return Default(None, False, shown)
     return Default(_plain(value), True, shown)
+
+
+def _unparse(node: ast.AST) -> str:
+    """The source of an expression; the tree's depth is within the budget (`python_tree`), and a deep call stack
+    around it must not turn a long expression into an internal error either."""
+    try:
+        return ast.unparse(node)
+    except (RecursionError, MemoryError):
+        return "an expression nested too deeply to show"
 
 
 def _json_like(value: Any) -> bool:
@@ -189,6 +200,7 @@ class SourceIndex:
         self._read = read
         self._modules: dict[str, _Module | None] = {}
         self._signatures: dict[str, Signature | Missing] = {}
+        self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
         self.roots: dict[str, Path] = {}
         for folder in self.folders:
             if (folder / "__init__.py").is_file():
@@ -231,7 +243,9 @@ class SourceIndex:
             return _Module(name, file, None, is_package, f"{shown} leads outside the project; it is not read")
         try:
             source = self._read(file)
-            tree = ast.parse(source, filename=str(file))
+            tree = python_tree(source, shown)
+        except BudgetExceeded as error:
+            return _Module(name, file, None, is_package, str(error))
         except InputLimitError as error:
             return _Module(name, file, None, is_package, f"{shown}: {error}")
         except SyntaxError as error:
@@ -281,6 +295,7 @@ class SourceIndex:
 
     def _binding(self, module: _Module, name: str, seen: set[tuple[str, str]]) -> Resolved | None:
         assert module.tree is not None
+        over = len(seen) > MAX_PYTHON_CHAIN  # `seen` holds every step taken to reach this name
         stars = []
         for statement in reversed(list(_statements(module.tree.body))):
             if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
@@ -291,7 +306,7 @@ class SourceIndex:
                     if alias.name == "*":
                         stars.append(source)
                     elif (alias.asname or alias.name) == name:
-                        return self._import_from(source, alias.name, seen)
+                        return _too_long(module, statement) if over else self._import_from(source, alias.name, seen)
             elif isinstance(statement, ast.Import):
                 for alias in statement.names:
                     if alias.asname == name:
@@ -301,9 +316,11 @@ class SourceIndex:
             elif isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
                 dotted = _dotted(statement.value)
                 if dotted is None:
-                    return Missing(f"{module.name}.{name} is computed by code ({ast.unparse(statement.value)[:MAX_TEXT]})")
-                return self._expression(module, dotted, seen)
+                    return Missing(f"{module.name}.{name} is computed by code ({_unparse(statement.value)[:MAX_TEXT]})")
+                return _too_long(module, statement) if over else self._expression(module, dotted, seen)
         for source in stars:
+            if over:
+                return Missing(str(BudgetExceeded(CHAIN_BUDGET, display_path(module.file))))
             star_module = self.module(source)
             if star_module is not None and name in self.exported(star_module):
                 return self.attribute(star_module, name, seen)
@@ -379,6 +396,9 @@ class SourceIndex:
         if not isinstance(located.node, ast.ClassDef):
             return _function_signature(located.qualname, file, located.node, skip_self=False)
         mro, problems = self._mro(located)
+        over = next((problem for problem in problems if NOT_READ in problem), None)
+        if over is not None:  # the hierarchy past a budget: what the class takes is not known at all
+            return Missing(over)
         for klass in mro:
             init = _method(klass.node, "__init__")
             if _is_dataclass(klass) and _dataclass_init(klass):
@@ -403,15 +423,30 @@ class SourceIndex:
                          not problems, "; ".join(problems))
 
     def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:
-        """The class's method resolution order among classes of the sources (C3), and the bases that are unknown."""
+        """The class's method resolution order among classes of the sources (C3), and the bases that are unknown.
+
+        Each class is linearized once per index (a lattice of classes reaches the same base through many paths),
+        and a chain of bases deeper than the budget, or a class with more bases, stops with a problem said.
+        """
         problems: list[str] = []
 
         def linearize(klass: _Def, stack: tuple[str, ...]) -> list[_Def]:
+            known = self._linearized.get(klass.qualname)
+            if known is not None:
+                problems.extend(known[1])
+                return known[0]
             if klass.qualname in stack:
                 problems.append(f"{klass.qualname} inherits from itself")
                 return [klass]
-            bases = []
             assert isinstance(klass.node, ast.ClassDef)
+            where = f"{display_path(klass.module.file)}:{klass.node.lineno}"
+            if len(stack) >= MAX_PYTHON_CHAIN or len(klass.node.bases) > MAX_PYTHON_BASES:
+                budget = (f"the budget of {MAX_PYTHON_CHAIN} classes inherited through" if len(stack) >= MAX_PYTHON_CHAIN
+                          else f"the budget of {MAX_PYTHON_BASES} bases")
+                problems.append(f"bases of {klass.qualname}: {BudgetExceeded(budget, where)}")
+                return [klass]
+            start = len(problems)
+            bases = []
             for base in klass.node.bases:
                 if isinstance(base, ast.Subscript):
                     base = base.value  # Generic[T], Base[Config]
@@ -424,11 +459,23 @@ class SourceIndex:
                 elif dotted in KNOWN_EMPTY_BASES or dotted in {"ABC", "Generic", "Protocol", "Mapping"}:
                     continue
                 else:
-                    shown = dotted or ast.unparse(base)
+                    shown = dotted or _unparse(base)
                     problems.append(f"base {shown} of {klass.qualname} is not in the sources")
-            return [klass, *_merge([*bases, [b[0] for b in bases]])]
+            result = [klass, *_merge([*bases, [b[0] for b in bases]])]
+            # Said once each: a base reached through two paths brings its problems twice.
+            problems[start:] = list(dict.fromkeys(problems[start:]))
+            if not set(stack).intersection(d.qualname for d in result):  # not cut short by a cycle
+                self._linearized[klass.qualname] = (result, tuple(problems[start:]))
+            return result
 
-        return linearize(located, ()), problems
+        return linearize(located, ()), list(dict.fromkeys(problems))
+
+
+CHAIN_BUDGET = f"the budget of {MAX_PYTHON_CHAIN} steps from a name to its class"
+
+
+def _too_long(module: _Module, statement: ast.stmt) -> Missing:
+    return Missing(str(BudgetExceeded(CHAIN_BUDGET, f"{display_path(module.file)}:{statement.lineno}")))
 
 
 _NOT_INIT = Default(None, False, "init=False")
@@ -439,20 +486,30 @@ def _known_empty(name: str) -> bool:
 
 
 def _merge(sequences: list[list[_Def]]) -> list[_Def]:
-    """C3 merge; an inconsistent hierarchy (which Python refuses) keeps the first order it can."""
-    sequences = [list(s) for s in sequences if s]
+    """C3 merge; an inconsistent hierarchy (which Python refuses) keeps the first order it can.
+
+    Linear in the sequences' length times their count: each sequence keeps a position instead of being rebuilt,
+    and a count of the tails each class is in replaces searching every tail for each candidate.
+    """
+    sequences = [s for s in sequences if s]
+    positions = [0] * len(sequences)
+    tails = Counter(d.qualname for s in sequences for d in s[1:])
+    placed: set[str] = set()
     result: list[_Def] = []
-    while sequences:
-        for sequence in sequences:
-            head = sequence[0]
-            if not any(head.qualname in (d.qualname for d in s[1:]) for s in sequences):
-                break
-        else:
-            head = sequences[0][0]
+    while True:
+        live = [i for i, s in enumerate(sequences) if positions[i] < len(s)]
+        if not live:
+            return result
+        head = next((sequences[i][positions[i]] for i in live if not tails[sequences[i][positions[i]].qualname]),
+                    sequences[live[0]][positions[live[0]]])
         result.append(head)
-        sequences = [[d for d in s if d.qualname != head.qualname] for s in sequences]
-        sequences = [s for s in sequences if s]
-    return result
+        placed.add(head.qualname)
+        for i in live:
+            sequence = sequences[i]
+            while positions[i] < len(sequence) and sequence[positions[i]].qualname in placed:
+                positions[i] += 1
+                if positions[i] < len(sequence):
+                    tails[sequence[positions[i]].qualname] -= 1  # now a head, no longer in a tail
 
 
 def _nested(klass: _Def, name: str) -> _Def | None:
@@ -544,7 +601,7 @@ def _factory(factory: ast.expr) -> Default:
         if body.literal:
             return body
         return Default(None, False, body.text)
-    return Default(None, False, f"{ast.unparse(factory)[:MAX_TEXT]}()")
+    return Default(None, False, f"{_unparse(factory)[:MAX_TEXT]}()")
 
 
 def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.AsyncFunctionDef, skip_self: bool) -> Signature:
@@ -563,27 +620,31 @@ def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.As
     return Signature(qualname, file, node.lineno, tuple(params), arguments.kwarg is not None)
 
 
-def _all_names(index: SourceIndex, module: _Module) -> set[str] | None:
-    """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise."""
+def _all_names(index: SourceIndex, module: _Module, seen: frozenset[str] = frozenset()) -> set[str] | None:
+    """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise (also for
+    modules whose `__all__` refer to each other, or a chain of them past the budget)."""
     assert module.tree is not None
+    if module.name in seen or len(seen) > MAX_PYTHON_CHAIN:
+        return None
+    seen = seen | {module.name}
     names: set[str] | None = None
     for statement in _statements(module.tree.body):
         if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
-            names = _sum_of_names(index, module, statement.value)
+            names = _sum_of_names(index, module, statement.value, seen)
         elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) and statement.target.id == "__all__":
-            extra = _sum_of_names(index, module, statement.value)
+            extra = _sum_of_names(index, module, statement.value, seen)
             names = None if names is None or extra is None else names | extra
     return names
 
 
-def _sum_of_names(index: SourceIndex, module: _Module, node: ast.expr) -> set[str] | None:
+def _sum_of_names(index: SourceIndex, module: _Module, node: ast.expr, seen: frozenset[str]) -> set[str] | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _sum_of_names(index, module, node.left), _sum_of_names(index, module, node.right)
+        left, right = _sum_of_names(index, module, node.left, seen), _sum_of_names(index, module, node.right, seen)
         return None if left is None or right is None else left | right
     if isinstance(node, ast.Attribute) and node.attr == "__all__" and isinstance(node.value, ast.Name):
         other = index.attribute(module, node.value.id, set())
         if isinstance(other, _Module) and other.tree is not None and other.name != module.name:
-            return _all_names(index, other)
+            return _all_names(index, other, seen)
         return None
     try:
         value = ast.literal_eval(node)

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness.budget import toml_document
 from harness.confine import git_folder_problem, is_inside, project_root
 from harness.hints import did_you_mean
 from harness.reader import InputLimitError, read_bytes, read_text
@@ -410,7 +411,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     """Read a TOML file through the one reader (bounded, regular files only), turning every failure into a
     one-line SettingsError."""
     try:
-        return tomllib.loads(read_text(path))
+        return toml_document(read_text(path), str(path))
     except FileNotFoundError:
         raise SettingsError(f"{path}: settings file not found") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
