@@ -23,6 +23,7 @@ from typing import Any
 from hydra.errors import MissingConfigException
 
 from harness import hydra_compat, overrides
+from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import is_inside
 from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
@@ -108,10 +109,11 @@ def case_id(launch: Launch) -> str:
     return f"{PREFIX}{launch.script}#{launch.index}"
 
 
-def hydra_main(source: str) -> dict[str, Any] | None:
-    """The literal arguments of a `@hydra.main(...)` decorator in Python source, read with `ast`; None without one."""
+def hydra_main(source: str, where: str = "<entry>") -> dict[str, Any] | None:
+    """The literal arguments of a `@hydra.main(...)` decorator in Python source, read with `ast`; None without one.
+    BudgetExceeded for source nested past the Python budget (`where` names it)."""
     try:
-        tree = ast.parse(source)
+        tree = python_tree(source, where)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
@@ -178,9 +180,12 @@ class Project:
     def _read_entry(self, entry: str, is_module: bool) -> Entry | str:
         path = self.entry_file(entry, is_module)
         main = None
+        unread = ""  # why the entry module was not read, past a budget
         if path is not None:
             try:
-                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"))
+                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"), _relative(path, self.root))
+            except BudgetExceeded as error:
+                unread = f"{entry}: {error}"
             except (OSError, InputLimitError):
                 main = None
         if entry in self.modules:
@@ -191,10 +196,14 @@ class Project:
         if path is None:
             return f"{'module' if is_module else 'script'} {entry} does not exist in the repository"
         if main is None:
-            return f"{entry} has no @hydra.main with literal arguments; map it in [commands.modules]"
+            return unread or f"{entry} has no @hydra.main with literal arguments; map it in [commands.modules]"
         config_folder = (path.parent / main["config_path"]).resolve() if isinstance(main.get("config_path"), str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
         return Entry(config_folder, name, _version_base(main))
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if is_inside(path, root) else path.name
 
 
 def _version_base(main: dict[str, Any] | None) -> str | None:
@@ -230,10 +239,12 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
     identifier = case_id(launch)
     if launch.error:
-        return CommandCase(identifier, launch, problem=f"{launch.where}: could not be read: {launch.error}", problem_kind=NOT_EXTRACTED)
+        said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
+        return CommandCase(identifier, launch, problem=f"{launch.where}: {said}", problem_kind=NOT_EXTRACTED)
     entry = project.entry(launch.entry, launch.is_module)
     if isinstance(entry, str):
-        return CommandCase(identifier, launch, problem=f"{launch.where}: {entry}", problem_kind=ENTRY_REMOVED)
+        kind = NOT_EXTRACTED if NOT_READ in entry else ENTRY_REMOVED  # past a budget the entry exists, unread
+        return CommandCase(identifier, launch, problem=f"{launch.where}: {entry}", problem_kind=kind)
     folder = entry.config_dir
     if launch.config_path is not None:
         entry_file = project.entry_file(launch.entry, launch.is_module)
