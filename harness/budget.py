@@ -68,6 +68,9 @@ MAX_WORD_PIECES = 2_000
 MAX_WORD_BYTES = 64 * 1024
 # Words in one variable (an array) or one command: verl's longest launch has 142 overrides.
 MAX_WORDS = 10_000
+# The time bound the tests hold every reader to on hostile input of a few KiB (each input of issue 31, and what the
+# hypothesis strategies of tests/e2e/test_hostile_structure.py build): before these budgets some took minutes.
+HOSTILE_SECONDS = 5.0
 # Bash arithmetic is 64-bit: a value wraps around rather than growing (`$((a*a))` squared 64 times).
 ARITHMETIC_BITS = 64
 

@@ -201,6 +201,7 @@ class SourceIndex:
         self._modules: dict[str, _Module | None] = {}
         self._signatures: dict[str, Signature | Missing] = {}
         self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
+        self._exported: dict[str, frozenset[str]] = {}  # module -> what `from module import *` binds
         self.roots: dict[str, Path] = {}
         for folder in self.folders:
             if (folder / "__init__.py").is_file():
@@ -362,6 +363,13 @@ class SourceIndex:
         """The names `from module import *` binds: `__all__` when the source spells it, else every public binding."""
         if module.tree is None:
             return set()
+        if module.name not in self._exported:
+            self._exported[module.name] = frozenset()  # meanwhile: modules that star-import each other end here
+            self._exported[module.name] = frozenset(self._exports(module))
+        return set(self._exported[module.name])
+
+    def _exports(self, module: _Module) -> set[str]:
+        assert module.tree is not None
         declared = _all_names(self, module)
         if declared is not None:
             return declared
