@@ -202,6 +202,7 @@ class SourceIndex:
         self._signatures: dict[str, Signature | Missing] = {}
         self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
         self._exported: dict[str, frozenset[str]] = {}  # module -> what `from module import *` binds
+        self._exporting: set[str] = set()  # modules whose exports are being read (each waits for the next)
         self.roots: dict[str, Path] = {}
         for folder in self.folders:
             if (folder / "__init__.py").is_file():
@@ -364,8 +365,14 @@ class SourceIndex:
         if module.tree is None:
             return set()
         if module.name not in self._exported:
+            if len(self._exporting) > MAX_PYTHON_CHAIN:  # a chain of star imports past the budget: nothing known
+                return set()
             self._exported[module.name] = frozenset()  # meanwhile: modules that star-import each other end here
-            self._exported[module.name] = frozenset(self._exports(module))
+            self._exporting.add(module.name)
+            try:
+                self._exported[module.name] = frozenset(self._exports(module))
+            finally:
+                self._exporting.discard(module.name)
         return set(self._exported[module.name])
 
     def _exports(self, module: _Module) -> set[str]:

@@ -197,3 +197,14 @@ def test_many_branches_over_many_variables_stay_linear():
 def test_unset_in_a_branch_stays_in_the_branch():
     (taken, other) = read("a=1\nif false; then\n  unset a\n  python -m app.main x=${a:-gone}\nfi\npython -m app.main x=$a\n")
     assert [taken.overrides[0].text, other.overrides[0].text] == ["x=gone", "x=1"]
+
+
+def test_a_chain_of_star_imports_past_the_budget_ends(tmp_path):
+    """400 modules, each `from .next import *` with `__all__ = next.__all__`: RecursionError before (found by the
+    hypothesis strategies of tests/e2e/test_hostile_structure.py)."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("from .s0 import *\n")
+    for i in range(400):
+        (tmp_path / "app" / f"s{i}.py").write_text(f"from .s{i + 1} import *\n__all__ = s{i + 1}.__all__\n")
+    (tmp_path / "app" / "s400.py").write_text("class Model:\n    pass\n__all__ = ['Model']\n")
+    assert isinstance(timed(SourceIndex([tmp_path / "app"]).signature, "app.Model"), Missing)
