@@ -118,7 +118,7 @@ def toml_depth(n: int) -> Callable[[], Any]:
 INPUTS = {
     "python classes": (classes, 400),
     "inheritance depth": (inheritance, 24),
-    "class lattice": (lattice, 24),
+    "class lattice": (lattice, 12),  # two classes of the chain budget per level: 48 levels stay within it
     "class bases": (bases, 16),
     "scripts": (scripts, 200),
     "overrides": (overrides, 400),

@@ -382,20 +382,20 @@ class SourceIndex:
                 return current
         return current
 
-    def exported(self, module: _Module) -> set[str]:
+    def exported(self, module: _Module) -> frozenset[str]:
         """The names `from module import *` binds: `__all__` when the source spells it, else every public binding."""
         if module.tree is None:
-            return set()
+            return frozenset()
         if module.name not in self._exported:
             if len(self._exporting) > MAX_PYTHON_CHAIN:  # a chain of star imports past the budget: nothing known
-                return set()
+                return frozenset()
             self._exported[module.name] = frozenset()  # meanwhile: modules that star-import each other end here
             self._exporting.add(module.name)
             try:
                 self._exported[module.name] = frozenset(self._exports(module))
             finally:
                 self._exporting.discard(module.name)
-        return set(self._exported[module.name])
+        return self._exported[module.name]
 
     def _exports(self, module: _Module) -> set[str]:
         assert module.tree is not None
