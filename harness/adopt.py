@@ -19,6 +19,7 @@ from omegaconf import OmegaConf
 from harness.budget import BudgetExceeded, python_tree, toml_document
 from harness.compose import ComposeError, HydraSession
 from harness.hydra_compat import header_of
+from harness.known import render as known_text
 from harness.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.reader import InputLimitError, read_bytes, read_text
 from harness.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
@@ -26,6 +27,7 @@ from harness.writer import write_atomic
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
+KNOWN_NAME = "known.yaml"  # beside the contracts file: the findings the repository already has (harness/known.py)
 
 EMPTY_CONTRACTS = """\
 # config-harness contracts: what must hold in every composed case, whatever the goldens say.
@@ -98,6 +100,7 @@ class Adoption:
     snapshot_dir: Path
     notes: tuple[str, ...] = field(default=())
     guess: Guess = field(default_factory=Guess)
+    known_created: bool = False  # the known file is new (empty): init records what already holds in it
 
 
 def _one_line(text: str) -> str:
@@ -283,7 +286,7 @@ def settings_table(
     table: dict[str, Any] = {
         "config_dir": config_dir,
         "snapshot_dir": snapshot_dir,
-        "contracts": [contracts],
+        "contracts": [contracts, str(Path(contracts).parent / KNOWN_NAME)],
         "roots": list(discovery.roots),
     }
     if guess.version_base is not None:
@@ -619,9 +622,13 @@ def adopt(
     contracts_created = not contracts_file.exists()
     if contracts_created:
         write_atomic(contracts_file, EMPTY_CONTRACTS)
+    known_file = contracts_file.parent / KNOWN_NAME
+    known_created = not known_file.exists()
+    if known_created:  # filled by the shell once the settings exist (commands/init.py); never overwritten
+        write_atomic(known_file, known_text([]))
     snapshot_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(settings_file, data)
-    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess)
+    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess, known_created)
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:

@@ -192,6 +192,7 @@ class GoldensAtRef:
     # A review: a case without a golden at the ref is compared with the ref's tree, and is new when it has none.
     missing_is_error: bool = False
     unclaimed_are_orphans: bool = False
+    without_golden: bool = False  # some case of the run has no golden at the ref (set by prepare, before workers fork)
 
     @property
     def description(self) -> str:
@@ -199,7 +200,7 @@ class GoldensAtRef:
             assert self.tree is not None
             reason = "--compose-base" if self.compose_all else f"no goldens at {self.ref}"
             return f"{self.tree.description} ({reason})"
-        fallback = f"; cases without one: {self.tree.description}" if self.tree is not None else ""
+        fallback = f"; cases without one: {self.tree.description}" if self.tree is not None and self.without_golden else ""
         return f"goldens at {self.ref}{fallback}"
 
     def entry(self, case: Case) -> BaselineEntry | None:
@@ -220,14 +221,17 @@ class GoldensAtRef:
 
     def prepare(self, cases: Sequence[Case]) -> None:
         """Compose the tree at the ref when some case has no golden there, or when the `hydra:` subtree is compared."""
+        self.without_golden = any(c.golden_name not in self.goldens for c in cases)
         if self.tree is not None and (
             self.compose_all or self.tree.hydra_subtree or any(c.golden_name not in self.goldens for c in cases)
         ):
             self.tree.compose()
 
     def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
-        if self.tree is None or (not self.compose_all and case.golden_name in self.goldens):
+        # A golden says what a key was, not which file set it: the tree at the ref says that (composed on demand).
+        if self.tree is None:
             return {}
+        self.tree.compose()
         return self.tree.removed_sources(case, baseline_id)
 
 

@@ -10,8 +10,6 @@ from harness.compose import HydraSession
 from harness.matrix import Case, build_cases, select_engines
 from harness.settings import Settings, SettingsError, check_name
 
-LAUNCH_PREFIX = "cmd/"  # the case ids of launch commands (issue 24): `--case cmd/...` selects those
-
 
 @contextmanager
 def open_matrix(settings: Settings, strict: bool = True) -> Iterator[tuple[HydraSession, list[Case]]]:

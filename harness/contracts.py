@@ -64,6 +64,11 @@ class Waiver:
     reason: str
     until: datetime.date | None = None
     cases: str = "*"  # a glob over case ids: a waiver for megatron's mismatch does not hide a new one on dp
+    # A known entry (harness/known.py) names a finding instead of a contract: its kind, and its reason word.
+    finding: str = ""
+    what: str = ""
+    origin: str = ""  # the file and line it is written at, for the line that says it is no longer needed
+    line: int = 0
 
     def excuses(self, contract: str, paths: Iterable[str], case_id: str) -> bool:
         """True when this waiver is about `contract`, one of `paths` and the case `case_id` (expiry aside).
@@ -125,10 +130,11 @@ CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
-CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "old", "new", "reason"})
-# The subjects of change records that are not contracts, written `setting: KEY` and `hydra: PATH` in a record.
-SETTINGS, HYDRA = "[settings]", "[hydra]"
-SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA})
+KNOWN_KEYS = frozenset({"finding", "path", "what", "reason", "until", "cases"})  # a known entry (harness/known.py)
+CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "old", "new", "reason"})
+# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH` and `known: CASES`.
+SETTINGS, HYDRA, KNOWN = "[settings]", "[hydra]", "[known]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
@@ -218,6 +224,9 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
     names = {c.name for c in contracts}
     waivers = []
     for entry in document.get("waivers") or []:
+        if isinstance(entry, dict) and "finding" in entry:
+            waivers.append(_known_entry(origin, entry))
+            continue
         _strict_keys(origin, entry, WAIVER_KEYS, "a waiver")
         for required in ("contract", "path", "reason"):
             if not isinstance(entry.get(required), str) or not entry[required].strip():
@@ -236,6 +245,27 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
         _checked(origin, entry, "path", entry["path"])
         waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
     return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
+
+
+def _known_entry(origin: Path, entry: Any) -> Waiver:
+    """A waiver that names a finding (its kind, case glob, path and reason word) instead of a contract."""
+    _strict_keys(origin, entry, KNOWN_KEYS, "a known entry")
+    for key in ("finding", "cases", "reason"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise ContractError(f"{_where(origin, entry)}: a known entry needs a non-empty {key!r}")
+    for key in ("path", "what"):
+        if not isinstance(entry.get(key, ""), str):
+            raise ContractError(f"{_where(origin, entry, key)}: a known entry's {key!r} must be a string")
+    if entry.get("path"):
+        _checked(origin, entry, "path", entry["path"])
+    until = entry.get("until")
+    if until is not None:
+        try:
+            until = until if isinstance(until, datetime.date) else datetime.date.fromisoformat(str(until))
+        except ValueError:
+            raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
+    return Waiver("", entry.get("path", ""), entry["reason"], until, entry["cases"], finding=entry["finding"],
+                  what=entry.get("what", ""), origin=str(origin), line=getattr(entry, "lines", {}).get("", 0))
 
 
 def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
@@ -454,6 +484,8 @@ def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]
     seen = list(seen)
     findings = []
     for waiver in contract_set.waivers:
+        if waiver.finding:
+            continue  # a known entry: harness/known.py says when it no longer matches
         if any(waiver.excuses(contract, (path,), case_id) for case_id, contract, path in seen):
             continue
         scope = "" if waiver.cases == "*" else f" in cases {waiver.cases!r}"
@@ -488,7 +520,7 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
     for contract in contract_set.contracts:
         paths_by_name.setdefault(contract.name, set()).update(contract.paths())
     for waiver in contract_set.waivers:
-        if waiver.contract == TARGET_WAIVER:
+        if waiver.contract == TARGET_WAIVER or waiver.finding:
             continue  # its paths are keys of `_target_` nodes, which no contract names
         if waiver.path not in paths_by_name.get(waiver.contract, set()):
             findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,

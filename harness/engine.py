@@ -11,18 +11,20 @@ each pair with the same comparison and rules (`check_document`), and the same re
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from omegaconf import OmegaConf
 
+from harness import known
 from harness.baselines import Baseline, BaselineEntry
-from harness.cases import LAUNCH_PREFIX, case_globs, open_matrix, select_cases, unmatched_glob
+from harness.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession
 from harness.contract_changes import run_findings
-from harness.contracts import ChangeRecord, ContractSet
+from harness.contracts import ChangeRecord, ContractSet, utc_today
 from harness.diff import diff_trees
 from harness.documents import DocumentPair
 from harness.findings import (
@@ -44,7 +46,7 @@ from harness.findings import (
 from harness.gitrepo import GitError
 from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, Case, is_golden_name
+from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
 from harness.provenance import leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
@@ -113,6 +115,7 @@ def check_case(
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences)
+    findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
@@ -124,6 +127,7 @@ def check_case(
         case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
         rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
+        digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
@@ -215,6 +219,30 @@ def path_lines(text: str, paths: Iterable[str]) -> dict[str, int]:
     """The line in YAML text of each path (or of its nearest ancestor there), for annotations."""
     lines = key_lines(text)
     return {path: line for path in paths if path and (line := line_of(lines, path)) is not None}
+
+
+def followed(results: list[CaseResult]) -> list[CaseResult]:
+    """A review's new cases followed across the change: a case the base lacks that composes exactly what another case
+    composes, one the base has (PR #5848's new `ppo_trainer/megatron/default` is what `route/ppo_megatron_trainer`
+    was), keeps that case's errors at the base (or known there) as `at_base`, not as introduced."""
+    by_digest: dict[str, CaseResult] = {}
+    for result in results:
+        if result.digest and result.baseline_id:
+            by_digest.setdefault(result.digest, result)
+    out = []
+    for result in results:
+        twin = by_digest.get(result.digest) if result.digest and not result.baseline_id else None
+        if twin is None:
+            out.append(result)
+            continue
+        # What the twin already had: errors at the base, and findings the base's repository knew it had.
+        held = {(f.kind, f.path, f.contract) for f in twin.findings if f.origin == Origin.AT_BASE or f.status == known.KNOWN_STATUS}
+        findings = tuple(
+            replace(f, origin=Origin.AT_BASE) if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract) in held else f
+            for f in result.findings
+        )
+        out.append(replace(result, findings=findings, baseline_id=twin.baseline_id, golden=f"{twin.golden} (became {result.case.id})"))
+    return out
 
 
 def approvals_line(result: MatrixResult, settings: Settings) -> str:
@@ -377,11 +405,14 @@ class Engine:
             )
         records = run.contracts.changes if run.contracts is not None else ()
         if run.review is not None:
+            result.cases = followed(result.cases)
             result.rules = run.review.described
             result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
             result.approvals = approvals_line(result, run.settings)
-        if run.settings.command_globs and (run.launches or self.launch_glob is not None):
+        launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
+        if launches_checked:
             self._add_launches(result)
+        result.findings += self._known_findings(result, launches_checked)
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
@@ -408,8 +439,29 @@ class Engine:
                 raise SettingsError(str(error)) from None
         if self.only_launches:
             result.baseline = "launch commands"
-        result.cases += cases
+        result.cases += known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today())
         result.launches = counts.line()
+
+    def _known_findings(self, result: MatrixResult, launches_checked: bool) -> list[Finding]:
+        """Known entries that no longer match (on a whole run: a subset would make the others look fixed), and in a
+        review every finding the pull request's entries excuse that the base's do not."""
+        run = self.run_spec
+        entries = known.known_entries(run.contracts)
+        findings: list[Finding] = []
+        if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
+            judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
+            findings += known.stale_entries(judged, result.cases)
+        if run.review is not None and entries:
+            from harness.contract_changes import read_contract_files
+            from harness.contracts import ContractError
+
+            texts = run.baseline.contract_texts()
+            try:
+                base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
+            except ContractError:
+                base_entries = ()  # the run-level contract findings say what is wrong with them
+            findings += known.added_entries(result.cases, base_entries, run.contracts.changes if run.contracts else ())
+        return findings
 
     def _trusted_contract_paths(self) -> list[str]:
         """Every path the contracts at the review's base name (the trusted side's), sorted; none when unknown."""

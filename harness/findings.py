@@ -91,6 +91,10 @@ class Comparison:
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
+# A launch finding's reason (its `detail`) when the key's effective value changed under a script that did not change
+# it: its old and new values are its cause, so launches are grouped by them (harness/launches.py, grouping.py).
+DEFAULT_MOVED = "default moved"
+
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
 DIFFERENCE_KINDS = frozenset(
     {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
@@ -136,6 +140,7 @@ class Finding:
     fix: str | None = None  # a launch finding: the override to write instead, where one is known
     contract_source: str = ""  # FILE:LINE of the contract a contract finding comes from, where to fix or record it
     subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
+    status: str = ""  # "known": a known entry (harness/known.py) excuses it; a contract waiver's is "waived"
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as the JSON interface spells it; `detail`, `via`, `value`, `fix`, `contract_source`,
@@ -155,6 +160,8 @@ class Finding:
             extra["subtree"] = self.subtree
         if self.origin:
             extra["origin"] = str(self.origin)
+        if self.status or self.waiver:
+            extra["status"] = self.status or "waived"
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -181,6 +188,7 @@ class CaseResult:
     root_file: str = ""  # the case's root config file in the tree under test, as shown (where an annotation can point)
     baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
     changes: tuple[Change, ...] = ()  # two documents: every leaf that differs, unfolded (JSON `changes`, the interface's)
+    digest: str = field(default="", repr=False, compare=False)  # the composed config's golden body, hashed: same config, same digest
 
     @property
     def failed(self) -> bool:

@@ -11,7 +11,8 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
+from harness.findings import DEFAULT_MOVED, ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
+from harness.matrix import LAUNCH_PREFIX
 
 
 class Tier(IntEnum):
@@ -26,9 +27,10 @@ class Tier(IntEnum):
     REGENERATE = 4  # missing goldens and text-only differences: housekeeping
     REFACTOR = 5  # the written value changed, the resolved one did not: folded away
     WAIVED = 6  # contract violations a waiver turned into warnings: summarized
-    NOTED = 7  # info that is not a difference (known fallbacks): only on request
-    AT_BASE = 8  # a review: errors that already held at the base; they fail nothing, one line
-    FIXED = 9  # a review: errors the base had that no longer hold, one line
+    KNOWN = 7  # findings the repository already had when it adopted the harness (known entries): one count line
+    NOTED = 8  # info that is not a difference (known fallbacks): only on request
+    AT_BASE = 9  # a review: errors that already held at the base; they fail nothing, one line
+    FIXED = 10  # a review: errors the base had that no longer hold, one line
 
 
 TIER_TITLES = MappingProxyType({
@@ -41,6 +43,7 @@ TIER_TITLES = MappingProxyType({
     Tier.REGENERATE: "Goldens to regenerate",
     Tier.REFACTOR: "Refactors with unchanged values",
     Tier.WAIVED: "Waived warnings",
+    Tier.KNOWN: "Known findings",
     Tier.NOTED: "Notes",
     Tier.AT_BASE: "Errors already at the base",
     Tier.FIXED: "Errors the base had, fixed here",
@@ -55,6 +58,8 @@ def tier_of(finding: Finding) -> Tier:
     kind = finding.kind
     if kind == Kind.SETTINGS_CHANGE:
         return Tier.SETTINGS
+    if finding.status == "known":
+        return Tier.KNOWN
     if finding.origin == Origin.AT_BASE:
         return Tier.AT_BASE
     if finding.origin == Origin.FIXED:
@@ -92,6 +97,23 @@ class Group:
     finding: Finding  # the first case's finding, with the source of the first case that knows one
     cases: tuple[str, ...]
     anchor: tuple[str, int | None] = ("", None)  # file and line an annotation points at
+    # Every (case id, finding) the group holds, in report order: launches of one cause differ in where the script
+    # writes it, the override's text and its fix, which a report lists (the first three, or all with --verbose).
+    members: tuple[tuple[str, Finding], ...] = ()
+
+    @property
+    def launches(self) -> tuple[tuple[str, Finding], ...]:
+        """The members that are launch commands (`cmd/...`), one per script line."""
+        seen: dict[str, tuple[str, Finding]] = {}
+        for case_id, finding in self.members:
+            if case_id.startswith(LAUNCH_PREFIX):
+                seen.setdefault(str(finding.source) if finding.source is not None else case_id, (case_id, finding))
+        return tuple(seen.values())
+
+    @property
+    def matrix_cases(self) -> tuple[str, ...]:
+        """The group's cases that are not launch commands."""
+        return tuple(case for case in self.cases if not case.startswith(LAUNCH_PREFIX))
 
     kind = property(lambda self: self.finding.kind)
     path = property(lambda self: self.finding.path)
@@ -106,8 +128,10 @@ class Group:
 
     def as_dict(self) -> dict[str, Any]:
         """The group as the JSON `groups` array spells it: the finding's fields plus its cases."""
+        sources = [str(f.source) for _, f in self.launches if f.source is not None]
         return {
             **self.finding.as_dict(),
+            **({"sources": sources} if len(sources) > 1 else {}),
             "contract": self.contract or None,
             "cases": list(self.cases),
             "effective_same": self.effective_same,
@@ -122,13 +146,20 @@ def _value_key(value: Any) -> str:
 
 
 def _key(finding: Finding) -> tuple[Any, ...]:
-    # A finding without a path (a compose error) says what it is only in its message.
+    """What makes findings one cause: kind, path, old and new value, severity, contract and origin.
+
+    A finding without a path (a compose error) says what it is only in its message. A launch's message names its
+    cause (`key removed: K is not in the config`); the override's text (`new`), where the script writes it and the
+    fix differ from launch to launch and are the group's members, not separate causes.
+    """
     detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
-    if finding.kind == Kind.LAUNCH:  # each launch's override is its own line: FILE:LINE is what a reader fixes
-        detail = f"{finding.source} {finding.message}"
+    new = finding.new
+    if finding.kind == Kind.LAUNCH:
+        detail = finding.message
+        new = None if finding.detail and finding.detail[0] != DEFAULT_MOVED else finding.new
     return (
-        str(finding.kind), finding.path, _value_key(finding.old), _value_key(finding.new), str(finding.severity),
-        finding.contract, finding.effective_same, detail, str(finding.origin),
+        str(finding.kind), finding.path, _value_key(finding.old), _value_key(new), str(finding.severity),
+        finding.contract, finding.effective_same, detail, str(finding.origin), finding.waiver,
     )
 
 
@@ -164,6 +195,7 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
             finding=replace(first, source=sourced[1].source),
             cases=tuple(dict.fromkeys(r.case.id for r, _ in pairs)),
             anchor=annotation_target(*sourced),
+            members=tuple((r.case.id, f) for r, f in pairs),
         ))
     # A weakened contract is read before its effects, a broken contract before other blocking findings (the rules
     # a team wrote come first), and findings about the whole run before those of cases.
@@ -211,6 +243,14 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
     wanted = dict.fromkeys(case_ids)
     if not wanted:
         return "the whole run"
+    launches = [case_id for case_id in wanted if case_id.startswith(LAUNCH_PREFIX)]
+    if launches and len(launches) < len(wanted) or len(launches) > 1:
+        # Launch ids are one script line each: counted, never listed in a line (a group's members name them).
+        matrix = [case_id for case_id in wanted if not case_id.startswith(LAUNCH_PREFIX)]
+        counted_launches = f"{len(launches)} launch{'es' * (len(launches) != 1)}"
+        if not matrix:
+            return counted_launches
+        return f"{describe_cases(matrix, [c for c in all_ids if not c.startswith(LAUNCH_PREFIX)], counted)} and {counted_launches}"
     index = (all_ids if isinstance(all_ids, CaseIds) else CaseIds(all_ids)).lookup
     known = [case_id for case_id in wanted if case_id in index.position]
     if len(wanted) > 1 and len(known) == len(wanted) == len(index.position):

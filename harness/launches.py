@@ -26,13 +26,12 @@ from harness import hydra_compat, overrides
 from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import is_inside
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
+from harness.findings import DEFAULT_MOVED, ERROR, WARNING, CaseResult, Finding, Kind, Status
+from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
 from harness.provenance import Source
 from harness.reader import InputLimitError, read_bytes
 from harness.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
-
-PREFIX = "cmd/"
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
 KEY_REMOVED = "key removed"
@@ -43,9 +42,13 @@ TYPE_CHANGED = "type changed"
 VALUE_DIFFERS = "value differs"
 BAD_OVERRIDE = "not a Hydra override"
 CONFIG_REMOVED = "config removed"
-ENTRY_REMOVED = "entry point removed"
+ENTRY_REMOVED = "entry point removed"  # a review: the base has this Hydra entry point, the pull request lost it
+ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in the repository
 NOT_EXTRACTED = "not extracted"
-DEFAULT_MOVED = "default moved"  # a review: a key's effective value changed under a launch that did not change it
+# Commands that are no launch of a Hydra application: no case and no finding (`list --verbose` names each once).
+NOT_HYDRA = "not a Hydra program"  # the program exists and has no @hydra.main (a converter, a data script, a test)
+UNAVAILABLE = "not available"  # the program sits in a git submodule that is not checked out (CI's default checkout)
+SKIPPED = frozenset({NOT_HYDRA, UNAVAILABLE})
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,15 @@ class Entry:
     config_dir: Path | None
     config_name: str | None
     version_base: str | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a launch's program gives no Hydra entry point: its kind (ENTRY_MISSING, NOT_HYDRA, UNAVAILABLE) and reason."""
+
+    kind: str
+    reason: str
+    submodule: str = ""  # UNAVAILABLE: the submodule's path
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,12 @@ class CommandCase:
     search_path: tuple[Path, ...] = ()
     problem: str = ""  # why it cannot be composed at all (not extracted, entry point gone): one line
     problem_kind: str = ""
+    submodule: str = ""  # UNAVAILABLE: the git submodule (not checked out) the program lies in
+
+    @property
+    def skipped(self) -> bool:
+        """True for a command that is no launch of a Hydra application (not a case, no finding)."""
+        return self.problem_kind in SKIPPED
 
     @property
     def overrides(self) -> tuple[str, ...]:
@@ -151,7 +169,20 @@ class Project:
         self.config_dir = config_dir
         self.modules = dict(modules)
         self.version_base = version_base
-        self._entries: dict[tuple[str, bool], Entry | str] = {}
+        self._entries: dict[tuple[str, bool], Entry | Refusal] = {}
+        self._submodules: tuple[str, ...] | None = None
+
+    @property
+    def absent_submodules(self) -> tuple[str, ...]:
+        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text."""
+        if self._submodules is None:
+            self._submodules = tuple(path for path in submodule_paths(self.root) if _empty_folder(self.root / path))
+        return self._submodules
+
+    def submodule_of(self, entry: str, is_module: bool) -> str:
+        """The absent submodule an entry's file would lie in ("" for none)."""
+        relative = entry.replace(".", "/") if is_module else entry
+        return next((path for path in self.absent_submodules if relative == path or relative.startswith(path + "/")), "")
 
     def entry_file(self, entry: str, is_module: bool) -> Path | None:
         """The Python file of a module (or script) inside the project; None when there is none."""
@@ -170,14 +201,14 @@ class Project:
             return bool(top) and top.isidentifier() and (self.root / top).is_dir()
         return entry.endswith(".py") and self.entry_file(entry, False) is not None
 
-    def entry(self, entry: str, is_module: bool) -> Entry | str:
-        """The entry's config folder and name; a one-line reason when the project has no such Hydra app."""
+    def entry(self, entry: str, is_module: bool) -> Entry | Refusal:
+        """The entry's config folder and name; why not when the project has no such Hydra app."""
         key = (entry, is_module)
         if key not in self._entries:
             self._entries[key] = self._read_entry(entry, is_module)
         return self._entries[key]
 
-    def _read_entry(self, entry: str, is_module: bool) -> Entry | str:
+    def _read_entry(self, entry: str, is_module: bool) -> Entry | Refusal:
         path = self.entry_file(entry, is_module)
         main = None
         unread = ""  # why the entry module was not read, past a budget
@@ -185,7 +216,7 @@ class Project:
             try:
                 main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"), _relative(path, self.root))
             except BudgetExceeded as error:
-                unread = f"{entry}: {error}"
+                unread = str(error)
             except (OSError, InputLimitError):
                 main = None
         if entry in self.modules:
@@ -194,9 +225,15 @@ class Project:
                 folder = (path.parent / main["config_path"]).resolve()
             return Entry(folder, self.modules[entry], _version_base(main))
         if path is None:
-            return f"{'module' if is_module else 'script'} {entry} does not exist in the repository"
+            submodule = self.submodule_of(entry, is_module)
+            if submodule:
+                return Refusal(UNAVAILABLE, f"lies in the git submodule {submodule}, which is not checked out", submodule)
+            return Refusal(ENTRY_MISSING, f"{'module' if is_module else 'script'} {entry} does not exist in the repository")
         if main is None:
-            return unread or f"{entry} has no @hydra.main with literal arguments; map it in [commands.modules]"
+            if unread:  # past a budget: the entry exists, and what it says is not known
+                return Refusal(NOT_EXTRACTED, unread)
+            # A converter, a data script or a test run from the same script: it was never a Hydra application.
+            return Refusal(NOT_HYDRA, "has no @hydra.main (map it in [commands.modules] if it composes a config)")
         config_folder = (path.parent / main["config_path"]).resolve() if isinstance(main.get("config_path"), str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
         return Entry(config_folder, name, _version_base(main))
@@ -204,6 +241,33 @@ class Project:
 
 def _relative(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if is_inside(path, root) else path.name
+
+
+_SUBMODULE_PATH = re.compile(rb"^\s*path\s*=\s*(.+?)\s*$", re.M)
+
+
+def submodule_paths(root: Path) -> list[str]:
+    """The `path = ...` entries of the root's `.gitmodules` (read as text through the one reader, never by git),
+    each a relative path inside the root; anything else (absolute, `..`) is ignored."""
+    try:
+        text = read_bytes(root / ".gitmodules", (root,))
+    except (OSError, InputLimitError):
+        return []
+    paths = []
+    for match in _SUBMODULE_PATH.finditer(text):
+        path = match.group(1).decode("utf-8", "replace").strip().strip('"').rstrip("/")
+        parts = Path(path).parts
+        if path and not Path(path).is_absolute() and ".." not in parts:
+            paths.append(Path(path).as_posix())
+    return paths
+
+
+def _empty_folder(folder: Path) -> bool:
+    """True for a folder with nothing in it (a submodule git has not checked out), or no folder at all."""
+    try:
+        return not folder.is_dir() or next(folder.iterdir(), None) is None
+    except OSError:
+        return True
 
 
 def _version_base(main: dict[str, Any] | None) -> str | None:
@@ -240,11 +304,10 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
     identifier = case_id(launch)
     if launch.error:
         said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
-        return CommandCase(identifier, launch, problem=f"{launch.where}: {said}", problem_kind=NOT_EXTRACTED)
+        return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)
     entry = project.entry(launch.entry, launch.is_module)
-    if isinstance(entry, str):
-        kind = NOT_EXTRACTED if NOT_READ in entry else ENTRY_REMOVED  # past a budget the entry exists, unread
-        return CommandCase(identifier, launch, problem=f"{launch.where}: {entry}", problem_kind=kind)
+    if isinstance(entry, Refusal):
+        return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir
     if launch.config_path is not None:
         entry_file = project.entry_file(launch.entry, launch.is_module)
@@ -260,11 +323,11 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         name = name.removesuffix(".yaml")
     problem = ""
     if folder is None or name is None or PLACEHOLDER_MARK in (name or ""):
-        problem = f"{launch.where}: the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
+        problem = f"the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
     elif not is_inside(folder, project.root):
-        problem = f"{launch.where}: the config folder {folder} lies outside the project; it is not read"
+        problem = "its config folder lies outside the project; it is not read"
     elif not folder.is_dir():
-        problem = f"{launch.where}: the config folder {folder.relative_to(project.root) if is_inside(folder, project.root) else folder} does not exist"
+        problem = f"the config folder {folder.relative_to(project.root) if is_inside(folder, project.root) else folder} does not exist"
     extra = tuple((project.root / d).resolve() for d in launch.config_dirs if PLACEHOLDER_MARK not in d)
     extra = tuple(d for d in extra if d.is_dir() and is_inside(d, project.root))
     search = extra + settings_search_path
@@ -291,7 +354,8 @@ def _classify(error: BaseException, override: Any, unknown: bool) -> tuple[str, 
     if "Could not delete from config" in hydra_says:
         return VALUE_DIFFERS, f"{key} no longer has the value `~` names ({hydra_says})", f"~{key}"
     if "Could not override" in hydra_says:
-        return KEY_REMOVED, f"{key} is not in the config ({_cause(error)})", None
+        # OmegaConf's "(Key 'x' is not in struct)" says the same again, on every line.
+        return KEY_REMOVED, f"{key} is not in the config", None
     if unknown:
         return None
     return TYPE_CHANGED, f"{key} does not take this value ({_cause(error)})", None
@@ -412,7 +476,7 @@ class Composer:
         if isinstance(bases[root], ComposeError):
             text = str(bases[root])
             reason = CONFIG_REMOVED if "Cannot find primary config" in text else "does not compose"
-            checked.failures.append(Failure(reason, "", None, f"{case.launch.where}: {case.config_name}: {text}"))
+            checked.failures.append(Failure(reason, "", None, f"{case.config_name}: {text}"))
             return None
         good: list[str] = []
         for override, parsed in kept:
@@ -479,13 +543,19 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
         moved = moved_override(override.text, moves or {}) if failure.reason == KEY_REMOVED else None
         if moved is not None:
             fix = moved
-            message = f"{message}; it moved: write {moved}"
+            message = f"{message}; it moved to {moved_key(moved)}"
+        # The message names the cause, the same for every launch it breaks (reports group launches by it); the
+        # override as the script writes it is `new`, where it is written the source, what to write instead `fix`.
         findings.append(Finding(
-            Kind.LAUNCH, failure.key, None, override.text, ERROR,
-            f"{failure.reason}: {override.text}: {message}" + (f"; fix: {fix}" if fix and moved is None else ""),
+            Kind.LAUNCH, failure.key, None, override.text, ERROR, f"{failure.reason}: {message}",
             source=Source(checked.case.launch.script, override.line), fix=fix, detail=(failure.reason,),
         ))
     return findings
+
+
+def moved_key(override: str) -> str:
+    """The key an override writes (without its `+`/`~` and value)."""
+    return override.lstrip("+~").partition("=")[0]
 
 
 def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
@@ -516,19 +586,28 @@ class Tally:
     extracted: int
     composed: int
     failing: int
+    unavailable: tuple[tuple[str, int], ...] = ()  # (submodule, launches of its programs) for each absent submodule
 
     def line(self) -> str:
-        """`N launches checked of M found: ...`."""
-        return (f"{self.extracted} launches checked of {self.found} found: {self.composed} compose, {self.failing} fail"
+        """`N launches checked of M found: ...`, and once per submodule that is not checked out, its launches."""
+        text = (f"{self.extracted} launches checked of {self.found} found: {self.composed} compose, {self.failing} fail"
                 + (f", {self.found - self.extracted} could not be extracted" if self.found != self.extracted else ""))
+        for submodule, count in self.unavailable:
+            text += (f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked"
+                     " (it is not checked out)")
+        return text
 
 
-def tally(results: Iterable[Checked]) -> Tally:
-    """Count the checked command cases."""
+def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> Tally:
+    """Count the checked command cases; `skipped` commands count only where a submodule is not checked out."""
     results = list(results)
     extracted = [r for r in results if r.case.problem_kind != NOT_EXTRACTED]
     failing = [r for r in extracted if r.failures]
-    return Tally(len(results), len(extracted), len(extracted) - len(failing), len(failing))
+    per_submodule: dict[str, int] = {}
+    for case in skipped:
+        if case.problem_kind == UNAVAILABLE:
+            per_submodule[case.submodule] = per_submodule.get(case.submodule, 0) + 1
+    return Tally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
 def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
@@ -539,7 +618,9 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
         form = (finding.new or "").partition("=")[0] if finding.path else ""
         return script, form, finding.path, finding.detail
 
+    base = list(base)
     known = {signature(r, f) for r in base for f in r.findings if f.kind == Kind.LAUNCH}
+    launched = {r.case.id for r in base}
     for result in now:
         findings = []
         for finding in result.findings:
@@ -548,6 +629,9 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(finding, origin="at_base" if at_base else "introduced",
                                   severity=WARNING if at_base and finding.severity == ERROR else finding.severity)
+                if not at_base and finding.detail == (ENTRY_MISSING,) and result.case.id in launched:
+                    # The base ran this program here: the pull request lost a Hydra entry point.
+                    finding = replace(finding, message=ENTRY_REMOVED + finding.message[len(ENTRY_MISSING):], detail=(ENTRY_REMOVED,))
             findings.append(finding)
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         yield replace(result, findings=tuple(findings), status=status)
@@ -571,13 +655,16 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 def _checked_commands(
     settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = ()
-) -> list[Checked]:
+) -> tuple[list[Checked], list[CommandCase]]:
+    """The launches composed and checked, and the commands that are no launch of a Hydra application."""
     from harness.cases import id_matches
 
-    cases = [c for c in discover(settings, root) if id_matches(c.id, case_glob)]
+    found = [c for c in discover(settings, root) if id_matches(c.id, case_glob)]
+    cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    return Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys).check(cases)
+    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys).check(cases)
+    return checked, [c for c in found if c.skipped]
 
 
 def check_commands(
@@ -585,8 +672,8 @@ def check_commands(
 ) -> tuple[list[CaseResult], Tally]:
     """The settings' command cases composed against the tree (at `root`, a copy of the project, when given);
     `case_glob` (one glob or several) keeps the launches whose id matches."""
-    checked = _checked_commands(settings, root, case_glob)
-    return [case_result(c, moves) for c in checked], tally(checked)
+    checked, skipped = _checked_commands(settings, root, case_glob)
+    return [case_result(c, moves) for c in checked], tally(checked, skipped)
 
 
 def review_commands(
@@ -599,7 +686,7 @@ def review_commands(
     from harness import gitrepo
 
     keys = tuple(keys)
-    now = _checked_commands(settings, case_glob=case_glob, keys=keys)
+    now, skipped = _checked_commands(settings, case_glob=case_glob, keys=keys)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
@@ -615,13 +702,13 @@ def review_commands(
         # there the base's, and a launch it breaks would be broken `already at base`.
         from harness.baselines import folders_at
 
-        base = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys)
+        base, _ = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
     moved = {c.case.id: moved_defaults(c, b) for c, b in _pairs(now, base)}
     results = [replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))) for r in reviewed]
-    return results, tally(now)
+    return results, tally(now, skipped)
 
 
 def _reported(value: Any) -> Any:
@@ -661,11 +748,11 @@ def moved_defaults(now: Checked, base: Checked) -> list[Finding]:
         base_touching, base_failed, old = base.keys[key]
         if touching != base_touching or failed or base_failed or same_value(old, value):
             continue
-        how = f"sets it the same way ({', '.join(touching)})" if touching else "does not set it"
+        # The same words for every launch with this key and these values: one cause, one line in a report.
+        how = "sets it as at the base" if touching else "does not set it"
         findings.append(Finding(
             Kind.LAUNCH, key, _reported(old), _reported(value), WARNING,
-            f"{DEFAULT_MOVED}: {now.case.id}: {key}: {_shown(old)} -> {_shown(value)}; the script did not change that key "
-            f"(it {how}): its default moved",
+            f"{DEFAULT_MOVED}: {key}: {_shown(old)} -> {_shown(value)}; the script {how}: the value under it moved",
             source=Source(now.case.launch.script, now.case.launch.line), detail=(DEFAULT_MOVED,), origin="introduced",
         ))
     return findings

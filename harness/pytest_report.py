@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
 from harness.grouping import Group, Tier, group_findings
-from harness.launches import PREFIX as LAUNCH_PREFIX
+from harness.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
 from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by
 from harness.reporters.text import printable

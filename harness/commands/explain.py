@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.cases import LAUNCH_PREFIX, open_matrix
+from harness.cases import open_matrix
 from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
 from harness.hints import did_you_mean, key_paths
-from harness.matrix import Case
+from harness.matrix import LAUNCH_PREFIX, Case
 from harness.reporters.common import show_value
 from harness.settings import Settings, display_path
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.cases import LAUNCH_PREFIX, id_matches, open_matrix, select_cases, unmatched_glob
+from harness.cases import id_matches, open_matrix, select_cases, unmatched_glob
 from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
 from harness.hints import case_hint
+from harness.matrix import LAUNCH_PREFIX
 from harness.reporters.json import SCHEMA_VERSION, to_json
 from harness.settings import Settings, display_path
 
@@ -20,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=["text", "json"], default="text", help="the output format")
     add_case_flag(parser)
     add_quiet(parser, "text: only the case ids, one a line")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also name the commands that run no Hydra application (converters, data scripts, tests), once each with why")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,9 +45,11 @@ def run(args: argparse.Namespace) -> int:
             }
             for case in cases
         ]
-    rows += launch_rows(settings, args.case)
+    launch_list, others = launch_rows(settings, args.case)
+    rows += launch_list
     if args.format == "json":
-        print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows}))
+        extra = {"not_launches": others} if args.verbose else {}
+        print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows, **extra}))
     elif args.quiet:
         for row in rows:
             say(str(row["id"]))
@@ -52,16 +57,26 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             where = row.get("golden") or row.get("source")
             say(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
+        if args.verbose:
+            for other in others:
+                shown = ", ".join(other["sources"][:3]) + (f" and {len(other['sources']) - 3} more" if len(other["sources"]) > 3 else "")
+                say(f"not a launch: {other['program']}: {other['why']} ({len(other['sources'])} command(s): {shown})")
     return EXIT_OK
 
 
-def launch_rows(settings: Settings, case_globs: list[str] | None) -> list[dict[str, Any]]:
-    """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not."""
+def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not; and one
+    per program the scripts run that is no Hydra application, with why and every command that runs it."""
     from harness.launches import NOT_EXTRACTED, discover
 
     rows: list[dict[str, Any]] = []
+    others: dict[str, dict[str, Any]] = {}
     for case in discover(settings) if settings.command_globs else []:
         if not id_matches(case.id, case_globs):
+            continue
+        if case.skipped:
+            other = others.setdefault(case.launch.entry, {"program": case.launch.entry, "why": case.problem, "sources": []})
+            other["sources"].append(case.launch.where)
             continue
         row: dict[str, Any] = {
             "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
@@ -70,4 +85,4 @@ def launch_rows(settings: Settings, case_globs: list[str] | None) -> list[dict[s
         if case.problem:
             row["reason"] = case.problem
         rows.append(row)
-    return rows
+    return rows, list(others.values())

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
 from harness.diff import parent_path
-from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
-from harness.grouping import VALUE_KINDS, Group, Tier
+from harness.findings import DEFAULT_MOVED, ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
+from harness.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
@@ -33,11 +33,16 @@ def summary_line(result: MatrixResult) -> str:
     statuses = Counter(r.status for r in result.cases)
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)
     severities = Counter(f.severity for f in findings if f.origin != Origin.AT_BASE)
+    # One cause on many cases or launches is one line of the report: the tally says how many causes too.
+    # (Waived warnings say their own count of distinct findings.)
+    causes = Counter(g.severity for g in group_findings(result.cases, result.findings)
+                     if g.finding.origin != Origin.AT_BASE and not g.waiver)
     at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
     against = f" against {result.baseline}" if result.baseline else ""
     counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
     parts = [counted_units(result) + against + (f": {counted}" if counted else "")]
     tally = [f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
+             + (f" ({causes[severity]} cause{'s' * (causes[severity] != 1)})" if 0 < causes[severity] < severities[severity] else "")
              for severity, name in ((ERROR, "error"), (WARNING, "warning")) if severities.get(severity)]
     if at_base:
         tally.append(f"{at_base} error{'s' * (at_base != 1)} already at base")
@@ -89,6 +94,13 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
             f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}")
 
 
+def known_count(groups: Sequence[Group], listed: bool = False) -> str:
+    """Known findings as one line: how many, of how many causes, and where they are recorded."""
+    total = sum(max(len(g.cases), 1) for g in groups)
+    causes = f" ({len(groups)} cause{'s' * (len(groups) != 1)})" if len(groups) < total else ""
+    return f"{total} known finding{'s' * (total != 1)}{causes}, recorded at adoption" + (":" if listed else "; --verbose lists them")
+
+
 def waived_count(groups: Sequence[Group]) -> str:
     """Waived warnings as one line: how many, on how many cases, how many distinct."""
     total = sum(len(g.cases) for g in groups)
@@ -113,6 +125,11 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
                      "(`config-harness lock ... --reason TEXT` writes it)")
     if any(g.kind == Kind.ERROR for g in errors):
         lines.append("a case cannot be composed: fix the config named in its error above")
+    if any(g.kind == Kind.LAUNCH for g in errors):
+        lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
+    if not options.review and any(g.kind == Kind.REMOVED for g in errors):
+        lines.append("a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file "
+                     "that set it)")
     if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
         if steps.in_commit_hook:
             lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
@@ -122,6 +139,84 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     if result.orphans:
         lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
     return lines
+SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)
+
+
+def launch_place(finding: Any) -> str:
+    """Where one launch of a group writes its cause: `FILE:LINE`, with the override as the script writes it."""
+    place = str(finding.source) if finding.source is not None else ""
+    override = finding.new if finding.path and isinstance(finding.new, str) and finding.detail[:1] != (DEFAULT_MOVED,) else ""
+    return f"{place}: {override}" if override and place else place or override
+
+
+def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> str:
+    """Where a group is, without its fix: the matrix's cases (`2 cases: ...`), then its launches: one named with its
+    line and override, or how many in how many scripts with the first few (`listed`: the lines below name them)."""
+    launches = group.launches
+    parts = [describe_cases(group.matrix_cases, all_ids)] if group.matrix_cases else []
+    if len({case_id for case_id, _ in launches}) == 1:  # one launch: each line it writes the cause on
+        places = [launch_place(f) for _, f in launches]
+        file = str(getattr(launches[0][1].source, "file", ""))
+        parts.append(", ".join([places[0], *(p.removeprefix(file) for p in places[1:])]))
+    elif launches:
+        scripts = {str(getattr(f.source, "file", case_id)) for case_id, f in launches}
+        count = len({case_id for case_id, _ in launches})
+        head = f"{count} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
+        if listed:
+            parts.append(head)
+        else:
+            shown = [str(f.source) for _, f in launches[:SHOWN_LAUNCHES] if f.source is not None]
+            more = len(launches) - len(shown)
+            parts.append(f"{head}: {', '.join(shown)}" + (f" and {more} more" if more else ""))
+    return parts[0] if len(parts) == 1 else f"{parts[0]}; also in {parts[1]}" if parts else ""
+
+
+def fix_text(group: Group) -> str:
+    """What to write instead, in the script's own text: the one fix, every fix of one launch, or the first launch's
+    where they differ from launch to launch."""
+    fixes = [(case_id, f.source, f.fix) for case_id, f in group.launches if f.fix]
+    if not fixes:
+        return ""
+    if len({fix for _, _, fix in fixes}) == 1:
+        return f"fix: write {fixes[0][2]}"
+    if len({case_id for case_id, _, _ in fixes}) == 1:
+        return "fix: write " + " and ".join(fix for _, _, fix in fixes)
+    return f"fix: write {fixes[0][2]} at {fixes[0][1]} (each launch with its own value)"
+
+
+def merged_launches(groups: Sequence[Group]) -> list[Group]:
+    """Launch groups of one reason that break exactly the same launches, as one group in place of the first: a
+    pull request that adds `algorithm.filter_groups.*` breaks a script's two `+algorithm.filter_groups...`
+    overrides with one cause, and the script is named once, with both overrides and both fixes."""
+    def key(group: Group) -> tuple[Any, ...] | None:
+        f = group.finding
+        if group.kind != Kind.LAUNCH or not group.path or not f.detail or f.detail[0] == DEFAULT_MOVED or group.matrix_cases:
+            return None
+        return (group.tier, f.severity, f.origin, f.detail[0], frozenset(group.cases))
+
+    members: dict[tuple[Any, ...], list[Group]] = {}
+    for group in groups:
+        if (k := key(group)) is not None:
+            members.setdefault(k, []).append(group)
+    out: list[Group] = []
+    for group in groups:
+        k = key(group)
+        together = members.get(k, []) if k is not None else []
+        if len(together) < 2:
+            out.append(group)
+        elif together[0] is group:
+            reason = group.finding.detail[0]
+            said = "; ".join(g.message.removeprefix(f"{reason}: ") for g in together)
+            finding = replace(group.finding, message=f"{reason} ({len(together)} overrides): {said}")
+            out.append(replace(group, finding=finding, members=tuple(m for g in together for m in g.members)))
+    return out
+
+
+def member_lines(group: Group) -> list[str]:
+    """One line per launch of a group, for --verbose: `FILE:LINE: OVERRIDE; fix: write ...`."""
+    return [launch_place(f) + (f"; fix: write {f.fix}" if f.fix else "") for _, f in group.launches]
+
+
 def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
     """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
     if not present:

@@ -41,7 +41,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
         # A folded subtree is one annotation, at the line of its first leaf.
         group = item.first if isinstance(item, Fold) else item
         noticed = group.severity == INFO and group.tier in (Tier.CHANGED, Tier.REMOVED, Tier.ADDED)
-        if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier in (Tier.NOTED, Tier.WAIVED, Tier.AT_BASE, Tier.FIXED):
+        if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier in (Tier.NOTED, Tier.WAIVED, Tier.KNOWN, Tier.AT_BASE, Tier.FIXED):
             continue
         file, line = group.anchor
         what, path = (item.describe(), item.root) if isinstance(item, Fold) else (describe_group(group), group.path)

@@ -14,10 +14,16 @@ from harness.reporters.common import (
     ABSENT,
     EFFECTIVE_NOTE,
     LISTED_TIERS,
+    SHOWN_LAUNCHES,
     Fold,
     by_tier,
     describe_group,
+    fix_text,
     folded,
+    known_count,
+    launch_where,
+    member_lines,
+    merged_launches,
     mode_words,
     new_present,
     next_steps,
@@ -31,6 +37,7 @@ from harness.reporters.common import (
 SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
 MAX_ROWS = 20  # a longer table is folded in <details>
 BREAK_AFTER = re.compile(r"([./])")
+BREAK_INSIDE = re.compile(r"(?<=\S)([./])(?=\S)")
 SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
 
 
@@ -65,13 +72,13 @@ def _source_cell(group: Group | Fold) -> str:
 
 def _change(group: Group) -> tuple[str, bool]:
     """The `change` cell of a value (`old → new`) and whether a value had to be shortened."""
-    if group.path and (group.kind != Kind.EFFECTIVE or group.new is not None) and not shows_detail(group):
+    if group.path and group.kind != Kind.LAUNCH and (group.kind != Kind.EFFECTIVE or group.new is not None) and not shows_detail(group):
         old_shown, new_shown = show_value(group.old, old_present(group)), show_value(group.new, new_present(group))
         cut = any(len(shown) > SHORT_VALUE for shown in (old_shown, new_shown))
         note = f" {markdown_text(EFFECTIVE_NOTE)}" if group.kind == Kind.EFFECTIVE else ""
         return f"{_value_cell(group.old, old_present(group))} → {_value_cell(group.new, new_present(group))}{note}", cut
     # An effective change or a pathless finding says itself best in its own words.
-    return markdown_text(describe_group(group)), False
+    return breakable_text(describe_group(group)), False
 
 
 def _full_values(groups: list[Group]) -> list[str]:
@@ -93,20 +100,38 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
             continue
         change, cut = _change(item)
         path = breakable_code(item.path) if item.path else markdown_text(str(item.kind))
-        lines.append(f"| {path} | {change} | {_cases_cell(item, all_ids)} | {_source_cell(item)} |")
+        where = _where_cell(item, all_ids) if item.launches else _cases_cell(item, all_ids)
+        lines.append(f"| {path} | {change} | {where} | {'' if item.launches else _source_cell(item)} |")
         if cut:
             shortened.append(item)
     return lines + ([""] + _full_values(shortened) if shortened else [])
 
 
+def breakable_text(text: str) -> str:
+    """`text` escaped as markdown text, with a break opportunity after each dot or slash inside a word: a dotted key
+    or a script path in a message wraps instead of widening its table past the page."""
+    return BREAK_INSIDE.sub(r"\1<wbr>", markdown_text(text))
+
+
+def _where_cell(group: Group, all_ids: Sequence[str]) -> str:
+    """The cases of a finding, or its launches' script lines (the first few; every one folded below them)."""
+    if not group.launches:
+        source = _source_cell(group)
+        return _cases_cell(group, all_ids) + (f"<br>set by {source}" if source else "")
+    where = breakable_text(launch_where(group, all_ids))
+    if len(group.launches) <= SHOWN_LAUNCHES:
+        return where
+    every = "<br>".join(breakable_text(line) for line in member_lines(group))
+    return f"{where}<details><summary>every launch</summary>{every}</details>"
+
+
 def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
-    # Kinds are the harness's own vocabulary, so they need no escaping.
-    lines = ["| kind | path | finding | cases | set by |", "|---|---|---|---|---|"]
-    lines += [
-        f"| {g.kind} | {breakable_code(g.path) if g.path else ''} | {markdown_text(without_waiver_note(g.message))} "
-        f"| {_cases_cell(g, all_ids)} | {_source_cell(g)} |"
-        for g in groups
-    ]
+    """One row per cause: what it says, where (cases, or launches' script lines) and the fix in the script's text."""
+    lines = ["| finding | where | fix |", "|---|---|---|"]
+    for g in merged_launches(groups):
+        fix = fix_text(g).removeprefix("fix: ")
+        lines.append(f"| {breakable_text(without_waiver_note(describe_group(g)))} | {_where_cell(g, all_ids)} "
+                     f"| {breakable_text(fix) if fix else ''} |")
     return lines
 
 
@@ -114,9 +139,9 @@ def _folded(summary: str, body: list[str]) -> list[str]:
     return ["<details>", f"<summary>{markdown_text(summary)}</summary>", "", *body, "", "</details>", ""]
 
 
-def _section(title: str, table: list[str]) -> list[str]:
-    """A table under its title, folded when it is longer than MAX_ROWS."""
-    if len([line for line in table if line.startswith("| ")]) - 1 > MAX_ROWS:
+def _section(title: str, table: list[str], open_always: bool = False) -> list[str]:
+    """A table under its title, folded when it is longer than MAX_ROWS (never what blocks: `open_always`)."""
+    if not open_always and len([line for line in table if line.startswith("| ")]) - 1 > MAX_ROWS:
         return _folded(title, table)
     return [f"#### {markdown_text(title)}", "", *table, ""]
 
@@ -145,7 +170,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             listed = [g for g in tiers.get(tier, []) if g.severity == severity]
             if listed:
                 table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
-                sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table)
+                sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table, open_always=severity == ERROR)
         if sections:
             lines += [f"### {heading}", "", *sections]
     if tiers.get(Tier.REFACTOR):
@@ -160,6 +185,9 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             for g in sorted(waived, key=lambda g: (g.waiver, g.contract, g.path))
         ]
         lines += _folded(f"{TIER_TITLES[Tier.WAIVED]}: {total}, {len(waived)} distinct", table)
+    if tiers.get(Tier.KNOWN):
+        known = tiers[Tier.KNOWN]
+        lines += _folded(known_count(known, listed=True).rstrip(":"), _finding_table(list(known), all_ids))
     if tiers.get(Tier.NOTED) and (options.verbose or options.review):
         lines += _folded(f"{TIER_TITLES[Tier.NOTED]} ({len(tiers[Tier.NOTED])})", _finding_table(tiers[Tier.NOTED], all_ids))
     for orphan in result.orphans:

@@ -14,7 +14,12 @@ from harness.reporters.common import (
     Fold,
     by_tier,
     describe_group,
+    fix_text,
     folded,
+    known_count,
+    launch_where,
+    member_lines,
+    merged_launches,
     mode_line,
     next_steps,
     origin_count,
@@ -41,18 +46,33 @@ def _severity_tag(severity: str, color: bool) -> str:
     return paint(severity.upper(), severity.upper(), color) + " "
 
 
-def _text_line(group: Group, all_ids: Sequence[str], color: bool) -> str:
-    where = describe_cases(group.cases, all_ids)
-    source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
+def _text_line(group: Group, all_ids: Sequence[str], color: bool, listed: bool = False) -> str:
+    """One line for one cause: what it says, then where (its cases, or its launches' script lines) and its fix."""
+    if group.launches:
+        fix = fix_text(group)
+        where = launch_where(group, all_ids, listed) + (f"; {fix}" if fix and not listed else "")
+        source = f"; {set_by(group)} {group.source}" if group.matrix_cases and group.source is not None else ""
+    else:
+        where = describe_cases(group.cases, all_ids)
+        source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
     return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
 
 
+def _group_lines(group: Group, all_ids: Sequence[str], options: ReportOptions) -> list[str]:
+    """A cause's line; with `verbose`, a line under it for each launch it holds (its line, override and fix)."""
+    listed = options.verbose and len(group.launches) > 1
+    lines = [_text_line(group, all_ids, options.color, listed)]
+    if listed:
+        lines += [printable(f"      {line}") for line in member_lines(group)]
+    return lines
+
+
 def _item_lines(items: list[Group | Fold], all_ids: Sequence[str], options: ReportOptions) -> list[str]:
-    """A line per group, a line per folded subtree; `verbose` lists a fold's leaves under it."""
+    """A line per group, a line per folded subtree; `verbose` lists a fold's leaves and a group's launches under it."""
     lines = []
     for item in items:
         if isinstance(item, Group):
-            lines.append(_text_line(item, all_ids, options.color))
+            lines += _group_lines(item, all_ids, options)
             continue
         file = item.source_file()
         source = f"; {set_by(item.first)} {file}" if file else ""
@@ -90,16 +110,17 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     refactors = [g for g in tiers.get(Tier.REFACTOR, []) if not quiet or g.severity == ERROR]
     noted = tiers.get(Tier.NOTED, []) if (verbose or options.review) and not quiet else []
     waived = tiers.get(Tier.WAIVED, []) if not quiet else []
+    known = tiers.get(Tier.KNOWN, []) if not quiet else []
     by_origin = [(tier, tiers[tier]) for tier in (Tier.AT_BASE, Tier.FIXED) if tiers.get(tier) and not quiet]
     lines: list[str] = []
-    if shown or refactors or result.orphans or result.pruned or by_origin or (verbose and (waived or noted)):
+    if shown or refactors or result.orphans or result.pruned or by_origin or (verbose and (waived or noted or known)):
         if not quiet:
             lines += [printable(summary_paragraph(groups, result)), ""]
         for tier in LISTED_TIERS:
             listed = [g for g in shown if g.tier == tier]
             if listed:
                 lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
-                lines += _item_lines(folded(listed), all_ids, options)
+                lines += _item_lines(folded(merged_launches(listed)), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
             lines += [_text_line(g, all_ids, color) for g in refactors]
@@ -112,6 +133,10 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
             lines += waived_lines(waived, all_ids)
         elif waived:
             lines.append(waived_count(waived))
+        if known:
+            lines.append(known_count(known, listed=verbose))
+            if verbose:
+                lines += _item_lines(list(known), all_ids, options)
         for tier, groups_of_origin in by_origin:
             lines.append(origin_count(groups_of_origin, tier, listed=verbose))
             if verbose:
@@ -124,7 +149,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     anything_listed = bool(lines)
     # A review keeps only what the change did: the per-case notes the counts are made of are check's (they would
     # all read 0 here).
-    program = target_counts_line(result.cases) if not options.review else None
+    # The counts say how the program sees every case, the same on every run: on request only (a green check is short).
+    program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
     if result.launches and not quiet:
@@ -139,6 +165,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     verdict, _, rest = summary.partition(":")
     if waived and not anything_listed:
         rest += f" ({sum(len(g.cases) for g in waived)} waived, {len(waived)} distinct; --verbose lists them)"
+    if known and not anything_listed:
+        rest += f" ({known_count(known)})"
     lines.append(paint(verdict, verdict, color) + ":" + printable(rest))
     return "\n".join(lines) + "\n"
 

@@ -106,4 +106,4 @@ def test_an_entry_module_past_the_budget_is_a_launch_not_extracted(cli, project)
     (project / "app/main.py").write_text(hostile.attribute_chain(100_000))
     result = run(cli, project, "check")
     assert result.code == 1
-    assert f"not extracted: scripts/ok.sh:1: app.main: {NOT_READ} the parser's nesting budget" in result.out
+    assert f"not extracted: {NOT_READ} the parser's nesting budget (Python's recursion limit) exceeded at app/main.py" in result.out

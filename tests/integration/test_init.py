@@ -83,7 +83,7 @@ def test_init_writes_a_standalone_settings_file_with_quoted_paths(tmp_path, cli)
     result = cli("init", "--config-dir", odd, "--settings", "harness.toml", "--contracts", "contracts.yaml", cwd=tmp_path)
     assert result.code == 0, result.err
     settings = tomllib.loads((tmp_path / "harness.toml").read_text())
-    assert settings["config_dir"] == odd and settings["contracts"] == ["contracts.yaml"]
+    assert settings["config_dir"] == odd and settings["contracts"] == ["contracts.yaml", "known.yaml"]
     assert (tmp_path / "contracts.yaml").read_text() == "contracts: []\n"  # an existing contracts file is kept
     assert "--settings harness.toml generate" in result.out
     assert not (tmp_path / "pyproject.toml").exists()

@@ -154,7 +154,7 @@ def test_a_failing_run_ends_with_its_errors_the_waived_count_the_next_step_and_t
         "  ERROR trainer.epochs: 3 -> 4  (5 cases: train/*/default, train/*/sgd, route/legacy; set by conf/train.yaml:7)",
         "3 waived warnings on 3 cases, 1 distinct (--verbose lists them)",
         "Next: if these changes are intended: run `config-harness --settings harness.toml generate` and commit snapshots",
-        "FAILED: 7 cases against goldens in snapshots: 2 ok, 5 changed; 5 errors, 3 warnings",
+        "FAILED: 7 cases against goldens in snapshots: 2 ok, 5 changed; 5 errors (1 cause), 3 warnings",
     ]
     assert not any("tracked upstream" in line for line in lines)
     assert check(cli, "--quiet").out.splitlines()[-2:] == lines[-2:]
@@ -191,7 +191,7 @@ def test_a_case_with_an_error_finding_is_not_ok(project, cli):
     report = check(cli, "--format", "json").json()
     statuses = {c["id"]: c["status"] for c in report["cases"]}
     assert {i: s for i, s in statuses.items() if s != "ok"} == {f"train/gpu/{p}": "error" for p in ("default", "fast", "sgd")}
-    assert check(cli).out.splitlines()[-1] == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 3 errors, 3 warnings"
+    assert check(cli).out.splitlines()[-1] == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 3 errors (1 cause), 3 warnings"
 
 
 def test_generate_counts_say_what_was_written(small_project, cli):

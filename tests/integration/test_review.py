@@ -347,12 +347,12 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
         ("cmd/scripts/run.sh#1", "trainer.effective_lr", 0.1, 0.2, "warning", "introduced", "scripts/run.sh:1")
     ]
     assert moved[0][1]["message"] == (
-        "default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2; the script did not change that key "
-        "(it does not set it): its default moved"
+        "default moved: trainer.effective_lr: 0.1 -> 0.2; the script does not set it: the value under it moved"
     )
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
     changed = text.index("Changed values (1):")
-    assert text[changed + 1].startswith("  WARNING default moved: cmd/scripts/run.sh#1: trainer.effective_lr: 0.1 -> 0.2;")
+    line = text[changed + 1]
+    assert line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;") and line.endswith("(scripts/run.sh:1)"), line
 
 
 def _package_project(root, config_dir: str, extra_settings: str = ""):
