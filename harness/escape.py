@@ -152,9 +152,10 @@ def no_workflow_commands(report: str, sink: str) -> str:
 
 
 def sarif_message(text: Any) -> str:
-    """A SARIF `message.text`: plain text in which `[text](target)` is an embedded link (SARIF 2.1.0, 3.11.6), so
-    every bracket of the input's own is escaped with a backslash, as the standard asks for a literal one."""
-    return re.sub(r"([\[\]])", r"\\\1", str(text))
+    """A SARIF `message.text`: plain text in which `[text](target)` is an embedded link (SARIF 2.1.0, 3.11.6), so a
+    closing bracket of the input's own before `(` is escaped with a backslash, as the standard writes a literal
+    one; other brackets (`["a", "b"]`) stay as they are."""
+    return re.sub(r"\](?=\()", r"\\]", str(text))
 
 
 # ---- JSON and XML ----

@@ -14,6 +14,8 @@ import builtins
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -103,7 +105,7 @@ class _Def:
     module: _Module
     node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 
-    @property
+    @cached_property
     def qualname(self) -> str:
         return f"{self.module.name}.{self.node.name}"
 
@@ -466,6 +468,7 @@ class SourceIndex:
         and a chain of bases deeper than the budget, or a class with more bases, stops with a problem said.
         """
         problems: list[str] = []
+        cycles = [0]  # how many times a class was met inside itself: an order cut short there is not kept
 
         def linearize(klass: _Def, stack: tuple[str, ...]) -> list[_Def]:
             known = self._linearized.get(klass.qualname)
@@ -474,6 +477,7 @@ class SourceIndex:
                 return known[0]
             if klass.qualname in stack:
                 problems.append(f"{klass.qualname} inherits from itself")
+                cycles[0] += 1
                 return [klass]
             assert isinstance(klass.node, ast.ClassDef)
             where = f"{display_path(klass.module.file)}:{klass.node.lineno}"
@@ -482,7 +486,7 @@ class SourceIndex:
                           else f"the budget of {MAX_PYTHON_BASES} bases")
                 problems.append(f"bases of {klass.qualname}: {BudgetExceeded(budget, where)}")
                 return [klass]
-            start = len(problems)
+            start, cycles_before = len(problems), cycles[0]
             bases = []
             for base in klass.node.bases:
                 if isinstance(base, ast.Subscript):
@@ -498,11 +502,10 @@ class SourceIndex:
                 else:
                     shown = dotted or _unparse(base)
                     problems.append(f"base {shown} of {klass.qualname} is not in the sources")
-            # One base (a chain): its order follows the class as it is; C3 is needed only where bases meet.
-            result = [klass, *bases[0]] if len(bases) == 1 else [klass, *_merge([*bases, [b[0] for b in bases]])]
+            result = [klass, *_linear_merge(bases)]
             # Said once each: a base reached through two paths brings its problems twice.
             problems[start:] = list(dict.fromkeys(problems[start:]))
-            if not set(stack).intersection(d.qualname for d in result):  # not cut short by a cycle
+            if cycles[0] == cycles_before:
                 self._linearized[klass.qualname] = (result, tuple(problems[start:]))
             return result
 
@@ -521,6 +524,24 @@ _NOT_INIT = Default(None, False, "init=False")
 
 def _known_empty(name: str) -> bool:
     return name in KNOWN_EMPTY_BASES or name.startswith(KNOWN_EMPTY_PREFIXES) or name.startswith("abc.")
+
+
+_NODE = attrgetter("node")
+
+
+def _linear_merge(bases: list[list[_Def]]) -> list[_Def]:
+    """C3 of a class's bases' orders, where the usual shapes take time linear in the result: one base (a chain)
+    follows it as it is, and bases whose orders go on alike after their first class (a diamond, a lattice) come
+    first, in order, before that shared rest. Any other shape takes the full merge."""
+    if len(bases) == 1:
+        return list(bases[0])
+    if bases:
+        rest = bases[0][1:]
+        nodes = list(map(_NODE, rest))  # compared by identity: each class statement is one object
+        heads = [order[0] for order in bases]
+        if all(list(map(_NODE, order[1:])) == nodes for order in bases[1:]) and not set(map(_NODE, heads)) & set(nodes):
+            return [*heads, *rest]
+    return _merge([*bases, [order[0] for order in bases]])
 
 
 def _merge(sequences: list[list[_Def]]) -> list[_Def]:

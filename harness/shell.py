@@ -98,20 +98,18 @@ class Launch:
         return f"{self.script}:{self.line}"
 
 
-_UNSET: list[Word] = []  # `unset` inside a branch: hides the variable of the layers below (compared by identity)
-
-
-class _Values(ChainMap[str, list[Word]]):
+class _Values(ChainMap[str, "list[Word] | None"]):
     """Variables in layers: a branch (or `VAR=x cmd`) writes a layer of its own over the variables around it, so
-    reading it costs what it writes, not a copy of every variable (many variables and many `if`s stay linear)."""
+    reading it costs what it writes, not a copy of every variable (many variables and many `if`s stay linear).
+    `unset` writes None, which hides the variable of the layers below."""
 
     def get(self, key: str, default: Any = None) -> Any:
-        value = super().get(key, _UNSET)
-        return default if value is _UNSET else value
+        value = super().get(key)
+        return default if value is None else value
 
     def pop(self, key: str, default: Any = None) -> Any:
         value = self.get(key, default)
-        self.maps[0][key] = _UNSET
+        self.maps[0][key] = None
         return value
 
 
