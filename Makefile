@@ -73,6 +73,7 @@ BENCH_TREES ?= verl sheeprl anemoi
 BENCH_REPEAT ?= 3
 bench: setup
 	@$(BIN)/python benchmarks/bench_scaling.py --runs $(BENCH_REPEAT)
+	@$(BIN)/python benchmarks/bench_budgets.py --runs $(BENCH_REPEAT)
 	@if echo " $(BENCH_TREES) " | grep -q " verl "; then \
 		$(BIN)/python benchmarks/bench_matrix.py --runs $(BENCH_REPEAT) && $(BIN)/python benchmarks/bench_log.py \
 		&& $(BIN)/python benchmarks/bench_targets.py --runs $(BENCH_REPEAT) \

@@ -22,7 +22,7 @@ from typing import Any
 
 from hydra.errors import MissingConfigException
 
-from harness import hydra_compat, overrides
+from harness import gitrepo, hydra_compat, overrides
 from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import is_inside
@@ -174,9 +174,12 @@ class Project:
 
     @property
     def absent_submodules(self) -> tuple[str, ...]:
-        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text."""
+        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text, that
+        git records as submodules: a `.gitmodules` entry alone would let a pull request excuse a deleted entry."""
         if self._submodules is None:
-            self._submodules = tuple(path for path in submodule_paths(self.root) if _empty_folder(self.root / path))
+            listed = [path for path in submodule_paths(self.root) if _empty_folder(self.root / path)]
+            linked = gitrepo.gitlinks(self.root) if listed else set()
+            self._submodules = tuple(path for path in listed if path in linked)
         return self._submodules
 
     def submodule_of(self, entry: str, is_module: bool) -> str:
