@@ -58,3 +58,32 @@ def test_refs_named_like_options_are_one_line_exit_2(base, cli):
             result = cli("--settings", "harness.toml", *arguments, cwd=base)
             assert result.code == 2 and "not a git ref" in result.err, (ref, arguments)
     assert not (base / "x").exists()
+
+
+# Found by this pass: a `pkg://` entry of `search_path` was found in installed metadata only. When CI installs the
+# pull request's package (`pip install .`), that installed folder holds the pull request's configs, outside the
+# repository, so a review composed its base from them too: base and change read the same files and the change
+# vanished. The project's own package folder (below the settings' folder) is now the one read, at the ref in a review.
+def test_a_pkg_search_path_of_the_projects_own_package_is_read_at_the_base(base, cli, monkeypatch, tmp_path_factory):
+    write_tree(base, {"apppkg/__init__.py": "", "apppkg/conf/extra/x.yaml": "# @package _global_\nextra: 1\n"})
+    settings = base / "harness.toml"
+    settings.write_text('search_path = ["pkg://apppkg.conf"]\n' + settings.read_text())
+    (base / "conf" / "train.yaml").write_text("defaults:\n  - extra: x\n  - _self_\nmodel:\n  width: 3\n")
+    installed = tmp_path_factory.mktemp("site-packages")  # CI's `pip install .` of the pull request
+    monkeypatch.syspath_prepend(str(installed))
+
+    def install() -> None:
+        write_tree(installed, {"apppkg-1.0.dist-info/METADATA": "Name: apppkg\nVersion: 1.0\n",
+                               "apppkg-1.0.dist-info/top_level.txt": "apppkg\n",
+                               "apppkg/conf/extra/x.yaml": (base / "apppkg/conf/extra/x.yaml").read_text()})
+
+    install()
+    generated = cli("--settings", "harness.toml", "generate", cwd=base)
+    assert generated.code == 0, generated.err
+    git(base, "add", "-A")
+    git(base, "commit", "-qm", "package configs")
+    (base / "apppkg/conf/extra/x.yaml").write_text("# @package _global_\nextra: 2\n")  # the pull request's change
+    install()
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json", cwd=base)
+    changes = [(f["path"], f["old"], f["new"]) for case in review.json()["cases"] for f in case["findings"] if f["kind"] == "changed"]
+    assert ("extra", 1, 2) in changes
