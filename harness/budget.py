@@ -47,6 +47,9 @@ MAX_TOML_DEPTH = 64
 
 # ---- Python sources (`python_sources`, entry modules), read with `ast` ----
 
+# One Python file: verl's largest is 104 KB. `ast` holds about 500 bytes of memory per byte of dense source (a
+# 1 MB list literal took 485 MB), so the general 8 MiB bound would let one file take gigabytes.
+MAX_PYTHON_BYTES = 512 * 1024
 # Syntax nodes inside each other, from the module down: verl's deepest file nests 19 (measured over verl's whole
 # repository, main of 2026-08-22); `ast.unparse` and `ast.literal_eval` take up to three frames per level, so 100 levels stay below the limit.
 MAX_PYTHON_DEPTH = 100
@@ -58,6 +61,9 @@ MAX_PYTHON_BASES = 64
 
 # ---- shell scripts (`[[commands]]`), read with tree-sitter and a small evaluator ----
 
+# One script: verl's largest is 15 KB. tree-sitter and the evaluator hold about 650 bytes per byte of dense script
+# (1 MB of words took 669 MB and 3 s), so the general 8 MiB bound would let one script take gigabytes.
+MAX_SCRIPT_BYTES = 256 * 1024
 # Syntax nodes inside each other (`if` in `if`, `${a:-${b:-...}}`): verl's deepest script nests 12 (measured over
 # every script of its repository); the evaluator takes up to four frames per level.
 MAX_SCRIPT_DEPTH = 150
@@ -138,9 +144,17 @@ def toml_document(text: str, where: str) -> dict[str, Any]:
 # ---- Python ----
 
 
+def size_budget(data: str | bytes, limit: int, where: str) -> None:
+    """BudgetExceeded, at the line where the budget runs out, for `data` longer than `limit` (bytes or characters)."""
+    if len(data) > limit:
+        newline: Any = b"\n" if isinstance(data, bytes) else "\n"
+        raise BudgetExceeded(f"the size budget of {limit // 1024} KiB", f"{where}:{data.count(newline, 0, limit) + 1}")
+
+
 def python_tree(source: str | bytes, where: str) -> ast.Module:
     """`ast.parse(source)` within the Python budget, so every later walk of the tree (recursive or not, the
     harness's or `ast.unparse`'s) is bounded: BudgetExceeded past it; SyntaxError and ValueError as ast says."""
+    size_budget(source, MAX_PYTHON_BYTES, where)
     tree = _guarded(lambda: ast.parse(source, filename=where), where)
     line = python_nesting(tree)
     if line is not None:

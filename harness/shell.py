@@ -19,12 +19,14 @@ from typing import Any
 
 from harness.budget import (
     ARITHMETIC_BITS,
+    MAX_SCRIPT_BYTES,
     MAX_SCRIPT_DEPTH,
     MAX_WORD_BYTES,
     MAX_WORD_PIECES,
     MAX_WORDS,
     BudgetExceeded,
     depth_budget,
+    size_budget,
     syntax_depth,
     wrap_int,
 )
@@ -770,6 +772,10 @@ def launches_in(script: str, source: bytes, is_entry: Any) -> list[Launch]:
     # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
     source = source.replace(b"$(((", b"$(( (")
     reader.source = source
+    try:
+        size_budget(source, MAX_SCRIPT_BYTES, script)
+    except BudgetExceeded as error:
+        return [Launch(script, 1, 1, error=str(error))]
     tree = parse(source)
     deep = syntax_depth(tree.root_node)
     if deep is not None:  # every walk below is recursive: a script nested past the budget is not read

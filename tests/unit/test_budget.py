@@ -188,9 +188,10 @@ def test_arithmetic_wraps_as_bash_does():
     assert wrap_int(2**63) == -(2**63) and wrap_int(-1) == -1
 
 
-def test_many_branches_over_many_variables_stay_linear():
-    """Each branch read copied every variable: 20,000 of each took minutes."""
-    script = "".join(f"v{i}=x\n" for i in range(20_000)) + "if false; then v0=y; fi\n" * 20_000
+def test_many_branches_over_many_variables_read_right_within_the_bound():
+    """Each branch read copied every variable (quadratic: 20,000 of each took minutes, a script the size budget now
+    refuses); branches are layers now, linear (bench_budgets.py's `variables x branches`), and still read right."""
+    script = "".join(f"v{i}=x\n" for i in range(5_000)) + "if false; then v0=y; fi\n" * 5_000
     assert timed(read, script + "python -m app.main a=$v0\n")[0].overrides[0].text == "a=x"
 
 
@@ -208,3 +209,18 @@ def test_a_chain_of_star_imports_past_the_budget_ends(tmp_path):
         (tmp_path / "app" / f"s{i}.py").write_text(f"from .s{i + 1} import *\n__all__ = s{i + 1}.__all__\n")
     (tmp_path / "app" / "s400.py").write_text("class Model:\n    pass\n__all__ = ['Model']\n")
     assert isinstance(timed(SourceIndex([tmp_path / "app"]).signature, "app.Model"), Missing)
+
+
+def test_dense_sources_past_the_size_budget_are_not_read(tmp_path):
+    """Found by the attacker pass: within the 8 MiB file bound, 1 MB of dense Python took 485 MB in `ast` and 1 MB
+    of shell words 669 MB and 3 s; 8 MB would take gigabytes. Python sources and scripts have size budgets."""
+    from harness.budget import MAX_PYTHON_BYTES, MAX_SCRIPT_BYTES
+
+    source = "x = [\n" + "1,\n" * (MAX_PYTHON_BYTES // 3) + "]\n"
+    with pytest.raises(BudgetExceeded) as error:
+        python_tree("1,\n" * (MAX_PYTHON_BYTES // 3 + 1), "m.py")  # 174,762 lines of 3 bytes, then the one it ends in
+    assert str(error.value) == f"{NOT_READ} the size budget of 512 KiB exceeded at m.py:{MAX_PYTHON_BYTES // 3 + 1}"
+    assert isinstance(timed(index_of(tmp_path, source + hostile.long_expression(2)).signature, "app.Model"), Missing)
+    (launch,) = timed(read, "a b\n" * (MAX_SCRIPT_BYTES // 4 + 1))
+    assert launch.error == f"{NOT_READ} the size budget of 256 KiB exceeded at run.sh:{MAX_SCRIPT_BYTES // 4 + 1}"
+    assert python_tree("x = [" + "1," * 100_000 + "]\n", "m.py")  # 200 KB of the same is read
