@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import shutil
 import sys
 import tempfile
 import time
@@ -29,20 +28,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_scaling import SCRATCH, doublings  # noqa: E402
 from harness.budget import toml_document  # noqa: E402
 from harness.pysource import SourceIndex  # noqa: E402
 from harness.shell import launches_in  # noqa: E402
 from tests import hostile_inputs as hostile  # noqa: E402
 
 LIMIT = 2.2
-SCRATCH: list[Path] = []
 LAUNCH = "python -m app.main trainer.epochs=1 model.width=${WIDTH:-3} data.path=$DATA/train +extra.flag=true\n"
 
 
 def sources(files: dict[str, str], targets: list[str]) -> Callable[[], Any]:
     """Resolve `targets` in a fresh index of `files` (an `app` package): what a check does once per run."""
     folder = Path(tempfile.mkdtemp(prefix="bench-budgets-")) / "app"
-    SCRATCH.append(folder.parent)
+    SCRATCH.append(folder.parent)  # removed at the end, with bench_scaling's own
     folder.mkdir()
     for name, text in {"__init__.py": "from .m import *\n", **files}.items():
         (folder / name).write_text(text)
@@ -147,19 +146,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    worst = 0.0
-    for name, (build, start) in INPUTS.items():
-        sizes = [start * factor for factor in (1, 2, 4)]
-        times = [timed(build(size), args.runs) for size in sizes]
-        ratios = [later / max(earlier, 1e-6) for earlier, later in zip(times, times[1:])]
-        worst = max(worst, *ratios)
-        shown = ", ".join(f"n={size}: {seconds * 1000:.1f} ms" for size, seconds in zip(sizes, times))
-        print(f"{name:<22} {shown}; doubling x{ratios[0]:.2f}, x{ratios[1]:.2f}")
-    for folder in SCRATCH:
-        shutil.rmtree(folder, ignore_errors=True)
-    verdict = "OK" if worst <= LIMIT else "FAILED"
-    print(f"{verdict}: the worst doubling of a reader's input costs x{worst:.2f} (limit x{LIMIT})")
-    return 0 if worst <= LIMIT else 1
+    return doublings(INPUTS, timed, args.runs, LIMIT, what=" of a reader's input")
 
 
 if __name__ == "__main__":

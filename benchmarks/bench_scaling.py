@@ -126,24 +126,31 @@ def timed(work: Callable[[], Any], runs: int) -> float:
     return min(inner if inner else seconds)
 
 
+def doublings(inputs: dict[str, tuple[Callable[[int], Callable[[], Any]], int]], measure: Callable[..., float],
+              runs: int, limit: float, scale: float = 1.0, what: str = "") -> int:
+    """Time each input at n, 2n and 4n with `measure(work, runs)`, print one line per input with its times and the
+    ratio of each doubling, then the verdict; 1 when a ratio passes `limit`."""
+    worst = 0.0
+    for name, (build, start) in inputs.items():
+        sizes = [int(start * scale) * factor for factor in (1, 2, 4)]
+        times = [measure(build(size), runs) for size in sizes]
+        ratios = [later / max(earlier, 1e-6) for earlier, later in zip(times, times[1:])]
+        worst = max(worst, *ratios)
+        shown = ", ".join(f"n={size}: {seconds * 1000:.1f} ms" for size, seconds in zip(sizes, times))
+        print(f"{name:<22} {shown}; doubling x{ratios[0]:.2f}, x{ratios[1]:.2f}")
+    for folder in SCRATCH:
+        shutil.rmtree(folder, ignore_errors=True)
+    verdict = "OK" if worst <= limit else "FAILED"
+    print(f"{verdict}: the worst doubling{what} costs x{worst:.2f} (limit x{limit})")
+    return 0 if worst <= limit else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every starting size")
     args = parser.parse_args()
-    worst = 0.0
-    for name, (build, start) in ALGORITHMS.items():
-        sizes = [int(start * args.scale) * factor for factor in (1, 2, 4)]
-        times = [timed(build(size), args.runs) for size in sizes]
-        ratios = [later / max(earlier, 1e-6) for earlier, later in zip(times, times[1:])]
-        worst = max(worst, *ratios)
-        shown = ", ".join(f"n={size}: {seconds * 1000:.0f} ms" for size, seconds in zip(sizes, times))
-        print(f"{name:<20} {shown}; doubling x{ratios[0]:.2f}, x{ratios[1]:.2f}")
-    for folder in SCRATCH:
-        shutil.rmtree(folder, ignore_errors=True)
-    verdict = "OK" if worst <= LIMIT else "FAILED"
-    print(f"{verdict}: the worst doubling costs x{worst:.2f} (limit x{LIMIT})")
-    return 0 if worst <= LIMIT else 1
+    return doublings(ALGORITHMS, timed, args.runs, LIMIT, args.scale)
 
 
 if __name__ == "__main__":
