@@ -25,6 +25,7 @@ from harness.session import Session
 from harness.settings import SettingsError
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE, as `yes | head -1` does
+EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
 
 # Errors caused by what the user gave us (settings, contracts, YAML, a git ref, a wheel): exit 2, one line.
 # A composition that fails inside a run is a case finding; one that escapes (a command that needs that one
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         return _quiet_broken_pipe()
     except KeyboardInterrupt:
         print("config-harness: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except OSError as error:  # a path the user gave (or the disk) refused: unusable input, not a bug
         say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
         return EXIT_USAGE

@@ -296,8 +296,8 @@ def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -
             value = override.value()
             for entry in value if isinstance(value, list) else [value]:
                 problem = search_path_problem(entry, current().scope or (Path.cwd(),))
-                if problem:
-                    raise ComposeError(f"override {text!r}: {problem}")
+                if problem:  # the harness's bound, not the tree's: its cause says so (a launch reads it as "not read")
+                    raise ComposeError(f"override {text!r}: {problem}") from UnsafeInput(problem)
         elif uses_resolver(text.partition("=")[2]) and not session.is_value_override(override):
             raise ComposeError(
                 f"override {text!r} selects a config option through a resolver; the environment must not choose "

@@ -280,6 +280,18 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
     return text if len(wanted) == 1 or not counted else f"{len(wanted)} cases: {text}"
 
 
+# What a tier's count counts: keys for values, causes (one line each) for what blocks.
+KEY_TIERS = frozenset({Tier.CHANGED, Tier.REFACTOR})  # ("Removed keys" and "Added keys" say it already)
+CAUSE_TIERS = frozenset({Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING})
+
+
+def tier_heading(tier: Tier, groups: Sequence[Group]) -> str:
+    """A tier's title with what it holds: `Changed values (5 keys)`, `Errors and contract changes (7 causes)`."""
+    count = count_paths(groups)
+    unit = ("key", "keys") if tier in KEY_TIERS else ("cause", "causes") if tier in CAUSE_TIERS else None
+    return f"{TIER_TITLES[tier]} ({count}{'' if unit is None else ' ' + unit[count != 1]})"
+
+
 def count_paths(groups: Iterable[Group]) -> int:
     """Distinct paths (or messages, for pathless findings) among groups."""
     return len({group.path or group.message for group in groups})

@@ -25,7 +25,7 @@ from hydra.errors import MissingConfigException
 from harness import gitrepo, hydra_compat, overrides
 from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
-from harness.confine import is_inside
+from harness.confine import UnsafeInput, is_inside
 from harness.findings import DEFAULT_MOVED, ERROR, WARNING, CaseResult, Finding, Kind, Status
 from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
@@ -42,6 +42,7 @@ TYPE_CHANGED = "type changed"
 VALUE_DIFFERS = "value differs"
 BAD_OVERRIDE = "not a Hydra override"
 CONFIG_REMOVED = "config removed"
+REFUSED = "not read"  # the override asks for something the harness never reads (a pkg:// search path outside the project)
 ENTRY_REMOVED = "entry point removed"  # a review: the base has this Hydra entry point, the pull request lost it
 ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in the repository
 NOT_EXTRACTED = "not extracted"
@@ -488,7 +489,7 @@ class Composer:
                 good.append(override.text)
             except ComposeError as error:
                 text = str(error)
-                reason = OPTION_REMOVED if _missing_config(error) else TYPE_CHANGED
+                reason = OPTION_REMOVED if _missing_config(error) else REFUSED if _refused(error) else TYPE_CHANGED
                 checked.failures.append(Failure(reason, parsed.key_or_group, override, f"{parsed.key_or_group}: {text}"))
         good_key = (case.config_name, tuple(good))
         if good_key not in bases:
@@ -520,6 +521,11 @@ def _missing_config(error: BaseException) -> bool:
     """True when Hydra could not find the config an override selects (our message words it our way, so the
     exception Hydra raised decides, not the text)."""
     return any(isinstance(cause, MissingConfigException) for cause in error_chain(error))
+
+
+def _refused(error: BaseException) -> bool:
+    """True when the harness's own bounds refused what the override asks (a search path it will not read)."""
+    return any(isinstance(cause, UnsafeInput) for cause in error_chain(error))
 
 
 def _only_value_unknown(override: Override) -> bool:
@@ -657,12 +663,14 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 
 def _checked_commands(
-    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = ()
+    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = (),
+    found: Sequence[CommandCase] | None = None,
 ) -> tuple[list[Checked], list[CommandCase]]:
-    """The launches composed and checked, and the commands that are no launch of a Hydra application."""
+    """The launches composed and checked (of `found`, when the caller already discovered them), and the commands
+    that are no launch of a Hydra application."""
     from harness.cases import id_matches
 
-    found = [c for c in discover(settings, root) if id_matches(c.id, case_glob)]
+    found = [c for c in (discover(settings, root) if found is None else found) if id_matches(c.id, case_glob)]
     cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
@@ -689,13 +697,33 @@ def review_commands(
     from harness import gitrepo
 
     keys = tuple(keys)
-    now, skipped = _checked_commands(settings, case_glob=case_glob, keys=keys)
+    found = discover(settings)
+    now, skipped = _checked_commands(settings, case_glob=case_glob, keys=keys, found=found)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
+    folders = sorted(_folders_needed(settings, top, found))
+    key = _base_key(settings, commit, folders, case_glob, keys)
+    base = _stored(settings.cache_dir, top, key)
+    if base is None:
+        base = _base_launches(settings, top, commit, folders, case_glob, keys)
+        _store(settings.cache_dir, top, key, base)
+    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
+    moved = {c.case.id: moved_defaults(c, b) for c, b in _pairs(now, base)}
+    results = [replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))) for r in reviewed]
+    return results, tally(now, skipped)
+
+
+def _base_launches(
+    settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None, keys: tuple[str, ...]
+) -> list[Checked]:
+    """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
+    from harness import gitrepo
+    from harness.baselines import folders_at
+
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
         base_root = scratch / settings.origin.parent.relative_to(top)
-        for folder in _folders_needed(settings, top):
+        for folder in folders:
             try:
                 gitrepo.extract_folder(top, commit, folder, scratch)
             except gitrepo.GitError:
@@ -703,15 +731,56 @@ def review_commands(
         base_root.mkdir(parents=True, exist_ok=True)
         # The settings' search path as it is at the base too: the working tree's would make a pull request's edit
         # there the base's, and a launch it breaks would be broken `already at base`.
-        from harness.baselines import folders_at
-
         base, _ = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys)
+        return base
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
-    moved = {c.case.id: moved_defaults(c, b) for c, b in _pairs(now, base)}
-    results = [replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))) for r in reviewed]
-    return results, tally(now, skipped)
+
+
+def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any, keys: tuple[str, ...]) -> bytes:
+    """What the base's launch results depend on: the commit (its files are fixed by it), which of its folders are
+    read, the trusted settings that shape the launches, the keys asked about, and the folders read outside the
+    project as they are now (an installed package's config folder, by its modification time)."""
+    import json
+
+    outside = []
+    for folder in settings.read_outside:
+        try:
+            outside.append((str(folder), Path(folder).stat().st_mtime_ns))
+        except OSError:
+            outside.append((str(folder), 0))
+    facts = {
+        "commit": commit, "folders": list(folders), "globs": list(settings.command_globs),
+        "modules": sorted(dict(settings.command_modules).items()), "version_base": settings.version_base,
+        "config_dir": str(settings.config_dir.relative_to(settings.origin.parent)) if settings.config_dir.is_relative_to(settings.origin.parent) else str(settings.config_dir),
+        "search_path": [str(p) for p in settings.search_path], "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
+        "keys": list(keys), "outside": outside,
+    }
+    return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
+
+
+def _stored(cache_dir: Path | None, top: Path, key: bytes) -> list[Checked] | None:
+    """The base's launch results a review of the same base already computed (the signed per-user cache), or None."""
+    from harness.cache import CacheRefused, open_store
+
+    if cache_dir is None:
+        return None
+    try:
+        value = open_store(cache_dir, project=top).get(key)
+    except CacheRefused:
+        return None
+    return value if isinstance(value, list) and all(isinstance(c, Checked) for c in value) else None
+
+
+def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -> None:
+    from harness.cache import CacheRefused, open_store
+
+    if cache_dir is None:
+        return
+    try:
+        open_store(cache_dir, project=top).put(key, [replace(c, config=None) for c in base])
+    except CacheRefused:
+        return
 
 
 def _reported(value: Any) -> Any:
@@ -761,7 +830,7 @@ def moved_defaults(now: Checked, base: Checked) -> list[Finding]:
     return findings
 
 
-def _folders_needed(settings: Any, top: Path) -> set[str]:
+def _folders_needed(settings: Any, top: Path, found: Sequence[CommandCase]) -> set[str]:
     """The folders a review reads at the base: the globs' fixed prefixes, the config folder, the entry points'."""
     from harness import gitrepo
 
@@ -775,7 +844,7 @@ def _folders_needed(settings: Any, top: Path) -> set[str]:
             fixed.append(part)
         folders.add(gitrepo.inside(top, base / "/".join(fixed)) if fixed else gitrepo.inside(top, base))
     project = project_of(settings)
-    for case in discover(settings):
+    for case in found:
         entry = project.entry_file(case.launch.entry, case.launch.is_module) if case.launch.entry else None
         if entry is not None:
             folders.add(gitrepo.inside(top, entry.parent))

@@ -18,6 +18,9 @@ class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
 
+    def __reduce__(self) -> str:
+        return "MISSING"  # unpickled as this module's one MISSING, so `is MISSING` holds for a cached value too
+
 
 MISSING: Any = _Missing()
 MANDATORY = "???"

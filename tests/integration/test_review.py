@@ -52,7 +52,8 @@ def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository
     lines = result.out.splitlines()
     # Triage: the unwaived contract error comes first, then the removed key.
     blocking = lines.index("  ERROR gpu-critical: device.map.qkv is required but missing  (3 cases: train/gpu/*)")
-    removed = lines.index('  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)')
+    # A removed key names the file that set it at the base.
+    removed = lines.index('  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy; was set by conf/backend/gpu.yaml:7 at main)')
     assert lines[0] == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
     assert lines[1].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
 
@@ -350,7 +351,7 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
         "default moved: trainer.effective_lr: 0.1 -> 0.2; the script does not set it: the value under it moved"
     )
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
-    changed = text.index("Changed values (1):")
+    changed = text.index("Changed values (1 key):")
     line = text[changed + 1]
     assert line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;") and line.endswith("(scripts/run.sh:1)"), line
 
