@@ -1,5 +1,6 @@
-"""Doubling any input costs at most 2.5x the time (issue 20): the algorithms a hostile tree could make quadratic,
-each timed at n, 2n and 4n on the input shape that was worst for it, in process (CPU time, fastest of `--runs`).
+"""Doubling any input costs at most 2.2x the time (issue 31; 2.5x in issue 20): the algorithms a hostile tree
+could make quadratic, each timed at n, 2n and 4n on the input shape that was worst for it, in process (CPU time,
+fastest of `--runs`).
 
 - interpolation walk: a review's comparison of one case (`check.compare_with_base`) where n interpolations
   each read one big mapping (`${k}`) that changed, n others form a chain, and one value reads n keys;
@@ -8,7 +9,7 @@ each timed at n, 2n and 4n on the input shape that was worst for it, in process 
 - grouping: every registered report format over n cases, each with 40 findings (half shared by every case);
 - provenance: `provenance.leaf_sources` of a case whose defaults list holds n files of 50 keys.
 
-Prints one line per algorithm with its times and the ratio of each doubling; exits 1 when a ratio passes 2.5.
+Prints one line per algorithm with its times and the ratio of each doubling; exits 1 when a ratio passes 2.2.
 
     python benchmarks/bench_scaling.py [--runs 3] [--scale 1]
 """
@@ -38,7 +39,7 @@ from harness.render import dump_yaml, render_golden, to_plain  # noqa: E402
 from harness.reporters import FORMATS, ReportOptions, reporter  # noqa: E402
 from harness.session import Session  # noqa: E402
 
-LIMIT = 2.5
+LIMIT = 2.2  # issue 31 (issue 20 asked for 2.5)
 SCRATCH: list[Path] = []  # folders the provenance bench wrote, removed at the end
 
 
