@@ -160,3 +160,53 @@ def test_a_script_within_the_budget_still_reads_its_launch(depth):
     (found,) = launches_in("run.sh", nested("if true; then\n", "python -m app.main a=1\n", "fi\n", depth // 2).encode(),
                            lambda entry, is_module: True)
     assert not found.error and found.overrides[0].text == "a=1"
+
+
+# ---- the whole command: every reader's hostile file in its place, never exit 3 ----
+
+CLI_PROJECT = {
+    "harness.toml": 'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\npython_sources = ["src/app"]\n'
+                    '[[commands]]\nglob = "scripts/*.sh"\n',
+    "conf/train.yaml": "model:\n  _target_: app.Model\n  width: 3\n",
+    "src/app/__init__.py": "from .m import Model\n",
+    "app/__init__.py": "",
+    "app/main.py": "import hydra\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n",
+    "scripts/run.sh": "python -m app.main model.width=2\n",
+}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["settings", "python", "entry", "script"]), PYTHON_CHAINS, SHELL_FORMS, SIZES)
+def test_no_hostile_file_of_any_reader_is_an_internal_error(tmp_path_factory, place, python_form, shell_form, size):
+    import contextlib
+    import io
+    import os
+
+    from harness.cli import main
+    from tests.conftest import write_tree
+
+    project = write_tree(tmp_path_factory.mktemp("project"), CLI_PROJECT)
+    files = python_source(python_form, size)
+    (project / "src/app/m.py").write_text(files.pop("m.py", "from .m0 import Model\n"))
+    if place == "python":
+        for name, text in files.items():
+            (project / "src/app" / name).write_text(text)
+    elif place == "entry":
+        (project / "app/main.py").write_text(python_source("expression", size)["m.py"] + CLI_PROJECT["app/main.py"])
+        (project / "src/app/m.py").write_text("class Model:\n    pass\n")
+    elif place == "script":
+        opening, middle, closing = shell_form
+        body = nested(opening, "python -m app.main model.width=1\n", closing, size) if "\n" in opening + closing else (
+            "python -m app.main model.width=" + nested(opening, middle, closing, size) + "\n")
+        (project / "scripts/run.sh").write_text(body)
+    else:
+        (project / "harness.toml").write_text(CLI_PROJECT["harness.toml"].replace("[[commands]]", "x = " + nested("[", "", "]", size) + "\n[[commands]]"))
+    here = os.getcwd()
+    os.chdir(project)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+            for command in (["list"], ["check", "--format", "json"]):
+                code = within_time(main, ["--settings", "harness.toml", *command])
+                assert code in (0, 1, 2), err.getvalue()
+    finally:
+        os.chdir(here)
