@@ -85,7 +85,7 @@ bench: setup
 	@if echo " $(BENCH_TREES) " | grep -q " verl "; then \
 		$(BIN)/python benchmarks/bench_matrix.py --runs $(BENCH_REPEAT) && $(BIN)/python benchmarks/bench_log.py \
 		&& $(BIN)/python benchmarks/bench_targets.py --runs $(BENCH_REPEAT) \
-		&& $(BIN)/python benchmarks/bench_launches.py; fi
+		&& $(BIN)/python benchmarks/bench_launches.py && $(BIN)/python benchmarks/bench_review.py --runs $(BENCH_REPEAT); fi
 	@BENCH_TREES="$(filter-out verl,$(BENCH_TREES))" BENCH_REPEAT=$(BENCH_REPEAT) $(BIN)/python benchmarks/bench_big.py
 
 # The harness's parse and composition cache (per user, outside the project); the downloaded verl trees stay.
