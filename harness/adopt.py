@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 from omegaconf import OmegaConf
 
+from harness.budget import BudgetExceeded, python_tree, toml_document
 from harness.compose import ComposeError, HydraSession
 from harness.hydra_compat import header_of
 from harness.known import render as known_text
@@ -351,7 +352,7 @@ def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, di
                 text = read_text(path)
                 if "hydra" not in text:
                     continue
-                tree = ast.parse(text)
+                tree = python_tree(text, str(path))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
             for node in ast.walk(tree):
@@ -500,7 +501,9 @@ def _existing_document(settings_file: Path, in_pyproject: bool) -> bytes:
             raise AdoptError(f"{settings_file}: already exists; init writes a new settings file only")
         return data
     try:
-        document = tomllib.loads(data.decode("utf-8"))
+        document = toml_document(data.decode("utf-8"), str(settings_file))
+    except BudgetExceeded as error:
+        raise AdoptError(str(error)) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise AdoptError(f"{settings_file}: invalid TOML: {_one_line(str(error))}") from None
     if "config-harness" in document.get("tool", {}):
@@ -513,8 +516,8 @@ def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
     separator = b"" if not existing else (b"\n" if existing.endswith(b"\n") else b"\n\n")
     data = existing + separator + addition.encode("utf-8")
     try:
-        tomllib.loads(data.decode("utf-8"))
-    except tomllib.TOMLDecodeError as error:
+        toml_document(data.decode("utf-8"), str(settings_file))
+    except (tomllib.TOMLDecodeError, BudgetExceeded) as error:
         raise AdoptError(
             f"{settings_file}: appending [{TABLE}] would make invalid TOML ({_one_line(str(error))}); "
             "use --settings FILE for a standalone settings file"

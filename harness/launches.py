@@ -23,7 +23,8 @@ from typing import Any
 
 from hydra.errors import MissingConfigException
 
-from harness import hydra_compat, overrides
+from harness import gitrepo, hydra_compat, overrides
+from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import UnsafeInput, is_inside
 from harness.findings import DEFAULT_MOVED, ERROR, WARNING, CaseResult, Finding, Kind, Status
@@ -141,12 +142,12 @@ class NotStatic:
     why: str
 
 
-def hydra_main(source: str, file: Path | None = None) -> dict[str, Any] | None:
+def hydra_main(source: str, file: Path | None = None, where: str = "<entry>") -> dict[str, Any] | None:
     """The arguments of a `@hydra.main(...)` decorator in Python source, read with `ast` and never run: literals,
     and paths computed from `__file__` (the entry's `file`) with `os.path`/`pathlib`; NotStatic for anything else.
-    None without a decorator."""
+    None without a decorator. BudgetExceeded for source nested past the Python budget (`where` names it)."""
     try:
-        tree = ast.parse(source)
+        tree = python_tree(source, where)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
@@ -271,9 +272,12 @@ class Project:
 
     @property
     def absent_submodules(self) -> tuple[str, ...]:
-        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text."""
+        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text, that
+        git records as submodules: a `.gitmodules` entry alone would let a pull request excuse a deleted entry."""
         if self._submodules is None:
-            self._submodules = tuple(path for path in submodule_paths(self.root) if _empty_folder(self.root / path))
+            listed = [path for path in submodule_paths(self.root) if _empty_folder(self.root / path)]
+            linked = gitrepo.gitlinks(self.root) if listed else set()
+            self._submodules = tuple(path for path in listed if path in linked)
         return self._submodules
 
     def submodule_of(self, entry: str, is_module: bool) -> str:
@@ -317,9 +321,12 @@ class Project:
     def _read_entry(self, entry: str, is_module: bool) -> Entry | Refusal:
         path = self.entry_file(entry, is_module)
         main = None
+        unread = ""  # why the entry module was not read, past a budget
         if path is not None:
             try:
-                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"), path)
+                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"), path, _relative(path, self.root))
+            except BudgetExceeded as error:
+                unread = str(error)
             except (OSError, InputLimitError):
                 main = None
         config_path = (main or {}).get("config_path")
@@ -334,6 +341,8 @@ class Project:
                 return Refusal(UNAVAILABLE, f"lies in the git submodule {submodule}, which is not checked out", submodule)
             return Refusal(ENTRY_MISSING, f"{'module' if is_module else 'script'} {entry} does not exist in the repository")
         if main is None:
+            if unread:  # past a budget: the entry exists, and what it says is not known
+                return Refusal(NOT_EXTRACTED, unread)
             # A converter, a data script or a test run from the same script: it was never a Hydra application.
             return Refusal(NOT_HYDRA, "has no @hydra.main (map it in [commands.modules] if it composes a config)")
         for argument in ("config_path", "config_name"):
@@ -343,6 +352,10 @@ class Project:
         config_folder = (path.parent / config_path).resolve() if isinstance(config_path, str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
         return Entry(config_folder, name, _version_base(main))
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if is_inside(path, root) else path.name
 
 
 _SUBMODULE_PATH = re.compile(rb"^\s*path\s*=\s*(.+?)\s*$", re.M)
@@ -408,7 +421,8 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
     if isinstance(entry, Refusal) and entry.kind in SKIPPED:
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     if launch.error or entry is None:  # what no Hydra program's arguments can be told from is said, not skipped
-        return CommandCase(identifier, launch, problem=f"could not be read: {launch.error}", problem_kind=NOT_EXTRACTED)
+        said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
+        return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)
     if isinstance(entry, Refusal):
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir

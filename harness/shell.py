@@ -16,10 +16,25 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+from collections import ChainMap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
+
+from harness.budget import (
+    ARITHMETIC_BITS,
+    MAX_SCRIPT_BYTES,
+    MAX_SCRIPT_DEPTH,
+    MAX_WORD_BYTES,
+    MAX_WORD_PIECES,
+    MAX_WORDS,
+    BudgetExceeded,
+    depth_budget,
+    size_budget,
+    syntax_depth,
+    wrap_int,
+)
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
 HYDRA_VALUE_FLAGS = MappingProxyType({
@@ -102,12 +117,27 @@ class Launch:
         return f"{self.script}:{self.line}"
 
 
+class _Values(ChainMap[str, "list[Word] | None"]):
+    """Variables in layers: a branch (or `VAR=x cmd`) writes a layer of its own over the variables around it, so
+    reading it costs what it writes, not a copy of every variable (many variables and many `if`s stay linear).
+    `unset` writes None, which hides the variable of the layers below."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = super().get(key)
+        return default if value is None else value
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        value = self.get(key, default)
+        self.maps[0][key] = None
+        return value
+
+
 class _Env:
     """Variables while a script is read: each a list of words (a scalar is a one-word list)."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, list[Word]] = {}
-        self.arrays: set[str] = set()
+    def __init__(self, values: _Values | None = None, arrays: set[str] | None = None) -> None:
+        self.values = values if values is not None else _Values()
+        self.arrays = arrays if arrays is not None else set()  # recorded, never read back
         # The folder commands run in, relative to the project's root (scripts run from there); None once a `cd`
         # goes somewhere the reader cannot know, with `lost` saying which and why.
         self.cwd: str | None = ""
@@ -116,13 +146,14 @@ class _Env:
         self.unread: tuple[str, ...] = ()  # the `source` lines whose file was not read: what their variables lack
         self.written: tuple[str, ...] = ()  # files the script writes (`cat > get_model.py << EOF`), not the project's
 
-    def copy(self) -> _Env:
-        other = _Env()
-        other.values = dict(self.values)
-        other.arrays = set(self.arrays)
-        other.cwd, other.lost, other.stack, other.unread = self.cwd, self.lost, self.stack, self.unread
-        other.written = self.written
+    def child(self) -> _Env:
+        """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
+        meanwhile. A subshell, a branch and `VAR=x cmd` read in one."""
+        other = _Env(self.values.new_child(), self.arrays)
+        other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
         return other
+
+    copy = child
 
 
 def parse(source: bytes) -> Any:
@@ -204,7 +235,7 @@ class _Reader:
         if kind == "string":
             return self.string(node)
         if kind == "concatenation":
-            return self.concatenate([self.pieces(child, quoted) for child in node.children])
+            return self.concatenate([self.pieces(child, quoted) for child in node.children], line)
         if kind in ("simple_expansion", "expansion"):
             return self.expansion(node, quoted)
         if kind == "arithmetic_expansion":
@@ -237,20 +268,29 @@ class _Reader:
         if position < end:
             gap = self.source[position:end].decode("utf-8", "replace")
             parts.append([(Piece(_unescape_double(gap), node.end_point.row + 1),)])
-        return self.concatenate(parts) if parts else [(Piece("", node.start_point.row + 1),)]
+        return self.concatenate(parts, node.start_point.row + 1) if parts else [(Piece("", node.start_point.row + 1),)]
 
     @staticmethod
-    def concatenate(parts: Iterable[list[Word]]) -> list[Word]:
-        """Adjacent parts of one word: the last word of one joins the first of the next (as `"a${ARR[@]}b"`)."""
+    def concatenate(parts: Iterable[list[Word]], line: int = 0) -> list[Word]:
+        """Adjacent parts of one word: the last word of one joins the first of the next (as `"a${ARR[@]}b"`);
+        past the word budget, one placeholder (checked as the word grows, so it never grows far past it)."""
         words: list[Word] = []
+        size = 0  # bytes of the last word
         for part in parts:
             if not part:
                 continue
+            over = next((p for w in part for p in w if p.unknown == OVER_BUDGET), None)
+            if over is not None:  # stays one placeholder, where the budget was first exceeded
+                return [(over,)]
             if not words:
                 words = list(part)
+                size = _bytes(words[-1])
             else:
+                size = size + _bytes(part[0]) if len(part) == 1 else _bytes(part[-1])
                 words[-1] = words[-1] + part[0]
                 words.extend(part[1:])
+            if len(words) > MAX_WORDS or len(words[-1]) > MAX_WORD_PIECES or size > MAX_WORD_BYTES:
+                return [_over_budget(line or words[-1][-1].line)]
         return words
 
     def expansion(self, node: Any, quoted: bool) -> list[Word]:
@@ -297,12 +337,8 @@ class _Reader:
         if value is None:  # unquoted, an unset variable may stand for any number of arguments
             return [(Piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
-            joined: list[Piece] = []
-            for position, word in enumerate(value):
-                if position:
-                    joined.append(Piece(" ", line))
-                joined.extend(word)
-            value = [tuple(joined)]
+            value = self.concatenate([[(Piece(" ", line),)] if position % 2 else [value[position // 2]]
+                                      for position in range(2 * len(value) - 1)], line)
         if quoted:
             return value
         return [tuple(replace(p, split=True) for p in word) for word in value]
@@ -343,7 +379,7 @@ class _Reader:
             if unknown:
                 return None
             text = text.strip() or "0"
-            return int(text, 0) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
+            return wrap_int(int(text, 0)) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
         if kind == "parenthesized_expression":
             inner = [c for c in node.children if c.type not in ("(", ")")]
             return self.evaluate(inner[0]) if len(inner) == 1 else None
@@ -351,7 +387,8 @@ class _Reader:
             operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
             if operand is None:
                 return None
-            return {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
+            result = {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
+            return None if result is None else wrap_int(result)
         if kind == "binary_expression" and len(node.children) == 3:
             left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
             if left is None or right is None:
@@ -364,7 +401,9 @@ class _Reader:
                 ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
                 "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b)),
             }
-            return operations[operator](left, right) if operator in operations else None
+            if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
+                return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
+            return wrap_int(operations[operator](left, right)) if operator in operations else None
         if kind == "ternary_expression":
             parts = [c for c in node.children if c.type not in ("?", ":")]
             condition = self.evaluate(parts[0])
@@ -372,11 +411,13 @@ class _Reader:
         return None
 
     def words(self, nodes: Iterable[Any]) -> list[Word]:
-        """The words of a command's arguments after expansion and word splitting."""
+        """The words of a command's arguments after expansion and word splitting (past the budget, a placeholder)."""
         result: list[Word] = []
         for node in nodes:
             for word in self.pieces(node):
                 result.extend(_split(word))
+            if len(result) > MAX_WORDS:
+                return [_over_budget(node.start_point.row + 1)]
         return result
 
     # ---- statements ----
@@ -449,7 +490,9 @@ class _Reader:
                     joined.append(Piece(" ", line))
                 # No word splitting in an assignment: the value is stored as one word.
                 joined.extend(replace(p, split=False) for p in word)
-            value = [tuple(joined)]
+                if len(joined) > MAX_WORD_PIECES:
+                    break
+            value = self.concatenate([[tuple(joined)]], line)
         if index is not None and index not in ("@", "*"):
             current = list(self.env.values.get(name, []))
             if index.isdigit():
@@ -461,10 +504,11 @@ class _Reader:
         if operator == "+=":
             current = self.env.values.get(name, [])
             if value_node is not None and value_node.type == "array":
-                self.env.values[name] = list(current) + value
+                elements = list(current) + value
+                self.env.values[name] = elements if len(elements) <= MAX_WORDS else [_over_budget(line)]
             else:
                 first = current[0] if current else ()
-                self.env.values[name] = [first + value[0], *current[1:]]
+                self.env.values[name] = [*self.concatenate([[first], [value[0]]], line), *current[1:]]
             return
         self.env.values[name] = value
 
@@ -574,7 +618,7 @@ class _Reader:
         for position, (_, body) in enumerate(branches):
             if position == chosen:
                 continue
-            self.env = saved.copy()
+            self.env = saved.child()
             for statement in body:
                 self.statement(statement)
         self.env = saved
@@ -627,7 +671,8 @@ class _Reader:
         saved = None
         prefix = [c for c in node.children if c.type == "variable_assignment"]
         if prefix:  # `VAR=x cmd`: set for the command only
-            saved = self.env.copy()
+            saved = self.env
+            self.env = saved.child()
             for assignment in prefix:
                 self.assign(assignment)
         parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
@@ -743,7 +788,7 @@ class _Reader:
 
     def _retag(self, old: str, new: str) -> None:
         for name, words in self.env.values.items():
-            if any(p.file == old for w in words for p in w):
+            if words is not None and any(p.file == old for w in words for p in w):
                 self.env.values[name] = [tuple(replace(p, file=new) if p.file == old else p for p in w) for w in words]
 
     def file_of(self, piece: Piece) -> str:
@@ -759,6 +804,9 @@ class _Reader:
         texts = [word_text(w) for w in words]
         written = written if written is not None else [shown_text(w) for w in words]
         index = len(self.launches) + 1
+        over = next((p for w in words for p in w if p.unknown == OVER_BUDGET), None)
+        if over is not None and any(PYTHON.fullmatch(t.rsplit("/", 1)[-1]) or t.endswith("torchrun") for t in texts):
+            return Launch(self.script, index, line, error=str(BudgetExceeded(WORD_BUDGET, f"{self.script}:{over.line}")))
         for position, text in enumerate(texts):
             base = text.rsplit("/", 1)[-1]
             style = _launcher(texts, position, base)
@@ -889,6 +937,19 @@ def _unknowable(word: Word, text: str) -> str:
     return f"is not known ({first}): it may be an override"
 
 
+OVER_BUDGET = "a value past the word budget"
+WORD_BUDGET = f"the word budget ({MAX_WORD_PIECES:,} pieces, {MAX_WORD_BYTES // 1024} KiB, {MAX_WORDS:,} words)"
+
+
+def _bytes(word: Word) -> int:
+    return sum(len(piece.text) for piece in word)
+
+
+def _over_budget(line: int) -> Word:
+    """The placeholder for a value past the word budget (at `line`): unknown, so a launch using it is not extracted."""
+    return (Piece("", line, OVER_BUDGET),)
+
+
 def _split(word: Word) -> list[Word]:
     """Bash word splitting of the unquoted expansions in a word."""
     if not any(p.split for p in word):
@@ -967,7 +1028,15 @@ def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> 
     # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
     source = source.replace(b"$(((", b"$(( (")
     reader.source = source
+    try:
+        size_budget(source, MAX_SCRIPT_BYTES, script)
+    except BudgetExceeded as error:
+        return [Launch(script, 1, 1, error=str(error))]
     tree = parse(source)
+    deep = syntax_depth(tree.root_node)
+    if deep is not None:  # every walk below is recursive: a script nested past the budget is not read
+        budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")
+        return [Launch(script, 1, deep, error=str(BudgetExceeded(budget, f"{script}:{deep}")))]
     reader.run(tree.root_node)
     return reader.launches
 

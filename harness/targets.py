@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from harness.budget import NOT_READ
 from harness.confine import project_root
 from harness.contract_changes import unreported_check
 from harness.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
@@ -133,8 +134,9 @@ class ProgramView:
             return []
         if isinstance(signature, Missing):
             path = join_path(node.path, "_target_")
-            return [Finding(Kind.TARGET, path, None, node.target, ERROR,
-                            f"{path}: {node.target} does not exist in the Python sources ({signature.reason}); building the node fails",
+            said = (f"{node.target} could not be read in the Python sources ({signature.reason})" if NOT_READ in signature.reason
+                    else f"{node.target} does not exist in the Python sources ({signature.reason}); building the node fails")
+            return [Finding(Kind.TARGET, path, None, node.target, ERROR, f"{path}: {said}",
                                         facts=_facts(Reason.MISSING_CLASS, target=node.target))]
         findings = []
         where = f"{self.shown(signature.file)}:{signature.line}"
