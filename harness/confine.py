@@ -97,14 +97,14 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
     return outside_problem(Path(location).absolute(), scope, f"search path entry {entry!r}:")
 
 
-def project_package_folder(name: str, scope: Scope) -> Path | None:
-    """The folder of the project's own package `name` (`verl.trainer.config`): below the working folder, where
-    `python -m` run from the project's root finds it, when it is there and lies inside `scope` (links followed).
-    Its files are read as configs; the package is never imported. None otherwise."""
+def project_package_folder(name: str, scope: Scope, root: Path | None = None) -> Path | None:
+    """The folder of the project's own package `name` (`verl.trainer.config`): below the working folder (or `root`),
+    where `python -m` run from the project's root finds it, when it is there and lies inside `scope` (links
+    followed). Its files are read as configs; the package is never imported. None otherwise."""
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
-    folder = Path.cwd().joinpath(*parts)
+    folder = (root or Path.cwd()).joinpath(*parts)
     return folder if folder.is_dir() and within(folder, scope) else None
 
 

@@ -22,7 +22,7 @@ from harness import known
 from harness.baselines import Baseline, BaselineEntry
 from harness.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
-from harness.compose import Composed, HydraSession
+from harness.compose import Composed, HydraSession, HydraWarning
 from harness.contract_changes import run_findings
 from harness.contracts import ChangeRecord, ContractSet, utc_today
 from harness.diff import diff_trees
@@ -48,7 +48,7 @@ from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
-from harness.provenance import leaf_sources
+from harness.provenance import Source, leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.review_rules import ReviewRules
 from harness.settings import Settings, SettingsError, display_path
@@ -72,6 +72,25 @@ class Run:
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
     comparison: Comparison | None = None  # a `diff OLD NEW` of two config trees: its mode, stated in every format
     views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's program views
+
+
+def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
+    """Hydra's warnings as findings: the file and line they are about, Hydra's own words."""
+    return [Finding(Kind.HYDRA_WARNING, "", severity=WARNING, message=f"hydra warning: {w.message}",
+                    source=Source(w.file, w.line) if w.file else None) for w in warned]
+
+
+def hoisted_warnings(result: MatrixResult) -> None:
+    """Each Hydra warning once for the run, in the order first met (cases of one stem, launches of one config, a
+    worker and the parent all raise the same one): taken off the cases into the run's findings."""
+    seen: dict[tuple[str, str], Finding] = {}
+    for index, case in enumerate(result.cases):
+        own = [f for f in case.findings if f.kind == Kind.HYDRA_WARNING]
+        if own:
+            for finding in own:
+                seen.setdefault((finding.message, str(finding.source)), finding)
+            result.cases[index] = replace(case, findings=tuple(f for f in case.findings if f.kind != Kind.HYDRA_WARNING))
+    result.findings += list(seen.values())
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -100,9 +119,10 @@ def check_case(
     """
     case = composed.case
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
+    warned = warning_findings(composed.warnings)
     if composed.config is None:
         failure = Finding(Kind.ERROR, "", severity=ERROR, message=composed.error or "compose failed")
-        return CaseResult(case, golden, Status.ERROR, (failure,))
+        return CaseResult(case, golden, Status.ERROR, (failure, *warned))
     tree = to_plain(composed.config)
     rendered = render_golden(case, composed.config, tree)
     entry = baseline_entry(run.baseline, case, routes_by_target)
@@ -115,7 +135,7 @@ def check_case(
         findings.append(Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree"))
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
-    findings = as_review(findings, run.baseline.differences)
+    findings = as_review(findings, run.baseline.differences) + warned
     findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
@@ -423,6 +443,7 @@ class Engine:
         if launches_checked:
             self._add_launches(result)
         result.findings += self._known_findings(result, launches_checked)
+        hoisted_warnings(result)  # after known entries are judged on the cases that carry them
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans

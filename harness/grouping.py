@@ -74,7 +74,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.NOTED
     if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
         return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING):
         return Tier.BLOCKING
     if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
@@ -278,6 +278,18 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
         covered |= best_matches
     text = ", ".join(parts)
     return text if len(wanted) == 1 or not counted else f"{len(wanted)} cases: {text}"
+
+
+# What a tier's count counts: keys for values, causes (one line each) for what blocks.
+KEY_TIERS = frozenset({Tier.CHANGED, Tier.REFACTOR})  # ("Removed keys" and "Added keys" say it already)
+CAUSE_TIERS = frozenset({Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING})
+
+
+def tier_heading(tier: Tier, groups: Sequence[Group]) -> str:
+    """A tier's title with what it holds: `Changed values (5 keys)`, `Errors and contract changes (7 causes)`."""
+    count = count_paths(groups)
+    unit = ("key", "keys") if tier in KEY_TIERS else ("cause", "causes") if tier in CAUSE_TIERS else None
+    return f"{TIER_TITLES[tier]} ({count}{'' if unit is None else ' ' + unit[count != 1]})"
 
 
 def count_paths(groups: Iterable[Group]) -> int:

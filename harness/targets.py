@@ -16,7 +16,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from harness.budget import NOT_READ
 from harness.confine import project_root
+from harness.contract_changes import unreported_check
 from harness.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 from harness.diff import describe_value, join_path, same_value, split_path, unflatten
 from harness.findings import ERROR, INFO, CaseChecker, CaseResult, Finding, Kind, Refiner
@@ -132,8 +134,9 @@ class ProgramView:
             return []
         if isinstance(signature, Missing):
             path = join_path(node.path, "_target_")
-            return [Finding(Kind.TARGET, path, None, node.target, ERROR,
-                            f"{path}: {node.target} does not exist in the Python sources ({signature.reason}); building the node fails",
+            said = (f"{node.target} could not be read in the Python sources ({signature.reason})" if NOT_READ in signature.reason
+                    else f"{node.target} does not exist in the Python sources ({signature.reason}); building the node fails")
+            return [Finding(Kind.TARGET, path, None, node.target, ERROR, f"{path}: {said}",
                                         facts=_facts(Reason.MISSING_CLASS, target=node.target))]
         findings = []
         where = f"{self.shown(signature.file)}:{signature.line}"
@@ -368,10 +371,16 @@ class CaseRules:
     refiners: tuple[Refiner, ...] = ()
 
 
-def case_rules(settings: Settings, contract_set: ContractSet, today: datetime.date | None = None) -> CaseRules:
-    """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks."""
+def case_rules(
+    settings: Settings, contract_set: ContractSet, today: datetime.date | None = None, base: ContractSet | None = None
+) -> CaseRules:
+    """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks; in a
+    review, `base` (the base's contracts) also judges each case, for what the pull request's contracts excuse."""
     view = program_view(settings)
-    checks = checks_for(contract_set, today, view.value_at if view is not None else None)
+    program = view.value_at if view is not None else None
+    checks = checks_for(contract_set, today, program)
+    if base is not None and base.contracts:
+        checks.append(unreported_check(base, contract_set, today, program))
     if view is None:
         return CaseRules(tuple(checks))
     day = today or utc_today()

@@ -356,3 +356,16 @@ def by_tier(groups: Sequence[Group]) -> dict[Tier, list[Group]]:
     for group in groups:
         tiers.setdefault(group.tier, []).append(group)
     return tiers
+
+
+# Tiers whose findings are excused or held before this change: a review never puts them on a line or in a count of
+# what the pull request did (at-base and fixed errors, waived or known violations, notes).
+NOT_INTRODUCED = frozenset({Tier.AT_BASE, Tier.FIXED, Tier.WAIVED, Tier.KNOWN, Tier.NOTED})
+
+
+def introduced(group: Group) -> bool:
+    """Whether a review's group is something this change did: an error or warning marked introduced (or one a
+    review marks with no origin, a settings change), or a difference, and never one a waiver or baseline excuses."""
+    if group.tier in NOT_INTRODUCED or group.waiver or group.finding.status:
+        return False
+    return group.finding.origin in ("", Origin.INTRODUCED)

@@ -8,7 +8,17 @@ from typing import Any
 
 from harness.escape import LINE_BREAKS, code_span, markdown_text, printable
 from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
-from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
+from harness.grouping import (
+    TIER_TITLES,
+    Group,
+    Tier,
+    compared_ids,
+    count_paths,
+    describe_cases,
+    group_findings,
+    summary_paragraph,
+    tier_heading,
+)
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
     ABSENT,
@@ -170,7 +180,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             listed = [g for g in tiers.get(tier, []) if g.severity == severity]
             if listed:
                 table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
-                sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table, open_always=severity == ERROR)
+                sections += _section(tier_heading(tier, listed), table, open_always=severity == ERROR)
         if sections:
             lines += [f"### {heading}", "", *sections]
     if tiers.get(Tier.REFACTOR):

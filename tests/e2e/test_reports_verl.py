@@ -88,7 +88,7 @@ def test_upgrade_report_opens_with_its_summary_and_fits_the_changed_defaults_on_
     text = cli("diff", str(old), str(new), cwd=ROOT).out.splitlines()
     assert text[0].startswith("comparing two config trees, ") and text[0].endswith(f" cases: {old} -> {new}")  # the mode first
     assert text[1].startswith("7 values changed (") and "keys removed" in text[1] and "(folded)" in text[1]
-    changed = text.index("Changed values (7):")
+    changed = text.index("Changed values (7 keys):")
     assert changed < 6 and text[changed + 8] == "Removed keys (27):"  # the changed defaults fit on one screen
     assert any(line.startswith("  actor_rollout_ref.rollout.max_num_seqs: 1024 -> 256  (all 13 cases; set by ") for line in text)
     # Literals that became interpolations with the same resolved value are folded away.

@@ -356,7 +356,7 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
     assert values == {("cmd/scripts/run.sh#1", "trainer.lr", 0.1, 0.2), ("cmd/scripts/run.sh#3", "trainer.lr", 0.1, 0.2),
                       ("cmd/scripts/run.sh#3", "trainer.effective_lr", 0.7, 0.8)}
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
-    changed = text.index("Changed values (2):")
+    changed = text.index("Changed values (2 keys):")
     moved_lines = [line for line in text[changed + 1:changed + 6] if line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;")]
     assert len(moved_lines) == 1 and moved_lines[0].endswith("(scripts/run.sh:1)"), text
 

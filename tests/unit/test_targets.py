@@ -127,12 +127,12 @@ def test_a_target_waiver_on_a_node_excuses_every_key_below_it_until_it_expires(v
 def test_contracts_opt_in_to_see_python_defaults(view):
     tree = {"model": {"_target_": "app.Model", "width": 3}}
     config = OmegaConf.create(tree)
-    seen = Contract("pins", require=("model.depth",), equal=(("model.depth", 4), ("model.act", "relu")), program_view=True)
+    seen = Contract("pins", {"require": ("model.depth",), "equal": (("model.depth", 4), ("model.act", "relu")), "program_view": True})
     found = violations(seen, config, tree, view.value_at)
     assert [v.path for v in found] == ["model.act"] and "not literal" in found[0].message
-    differs = Contract("pins", equal=(("model.depth", 5),), program_view=True)
+    differs = Contract("pins", {"equal": (("model.depth", 5),), "program_view": True})
     assert [v.message for v in violations(differs, config, tree, view.value_at)] == ["model.depth must equal 5 but is 4"]
-    yaml_only = Contract("pins", require=("model.depth",))
+    yaml_only = Contract("pins", {"require": ("model.depth",)})
     assert [v.path for v in violations(yaml_only, config, tree, view.value_at)] == ["model.depth"]
 
 
@@ -148,7 +148,7 @@ waivers:
     reason: read raw
 """
     parsed = parse_contracts(text, Path("c.yaml"))
-    assert parsed.contracts[0].program_view and parsed.waivers[0].contract == "target"
+    assert parsed.contracts[0].term("program_view") and parsed.waivers[0].contract == "target"
     assert isinstance(parsed, ContractSet)
 
 
