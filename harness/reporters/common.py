@@ -89,7 +89,7 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
     that follow name them, as --verbose does)."""
     total = sum(max(len(g.cases), 1) for g in groups)
     cases = {case for g in groups for case in g.cases}
-    what = "already at base" if tier == Tier.AT_BASE else "at the base are fixed here"
+    what = "already at base" if tier == Tier.AT_BASE else f"at the base {'is' if total == 1 else 'are'} fixed here"
     return (f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
             f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}")
 
