@@ -467,7 +467,7 @@ class Engine:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
                 cases, counts, entries = launches.review_commands(
-                    self.settings, review.ref, moves, case_glob=self.launch_glob, keys=self._trusted_contract_paths(),
+                    self.settings, review.ref, moves, case_glob=self.launch_glob,
                     changes=review.changes, records=records, views=self.run_spec.views)
             except GitError as error:
                 raise SettingsError(str(error)) from None
@@ -497,18 +497,6 @@ class Engine:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
             findings += known.added_entries(result.cases, base_entries, run.contracts.changes if run.contracts else ())
         return findings
-
-    def _trusted_contract_paths(self) -> list[str]:
-        """Every path the contracts at the review's base name (the trusted side's), sorted; none when unknown."""
-        from harness.contract_changes import read_contract_files
-        from harness.contracts import ContractError
-
-        texts = self.run_spec.baseline.contract_texts()
-        try:
-            contracts = read_contract_files(texts).contracts if texts else ()
-        except ContractError:
-            return []  # the run-level contract findings say what is wrong with them
-        return sorted({path for contract in contracts for path in contract.paths()})
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
         """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.

@@ -94,10 +94,6 @@ class Comparison:
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-# A launch finding's reason (its `detail`) when the key's effective value changed under a script that did not change
-# it: its old and new values are its cause, so launches are grouped by them (harness/launches.py, grouping.py).
-DEFAULT_MOVED = "default moved"
-
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
 DIFFERENCE_KINDS = frozenset(
     {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}

@@ -11,7 +11,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from harness.findings import DEFAULT_MOVED, ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
+from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
 from harness.matrix import LAUNCH_PREFIX
 
 
@@ -107,7 +107,9 @@ class Group:
         seen: dict[str, tuple[str, Finding]] = {}
         for case_id, finding in self.members:
             if case_id.startswith(LAUNCH_PREFIX):
-                seen.setdefault(str(finding.source) if finding.source is not None else case_id, (case_id, finding))
+                # A launch finding's source is the script line; any other's (a changed value) is a config file.
+                line = str(finding.source) if finding.kind == Kind.LAUNCH and finding.source is not None else case_id
+                seen.setdefault(line, (case_id, finding))
         return tuple(seen.values())
 
     @property
@@ -156,7 +158,7 @@ def _key(finding: Finding) -> tuple[Any, ...]:
     new = finding.new
     if finding.kind == Kind.LAUNCH:
         detail = finding.message
-        new = None if finding.detail and finding.detail[0] != DEFAULT_MOVED else finding.new
+        new = None
     return (
         str(finding.kind), finding.path, _value_key(finding.old), _value_key(new), str(finding.severity),
         finding.contract, finding.effective_same, detail, str(finding.origin), finding.waiver,

@@ -27,7 +27,7 @@ from harness import gitrepo, hydra_compat, overrides
 from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import UnsafeInput, is_inside
-from harness.findings import DEFAULT_MOVED, ERROR, WARNING, CaseResult, Finding, Kind, Status
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
 from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
 from harness.provenance import Source
@@ -848,13 +848,12 @@ def review_commands(
                                           launch_review.git_reader(top, commit, settings.origin.parent), now, base, modules, records)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
     pairs, gone = launch_review.paired(now, base)
-    moved = {c.case.id: moved_defaults(c, b) for c, b in pairs}
+    # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
+    # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     values = {c.case.id: launch_review.value_findings(c, b, views) for c, b in pairs}
     at_base = {c.case.id: b for c, b in pairs}
     results = [
-        launch_review.not_extracted_now(
-            launch_review.with_values(replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))), values.get(r.case.id, [])),
-            at_base.get(r.case.id))
+        launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id))
         for r in reviewed
     ]
     return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
@@ -929,46 +928,6 @@ def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -
         open_store(cache_dir, project=top).put(key, [replace(c, config=None) for c in base])
     except CacheRefused:
         return
-
-
-def _reported(value: Any) -> Any:
-    """An effective value as a finding's `old`/`new`: None when absent, the reason when it cannot be resolved."""
-    from harness.resolve import MISSING, Unresolvable
-
-    return None if value is MISSING else value.reason if isinstance(value, Unresolvable) else value
-
-
-def _shown(value: Any) -> str:
-    """An effective value in a message, spelled as check's changed values are."""
-    from harness.reporters.common import show_value
-    from harness.resolve import MISSING, Unresolvable
-
-    return "absent" if value is MISSING else value.reason if isinstance(value, Unresolvable) else show_value(value)
-
-
-def moved_defaults(now: Checked, base: Checked) -> list[Finding]:
-    """A warning for each recorded key whose effective value differs in the same launch at the base, where the
-    launch composes the same config with the same group overrides, sets the key (or a parent or child of it) with
-    the same overrides, and none of them fails: the default under the launch moved, not the script."""
-    from harness.diff import same_value
-
-    if now.selection != base.selection or not now.keys:
-        return []
-    findings = []
-    for key, (touching, failed, value) in now.keys.items():
-        if key not in base.keys:
-            continue
-        base_touching, base_failed, old = base.keys[key]
-        if touching != base_touching or failed or base_failed or same_value(old, value):
-            continue
-        # The same words for every launch with this key and these values: one cause, one line in a report.
-        how = "sets it as at the base" if touching else "does not set it"
-        findings.append(Finding(
-            Kind.LAUNCH, key, _reported(old), _reported(value), WARNING,
-            f"{DEFAULT_MOVED}: {key}: {_shown(old)} -> {_shown(value)}; the script {how}: the value under it moved",
-            source=Source(now.case.launch.script, now.case.launch.line), detail=(DEFAULT_MOVED,), origin="introduced",
-        ))
-    return findings
 
 
 def _folders_needed(settings: Any, top: Path, found: Sequence[CommandCase]) -> set[str]:
