@@ -48,6 +48,7 @@ SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value 
 MAX_ROWS = 20  # a longer table is folded in <details>
 BREAK_AFTER = re.compile(r"([./])")
 BREAK_INSIDE = re.compile(r"(?<=\S)([./])(?=\S)")
+LONG_WORD = re.compile(r"\S{25,}")  # only a word this long can widen a cell past its share of 1000 px
 SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
 
 
@@ -120,7 +121,7 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
 def breakable_text(text: str) -> str:
     """`text` escaped as markdown text, with a break opportunity after each dot or slash inside a word: a dotted key
     or a script path in a message wraps instead of widening its table past the page."""
-    return BREAK_INSIDE.sub(r"\1<wbr>", markdown_text(text))
+    return LONG_WORD.sub(lambda word: BREAK_INSIDE.sub(r"\1<wbr>", word.group()), markdown_text(text))
 
 
 def _where_cell(group: Group, all_ids: Sequence[str]) -> str:
