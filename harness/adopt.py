@@ -15,8 +15,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import yaml
 from omegaconf import OmegaConf
 
+from harness.budget import BudgetExceeded, python_tree, toml_document
 from harness.compose import ComposeError, HydraSession
 from harness.hydra_compat import header_of
 from harness.known import render as known_text
@@ -415,8 +417,8 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
             parameters = HYDRA_STARTS.get(name or "")
             if name is None or parameters is None or any(f.line == call.lineno and f.path == path for f in found):
                 continue
-            arguments = {parameters[position]: _literal(value) for position, value in enumerate(call.args[:len(parameters)])}
-            arguments.update({k.arg: _literal(k.value) for k in call.keywords if k.arg})
+            given = [ast.keyword(arg=parameters[position], value=value) for position, value in enumerate(call.args[:len(parameters)])]
+            arguments = {k.arg: _argument(k, path) for k in [*given, *call.keywords] if k.arg}
             if name != "main" and "config_name" not in arguments and composed:
                 arguments["config_name"] = composed[0]
             found.append(HydraCall(path, call.lineno, name, tuple(arguments.items())))
@@ -439,11 +441,32 @@ def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
                 text = read_text(path)
                 if "hydra" not in text:
                     continue
-                tree = ast.parse(text)
+                tree = python_tree(text, str(path))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
             found += _calls_in(tree, path)
     return found
+
+
+def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
+    """Every `@hydra.main(...)` in the repository: (file, line, its arguments as hydra_calls reads them)."""
+    return [(call.path, call.line, call.keywords) for call in hydra_calls(repository, limit) if call.kind == "main"]
+
+
+def _argument(keyword: ast.keyword, path: Path) -> Any:
+    """A keyword's literal value; a `config_path` computed from `__file__` evaluated statically (never run)."""
+    value = _literal(keyword.value)
+    if value is ... and keyword.arg == "config_path":
+        from harness.launches import NotStatic, static_value
+
+        computed = static_value(keyword.value, path)
+        return ... if isinstance(computed, NotStatic) else computed
+    return value
+
+
+def _is_hydra_main(func: ast.AST) -> bool:
+    return (isinstance(func, ast.Attribute) and func.attr == "main" and isinstance(func.value, ast.Name)
+            and func.value.id == "hydra")
 
 
 def _major_minor(value: Any) -> str | None:
@@ -605,7 +628,9 @@ def _existing_document(settings_file: Path, in_pyproject: bool) -> bytes:
             raise AdoptError(f"{settings_file}: already exists; init writes a new settings file only")
         return data
     try:
-        document = tomllib.loads(data.decode("utf-8"))
+        document = toml_document(data.decode("utf-8"), str(settings_file))
+    except BudgetExceeded as error:
+        raise AdoptError(str(error)) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise AdoptError(f"{settings_file}: invalid TOML: {_one_line(str(error))}") from None
     if "config-harness" in document.get("tool", {}):
@@ -618,8 +643,8 @@ def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
     separator = b"" if not existing else (b"\n" if existing.endswith(b"\n") else b"\n\n")
     data = existing + separator + addition.encode("utf-8")
     try:
-        tomllib.loads(data.decode("utf-8"))
-    except tomllib.TOMLDecodeError as error:
+        toml_document(data.decode("utf-8"), str(settings_file))
+    except (tomllib.TOMLDecodeError, BudgetExceeded) as error:
         raise AdoptError(
             f"{settings_file}: appending [{TABLE}] would make invalid TOML ({_one_line(str(error))}); "
             "use --settings FILE for a standalone settings file"
@@ -794,6 +819,7 @@ def adopt(
     discovery = discover(config_dir, engine_group, cache_dir, guess)
     if nested is not None:
         discovery = replace(discovery, suggested_group=None, other_groups=())  # the presets are what was asked
+    discovery, guess = readable_presets(discovery, guess, bool(presets))
     table = settings_table(
         discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
         guess, [_relative(folder, base) for folder in folders],
@@ -801,6 +827,10 @@ def adopt(
     sources = python_sources_of(entry, base)
     if sources:
         table["python_sources"] = sources
+    switches = switch_routes(config_dir, discovery.roots, guess, cache_dir)
+    taken = {route["name"] for route in table.get("routes", [])}
+    if switches.routes:
+        table["routes"] = [*table.get("routes", []), *(r for r in switches.routes if r["name"] not in taken)]
     script_globs = command_globs(base, config_dir)
     if script_globs:
         table["commands"] = [{"glob": pattern} for pattern in script_globs]
@@ -816,10 +846,18 @@ def adopt(
         comments.append(nested[1])
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
+    comments += [f"Left out route for {entry.name}: {entry.reason}" for entry in switches.left_out]
     text = toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments])
     data = _appended(existing, text, settings_file)
 
-    notes = []
+    notes = computed_entry_points(config_dir, project_root(base))
+    if switches.routes:
+        notes.append(f"routes {', '.join(r['name'] for r in switches.routes)}: each composes a root with one option of a "
+                     "group it leaves off (`group: null`) that overrides values the root sets")
+    notes += [f"left out a route for {entry.name}: {entry.reason}" for entry in switches.left_out]
+    hidden = pytest_hides_goldens(settings_file, project_root(base))
+    if hidden is not None:
+        notes.append(hidden)
     package = _package_around(snapshot_dir, base)
     if package is not None:
         notes.append(f"{_relative(snapshot_dir, base)} is inside the Python package {_relative(package, base)}: "
@@ -877,3 +915,140 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     lines.append(f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "
                  f"config-harness {settings_flag}check (or pytest) in CI")
     return lines
+
+
+# What init adds for any repository (issue 36): the groups a user switches on, entry points with computed paths,
+# pytest settings that hide the golden tests, and readable case ids.
+
+PLAIN_PRESET = "plain"  # the preset without overrides when an engine option is itself called `default`
+
+
+@dataclass(frozen=True)
+class Switches:
+    """Routes for the options of groups a root leaves off (`debug: null`) that override what the root sets, and
+    each option left out with why."""
+
+    routes: tuple[dict[str, Any], ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
+
+
+def switched_groups(root_file: Path) -> list[str]:
+    """The groups a root's defaults list leaves off (`- experiment: null`): what a user turns on per run."""
+    try:
+        document = yaml.safe_load(read_text(root_file))
+    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+        return []
+    defaults = document.get("defaults") if isinstance(document, dict) else None
+    groups = []
+    for entry in defaults if isinstance(defaults, list) else []:
+        if isinstance(entry, dict) and len(entry) == 1:
+            (key, value), = entry.items()
+            if value is None and isinstance(key, str) and not key.startswith(("override ", "optional ", "/")) and "@" not in key:
+                groups.append(key)
+    return groups
+
+
+def switch_routes(config_dir: Path, roots: Sequence[str], guess: Guess, cache_dir: Path | None = None) -> Switches:
+    """A route `<root>_<group>_<option>` for each option of a group the root leaves off whose composition changes a
+    value the root already has (an experiment, a debug mode: they override the root's keys); an option that only
+    adds keys, or does not compose, is left out with why."""
+    from harness.diff import iter_leaves
+
+    routes: list[dict[str, Any]] = []
+    left_out: list[LeftOut] = []
+    with HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
+        for root in roots:
+            groups = switched_groups(config_dir / f"{root}.yaml")
+            if not groups:
+                continue
+            try:
+                plain = dict(iter_leaves(OmegaConf.to_container(session.compose(root, []), resolve=False)))
+            except ComposeError:
+                continue
+            for group in groups:
+                adders = []  # options that only add keys: one line for the group
+                for option in session.group_options(group):
+                    name = f"{root_id(root)}_{group}_{option}".replace("/", ".")
+                    override = f"{group}={option}"
+                    try:
+                        leaves = dict(iter_leaves(OmegaConf.to_container(session.compose(root, [override]), resolve=False)))
+                    except ComposeError as error:
+                        left_out.append(LeftOut(f"{root} {override}", _one_line(str(error))))
+                        continue
+                    if not any(path in plain and plain[path] != value for path, value in leaves.items()):
+                        adders.append(option)
+                        continue
+                    try:
+                        check_name(name, "route")
+                    except SettingsError as error:
+                        left_out.append(LeftOut(f"{root} {override}", _one_line(str(error))))
+                        continue
+                    routes.append({"name": name, "config_name": root, "overrides": [override]})
+                if adders:
+                    shown = f"{group}={adders[0]}" if len(adders) == 1 else f"{group} ({len(adders)} options)"
+                    left_out.append(LeftOut(f"{root} {shown}", "they only add keys; they override none the root sets"))
+    return Switches(tuple(routes), tuple(left_out))
+
+
+def readable_presets(discovery: Discovery, guess: Guess, explicit: bool) -> tuple[Discovery, Guess]:
+    """With an engine option named `default`, init's preset without overrides is `plain`, so a case id reads
+    `train/default/plain` rather than `train/default/default` (a preset the user named stays as named)."""
+    if explicit or "default" not in discovery.engines or guess.presets != (("default", ()),):
+        return discovery, guess
+    same_as = tuple((route, case_id.removesuffix("/default") + f"/{PLAIN_PRESET}") for route, case_id in discovery.same_as)
+    return replace(discovery, same_as=same_as), replace(guess, presets=((PLAIN_PRESET, ()),))
+
+
+def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
+    """What init says of each `@hydra.main` whose `config_path` is computed: the folder it evaluates to (read with
+    ast from `__file__` and `os.path`/`pathlib` joins, never run) when that is this config folder, or which argument
+    it cannot evaluate and why."""
+    from harness.launches import NotStatic, static_value
+
+    said = []
+    for path, line, _ in hydra_mains(repository):
+        try:
+            node = next((k.value for k in _hydra_main_keywords(read_text(path), line) if k.arg == "config_path"), None)
+        except (OSError, UnicodeDecodeError, InputLimitError, SyntaxError, ValueError):
+            continue
+        if node is None or _literal(node) is not ...:
+            continue  # a literal (or no) config_path: nothing computed to say
+        value = static_value(node, path)
+        where = f"{_relative(path, repository)}:{line}"
+        if isinstance(value, NotStatic):
+            said.append(f"{where}: @hydra.main's config_path cannot be read without running it ({value.why})")
+        elif isinstance(value, str) and (path.parent / value).resolve() == config_dir:
+            said.append(f"{where}: @hydra.main with config_path computed from __file__ (read, never run): "
+                        f"{_relative(config_dir, repository)}")
+    return said
+
+
+def _hydra_main_keywords(text: str, line: int) -> list[ast.keyword]:
+    """The keywords of the `hydra.main(...)` call at `line`."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and node.lineno == line and _is_hydra_main(node.func):
+            return node.keywords
+    return []
+
+
+def pytest_hides_goldens(settings_file: Path, repository: Path) -> str | None:
+    """A note when the repository's pytest `testpaths` keep plain `pytest` from collecting the golden tests (they
+    are collected from the pyproject.toml that holds the settings), with the one-line fix; None when pytest finds
+    them, or when the settings are a file of their own (pytest then needs `--harness-settings FILE` anyway)."""
+    pyproject = repository / "pyproject.toml"
+    if settings_file.resolve() != pyproject.resolve():
+        return None
+    try:
+        options = tomllib.loads(read_text(pyproject)).get("tool", {}).get("pytest", {}).get("ini_options", {})
+    except (OSError, UnicodeDecodeError, InputLimitError, tomllib.TOMLDecodeError):
+        return None
+    paths = options.get("testpaths")
+    paths = [paths] if isinstance(paths, str) else paths
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        return None
+    target = settings_file.resolve()
+    if any(target == (repository / p).resolve() or (repository / p).resolve() in target.parents for p in paths):
+        return None
+    fixed = ", ".join(f'"{p}"' for p in [*paths, _relative(settings_file, repository)])
+    return (f"pyproject.toml's [tool.pytest.ini_options] testpaths = {paths!r} keeps plain `pytest` from collecting "
+            f"the golden tests in {_relative(settings_file, repository)}; write testpaths = [{fixed}]")

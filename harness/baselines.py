@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness import gitrepo
+from harness.budget import BudgetExceeded, toml_document
 from harness.cases import open_matrix
 from harness.fetch import fetch_wheel_tree
 from harness.findings import ERROR, INFO, Severity
@@ -289,9 +290,9 @@ def _written_at(settings: Settings, top: Path, commit: str, key: str, count: int
     none: list[str | None] = [None] * count
     try:
         data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
-        table = table_of(tomllib.loads(data.decode("utf-8")), settings.origin) if data is not None else None
+        table = table_of(toml_document(data.decode("utf-8"), str(settings.origin)), settings.origin) if data is not None else None
         base = gitrepo.inside(top, settings.origin.parent)
-    except (gitrepo.GitError, tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError):
+    except (gitrepo.GitError, tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError, BudgetExceeded):
         return none
     entries = table.get(key) if isinstance(table, dict) else None
     if not isinstance(entries, list) or len(entries) != count or not all(isinstance(entry, str) for entry in entries):
@@ -335,8 +336,8 @@ def _pinned_wheel(settings: Settings, top: Path, commit: str) -> str | None:
     if data is None:
         return None
     try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        document = toml_document(data.decode("utf-8"), f"{settings.origin.name} at {commit[:12]}")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, BudgetExceeded):
         return None
     table = table_of(document, settings.origin)
     source = table.get("source", {}) if isinstance(table, dict) else {}
@@ -358,9 +359,9 @@ def settings_at(settings: Settings, commit: str) -> tuple[Any, Settings | None]:
     if data is None:
         return None, None
     try:
-        table = table_of(tomllib.loads(data.decode("utf-8")), settings.origin)
+        table = table_of(toml_document(data.decode("utf-8"), f"{settings.origin.name} at {commit[:12]}"), settings.origin)
         return (table, parse_settings(table, settings.origin)) if isinstance(table, dict) else (None, None)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError):
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError, BudgetExceeded):
         return None, None
 
 

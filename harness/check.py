@@ -44,13 +44,14 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
 
 
 def effective_findings(
-    config: DictConfig, tree: Any, golden_tree: Any, changes: list[diff.Change], budget: resolve.Budget | None = None
+    config: DictConfig | None, tree: Any, golden_tree: Any, changes: list[diff.Change], budget: resolve.Budget | None = None
 ) -> list[Finding]:
     """Interpolations written the same in both trees whose resolved value changed.
 
     Only interpolations that read a changed leaf (directly or through other interpolations) are resolved:
     resolving is the slow part, and an interpolation whose inputs did not change resolves the same. The case's
     resolution budget bounds the work; once it is spent, one finding names how many were left unresolved.
+    Without `config` (a launch's plain tree) it is built from `tree` only when something must be resolved.
     """
     budget = resolve.Budget() if budget is None else budget
     golden_config = None
@@ -79,6 +80,8 @@ def effective_findings(
             break
         if golden_config is None:
             golden_config = OmegaConf.create(golden_tree)
+        if config is None:
+            config = OmegaConf.create(tree)
         old = resolve.resolve_path(golden_config, path)
         new = resolve.resolve_path(config, path)
         budget.spend(old, new)
@@ -97,7 +100,7 @@ def effective_findings(
 
 
 def compare_with_base(
-    config: DictConfig, tree: Any, rendered: str, base: BaselineEntry | None, golden: str | None = None
+    config: DictConfig | None, tree: Any, rendered: str, base: BaselineEntry | None, golden: str | None = None
 ) -> tuple[Status, list[Finding]]:
     """Status and findings of a composed config against what the baseline holds for its case.
 

@@ -6,6 +6,7 @@ import hashlib
 import os
 import pickle
 import re
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -314,6 +315,25 @@ class Composed:
     config: DictConfig | None
     error: str | None = None
     hydra: Any = None  # the composed `hydra:` subtree as written (never resolved), when the session asked for it
+    warnings: tuple[HydraWarning, ...] = ()  # what Hydra warned while composing it (or its stem), cached or not
+
+
+@dataclass(frozen=True)
+class HydraWarning:
+    """A warning Hydra raised while composing (a defaults list without `_self_`, a deprecated form), once per text,
+    with the config file and line it is about when its text names a config."""
+
+    message: str
+    file: str = ""
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        """`FILE:LINE` (or `FILE`) of the config it is about; "" when it names none."""
+        return f"{self.file}:{self.line}" if self.file and self.line else self.file
+
+
+WARNED_CONFIG = re.compile(r"^In '([^']+)'")
 
 
 class ComposeError(Exception):
@@ -460,6 +480,9 @@ class HydraSession:
         self.state.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
         self._guards.enter_context(hydra_compat.sources_standing_in(GUARDED_SOURCES))
         self._guards.enter_context(hydra_compat.search_path_resolved(self._resolved_search_path))
+        # Hydra's warnings become findings (see compose); none reaches stderr raw, also outside a composition.
+        self._guards.enter_context(warnings.catch_warnings(record=True))
+        self.warned: list[HydraWarning] = []  # in the order raised; each composition's, from the cache too
         extra = [f"{SCHEME}://{folder}" for folder in self.search_path]
         hydra_compat.start_hydra(f"{SCHEME}://{self.config_dir}", extra, self.version_base)
         # The folders of Hydra's file sources, in its search order (what a DefaultsEntry's `folder` indexes).
@@ -538,10 +561,12 @@ class HydraSession:
             parts = [b"compose", repr((self.version_base, search_path, self.hydra_subtree)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             cached = cache_get(key)
-            if isinstance(cached, tuple) and len(cached) == 3 and self.replayer.holds(cached[0]):
+            if isinstance(cached, tuple) and len(cached) == 4 and self.replayer.holds(cached[0]):
                 self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
+                self.warned += [self._located(text) for text in cached[3]]
                 return pickle.loads(cached[1])
-        with hydra_compat.recording_defaults_lists() as recorded:
+        with hydra_compat.recording_defaults_lists() as recorded, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # every composition's own warnings, not only a process's first
             try:
                 refuse_steering_overrides(self, overrides)
                 with resolution_policy(), trace.recording() as recorder:
@@ -549,13 +574,31 @@ class HydraSession:
                         config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error))) from error
+        said = tuple(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+        self.warned += [self._located(text) for text in said]
         self.composed_fresh.append((config_name, tuple(overrides)))
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
             self.defaults_lists[(config_name, tuple(overrides))] = entries
         if key is not None and entries is not None and recorder.cacheable:
-            cache_put(key, (recorder.trace, pickled(config), entries))
+            cache_put(key, (recorder.trace, pickled(config), entries, said))
         return config
+
+    def _located(self, text: str) -> HydraWarning:
+        """A warning's text with the file it names (`In 'dp3': ...`), and the `defaults:` line for one about it."""
+        named = WARNED_CONFIG.match(text)
+        found = hydra_compat.find_config_file(self.loader, named.group(1)) if named else None
+        if found is None:
+            return HydraWarning(text)
+        path = self.source_folders[found[0]] / found[1]
+        line = None
+        if "Defaults list" in text:
+            try:
+                lines = read_text(path, current().scope).splitlines()
+            except (OSError, InputLimitError, UnsafeInput):
+                lines = []
+            line = next((number for number, row in enumerate(lines, 1) if re.match(r"defaults\s*:", row)), None)
+        return HydraWarning(text, display_path(path), line)
 
     def _hinted(self, message: str) -> str:
         """Hydra's message, and for a node no file provides, the one line that says how to register it."""
@@ -659,10 +702,11 @@ class HydraSession:
         stems = kept_stems if kept_stems is not None else {}
         self.sharing = shared_stems
         for case in cases:
+            start = len(self.warned)
             try:
                 if not shared_stems:
                     config, hydra = self._split(self.compose(case.config_name, case.overrides))
-                    yield Composed(case, config, hydra=hydra)
+                    yield Composed(case, config, hydra=hydra, warnings=tuple(self.warned[start:]))
                     continue
                 key = (case.config_name, case.stem_overrides)
                 if key not in stems:
@@ -673,9 +717,9 @@ class HydraSession:
                     except ComposeError as error:
                         stems[key] = error
                 config, hydra = self._derive(case, stems[key])
-                yield Composed(case, config, hydra=hydra)
+                yield Composed(case, config, hydra=hydra, warnings=tuple(self.warned[start:]))
             except ComposeError as error:
-                yield Composed(case, None, str(error))
+                yield Composed(case, None, str(error), warnings=tuple(self.warned[start:]))
 
     def _split(self, config: DictConfig) -> tuple[DictConfig, Any]:
         """The job config (what goldens hold) and, when asked for, the `hydra:` subtree taken out of it, as written.

@@ -145,14 +145,14 @@ def _env_value(match: re.Match[str], read_env: Callable[[str], str | None]) -> s
     return found if found is not None else (match.group(2) or "").strip().strip("'\"")
 
 
-def project_package_folder(name: str, scope: Scope) -> Path | None:
-    """The folder of the project's own package `name` (`verl.trainer.config`): below the working folder, where
-    `python -m` run from the project's root finds it, when it is there and lies inside `scope` (links followed).
-    Its files are read as configs; the package is never imported. None otherwise."""
+def project_package_folder(name: str, scope: Scope, root: Path | None = None) -> Path | None:
+    """The folder of the project's own package `name` (`verl.trainer.config`): below the working folder (or `root`),
+    where `python -m` run from the project's root finds it, when it is there and lies inside `scope` (links
+    followed). Its files are read as configs; the package is never imported. None otherwise."""
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
-    folder = Path.cwd().joinpath(*parts)
+    folder = (root or Path.cwd()).joinpath(*parts)
     return folder if folder.is_dir() and within(folder, scope) else None
 
 

@@ -1,31 +1,25 @@
 """Contract changes between a baseline and now: every removed or loosened term is a `contract_change` finding.
 
-A term is written the same way in findings and in the `changes:` records that excuse them:
-
-| term                      | old / new                                    | path                  |
-|---------------------------|----------------------------------------------|-----------------------|
-| a required path           | `require`                                    | the path              |
-| a pinned value            | `{equal: VALUE}`                             | the path              |
-| a forbidden path          | `forbid`                                     | the path              |
-| an agree group            | `{agree: [PATH, ...]}`                       | the group's last path |
-| absence as a violation    | `{agree_require_both: true}`                 | `''`                  |
-| the cases a contract covers | `{cases: GLOB}`                            | `''`                  |
-| a waiver                  | `{waiver: {cases: GLOB, until: DATE or null}}` | the waived path     |
-
-`new` is null when the term is gone. A record `{contract, path, old, new, reason}` excuses exactly the change with
-the same four values, so an old reason never excuses a later weakening.
+Each rule kind (harness/rules) says how its term is written in findings and in the `changes:` records that
+excuse them: `require` and `forbid` as that word, a pin as `{equal: VALUE}`, a group as `{agree: [PATH, ...]}`
+at its last path, an option as `{OPTION: VALUE}` at path `''`. A waiver is `{waiver: {cases: GLOB, until: DATE
+or null}}` at the waived path. `new` is null when the term is gone. A record `{contract, path, old, new, reason}`
+excuses exactly the change with the same four values, so an old reason never excuses a later weakening.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
+from omegaconf import DictConfig
 
 from harness.contracts import (
     NOTHING_CHECKED,
@@ -39,49 +33,26 @@ from harness.contracts import (
     merge_sets,
     parse_contracts,
     stale_waivers,
+    unwaived_violations,
+    utc_today,
     violations_seen,
 )
-from harness.diff import describe_value, same_value
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Origin
-
-REQUIRE, FORBID = "require", "forbid"
-
-
-@dataclass(frozen=True)
-class TermChange:
-    """One term of one contract removed or loosened between the baseline and now."""
-
-    contract: str
-    path: str
-    old: Any
-    new: Any
-    description: str
-
-    def record(self, reason: str) -> dict[str, Any]:
-        """The `changes:` record that excuses this change."""
-        subject = next((key for key, name in SUBJECT_KEYS.items() if name == self.contract), None)
-        named = {subject: self.path} if subject else {"contract": self.contract, "path": self.path}
-        return {**named, "old": self.old, "new": self.new, "reason": reason}
+from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind, Origin
+from harness.matrix import Case
+from harness.rules import KINDS
+from harness.rules.base import ProgramLookup, TermChange
 
 
 def _merged(contract_set: ContractSet) -> dict[str, Contract]:
-    """Contracts by name; two contracts with one name (a hygiene warning) count as one with both's rules."""
+    """Contracts by name; two contracts with one name (a hygiene warning) count as one, each kind merging its terms."""
     merged: dict[str, Contract] = {}
     for contract in contract_set.contracts:
         first = merged.get(contract.name)
         if first is None:
             merged[contract.name] = contract
             continue
-        merged[contract.name] = Contract(
-            name=first.name,
-            cases=first.cases,
-            require=first.require + contract.require,
-            equal=first.equal + contract.equal,
-            forbid=first.forbid + contract.forbid,
-            agree=first.agree + contract.agree,
-            agree_require_both=first.agree_require_both or contract.agree_require_both,
-            origin=first.origin,
-        )
+        terms = {kind.key: kind.merged(first.term(kind.key), contract.term(kind.key)) for kind in KINDS}
+        merged[contract.name] = replace(first, terms=MappingProxyType(terms))
     return merged
 
 
@@ -89,56 +60,10 @@ def _waiver_term(waiver: Waiver) -> dict[str, Any]:
     return {"waiver": {"cases": waiver.cases, "until": waiver.until.isoformat() if waiver.until else None}}
 
 
-def _pin(value: Any) -> dict[str, Any]:
-    return {"equal": value}
-
-
-def _removed_terms(contract: Contract) -> list[TermChange]:
-    """Every term of a contract that no longer exists (deleted, or renamed: the new name is a new contract)."""
-    name = contract.name
-    changes = [TermChange(name, path, REQUIRE, None, f"require {path} removed (contract gone)") for path in contract.require]
-    changes += [TermChange(name, path, _pin(value), None, f"equal {path}: {describe_value(value)} removed (contract gone)")
-                for path, value in contract.equal]
-    changes += [TermChange(name, path, FORBID, None, f"forbid {path} removed (contract gone)") for path in contract.forbid]
-    changes += [TermChange(name, group[-1], {"agree": list(group)}, None, f"agree {list(group)} removed (contract gone)")
-                for group in contract.agree]
-    return changes
-
-
-def _loosened_terms(old: Contract, new: Contract, case_ids: list[str]) -> list[TermChange]:
-    """The terms of `old` that `new` drops or loosens."""
-    name = old.name
-    changes = []
-    lost = [case_id for case_id in case_ids if fnmatchcase(case_id, old.cases) and not fnmatchcase(case_id, new.cases)]
-    if lost:
-        shown = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
-        changes.append(TermChange(name, "", {"cases": old.cases}, {"cases": new.cases},
-                                  f"cases narrowed from {old.cases!r} to {new.cases!r}: no longer covers {shown}"))
-    new_pins = dict(new.equal)
-    for path in old.require:
-        # An equal pin still requires the path: a missing value never equals the pin.
-        if path not in new.require and path not in new_pins:
-            changes.append(TermChange(name, path, REQUIRE, None, f"require {path} removed"))
-    for path, value in old.equal:
-        if path not in new_pins:
-            changes.append(TermChange(name, path, _pin(value), None, f"equal {path}: {describe_value(value)} removed"))
-        elif not same_value(value, new_pins[path]):
-            changes.append(TermChange(name, path, _pin(value), _pin(new_pins[path]),
-                                      f"equal {path} re-pinned from {describe_value(value)} to {describe_value(new_pins[path])}"))
-    for path in old.forbid:
-        if path not in new.forbid:
-            changes.append(TermChange(name, path, FORBID, None, f"forbid {path} removed"))
-    for group in old.agree:
-        if any(set(group) <= set(kept) for kept in new.agree):
-            continue
-        nearest = next((kept for kept in new.agree if set(group) & set(kept)), None)
-        new_term = {"agree": list(nearest)} if nearest else None
-        described = f"narrowed to {list(nearest)}" if nearest else "removed"
-        changes.append(TermChange(name, group[-1], {"agree": list(group)}, new_term, f"agree {list(group)} {described}"))
-    if old.agree_require_both and not new.agree_require_both:
-        changes.append(TermChange(name, "", {"agree_require_both": True}, {"agree_require_both": False},
-                                  "agree_require_both turned off: a missing alias is no longer a violation"))
-    return changes
+def _loosened_terms(old: Contract, new: Contract | None, case_ids: list[str]) -> list[TermChange]:
+    """The terms of `old` that `new` drops or loosens (None: the contract is gone, or renamed: the new name is a
+    new contract), each rule kind in registry order."""
+    return [change for kind in KINDS for change in kind.loosened(old, new, case_ids)]
 
 
 def _covers(old: Waiver, new: Waiver, case_ids: list[str]) -> bool:
@@ -180,8 +105,7 @@ def term_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) 
     base_contracts, head_contracts = _merged(base), _merged(head)
     changes = []
     for name, old in base_contracts.items():
-        new = head_contracts.get(name)
-        changes += _removed_terms(old) if new is None else _loosened_terms(old, new, case_ids)
+        changes += _loosened_terms(old, head_contracts.get(name), case_ids)
     return changes + _loosened_waivers(base, head, base_contracts, case_ids)
 
 
@@ -206,19 +130,62 @@ def flow_record(record: dict[str, Any]) -> str:
 
 def change_finding(change: TermChange, records: Iterable[ChangeRecord], kind: Kind = Kind.CONTRACT_CHANGE) -> Finding:
     """A warning showing the recorded reason, or an error saying which record would excuse the change."""
-    record = record_for(change, records)
+    return _recorded(change, record_for(change, records), kind)
+
+
+def _recorded(change: TermChange, record: ChangeRecord | None, kind: Kind = Kind.CONTRACT_CHANGE, contract: str = "") -> Finding:
     subject = "" if change.contract in SUBJECT_KEYS.values() else f"{change.contract}: "
     if record is not None:
         return Finding(kind, change.path, change.old, change.new, WARNING,
-                       f"{subject}{change.description} [recorded reason: {record.reason}]")
+                       f"{subject}{change.description} [recorded reason: {record.reason}]", contract=contract)
     return Finding(kind, change.path, change.old, change.new, ERROR,
                    f"{subject}{change.description} without a recorded reason;"
-                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}")
+                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}", contract=contract)
 
 
 def contract_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
     """`contract_change` findings from `base` to `head`; only `head`'s records excuse a change."""
     return [change_finding(change, head.changes) for change in term_changes(base, head, case_ids)]
+
+
+# The term of a base rule that the pull request's contracts excuse on a case: the change is judged by what the rules
+# report, not by how the file was edited (a waiver, a widened group, a narrowed glob, an option all look alike).
+ENFORCED, EXCUSED = "enforced", "excused"
+
+
+def unreported_findings(
+    base: ContractSet, head: ContractSet, case_id: str, config: DictConfig, tree: Any, today: datetime.date,
+    program: ProgramLookup | None = None,
+) -> list[Finding]:
+    """A `contract_change` for each error the base's contracts (terms and waivers) find on this case of the pull
+    request that no error of the pull request's own contracts reports (at any of the violation's paths).
+
+    A record the pull request adds (one the base's file does not hold) naming the contract and one of the paths
+    excuses it, so one record explains both an edit of a term and the violation that edit lets through.
+    """
+    reported = {path for v in unwaived_violations(head, case_id, config, tree, today, program) for path in (v.path, *v.paths)}
+    added = [record for record in head.changes if record not in base.changes]
+    findings = []
+    for violation in unwaived_violations(base, case_id, config, tree, today, program):
+        paths = {violation.path, *violation.paths}
+        if paths & reported:
+            continue
+        record = next((r for r in added if r.contract == violation.contract and r.path in paths), None)
+        change = TermChange(violation.contract, violation.path, ENFORCED, EXCUSED,
+                            f"the base's contract is broken here ({violation.message}) and this change's contracts no longer report it")
+        findings.append(_recorded(change, record, contract=violation.contract))
+    return findings
+
+
+def unreported_check(base: ContractSet, head: ContractSet, today: datetime.date | None = None,
+                     program: ProgramLookup | None = None) -> CaseChecker:
+    """`unreported_findings` as a case check of a review (waivers expire by `today`, default the UTC date)."""
+    day = today or utc_today()
+
+    def check(case: Case, config: DictConfig, tree: Any) -> list[Finding]:
+        return unreported_findings(base, head, case.id, config, tree, day, program)
+
+    return check
 
 
 def read_contract_files(files: Mapping[str, str | None]) -> ContractSet:

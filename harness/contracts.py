@@ -1,11 +1,10 @@
-"""Contracts on composed configs (require, equal, forbid, agree) with dated, case-scoped waivers."""
+"""Contracts on composed configs (each rule kind a module of harness/rules) with dated, case-scoped waivers."""
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from types import MappingProxyType
@@ -15,44 +14,43 @@ import yaml
 from omegaconf import DictConfig
 
 from harness.confine import Scope, UnsafeInput
-from harness.diff import PathError, describe_value, same_value, split_path
 from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, Finding, Kind
 from harness.matrix import Case
 from harness.reader import InputLimitError, read_text
 from harness.render import GoldenLoader, describe_yaml_error
-from harness.resolve import MISSING, Unresolvable, effective_value, lookup
+from harness.rules import BY_KEY, KINDS
+from harness.rules.base import ContractError, ProgramLookup, View, Violation, plain
+from harness.rules.base import checked as _checked
+from harness.rules.base import strict_keys as _strict_keys
+from harness.rules.base import where as _where
 from harness.settings import Settings, display_path
-
-
-class ContractError(Exception):
-    """A contracts file that cannot be used; the message names the file, line and key."""
 
 
 @dataclass(frozen=True)
 class Contract:
-    """Rules that every case matching `cases` must satisfy."""
+    """Rules that every case matching its `cases` must satisfy: one term per rule kind (harness/rules)."""
 
     name: str
-    cases: str = "*"
-    require: tuple[str, ...] = ()
-    equal: tuple[tuple[str, Any], ...] = ()
-    forbid: tuple[str, ...] = ()
-    agree: tuple[tuple[str, ...], ...] = ()
-    agree_require_both: bool = False  # an agree group with a missing path is a violation, not an alias not yet there
+    terms: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # a kind's key -> its parsed term; a kind not here has its default
     origin: str = ""
-    program_view: bool = False  # require/equal see the Python default that fills a key the YAML lacks (harness/targets.py)
     line: int = 0  # where the contract starts in its file
+
+    def term(self, key: str) -> Any:
+        """The term of the rule kind `key` (its default when the contract does not write it)."""
+        return self.terms[key] if key in self.terms else BY_KEY[key].default
 
     def location(self) -> str:
         """The contract's FILE:LINE, as the reader's shell names the file."""
         where = display_path(Path(self.origin)) if self.origin else "the contracts file"
         return f"{where}:{self.line}" if self.line else where
 
+    def path_groups(self) -> list[tuple[str, ...]]:
+        """The paths the contract's rules name, in groups one violation stands for (an agree group, else one path)."""
+        return [group for kind in KINDS for group in kind.paths(self.term(kind.key))]
+
     def paths(self) -> frozenset[str]:
         """Every path one of the contract's rules names."""
-        return frozenset(self.require) | {path for path, _ in self.equal} | set(self.forbid) | {
-            path for group in self.agree for path in group
-        }
+        return frozenset(path for group in self.path_groups() for path in group)
 
 
 @dataclass(frozen=True)
@@ -125,55 +123,32 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Line
 
 _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
-CONTRACT_KEYS = frozenset({"name", "cases", "require", "equal", "forbid", "agree", "agree_require_both", "program_view"})
+CONTRACT_KEYS = frozenset({"name", *BY_KEY})
 # A waiver naming this "contract" excuses target findings (harness/targets.py): a node the program reads raw, a
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
 KNOWN_KEYS = frozenset({"finding", "path", "what", "reason", "until", "cases"})  # a known entry (harness/known.py)
-CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "old", "new", "reason"})
-# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH` and `known: CASES`.
-SETTINGS, HYDRA, KNOWN = "[settings]", "[hydra]", "[known]"
-SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN})
+CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry", "launch", "old", "new", "reason"})
+# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `known: CASES`,
+# `entry: MODULE` and `launch: CASE_ID`.
+SETTINGS, HYDRA, KNOWN, ENTRY, LAUNCH = "[settings]", "[hydra]", "[known]", "[entry]", "[launch]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN, "entry": ENTRY, "launch": LAUNCH})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 
 
-def plain(value: Any) -> Any:
-    """A parsed YAML value with line-remembering mappings turned back into plain dicts (so values compare by type)."""
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
+def parse_terms(origin: Path, entry: Any) -> Mapping[str, Any]:
+    """Every rule kind's term of one contract entry, checked by its kind (a ContractError names the line)."""
+    return MappingProxyType({kind.key: kind.parse(origin, entry) for kind in KINDS})
 
 
-def _where(origin: Path, mapping: Any, key: str = "") -> str:
-    line = getattr(mapping, "lines", {}).get(key) or getattr(mapping, "lines", {}).get("")
-    return f"{origin}:{line}" if line else str(origin)
-
-
-def _strict_keys(origin: Path, mapping: Any, allowed: AbstractSet[str], what: str) -> None:
-    if not isinstance(mapping, dict):
-        raise ContractError(f"{_where(origin, mapping)}: {what} must be a mapping, got {type(mapping).__name__}")
-    for key in mapping:
-        if key not in allowed:
-            raise ContractError(f"{_where(origin, mapping, key)}: unknown key {key!r} in {what} (allowed: {', '.join(sorted(allowed))})")
-
-
-def _checked(origin: Path, mapping: Any, key: str, path: str) -> str:
-    """`path` if it reads as a dotted path, else a ContractError at the line of `key`."""
-    try:
-        split_path(path)
-    except PathError as error:
-        raise ContractError(f"{_where(origin, mapping, key)}: {key}: {error}") from None
-    return path
-
-
-def _path_list(origin: Path, mapping: Any, key: str) -> tuple[str, ...]:
-    value = mapping.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ContractError(f"{_where(origin, mapping, key)}: {key} must be a list of dotted paths")
-    return tuple(_checked(origin, mapping, key, path) for path in value)
+def _parse_contract(origin: Path, entry: Any) -> Contract:
+    _strict_keys(origin, entry, CONTRACT_KEYS, "a contract")
+    if not isinstance(entry.get("name"), str):
+        raise ContractError(f"{_where(origin, entry)}: a contract needs a string 'name'")
+    if entry["name"] == TARGET_WAIVER:
+        raise ContractError(f"{_where(origin, entry, 'name')}: {TARGET_WAIVER!r} is reserved for waivers of target findings")
+    return Contract(entry["name"], parse_terms(origin, entry), str(origin), getattr(entry, "lines", {}).get("", 0))
 
 
 def parse_contracts(text: str, origin: Path) -> ContractSet:
@@ -183,44 +158,7 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
     except yaml.YAMLError as error:
         raise ContractError(describe_yaml_error(error, str(origin))) from None
     _strict_keys(origin, document, FILE_KEYS, "the contracts file")
-    contracts = []
-    for entry in document.get("contracts") or []:
-        _strict_keys(origin, entry, CONTRACT_KEYS, "a contract")
-        if not isinstance(entry.get("name"), str):
-            raise ContractError(f"{_where(origin, entry)}: a contract needs a string 'name'")
-        equal = entry.get("equal", {})
-        if not isinstance(equal, dict):
-            raise ContractError(f"{_where(origin, entry, 'equal')}: equal must map dotted paths to values")
-        agree = entry.get("agree", [])
-        if not isinstance(agree, list) or not all(
-            isinstance(group, list) and len(group) >= 2 and all(isinstance(p, str) for p in group) for group in agree
-        ):
-            raise ContractError(f"{_where(origin, entry, 'agree')}: agree must be a list of lists of two or more paths")
-        cases = entry.get("cases", "*")
-        if not isinstance(cases, str):
-            raise ContractError(f"{_where(origin, entry, 'cases')}: cases must be one glob string")
-        require_both = entry.get("agree_require_both", False)
-        if not isinstance(require_both, bool):
-            raise ContractError(f"{_where(origin, entry, 'agree_require_both')}: agree_require_both must be true or false")
-        program_view = entry.get("program_view", False)
-        if not isinstance(program_view, bool):
-            raise ContractError(f"{_where(origin, entry, 'program_view')}: program_view must be true or false")
-        if entry["name"] == TARGET_WAIVER:
-            raise ContractError(f"{_where(origin, entry, 'name')}: {TARGET_WAIVER!r} is reserved for waivers of target findings")
-        contracts.append(
-            Contract(
-                name=entry["name"],
-                cases=cases,
-                require=_path_list(origin, entry, "require"),
-                equal=tuple((_checked(origin, entry, "equal", str(k)), plain(v)) for k, v in equal.items()),
-                forbid=_path_list(origin, entry, "forbid"),
-                agree=tuple(tuple(_checked(origin, entry, "agree", path) for path in group) for group in agree),
-                agree_require_both=require_both,
-                origin=str(origin),
-                program_view=program_view,
-                line=getattr(entry, "lines", {}).get("", 0),
-            )
-        )
+    contracts = [_parse_contract(origin, entry) for entry in document.get("contracts") or []]
     names = {c.name for c in contracts}
     waivers = []
     for entry in document.get("waivers") or []:
@@ -277,7 +215,8 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
         subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
         if len(subjects) != 1:
-            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', 'setting' or 'hydra'")
+            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', "
+                               f"{', '.join(repr(key) for key in SUBJECT_KEYS)}")
         (subject,) = subjects
         if subject != "contract" and "path" in entry:
             raise ContractError(f"{_where(origin, entry, 'path')}: a {subject!r} record names its key in {subject!r}, not in 'path'")
@@ -317,89 +256,30 @@ def load_contracts(paths: tuple[Path, ...] | list[Path], scope: Scope | None = N
     return merge_sets(loaded)
 
 
-@dataclass(frozen=True)
-class Violation:
-    """A rule that does not hold, before waivers are applied."""
-
-    contract: str
-    path: str
-    expected: Any
-    actual: Any
-    message: str
-    paths: tuple[str, ...] = ()
-
-
-def _show(value: Any) -> str:
-    return "missing" if value is MISSING else describe_value(value)
+def violations(
+    contract: Contract, config: DictConfig, tree: Any, program: ProgramLookup | None = None, case_id: str | None = None
+) -> list[Violation]:
+    """Every rule of `contract` that `config` breaks, each kind in registry order; with `program_view`, a Python
+    default counts as a value. With `case_id`, a contract whose `cases` do not match it finds nothing."""
+    view = View(config, tree, program, case_id)
+    for kind in KINDS:
+        scoped = kind.scope(contract.term(kind.key), view)
+        if scoped is None:
+            return []
+        view = scoped
+    return [found for kind in KINDS for found in kind.violations(contract, contract.term(kind.key), view)]
 
 
-# What the program sees at a path the YAML lacks: a Python default (literal value, or an object that says it is
-# not literal), or MISSING. Given by harness/targets.py when the settings name `python_sources`.
-ProgramLookup = Callable[[Any, str], Any]
-
-
-def violations(contract: Contract, config: DictConfig, tree: Any, program: ProgramLookup | None = None) -> list[Violation]:
-    """Every rule of `contract` that `config` breaks; with `program_view`, a Python default counts as a value."""
-    program = program if contract.program_view else None
-    found = []
-    for path in contract.require:
-        if lookup(tree, path) is MISSING and (program is None or program(tree, path) is MISSING):
-            found.append(Violation(contract.name, path, "present", None, f"{path} is required but missing"))
-    for path, expected in contract.equal:
-        actual = effective_value(config, tree, path)
-        if actual is MISSING and program is not None:
-            actual = program(tree, path)
-            if actual is not MISSING and not _plain_value(actual):
-                found.append(Violation(contract.name, path, expected, None,
-                                       f"{path} must equal {_show(expected)}; it is not in the config and its Python default is "
-                                       f"{actual.describe()}"))
-                continue
-        if actual is MISSING and path in contract.require:
-            continue  # already reported once as a missing required key
-        if isinstance(actual, Unresolvable):
-            found.append(Violation(contract.name, path, expected, None, f"{path} must equal {_show(expected)} but {actual.reason}"))
-        elif actual is MISSING or not same_value(expected, actual):
-            found.append(Violation(contract.name, path, expected, None if actual is MISSING else actual,
-                                   f"{path} must equal {_show(expected)} but is {_show(actual)}"))
-    for path in contract.forbid:
-        value = lookup(tree, path)
-        if value is not MISSING:
-            found.append(Violation(contract.name, path, "absent", value, f"{path} is forbidden but present ({_show(value)})"))
-    for group in contract.agree:
-        found += _agree_violations(contract, group, [effective_value(config, tree, p) for p in group])
-    return found
-
-
-def _agree_violations(contract: Contract, group: tuple[str, ...], values: list[Any]) -> list[Violation]:
-    """Aliases agree when every present one has the same value; a missing alias is fine unless agree_require_both."""
-    broken = [(p, v) for p, v in zip(group, values) if isinstance(v, Unresolvable)]
-    if broken:
-        return [Violation(contract.name, group[-1], None, None, "; ".join(f"{p}: {v.reason}" for p, v in broken), group)]
-    shown = ", ".join(f"{p}={_show(v)}" for p, v in zip(group, values))
-    if contract.agree_require_both and any(v is MISSING for v in values):
-        return [Violation(contract.name, group[-1], "present", None, f"must all be present and agree: {shown}", group)]
-    present = [v for v in values if v is not MISSING]
-    if len(present) < 2 or all(same_value(present[0], v) for v in present[1:]):
-        return []
-    return [Violation(contract.name, group[-1], _show(values[0]), _show(values[-1]), f"must agree but differ: {shown}", group)]
-
-
-def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str) -> Waiver | None:
+def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
+    """The waiver for a violation: a live one if any (whatever the order they are written in), else an expired one."""
     paths = {violation.path, *violation.paths}
-    for waiver in waivers:
-        if waiver.excuses(violation.contract, paths, case_id):
-            return waiver
-    return None
+    matching = [waiver for waiver in waivers if waiver.excuses(violation.contract, paths, case_id)]
+    return next((waiver for waiver in matching if _live(waiver, today)), matching[0] if matching else None)
 
 
 def utc_today() -> datetime.date:
     """Today's date in UTC, so a waiver expires at the same moment on every machine."""
     return datetime.datetime.now(datetime.UTC).date()
-
-
-def _plain_value(value: Any) -> bool:
-    # A Python default that is not a literal carries `describe()`; plain config values never do.
-    return not hasattr(value, "describe")
 
 
 def contract_findings(
@@ -408,21 +288,36 @@ def contract_findings(
     """Contract findings for one case; a live waiver turns an error into a warning."""
     findings = []
     for contract in contract_set.contracts:
-        if not fnmatchcase(case.id, contract.cases):
-            continue
-        for violation in violations(contract, config, tree, program):
+        for violation in violations(contract, config, tree, program, case.id):
             finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
                               f"{contract.name}: {violation.message}", contract=contract.name,
                               contract_source=contract.location())
-            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id), today))
+            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
     return findings
+
+
+def unwaived_violations(
+    contract_set: ContractSet, case_id: str, config: DictConfig, tree: Any, today: datetime.date, program: ProgramLookup | None = None
+) -> list[Violation]:
+    """The violations of one case that no live waiver excuses: what the set reports as contract errors."""
+    found = []
+    for contract in contract_set.contracts:
+        for violation in violations(contract, config, tree, program, case_id):
+            waiver = _waiver_for(violation, contract_set.waivers, case_id, today)
+            if waiver is None or not _live(waiver, today):
+                found.append(violation)
+    return found
+
+
+def _live(waiver: Waiver, today: datetime.date) -> bool:
+    return waiver.until is None or today <= waiver.until
 
 
 def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Finding:
     """The error finding as a live waiver leaves it: a warning that names the reason (an expired one only notes it)."""
     if waiver is None:
         return finding
-    if waiver.until is None or today <= waiver.until:
+    if _live(waiver, today):
         reason = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
         return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", waiver=reason)
     return replace(finding, message=f"{finding.message} [waiver expired on {waiver.until}: {waiver.reason}]")
@@ -470,7 +365,7 @@ def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) ->
             if contract is None:
                 continue
             paths = {finding.path}
-            paths.update(*(group for group in contract.agree if group[-1] == finding.path))
+            paths.update(*(group for group in contract.path_groups() if group[-1] == finding.path))
             seen.update((result.case.id, contract.name, path) for path in paths)
     return seen
 
@@ -513,9 +408,10 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
         origins = ", ".join(sorted({c.origin for c in contract_set.contracts if c.name == name}))
         findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})"))
     for contract in contract_set.contracts:
-        if not any(fnmatchcase(case_id, contract.cases) for case_id in case_ids):
+        cases = contract.term("cases")
+        if not any(fnmatchcase(case_id, cases) for case_id in case_ids):
             findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
-                                    f"{contract.name}: cases {contract.cases!r} matches no case{NOTHING_CHECKED}"))
+                                    f"{contract.name}: cases {cases!r} matches no case{NOTHING_CHECKED}"))
     paths_by_name: dict[str, set[str]] = {}
     for contract in contract_set.contracts:
         paths_by_name.setdefault(contract.name, set()).update(contract.paths())

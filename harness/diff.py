@@ -73,6 +73,20 @@ def split_path(path: str) -> list[str]:
     segment (`["1.5"]`) names a key of another type. PathError for text that is not such a path."""
     if '"' not in path and "[" not in path:
         return path.split(".")
+    return [key for key, _ in _scan(path)]
+
+
+def path_prefixes(path: str) -> list[str]:
+    """Every dotted path above `path` and `path` itself, as written (`a`, `a.1`, `a.1.b`: the segment of the int key
+    1 stays `1`; rejoining split_path's keys would write the string "1")."""
+    if '"' not in path and "[" not in path:
+        parts = path.split(".")
+        return [".".join(parts[:count]) for count in range(1, len(parts) + 1)]
+    return [path[:end] for _, end in _scan(path)]
+
+
+def _scan(path: str) -> list[tuple[str, int]]:
+    """Each key of a dotted path with the offset where its segment ends."""
     keys, decoder, index = [], json.JSONDecoder(), 0
     while index <= len(path):
         try:
@@ -90,7 +104,7 @@ def split_path(path: str) -> list[str]:
             raise PathError(f"{path!r} is not a dotted path: {error.msg} at offset {error.pos}") from None
         if index < len(path) and path[index] != ".":
             raise PathError(f"{path!r} is not a dotted path: {path[index]!r} at offset {index} after a quoted key")
-        keys.append(key)
+        keys.append((key, index))
         index += 1  # the dot
     return keys
 
@@ -175,21 +189,78 @@ class _Present:
         """
         if not self.paths:
             for leaf in self.leaves:
-                prefix = ""
-                for key in split_path(leaf):
-                    prefix = join_path(prefix, key)
-                    self.paths.add(prefix)
-        prefix = ""
-        for key in split_path(path)[:-1]:
-            prefix = join_path(prefix, key)
+                self.paths.update(path_prefixes(leaf))
+        for prefix in path_prefixes(path)[:-1]:
             if prefix not in self.paths:
                 return prefix
         return ""
 
 
 def diff_trees(old: Any, new: Any) -> list[Change]:
-    """Changes between two plain trees, sorted by path."""
-    return diff_leaves(flatten(old), flatten(new))
+    """Changes between two plain trees, sorted by path: exactly `diff_leaves(flatten(old), flatten(new))`.
+
+    Walked side by side, so a subtree both sides hold the same (most of a big config, between a launch at the
+    base and the same launch now) costs one equality walk and no path strings.
+    """
+    changes: list[Change] = []
+    if isinstance(old, Mapping) and old and isinstance(new, Mapping) and new:
+        _diff_mappings(old, new, "", changes)
+    elif old or new:  # a leaf at the root is no path; flatten gives it none either
+        return diff_leaves(flatten(old), flatten(new))
+    changes.sort(key=lambda change: change.path)
+    return changes
+
+
+def _diff_mappings(old: Mapping[Any, Any], new: Mapping[Any, Any], prefix: str, out: list[Change]) -> None:
+    """The changes below two non-empty mappings at `prefix` (both hold it), appended to `out`.
+
+    Keys are matched by their path segment, as flatten's paths match them (True, 1 and 1.0 are one dict key but
+    three segments)."""
+    news = {join_path(prefix, key): value for key, value in new.items()}
+    for key, value in old.items():
+        path = join_path(prefix, key)
+        if path not in news:
+            # The other tree lacks `path` itself: every leaf below it is gone with it as their missing root.
+            out += [Change(REMOVED, leaf, gone, None, subtree=path if leaf != path else "") for leaf, gone in iter_leaves(value, path)]
+            continue
+        other = news.pop(path)
+        if value is not other and not _same_tree(value, other):
+            _diff_values(value, other, path, out)
+    for path, value in news.items():  # what only the new tree holds
+        out += [Change(ADDED, leaf, None, came, subtree=path if leaf != path else "") for leaf, came in iter_leaves(value, path)]
+
+
+def _same_tree(old: Any, new: Any) -> bool:
+    """True when two subtrees flatten to the same leaves with the same values (same_value, keys by type too)."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        if len(old) != len(new) or {(type(k), k) for k in old} != {(type(k), k) for k in new}:
+            return False
+        return all(_same_tree(value, new[key]) for key, value in old.items())
+    if isinstance(old, Mapping) or isinstance(new, Mapping):
+        return False
+    return same_value(old, new)
+
+
+def _diff_values(old: Any, new: Any, path: str, out: list[Change]) -> None:
+    """The changes at and below `path`, which both trees hold and where they differ."""
+    old_branch = isinstance(old, Mapping) and bool(old)
+    new_branch = isinstance(new, Mapping) and bool(new)
+    if old_branch and new_branch:
+        _diff_mappings(old, new, path, out)
+    elif not old_branch and not new_branch:
+        out.append(Change(CHANGED, path, old, new, list_detail(path, old, new)))
+    elif old_branch:  # a mapping became a leaf: its leaves are gone, the leaf stands at `path` (their parents remain)
+        out += [Change(REMOVED, leaf, gone, None, subtree=_below(path, leaf)) for leaf, gone in iter_leaves(old, path)]
+        out.append(Change(ADDED, path, None, new))
+    else:
+        out.append(Change(REMOVED, path, old, None))
+        out += [Change(ADDED, leaf, None, came, subtree=_below(path, leaf)) for leaf, came in iter_leaves(new, path)]
+
+
+def _below(path: str, leaf: str) -> str:
+    """The missing root of `leaf` in a tree that holds `path` as a leaf: the mapping just below `path`, if any."""
+    below = path_prefixes(leaf)[len(path_prefixes(path)):]
+    return below[0] if len(below) > 1 else ""
 
 
 def apply_changes(tree: Any, changes: list[Change]) -> dict[str, Any]:

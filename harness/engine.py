@@ -22,7 +22,7 @@ from harness import known
 from harness.baselines import Baseline, BaselineEntry
 from harness.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
-from harness.compose import Composed, HydraSession
+from harness.compose import Composed, HydraSession, HydraWarning
 from harness.contract_changes import run_findings
 from harness.contracts import ChangeRecord, ContractSet, utc_today
 from harness.diff import diff_trees
@@ -48,7 +48,7 @@ from harness.goldens import golden_path, prune_orphans, write_goldens
 from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
-from harness.provenance import leaf_sources
+from harness.provenance import Source, leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.review_rules import ReviewRules
 from harness.settings import Settings, SettingsError, display_path
@@ -71,6 +71,26 @@ class Run:
     launches: bool = True  # check the settings' launch commands too (`generate` writes goldens; launches have none)
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
     comparison: Comparison | None = None  # a `diff OLD NEW` of two config trees: its mode, stated in every format
+    views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's program views
+
+
+def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
+    """Hydra's warnings as findings: the file and line they are about, Hydra's own words."""
+    return [Finding(Kind.HYDRA_WARNING, "", severity=WARNING, message=f"hydra warning: {w.message}",
+                    source=Source(w.file, w.line) if w.file else None) for w in warned]
+
+
+def hoisted_warnings(result: MatrixResult) -> None:
+    """Each Hydra warning once for the run, in the order first met (cases of one stem, launches of one config, a
+    worker and the parent all raise the same one): taken off the cases into the run's findings."""
+    seen: dict[tuple[str, str], Finding] = {}
+    for index, case in enumerate(result.cases):
+        own = [f for f in case.findings if f.kind == Kind.HYDRA_WARNING]
+        if own:
+            for finding in own:
+                seen.setdefault((finding.message, str(finding.source)), finding)
+            result.cases[index] = replace(case, findings=tuple(f for f in case.findings if f.kind != Kind.HYDRA_WARNING))
+    result.findings += list(seen.values())
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -99,9 +119,10 @@ def check_case(
     """
     case = composed.case
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
+    warned = warning_findings(composed.warnings)
     if composed.config is None:
         failure = Finding(Kind.ERROR, "", severity=ERROR, message=composed.error or "compose failed")
-        return CaseResult(case, golden, Status.ERROR, (failure,))
+        return CaseResult(case, golden, Status.ERROR, (failure, *warned))
     tree = to_plain(composed.config)
     rendered = render_golden(case, composed.config, tree)
     entry = baseline_entry(run.baseline, case, routes_by_target)
@@ -114,12 +135,16 @@ def check_case(
         findings.append(Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree"))
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
-    findings = as_review(findings, run.baseline.differences)
+    findings = as_review(findings, run.baseline.differences) + warned
     findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
             findings += hydra_findings(entry.hydra, composed.hydra, records)
+        if run.views is not None and entry is not None and entry.error is None:
+            from harness.targets import default_changes
+
+            findings += default_changes(*run.views, base_tree(entry), tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
@@ -165,12 +190,17 @@ def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Findi
         return None
     if entry.error is not None:
         return [Finding(Kind.ERROR, "", severity=ERROR, message=entry.error)]
-    tree = entry.tree if entry.text is None else parse_yaml(golden_body(entry.text))
+    tree = base_tree(entry)
     try:
         config = OmegaConf.create(tree)
     except Exception:  # a golden at the base that OmegaConf cannot hold: nothing to compare with
         return []
     return [f for f in semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules) if f.severity == ERROR]
+
+
+def base_tree(entry: BaselineEntry) -> Any:
+    """The plain tree the baseline holds for a case: its composed tree, or its golden parsed."""
+    return entry.tree if entry.text is None else parse_yaml(golden_body(entry.text))
 
 
 def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list[Finding]:
@@ -180,7 +210,8 @@ def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list
         return (str(finding.kind), finding.path, finding.contract)
 
     before = {key(f): f for f in at_base or ()}
-    now = {key(f) for f in findings if f.severity == ERROR}
+    # A known finding still holds (its entry excuses it): the base's error is not fixed.
+    now = {key(f) for f in findings if f.severity == ERROR or f.status == known.KNOWN_STATUS}
     marked = [
         replace(f, origin=Origin.AT_BASE if key(f) in before else Origin.INTRODUCED) if f.severity == ERROR else f
         for f in findings
@@ -413,6 +444,7 @@ class Engine:
         if launches_checked:
             self._add_launches(result)
         result.findings += self._known_findings(result, launches_checked)
+        hoisted_warnings(result)  # after known entries are judged on the cases that carry them
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
         if run.baseline.unclaimed_are_orphans:
             result.orphans = gone  # interface: check reports goldens without a case as orphans
@@ -432,11 +464,14 @@ class Engine:
         if review is None:
             cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
         else:
+            records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
-                cases, counts = launches.review_commands(self.settings, review.ref, moves, case_glob=self.launch_glob,
-                                                         keys=self._trusted_contract_paths())
+                cases, counts, entries = launches.review_commands(
+                    self.settings, review.ref, moves, case_glob=self.launch_glob,
+                    changes=review.changes, records=records, views=self.run_spec.views)
             except GitError as error:
                 raise SettingsError(str(error)) from None
+            result.findings += entries
         if self.only_launches:
             result.baseline = "launch commands"
         result.cases += known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today())
@@ -462,18 +497,6 @@ class Engine:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
             findings += known.added_entries(result.cases, base_entries, run.contracts.changes if run.contracts else ())
         return findings
-
-    def _trusted_contract_paths(self) -> list[str]:
-        """Every path the contracts at the review's base name (the trusted side's), sorted; none when unknown."""
-        from harness.contract_changes import read_contract_files
-        from harness.contracts import ContractError
-
-        texts = self.run_spec.baseline.contract_texts()
-        try:
-            contracts = read_contract_files(texts).contracts if texts else ()
-        except ContractError:
-            return []  # the run-level contract findings say what is wrong with them
-        return sorted({path for contract in contracts for path in contract.paths()})
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
         """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.

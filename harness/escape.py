@@ -59,9 +59,24 @@ LINK_TARGET = re.compile(r"\](?=[(\[:])")  # `[text](url)`, `[text][ref]`, `[ref
 LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
 
 
+# What GitHub turns into a link by itself: a URL with any scheme, `www.`, an e-mail address, `mailto:` and `xmpp:`
+# (cmark-gfm's autolinks), and what its own filters link after that: `@user` mentions and `#123` / `GH-123`.
+AUTOLINK = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|(?i:www\.)|@|(?i:mailto|xmpp):|#[0-9]|(?i:gh-)[0-9]")
+
+
 def markdown_text(text: Any) -> str:
-    """Plain text safe in a markdown table cell or paragraph: no HTML, no markup, no extra cells, one line."""
+    """Plain text safe in a markdown table cell or paragraph: no HTML, no markup, no link, no extra cells, one line.
+
+    A word that GitHub would link by itself (a bare URL, `www.`, an e-mail address, a mention) is shown as a code
+    span, where neither the autolinker nor GitHub's filters look.
+    """
     text = printable(LINE_BREAKS.sub(" ", str(text)))
+    return "".join(
+        code_span(part) if AUTOLINK.search(part) else _markdown_word(part) for part in re.split(r"(\s+)", text)
+    )
+
+
+def _markdown_word(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return LINK_TARGET.sub(r"\\]", MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text))
 
@@ -131,6 +146,16 @@ def no_workflow_commands(report: str, sink: str) -> str:
         )
     legacy, line_start = _BROKEN[sink]
     return LINE_COMMAND.sub(line_start, report.replace(LEGACY_COMMAND, legacy))
+
+
+# ---- SARIF ----
+
+
+def sarif_message(text: Any) -> str:
+    """A SARIF `message.text`: plain text in which `[text](target)` is an embedded link (SARIF 2.1.0, 3.11.6), so a
+    closing bracket of the input's own before `(` is escaped with a backslash, as the standard writes a literal
+    one; other brackets (`["a", "b"]`) stay as they are."""
+    return re.sub(r"\](?=\()", r"\\]", str(text))
 
 
 # ---- JSON and XML ----

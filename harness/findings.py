@@ -31,6 +31,9 @@ class Kind(StrEnum):
     TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
     MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
+    ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
+    LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
+    HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
 
 
 class Severity(StrEnum):
@@ -91,17 +94,13 @@ class Comparison:
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-# A launch finding's reason (its `detail`) when the key's effective value changed under a script that did not change
-# it: its old and new values are its cause, so launches are grouped by them (harness/launches.py, grouping.py).
-DEFAULT_MOVED = "default moved"
-
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
 DIFFERENCE_KINDS = frozenset(
     {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
 )
 
 # Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
-RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE})
+RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE})
 
 # Said of a fallback the golden did not have: an error until the golden is rewritten with it.
 NEW_FALLBACK = " (new: the golden did not fall back here)"

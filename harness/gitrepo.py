@@ -167,6 +167,21 @@ def _submodules(top: Path, commit: str, folder: str) -> list[tuple[str, str]]:
     return found
 
 
+def gitlinks(top: Path) -> set[str]:
+    """The paths git's index records as submodules (gitlinks, mode 160000) in the work tree at `top`; none outside
+    a git work tree. A `.gitmodules` entry alone is text anyone can write: only a gitlink makes a submodule."""
+    try:
+        out = git(top, "ls-files", "--stage", "-z", check=False)
+    except GitError:
+        return set()
+    found = set()
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        if meta.startswith(b"160000 "):
+            found.add(path.decode("utf-8", "surrogateescape"))
+    return found
+
+
 def _submodule_repository(top: Path, path: str, pinned: str, commit: str) -> Path:
     """The checked-out submodule at `path`, when it holds the commit `pinned` (a real folder of the work tree, no
     link on the way: git is never run in a folder a link chose)."""

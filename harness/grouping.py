@@ -11,7 +11,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from harness.findings import DEFAULT_MOVED, ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
+from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
 from harness.matrix import LAUNCH_PREFIX
 
 
@@ -74,9 +74,9 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.NOTED
     if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
         return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING):
         return Tier.BLOCKING
-    if kind == Kind.HYDRA_CHANGE:  # what runs when the application starts: blocking unless recorded
+    if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
@@ -107,7 +107,9 @@ class Group:
         seen: dict[str, tuple[str, Finding]] = {}
         for case_id, finding in self.members:
             if case_id.startswith(LAUNCH_PREFIX):
-                seen.setdefault(str(finding.source) if finding.source is not None else case_id, (case_id, finding))
+                # A launch finding's source is the script line; any other's (a changed value) is a config file.
+                line = str(finding.source) if finding.kind == Kind.LAUNCH and finding.source is not None else case_id
+                seen.setdefault(line, (case_id, finding))
         return tuple(seen.values())
 
     @property
@@ -156,7 +158,7 @@ def _key(finding: Finding) -> tuple[Any, ...]:
     new = finding.new
     if finding.kind == Kind.LAUNCH:
         detail = finding.message
-        new = None if finding.detail and finding.detail[0] != DEFAULT_MOVED else finding.new
+        new = None
     return (
         str(finding.kind), finding.path, _value_key(finding.old), _value_key(new), str(finding.severity),
         finding.contract, finding.effective_same, detail, str(finding.origin), finding.waiver,
@@ -278,6 +280,18 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
         covered |= best_matches
     text = ", ".join(parts)
     return text if len(wanted) == 1 or not counted else f"{len(wanted)} cases: {text}"
+
+
+# What a tier's count counts: keys for values, causes (one line each) for what blocks.
+KEY_TIERS = frozenset({Tier.CHANGED, Tier.REFACTOR})  # ("Removed keys" and "Added keys" say it already)
+CAUSE_TIERS = frozenset({Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING})
+
+
+def tier_heading(tier: Tier, groups: Sequence[Group]) -> str:
+    """A tier's title with what it holds: `Changed values (5 keys)`, `Errors and contract changes (7 causes)`."""
+    count = count_paths(groups)
+    unit = ("key", "keys") if tier in KEY_TIERS else ("cause", "causes") if tier in CAUSE_TIERS else None
+    return f"{TIER_TITLES[tier]} ({count}{'' if unit is None else ' ' + unit[count != 1]})"
 
 
 def count_paths(groups: Iterable[Group]) -> int:

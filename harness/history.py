@@ -33,7 +33,7 @@ from harness.writer import replace_file
 
 
 class HistoryError(Exception):
-    """`log` cannot answer (an unknown case, a key the case never had, a `--since` off HEAD's line); one line."""
+    """`log` cannot answer (an unknown case, a key the case never had, a `--since` that shares no history); one line."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,32 @@ class KeyChange:
     old_present: bool
     new_present: bool
     exists: bool
+    composes_from: str = ""  # the case first composes at this commit (after earlier ones): why it did not before
+
+
+@dataclass(frozen=True)
+class Since:
+    """A `--since` REF that is not an ancestor of HEAD: the walk starts at their merge base, as `git log REF..HEAD`
+    does, and the key's value at REF itself is told once."""
+
+    ref: str
+    commit: str
+    merge_base: str
+    value: Any  # the key's value at REF (None when absent)
+    present: bool
+
+    def line(self, key: str, shown: str) -> str:
+        """The one line `log` says about the walk's start (`shown`: the value at REF as text)."""
+        return (f"--since {self.ref} ({self.commit[:12]}) is not an ancestor of HEAD: walked from their merge base "
+                f"{self.merge_base[:12]}, as git's {self.ref}..HEAD does; at {self.ref} {key} is {shown}")
+
+
+@dataclass(frozen=True)
+class KeyLog:
+    """`log`'s answer: the changes, oldest first, and how a `--since` off HEAD's line was walked."""
+
+    changes: list[KeyChange]
+    since: Since | None = None
 
 
 Packages = dict[str, frozenset[str]]  # a file the composition read (relative to the tree) -> its packages
@@ -71,6 +97,7 @@ class _Reading:
     listed: bool = False
     case_ids: tuple[str, ...] = ()
     tree: Any = None
+    why: str = ""  # why the case was not composed: not in the matrix, or Hydra's first line
 
 
 def _value_at(settings: Settings, case_id: str, key: str) -> _Reading:
@@ -80,14 +107,14 @@ def _value_at(settings: Settings, case_id: str, key: str) -> _Reading:
             case_ids = tuple(case.id for case in cases)
             case = next((c for c in cases if c.id == case_id), None)
             if case is None:
-                return _Reading(case_ids=case_ids)
+                return _Reading(case_ids=case_ids, why="the case was not in the matrix")
             try:
                 config = session.compose(case.config_name, case.overrides)
                 entries = session.defaults_entries(case.config_name, case.overrides)
-            except ComposeError:
-                return _Reading(listed=True, case_ids=case_ids)
-    except (ComposeError, SettingsError):
-        return _Reading()
+            except ComposeError as error:
+                return _Reading(listed=True, case_ids=case_ids, why=f"the case did not compose: {_first_line(error)}")
+    except (ComposeError, SettingsError) as error:
+        return _Reading(why=f"the settings described no matrix: {_first_line(error)}")
     # The files Hydra loaded from the config folder itself (search path folders are outside its history).
     read: dict[str, set[str]] = {}
     for entry in entries:
@@ -98,19 +125,47 @@ def _value_at(settings: Settings, case_id: str, key: str) -> _Reading:
     return _Reading(lookup(tree, key), packages, True, case_ids, tree)
 
 
-def _since_commit(top: Path, since: str) -> str:
-    """The commit `--since` names; it must be HEAD or an ancestor, or `since..HEAD` would silently walk only
-    HEAD's side of a fork and answer a question nobody asked."""
+def _first_line(error: BaseException) -> str:
+    return " ".join(str(error).split("\n")[0].split())
+
+
+def _since_commit(top: Path, since: str) -> tuple[str, str | None]:
+    """The commit the walk starts after, and the commit `--since` names when that is not it: a REF off HEAD's line
+    (a release tag on its own branch) is walked from the merge base, as `git log REF..HEAD` does."""
     try:
         commit = gitrepo.verify_ref(top, since)
     except GitError as error:
         near = difflib.get_close_matches(since, gitrepo.ref_names(top), n=1)
         raise HistoryError(f"--since: {error}" + (f"; nearest existing ref: {near[0]}" if near else "")) from None
-    if not gitrepo.is_ancestor(top, commit, "HEAD"):
-        base = gitrepo.merge_base(top, commit, "HEAD")
-        hint = f"their merge base {base[:12]} is the nearest ancestor of both" if base else "they share no history"
-        raise HistoryError(f"--since {since} ({commit[:12]}) is not an ancestor of HEAD; {hint}")
-    return commit
+    if gitrepo.is_ancestor(top, commit, "HEAD"):
+        return commit, None
+    base = gitrepo.merge_base(top, commit, "HEAD")
+    if not base:
+        raise HistoryError(f"--since {since} ({commit[:12]}) shares no history with HEAD: there is no range to walk")
+    return base, commit
+
+
+def _since_off_line(settings: Settings, top: Path, folder: str, since: str, commit: str, base: str, case_id: str, key: str) -> Since:
+    """The key's value at a `--since` REF off HEAD's line, composed from REF's own tree."""
+    scratch = Path(tempfile.mkdtemp(prefix="config-harness-log-since-"))
+    try:
+        tree = scratch / "tree"
+        try:
+            gitrepo.extract_folder(top, commit, folder, tree)
+        except GitError:
+            reading = _Reading()
+        else:
+            reading = _value_at(replace(settings, config_dir=tree / folder if folder else tree, cache_dir=None), case_id, key)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    present = reading.value is not MISSING
+    return Since(since, commit, base, reading.value if present else None, present)
+
+
+def key_log(settings: Settings, key: str, case_id: str, since: str | None = None) -> KeyLog:
+    """`key_history`, and how a `--since` REF off HEAD's line was walked (from the merge base, with REF's value)."""
+    changes, off_line = _walk(settings, key, case_id, since)
+    return KeyLog(changes, off_line)
 
 
 def key_history(settings: Settings, key: str, case_id: str, since: str | None = None) -> list[KeyChange]:
@@ -119,9 +174,13 @@ def key_history(settings: Settings, key: str, case_id: str, since: str | None = 
     HistoryError when the question has no answer in the walked range: the case is in no commit's matrix, it
     never composed, or it never had the key.
     """
+    return _walk(settings, key, case_id, since)[0]
+
+
+def _walk(settings: Settings, key: str, case_id: str, since: str | None) -> tuple[list[KeyChange], Since | None]:
     top = gitrepo.toplevel(settings.config_dir)
     folder = gitrepo.inside(top, settings.config_dir)
-    start = _since_commit(top, since) if since is not None else None
+    start, off_line = _since_commit(top, since) if since is not None else (None, None)
     commits = gitrepo.history(top, folder, start)
     if not commits and start is None and not gitrepo.list_files(top, "HEAD", folder):
         raise HistoryError(
@@ -140,6 +199,7 @@ def key_history(settings: Settings, key: str, case_id: str, since: str | None = 
             gitrepo.extract_folder(top, start, folder, tree)
             reading = _value_at(here, case_id, key)
             seen.note(reading)
+        walked = start is not None  # a commit before this one was read: a case appearing now composes from here on
         for commit in commits:
             if previous_commit is None:
                 gitrepo.extract_folder(top, commit.id, folder, tree)
@@ -158,16 +218,24 @@ def key_history(settings: Settings, key: str, case_id: str, since: str | None = 
             seen.note(new)
             if not _same(reading.value, new.value):
                 old_present, new_present = reading.value is not MISSING, new.value is not MISSING
+                # Not a key added here: the case itself did not compose before (a value would appear from nothing).
+                appears = walked and reading.read is None and new.read is not None
                 changes.append(KeyChange(
                     commit.id, commit.date, commit.subject,
                     reading.value if old_present else None, new.value if new_present else None,
-                    old_present, new_present, new_present,
+                    old_present, new_present, new_present, (reading.why or "the case did not compose") if appears else "",
                 ))
             reading = new
+            walked = True
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    seen.answerable(key, case_id, "up to HEAD" if since is None else f"after --since {since} up to HEAD")
-    return changes
+    told = None
+    if off_line is not None and since is not None and start is not None:
+        told = _since_off_line(settings, top, folder, since, off_line, start, case_id, key)
+        seen.present |= told.present
+    span = "up to HEAD" if since is None else f"after --since {since} up to HEAD"
+    seen.answerable(key, case_id, span if off_line is None else f"from the merge base of {since} and HEAD up to HEAD")
+    return changes, told
 
 
 @dataclass

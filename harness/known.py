@@ -22,6 +22,7 @@ the same rule as for every loosening: a finding the pull request's entries excus
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -198,6 +199,30 @@ HEADER = """\
 # Each entry excuses one finding: it is counted, not failed. Fix the problem and remove its entry (the run says
 # which entries no longer match). An entry a pull request adds is reviewed like any loosened contract.
 """
+
+
+def appended(text: str, entries: Sequence[dict[str, Any]]) -> str:
+    """A known file's text with `entries` added at the end of its `waivers:` list, every other byte kept; a file
+    whose last key is not `waivers:` cannot be appended to (ValueError)."""
+    document = yaml.safe_load(text) or {}
+    if not isinstance(document, dict) or set(document) - {"waivers"}:
+        raise ValueError("a known file holds only `waivers:`; add these entries by hand or to a file of their own")
+    before = list(document.get("waivers") or [])
+    head = re.sub(r"^waivers:[ \t]*\[\][ \t]*$", "waivers:", text, flags=re.M).rstrip("\n")
+    if "waivers" not in document:
+        head += "\nwaivers:"
+    new = head + "\n" + _items(entries)
+    try:
+        same = (yaml.safe_load(new) or {}).get("waivers") == before + list(entries)
+    except yaml.YAMLError:
+        same = False  # an indentation appending cannot follow
+    if not same:
+        raise ValueError("its `waivers:` list is written in a way entries cannot be appended to; add them by hand")
+    return new
+
+
+def _items(entries: Sequence[dict[str, Any]]) -> str:
+    return yaml.safe_dump(list(entries), sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
 
 
 def render(entries: Sequence[dict[str, Any]]) -> str:

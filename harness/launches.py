@@ -12,20 +12,22 @@ from __future__ import annotations
 import ast
 import contextlib
 import pickle
+import posixpath
 import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from hydra.errors import MissingConfigException
 
-from harness import hydra_compat, overrides
+from harness import gitrepo, hydra_compat, overrides
+from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import UnsafeInput, is_inside
-from harness.findings import DEFAULT_MOVED, ERROR, WARNING, CaseResult, Finding, Kind, Status
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
 from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
 from harness.provenance import Source
@@ -93,6 +95,11 @@ class CommandCase:
         """The override texts given to Hydra (placeholders where a value is unknown)."""
         return tuple(o.text for o in self.launch.overrides)
 
+    @property
+    def written(self) -> tuple[str, ...]:
+        """The overrides as the script writes them where a value is unknown (what `list` and messages show)."""
+        return tuple(o.shown for o in self.launch.overrides)
+
     def as_case(self) -> Case:
         """The matrix's Case for this launch (reports and `explain` read it)."""
         return Case(self.id, self.config_name or "", self.overrides)
@@ -120,6 +127,8 @@ class Checked:
     # For each key asked about: (the launch's overrides that touch it, whether one of them failed, its effective value).
     keys: dict[str, tuple[tuple[str, ...], bool, Any]] = field(default_factory=dict)
     selection: tuple[str, ...] = ()  # the config name and the group overrides: what the launch composes before values
+    tree: Any = None  # the composed config as a plain tree, when the composer keeps trees (a review compares them)
+    warnings: tuple[Any, ...] = ()  # compose.HydraWarning: what Hydra warned while composing it
 
 
 def case_id(launch: Launch) -> str:
@@ -127,10 +136,19 @@ def case_id(launch: Launch) -> str:
     return f"{PREFIX}{launch.script}#{launch.index}"
 
 
-def hydra_main(source: str) -> dict[str, Any] | None:
-    """The literal arguments of a `@hydra.main(...)` decorator in Python source, read with `ast`; None without one."""
+@dataclass(frozen=True)
+class NotStatic:
+    """A `@hydra.main` argument the reader cannot evaluate without running the program, and why."""
+
+    why: str
+
+
+def hydra_main(source: str, file: Path | None = None, where: str = "<entry>") -> dict[str, Any] | None:
+    """The arguments of a `@hydra.main(...)` decorator in Python source, read with `ast` and never run: literals,
+    and paths computed from `__file__` (the entry's `file`) with `os.path`/`pathlib`; NotStatic for anything else.
+    None without a decorator. BudgetExceeded for source nested past the Python budget (`where` names it)."""
     try:
-        tree = ast.parse(source)
+        tree = python_tree(source, where)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
@@ -145,19 +163,101 @@ def hydra_main(source: str) -> dict[str, Any] | None:
                 continue
             arguments: dict[str, Any] = {}
             for position, value in enumerate(decorator.args[:3]):
-                arguments[("config_path", "config_name", "version_base")[position]] = _literal(value)
+                arguments[("config_path", "config_name", "version_base")[position]] = static_value(value, file)
             for keyword in decorator.keywords:
                 if keyword.arg:
-                    arguments[keyword.arg] = _literal(keyword.value)
+                    arguments[keyword.arg] = static_value(keyword.value, file)
             return arguments
     return None
 
 
-def _literal(node: ast.AST) -> Any:
+PATH_FUNCTIONS = frozenset({"os.path.join", "os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath",
+                            "os.fspath", "str", "pathlib.Path", "Path", "pathlib.PurePath", "PurePath"})
+PATH_METHODS = frozenset({"joinpath", "resolve", "absolute", "as_posix"})
+
+
+def static_value(node: ast.AST, file: Path | None) -> Any:
+    """An argument's value without running code: a literal, or a path built from `__file__` and literals with
+    `os.path.join/dirname/abspath/realpath/normpath`, `pathlib.Path(...)`, `.parent`, `.parents[n]`, `/`,
+    `.joinpath(...)`, `.resolve()`, `str(...)`; NotStatic naming what it met otherwise."""
     try:
-        return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
-        return None
+        value = _evaluate(node, file)
+    except _Dynamic as error:
+        return NotStatic(str(error))
+    return str(value) if isinstance(value, PurePosixPath) else value
+
+
+class _Dynamic(Exception):
+    pass
+
+
+def _evaluate(node: ast.AST, file: Path | None) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name) and node.id == "__file__":
+        if file is None:
+            raise _Dynamic("__file__ is not known here")
+        return PurePosixPath(file.as_posix())
+    if isinstance(node, ast.Attribute) and node.attr == "parent":
+        return _as_path(_evaluate(node.value, file), node).parent
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
+        index = _evaluate(node.slice, file)
+        parents = _as_path(_evaluate(node.value.value, file), node).parents
+        if not isinstance(index, int) or not 0 <= index < len(parents):
+            raise _Dynamic(f"`{ast.unparse(node)}` is not a parent the path has")
+        return parents[index]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return _as_path(_evaluate(node.left, file), node) / _as_text(_evaluate(node.right, file), node)
+    if isinstance(node, ast.Call) and not node.keywords:
+        function = _dotted_name(node.func)
+        arguments = [_evaluate(argument, file) for argument in node.args]
+        if function in PATH_FUNCTIONS:
+            return _path_function(function, arguments, node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in PATH_METHODS:
+            path = _as_path(_evaluate(node.func.value, file), node)
+            if node.func.attr == "joinpath":
+                return path.joinpath(*(_as_text(a, node) for a in arguments))
+            return path.as_posix() if node.func.attr == "as_posix" else PurePosixPath(posixpath.normpath(path))
+    raise _Dynamic(f"`{ast.unparse(node)}` is neither a literal nor a path built from __file__")
+
+
+def _path_function(function: str, arguments: list[Any], node: ast.AST) -> Any:
+    if function in ("str", "os.fspath") and len(arguments) == 1:
+        return str(_as_path(arguments[0], node))
+    if function.endswith("Path"):
+        return PurePosixPath(*(_as_text(a, node) for a in arguments)) if arguments else PurePosixPath(".")
+    texts = [_as_text(a, node) for a in arguments]
+    if function == "os.path.join" and texts:
+        return posixpath.join(*texts)
+    if len(texts) == 1 and function == "os.path.dirname":
+        return posixpath.dirname(texts[0])
+    if len(texts) == 1 and (function == "os.path.normpath" or texts[0].startswith("/")):
+        # abspath and realpath of a path from `__file__` (absolute): normalized, as the program sees it
+        return posixpath.normpath(texts[0])
+    if len(texts) == 1:
+        raise _Dynamic(f"`{ast.unparse(node)}` depends on the folder the program runs in")
+    raise _Dynamic(f"`{ast.unparse(node)}` takes other arguments than the reader follows")
+
+
+def _as_path(value: Any, node: ast.AST) -> PurePosixPath:
+    if isinstance(value, (str, PurePosixPath)):
+        return PurePosixPath(value)
+    raise _Dynamic(f"`{ast.unparse(node)}` is not a path")
+
+
+def _as_text(value: Any, node: ast.AST) -> str:
+    if isinstance(value, (str, PurePosixPath)):
+        return str(value)
+    raise _Dynamic(f"`{ast.unparse(node)}` joins a value that is not a path")
+
+
+def _dotted_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted_name(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
 
 
 class Project:
@@ -173,9 +273,12 @@ class Project:
 
     @property
     def absent_submodules(self) -> tuple[str, ...]:
-        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text."""
+        """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text, that
+        git records as submodules: a `.gitmodules` entry alone would let a pull request excuse a deleted entry."""
         if self._submodules is None:
-            self._submodules = tuple(path for path in submodule_paths(self.root) if _empty_folder(self.root / path))
+            listed = [path for path in submodule_paths(self.root) if _empty_folder(self.root / path)]
+            linked = gitrepo.gitlinks(self.root) if listed else set()
+            self._submodules = tuple(path for path in listed if path in linked)
         return self._submodules
 
     def submodule_of(self, entry: str, is_module: bool) -> str:
@@ -190,6 +293,15 @@ class Project:
             if candidate.is_file() and is_inside(candidate, self.root):
                 return candidate
         return None
+
+    def sourced(self, path: str) -> bytes | str:
+        """A file a script `source`s, read (never run) when it is inside the project; else why it is not."""
+        try:
+            return read_bytes(self.root / path, (self.root,))
+        except FileNotFoundError:
+            return f"{path} does not exist in the repository"
+        except (OSError, InputLimitError) as error:  # outside the project too (UnsafeInput)
+            return f"{path} is not read ({error})"
 
     def is_entry(self, entry: str, is_module: bool) -> bool:
         """True for an entry this project owns: mapped in the settings, or a module of one of its top-level packages."""
@@ -210,15 +322,19 @@ class Project:
     def _read_entry(self, entry: str, is_module: bool) -> Entry | Refusal:
         path = self.entry_file(entry, is_module)
         main = None
+        unread = ""  # why the entry module was not read, past a budget
         if path is not None:
             try:
-                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"))
+                main = hydra_main(read_bytes(path, (self.root,)).decode("utf-8", "replace"), path, _relative(path, self.root))
+            except BudgetExceeded as error:
+                unread = str(error)
             except (OSError, InputLimitError):
                 main = None
+        config_path = (main or {}).get("config_path")
         if entry in self.modules:
             folder = self.config_dir
-            if main is not None and isinstance(main.get("config_path"), str) and path is not None:
-                folder = (path.parent / main["config_path"]).resolve()
+            if isinstance(config_path, str) and path is not None:
+                folder = (path.parent / config_path).resolve()
             return Entry(folder, self.modules[entry], _version_base(main))
         if path is None:
             submodule = self.submodule_of(entry, is_module)
@@ -226,11 +342,21 @@ class Project:
                 return Refusal(UNAVAILABLE, f"lies in the git submodule {submodule}, which is not checked out", submodule)
             return Refusal(ENTRY_MISSING, f"{'module' if is_module else 'script'} {entry} does not exist in the repository")
         if main is None:
+            if unread:  # past a budget: the entry exists, and what it says is not known
+                return Refusal(NOT_EXTRACTED, unread)
             # A converter, a data script or a test run from the same script: it was never a Hydra application.
             return Refusal(NOT_HYDRA, "has no @hydra.main (map it in [commands.modules] if it composes a config)")
-        config_folder = (path.parent / main["config_path"]).resolve() if isinstance(main.get("config_path"), str) else None
+        for argument in ("config_path", "config_name"):
+            if isinstance(main.get(argument), NotStatic):
+                return Refusal(NOT_EXTRACTED, f"@hydra.main's {argument} cannot be read without running it "
+                                              f"({main[argument].why}); map {entry} in [commands.modules]")
+        config_folder = (path.parent / config_path).resolve() if isinstance(config_path, str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
         return Entry(config_folder, name, _version_base(main))
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if is_inside(path, root) else path.name
 
 
 _SUBMODULE_PATH = re.compile(rb"^\s*path\s*=\s*(.+?)\s*$", re.M)
@@ -285,16 +411,19 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
         except (OSError, InputLimitError) as error:
             cases.append(CommandCase(f"{PREFIX}{relative}#1", Launch(relative, 1, 1, error=str(error)), problem=str(error), problem_kind=NOT_EXTRACTED))
             continue
-        for launch in launches_in(relative, source, project.is_entry):
+        for launch in launches_in(relative, source, project.is_entry, project.sourced):
             cases.append(_case_for(project, launch, settings_search_path))
     return cases
 
 
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
     identifier = case_id(launch)
-    if launch.error:
-        return CommandCase(identifier, launch, problem=f"could not be read: {launch.error}", problem_kind=NOT_EXTRACTED)
-    entry = project.entry(launch.entry, launch.is_module)
+    entry = project.entry(launch.entry, launch.is_module) if launch.entry else None
+    if isinstance(entry, Refusal) and entry.kind in SKIPPED:
+        return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
+    if launch.error or entry is None:  # what no Hydra program's arguments can be told from is said, not skipped
+        said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
+        return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)
     if isinstance(entry, Refusal):
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir
@@ -308,10 +437,15 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
             base, written = project.root, written.split("__", 2)[-1].lstrip("/")
         folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
     name = launch.config_name if launch.config_name is not None else entry.config_name
+    if launch.name_written and launch.entry in project.modules:
+        name = entry.config_name  # `--config-name=${alg}.yaml`: the settings say which config the launch checks
     if name is not None:
         name = name.removesuffix(".yaml")
     problem = ""
-    if folder is None or name is None or PLACEHOLDER_MARK in (name or ""):
+    if launch.name_written and PLACEHOLDER_MARK in (name or ""):
+        problem = (f"--config-name is {launch.name_written}, which the reader cannot know; map "
+                   f"{launch.entry} in [commands.modules] to the config to check it with")
+    elif folder is None or name is None:
         problem = f"the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
     elif not is_inside(folder, project.root):
         problem = "its config folder lies outside the project; it is not read"
@@ -361,11 +495,13 @@ def _cause(error: BaseException) -> str:
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), keys: Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), keys: Iterable[str] = (),
+                 trees: bool = False) -> None:
         self.root = root
         self.cache_dir = cache_dir
         self.read_also = read_also
         self.keys = tuple(keys)  # keys whose effective value each launch records (Checked.keys)
+        self.trees = trees  # keep each launch's composed config as a plain tree (Checked.tree)
 
     def check(self, cases: Iterable[CommandCase], keep_config: bool = False) -> list[Checked]:
         """Every case composed and each override checked; results in the order given."""
@@ -385,7 +521,9 @@ class Composer:
                 self._lent: dict[bytes, Any] = {}
                 bases: dict[tuple[str, tuple[str, ...]], Any] = {}
                 for case in group:
+                    start = len(session.warned)
                     results[case.id] = self._check_one(session, case, bases, keep_config)
+                    results[case.id].warnings = tuple(session.warned[start:])
         return [results[case.id] for case in cases]
 
     def _is_value(self, session: HydraSession, parsed: Any) -> bool:
@@ -432,6 +570,10 @@ class Composer:
             touching = tuple(o.text for o in case.launch.overrides if _touches(o.text, key))
             failed = any(f.override is not None and _touches(f.override.text, key) for f in checked.failures)
             checked.keys[key] = (touching, failed, effective_at(lent.config, key))
+        if self.trees:
+            from harness.render import to_plain
+
+            checked.tree = to_plain(lent.config)
         if keep_config:
             checked.config = lent.config
         elif lent.give_back():
@@ -534,15 +676,19 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
             continue
         fix = failure.fix
         message = failure.message
-        moved = moved_override(override.text, moves or {}) if failure.reason == KEY_REMOVED else None
+        # The script's own text (`training.seed=${seed}`), never a placeholder, in the message and in the fix.
+        moved = moved_override(override.shown, moves or {}) if failure.reason == KEY_REMOVED else None
         if moved is not None:
             fix = moved
             message = f"{message}; it moved to {moved_key(moved)}"
+        elif fix is not None and override.unknown and fix == override.text.lstrip("+"):
+            fix = override.shown.lstrip("+")
         # The message names the cause, the same for every launch it breaks (reports group launches by it); the
-        # override as the script writes it is `new`, where it is written the source, what to write instead `fix`.
+        # override as the script writes it is `new` (its own text where a value is unknown, never a placeholder),
+        # where it is written the source, what to write instead `fix`.
         findings.append(Finding(
-            Kind.LAUNCH, failure.key, None, override.text, ERROR, f"{failure.reason}: {message}",
-            source=Source(checked.case.launch.script, override.line), fix=fix, detail=(failure.reason,),
+            Kind.LAUNCH, failure.key, None, override.shown, ERROR, f"{failure.reason}: {message}",
+            source=Source(override.file or checked.case.launch.script, override.line), fix=fix, detail=(failure.reason,),
         ))
     return findings
 
@@ -567,7 +713,9 @@ def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
 
 def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> CaseResult:
     """A command case as a case result beside the matrix's: `error` when a launch finding is an error."""
-    findings = tuple(findings_of(checked, moves))
+    from harness.engine import warning_findings
+
+    findings = tuple(findings_of(checked, moves)) + tuple(warning_findings(checked.warnings))
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
     return CaseResult(checked.case.as_case(), checked.case.launch.where, status, findings)
 
@@ -649,17 +797,17 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 def _checked_commands(
     settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = (),
-    found: Sequence[CommandCase] | None = None,
+    trees: bool = False, found: Sequence[CommandCase] | None = None,
 ) -> tuple[list[Checked], list[CommandCase]]:
-    """The launches composed and checked (of `found`, when the caller already discovered them), and the commands
-    that are no launch of a Hydra application."""
+    """The launches composed and checked (of `found`, when the caller already discovered them; with their plain
+    trees when `trees`), and the commands that are no launch of a Hydra application."""
     from harness.cases import id_matches
 
     found = [c for c in (discover(settings, root) if found is None else found) if id_matches(c.id, case_glob)]
     cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys).check(cases)
+    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys, trees).check(cases)
     return checked, [c for c in found if c.skipped]
 
 
@@ -674,16 +822,19 @@ def check_commands(
 
 def review_commands(
     settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None,
-    keys: Iterable[str] = (),
-) -> tuple[list[CaseResult], Tally]:
+    keys: Iterable[str] = (), changes: Iterable[Any] = (), records: Iterable[Any] = (), views: tuple[Any, Any] | None = None,
+) -> tuple[list[CaseResult], Tally, list[Finding]]:
     """The command cases now, each launch finding with its origin against the scripts and tree at `ref`; for each
     of `keys` (the trusted side's contract paths), a warning where a launch's effective value changed although
-    the launch's overrides of that key, and what it composes, did not."""
-    from harness import gitrepo
+    the launch's overrides of that key, and what it composes, did not. Each launch's composed values are compared
+    with the base's (harness/launch_review.py), launches the base had and this change lost are `launch_gone`, and
+    the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
+    changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
+    from harness import gitrepo, launch_review
 
-    keys = tuple(keys)
+    keys, records = tuple(keys), tuple(records)
     found = discover(settings)
-    now, skipped = _checked_commands(settings, case_glob=case_glob, keys=keys, found=found)
+    now, skipped = _checked_commands(settings, case_glob=case_glob, keys=keys, trees=True, found=found)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     folders = sorted(_folders_needed(settings, top, found))
@@ -692,10 +843,20 @@ def review_commands(
     if base is None:
         base = _base_launches(settings, top, commit, folders, case_glob, keys)
         _store(settings.cache_dir, top, key, base)
+    modules = (dict(settings.command_modules), launch_review.head_modules(dict(settings.command_modules), changes))
+    entries = launch_review.entry_changes(launch_review.tree_reader(project_of(settings)),
+                                          launch_review.git_reader(top, commit, settings.origin.parent), now, base, modules, records)
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
-    moved = {c.case.id: moved_defaults(c, b) for c, b in _pairs(now, base)}
-    results = [replace(r, findings=r.findings + tuple(moved.get(r.case.id, ()))) for r in reviewed]
-    return results, tally(now, skipped)
+    pairs, gone = launch_review.paired(now, base)
+    # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
+    # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
+    values = {c.case.id: launch_review.value_findings(c, b, views) for c, b in pairs}
+    at_base = {c.case.id: b for c, b in pairs}
+    results = [
+        launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id))
+        for r in reviewed
+    ]
+    return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
 
 
 def _base_launches(
@@ -716,7 +877,7 @@ def _base_launches(
         base_root.mkdir(parents=True, exist_ok=True)
         # The settings' search path as it is at the base too: the working tree's would make a pull request's edit
         # there the base's, and a launch it breaks would be broken `already at base`.
-        base, _ = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys)
+        base, _ = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys, trees=True)
         return base
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -740,6 +901,7 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
         "config_dir": str(settings.config_dir.relative_to(settings.origin.parent)) if settings.config_dir.is_relative_to(settings.origin.parent) else str(settings.config_dir),
         "search_path": [str(p) for p in settings.search_path], "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
         "keys": list(keys), "outside": outside,
+        "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 
@@ -766,53 +928,6 @@ def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -
         open_store(cache_dir, project=top).put(key, [replace(c, config=None) for c in base])
     except CacheRefused:
         return
-
-
-def _reported(value: Any) -> Any:
-    """An effective value as a finding's `old`/`new`: None when absent, the reason when it cannot be resolved."""
-    from harness.resolve import MISSING, Unresolvable
-
-    return None if value is MISSING else value.reason if isinstance(value, Unresolvable) else value
-
-
-def _shown(value: Any) -> str:
-    """An effective value in a message, spelled as check's changed values are."""
-    from harness.reporters.common import show_value
-    from harness.resolve import MISSING, Unresolvable
-
-    return "absent" if value is MISSING else value.reason if isinstance(value, Unresolvable) else show_value(value)
-
-
-def _pairs(now: Iterable[Checked], base: Iterable[Checked]) -> Iterator[tuple[Checked, Checked]]:
-    at_base = {c.case.id: c for c in base}
-    for checked in now:
-        if checked.case.id in at_base:
-            yield checked, at_base[checked.case.id]
-
-
-def moved_defaults(now: Checked, base: Checked) -> list[Finding]:
-    """A warning for each recorded key whose effective value differs in the same launch at the base, where the
-    launch composes the same config with the same group overrides, sets the key (or a parent or child of it) with
-    the same overrides, and none of them fails: the default under the launch moved, not the script."""
-    from harness.diff import same_value
-
-    if now.selection != base.selection or not now.keys:
-        return []
-    findings = []
-    for key, (touching, failed, value) in now.keys.items():
-        if key not in base.keys:
-            continue
-        base_touching, base_failed, old = base.keys[key]
-        if touching != base_touching or failed or base_failed or same_value(old, value):
-            continue
-        # The same words for every launch with this key and these values: one cause, one line in a report.
-        how = "sets it as at the base" if touching else "does not set it"
-        findings.append(Finding(
-            Kind.LAUNCH, key, _reported(old), _reported(value), WARNING,
-            f"{DEFAULT_MOVED}: {key}: {_shown(old)} -> {_shown(value)}; the script {how}: the value under it moved",
-            source=Source(now.case.launch.script, now.case.launch.line), detail=(DEFAULT_MOVED,), origin="introduced",
-        ))
-    return findings
 
 
 def _folders_needed(settings: Any, top: Path, found: Sequence[CommandCase]) -> set[str]:
@@ -860,7 +975,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     lines = [f"{key} = {show_value(value)}   (case {case.id}, config {case.config_name})"]
     setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
     if setting:
-        lines.append(f"  set by override: {setting[-1].text}  ({case.launch.script}:{setting[-1].line})")
+        lines.append(f"  set by override: {setting[-1].shown}  ({setting[-1].file or case.launch.script}:{setting[-1].line})")
     assert case.config_dir is not None
     with contextlib.chdir(settings.origin.parent), HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session:
         writes = writes_of(session, case.as_case(), key)

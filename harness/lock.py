@@ -15,9 +15,10 @@ from typing import Any
 import yaml
 
 from harness.contract_changes import TermChange, record_for, term_changes
-from harness.contracts import ContractSet, parse_contracts
-from harness.diff import describe_value, flatten, same_value
+from harness.contracts import ContractSet, parse_contracts, parse_terms
+from harness.diff import flatten, same_value
 from harness.render import GoldenDumper
+from harness.rules import KINDS
 
 
 class LockRefused(Exception):
@@ -70,12 +71,10 @@ class LockPlan:
         return lines
 
 
-def _added_terms(old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
-    old = old or {}
-    old_pins = old.get("equal") or {}
-    added = [f"require {path}" for path in new["require"] if path not in (old.get("require") or [])]
-    added += [f"equal {path}: {describe_value(value)}" for path, value in new["equal"].items() if path not in old_pins]
-    return added
+def _added_terms(origin: Path, old: dict[str, Any] | None, new: dict[str, Any]) -> list[str]:
+    """The summary line of each term the derived contract adds, each rule kind in registry order."""
+    before, after = parse_terms(origin, old or {}), parse_terms(origin, new)
+    return [line for kind in KINDS for line in kind.added(before[kind.key], after[kind.key])]
 
 
 def plan_lock(
@@ -110,7 +109,7 @@ def plan_lock(
     text = _edit_in_place(existing, derived["name"], entry, records) if existing is not None else None
     if text is None or _plain_document(text) != document:
         text = _leading_comments(existing or "") + _dump(document)
-    return LockPlan(text, derived["name"], _added_terms(old_entry, derived), loosened, unexcused if records else [])
+    return LockPlan(text, derived["name"], _added_terms(origin, old_entry, derived), loosened, unexcused if records else [])
 
 
 def _plain_document(text: str | None) -> dict[str, Any]:

@@ -7,6 +7,7 @@ subtree, every leaf of it), so a rename reads as one line in every report and a 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -62,14 +63,17 @@ def _subtrees(leaves: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return trees
 
 
-def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: Iterable[str] = ()) -> list[Move]:
+def find_moves(
+    removed: Mapping[str, Any], added: Mapping[str, Any], present: Iterable[str] = (), rewired: Mapping[str, str] | None = None
+) -> list[Move]:
     """The moves among removed and added leaves (path -> value).
 
     A subtree moved when every leaf removed under one prefix reappears, with the same relative paths and values,
     under exactly one other prefix, and nothing else sits under either (`present`: paths of the new config's
     other leaves, so a subtree that only lost some keys is not taken for a move). The outermost such prefix is
     the move. A leaf moved when exactly one added leaf has its value and the same name (a move), or else a similar
-    name (a rename; one in the same parent wins).
+    name (a rename; one in the same parent wins). `rewired` (old path -> new path, see `rewired_references`) names
+    renames the config's own interpolations confirm: such a leaf moved whatever its new name, when its value is the same.
     """
     present = set(present)
     moves: list[Move] = []
@@ -96,6 +100,12 @@ def find_moves(removed: Mapping[str, Any], added: Mapping[str, Any], present: It
         used_new.update(new for _, new in leaves)
     for path, value in sorted(removed.items()):
         if path in used_old:
+            continue
+        confirmed = (rewired or {}).get(path)
+        if confirmed is not None and confirmed in added and confirmed not in used_new and _same(added[confirmed], value):
+            moves.append(Move(path, confirmed, value, ((path, confirmed),)))
+            used_old.add(path)
+            used_new.add(confirmed)
             continue
         candidates = [q for q, v in added.items() if q not in used_new and _same(v, value)]
         name = split_path(path)[-1]
@@ -126,18 +136,46 @@ def _unflatten(tree: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
+REFERENCE = re.compile(r"\$\{([^${}]+)\}")
+
+
+def _swaps(finding: Finding) -> set[tuple[str, str]] | None:
+    """The absolute interpolation paths a refactor rewrote (`${training.seed}` -> `${training.rng_seed}`), when
+    that is all it changed; None otherwise."""
+    if finding.kind != Kind.CHANGED or not finding.effective_same or not isinstance(finding.old, str) or not isinstance(finding.new, str):
+        return None
+    old_refs, new_refs = REFERENCE.findall(finding.old), REFERENCE.findall(finding.new)
+    if len(old_refs) != len(new_refs):
+        return None
+    pairs = {(a, b) for a, b in zip(old_refs, new_refs, strict=True) if a != b}
+    if not pairs or any(a.startswith(".") or ":" in a or b.startswith(".") or ":" in b for a, b in pairs):
+        return None
+    text = finding.old
+    for a, b in pairs:
+        text = text.replace(f"${{{a}}}", f"${{{b}}}")
+    return pairs if text == finding.new else None
+
+
+def rewired_references(findings: Iterable[Finding]) -> dict[str, str]:
+    """Old path -> new path for every interpolation that now reads another key and resolves to the same value."""
+    return {a: b for finding in findings for a, b in _swaps(finding) or ()}
+
+
 def fold_moves(findings: list[Finding], present: Iterable[str] = ()) -> list[Finding]:
-    """The findings with each moved leaf's or subtree's `removed` and `added` pair replaced by one `moved` finding."""
+    """The findings with each moved leaf's or subtree's `removed` and `added` pair replaced by one `moved` finding;
+    an interpolation that only follows a moved key to its new path is part of that move, not a refactor of its own."""
     removed = {f.path: f.old for f in findings if f.kind == Kind.REMOVED}
     added = {f.path: f.new for f in findings if f.kind == Kind.ADDED}
     if not removed or not added:
         return findings
-    moves = find_moves(removed, added, set(present) - set(added))
+    moves = find_moves(removed, added, set(present) - set(added), rewired_references(findings))
     if not moves:
         return findings
     gone = {old for move in moves for old, _ in move.leaves} | {new for move in moves for _, new in move.leaves}
+    pairs = {pair for move in moves for pair in move.leaves}
     template = next(f for f in findings if f.kind == Kind.REMOVED)
-    folded = [f for f in findings if not (f.kind in (Kind.REMOVED, Kind.ADDED) and f.path in gone)]
+    folded = [f for f in findings if not (f.kind in (Kind.REMOVED, Kind.ADDED) and f.path in gone)
+              and not (_swaps(f) or {("", "")}) <= pairs]
     for move in moves:
         what = "subtree" if len(move.leaves) > 1 else "key"
         folded.append(replace(

@@ -132,7 +132,6 @@ def map_shards(
                 raise value
             shard_results[position] = value
             pending.discard(position)
-        _drain(done, by_id, on_done, wait=0.0)
     finally:
         for worker in workers:
             if worker.pid is None:
@@ -141,6 +140,9 @@ def map_shards(
                 worker.terminate()
             worker.join()
         session.handoff = None
+    # Only now: a worker's last `done` may still be in its queue's feeder thread when its result arrives (seen on a
+    # loaded machine); a worker that exited has flushed everything it put.
+    _drain(done, by_id, on_done, wait=0.0)
     ordered: list[Any] = [None] * len(cases)
     for indexes, results in zip(shards, shard_results):
         for index, result in zip(indexes, results):

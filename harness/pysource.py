@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness.budget import MAX_PYTHON_BASES, MAX_PYTHON_CHAIN, NOT_READ, BudgetExceeded, python_tree
 from harness.confine import within
 from harness.diff import describe_value
 from harness.reader import InputLimitError, read_bytes
@@ -101,7 +105,7 @@ class _Def:
     module: _Module
     node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 
-    @property
+    @cached_property
     def qualname(self) -> str:
         return f"{self.module.name}.{self.node.name}"
 
@@ -111,7 +115,7 @@ Resolved = _Def | _Module | Missing | Outside
 
 def _literal(node: ast.expr) -> Default:
     """A default written in the source: a JSON-like literal, or the expression's text marked not literal."""
-    text = ast.unparse(node)
+    text = _unparse(node)
     shown = text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
     try:
         value = ast.literal_eval(node)
@@ -120,6 +124,15 @@ def _literal(node: ast.expr) -> Default:
     if not _json_like(value):
         return Default(None, False, shown)
     return Default(_plain(value), True, shown)
+
+
+def _unparse(node: ast.AST) -> str:
+    """The source of an expression; the tree's depth is within the budget (`python_tree`), and a deep call stack
+    around it must not turn a long expression into an internal error either."""
+    try:
+        return ast.unparse(node)
+    except (RecursionError, MemoryError):
+        return "an expression nested too deeply to show"
 
 
 def _json_like(value: Any) -> bool:
@@ -189,6 +202,10 @@ class SourceIndex:
         self._read = read
         self._modules: dict[str, _Module | None] = {}
         self._signatures: dict[str, Signature | Missing] = {}
+        self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
+        self._exported: dict[str, frozenset[str]] = {}  # module -> what `from module import *` binds
+        self._exporting: set[str] = set()  # modules whose exports are being read (each waits for the next)
+        self._module_names: dict[str, tuple[dict[str, tuple[ast.stmt, ast.alias | None]], tuple[str, ...]]] = {}
         self.roots: dict[str, Path] = {}
         for folder in self.folders:
             if (folder / "__init__.py").is_file():
@@ -231,7 +248,9 @@ class SourceIndex:
             return _Module(name, file, None, is_package, f"{shown} leads outside the project; it is not read")
         try:
             source = self._read(file)
-            tree = ast.parse(source, filename=str(file))
+            tree = python_tree(source, shown)
+        except BudgetExceeded as error:
+            return _Module(name, file, None, is_package, str(error))
         except InputLimitError as error:
             return _Module(name, file, None, is_package, f"{shown}: {error}")
         except SyntaxError as error:
@@ -280,34 +299,58 @@ class SourceIndex:
         return found
 
     def _binding(self, module: _Module, name: str, seen: set[tuple[str, str]]) -> Resolved | None:
-        assert module.tree is not None
-        stars = []
-        for statement in reversed(list(_statements(module.tree.body))):
-            if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
+        over = len(seen) > MAX_PYTHON_CHAIN  # `seen` holds every step taken to reach this name
+        bindings, stars = self._bindings(module)
+        found = bindings.get(name)
+        if found is not None:
+            statement, alias = found
+            if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
                 return _Def(module, statement)
-            if isinstance(statement, ast.ImportFrom):
+            if isinstance(statement, ast.ImportFrom) and alias is not None:
                 source = _absolute(module, statement.level, statement.module)
-                for alias in statement.names:
-                    if alias.name == "*":
-                        stars.append(source)
-                    elif (alias.asname or alias.name) == name:
-                        return self._import_from(source, alias.name, seen)
-            elif isinstance(statement, ast.Import):
-                for alias in statement.names:
-                    if alias.asname == name:
-                        return self._module_or_outside(alias.name)
-                    if alias.asname is None and alias.name.split(".")[0] == name:
-                        return self._module_or_outside(name)
-            elif isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+                return _too_long(module, statement) if over else self._import_from(source, alias.name, seen)
+            if isinstance(statement, ast.Import) and alias is not None:
+                return self._module_or_outside(alias.name if alias.asname == name else name)
+            if isinstance(statement, ast.Assign):
                 dotted = _dotted(statement.value)
                 if dotted is None:
-                    return Missing(f"{module.name}.{name} is computed by code ({ast.unparse(statement.value)[:MAX_TEXT]})")
-                return self._expression(module, dotted, seen)
+                    return Missing(f"{module.name}.{name} is computed by code ({_unparse(statement.value)[:MAX_TEXT]})")
+                return _too_long(module, statement) if over else self._expression(module, dotted, seen)
         for source in stars:
+            if over:
+                return Missing(str(BudgetExceeded(CHAIN_BUDGET, display_path(module.file))))
             star_module = self.module(source)
             if star_module is not None and name in self.exported(star_module):
                 return self.attribute(star_module, name, seen)
         return None
+
+    def _bindings(self, module: _Module) -> tuple[dict[str, tuple[ast.stmt, ast.alias | None]], tuple[str, ...]]:
+        """Each name the module binds with the last statement that binds it (and the import's alias), and the
+        modules it star-imports, last first: read once per module, so resolving n names is linear, not n^2."""
+        assert module.tree is not None
+        if module.name not in self._module_names:
+            bindings: dict[str, tuple[ast.stmt, ast.alias | None]] = {}
+            stars: list[str] = []
+            for statement in _statements(module.tree.body):
+                here: dict[str, tuple[ast.stmt, ast.alias | None]] = {}
+                if isinstance(statement, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                    here[statement.name] = (statement, None)
+                elif isinstance(statement, ast.ImportFrom):
+                    for alias in statement.names:
+                        if alias.name == "*":
+                            stars.append(_absolute(module, statement.level, statement.module))
+                        else:
+                            here.setdefault(alias.asname or alias.name, (statement, alias))
+                elif isinstance(statement, ast.Import):
+                    for alias in statement.names:
+                        here.setdefault(alias.asname or alias.name.split(".")[0], (statement, alias))
+                elif isinstance(statement, ast.Assign):
+                    for target in statement.targets:
+                        if isinstance(target, ast.Name):
+                            here.setdefault(target.id, (statement, None))
+                bindings.update(here)
+            self._module_names[module.name] = (bindings, tuple(reversed(stars)))
+        return self._module_names[module.name]
 
     def _import_from(self, source: str, name: str, seen: set[tuple[str, str]]) -> Resolved | None:
         if not self.covers(source):
@@ -341,10 +384,23 @@ class SourceIndex:
                 return current
         return current
 
-    def exported(self, module: _Module) -> set[str]:
+    def exported(self, module: _Module) -> frozenset[str]:
         """The names `from module import *` binds: `__all__` when the source spells it, else every public binding."""
         if module.tree is None:
-            return set()
+            return frozenset()
+        if module.name not in self._exported:
+            if len(self._exporting) > MAX_PYTHON_CHAIN:  # a chain of star imports past the budget: nothing known
+                return frozenset()
+            self._exported[module.name] = frozenset()  # meanwhile: modules that star-import each other end here
+            self._exporting.add(module.name)
+            try:
+                self._exported[module.name] = frozenset(self._exports(module))
+            finally:
+                self._exporting.discard(module.name)
+        return self._exported[module.name]
+
+    def _exports(self, module: _Module) -> set[str]:
+        assert module.tree is not None
         declared = _all_names(self, module)
         if declared is not None:
             return declared
@@ -379,6 +435,9 @@ class SourceIndex:
         if not isinstance(located.node, ast.ClassDef):
             return _function_signature(located.qualname, file, located.node, skip_self=False)
         mro, problems = self._mro(located)
+        over = next((problem for problem in problems if NOT_READ in problem), None)
+        if over is not None:  # the hierarchy past a budget: what the class takes is not known at all
+            return Missing(over)
         for klass in mro:
             init = _method(klass.node, "__init__")
             if _is_dataclass(klass) and _dataclass_init(klass):
@@ -403,15 +462,32 @@ class SourceIndex:
                          not problems, "; ".join(problems))
 
     def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:
-        """The class's method resolution order among classes of the sources (C3), and the bases that are unknown."""
+        """The class's method resolution order among classes of the sources (C3), and the bases that are unknown.
+
+        Each class is linearized once per index (a lattice of classes reaches the same base through many paths),
+        and a chain of bases deeper than the budget, or a class with more bases, stops with a problem said.
+        """
         problems: list[str] = []
+        cycles = [0]  # how many times a class was met inside itself: an order cut short there is not kept
 
         def linearize(klass: _Def, stack: tuple[str, ...]) -> list[_Def]:
+            known = self._linearized.get(klass.qualname)
+            if known is not None:
+                problems.extend(known[1])
+                return known[0]
             if klass.qualname in stack:
                 problems.append(f"{klass.qualname} inherits from itself")
+                cycles[0] += 1
                 return [klass]
-            bases = []
             assert isinstance(klass.node, ast.ClassDef)
+            where = f"{display_path(klass.module.file)}:{klass.node.lineno}"
+            if len(stack) >= MAX_PYTHON_CHAIN or len(klass.node.bases) > MAX_PYTHON_BASES:
+                budget = (f"the budget of {MAX_PYTHON_CHAIN} classes inherited through" if len(stack) >= MAX_PYTHON_CHAIN
+                          else f"the budget of {MAX_PYTHON_BASES} bases")
+                problems.append(f"bases of {klass.qualname}: {BudgetExceeded(budget, where)}")
+                return [klass]
+            start, cycles_before = len(problems), cycles[0]
+            bases = []
             for base in klass.node.bases:
                 if isinstance(base, ast.Subscript):
                     base = base.value  # Generic[T], Base[Config]
@@ -424,11 +500,23 @@ class SourceIndex:
                 elif dotted in KNOWN_EMPTY_BASES or dotted in {"ABC", "Generic", "Protocol", "Mapping"}:
                     continue
                 else:
-                    shown = dotted or ast.unparse(base)
+                    shown = dotted or _unparse(base)
                     problems.append(f"base {shown} of {klass.qualname} is not in the sources")
-            return [klass, *_merge([*bases, [b[0] for b in bases]])]
+            result = [klass, *_linear_merge(bases)]
+            # Said once each: a base reached through two paths brings its problems twice.
+            problems[start:] = list(dict.fromkeys(problems[start:]))
+            if cycles[0] == cycles_before:
+                self._linearized[klass.qualname] = (result, tuple(problems[start:]))
+            return result
 
-        return linearize(located, ()), problems
+        return linearize(located, ()), list(dict.fromkeys(problems))
+
+
+CHAIN_BUDGET = f"the budget of {MAX_PYTHON_CHAIN} steps from a name to its class"
+
+
+def _too_long(module: _Module, statement: ast.stmt) -> Missing:
+    return Missing(str(BudgetExceeded(CHAIN_BUDGET, f"{display_path(module.file)}:{statement.lineno}")))
 
 
 _NOT_INIT = Default(None, False, "init=False")
@@ -438,21 +526,49 @@ def _known_empty(name: str) -> bool:
     return name in KNOWN_EMPTY_BASES or name.startswith(KNOWN_EMPTY_PREFIXES) or name.startswith("abc.")
 
 
+_NODE = attrgetter("node")
+
+
+def _linear_merge(bases: list[list[_Def]]) -> list[_Def]:
+    """C3 of a class's bases' orders, where the usual shapes take time linear in the result: one base (a chain)
+    follows it as it is, and bases whose orders go on alike after their first class (a diamond, a lattice) come
+    first, in order, before that shared rest. Any other shape takes the full merge."""
+    if len(bases) == 1:
+        return list(bases[0])
+    if bases:
+        rest = bases[0][1:]
+        nodes = list(map(_NODE, rest))  # compared by identity: each class statement is one object
+        heads = [order[0] for order in bases]
+        if all(list(map(_NODE, order[1:])) == nodes for order in bases[1:]) and not set(map(_NODE, heads)) & set(nodes):
+            return [*heads, *rest]
+    return _merge([*bases, [order[0] for order in bases]])
+
+
 def _merge(sequences: list[list[_Def]]) -> list[_Def]:
-    """C3 merge; an inconsistent hierarchy (which Python refuses) keeps the first order it can."""
-    sequences = [list(s) for s in sequences if s]
+    """C3 merge; an inconsistent hierarchy (which Python refuses) keeps the first order it can.
+
+    Linear in the sequences' length times their count: each sequence keeps a position instead of being rebuilt,
+    and a count of the tails each class is in replaces searching every tail for each candidate.
+    """
+    sequences = [s for s in sequences if s]
+    positions = [0] * len(sequences)
+    tails = Counter(d.qualname for s in sequences for d in s[1:])
+    placed: set[str] = set()
     result: list[_Def] = []
-    while sequences:
-        for sequence in sequences:
-            head = sequence[0]
-            if not any(head.qualname in (d.qualname for d in s[1:]) for s in sequences):
-                break
-        else:
-            head = sequences[0][0]
+    while True:
+        live = [i for i, s in enumerate(sequences) if positions[i] < len(s)]
+        if not live:
+            return result
+        head = next((sequences[i][positions[i]] for i in live if not tails[sequences[i][positions[i]].qualname]),
+                    sequences[live[0]][positions[live[0]]])
         result.append(head)
-        sequences = [[d for d in s if d.qualname != head.qualname] for s in sequences]
-        sequences = [s for s in sequences if s]
-    return result
+        placed.add(head.qualname)
+        for i in live:
+            sequence = sequences[i]
+            while positions[i] < len(sequence) and sequence[positions[i]].qualname in placed:
+                positions[i] += 1
+                if positions[i] < len(sequence):
+                    tails[sequence[positions[i]].qualname] -= 1  # now a head, no longer in a tail
 
 
 def _nested(klass: _Def, name: str) -> _Def | None:
@@ -544,7 +660,7 @@ def _factory(factory: ast.expr) -> Default:
         if body.literal:
             return body
         return Default(None, False, body.text)
-    return Default(None, False, f"{ast.unparse(factory)[:MAX_TEXT]}()")
+    return Default(None, False, f"{_unparse(factory)[:MAX_TEXT]}()")
 
 
 def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.AsyncFunctionDef, skip_self: bool) -> Signature:
@@ -563,27 +679,31 @@ def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.As
     return Signature(qualname, file, node.lineno, tuple(params), arguments.kwarg is not None)
 
 
-def _all_names(index: SourceIndex, module: _Module) -> set[str] | None:
-    """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise."""
+def _all_names(index: SourceIndex, module: _Module, seen: frozenset[str] = frozenset()) -> set[str] | None:
+    """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise (also for
+    modules whose `__all__` refer to each other, or a chain of them past the budget)."""
     assert module.tree is not None
+    if module.name in seen or len(seen) > MAX_PYTHON_CHAIN:
+        return None
+    seen = seen | {module.name}
     names: set[str] | None = None
     for statement in _statements(module.tree.body):
         if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
-            names = _sum_of_names(index, module, statement.value)
+            names = _sum_of_names(index, module, statement.value, seen)
         elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) and statement.target.id == "__all__":
-            extra = _sum_of_names(index, module, statement.value)
+            extra = _sum_of_names(index, module, statement.value, seen)
             names = None if names is None or extra is None else names | extra
     return names
 
 
-def _sum_of_names(index: SourceIndex, module: _Module, node: ast.expr) -> set[str] | None:
+def _sum_of_names(index: SourceIndex, module: _Module, node: ast.expr, seen: frozenset[str]) -> set[str] | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _sum_of_names(index, module, node.left), _sum_of_names(index, module, node.right)
+        left, right = _sum_of_names(index, module, node.left, seen), _sum_of_names(index, module, node.right, seen)
         return None if left is None or right is None else left | right
     if isinstance(node, ast.Attribute) and node.attr == "__all__" and isinstance(node.value, ast.Name):
         other = index.attribute(module, node.value.id, set())
         if isinstance(other, _Module) and other.tree is not None and other.name != module.name:
-            return _all_names(index, other)
+            return _all_names(index, other, seen)
         return None
     try:
         value = ast.literal_eval(node)

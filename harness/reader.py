@@ -17,19 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
-import yaml
-
+from harness.budget import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, InputLimitError
 from harness.confine import Scope, UnsafeInput, within
 
-# verl's largest golden is about 30 KiB; this is far above any real config and far below what exhausts a CI machine.
-MAX_FILE_BYTES = 8 * 1024 * 1024
-# A wheel (or a git archive of a config tree) holds many files; the whole of it is bounded too.
-MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
+__all__ = ["MAX_ARCHIVE_BYTES", "MAX_FILE_BYTES", "InputLimitError"]  # the budgets' home is harness.budget
 CHUNK = 1024 * 1024
-
-
-class InputLimitError(yaml.YAMLError):
-    """A file beyond the harness's bounds: too large on disk, or expanding too far through aliases."""
 
 
 class NotAFile(UnsafeInput):

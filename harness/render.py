@@ -7,21 +7,14 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
+from harness.budget import MAX_DEPTH, MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES, InputLimitError
 from harness.diff import join_path, path_segment, split_path
 from harness.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.matrix import Case
-from harness.reader import InputLimitError
 
 HEADER_MARK = "# config-harness golden"
 
-# Bounds for hostile input (a pull request controls configs and goldens). verl's largest golden has about 2,000
-# values, so these are far above any real tree and far below what exhausts a CI machine. The size on disk is
-# the reader's (harness.reader.MAX_FILE_BYTES).
-MAX_EXPANDED_NODES = 500_000  # YAML nodes after every alias is expanded (an "alias bomb" is tiny on disk)
-MAX_EXPANDED_CHARS = 32 * 1024 * 1024  # scalar text after every alias is expanded (one big string, many aliases)
-# Mappings and lists inside each other: verl nests 8 levels; every walk of a value (the harness's, OmegaConf's,
-# Hydra's merge) is then far from Python's recursion limit, however the composition stacks files.
-MAX_DEPTH = 40
+# Bounds for hostile input (a pull request controls configs and goldens): their values and reasons are in harness.budget.
 
 _BaseDumper = getattr(yaml, "CDumper", yaml.Dumper)
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -259,6 +259,45 @@ def holds_interpolation(value: Any) -> bool:
     return is_interpolation(value)
 
 
+# How far `_reads_at_most` counts: enough to tell a scalar from a mapping, never the whole of a big one.
+READ_COUNT_CAP = 64
+
+
+def _reads_at_most(tree: Any, path: str) -> int:
+    """About how many values resolving `path` reads: what the keys its interpolations name hold, counted up to
+    READ_COUNT_CAP each (a literal side reads nothing)."""
+    written = lookup(tree, path)
+    total = 0
+    for text in _scalars(written):
+        if not is_interpolation(text):
+            continue
+        for key in referenced_keys(path, text):
+            pending, count = [lookup(tree, key)], 0
+            while pending and count < READ_COUNT_CAP:
+                value = pending.pop()
+                count += 1
+                if isinstance(value, dict):
+                    pending += value.values()
+                elif isinstance(value, list):
+                    pending += value
+            total += count
+    return total
+
+
+def _scalars(value: Any) -> list[Any]:
+    """The value itself, or the scalar values inside a list or mapping value."""
+    found, pending = [], [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending += item.values()
+        elif isinstance(item, list):
+            pending += item
+        else:
+            found.append(item)
+    return found
+
+
 def _resolved(config: DictConfig, path: str) -> Any:
     with resolution_policy():
         try:
@@ -311,6 +350,9 @@ def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str], budge
     ]
     if not candidates:
         return frozenset()
+    # Cheapest first: were they resolved in the order given, a case whose other interpolations read big mappings
+    # would spend its budget before a scalar refactor (`${oc.select:x,null} -> null`) that every other case folds.
+    candidates.sort(key=lambda path: _reads_at_most(old_tree, path) + _reads_at_most(new_tree, path))
     old_config, new_config = OmegaConf.create(old_tree), OmegaConf.create(new_tree)
     same = set()
     for path in candidates:

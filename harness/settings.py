@@ -12,7 +12,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from harness.confine import git_folder_problem, is_inside, project_root
+from harness.budget import toml_document
+from harness.confine import git_folder_problem, is_inside, project_package_folder, project_root
 from harness.hints import did_you_mean
 from harness.reader import InputLimitError, read_bytes, read_text
 
@@ -161,15 +162,21 @@ def root_id(root: str) -> str:
     return root.replace("/", ".")
 
 
-def package_folder(entry: str, where: str) -> Path:
-    """The folder of a `pkg://module.path` search path entry, found in installed distributions' metadata.
+def package_folder(entry: str, where: str, root: Path | None = None, scope: tuple[Path, ...] = ()) -> Path:
+    """The folder of a `pkg://module.path` search path entry: the project's own package folder below `root` (the
+    settings' folder) when it is there inside `scope`, else found in installed distributions' metadata.
 
-    Never imports: importing a package to find its configs would run its code (and its dependencies').
+    Never imports: importing a package to find its configs would run its code (and its dependencies'). The
+    project's own folder comes first: when CI installs the pull request's package, the installed copy holds the
+    pull request's files outside the repository, where a review could not read them at its base.
     """
     dotted = entry[len(PACKAGE_SCHEME):].strip("/").replace("/", ".")
     parts = [part for part in dotted.split(".") if part]
     if not parts or any(not part.isidentifier() for part in parts):
         raise SettingsError(f"{where}: {entry!r} is not a pkg://module.path entry")
+    own = project_package_folder(".".join(parts), scope, root) if root is not None and scope else None
+    if own is not None:
+        return own.resolve()
     for distribution_name in sorted(set(metadata.packages_distributions().get(parts[0], []))):
         folder = Path(str(metadata.distribution(distribution_name).locate_file("/".join(parts))))
         if folder.is_dir():
@@ -186,7 +193,7 @@ def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ..
     for index, entry in enumerate(_string_list(entries, where)):
         entry_where = f"{where}[{index}]"
         if entry.startswith(PACKAGE_SCHEME):
-            folders.append(package_folder(entry, entry_where))
+            folders.append(package_folder(entry, entry_where, base, readable))
         elif "://" in entry and not entry.startswith("file://"):
             raise SettingsError(f"{entry_where}: {entry!r}: only folders, file:// and pkg:// entries are supported")
         else:
@@ -400,17 +407,30 @@ def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[s
             raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
         globs.append(pattern)
         for module, config_name in entry.get("modules", {}).items():
-            if not isinstance(config_name, str) or not all(part.isidentifier() for part in module.split(".")):
-                raise SettingsError(f"{entry_where}.modules: {module!r} = {config_name!r} is not `dotted.module = \"config_name\"`")
+            if not isinstance(config_name, str) or not (_is_dotted(module) or _is_script_path(module)):
+                raise SettingsError(
+                    f"{entry_where}.modules: {module!r} = {config_name!r} is neither `dotted.module = \"config_name\"` "
+                    f"nor `\"path/to/script.py\" = \"config_name\"` (a script relative to the project, no '..')"
+                )
             modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
     return tuple(globs), tuple(sorted(modules.items()))
+
+
+def _is_dotted(module: str) -> bool:
+    return all(part.isidentifier() for part in module.split("."))
+
+
+def _is_script_path(entry: str) -> bool:
+    """A Python script's path relative to the project, as a launch runs it (`3D-Diffusion-Policy/train.py`)."""
+    parts = entry.split("/")
+    return entry.endswith(".py") and not entry.startswith("/") and all(part not in ("", ".", "..") for part in parts) and "\\" not in entry
 
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Read a TOML file through the one reader (bounded, regular files only), turning every failure into a
     one-line SettingsError."""
     try:
-        return tomllib.loads(read_text(path))
+        return toml_document(read_text(path), str(path))
     except FileNotFoundError:
         raise SettingsError(f"{path}: settings file not found") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:

@@ -1,20 +1,40 @@
 """Find the Hydra launches in a shell script without running it: a small evaluator over tree-sitter-bash's syntax tree.
 
-Nothing in a script runs: a command substitution, a `source`, a `date` are never executed; what they would
-produce is unknown, and an override that needs it keeps a placeholder. The evaluator follows what verl's
-scripts do: assignments with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`,
-line continuations, quoting, `if` and `case` (the branch a plain run takes: an unset variable is empty in a
-test, as in bash), `export`, and launchers in front of Python (`uv run`, `torchrun`, `ray job submit --`).
+Nothing in a script runs: a command substitution or a `date` is never executed; what it would produce is
+unknown, and an override whose value needs it keeps a placeholder (messages show the script's own text). A file
+the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
+with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
+`if` and `case` (the branch a plain run takes: an unset variable is empty in a test, as in bash), `export`,
+`cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
+front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
+known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
+folder) makes the launch "not extracted", with why, instead of a guess.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
+from collections import ChainMap
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
+
+from harness.budget import (
+    ARITHMETIC_BITS,
+    MAX_SCRIPT_BYTES,
+    MAX_SCRIPT_DEPTH,
+    MAX_WORD_BYTES,
+    MAX_WORD_PIECES,
+    MAX_WORDS,
+    BudgetExceeded,
+    depth_budget,
+    size_budget,
+    syntax_depth,
+    wrap_int,
+)
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
 HYDRA_VALUE_FLAGS = MappingProxyType({
@@ -25,7 +45,10 @@ HYDRA_VALUE_FLAGS = MappingProxyType({
     "--experimental-rerun": "", "--shell-completion": "", "-sc": "",
 })
 HYDRA_SWITCHES = frozenset({"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"})
-TORCHRUN_SWITCHES = frozenset({"--standalone", "--no-python", "--no_python", "--run-path", "--run_path"})
+TORCHRUN_SWITCHES = frozenset({
+    "--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
+    "--multi_gpu", "--cpu", "--use_deepspeed", "--use_fsdp", "--use_megatron_lm", "--debug", "--autotune",
+})
 PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
 PLACEHOLDER_MARK = "__unset_"
@@ -39,6 +62,7 @@ class Piece:
     line: int
     unknown: str = ""  # what the value would have come from (`$HOME`, `$(date ...)`); "" when known
     split: bool = False  # the result of an unquoted expansion: bash splits it on whitespace
+    file: str = ""  # the file it was written in when a sourced file wrote it; "" for the script itself
 
 
 Word = tuple[Piece, ...]
@@ -62,6 +86,13 @@ class Override:
     text: str
     line: int  # where its key is written (an array element's own line, not the launch's)
     unknown: tuple[str, ...] = ()  # the unknown values it holds (placeholders in `text`)
+    written: str = ""  # the script's own text of it (`training.seed=${seed}`); messages and fixes show this
+    file: str = ""  # the sourced file that wrote its key; "" for the launch's own script
+
+    @property
+    def shown(self) -> str:
+        """The override as a message shows it: the script's text where a value is unknown, never a placeholder."""
+        return self.written if self.unknown and self.written else self.text
 
 
 @dataclass(frozen=True)
@@ -78,6 +109,7 @@ class Launch:
     config_dirs: tuple[str, ...] = ()  # --config-dir
     overrides: tuple[Override, ...] = ()
     error: str = ""  # why it could not be extracted; "" when it was
+    name_written: str = ""  # the script's text of --config-name when the reader does not know its value
 
     @property
     def where(self) -> str:
@@ -85,18 +117,43 @@ class Launch:
         return f"{self.script}:{self.line}"
 
 
+class _Values(ChainMap[str, "list[Word] | None"]):
+    """Variables in layers: a branch (or `VAR=x cmd`) writes a layer of its own over the variables around it, so
+    reading it costs what it writes, not a copy of every variable (many variables and many `if`s stay linear).
+    `unset` writes None, which hides the variable of the layers below."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = super().get(key)
+        return default if value is None else value
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        value = self.get(key, default)
+        self.maps[0][key] = None
+        return value
+
+
 class _Env:
     """Variables while a script is read: each a list of words (a scalar is a one-word list)."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, list[Word]] = {}
-        self.arrays: set[str] = set()
+    def __init__(self, values: _Values | None = None, arrays: set[str] | None = None) -> None:
+        self.values = values if values is not None else _Values()
+        self.arrays = arrays if arrays is not None else set()  # recorded, never read back
+        # The folder commands run in, relative to the project's root (scripts run from there); None once a `cd`
+        # goes somewhere the reader cannot know, with `lost` saying which and why.
+        self.cwd: str | None = ""
+        self.lost = ""
+        self.stack: tuple[tuple[str | None, str], ...] = ()  # pushd's folders
+        self.unread: tuple[str, ...] = ()  # the `source` lines whose file was not read: what their variables lack
+        self.written: tuple[str, ...] = ()  # files the script writes (`cat > get_model.py << EOF`), not the project's
 
-    def copy(self) -> _Env:
-        other = _Env()
-        other.values = dict(self.values)
-        other.arrays = set(self.arrays)
+    def child(self) -> _Env:
+        """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
+        meanwhile. A subshell, a branch and `VAR=x cmd` read in one."""
+        other = _Env(self.values.new_child(), self.arrays)
+        other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
         return other
+
+    copy = child
 
 
 def parse(source: bytes) -> Any:
@@ -123,12 +180,16 @@ def _unescape_double(text: str) -> str:
 class _Reader:
     """Walks a script's syntax tree in order, keeping variables, and collects its launches."""
 
-    def __init__(self, script: str, source: bytes, is_entry: Any) -> None:
+    def __init__(self, script: str, source: bytes, is_entry: Any, read: Any = None) -> None:
         self.script = script
         self.source = source
         self.is_entry = is_entry  # (entry, is_module) -> True when it is a launch to report
+        self.read = read  # project path -> the file's bytes, or a one-line reason it is not read (`source`)
         self.env = _Env()
         self.launches: list[Launch] = []
+        self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
+        self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
+        self.sourced_bytes = 0  # every sourced file read, summed: a script sourcing one file 10,000 times stays bounded
 
     # ---- expansion ----
 
@@ -174,7 +235,7 @@ class _Reader:
         if kind == "string":
             return self.string(node)
         if kind == "concatenation":
-            return self.concatenate([self.pieces(child, quoted) for child in node.children])
+            return self.concatenate([self.pieces(child, quoted) for child in node.children], line)
         if kind in ("simple_expansion", "expansion"):
             return self.expansion(node, quoted)
         if kind == "arithmetic_expansion":
@@ -199,25 +260,37 @@ class _Reader:
             if child.type == "string_content":
                 parts.append([(Piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
             else:
+                text = _text(child)
+                if text[:1].isspace():  # the grammar puts the space before a `${` into the expansion's first token
+                    parts.append([(Piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
                 parts.append(self.pieces(child, quoted=True))
             position = child.end_byte
         if position < end:
             gap = self.source[position:end].decode("utf-8", "replace")
             parts.append([(Piece(_unescape_double(gap), node.end_point.row + 1),)])
-        return self.concatenate(parts) if parts else [(Piece("", node.start_point.row + 1),)]
+        return self.concatenate(parts, node.start_point.row + 1) if parts else [(Piece("", node.start_point.row + 1),)]
 
     @staticmethod
-    def concatenate(parts: Iterable[list[Word]]) -> list[Word]:
-        """Adjacent parts of one word: the last word of one joins the first of the next (as `"a${ARR[@]}b"`)."""
+    def concatenate(parts: Iterable[list[Word]], line: int = 0) -> list[Word]:
+        """Adjacent parts of one word: the last word of one joins the first of the next (as `"a${ARR[@]}b"`);
+        past the word budget, one placeholder (checked as the word grows, so it never grows far past it)."""
         words: list[Word] = []
+        size = 0  # bytes of the last word
         for part in parts:
             if not part:
                 continue
+            over = next((p for w in part for p in w if p.unknown == OVER_BUDGET), None)
+            if over is not None:  # stays one placeholder, where the budget was first exceeded
+                return [(over,)]
             if not words:
                 words = list(part)
+                size = _bytes(words[-1])
             else:
+                size = size + _bytes(part[0]) if len(part) == 1 else _bytes(part[-1])
                 words[-1] = words[-1] + part[0]
                 words.extend(part[1:])
+            if len(words) > MAX_WORDS or len(words[-1]) > MAX_WORD_PIECES or size > MAX_WORD_BYTES:
+                return [_over_budget(line or words[-1][-1].line)]
         return words
 
     def expansion(self, node: Any, quoted: bool) -> list[Word]:
@@ -261,18 +334,14 @@ class _Reader:
             # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
             known = value is not None and all(not p.unknown for w in value for p in w)
             return [(Piece("", line, _text(node)) if not known or value is None else Piece("", line, _text(node)),)]
-        if value is None:
-            return [(Piece("", line, f"${name}"),)]
+        if value is None:  # unquoted, an unset variable may stand for any number of arguments
+            return [(Piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
-            joined: list[Piece] = []
-            for position, word in enumerate(value):
-                if position:
-                    joined.append(Piece(" ", line))
-                joined.extend(word)
-            value = [tuple(joined)]
+            value = self.concatenate([[(Piece(" ", line),)] if position % 2 else [value[position // 2]]
+                                      for position in range(2 * len(value) - 1)], line)
         if quoted:
             return value
-        return [tuple(Piece(p.text, p.line, p.unknown, split=True) for p in word) for word in value]
+        return [tuple(replace(p, split=True) for p in word) for word in value]
 
     def _name_index(self, node: Any) -> tuple[str, str | None]:
         if node.type == "subscript":
@@ -310,7 +379,7 @@ class _Reader:
             if unknown:
                 return None
             text = text.strip() or "0"
-            return int(text, 0) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
+            return wrap_int(int(text, 0)) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
         if kind == "parenthesized_expression":
             inner = [c for c in node.children if c.type not in ("(", ")")]
             return self.evaluate(inner[0]) if len(inner) == 1 else None
@@ -318,7 +387,8 @@ class _Reader:
             operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
             if operand is None:
                 return None
-            return {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
+            result = {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
+            return None if result is None else wrap_int(result)
         if kind == "binary_expression" and len(node.children) == 3:
             left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
             if left is None or right is None:
@@ -331,7 +401,9 @@ class _Reader:
                 ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
                 "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b)),
             }
-            return operations[operator](left, right) if operator in operations else None
+            if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
+                return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
+            return wrap_int(operations[operator](left, right)) if operator in operations else None
         if kind == "ternary_expression":
             parts = [c for c in node.children if c.type not in ("?", ":")]
             condition = self.evaluate(parts[0])
@@ -339,11 +411,13 @@ class _Reader:
         return None
 
     def words(self, nodes: Iterable[Any]) -> list[Word]:
-        """The words of a command's arguments after expansion and word splitting."""
+        """The words of a command's arguments after expansion and word splitting (past the budget, a placeholder)."""
         result: list[Word] = []
         for node in nodes:
             for word in self.pieces(node):
                 result.extend(_split(word))
+            if len(result) > MAX_WORDS:
+                return [_over_budget(node.start_point.row + 1)]
         return result
 
     # ---- statements ----
@@ -368,8 +442,16 @@ class _Reader:
                 self.env.values.pop(_text(child), None)
         elif kind == "command":
             self.command(node)
-        elif kind in ("redirected_statement", "negated_command", "subshell", "compound_statement", "do_group", "pipeline", "list"):
+        elif kind == "subshell":  # `( cd x; ... )`: its folder and variables end with it
+            saved = self.env
+            self.env = saved.copy()
             for child in node.children:
+                self.statement(child)
+            self.env = saved
+        elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "pipeline", "list"):
+            for child in node.children:
+                if child.type == "file_redirect":
+                    self.writes(child)
                 self.statement(child)
         elif kind == "if_statement":
             self.if_statement(node)
@@ -378,10 +460,14 @@ class _Reader:
         elif kind in ("for_statement", "c_style_for_statement"):
             self.for_statement(node)
         elif kind in ("while_statement", "function_definition"):
-            # A loop body or a function is read once, where it is written, for the launches in it.
+            # A loop body or a function is read once, where it is written, for the launches in it; a function's
+            # `cd` moves only its own commands (it runs when called, not where it is written).
+            cwd = (self.env.cwd, self.env.lost, self.env.stack)
             for child in node.children:
                 if child.type in ("do_group", "compound_statement"):
                     self.statement(child)
+            if kind == "function_definition":
+                self.env.cwd, self.env.lost, self.env.stack = cwd
         elif kind == "ERROR":
             self.broken(node)
 
@@ -403,8 +489,10 @@ class _Reader:
                 if position:
                     joined.append(Piece(" ", line))
                 # No word splitting in an assignment: the value is stored as one word.
-                joined.extend(Piece(p.text, p.line, p.unknown) for p in word)
-            value = [tuple(joined)]
+                joined.extend(replace(p, split=False) for p in word)
+                if len(joined) > MAX_WORD_PIECES:
+                    break
+            value = self.concatenate([[tuple(joined)]], line)
         if index is not None and index not in ("@", "*"):
             current = list(self.env.values.get(name, []))
             if index.isdigit():
@@ -416,10 +504,11 @@ class _Reader:
         if operator == "+=":
             current = self.env.values.get(name, [])
             if value_node is not None and value_node.type == "array":
-                self.env.values[name] = list(current) + value
+                elements = list(current) + value
+                self.env.values[name] = elements if len(elements) <= MAX_WORDS else [_over_budget(line)]
             else:
                 first = current[0] if current else ()
-                self.env.values[name] = [first + value[0], *current[1:]]
+                self.env.values[name] = [*self.concatenate([[first], [value[0]]], line), *current[1:]]
             return
         self.env.values[name] = value
 
@@ -529,7 +618,7 @@ class _Reader:
         for position, (_, body) in enumerate(branches):
             if position == chosen:
                 continue
-            self.env = saved.copy()
+            self.env = saved.child()
             for statement in body:
                 self.statement(statement)
         self.env = saved
@@ -582,47 +671,283 @@ class _Reader:
         saved = None
         prefix = [c for c in node.children if c.type == "variable_assignment"]
         if prefix:  # `VAR=x cmd`: set for the command only
-            saved = self.env.copy()
+            saved = self.env
+            self.env = saved.child()
             for assignment in prefix:
                 self.assign(assignment)
         parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
         words: list[Word] = []
+        written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
         for part in parts:
-            targets = part.children if part.type == "command_name" else [part]
-            words += self.words(targets)
+            for target in part.children if part.type == "command_name" else [part]:
+                expanded = self.words([target])
+                words += expanded
+                written += [_text(target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
         if saved is not None:
             self.env = saved
         if not words:
             return
         name = word_text(words[0])
-        if name in ("source", "."):
-            return  # another file's variables are not read: their values stay unknown
-        launch = self.launch(words, node.start_point.row + 1)
-        if launch is not None:
-            self.launches.append(launch)
+        line = self.at or node.start_point.row + 1
+        if name in ("cd", "pushd", "popd"):
+            self.change_folder(name, words[1:], written[1:], line)
+        elif name in ("source", "."):
+            self.source_file(words[1:], written[1:], line)
+        elif name == "eval":
+            text = " ".join(shown_text(w) for w in words[1:])
+            if LAUNCH_LIKE.search(text):
+                self.launches.append(Launch(self.script, len(self.launches) + 1, line,
+                                            error=f"`eval` runs text the reader does not follow ({text[:80]})"))
+        else:
+            launch = self.launch(words, line, written)
+            if launch is not None:
+                self.launches.append(launch)
 
-    def launch(self, words: list[Word], line: int) -> Launch | None:
-        """The launch these command words make, if they run a Python entry point this project has."""
+    def writes(self, redirect: Any) -> None:
+        """`> FILE` / `>> FILE`: a file the script writes itself (a here-document's program) is not the project's."""
+        if not redirect.children or _text(redirect.children[0]) not in (">", ">>", ">|", "&>"):
+            return
+        for word in self.words(redirect.children[1:2]):
+            if not any(p.unknown for p in word) and self.env.cwd is not None:
+                self.env.written += (posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))),)
+
+    def change_folder(self, name: str, words: list[Word], written: list[str], line: int) -> None:
+        """`cd`/`pushd`/`popd`: the folder the rest of the script (or subshell) runs in, relative to the project's root."""
+        env = self.env
+        if name == "popd":
+            if env.stack:
+                (env.cwd, env.lost), env.stack = env.stack[-1], env.stack[:-1]
+            else:
+                env.cwd, env.lost = None, f"`popd` (line {line}) returns to a folder the reader has not seen"
+            return
+        if name == "pushd":
+            env.stack += ((env.cwd, env.lost),)
+        arguments = [(w, t) for w, t in zip(words, written, strict=False) if word_text(w) == "-" or not word_text(w).startswith("-")]
+        command = " ".join([name, *written])
+        if not arguments:
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes to the home folder, which is not known"
+            return
+        word, text = arguments[0]
+        folder = word_text(word)
+        if any(p.unknown for p in word):
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes to a folder the reader cannot know ({text})"
+        elif folder == "-":
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes back to a folder the reader does not track"
+        elif folder.startswith("/"):
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes to an absolute folder; scripts are read from the project's root"
+        elif env.cwd is not None:
+            path = posixpath.normpath(posixpath.join(env.cwd, folder))
+            if path == ".." or path.startswith("../"):
+                env.cwd, env.lost = None, f"`{command}` (line {line}) leaves the project"
+            else:
+                env.cwd, env.lost = ("" if path == "." else path), ""
+
+    def source_file(self, words: list[Word], written: list[str], line: int) -> None:
+        """`source FILE` / `. FILE`: a file of the project is read (never run) with the script's variables, and what
+        it sets is the script's; a file that cannot be read is remembered, for the launches that would need it."""
+        if not words:
+            return
+        word, text = words[0], written[0]
+        name = word_text(word)
+        command = f"`source {text}` (line {line})"
+        path = posixpath.normpath(posixpath.join(self.env.cwd or "", name))
+        if any(p.unknown for p in word):
+            reason = f"{command}: its path is not known"
+        elif self.env.cwd is None and not name.startswith("/"):
+            reason = f"{command}: the folder it is read from is not known after {self.env.lost}"
+        elif name.startswith("/") or path == ".." or path.startswith("../"):
+            reason = f"{command}: it lies outside the project"
+        elif path in self.sourcing or path == self.script or len(self.sourcing) >= MAX_SOURCE_DEPTH:
+            return  # a file sourcing itself (or too deep a chain) adds nothing more
+        else:
+            data = self.read(path) if self.read is not None else "sourced files are not read here"
+            if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
+                data = f"more than {MAX_SOURCED_BYTES // (1024 * 1024)} MB of sourced text in one script; the rest is not read"
+            if isinstance(data, bytes):
+                self.sourced_bytes += len(data)
+                self._read_sourced(path, data, line)
+                return
+            reason = f"{command}: {data}"
+        self.env.unread += (reason,)
+
+    def _read_sourced(self, path: str, data: bytes, line: int) -> None:
+        depth = len(self.sourcing)
+        marker = f"\0{depth}"
+        # The pieces already held are marked, so what the sourced file writes is told apart and named by its file.
+        self._retag("", marker)
+        saved = self.source, self.at
+        self.source, self.at = data.replace(b"$(((", b"$(( ("), self.at or line
+        self.sourcing += (path,)
+        try:
+            self.run(parse(self.source).root_node)
+        finally:
+            self.sourcing = self.sourcing[:-1]
+            self.source, self.at = saved
+            self._retag("", path)
+            self._retag(marker, "")
+
+    def _retag(self, old: str, new: str) -> None:
+        for name, words in self.env.values.items():
+            if words is not None and any(p.file == old for w in words for p in w):
+                self.env.values[name] = [tuple(replace(p, file=new) if p.file == old else p for p in w) for w in words]
+
+    def file_of(self, piece: Piece) -> str:
+        """The file a piece was written in ("" for the script itself), while a sourced file may still be read."""
+        if piece.file.startswith("\0"):
+            depth = int(piece.file[2:])
+            return self.sourcing[depth - 1] if depth else ""
+        return piece.file or (self.sourcing[-1] if self.sourcing else "")
+
+    def launch(self, words: list[Word], line: int, written: list[str] | None = None) -> Launch | None:
+        """The launch these command words make, if they run a Python entry point this project has; a command that
+        runs a Python script the reader cannot place is a launch that was not extracted, with why."""
         texts = [word_text(w) for w in words]
+        written = written if written is not None else [shown_text(w) for w in words]
         index = len(self.launches) + 1
+        over = next((p for w in words for p in w if p.unknown == OVER_BUDGET), None)
+        if over is not None and any(PYTHON.fullmatch(t.rsplit("/", 1)[-1]) or t.endswith("torchrun") for t in texts):
+            return Launch(self.script, index, line, error=str(BudgetExceeded(WORD_BUDGET, f"{self.script}:{over.line}")))
         for position, text in enumerate(texts):
             base = text.rsplit("/", 1)[-1]
-            if base == "torchrun" or PYTHON.fullmatch(base):
-                entry = _entry(texts, position, torchrun=base == "torchrun")
-                if entry is None:
-                    continue
-                entry_name, is_module, rest = entry
-                if not self.is_entry(entry_name, is_module):
-                    continue
-                return _hydra_arguments(
-                    Launch(self.script, index, line, entry_name, is_module), words[len(words) - len(rest):]
-                )
+            style = _launcher(texts, position, base)
+            if style is None:
+                continue
+            entry = _entry(texts, position, style)
+            if entry is None:
+                continue
+            entry_name, is_module, at = entry
+            if not is_module:
+                problem, entry_name = self._script_path(words[at], written[at], entry_name)
+                if not problem and entry_name in self.env.written:
+                    return None  # a program the script wrote itself (a here-document): no launch of the project
+                if problem:
+                    return Launch(self.script, index, line, entry_name, False, error=problem)
+            if not self.is_entry(entry_name, is_module):
+                if not is_module:
+                    return Launch(self.script, index, line, entry_name, False,
+                                  error=f"{entry_name} is not a file of the project")
+                continue  # a module of another package (`python -m pip`): not this project's program
+            return self._hydra_arguments(
+                Launch(self.script, index, line, entry_name, is_module), words[at + 1:], written[at + 1:]
+            )
         program = words[0]
         overrides = sum(bool(OVERRIDE_LIKE.match(t)) for t in texts[1:])
         if program and all(p.unknown for p in program) and overrides >= 3:
             unknown = program[0].unknown
             return Launch(self.script, index, line, error=f"the program is {unknown}, which the script never sets")
         return None
+
+    def _script_path(self, word: Word, written: str, name: str) -> tuple[str, str]:
+        """(why the script a launch runs cannot be placed, or "", its path relative to the project's root)."""
+        if any(p.unknown for p in word):
+            # `$REPO_ROOT/examples/x.py`: scripts run from the project's root, so a known rest after an unknown
+            # prefix is read from there, as --config-path's is.
+            rest = "".join(p.text for p in word[1:]).lstrip("/") if not any(p.unknown for p in word[1:]) else ""
+            if rest and self.is_entry(posixpath.normpath(rest), False):
+                return "", posixpath.normpath(rest)
+            return f"the script's path {written} is not known", name
+        if name.startswith("/"):
+            return f"{name} is an absolute path; scripts are placed from the project's root", name
+        if self.env.cwd is None:
+            return f"the folder it runs in is not known: {self.env.lost}", name
+        path = posixpath.normpath(posixpath.join(self.env.cwd, name))
+        if path == ".." or path.startswith("../"):
+            return f"{path} lies outside the project", name
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(self.script), name))
+        if self.env.cwd == "" and not self.is_entry(path, False) and self.is_entry(beside, False):
+            return "", beside  # `python main_ppo_split.py` beside the script: it is run from its own folder
+        return "", path
+
+    def _hydra_arguments(self, launch: Launch, words: list[Word], written: list[str]) -> Launch:
+        """The launch with Hydra's flags and the overrides read from the entry point's arguments."""
+        values: dict[str, Any] = {"config_path": None, "config_name": None}
+        config_dirs: list[str] = []
+        overrides: list[Override] = []
+        name_written = ""
+        index = 0
+        while index < len(words):
+            word = words[index]
+            text = word_text(word)
+            flag, has_value, inline = text.partition("=")
+            if flag in HYDRA_VALUE_FLAGS:
+                value_word = word if has_value else (words[index + 1] if index + 1 < len(words) else ())
+                value = inline if has_value else word_text(value_word)
+                if HYDRA_VALUE_FLAGS[flag] == "config_name" and any(p.unknown for p in value_word):
+                    name_written = written[index].partition("=")[2] if has_value else written[index + 1]
+                index += 1 if has_value else 2
+                target = HYDRA_VALUE_FLAGS[flag]
+                if target == "config_dir":
+                    config_dirs.append(value)
+                elif target:
+                    values[target] = value
+                continue
+            index += 1
+            if text in HYDRA_SWITCHES or text == "--" or not text:
+                continue
+            unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
+            problem = _unknowable(word, text)
+            if problem:
+                return replace(launch, error=f"`{written[index - 1]}` {problem}{self._origin(word)}")
+            overrides.append(Override(text, word[0].line, unknown, written[index - 1], self.file_of(word[0])))
+        return replace(
+            launch, config_path=values["config_path"], config_name=values["config_name"], config_dirs=tuple(config_dirs),
+            overrides=tuple(overrides), name_written=name_written,
+        )
+
+    def _origin(self, word: Word) -> str:
+        """Where an unknown argument's value comes from: the command written (with its line), or a sourced file
+        the reader could not read, which may set it."""
+        piece = next(p for p in word if p.unknown)
+        if piece.unknown.startswith(("$(", "`", "<(")):
+            where = self.file_of(piece) or self.script
+            return f" (`{piece.unknown}`, {where}:{piece.line})"
+        return f" (it may be set by {self.env.unread[-1]})" if self.env.unread else ""
+
+
+LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
+MAX_SOURCE_DEPTH = 8
+MAX_SOURCED_BYTES = 8 * 1024 * 1024
+LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+
+
+def shown_text(word: Word) -> str:
+    """A word as the script writes it: known text as is, an unknown part as the expression it came from."""
+    return "".join(p.unknown or p.text for p in word)
+
+
+def _unknowable(word: Word, text: str) -> str:
+    """Why an argument cannot be known, or "" when it can be checked: a whole argument, or an override's key, that
+    the reader does not know (an unknown value after a known `key=` is checked through its placeholder)."""
+    if not any(p.unknown for p in word):
+        return ""
+    prefix = ""  # the known text before the first unknown part
+    for piece in word:
+        if piece.unknown:
+            break
+        prefix += piece.text
+    if "=" in prefix:
+        return ""
+    first = next(p.unknown for p in word if p.unknown)
+    if not all(p.unknown for p in word):  # `${K}=1` hides its key; `"$HOME/x"` is no override, Hydra judges it
+        return f"has a key that is not known ({first})" if OVERRIDE_LIKE.match(text) else ""
+    if first.startswith(("$(", "`", "<(")):
+        return "is the output of a command, which is never run"
+    if any(p.split for p in word):
+        return f"is not known: {first} stands for whole arguments"
+    return f"is not known ({first}): it may be an override"
+
+
+OVER_BUDGET = "a value past the word budget"
+WORD_BUDGET = f"the word budget ({MAX_WORD_PIECES:,} pieces, {MAX_WORD_BYTES // 1024} KiB, {MAX_WORDS:,} words)"
+
+
+def _bytes(word: Word) -> int:
+    return sum(len(piece.text) for piece in word)
+
+
+def _over_budget(line: int) -> Word:
+    """The placeholder for a value past the word budget (at `line`): unknown, so a launch using it is not extracted."""
+    return (Piece("", line, OVER_BUDGET),)
 
 
 def _split(word: Word) -> list[Word]:
@@ -644,77 +969,74 @@ def _split(word: Word) -> list[Word]:
                     words.append([])
                 started = False
             if text:
-                words[-1].append(Piece(text, line))
+                words[-1].append(Piece(text, line, file=piece.file))
                 started = True
             line += text.count("\n")
     return [tuple(w) for w in words if w]
 
 
-def _entry(texts: list[str], position: int, torchrun: bool) -> tuple[str, bool, list[str]] | None:
-    """(entry, is_module, the arguments after it) of a python or torchrun invocation; None for `python -c`."""
-    index = position + 1
+def _launcher(texts: list[str], position: int, base: str) -> str | None:
+    """How the program at `position` takes a Python entry point: "python", "torchrun" (its options, then a script
+    or `-m`: torchrun, `deepspeed`, `accelerate launch`), or None when it runs none."""
+    if PYTHON.fullmatch(base):
+        return "python"
+    if base in ("torchrun", "deepspeed"):
+        return "torchrun"
+    if base == "accelerate" and position + 1 < len(texts) and texts[position + 1] == "launch":
+        return "accelerate"
+    return None
+
+
+def _entry(texts: list[str], position: int, style: str) -> tuple[str, bool, int] | None:
+    """(entry, is_module, the entry's position) of a launcher's invocation; None for `python -c` and the like."""
+    index = position + (2 if style == "accelerate" else 1)
     module = False
     while index < len(texts):
         text = texts[index]
-        if torchrun:
+        if style != "python":
+            following = texts[index + 1] if index + 1 < len(texts) else ""
             if text in ("-m", "--module"):
                 module = True
-            elif text.startswith("-") and text not in TORCHRUN_SWITCHES and "=" not in text:
-                index += 1  # an option with its value in the next word
-            elif not text.startswith("-"):
-                return text, module, texts[index + 1 :]
+            elif text.startswith("-"):
+                # An option's value is the next word, unless that is the script or another option (a switch).
+                valued = text not in TORCHRUN_SWITCHES and "=" not in text
+                if valued and not following.endswith(".py") and not following.startswith("-"):
+                    index += 1
+            else:
+                return text, module, index
         else:
             if text == "-m":
-                return (texts[index + 1], True, texts[index + 2 :]) if index + 1 < len(texts) else None
+                if index + 1 >= len(texts):
+                    return None
+                if texts[index + 1] in LAUNCHER_MODULES:  # `python -m torch.distributed.run ...` is torchrun
+                    return _entry(texts, index + 1, "torchrun")
+                return texts[index + 1], True, index + 1
             if text == "-c":
                 return None
             if text in ("-X", "-W", "-Q"):
                 index += 1
             elif not text.startswith("-"):
-                return text, False, texts[index + 1 :]
+                return (text, False, index) if text.endswith(".py") else None
         index += 1
     return None
 
 
-def _hydra_arguments(launch: Launch, words: list[Word]) -> Launch:
-    """The launch with Hydra's flags and the overrides read from the entry point's arguments."""
-    values: dict[str, Any] = {"config_path": None, "config_name": None}
-    config_dirs: list[str] = []
-    overrides: list[Override] = []
-    index = 0
-    while index < len(words):
-        word = words[index]
-        text = word_text(word)
-        flag, has_value, inline = text.partition("=")
-        if flag in HYDRA_VALUE_FLAGS:
-            value = inline if has_value else (word_text(words[index + 1]) if index + 1 < len(words) else "")
-            index += 1 if has_value else 2
-            target = HYDRA_VALUE_FLAGS[flag]
-            if target == "config_dir":
-                config_dirs.append(value)
-            elif target:
-                values[target] = value
-            continue
-        index += 1
-        if text in HYDRA_SWITCHES or text == "--":
-            continue
-        if not text or all(p.unknown for p in word) and not OVERRIDE_LIKE.match(text):
-            continue  # an unknown word that is not an override (the script's own "$@")
-        unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
-        overrides.append(Override(text, word[0].line, unknown))
-    return Launch(
-        launch.script, launch.index, launch.line, launch.entry, launch.is_module,
-        values["config_path"], values["config_name"], tuple(config_dirs), tuple(overrides),
-    )
-
-
-def launches_in(script: str, source: bytes, is_entry: Any) -> list[Launch]:
-    """Every launch in a script, in file order; `is_entry(name, is_module)` says which programs are Hydra entry points."""
-    reader = _Reader(script, source, is_entry)
+def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> list[Launch]:
+    """Every launch in a script, in file order; `is_entry(name, is_module)` says which programs are Hydra entry points,
+    `read(path)` gives a file the script sources (its bytes, or why it is not read)."""
+    reader = _Reader(script, source, is_entry, read)
     # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
     source = source.replace(b"$(((", b"$(( (")
     reader.source = source
+    try:
+        size_budget(source, MAX_SCRIPT_BYTES, script)
+    except BudgetExceeded as error:
+        return [Launch(script, 1, 1, error=str(error))]
     tree = parse(source)
+    deep = syntax_depth(tree.root_node)
+    if deep is not None:  # every walk below is recursive: a script nested past the budget is not read
+        budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")
+        return [Launch(script, 1, deep, error=str(BudgetExceeded(budget, f"{script}:{deep}")))]
     reader.run(tree.root_node)
     return reader.launches
 

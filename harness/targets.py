@@ -16,7 +16,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from harness.budget import NOT_READ
 from harness.confine import project_root
+from harness.contract_changes import unreported_check
 from harness.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 from harness.diff import describe_value, join_path, same_value, split_path, unflatten
 from harness.findings import ERROR, INFO, CaseChecker, CaseResult, Finding, Kind, Refiner
@@ -132,8 +134,9 @@ class ProgramView:
             return []
         if isinstance(signature, Missing):
             path = join_path(node.path, "_target_")
-            return [Finding(Kind.TARGET, path, None, node.target, ERROR,
-                            f"{path}: {node.target} does not exist in the Python sources ({signature.reason}); building the node fails",
+            said = (f"{node.target} could not be read in the Python sources ({signature.reason})" if NOT_READ in signature.reason
+                    else f"{node.target} does not exist in the Python sources ({signature.reason}); building the node fails")
+            return [Finding(Kind.TARGET, path, None, node.target, ERROR, f"{path}: {said}",
                                         facts=_facts(Reason.MISSING_CLASS, target=node.target))]
         findings = []
         where = f"{self.shown(signature.file)}:{signature.line}"
@@ -267,6 +270,34 @@ class ProgramView:
         return replace(finding, message=finding.message + note, facts=(("python_default", param.default.value), ("python_source", where)))
 
 
+def python_defaults(view: ProgramView, tree: Any) -> dict[str, Finding]:
+    """Every field of a composed tree that the YAML leaves to its class's Python default: path -> its `defaulted`
+    finding (`new` holds the default)."""
+    return {
+        finding.path: finding for node in target_nodes(tree) for finding in view.node_findings(node)
+        if dict(finding.facts).get("reason") == Reason.DEFAULTED
+    }
+
+
+def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: str = INFO) -> list[Finding]:
+    """A `changed` finding "via python default" for each field neither side's YAML sets whose Python default differs
+    between the base's classes and this tree's: the program sees another value although no config file changed."""
+    before = python_defaults(base_view, base_tree)
+    findings = []
+    for path, now in python_defaults(view, tree).items():
+        was = before.get(path)
+        if was is None or same_value(was.new, now.new):
+            continue
+        facts = dict(now.facts)
+        findings.append(Finding(
+            Kind.CHANGED, path, was.new, now.new, severity,
+            f"{path}: {describe_value(was.new)} -> {describe_value(now.new)} via python default: no config sets it, and "
+            f"the default of {facts.get('class')} ({facts.get('source')}) changed (was {dict(was.facts).get('source')})",
+            source=now.source, via=VIA_PYTHON_DEFAULT, facts=now.facts,
+        ))
+    return findings
+
+
 def program_view(settings: Settings) -> ProgramView | None:
     """The settings' `python_sources` as a view, or None when the settings name none."""
     if not settings.python_sources:
@@ -340,10 +371,16 @@ class CaseRules:
     refiners: tuple[Refiner, ...] = ()
 
 
-def case_rules(settings: Settings, contract_set: ContractSet, today: datetime.date | None = None) -> CaseRules:
-    """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks."""
+def case_rules(
+    settings: Settings, contract_set: ContractSet, today: datetime.date | None = None, base: ContractSet | None = None
+) -> CaseRules:
+    """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks; in a
+    review, `base` (the base's contracts) also judges each case, for what the pull request's contracts excuse."""
     view = program_view(settings)
-    checks = checks_for(contract_set, today, view.value_at if view is not None else None)
+    program = view.value_at if view is not None else None
+    checks = checks_for(contract_set, today, program)
+    if base is not None and base.contracts:
+        checks.append(unreported_check(base, contract_set, today, program))
     if view is None:
         return CaseRules(tuple(checks))
     day = today or utc_today()

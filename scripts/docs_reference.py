@@ -55,7 +55,7 @@ SOURCE_MEANINGS = {
 }
 COMMAND_MEANINGS = {
     "glob": "scripts whose launches are cases, relative to the settings file (parsed, never run)",
-    "modules": "entry module -> config name, where `@hydra.main` does not say it",
+    "modules": "entry module (or script path) -> config name, where `@hydra.main` or `--config-name` does not say it",
 }
 KIND_MEANINGS = {
     "removed": "a key the baseline has is gone",
@@ -63,7 +63,7 @@ KIND_MEANINGS = {
     "changed": "a value or its type changed",
     "effective": "written the same, but its interpolation resolves to another value",
     "contract": "a contract term does not hold on the freshly composed config (or a contract file's hygiene)",
-    "contract_change": "in a review: a contract term removed or loosened, or a waiver added or extended, since the base",
+    "contract_change": "in a review: a contract term removed or loosened, or a waiver added or extended, since the base (once per run); a violation the base's contracts find on the pull request's config that its own contracts no longer report (per case)",
     "settings_change": "in a review: a settings key differs from the base's",
     "hydra_change": "in a review: a leaf of the composed `hydra:` subtree differs",
     "parity": "a route differs from its `same_as` case",
@@ -75,6 +75,9 @@ KIND_MEANINGS = {
     "target": "what building a `_target_` node does: a missing class, an undeclared key, a required field, a Python default",
     "moved": "a removed leaf or subtree whose value now sits under another path",
     "launch": "a launch command of a script that does not compose, or whose default moved under it",
+    "entry_change": "in a review: an entry point's `@hydra.main` arguments or `[commands.modules]` mapping differ from the base's",
+    "launch_gone": "in a review: a launch that composed at the base is gone from the pull request",
+    "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
 }
 EXIT_MEANINGS = {
     "EXIT_OK": "every case matches its baseline and every contract holds",

@@ -6,10 +6,10 @@ uses), `AFTER` (those it also takes after its name), `add_arguments(parser)` and
 
 from __future__ import annotations
 
-from harness.commands import cache, check, diff, explain, fetch, generate, init, lock, log
+from harness.commands import cache, check, comment, diff, explain, fetch, generate, init, known, lock, log
 from harness.commands import list as listing
 from harness.commands.common import Command
 
-COMMANDS: tuple[Command, ...] = (listing, generate, check, diff, explain, log, lock, cache, init, fetch)
+COMMANDS: tuple[Command, ...] = (listing, generate, check, diff, explain, log, lock, known, cache, init, fetch, comment)
 
 __all__ = ["COMMANDS", "Command"]

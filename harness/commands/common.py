@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from harness.cases import select_cases
 from harness.confine import UnsafeInput, project_root
-from harness.contracts import load_contracts
+from harness.contracts import ContractSet, load_contracts
 from harness.engine import Engine
 from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
@@ -156,12 +156,13 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
 
 
-def contract_rules(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+def contract_rules(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> dict[str, Any]:
     """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
     run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
-    so which Python sources are read is never the pull request's choice."""
+    so which Python sources are read is never the pull request's choice, and `base`, the base's contracts, judge
+    each case too."""
     contract_set = load_contracts(settings.contracts, settings.read_scope)
-    rules = case_rules(settings, contract_set)
+    rules = case_rules(settings, contract_set, base=base)
     return {
         "rules": rules.checks,
         "refiners": rules.refiners,

@@ -14,7 +14,7 @@ from harness.gitrepo import GitError
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review_rules import rules_for_review
 from harness.settings import settings_table
-from harness.targets import case_rules
+from harness.targets import case_rules, program_view
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,9 +32,13 @@ def run(args: argparse.Namespace) -> int:
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.
     base_view = baselines.folders_at(rules.settings, top, commit) if rules.settings.python_sources else rules.settings
-    base_rules = case_rules(base_view, read_contract_files(base_texts)).checks if base_texts is not None else ()
+    base_contracts = read_contract_files(base_texts) if base_texts is not None else None
+    base_rules = case_rules(base_view, base_contracts).checks if base_contracts is not None else ()
+    # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value.
+    views = (program_view(base_view), program_view(rules.settings)) if rules.settings.python_sources else None
     run = Run(rules.settings, baseline, sourced=common.sourced(args, review=True), strict=False, review=rules,
-              base_rules=base_rules, **common.contract_rules(rules.settings, args))
+              base_rules=base_rules, views=views if views and None not in views else None,
+              **common.contract_rules(rules.settings, args, base=base_contracts))
     result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,

@@ -79,22 +79,13 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     """Run the checks once on the adopted settings and record every finding that already holds (a broken launch, a
     class the program cannot build, a contract the tree breaks) as a known entry: the next `check` counts them and
     fails only on new ones. A known file that was there before is kept as it was."""
-    from harness import known
-    from harness.baselines import GoldenFolder
-    from harness.commands import common
-    from harness.contracts import utc_today
-    from harness.engine import Engine, Run
+    from harness.commands.known import record
     from harness.settings import load_settings
-    from harness.writer import write_atomic
 
     files = adoption.table["contracts"]
-    known_file = adoption.settings_file.parent / files[-1]
     if not adoption.known_created:
         return [f"  known         {files[-1]} (kept as it was)"]
     settings = replace(load_settings(adoption.settings_file), cache_dir=cache_dir_from(args))
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), **common.contract_rules(settings, argparse.Namespace()))
-    result = Engine(run).run()
-    entries = known.entries_for(result.cases, utc_today())
-    write_atomic(known_file, known.render(entries))
+    entries = record(settings, adoption.settings_file.parent / files[-1], argparse.Namespace())
     return [f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
             "counted, not failed; remove an entry once it is fixed)"]

@@ -80,7 +80,7 @@ def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[
             continue
         row: dict[str, Any] = {
             "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
-            "overrides": list(case.overrides), "extracted": case.problem_kind != NOT_EXTRACTED,
+            "overrides": list(case.written), "extracted": case.problem_kind != NOT_EXTRACTED,
         }
         if case.problem:
             row["reason"] = case.problem

@@ -19,13 +19,13 @@ GLOB_CHARS = "*?["
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("key", help="a dotted key path, e.g. actor_rollout_ref.model.path")
     parser.add_argument("--case", required=True, metavar="ID", help="a case id (a glob must match exactly one case of the working tree)")
-    parser.add_argument("--since", metavar="REV", help="only commits after REV")
+    parser.add_argument("--since", metavar="REV", help="only commits after REV (from the merge base when REV is not an ancestor, as git's REV..HEAD)")
     parser.add_argument("--format", choices=["text", "json"], default="text", help="the output format")
     add_quiet(parser, "text: the changes without the count line")
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.history import HistoryError, key_history
+    from harness.history import HistoryError, key_log
 
     settings = settings_from(args)
     case_id = args.case
@@ -33,15 +33,25 @@ def run(args: argparse.Namespace) -> int:
         with open_matrix(settings) as (_, cases):
             case_id = one_case(cases, case_id).id
     try:
-        changes = key_history(settings, args.key, case_id, args.since)
+        answer = key_log(settings, args.key, case_id, args.since)
     except (GitError, HistoryError) as error:
         raise UsageError(str(error)) from None
+    changes, since = answer.changes, answer.since
     if args.format == "json":
-        print(to_json({"schema_version": SCHEMA_VERSION, "key": args.key, "case": case_id, "changes": [vars(c) for c in changes]}))
+        document = {"schema_version": SCHEMA_VERSION, "key": args.key, "case": case_id, "changes": [vars(c) for c in changes]}
+        if since is not None:
+            document["since"] = {**vars(since), "note": since.line(args.key, show_value(since.value) if since.present else ABSENT)}
+        print(to_json(document))
         return EXIT_OK
+    if since is not None:
+        say(since.line(args.key, show_value(since.value) if since.present else ABSENT))
     for change in changes:
         old = show_value(change.old) if change.old_present else ABSENT
         new = show_value(change.new) if change.new_present else ABSENT
+        if change.composes_from:
+            say(f"{change.commit[:12]} {change.date[:10]} composes from {change.commit[:12]} on: {new} "
+                f"(before it, {change.composes_from})  {change.subject}")
+            continue
         say(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
     if not args.quiet:
         say(f"{len(changes)} change(s) of {args.key} in {case_id}")

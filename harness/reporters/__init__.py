@@ -23,6 +23,7 @@ FORMATS = MappingProxyType({
     "github": "harness.reporters.github",
     "sarif": "harness.reporters.sarif",
     "junit": "harness.reporters.junit",
+    "comment": "harness.reporters.comment",  # a review's pull-request comment, as data for `config-harness comment`
 })
 
 

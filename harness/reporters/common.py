@@ -13,8 +13,9 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.diff import parent_path
-from harness.findings import DEFAULT_MOVED, ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
+from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
 from harness.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
+from harness.matrix import LAUNCH_PREFIX
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
@@ -89,7 +90,7 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
     that follow name them, as --verbose does)."""
     total = sum(max(len(g.cases), 1) for g in groups)
     cases = {case for g in groups for case in g.cases}
-    what = "already at base" if tier == Tier.AT_BASE else "at the base are fixed here"
+    what = "already at base" if tier == Tier.AT_BASE else f"at the base {'is' if total == 1 else 'are'} fixed here"
     return (f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
             f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}")
 
@@ -142,11 +143,19 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
 SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)
 
 
-def launch_place(finding: Any) -> str:
-    """Where one launch of a group writes its cause: `FILE:LINE`, with the override as the script writes it."""
-    place = str(finding.source) if finding.source is not None else ""
-    override = finding.new if finding.path and isinstance(finding.new, str) and finding.detail[:1] != (DEFAULT_MOVED,) else ""
-    return f"{place}: {override}" if override and place else place or override
+def launch_place(case_id: str, finding: Any) -> str:
+    """Where one launch of a group is: a launch finding's `FILE:LINE` with the override as the script writes it,
+    else the launch itself (`examples/x.sh#1`: its value changed under it)."""
+    if finding.kind != Kind.LAUNCH or finding.source is None:
+        return case_id.removeprefix(LAUNCH_PREFIX)
+    override = finding.new if finding.path and isinstance(finding.new, str) else ""
+    return f"{finding.source}: {override}" if override else str(finding.source)
+
+
+def _script(case_id: str, finding: Any) -> str:
+    if finding.kind == Kind.LAUNCH and finding.source is not None:
+        return str(getattr(finding.source, "file", finding.source))
+    return case_id.removeprefix(LAUNCH_PREFIX).rsplit("#", 1)[0]
 
 
 def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> str:
@@ -155,18 +164,18 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
     launches = group.launches
     parts = [describe_cases(group.matrix_cases, all_ids)] if group.matrix_cases else []
     if len({case_id for case_id, _ in launches}) == 1:  # one launch: each line it writes the cause on
-        places = [launch_place(f) for _, f in launches]
-        file = str(getattr(launches[0][1].source, "file", ""))
+        places = [launch_place(case_id, f) for case_id, f in launches]
+        file = _script(*launches[0])
         parts.append(", ".join([places[0], *(p.removeprefix(file) for p in places[1:])]))
     elif launches:
-        scripts = {str(getattr(f.source, "file", case_id)) for case_id, f in launches}
+        scripts = {_script(case_id, f) for case_id, f in launches}
         count = len({case_id for case_id, _ in launches})
         head = f"{count} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
         if listed:
             parts.append(head)
         else:
-            shown = [str(f.source) for _, f in launches[:SHOWN_LAUNCHES] if f.source is not None]
-            more = len(launches) - len(shown)
+            shown = [launch_place(case_id, f).split(": ", 1)[0] for case_id, f in launches[:SHOWN_LAUNCHES]]
+            more = count - len(shown)
             parts.append(f"{head}: {', '.join(shown)}" + (f" and {more} more" if more else ""))
     return parts[0] if len(parts) == 1 else f"{parts[0]}; also in {parts[1]}" if parts else ""
 
@@ -190,7 +199,7 @@ def merged_launches(groups: Sequence[Group]) -> list[Group]:
     overrides with one cause, and the script is named once, with both overrides and both fixes."""
     def key(group: Group) -> tuple[Any, ...] | None:
         f = group.finding
-        if group.kind != Kind.LAUNCH or not group.path or not f.detail or f.detail[0] == DEFAULT_MOVED or group.matrix_cases:
+        if group.kind != Kind.LAUNCH or not group.path or not f.detail or group.matrix_cases:
             return None
         return (group.tier, f.severity, f.origin, f.detail[0], frozenset(group.cases))
 
@@ -214,7 +223,7 @@ def merged_launches(groups: Sequence[Group]) -> list[Group]:
 
 def member_lines(group: Group) -> list[str]:
     """One line per launch of a group, for --verbose: `FILE:LINE: OVERRIDE; fix: write ...`."""
-    return [launch_place(f) + (f"; fix: write {f.fix}" if f.fix else "") for _, f in group.launches]
+    return [launch_place(case_id, f) + (f"; fix: write {f.fix}" if f.fix else "") for case_id, f in group.launches]
 
 
 def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
@@ -356,3 +365,16 @@ def by_tier(groups: Sequence[Group]) -> dict[Tier, list[Group]]:
     for group in groups:
         tiers.setdefault(group.tier, []).append(group)
     return tiers
+
+
+# Tiers whose findings are excused or held before this change: a review never puts them on a line or in a count of
+# what the pull request did (at-base and fixed errors, waived or known violations, notes).
+NOT_INTRODUCED = frozenset({Tier.AT_BASE, Tier.FIXED, Tier.WAIVED, Tier.KNOWN, Tier.NOTED})
+
+
+def introduced(group: Group) -> bool:
+    """Whether a review's group is something this change did: an error or warning marked introduced (or one a
+    review marks with no origin, a settings change), or a difference, and never one a waiver or baseline excuses."""
+    if group.tier in NOT_INTRODUCED or group.waiver or group.finding.status:
+        return False
+    return group.finding.origin in ("", Origin.INTRODUCED)

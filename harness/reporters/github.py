@@ -6,9 +6,9 @@ from pathlib import Path
 
 from harness.escape import escape_data, workflow_command
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
-from harness.grouping import Tier, compared_ids, describe_cases, group_findings
+from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import Fold, describe_group, folded, mode_line, next_steps, summary_line
+from harness.reporters.common import Fold, describe_group, folded, introduced, mode_line, next_steps, summary_line
 
 # GitHub shows this many annotations of each kind per step; the rest are only in the log and the job summary.
 SHOWN_PER_KIND = 10
@@ -22,12 +22,26 @@ def _existing(file: str | None, fallback: str | None) -> str | None:
     return fallback if fallback and Path(fallback).is_file() else None
 
 
+def annotated(group: Group) -> str | None:
+    """The annotation kind a group gets (`error`, `warning`, `notice`), or None: it gets none.
+
+    Errors and unwaived warnings are annotated; in a review only those this change introduced (an error already
+    at the base, fixed, waived or known is on no line: it would be on lines no pull request touched, every time),
+    and a difference (info) is a `notice` on its line, so a pull request shows what it changes where it changes it.
+    """
+    if not introduced(group):
+        return None
+    if group.severity in (ERROR, WARNING):
+        return str(group.severity)
+    if group.severity == INFO and group.tier in (Tier.CHANGED, Tier.REMOVED, Tier.ADDED):
+        return "notice"
+    return None
+
+
 def to_github(result: MatrixResult, options: ReportOptions) -> str:
     """GitHub workflow commands: one annotation per distinct error or unwaived warning, at the config line that sets it.
 
-    A review's differences are info: each changed, removed or added value becomes a `notice` on its line, so a
-    pull request shows what it changes where it changes it. A waived warning is known and accepted: annotating
-    it would put the same notes on lines no pull request touched, every time. Errors come first, in triage
+    Which groups are annotated, and as what, is `annotated`'s rule. Errors come first, in triage
     order, at most ten of each kind (what GitHub shows), then one line saying how many more the summary has.
     Every `file=` is a file of this checkout: a value set only at the base (a removed key) or a golden that does
     not exist here points at the case's root config, with the base's FILE:LINE in the message.
@@ -40,8 +54,8 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     for item in folded(groups):
         # A folded subtree is one annotation, at the line of its first leaf.
         group = item.first if isinstance(item, Fold) else item
-        noticed = group.severity == INFO and group.tier in (Tier.CHANGED, Tier.REMOVED, Tier.ADDED)
-        if (group.severity not in (ERROR, WARNING) and not noticed) or group.tier in (Tier.NOTED, Tier.WAIVED, Tier.KNOWN, Tier.AT_BASE, Tier.FIXED):
+        command = annotated(group)
+        if command is None:
             continue
         file, line = group.anchor
         what, path = (item.describe(), item.root) if isinstance(item, Fold) else (describe_group(group), group.path)
@@ -51,7 +65,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
             at, line = _existing(None, next((roots[c] for c in group.cases if c in roots), None)), None
             if group.source is not None:
                 message += f" [set by {group.source}]"
-        annotations.append(("notice" if noticed else str(group.severity), message, at, line, f"{group.kind} {path}".strip()))
+        annotations.append((command, message, at, line, f"{group.kind} {path}".strip()))
     for orphan in result.orphans:
         annotations.append(("error", "orphan golden with no case; remove it with `generate --prune`", _existing(orphan, None), None, ""))
     annotations.sort(key=lambda a: KIND_ORDER.index(a[0]))  # stable: triage order within each kind

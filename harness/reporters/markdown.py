@@ -8,7 +8,17 @@ from typing import Any
 
 from harness.escape import LINE_BREAKS, code_span, markdown_text, printable
 from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
-from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
+from harness.grouping import (
+    TIER_TITLES,
+    Group,
+    Tier,
+    compared_ids,
+    count_paths,
+    describe_cases,
+    group_findings,
+    summary_paragraph,
+    tier_heading,
+)
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
     ABSENT,
@@ -38,6 +48,7 @@ SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value 
 MAX_ROWS = 20  # a longer table is folded in <details>
 BREAK_AFTER = re.compile(r"([./])")
 BREAK_INSIDE = re.compile(r"(?<=\S)([./])(?=\S)")
+LONG_WORD = re.compile(r"\S{25,}")  # only a word this long can widen a cell past its share of 1000 px
 SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
 
 
@@ -110,7 +121,7 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
 def breakable_text(text: str) -> str:
     """`text` escaped as markdown text, with a break opportunity after each dot or slash inside a word: a dotted key
     or a script path in a message wraps instead of widening its table past the page."""
-    return BREAK_INSIDE.sub(r"\1<wbr>", markdown_text(text))
+    return LONG_WORD.sub(lambda word: BREAK_INSIDE.sub(r"\1<wbr>", word.group()), markdown_text(text))
 
 
 def _where_cell(group: Group, all_ids: Sequence[str]) -> str:
@@ -170,7 +181,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             listed = [g for g in tiers.get(tier, []) if g.severity == severity]
             if listed:
                 table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
-                sections += _section(f"{TIER_TITLES[tier]} ({count_paths(listed)})", table, open_always=severity == ERROR)
+                sections += _section(tier_heading(tier, listed), table, open_always=severity == ERROR)
         if sections:
             lines += [f"### {heading}", "", *sections]
     if tiers.get(Tier.REFACTOR):

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from harness import __version__
-from harness.escape import json_text
+from harness.escape import json_text, sarif_message
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
@@ -43,7 +43,7 @@ def sarif_result(group: Group, all_ids: Sequence[str]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": str(group.kind),
         "level": LEVELS.get(group.severity, "note"),
-        "message": {"text": f"{describe_group(group)} ({describe_cases(group.cases, all_ids)})"},
+        "message": {"text": sarif_message(f"{describe_group(group)} ({describe_cases(group.cases, all_ids)})")},
         "locations": _location(group),
         "properties": {"path": group.path, "cases": list(group.cases), "severity": str(group.severity)},
     }

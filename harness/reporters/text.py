@@ -7,7 +7,17 @@ from types import MappingProxyType
 
 from harness.escape import printable
 from harness.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.grouping import TIER_TITLES, Group, Tier, compared_ids, count_paths, describe_cases, group_findings, summary_paragraph
+from harness.grouping import (
+    TIER_TITLES,
+    Group,
+    Tier,
+    compared_ids,
+    count_paths,
+    describe_cases,
+    group_findings,
+    summary_paragraph,
+    tier_heading,
+)
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
     LISTED_TIERS,
@@ -119,7 +129,7 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
         for tier in LISTED_TIERS:
             listed = [g for g in shown if g.tier == tier]
             if listed:
-                lines.append(f"{TIER_TITLES[tier]} ({count_paths(listed)}):")
+                lines.append(f"{tier_heading(tier, listed)}:")
                 lines += _item_lines(folded(merged_launches(listed)), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")

@@ -25,6 +25,10 @@ from omegaconf import OmegaConf
 from harness.cli import main
 from harness.render import parse_yaml
 
+# The shared test data (verl's history as git bundles): beside the project, or where CONFIG_HARNESS_TEST_DATA says
+# (a worktree elsewhere).
+SHARED_DATA = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or Path(__file__).resolve().parents[2].parent / "shared" / "data")
+
 
 @dataclass(frozen=True)
 class PlainFailure:
@@ -169,3 +173,4 @@ def replace_once(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{path}: {old!r} occurs {text.count(old)} times"
     path.write_text(text.replace(old, new), encoding="utf-8")
+

@@ -17,11 +17,12 @@ import pytest
 
 from harness.cli import main
 from tests.conftest import ROOT
+from tests.e2e.real_trees import SHARED_DATA
 from tests.synthetic_history import git
 
 pytestmark = pytest.mark.e2e
 
-BUNDLE = ROOT.parent / "shared" / "data" / "verl-full.bundle"
+BUNDLE = SHARED_DATA / "verl-full.bundle"
 ADOPT = ["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"]
 # A maintainer's contracts for the Megatron-only keys PR #5848 lost and the lora alias it left disagreeing.
 CONTRACTS = """\
@@ -220,3 +221,20 @@ def test_pr_7082_names_the_async_script_once_with_both_overrides_and_the_fix(tmp
     assert len(named) == 1, out
     assert "+algorithm.filter_groups.enable=True" in named[0] and "+algorithm.filter_groups.max_num_gen_batches=10" in named[0]
     assert "fix: write algorithm.filter_groups.enable=True and algorithm.filter_groups.max_num_gen_batches=10" in named[0]
+
+
+def test_program_view_turned_on_later_is_recorded_by_known_and_check_is_green_again(tmp_path, capsys, monkeypatch):
+    repository = adopt(tmp_path, "pr5848-parent")
+    settings = repository / "pyproject.toml"
+    text = settings.read_text()
+    if "python_sources" not in text:  # init may already write it (issue 29 item 9)
+        settings.write_text(text.replace("[tool.config-harness]\n", '[tool.config-harness]\npython_sources = ["verl"]\n', 1))
+    code, out = run(repository, "check", capsys=capsys, monkeypatch=monkeypatch)
+    if code == 1:  # classes verl never builds from that node: errors the repository already has
+        code, out = run(repository, "known", capsys=capsys, monkeypatch=monkeypatch)
+        assert code == 0 and re.match(r"\d+ findings? recorded in config-harness/known\.yaml", out), out
+    known = (repository / "config-harness" / "known.yaml").read_text()
+    assert re.search(r"^- finding: target\n  cases: \S+\n  path: \S+\n  what: (missing_class|undeclared|required)\n  reason: .known at adoption",
+                     known, flags=re.M), known[-800:]
+    code, out = run(repository, "check", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and len(out.splitlines()) <= 3, out

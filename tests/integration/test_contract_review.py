@@ -88,3 +88,45 @@ def test_hygiene_warnings_name_the_contract(repository, cli):
     (repository / "contracts.yaml").write_text(CONTRACTS.replace('"train/gpu/*"', '"train/tpu/*"'))
     messages = [m for _, _, m in run_findings(cli("--settings", "harness.toml", "check", "--format", "json"))]
     assert "gpu-critical: cases 'train/tpu/*' matches no case; the contract checks nothing" in messages
+
+
+ALIASES = """\
+contracts:
+  - name: workers
+    agree: [[device.count, device.workers]]
+"""
+
+
+def test_a_widened_group_and_a_waiver_for_its_new_key_fail_the_review_until_recorded(small_project, cli):
+    gpu = small_project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("  count: 8\n", "  count: 8\n  workers: 8\n"))
+    repository = commit_small_project(small_project, cli, ALIASES)
+    gpu.write_text(gpu.read_text().replace("workers: 8", "workers: 4"))
+    (repository / "contracts.yaml").write_text(
+        ALIASES.replace("[[device.count, device.workers]]", "[[device.count, device.workers, device.hosts]]")
+        + "waivers:\n  - {contract: workers, path: device.hosts, reason: hosts are counted apart}\n"
+    )
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert result.code == 1
+    report = result.json()
+    assert [f for f in report["findings"] if f["kind"] == "contract_change"] == []  # no edit of a term the base names
+    excused = {(c["id"], f["path"], f["severity"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "contract_change"}
+    assert excused == {(case, "device.workers", "error") for case in ("train/gpu/default", "train/gpu/fast", "train/gpu/sgd", "route/legacy")}
+    text = cli("--settings", "harness.toml", "diff", "--base", "main").out
+    assert ("ERROR contract change: workers: the base's contract is broken here (must agree but differ: device.count=8, "
+            "device.workers=4) and this change's contracts no longer report it") in text
+
+    record = "changes:\n  - {contract: workers, path: device.workers, old: enforced, new: excused, reason: hosts split the workers}\n"
+    (repository / "contracts.yaml").write_text((repository / "contracts.yaml").read_text() + record)
+    recorded = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert recorded.code == 0
+    severities = {f["severity"] for c in recorded.json()["cases"] for f in c["findings"] if f["kind"] == "contract_change"}
+    assert severities == {"warning"}
+
+
+def test_turning_program_view_on_fails_the_review(repository, cli):
+    (repository / "contracts.yaml").write_text(CONTRACTS.replace("    equal: {device.count: 8}\n", "    equal: {device.count: 8}\n    program_view: true\n"))
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    assert result.code == 1
+    (change,) = [f for f in result.json()["findings"] if f["kind"] == "contract_change"]
+    assert (change["path"], change["old"], change["new"], change["severity"]) == ("", {"program_view": False}, {"program_view": True}, "error")

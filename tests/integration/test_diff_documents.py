@@ -130,7 +130,7 @@ def test_verbose_lists_what_a_file_diff_folds_and_quiet_keeps_the_errors_and_the
     verbose = cli("diff", "old.yaml", "new.yaml", "--verbose").out.splitlines()
     assert '  ERROR flag: false -> "${base_flag}"  (new.yaml)' in verbose
     quiet = cli("diff", "old.yaml", "new.yaml", "--quiet").out.splitlines()
-    assert quiet[0] == "Changed values (1):" and quiet[-1] == "FAILED: 1 file against old.yaml: 1 changed; 2 errors"
+    assert quiet[0] == "Changed values (1 key):" and quiet[-1] == "FAILED: 1 file against old.yaml: 1 changed; 2 errors"
     assert not any(line.startswith("comparing ") for line in quiet)
 
 

@@ -52,10 +52,20 @@ def test_a_misspelled_case_is_exit_2_naming_the_nearest_case(small_project, hist
     assert line.endswith("nearest existing case: train/cpu/default")
 
 
-def test_a_since_off_heads_line_is_exit_2_naming_the_merge_base(small_project, history, cli):
-    line = one_line_usage_error(cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", "side", cwd=small_project))
-    assert f"--since side ({history['side'][:12]}) is not an ancestor of HEAD" in line
-    assert f"merge base {history['base'][:12]}" in line
+def test_a_since_off_heads_line_walks_from_the_merge_base_as_git_does_and_says_so_once(small_project, history, cli):
+    """`log --since side` answers what `git log side..HEAD` walks (issue 30 replaces the third round's exit 2)."""
+    arguments = (*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", "side")
+    text = cli(*arguments, cwd=small_project)
+    assert text.code == 0, text.err
+    lines = text.out.splitlines()
+    assert lines[0] == (f"--since side ({history['side'][:12]}) is not an ancestor of HEAD: walked from their merge base "
+                        f"{history['base'][:12]}, as git's side..HEAD does; at side trainer.lr is 0.1")
+    assert sum("merge base" in line for line in lines) == 1
+    assert lines[1].startswith(f"{history['lr'][:12]} ") and " 0.1 -> 0.2  lr 0.2" in lines[1]
+    answer = cli(*arguments, "--format", "json", cwd=small_project).json()
+    assert [c["commit"] for c in answer["changes"]] == [history["lr"]]
+    since = answer["since"]
+    assert (since["commit"], since["merge_base"], since["value"], since["present"]) == (history["side"], history["base"], 0.1, True)
     misspelled = one_line_usage_error(cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", "sied", cwd=small_project))
     assert "unknown git ref 'sied'" in misspelled and misspelled.endswith("nearest existing ref: side")
     # An ancestor is still an answer, and HEAD itself is an empty one.
@@ -94,3 +104,20 @@ def test_a_config_folder_git_does_not_hold_is_exit_2_saying_so(small_project, cl
     commit(small_project, "settings only; the configs are fetched, not committed")
     run = cli("--settings", "harness.toml", "log", "trainer.lr", "--case", "train/cpu/default", cwd=small_project)
     assert run.code == 2 and "conf is not in git" in run.err and "no commit's matrix" not in run.err, run.err
+
+
+def test_a_case_that_did_not_compose_before_a_commit_composes_from_that_commit_on(small_project, history, cli):
+    """A value never appears from nothing: the case was broken before the fix, so the fix is where it composes from."""
+    train = small_project / "conf" / "train.yaml"
+    fixed = train.read_text()
+    train.write_text(fixed.replace("optimizer@trainer.optim: adam", "optimizer@trainer.optim: gone"))
+    broken = commit(small_project, "break the backend")
+    train.write_text(fixed)
+    repaired = commit(small_project, "fix the backend")
+    arguments = (*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", history["back"])
+    changes = cli(*arguments, "--format", "json", cwd=small_project).json()["changes"]
+    assert [(c["commit"], c["old_present"], c["new_present"], bool(c["composes_from"])) for c in changes] == [
+        (broken, True, False, False), (repaired, False, True, True)]
+    assert changes[1]["composes_from"].startswith("the case did not compose: ")
+    last = cli(*arguments, cwd=small_project).out.splitlines()[1]
+    assert last.startswith(f"{repaired[:12]} ") and f"composes from {repaired[:12]} on: 0.2 (before it, the case did not compose: " in last

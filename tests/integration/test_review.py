@@ -350,10 +350,15 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_a_war
     assert moved[0][1]["message"] == (
         "default moved: trainer.effective_lr: 0.1 -> 0.2; the script does not set it: the value under it moved"
     )
+    # Each launch's composed values are compared too (issue 30): the default under #1 and #3 (#2 sets lr itself),
+    # and the value #3's script now sets.
+    values = {(c["id"], f["path"], f["old"], f["new"]) for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "changed"}
+    assert values == {("cmd/scripts/run.sh#1", "trainer.lr", 0.1, 0.2), ("cmd/scripts/run.sh#3", "trainer.lr", 0.1, 0.2),
+                      ("cmd/scripts/run.sh#3", "trainer.effective_lr", 0.7, 0.8)}
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
-    changed = text.index("Changed values (1):")
-    line = text[changed + 1]
-    assert line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;") and line.endswith("(scripts/run.sh:1)"), line
+    changed = text.index("Changed values (2 keys):")
+    moved_lines = [line for line in text[changed + 1:changed + 6] if line.startswith("  WARNING default moved: trainer.effective_lr: 0.1 -> 0.2;")]
+    assert len(moved_lines) == 1 and moved_lines[0].endswith("(scripts/run.sh:1)"), text
 
 
 def _package_project(root, config_dir: str, extra_settings: str = ""):
@@ -479,3 +484,82 @@ def test_a_search_path_link_the_pull_request_re_points_is_followed_as_the_base_h
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json", cwd=project)
     changed = [(f["path"], f["old"], f["new"]) for c in review.json()["cases"] for f in c["findings"] if f["kind"] == "changed"]
     assert changed == [("extra.k", 2, 3)], review.out
+
+
+def _review(cli):
+    result = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*", "--format", "json")
+    assert result.code in (0, 1), result.err
+    return result, result.json()
+
+
+def test_a_re_pointed_hydra_main_is_an_entry_change_error_and_its_launches_values_are_reported(small_project, cli):
+    files = {**LAUNCH_FILES, "conf/train2.yaml": "defaults:\n  - train\n  - _self_\ntrainer:\n  epochs: 9\n"}
+    with_launches(small_project, files)
+    commit_small_project(small_project, cli, "")
+    main = small_project / "app" / "main.py"
+    main.write_text(main.read_text().replace("config_name='train'", "config_name='train2'"))
+    result, report = _review(cli)
+    assert result.code == 1, result.out
+    (entry,) = [f for f in report["findings"] if f["kind"] == "entry_change"]
+    assert (entry["path"], entry["old"], entry["new"], entry["severity"], entry["origin"]) == (
+        "app.main", {"config_name": "train"}, {"config_name": "train2"}, "error", "introduced")
+    assert "3 launches run it (cmd/scripts/run.sh#1, cmd/scripts/run.sh#2, cmd/scripts/run.sh#3)" in entry["message"]
+    assert entry["source"] == "app/main.py:4"  # the decorator's line, where an annotation points
+    # The launch that sets epochs itself keeps its value; the two that leave it to the root now run with 9.
+    epochs = {(c["id"], f["old"], f["new"]) for c in report["cases"] for f in c["findings"] if f["path"] == "trainer.epochs"}
+    assert epochs == {("cmd/scripts/run.sh#2", 3, 9), ("cmd/scripts/run.sh#3", 3, 9)}
+    assert {c["id"]: c["status"] for c in report["cases"]} == {
+        "cmd/scripts/run.sh#1": "ok", "cmd/scripts/run.sh#2": "changed", "cmd/scripts/run.sh#3": "changed"}
+    # The record the message names excuses it: a warning with its reason, and the review passes.
+    (small_project / "contracts.yaml").write_text("changes:\n  - {entry: app.main, old: {config_name: train}, new: {config_name: train2}, reason: v2 root}\n")
+    result, report = _review(cli)
+    (entry,) = [f for f in report["findings"] if f["kind"] == "entry_change"]
+    assert result.code == 0 and entry["severity"] == "warning" and "[recorded reason: v2 root]" in entry["message"], result.out
+
+
+def test_a_module_mapped_to_another_config_is_an_entry_change(small_project, cli):
+    with_launches(small_project, LAUNCH_FILES)
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '[commands.modules]\n"app.main" = "train"\n', encoding="utf-8")
+    commit_small_project(small_project, cli, "")
+    settings.write_text(settings.read_text().replace('"app.main" = "train"', '"app.main" = "other"'), encoding="utf-8")
+    result, report = _review(cli)
+    (entry,) = [f for f in report["findings"] if f["kind"] == "entry_change"]
+    assert result.code == 1 and (entry["old"], entry["new"]) == ({"commands.modules": "train"}, {"commands.modules": "other"})
+
+
+def test_a_launch_the_pull_request_loses_is_launch_gone_unless_recorded(small_project, cli):
+    with_launches(small_project, {**LAUNCH_FILES, "scripts/other.sh": "python -m app.main trainer.epochs=1\n"})
+    commit_small_project(small_project, cli, "")
+    script = small_project / "scripts" / "run.sh"
+    script.write_text(script.read_text().replace("python -m app.main trainer.lr=0.5\n", ""))  # the second command removed
+    (small_project / "scripts" / "other.sh").rename(small_project / "scripts" / "other.bash")  # out of the base's globs
+    result, report = _review(cli)
+    gone = {c["id"]: f for c in report["cases"] for f in c["findings"] if f["kind"] == "launch_gone"}
+    assert result.code == 1 and sorted(gone) == ["cmd/scripts/other.sh#1", "cmd/scripts/run.sh#2"], result.out
+    assert all(f["severity"] == "error" and f["origin"] == "introduced" for f in gone.values())
+    assert (gone["cmd/scripts/run.sh#2"]["path"], gone["cmd/scripts/run.sh#2"]["source"]) == ("cmd/scripts/run.sh#2", "scripts/run.sh:2")
+    # The third command is now the second: it is compared with the base's third (aligned as a diff aligns lines), so
+    # nothing about it changed.
+    assert not [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] != "launch_gone"]
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out
+    assert "launch cmd/scripts/other.sh#1 composed at the base (scripts/other.sh:1) and is gone from this change" in text
+    (small_project / "contracts.yaml").write_text(
+        "changes:\n"
+        "  - {launch: cmd/scripts/run.sh#2, old: 'scripts/run.sh:2', new: null, reason: dropped}\n"
+        "  - {launch: cmd/scripts/other.sh#1, old: 'scripts/other.sh:1', new: null, reason: renamed}\n")
+    result, report = _review(cli)
+    assert result.code == 0, result.out
+    assert {f["severity"] for c in report["cases"] for f in c["findings"] if f["kind"] == "launch_gone"} == {"warning"}
+
+
+def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, cli):
+    with_launches(small_project, LAUNCH_FILES)
+    commit_small_project(small_project, cli, "")
+    script = small_project / "scripts" / "run.sh"
+    script.write_text(script.read_text().replace("python -m app.main trainer.lr=0.5", 'python -m app.main --config-name="$(pick)" trainer.lr=0.5'))
+    result, report = _review(cli)
+    (dark,) = [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "launch"]
+    assert result.code == 1 and dark["severity"] == "error" and dark["message"].startswith("not extracted: "), result.out
+    assert dark["source"] == "scripts/run.sh:2"
+    assert "the base extracted it (scripts/run.sh:2)" in dark["message"]

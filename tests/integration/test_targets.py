@@ -184,3 +184,25 @@ def test_verbose_lists_the_errors_already_at_the_base_without_saying_verbose_wou
     heading = verbose.index("3 errors already at base (1 case, 3 distinct):")
     assert all(line.startswith("  ERROR ") for line in verbose[heading + 1 : heading + 4])
     assert not any("--verbose lists them" in line for line in verbose)
+
+
+def test_a_changed_python_default_no_yaml_sets_is_a_changed_value_in_a_review(project, cli):
+    """Python defaults are values (issue 30): `batch: int = 32 -> 64` changes what the program gets for
+    `data.batch`, which no config sets; the review says so, from both sides' classes, read and never imported."""
+    cli("--settings", "harness.toml", "generate", cwd=project)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    models = project / "src" / "app" / "models.py"
+    unchanged = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
+    assert not [f for c in unchanged["cases"] for f in c["findings"] if f.get("via") == "python default"]
+    models.write_text(models.read_text().replace("    batch: int = 32", "    batch: int = 64"))
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+    via = [f for c in review.json()["cases"] for f in c["findings"] if f.get("via") == "python default"]
+    line = line_of(models, "batch: int = 64")
+    assert [(f["kind"], f["path"], f["old"], f["new"], f["severity"], f["source"]) for f in via] == [
+        ("changed", "data.batch", 32, 64, "info", f"src/app/models.py:{line}")
+    ]
+    text = cli("--settings", "harness.toml", "diff", "--base", "main").out
+    assert "data.batch: 32 -> 64 (via python default)" in text
+    assert not (project / MARKER).exists()

@@ -76,3 +76,61 @@ def test_the_entry_point_most_launches_run_decides_and_a_disagreement_is_said(tm
     assert launched.version_base is None and launched.entry_file == tmp_path / "a.py"
     assert launched.reason == ("version_base None as @hydra.main at a.py:2 (the entry point 3 launch(es) run; the entry point(s) "
                                "disagree: 1 say None, 2 say '1.1' (first at b.py:2))")
+
+
+def test_groups_a_root_leaves_off_become_routes_when_their_options_override_its_values(tmp_path):
+    from harness.adopt import Guess, switch_routes, switched_groups
+    from tests.conftest import write_tree
+
+    conf = write_tree(tmp_path / "conf", {
+        "train.yaml": "defaults:\n  - _self_\n  - debug: null\n  - logger: null\n  - override_me: null\ntrainer:\n  epochs: 10\n",
+        "debug/fast.yaml": "# @package _global_\ntrainer:\n  epochs: 1\n",
+        "debug/broken.yaml": "defaults:\n  - missing_group: x\n",
+        "logger/csv.yaml": "path: logs\n",
+    })
+    assert switched_groups(conf / "train.yaml") == ["debug", "logger", "override_me"]
+    switches = switch_routes(conf, ["train"], Guess())
+    assert switches.routes == ({"name": "train_debug_fast", "config_name": "train", "overrides": ["debug=fast"]},)
+    reasons = {entry.name: entry.reason for entry in switches.left_out}
+    assert reasons["train logger=csv"] == "they only add keys; they override none the root sets"
+    assert "missing_group" in reasons["train debug=broken"]
+
+
+def test_the_preset_without_overrides_is_plain_beside_an_engine_called_default():
+    from harness.adopt import Discovery, Guess, readable_presets
+
+    discovery = Discovery(("train",), engines=("cpu", "default"), same_as=(("big", "train/default/default"),))
+    renamed, guess = readable_presets(discovery, Guess(), explicit=False)
+    assert guess.presets == (("plain", ()),) and renamed.same_as == (("big", "train/default/plain"),)
+    assert readable_presets(discovery, Guess(), explicit=True) == (discovery, Guess())  # --preset names it
+    assert readable_presets(Discovery(("train",), engines=("cpu",)), Guess(), explicit=False)[1] == Guess()
+
+
+def test_testpaths_that_hide_the_golden_tests_get_a_note_with_the_fix(tmp_path):
+    from harness.adopt import pytest_hides_goldens
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.pytest.ini_options]\ntestpaths = "tests/"\n')
+    assert pytest_hides_goldens(pyproject, tmp_path).endswith('write testpaths = ["tests/", "pyproject.toml"]')
+    pyproject.write_text('[tool.pytest.ini_options]\ntestpaths = ["tests", "pyproject.toml"]\n')
+    assert pytest_hides_goldens(pyproject, tmp_path) is None
+    pyproject.write_text("[tool.pytest.ini_options]\naddopts = '-q'\n")
+    assert pytest_hides_goldens(pyproject, tmp_path) is None  # no testpaths: pytest walks the rootdir
+    assert pytest_hides_goldens(tmp_path / "harness.toml", tmp_path) is None  # its own file needs --harness-settings
+
+
+def test_init_names_an_entry_point_whose_config_path_is_computed(tmp_path):
+    from harness.adopt import computed_entry_points
+
+    (tmp_path / "app" / "conf").mkdir(parents=True)
+    (tmp_path / "app" / "train.py").write_text(
+        "import hydra, os, pathlib\n\n"
+        "@hydra.main(config_path=str(pathlib.Path(__file__).parent / 'conf'), version_base=None)\ndef main(cfg): ...\n")
+    (tmp_path / "app" / "other.py").write_text(
+        "import hydra, os\n\n@hydra.main(config_path=os.environ['CONF'])\ndef main(cfg): ...\n")
+    said = computed_entry_points((tmp_path / "app" / "conf").resolve(), tmp_path)
+    assert said == [
+        "app/other.py:3: @hydra.main's config_path cannot be read without running it "
+        "(`os.environ['CONF']` is neither a literal nor a path built from __file__)",
+        "app/train.py:3: @hydra.main with config_path computed from __file__ (read, never run): app/conf",
+    ]

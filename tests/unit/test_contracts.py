@@ -190,3 +190,13 @@ waivers:
         "a: cases 'nothing/*' matches no case; the contract checks nothing",
         "b: waiver for not.a.rule, which no rule of the contract names",
     ]
+
+
+def test_a_live_waiver_excuses_whatever_the_order_of_an_expired_one_beside_it():
+    text = RULES + (
+        "waivers:\n"
+        "  - {contract: critical, path: model.use_remove_padding, reason: old, until: 2025-01-01}\n"
+        "  - {contract: critical, path: model.use_remove_padding, reason: renewed, until: 2027-06-30}\n"
+    )
+    (finding,) = [f for f in findings(text) if f.path == "model.use_remove_padding"]
+    assert finding.severity == "warning" and "waived: renewed" in finding.message

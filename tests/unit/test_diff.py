@@ -114,3 +114,23 @@ def test_both_sides_of_a_change_render_mappings_alike():
     assert describe_value({"b": 1, "a": {"d": 2, "c": 3}}) == describe_value({"a": {"c": 3, "d": 2}, "b": 1})
     (line,) = list_detail("xs", [{"z": 1, "a": 2}], [{"z": 1, "a": 2}, {"y": 0, "b": 1}])
     assert line == "xs[1]: added {'b': 1, 'y': 0}"
+
+
+# Keys of every type a config can hold, so a walk that matches keys by dict equality (True == 1 == 1.0) is caught.
+MIXED_KEYS = KEYS | st.sampled_from([1, True, 1.0, 0, False, "1", "true", "a.b"])
+MIXED = st.recursive(SCALARS | st.lists(SCALARS, max_size=2), lambda children: st.dictionaries(MIXED_KEYS, children, max_size=4),
+                     max_leaves=20)
+
+
+def _full(changes):
+    return [(c.kind, c.path, repr(c.old), repr(c.new), c.detail, c.subtree) for c in changes]
+
+
+@given(st.dictionaries(MIXED_KEYS, MIXED, max_size=5), st.dictionaries(MIXED_KEYS, MIXED, max_size=5))
+def test_the_side_by_side_walk_gives_exactly_the_flattened_diff(a, b):
+    from harness.diff import diff_leaves
+
+    assert _full(diff_trees(a, b)) == _full(diff_leaves(flatten(a), flatten(b)))
+    # Two trees that share most of their content (a launch now and at the base) walk the shared part once.
+    shared = {"big": a, "other": b}
+    assert _full(diff_trees(shared, {**shared, "other": a})) == _full(diff_leaves(flatten(shared), flatten({**shared, "other": a})))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import pytest
@@ -50,9 +51,13 @@ def test_start_hydra_applies_version_base(tmp_path):
     for version_base, expected in (("1.1", {"g": {"x": 1}}), (None, {"_group_": {"x": 1}})):
         hydra_compat.start_hydra(f"file://{conf}", (), version_base)
         try:
-            assert OmegaConf.to_container(compose("c")) == expected, version_base
+            with warnings.catch_warnings(record=True) as caught:  # Hydra's own warning, asserted, not printed
+                warnings.simplefilter("always")
+                assert OmegaConf.to_container(compose("c")) == expected, version_base
         finally:
             GlobalHydra.instance().clear()
+        said = " ".join(str(w.message) for w in caught)
+        assert ("deprecated keyword in package header" in said) == (version_base == "1.1"), said
 
 
 def test_search_path_resolved_hands_over_the_primary_configs_entries_unless_an_override_replaces_them(tmp_path):

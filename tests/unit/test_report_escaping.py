@@ -144,3 +144,40 @@ def test_junit_text_is_always_well_formed_xml():
     element.text = xml_text(hostile)
     parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))
     assert parsed.text == parsed.get("message") == "a\\x00b\\x1b[31m</failure><x>&amp;\\ud800\\ufffe"
+
+
+LINKS = ("https://evil.example/x", "HTTP://EVIL.EXAMPLE", "ftp://evil.example", "www.evil.example", "WWW.Evil.Example/x",
+         "bob@evil.example", "mailto:bob@evil.example", "xmpp:bob@evil.example", "<https://evil.example>",
+         "(see:https://evil.example)", "@octocat", "#1234", "GH-1234", "a|https://evil.example|b")
+
+
+@pytest.mark.parametrize("link", LINKS)
+def test_markdown_holds_no_link_of_the_inputs_own(link):
+    """Rendered as GitHub renders markdown (cmark-gfm with its autolink extension), in a table cell and a paragraph,
+    from every field of a report: no `<a>` at all. Mentions and issue references are linked by GitHub's filters
+    after cmark, which skip code spans; they are checked to be inside one."""
+    import cmarkgfm
+
+    text = f"value {link} end"
+    cell = markdown_text(text)
+    html = cmarkgfm.github_flavored_markdown_to_html(f"| a |\n|---|\n| {cell} |\n\n{cell}\n")
+    assert "<a " not in html and html.count("<code>") == 2
+    assert cell.startswith("value ") and cell.endswith(" end")  # only the word that would link is changed
+    report = render_with(link, "markdown")
+    assert "<a " not in cmarkgfm.github_flavored_markdown_to_html(report)
+    outside_code = re.sub(r"(`+).*?\1", "", report)
+    assert not any(marker in outside_code for marker in ("@octocat", "#1234", "GH-1234"))
+
+
+def render_with(text: str, output_format: str) -> str:
+    case = Case("train/base/default", "train", ())
+    finding = Finding(Kind.CHANGED, f"a.{text}", text, text, ERROR, text, source=Source(f"conf/{text}.yaml", 3))
+    result = MatrixResult([CaseResult(case, "snapshots/x.yaml", Status.CHANGED, (finding,))], baseline="goldens")
+    return reporter(output_format).render(result, ReportOptions(verbose=True))
+
+
+def test_sarif_messages_hold_no_embedded_link_of_the_inputs_own():
+    """SARIF 2.1.0, 3.11.6: `[text](target)` in a plain-text message is a link; literal brackets are escaped."""
+    document = json.loads(render_with("[click](https://evil.example)", "sarif"))
+    message = document["runs"][0]["results"][0]["message"]["text"]
+    assert re.search(r"(?<!\\)\]\(", message) is None and "[click\\](https://evil.example)" in message

@@ -70,3 +70,18 @@ def test_resolution_failures_name_the_key():
     assert "a cannot be resolved" in effective_value(config, tree, "a").reason
     assert "m is '???'" in effective_value(config, tree, "m").reason
     assert "r cannot be resolved" in effective_value(config, tree, "r").reason
+
+
+def test_a_scalar_refactor_is_folded_whatever_else_the_case_spends_its_budget_on():
+    """Issue 30: an interpolation replaced by a literal with the same resolved value is a refactor in every case.
+    A case whose other changed interpolations read big mappings must not spend its budget before the cheap one."""
+    from harness.resolve import resolves_unchanged
+
+    big = {f"k{i}": i for i in range(6000)}
+    lean = {"x": False, "z": {"flag": "${oc.select:x,false}"}}
+    old = {**lean, "big": big, "big2": dict(big), **{f"a{i}": "${big}" for i in range(10)}}
+    new = {**old, "z": {"flag": False}, **{f"a{i}": "${big2}" for i in range(10)}}
+    paths = [f"a{i}" for i in range(10)] + ["z.flag"]
+    heavy = resolves_unchanged(old, new, paths)
+    assert "z.flag" in heavy and "z.flag" in resolves_unchanged(lean, {**lean, "z": {"flag": False}}, ["z.flag"])
+    assert len(heavy & set(paths[:-1])) < 10  # the budget still bounds the big ones: not every one was resolved

@@ -97,9 +97,11 @@ def test_invalid_toml_names_file(tmp_path):
     ([{"glob": "/abs/*.sh"}], r"commands\[0\]\.glob: '/abs/\*\.sh' must be a relative glob inside the project"),
     ([{"glob": ""}], r"commands\[0\]\.glob: '' must be a relative glob"),
     ([{"glob": "a/*.sh", "modules": ["pkg.main"]}], r"commands\[0\]\.modules: expected dict, got list"),
-    ([{"glob": "a/*.sh", "modules": {"pkg.main": 1}}], r"commands\[0\]\.modules: 'pkg\.main' = 1 is not `dotted\.module = \"config_name\"`"),
-    ([{"glob": "a/*.sh", "modules": {"pkg-x.main": "train"}}], r"commands\[0\]\.modules: 'pkg-x\.main' = 'train' is not"),
+    ([{"glob": "a/*.sh", "modules": {"pkg.main": 1}}], r"commands\[0\]\.modules: 'pkg\.main' = 1 is neither `dotted\.module = \"config_name\"` nor `\"path/to/script\.py\" = \"config_name\"`"),
+    ([{"glob": "a/*.sh", "modules": {"pkg-x.main": "train"}}], r"commands\[0\]\.modules: 'pkg-x\.main' = 'train' is neither"),
     ([{"glob": "a/*.sh", "modules": {"pkg.main": "../train"}}], r"commands\[0\]\.modules\.pkg\.main: '\.\./train' is not a config name inside"),
+    ([{"glob": "a/*.sh", "modules": {"../up/train.py": "train"}}], r"commands\[0\]\.modules: '\.\./up/train\.py' = 'train' is neither"),
+    ([{"glob": "a/*.sh", "modules": {"/abs/train.py": "train"}}], r"commands\[0\]\.modules: '/abs/train\.py' = 'train' is neither"),
 ])
 def test_commands_settings_errors_name_the_key(commands, message):
     with pytest.raises(SettingsError, match=message):
@@ -112,3 +114,6 @@ def test_commands_globs_in_order_and_modules_merged():
     assert loaded.command_globs == ("examples/**/*.sh", "tools/*.sh")
     assert loaded.command_modules == (("pkg.main", "train"), ("pkg.other", "sub/cfg"))
     assert settings().command_globs == () and settings().command_modules == ()
+    # A launch that runs a script (`python 3D-Diffusion-Policy/train.py`) is mapped by the script's path.
+    scripts = settings(commands=[{"glob": "scripts/*.sh", "modules": {"3D-Diffusion-Policy/train.py": "dp3"}}])
+    assert scripts.command_modules == (("3D-Diffusion-Policy/train.py", "dp3"),)

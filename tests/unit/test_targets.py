@@ -127,12 +127,12 @@ def test_a_target_waiver_on_a_node_excuses_every_key_below_it_until_it_expires(v
 def test_contracts_opt_in_to_see_python_defaults(view):
     tree = {"model": {"_target_": "app.Model", "width": 3}}
     config = OmegaConf.create(tree)
-    seen = Contract("pins", require=("model.depth",), equal=(("model.depth", 4), ("model.act", "relu")), program_view=True)
+    seen = Contract("pins", {"require": ("model.depth",), "equal": (("model.depth", 4), ("model.act", "relu")), "program_view": True})
     found = violations(seen, config, tree, view.value_at)
     assert [v.path for v in found] == ["model.act"] and "not literal" in found[0].message
-    differs = Contract("pins", equal=(("model.depth", 5),), program_view=True)
+    differs = Contract("pins", {"equal": (("model.depth", 5),), "program_view": True})
     assert [v.message for v in violations(differs, config, tree, view.value_at)] == ["model.depth must equal 5 but is 4"]
-    yaml_only = Contract("pins", require=("model.depth",))
+    yaml_only = Contract("pins", {"require": ("model.depth",)})
     assert [v.path for v in violations(yaml_only, config, tree, view.value_at)] == ["model.depth"]
 
 
@@ -148,5 +148,24 @@ waivers:
     reason: read raw
 """
     parsed = parse_contracts(text, Path("c.yaml"))
-    assert parsed.contracts[0].program_view and parsed.waivers[0].contract == "target"
+    assert parsed.contracts[0].term("program_view") and parsed.waivers[0].contract == "target"
     assert isinstance(parsed, ContractSet)
+
+
+def test_a_changed_python_default_the_yaml_leaves_to_the_class_is_one_changed_value(tmp_path):
+    from harness.targets import default_changes
+
+    write_tree(tmp_path / "base", SOURCES)
+    write_tree(tmp_path / "head", {**SOURCES, "app/models.py": SOURCES["app/models.py"].replace("batch: int = 32", "batch: int = 64")})
+    base, head = (ProgramView(SourceIndex([tmp_path / side / "app"], (tmp_path,))) for side in ("base", "head"))
+    tree = {"model": {"_target_": "app.Model", "width": 3}, "data": {"_target_": "app.models.Data", "path": "p"}}
+    (changed,) = default_changes(base, head, tree, tree)
+    assert (changed.kind, changed.path, changed.old, changed.new, changed.via, changed.severity) == (
+        Kind.CHANGED, "data.batch", 32, 64, VIA_PYTHON_DEFAULT, INFO)
+    line = next(n for n, text in enumerate((tmp_path / "head/app/models.py").read_text().splitlines(), 1) if "batch: int = 64" in text)
+    assert "via python default" in changed.message
+    assert changed.source.file.endswith("head/app/models.py") and changed.source.line == line  # this side's class line
+    # The same classes on both sides, or a YAML that sets the key, change nothing.
+    assert default_changes(base, base, tree, tree) == []
+    set_here = {**tree, "data": {**tree["data"], "batch": 16}}
+    assert default_changes(base, head, set_here, set_here) == []

@@ -1,0 +1,153 @@
+"""Doubling any input of the pull-request readers costs at most 2.2x the time (issue 31): each reader timed at n, 2n
+and 4n on the shape a hostile pull request would grow, in process (CPU time, fastest of `--runs`).
+
+- Python sources (`harness.pysource`, a fresh index each run, parse included): n classes each resolved as a
+  `_target_`, an inheritance chain n deep, a lattice of n levels (two paths to every base), a class with n bases;
+- launch scripts (`harness.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
+  n variables read across n branches, and a variable doubled n times (past the word budget from the 11th);
+- settings (`harness.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
+
+Sizes stay within each budget where the budget would otherwise cut the work short (inheritance and nesting
+depth), so the ratio measures the algorithm, not the budget. Prints one line per input with its times and the
+ratio of each doubling; exits 1 when a ratio passes 2.2.
+
+    python benchmarks/bench_budgets.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_scaling import SCRATCH, doublings  # noqa: E402
+from harness.budget import toml_document  # noqa: E402
+from harness.pysource import SourceIndex  # noqa: E402
+from harness.shell import launches_in  # noqa: E402
+from tests import hostile_inputs as hostile  # noqa: E402
+
+LIMIT = 2.2
+LAUNCH = "python -m app.main trainer.epochs=1 model.width=${WIDTH:-3} data.path=$DATA/train +extra.flag=true\n"
+
+
+def sources(files: dict[str, str], targets: list[str]) -> Callable[[], Any]:
+    """Resolve `targets` in a fresh index of `files` (an `app` package): what a check does once per run."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-budgets-")) / "app"
+    SCRATCH.append(folder.parent)  # removed at the end, with bench_scaling's own
+    folder.mkdir()
+    for name, text in {"__init__.py": "from .m import *\n", **files}.items():
+        (folder / name).write_text(text)
+
+    def resolve() -> None:
+        index = SourceIndex([folder])
+        for target in targets:
+            index.signature(target)
+
+    return resolve
+
+
+def classes(n: int) -> Callable[[], Any]:
+    text = "".join(f"class K{i}:\n    def __init__(self, width=1, depth={i}):\n        pass\n" for i in range(n))
+    return sources({"m.py": text}, [f"app.K{i}" for i in range(n)])
+
+
+def inheritance(n: int) -> Callable[[], Any]:
+    return sources({"m.py": hostile.inheritance_chain(n)}, ["app.m.Model"])
+
+
+def lattice(n: int) -> Callable[[], Any]:
+    return sources({"m.py": hostile.class_lattice(n)}, ["app.m.Model"])
+
+
+def bases(n: int) -> Callable[[], Any]:
+    text = "class C0:\n    pass\n" + "".join(f"class B{i}(C0):\n    pass\n" for i in range(n))
+    text += f"class Model({', '.join(f'B{i}' for i in range(n))}):\n    pass\n"
+    return sources({"m.py": text}, ["app.m.Model"])
+
+
+def read(scripts: list[str]) -> Callable[[], Any]:
+    encoded = [script.encode() for script in scripts]
+    return lambda: [launches_in(f"s{i}.sh", data, lambda entry, is_module: True) for i, data in enumerate(encoded)]
+
+
+def scripts(n: int) -> Callable[[], Any]:
+    return read(["DATA=/data\n" + LAUNCH] * n)
+
+
+def overrides(n: int) -> Callable[[], Any]:
+    return read(["python -m app.main " + " ".join(f"k{i}.v=${{V{i}:-{i}}}" for i in range(n)) + "\n"])
+
+
+def nesting(n: int) -> Callable[[], Any]:
+    return read([hostile.nested_ifs(n) * 20])
+
+
+def branches(n: int) -> Callable[[], Any]:
+    return read(["".join(f"v{i}=x\n" for i in range(n)) + "if false; then v0=y; fi\n" * n + LAUNCH])
+
+
+def doubling(n: int) -> Callable[[], Any]:
+    return read([hostile.doubling_script(n)])
+
+
+def presets(n: int) -> Callable[[], Any]:
+    text = 'config_dir = "conf"\n[presets]\n' + "".join(f'p{i} = ["a.b={i}", "c@d=e"]\n' for i in range(n))
+    return lambda: toml_document(text, "harness.toml")
+
+
+def toml_depth(n: int) -> Callable[[], Any]:
+    text = hostile.nested_toml_array(n) * 50
+
+    def parse() -> None:
+        try:
+            toml_document(text, "harness.toml")
+        except Exception:  # past the budget from 65 levels: refused, and the refusal is what is timed
+            pass
+
+    return parse
+
+
+def timed(work: Callable[[], Any], runs: int) -> float:
+    """The fastest of `runs` calls in CPU seconds, each started on a collected heap: what the cyclic garbage
+    collector does with the previous run's leftovers is not charged to the next."""
+    seconds = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.process_time()
+        work()
+        seconds.append(time.process_time() - start)
+    return min(seconds)
+
+
+INPUTS = {
+    "python classes": (classes, 400),
+    "inheritance depth": (inheritance, 24),
+    "class lattice": (lattice, 12),  # two classes of the chain budget per level: 48 levels stay within it
+    "class bases": (bases, 16),
+    "scripts": (scripts, 200),
+    "overrides": (overrides, 400),
+    "script nesting": (nesting, 36),
+    "variables x branches": (branches, 2000),
+    "doubled variable": (doubling, 64),
+    "settings presets": (presets, 1000),
+    "settings nesting": (toml_depth, 40),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    return doublings(INPUTS, timed, args.runs, LIMIT, what=" of a reader's input")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

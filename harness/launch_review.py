@@ -1,0 +1,250 @@
+"""A review of the launch commands beyond "does it still compose": what each launch composes to at the base and in
+the pull request, which entry points now start from another config, and which launches are gone.
+
+A pull request can change what a program runs without touching a config file: re-point `@hydra.main` at another
+root, map a module to another config, delete or rename the script, or change a Python default the YAML leaves to
+the class. Each is a finding here, from the launches both sides composed (harness/launches.py), never from running
+anything.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from harness.baselines import BaselineEntry
+from harness.contract_changes import TermChange, change_finding
+from harness.contracts import ENTRY, LAUNCH, ChangeRecord
+from harness.diff import diff_trees
+from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
+from harness.matrix import Case
+from harness.provenance import Source
+from harness.reader import InputLimitError, read_bytes
+
+# The @hydra.main arguments that decide which config an entry point composes, and how.
+MAIN_ARGUMENTS = ("config_path", "config_name", "version_base")
+MAPPED = "commands.modules"  # the settings' mapping of a module to a config name, beside its @hydra.main arguments
+NOT_GIVEN = "(not given)"  # an argument the decorator does not pass: Hydra's default applies
+SHOWN_LAUNCHES = 3
+
+
+def modules_of(commands: Any) -> dict[str, str]:
+    """The union of the `modules` tables of a settings `commands` list, as the settings file writes it."""
+    modules: dict[str, str] = {}
+    for entry in commands if isinstance(commands, list) else ():
+        table = entry.get("modules") if isinstance(entry, dict) else None
+        if isinstance(table, dict):
+            modules.update({str(k): str(v) for k, v in table.items()})
+    return modules
+
+
+def head_modules(base_modules: Mapping[str, str], changes: Iterable[Any]) -> dict[str, str]:
+    """The pull request's `[commands.modules]`: the base's, unless a settings change of `commands` says otherwise."""
+    for change in changes:
+        if change.key == "commands":
+            return modules_of(change.new)
+    return dict(base_modules)
+
+
+# Reads an entry point's source: (entry, is_module) -> (its path relative to the project, its text), or None.
+EntryReader = Callable[[str, bool], "tuple[str, str] | None"]
+
+
+def tree_reader(project: Any) -> EntryReader:
+    """Entry points as the working tree holds them (through the one bounded, confined reader)."""
+    def read(entry: str, is_module: bool) -> tuple[str, str] | None:
+        path = project.entry_file(entry, is_module)
+        if path is None:
+            return None
+        try:
+            return path.relative_to(project.root).as_posix(), read_bytes(path, (project.root,)).decode("utf-8", "replace")
+        except (OSError, InputLimitError):
+            return None
+    return read
+
+
+def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
+    """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
+    may come from the cache)."""
+    from harness import gitrepo
+
+    # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
+    prefix = gitrepo.inside(top, root)
+    prefix = "" if prefix == "." else prefix + "/"
+
+    def read(entry: str, is_module: bool) -> tuple[str, str] | None:
+        candidates = [entry.replace(".", "/") + ".py", entry.replace(".", "/") + "/__main__.py"] if is_module else [entry]
+        for candidate in candidates:
+            if PurePosixPath(candidate).is_absolute() or ".." in PurePosixPath(candidate).parts:
+                continue  # never outside the project
+            try:
+                data = gitrepo.read_file(top, commit, prefix + PurePosixPath(candidate).as_posix())
+            except gitrepo.GitError:
+                data = None
+            if data is not None:
+                return candidate, data.decode("utf-8", "replace")
+        return None
+    return read
+
+
+def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Mapping[str, str]) -> tuple[dict[str, Any], Source | None]:
+    """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name,
+    and the decorator's line. Empty when the project has no such file and no mapping."""
+    from harness.launches import hydra_main
+
+    arguments: dict[str, Any] = {}
+    source = None
+    found = read(entry, is_module)
+    if found is not None:
+        path, text = found
+        main = hydra_main(text)
+        if main is not None:
+            arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
+            line = next((n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None)
+            source = Source(path, line)
+    if entry in modules:
+        arguments[MAPPED] = modules[entry]
+    return arguments, source
+
+
+def _shown(arguments: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={json.dumps(value)}" for name, value in arguments.items())
+
+
+def entry_changes(
+    head: EntryReader, base_read: EntryReader, now: Sequence[Any], base: Sequence[Any],
+    modules: tuple[Mapping[str, str], Mapping[str, str]], records: Iterable[ChangeRecord],
+) -> list[Finding]:
+    """One `entry_change` per entry point whose arguments differ between the base and the pull request (an error
+    unless a `changes:` record names it), with the launches that run it. An entry only one side has is not one:
+    its launches say they are new, or that their entry point is gone."""
+    records = tuple(records)
+    base_modules, now_modules = modules
+    entries: dict[tuple[str, bool], list[str]] = {}
+    for checked in base:
+        if checked.case.launch.entry:
+            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), [])
+    for checked in now:
+        if checked.case.launch.entry:
+            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), []).append(checked.case.id)
+    for module in (*base_modules, *now_modules):
+        entries.setdefault((module, True), [])
+    findings = []
+    for (entry, is_module), launch_ids in sorted(entries.items()):
+        old, _ = entry_arguments(base_read, entry, is_module, base_modules)
+        new, source = entry_arguments(head, entry, is_module, now_modules)
+        if not old or not new or old == new:
+            continue
+        names = [name for name in (*MAIN_ARGUMENTS, MAPPED) if old.get(name) != new.get(name)]
+        was, now_is = {n: old.get(n, NOT_GIVEN) for n in names}, {n: new.get(n, NOT_GIVEN) for n in names}
+        runs = (f"; {len(launch_ids)} launch{'es' if len(launch_ids) != 1 else ''} run it ("
+                + ", ".join(launch_ids[:SHOWN_LAUNCHES]) + (", ..." if len(launch_ids) > SHOWN_LAUNCHES else "") + ")"
+                if launch_ids else "; no launch found runs it")
+        term = TermChange(ENTRY, entry, was, now_is, f"entry point {entry}: {_shown(was)} -> {_shown(now_is)}{runs}")
+        finding = replace(change_finding(term, records, Kind.ENTRY_CHANGE), source=source)
+        findings.append(replace(finding, origin=Origin.INTRODUCED if finding.severity == ERROR else ""))
+    return findings
+
+
+def _signature(checked: Any) -> tuple[Any, ...]:
+    launch = checked.case.launch
+    return launch.entry, launch.is_module, launch.config_name, tuple(o.text for o in launch.overrides)
+
+
+def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
+    """Each launch of the pull request with the base's launch it is (same script, aligned by what the commands run,
+    as a diff aligns lines: removing a script's second command leaves its third the third, not a changed second),
+    and the base's launches left without one: gone."""
+    by_script: dict[str, tuple[list[Any], list[Any]]] = {}
+    for checked in base:
+        by_script.setdefault(checked.case.launch.script, ([], []))[0].append(checked)
+    for checked in now:
+        by_script.setdefault(checked.case.launch.script, ([], []))[1].append(checked)
+    pairs, gone = [], []
+    for old, new in by_script.values():
+        matcher = difflib.SequenceMatcher(None, [_signature(c) for c in old], [_signature(c) for c in new], autojunk=False)
+        for _, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+            both = min(old_end - old_start, new_end - new_start)  # a replaced run: the same commands, edited
+            pairs += [(new[new_start + i], old[old_start + i]) for i in range(both)]
+            gone += old[old_start + both:old_end]
+    return pairs, gone
+
+
+def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
+    """A `launch_gone` result for each launch the base extracted that the pull request no longer has (script deleted,
+    renamed, moved out of the base's globs, or the command removed): an error when it composed at the base, unless
+    a `changes:` record names it; a note when it did not compose there either."""
+    from harness.launches import NOT_EXTRACTED
+
+    records = tuple(records)
+    results = []
+    for checked in gone:
+        case = checked.case
+        if case.problem_kind == NOT_EXTRACTED:
+            continue
+        where = case.launch.where
+        source = Source(case.launch.script, case.launch.line)
+        if checked.failures:
+            finding = Finding(Kind.LAUNCH_GONE, case.id, where, None, INFO,
+                              f"{case.id} ({where} at the base) is gone; it did not compose there either", source=source)
+        else:
+            term = TermChange(LAUNCH, case.id, where, None,
+                              f"launch {case.id} composed at the base ({where}) and is gone from this change "
+                              "(script deleted or renamed, moved out of the globs, or the command removed)")
+            finding = replace(change_finding(term, records, Kind.LAUNCH_GONE), source=source)
+            if finding.severity == ERROR:
+                finding = replace(finding, origin=Origin.INTRODUCED)
+        status = Status.ERROR if finding.severity == ERROR else Status.GONE
+        results.append(CaseResult(Case(case.id, case.config_name or "", case.overrides), where, status, (finding,)))
+    return results
+
+
+def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None) -> list[Finding]:
+    """What one launch composes to now against what it composed to at the base, as any case's changes are reported
+    in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
+    sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
+    on either side touches is left out: its launch finding is the news there."""
+    from harness.check import as_review, compare_with_base
+    from harness.launches import _touches
+    from harness.targets import default_changes
+
+    if now.tree is None or base.tree is None:
+        return []
+    findings: list[Finding] = []
+    if diff_trees(base.tree, now.tree):
+        entry = BaselineEntry(f"{base.case.id} at the base", tree=base.tree)
+        _, found = compare_with_base(None, now.tree, "", entry)  # the config is built only if a value must be resolved
+        findings = as_review(found, INFO)
+    if views is not None:
+        findings += default_changes(views[0], views[1], base.tree, now.tree, INFO)
+    failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
+    return [f for f in findings if not any(_touches(text, f.path) for text in failed)]
+
+
+def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
+    """A launch's result with its changed values: `changed`, as a matrix case whose values changed is, unless it fails."""
+    if not values:
+        return result
+    status = Status.CHANGED if result.status == Status.OK else result.status
+    return replace(result, findings=result.findings + tuple(values), status=status)
+
+
+def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
+    """A launch the base extracted that the pull request's reader cannot: its warning becomes an error, since what
+    it runs is no longer checked."""
+    from harness.launches import NOT_EXTRACTED
+
+    if base is None or base.case.problem_kind == NOT_EXTRACTED:
+        return result
+    findings = tuple(
+        replace(f, severity=ERROR, origin=Origin.INTRODUCED,
+                message=f"{f.message}; the base extracted it ({base.case.launch.where}), so what it runs is no longer checked")
+        if f.kind == Kind.LAUNCH and f.detail == (NOT_EXTRACTED,) else f
+        for f in result.findings
+    )
+    status = Status.ERROR if any(f.severity == ERROR for f in findings) else result.status
+    return replace(result, findings=findings, status=status)

@@ -1,0 +1,29 @@
+"""The rule kinds of a contract, one module each, behind one protocol (harness/rules/base.py).
+
+`KINDS` is the one registry: parsing (harness/contracts.py), evaluation, contract changes
+(harness/contract_changes.py) and `lock` (harness/lock.py) all iterate it, in this order, which is also the order
+of their findings. A new kind is a module with a `KIND`, imported and listed here (harness/rules/one_of.py was
+added so).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from harness.rules import agree, cases, equal, forbid, one_of, program_view, require
+from harness.rules.base import RuleKind
+
+KINDS: tuple[RuleKind, ...] = (
+    cases.KIND,
+    require.KIND,
+    equal.KIND,
+    forbid.KIND,
+    agree.KIND,
+    agree.REQUIRE_BOTH,
+    program_view.KIND,
+    one_of.KIND,
+)
+
+BY_KEY = MappingProxyType({kind.key: kind for kind in KINDS})
+
+__all__ = ["BY_KEY", "KINDS", "RuleKind"]

@@ -1,0 +1,53 @@
+"""The hostile inputs of issue 31, built from their description: one small file each, for every reader of
+pull-request bytes. Shared by the unit tests of the budgets, the CLI tests and the doubling benchmark."""
+
+from __future__ import annotations
+
+
+def class_lattice(levels: int) -> str:
+    """Each level's class inherits from two classes that both inherit from the level below (`Model` on top)."""
+    lines = ["class L0:\n    def __init__(self, width=1):\n        pass"]
+    for level in range(1, levels + 1):
+        lines.append(f"class A{level}(L{level - 1}):\n    pass\nclass B{level}(L{level - 1}):\n    pass\n"
+                     f"class L{level}(A{level}, B{level}):\n    pass")
+    return "\n".join(lines) + f"\nModel = L{levels}\n"
+
+
+def inheritance_chain(length: int) -> str:
+    lines = ["class C0:\n    def __init__(self, width=1):\n        pass"]
+    lines += [f"class C{i}(C{i - 1}):\n    pass" for i in range(1, length)]
+    return "\n".join(lines) + f"\nModel = C{length - 1}\n"
+
+
+def alias_chain(length: int) -> str:
+    lines = ["class C0:\n    def __init__(self, width=1):\n        pass"]
+    lines += [f"C{i} = C{i - 1}" for i in range(1, length)]
+    return "\n".join(lines) + f"\nModel = C{length - 1}\n"
+
+
+def long_expression(terms: int) -> str:
+    """A class whose default is a `terms`-term sum: a left-leaning tree as deep as it is long."""
+    return "class Model:\n    def __init__(self, width=" + "+".join(["1"] * terms) + "):\n        pass\n"
+
+
+def attribute_chain(steps: int) -> str:
+    """An entry module with a `steps`-long attribute chain before its `@hydra.main`."""
+    return ("import hydra\nx = a" + ".b" * steps + "\n"
+            "@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n")
+
+
+def doubling_script(times: int) -> str:
+    """`a=x`, then `a=$a$a` `times` times, then a launch using `$a`."""
+    return "a=x\n" + "a=$a$a\n" * times + "python -m app.main model.width=$a\n"
+
+
+def nested_defaults(depth: int) -> str:
+    return "python -m app.main model.width=" + "${a:-" * depth + "1" + "}" * depth + "\n"
+
+
+def nested_ifs(depth: int) -> str:
+    return "if true; then\n" * depth + "python -m app.main model.width=1\n" + "fi\n" * depth
+
+
+def nested_toml_array(depth: int) -> str:
+    return "x = " + "[" * depth + "]" * depth + "\n"
