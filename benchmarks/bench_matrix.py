@@ -150,8 +150,11 @@ def measure_extra_preset(root: Path, settings_file: Path, runs: int) -> tuple[li
         base = {**table, "config_dir": str(config_dir_of(settings_file)), "snapshot_dir": str(scratch_path / "snapshots")}
         base["contracts"] = [str((settings_file.parent / c).resolve()) for c in table.get("contracts", [])]
         base.pop("source", None)
+        if "python_sources" in table:  # relative to the project's settings file, which the scratch copy is not beside
+            base["python_sources"] = [str((settings_file.parent / p).resolve()) for p in table["python_sources"]]
         # The scratch settings sit outside the project: name the folders they read (the harness confines reads).
-        base["read_outside"] = sorted({base["config_dir"], *(str(Path(c).parent) for c in base["contracts"])})
+        base["read_outside"] = sorted({base["config_dir"], *(str(Path(c).parent) for c in base["contracts"]),
+                                       *base.get("python_sources", [])})
         added_presets = {f"bench_extra_{index}": [f"trainer.total_epochs={index + 2}"] for index in range(EXTRA_PRESETS)}
         extra = {**base, "presets": {**table["presets"], **added_presets}}
         files = {}

@@ -831,18 +831,25 @@ def review_commands(
     the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
     changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
     from harness import gitrepo, launch_review
+    from harness.parallel import beside
 
     keys, records = tuple(keys), tuple(records)
     found = discover(settings)
-    now, skipped = _checked_commands(settings, case_glob=case_glob, keys=keys, trees=True, found=found)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     folders = sorted(_folders_needed(settings, top, found))
     key = _base_key(settings, commit, folders, case_glob, keys)
     base = _stored(settings.cache_dir, top, key)
-    if base is None:
-        base = _base_launches(settings, top, commit, folders, case_glob, keys)
+
+    def this_side() -> tuple[list[Checked], list[CommandCase]]:
+        return _checked_commands(settings, case_glob=case_glob, keys=keys, trees=True, found=found)
+
+    if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
+        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob, keys), this_side,
+                                      settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
+    else:
+        now, skipped = this_side()
     modules = (dict(settings.command_modules), launch_review.head_modules(dict(settings.command_modules), changes))
     entries = launch_review.entry_changes(launch_review.tree_reader(project_of(settings)),
                                           launch_review.git_reader(top, commit, settings.origin.parent), now, base, modules, records)

@@ -156,3 +156,45 @@ def _drain(done: Any, by_id: dict[str, Case], on_done: Callable[[Case], None], w
             on_done(by_id[done.get(timeout=wait) if wait else done.get_nowait()])
     except queue.Empty:
         return
+
+
+def beside(first: Callable[[], Any], second: Callable[[], Any], jobs: int) -> tuple[Any, Any]:
+    """`first()` in a forked worker while this process runs `second()`, both results back (on one core, or where
+    forking is not safe, one after the other). An exception in either is raised here, as map_shards raises it."""
+    if jobs < 2 or default_jobs() < 2 or not can_fork():
+        return first(), second()
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    session = current()
+    session.handoff = first  # what the worker runs, inherited through the session (nothing is pickled but results)
+    worker = context.Process(target=_serve_beside, args=(results,))
+    worker.start()
+    try:
+        mine = second()
+        while True:
+            try:
+                succeeded, value = results.get(timeout=0.05)
+                break
+            except queue.Empty:
+                if not worker.is_alive() and worker.exitcode not in (0, None) and results.empty():
+                    raise RuntimeError(f"a worker process died (exit code {worker.exitcode})") from None
+        if not succeeded:
+            raise value
+        return value, mine
+    finally:
+        if worker.is_alive():
+            worker.terminate()
+        worker.join()
+        session.handoff = None
+
+
+def _serve_beside(results: Any) -> None:
+    """In a forked worker: run the session's handed-off call and send back its result, or what stopped it."""
+    try:
+        results.put((True, current().handoff()))
+    except BaseException as error:
+        try:
+            pickle.dumps(error)
+        except Exception:
+            error = RuntimeError(f"{type(error).__name__}: {error}")
+        results.put((False, error))
