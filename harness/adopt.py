@@ -33,7 +33,7 @@ KNOWN_NAME = "known.yaml"  # beside the contracts file: the findings the reposit
 
 EMPTY_CONTRACTS = """\
 # config-harness contracts: what must hold in every composed case, whatever the goldens say.
-# Checked by `config-harness check`, `config-harness generate` and pytest. See the README, "Contracts and waivers".
+# Checked by `config-harness check`, `config-harness generate` and pytest. See config-harness's docs/contracts.md.
 #
 # contracts:
 #   - name: my-contract
@@ -840,7 +840,7 @@ def adopt(
         build_cases(settings, discovery.engines or ("base",))
     except SettingsError as error:
         raise AdoptError(f"nothing written: {_one_line(str(error))}") from None
-    comments = ["Written by `config-harness init`; every key is described in config-harness's README (Settings)."]
+    comments = ["Written by `config-harness init`; every key is described in config-harness's docs/settings.md."]
     comments.append(guess.version_base_reason)
     if nested is not None:
         comments.append(nested[1])

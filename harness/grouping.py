@@ -288,8 +288,9 @@ CAUSE_TIERS = frozenset({Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING})
 
 
 def tier_heading(tier: Tier, groups: Sequence[Group]) -> str:
-    """A tier's title with what it holds: `Changed values (5 keys)`, `Errors and contract changes (7 causes)`."""
-    count = count_paths(groups)
+    """A tier's title with what it holds: `Changed values (5 keys)`, `Errors and contract changes (7 causes)`: keys
+    for values, one cause per line listed for the rest (give the groups as the report lists them)."""
+    count = len(groups) if tier in CAUSE_TIERS else count_paths(groups)
     unit = ("key", "keys") if tier in KEY_TIERS else ("cause", "causes") if tier in CAUSE_TIERS else None
     return f"{TIER_TITLES[tier]} ({count}{'' if unit is None else ' ' + unit[count != 1]})"
 

@@ -173,7 +173,7 @@ def _record_for(records: Sequence[ChangeRecord], cases: str, finding: Finding) -
 # ---- what init writes ----
 
 
-def entries_for(results: Iterable[CaseResult], today: datetime.date) -> list[dict[str, Any]]:
+def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str = "known at adoption") -> list[dict[str, Any]]:
     """One known entry per distinct finding that already holds (errors and warnings no golden settles), in the run's
     order, each with its finding line as the reason."""
     entries: dict[tuple[str, str, str, str], dict[str, Any]] = {}
@@ -189,7 +189,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date) -> list[dic
             entry: dict[str, Any] = {"finding": str(finding.kind), "cases": cases, "path": finding.path}
             if what_of(finding):
                 entry["what"] = what_of(finding)
-            entry["reason"] = f"known at adoption ({today.isoformat()}): {' '.join(finding.message.split())}{where}"
+            entry["reason"] = f"{when} ({today.isoformat()}): {' '.join(finding.message.split())}{where}"
             entries[key] = entry
     return list(entries.values())
 

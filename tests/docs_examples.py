@@ -181,7 +181,9 @@ def _workspace(example: Example) -> Path:
     if tier != namespace["tier"]:
         raise OtherTier(tier)
     if namespace.get("workspace") is None:
-        folder = namespace["scratch"] / "workspace"
+        # Each `docs-workspace` marker of a document starts a folder of its own (a README adopts at two commits).
+        namespace["workspaces"] = namespace.get("workspaces", 0) + 1
+        folder = namespace["scratch"] / ("workspace" if namespace["workspaces"] == 1 else f"workspace-{namespace['workspaces']}")
         if spec[0] == "verl":
             bundle = verl_bundle()
             if bundle is None:
@@ -315,5 +317,6 @@ def run_document(path: Path, tier: str, scratch: Path) -> Outcome:
             outcome.failed.append((where, f"{type(error).__name__}: {error}"))
             continue
         outcome.ran.append(where)
-    shutil.rmtree(scratch / "workspace", ignore_errors=True)
+    for folder in scratch.glob("workspace*"):
+        shutil.rmtree(folder, ignore_errors=True)
     return outcome

@@ -86,6 +86,6 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     if not adoption.known_created:
         return [f"  known         {files[-1]} (kept as it was)"]
     settings = replace(load_settings(adoption.settings_file), cache_dir=cache_dir_from(args))
-    entries = record(settings, adoption.settings_file.parent / files[-1], argparse.Namespace())
+    entries = record(settings, adoption.settings_file.parent / files[-1], argparse.Namespace(), "known at adoption")
     return [f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
             "counted, not failed; remove an entry once it is fixed)"]

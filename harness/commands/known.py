@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def record(settings: Settings, target: Path, args: argparse.Namespace) -> list[dict]:
+def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict]:
     """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet."""
     from harness import known
     from harness.baselines import GoldenFolder
@@ -45,7 +45,7 @@ def record(settings: Settings, target: Path, args: argparse.Namespace) -> list[d
 
     run = Run(settings, GoldenFolder(settings.snapshot_dir), **common.contract_rules(settings, args))
     result = Engine(run).run()
-    entries = known.entries_for(result.cases, utc_today())
+    entries = known.entries_for(result.cases, utc_today(), when)
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
         try:

@@ -99,7 +99,7 @@ def known_count(groups: Sequence[Group], listed: bool = False) -> str:
     """Known findings as one line: how many, of how many causes, and where they are recorded."""
     total = sum(max(len(g.cases), 1) for g in groups)
     causes = f" ({len(groups)} cause{'s' * (len(groups) != 1)})" if len(groups) < total else ""
-    return f"{total} known finding{'s' * (total != 1)}{causes}, recorded at adoption" + (":" if listed else "; --verbose lists them")
+    return f"{total} known finding{'s' * (total != 1)}{causes}, excused by the known file" + (":" if listed else "; --verbose lists them")
 
 
 def waived_count(groups: Sequence[Group]) -> str:
@@ -120,7 +120,7 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     contracts = dict.fromkeys((g.contract, g.finding.contract_source) for g in errors if g.kind == Kind.CONTRACT and g.contract)
     for name, where in contracts:
         lines.append(f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
-                     "(a known violation: add a waiver with a reason)")
+                     "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)")
     if any(g.kind == Kind.CONTRACT_CHANGE for g in errors):
         lines.append("a contract was loosened without a reason: record why under `changes:` in its contracts file "
                      "(`config-harness lock ... --reason TEXT` writes it)")

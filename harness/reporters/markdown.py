@@ -181,7 +181,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             listed = [g for g in tiers.get(tier, []) if g.severity == severity]
             if listed:
                 table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
-                sections += _section(tier_heading(tier, listed), table, open_always=severity == ERROR)
+                sections += _section(tier_heading(tier, merged_launches(listed)), table, open_always=severity == ERROR)
         if sections:
             lines += [f"### {heading}", "", *sections]
     if tiers.get(Tier.REFACTOR):

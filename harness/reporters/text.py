@@ -129,8 +129,9 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
         for tier in LISTED_TIERS:
             listed = [g for g in shown if g.tier == tier]
             if listed:
-                lines.append(f"{tier_heading(tier, listed)}:")
-                lines += _item_lines(folded(merged_launches(listed)), all_ids, options)
+                merged = merged_launches(listed)
+                lines.append(f"{tier_heading(tier, merged)}:")
+                lines += _item_lines(folded(merged), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
             lines += [_text_line(g, all_ids, color) for g in refactors]

@@ -178,7 +178,7 @@ def test_a_contract_error_names_the_contract_file_and_line_in_text_and_json(proj
     edit(project / "conf" / "backend" / "gpu.yaml", "count: 8", "count: 4")
     steps = [line for line in check(cli).out.splitlines() if line.startswith("Next: ")]
     assert steps[0] == ("Next: contract gpu-critical fails: fix the config, or change the contract at contracts.yaml:3 "
-                        "(a known violation: add a waiver with a reason)")
+                        "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)")
     report = check(cli, "--format", "json").json()
     (group,) = [g for g in report["groups"] if g["kind"] == "contract" and g["severity"] == "error"]
     assert group["contract_source"] == "contracts.yaml:3"
