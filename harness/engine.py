@@ -257,6 +257,11 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
     composes, one the base has (PR #5848's new `ppo_trainer/megatron/default` is what `route/ppo_megatron_trainer`
     was), keeps that case's errors at the base (or known there) as `at_base`, not as introduced."""
     by_digest: dict[str, CaseResult] = {}
+    # The same error (kind, path, contract, words) that the base already had in some case, or knew it had: a new
+    # case that shows it (PR #5848's new diffusion_trainer/megatron/default builds the same Megatron classes from
+    # the same keys as the megatron route did) did not get it from this change.
+    elsewhere = {(f.kind, f.path, f.contract, f.message) for r in results for f in r.findings
+                 if r.baseline_id and (f.origin == Origin.AT_BASE or f.status == known.KNOWN_STATUS)}
     for result in results:
         if result.digest and result.baseline_id:
             by_digest.setdefault(result.digest, result)
@@ -264,6 +269,10 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
     for result in results:
         twin = by_digest.get(result.digest) if result.digest and not result.baseline_id else None
         if twin is None:
+            if not result.baseline_id and not result.case.id.startswith(LAUNCH_PREFIX):
+                result = replace(result, findings=tuple(
+                    replace(f, origin=Origin.AT_BASE) if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract, f.message) in elsewhere
+                    else f for f in result.findings))
             out.append(result)
             continue
         # What the twin already had: errors at the base, and findings the base's repository knew it had.

@@ -126,6 +126,9 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
                      "(`config-harness lock ... --reason TEXT` writes it)")
     if any(g.kind == Kind.ERROR for g in errors):
         lines.append("a case cannot be composed: fix the config named in its error above")
+    if any(g.kind == Kind.TARGET for g in errors):
+        lines.append("the program cannot build a node from the config: fix the key in the file named above, or the class at "
+                     "its FILE:LINE (a node the program reads raw: a `contract: target` waiver with the reason)")
     if any(g.kind == Kind.LAUNCH for g in errors):
         lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
     if not options.review and any(g.kind == Kind.REMOVED for g in errors):
