@@ -203,13 +203,13 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     return results
 
 
-def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None) -> list[Finding]:
+def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, moves: Mapping[str, str] | None = None) -> list[Finding]:
     """What one launch composes to now against what it composed to at the base, as any case's changes are reported
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
     on either side touches is left out: its launch finding is the news there."""
     from harness.check import as_review, compare_with_base
-    from harness.launches import _touches
+    from harness.launches import _touches, moved_override
     from harness.targets import default_changes
 
     if now.tree is None or base.tree is None:
@@ -222,7 +222,14 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None) ->
     if views is not None:
         findings += default_changes(views[0], views[1], base.tree, now.tree, INFO)
     failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
-    return [f for f in findings if not any(_touches(text, f.path) for text in failed)]
+    # A failing override of a key that moved: where it moved to is the launch finding's news too (its fix says so).
+    failed += [moved for text in failed if (moved := moved_override(text, moves or {})) is not None]
+    keys = {text.lstrip("+~").partition("=")[0] for text in failed}
+
+    def reads_failed(finding: Finding) -> bool:  # `logging.name: ${training.rng_seed}` under a failed seed override
+        return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
+
+    return [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
 
 
 def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:

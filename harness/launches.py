@@ -857,7 +857,7 @@ def review_commands(
     pairs, gone = launch_review.paired(now, base)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
-    values = {c.case.id: launch_review.value_findings(c, b, views) for c, b in pairs}
+    values = {c.case.id: launch_review.value_findings(c, b, views, moves) for c, b in pairs}
     at_base = {c.case.id: b for c, b in pairs}
     results = [
         launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id))

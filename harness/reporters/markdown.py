@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -48,7 +49,8 @@ SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value 
 MAX_ROWS = 20  # a longer table is folded in <details>
 BREAK_AFTER = re.compile(r"([./])")
 BREAK_INSIDE = re.compile(r"(?<=\S)([./])(?=\S)")
-LONG_WORD = re.compile(r"\S{25,}")  # only a word this long can widen a cell past its share of 1000 px
+LONG_WORD = re.compile(r"\S{25,}")
+CODE_WORD = re.compile(r"`([^`\s]+)`([^\w`]*)")  # only a word this long can widen a cell past its share of 1000 px
 SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
 
 
@@ -121,7 +123,17 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
 def breakable_text(text: str) -> str:
     """`text` escaped as markdown text, with a break opportunity after each dot or slash inside a word: a dotted key
     or a script path in a message wraps instead of widening its table past the page."""
-    return LONG_WORD.sub(lambda word: BREAK_INSIDE.sub(r"\1<wbr>", word.group()), markdown_text(text))
+    return LONG_WORD.sub(_breakable_word, markdown_text(text))
+
+
+def _breakable_word(word: re.Match[str]) -> str:
+    """A long word with break opportunities: a code span the sink made (a `sh#1` that GitHub would link) as raw
+    `<code>` that may wrap, any other word after its dots and slashes; a word with part of a span, as it is."""
+    text = word.group()
+    span = CODE_WORD.fullmatch(text)
+    if span is not None:
+        return "<code>" + BREAK_AFTER.sub(r"\1<wbr>", html.escape(span.group(1), quote=False)) + "</code>" + span.group(2)
+    return text if "`" in text else BREAK_INSIDE.sub(r"\1<wbr>", text)
 
 
 def _where_cell(group: Group, all_ids: Sequence[str]) -> str:

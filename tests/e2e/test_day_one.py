@@ -199,7 +199,9 @@ def test_pr_5848_markdown_review_shows_what_blocks_open_and_fits_1000_px(pr5848,
 
     code, markdown = run(pr5848, "diff", "--base", "adopted", "--format", "markdown", capsys=capsys, monkeypatch=monkeypatch)
     assert code == 1
-    errors = markdown[markdown.index("### Errors"):markdown.index("### Warnings")]
+    start = markdown.index("### Errors")
+    end = markdown.find("\n### ", start + 1)
+    errors = markdown[start:end if end != -1 else len(markdown)]
     assert "<details>" not in errors.split("| finding | where | fix |", 1)[0]  # the errors' table is not folded
     merge = next(line for line in errors.splitlines() if "run_qwen3-4b_gsm8k_grpo_lora_merge.<wbr>sh:30" in line)
     assert merge.endswith("| write actor_rollout_ref.<wbr>model.<wbr>lora.<wbr>merge=True |"), merge  # the fix column
