@@ -21,20 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLE = ROOT.parent / "shared" / "data" / "verl-full.bundle"
-CONTRACTS = """\
-contracts:
-  - name: megatron-critical
-    cases: "*megatron*"
-    require:
-      - actor_rollout_ref.rollout.layer_name_map.qkv_layer_name
-      - actor_rollout_ref.rollout.layer_name_map.gate_proj_layer_name
-      - actor_rollout_ref.model.override_config.moe_config.freeze_moe_router
-    equal:
-      actor_rollout_ref.model.use_remove_padding: false
-  - name: lora-alias
-    agree:
-      - [actor_rollout_ref.model.lora_alpha, actor_rollout_ref.model.lora.alpha]
-"""
+sys.path.insert(0, str(ROOT))
+from tests.e2e.test_day_one import CONTRACTS  # noqa: E402 - the maintainer's contracts of the e2e test, one copy
 
 
 def git(repo: Path, *args: str, **options: object) -> subprocess.CompletedProcess:

@@ -171,18 +171,24 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
                 raise ContractError(f"{_where(origin, entry)}: a waiver needs a non-empty {required!r}")
         if entry["contract"] not in names and entry["contract"] != TARGET_WAIVER:
             raise ContractError(f"{_where(origin, entry, 'contract')}: waiver names no contract: {entry['contract']!r}")
-        until = entry.get("until")
-        if until is not None:
-            try:
-                until = until if isinstance(until, datetime.date) else datetime.date.fromisoformat(str(until))
-            except ValueError:
-                raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
+        until = _until(origin, entry)
         cases = entry.get("cases", "*")
         if not isinstance(cases, str) or not cases:
             raise ContractError(f"{_where(origin, entry, 'cases')}: a waiver's cases must be one glob string")
         _checked(origin, entry, "path", entry["path"])
         waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
     return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
+
+
+def _until(origin: Path, entry: Any) -> datetime.date | None:
+    """A waiver's optional `until` date (YAML's date, or its ISO text)."""
+    until = entry.get("until")
+    if until is None:
+        return None
+    try:
+        return until if isinstance(until, datetime.date) else datetime.date.fromisoformat(str(until))
+    except ValueError:
+        raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
 
 
 def _known_entry(origin: Path, entry: Any) -> Waiver:
@@ -196,13 +202,7 @@ def _known_entry(origin: Path, entry: Any) -> Waiver:
             raise ContractError(f"{_where(origin, entry, key)}: a known entry's {key!r} must be a string")
     if entry.get("path"):
         _checked(origin, entry, "path", entry["path"])
-    until = entry.get("until")
-    if until is not None:
-        try:
-            until = until if isinstance(until, datetime.date) else datetime.date.fromisoformat(str(until))
-        except ValueError:
-            raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
-    return Waiver("", entry.get("path", ""), entry["reason"], until, entry["cases"], finding=entry["finding"],
+    return Waiver("", entry.get("path", ""), entry["reason"], _until(origin, entry), entry["cases"], finding=entry["finding"],
                   what=entry.get("what", ""), origin=str(origin), line=getattr(entry, "lines", {}).get("", 0))
 
 
