@@ -224,18 +224,18 @@ def _diff_mappings(old: Mapping[Any, Any], new: Mapping[Any, Any], prefix: str, 
             out += [Change(REMOVED, leaf, gone, None, subtree=path if leaf != path else "") for leaf, gone in iter_leaves(value, path)]
             continue
         other = news.pop(path)
-        if value is not other and not _same_tree(value, other):
+        if value is not other and not same_tree(value, other):
             _diff_values(value, other, path, out)
     for path, value in news.items():  # what only the new tree holds
         out += [Change(ADDED, leaf, None, came, subtree=path if leaf != path else "") for leaf, came in iter_leaves(value, path)]
 
 
-def _same_tree(old: Any, new: Any) -> bool:
+def same_tree(old: Any, new: Any) -> bool:
     """True when two subtrees flatten to the same leaves with the same values (same_value, keys by type too)."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         if len(old) != len(new) or {(type(k), k) for k in old} != {(type(k), k) for k in new}:
             return False
-        return all(_same_tree(value, new[key]) for key, value in old.items())
+        return all(same_tree(value, new[key]) for key, value in old.items())
     if isinstance(old, Mapping) or isinstance(new, Mapping):
         return False
     return same_value(old, new)

@@ -19,7 +19,7 @@ from typing import Any
 from harness.baselines import BaselineEntry
 from harness.contract_changes import TermChange, change_finding
 from harness.contracts import ENTRY, LAUNCH, ChangeRecord
-from harness.diff import diff_trees
+from harness.diff import same_tree
 from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
 from harness.matrix import Case
 from harness.provenance import Source
@@ -215,7 +215,7 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
     if now.tree is None or base.tree is None:
         return []
     findings: list[Finding] = []
-    if diff_trees(base.tree, now.tree):
+    if not same_tree(base.tree, now.tree):  # one equality walk; the comparison diffs only what differs
         entry = BaselineEntry(f"{base.case.id} at the base", tree=base.tree)
         _, found = compare_with_base(None, now.tree, "", entry)  # the config is built only if a value must be resolved
         findings = as_review(found, INFO)
