@@ -124,8 +124,6 @@ class Checked:
     failures: list[Failure] = field(default_factory=list)
     unchecked: list[Override] = field(default_factory=list)  # an unknown value that the key's type refused
     config: Any = None
-    # For each key asked about: (the launch's overrides that touch it, whether one of them failed, its effective value).
-    keys: dict[str, tuple[tuple[str, ...], bool, Any]] = field(default_factory=dict)
     selection: tuple[str, ...] = ()  # the config name and the group overrides: what the launch composes before values
     tree: Any = None  # the composed config as a plain tree, when the composer keeps trees (a review compares them)
     warnings: tuple[Any, ...] = ()  # compose.HydraWarning: what Hydra warned while composing it
@@ -495,12 +493,10 @@ def _cause(error: BaseException) -> str:
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), keys: Iterable[str] = (),
-                 trees: bool = False) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), trees: bool = False) -> None:
         self.root = root
         self.cache_dir = cache_dir
         self.read_also = read_also
-        self.keys = tuple(keys)  # keys whose effective value each launch records (Checked.keys)
         self.trees = trees  # keep each launch's composed config as a plain tree (Checked.tree)
 
     def check(self, cases: Iterable[CommandCase], keep_config: bool = False) -> list[Checked]:
@@ -566,10 +562,6 @@ class Composer:
                     else:
                         reason, message, fix = verdict
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
-        for key in self.keys:
-            touching = tuple(o.text for o in case.launch.overrides if _touches(o.text, key))
-            failed = any(f.override is not None and _touches(f.override.text, key) for f in checked.failures)
-            checked.keys[key] = (touching, failed, effective_at(lent.config, key))
         if self.trees:
             from harness.render import to_plain
 
@@ -628,20 +620,6 @@ def _touches(text: str, key: str) -> bool:
     """True when an override's key is `key`, one of its parents or a key below it."""
     written = text.lstrip("+~").partition("=")[0]
     return written == key or key.startswith(written + ".") or written.startswith(key + ".")
-
-
-def effective_at(config: Any, key: str) -> Any:
-    """The value a program would see at `key` (MISSING, Unresolvable or the resolved value), as contracts read it."""
-    from harness.diff import split_path
-    from harness.resolve import MISSING, effective_value
-
-    parts = split_path(key)
-    found, tree = hydra_compat.written_at(config, parts)
-    if not found:
-        return MISSING
-    for part in reversed(parts):
-        tree = {part: tree}  # the one path effective_value looks up, as in the whole plain tree
-    return effective_value(config, tree, key)
 
 
 def _missing_config(error: BaseException) -> bool:
@@ -796,7 +774,7 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 
 def _checked_commands(
-    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None, keys: Iterable[str] = (),
+    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None,
     trees: bool = False, found: Sequence[CommandCase] | None = None,
 ) -> tuple[list[Checked], list[CommandCase]]:
     """The launches composed and checked (of `found`, when the caller already discovered them; with their plain
@@ -807,7 +785,7 @@ def _checked_commands(
     cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), keys, trees).check(cases)
+    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), trees).check(cases)
     return checked, [c for c in found if c.skipped]
 
 
@@ -822,30 +800,29 @@ def check_commands(
 
 def review_commands(
     settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None,
-    keys: Iterable[str] = (), changes: Iterable[Any] = (), records: Iterable[Any] = (), views: tuple[Any, Any] | None = None,
+    changes: Iterable[Any] = (), records: Iterable[Any] = (), views: tuple[Any, Any] | None = None,
 ) -> tuple[list[CaseResult], Tally, list[Finding]]:
-    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`; for each
-    of `keys` (the trusted side's contract paths), a warning where a launch's effective value changed although
-    the launch's overrides of that key, and what it composes, did not. Each launch's composed values are compared
+    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`. Each
+    launch's composed values are compared
     with the base's (harness/launch_review.py), launches the base had and this change lost are `launch_gone`, and
     the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
     changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
     from harness import gitrepo, launch_review
     from harness.parallel import beside
 
-    keys, records = tuple(keys), tuple(records)
+    records = tuple(records)
     found = discover(settings)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     folders = sorted(_folders_needed(settings, top, found))
-    key = _base_key(settings, commit, folders, case_glob, keys)
+    key = _base_key(settings, commit, folders, case_glob)
     base = _stored(settings.cache_dir, top, key)
 
     def this_side() -> tuple[list[Checked], list[CommandCase]]:
-        return _checked_commands(settings, case_glob=case_glob, keys=keys, trees=True, found=found)
+        return _checked_commands(settings, case_glob=case_glob, trees=True, found=found)
 
     if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
-        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob, keys), this_side,
+        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob), this_side,
                                       settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
     else:
@@ -867,7 +844,7 @@ def review_commands(
 
 
 def _base_launches(
-    settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None, keys: tuple[str, ...]
+    settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None
 ) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
     from harness import gitrepo
@@ -884,15 +861,15 @@ def _base_launches(
         base_root.mkdir(parents=True, exist_ok=True)
         # The settings' search path as it is at the base too: the working tree's would make a pull request's edit
         # there the base's, and a launch it breaks would be broken `already at base`.
-        base, _ = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, keys=keys, trees=True)
+        base, _ = _checked_commands(folders_at(settings, top, commit), root=base_root, case_glob=case_glob, trees=True)
         return base
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any, keys: tuple[str, ...]) -> bytes:
+def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any) -> bytes:
     """What the base's launch results depend on: the commit (its files are fixed by it), which of its folders are
-    read, the trusted settings that shape the launches, the keys asked about, and the folders read outside the
+    read, the trusted settings that shape the launches, and the folders read outside the
     project as they are now (an installed package's config folder, by its modification time)."""
     import json
 
@@ -907,7 +884,7 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
         "modules": sorted(dict(settings.command_modules).items()), "version_base": settings.version_base,
         "config_dir": str(settings.config_dir.relative_to(settings.origin.parent)) if settings.config_dir.is_relative_to(settings.origin.parent) else str(settings.config_dir),
         "search_path": [str(p) for p in settings.search_path], "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
-        "keys": list(keys), "outside": outside,
+        "outside": outside,
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
