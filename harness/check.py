@@ -15,7 +15,7 @@ from harness.contract_changes import TermChange
 from harness.contracts import HYDRA, ChangeRecord
 from harness.diff import describe_value, diff_trees
 from harness.escape import printable, suspicious
-from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, NEW_FALLBACK, WARNING, CaseChecker, Finding, Kind, Status
+from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, NEW_FALLBACK, WARNING, CaseChecker, Difference, Finding, Kind, Severity, Status
 from harness.matrix import Case
 from harness.moves import fold_moves
 from harness.render import describe_yaml_error, golden_body, parse_yaml
@@ -24,8 +24,8 @@ from harness.render import describe_yaml_error, golden_body, parse_yaml
 def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:
     """A golden-vs-composed change as an error finding."""
     return Finding(
-        change.kind, change.path, change.old, change.new, ERROR, diff.describe_change(change),
-        effective_same=effective_same, detail=change.detail, subtree=change.subtree,
+        Kind(change.kind), change.path, change.old, change.new, ERROR, diff.describe_change(change),
+        detail=Difference(change.detail, change.subtree, effective_same),
     )
 
 
@@ -36,7 +36,7 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
     for path, fallback in sorted(resolve.fallbacks(tree).items()):
         is_new = old is not None and path not in old
         findings.append(Finding(
-            "fallback", path, None, fallback.default, ERROR if is_new else INFO,
+            Kind.FALLBACK, path, None, fallback.default, ERROR if is_new else INFO,
             f"{path} silently uses its default {fallback.default} because {fallback.key} is missing or ???"
             + (NEW_FALLBACK if is_new else ""),
         ))
@@ -61,7 +61,7 @@ def effective_findings(
     too_long = sorted(affected & resolve.long_chains(interpolations))
     if too_long:
         findings.append(Finding(
-            "effective", too_long[0], None, None, ERROR,
+            Kind.EFFECTIVE, too_long[0], None, None, ERROR,
             f"{len(too_long)} interpolation(s) from {too_long[0]} on are chains of more than {resolve.MAX_CHAIN} steps "
             "(or circular); their resolved values are not compared",
         ))
@@ -73,7 +73,7 @@ def effective_findings(
     for index, (path, written) in enumerate(candidates):
         if budget.spent:
             findings.append(Finding(
-                "effective", path, None, None, ERROR,
+                Kind.EFFECTIVE, path, None, None, ERROR,
                 f"{len(candidates) - index} interpolation(s) from {path} on are not compared: resolving them would "
                 f"take more than {resolve.RESOLUTION_BUDGET:,} values (interpolations that each read a big mapping)",
             ))
@@ -88,12 +88,12 @@ def effective_findings(
         if isinstance(old, resolve.Unresolvable) and isinstance(new, resolve.Unresolvable):
             continue
         if isinstance(new, resolve.Unresolvable):
-            findings.append(Finding("effective", path, None, None, ERROR, new.reason))
+            findings.append(Finding(Kind.EFFECTIVE, path, None, None, ERROR, new.reason))
         elif isinstance(old, resolve.Unresolvable) or not diff.same_value(old, new):
             via = ", ".join(resolve.referenced_keys(path, written)) or written
             old_shown = old.reason if isinstance(old, resolve.Unresolvable) else diff.describe_value(old)
             findings.append(Finding(
-                "effective", path, None if isinstance(old, resolve.Unresolvable) else old, new, ERROR,
+                Kind.EFFECTIVE, path, None if isinstance(old, resolve.Unresolvable) else old, new, ERROR,
                 f"{path} is still written {written} but now resolves to {diff.describe_value(new)} (was {old_shown}) through {via}",
             ))
     return findings
@@ -137,7 +137,7 @@ def compare_with_base(
     return Status.CHANGED, findings
 
 
-def as_review(findings: list[Finding], differences: str) -> list[Finding]:
+def as_review(findings: list[Finding], differences: Severity) -> list[Finding]:
     """Findings against a baseline whose differences are news, not failures: info that was already true
     there (known fallbacks) is dropped, a difference gets the baseline's severity, and parity warns."""
     if differences == ERROR:
@@ -157,7 +157,8 @@ def as_review(findings: list[Finding], differences: str) -> list[Finding]:
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     """Differences between a route and the case it must compose identically to."""
     return [
-        Finding("parity", c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}", detail=c.detail)
+        Finding(Kind.PARITY, c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}",
+                detail=Difference(c.detail))
         for c in diff.diff_trees(twin_tree, tree)
     ]
 
@@ -195,7 +196,7 @@ def semantic_findings(
     findings: list[Finding] = []
     if case.same_as is not None:
         if twin_tree is None:
-            findings.append(Finding("parity", "", severity=ERROR, message=f"{case.id}: twin {case.same_as} could not be composed"))
+            findings.append(Finding(Kind.PARITY, "", severity=ERROR, message=f"{case.id}: twin {case.same_as} could not be composed"))
         else:
             findings += parity_findings(case, tree, twin_tree)
     for check in extra_checks:

@@ -22,7 +22,6 @@ import yaml
 from omegaconf import DictConfig
 
 from harness.contracts import (
-    NOTHING_CHECKED,
     SUBJECT_KEYS,
     ChangeRecord,
     Contract,
@@ -37,7 +36,7 @@ from harness.contracts import (
     utc_today,
     violations_seen,
 )
-from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, Finding, Kind, Origin
+from harness.findings import ERROR, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Finding, Kind, Origin
 from harness.matrix import Case
 from harness.rules import KINDS
 from harness.rules.base import ProgramLookup, TermChange
@@ -135,12 +134,13 @@ def change_finding(change: TermChange, records: Iterable[ChangeRecord], kind: Ki
 
 def _recorded(change: TermChange, record: ChangeRecord | None, kind: Kind = Kind.CONTRACT_CHANGE, contract: str = "") -> Finding:
     subject = "" if change.contract in SUBJECT_KEYS.values() else f"{change.contract}: "
+    detail = ContractRef(contract) if contract else None
     if record is not None:
         return Finding(kind, change.path, change.old, change.new, WARNING,
-                       f"{subject}{change.description} [recorded reason: {record.reason}]", contract=contract)
+                       f"{subject}{change.description} [recorded reason: {record.reason}]", detail=detail)
     return Finding(kind, change.path, change.old, change.new, ERROR,
                    f"{subject}{change.description} without a recorded reason;"
-                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}", contract=contract)
+                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}", detail=detail)
 
 
 def contract_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
@@ -231,7 +231,7 @@ def run_findings(
         before = {f.message for f in contract_hygiene(base, case_ids)} if base is not None else set()
         hygiene = [
             replace(f, severity=ERROR, origin=Origin.AT_BASE if f.message in before else Origin.INTRODUCED)
-            if f.message.endswith(NOTHING_CHECKED) else f
+            if isinstance(f.detail, ContractHygiene) and f.detail.checks_nothing else f
             for f in hygiene
         ]
     findings += hygiene

@@ -14,7 +14,7 @@ import yaml
 from omegaconf import DictConfig
 
 from harness.confine import Scope, UnsafeInput
-from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, Finding, Kind
+from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
 from harness.matrix import Case
 from harness.reader import InputLimitError, read_text
 from harness.render import GoldenLoader, describe_yaml_error
@@ -290,8 +290,7 @@ def contract_findings(
     for contract in contract_set.contracts:
         for violation in violations(contract, config, tree, program, case.id):
             finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
-                              f"{contract.name}: {violation.message}", contract=contract.name,
-                              contract_source=contract.location())
+                              f"{contract.name}: {violation.message}", detail=ContractRef(contract.name, contract.location()))
             findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
     return findings
 
@@ -319,7 +318,7 @@ def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Fin
         return finding
     if _live(waiver, today):
         reason = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
-        return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", waiver=reason)
+        return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", status=Excused.WAIVED, waiver=reason)
     return replace(finding, message=f"{finding.message} [waiver expired on {waiver.until}: {waiver.reason}]")
 
 
@@ -342,14 +341,10 @@ def checks_for(contract_set: ContractSet, today: datetime.date | None = None, pr
 
 
 def contract_of_finding(contract_set: ContractSet, finding: Finding) -> Contract | None:
-    """The contract a `contract` finding reports on (its message starts with the contract's name)."""
-    if finding.kind != Kind.CONTRACT:
+    """The contract a `contract` finding reports on (the first of that name)."""
+    if finding.kind != Kind.CONTRACT or not finding.contract:
         return None
-    # Longest name first, so a name that is a prefix of another cannot claim the other's findings.
-    for contract in sorted(contract_set.contracts, key=lambda c: -len(c.name)):
-        if finding.message.startswith(f"{contract.name}: "):
-            return contract
-    return None
+    return next((contract for contract in contract_set.contracts if contract.name == finding.contract), None)
 
 
 def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) -> set[tuple[str, str, str]]:
@@ -387,7 +382,7 @@ def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]
         findings.append(Finding(
             Kind.CONTRACT, waiver.path, None, None, ERROR if strict else WARNING,
             f"{waiver.contract}: waiver no longer needed: no case{scope} violates {waiver.path}; remove the waiver"
-            f" ({waiver.reason})",
+            f" ({waiver.reason})", detail=ContractHygiene(waiver.contract),
         ))
     return findings
 
@@ -406,12 +401,14 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
     names = [contract.name for contract in contract_set.contracts]
     for name in sorted({name for name in names if names.count(name) > 1}):
         origins = ", ".join(sorted({c.origin for c in contract_set.contracts if c.name == name}))
-        findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})"))
+        findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})",
+                                detail=ContractHygiene(name)))
     for contract in contract_set.contracts:
         cases = contract.term("cases")
         if not any(fnmatchcase(case_id, cases) for case_id in case_ids):
             findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
-                                    f"{contract.name}: cases {cases!r} matches no case{NOTHING_CHECKED}"))
+                                    f"{contract.name}: cases {cases!r} matches no case{NOTHING_CHECKED}",
+                                    detail=ContractHygiene(contract.name, checks_nothing=True)))
     paths_by_name: dict[str, set[str]] = {}
     for contract in contract_set.contracts:
         paths_by_name.setdefault(contract.name, set()).update(contract.paths())
@@ -420,8 +417,10 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
             continue  # its paths are keys of `_target_` nodes, which no contract names
         if waiver.path not in paths_by_name.get(waiver.contract, set()):
             findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
-                                    f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names"))
+                                    f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names",
+                                    detail=ContractHygiene(waiver.contract)))
         elif not any(fnmatchcase(case_id, waiver.cases) for case_id in case_ids):
             findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
-                                    f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case"))
+                                    f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case",
+                                    detail=ContractHygiene(waiver.contract)))
     return findings

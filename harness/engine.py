@@ -36,6 +36,7 @@ from harness.findings import (
     CaseChecker,
     CaseResult,
     Comparison,
+    Excused,
     Finding,
     Kind,
     MatrixResult,
@@ -211,7 +212,7 @@ def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list
 
     before = {key(f): f for f in at_base or ()}
     # A known finding still holds (its entry excuses it): the base's error is not fixed.
-    now = {key(f) for f in findings if f.severity == ERROR or f.status == known.KNOWN_STATUS}
+    now = {key(f) for f in findings if f.severity == ERROR or f.status == Excused.KNOWN}
     marked = [
         replace(f, origin=Origin.AT_BASE if key(f) in before else Origin.INTRODUCED) if f.severity == ERROR else f
         for f in findings
@@ -261,7 +262,7 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
     # case that shows it (PR #5848's new diffusion_trainer/megatron/default builds the same Megatron classes from
     # the same keys as the megatron route did) did not get it from this change.
     elsewhere = {(f.kind, f.path, f.contract, f.message) for r in results for f in r.findings
-                 if r.baseline_id and (f.origin == Origin.AT_BASE or f.status == known.KNOWN_STATUS)}
+                 if r.baseline_id and (f.origin == Origin.AT_BASE or f.status == Excused.KNOWN)}
     for result in results:
         if result.digest and result.baseline_id:
             by_digest.setdefault(result.digest, result)
@@ -276,7 +277,7 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
             out.append(result)
             continue
         # What the twin already had: errors at the base, and findings the base's repository knew it had.
-        held = {(f.kind, f.path, f.contract) for f in twin.findings if f.origin == Origin.AT_BASE or f.status == known.KNOWN_STATUS}
+        held = {(f.kind, f.path, f.contract) for f in twin.findings if f.origin == Origin.AT_BASE or f.status == Excused.KNOWN}
         findings = tuple(
             replace(f, origin=Origin.AT_BASE) if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract) in held else f
             for f in result.findings

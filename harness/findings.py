@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.diff import Change
 from harness.matrix import Case
@@ -117,50 +117,173 @@ def fails(finding: Finding) -> bool:
     return finding.severity == ERROR and finding.origin != Origin.AT_BASE
 
 
+class Excused(StrEnum):
+    """Why an error or warning fails nothing although it holds: JSON `status` carries the value."""
+
+    WAIVED = "waived"  # a contract's (or `contract: target`) waiver turned it into a warning
+    KNOWN = "known"  # a known entry (harness/known.py) excuses it: info
+
+
+class TargetReason(StrEnum):
+    """Why a target finding was made (harness/targets.py); JSON carries it as `detail.reason`."""
+
+    MISSING_CLASS = "missing_class"
+    UNDECLARED = "undeclared"
+    REQUIRED = "required"
+    DEFAULTED = "defaulted"
+
+
+NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()  # a fact with no Python default
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A removed, added or changed leaf, or a parity difference: how it reads beyond its old and new value."""
+
+    lines: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it (JSON `detail`)
+    subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
+    effective_same: bool = False  # a changed text whose resolved value did not change (a refactor)
+    agrees: PythonDefault | None = None  # the YAML value now equals its class's Python default
+
+    def json_fields(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {"detail": list(self.lines)} if self.lines else {}
+        if self.agrees is not None:
+            extra["detail"] = {"python_default": self.agrees.value, "python_source": self.agrees.source}
+        return {**extra, "subtree": self.subtree} if self.subtree else extra
+
+
+@dataclass(frozen=True)
+class PythonDefault:
+    """A field's Python default as its class declares it, and where (FILE:LINE)."""
+
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """What building a `_target_` node does with one key (a target finding's JSON `detail`)."""
+
+    reason: TargetReason
+    target: str = ""  # missing_class: the `_target_` no Python source defines
+    owner: str = ""  # the class (or function) whose field it is: JSON `class`
+    source: str = ""  # FILE:LINE of the class, or of the field's default
+    default: Any = NO_DEFAULT  # defaulted: the value the program takes
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": self.as_dict()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The facts as JSON `detail` spells them, in the order each reason has always written them."""
+        if self.reason == TargetReason.MISSING_CLASS:
+            return {"reason": str(self.reason), "target": self.target}
+        if self.default is not NO_DEFAULT:
+            return {"reason": str(self.reason), "default": self.default, "source": self.source, "class": self.owner}
+        return {"reason": str(self.reason), "class": self.owner, "source": self.source}
+
+
+VIA_PYTHON_DEFAULT = "python default"
+
+
+@dataclass(frozen=True)
+class ViaDefault:
+    """A changed value that the program takes from a class's Python default, not from the YAML (JSON `via`)."""
+
+    facts: TargetFacts  # the `defaulted` facts: the class, where its default is written, the value
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": self.facts.as_dict(), "via": VIA_PYTHON_DEFAULT}
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A moved leaf or subtree (`old` and `new` are its paths): the value, or subtree, that moved."""
+
+    value: Any
+    subtree: str = ""  # kept from the removed finding a move was folded from, as JSON has always said it
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"value": self.value, **({"subtree": self.subtree} if self.subtree else {})}
+
+
+@dataclass(frozen=True)
+class LaunchFix:
+    """A launch finding's cause word (`key removed`) and the override to write instead, where one is known."""
+
+    reason: str
+    fix: str | None = None
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": [self.reason], "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class ContractRef:
+    """The contract a finding comes from: its name, and FILE:LINE of it, where to fix or record it."""
+
+    name: str = ""
+    source: str = ""
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"contract_source": self.source} if self.source else {}
+
+
+@dataclass(frozen=True)
+class ContractHygiene:
+    """A warning about a contracts file itself: the contract (or waiver's contract) it is about, and whether the
+    contract checks nothing at all (in a review, how a pull request can switch one off: an error)."""
+
+    contract: str
+    checks_nothing: bool = False
+
+    def json_fields(self) -> dict[str, Any]:
+        return {}
+
+
+# What a finding says beyond its core, one value per kind (a changed value: a Difference or a ViaDefault).
+Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene
+
+
 @dataclass(frozen=True)
 class Finding:
-    """One thing the harness has to say about a case."""
+    """One thing the harness has to say about a case: the core every kind has, and its kind's `detail`."""
 
-    kind: str
+    kind: Kind
     path: str
     old: Any = None
     new: Any = None
-    severity: str = ERROR
+    severity: Severity = ERROR
     message: str = ""
     source: Any = None  # a provenance.Source: the file and line (or override) that sets the new value
-    effective_same: bool = False  # a changed text whose resolved value did not change (a refactor)
-    contract: str = ""  # the contract a contract finding comes from
-    waiver: str = ""  # the waiver reason (and expiry) that turned a contract error into a warning
-    detail: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it
-    origin: str = ""  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
-    facts: tuple[tuple[str, Any], ...] = ()  # a target finding's `detail` mapping (reason, default, source)
-    via: str = ""  # "python default": the new value is the one the program takes from a class, not the YAML
-    value: Any = None  # a moved finding: the value (or subtree) that moved
-    fix: str | None = None  # a launch finding: the override to write instead, where one is known
-    contract_source: str = ""  # FILE:LINE of the contract a contract finding comes from, where to fix or record it
-    subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
-    status: str = ""  # "known": a known entry (harness/known.py) excuses it; a contract waiver's is "waived"
+    origin: Origin | None = None  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
+    status: Excused | None = None  # waived or known: it fails nothing
+    waiver: str = ""  # the reason (and expiry) of the waiver or known entry that excuses it
+    detail: Detail | None = None
+
+    def detail_as(self, of: type[D]) -> D | None:
+        """The finding's detail when it is an `of`, else None."""
+        return self.detail if isinstance(self.detail, of) else None
+
+    @property
+    def contract(self) -> str:
+        """The contract a contract (or contract change) finding comes from; "" for any other."""
+        ref = self.detail_as(ContractRef)
+        return ref.name if ref is not None else ""
+
+    @property
+    def effective_same(self) -> bool:
+        """True for a changed text whose resolved value did not change (a refactor)."""
+        difference = self.detail_as(Difference)
+        return difference is not None and difference.effective_same
 
     def as_dict(self) -> dict[str, Any]:
-        """The finding as the JSON interface spells it; `detail`, `via`, `value`, `fix`, `contract_source`,
-        `subtree` and `origin` only on the findings they apply to."""
-        extra: dict[str, Any] = {"detail": list(self.detail)} if self.detail else {}
-        if self.facts:
-            extra = {"detail": dict(self.facts)}
-        if self.via:
-            extra["via"] = self.via
-        if self.kind == Kind.MOVED:
-            extra["value"] = self.value
-        if self.kind == Kind.LAUNCH:
-            extra["fix"] = self.fix
-        if self.contract_source:
-            extra["contract_source"] = self.contract_source
-        if self.subtree:
-            extra["subtree"] = self.subtree
+        """The finding as the JSON interface spells it; its detail's fields (`detail`, `via`, `value`, `fix`,
+        `contract_source`, `subtree`), `origin` and `status` only on the findings they apply to."""
+        extra = self.detail.json_fields() if self.detail is not None else {}
         if self.origin:
             extra["origin"] = str(self.origin)
-        if self.status or self.waiver:
-            extra["status"] = self.status or "waived"
+        if self.status:
+            extra["status"] = str(self.status)
         return {
             "kind": str(self.kind),
             "path": self.path,
@@ -171,6 +294,9 @@ class Finding:
             "source": None if self.source is None else str(self.source),
             **extra,
         }
+
+
+D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Origin, Status
+from harness.findings import ERROR, INFO, CaseResult, Excused, Finding, Kind, MatrixResult, Origin, Status
 from harness.matrix import LAUNCH_PREFIX
 
 
@@ -58,7 +58,7 @@ def tier_of(finding: Finding) -> Tier:
     kind = finding.kind
     if kind == Kind.SETTINGS_CHANGE:
         return Tier.SETTINGS
-    if finding.status == "known":
+    if finding.status == Excused.KNOWN:
         return Tier.KNOWN
     if finding.origin == Origin.AT_BASE:
         return Tier.AT_BASE

@@ -33,12 +33,24 @@ import yaml
 
 from harness.contract_changes import flow_record
 from harness.contracts import KNOWN, ChangeRecord, ContractSet, Waiver
-from harness.findings import ERROR, GOLDEN_KINDS, INFO, WARNING, CaseResult, Finding, Kind, Origin
+from harness.findings import (
+    ERROR,
+    GOLDEN_KINDS,
+    INFO,
+    WARNING,
+    CaseResult,
+    ContractRef,
+    Excused,
+    Finding,
+    Kind,
+    LaunchFix,
+    Origin,
+    TargetFacts,
+)
 from harness.matrix import LAUNCH_PREFIX
 from harness.settings import display_path
 
 KNOWN_FILE = "config-harness/known.yaml"
-KNOWN_STATUS = "known"
 # Differences from a golden are settled by `generate`, never excused; run-level contract findings are about the
 # contracts files themselves.
 NEVER_KNOWN = GOLDEN_KINDS | {Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.FALLBACK}
@@ -47,10 +59,11 @@ NEVER_KNOWN = GOLDEN_KINDS | {Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.H
 def what_of(finding: Finding) -> str:
     """The finding's own reason word, which tells two findings on one path apart: a launch's (`key removed`), a
     target finding's (`missing_class`), a contract's name."""
-    if finding.kind == Kind.LAUNCH and finding.detail:
-        return finding.detail[0]
+    launch, target = finding.detail_as(LaunchFix), finding.detail_as(TargetFacts)
+    if finding.kind == Kind.LAUNCH and launch is not None:
+        return launch.reason
     if finding.kind == Kind.TARGET:
-        return str(dict(finding.facts).get("reason", ""))
+        return str(target.reason) if target is not None else ""
     if finding.kind == Kind.CONTRACT:
         return finding.contract
     return ""
@@ -98,7 +111,7 @@ def excuse(findings: Sequence[Finding], entries: Sequence[Waiver], case_id: str,
     for finding in findings:
         entry = next((e for e in entries if excusable(finding) and excuses(e, case_id, finding)), None)
         if entry is not None and (entry.until is None or today <= entry.until):
-            finding = replace(finding, severity=INFO, waiver=entry.reason, status=KNOWN_STATUS, origin="")
+            finding = replace(finding, severity=INFO, waiver=entry.reason, status=Excused.KNOWN, origin=None)
         out.append(finding)
     return out
 
@@ -119,7 +132,7 @@ def excuse_results(results: Iterable[CaseResult], entries: Sequence[Waiver], tod
 
 def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> list[Finding]:
     """A warning for each known entry that excuses nothing any more: the problem is fixed, the entry can go."""
-    excused = [(r.case.id, f) for r in results for f in r.findings if f.status == KNOWN_STATUS]
+    excused = [(r.case.id, f) for r in results for f in r.findings if f.status == Excused.KNOWN]
     findings = []
     for entry in entries:
         if any(excuses(entry, case_id, finding) for case_id, finding in excused):
@@ -129,7 +142,7 @@ def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> l
             Kind.CONTRACT, entry.path, None, None, WARNING,
             f"known finding fixed: {entry.what or entry.finding} on {entry.cases}"
             + (f" at {entry.path}" if entry.path else "") + f" no longer holds; remove its entry ({where})",
-            contract_source=where,
+            detail=ContractRef(source=where),
         ))
     return findings
 
@@ -146,7 +159,7 @@ def added_entries(results: Iterable[CaseResult], base_entries: Sequence[Waiver],
     findings: dict[tuple[str, str, str, str], Finding] = {}
     for result in results:
         for finding in result.findings:
-            if finding.status != KNOWN_STATUS or any(excuses(e, result.case.id, finding) for e in base_entries):
+            if finding.status != Excused.KNOWN or any(excuses(e, result.case.id, finding) for e in base_entries):
                 continue
             cases = cases_of(result.case.id)
             record = _record_for(records, cases, finding)

@@ -146,7 +146,7 @@ def entry_changes(
                 if launch_ids else "; no launch found runs it")
         term = TermChange(ENTRY, entry, was, now_is, f"entry point {entry}: {_shown(was)} -> {_shown(now_is)}{runs}")
         finding = replace(change_finding(term, records, Kind.ENTRY_CHANGE), source=source)
-        findings.append(replace(finding, origin=Origin.INTRODUCED if finding.severity == ERROR else ""))
+        findings.append(replace(finding, origin=Origin.INTRODUCED if finding.severity == ERROR else None))
     return findings
 
 
@@ -243,14 +243,14 @@ def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
 def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
     """A launch the base extracted that the pull request's reader cannot: its warning becomes an error, since what
     it runs is no longer checked."""
-    from harness.launches import NOT_EXTRACTED
+    from harness.launches import NOT_EXTRACTED, launch_reason
 
     if base is None or base.case.problem_kind == NOT_EXTRACTED:
         return result
     findings = tuple(
         replace(f, severity=ERROR, origin=Origin.INTRODUCED,
                 message=f"{f.message}; the base extracted it ({base.case.launch.where}), so what it runs is no longer checked")
-        if f.kind == Kind.LAUNCH and f.detail == (NOT_EXTRACTED,) else f
+        if f.kind == Kind.LAUNCH and launch_reason(f) == NOT_EXTRACTED else f
         for f in result.findings
     )
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else result.status

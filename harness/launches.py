@@ -27,7 +27,7 @@ from harness import gitrepo, hydra_compat, overrides
 from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import UnsafeInput, is_inside
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, Status
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, Origin, Status
 from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
 from harness.provenance import Source
@@ -650,7 +650,7 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
             severity = WARNING if failure.reason == NOT_EXTRACTED else ERROR
             source = Source(checked.case.launch.script, checked.case.launch.line)
             findings.append(Finding(Kind.LAUNCH, "", None, None, severity, f"{failure.reason}: {failure.message}", source=source,
-                                    detail=(failure.reason,)))
+                                    detail=LaunchFix(failure.reason)))
             continue
         fix = failure.fix
         message = failure.message
@@ -666,9 +666,21 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
         # where it is written the source, what to write instead `fix`.
         findings.append(Finding(
             Kind.LAUNCH, failure.key, None, override.shown, ERROR, f"{failure.reason}: {message}",
-            source=Source(override.file or checked.case.launch.script, override.line), fix=fix, detail=(failure.reason,),
+            source=Source(override.file or checked.case.launch.script, override.line), detail=LaunchFix(failure.reason, fix),
         ))
     return findings
+
+
+def launch_reason(finding: Finding) -> str:
+    """A launch finding's cause word (`key removed`); "" for any other finding."""
+    launch = finding.detail_as(LaunchFix)
+    return launch.reason if launch is not None else ""
+
+
+def launch_fix(finding: Finding) -> str | None:
+    """The override a launch finding says to write instead, where one is known."""
+    launch = finding.detail_as(LaunchFix)
+    return launch.fix if launch is not None else None
 
 
 def moved_key(override: str) -> str:
@@ -733,10 +745,10 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> Ta
 def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
     """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
     the base, else `introduced` (it applied there, failed for another reason, or is new)."""
-    def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, tuple[str, ...]]:
+    def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, str]:
         script = result.case.id[len(PREFIX):].rsplit("#", 1)[0]
         form = (finding.new or "").partition("=")[0] if finding.path else ""
-        return script, form, finding.path, finding.detail
+        return script, form, finding.path, launch_reason(finding)
 
     base = list(base)
     known = {signature(r, f) for r in base for f in r.findings if f.kind == Kind.LAUNCH}
@@ -747,11 +759,12 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
             if finding.kind == Kind.LAUNCH:
                 at_base = signature(result, finding) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
-                finding = replace(finding, origin="at_base" if at_base else "introduced",
+                finding = replace(finding, origin=Origin.AT_BASE if at_base else Origin.INTRODUCED,
                                   severity=WARNING if at_base and finding.severity == ERROR else finding.severity)
-                if not at_base and finding.detail == (ENTRY_MISSING,) and result.case.id in launched:
+                if not at_base and launch_reason(finding) == ENTRY_MISSING and result.case.id in launched:
                     # The base ran this program here: the pull request lost a Hydra entry point.
-                    finding = replace(finding, message=ENTRY_REMOVED + finding.message[len(ENTRY_MISSING):], detail=(ENTRY_REMOVED,))
+                    finding = replace(finding, message=ENTRY_REMOVED + finding.message[len(ENTRY_MISSING):],
+                                      detail=LaunchFix(ENTRY_REMOVED, launch_fix(finding)))
             findings.append(finding)
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         yield replace(result, findings=tuple(findings), status=status)

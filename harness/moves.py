@@ -14,7 +14,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from harness.diff import join_path, parent_path, split_path
-from harness.findings import Finding, Kind
+from harness.findings import Difference, Finding, Kind, Moved
 
 
 @dataclass(frozen=True)
@@ -174,13 +174,14 @@ def fold_moves(findings: list[Finding], present: Iterable[str] = ()) -> list[Fin
     gone = {old for move in moves for old, _ in move.leaves} | {new for move in moves for _, new in move.leaves}
     pairs = {pair for move in moves for pair in move.leaves}
     template = next(f for f in findings if f.kind == Kind.REMOVED)
+    subtree = template.detail.subtree if isinstance(template.detail, Difference) else ""
     folded = [f for f in findings if not (f.kind in (Kind.REMOVED, Kind.ADDED) and f.path in gone)
               and not (_swaps(f) or {("", "")}) <= pairs]
     for move in moves:
         what = "subtree" if len(move.leaves) > 1 else "key"
         folded.append(replace(
-            template, kind=Kind.MOVED, path=move.old, old=move.old, new=move.new, value=move.value, source=None,
-            message=f"MOVED {move.old} -> {move.new} ({what} with its value unchanged)", detail=(),
+            template, kind=Kind.MOVED, path=move.old, old=move.old, new=move.new, source=None,
+            message=f"MOVED {move.old} -> {move.new} ({what} with its value unchanged)", detail=Moved(move.value, subtree),
         ))
     return folded
 

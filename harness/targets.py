@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,21 @@ from harness.confine import project_root
 from harness.contract_changes import unreported_check
 from harness.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 from harness.diff import describe_value, join_path, same_value, split_path, unflatten
-from harness.findings import ERROR, INFO, CaseChecker, CaseResult, Finding, Kind, Refiner
+from harness.findings import (
+    ERROR,
+    INFO,
+    CaseChecker,
+    CaseResult,
+    Difference,
+    Finding,
+    Kind,
+    PythonDefault,
+    Refiner,
+    Severity,
+    TargetFacts,
+    TargetReason,
+    ViaDefault,
+)
 from harness.matrix import Case
 from harness.provenance import Source
 from harness.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
@@ -30,16 +43,6 @@ from harness.settings import Settings, SettingsError, display_path
 
 # Keys Hydra's instantiate consumes itself: never passed to the class.
 RESERVED_KEYS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_", "_args_"})
-VIA_PYTHON_DEFAULT = "python default"
-
-
-class Reason(StrEnum):
-    """Why a target finding was made; JSON carries it as `detail.reason`."""
-
-    MISSING_CLASS = "missing_class"
-    UNDECLARED = "undeclared"
-    REQUIRED = "required"
-    DEFAULTED = "defaulted"
 
 
 @dataclass(frozen=True)
@@ -95,10 +98,6 @@ def target_nodes(tree: Any, prefix: str = "") -> Iterator[TargetNode]:
             yield from target_nodes(item, join_path(prefix, index))
 
 
-def _facts(reason: Reason, **more: Any) -> tuple[tuple[str, Any], ...]:
-    return (("reason", str(reason)), *more.items())
-
-
 class ProgramView:
     """What the program builds from each `_target_` node, read from the Python sources (never imported)."""
 
@@ -137,7 +136,7 @@ class ProgramView:
             said = (f"{node.target} could not be read in the Python sources ({signature.reason})" if NOT_READ in signature.reason
                     else f"{node.target} does not exist in the Python sources ({signature.reason}); building the node fails")
             return [Finding(Kind.TARGET, path, None, node.target, ERROR, f"{path}: {said}",
-                                        facts=_facts(Reason.MISSING_CLASS, target=node.target))]
+                            detail=TargetFacts(TargetReason.MISSING_CLASS, target=node.target))]
         findings = []
         where = f"{self.shown(signature.file)}:{signature.line}"
         if signature.complete and not signature.var_kwargs:
@@ -147,7 +146,7 @@ class ProgramView:
                     findings.append(Finding(
                         Kind.TARGET, path, None, None, ERROR,
                         f"{path}: {signature.qualname} ({where}) declares no field {key}; building the node fails",
-                        facts=_facts(Reason.UNDECLARED, **{"class": signature.qualname, "source": where}),
+                        detail=TargetFacts(TargetReason.UNDECLARED, owner=signature.qualname, source=where),
                     ))
         for param in signature.params:
             if param.name in node.keys or param.name in RESERVED_KEYS:
@@ -161,14 +160,14 @@ class ProgramView:
                     Kind.TARGET, path, None, None, ERROR,
                     f"{path}: {param.owner}.{param.name} ({filled.where}) has no default and the config gives no value; "
                     "building the node fails",
-                    source=filled.source, facts=_facts(Reason.REQUIRED, **{"class": signature.qualname, "source": filled.where}),
+                    source=filled.source, detail=TargetFacts(TargetReason.REQUIRED, owner=signature.qualname, source=filled.where),
                 ))
                 continue
             findings.append(Finding(
                 Kind.TARGET, path, None, filled.value(), INFO,
                 f"{path} is not in the config; the program uses the Python default {param.default.describe()} ({filled.where})",
                 source=filled.source,
-                facts=_facts(Reason.DEFAULTED, default=filled.value(), source=filled.where, **{"class": signature.qualname}),
+                detail=TargetFacts(TargetReason.DEFAULTED, owner=signature.qualname, source=filled.where, default=filled.value()),
             ))
         return findings
 
@@ -252,8 +251,7 @@ class ProgramView:
                    f"{filled.default.describe()} of {filled.signature.qualname} ({filled.where})")
         return Finding(
             Kind.CHANGED, path, old, new, removed[0].severity, message, source=filled.source,
-            facts=_facts(Reason.DEFAULTED, default=new, source=filled.where, **{"class": filled.signature.qualname}),
-            via=VIA_PYTHON_DEFAULT,
+            detail=ViaDefault(TargetFacts(TargetReason.DEFAULTED, owner=filled.signature.qualname, source=filled.where, default=new)),
         )
 
     def _agrees(self, finding: Finding, tree: Any) -> Finding:
@@ -267,33 +265,33 @@ class ProgramView:
             return finding
         where = f"{self.shown(param.file)}:{param.line}"
         note = f" (the YAML now agrees with the Python default {param.default.describe()} of {param.owner}, {where})"
-        return replace(finding, message=finding.message + note, facts=(("python_default", param.default.value), ("python_source", where)))
+        difference = finding.detail_as(Difference) or Difference()
+        return replace(finding, message=finding.message + note, detail=replace(difference, agrees=PythonDefault(param.default.value, where)))
 
 
-def python_defaults(view: ProgramView, tree: Any) -> dict[str, Finding]:
+def python_defaults(view: ProgramView, tree: Any) -> dict[str, tuple[Finding, TargetFacts]]:
     """Every field of a composed tree that the YAML leaves to its class's Python default: path -> its `defaulted`
-    finding (`new` holds the default)."""
+    finding (`new` holds the default) and its facts."""
     return {
-        finding.path: finding for node in target_nodes(tree) for finding in view.node_findings(node)
-        if dict(finding.facts).get("reason") == Reason.DEFAULTED
+        finding.path: (finding, facts) for node in target_nodes(tree) for finding in view.node_findings(node)
+        if (facts := finding.detail_as(TargetFacts)) is not None and facts.reason == TargetReason.DEFAULTED
     }
 
 
-def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: str = INFO) -> list[Finding]:
+def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: Severity = INFO) -> list[Finding]:
     """A `changed` finding "via python default" for each field neither side's YAML sets whose Python default differs
     between the base's classes and this tree's: the program sees another value although no config file changed."""
     before = python_defaults(base_view, base_tree)
     findings = []
-    for path, now in python_defaults(view, tree).items():
-        was = before.get(path)
-        if was is None or same_value(was.new, now.new):
+    for path, (now, facts) in python_defaults(view, tree).items():
+        was, was_facts = before.get(path, (None, None))
+        if was is None or was_facts is None or same_value(was.new, now.new):
             continue
-        facts = dict(now.facts)
         findings.append(Finding(
             Kind.CHANGED, path, was.new, now.new, severity,
             f"{path}: {describe_value(was.new)} -> {describe_value(now.new)} via python default: no config sets it, and "
-            f"the default of {facts.get('class')} ({facts.get('source')}) changed (was {dict(was.facts).get('source')})",
-            source=now.source, via=VIA_PYTHON_DEFAULT, facts=now.facts,
+            f"the default of {facts.owner} ({facts.source}) changed (was {was_facts.source})",
+            source=now.source, detail=ViaDefault(facts),
         ))
     return findings
 
@@ -321,12 +319,11 @@ def _walk(value: Any, keys: list[str]) -> Any:
 
 def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
     """A case's target findings counted by reason (waived ones included)."""
-    counted = {str(reason): 0 for reason in Reason}
+    counted = {str(reason): 0 for reason in TargetReason}
     for finding in findings:
-        if finding.kind == Kind.TARGET:
-            reason = dict(finding.facts).get("reason")
-            if reason in counted:
-                counted[reason] += 1
+        facts = finding.detail_as(TargetFacts)
+        if finding.kind == Kind.TARGET and facts is not None:
+            counted[facts.reason] += 1
     return counted
 
 
@@ -338,7 +335,7 @@ def counts_line(results: list[CaseResult]) -> str | None:
     per_case = {r.case.id: counts(r.findings) for r in results if r.case.config_name}
     if not any(sum(c.values()) for c in per_case.values()):
         return None
-    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, Reason)}
+    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, TargetReason)}
     alike: dict[tuple[int, int], list[str]] = {}
     for case_id, counted in per_case.items():
         alike.setdefault((counted["undeclared"], counted["defaulted"]), []).append(case_id)

@@ -13,7 +13,20 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.diff import parent_path
-from harness.findings import ERROR, GOLDEN_KINDS, WARNING, Kind, MatrixResult, Origin
+from harness.findings import (
+    ERROR,
+    GOLDEN_KINDS,
+    VIA_PYTHON_DEFAULT,
+    WARNING,
+    ContractRef,
+    Difference,
+    Finding,
+    Kind,
+    LaunchFix,
+    MatrixResult,
+    Origin,
+    ViaDefault,
+)
 from harness.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.matrix import LAUNCH_PREFIX
 from harness.reporters.base import ReportOptions
@@ -117,7 +130,8 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     if steps is None or not (errors or result.orphans):
         return []
     lines = []
-    contracts = dict.fromkeys((g.contract, g.finding.contract_source) for g in errors if g.kind == Kind.CONTRACT and g.contract)
+    contracts = dict.fromkeys((ref.name, ref.source) for g in errors
+                              if g.kind == Kind.CONTRACT and (ref := g.finding.detail_as(ContractRef)) is not None and ref.name)
     for name, where in contracts:
         lines.append(f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
                      "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)")
@@ -186,7 +200,7 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
 def fix_text(group: Group) -> str:
     """What to write instead, in the script's own text: the one fix, every fix of one launch, or the first launch's
     where they differ from launch to launch."""
-    fixes = [(case_id, f.source, f.fix) for case_id, f in group.launches if f.fix]
+    fixes = [(case_id, f.source, fix) for case_id, f in group.launches if (fix := _fix(f))]
     if not fixes:
         return ""
     if len({fix for _, _, fix in fixes}) == 1:
@@ -202,9 +216,10 @@ def merged_launches(groups: Sequence[Group]) -> list[Group]:
     overrides with one cause, and the script is named once, with both overrides and both fixes."""
     def key(group: Group) -> tuple[Any, ...] | None:
         f = group.finding
-        if group.kind != Kind.LAUNCH or not group.path or not f.detail or group.matrix_cases:
+        launch = f.detail_as(LaunchFix)
+        if group.kind != Kind.LAUNCH or not group.path or launch is None or group.matrix_cases:
             return None
-        return (group.tier, f.severity, f.origin, f.detail[0], frozenset(group.cases))
+        return (group.tier, f.severity, f.origin, launch.reason, frozenset(group.cases))
 
     members: dict[tuple[Any, ...], list[Group]] = {}
     for group in groups:
@@ -216,8 +231,8 @@ def merged_launches(groups: Sequence[Group]) -> list[Group]:
         together = members.get(k, []) if k is not None else []
         if len(together) < 2:
             out.append(group)
-        elif together[0] is group:
-            reason = group.finding.detail[0]
+        elif together[0] is group and k is not None:
+            reason = str(k[3])  # the launches' cause word
             said = "; ".join(g.message.removeprefix(f"{reason}: ") for g in together)
             finding = replace(group.finding, message=f"{reason} ({len(together)} overrides): {said}")
             out.append(replace(group, finding=finding, members=tuple(m for g in together for m in g.members)))
@@ -226,7 +241,12 @@ def merged_launches(groups: Sequence[Group]) -> list[Group]:
 
 def member_lines(group: Group) -> list[str]:
     """One line per launch of a group, for --verbose: `FILE:LINE: OVERRIDE; fix: write ...`."""
-    return [launch_place(case_id, f) + (f"; fix: write {f.fix}" if f.fix else "") for case_id, f in group.launches]
+    return [launch_place(case_id, f) + (f"; fix: write {fix}" if (fix := _fix(f)) else "") for case_id, f in group.launches]
+
+
+def _fix(finding: Finding) -> str | None:
+    launch = finding.detail_as(LaunchFix)
+    return launch.fix if launch is not None else None
 
 
 def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
@@ -258,10 +278,16 @@ def without_waiver_note(message: str) -> str:
     return message[:cut] if cut != -1 else message
 
 
+def detail_lines(group: Group) -> tuple[str, ...]:
+    """A changed list's lines, one per element or key that changed inside it (none for any other finding)."""
+    difference = group.finding.detail_as(Difference)
+    return difference.lines if difference is not None else ()
+
+
 def shows_detail(group: Group) -> bool:
     """A list holding mappings or lists is shown by what changed inside it; a list of scalars reads whole."""
     nested = any(isinstance(item, (dict, list)) for side in (group.old, group.new) if isinstance(side, list) for item in side)
-    return bool(group.finding.detail) and nested
+    return bool(detail_lines(group)) and nested
 
 
 def describe_group(group: Group) -> str:
@@ -270,13 +296,15 @@ def describe_group(group: Group) -> str:
     A changed list of mappings or lists says what changed inside it (its `detail`) rather than both lists.
     """
     if shows_detail(group):
-        shown = list(group.finding.detail[:DETAIL_LINES])
-        more = len(group.finding.detail) - len(shown)
+        lines = detail_lines(group)
+        shown = list(lines[:DETAIL_LINES])
+        more = len(lines) - len(shown)
         return "; ".join(shown) + (f"; and {more} more inside {group.path}" if more else "")
     if group.kind in VALUE_KINDS and group.path:
-        via = f" (via {group.finding.via})" if group.finding.via else ""
-        agrees = dict(group.finding.facts).get("python_source")
-        via += f" (the YAML now agrees with the Python default, {agrees})" if agrees and not via else ""
+        difference = group.finding.detail_as(Difference)
+        via = f" (via {VIA_PYTHON_DEFAULT})" if group.finding.detail_as(ViaDefault) is not None else ""
+        agrees = difference.agrees if difference is not None else None
+        via += f" (the YAML now agrees with the Python default, {agrees.source})" if agrees is not None and agrees.source else ""
         return f"{group.path}: {show_value(group.old, old_present(group))} -> {show_value(group.new, new_present(group))}{via}"
     if group.kind == Kind.EFFECTIVE and group.path and group.new is not None:
         return f"{group.path}: {show_value(group.old)} -> {show_value(group.new)} {EFFECTIVE_NOTE}"
@@ -353,8 +381,13 @@ def _fold(groups: Sequence[Group | Fold], key_of: Any, minimum: int, whole: bool
 def folded(groups: Sequence[Group]) -> list[Group | Fold]:
     """The groups with each removed or added subtree (same cases) as one Fold, then keys beside others under one
     mapping as one Fold, each in place of its first leaf."""
-    subtrees = _fold(groups, lambda g: g.finding.subtree, FOLD_MIN, whole=True)
+    subtrees = _fold(groups, _subtree, FOLD_MIN, whole=True)
     return _fold(subtrees, lambda g: parent_path(g.path), FOLD_SIBLINGS, whole=False)
+
+
+def _subtree(group: Group) -> str:
+    difference = group.finding.detail_as(Difference)
+    return difference.subtree if difference is not None else ""
 
 
 def subtree_folds(groups: Sequence[Group]) -> list[Fold]:
@@ -380,4 +413,4 @@ def introduced(group: Group) -> bool:
     review marks with no origin, a settings change), or a difference, and never one a waiver or baseline excuses."""
     if group.tier in NOT_INTRODUCED or group.waiver or group.finding.status:
         return False
-    return group.finding.origin in ("", Origin.INTRODUCED)
+    return group.finding.origin in (None, Origin.INTRODUCED)

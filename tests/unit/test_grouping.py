@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.findings import ERROR, INFO, WARNING, CaseResult, Finding, MatrixResult
+from harness.findings import ERROR, INFO, WARNING, CaseResult, ContractRef, Difference, Excused, Finding, Kind, MatrixResult
 from harness.grouping import Tier, describe_cases, group_findings, summary_paragraph
 from harness.matrix import Case
 from harness.resolve import resolves_unchanged
@@ -29,14 +29,14 @@ def result_of(findings_by_case: dict[str, list[Finding]]) -> MatrixResult:
 
 
 def test_identical_findings_across_cases_are_one_group_and_different_values_are_not():
-    same = Finding("changed", "a.temperature", 1.0, 0.7, ERROR, "CHANGED a.temperature: 1.0 -> 0.7")
+    same = Finding(Kind.CHANGED, "a.temperature", 1.0, 0.7, ERROR, "CHANGED a.temperature: 1.0 -> 0.7")
     result = result_of({case_id: [same] for case_id in IDS})
     (group,) = group_findings(result.cases)
     assert group.cases == tuple(IDS) and (group.kind, group.path, group.old, group.new) == ("changed", "a.temperature", 1.0, 0.7)
 
-    other = Finding("changed", "a.temperature", 1.0, 0.5, ERROR, "CHANGED a.temperature: 1.0 -> 0.5")
-    as_int = Finding("changed", "a.temperature", 1.0, 1, ERROR, "CHANGED a.temperature: 1.0 -> 1")
-    as_bool = Finding("changed", "a.temperature", 1.0, True, ERROR, "CHANGED a.temperature: 1.0 -> True")
+    other = Finding(Kind.CHANGED, "a.temperature", 1.0, 0.5, ERROR, "CHANGED a.temperature: 1.0 -> 0.5")
+    as_int = Finding(Kind.CHANGED, "a.temperature", 1.0, 1, ERROR, "CHANGED a.temperature: 1.0 -> 1")
+    as_bool = Finding(Kind.CHANGED, "a.temperature", 1.0, True, ERROR, "CHANGED a.temperature: 1.0 -> True")
     result = result_of({IDS[0]: [same], IDS[1]: [other], IDS[2]: [same], IDS[3]: [as_int], IDS[4]: [as_bool]})
     groups = group_findings(result.cases)
     assert sorted((g.new, g.cases) for g in groups if g.new is not True) == [
@@ -47,14 +47,15 @@ def test_identical_findings_across_cases_are_one_group_and_different_values_are_
 
 def test_triage_order_blocking_then_changed_removed_added_then_refactors_and_waivers():
     findings = [
-        Finding("added", "a.new", None, 1, ERROR, "ADDED"),
-        Finding("changed", "a.refactor", False, "${oc.select:x,False}", ERROR, "CHANGED", effective_same=True),
-        Finding("contract", "a.req", "present", None, WARNING, "c: a.req is required [waived: known]", contract="c", waiver="known"),
-        Finding("removed", "a.gone", 1, None, ERROR, "REMOVED"),
-        Finding("changed", "a.moved", 1, 2, ERROR, "CHANGED"),
-        Finding("fallback", "a.known", None, "x", INFO, "known fallback"),
-        Finding("contract", "b.pinned", True, False, ERROR, "c: b.pinned must equal True", contract="c"),
-        Finding("effective", "a.through", 1, 2, ERROR, "a.through now resolves to 2"),
+        Finding(Kind.ADDED, "a.new", None, 1, ERROR, "ADDED"),
+        Finding(Kind.CHANGED, "a.refactor", False, "${oc.select:x,False}", ERROR, "CHANGED", detail=Difference(effective_same=True)),
+        Finding(Kind.CONTRACT, "a.req", "present", None, WARNING, "c: a.req is required [waived: known]",
+                detail=ContractRef("c"), status=Excused.WAIVED, waiver="known"),
+        Finding(Kind.REMOVED, "a.gone", 1, None, ERROR, "REMOVED"),
+        Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED"),
+        Finding(Kind.FALLBACK, "a.known", None, "x", INFO, "known fallback"),
+        Finding(Kind.CONTRACT, "b.pinned", True, False, ERROR, "c: b.pinned must equal True", detail=ContractRef("c")),
+        Finding(Kind.EFFECTIVE, "a.through", 1, 2, ERROR, "a.through now resolves to 2"),
     ]
     groups = group_findings(result_of({IDS[0]: findings}).cases)
     assert [g.path for g in groups] == ["b.pinned", "a.moved", "a.through", "a.gone", "a.new", "a.refactor", "a.req", "a.known"]
@@ -64,8 +65,8 @@ def test_triage_order_blocking_then_changed_removed_added_then_refactors_and_wai
 
 
 def test_summary_paragraph_names_what_moved_and_where():
-    removed = Finding("removed", "a.layer_map", "qkv", None, INFO, "REMOVED")
-    changed = Finding("changed", "a.max_num_seqs", 1024, 256, INFO, "CHANGED")
+    removed = Finding(Kind.REMOVED, "a.layer_map", "qkv", None, INFO, "REMOVED")
+    changed = Finding(Kind.CHANGED, "a.max_num_seqs", 1024, 256, INFO, "CHANGED")
     by_case = {case_id: [changed] + ([removed] if "megatron" in case_id else []) for case_id in IDS}
     paragraph = summary_paragraph(group_findings(result_of(by_case).cases), result_of(by_case))
     assert paragraph == (
@@ -92,8 +93,8 @@ def test_a_literal_that_became_an_interpolation_with_the_same_resolved_value_is_
 
 
 def test_findings_about_the_whole_run_come_first_without_cases():
-    loosened = Finding("contract_change", "b.pinned", True, None, ERROR, "c: equal b.pinned removed since the baseline", contract="c")
-    result = result_of({IDS[0]: [Finding("changed", "a.moved", 1, 2, ERROR, "CHANGED")]})
+    loosened = Finding(Kind.CONTRACT_CHANGE, "b.pinned", True, None, ERROR, "c: equal b.pinned removed since the baseline", detail=ContractRef("c"))
+    result = result_of({IDS[0]: [Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED")]})
     result.findings.append(loosened)
     groups = group_findings(result.cases, result.findings)
     assert [(g.tier, g.path, g.cases) for g in groups] == [(Tier.BLOCKING, "b.pinned", ()), (Tier.CHANGED, "a.moved", (IDS[0],))]

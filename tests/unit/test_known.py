@@ -10,13 +10,13 @@ import yaml
 
 from harness import known
 from harness.contracts import parse_contracts
-from harness.findings import ERROR, INFO, WARNING, CaseResult, Finding, Kind, Status
+from harness.findings import ERROR, INFO, WARNING, CaseResult, Excused, Finding, Kind, LaunchFix, Status
 from harness.matrix import Case
 from harness.provenance import Source
 
 TODAY = datetime.date(2026, 12, 1)
 LAUNCH = Finding(Kind.LAUNCH, "actor.lr", None, "actor.lr=1", ERROR, "key removed: actor.lr is not in the config",
-                 source=Source("run.sh", 3), detail=("key removed",))
+                 source=Source("run.sh", 3), detail=LaunchFix("key removed"))
 
 
 def entries(text: str):
@@ -43,15 +43,15 @@ def test_an_entry_excuses_exactly_its_kind_case_path_and_reason_word():
     (entry,) = entries(ENTRY)
     assert known.excuses(entry, "cmd/run.sh#4", LAUNCH)
     assert not known.excuses(entry, "cmd/other.sh#1", LAUNCH)
-    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.LAUNCH, "actor.lr", detail=("key now exists",)))
-    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.LAUNCH, "actor.lr2", detail=("key removed",)))
+    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.LAUNCH, "actor.lr", detail=LaunchFix("key now exists")))
+    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.LAUNCH, "actor.lr2", detail=LaunchFix("key removed")))
     assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.TARGET, "actor.lr"))
 
 
 def test_an_excused_finding_is_info_with_status_known_and_a_golden_difference_is_never_excused():
     (entry,) = entries(ENTRY)
     (excused,) = known.excuse([LAUNCH], [entry], "cmd/run.sh#1", TODAY)
-    assert (excused.severity, excused.status, excused.waiver) == (INFO, "known", "known at adoption")
+    assert (excused.severity, excused.status, excused.waiver) == (INFO, Excused.KNOWN, "known at adoption")
     assert excused.as_dict()["status"] == "known"
     changed = Finding(Kind.CHANGED, "actor.lr", 1, 2, ERROR)
     assert not known.excusable(changed)

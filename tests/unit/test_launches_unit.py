@@ -8,7 +8,7 @@ import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from harness import overrides
-from harness.findings import Finding, Kind
+from harness.findings import Difference, Finding, Kind
 from harness.launches import NotStatic, hydra_main
 from harness.moves import find_moves, fold_moves
 from harness.shell import launches_in
@@ -174,8 +174,8 @@ def test_a_config_path_the_reader_cannot_evaluate_says_which_part_and_why(writte
 def test_an_interpolation_that_follows_a_renamed_key_makes_it_one_move():
     findings = [
         Finding(Kind.REMOVED, "training.seed", 42, None), Finding(Kind.ADDED, "training.rng_seed", None, 42),
-        Finding(Kind.CHANGED, "logging.name", "run-${training.seed}", "run-${training.rng_seed}", effective_same=True),
-        Finding(Kind.CHANGED, "logging.tag", "${training.seed}", "${other}", effective_same=False),
+        Finding(Kind.CHANGED, "logging.name", "run-${training.seed}", "run-${training.rng_seed}", detail=Difference(effective_same=True)),
+        Finding(Kind.CHANGED, "logging.tag", "${training.seed}", "${other}", detail=Difference(effective_same=False)),
     ]
     folded = fold_moves(findings)
     assert [(f.kind, f.path, f.new) for f in folded] == [

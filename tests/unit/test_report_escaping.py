@@ -9,7 +9,7 @@ import re
 import pytest
 
 from harness.escape import code_span, escape_data, escape_property, markdown_text, printable, suspicious, workflow_command, xml_text
-from harness.findings import ERROR, CaseResult, Comparison, Finding, Kind, MatrixResult, Mode, Status
+from harness.findings import ERROR, WARNING, CaseResult, Comparison, ContractRef, Finding, Kind, MatrixResult, Mode, Status
 from harness.matrix import Case
 from harness.provenance import Source
 from harness.reporters import FORMATS, ReportOptions, reporter
@@ -66,9 +66,9 @@ def hostile_result() -> MatrixResult:
     case = Case(f"train/{HOSTILE}/default", "train", ())
     findings = (
         Finding(Kind.CHANGED, f"a.{HOSTILE}", HOSTILE, HOSTILE, ERROR, HOSTILE, source=Source(f"conf/{HOSTILE}.yaml", 3)),
-        Finding(Kind.CONTRACT, "b", None, HOSTILE, ERROR, f"c: {HOSTILE}", contract=HOSTILE),
+        Finding(Kind.CONTRACT, "b", None, HOSTILE, ERROR, f"c: {HOSTILE}", detail=ContractRef(HOSTILE)),
         Finding(Kind.ERROR, "", severity=ERROR, message=HOSTILE),
-        Finding(Kind.HIDDEN_TEXT, "d", None, HOSTILE, "warning", HOSTILE),
+        Finding(Kind.HIDDEN_TEXT, "d", None, HOSTILE, WARNING, HOSTILE),
     )
     result = MatrixResult([CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings)], baseline=f"goldens in {HOSTILE}",
                           comparison=Comparison(Mode.FILES, f"old/{HOSTILE}", f"new/{HOSTILE}", folders=True))  # the mode line

@@ -9,11 +9,11 @@ import pytest
 from omegaconf import OmegaConf
 
 from harness.contracts import Contract, ContractSet, Waiver, parse_contracts, violations
-from harness.findings import ERROR, INFO, WARNING, Finding, Kind
+from harness.findings import ERROR, INFO, VIA_PYTHON_DEFAULT, WARNING, Difference, Finding, Kind, TargetFacts, ViaDefault
 from harness.matrix import Case
 from harness.pysource import SourceIndex
 from harness.resolve import MISSING
-from harness.targets import VIA_PYTHON_DEFAULT, ProgramView, counts, target_nodes, waive_targets
+from harness.targets import ProgramView, counts, target_nodes, waive_targets
 from tests.conftest import write_tree
 
 SOURCES = {
@@ -44,7 +44,7 @@ def view(tmp_path: Path) -> ProgramView:
 
 
 def reasons(findings: list[Finding]) -> dict[str, str]:
-    return {f.path: dict(f.facts)["reason"] for f in findings}
+    return {f.path: f.as_dict()["detail"]["reason"] for f in findings}
 
 
 def test_target_nodes_are_found_at_any_depth_and_in_lists():
@@ -71,7 +71,8 @@ def test_each_node_reports_missing_classes_undeclared_keys_required_and_defaulte
     assert by_path["optim._target_"].severity == ERROR and "no attribute or submodule optim" in by_path["optim._target_"].message
     layers = by_path["model.layers"]
     assert layers.severity == INFO and layers.new == {"qkv": "qkv_proj"}
-    assert dict(layers.facts)["default"] == {"qkv": "qkv_proj"} and dict(layers.facts)["source"].endswith("models.py:7")
+    assert isinstance(layers.detail, TargetFacts)
+    assert layers.detail.default == {"qkv": "qkv_proj"} and layers.detail.source.endswith("models.py:7")
     assert by_path["model.act"].new == "not literal: str('relu')"
     assert counts(findings) == {"missing_class": 1, "undeclared": 1, "required": 1, "defaulted": 4}
 
@@ -101,16 +102,19 @@ def test_a_dropped_key_the_class_fills_is_one_changed_finding_via_the_python_def
     refined = view.refine(removed, tree)
     assert [f.kind for f in refined] == [Kind.CHANGED, Kind.REMOVED]
     changed = refined[0]
-    assert (changed.path, changed.old, changed.new, changed.via) == ("model.layers", {"qkv": "q", "gate": "g"}, {"qkv": "qkv_proj"}, VIA_PYTHON_DEFAULT)
+    assert (changed.path, changed.old, changed.new) == ("model.layers", {"qkv": "q", "gate": "g"}, {"qkv": "qkv_proj"})
+    assert isinstance(changed.detail, ViaDefault) and changed.detail.facts.default == {"qkv": "qkv_proj"}
     assert changed.source is not None and str(changed.source).endswith("models.py:7")
     assert changed.as_dict()["via"] == "python default"
 
 
 def test_a_yaml_value_that_now_equals_the_python_default_says_so(view):
     tree = {"model": {"_target_": "app.Model", "width": 8, "depth": 5}}
-    findings = [Finding(Kind.CHANGED, "model.width", 3, 8, ERROR, "CHANGED"), Finding(Kind.CHANGED, "model.depth", 3, 5, ERROR, "CHANGED")]
+    findings = [Finding(Kind.CHANGED, "model.width", 3, 8, ERROR, "CHANGED", detail=Difference(subtree="model")),
+                Finding(Kind.CHANGED, "model.depth", 3, 5, ERROR, "CHANGED")]
     agrees, differs = view.refine(findings, tree)
-    assert "now agrees with the Python default 8" in agrees.message and dict(agrees.facts)["python_default"] == 8
+    assert "now agrees with the Python default 8" in agrees.message and agrees.as_dict()["detail"]["python_default"] == 8
+    assert isinstance(agrees.detail, Difference) and agrees.detail.subtree == "model"  # the difference's own detail stays
     assert differs.message == "CHANGED"
 
 
@@ -160,7 +164,7 @@ def test_a_changed_python_default_the_yaml_leaves_to_the_class_is_one_changed_va
     base, head = (ProgramView(SourceIndex([tmp_path / side / "app"], (tmp_path,))) for side in ("base", "head"))
     tree = {"model": {"_target_": "app.Model", "width": 3}, "data": {"_target_": "app.models.Data", "path": "p"}}
     (changed,) = default_changes(base, head, tree, tree)
-    assert (changed.kind, changed.path, changed.old, changed.new, changed.via, changed.severity) == (
+    assert (changed.kind, changed.path, changed.old, changed.new, changed.as_dict()["via"], changed.severity) == (
         Kind.CHANGED, "data.batch", 32, 64, VIA_PYTHON_DEFAULT, INFO)
     line = next(n for n, text in enumerate((tmp_path / "head/app/models.py").read_text().splitlines(), 1) if "batch: int = 64" in text)
     assert "via python default" in changed.message
