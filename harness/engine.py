@@ -33,12 +33,14 @@ from harness.findings import (
     RECORDED_KINDS,
     SOURCED_KINDS,
     WARNING,
+    Approvals,
     CaseChecker,
     CaseResult,
     Comparison,
     Excused,
     Finding,
     Kind,
+    LaunchTally,
     MatrixResult,
     Origin,
     Refiner,
@@ -81,17 +83,19 @@ def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
                     source=Source(w.file, w.line) if w.file else None) for w in warned]
 
 
-def hoisted_warnings(result: MatrixResult) -> None:
+def hoisted_warnings(cases: Sequence[CaseResult]) -> tuple[list[CaseResult], list[Finding]]:
     """Each Hydra warning once for the run, in the order first met (cases of one stem, launches of one config, a
-    worker and the parent all raise the same one): taken off the cases into the run's findings."""
+    worker and the parent all raise the same one): the cases without them, and the warnings for the run's findings."""
     seen: dict[tuple[str, str], Finding] = {}
-    for index, case in enumerate(result.cases):
+    out = []
+    for case in cases:
         own = [f for f in case.findings if f.kind == Kind.HYDRA_WARNING]
         if own:
             for finding in own:
                 seen.setdefault((finding.message, str(finding.source)), finding)
-            result.cases[index] = replace(case, findings=tuple(f for f in case.findings if f.kind != Kind.HYDRA_WARNING))
-    result.findings += list(seen.values())
+            case = replace(case, findings=tuple(f for f in case.findings if f.kind != Kind.HYDRA_WARNING))
+        out.append(case)
+    return out, list(seen.values())
 
 
 def baseline_entry(baseline: Baseline, case: Case, routes_by_target: dict[str, Case]) -> BaselineEntry | None:
@@ -182,7 +186,7 @@ def check_document(pair: DocumentPair) -> CaseResult:
 
 def compare_documents(pairs: Iterable[DocumentPair], comparison: Comparison) -> MatrixResult:
     """The result of comparing YAML documents pair by pair: the old side is the baseline."""
-    return MatrixResult(cases=[check_document(pair) for pair in pairs], baseline=comparison.old, comparison=comparison)
+    return MatrixResult(cases=tuple(check_document(pair) for pair in pairs), baseline=comparison.old, comparison=comparison)
 
 
 def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Finding] | None:
@@ -286,17 +290,14 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
     return out
 
 
-def approvals_line(result: MatrixResult, settings: Settings) -> str:
-    """How many loosenings of this review carry a recorded reason, and whose owners must approve them: the author
-    of a pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
-    recorded = [
-        f for r in result.cases for f in r.findings if f.kind in RECORDED_KINDS and f.severity == WARNING
-    ] + [f for f in result.findings if f.kind in RECORDED_KINDS and f.severity == WARNING]
+def approvals(cases: Iterable[CaseResult], findings: Iterable[Finding], settings: Settings) -> Approvals | None:
+    """How many loosenings of this review carry a recorded reason, and the files whose owners must approve them: the
+    author of a pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
+    everything = [f for r in cases for f in r.findings] + list(findings)
+    recorded = sum(f.kind in RECORDED_KINDS and f.severity == WARNING for f in everything)
     if not recorded:
-        return ""
-    files = ", ".join(display_path(path) for path in (settings.origin, *settings.contracts))
-    return (f"{len(recorded)} contract, settings or hydra change{'s carry' if len(recorded) != 1 else ' carries'} a recorded reason: "
-            f"the owners of {files} must approve them (see templates/CODEOWNERS)")
+        return None
+    return Approvals(recorded, tuple(display_path(path) for path in (settings.origin, *settings.contracts)))
 
 
 def _routes_by_target(cases: Iterable[Case]) -> dict[str, Case]:
@@ -437,40 +438,50 @@ class Engine:
         """The run's result: every selected case (checked now if not yet), and the findings about the run as a
         whole, which need every case: contract changes and hygiene, stale waivers, orphan goldens, gone cases."""
         run = self.run_spec
-        result = MatrixResult(cases=[self.result(case.id) for case in self.selected], baseline=run.baseline.description,
-                              comparison=run.comparison)
+        cases = [self.result(case.id) for case in self.selected]
+        findings: list[Finding] = []
         if run.contracts is not None:
-            result.findings[:0] = run_findings(
-                run.contracts, run.baseline.contract_texts(), [case.id for case in self.cases], result.cases,
+            findings = run_findings(
+                run.contracts, run.baseline.contract_texts(), [case.id for case in self.cases], cases,
                 run.strict_waivers, whole_matrix=len(self.selected) == len(self.cases), review=run.review is not None,
             )
         records = run.contracts.changes if run.contracts is not None else ()
+        rules, approved = None, None
         if run.review is not None:
-            result.cases = followed(result.cases)
-            result.rules = run.review.described
-            result.findings[:0] = run.review.findings(records)  # settings changes first, in every format
-            result.approvals = approvals_line(result, run.settings)
+            cases = followed(cases)
+            rules = run.review.used()
+            findings = run.review.findings(records) + findings  # settings changes first, in every format
+            approved = approvals(cases, findings, run.settings)
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
+        tally = None
         if launches_checked:
-            self._add_launches(result)
-        result.findings += self._known_findings(result, launches_checked)
-        hoisted_warnings(result)  # after known entries are judged on the cases that carry them
+            launch_cases, tally, entries = self._launches(cases)
+            findings += entries
+            cases += launch_cases
+        findings += self._known_findings(cases, launches_checked)
+        cases, warnings = hoisted_warnings(cases)  # after known entries are judged on the cases that carry them
+        findings += warnings
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
+        orphans: list[str] = []
         if run.baseline.unclaimed_are_orphans:
-            result.orphans = gone  # interface: check reports goldens without a case as orphans
+            orphans = gone  # interface: check reports goldens without a case as orphans
         else:
-            result.cases += [_gone_result(name, run.review, records) for name in gone]
-            result.cases = [_with_base_provenance(run.baseline, r) for r in result.cases]
-        return result
+            cases += [_gone_result(name, run.review, records) for name in gone]
+            cases = [_with_base_provenance(run.baseline, r) for r in cases]
+        baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
+        return MatrixResult(cases=tuple(cases), orphans=tuple(orphans), baseline=baseline, findings=tuple(findings),
+                            rules=rules, launches=tally, approvals=approved, comparison=run.comparison)
 
-    def _add_launches(self, result: MatrixResult) -> None:
-        """The settings' launch commands as cases (parsed, never run), each composed against this tree; in a review
-        each launch finding says whether its override already failed the same way at the base."""
+    def _launches(self, results: Sequence[CaseResult]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
+        """The settings' launch commands as cases (parsed, never run), each composed against this tree, their tally, and
+        in a review the entry points' changes; each launch finding of a review says whether its override already failed
+        the same way at the base."""
         from harness import launches
         from harness.moves import moved_paths
 
-        moves = moved_paths(f for r in result.cases for f in r.findings)
+        moves = moved_paths(f for r in results for f in r.findings)
         review = self.run_spec.review
+        entries: list[Finding] = []
         if review is None:
             cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
         else:
@@ -481,13 +492,9 @@ class Engine:
                     changes=review.changes, records=records, views=self.run_spec.views)
             except GitError as error:
                 raise SettingsError(str(error)) from None
-            result.findings += entries
-        if self.only_launches:
-            result.baseline = "launch commands"
-        result.cases += known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today())
-        result.launches = counts.line()
+        return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
 
-    def _known_findings(self, result: MatrixResult, launches_checked: bool) -> list[Finding]:
+    def _known_findings(self, cases: Sequence[CaseResult], launches_checked: bool) -> list[Finding]:
         """Known entries that no longer match (on a whole run: a subset would make the others look fixed), and in a
         review every finding the pull request's entries excuse that the base's do not."""
         run = self.run_spec
@@ -495,7 +502,7 @@ class Engine:
         findings: list[Finding] = []
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
             judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
-            findings += known.stale_entries(judged, result.cases)
+            findings += known.stale_entries(judged, cases)
         if run.review is not None and entries:
             from harness.contract_changes import read_contract_files
             from harness.contracts import ContractError
@@ -505,21 +512,21 @@ class Engine:
                 base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
             except ContractError:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
-            findings += known.added_entries(result.cases, base_entries, run.contracts.changes if run.contracts else ())
+            findings += known.added_entries(cases, base_entries, run.contracts.changes if run.contracts else ())
         return findings
 
-    def write(self, result: MatrixResult, prune: bool) -> list[str]:
-        """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.
+    def write(self, result: MatrixResult, prune: bool) -> MatrixResult:
+        """Write the goldens of a finished run (the one place goldens are written and pruned); return the run as it
+        stands after: the cases written (`written`), the goldens pruned, the orphans left.
 
         Only cases that composed and differ are rewritten. Orphan goldens go only with `prune`; a killed write's
         temporary file always goes.
         """
         snapshot_dir = self.settings.snapshot_dir
-        written = write_goldens(result, snapshot_dir)
-        pruned = prune_orphans(snapshot_dir, self.cases, every_orphan=prune)
-        result.pruned += [display_path(path) for path in pruned]
-        result.orphans = [] if prune else [name for name in result.orphans if name not in result.pruned]
-        return written
+        result = write_goldens(result, snapshot_dir)
+        pruned = result.pruned + tuple(display_path(path) for path in prune_orphans(snapshot_dir, self.cases, every_orphan=prune))
+        orphans = () if prune else tuple(name for name in result.orphans if name not in pruned)
+        return replace(result, pruned=pruned, orphans=orphans)
 
 
 def _with_base_provenance(baseline: Baseline, result: CaseResult) -> CaseResult:

@@ -305,7 +305,7 @@ class CaseResult:
 
     case: Case
     golden: str
-    status: str
+    status: Status
     findings: tuple[Finding, ...] = ()
     written: bool = False
     golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
@@ -331,18 +331,46 @@ class CaseResult:
         return replace(self, findings=findings, status=status, written=True)
 
 
-@dataclass
-class MatrixResult:
-    """All case results of one run plus the orphan goldens."""
+@dataclass(frozen=True)
+class RulesUsed:
+    """A review: which settings decided what was checked (every format says it first)."""
 
-    cases: list[CaseResult] = field(default_factory=list)
-    orphans: list[str] = field(default_factory=list)
-    pruned: list[str] = field(default_factory=list)
+    file: str  # the settings file's name
+    ref: str  # the base's git ref
+    first_adoption: bool  # the base has no settings: this change's apply
+
+
+@dataclass(frozen=True)
+class Approvals:
+    """A review: how many loosenings carry a recorded reason, and the files whose owners must approve them."""
+
+    recorded: int
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LaunchTally:
+    """How many launches were found, extracted, composed and failing (issue 24)."""
+
+    found: int
+    extracted: int
+    composed: int
+    failing: int
+    unavailable: tuple[tuple[str, int], ...] = ()  # (submodule, launches of its programs) for each absent submodule
+
+
+@dataclass(frozen=True)
+class MatrixResult:
+    """All case results of one run plus the orphan goldens, and what the run as a whole found."""
+
+    cases: tuple[CaseResult, ...] = ()
+    orphans: tuple[str, ...] = ()
+    pruned: tuple[str, ...] = ()
     baseline: str = ""  # what the cases were compared with, said in every format
-    findings: list[Finding] = field(default_factory=list)  # about the run as a whole (contract changes, stale waivers)
-    rules: str = ""  # a review: which settings decided what was checked (the first line of every format)
-    launches: str = ""  # how many launch commands were found, extracted, composed and failing (issue 24)
-    approvals: str = ""  # a review: how many loosenings carry recorded reasons, and whose owners must approve them
+    findings: tuple[Finding, ...] = ()  # about the run as a whole (contract changes, stale waivers)
+    rules: RulesUsed | None = None  # a review: which settings decided what was checked
+    launches: LaunchTally | None = None  # the settings' launch commands, counted
+    approvals: Approvals | None = None  # a review: the loosenings with recorded reasons, and who approves them
     comparison: Comparison | None = None  # a `diff OLD NEW`: its mode, stated in every format
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+from dataclasses import replace
 from pathlib import Path
 
 from harness.confine import UnsafeInput, project_root
@@ -55,15 +56,15 @@ def find_orphans(snapshot_dir: Path, cases: list[Case]) -> list[Path]:
     )
 
 
-def write_goldens(result: MatrixResult, snapshot_dir: Path) -> list[str]:
-    """Rewrite the golden of every case that composed and differs from it; return the goldens written."""
-    written = []
-    for index, case_result in enumerate(result.cases):
+def write_goldens(result: MatrixResult, snapshot_dir: Path) -> MatrixResult:
+    """Rewrite the golden of every case that composed and differs from it; return the run with those cases `written`."""
+    cases = []
+    for case_result in result.cases:
         if case_result.rendered is not None and case_result.status in (Status.CHANGED, Status.NEW):
             write_atomic(golden_path(snapshot_dir, case_result.case), case_result.rendered, folder=snapshot_dir)
-            result.cases[index] = case_result.written_out()
-            written.append(case_result.golden)
-    return written
+            case_result = case_result.written_out()
+        cases.append(case_result)
+    return replace(result, cases=tuple(cases))
 
 
 def prune_orphans(snapshot_dir: Path, cases: list[Case], every_orphan: bool) -> list[Path]:

@@ -27,7 +27,7 @@ from harness import gitrepo, hydra_compat, overrides
 from harness.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
 from harness.confine import UnsafeInput, is_inside
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, Origin, Status
+from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.matrix import LAUNCH_PREFIX as PREFIX
 from harness.matrix import Case
 from harness.provenance import Source
@@ -710,27 +710,7 @@ def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> Cas
     return CaseResult(checked.case.as_case(), checked.case.launch.where, status, findings)
 
 
-@dataclass(frozen=True)
-class Tally:
-    """How many launches were found, extracted, composed and failing: the report's count line."""
-
-    found: int
-    extracted: int
-    composed: int
-    failing: int
-    unavailable: tuple[tuple[str, int], ...] = ()  # (submodule, launches of its programs) for each absent submodule
-
-    def line(self) -> str:
-        """`N launches checked of M found: ...`, and once per submodule that is not checked out, its launches."""
-        text = (f"{self.extracted} launches checked of {self.found} found: {self.composed} compose, {self.failing} fail"
-                + (f", {self.found - self.extracted} could not be extracted" if self.found != self.extracted else ""))
-        for submodule, count in self.unavailable:
-            text += (f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked"
-                     " (it is not checked out)")
-        return text
-
-
-def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> Tally:
+def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> LaunchTally:
     """Count the checked command cases; `skipped` commands count only where a submodule is not checked out."""
     results = list(results)
     extracted = [r for r in results if r.case.problem_kind != NOT_EXTRACTED]
@@ -739,7 +719,7 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> Ta
     for case in skipped:
         if case.problem_kind == UNAVAILABLE:
             per_submodule[case.submodule] = per_submodule.get(case.submodule, 0) + 1
-    return Tally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
+    return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
 def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
@@ -804,7 +784,7 @@ def _checked_commands(
 
 def check_commands(
     settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | Sequence[str] | None = None
-) -> tuple[list[CaseResult], Tally]:
+) -> tuple[list[CaseResult], LaunchTally]:
     """The settings' command cases composed against the tree (at `root`, a copy of the project, when given);
     `case_glob` (one glob or several) keeps the launches whose id matches."""
     checked, skipped = _checked_commands(settings, root, case_glob)
@@ -814,7 +794,7 @@ def check_commands(
 def review_commands(
     settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None,
     changes: Iterable[Any] = (), records: Iterable[Any] = (), views: tuple[Any, Any] | None = None,
-) -> tuple[list[CaseResult], Tally, list[Finding]]:
+) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
     """The command cases now, each launch finding with its origin against the scripts and tree at `ref`. Each
     launch's composed values are compared
     with the base's (harness/launch_review.py), launches the base had and this change lost are `launch_gone`, and

@@ -93,8 +93,8 @@ def next_lines(result: MatrixResult, goldens: str, updated: bool) -> list[str]:
 
     After --snapshot-update the differences are written, so only what rewriting cannot settle is left.
     """
-    cases = [r.written_out() for r in result.cases] if updated else result.cases
-    settled = replace(result, cases=cases, orphans=[])  # orphans have their own line (pytest's options)
+    cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
+    settled = replace(result, cases=cases, orphans=())  # orphans have their own line (pytest's options)
     steps = NextSteps(regenerate="pytest --snapshot-update", goldens=goldens)
     return [printable(f"Next: {step}") for step in
             next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]

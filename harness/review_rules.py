@@ -19,7 +19,7 @@ from typing import Any
 from harness.confine import project_root, within
 from harness.contract_changes import TermChange, change_finding
 from harness.contracts import SETTINGS, ChangeRecord
-from harness.findings import INFO, Finding, Kind
+from harness.findings import INFO, Finding, Kind, RulesUsed
 from harness.settings import Settings, root_id
 
 # Settings keys whose every change changes what is checked or how (a different tree, goldens, grouping), or
@@ -53,8 +53,12 @@ class ReviewRules:
     settings: Settings  # what the review composes and checks with
     changes: tuple[SettingsChange, ...]
     first_adoption: bool  # the base has no settings: the pull request's apply, and every report says so
-    described: str  # the first line of every report: which settings were used
     ref: str = ""  # the git ref of the base
+
+    def used(self) -> RulesUsed:
+        """Which settings decided what is checked, as every report says first (`settings.origin` is the pull
+        request's file in both cases: the base's settings are read under its name)."""
+        return RulesUsed(self.settings.origin.name, self.ref, self.first_adoption)
 
     def findings(self, records: Iterable[ChangeRecord]) -> list[Finding]:
         """One `settings_change` finding per key: an error when it narrows and no record gives the reason."""
@@ -202,12 +206,8 @@ def review_settings(base: Settings, head: Settings) -> Settings:
 def rules_for_review(head: Settings, base: Settings | None, head_table: Mapping[str, Any], base_table: Mapping[str, Any] | None,
                      ref: str) -> ReviewRules:
     """The rules of a review against `ref`: the base's settings when it has them, else the pull request's."""
-    shown = head.origin.name
     if base is None or base_table is None:
         # The modules a review imports come from the trusted side only: at a first adoption, none.
-        return ReviewRules(replace(head, schemas=()), (), True, f"settings: this change's {shown} ({ref} has none: first adoption)", ref)
-    return ReviewRules(
-        review_settings(base, head), tuple(settings_changes(base_table, head_table)), False,
-        f"settings: {ref}'s {shown} (the base decides what is checked; this change's settings are reviewed)", ref,
-    )
+        return ReviewRules(replace(head, schemas=()), (), True, ref)
+    return ReviewRules(review_settings(base, head), tuple(settings_changes(base_table, head_table)), False, ref)
 

@@ -10,7 +10,7 @@ interpolations inside `_target_`) is not modelled: the counts are an upper bound
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -327,7 +327,7 @@ def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
     return counted
 
 
-def counts_line(results: list[CaseResult]) -> str | None:
+def counts_line(results: Sequence[CaseResult]) -> str | None:
     """One line with the undeclared keys and Python-defaulted fields of each case (cases with the same counts
     written together); None when no case has a target finding."""
     from harness.grouping import describe_cases

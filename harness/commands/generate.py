@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         return common.EXIT_FINDINGS if stale or not result.ok else common.EXIT_OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
-    written = engine.write(result, prune=args.prune)
+    result = engine.write(result, prune=args.prune)
+    written = [r.golden for r in result.cases if r.written]
     for golden in written if not args.quiet else ():
         say(f"wrote {golden}")
     new = sum(pending[golden] == Status.NEW for golden in written)

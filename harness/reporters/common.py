@@ -25,6 +25,7 @@ from harness.findings import (
     LaunchFix,
     MatrixResult,
     Origin,
+    Status,
     ViaDefault,
 )
 from harness.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
@@ -39,7 +40,9 @@ MAX_VALUE = 80
 DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
 
 
-STATUS_WORDS = MappingProxyType({"ok": "ok", "changed": "changed", "new": "new", "gone": "gone", "error": "failing"})
+STATUS_WORDS = MappingProxyType({
+    Status.OK: "ok", Status.CHANGED: "changed", Status.NEW: "new", Status.GONE: "gone", Status.ERROR: "failing",
+})
 
 
 def summary_line(result: MatrixResult) -> str:
@@ -66,6 +69,41 @@ def summary_line(result: MatrixResult) -> str:
         parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
     verdict = "OK" if result.ok else "FAILED"
     return f"{verdict}: " + "; ".join(parts)
+
+
+def rules_line(result: MatrixResult) -> str:
+    """A review's first line in every format: which settings decided what was checked ("" for any other run)."""
+    rules = result.rules
+    if rules is None:
+        return ""
+    if rules.first_adoption:
+        return f"settings: this change's {rules.file} ({rules.ref} has none: first adoption)"
+    return f"settings: {rules.ref}'s {rules.file} (the base decides what is checked; this change's settings are reviewed)"
+
+
+def approvals_line(result: MatrixResult) -> str:
+    """How many loosenings of a review carry a recorded reason, and whose owners must approve them: the author of a
+    pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
+    approvals = result.approvals
+    if approvals is None or not approvals.recorded:
+        return ""
+    count = approvals.recorded
+    return (f"{count} contract, settings or hydra change{'s carry' if count != 1 else ' carries'} a recorded reason: "
+            f"the owners of {', '.join(approvals.files)} must approve them (see templates/CODEOWNERS)")
+
+
+def launches_line(result: MatrixResult) -> str:
+    """`N launches checked of M found: ...`, and once per submodule that is not checked out, its launches ("" when the
+    run checked no launch command)."""
+    tally = result.launches
+    if tally is None:
+        return ""
+    text = (f"{tally.extracted} launches checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
+            + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else ""))
+    for submodule, count in tally.unavailable:
+        text += (f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked"
+                 " (it is not checked out)")
+    return text
 
 
 def counted_units(result: MatrixResult) -> str:

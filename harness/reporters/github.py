@@ -8,7 +8,17 @@ from harness.escape import escape_data, workflow_command
 from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import Fold, describe_group, folded, introduced, mode_line, next_steps, summary_line
+from harness.reporters.common import (
+    Fold,
+    approvals_line,
+    describe_group,
+    folded,
+    introduced,
+    mode_line,
+    next_steps,
+    rules_line,
+    summary_line,
+)
 
 # GitHub shows this many annotations of each kind per step; the rest are only in the log and the job summary.
 SHOWN_PER_KIND = 10
@@ -69,7 +79,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     for orphan in result.orphans:
         annotations.append(("error", "orphan golden with no case; remove it with `generate --prune`", _existing(orphan, None), None, ""))
     annotations.sort(key=lambda a: KIND_ORDER.index(a[0]))  # stable: triage order within each kind
-    lines = [escape_data(line) for line in (mode_line(result), result.rules, result.approvals) if line]
+    lines = [escape_data(line) for line in (mode_line(result), rules_line(result), approvals_line(result)) if line]
     left_out = {kind: 0 for kind in KIND_ORDER}
     shown = {kind: 0 for kind in KIND_ORDER}
     for command, message, at_file, at_line, title in annotations:

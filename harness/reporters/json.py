@@ -9,7 +9,7 @@ from harness.escape import json_text
 from harness.findings import ERROR, Kind, MatrixResult, Mode, Severity
 from harness.grouping import group_findings, summary_paragraph
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import mode_properties, next_steps, subtree_folds
+from harness.reporters.common import approvals_line, launches_line, mode_properties, next_steps, rules_line, subtree_folds
 from harness.targets import counts as target_counts
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
@@ -22,9 +22,9 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         **mode_properties(result),
-        **({"settings": result.rules} if result.rules else {}),
-        **({"approvals": result.approvals} if result.approvals else {}),
-        **({"launches": result.launches} if result.launches else {}),
+        **({"settings": rules_line(result)} if result.rules else {}),
+        **({"approvals": approvals_line(result)} if approvals_line(result) else {}),
+        **({"launches": launches_line(result)} if result.launches else {}),
         "ok": result.ok,
         "baseline": result.baseline,
         "summary": summary_paragraph(groups, result),

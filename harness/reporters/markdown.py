@@ -27,6 +27,7 @@ from harness.reporters.common import (
     LISTED_TIERS,
     SHOWN_LAUNCHES,
     Fold,
+    approvals_line,
     by_tier,
     describe_group,
     fix_text,
@@ -39,6 +40,7 @@ from harness.reporters.common import (
     new_present,
     next_steps,
     old_present,
+    rules_line,
     show_value,
     shows_detail,
     summary_line,
@@ -178,7 +180,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     groups = group_findings(result.cases, result.findings)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
-    lines = [markdown_text(line) + "  " for line in (result.rules, result.approvals) if line]
+    lines = [markdown_text(line) + "  " for line in (rules_line(result), approvals_line(result)) if line]
     lines += [""] if lines else []
     lines += [f"## {options.title}", ""]
     if result.comparison is not None:

@@ -22,17 +22,20 @@ from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
     LISTED_TIERS,
     Fold,
+    approvals_line,
     by_tier,
     describe_group,
     fix_text,
     folded,
     known_count,
     launch_where,
+    launches_line,
     member_lines,
     merged_launches,
     mode_line,
     next_steps,
     origin_count,
+    rules_line,
     set_by,
     summary_line,
     waived_count,
@@ -164,12 +167,12 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
-    if result.launches and not quiet:
-        lines.insert(0, printable(result.launches))
-    if result.approvals:
-        lines.insert(0, printable(result.approvals))
-    if result.rules:
-        lines.insert(0, printable(result.rules))
+    if launches_line(result) and not quiet:
+        lines.insert(0, printable(launches_line(result)))
+    if approvals_line(result):
+        lines.insert(0, printable(approvals_line(result)))
+    if rules_line(result):
+        lines.insert(0, printable(rules_line(result)))
     if mode_line(result) and not quiet:
         lines.insert(0, printable(mode_line(result)))
     summary = summary_line(result)

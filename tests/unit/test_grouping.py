@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from harness.findings import ERROR, INFO, WARNING, CaseResult, ContractRef, Difference, Excused, Finding, Kind, MatrixResult
+from dataclasses import replace
+
+from harness.findings import ERROR, INFO, WARNING, CaseResult, ContractRef, Difference, Excused, Finding, Kind, MatrixResult, Status
 from harness.grouping import Tier, describe_cases, group_findings, summary_paragraph
 from harness.matrix import Case
 from harness.resolve import resolves_unchanged
@@ -22,10 +24,10 @@ def test_cases_are_written_compactly():
 
 
 def result_of(findings_by_case: dict[str, list[Finding]]) -> MatrixResult:
-    return MatrixResult(cases=[
-        CaseResult(Case(case_id, "ppo_trainer", ()), f"snapshots/{case_id}.yaml", "changed", tuple(findings))
+    return MatrixResult(cases=tuple(
+        CaseResult(Case(case_id, "ppo_trainer", ()), f"snapshots/{case_id}.yaml", Status.CHANGED, tuple(findings))
         for case_id, findings in findings_by_case.items()
-    ])
+    ))
 
 
 def test_identical_findings_across_cases_are_one_group_and_different_values_are_not():
@@ -94,8 +96,7 @@ def test_a_literal_that_became_an_interpolation_with_the_same_resolved_value_is_
 
 def test_findings_about_the_whole_run_come_first_without_cases():
     loosened = Finding(Kind.CONTRACT_CHANGE, "b.pinned", True, None, ERROR, "c: equal b.pinned removed since the baseline", detail=ContractRef("c"))
-    result = result_of({IDS[0]: [Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED")]})
-    result.findings.append(loosened)
+    result = replace(result_of({IDS[0]: [Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED")]}), findings=(loosened,))
     groups = group_findings(result.cases, result.findings)
     assert [(g.tier, g.path, g.cases) for g in groups] == [(Tier.BLOCKING, "b.pinned", ()), (Tier.CHANGED, "a.moved", (IDS[0],))]
     assert describe_cases(groups[0].cases, IDS) == "the whole run"

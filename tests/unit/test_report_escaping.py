@@ -70,11 +70,9 @@ def hostile_result() -> MatrixResult:
         Finding(Kind.ERROR, "", severity=ERROR, message=HOSTILE),
         Finding(Kind.HIDDEN_TEXT, "d", None, HOSTILE, WARNING, HOSTILE),
     )
-    result = MatrixResult([CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings)], baseline=f"goldens in {HOSTILE}",
-                          comparison=Comparison(Mode.FILES, f"old/{HOSTILE}", f"new/{HOSTILE}", folders=True))  # the mode line
-    result.orphans = [f"snapshots/_generated_{HOSTILE}.yaml"]
-    result.pruned = [HOSTILE]
-    return result
+    return MatrixResult((CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings),), baseline=f"goldens in {HOSTILE}",
+                        comparison=Comparison(Mode.FILES, f"old/{HOSTILE}", f"new/{HOSTILE}", folders=True),  # the mode line
+                        orphans=(f"snapshots/_generated_{HOSTILE}.yaml",), pruned=(HOSTILE,))
 
 
 def no_command_of_its_own(output: str, commands: bool = False) -> None:
@@ -172,7 +170,7 @@ def test_markdown_holds_no_link_of_the_inputs_own(link):
 def render_with(text: str, output_format: str) -> str:
     case = Case("train/base/default", "train", ())
     finding = Finding(Kind.CHANGED, f"a.{text}", text, text, ERROR, text, source=Source(f"conf/{text}.yaml", 3))
-    result = MatrixResult([CaseResult(case, "snapshots/x.yaml", Status.CHANGED, (finding,))], baseline="goldens")
+    result = MatrixResult((CaseResult(case, "snapshots/x.yaml", Status.CHANGED, (finding,)),), baseline="goldens")
     return reporter(output_format).render(result, ReportOptions(verbose=True))
 
 
