@@ -76,7 +76,7 @@ def grouping(n: int) -> Callable[[], Any]:
         findings = [Finding(Kind.CHANGED, f"shared.k{j}", 0, 1, ERROR, f"CHANGED shared.k{j}") for j in range(20)]
         findings += [Finding(Kind.ADDED, f"own{index}.k{j}", None, j, INFO, f"ADDED own{index}.k{j}") for j in range(20)]
         cases.append(CaseResult(case, f"snapshots/{index}.yaml", Status.CHANGED, tuple(findings)))
-    result = MatrixResult(cases, baseline="goldens in snapshots")
+    result = MatrixResult(tuple(cases), baseline="goldens in snapshots")
 
     def report() -> None:
         for name in FORMATS:

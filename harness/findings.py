@@ -200,7 +200,9 @@ class Moved:
     """A moved leaf or subtree (`old` and `new` are its paths): the value, or subtree, that moved."""
 
     value: Any
-    subtree: str = ""  # kept from the removed finding a move was folded from, as JSON has always said it
+    # The subtree of the case's first removed finding, which moves.fold_moves has always copied onto every move it
+    # makes (JSON `subtree`); it says nothing about this move, and is kept only so that answers stay the same.
+    subtree: str = ""
 
     def json_fields(self) -> dict[str, Any]:
         return {"value": self.value, **({"subtree": self.subtree} if self.subtree else {})}
@@ -240,7 +242,9 @@ class ContractHygiene:
         return {}
 
 
-# What a finding says beyond its core, one value per kind (a changed value: a Difference or a ViaDefault).
+# What a finding says beyond its core, one value per kind (a changed value: a Difference or a ViaDefault; a contract
+# finding: a ContractRef, or ContractHygiene about the file). Each writes its own JSON fields (`json_fields`), which
+# follow the core's in the finding's JSON.
 Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene
 
 

@@ -677,12 +677,6 @@ def launch_reason(finding: Finding) -> str:
     return launch.reason if launch is not None else ""
 
 
-def launch_fix(finding: Finding) -> str | None:
-    """The override a launch finding says to write instead, where one is known."""
-    launch = finding.detail_as(LaunchFix)
-    return launch.fix if launch is not None else None
-
-
 def moved_key(override: str) -> str:
     """The key an override writes (without its `+`/`~` and value)."""
     return override.lstrip("+~").partition("=")[0]
@@ -741,10 +735,11 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(finding, origin=Origin.AT_BASE if at_base else Origin.INTRODUCED,
                                   severity=WARNING if at_base and finding.severity == ERROR else finding.severity)
-                if not at_base and launch_reason(finding) == ENTRY_MISSING and result.case.id in launched:
+                launch = finding.detail_as(LaunchFix)
+                if not at_base and launch is not None and launch.reason == ENTRY_MISSING and result.case.id in launched:
                     # The base ran this program here: the pull request lost a Hydra entry point.
                     finding = replace(finding, message=ENTRY_REMOVED + finding.message[len(ENTRY_MISSING):],
-                                      detail=LaunchFix(ENTRY_REMOVED, launch_fix(finding)))
+                                      detail=replace(launch, reason=ENTRY_REMOVED))
             findings.append(finding)
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         yield replace(result, findings=tuple(findings), status=status)
