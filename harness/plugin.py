@@ -222,7 +222,7 @@ def _run_test(request: pytest.FixtureRequest) -> None:
         result = engine.finish()
         goldens = display_path(engine.settings.snapshot_dir)
     summary = [f"removed orphan golden {display_path(path)}" for path in removed] + pytest_report.run_warnings(result)
-    summary += [launches_line(result)] if result.launches else []  # `N launches checked of M found: ...`, as check says
+    summary += [launches_line(result.launches)] if result.launches else []  # `N launches checked of M found: ...`, as check says
     errors = pytest_report.run_errors(result)
     orphans = pytest_report.orphan_lines(result.orphans, details)
     if warn_unused:

@@ -18,13 +18,16 @@ from harness.findings import (
     GOLDEN_KINDS,
     VIA_PYTHON_DEFAULT,
     WARNING,
+    Approvals,
     ContractRef,
     Difference,
     Finding,
     Kind,
     LaunchFix,
+    LaunchTally,
     MatrixResult,
     Origin,
+    RulesUsed,
     Status,
     ViaDefault,
 )
@@ -71,9 +74,8 @@ def summary_line(result: MatrixResult) -> str:
     return f"{verdict}: " + "; ".join(parts)
 
 
-def rules_line(result: MatrixResult) -> str:
+def rules_line(rules: RulesUsed | None) -> str:
     """A review's first line in every format: which settings decided what was checked ("" for any other run)."""
-    rules = result.rules
     if rules is None:
         return ""
     if rules.first_adoption:
@@ -81,10 +83,9 @@ def rules_line(result: MatrixResult) -> str:
     return f"settings: {rules.ref}'s {rules.file} (the base decides what is checked; this change's settings are reviewed)"
 
 
-def approvals_line(result: MatrixResult) -> str:
+def approvals_line(approvals: Approvals | None) -> str:
     """How many loosenings of a review carry a recorded reason, and whose owners must approve them: the author of a
     pull request can write a reason as easily as the change, so the files that hold reasons need owners."""
-    approvals = result.approvals
     if approvals is None or not approvals.recorded:
         return ""
     count = approvals.recorded
@@ -92,10 +93,9 @@ def approvals_line(result: MatrixResult) -> str:
             f"the owners of {', '.join(approvals.files)} must approve them (see templates/CODEOWNERS)")
 
 
-def launches_line(result: MatrixResult) -> str:
+def launches_line(tally: LaunchTally | None) -> str:
     """`N launches checked of M found: ...`, and once per submodule that is not checked out, its launches ("" when the
     run checked no launch command)."""
-    tally = result.launches
     if tally is None:
         return ""
     text = (f"{tally.extracted} launches checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"

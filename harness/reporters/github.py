@@ -79,7 +79,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     for orphan in result.orphans:
         annotations.append(("error", "orphan golden with no case; remove it with `generate --prune`", _existing(orphan, None), None, ""))
     annotations.sort(key=lambda a: KIND_ORDER.index(a[0]))  # stable: triage order within each kind
-    lines = [escape_data(line) for line in (mode_line(result), rules_line(result), approvals_line(result)) if line]
+    lines = [escape_data(line) for line in (mode_line(result), rules_line(result.rules), approvals_line(result.approvals)) if line]
     left_out = {kind: 0 for kind in KIND_ORDER}
     shown = {kind: 0 for kind in KIND_ORDER}
     for command, message, at_file, at_line, title in annotations:

@@ -22,9 +22,9 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         **mode_properties(result),
-        **({"settings": rules_line(result)} if result.rules else {}),
-        **({"approvals": approvals_line(result)} if approvals_line(result) else {}),
-        **({"launches": launches_line(result)} if result.launches else {}),
+        **({"settings": rules_line(result.rules)} if result.rules else {}),
+        **({"approvals": approvals_line(result.approvals)} if approvals_line(result.approvals) else {}),
+        **({"launches": launches_line(result.launches)} if result.launches else {}),
         "ok": result.ok,
         "baseline": result.baseline,
         "summary": summary_paragraph(groups, result),

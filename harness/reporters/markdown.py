@@ -180,7 +180,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     groups = group_findings(result.cases, result.findings)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
-    lines = [markdown_text(line) + "  " for line in (rules_line(result), approvals_line(result)) if line]
+    lines = [markdown_text(line) + "  " for line in (rules_line(result.rules), approvals_line(result.approvals)) if line]
     lines += [""] if lines else []
     lines += [f"## {options.title}", ""]
     if result.comparison is not None:

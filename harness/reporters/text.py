@@ -167,12 +167,12 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
-    if launches_line(result) and not quiet:
-        lines.insert(0, printable(launches_line(result)))
-    if approvals_line(result):
-        lines.insert(0, printable(approvals_line(result)))
-    if rules_line(result):
-        lines.insert(0, printable(rules_line(result)))
+    if launches_line(result.launches) and not quiet:
+        lines.insert(0, printable(launches_line(result.launches)))
+    if approvals_line(result.approvals):
+        lines.insert(0, printable(approvals_line(result.approvals)))
+    if rules_line(result.rules):
+        lines.insert(0, printable(rules_line(result.rules)))
     if mode_line(result) and not quiet:
         lines.insert(0, printable(mode_line(result)))
     summary = summary_line(result)

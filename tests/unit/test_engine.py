@@ -14,7 +14,7 @@ import pytest
 
 from harness.baselines import BaselineEntry
 from harness.engine import Engine, Run, with_origins
-from harness.findings import ERROR, INFO, WARNING, Finding, Kind, Origin, Severity, Status
+from harness.findings import ERROR, INFO, WARNING, ContractRef, Finding, Kind, Origin, Severity, Status
 from harness.matrix import Case
 from harness.provenance import Source
 from harness.settings import Settings, SettingsError, load_settings
@@ -125,7 +125,7 @@ def test_a_baseline_equal_to_the_composed_trees_gives_every_case_ok_and_is_prepa
     result = Engine(Run(settings=settings, baseline=baseline), "route/*").run()
     assert [(c.case.id, c.status, c.findings) for c in result.cases] == [("route/legacy", Status.OK, ())]
     assert baseline.prepared == ["app/pg/default", "route/legacy"]  # the route and the twin it must equal
-    assert result.ok and result.baseline == "trees in memory" and result.orphans == []
+    assert result.ok and result.baseline == "trees in memory" and result.orphans == ()
 
 
 @pytest.mark.parametrize("differences", [INFO, ERROR])
@@ -164,8 +164,8 @@ def test_cases_only_the_baseline_has_are_gone_cases_or_orphans_as_its_policy_say
     gone = Engine(Run(settings=settings, baseline=InMemory(every_case(), extra=("app/mysql/default",)))).run()
     orphans = Engine(Run(settings=settings, baseline=InMemory(every_case(), extra=("snapshots/_generated_x.yaml",),
                                                               unclaimed_are_orphans=True))).run()
-    assert (by_id(gone)["app/mysql/default"].status, gone.orphans, gone.ok) == (Status.GONE, [], True)
-    assert orphans.orphans == ["snapshots/_generated_x.yaml"] and not orphans.ok
+    assert (by_id(gone)["app/mysql/default"].status, gone.orphans, gone.ok) == (Status.GONE, (), True)
+    assert orphans.orphans == ("snapshots/_generated_x.yaml",) and not orphans.ok
     assert "snapshots/_generated_x.yaml" not in by_id(orphans)
 
 
@@ -192,7 +192,7 @@ def test_a_rule_error_fails_a_case_whatever_the_baseline_says_and_a_route_is_hel
     def small_steps(case: Case, config: Any, tree: Any) -> list[Finding]:
         steps = tree["train"]["steps"]
         return [Finding(Kind.CONTRACT, "train.steps", None, steps, ERROR, f"{case.id}: steps {steps} > 5",
-                        contract="short")] if steps > 5 else []
+                        detail=ContractRef("short"))] if steps > 5 else []
 
     result = Engine(Run(settings=settings, baseline=InMemory(every_case()), rules=(small_steps,))).run()
     statuses = {case_id: case.status for case_id, case in by_id(result).items()}
@@ -224,12 +224,12 @@ def test_a_glob_that_selects_nothing_is_bad_input_naming_the_glob(settings):
 
 def test_errors_are_marked_introduced_or_at_base_and_a_base_error_gone_is_fixed():
     def error(path: str, contract: str = "c") -> Finding:
-        return Finding(Kind.CONTRACT, path, severity=ERROR, message=f"{path} broken", contract=contract)
+        return Finding(Kind.CONTRACT, path, severity=ERROR, message=f"{path} broken", detail=ContractRef(contract))
 
     now = [error("a"), error("b"), Finding(Kind.CHANGED, "d", 1, 2, WARNING, "d changed")]
     marked = with_origins(now, [error("a"), error("c")])
     assert [(f.path, f.origin, f.severity) for f in marked] == [
-        ("a", Origin.AT_BASE, ERROR), ("b", Origin.INTRODUCED, ERROR), ("d", "", WARNING), ("c", Origin.FIXED, INFO)]
+        ("a", Origin.AT_BASE, ERROR), ("b", Origin.INTRODUCED, ERROR), ("d", None, WARNING), ("c", Origin.FIXED, INFO)]
     # The same path held by another contract is another error; no base case (None) makes every error introduced.
     assert [f.origin for f in with_origins([error("a", "other")], [error("a")])] == [Origin.INTRODUCED, Origin.FIXED]
     assert [f.origin for f in with_origins([error("a")], None)] == [Origin.INTRODUCED]

@@ -14,10 +14,15 @@ from harness.findings import (
     WARNING,
     CaseResult,
     Comparison,
+    ContractRef,
+    Difference,
+    Excused,
     Finding,
     Kind,
+    LaunchFix,
     MatrixResult,
     Mode,
+    Moved,
     Origin,
     Status,
     fails,
@@ -43,10 +48,10 @@ def test_an_error_fails_unless_a_review_found_it_at_the_base_and_nothing_else_fa
 def test_a_run_is_ok_without_failing_case_or_run_findings_and_without_orphans():
     warned = result(Finding(Kind.HIDDEN_TEXT, "a", severity=WARNING))
     at_base = result(Finding(Kind.CONTRACT, "a", severity=ERROR, origin=Origin.AT_BASE))
-    assert MatrixResult(cases=[warned, at_base]).ok and not at_base.failed
-    assert not MatrixResult(cases=[warned, result(Finding(Kind.CHANGED, "b", 1, 2))]).ok
-    assert not MatrixResult(cases=[warned], findings=[Finding(Kind.CONTRACT_CHANGE, "c", severity=ERROR)]).ok
-    assert not MatrixResult(cases=[warned], orphans=["snapshots/_generated_gone.yaml"]).ok
+    assert MatrixResult(cases=(warned, at_base)).ok and not at_base.failed
+    assert not MatrixResult(cases=(warned, result(Finding(Kind.CHANGED, "b", 1, 2)))).ok
+    assert not MatrixResult(cases=(warned,), findings=(Finding(Kind.CONTRACT_CHANGE, "c", severity=ERROR),)).ok
+    assert not MatrixResult(cases=(warned,), orphans=("snapshots/_generated_gone.yaml",)).ok
     assert MatrixResult().ok  # nothing checked fails nothing; the shells refuse an empty selection before this
 
 
@@ -77,12 +82,13 @@ def test_a_finding_is_the_interfaces_json_with_the_optional_fields_only_where_th
     plain = Finding(Kind.REMOVED, "a.b", "qkv", None, ERROR, "REMOVED a.b (was 'qkv')", source=Source("conf/x.yaml", 3))
     assert plain.as_dict() == {"kind": "removed", "path": "a.b", "old": "qkv", "new": None, "severity": "error",
                                "message": "REMOVED a.b (was 'qkv')", "source": "conf/x.yaml:3"}
-    listed = Finding(Kind.CHANGED, "l", [1], [2], detail=("[0]: 1 -> 2",), origin=Origin.AT_BASE)
+    listed = Finding(Kind.CHANGED, "l", [1], [2], detail=Difference(("[0]: 1 -> 2",)), origin=Origin.AT_BASE)
     assert {k: v for k, v in listed.as_dict().items() if k in ("detail", "origin")} == {"detail": ["[0]: 1 -> 2"], "origin": "at_base"}
-    waived = Finding(Kind.CONTRACT, "c", severity=WARNING, waiver="until 2027-01-01", contract_source="contracts.yaml:4")
+    waived = Finding(Kind.CONTRACT, "c", severity=WARNING, status=Excused.WAIVED, waiver="until 2027-01-01",
+                     detail=ContractRef("c", "contracts.yaml:4"))
     assert (waived.as_dict()["status"], waived.as_dict()["contract_source"]) == ("waived", "contracts.yaml:4")
-    moved = Finding(Kind.MOVED, "old.k", "old.k", "new.k", value={"x": 1}).as_dict()
-    launch = Finding(Kind.LAUNCH, "a.k", None, "a.k=1", fix=None).as_dict()
+    moved = Finding(Kind.MOVED, "old.k", "old.k", "new.k", detail=Moved({"x": 1})).as_dict()
+    launch = Finding(Kind.LAUNCH, "a.k", None, "a.k=1", detail=LaunchFix("key removed")).as_dict()
     assert moved["value"] == {"x": 1} and "fix" not in moved
     assert "fix" in launch and launch["fix"] is None  # a launch says it has no fix; other kinds never carry the key
     for finding in (plain, listed, waived):

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.findings import ERROR, WARNING, CaseResult, Kind, Origin, Status
+from harness.findings import ERROR, WARNING, CaseResult, Kind, LaunchFix, Origin, Status
 from harness.launches import (
     CONFIG_REMOVED,
     ENTRY_MISSING,
@@ -32,6 +32,7 @@ from harness.launches import (
     origins,
     tally,
 )
+from harness.reporters.common import launches_line
 from tests.conftest import write_tree
 
 PROJECT = {
@@ -114,7 +115,7 @@ def test_a_launch_that_cannot_compose_at_all_says_why_once(checked):
 
 def test_launch_findings_point_at_the_scripts_lines_and_a_moved_key_gets_its_new_override(checked):
     findings = findings_of(checked["cmd/scripts/run.sh#2"], {"trainer.learning_rate": "optim.lr"})
-    assert [(f.path, f.new, str(f.source), f.fix) for f in findings] == [
+    assert [(f.path, f.new, str(f.source), f.detail.fix if isinstance(f.detail, LaunchFix) else "?") for f in findings] == [
         ("optim", "optim=lion", "scripts/run.sh:6", None),
         ("trainer.learning_rate", "trainer.learning_rate=0.1", "scripts/run.sh:4", "optim.lr=0.1"),
         ("trainer.lr", "+trainer.lr=0.2", "scripts/run.sh:5", "trainer.lr=0.2"),
@@ -132,9 +133,9 @@ def test_launch_findings_point_at_the_scripts_lines_and_a_moved_key_gets_its_new
 
 def test_the_count_line_says_how_many_launches_were_read_composed_and_failing(project, checked):
     skipped = [c for c in command_cases(project, [project.root / "scripts" / "run.sh"]) if c.skipped]
-    assert tally(checked.values(), skipped).line() == "4 launches checked of 5 found: 1 compose, 3 fail, 1 could not be extracted"
+    assert launches_line(tally(checked.values(), skipped)) == "4 launches checked of 5 found: 1 compose, 3 fail, 1 could not be extracted"
     in_submodule = replace(skipped[0], problem_kind="not available", submodule="recipe")
-    assert tally([], [in_submodule, in_submodule]).line() == (
+    assert launches_line(tally([], [in_submodule, in_submodule])) == (
         "0 launches checked of 0 found: 0 compose, 0 fail; 2 launches of programs in the git submodule recipe not checked"
         " (it is not checked out)")
 
@@ -149,10 +150,10 @@ def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_a
         ("trainer.lr", Origin.INTRODUCED, ERROR), ("trainer.epochs", Origin.INTRODUCED, ERROR)]
     (lost,) = gone.findings
     assert (lost.detail, lost.origin, lost.message) == (
-        (ENTRY_REMOVED,), Origin.INTRODUCED, "entry point removed: module app.gone does not exist in the repository")
+        LaunchFix(ENTRY_REMOVED), Origin.INTRODUCED, "entry point removed: module app.gone does not exist in the repository")
     # A launch the base never had is new: its missing program is not "removed".
     (new,) = next(origins(now[1:], [])).findings
-    assert new.detail == (ENTRY_MISSING,)
+    assert new.detail == LaunchFix(ENTRY_MISSING)
 
 
 @pytest.mark.parametrize(("override", "expected"), [
