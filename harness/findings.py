@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any, TypeVar
 
 from harness.diff import Change
@@ -133,7 +133,12 @@ class TargetReason(StrEnum):
     DEFAULTED = "defaulted"
 
 
-NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()  # a fact with no Python default
+class _NoDefault(Enum):
+    # A member, not an object(): findings travel from forked workers pickled, and a member unpickles as itself.
+    NO_DEFAULT = "no default"
+
+
+NO_DEFAULT: Any = _NoDefault.NO_DEFAULT  # target facts without a Python default (a default may be None)
 
 
 @dataclass(frozen=True)

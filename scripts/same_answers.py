@@ -22,7 +22,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLE = ROOT.parent / "shared" / "data" / "verl-full.bundle"
+# Beside the project, or where CONFIG_HARNESS_TEST_DATA says (a worktree elsewhere), as the e2e tests find it.
+BUNDLE = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"
 COMMANDS = [
     ["check", "--format", "json"],
     ["check", "--format", "text"],
@@ -67,7 +68,8 @@ SCENARIOS = [("pr5848-parent", "pr5848"), ("pr7082-parent", "pr7082")]
 def harness(code: Path, cache: Path, project: Path, command: list[str]) -> tuple[int, str]:
     """One command's exit code and output, run with the harness of `code` in `project`."""
     env = {**os.environ, "PYTHONPATH": str(code), "CONFIG_HARNESS_CACHE_DIR": str(cache), "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-m", "harness", *command], cwd=project, env=env, capture_output=True, text=True)
+    # -P: `-m` would put the working folder (a checkout) before PYTHONPATH, and both runs would use that code.
+    done = subprocess.run([sys.executable, "-P", "-m", "harness", *command], cwd=project, env=env, capture_output=True, text=True)
     return done.returncode, done.stdout + done.stderr
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import pickle
 from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from harness.contract_changes import run_findings
 from harness.contracts import contract_findings, contract_hygiene, contract_of_finding, parse_contracts, violations_seen
 from harness.findings import (
     ERROR,
+    NO_DEFAULT,
     WARNING,
     Approvals,
     CaseResult,
@@ -118,3 +120,15 @@ def test_a_result_is_frozen_and_its_run_level_lines_are_rendered_from_data():
     assert launches_line(result.launches) == ("4 launches checked of 5 found: 3 compose, 1 fail, 1 could not be extracted; 2 launches of "
                                      "programs in the git submodule sub not checked (it is not checked out)")
     assert (rules_line(None), approvals_line(None), launches_line(None)) == ("", "", "")
+
+
+def test_every_detail_survives_the_trip_from_a_forked_worker():
+    """Workers send their results pickled: a detail that cannot be pickled would be dropped by the queue's feeder."""
+    details = [Difference(("x",), "a", True, PythonDefault(1, "y.py:2")), ViaDefault(TargetFacts(TargetReason.DEFAULTED, "", "Y", "y.py:4", 1)),
+               TargetFacts(TargetReason.UNDECLARED, owner="Y", source="y.py:3"), Moved({"k": 1}, "a"), LaunchFix("key removed", "b=1"),
+               ContractRef("c", "contracts.yaml:2"), ContractHygiene("c", checks_nothing=True)]
+    for detail in details:
+        finding = Finding(Kind.CHANGED, "a", detail=detail, origin=Origin.AT_BASE, status=Excused.KNOWN, waiver="why")
+        back = pickle.loads(pickle.dumps(finding))
+        assert back == finding and back.as_dict() == finding.as_dict()
+    assert pickle.loads(pickle.dumps(details[2])).default is NO_DEFAULT  # still "no default", not some other object
