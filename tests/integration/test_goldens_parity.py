@@ -57,7 +57,7 @@ def twins(project: pytest.Pytester, tmp_path: Path) -> tuple[pytest.Pytester, Pa
 
 
 def test_snapshot_update_leaves_the_goldens_generate_leaves_and_no_cleanup_keeps_orphans(twins, capsys) -> None:
-    project, cli = twins
+    project, cli = twins  # noqa: F811 (the fixture's project, with its copy)
     before = folder_state(project.path / "snapshots")
 
     assert main(["--settings", str(cli / "pyproject.toml"), "generate", "--quiet"]) == 1  # the broken case
