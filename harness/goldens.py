@@ -128,10 +128,6 @@ class Goldens:
     def read(self, case: Case) -> str | None:
         return read_golden(self.path(case))
 
-    def claims(self, path: Path) -> bool:
-        """True when `path` is the golden of a case of the matrix, in this folder."""
-        return path.parent == self.folder and any(case.golden_name == path.name for case in self.cases)
-
     def kept(self, result: CaseResult) -> str | None:
         """Why generate leaves this case's golden as it is although it is not current, or None (it writes the golden,
         or the golden is current): the case did not compose, its golden is not YAML, or its path may not be written."""
@@ -149,12 +145,6 @@ class Goldens:
     def write(self, result: MatrixResult) -> list[str]:
         """Rewrite the golden of every pending case of a finished run; return the goldens written."""
         return write_goldens(result, self.folder)
-
-    def write_text(self, path: Path, text: str) -> None:
-        """Write one golden a shell rendered (syrupy names it): only the golden of a case of this matrix."""
-        if not self.claims(path):
-            raise UnsafeInput(f"{path} is not the golden of any case in {self.folder}; it is not written")
-        write_golden(path, text, self.folder)
 
     def orphans(self) -> list[Path]:
         """Golden-named files no case claims (temporary files of killed writes are not goldens: see `prune`)."""

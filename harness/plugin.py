@@ -92,12 +92,14 @@ def _harness(config: pytest.Config) -> Iterator[Any]:
 
 
 def _extension(config: pytest.Config) -> Any:
-    """The syrupy extension bound to the run's goldens: the owner `generate` writes and prunes through."""
+    """The syrupy extension of the run's goldens: its hooks find, in the config, the owner `generate` writes and
+    prunes through."""
     extension = config.stash.get(EXTENSION_KEY, None)
     if extension is None:
-        from harness.snapshot import GoldenExtension
+        from harness.snapshot import GOLDENS, GoldenExtension
 
-        extension = config.stash[EXTENSION_KEY] = GoldenExtension.bound_to(_engine(config).goldens)
+        config.stash[GOLDENS] = _engine(config).goldens
+        extension = config.stash[EXTENSION_KEY] = GoldenExtension
     return extension
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
+import pytest
 import yaml
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 
 from harness import diff
-from harness.goldens import Goldens, read_golden, remove_golden, same_golden
-from harness.matrix import GOLDEN_SUFFIX, golden_name, is_golden_name
+from harness.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
+from harness.matrix import GOLDEN_SUFFIX, golden_name
 from harness.render import describe_yaml_error, parse_yaml
 from harness.syrupy_compat import TextFileExtension
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
 
 SNAPSHOT_NAME = "golden"  # the one snapshot in every golden file
+GOLDENS = pytest.StashKey[Goldens]()  # the run's goldens, in its pytest config (set by the plugin)
 
 
 def case_id_of(test_location: PyTestLocation) -> str:
@@ -60,28 +62,20 @@ class GoldenExtension(TextFileExtension):
     """One readable YAML golden per case, written atomically, with a semantic failure message."""
 
     file_extension = "yaml"
-    # Set on the subclass `bound_to` makes (syrupy instantiates extensions itself and calls hooks as classmethods).
-    # None in the class a pytest-xdist controller imports by name: it only ever deletes an orphan, which needs none.
-    goldens: ClassVar[Goldens | None] = None
 
-    @classmethod
-    def bound_to(cls, goldens: Goldens) -> type[GoldenExtension]:
-        """A subclass bound to one matrix's goldens."""
-        return type("GoldenExtension", (cls,), {"goldens": goldens})
-
-    @classmethod
-    def _goldens(cls) -> Goldens:
-        if cls.goldens is None:
-            raise TypeError("GoldenExtension is used through GoldenExtension.bound_to(goldens)")
-        return cls.goldens
+    @staticmethod
+    def goldens_of(test_location: PyTestLocation) -> Goldens:
+        # syrupy instantiates extensions itself and calls most hooks on the class; each test location carries its
+        # item, whose config holds the run's goldens (set by the plugin), so nothing is bound into a class.
+        return test_location.item.config.stash[GOLDENS]
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(cls._goldens().folder)
+        return str(cls.goldens_of(test_location).folder)
 
     @classmethod
     def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(cls._goldens().folder)
+        return cls.dirname(test_location=test_location)
 
     @classmethod
     def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
@@ -102,7 +96,7 @@ class GoldenExtension(TextFileExtension):
         # Only orphan goldens: syrupy deletes the snapshots it discovers and nobody used, and it would count the golden
         # of a deselected case (`-k "not cpu"`) or of a case that failed, or any other file in the folder, as unused.
         discovered = SnapshotCollections()
-        for path in self._goldens().orphans():
+        for path in self.goldens_of(test_location).orphans():
             discovered.add(self.read_snapshot_collection(snapshot_location=str(path)))
         return discovered
 
@@ -112,14 +106,9 @@ class GoldenExtension(TextFileExtension):
         return collection
 
     def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
-        remove_golden(Path(snapshot_location))  # an orphan (the only golden discovered); gone already is fine
-
-    def is_snapshot_location(self, *, location: str) -> bool:
-        name = Path(location).name
-        return is_golden_name(name)
-
-    def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
-        return self.is_snapshot_location(location=filepath) and Path(filepath).parent == self._goldens().folder
+        # An orphan (the only goldens discovered), through the one deletion; gone already is fine. A pytest-xdist
+        # controller calls this too, on the class it imports by name: no test location, no config, none needed.
+        remove_golden(Path(snapshot_location))
 
     @classmethod
     def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
@@ -130,7 +119,10 @@ class GoldenExtension(TextFileExtension):
         data = next(iter(snapshot_collection)).data
         if not isinstance(data, str):
             raise TypeError(f"a golden is text, got {type(data).__name__}")
-        cls._goldens().write_text(Path(snapshot_collection.location), data)
+        # The location is dirname() and a golden name: its folder is the snapshot folder. Whether to write at all
+        # was decided by the golden test with `Goldens.kept`, as generate decides it.
+        location = Path(snapshot_collection.location)
+        write_golden(location, data, folder=location.parent)
 
     def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str, session_id: str) -> Any:
         # Through the one reader, as `check` reads goldens: confined, regular files only, bounded.

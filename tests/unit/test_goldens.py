@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import fcntl
-import os
 
 import pytest
 
 from harness.confine import UnsafeInput
 from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, Status
-from harness.goldens import Goldens, pending, remove_golden, same_golden
+from harness.goldens import Goldens, pending, remove_golden, same_golden, write_golden
 from harness.matrix import Case, golden_name
 
 HEADER = "# config-harness golden for case train/cpu/default\n"
@@ -63,16 +62,17 @@ def test_a_rewritten_golden_keeps_its_mode(goldens):
     path = goldens.path(CPU)
     path.write_text("old: 1\n")
     path.chmod(0o600)
-    goldens.write_text(path, HEADER + BODY)
+    write_golden(path, HEADER + BODY, goldens.folder)
     assert path.read_text() == HEADER + BODY and oct(path.stat().st_mode & 0o777) == "0o600"
 
 
-def test_write_text_writes_only_the_golden_of_a_case_in_the_folder(goldens, tmp_path):
-    with pytest.raises(UnsafeInput, match="is not the golden of any case"):
-        goldens.write_text(goldens.folder / golden_name("gone/case"), BODY)
-    with pytest.raises(UnsafeInput, match="is not the golden of any case"):
-        goldens.write_text(tmp_path / CPU.golden_name, BODY)  # the right name in another folder
-    assert sorted(os.listdir(goldens.folder)) == [] and not (tmp_path / CPU.golden_name).exists()
+def test_write_golden_never_writes_through_a_link(goldens, tmp_path):
+    target = tmp_path / "elsewhere.yaml"
+    target.write_text(BODY)
+    goldens.path(CPU).symlink_to(target)
+    with pytest.raises(UnsafeInput, match="is a symlink"):
+        write_golden(goldens.path(CPU), HEADER + BODY, goldens.folder)
+    assert target.read_text() == BODY and goldens.path(CPU).is_symlink()
 
 
 def test_kept_says_why_generate_leaves_a_golden_that_is_not_current(goldens, tmp_path):

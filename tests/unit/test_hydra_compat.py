@@ -322,7 +322,7 @@ def test_every_hook_the_golden_extension_overrides_exists_in_syrupy():
 
     from harness.snapshot import GoldenExtension
 
-    ours = {"bound_to", "goldens", "_goldens"}  # our own: the binding to the run's goldens
+    ours = {"goldens_of"}  # our own: where the hooks find the run's goldens
     overridden = {name for name in vars(GoldenExtension) if not name.startswith("__") and name not in ours}
     assert overridden and "file_extension" in overridden
     missing = sorted(name for name in overridden if not hasattr(SingleFileSnapshotExtension, name))
