@@ -169,7 +169,7 @@ class CachedFiles(ParsedSource):
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
         self._confined(config_path, config_path or self.path)
-        return super().list(config_path, results_filter)
+        return super().list(config_path, results_filter)  # type: ignore[safe-super]  # Hydra's file source, after this mixin
 
     def _parsed(self, config_path: str) -> ParsedFile:
         normalized = hydra_compat.config_file_name(config_path)

@@ -152,26 +152,26 @@ def _shallow_copy(source: ConfigSource, memo: dict[int, Any]) -> ConfigSource:
     return clone
 
 
-def source_subclass(mixin: type[ConfigSource], source_type: type[ConfigSource], name: str | None = None) -> type[ConfigSource]:
-    """`source_type` with `mixin` (a subclass of the public ConfigSource) in front, copied shallowly when Hydra
+def source_subclass(mixin: type, source_type: type[ConfigSource], name: str | None = None) -> type[ConfigSource]:
+    """`source_type` with `mixin` (a subclass of the public ConfigSource, abstract alone) in front, copied shallowly when Hydra
     copies its repository. Named `name`, or else as `source_type`: Hydra tells its schema source by class name
     (`StructuredConfigSource`), so a stand-in with another name fails every compose."""
     namespace = {"__module__": mixin.__module__, "__deepcopy__": _shallow_copy}
     return type(name or source_type.__name__, (mixin, source_type), namespace)
 
 
-def file_source(mixin: type[ConfigSource]) -> type[ConfigSource]:
+def file_source(mixin: type) -> type[ConfigSource]:
     """Hydra's source of a folder of config files (`file://`), with `mixin` in front, named as the mixin."""
     return source_subclass(mixin, FileConfigSource, mixin.__name__)
 
 
-def package_source(mixin: type[ConfigSource]) -> type[ConfigSource]:
+def package_source(mixin: type) -> type[ConfigSource]:
     """Hydra's source of a package's config files (`pkg://`), with `mixin` in front, named as the mixin. In the
     mixin, `super(<the mixin's own base>, self)` reaches Hydra's own methods."""
     return source_subclass(mixin, ImportlibResourcesConfigSource, mixin.__name__)
 
 
-def structured_source(mixin: type[ConfigSource]) -> type[ConfigSource]:
+def structured_source(mixin: type) -> type[ConfigSource]:
     """Hydra's source of ConfigStore nodes (`structured://`), with `mixin` in front, under Hydra's class name."""
     return source_subclass(mixin, StructuredConfigSource)
 

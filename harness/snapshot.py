@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
 import yaml
 from syrupy.data import Snapshot, SnapshotCollection
 

@@ -14,7 +14,7 @@ import hashlib
 import os
 import pickle
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +230,7 @@ def recording_type(source_type: type[ConfigSource]) -> type[ConfigSource]:
     return hydra_compat.source_subclass(RecordingSource, source_type)
 
 
-def recording_installed() -> AbstractContextManager[None]:
+def recording_installed() -> ExitStack:
     """While active, recording stands in front of every registered config source and resolver (entered before Hydra
     starts, by compose.HydraSession); on exit both registries are as they were."""
     installed = ExitStack()
