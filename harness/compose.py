@@ -142,7 +142,7 @@ class ParsedSource(ConfigSource):
 
 
 class CachedFiles(ParsedSource):
-    """Before Hydra's file config source: parsing each file's bytes once per process, and reading nothing outside
+    """Before Hydra's file config source: parsing each file's bytes once per session, and reading nothing outside
     the session's scope (the project): a symlink or `..` that leads out is an error naming the file."""
 
     @property

@@ -121,7 +121,7 @@ def content_digest(result: ConfigResult) -> bytes:
 
 
 # Sources whose answers cannot change while a process runs (installed package data, Python classes): each
-# question is answered once per process. Config folders are asked again in every session.
+# question is answered once per session. Config folders are asked again by each HydraSession (its Replayer).
 STABLE_SCHEMES = frozenset({"pkg", "structured"})
 
 
