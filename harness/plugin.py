@@ -98,7 +98,7 @@ def _extension(config: pytest.Config) -> Any:
     if extension is None:
         from harness.snapshot import GOLDENS, GoldenExtension
 
-        config.stash[GOLDENS] = _engine(config).goldens
+        config.stash[GOLDENS] = _engine(config).goldens  # where the extension's hooks look
         extension = config.stash[EXTENSION_KEY] = GoldenExtension
     return extension
 
@@ -224,12 +224,13 @@ def _run_test(request: pytest.FixtureRequest) -> None:
     an orphan golden is a warning, not a failure."""
     from harness import pytest_report
     from harness.settings import display_path
+    from harness.syrupy_compat import snapshot_options
 
     config = request.config
-    updated = bool(config.getoption("update_snapshots", False))
-    kept_unused = bool(config.getoption("no_cleanup", False) or config.getoption("disable_unused_snapshots", False))
-    warn_unused = updated or bool(config.getoption("warn_unused_snapshots", False))  # generate never fails on one
-    details = bool(config.getoption("include_snapshot_details", False))
+    options = snapshot_options(config)
+    updated, details = options.update, options.details
+    kept_unused = options.no_cleanup or options.disable_unused
+    warn_unused = updated or options.warn_unused  # an update run reports orphans as generate does: never a failure
     with _harness(config) as engine:
         result = engine.finish()
         if updated:

@@ -35,6 +35,12 @@ def case_id_of(test_location: PyTestLocation) -> str:
     return name[name.index("[") + 1 : name.rindex("]")] if "[" in name else name
 
 
+def goldens_of(test_location: PyTestLocation) -> Goldens:
+    """The run's goldens, for a hook of the extension: syrupy instantiates extensions itself and calls most hooks on
+    the class, and each test location carries its item, whose config holds them (set by the plugin)."""
+    return test_location.item.config.stash[GOLDENS]
+
+
 def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
     """Lines such as "REMOVED a.b.c (was 'qkv')" between a golden and a fresh rendering."""
     try:
@@ -63,15 +69,9 @@ class GoldenExtension(TextFileExtension):
 
     file_extension = "yaml"
 
-    @staticmethod
-    def goldens_of(test_location: PyTestLocation) -> Goldens:
-        # syrupy instantiates extensions itself and calls most hooks on the class; each test location carries its
-        # item, whose config holds the run's goldens (set by the plugin), so nothing is bound into a class.
-        return test_location.item.config.stash[GOLDENS]
-
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(cls.goldens_of(test_location).folder)
+        return str(goldens_of(test_location).folder)
 
     @classmethod
     def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
@@ -96,7 +96,7 @@ class GoldenExtension(TextFileExtension):
         # Only orphan goldens: syrupy deletes the snapshots it discovers and nobody used, and it would count the golden
         # of a deselected case (`-k "not cpu"`) or of a case that failed, or any other file in the folder, as unused.
         discovered = SnapshotCollections()
-        for path in self.goldens_of(test_location).orphans():
+        for path in goldens_of(test_location).orphans():
             discovered.add(self.read_snapshot_collection(snapshot_location=str(path)))
         return discovered
 
