@@ -720,7 +720,7 @@ def stamp_known(path: Path) -> None:
 
 def _previous_engines(table: dict[str, Any]) -> str:
     group = table.get("engine_group")
-    return f"engine group {group}" if isinstance(group, str) else "one engine, base"
+    return f"engine group {group}" if isinstance(group, str) else "no engine group"
 
 
 def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool,

@@ -237,7 +237,7 @@ def test_init_engine_group_rewrites_the_table_init_wrote_as_a_fresh_init_would(t
     again = cli("init", "--config-dir", "conf", "--engine-group", "backend")
     assert again.code == 0, again.err
     assert again.out.splitlines()[0] == ("rewrote [tool.config-harness] in pyproject.toml: init wrote it and nobody edited "
-                                         "it since (it had one engine, base; now engine group backend)")
+                                         "it since (it had no engine group; now engine group backend)")
     assert "  known         config-harness/known.yaml (2 findings" in again.out
 
     # The same bytes as `init --engine-group backend` run first, in a twin project: table, known file and contracts.
@@ -263,7 +263,7 @@ def test_init_rewrites_a_standalone_file_and_says_so_when_asked_without_a_group(
         "it and nobody edited it")
     result = cli("init", "--config-dir", "conf", "--write", "h.toml", "--engine-group", "backend", "--quiet")
     assert result.code == 0, result.err
-    assert result.out.splitlines() == ["rewrote h.toml: init wrote it and nobody edited it since (it had one engine, base; "
+    assert result.out.splitlines() == ["rewrote h.toml: init wrote it and nobody edited it since (it had no engine group; "
                                        "now engine group backend)"]
     assert tomllib.loads((project / "h.toml").read_text())["engine_group"] == "backend"
     assert (project / "pyproject.toml").read_bytes() == PROJECT_HEAD
