@@ -704,7 +704,7 @@ def written_by_init(text: str) -> Written | None:
     return Written(match.start(), end, len(found) == 1 and fingerprint(text[body_start:end]) == match.group(1))
 
 
-def _whole_file_by_init(text: str) -> bool | None:
+def whole_file_by_init(text: str) -> bool | None:
     """True when the whole text is init's unedited fingerprinted text, False when it was edited, None when init did
     not write it (no fingerprint line)."""
     written = written_by_init(text)
@@ -762,7 +762,7 @@ def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None
     file init did not write is kept as it was; one edited since init wrote it stops a rewrite (AdoptError), since
     its entries name the old table's cases."""
     try:
-        state = _whole_file_by_init(read_text(known_file))
+        state = whole_file_by_init(read_text(known_file))
     except FileNotFoundError:
         return True
     except (OSError, UnicodeDecodeError, InputLimitError):
