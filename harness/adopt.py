@@ -107,6 +107,7 @@ class Adoption:
     known_created: bool = False  # the known file is new (empty): init records what already holds in it
     nested_reason: str | None = None  # why an engine group's nested options became presets
     rewritten: str | None = None  # the table replaced (init wrote it, nobody edited it): what it had, in a few words
+    contracts_stub: bool = False  # the contracts file is init's empty stub, as it wrote it
 
 
 def _one_line(text: str) -> str:
@@ -718,6 +719,13 @@ def stamp_known(path: Path) -> None:
     write_atomic(path, fingerprinted(read_text(path), ": init records it again while this matches"))
 
 
+def _is_stub(contracts_file: Path) -> bool:
+    try:
+        return read_text(contracts_file) == EMPTY_CONTRACTS
+    except (OSError, UnicodeDecodeError, InputLimitError):
+        return False
+
+
 def _previous_engines(table: dict[str, Any]) -> str:
     group = table.get("engine_group")
     return f"engine group {group}" if isinstance(group, str) else "no engine group"
@@ -988,6 +996,7 @@ def adopt(
         notes.append(f"{_relative(snapshot_dir, base)} is inside the Python package {_relative(package, base)}: "
                      "check that its package data does not ship the goldens")
     contracts_created = not contracts_file.exists()
+    stub = contracts_created or _is_stub(contracts_file)
     if contracts_created:
         write_atomic(contracts_file, EMPTY_CONTRACTS)
     if known_anew:  # filled by the shell once the settings exist (commands/init.py); a user's is never overwritten
@@ -996,7 +1005,7 @@ def adopt(
     write_atomic(settings_file, data)
     return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess,
                     known_anew, nested[1] if nested is not None else None,
-                    _previous_engines(previous) if previous is not None else None)
+                    _previous_engines(previous) if previous is not None else None, stub)
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:
@@ -1026,7 +1035,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     if table.get("python_sources"):
         lines.append(f"  python_sources {', '.join(table['python_sources'])} (the entry point's package: `_target_` classes read with ast, never imported)")
     lines.append(f"  snapshot_dir  {table['snapshot_dir']}")
-    contracts_state = "new, empty" if adoption.contracts_created else "kept as it was"
+    contracts_state = ("new, empty" if adoption.contracts_created
+                       else "empty, as init wrote it" if adoption.contracts_stub and adoption.rewritten else "kept as it was")
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")
     for entry in found.left_out:
         lines.append(f"left out {entry.name}: {entry.reason}")

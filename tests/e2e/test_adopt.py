@@ -97,6 +97,7 @@ def test_jumanji_takes_init_s_suggestion_in_one_step_and_composes_as_plain_hydra
     again = cli("init", "--config-dir", "jumanji/training/configs", "--write", "h.toml", "--engine-group", "env")
     assert again.code == 0, again.err
     assert again.out.splitlines()[0] == "rewrote h.toml: " + REWROTE.format("env")
+    assert "  contracts     config-harness/contracts.yaml (empty, as init wrote it)" in again.out
     settings = tomllib.loads((repo / "h.toml").read_text())
     assert settings["engine_group"] == "env" and settings["version_base"] == "1.1"
     assert cli("--settings", "h.toml", "generate", "--quiet").code == 0

@@ -239,6 +239,7 @@ def test_init_engine_group_rewrites_the_table_init_wrote_as_a_fresh_init_would(t
     assert again.out.splitlines()[0] == ("rewrote [tool.config-harness] in pyproject.toml: init wrote it and nobody edited "
                                          "it since (it had no engine group; now engine group backend)")
     assert "  known         config-harness/known.yaml (2 findings" in again.out
+    assert "  contracts     config-harness/contracts.yaml (kept as it was)" in again.out  # the user's, not init's stub
 
     # The same bytes as `init --engine-group backend` run first, in a twin project: table, known file and contracts.
     twin = with_contract(tmp_path / "twin")
