@@ -19,7 +19,9 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
-    parser.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines (without it, init suggests one)")
+    parser.add_argument("--engine-group", metavar="GROUP",
+                        help="a Hydra group whose options are the engines (without it, init suggests one; with it, init "
+                             "rewrites a table it wrote that nobody has edited)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--write", metavar="FILE",
                         help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
