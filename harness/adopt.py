@@ -638,7 +638,8 @@ def _existing_document(settings_file: Path, in_pyproject: bool) -> tuple[bytes, 
         raise AdoptError(f"{settings_file}: invalid TOML: {_one_line(str(error))}") from None
     if not in_pyproject:
         return data, document
-    table = document.get("tool", {}).get("config-harness")
+    tool = document.get("tool")
+    table = tool.get("config-harness") if isinstance(tool, dict) else None
     return data, table if isinstance(table, dict) else ({} if table is not None else None)
 
 

@@ -312,3 +312,11 @@ def test_init_rewrites_nothing_anybody_edited_or_generated(tmp_path, cli):
     assert result.code == 0, result.err
     assert pyproject.read_text().endswith("\n[tool.ruff]\nline-length = 100\n")
     assert tomllib.loads(pyproject.read_text())["tool"]["config-harness"]["engine_group"] == "backend"
+
+
+def test_init_on_a_pyproject_whose_tool_is_no_table_says_so_in_one_line(tmp_path, cli):
+    project = adoptable(tmp_path)
+    (project / "pyproject.toml").write_text('tool = "x"\n')
+    result = cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=project)
+    assert result.code == 2 and "appending [tool.config-harness] would make invalid TOML" in result.err
+    assert (project / "pyproject.toml").read_text() == 'tool = "x"\n'
