@@ -112,8 +112,8 @@ def test_jumanji_takes_init_s_suggestion_in_one_step_and_composes_as_plain_hydra
 
 def test_verl_at_pr5848_parent_takes_model_engine_over_the_suggestion_in_one_step(tmp_path, cli):
     """On verl the one engine-like group init finds is `critic`: the maintainer names model_engine instead, and the
-    table, known file and contracts stub init rewrites are byte for byte what `init --engine-group model_engine`
-    writes first."""
+    table and contracts stub init rewrites are byte for byte what `init --engine-group model_engine` writes first,
+    and so is the known file but for the checkout's path in one reason."""
     bundle = SHARED_DATA / "verl-full.bundle"
     if not bundle.is_file():
         pytest.skip(f"{bundle} is absent (CONFIG_HARNESS_TEST_DATA names its folder)")
