@@ -100,6 +100,10 @@ def one_end(name: str, python: Path, pins: list[str], folder: Path, tests: list[
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".cache", ".git", "build", "*.egg-info", "__pycache__"))
     run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{source}[test]", *pins])
     run([str(bin_dir / "config-harness"), "--version"])
+    # What pip resolved each range to, so the log shows the versions the tests ran on.
+    names = [re.match(r"[A-Za-z0-9_.-]+", pin).group(0) for pin in pins]  # type: ignore[union-attr]
+    run([str(bin_dir / "python"), "-c", "import sys, importlib.metadata as m; "
+         "print('test-compat: installed', *(f'{n}=={m.version(n)}' for n in sys.argv[1:]))", *names])
     # The tests run from the checkout (its tests/ and the .cache/ of fetched wheels), on the venv's versions.
     run([str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers.split(), *tests], cwd=ROOT)
 
