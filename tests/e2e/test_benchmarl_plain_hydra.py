@@ -1,7 +1,8 @@
 """benchmarl's ConfigStore schemas, case for case: every golden the harness writes through `schemas` equals what plain
 Hydra composes in the same venv (benchmarl imported, so its registrations exist), as the other apps' tests compare.
 
-The venv is the one tests/e2e/test_hydra_apps.py builds (CPU torch from a local wheel, benchmarl 1.5.2).
+The venv is the one tests/e2e/test_hydra_apps.py builds (CPU torch from a local wheel, benchmarl 1.5.2), under a file
+lock, so the two tests may run on two xdist workers.
 """
 
 from __future__ import annotations
