@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.render import parse_yaml
-from tests.e2e.test_hydra_apps import TORCH_CPU, benchmarl_venv
+from tests.e2e.test_hydra_apps import TORCH_CPU, benchmarl_conf, benchmarl_venv
 
 pytestmark = pytest.mark.e2e
 
@@ -41,9 +41,7 @@ print(json.dumps(out))
 @pytest.mark.skipif(not TORCH_CPU, reason="benchmarl needs torch; only a local CPU wheel keeps its venv small")
 def test_benchmarl_goldens_equal_plain_hydra_case_for_case(tmp_path):
     python = benchmarl_venv()
-    conf = subprocess.run([str(python), "-c", "import importlib.util, pathlib; "
-                           "print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    conf = benchmarl_conf(python)
     settings = tmp_path / "harness.toml"
     settings.write_text(f'schemas = ["benchmarl"]\nconfig_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\n'
                         'roots = ["config"]\nengine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n'

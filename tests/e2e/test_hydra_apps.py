@@ -178,12 +178,17 @@ def _build_benchmarl_venv(python: Path) -> None:
                    check=True, capture_output=True)
 
 
+def benchmarl_conf(python: Path) -> str:
+    """benchmarl's config folder inside the venv of `python`."""
+    return subprocess.run([str(python), "-c", "import importlib.util, pathlib; "
+                           "print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
 @pytest.mark.skipif(not TORCH_CPU, reason="benchmarl needs torch; only a local CPU wheel keeps its venv small")
 def test_benchmarl_schemas_compose_through_the_cli_and_pytest_alike(tmp_path):
     python = benchmarl_venv()
-    conf = subprocess.run([str(python), "-c", "import importlib.util, pathlib; "
-                           "print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    conf = benchmarl_conf(python)
     settings = tmp_path / "harness.toml"
     table = (f'config_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\nroots = ["config"]\n'
              'engine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n')
