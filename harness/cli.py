@@ -20,7 +20,6 @@ from harness.contracts import ContractError
 from harness.diff import PathError
 from harness.fetch import FetchError
 from harness.gitrepo import GitError
-from harness.policy import resolution_policy
 from harness.session import Session
 from harness.settings import SettingsError
 
@@ -123,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         drop_ignored_globals(args, command.GLOBALS)
         # Every cache, recorder and scratch folder of this command, gone when it returns; every resolution in it
         # runs under the one resolver policy (no host value reaches any output or file).
-        with Session(), resolution_policy():
+        with Session():
             return command.run(args)
     except BAD_INPUT as error:
         say(f"config-harness: error: {_usage_message(error)}", sys.stderr)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import ListConfig, OmegaConf
 
 # A resolver call such as `${oc.env:TOKEN}` or `${now:%H}`: a name, then a colon, inside `${...}`.
 RESOLVER_CALL = re.compile(r"\$\{\s*[\w.\-]+\s*:")
@@ -51,8 +51,11 @@ def outside_problem(path: Path, scope: Scope, what: str) -> str | None:
     """Why `path` may not be used (it leads outside every folder of `scope`), or None."""
     if within(path, scope):
         return None
-    link = " through a symlink" if Path(path).is_symlink() or Path(os.path.realpath(path)) != Path(path).absolute() else ""
-    return f"{what} {path} lies outside the project {scope[0]}{link}; it is not read"
+    # Said relative to the project, never as a host path: the line may be recorded in a committed known file.
+    plain = os.path.normpath(Path(path).absolute())
+    link = " through a symlink" if os.path.realpath(path) != plain else " through '..'" if plain != str(Path(path).absolute()) else ""
+    shown = os.path.relpath(plain, scope[0].absolute())
+    return f"{what} {shown} lies outside the project{link}; it is not read"
 
 
 def git_folder_problem(path: str | Path) -> str | None:
@@ -167,17 +170,12 @@ def _entry_texts(entry: Any) -> list[str]:
     return [str(entry)]
 
 
-def config_problem(config: Any, scope: Scope) -> str | None:
-    """Why a config file's `defaults` list may not be used, or None.
+def defaults_problem(defaults: Any) -> str | None:
+    """Why a config file's `defaults` list (its node as written, or None) may not be used, or None.
 
     Hydra resolves interpolations in defaults entries for real (`- backend: ${oc.env:TOKEN}`), so a resolver
     there would let the environment pick the composed file and put its value into error messages.
     """
-    from harness import hydra_compat  # here, not above: settings reads package folders through this module without Hydra
-
-    if not isinstance(config, DictConfig):
-        return None
-    defaults = hydra_compat.child_node(config, "defaults")
     entries: Any = OmegaConf.to_container(defaults, resolve=False) if isinstance(defaults, ListConfig) else []
     for entry in entries:
         for text in _entry_texts(entry):

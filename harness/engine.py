@@ -47,7 +47,7 @@ from harness.findings import (
     Status,
 )
 from harness.gitrepo import GitError
-from harness.goldens import golden_path, prune_orphans, write_goldens
+from harness.goldens import Goldens, golden_path
 from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
@@ -335,6 +335,7 @@ class Engine:
         self.run_spec, self.plain = run, plain
         with open_matrix(run.settings, strict=run.strict) as (_, cases):
             self.cases = cases
+        self.goldens = Goldens(run.settings.snapshot_dir, tuple(cases))  # what both shells write and prune
         # `--case cmd/...` selects launch commands (issue 24), which finish() checks after the matrix; other globs
         # select cases of the matrix. Several globs select their union, and each must match something.
         globs = case_globs(case_glob) or ()
@@ -385,8 +386,7 @@ class Engine:
         def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
             results = []
             twins: dict[str, Any] = {}
-            with HydraSession.for_settings(run.settings) as session:
-                session.hydra_subtree = run.review is not None
+            with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -421,8 +421,7 @@ class Engine:
         if case_id not in self._results:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
-            with HydraSession.for_settings(self.settings) as session:
-                session.hydra_subtree = self.run_spec.review is not None
+            with HydraSession.for_settings(self.settings, hydra_subtree=self.run_spec.review is not None) as session:
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None
@@ -516,16 +515,16 @@ class Engine:
         return findings
 
     def write(self, result: MatrixResult, prune: bool) -> MatrixResult:
-        """Write the goldens of a finished run (the one place goldens are written and pruned); return the run as it
-        stands after: the cases written (`written`), the goldens pruned, the orphans left.
+        """Write the goldens of a finished run (`generate`; pytest's update run writes through syrupy, with the same
+        `Goldens`), then prune; return the run as it stands after (cases `written`, goldens pruned, orphans left).
+        Only cases that composed and differ are rewritten."""
+        return self.prune(self.goldens.write(result), prune)
 
-        Only cases that composed and differ are rewritten. Orphan goldens go only with `prune`; a killed write's
-        temporary file always goes.
-        """
-        snapshot_dir = self.settings.snapshot_dir
-        result = write_goldens(result, snapshot_dir)
-        pruned = result.pruned + tuple(display_path(path) for path in prune_orphans(snapshot_dir, self.cases, every_orphan=prune))
-        orphans = () if prune else tuple(name for name in result.orphans if name not in pruned)
+    def prune(self, result: MatrixResult, every_orphan: bool) -> MatrixResult:
+        """After the goldens are written (both shells): a killed write's temporary file always goes, orphan goldens
+        only with `every_orphan`; the result returned says what went and which orphans are left."""
+        pruned = result.pruned + tuple(display_path(path) for path in self.goldens.prune(every_orphan))
+        orphans = () if every_orphan else tuple(name for name in result.orphans if name not in pruned)
         return replace(result, pruned=pruned, orphans=orphans)
 
 
