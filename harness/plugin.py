@@ -55,40 +55,35 @@ def _session(config: pytest.Config) -> Any:
 
 def _engine(config: pytest.Config) -> Any:
     """The run's Engine, built on first use (heavy imports stay lazy): the same engine `check` runs, so tests
-    report exactly the findings `check` reports. Call it inside `with _session(config):`."""
+    report exactly the findings `check` reports. Call it inside `with _harness(config)`, which maps bad input."""
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is None:
-        from harness.baselines import GoldenFolder
-        from harness.contracts import ContractError, load_contracts
-        from harness.engine import Engine, Run
-        from harness.settings import SettingsError, load_settings
+        from harness.engine import Checks, Engine, Run
+        from harness.settings import load_settings
 
         path = _settings_file(config)
-        try:
-            settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
-            _skip_unfetched(settings)
-            from harness.targets import case_rules
-
-            contracts = load_contracts(settings.contracts, settings.read_scope)
-            rules = case_rules(settings, contracts)
-            run = Run(
-                settings, GoldenFolder(settings.snapshot_dir), rules.checks, keep_rendered=True,
-                contracts=contracts, strict_waivers=config.getoption("--strict-waivers"), refiners=rules.refiners,
-            )
-            engine = Engine(run)
-        except (SettingsError, ContractError) as error:
-            raise pytest.UsageError(f"config-harness: {error}") from None
-        except OSError as error:  # a settings path (contracts, config_dir) the system refused
-            raise pytest.UsageError(f"config-harness: {error.filename or ''}: {error.strerror or error}") from None
-        config.stash[ENGINE_KEY] = engine
+        settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
+        _skip_unfetched(settings)
+        checks = Checks.of(settings, strict_waivers=config.getoption("--strict-waivers"))
+        # The check `check` runs, keeping each golden's text: `--snapshot-update` writes it.
+        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, checks, keep_rendered=True))
     return engine
 
 
 @contextmanager
 def _harness(config: pytest.Config) -> Iterator[Any]:
-    """The run's engine, inside the run's session."""
+    """The run's engine, inside the run's session. Bad input (unusable settings or contracts, a config that does
+    not compose where one case is asked for) is one line, as the command line says it, and no traceback."""
+    from harness.errors import bad_input_line
+
     with _session(config):
-        yield _engine(config)
+        try:
+            yield _engine(config)
+        except Exception as error:
+            line = bad_input_line(error)
+            if line is None:
+                raise
+            raise pytest.UsageError(f"config-harness: {line}") from None
 
 
 def _extension(config: pytest.Config) -> Any:
@@ -146,7 +141,7 @@ class HarnessItem(pytest.Function):
         return self.path, None, self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function
-        if isinstance(excinfo.value, CaseFailed):
+        if isinstance(excinfo.value, CaseFailed | pytest.UsageError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 

@@ -10,9 +10,10 @@ import yaml
 from syrupy.data import Snapshot, SnapshotCollection
 
 from harness import diff
+from harness.errors import describe_yaml_error
 from harness.goldens import read_golden
 from harness.matrix import GOLDEN_SUFFIX, golden_name, is_golden_name
-from harness.render import describe_yaml_error, golden_body, parse_yaml
+from harness.render import golden_body, parse_yaml
 from harness.syrupy_compat import TextFileExtension
 from harness.writer import write_atomic
 

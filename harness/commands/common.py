@@ -13,22 +13,20 @@ from typing import Any, Protocol
 
 from harness.cases import select_cases
 from harness.confine import UnsafeInput, project_root
-from harness.contracts import ContractSet, load_contracts
-from harness.engine import Engine
+from harness.contracts import ContractSet
+from harness.engine import Checks, Engine
+from harness.errors import BadInput, ExitCode
 from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
 from harness.hints import case_hint, did_you_mean
 from harness.matrix import Case
 from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
 from harness.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
-from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
 from harness.writer import write_atomic
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
-
-class UsageError(Exception):
+class UsageError(BadInput):
     """Bad input that ends the run with exit code 2 and one line per problem."""
 
 
@@ -156,19 +154,9 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
 
 
-def contract_rules(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> dict[str, Any]:
-    """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
-    run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
-    so which Python sources are read is never the pull request's choice, and `base`, the base's contracts, judge
-    each case too."""
-    contract_set = load_contracts(settings.contracts, settings.read_scope)
-    rules = case_rules(settings, contract_set, base=base)
-    return {
-        "rules": rules.checks,
-        "refiners": rules.refiners,
-        "contracts": contract_set,
-        "strict_waivers": getattr(args, "strict_waivers", False),
-    }
+def checks_of(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> Checks:
+    """The settings' checks for a Run, with the command line's `--strict-waivers` (harness.engine.Checks.of)."""
+    return Checks.of(settings, strict_waivers=getattr(args, "strict_waivers", False), base=base)
 
 
 def add_format_flags(parser: argparse.ArgumentParser) -> None:
@@ -240,7 +228,7 @@ def run_with_progress(engine: Engine) -> MatrixResult:
 
 def review_exit(result: MatrixResult) -> int:
     """A review fails only on an unwaived contract error, a contract change without a reason, or a broken case."""
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+    return ExitCode.OK if result.ok else ExitCode.FINDINGS
 
 
 def one_case(cases: list[Case], pattern: str) -> Case:

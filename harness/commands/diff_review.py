@@ -36,9 +36,8 @@ def run(args: argparse.Namespace) -> int:
     base_rules = case_rules(base_view, base_contracts).checks if base_contracts is not None else ()
     # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value.
     views = (program_view(base_view), program_view(rules.settings)) if rules.settings.python_sources else None
-    run = Run(rules.settings, baseline, sourced=common.sourced(args, review=True), strict=False, review=rules,
-              base_rules=base_rules, views=views if views and None not in views else None,
-              **common.contract_rules(rules.settings, args, base=base_contracts))
+    run = Run.review_of(rules, baseline, common.checks_of(rules.settings, args, base=base_contracts), base_rules,
+                        views=views if views and None not in views else None)
     result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,

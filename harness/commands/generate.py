@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from harness.baselines import GoldenFolder
 from harness.commands import common
 from harness.commands.common import say
 from harness.engine import Engine, Run
+from harness.errors import ExitCode
 from harness.findings import Status
 
 NAME = "generate"
@@ -24,9 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, launches=False,
-              **common.contract_rules(settings, args))
-    engine = Engine(run, args.case)
+    engine = Engine(Run.generate(settings, common.checks_of(settings, args), write=not args.check), args.case)
     result = common.run_with_progress(engine)
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
@@ -35,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         for orphan_name in result.orphans if not args.quiet else ():
             say(f"orphan golden (no case): {orphan_name}")
         say(f"{len(stale)} of {len(result.cases)} goldens would change")
-        return common.EXIT_FINDINGS if stale or not result.ok else common.EXIT_OK
+        return ExitCode.FINDINGS if stale or not result.ok else ExitCode.OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
     written = engine.write(result, prune=args.prune)
@@ -47,4 +45,4 @@ def run(args: argparse.Namespace) -> int:
     say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
     common.print_result(result, "text", quiet=True)
     # Orphans are reported but do not fail a generate; --prune removes them.
-    return common.EXIT_FINDINGS if any(r.failed for r in result.cases) else common.EXIT_OK
+    return ExitCode.FINDINGS if any(r.failed for r in result.cases) else ExitCode.OK

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
+from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
+from harness.errors import ExitCode
 from harness.settings import display_path
 
 NAME = "init"
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     lines[-1:-1] = _record_known(adoption, args)
     for line in lines[:1] if args.quiet else lines:
         say(line)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from harness.cases import id_matches, open_matrix, select_cases, unmatched_glob
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
+from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
+from harness.errors import ExitCode
 from harness.hints import case_hint
 from harness.matrix import LAUNCH_PREFIX
 from harness.reporters.json import SCHEMA_VERSION, to_json
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             for other in others:
                 shown = ", ".join(other["sources"][:3]) + (f" and {len(other['sources']) - 3} more" if len(other["sources"]) > 3 else "")
                 say(f"not a launch: {other['program']}: {other['why']} ({len(other['sources'])} command(s): {shown})")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

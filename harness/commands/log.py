@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from harness.cases import open_matrix
-from harness.commands.common import EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
+from harness.commands.common import SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
+from harness.errors import ExitCode
 from harness.gitrepo import GitError
 from harness.reporters.common import ABSENT, show_value
 from harness.reporters.json import SCHEMA_VERSION, to_json
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         if since is not None:
             document["since"] = {**vars(since), "note": since.line(args.key, show_value(since.value) if since.present else ABSENT)}
         print(to_json(document))
-        return EXIT_OK
+        return ExitCode.OK
     if since is not None:
         say(since.line(args.key, show_value(since.value) if since.present else ABSENT))
     for change in changes:
@@ -55,4 +56,4 @@ def run(args: argparse.Namespace) -> int:
         say(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
     if not args.quiet:
         say(f"{len(changes)} change(s) of {args.key} in {case_id}")
-    return EXIT_OK
+    return ExitCode.OK
