@@ -117,9 +117,9 @@ class Run:
         return cls(RunMode.CHECK, settings, baseline or GoldenFolder(settings.snapshot_dir), checks, sourced, keep_rendered)
 
     @classmethod
-    def generate(cls, settings: Settings, checks: Checks, write: bool = True) -> Run:
+    def generate(cls, settings: Settings, checks: Checks, write: bool = True, sourced: frozenset[str] = frozenset({ERROR})) -> Run:
         """`generate`: the check whose goldens are written afterwards (`write`: keep their text for that)."""
-        return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), checks, keep_rendered=write)
+        return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), checks, sourced, keep_rendered=write)
 
     @classmethod
     def review_of(cls, rules: ReviewRules, baseline: Baseline, checks: Checks, base_rules: tuple[CaseChecker, ...] = (),

@@ -10,7 +10,6 @@ from harness import baselines, gitrepo
 from harness.commands import common
 from harness.contract_changes import read_contract_files
 from harness.engine import Engine, Run
-from harness.gitrepo import GitError
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review_rules import rules_for_review
 from harness.settings import settings_table
@@ -19,16 +18,13 @@ from harness.targets import case_rules, program_view
 
 def run(args: argparse.Namespace) -> int:
     head = common.settings_from(args)
-    try:
-        top = gitrepo.toplevel(head.origin)
-        commit = gitrepo.verify_ref(top, args.base)
-        base_table, base_settings = baselines.settings_at(head, commit)
-        if base_settings is not None:
-            base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
-        rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
-        baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
-    except GitError as error:
-        raise common.UsageError(str(error)) from None
+    top = gitrepo.toplevel(head.origin)  # a ref or a repository git refuses: GitError, bad input
+    commit = gitrepo.verify_ref(top, args.base)
+    base_table, base_settings = baselines.settings_at(head, commit)
+    if base_settings is not None:
+        base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
+    rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+    baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.
     base_view = baselines.folders_at(rules.settings, top, commit) if rules.settings.python_sources else rules.settings

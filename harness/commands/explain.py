@@ -6,7 +6,17 @@ import argparse
 from typing import Any
 
 from harness.cases import open_matrix
-from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
+from harness.commands.common import (
+    CACHE_FLAGS,
+    SETTINGS_FLAGS,
+    UsageError,
+    add_case_flag,
+    add_quiet,
+    one_case,
+    one_launch,
+    say,
+    settings_from,
+)
 from harness.errors import ExitCode
 from harness.hints import did_you_mean, key_paths
 from harness.matrix import LAUNCH_PREFIX, Case
@@ -20,7 +30,7 @@ GLOBALS = AFTER = (*SETTINGS_FLAGS, *CACHE_FLAGS)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("key", help="a dotted key path, e.g. actor_rollout_ref.model.path")
-    parser.add_argument("--case", required=True, metavar="ID", help="a case id (a glob must match exactly one case)")
+    add_case_flag(parser, one=True)
     add_quiet(parser, "only the line with the final value")
 
 
@@ -30,11 +40,11 @@ def run(args: argparse.Namespace) -> int:
     from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
-    if args.case.startswith(LAUNCH_PREFIX):
+    if args.case[0].startswith(LAUNCH_PREFIX):
         from harness.launches import explain_command
 
         try:
-            lines = explain_command(settings, args.case, args.key)
+            lines = explain_command(settings, one_launch(args.case), args.key)
         except ValueError as error:
             raise UsageError(str(error)) from None
         for line in lines[:1] if args.quiet else lines:
