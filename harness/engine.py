@@ -66,9 +66,9 @@ class RunMode(StrEnum):
 
 
 @dataclass(frozen=True)
-class Checks:
-    """The rules a run applies to each case, and the contracts its run-level findings read (changes, hygiene,
-    stale waivers). `Checks()` applies none."""
+class RuleSet:
+    """The rules a run judges each case by (contract terms, target checks), and the contracts its run-level findings
+    read (changes, hygiene, stale waivers). `RuleSet()` applies none."""
 
     rules: tuple[CaseChecker, ...] = ()
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
@@ -76,7 +76,7 @@ class Checks:
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
 
     @classmethod
-    def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None) -> Checks:
+    def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None) -> RuleSet:
         """The settings' contracts (and target checks, with their `python_sources`). In a review the settings are
         the base's (harness.review_rules), so which Python sources are read is never the pull request's choice,
         and `base`, the base's contracts, judge each case too."""
@@ -97,12 +97,12 @@ class Run:
     mode: RunMode
     settings: Settings
     baseline: Baseline
-    checks: Checks = Checks()
+    rule_set: RuleSet = RuleSet()
     sourced: frozenset[str] = frozenset({ERROR})
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
     review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
-    views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's program views
+    program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.targets)
     comparison: Comparison | None = None  # a tree diff: its mode, stated in every format
 
     def __post_init__(self) -> None:
@@ -110,29 +110,29 @@ class Run:
             raise ValueError(f"a {self.mode} run: review rules go with a review, a comparison with a tree diff")
 
     @classmethod
-    def check(cls, settings: Settings, checks: Checks, sourced: frozenset[str] = frozenset({ERROR}),
+    def check(cls, settings: Settings, rule_set: RuleSet, sourced: frozenset[str] = frozenset({ERROR}),
               keep_rendered: bool = False, baseline: Baseline | None = None) -> Run:
         """`check` (and the pytest plugin, which keeps each golden's text for `--snapshot-update`): every case
         against its golden in the settings' snapshot folder (or `baseline`); any difference is an error."""
-        return cls(RunMode.CHECK, settings, baseline or GoldenFolder(settings.snapshot_dir), checks, sourced, keep_rendered)
+        return cls(RunMode.CHECK, settings, baseline or GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered)
 
     @classmethod
-    def generate(cls, settings: Settings, checks: Checks, write: bool = True, sourced: frozenset[str] = frozenset({ERROR})) -> Run:
+    def generate(cls, settings: Settings, rule_set: RuleSet, write: bool = True, sourced: frozenset[str] = frozenset({ERROR})) -> Run:
         """`generate`: the check whose goldens are written afterwards (`write`: keep their text for that)."""
-        return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), checks, sourced, keep_rendered=write)
+        return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered=write)
 
     @classmethod
-    def review_of(cls, rules: ReviewRules, baseline: Baseline, checks: Checks, base_rules: tuple[CaseChecker, ...] = (),
-                  views: tuple[Any, Any] | None = None) -> Run:
+    def review_of(cls, rules: ReviewRules, baseline: Baseline, rule_set: RuleSet, base_rules: tuple[CaseChecker, ...] = (),
+                  program_views: tuple[Any, Any] | None = None) -> Run:
         """`diff --base REF`: the working tree against REF under REF's rules (`rules.settings`); differences are
         news, so every finding names its source."""
-        return cls(RunMode.REVIEW, rules.settings, baseline, checks, EVERY_SEVERITY, review=rules, base_rules=base_rules,
-                   views=views)
+        return cls(RunMode.REVIEW, rules.settings, baseline, rule_set, EVERY_SEVERITY, review=rules, base_rules=base_rules,
+                   program_views=program_views)
 
     @classmethod
-    def tree_diff(cls, settings: Settings, baseline: Baseline, checks: Checks, comparison: Comparison) -> Run:
+    def tree_diff(cls, settings: Settings, baseline: Baseline, rule_set: RuleSet, comparison: Comparison) -> Run:
         """`diff OLD_TREE NEW_TREE`: the new tree's cases (`settings`) against the old tree's (`baseline`)."""
-        return cls(RunMode.TREE_DIFF, settings, baseline, checks, EVERY_SEVERITY, comparison=comparison)
+        return cls(RunMode.TREE_DIFF, settings, baseline, rule_set, EVERY_SEVERITY, comparison=comparison)
 
     @property
     def strict(self) -> bool:
@@ -146,19 +146,19 @@ class Run:
 
     @property
     def rules(self) -> tuple[CaseChecker, ...]:
-        return self.checks.rules
+        return self.rule_set.rules
 
     @property
     def refiners(self) -> tuple[Refiner, ...]:
-        return self.checks.refiners
+        return self.rule_set.refiners
 
     @property
     def contracts(self) -> ContractSet | None:
-        return self.checks.contracts
+        return self.rule_set.contracts
 
     @property
     def strict_waivers(self) -> bool:
-        return self.checks.strict_waivers
+        return self.rule_set.strict_waivers
 
 
 def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
@@ -228,10 +228,10 @@ def check_case(
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
             findings += hydra_findings(entry.hydra, composed.hydra, records)
-        if run.views is not None and entry is not None and entry.error is None:
+        if run.program_views is not None and entry is not None and entry.error is None:
             from harness.targets import default_changes
 
-            findings += default_changes(*run.views, base_tree(entry), tree, run.baseline.differences)
+            findings += default_changes(*run.program_views, base_tree(entry), tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
@@ -564,7 +564,7 @@ class Engine:
             try:
                 cases, counts, entries = launches.review_commands(
                     self.settings, review.ref, moves, case_glob=self.launch_glob,
-                    changes=review.changes, records=records, views=self.run_spec.views)
+                    changes=review.changes, records=records, views=self.run_spec.program_views)
             except GitError as error:
                 raise SettingsError(str(error)) from None
             result.findings += entries

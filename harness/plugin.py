@@ -58,15 +58,15 @@ def _engine(config: pytest.Config) -> Any:
     report exactly the findings `check` reports. Call it inside `with _harness(config)`, which maps bad input."""
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is None:
-        from harness.engine import Checks, Engine, Run
+        from harness.engine import Engine, RuleSet, Run
         from harness.settings import load_settings
 
         path = _settings_file(config)
         settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
         _skip_unfetched(settings)
-        checks = Checks.of(settings, strict_waivers=config.getoption("--strict-waivers"))
+        rule_set = RuleSet.of(settings, strict_waivers=config.getoption("--strict-waivers"))
         # The check `check` runs, keeping each golden's text: `--snapshot-update` writes it.
-        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, checks, keep_rendered=True))
+        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, rule_set, keep_rendered=True))
     return engine
 
 
@@ -275,13 +275,13 @@ class HarnessFile(pytest.File):
             pytest.skip("config-harness: the golden tests need the pytest extra: pip install 'config-harness[pytest]'")
         with _harness(self.config) as engine:
             cases = engine.cases
-        # A case's two tests side by side, cases of one base in a row: pytest-xdist hands out runs of adjacent
+        # A case's two tests side by side, cases of one stem in a row: pytest-xdist hands out runs of adjacent
         # tests, so a worker composes what it checks instead of every worker composing nearly every case.
         grouped = self.config.pluginmanager.hasplugin("xdist")
         for case in cases:
             for name, test in (("golden", _golden_test), ("semantics", _semantic_test)):
                 item = HarnessItem.from_parent(self, name=f"{name}[{case.id}]", callobj=test(case.id))
-                if grouped:  # `--dist loadgroup` keeps a base on one worker
+                if grouped:  # `--dist loadgroup` keeps a stem on one worker
                     item.add_marker(pytest.mark.xdist_group(f"{case.config_name} {' '.join(case.stem_overrides)}"))
                 yield item
         run = HarnessItem.from_parent(self, name="run", callobj=_run_test)

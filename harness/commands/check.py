@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    run = Run.check(settings, common.checks_of(settings, args), sourced=common.sourced(args))
+    run = Run.check(settings, common.rule_set_of(settings, args), sourced=common.sourced(args))
     result = common.run_with_progress(Engine(run, args.case))
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings),
                         reports=args.report)

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from harness.cases import select_cases
 from harness.confine import UnsafeInput, project_root
 from harness.contracts import ContractSet
-from harness.engine import Checks, Engine
+from harness.engine import Engine, RuleSet
 from harness.errors import BadInput, ExitCode
 from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
@@ -162,9 +162,9 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
 
 
-def checks_of(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> Checks:
-    """The settings' checks for a Run, with the command line's `--strict-waivers` (harness.engine.Checks.of)."""
-    return Checks.of(settings, strict_waivers=getattr(args, "strict_waivers", False), base=base)
+def rule_set_of(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> RuleSet:
+    """The settings' rules for a Run, with the command line's `--strict-waivers` (harness.engine.RuleSet.of)."""
+    return RuleSet.of(settings, strict_waivers=getattr(args, "strict_waivers", False), base=base)
 
 
 def add_format_flags(parser: argparse.ArgumentParser, answer: str | None = None) -> None:

@@ -43,7 +43,7 @@ def record(settings: Settings, target: Path, args: argparse.Namespace, when: str
     from harness.reader import read_text
     from harness.writer import write_atomic
 
-    result = Engine(Run.check(settings, common.checks_of(settings, args))).run()
+    result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
     entries = known.entries_for(result.cases, utc_today(), when)
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from harness.baselines import GoldenFolder
-from harness.engine import EVERY_SEVERITY, Checks, Engine, Run, RunMode
+from harness.engine import EVERY_SEVERITY, Engine, RuleSet, Run, RunMode
 from harness.findings import ERROR, Comparison, Mode
 from harness.settings import load_settings
 from tests.conftest import add_contracts
@@ -20,38 +20,38 @@ def settings(small_project):
 
 
 def test_each_mode_decides_what_the_run_requires_and_checks(settings):
-    checks = Checks.of(settings, strict_waivers=True)
-    check, generate = Run.check(settings, checks), Run.generate(settings, checks)
+    rule_set = RuleSet.of(settings, strict_waivers=True)
+    check, generate = Run.check(settings, rule_set), Run.generate(settings, rule_set)
     assert (check.mode, check.strict, check.launches, check.keep_rendered) == (RunMode.CHECK, True, True, False)
     assert (generate.mode, generate.strict, generate.launches, generate.keep_rendered) == (RunMode.GENERATE, True, False, True)
-    assert Run.generate(settings, checks, write=False).keep_rendered is False
+    assert Run.generate(settings, rule_set, write=False).keep_rendered is False
     assert check.baseline == GoldenFolder(settings.snapshot_dir) == generate.baseline and check.sourced == frozenset({ERROR})
     comparison = Comparison(Mode.TREES, "old", "new")
-    tree_diff = Run.tree_diff(settings, GoldenFolder(settings.snapshot_dir), checks, comparison)
+    tree_diff = Run.tree_diff(settings, GoldenFolder(settings.snapshot_dir), rule_set, comparison)
     assert (tree_diff.strict, tree_diff.launches, tree_diff.sourced, tree_diff.comparison) == (False, True, EVERY_SEVERITY, comparison)
 
 
-def test_checks_are_the_settings_contracts_and_their_rules(settings):
-    checks = Checks.of(settings, strict_waivers=True)
-    assert checks.contracts is not None and [c.name for c in checks.contracts.contracts] == ["gpu"]
-    assert len(checks.rules) == 1 and checks.strict_waivers and checks.refiners == ()
-    run = Run.check(settings, checks)
-    assert (run.rules, run.contracts, run.strict_waivers) == (checks.rules, checks.contracts, True)
-    assert Checks() == Checks((), (), None, False)
+def test_a_rule_set_is_the_settings_contracts_and_their_rules(settings):
+    rule_set = RuleSet.of(settings, strict_waivers=True)
+    assert rule_set.contracts is not None and [c.name for c in rule_set.contracts.contracts] == ["gpu"]
+    assert len(rule_set.rules) == 1 and rule_set.strict_waivers and rule_set.refiners == ()
+    run = Run.check(settings, rule_set)
+    assert (run.rules, run.contracts, run.strict_waivers) == (rule_set.rules, rule_set.contracts, True)
+    assert RuleSet() == RuleSet((), (), None, False)
 
 
 def test_a_run_whose_fields_contradict_its_mode_is_refused(settings):
     comparison = Comparison(Mode.TREES, "old", "new")
     with pytest.raises(ValueError, match="a check run"):
-        replace(Run.check(settings, Checks()), comparison=comparison)
+        replace(Run.check(settings, RuleSet()), comparison=comparison)
     with pytest.raises(ValueError, match="a tree_diff run"):
         Run(RunMode.TREE_DIFF, settings, GoldenFolder(settings.snapshot_dir))
 
 
 def test_the_engine_follows_the_mode(settings):
     """A generate run keeps each golden's text for the writer; a check run does not, and both check the contracts."""
-    generated = Engine(Run.generate(settings, Checks.of(settings)), "train/gpu/*").run()
-    checked = Engine(Run.check(settings, Checks.of(settings)), "train/gpu/*").run()
+    generated = Engine(Run.generate(settings, RuleSet.of(settings)), "train/gpu/*").run()
+    checked = Engine(Run.check(settings, RuleSet.of(settings)), "train/gpu/*").run()
     assert [r.case.id for r in generated.cases] == [r.case.id for r in checked.cases] == [
         "train/gpu/default", "train/gpu/fast", "train/gpu/sgd"]
     assert all(r.rendered for r in generated.cases) and all(r.rendered is None for r in checked.cases)
