@@ -53,7 +53,7 @@ from harness.provenance import Source, leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.review_rules import ReviewRules
 from harness.settings import Settings, SettingsError, display_path
-from harness.targets import case_rules
+from harness.targets import case_rules, default_changes
 
 
 class RunMode(StrEnum):
@@ -91,7 +91,7 @@ EVERY_SEVERITY: frozenset[str] = frozenset({ERROR, WARNING, INFO})
 @dataclass(frozen=True)
 class Run:
     """What one run checks: its mode, the settings, the baseline and the rules, and which findings name their
-    source. Built by the constructor of its mode (`Run.check`, `Run.generate`, `Run.review`, `Run.tree_diff`),
+    source. Built by the constructor of its mode (`Run.check`, `Run.generate`, `Run.review_of`, `Run.tree_diff`),
     which both shells call; the fields a mode does not use keep their defaults."""
 
     mode: RunMode
@@ -122,11 +122,11 @@ class Run:
         return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered=write)
 
     @classmethod
-    def review_of(cls, rules: ReviewRules, baseline: Baseline, rule_set: RuleSet, base_rules: tuple[CaseChecker, ...] = (),
+    def review_of(cls, review: ReviewRules, baseline: Baseline, rule_set: RuleSet, base_rules: tuple[CaseChecker, ...] = (),
                   program_views: tuple[Any, Any] | None = None) -> Run:
-        """`diff --base REF`: the working tree against REF under REF's rules (`rules.settings`); differences are
-        news, so every finding names its source."""
-        return cls(RunMode.REVIEW, rules.settings, baseline, rule_set, EVERY_SEVERITY, review=rules, base_rules=base_rules,
+        """`diff --base REF`: the working tree against REF under REF's settings (`review.settings`); differences
+        are news, so every finding names its source. (`review` is the field this constructor fills.)"""
+        return cls(RunMode.REVIEW, review.settings, baseline, rule_set, EVERY_SEVERITY, review=review, base_rules=base_rules,
                    program_views=program_views)
 
     @classmethod
@@ -229,8 +229,6 @@ def check_case(
             records = run.contracts.changes if run.contracts is not None else ()
             findings += hydra_findings(entry.hydra, composed.hydra, records)
         if run.program_views is not None and entry is not None and entry.error is None:
-            from harness.targets import default_changes
-
             findings += default_changes(*run.program_views, base_tree(entry), tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
