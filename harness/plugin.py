@@ -225,6 +225,8 @@ def _run_test(request: pytest.FixtureRequest) -> None:
         errors += orphans
     steps = pytest_report.next_lines(result, goldens, updated)
     request.node.user_properties.append((RUN_PROPERTY, {"lines": summary, "next": steps}))
+    # The run-level findings as data, as `check --format json` has them under "findings" (the shells are compared on them).
+    request.node.user_properties.append((FINDINGS_PROPERTY, [f.as_dict() for f in result.findings]))
     if errors:
         raise CaseFailed("\n".join(errors))
 

@@ -1,0 +1,163 @@
+"""Launch commands as cases, on a small real project: scripts read, entry points read with `ast`, Hydra composes.
+
+The project holds one Hydra application (`app.train`, its `@hydra.main` naming `conf/train.yaml`), a converter
+without `@hydra.main`, and a script whose launches apply, break in each way an override can, or cannot be read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from harness.findings import ERROR, WARNING, CaseResult, Kind, Origin, Status
+from harness.launches import (
+    CONFIG_REMOVED,
+    ENTRY_MISSING,
+    ENTRY_REMOVED,
+    KEY_EXISTS,
+    KEY_REMOVED,
+    NOT_EXTRACTED,
+    NOT_HYDRA,
+    OPTION_REMOVED,
+    VALUE_DIFFERS,
+    Checked,
+    Composer,
+    Project,
+    case_result,
+    command_cases,
+    findings_of,
+    moved_override,
+    origins,
+    tally,
+)
+from tests.conftest import write_tree
+
+PROJECT = {
+    "app/__init__.py": "",
+    "app/train.py": "import hydra\n\n@hydra.main(config_path='conf', config_name='train', version_base=None)\ndef main(cfg): ...\n",
+    "app/convert.py": "print('no hydra here')\n",
+    "app/conf/train.yaml": "defaults:\n  - optim: adam\n  - _self_\ntrainer:\n  lr: 0.1\n  epochs: 3\n",
+    "app/conf/optim/adam.yaml": "name: adam\nbeta: 0.9\n",
+    "app/conf/optim/sgd.yaml": "name: sgd\n",
+    "scripts/run.sh": """
+        EPOCHS=${EPOCHS:-5}
+        python3 -m app.train trainer.epochs=$EPOCHS optim=sgd trainer.lr=$1
+        python3 -m app.train \\
+            trainer.learning_rate=0.1 \\
+            +trainer.lr=0.2 \\
+            optim=lion \\
+            '~trainer.epochs=4'
+        python3 -m app.train --config-name=eval a=1
+        python3 -m app.gone x=1
+        python3 app/convert.py --in x
+        python3 -m pip install hydra-core
+        $CMD a.x=1 a.y=2 a.z=3
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    root = write_tree(tmp_path_factory.mktemp("launches"), PROJECT)
+    return Project(root, root / "app" / "conf", {})
+
+
+@pytest.fixture(scope="module")
+def checked(project: Project) -> dict[str, Checked]:
+    cases = command_cases(project, [project.root / "scripts" / "run.sh"])
+    return {c.case.id: c for c in Composer(project.root).check(c for c in cases if not c.skipped)}
+
+
+def failures(checked: Checked) -> list[tuple[str, str, Any]]:
+    return [(f.reason, f.key, f.fix) for f in checked.failures]
+
+
+def test_each_launch_of_a_project_program_is_a_case_with_the_config_its_entry_point_names(project):
+    cases = {c.id: c for c in command_cases(project, [project.root / "scripts" / "run.sh"])}
+    # `python3 -m pip` is another package's program: no case. The converter is no Hydra application: skipped.
+    assert list(cases) == [f"cmd/scripts/run.sh#{n}" for n in range(1, 7)]
+    first, broken, other_config, gone, converter, unknown = cases.values()
+    assert (first.config_dir, first.config_name, first.version_base) == (project.root / "app" / "conf", "train", None)
+    assert first.overrides == ("trainer.epochs=5", "optim=sgd", "trainer.lr=__unset_1__")
+    assert first.written == ("trainer.epochs=5", "optim=sgd", "trainer.lr=$1")
+    assert (other_config.config_name, other_config.problem) == ("eval", "")  # --config-name wins over @hydra.main
+    assert (gone.problem_kind, gone.problem) == (ENTRY_MISSING, "module app.gone does not exist in the repository")
+    assert (converter.problem_kind, converter.skipped) == (NOT_HYDRA, True)
+    assert (unknown.problem_kind, unknown.problem) == (NOT_EXTRACTED, "could not be read: the program is $CMD, which the script never sets")
+    assert not any(c.skipped for c in (first, broken, other_config, gone, unknown))
+
+
+def test_a_launch_that_applies_composes_its_groups_first_and_an_unknown_value_of_a_known_key_applies(checked):
+    first = checked["cmd/scripts/run.sh#1"]
+    assert (first.failures, first.unchecked, first.selection) == ([], [], ("train", "optim=sgd"))
+
+
+def test_every_override_that_no_longer_applies_is_named_not_only_the_first(checked):
+    broken = checked["cmd/scripts/run.sh#2"]
+    assert failures(broken) == [
+        (OPTION_REMOVED, "optim", None),
+        (KEY_REMOVED, "trainer.learning_rate", None),
+        (KEY_EXISTS, "trainer.lr", "trainer.lr=0.2"),  # drop the `+`
+        (VALUE_DIFFERS, "trainer.epochs", "~trainer.epochs"),  # delete whatever it holds
+    ]
+    assert broken.failures[0].message == "optim: In 'train': 'lion' is not an option of optim (options: adam, sgd)"
+    assert broken.failures[3].message.startswith("trainer.epochs no longer has the value `~` names (")
+
+
+def test_a_launch_that_cannot_compose_at_all_says_why_once(checked):
+    assert [(f.reason, f.override, f.message) for f in checked["cmd/scripts/run.sh#3"].failures] == [
+        (CONFIG_REMOVED, None, "eval: Cannot find primary config 'eval'. Check that it's in your config search path.")]
+    assert failures(checked["cmd/scripts/run.sh#4"]) == [(ENTRY_MISSING, "", None)]
+
+
+def test_launch_findings_point_at_the_scripts_lines_and_a_moved_key_gets_its_new_override(checked):
+    findings = findings_of(checked["cmd/scripts/run.sh#2"], {"trainer.learning_rate": "optim.lr"})
+    assert [(f.path, f.new, str(f.source), f.fix) for f in findings] == [
+        ("optim", "optim=lion", "scripts/run.sh:6", None),
+        ("trainer.learning_rate", "trainer.learning_rate=0.1", "scripts/run.sh:4", "optim.lr=0.1"),
+        ("trainer.lr", "+trainer.lr=0.2", "scripts/run.sh:5", "trainer.lr=0.2"),
+        ("trainer.epochs", "~trainer.epochs=4", "scripts/run.sh:7", "~trainer.epochs"),
+    ]
+    assert findings[1].message == "key removed: trainer.learning_rate is not in the config; it moved to optim.lr"
+    assert {(f.kind, f.severity) for f in findings} == {(Kind.LAUNCH, ERROR)}
+    # A launch that cannot be read is a warning at the launch's own line; one whose program is gone is an error.
+    (unread,) = findings_of(checked["cmd/scripts/run.sh#6"])
+    assert (unread.severity, unread.path, str(unread.source)) == (WARNING, "", "scripts/run.sh:12")
+    assert unread.message == "not extracted: could not be read: the program is $CMD, which the script never sets"
+    assert [r.status for r in map(case_result, checked.values())] == [
+        Status.OK, Status.ERROR, Status.ERROR, Status.ERROR, Status.OK]
+
+
+def test_the_count_line_says_how_many_launches_were_read_composed_and_failing(project, checked):
+    skipped = [c for c in command_cases(project, [project.root / "scripts" / "run.sh"]) if c.skipped]
+    assert tally(checked.values(), skipped).line() == "4 launches checked of 5 found: 1 compose, 3 fail, 1 could not be extracted"
+    in_submodule = replace(skipped[0], problem_kind="not available", submodule="recipe")
+    assert tally([], [in_submodule, in_submodule]).line() == (
+        "0 launches checked of 0 found: 0 compose, 0 fail; 2 launches of programs in the git submodule recipe not checked"
+        " (it is not checked out)")
+
+
+def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_as_removed(checked):
+    now = [case_result(checked[f"cmd/scripts/run.sh#{n}"]) for n in (2, 4)]
+    base_broken = CaseResult(now[0].case, now[0].golden, Status.ERROR, now[0].findings[:1])  # only `optim=lion` broke
+    base_gone = CaseResult(now[1].case, now[1].golden, Status.OK)  # the base ran app.gone here
+    broken, gone = origins(now, [base_broken, base_gone])
+    assert [(f.path, f.origin, f.severity) for f in broken.findings] == [
+        ("optim", Origin.AT_BASE, WARNING), ("trainer.learning_rate", Origin.INTRODUCED, ERROR),
+        ("trainer.lr", Origin.INTRODUCED, ERROR), ("trainer.epochs", Origin.INTRODUCED, ERROR)]
+    (lost,) = gone.findings
+    assert (lost.detail, lost.origin, lost.message) == (
+        (ENTRY_REMOVED,), Origin.INTRODUCED, "entry point removed: module app.gone does not exist in the repository")
+    # A launch the base never had is new: its missing program is not "removed".
+    (new,) = next(origins(now[1:], [])).findings
+    assert new.detail == (ENTRY_MISSING,)
+
+
+@pytest.mark.parametrize(("override", "expected"), [
+    ("trainer.lr=0.1", "optim.lr=0.1"), ("+trainer.lr.warm=1", "+optim.lr.warm=1"), ("~trainer.lr", "~optim.lr"),
+    ("trainer.epochs=1", None), ("trainer.lrs=1", None),
+])
+def test_an_override_of_a_moved_key_or_of_a_key_below_it_is_rewritten_with_its_form(override, expected):
+    assert moved_override(override, {"trainer.lr": "optim.lr"}) == expected

@@ -1,0 +1,157 @@
+"""The script reader on the forms verl's own launch scripts use (examples/ at the bundle's five commits).
+
+Each snippet is a literal shortened from a real script's shape: parameter arrays, `${VAR:-default}` knobs,
+arithmetic, a launcher chosen in an `if`, `case` on the device, `$1`/`shift`/`$@` in the SFT scripts, a
+`$(date)` in a run name, `ray job submit --`. Nothing runs: what a script would compute at run time stays unknown.
+"""
+
+from __future__ import annotations
+
+from harness.shell import Launch, launches_in
+
+
+def read(script: str) -> list[Launch]:
+    """The launches of `examples/run.sh`, whose entry points are `verl.` modules."""
+    return launches_in("examples/run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("verl."))
+
+
+def overrides(launch: Launch) -> list[tuple[str, int]]:
+    return [(o.text, o.line) for o in launch.overrides]
+
+
+def test_parameter_arrays_knobs_and_arithmetic_expand_as_bash_would():
+    (launch,) = read(
+        "set -xeuo pipefail\n"  # 1
+        "max_prompt_length=${MAX_PROMPT_LENGTH:-2048}\n"
+        "max_response_length=${MAX_RESPONSE_LENGTH:-8192}\n"
+        "save_freq=${SAVE_FREQ:--1}\n"
+        "actor_ppo_max_token_len=$(((max_prompt_length + max_response_length) * 2))\n"  # 5
+        "DATA=(\n"
+        "    data.max_prompt_length=${max_prompt_length}\n"
+        "    data.truncation='error'\n"
+        ")\n"
+        "MODEL=(\n"  # 10
+        '    actor_rollout_ref.model.path="${MODEL_PATH:-Qwen/Qwen3-8B}"\n'
+        ")\n"
+        "python3 -m verl.trainer.main_ppo \\\n"
+        '    "${DATA[@]}" \\\n'
+        '    "${MODEL[@]}" \\\n'  # 15
+        "    actor_rollout_ref.actor.ppo_max_token_len_per_gpu=${actor_ppo_max_token_len} \\\n"
+        '    trainer.save_freq="${save_freq}" \\\n'
+        "    trainer.logger='[\"console\",\"wandb\"]' \"$@\"\n"
+    )
+    assert (launch.entry, launch.is_module, launch.line, launch.error) == ("verl.trainer.main_ppo", True, 13, "")
+    # An array element keeps the line it is written on; quotes are gone, as bash removes them.
+    assert overrides(launch) == [
+        ("data.max_prompt_length=2048", 7), ("data.truncation=error", 8), ("actor_rollout_ref.model.path=Qwen/Qwen3-8B", 11),
+        ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu=20480", 16), ("trainer.save_freq=-1", 17),
+        ('trainer.logger=["console","wandb"]', 18)]
+    assert all(not o.unknown for o in launch.overrides)
+
+
+def test_the_launcher_an_if_chooses_is_the_one_a_plain_run_takes_with_its_config_flags():
+    (launch,) = read(
+        "LAUNCH=(python)\n"
+        "RAY=(ray_kwargs.ray_init.runtime_env.py_executable=null)\n"
+        'if [ "${VERL_USE_UV:-1}" != 0 ] && [ "${DEVICE:-gpu}" = gpu ]; then\n'
+        "    LAUNCH=(uv run --frozen --all-packages --extra sglang python)\n"
+        '    RAY=(ray_kwargs.ray_init.runtime_env.py_executable="uv -v run --frozen")\n'
+        "fi\n"
+        '"${LAUNCH[@]}" -m verl.experimental.fully_async_policy.fully_async_main \\\n'
+        "    --config-path=config \\\n"
+        "    --config-name='fully_async_ppo_megatron_trainer.yaml' \\\n"
+        '    "${RAY[@]}"\n'
+    )
+    assert (launch.entry, launch.config_path, launch.config_name) == (
+        "verl.experimental.fully_async_policy.fully_async_main", "config", "fully_async_ppo_megatron_trainer.yaml")
+    assert overrides(launch) == [("ray_kwargs.ray_init.runtime_env.py_executable=uv -v run --frozen", 5)]
+    # The other spelling of Hydra's flags, behind an environment prefix, nohup and a redirect, in the background.
+    first, second = read(
+        "PYTHONUNBUFFERED=1 nohup python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer a.b=1 > out.log 2>&1 &\n"
+        "python3 -m verl.trainer.main_ppo -cn=sft a.c=2 2>&1 | tee logs/run.log\n"
+    )
+    assert [(x.config_name, overrides(x)) for x in (first, second)] == [
+        ("ppo_megatron_trainer", [("a.b=1", 1)]), ("sft", [("a.c=2", 2)])]
+
+
+def test_a_case_on_the_device_takes_the_branch_its_default_selects():
+    script = (
+        "DEVICE=${DEVICE:-%s}\n"
+        'case "${DEVICE}" in\n'
+        "    gpu)\n"
+        "        ;;\n"
+        "    npu)\n"
+        "        export HCCL_CONNECT_TIMEOUT=1500\n"
+        "        n_devices_per_node=16\n"
+        "        ;;\n"
+        '    *)\n        echo "Unsupported DEVICE=${DEVICE}." >&2\n        exit 1\n        ;;\n'
+        "esac\n"
+        "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=${n_devices_per_node:-8}\n"
+    )
+    (gpu,) = read(script % "gpu")
+    (npu,) = read(script % "npu")
+    assert [o.text for o in gpu.overrides] == ["trainer.n_gpus_per_node=8"]
+    assert [o.text for o in npu.overrides] == ["trainer.n_gpus_per_node=16"]
+
+
+def test_the_sft_scripts_positional_arguments_stay_unknown_and_messages_show_the_scripts_text():
+    (launch,) = read(
+        "set -x\n"
+        'if [ "$#" -lt 2 ]; then\n'
+        '    echo "Usage: run_qwen_05_peft.sh <nproc_per_node> <save_path> [other_configs...]"\n'
+        "    exit 1\n"
+        "fi\n"
+        "nproc_per_node=$1\n"
+        "save_path=$2\n"
+        "shift 2\n"
+        "torchrun --standalone --nnodes=1 --nproc_per_node=$nproc_per_node \\\n"
+        "     -m verl.trainer.sft_trainer \\\n"
+        "    data.train_files=$HOME/data/gsm8k/train.parquet \\\n"
+        "    trainer.default_local_dir=$save_path \\\n"
+        "    trainer.total_epochs=1 $@ \\\n"
+        "    model.lora_rank=32\\\n"  # no space before the backslash: still two words
+        "    model.lora_alpha=16\n"
+    )
+    assert (launch.entry, launch.line) == ("verl.trainer.sft_trainer", 9)
+    assert [(o.shown, o.unknown) for o in launch.overrides] == [
+        ("data.train_files=$HOME/data/gsm8k/train.parquet", ("$HOME",)),
+        ("trainer.default_local_dir=$save_path", ("$2",)),
+        ("trainer.total_epochs=1", ()), ("model.lora_rank=32", ()), ("model.lora_alpha=16", ())]
+    # Hydra is given a placeholder that parses as a plain string, so the key and the form are still checked.
+    assert launch.overrides[1].text == "trainer.default_local_dir=__unset_2__"
+
+
+def test_a_run_name_built_from_date_keeps_a_placeholder_and_names_both_commands():
+    (launch,) = read(
+        "exp_name=qwen3_8b\n"
+        "start_time=$(date +%Y%m%d)_$(date +%H%M%S)\n"
+        "python3 -m verl.trainer.main_ppo trainer.experiment_name=${exp_name}_${start_time}\n"
+    )
+    (override,) = launch.overrides
+    assert override.unknown == ("$(date +%Y%m%d)", "$(date +%H%M%S)")
+    assert override.shown == "trainer.experiment_name=${exp_name}_${start_time}"
+    assert override.text.startswith("trainer.experiment_name=qwen3_8b___unset_date") and "$(" not in override.text
+
+
+def test_a_comment_inside_a_continued_command_ends_it_as_in_bash():
+    """verl's scripts comment out an override mid-command: bash passes nothing after the comment, nor does the reader."""
+    (launch,) = read("python3 -m verl.trainer.main_ppo \\\n    a.b=1 \\\n    # a.c=2 \\\n    a.d=3\n")
+    assert overrides(launch) == [("a.b=1", 2)]
+
+
+def test_ray_job_submit_and_a_loop_run_the_entry_point_behind_them():
+    (submitted,) = read(
+        'ray job submit --address="http://127.0.0.1:8265" \\\n'
+        "    --runtime-env=verl/trainer/runtime_env.yaml \\\n"
+        "    --no-wait \\\n"
+        "    -- \\\n"
+        "    python3 -m verl.trainer.main_ppo \\\n"
+        "    trainer.nnodes=2\n"
+    )
+    assert (submitted.entry, overrides(submitted)) == ("verl.trainer.main_ppo", [("trainer.nnodes=2", 6)])
+    (looped,) = read("export VLLM_USE_V1=1\nfor seed in 1 2; do\n    python3 -m verl.trainer.main_ppo trainer.seed=$seed\ndone\n")
+    assert overrides(looped) == [("trainer.seed=1", 3)]  # one launch, read with the first value
+
+
+def test_programs_that_are_no_entry_point_are_no_launch():
+    assert read("python3 -c 'import verl'\npip install -e .\npython3 -m pytest tests\n") == []
