@@ -131,9 +131,8 @@ class ComposedTree:
         if self.composed:
             return
         self.composed = True
-        with self._in_workdir(), open_matrix(self.settings, strict=False) as (session, cases):
+        with self._in_workdir(), open_matrix(self.settings, strict=False, hydra_subtree=self.hydra_subtree) as (session, cases):
             self.cases = cases
-            session.hydra_subtree = self.hydra_subtree
             for result in session.compose_cases(cases):
                 display = f"{self.label} {result.case.id}"
                 if result.config is None:

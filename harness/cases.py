@@ -12,8 +12,9 @@ from harness.settings import Settings, SettingsError, check_name
 
 
 @contextmanager
-def open_matrix(settings: Settings, strict: bool = True) -> Iterator[tuple[HydraSession, list[Case]]]:
-    """A Hydra session over the settings' config dir, with the cases of its matrix.
+def open_matrix(settings: Settings, strict: bool = True, hydra_subtree: bool = False) -> Iterator[tuple[HydraSession, list[Case]]]:
+    """A Hydra session over the settings' config dir (keeping each `hydra:` subtree when asked), with the cases of
+    its matrix.
 
     `strict` is for the tree under test. A baseline tree (another release, a git ref) is opened leniently: an
     engine group it does not have yet gives no engine cases, and a route's `same_as` may name a missing case.
@@ -23,7 +24,7 @@ def open_matrix(settings: Settings, strict: bool = True) -> Iterator[tuple[Hydra
     for folder in settings.search_path:
         if not folder.is_dir():
             raise SettingsError(f"{settings.origin}: search_path folder {folder} does not exist")
-    with HydraSession.for_settings(settings) as session:
+    with HydraSession.for_settings(settings, hydra_subtree) as session:
         discovered = None
         if settings.engine_group and settings.engines is None:
             discovered = session.group_options(settings.engine_group)

@@ -13,7 +13,6 @@ from harness import __version__
 from harness.commands import COMMANDS
 from harness.commands.common import add_global_flags, drop_ignored_globals, say
 from harness.errors import ExitCode, bad_input_line
-from harness.policy import resolution_policy
 from harness.session import Session
 
 
@@ -93,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         drop_ignored_globals(args, command.GLOBALS)
         # Every cache, recorder and scratch folder of this command, gone when it returns; every resolution in it
         # runs under the one resolver policy (no host value reaches any output or file).
-        with Session(), resolution_policy():
+        with Session():
             return command.run(args)
     except BrokenPipeError:
         return _quiet_broken_pipe()

@@ -30,7 +30,7 @@ from harness.cache import CacheRefused, cache_get, cache_put, open_store, warn_r
 from harness.confine import (
     Scope,
     UnsafeInput,
-    config_problem,
+    defaults_problem,
     project_root,
     resolved_search_path,
     search_path_problem,
@@ -39,7 +39,6 @@ from harness.confine import (
 )
 from harness.errors import BadInput, describe_yaml_error
 from harness.hints import did_you_mean, option_hint, override_hint
-from harness.hydra_compat import FileConfigSource, ImportlibResourcesConfigSource, StructuredConfigSource
 from harness.matrix import Case
 from harness.policy import resolution_policy
 from harness.reader import InputLimitError, read_bytes, read_text
@@ -113,6 +112,10 @@ def read_config(full_path: str, display: str) -> bytes:
         raise ConfigLoadError(str(error) if not isinstance(error, FileNotFoundError) else f"Config not found : {display}") from None
 
 
+# The harness's config sources are mixins over Hydra's public ConfigSource; hydra_compat puts each in front of the
+# Hydra source it stands in for (file_source, package_source, structured_source), so no class here names one.
+
+
 class ParsedSource(ConfigSource):
     """Mixed in before a Hydra config source whose `_parsed` gives a file's ParsedFile: every load is a fresh copy
     of nodes parsed once per content."""
@@ -139,8 +142,8 @@ class ParsedSource(ConfigSource):
         return self._parsed(config_path).digest
 
 
-class CachedFileConfigSource(ParsedSource, FileConfigSource):
-    """Hydra's file config source, parsing each file's bytes once per process, and reading nothing outside
+class CachedFiles(ParsedSource):
+    """Before Hydra's file config source: parsing each file's bytes once per session, and reading nothing outside
     the session's scope (the project): a symlink or `..` that leads out is an error naming the file."""
 
     @property
@@ -167,7 +170,7 @@ class CachedFileConfigSource(ParsedSource, FileConfigSource):
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
         self._confined(config_path, config_path or self.path)
-        return super().list(config_path, results_filter)
+        return super().list(config_path, results_filter)  # type: ignore[safe-super]  # Hydra's file source, after this mixin
 
     def _parsed(self, config_path: str) -> ParsedFile:
         normalized = hydra_compat.config_file_name(config_path)
@@ -177,12 +180,14 @@ class CachedFileConfigSource(ParsedSource, FileConfigSource):
         return parse_file(full_path, normalized)
 
     def _check(self, config_path: str, config: DictConfig | ListConfig) -> None:
-        problem = config_problem(config, self.scope) if self.scope else None
+        if not self.scope or not isinstance(config, DictConfig):
+            return
+        problem = defaults_problem(hydra_compat.child_node(config, "defaults"))
         if problem:
             raise ConfigLoadError(f"{hydra_compat.config_file_name(config_path)}: {problem}")
 
 
-class ConfinedFileConfigSource(CachedFileConfigSource):
+class ConfinedFiles(CachedFiles):
     """`file://` search paths (and plain folders) while a session runs: only folders inside the project."""
 
     @staticmethod
@@ -196,8 +201,8 @@ class ConfinedFileConfigSource(CachedFileConfigSource):
             raise ConfigCompositionException(problem)
 
 
-class LoadedPackageConfigSource(ParsedSource, ImportlibResourcesConfigSource):
-    """`pkg://` search paths while a session runs: served only from packages already imported (Hydra's own),
+class LoadedPackages(ParsedSource):
+    """Before Hydra's package config source, for `pkg://` search paths while a session runs: served only from packages already imported (Hydra's own),
     because finding any other package would import it and run its code. The project's own package
     (`pkg://verl.trainer.config` in verl's checkout, as its fully_async configs and scripts name it) is its
     folder in the project, read as a file folder and never imported."""
@@ -232,8 +237,8 @@ class LoadedPackageConfigSource(ParsedSource, ImportlibResourcesConfigSource):
 
     def load_config(self, config_path: str) -> ConfigResult:
         if not self._on_disk:
-            # A package inside an archive or spread over folders: Hydra's own loading, parsed every time.
-            return ImportlibResourcesConfigSource.load_config(self, config_path)
+            # A package inside an archive or spread over folders: Hydra's own loading (the source after ParsedSource).
+            return super(ParsedSource, self).load_config(config_path)  # type: ignore[safe-super]
         return super().load_config(config_path)
 
     def content_digest_of(self, config_path: str) -> bytes:
@@ -275,11 +280,12 @@ class SharedStructuredSource(ConfigSource):
 
 # The schemes a session serves with its own sources, so no config can import code or read outside the project;
 # each records what it answers (harness.trace), as every other source does while a session is installed.
+CachedFileConfigSource = hydra_compat.file_source(CachedFiles)
 GUARDED_SOURCES = MappingProxyType({
     SCHEME: trace.recording_type(CachedFileConfigSource),
-    "file": trace.recording_type(ConfinedFileConfigSource),
-    "pkg": trace.recording_type(LoadedPackageConfigSource),
-    "structured": trace.recording_type(hydra_compat.source_subclass(SharedStructuredSource, StructuredConfigSource)),
+    "file": trace.recording_type(hydra_compat.file_source(ConfinedFiles)),
+    "pkg": trace.recording_type(hydra_compat.package_source(LoadedPackages)),
+    "structured": trace.recording_type(hydra_compat.structured_source(SharedStructuredSource)),
 })
 
 
@@ -433,7 +439,8 @@ class HydraSession:
     """An initialized GlobalHydra over one config dir (plus a search path); use as a context manager, never from threads.
 
     `search_path` lists more config folders, searched after `config_dir` as Hydra searches `hydra.searchpath`;
-    `version_base` is Hydra's (None: this Hydra's own semantics, as `initialize(version_base=None)`).
+    `version_base` is Hydra's (None: this Hydra's own semantics, as `initialize(version_base=None)`);
+    `hydra_subtree` also keeps each composition's `hydra:` subtree (a review compares it; goldens never hold it).
     """
 
     def __init__(
@@ -444,6 +451,7 @@ class HydraSession:
         version_base: str | None = None,
         read_also: Iterable[Path] = (),
         schemas: Iterable[str] = (),
+        hydra_subtree: bool = False,
     ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
@@ -452,15 +460,14 @@ class HydraSession:
         # Folders besides the project that config files may be read from (the settings' read_outside).
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
         self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
-        # Also keep each composition's `hydra:` subtree (a review compares it); goldens never hold it.
-        self.hydra_subtree = False
+        self.hydra_subtree = hydra_subtree
 
     @classmethod
-    def for_settings(cls, settings: Any) -> HydraSession:
+    def for_settings(cls, settings: Any, hydra_subtree: bool = False) -> HydraSession:
         """A session over the settings' config folders, cache, version_base and schema modules."""
         return cls(
             settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside,
-            settings.schemas,
+            settings.schemas, hydra_subtree,
         )
 
     @property
@@ -476,9 +483,10 @@ class HydraSession:
         # Config files are read only inside the config folder's project, the settings' search path and the
         # folders read_outside names; pkg:// and file:// search paths from configs go through guarded sources.
         self._guards = ExitStack()
-        # A session of our own when none is open: it installs the recording sources before Hydra starts.
+        # A session of our own when none is open (it holds the resolver policy); recording goes in before Hydra starts.
         self.state = self._guards.enter_context(Session()) if not current().installed else current()
         self.state.scope = (project_root(self.config_dir), *self.search_path, *self.read_also)
+        self._guards.enter_context(trace.recording_installed())
         self._guards.enter_context(hydra_compat.sources_standing_in(GUARDED_SOURCES))
         self._guards.enter_context(hydra_compat.search_path_resolved(self._resolved_search_path))
         # Hydra's warnings become findings (see compose); none reaches stderr raw, also outside a composition.

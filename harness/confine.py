@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import ListConfig, OmegaConf
 
 from harness.errors import BadInput
 
@@ -169,17 +169,12 @@ def _entry_texts(entry: Any) -> list[str]:
     return [str(entry)]
 
 
-def config_problem(config: Any, scope: Scope) -> str | None:
-    """Why a config file's `defaults` list may not be used, or None.
+def defaults_problem(defaults: Any) -> str | None:
+    """Why a config file's `defaults` list (its node as written, or None) may not be used, or None.
 
     Hydra resolves interpolations in defaults entries for real (`- backend: ${oc.env:TOKEN}`), so a resolver
     there would let the environment pick the composed file and put its value into error messages.
     """
-    from harness import hydra_compat  # here, not above: settings reads package folders through this module without Hydra
-
-    if not isinstance(config, DictConfig):
-        return None
-    defaults = hydra_compat.child_node(config, "defaults")
     entries: Any = OmegaConf.to_container(defaults, resolve=False) if isinstance(defaults, ListConfig) else []
     for entry in entries:
         for text in _entry_texts(entry):

@@ -468,8 +468,7 @@ class Engine:
         def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
             results = []
             twins: dict[str, Any] = {}
-            with HydraSession.for_settings(run.settings) as session:
-                session.hydra_subtree = run.review is not None
+            with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -504,8 +503,7 @@ class Engine:
         if case_id not in self._results:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
-            with HydraSession.for_settings(self.settings) as session:
-                session.hydra_subtree = self.run_spec.review is not None
+            with HydraSession.for_settings(self.settings, hydra_subtree=self.run_spec.review is not None) as session:
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None

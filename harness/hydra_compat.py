@@ -41,8 +41,6 @@ from omegaconf._utils import _raise, get_yaml_loader, is_float, is_int, yaml_is_
 from omegaconf.basecontainer import BaseContainer
 from omegaconf.errors import OmegaConfBaseException
 
-from harness.session import current
-
 try:
     from hydra.errors import Hydra14MigrationWarning
 except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") warns nothing there
@@ -50,10 +48,9 @@ except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") war
     class Hydra14MigrationWarning(UserWarning):  # type: ignore[no-redef]
         """Stands in for the warning Hydra 1.3.5 and later give for a pre-1.2 version_base."""
 
+# Only names of this module's own: a class or function of Hydra's private modules is never handed out (the
+# private-API test fails on any use of one outside this module), so each use of Hydra's internals stays here.
 __all__ = [
-    "FileConfigSource",
-    "ImportlibResourcesConfigSource",
-    "StructuredConfigSource",
     "LentConfig",
     "apply_overrides",
     "errors_without_copies",
@@ -61,6 +58,7 @@ __all__ = [
     "config_file_name",
     "file_source_folders",
     "file_group_options",
+    "file_source",
     "find_config_file",
     "group_exists",
     "header_of",
@@ -68,6 +66,7 @@ __all__ = [
     "is_file_source",
     "nesting_depth",
     "omegaconf_yaml_resolvers",
+    "package_source",
     "reads_as_other_type",
     "recording_defaults_lists",
     "register_source",
@@ -80,6 +79,7 @@ __all__ = [
     "sources_standing_in",
     "search_path_resolved",
     "start_hydra",
+    "structured_source",
     "written_at",
 ]
 
@@ -142,10 +142,38 @@ def config_file_name(config_path: str) -> str:
     return ConfigSource._normalize_file_name(config_path)
 
 
-def source_subclass(mixin: type, source_type: type[ConfigSource]) -> type[ConfigSource]:
-    """`source_type` with `mixin` in front, under the same class name: Hydra tells its schema source by class name
+def _shallow_copy(source: ConfigSource, memo: dict[int, Any]) -> ConfigSource:
+    # Hydra deep-copies its repository, sources included, in every composition, only so that replacing the
+    # repository's list of sources leaves the original list alone. A source's own fields never change, and
+    # deep-copying the structured source copies the whole ConfigStore, which costs more than composing a
+    # small tree; a shallow copy keeps the same meaning.
+    clone = copy.copy(source)
+    memo[id(source)] = clone
+    return clone
+
+
+def source_subclass(mixin: type, source_type: type[ConfigSource], name: str | None = None) -> type[ConfigSource]:
+    """`source_type` with `mixin` (a subclass of the public ConfigSource, abstract alone) in front, copied shallowly when Hydra
+    copies its repository. Named `name`, or else as `source_type`: Hydra tells its schema source by class name
     (`StructuredConfigSource`), so a stand-in with another name fails every compose."""
-    return type(source_type.__name__, (mixin, source_type), {"__module__": mixin.__module__})
+    namespace = {"__module__": mixin.__module__, "__deepcopy__": _shallow_copy}
+    return type(name or source_type.__name__, (mixin, source_type), namespace)
+
+
+def file_source(mixin: type) -> type[ConfigSource]:
+    """Hydra's source of a folder of config files (`file://`), with `mixin` in front, named as the mixin."""
+    return source_subclass(mixin, FileConfigSource, mixin.__name__)
+
+
+def package_source(mixin: type) -> type[ConfigSource]:
+    """Hydra's source of a package's config files (`pkg://`), with `mixin` in front, named as the mixin. In the
+    mixin, `super(<the mixin's own base>, self)` reaches Hydra's own methods."""
+    return source_subclass(mixin, ImportlibResourcesConfigSource, mixin.__name__)
+
+
+def structured_source(mixin: type) -> type[ConfigSource]:
+    """Hydra's source of ConfigStore nodes (`structured://`), with `mixin` in front, under Hydra's class name."""
+    return source_subclass(mixin, StructuredConfigSource)
 
 
 def child_node(config: DictConfig, key: str) -> Any:
@@ -534,14 +562,14 @@ def _merge(cfg: Any, loader: ConfigLoaderImpl, defaults: list, repo: Any) -> Non
                 ).with_traceback(sys.exc_info()[2]) from e
 
 
-def _compose_sharing_the_head(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
+def _compose_sharing_the_head(heads: dict, self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
     """Hydra's _compose_config_from_defaults_list, with the leading run of Hydra's own entries merged once
-    per session (keyed by the entries and the config sources, so an override of `hydra/...` is a new head)."""
-    heads = current().heads
+    per session into `heads` (keyed by the entries and the config sources, so an override of `hydra/...` is a new
+    head)."""
     count = 0
     while count < len(defaults) and _is_hydra_entry(defaults[count]):
         count += 1
-    if heads is None or count == 0:
+    if count == 0:
         return _ORIGINAL_COMPOSE(self, defaults, repo)
     key = (tuple(repr(d) for d in defaults[:count]), tuple((s.scheme(), s.path) for s in repo.get_sources()))
     blob = heads.get(key)
@@ -576,18 +604,19 @@ def _strip_defaults(cfg: Any) -> None:
 
 @contextmanager
 def shared_work(heads: dict | None) -> Iterator[None]:
-    """Within the block, compositions share the merged heads kept in `heads` (a session's dict) and skip
+    """Within the block, compositions share the merged heads kept in `heads` (a HydraSession's dict) and skip
     unread interpolation maps; None leaves Hydra as it is (the plain path)."""
     if heads is None:
         yield
         return
-    session = current()
-    session.heads = heads
+
+    def compose(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
+        return _compose_sharing_the_head(heads, self, defaults, repo)
+
     defaults_module._create_interpolation_map = _interpolation_map_when_read
-    ConfigLoaderImpl._compose_config_from_defaults_list = _compose_sharing_the_head  # type: ignore[method-assign]
+    ConfigLoaderImpl._compose_config_from_defaults_list = compose  # type: ignore[method-assign]
     try:
         yield
     finally:
-        session.heads = None
         defaults_module._create_interpolation_map = _ORIGINAL_MAP
         ConfigLoaderImpl._compose_config_from_defaults_list = _ORIGINAL_COMPOSE  # type: ignore[method-assign]

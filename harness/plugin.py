@@ -90,9 +90,10 @@ def _extension(config: pytest.Config) -> Any:
     """The syrupy extension bound to the run's snapshot folder."""
     extension = config.stash.get(EXTENSION_KEY, None)
     if extension is None:
-        from harness.snapshot import GoldenExtension
+        from harness.snapshot import SNAPSHOT_DIR, GoldenExtension
 
-        extension = config.stash[EXTENSION_KEY] = GoldenExtension.bound_to(_engine(config).settings.snapshot_dir)
+        config.stash[SNAPSHOT_DIR] = _engine(config).settings.snapshot_dir  # where the extension's hooks look
+        extension = config.stash[EXTENSION_KEY] = GoldenExtension
     return extension
 
 
@@ -206,11 +207,11 @@ def _run_test(request: pytest.FixtureRequest) -> None:
     from harness import pytest_report
     from harness.goldens import prune_orphans
     from harness.settings import display_path
+    from harness.syrupy_compat import snapshot_options
 
     config = request.config
-    updated = bool(config.getoption("update_snapshots", False))
-    warn_unused = bool(config.getoption("warn_unused_snapshots", False))
-    details = bool(config.getoption("include_snapshot_details", False))
+    options = snapshot_options(config)
+    updated, warn_unused, details = options.update, options.warn_unused, options.details
     with _harness(config) as engine:
         removed = prune_orphans(engine.settings.snapshot_dir, engine.cases, every_orphan=True) if updated else []
         result = engine.finish()

@@ -5,8 +5,10 @@ composes (Hydra applies overrides, value-only presets included), checks contract
 or reads the `hydra:` subtree, every resolver that could reach the host (`oc.env`, `oc.decode`, Hydra's
 `hydra:` and `now`, any custom resolver a schema module registered) returns its own text instead of running:
 `${oc.env:GITHUB_TOKEN}` stays `${oc.env:GITHUB_TOKEN}` in every message, golden and report. Only resolvers
-that read nothing but the config itself run. The CLI holds the policy for a whole command; library entry
-points (the pytest plugin, `resolve`) hold it around each resolution.
+that read nothing but the config itself run. Every harness Session holds the policy while it is open, so both
+shells get it the same way (a CLI command and each engine use of the pytest plugin run in one); library entry
+points (`resolve`, a composition) hold it again around each resolution, for callers outside any session and for
+resolvers a schema module registers while a session is open.
 """
 
 from __future__ import annotations

@@ -1,11 +1,16 @@
-"""The one owner of process state: caches, the composition recorder, the read scope, shared Hydra work,
-the hand-off to forked workers and scratch folders. Nothing else in the package keeps module-level state.
+"""The one owner of process state: caches, the composition recorder, the read scope, the resolver policy, the
+hand-off to forked workers and scratch folders. Nothing else in the package keeps module-level state.
 
-`with Session():` installs what the harness puts into Hydra and OmegaConf (recording config sources and
-resolvers) and removes it on exit, so that afterwards both are exactly as they were; scratch folders made
-inside are deleted then. Sessions nest: an inner one shares the outer one's caches and installs nothing.
-Code running outside any session (a library call, a unit test) gets an idle session: caches that live as
-long as the call's objects, nothing installed, scratch folders removed at interpreter exit.
+`with Session():` saves what the harness may change in Hydra and OmegaConf, holds the resolver policy (see
+harness.policy) while it is open, and on exit puts both back exactly as they were; scratch folders made inside
+are deleted then. Both shells get the policy the same way: the CLI opens one session per command, the pytest
+plugin enters its run's session around each use of the engine. Sessions nest: an inner one shares the outer
+one's caches and installs nothing. Code running outside any session (a library call, a unit test) gets an idle
+session: its own caches (bounded whenever a session opens), nothing installed, scratch folders removed at
+interpreter exit.
+
+This module sits below everything that reads the session (trace, compose, cache): it imports only the Hydra
+quarantine and the policy, neither of which reads the session.
 """
 
 from __future__ import annotations
@@ -13,44 +18,28 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import hydra_compat
+from harness.policy import resolution_policy
 
-@dataclass(frozen=True)
-class ContentCaches:
-    """Caches keyed by content, so they live as long as the process: an edit is a new key, never a stale hit.
-
-    Every session shares them, so a pytest run or a loop of commands parses Hydra's own configs and an unchanged
-    file once; each is emptied when it grows past MAX_ENTRIES, so a long process stays bounded.
-    """
-
-    parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
-    file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
-    overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
-    # compose: a ConfigStore node (kept, so its id is never reused) -> its ParsedFile, or None when it cannot be pickled
-    structured: dict[int, tuple[Any, Any]] = field(default_factory=dict)
-
-    def bound(self, limit: int) -> None:
-        """Empty every cache holding more than `limit` entries."""
-        for cache in (self.parsed, self.file_leaves, self.overrides, self.structured):
-            if len(cache) > limit:
-                cache.clear()
-
-
+# Each content cache is emptied when it grows past this, so a long session (a pytest run) stays bounded.
 MAX_ENTRIES = 20_000
-_CONTENT = ContentCaches()
 
 
 @dataclass(eq=False)
 class Session:
     """Every piece of state the harness keeps between calls, for one command, one pytest run or one test."""
 
-    parsed: dict[tuple[str, bytes], Any] = field(default_factory=lambda: _CONTENT.parsed)
-    file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=lambda: _CONTENT.file_leaves)
-    overrides: dict[str, Any] = field(default_factory=lambda: _CONTENT.overrides)
-    structured: dict[int, tuple[Any, Any]] = field(default_factory=lambda: _CONTENT.structured)
+    # Caches keyed by content, so they live as long as the session: an edit is a new key, never a stale hit.
+    parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
+    file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
+    overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
+    # compose: a ConfigStore node (kept, so its id is never reused) -> its ParsedFile, or None when it cannot be pickled
+    structured: dict[int, tuple[Any, Any]] = field(default_factory=dict)
     # Answers of structured (ConfigStore) sources: ConfigStore registrations may change between sessions.
     stable_answers: dict[Any, Any] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set)  # warnings said once
@@ -60,9 +49,8 @@ class Session:
     anchor: str = ""  # the config folder composition traces name files relative to (harness.trace.located)
     store: Any = None  # the signed disk cache (cache.SignedStore), or None when off
     recorder: Any = None  # trace.Recorder of the composition running now
-    heads: dict | None = None  # merged heads of Hydra's own defaults, shared between compositions
     handoff: Any = None  # parallel: the work, cases and queue that forked workers inherit
-    _restore: Any = field(default=None, repr=False)
+    _installed: ExitStack | None = field(default=None, repr=False)
 
     def __enter__(self) -> Session:
         outer = current()
@@ -71,10 +59,11 @@ class Session:
             self.parsed, self.file_leaves, self.stable_answers = outer.parsed, outer.file_leaves, outer.stable_answers
             self.warned, self.overrides, self.structured = outer.warned, outer.overrides, outer.structured
         else:
-            _CONTENT.bound(MAX_ENTRIES)
-            from harness import trace  # trace reads the current session, so it is imported here, not above
-
-            self._restore = trace.install()
+            self.forget_content(MAX_ENTRIES)
+            _IDLE.forget_content(MAX_ENTRIES)  # what library calls outside every session cached, bounded too
+            self._installed = ExitStack()
+            self._installed.callback(hydra_compat.saved_state())  # last out: Hydra and OmegaConf exactly as found
+            self._installed.enter_context(resolution_policy())
         _STACK.append(self)
         return self
 
@@ -83,14 +72,20 @@ class Session:
         for folder in self.scratch:
             shutil.rmtree(folder, ignore_errors=True)
         self.scratch.clear()
-        if self._restore is not None:
-            self._restore()
-            self._restore = None
+        if self._installed is not None:
+            self._installed.close()
+            self._installed = None
 
     @property
     def installed(self) -> bool:
-        """True inside `with Session():` (recording sources and resolvers stand in Hydra's registries)."""
+        """True inside `with Session():` (the policy's resolvers stand in OmegaConf's table)."""
         return self in _STACK
+
+    def forget_content(self, limit: int = 0) -> None:
+        """Empty every content cache holding more than `limit` entries (all of them by default)."""
+        for cache in (self.parsed, self.file_leaves, self.overrides, self.structured):
+            if len(cache) > limit:
+                cache.clear()
 
     def scratch_folder(self, prefix: str = "config-harness-") -> Path:
         """A new private temporary folder, deleted when the session ends."""
@@ -119,8 +114,8 @@ def current() -> Session:
 
 
 def forget_content() -> None:
-    """Empty the process's content caches, so the next read parses again (and consults the disk cache)."""
-    _CONTENT.bound(0)
+    """Empty the current session's content caches, so the next read parses again (and consults the disk cache)."""
+    current().forget_content()
 
 
 def _remove_idle_scratch() -> None:

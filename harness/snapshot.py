@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
+import pytest
 import yaml
 from syrupy.data import Snapshot, SnapshotCollection
 
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
 
 SNAPSHOT_NAME = "golden"  # the one snapshot in every golden file
+# The run's snapshot folder, in its pytest config (set by the plugin): syrupy calls the extension's hooks on the
+# class, and each test location carries its item, so the folder is read from there, not bound into a class.
+SNAPSHOT_DIR = pytest.StashKey[Path]()
 
 
 def case_id_of(test_location: PyTestLocation) -> str:
@@ -44,20 +48,14 @@ class GoldenExtension(TextFileExtension):
     """One readable YAML golden per case, written atomically, with a semantic failure message."""
 
     file_extension = "yaml"
-    snapshot_dir: ClassVar[str] = "snapshots"
-
-    @classmethod
-    def bound_to(cls, snapshot_dir: Path) -> type[GoldenExtension]:
-        """A subclass bound to one snapshot folder (syrupy calls these hooks as classmethods)."""
-        return type("GoldenExtension", (cls,), {"snapshot_dir": str(snapshot_dir)})
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return cls.snapshot_dir
+        return str(test_location.item.config.stash[SNAPSHOT_DIR])
 
     @classmethod
     def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
-        return cls.snapshot_dir
+        return cls.dirname(test_location=test_location)
 
     @classmethod
     def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
@@ -79,7 +77,7 @@ class GoldenExtension(TextFileExtension):
         return is_golden_name(name)
 
     def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
-        return self.is_snapshot_location(location=filepath) and Path(filepath).parent == Path(self.snapshot_dir)
+        return self.is_snapshot_location(location=filepath) and Path(filepath).parent == Path(self.dirname(test_location=test_location))
 
     @classmethod
     def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
@@ -91,7 +89,8 @@ class GoldenExtension(TextFileExtension):
         if not isinstance(data, str):
             raise TypeError(f"a golden is text, got {type(data).__name__}")
         location = Path(snapshot_collection.location)
-        write_atomic(location, data, folder=Path(cls.snapshot_dir))
+        # The location is dirname() and a golden name (one path component): its folder is the snapshot folder.
+        write_atomic(location, data, folder=location.parent)
 
     def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str, session_id: str) -> Any:
         # Through the one reader, as `check` reads goldens: confined, regular files only, bounded.

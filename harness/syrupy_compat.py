@@ -8,9 +8,35 @@ writing goldens elsewhere (syrupy 5 made the hooks public: `file_extension`, `wr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-__all__ = ["TextFileExtension"]
+__all__ = ["SnapshotOptions", "TextFileExtension", "snapshot_options"]
+
+# Where syrupy's options land in pytest's namespace (the `dest` of each in syrupy's pytest_addoption): syrupy
+# documents the flags, not these names, so they are read here only.
+OPTION_NAMES = MappingProxyType({
+    "update": "update_snapshots",  # --snapshot-update
+    "warn_unused": "warn_unused_snapshots",  # --snapshot-warn-unused
+    "details": "include_snapshot_details",  # --snapshot-details
+})
+
+
+@dataclass(frozen=True)
+class SnapshotOptions:
+    """The syrupy options the harness's run test follows."""
+
+    update: bool = False  # goldens are being written
+    warn_unused: bool = False  # an orphan golden is a warning, not a failure
+    details: bool = False  # list each orphan golden
+
+
+def snapshot_options(config: Any) -> SnapshotOptions:
+    """The syrupy options of a pytest run (each False where syrupy is not loaded)."""
+    return SnapshotOptions(**{field: bool(config.getoption(name, False)) for field, name in OPTION_NAMES.items()})
 
 
 class TextFileExtension(SingleFileSnapshotExtension):

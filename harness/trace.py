@@ -10,12 +10,11 @@ files in symlinked folders, search-path folders and `..` paths are all covered b
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import os
 import pickle
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from hydra.core.object_type import ObjectType
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
 
 from harness import hydra_compat
+from harness.confine import package_is_loaded, project_package_folder
 from harness.policy import PURE_RESOLVERS
 from harness.session import current
 
@@ -96,7 +96,7 @@ def located_url(url: str) -> str:
 
 
 # `pkg://name` of the project's own package is a folder found from the working folder (compose's
-# LoadedPackageConfigSource): which folder, if any, is a question of the trace too, so that a composition cached
+# LoadedPackages): which folder, if any, is a question of the trace too, so that a composition cached
 # where `name` was one folder is not reused where it is another (another checkout, another working folder).
 PACKAGE_FOLDER = "pkg-folder"
 
@@ -104,8 +104,6 @@ PACKAGE_FOLDER = "pkg-folder"
 def package_folder(name: str) -> Path | None:
     """The folder `pkg://name` is read from as config files, or None (a package already imported, or refused);
     noted by the composition being recorded."""
-    from harness.confine import package_is_loaded, project_package_folder
-
     folder = None if package_is_loaded(name) else project_package_folder(name, current().scope or (Path.cwd(),))
     recorder = current().recorder
     if recorder is not None:
@@ -123,7 +121,7 @@ def content_digest(result: ConfigResult) -> bytes:
 
 
 # Sources whose answers cannot change while a process runs (installed package data, Python classes): each
-# question is answered once per process. Config folders are asked again in every session.
+# question is answered once per session. Config folders are asked again by each HydraSession (its Replayer).
 STABLE_SCHEMES = frozenset({"pkg", "structured"})
 
 
@@ -148,16 +146,8 @@ def _answer(source: ConfigSource, method: str, argument: str) -> Any:
 
 
 class RecordingSource(ConfigSource):
-    """Mixed in before a real config source: records each answer while a Recorder is active."""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> RecordingSource:
-        # Hydra deep-copies its repository, sources included, in every composition, only so that replacing the
-        # repository's list of sources leaves the original list alone. A source's own fields never change, and
-        # deep-copying the structured source copies the whole ConfigStore, which costs more than composing a
-        # small tree; a shallow copy keeps the same meaning.
-        clone = copy.copy(self)
-        memo[id(self)] = clone
-        return clone
+    """Mixed in before a real config source (by hydra_compat.source_subclass): records each answer while a Recorder
+    is active."""
 
     def _note(self, method: str, argument: str, answer: Any) -> None:
         recorder = current().recorder
@@ -240,18 +230,15 @@ def recording_type(source_type: type[ConfigSource]) -> type[ConfigSource]:
     return hydra_compat.source_subclass(RecordingSource, source_type)
 
 
-def install() -> Callable[[], None]:
-    """Put recording in front of every registered config source and resolver (before Hydra starts); returns the
-    function that puts Hydra and OmegaConf back exactly as they were (the session calls it on exit)."""
-    restore = hydra_compat.saved_state()
+def recording_installed() -> ExitStack:
+    """While active, recording stands in front of every registered config source and resolver (entered before Hydra
+    starts, by compose.HydraSession); on exit both registries are as they were."""
+    installed = ExitStack()
     types = hydra_compat.source_types()
-    for scheme, source_type in list(types.items()):
-        types[scheme] = recording_type(source_type)
-    resolvers = hydra_compat.resolver_table()
-    for name, resolver in list(resolvers.items()):
-        if not getattr(resolver, "recording", False):
-            resolvers[name] = _recording_resolver(name, resolver)
-    return restore
+    installed.enter_context(hydra_compat.sources_standing_in({scheme: recording_type(t) for scheme, t in types.items()}))
+    resolvers = {name: resolver for name, resolver in hydra_compat.resolver_table().items() if not getattr(resolver, "recording", False)}
+    installed.enter_context(hydra_compat.resolvers_replaced({name: _recording_resolver(name, r) for name, r in resolvers.items()}))
+    return installed
 
 
 class Replayer:

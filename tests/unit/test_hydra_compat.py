@@ -273,11 +273,32 @@ def test_file_group_options_and_is_file_source_see_only_config_folders(tmp_path)
         GlobalHydra.instance().clear()
 
 
-def test_file_config_source_and_importlib_resources_config_source_have_the_hooks_the_harness_overrides():
-    for source_type in (hydra_compat.FileConfigSource, hydra_compat.ImportlibResourcesConfigSource):
+def test_file_source_package_source_and_structured_source_put_a_mixin_before_hydras_own_and_copy_shallowly():
+    import copy
+
+    from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
+    from hydra._internal.core_plugins.structured_config_source import StructuredConfigSource
+    from hydra.plugins.config_source import ConfigSource
+
+    class Probe(ConfigSource):
+        """A mixin: the hooks the harness's sources override, reached on Hydra's class through super()."""
+
+    built = {hydra_compat.file_source(Probe): FileConfigSource, hydra_compat.package_source(Probe): ImportlibResourcesConfigSource,
+             hydra_compat.structured_source(Probe): StructuredConfigSource}
+    for source_type, hydras in built.items():
+        # By name: Hydra's plugin scan may load a second copy of its own source modules (see is_file_source).
+        assert [(c.__module__, c.__qualname__) for c in source_type.__mro__[2:3]] == [(hydras.__module__, hydras.__qualname__)]
+        assert source_type.__mro__[1] is Probe
         for hook in ("is_group", "is_config", "list", "load_config", "available", "scheme"):
-            assert callable(getattr(source_type, hook, None)), f"{source_type.__name__}.{hook}"
-    assert hydra_compat.FileConfigSource("harness", "file:///nowhere").path == "/nowhere"
+            assert callable(getattr(hydras, hook, None)), f"{hydras.__name__}.{hook}"
+    assert [t.__name__ for t in built] == ["Probe", "Probe", "StructuredConfigSource"]  # Hydra's schema source by name
+    source = hydra_compat.file_source(Probe)("harness", "file:///nowhere")
+    assert source.path == "/nowhere"
+    # Hydra deep-copies its repository in every composition: the sources come through as shallow copies.
+    clone = copy.deepcopy({"sources": [source]})["sources"][0]
+    assert clone is not source and clone.__dict__ == source.__dict__
+    assert all(clone.__dict__[key] is value for key, value in source.__dict__.items())
 
 
 def test_resolvers_replaced_adds_and_replaces_then_restores_the_table():
@@ -322,11 +343,21 @@ def test_every_hook_the_golden_extension_overrides_exists_in_syrupy():
 
     from harness.snapshot import GoldenExtension
 
-    ours = {"bound_to", "snapshot_dir"}  # our own: the folder binding
-    overridden = {name for name in vars(GoldenExtension) if not name.startswith("__") and name not in ours}
+    overridden = {name for name in vars(GoldenExtension) if not name.startswith("__")}
     assert overridden and "file_extension" in overridden
     missing = sorted(name for name in overridden if not hasattr(SingleFileSnapshotExtension, name))
     assert missing == []
+
+
+def test_snapshot_options_reads_syrupys_options_by_the_names_syrupy_registers(pytestconfig):
+    """syrupy is loaded in this run: each name must be one of its options (pytest raises ValueError on any other)."""
+    from harness.syrupy_compat import OPTION_NAMES, SnapshotOptions, snapshot_options
+
+    for name in OPTION_NAMES.values():
+        assert pytestconfig.getoption(name) is False  # this run updates nothing, warns nothing extra
+    assert snapshot_options(pytestconfig) == SnapshotOptions()
+    with pytest.raises(ValueError):
+        pytestconfig.getoption("snapshot_update")  # the control: a name syrupy does not register
 
 
 def test_every_compat_name_has_a_test_named_after_it():
@@ -362,7 +393,9 @@ def test_stored_config_is_configstores_own_node_and_structured_config_source_is_
         assert node is hydra_compat.stored_config("compat_group/compat_probe.yaml")  # not a copy
         assert node.node == {"a": 1} and node.package is None
         assert hydra_compat.stored_config("compat_group/absent.yaml") is None
-        loaded = hydra_compat.StructuredConfigSource("probe", "structured://").load_config("compat_group/compat_probe")
+        from hydra._internal.core_plugins.structured_config_source import StructuredConfigSource
+
+        loaded = StructuredConfigSource("probe", "structured://").load_config("compat_group/compat_probe")
         assert loaded.config == node.node and loaded.config is not node.node
     finally:
         del ConfigStore.instance().repo["compat_group"]

@@ -71,16 +71,50 @@ def our_private_names() -> frozenset[str]:
     return frozenset(names)
 
 
-def private_uses(source: str, ours: frozenset[str], theirs: frozenset[str]) -> list[str]:
+def _is_private_import(node: ast.ImportFrom, alias: ast.alias) -> bool:
+    module = node.module or ""
+    return bool(_library_of(module)) and (any(_is_private(part) for part in module.split(".")) or _is_private(alias.name))
+
+
+@cache
+def reexported_private_names() -> frozenset[str]:
+    """The names the quarantine modules bind by importing them from a library's private module (or a private name
+    of a library): `FileConfigSource` from `hydra._internal.core_plugins...`, `is_int` from `omegaconf._utils`."""
+    names: set[str] = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in QUARANTINE:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    names |= {a.asname or a.name for a in node.names if _is_private_import(node, a)}
+    return frozenset(names)
+
+
+def _quarantine_aliases(tree: ast.AST) -> set[str]:
+    """The names a module binds to a quarantine module (`from harness import hydra_compat`, `import ... as h`)."""
+    stems = {name.removesuffix(".py") for name in QUARANTINE}
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == PACKAGE.name:
+            aliases |= {a.asname or a.name for a in node.names if a.name in stems}
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname for a in node.names if a.asname and a.name.rpartition(".")[2] in stems}
+    return aliases
+
+
+def private_uses(source: str, ours: frozenset[str], theirs: frozenset[str], reexported: frozenset[str] = frozenset()) -> list[str]:
     """`line: what` for each use of a library's private API in one module's source.
 
     Flagged: importing a private module or name of a library (`from hydra._internal import x`, `import
-    omegaconf._utils`, `from syrupy.x import _y`), and reading or writing a private attribute (`node._get_node`,
+    omegaconf._utils`, `from syrupy.x import _y`), reading or writing a private attribute (`node._get_node`,
     `BaseContainer._resolvers`, `getattr(x, "_write_mode")`) whose name a library defines and our package does
-    not. A name both define is ours only on `self` or `cls` in a class of ours that defines it.
+    not, and any use of a `reexported` name through a quarantine module (`from harness.hydra_compat import
+    FileConfigSource`, `hydra_compat.StructuredConfigSource`): a private class reached that way is as private as
+    at its source. A name both define is ours only on `self` or `cls` in a class of ours that defines it.
     """
     tree = ast.parse(source)
     found: list[str] = []
+    aliases = _quarantine_aliases(tree)
+    quarantine_modules = {f"{PACKAGE.name}.{name.removesuffix('.py')}" for name in QUARANTINE}
     class_names: dict[ast.AST, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -88,7 +122,12 @@ def private_uses(source: str, ours: frozenset[str], theirs: frozenset[str]) -> l
             for inner in ast.walk(node):
                 class_names.setdefault(inner, set()).update(defined)
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and _library_of(node.module):
+        if isinstance(node, ast.ImportFrom) and node.module in quarantine_modules:
+            found += [f"{node.lineno}: from {node.module} import {a.name}" for a in node.names if a.name in reexported]
+        elif (isinstance(node, ast.Attribute) and node.attr in reexported and isinstance(node.value, ast.Name)
+              and node.value.id in aliases):
+            found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and _library_of(node.module):
             module = node.module or ""
             if any(_is_private(part) for part in module.split(".")):
                 found.append(f"{node.lineno}: from {module} import ...")
@@ -118,13 +157,45 @@ _AMBIGUOUS: frozenset[str] = frozenset()
 
 
 def test_no_private_library_api_outside_the_quarantine():
-    ours, theirs = our_private_names(), library_private_names()
+    ours, theirs, reexported = our_private_names(), library_private_names(), reexported_private_names()
     found = [
         f"{path.relative_to(PACKAGE.parent)}:{use}"
         for path in our_modules()
-        for use in private_uses(path.read_text(encoding="utf-8"), ours, theirs)
+        for use in private_uses(path.read_text(encoding="utf-8"), ours, theirs, reexported)
     ]
     assert found == []
+
+
+@cache
+def syrupy_option_names() -> frozenset[str]:
+    """The `dest` of every command-line option syrupy registers (read from its installed source)."""
+    spec = importlib.util.find_spec("syrupy")
+    assert spec is not None and spec.origin
+    tree = ast.parse(Path(spec.origin).read_bytes())
+    return frozenset(k.value.value for k in ast.walk(tree)
+                     if isinstance(k, ast.keyword) and k.arg == "dest" and isinstance(k.value, ast.Constant))
+
+
+def test_syrupy_option_names_are_read_only_in_syrupy_compat():
+    """syrupy documents its flags, not the names they land under: `getoption("update_snapshots")` belongs in
+    syrupy_compat, where a test pins each name."""
+    names = syrupy_option_names()
+    assert {"update_snapshots", "warn_unused_snapshots", "include_snapshot_details"} <= names
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.value!r}"
+        for path in our_modules()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in names
+    ]
+    assert found == []
+
+
+def test_the_quarantine_hands_out_no_private_name():
+    """Its `__all__` holds only names of its own: none it imported from a library's private module."""
+    from harness import hydra_compat, syrupy_compat
+
+    assert {"FileConfigSource", "StructuredConfigSource", "ConfigLoaderImpl", "is_int"} <= reexported_private_names()
+    assert [name for module in (hydra_compat, syrupy_compat) for name in module.__all__ if name in reexported_private_names()] == []
 
 
 def test_the_walk_flags_each_kind_of_private_use_and_spares_our_own_names():
@@ -136,7 +207,8 @@ from omegaconf._utils import is_int
 from syrupy.extensions.single_file import _private_thing
 import omegaconf._utils
 from omegaconf.basecontainer import BaseContainer
-from harness.hydra_compat import FileConfigSource
+from harness.hydra_compat import FileConfigSource, header_of
+from harness import hydra_compat
 
 class Source(FileConfigSource):
     def _confined(self, path):
@@ -151,17 +223,20 @@ def f(node, recorder):
     BaseContainer._resolvers["x"] = None
     recorder._note("a")
     getattr(node, "_write_mode")
-    return node.__class__.__name__
+    hydra_compat.header_of("")
+    return hydra_compat.StructuredConfigSource, node.__class__.__name__
 '''
-    assert private_uses(source, ours, theirs) == [
+    assert private_uses(source, ours, theirs, reexported_private_names()) == [
         "2: from hydra._internal.utils import ...",
         "3: from omegaconf._utils import ...",
         "4: from syrupy.extensions.single_file import _private_thing",
         "5: import omegaconf._utils",
-        "15: ._normalize_file_name",
-        "18: ._get_node",
-        "19: ._resolvers",
-        "21: getattr(..., '_write_mode')",
+        "7: from harness.hydra_compat import FileConfigSource",
+        "16: ._normalize_file_name",
+        "19: ._get_node",
+        "20: ._resolvers",
+        "22: getattr(..., '_write_mode')",
+        "24: hydra_compat.StructuredConfigSource",
     ]
 
 
