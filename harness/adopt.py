@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 import shlex
@@ -106,6 +107,8 @@ class Adoption:
     guess: Guess = field(default_factory=Guess)
     known_created: bool = False  # the known file is new (empty): init records what already holds in it
     nested_reason: str | None = None  # why an engine group's nested options became presets
+    rewritten: str | None = None  # the table replaced (init wrote it, nobody edited it): what it had, in a few words
+    contracts_stub: bool = False  # the contracts file is init's empty stub, as it wrote it
 
 
 def _one_line(text: str) -> str:
@@ -616,33 +619,40 @@ def _package_around(path: Path, stop: Path) -> Path | None:
     return found
 
 
-def _existing_document(settings_file: Path, in_pyproject: bool) -> bytes:
-    """The settings file's bytes (empty when absent); refuses a file that already holds settings."""
+def _existing_document(settings_file: Path, in_pyproject: bool) -> tuple[bytes, dict[str, Any] | None]:
+    """The settings file's bytes (empty when absent) and the settings table it already holds (None when none)."""
     try:
         data = read_bytes(settings_file)
     except FileNotFoundError:
-        return b""
+        return b"", None
     except (InputLimitError, OSError) as error:
         raise AdoptError(str(error)) from None
-    if not in_pyproject:
-        if data.strip():
-            raise AdoptError(f"{settings_file}: already exists; init writes a new settings file only")
-        return data
+    if not in_pyproject and not data.strip():
+        return data, None
     try:
         document = toml_document(data.decode("utf-8"), str(settings_file))
     except BudgetExceeded as error:
         raise AdoptError(str(error)) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        if not in_pyproject:
+            raise AdoptError(f"{settings_file}: already exists; init writes a new settings file only") from None
         raise AdoptError(f"{settings_file}: invalid TOML: {_one_line(str(error))}") from None
-    if "config-harness" in document.get("tool", {}):
-        raise AdoptError(f"{settings_file}: already has a [{TABLE}] table; edit it, or remove it to run init again")
-    return data
+    if not in_pyproject:
+        return data, document
+    tool = document.get("tool")
+    table = tool.get("config-harness") if isinstance(tool, dict) else None
+    return data, table if isinstance(table, dict) else ({} if table is not None else None)
 
 
-def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
-    """The file's bytes with the table appended; the result must still be TOML that reads back as written."""
-    separator = b"" if not existing else (b"\n" if existing.endswith(b"\n") else b"\n\n")
-    data = existing + separator + addition.encode("utf-8")
+def _appended(existing: bytes, addition: str, settings_file: Path, replacing: Written | None = None) -> bytes:
+    """The file's bytes with the table appended (or put in place of what init wrote, `replacing`); the result must
+    still be TOML that reads back as written."""
+    if replacing is not None:
+        text = existing.decode("utf-8")
+        data = (text[:replacing.start] + addition + text[replacing.end:]).encode("utf-8")
+    else:
+        separator = b"" if not existing else (b"\n" if existing.endswith(b"\n") else b"\n\n")
+        data = existing + separator + addition.encode("utf-8")
     try:
         toml_document(data.decode("utf-8"), str(settings_file))
     except (tomllib.TOMLDecodeError, BudgetExceeded) as error:
@@ -651,6 +661,127 @@ def _appended(existing: bytes, addition: str, settings_file: Path) -> bytes:
             "use --settings FILE for a standalone settings file"
         ) from None
     return data
+
+
+# What init wrote, and whether anyone edited it since (issue 32): `init --engine-group G` takes a suggestion in one
+# step by rewriting what init wrote, and only that. The proof is a fingerprint, not a guess: the first line of
+# the table (and of the known file) init writes records the digest of the lines below it.
+
+FINGERPRINT = re.compile(r"^# Written by `config-harness init` \(fingerprint ([0-9a-f]{16}) of the (\d+) lines below\)", re.M)
+
+
+def fingerprint(text: str) -> str:
+    """The digest init records of the text it wrote (16 hex digits of its SHA-256)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def fingerprinted(body: str, rest: str = "") -> str:
+    """`body` (whole lines) under the line that records its fingerprint; `rest` ends that line."""
+    return f"# Written by `config-harness init` (fingerprint {fingerprint(body)} of the {body.count(chr(10))} lines below){rest}\n{body}"
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where init's fingerprinted text lies in a file's text (character offsets) and whether it is as init wrote it."""
+
+    start: int
+    end: int
+    unedited: bool
+
+
+def written_by_init(text: str) -> Written | None:
+    """The text init wrote into `text` (its fingerprint line and the lines it counts); None without a fingerprint
+    line. Two fingerprint lines, or lines missing or changed below one, are an edit."""
+    found = list(FINGERPRINT.finditer(text))
+    if not found:
+        return None
+    match = found[0]
+    end = text.find("\n", match.end()) + 1
+    body_start = end
+    for _ in range(int(match.group(2))):
+        if end == 0 or end >= len(text):
+            return Written(match.start(), len(text), False)
+        end = text.find("\n", end) + 1
+    if end == 0:
+        return Written(match.start(), len(text), False)
+    return Written(match.start(), end, len(found) == 1 and fingerprint(text[body_start:end]) == match.group(1))
+
+
+def whole_file_by_init(text: str) -> bool | None:
+    """True when the whole text is init's unedited fingerprinted text, False when it was edited, None when init did
+    not write it (no fingerprint line)."""
+    written = written_by_init(text)
+    if written is None:
+        return None
+    return written.unedited and written.start == 0 and written.end == len(text)
+
+
+def stamp_known(path: Path) -> None:
+    """Give the known file init filled its fingerprint line: init may replace it while nobody edited it."""
+    write_atomic(path, fingerprinted(read_text(path), ": init records it again while this matches"))
+
+
+def _is_stub(contracts_file: Path) -> bool:
+    try:
+        return read_text(contracts_file) == EMPTY_CONTRACTS
+    except (OSError, UnicodeDecodeError, InputLimitError):
+        return False
+
+
+def _previous_engines(table: dict[str, Any]) -> str:
+    group = table.get("engine_group")
+    return f"engine group {group}" if isinstance(group, str) else "no engine group"
+
+
+def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool,
+               engine_group: str | None) -> Written:
+    """Where the table init wrote lies in the settings file, when `init --engine-group` may rewrite it: init wrote it
+    (its fingerprint line), nobody edited it since (the fingerprint matches and nothing else in the file adds to
+    the table), and no golden was generated from it. Otherwise the one line that says what to do (AdoptError)."""
+    text = existing.decode("utf-8")
+    written = written_by_init(text)
+    edit = "no fingerprint line" if written is None else None if written.unedited else "the fingerprint on its first line no longer matches"
+    if written is not None and edit is None:
+        # Beside init's lines a pyproject.toml may hold anything but more of the table; a standalone file holds nothing else.
+        if in_pyproject and tomllib.loads(text[written.start:written.end]).get("tool", {}).get("config-harness") != previous:
+            edit = "the file adds keys to it outside the lines init wrote"
+        elif not in_pyproject and (written.start, written.end) != (0, len(text)):
+            edit = "the file has lines init did not write"
+    where = f"{settings_file}: already has a [{TABLE}] table" if in_pyproject else f"{settings_file}: already exists"
+    if engine_group is None:
+        hint = "; `init --engine-group GROUP` rewrites it, since init wrote it and nobody edited it" if edit is None else ""
+        raise AdoptError(f"{where}; edit it, or remove it to run init again{hint}" if in_pyproject
+                         else f"{where}; init writes a new settings file only{hint}")
+    by_hand = f'set engine_group = "{engine_group}" in it by hand, or remove it to run init again'
+    if written is None:
+        raise AdoptError(f"{where} that init did not write (no fingerprint line); {by_hand}")
+    if edit is not None:
+        raise AdoptError(f"{where}, edited since init wrote it ({edit}); {by_hand}")
+    folder = previous.get("snapshot_dir", DEFAULT_SNAPSHOT_DIR)
+    snapshots = settings_file.parent / folder if isinstance(folder, str) else None
+    goldens = sorted(snapshots.rglob(f"{GOLDEN_PREFIX}*")) if snapshots is not None and snapshots.is_dir() else []
+    if goldens:
+        raise AdoptError(f"{snapshots}: holds {len(goldens)} golden(s) generated since init wrote the table in {settings_file}; "
+                         f'init rewrites it only before the first generate: set engine_group = "{engine_group}" in the table by hand and run '
+                         "`config-harness generate` (the old goldens are then orphans)")
+    return written
+
+
+def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None) -> bool:
+    """True when init writes the known file anew: it is absent, or it is init's own and nobody edited it. A known
+    file init did not write is kept as it was; one edited since init wrote it stops a rewrite (AdoptError), since
+    its entries name the old table's cases."""
+    try:
+        state = whole_file_by_init(read_text(known_file))
+    except FileNotFoundError:
+        return True
+    except (OSError, UnicodeDecodeError, InputLimitError):
+        state = None
+    if state is False and rewriting:
+        raise AdoptError(f"{known_file}: edited since init wrote it (the fingerprint on its first line no longer matches), "
+                         f'and its entries name the cases of the table init would rewrite; set engine_group = "{engine_group}" '
+                         "in the table by hand, then run `config-harness known` to record what the new cases already have")
+    return bool(state)
 
 
 SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"})
@@ -799,7 +930,10 @@ def adopt(
         if not folder.is_dir():
             raise AdoptError(f"--search-path {folder}: no such folder")
     in_pyproject = settings_file.name == "pyproject.toml"
-    existing = _existing_document(settings_file, in_pyproject)
+    existing, previous = _existing_document(settings_file, in_pyproject)
+    replacing = rewritable(settings_file, existing, previous, in_pyproject, engine_group) if previous is not None else None
+    known_file = contracts_file.parent / KNOWN_NAME
+    known_anew = known_file_state(known_file, replacing is not None, engine_group)
 
     globs = tuple(roots_glob) or ("*.yaml",)
     guess = Guess(roots_glob=globs, search_path=folders, verbose=verbose,
@@ -841,15 +975,15 @@ def adopt(
         build_cases(settings, discovery.engines or ("base",))
     except SettingsError as error:
         raise AdoptError(f"nothing written: {_one_line(str(error))}") from None
-    comments = ["Written by `config-harness init`; every key is described in config-harness's docs/settings.md."]
-    comments.append(guess.version_base_reason)
+    comments = [guess.version_base_reason]
     if nested is not None:
         comments.append(nested[1])
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
     comments += [f"Left out route for {entry.name}: {entry.reason}" for entry in switches.left_out]
-    text = toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments])
-    data = _appended(existing, text, settings_file)
+    text = fingerprinted(toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments]),
+                         "; every key is described in config-harness's docs/settings.md.")
+    data = _appended(existing, text, settings_file, replacing)
 
     notes = computed_entry_points(config_dir, project_root(base))
     if switches.routes:
@@ -864,16 +998,16 @@ def adopt(
         notes.append(f"{_relative(snapshot_dir, base)} is inside the Python package {_relative(package, base)}: "
                      "check that its package data does not ship the goldens")
     contracts_created = not contracts_file.exists()
+    stub = contracts_created or _is_stub(contracts_file)
     if contracts_created:
         write_atomic(contracts_file, EMPTY_CONTRACTS)
-    known_file = contracts_file.parent / KNOWN_NAME
-    known_created = not known_file.exists()
-    if known_created:  # filled by the shell once the settings exist (commands/init.py); never overwritten
+    if known_anew:  # filled by the shell once the settings exist (commands/init.py); a user's is never overwritten
         write_atomic(known_file, known_text([]))
     snapshot_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(settings_file, data)
     return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess,
-                    known_created, nested[1] if nested is not None else None)
+                    known_anew, nested[1] if nested is not None else None,
+                    _previous_engines(previous) if previous is not None else None, stub)
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:
@@ -881,6 +1015,10 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     table, found = adoption.table, adoption.discovery
     where = f"[{TABLE}] to {shown(adoption.settings_file)}" if adoption.settings_file.name == "pyproject.toml" else shown(adoption.settings_file)
     lines = [f"wrote {where}"]
+    if adoption.rewritten is not None:
+        where = f"[{TABLE}] in {shown(adoption.settings_file)}" if adoption.settings_file.name == "pyproject.toml" else shown(adoption.settings_file)
+        engines = f"engine group {table['engine_group']}" if "engine_group" in table else "presets for its nested options"
+        lines = [f"rewrote {where}: init wrote it and nobody edited it since (it had {adoption.rewritten}; now {engines})"]
     lines.append(f"  config_dir    {table['config_dir']}")
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
@@ -899,7 +1037,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     if table.get("python_sources"):
         lines.append(f"  python_sources {', '.join(table['python_sources'])} (the entry point's package: `_target_` classes read with ast, never imported)")
     lines.append(f"  snapshot_dir  {table['snapshot_dir']}")
-    contracts_state = "new, empty" if adoption.contracts_created else "kept as it was"
+    contracts_state = ("new, empty" if adoption.contracts_created
+                       else "empty, as init wrote it" if adoption.contracts_stub and adoption.rewritten else "kept as it was")
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")
     for entry in found.left_out:
         lines.append(f"left out {entry.name}: {entry.reason}")
@@ -908,7 +1047,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     if found.suggested_group is not None:
         others = f" (so do {', '.join(map(repr, found.other_groups))}: init does not choose among them)" if found.other_groups else ""
         lines.append(f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
-                     f"options compose{others}; run init again with --engine-group {found.suggested_group}")
+                     f"options compose{others}; run init again with --engine-group {found.suggested_group} and the same flags "
+                     "(it rewrites this table while nobody has edited it)")
     if adoption.nested_reason:
         lines.append(f"note: {adoption.nested_reason}")
     lines += [f"note: {note}" for note in adoption.notes]

@@ -17,9 +17,10 @@ from harness.diff import describe_value, diff_trees
 from harness.errors import describe_yaml_error
 from harness.escape import printable, suspicious
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, NEW_FALLBACK, WARNING, CaseChecker, Finding, Kind, Status
+from harness.goldens import same_golden
 from harness.matrix import Case
 from harness.moves import fold_moves
-from harness.render import golden_body, parse_yaml
+from harness.render import parse_yaml
 
 
 def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:
@@ -114,7 +115,7 @@ def compare_with_base(
     if base.error is not None:
         message = f"the baseline could not compose {base.display}: {base.error}"
         return Status.CHANGED, [Finding(Kind.ERROR, "", severity=INFO, message=message)] + fallback_findings(tree, None)
-    if base.text is not None and (base.text == rendered or golden_body(base.text) == golden_body(rendered)):
+    if base.text is not None and same_golden(base.text, rendered):
         # Same bytes (the comment header aside) means same tree, same fallbacks and same resolved values.
         return Status.OK, fallback_findings(tree, None)
     base_tree = base.tree

@@ -53,8 +53,11 @@ def outside_problem(path: Path, scope: Scope, what: str) -> str | None:
     """Why `path` may not be used (it leads outside every folder of `scope`), or None."""
     if within(path, scope):
         return None
-    link = " through a symlink" if Path(path).is_symlink() or Path(os.path.realpath(path)) != Path(path).absolute() else ""
-    return f"{what} {path} lies outside the project {scope[0]}{link}; it is not read"
+    # Said relative to the project, never as a host path: the line may be recorded in a committed known file.
+    plain = os.path.normpath(Path(path).absolute())
+    link = " through a symlink" if os.path.realpath(path) != plain else " through '..'" if plain != str(Path(path).absolute()) else ""
+    shown = os.path.relpath(plain, scope[0].absolute())
+    return f"{what} {shown} lies outside the project{link}; it is not read"
 
 
 def git_folder_problem(path: str | Path) -> str | None:

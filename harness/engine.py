@@ -45,7 +45,7 @@ from harness.findings import (
     Status,
 )
 from harness.gitrepo import GitError
-from harness.goldens import golden_path, prune_orphans, write_goldens
+from harness.goldens import Goldens, golden_path
 from harness.hints import case_hint
 from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
 from harness.parallel import default_jobs, map_shards
@@ -418,6 +418,7 @@ class Engine:
         self.run_spec, self.plain = run, plain
         with open_matrix(run.settings, strict=run.strict) as (_, cases):
             self.cases = cases
+        self.goldens = Goldens(run.settings.snapshot_dir, tuple(cases))  # what both shells write and prune
         # `--case cmd/...` selects launch commands (issue 24), which finish() checks after the matrix; other globs
         # select cases of the matrix. Several globs select their union, and each must match something.
         globs = case_globs(case_glob) or ()
@@ -591,17 +592,18 @@ class Engine:
         return findings
 
     def write(self, result: MatrixResult, prune: bool) -> list[str]:
-        """Write the goldens of a finished run (the one place goldens are written and pruned); return those written.
-
-        Only cases that composed and differ are rewritten. Orphan goldens go only with `prune`; a killed write's
-        temporary file always goes.
-        """
-        snapshot_dir = self.settings.snapshot_dir
-        written = write_goldens(result, snapshot_dir)
-        pruned = prune_orphans(snapshot_dir, self.cases, every_orphan=prune)
-        result.pruned += [display_path(path) for path in pruned]
-        result.orphans = [] if prune else [name for name in result.orphans if name not in result.pruned]
+        """Write the goldens of a finished run (`generate`; pytest's update run writes through syrupy, with the same
+        `Goldens`), then prune; return the goldens written. Only cases that composed and differ are rewritten."""
+        written = self.goldens.write(result)
+        self.prune(result, prune)
         return written
+
+    def prune(self, result: MatrixResult, every_orphan: bool) -> None:
+        """After the goldens are written (both shells): a killed write's temporary file always goes, orphan goldens
+        only with `every_orphan`; the result says what went and which orphans are left."""
+        pruned = self.goldens.prune(every_orphan)
+        result.pruned += [display_path(path) for path in pruned]
+        result.orphans = [] if every_orphan else [name for name in result.orphans if name not in result.pruned]
 
 
 def _with_base_provenance(baseline: Baseline, result: CaseResult) -> CaseResult:

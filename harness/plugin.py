@@ -72,27 +72,20 @@ def _engine(config: pytest.Config) -> Any:
 
 @contextmanager
 def _harness(config: pytest.Config) -> Iterator[Any]:
-    """The run's engine, inside the run's session. Bad input (unusable settings or contracts, a config that does
-    not compose where one case is asked for) is one line, as the command line says it, and no traceback."""
-    from harness.errors import bad_input_line
-
+    """The run's engine, inside the run's session. Bad input it meets (unusable settings or contracts, a golden out
+    of the project) goes up as it is: the file and the items say it in one line (`repr_failure`)."""
     with _session(config):
-        try:
-            yield _engine(config)
-        except Exception as error:
-            line = bad_input_line(error)
-            if line is None:
-                raise
-            raise pytest.UsageError(f"config-harness: {line}") from None
+        yield _engine(config)
 
 
 def _extension(config: pytest.Config) -> Any:
-    """The syrupy extension bound to the run's snapshot folder."""
+    """The syrupy extension of the run's goldens: its hooks find, in the config, the owner `generate` writes and
+    prunes through."""
     extension = config.stash.get(EXTENSION_KEY, None)
     if extension is None:
-        from harness.snapshot import SNAPSHOT_DIR, GoldenExtension
+        from harness.snapshot import GOLDENS, GoldenExtension
 
-        config.stash[SNAPSHOT_DIR] = _engine(config).settings.snapshot_dir  # where the extension's hooks look
+        config.stash[GOLDENS] = _engine(config).goldens  # where the extension's hooks look
         extension = config.stash[EXTENSION_KEY] = GoldenExtension
     return extension
 
@@ -142,7 +135,14 @@ class HarnessItem(pytest.Function):
         return self.path, None, self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function
-        if isinstance(excinfo.value, CaseFailed | pytest.UsageError):
+        from harness.errors import bad_input_line
+
+        # Bad input met inside a test (a golden that may not be read or written: a symlink out of the project) is one
+        # line, the one the command line says after `error:`.
+        line = bad_input_line(excinfo.value)
+        if line is not None:
+            return line
+        if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
@@ -168,16 +168,23 @@ def _fail_with_errors(request: pytest.FixtureRequest, result: Any, findings: lis
 
 def _golden_test(case_id: str) -> Callable[..., None]:
     def golden(snapshot: Any, request: pytest.FixtureRequest) -> None:
-        """The composed case equals its golden (syrupy; `--snapshot-update` rewrites it)."""
+        """The composed case equals its golden (syrupy; `--snapshot-update` rewrites it as generate would)."""
         from harness.findings import DIFFERENCE_KINDS, Kind
+        from harness.snapshot import Kept
 
         with _harness(request.config) as engine:
             result = engine.result(case_id)
+            kept = engine.goldens.kept(result)
         findings = [f for f in result.findings if f.kind in DIFFERENCE_KINDS or f.kind == Kind.ERROR]
         _record(request, result, findings)
-        if result.rendered is None:
-            raise CaseFailed(" ".join(f.message for f in findings if f.kind == Kind.ERROR) or "compose failed")
         assertion = snapshot.use_extension(_extension(request.config))
+        if kept is not None:
+            # generate leaves this golden as it is (the case did not compose, the golden is not YAML, or may not be
+            # written): syrupy is told so, and records a failed snapshot that it neither writes nor deletes.
+            if not assertion == Kept(kept):
+                if result.rendered is not None:
+                    _fail_with_errors(request, result, findings)
+                raise CaseFailed(kept)
         # Compare explicitly: plugin modules are not always assertion-rewritten (e.g. editable installs).
         if not assertion == result.rendered:
             _fail_with_errors(request, result, findings)
@@ -202,21 +209,25 @@ def _semantic_test(case_id: str) -> Callable[..., None]:
 
 def _run_test(request: pytest.FixtureRequest) -> None:
     """The findings about the run as a whole, as `check` has them: contract changes and hygiene, stale waivers
-    and orphan goldens. The update run removes orphan goldens and says so; with --snapshot-warn-unused an
-    orphan golden is a warning, not a failure."""
+    and orphan goldens. The update run prunes as `generate` does, after every golden is written: orphan goldens
+    go as with `generate --prune` (kept with --snapshot-no-cleanup or --snapshot-disable-unused, as syrupy keeps
+    unused snapshots, and then reported as `generate` reports them), and says so. With --snapshot-warn-unused
+    an orphan golden is a warning, not a failure."""
     from harness import pytest_report
-    from harness.goldens import prune_orphans
     from harness.settings import display_path
     from harness.syrupy_compat import snapshot_options
 
     config = request.config
     options = snapshot_options(config)
-    updated, warn_unused, details = options.update, options.warn_unused, options.details
+    updated, details = options.update, options.details
+    kept_unused = options.no_cleanup or options.disable_unused
+    warn_unused = updated or options.warn_unused  # an update run reports orphans as generate does: never a failure
     with _harness(config) as engine:
-        removed = prune_orphans(engine.settings.snapshot_dir, engine.cases, every_orphan=True) if updated else []
         result = engine.finish()
+        if updated:
+            engine.prune(result, every_orphan=not kept_unused)
         goldens = display_path(engine.settings.snapshot_dir)
-    summary = [f"removed orphan golden {display_path(path)}" for path in removed] + pytest_report.run_warnings(result)
+    summary = [f"removed orphan golden {name}" for name in result.pruned] + pytest_report.run_warnings(result)
     summary += [result.launches] if result.launches else []  # `N launches checked of M found: ...`, as check says
     errors = pytest_report.run_errors(result)
     orphans = pytest_report.orphan_lines(result.orphans, details)
@@ -262,8 +273,14 @@ class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function  # type: ignore[override]
-        # Unusable settings or contracts are bad input: one line, no traceback. Anything else is a bug:
-        # one line too, saying how to see the traceback (Collector.repr_failure takes no style argument).
+        # Unusable settings or contracts are bad input: one line, no traceback, the one the command line says after
+        # `error:` (harness.errors). Anything else is a bug: one line too, saying how to see the traceback
+        # (Collector.repr_failure takes no style argument).
+        from harness.errors import bad_input_line
+
+        line = bad_input_line(excinfo.value)
+        if line is not None:
+            return f"config-harness: {line}"
         if isinstance(excinfo.value, pytest.UsageError):
             return str(excinfo.value)
         if os.environ.get("CONFIG_HARNESS_DEBUG"):

@@ -1,36 +1,45 @@
-"""A syrupy extension whose snapshot files are exactly the `_generated_*.yaml` goldens."""
+"""A syrupy extension whose snapshot files are exactly the `_generated_*.yaml` goldens.
+
+It compares, writes, reads and deletes through `harness.goldens.Goldens`, the owner `generate` uses, so
+`pytest --snapshot-update` writes what `generate` writes and refuses what it refuses. syrupy sees only orphan
+goldens as snapshots nobody uses: a golden whose test was deselected, skipped or failed is never deleted.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
-from syrupy.data import Snapshot, SnapshotCollection
+from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 
 from harness import diff
 from harness.errors import describe_yaml_error
-from harness.goldens import read_golden
-from harness.matrix import GOLDEN_SUFFIX, golden_name, is_golden_name
-from harness.render import golden_body, parse_yaml
+from harness.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
+from harness.matrix import GOLDEN_SUFFIX, golden_name
+from harness.render import parse_yaml
 from harness.syrupy_compat import TextFileExtension
-from harness.writer import write_atomic
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
 
 SNAPSHOT_NAME = "golden"  # the one snapshot in every golden file
-# The run's snapshot folder, in its pytest config (set by the plugin): syrupy calls the extension's hooks on the
-# class, and each test location carries its item, so the folder is read from there, not bound into a class.
-SNAPSHOT_DIR = pytest.StashKey[Path]()
+GOLDENS = pytest.StashKey[Goldens]()  # the run's goldens, in its pytest config (set by the plugin)
 
 
 def case_id_of(test_location: PyTestLocation) -> str:
     """The case id carried in a test's parametrize id, e.g. `golden[ppo_trainer/dp/default]`."""
     name = test_location.nodename or ""
     return name[name.index("[") + 1 : name.rindex("]")] if "[" in name else name
+
+
+def goldens_of(test_location: PyTestLocation) -> Goldens:
+    """The run's goldens, for a hook of the extension: syrupy instantiates extensions itself and calls most hooks on
+    the class, and each test location carries its item, whose config holds them (set by the plugin)."""
+    return test_location.item.config.stash[GOLDENS]
 
 
 def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
@@ -44,6 +53,18 @@ def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
     return [diff.describe_change(change) for change in changes]
 
 
+@dataclass(frozen=True)
+class Kept:
+    """What a golden test asserts when generate would leave the case's golden as it is (`Goldens.kept`): syrupy
+    records a failed snapshot, so it writes nothing and counts the golden as used (never deleted)."""
+
+    reason: str
+
+
+class GoldenKept(Exception):
+    """Raised inside syrupy's assertion for a `Kept` golden: syrupy turns it into a failed snapshot."""
+
+
 class GoldenExtension(TextFileExtension):
     """One readable YAML golden per case, written atomically, with a semantic failure message."""
 
@@ -51,7 +72,7 @@ class GoldenExtension(TextFileExtension):
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(test_location.item.config.stash[SNAPSHOT_DIR])
+        return str(goldens_of(test_location).folder)
 
     @classmethod
     def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
@@ -67,17 +88,28 @@ class GoldenExtension(TextFileExtension):
     def get_file_basename(cls, *, test_location: PyTestLocation, index: Any) -> str:
         return golden_name(case_id_of(test_location))[: -len(GOLDEN_SUFFIX)]
 
+    def serialize(self, data: Any, **kwargs: Any) -> Any:
+        if isinstance(data, Kept):
+            raise GoldenKept(data.reason)
+        return super().serialize(data, **kwargs)
+
+    def discover_snapshots(self, *, test_location: PyTestLocation, ignore_extensions: list[str] | None = None) -> SnapshotCollections:
+        # Only orphan goldens: syrupy deletes the snapshots it discovers and nobody used, and it would count the golden
+        # of a deselected case (`-k "not cpu"`) or of a case that failed, or any other file in the folder, as unused.
+        discovered = SnapshotCollections()
+        for path in goldens_of(test_location).orphans():
+            discovered.add(self.read_snapshot_collection(snapshot_location=str(path)))
+        return discovered
+
     def read_snapshot_collection(self, *, snapshot_location: str) -> SnapshotCollection:
         collection = SnapshotCollection(location=snapshot_location)
         collection.add(Snapshot(name=SNAPSHOT_NAME))
         return collection
 
-    def is_snapshot_location(self, *, location: str) -> bool:
-        name = Path(location).name
-        return is_golden_name(name)
-
-    def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
-        return self.is_snapshot_location(location=filepath) and Path(filepath).parent == Path(self.dirname(test_location=test_location))
+    def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
+        # An orphan (the only goldens discovered), through the one deletion; gone already is fine. A pytest-xdist
+        # controller calls this too, on the class it imports by name: no test location, no config, none needed.
+        remove_golden(Path(snapshot_location))
 
     @classmethod
     def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
@@ -88,21 +120,18 @@ class GoldenExtension(TextFileExtension):
         data = next(iter(snapshot_collection)).data
         if not isinstance(data, str):
             raise TypeError(f"a golden is text, got {type(data).__name__}")
+        # The location is dirname() and a golden name: its folder is the snapshot folder. Whether to write at all
+        # was decided by the golden test with `Goldens.kept`, as generate decides it.
         location = Path(snapshot_collection.location)
-        # The location is dirname() and a golden name (one path component): its folder is the snapshot folder.
-        write_atomic(location, data, folder=location.parent)
+        write_golden(location, data, folder=location.parent)
 
     def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str, session_id: str) -> Any:
         # Through the one reader, as `check` reads goldens: confined, regular files only, bounded.
         return read_golden(Path(snapshot_location))
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
-        # A golden that differs only in its comment header says the same thing: header wording may change.
-        if serialized_data == snapshot_data:
-            return True
-        return isinstance(serialized_data, str) and isinstance(snapshot_data, str) and (
-            golden_body(serialized_data) == golden_body(snapshot_data)
-        )
+        # The comparison `check` makes: a golden that differs only in its comment header says the same thing.
+        return isinstance(serialized_data, str) and isinstance(snapshot_data, str) and same_golden(snapshot_data, serialized_data)
 
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
         if snapshot_data is None:

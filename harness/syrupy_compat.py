@@ -22,6 +22,8 @@ OPTION_NAMES = MappingProxyType({
     "update": "update_snapshots",  # --snapshot-update
     "warn_unused": "warn_unused_snapshots",  # --snapshot-warn-unused
     "details": "include_snapshot_details",  # --snapshot-details
+    "no_cleanup": "no_cleanup",  # --snapshot-no-cleanup
+    "disable_unused": "disable_unused_snapshots",  # --snapshot-disable-unused
 })
 
 
@@ -32,6 +34,8 @@ class SnapshotOptions:
     update: bool = False  # goldens are being written
     warn_unused: bool = False  # an orphan golden is a warning, not a failure
     details: bool = False  # list each orphan golden
+    no_cleanup: bool = False  # an update run keeps orphan goldens (as generate without --prune)
+    disable_unused: bool = False  # likewise, as syrupy keeps unused snapshots then
 
 
 def snapshot_options(config: Any) -> SnapshotOptions:

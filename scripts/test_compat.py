@@ -2,7 +2,8 @@
 
 Two fresh virtual environments, made in a temporary folder outside the checkout: the lowest Python available
 here with the lowest release every declared dependency allows (the floors in pyproject.toml: hydra-core, omegaconf,
-PyYAML, tree-sitter, tree-sitter-bash), and the highest Python available with the highest releases the ranges allow. Each installs this checkout (not editable, so the
+PyYAML, tree-sitter, tree-sitter-bash, and the [pytest] extra's pytest, syrupy, pytest-xdist), and the highest Python
+available with the highest releases the ranges allow. Each installs this checkout (not editable, so the
 environment tests what a user installs), checks that `config-harness --version` starts, and runs the tests.
 Standard library only: it runs before any environment exists.
 """
@@ -34,11 +35,11 @@ TESTS = [
     "tests/integration/test_init.py",
     "tests/unit/test_launches_unit.py",  # launch scripts through tree-sitter's bash grammar
     "tests/integration/test_search_path_env.py",  # Hydra's search path step, which the session takes over
+    "tests/integration/test_plugin_workflow.py",  # the pytest plugin: syrupy's hooks, pytest's report
+    "tests/e2e/test_plugin_sessions.py",  # two pytest-xdist workers, and verl's tree through the plugin
 ]
-# The extras whose dependencies are pinned too. None yet: at the [pytest] extra's floors (pytest 8.0, syrupy 5.0.0)
-# two tests fail (syrupy 5.0.0 lacks hooks the golden extension overrides; pytest 8.0 words its summary otherwise),
-# so those floors must be raised to releases that pass before the extra joins here.
-PINNED_EXTRAS: tuple[str, ...] = ()
+# The extras whose dependencies are pinned too: the pytest plugin's (pytest, syrupy, pytest-xdist).
+PINNED_EXTRAS: tuple[str, ...] = ("pytest",)
 
 
 def requirement_ranges() -> dict[str, str]:
@@ -99,6 +100,10 @@ def one_end(name: str, python: Path, pins: list[str], folder: Path, tests: list[
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".cache", ".git", "build", "*.egg-info", "__pycache__"))
     run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{source}[test]", *pins])
     run([str(bin_dir / "config-harness"), "--version"])
+    # What pip resolved each range to, so the log shows the versions the tests ran on.
+    names = [re.match(r"[A-Za-z0-9_.-]+", pin).group(0) for pin in pins]  # type: ignore[union-attr]
+    run([str(bin_dir / "python"), "-c", "import sys, importlib.metadata as m; "
+         "print('test-compat: installed', *(f'{n}=={m.version(n)}' for n in sys.argv[1:]))", *names])
     # The tests run from the checkout (its tests/ and the .cache/ of fetched wheels), on the venv's versions.
     run([str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers.split(), *tests], cwd=ROOT)
 

@@ -20,7 +20,9 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
-    parser.add_argument("--engine-group", metavar="GROUP", help="a Hydra group whose options are the engines (without it, init suggests one)")
+    parser.add_argument("--engine-group", metavar="GROUP",
+                        help="a Hydra group whose options are the engines (without it, init suggests one; with it, init "
+                             "rewrites a table it wrote that nobody has edited)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--write", metavar="FILE",
                         help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
@@ -81,6 +83,7 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     """Run the checks once on the adopted settings and record every finding that already holds (a broken launch, a
     class the program cannot build, a contract the tree breaks) as a known entry: the next `check` counts them and
     fails only on new ones. A known file that was there before is kept as it was."""
+    from harness.adopt import stamp_known
     from harness.commands.known import record
     from harness.settings import load_settings
 
@@ -88,6 +91,8 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     if not adoption.known_created:
         return [f"  known         {files[-1]} (kept as it was)"]
     settings = replace(load_settings(adoption.settings_file), cache_dir=cache_dir_from(args))
-    entries = record(settings, adoption.settings_file.parent / files[-1], argparse.Namespace(), "known at adoption")
+    target = adoption.settings_file.parent / files[-1]
+    entries = record(settings, target, argparse.Namespace(), "known at adoption")
+    stamp_known(target)
     return [f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
             "counted, not failed; remove an entry once it is fixed)"]

@@ -8,6 +8,7 @@ venv; benchmarl, whose schemas must be imported, runs in a scratch venv of its o
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -147,6 +148,16 @@ TORCH_CPU = sorted(Path("/opt/wheels").glob("torch-*+cpu-cp311-*.whl"))
 def benchmarl_venv() -> Path:
     """A scratch venv with benchmarl 1.5.2 importable (CPU torch, its import-time dependencies) and this checkout."""
     python = BENCHMARL_VENV / "bin" / "python"
+    # Two xdist workers may both need the venv (test_benchmarl_plain_hydra.py shares it): one builds, the other waits.
+    CACHE.mkdir(exist_ok=True)
+    with open(CACHE / "benchmarl-1.5.2-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _build_benchmarl_venv(python)
+    return python
+
+
+def _build_benchmarl_venv(python: Path) -> None:
+    """The venv once (`.ready` marks it built), then this checkout reinstalled into it."""
     if not (BENCHMARL_VENV / ".ready").exists():
         interpreter = shutil.which("python3.11") or sys.executable
         steps = [
@@ -165,15 +176,19 @@ def benchmarl_venv() -> Path:
         (BENCHMARL_VENV / ".ready").write_text("")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(ROOT)],
                    check=True, capture_output=True)
-    return python
+
+
+def benchmarl_conf(python: Path) -> str:
+    """benchmarl's config folder inside the venv of `python`."""
+    return subprocess.run([str(python), "-c", "import importlib.util, pathlib; "
+                           "print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')"],
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 @pytest.mark.skipif(not TORCH_CPU, reason="benchmarl needs torch; only a local CPU wheel keeps its venv small")
 def test_benchmarl_schemas_compose_through_the_cli_and_pytest_alike(tmp_path):
     python = benchmarl_venv()
-    conf = subprocess.run([str(python), "-c", "import importlib.util, pathlib; "
-                           "print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    conf = benchmarl_conf(python)
     settings = tmp_path / "harness.toml"
     table = (f'config_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\nroots = ["config"]\n'
              'engine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n')

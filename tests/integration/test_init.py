@@ -212,3 +212,111 @@ def test_init_names_every_group_that_looks_like_the_engine(tmp_path, cli):
     assert result.code == 0, result.err
     assert ("suggestion: group 'backend' looks like the engine: most roots select it and all its options compose (so do "
             "'optim': init does not choose among them); run init again with --engine-group backend") in result.out
+
+
+# One step to take init's suggestion (issue 32): `init --engine-group G` rewrites what init wrote while nobody edited it.
+
+BROKEN_CONTRACT = "contracts:\n  - name: tpu-only\n    cases: 'train/*'\n    equal: {backend: tpu}\nwaivers: []\n"
+
+
+def with_contract(root: Path) -> Path:
+    """The small project with a contracts file the tree breaks, so init records known entries that name case ids."""
+    project = adoptable(root)
+    write_tree(project, {"config-harness/contracts.yaml": BROKEN_CONTRACT})
+    return project
+
+
+def test_init_engine_group_rewrites_the_table_init_wrote_as_a_fresh_init_would(tmp_path, cli):
+    project = with_contract(tmp_path / "one")
+    first = cli("init", "--config-dir", "conf", cwd=project)
+    assert first.code == 0, first.err
+    assert ("run init again with --engine-group backend and the same flags (it rewrites this table while nobody has "
+            "edited it)") in first.out
+    assert "cases: train/base/default" in (project / "config-harness/known.yaml").read_text()
+
+    again = cli("init", "--config-dir", "conf", "--engine-group", "backend")
+    assert again.code == 0, again.err
+    assert again.out.splitlines()[0] == ("rewrote [tool.config-harness] in pyproject.toml: init wrote it and nobody edited "
+                                         "it since (it had no engine group; now engine group backend)")
+    assert "  known         config-harness/known.yaml (2 findings" in again.out
+    assert "  contracts     config-harness/contracts.yaml (kept as it was)" in again.out  # the user's, not init's stub
+
+    # The same bytes as `init --engine-group backend` run first, in a twin project: table, known file and contracts.
+    twin = with_contract(tmp_path / "twin")
+    assert cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=twin).code == 0
+    for name in ("pyproject.toml", "config-harness/known.yaml", "config-harness/contracts.yaml"):
+        assert (project / name).read_bytes() == (twin / name).read_bytes(), name
+    assert (project / "pyproject.toml").read_bytes().startswith(PROJECT_HEAD + b"\n\n")
+    known = (project / "config-harness/known.yaml").read_text()
+    assert "train/cpu/default" in known and "train/gpu/default" in known and "train/base/default" not in known
+
+    cli.chdir(project)
+    assert cli("generate").code == 0
+    assert cli("check").code == 0
+
+
+def test_init_rewrites_a_standalone_file_and_says_so_when_asked_without_a_group(tmp_path, cli):
+    project = adoptable(tmp_path)
+    assert cli("init", "--config-dir", "conf", "--write", "h.toml", cwd=project).code == 0
+    plain = cli("init", "--config-dir", "conf", "--write", "h.toml")
+    assert plain.code == 2 and plain.err.strip().endswith(
+        "already exists; init writes a new settings file only; `init --engine-group GROUP` rewrites it, since init wrote "
+        "it and nobody edited it")
+    result = cli("init", "--config-dir", "conf", "--write", "h.toml", "--engine-group", "backend", "--quiet")
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == ["rewrote h.toml: init wrote it and nobody edited it since (it had no engine group; "
+                                       "now engine group backend)"]
+    assert tomllib.loads((project / "h.toml").read_text())["engine_group"] == "backend"
+    assert (project / "pyproject.toml").read_bytes() == PROJECT_HEAD
+
+
+def refused(cli, project: Path, named: str) -> str:
+    """`init --engine-group backend` refuses with one line naming `named`, and writes nothing."""
+    files = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    result = cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=project)
+    assert result.code == 2 and len(result.err.splitlines()) == 1 and str(project / named) in result.err, result.err
+    assert {path: path.read_bytes() for path in project.rglob("*") if path.is_file()} == files
+    return result.err.strip()
+
+
+def test_init_rewrites_nothing_anybody_edited_or_generated(tmp_path, cli):
+    project = with_contract(tmp_path)
+    assert cli("init", "--config-dir", "conf", cwd=project).code == 0
+    pyproject, written = project / "pyproject.toml", (project / "pyproject.toml").read_text()
+    known = project / "config-harness/known.yaml"
+    recorded = known.read_bytes()
+
+    pyproject.write_text(written.replace("default = []", 'default = ["backend=gpu"]'))
+    assert refused(cli, project, "pyproject.toml").endswith(
+        "already has a [tool.config-harness] table, edited since init wrote it (the fingerprint on its first line no "
+        'longer matches); set engine_group = "backend" in it by hand, or remove it to run init again')
+    pyproject.write_text(written + '\n[tool.config-harness.extra]\nx = "mine"\n')
+    assert "(the file adds keys to it outside the lines init wrote)" in refused(cli, project, "pyproject.toml")
+    pyproject.write_text(written.replace("# Written by `config-harness init` (fingerprint", "# Written (fingerprint"))
+    assert "that init did not write (no fingerprint line)" in refused(cli, project, "pyproject.toml")
+
+    pyproject.write_text(written + "\n[tool.ruff]\nline-length = 100\n")  # another tool's table is no edit of this one
+    assert cli("generate", "--quiet").code == 0
+    assert refused(cli, project, "config-harness/snapshots").endswith(
+        "init rewrites it only before the first generate: set engine_group = \"backend\" in the table by hand and run "
+        "`config-harness generate` (the old goldens are then orphans)")
+    for golden in (project / "config-harness/snapshots").iterdir():
+        golden.unlink()
+
+    known.write_text(known.read_text().replace("reason: ", "reason: checked by hand; "))
+    assert "then run `config-harness known` to record what the new cases already have" in refused(
+        cli, project, "config-harness/known.yaml")
+
+    known.write_bytes(recorded)
+    result = cli("init", "--config-dir", "conf", "--engine-group", "backend")
+    assert result.code == 0, result.err
+    assert pyproject.read_text().endswith("\n[tool.ruff]\nline-length = 100\n")
+    assert tomllib.loads(pyproject.read_text())["tool"]["config-harness"]["engine_group"] == "backend"
+
+
+def test_init_on_a_pyproject_whose_tool_is_no_table_says_so_in_one_line(tmp_path, cli):
+    project = adoptable(tmp_path)
+    (project / "pyproject.toml").write_text('tool = "x"\n')
+    result = cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=project)
+    assert result.code == 2 and "appending [tool.config-harness] would make invalid TOML" in result.err
+    assert (project / "pyproject.toml").read_text() == 'tool = "x"\n'

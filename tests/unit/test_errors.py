@@ -15,8 +15,9 @@ from harness.errors import BadInput, ExitCode, bad_input_line, describe_yaml_err
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 
-# Exceptions that are not about input: a harness test's failure, and control flow that never leaves its module.
-NOT_INPUT = {"harness.plugin.CaseFailed", "harness.launches._Dynamic"}
+# Exceptions that are not about input: a harness test's failure, and control flow that never leaves its module (or
+# syrupy's assertion, which turns a golden the owner keeps into a failed snapshot).
+NOT_INPUT = {"harness.plugin.CaseFailed", "harness.launches._Dynamic", "harness.snapshot.GoldenKept"}
 
 
 def harness_modules() -> list[ModuleType]:

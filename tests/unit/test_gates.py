@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 
 import harness
 from harness import diff, resolve
-from harness.confine import UnsafeInput
+from harness.confine import UnsafeInput, outside_problem
 from harness.policy import resolution_policy
 from harness.reader import InputLimitError, NotAFile, read_bytes
 from harness.render import MAX_DEPTH, parse_yaml
@@ -228,3 +228,17 @@ def test_a_search_path_entry_reads_only_the_environment_and_never_shows_the_valu
         resolved_search_path(["file://${now:%H}"], scope, read)
     with pytest.raises(UnsafeInput, match="not a string"):
         resolved_search_path([3], scope, read)
+
+
+def test_a_path_outside_the_project_is_said_relative_to_it_never_as_a_host_path(tmp_path):
+    project = tmp_path / "project"
+    (project / "conf").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (project / "conf" / "out").symlink_to(tmp_path / "elsewhere")
+    scope = (project,)
+    assert outside_problem(project / "conf", scope, "entry:") is None
+    dotted = outside_problem(project / "conf" / ".." / ".." / "elsewhere", scope, "entry:")
+    linked = outside_problem(project / "conf" / "out", scope, "entry:")
+    assert dotted == "entry: ../elsewhere lies outside the project through '..'; it is not read"
+    assert linked == "entry: conf/out lies outside the project through a symlink; it is not read"
+    assert str(tmp_path) not in dotted + linked
