@@ -21,6 +21,7 @@ from omegaconf import OmegaConf
 
 from harness.budget import BudgetExceeded, python_tree, toml_document
 from harness.compose import ComposeError, HydraSession
+from harness.errors import BadInput
 from harness.hydra_compat import header_of
 from harness.known import render as known_text
 from harness.matrix import GOLDEN_PREFIX, build_cases, group_override
@@ -53,7 +54,7 @@ waivers: []
 """
 
 
-class AdoptError(Exception):
+class AdoptError(BadInput):
     """The repository cannot be adopted as asked (exit 2); the message is one line."""
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from harness.errors import BadInput
+
 # ---- size ----
 
 # verl's largest golden is about 30 KiB; this is far above any real config and far below what exhausts a CI machine.
@@ -84,7 +86,7 @@ ARITHMETIC_BITS = 64
 NOT_READ = "not read:"  # how every budget's message starts, so a caller can tell it from other problems
 
 
-class InputLimitError(yaml.YAMLError):
+class InputLimitError(yaml.YAMLError, BadInput):
     """A file beyond the harness's bounds: too large on disk, or expanding too far through aliases."""
 
 

@@ -27,6 +27,7 @@ from hydra import __version__ as hydra_version
 from omegaconf.version import __version__ as omegaconf_version
 
 from harness import __version__ as harness_version
+from harness.errors import BadInput
 from harness.escape import printable
 from harness.session import current
 
@@ -56,7 +57,7 @@ CACHE_FORMAT = (
 )
 
 
-class CacheRefused(Exception):
+class CacheRefused(BadInput):
     """The cache folder (or its key) is not safe to read pickles from; the message says why."""
 
 

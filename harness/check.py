@@ -14,12 +14,13 @@ from harness.baselines import BaselineEntry
 from harness.contract_changes import TermChange
 from harness.contracts import HYDRA, ChangeRecord
 from harness.diff import describe_value, diff_trees
+from harness.errors import describe_yaml_error
 from harness.escape import printable, suspicious
 from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, NEW_FALLBACK, WARNING, CaseChecker, Difference, Finding, Kind, Severity, Status
 from harness.goldens import same_golden
 from harness.matrix import Case
 from harness.moves import fold_moves
-from harness.render import describe_yaml_error, parse_yaml
+from harness.render import parse_yaml
 
 
 def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:

@@ -9,35 +9,16 @@ import sys
 import traceback
 from typing import NoReturn
 
-import yaml
-from hydra.errors import HydraException
-
 from harness import __version__
 from harness.commands import COMMANDS
-from harness.commands.common import EXIT_INTERNAL, EXIT_USAGE, UsageError, add_global_flags, drop_ignored_globals, say
-from harness.compose import ComposeError
-from harness.contracts import ContractError
-from harness.diff import PathError
-from harness.fetch import FetchError
-from harness.gitrepo import GitError
+from harness.commands.common import add_global_flags, drop_ignored_globals, say
+from harness.errors import ExitCode, bad_input_line
 from harness.session import Session
-from harness.settings import SettingsError
-
-EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE, as `yes | head -1` does
-EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
-
-# Errors caused by what the user gave us (settings, contracts, YAML, a git ref, a wheel): exit 2, one line.
-# A composition that fails inside a run is a case finding; one that escapes (a command that needs that one
-# case) and Hydra's own errors outside composition name config content, so they are bad input too.
-BAD_INPUT: tuple[type[BaseException], ...] = (
-    SettingsError, ContractError, UsageError, FetchError, GitError, ComposeError, yaml.YAMLError, HydraException,
-    PathError,
-)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
 def version_line() -> str:
@@ -76,17 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _usage_message(error: BaseException) -> str:
-    """One line for an error caused by input or the environment, naming the file where there is one."""
-    if isinstance(error, OSError) and error.filename is not None:
-        return f"{error.filename}: {error.strerror or error}"
-    if isinstance(error, yaml.YAMLError):
-        from harness.render import describe_yaml_error
-
-        return describe_yaml_error(error, "YAML input")
-    return " ".join(str(error).split()) or type(error).__name__
-
-
 def _report_internal_error(error: BaseException) -> int:
     """A bug in the harness: say so, say how to report it, and show the traceback on request."""
     if os.environ.get("CONFIG_HARNESS_DEBUG"):
@@ -98,7 +68,7 @@ def _report_internal_error(error: BaseException) -> int:
         "CONFIG_HARNESS_DEBUG=1 prints (see the README's Troubleshooting section)",
         sys.stderr,
     )
-    return EXIT_INTERNAL
+    return ExitCode.INTERNAL
 
 
 def _quiet_broken_pipe() -> int:
@@ -108,7 +78,7 @@ def _quiet_broken_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # stdout is not a real file (captured in tests): nothing to silence
         pass
-    return EXIT_BROKEN_PIPE
+    return ExitCode.BROKEN_PIPE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,16 +94,14 @@ def main(argv: list[str] | None = None) -> int:
         # runs under the one resolver policy (no host value reaches any output or file).
         with Session():
             return command.run(args)
-    except BAD_INPUT as error:
-        say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
-        return EXIT_USAGE
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except KeyboardInterrupt:
         print("config-harness: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except OSError as error:  # a path the user gave (or the disk) refused: unusable input, not a bug
-        say(f"config-harness: error: {_usage_message(error)}", sys.stderr)
-        return EXIT_USAGE
+        return ExitCode.INTERRUPTED
     except Exception as error:
-        return _report_internal_error(error)
+        line = bad_input_line(error)
+        if line is None:
+            return _report_internal_error(error)
+        say(f"config-harness: error: {line}", sys.stderr)
+        return ExitCode.USAGE

@@ -37,11 +37,12 @@ from harness.confine import (
     uses_resolver,
     within,
 )
+from harness.errors import BadInput, describe_yaml_error
 from harness.hints import did_you_mean, option_hint, override_hint
 from harness.matrix import Case
 from harness.policy import resolution_policy
 from harness.reader import InputLimitError, read_bytes, read_text
-from harness.render import MAX_DEPTH, describe_yaml_error, load_config_text
+from harness.render import MAX_DEPTH, load_config_text
 from harness.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.session import Session, current
 from harness.settings import display_path
@@ -342,7 +343,7 @@ class HydraWarning:
 WARNED_CONFIG = re.compile(r"^In '([^']+)'")
 
 
-class ComposeError(Exception):
+class ComposeError(BadInput):
     """A case that Hydra could not compose; the message is one line."""
 
 

@@ -15,11 +15,13 @@ from typing import Any
 
 from omegaconf import ListConfig, OmegaConf
 
+from harness.errors import BadInput
+
 # A resolver call such as `${oc.env:TOKEN}` or `${now:%H}`: a name, then a colon, inside `${...}`.
 RESOLVER_CALL = re.compile(r"\$\{\s*[\w.\-]+\s*:")
 
 
-class UnsafeInput(PermissionError):
+class UnsafeInput(PermissionError, BadInput):
     """Input that would make a run read, write or run something outside the project: refused, exit 2."""
 
 

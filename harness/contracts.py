@@ -14,10 +14,11 @@ import yaml
 from omegaconf import DictConfig
 
 from harness.confine import Scope, UnsafeInput
+from harness.errors import describe_yaml_error
 from harness.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
 from harness.matrix import Case
 from harness.reader import InputLimitError, read_text
-from harness.render import GoldenLoader, describe_yaml_error
+from harness.render import GoldenLoader
 from harness.rules import BY_KEY, KINDS
 from harness.rules.base import ContractError, ProgramLookup, View, Violation, plain
 from harness.rules.base import checked as _checked

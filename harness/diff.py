@@ -10,6 +10,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.errors import BadInput
+
 REMOVED = "removed"
 ADDED = "added"
 CHANGED = "changed"
@@ -64,7 +66,7 @@ def join_path(prefix: str, key: Any) -> str:
     return f"{prefix}.{segment}" if prefix else segment
 
 
-class PathError(ValueError):
+class PathError(ValueError, BadInput):
     """A dotted path that cannot be read (an unterminated or misplaced quoted key); the message names it."""
 
 

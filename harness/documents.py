@@ -16,12 +16,13 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from harness.confine import Scope, project_root
+from harness.errors import BadInput, describe_yaml_error
 from harness.matrix import is_golden_name
 from harness.reader import InputLimitError, read_text
-from harness.render import describe_yaml_error, parse_yaml
+from harness.render import parse_yaml
 
 
-class DocumentError(Exception):
+class DocumentError(BadInput):
     """A document that cannot be compared (missing, not UTF-8, not YAML, not a config); the message names it."""
 
 

@@ -14,17 +14,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from omegaconf import OmegaConf
 
 from harness import known
-from harness.baselines import Baseline, BaselineEntry
+from harness.baselines import Baseline, BaselineEntry, GoldenFolder
 from harness.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.compose import Composed, HydraSession, HydraWarning
 from harness.contract_changes import run_findings
-from harness.contracts import ChangeRecord, ContractSet, utc_today
+from harness.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.diff import diff_trees
 from harness.documents import DocumentPair
 from harness.findings import (
@@ -55,26 +56,112 @@ from harness.provenance import Source, leaf_sources
 from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.review_rules import ReviewRules
 from harness.settings import Settings, SettingsError, display_path
+from harness.targets import case_rules, default_changes
+
+
+class RunMode(StrEnum):
+    """What a run is for; it decides what the run requires of the tree and what it checks besides the matrix."""
+
+    CHECK = "check"  # against the committed goldens: every engine and `same_as` case must exist; launches too
+    GENERATE = "generate"  # a check whose goldens are then written: launches have none, so they are left out
+    REVIEW = "review"  # the working tree against a git ref's goldens (or its tree composed), under the ref's rules
+    TREE_DIFF = "tree_diff"  # every case composed from two config trees (`diff OLD_TREE NEW_TREE`)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules a run judges each case by (contract terms, target checks), and the contracts its run-level findings
+    read (changes, hygiene, stale waivers). `RuleSet()` applies none."""
+
+    rules: tuple[CaseChecker, ...] = ()
+    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
+    contracts: ContractSet | None = None
+    strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
+
+    @classmethod
+    def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None) -> RuleSet:
+        """The settings' contracts (and target checks, with their `python_sources`). In a review the settings are
+        the base's (harness.review_rules), so which Python sources are read is never the pull request's choice,
+        and `base`, the base's contracts, judge each case too."""
+        contract_set = load_contracts(settings.contracts, settings.read_scope)
+        rules = case_rules(settings, contract_set, base=base)
+        return cls(rules.checks, rules.refiners, contract_set, strict_waivers)
+
+
+EVERY_SEVERITY: frozenset[str] = frozenset({ERROR, WARNING, INFO})
 
 
 @dataclass(frozen=True)
 class Run:
-    """What one run checks: the settings, the baseline and the rules, and which findings name their source."""
+    """What one run checks: its mode, the settings, the baseline and the rules, and which findings name their
+    source. Built by the constructor of its mode (`Run.check`, `Run.generate`, `Run.review_of`, `Run.tree_diff`),
+    which both shells call; the fields a mode does not use keep their defaults."""
 
+    mode: RunMode
     settings: Settings
     baseline: Baseline
-    rules: tuple[CaseChecker, ...] = ()
+    rule_set: RuleSet = RuleSet()
     sourced: frozenset[str] = frozenset({ERROR})
-    strict: bool = True  # the tree under test must have every engine and `same_as` case (check, generate)
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
-    contracts: ContractSet | None = None  # for the run-level contract findings (changes, hygiene, stale waivers)
-    strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
     review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
-    launches: bool = True  # check the settings' launch commands too (`generate` writes goldens; launches have none)
-    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
-    comparison: Comparison | None = None  # a `diff OLD NEW` of two config trees: its mode, stated in every format
-    views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's program views
+    program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.targets)
+    comparison: Comparison | None = None  # a tree diff: its mode, stated in every format
+
+    def __post_init__(self) -> None:
+        if (self.review is not None) != (self.mode == RunMode.REVIEW) or (self.comparison is not None) != (self.mode == RunMode.TREE_DIFF):
+            raise ValueError(f"a {self.mode} run: review rules go with a review, a comparison with a tree diff")
+
+    @classmethod
+    def check(cls, settings: Settings, rule_set: RuleSet, sourced: frozenset[str] = frozenset({ERROR}),
+              keep_rendered: bool = False, baseline: Baseline | None = None) -> Run:
+        """`check` (and the pytest plugin, which keeps each golden's text for `--snapshot-update`): every case
+        against its golden in the settings' snapshot folder (or `baseline`); any difference is an error."""
+        return cls(RunMode.CHECK, settings, baseline or GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered)
+
+    @classmethod
+    def generate(cls, settings: Settings, rule_set: RuleSet, write: bool = True, sourced: frozenset[str] = frozenset({ERROR})) -> Run:
+        """`generate`: the check whose goldens are written afterwards (`write`: keep their text for that)."""
+        return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered=write)
+
+    @classmethod
+    def review_of(cls, review: ReviewRules, baseline: Baseline, rule_set: RuleSet, base_rules: tuple[CaseChecker, ...] = (),
+                  program_views: tuple[Any, Any] | None = None) -> Run:
+        """`diff --base REF`: the working tree against REF under REF's settings (`review.settings`); differences
+        are news, so every finding names its source. (`review` is the field this constructor fills.)"""
+        return cls(RunMode.REVIEW, review.settings, baseline, rule_set, EVERY_SEVERITY, review=review, base_rules=base_rules,
+                   program_views=program_views)
+
+    @classmethod
+    def tree_diff(cls, settings: Settings, baseline: Baseline, rule_set: RuleSet, comparison: Comparison) -> Run:
+        """`diff OLD_TREE NEW_TREE`: the new tree's cases (`settings`) against the old tree's (`baseline`)."""
+        return cls(RunMode.TREE_DIFF, settings, baseline, rule_set, EVERY_SEVERITY, comparison=comparison)
+
+    @property
+    def strict(self) -> bool:
+        """The tree under test must have every engine and `same_as` case (a baseline's tree may lack some)."""
+        return self.mode in (RunMode.CHECK, RunMode.GENERATE)
+
+    @property
+    def launches(self) -> bool:
+        """The settings' launch commands are checked too (`generate` writes goldens, and launches have none)."""
+        return self.mode != RunMode.GENERATE
+
+    @property
+    def rules(self) -> tuple[CaseChecker, ...]:
+        return self.rule_set.rules
+
+    @property
+    def refiners(self) -> tuple[Refiner, ...]:
+        return self.rule_set.refiners
+
+    @property
+    def contracts(self) -> ContractSet | None:
+        return self.rule_set.contracts
+
+    @property
+    def strict_waivers(self) -> bool:
+        return self.rule_set.strict_waivers
 
 
 def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
@@ -146,10 +233,8 @@ def check_case(
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
             findings += hydra_findings(entry.hydra, composed.hydra, records)
-        if run.views is not None and entry is not None and entry.error is None:
-            from harness.targets import default_changes
-
-            findings += default_changes(*run.views, base_tree(entry), tree, run.baseline.differences)
+        if run.program_views is not None and entry is not None and entry.error is None:
+            findings += default_changes(*run.program_views, base_tree(entry), tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry))
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
@@ -488,7 +573,7 @@ class Engine:
             try:
                 cases, counts, entries = launches.review_commands(
                     self.settings, review.ref, moves, case_glob=self.launch_glob,
-                    changes=review.changes, records=records, views=self.run_spec.views)
+                    changes=review.changes, records=records, views=self.run_spec.program_views)
             except GitError as error:
                 raise SettingsError(str(error)) from None
         return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries

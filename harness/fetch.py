@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from harness.confine import git_folder_problem
+from harness.errors import BadInput
 from harness.reader import MAX_ARCHIVE_BYTES, InputLimitError, read_bytes, read_limited, read_text
 from harness.settings import SettingsError, Source, check_requirement
 from harness.writer import write_new
@@ -18,7 +19,7 @@ from harness.writer import write_new
 STAMP = ".config-harness-source"
 
 
-class FetchError(Exception):
+class FetchError(BadInput):
     """The wheel could not be downloaded or unpacked."""
 
 

@@ -7,10 +7,11 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.errors import BadInput
 from harness.reader import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, InputLimitError, git_output
 
 
-class GitError(Exception):
+class GitError(BadInput):
     """The repository or a ref cannot be read; the message is one line."""
 
 

@@ -24,6 +24,7 @@ from harness import gitrepo, hydra_compat
 from harness.cases import open_matrix
 from harness.compose import ComposeError
 from harness.diff import join_path, same_value
+from harness.errors import BadInput
 from harness.gitrepo import GitError
 from harness.reader import InputLimitError, read_bytes
 from harness.render import parse_yaml, to_plain
@@ -32,7 +33,7 @@ from harness.settings import Settings, SettingsError
 from harness.writer import replace_file
 
 
-class HistoryError(Exception):
+class HistoryError(BadInput):
     """`log` cannot answer (an unknown case, a key the case never had, a `--since` that shares no history); one line."""
 
 

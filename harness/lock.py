@@ -17,11 +17,12 @@ import yaml
 from harness.contract_changes import TermChange, record_for, term_changes
 from harness.contracts import ContractSet, parse_contracts, parse_terms
 from harness.diff import flatten, same_value
+from harness.errors import BadInput
 from harness.render import GoldenDumper
 from harness.rules import KINDS
 
 
-class LockRefused(Exception):
+class LockRefused(BadInput):
     """A re-lock that would drop or re-pin terms without a reason; the message is one line."""
 
 

@@ -55,38 +55,25 @@ def _session(config: pytest.Config) -> Any:
 
 def _engine(config: pytest.Config) -> Any:
     """The run's Engine, built on first use (heavy imports stay lazy): the same engine `check` runs, so tests
-    report exactly the findings `check` reports. Call it inside `with _session(config):`."""
+    report exactly the findings `check` reports. Call it inside `with _harness(config)`, which maps bad input."""
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is None:
-        from harness.baselines import GoldenFolder
-        from harness.contracts import ContractError, load_contracts
-        from harness.engine import Engine, Run
-        from harness.settings import SettingsError, load_settings
+        from harness.engine import Engine, RuleSet, Run
+        from harness.settings import load_settings
 
         path = _settings_file(config)
-        try:
-            settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
-            _skip_unfetched(settings)
-            from harness.targets import case_rules
-
-            contracts = load_contracts(settings.contracts, settings.read_scope)
-            rules = case_rules(settings, contracts)
-            run = Run(
-                settings, GoldenFolder(settings.snapshot_dir), rules.checks, keep_rendered=True,
-                contracts=contracts, strict_waivers=config.getoption("--strict-waivers"), refiners=rules.refiners,
-            )
-            engine = Engine(run)
-        except (SettingsError, ContractError) as error:
-            raise pytest.UsageError(f"config-harness: {error}") from None
-        except OSError as error:  # a settings path (contracts, config_dir) the system refused
-            raise pytest.UsageError(f"config-harness: {error.filename or ''}: {error.strerror or error}") from None
-        config.stash[ENGINE_KEY] = engine
+        settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
+        _skip_unfetched(settings)
+        rule_set = RuleSet.of(settings, strict_waivers=config.getoption("--strict-waivers"))
+        # The check `check` runs, keeping each golden's text: `--snapshot-update` writes it.
+        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, rule_set, keep_rendered=True))
     return engine
 
 
 @contextmanager
 def _harness(config: pytest.Config) -> Iterator[Any]:
-    """The run's engine, inside the run's session."""
+    """The run's engine, inside the run's session. Bad input it meets (unusable settings or contracts, a golden out
+    of the project) goes up as it is: the file and the items say it in one line (`repr_failure`)."""
     with _session(config):
         yield _engine(config)
 
@@ -148,10 +135,14 @@ class HarnessItem(pytest.Function):
         return self.path, None, self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function
-        from harness.confine import UnsafeInput
+        from harness.errors import bad_input_line
 
-        # A golden that may not be read or written (a symlink out of the project) is bad input: one line, as generate says it.
-        if isinstance(excinfo.value, (CaseFailed, UnsafeInput)):
+        # Bad input met inside a test (a golden that may not be read or written: a symlink out of the project) is one
+        # line, the one the command line says after `error:`.
+        line = bad_input_line(excinfo.value)
+        if line is not None:
+            return line
+        if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
@@ -283,8 +274,14 @@ class HarnessFile(pytest.File):
     """The settings file, collected as one golden test and one semantic test per case."""
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function  # type: ignore[override]
-        # Unusable settings or contracts are bad input: one line, no traceback. Anything else is a bug:
-        # one line too, saying how to see the traceback (Collector.repr_failure takes no style argument).
+        # Unusable settings or contracts are bad input: one line, no traceback, the one the command line says after
+        # `error:` (harness.errors). Anything else is a bug: one line too, saying how to see the traceback
+        # (Collector.repr_failure takes no style argument).
+        from harness.errors import bad_input_line
+
+        line = bad_input_line(excinfo.value)
+        if line is not None:
+            return f"config-harness: {line}"
         if isinstance(excinfo.value, pytest.UsageError):
             return str(excinfo.value)
         if os.environ.get("CONFIG_HARNESS_DEBUG"):
@@ -299,13 +296,13 @@ class HarnessFile(pytest.File):
             pytest.skip("config-harness: the golden tests need the pytest extra: pip install 'config-harness[pytest]'")
         with _harness(self.config) as engine:
             cases = engine.cases
-        # A case's two tests side by side, cases of one base in a row: pytest-xdist hands out runs of adjacent
+        # A case's two tests side by side, cases of one stem in a row: pytest-xdist hands out runs of adjacent
         # tests, so a worker composes what it checks instead of every worker composing nearly every case.
         grouped = self.config.pluginmanager.hasplugin("xdist")
         for case in cases:
             for name, test in (("golden", _golden_test), ("semantics", _semantic_test)):
                 item = HarnessItem.from_parent(self, name=f"{name}[{case.id}]", callobj=test(case.id))
-                if grouped:  # `--dist loadgroup` keeps a base on one worker
+                if grouped:  # `--dist loadgroup` keeps a stem on one worker
                     item.add_marker(pytest.mark.xdist_group(f"{case.config_name} {' '.join(case.stem_overrides)}"))
                 yield item
         run = HarnessItem.from_parent(self, name="run", callobj=_run_test)

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.confine import UnsafeInput
+from harness.errors import BadInput
 from harness.escape import code_span, no_workflow_commands
 from harness.reader import InputLimitError, read_bytes
 from harness.reporters.comment import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
@@ -46,7 +47,7 @@ HEAD_SHA = re.compile(r"[0-9a-f]{40}")
 RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/[0-9]+")
 
 
-class Refused(Exception):
+class Refused(BadInput):
     """Input the commenting workflow will not post: one line saying which file and why."""
 
 

@@ -176,16 +176,6 @@ def parse_yaml(text: str) -> Any:
     return {} if tree is None else tree
 
 
-def describe_yaml_error(error: yaml.YAMLError, where: str) -> str:
-    """One line for a YAML error: `file:line: invalid YAML: problem`."""
-    if isinstance(error, InputLimitError):
-        return f"{where}: {error}"
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    location = f"{where}:{mark.line + 1}" if mark else where
-    problem = getattr(error, "problem", None) or getattr(error, "context", None) or str(error)
-    return f"{location}: invalid YAML: {problem}"
-
-
 def key_lines(text: str) -> dict[str, int]:
     """The 1-based line of every mapping key in YAML text, by dotted path; {} when the text is not YAML."""
     lines: dict[str, int] = {}

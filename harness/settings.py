@@ -14,11 +14,12 @@ from typing import Any
 
 from harness.budget import toml_document
 from harness.confine import git_folder_problem, is_inside, project_package_folder, project_root
+from harness.errors import BadInput
 from harness.hints import did_you_mean
 from harness.reader import InputLimitError, read_bytes, read_text
 
 
-class SettingsError(Exception):
+class SettingsError(BadInput):
     """Settings that cannot be used; the message names the file and key."""
 
 

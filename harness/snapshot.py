@@ -17,9 +17,10 @@ import yaml
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 
 from harness import diff
+from harness.errors import describe_yaml_error
 from harness.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
 from harness.matrix import GOLDEN_SUFFIX, golden_name
-from harness.render import describe_yaml_error, parse_yaml
+from harness.render import parse_yaml
 from harness.syrupy_compat import TextFileExtension
 
 if TYPE_CHECKING:

@@ -80,12 +80,12 @@ KIND_MEANINGS = {
     "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
 }
 EXIT_MEANINGS = {
-    "EXIT_OK": "every case matches its baseline and every contract holds",
-    "EXIT_FINDINGS": "at least one `error` finding",
-    "EXIT_USAGE": "a usage error, or unusable settings, contracts or input: one line per problem, naming the file (and line) or key",
-    "EXIT_INTERNAL": "an internal error, a bug in config-harness: one line, and how to report it",
-    "EXIT_INTERRUPTED": "interrupted (Ctrl-C)",
-    "EXIT_BROKEN_PIPE": "the reader of the output went away (`| head -1`); nothing is printed",
+    "OK": "every case matches its baseline and every contract holds",
+    "FINDINGS": "at least one `error` finding",
+    "USAGE": "a usage error, or unusable settings, contracts or input: one line per problem, naming the file (and line) or key",
+    "INTERNAL": "an internal error, a bug in config-harness: one line, and how to report it",
+    "INTERRUPTED": "interrupted (Ctrl-C)",
+    "BROKEN_PIPE": "the reader of the output went away (`| head -1`); nothing is printed",
 }
 
 
@@ -166,13 +166,9 @@ def findings_page() -> str:
 
 
 def _exit_codes() -> dict[str, int]:
-    from harness import cli
-    from harness.commands import common
+    from harness.errors import ExitCode
 
-    codes: dict[str, int] = {}
-    for module in (common, cli):
-        codes.update({name: value for name, value in vars(module).items() if name.startswith("EXIT_") and isinstance(value, int)})
-    return dict(sorted(codes.items(), key=lambda item: item[1]))
+    return {code.name: code.value for code in sorted(ExitCode)}
 
 
 def exit_codes_page() -> str:
@@ -180,10 +176,11 @@ def exit_codes_page() -> str:
     _checked(EXIT_MEANINGS, codes, "exit codes")
     return (
         f"{HEADER}# Exit codes\n\n"
-        "Every command's exit code, from the `EXIT_*` constants of `harness/commands/common.py` and `harness/cli.py`. "
-        "A review (`diff --base`) and a tree diff exit 1 only on introduced errors, unexplained contract or settings "
-        "changes, or a case that cannot be composed now but could at the base ([reviews](../reviews.md)).\n\n"
-        + _table(((str(value), f"`{name}`", EXIT_MEANINGS[name]) for name, value in codes.items()), ("code", "name", "meaning"))
+        "Every command's exit code, from `ExitCode` in `harness/errors.py`. Every error that bad input causes derives "
+        "from `BadInput` there, and both the command line and the pytest plugin map it the same way: one line, no "
+        "traceback. A review (`diff --base`) and a tree diff exit 1 only on introduced errors, unexplained contract "
+        "or settings changes, or a case that cannot be composed now but could at the base ([reviews](../reviews.md)).\n\n"
+        + _table(((str(value), f"`ExitCode.{name}`", EXIT_MEANINGS[name]) for name, value in codes.items()), ("code", "name", "meaning"))
     )
 
 

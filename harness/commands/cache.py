@@ -9,7 +9,8 @@ from pathlib import Path
 
 from harness.cache import CacheRefused, key_path, limit_bytes, open_folder
 from harness.cache import entries as cache_entries
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, UsageError, add_quiet, cache_dir_from, say
+from harness.commands.common import CACHE_FLAGS, UsageError, add_quiet, cache_dir_from, say
+from harness.errors import ExitCode
 from harness.kept_trees import TREES, kept_count
 from harness.session import forget_content
 
@@ -27,10 +28,10 @@ def run(args: argparse.Namespace) -> int:
     folder = cache_dir_from(args)
     if folder is None:
         say("cache: off")
-        return EXIT_OK
+        return ExitCode.OK
     if not folder.exists():
         say(f"{folder}: empty (not created yet)")
-        return EXIT_OK
+        return ExitCode.OK
     try:
         open_folder(folder)
     except CacheRefused as error:
@@ -48,4 +49,4 @@ def run(args: argparse.Namespace) -> int:
         size = sum(entry.stat(follow_symlinks=False).st_size for entry in found)
         say(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), "
             f"{kept_count(folder)} kept base trees, key {key_path(folder)}")
-    return EXIT_OK
+    return ExitCode.OK

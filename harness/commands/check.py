@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from harness.baselines import GoldenFolder
 from harness.commands import common
 from harness.engine import Engine, Run
+from harness.errors import ExitCode
 
 NAME = "check"
 HELP = "compare every case with its golden"
@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), sourced=common.sourced(args), **common.contract_rules(settings, args))
+    run = Run.check(settings, common.rule_set_of(settings, args), sourced=common.sourced(args))
     result = common.run_with_progress(Engine(run, args.case))
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings),
                         reports=args.report)
-    return common.EXIT_OK if result.ok else common.EXIT_FINDINGS
+    return ExitCode.OK if result.ok else ExitCode.FINDINGS

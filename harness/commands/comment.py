@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.common import EXIT_OK, UsageError, add_quiet, say
+from harness.commands.common import UsageError, add_quiet, say
+from harness.errors import ExitCode
 from harness.writer import write_atomic
 
 NAME = "comment"
@@ -41,4 +42,4 @@ def run(args: argparse.Namespace) -> int:
     write_atomic(Path(args.out), render(comment, event))
     if not args.quiet:
         say(str(number))
-    return EXIT_OK
+    return ExitCode.OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shlex
 import sys
@@ -13,22 +14,20 @@ from typing import Any, Protocol
 
 from harness.cases import select_cases
 from harness.confine import UnsafeInput, project_root
-from harness.contracts import ContractSet, load_contracts
-from harness.engine import Engine
+from harness.contracts import ContractSet
+from harness.engine import Engine, RuleSet
+from harness.errors import BadInput, ExitCode
 from harness.escape import code_span, markdown_text, no_workflow_commands, printable
 from harness.findings import MatrixResult
 from harness.hints import case_hint, did_you_mean
 from harness.matrix import Case
-from harness.reporters import FORMATS, NextSteps, ReportOptions, reporter, sourced_for
+from harness.reporters import FORMATS, CaseList, KeyHistory, NextSteps, ReportOptions, formats_for, render_answer, reporter, sourced_for
 from harness.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
-from harness.targets import case_rules
 from harness.terminal import Progress, wants_color
 from harness.writer import write_atomic
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
-
-class UsageError(Exception):
+class UsageError(BadInput):
     """Bad input that ends the run with exit code 2 and one line per problem."""
 
 
@@ -115,8 +114,15 @@ class Deprecated(argparse.Action):
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values] if self.append else values)
 
 
-def add_case_flag(parser: argparse.ArgumentParser, what: str = "") -> None:
-    """`--case GLOB`, repeatable: the cases whose id matches any of the globs."""
+def add_case_flag(parser: argparse.ArgumentParser, what: str = "", one: bool = False) -> None:
+    """`--case GLOB`, the same flag in every command: repeatable, the cases whose id matches any of the globs (an
+    exact id is a glob that matches itself). A command that answers about `one` case requires it, and its globs
+    must select exactly one case (`one_case`)."""
+    if one:
+        parser.add_argument("--case", action="append", required=True, metavar="GLOB",
+                            help=f"the case to answer about{what}: its id, or globs that select exactly one case (repeatable: "
+                                 "the union of the globs)")
+        return
     parser.add_argument("--case", action="append", metavar="GLOB",
                         help=f"only the cases whose id matches{what} (repeatable: the union of the globs)")
 
@@ -156,37 +162,31 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
 
 
-def contract_rules(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> dict[str, Any]:
-    """The settings' contracts (and target checks, with their `python_sources`) as a Run's rules, and for its
-    run-level findings (changes, stale waivers). In a review the settings are the base's (harness.review_rules),
-    so which Python sources are read is never the pull request's choice, and `base`, the base's contracts, judge
-    each case too."""
-    contract_set = load_contracts(settings.contracts, settings.read_scope)
-    rules = case_rules(settings, contract_set, base=base)
-    return {
-        "rules": rules.checks,
-        "refiners": rules.refiners,
-        "contracts": contract_set,
-        "strict_waivers": getattr(args, "strict_waivers", False),
-    }
+def rule_set_of(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> RuleSet:
+    """The settings' rules for a Run, with the command line's `--strict-waivers` (harness.engine.RuleSet.of)."""
+    return RuleSet.of(settings, strict_waivers=getattr(args, "strict_waivers", False), base=base)
 
 
-def add_format_flags(parser: argparse.ArgumentParser) -> None:
-    """`--format` for standard output, and `--report FORMAT:FILE` (repeatable) for more reports of the same run."""
-    parser.add_argument("--format", choices=list(FORMATS), default="text", help="the report format on standard output")
+def add_format_flags(parser: argparse.ArgumentParser, answer: str | None = None) -> None:
+    """`--format` for standard output, and `--report FORMAT:FILE` (repeatable) for more reports of the same run, in
+    every command that prints a report; both take the formats the registry has for the command's `answer`
+    (None: a run's result, harness.reporters.ANSWERS)."""
+    names = formats_for(answer)
+    parser.add_argument("--format", choices=list(names), default="text", help="the report format on standard output")
+    example = "sarif:results.sarif" if "sarif" in names else f"{names[-1]}:{answer}.{names[-1]}"
     parser.add_argument(
-        "--report", action="append", type=report_target, default=[], metavar="FORMAT:FILE",
-        help="also write the report in FORMAT to FILE, from the same run (repeatable: --report sarif:results.sarif)",
+        "--report", action="append", type=functools.partial(report_target, names=names, example=example), default=[],
+        metavar="FORMAT:FILE", help=f"also write the report in FORMAT to FILE, from the same run (repeatable: --report {example})",
     )
 
 
-def report_target(text: str) -> tuple[str, Path]:
-    """`FORMAT:FILE` of `--report`, checked."""
+def report_target(text: str, names: Sequence[str] = tuple(FORMATS), example: str = "sarif:results.sarif") -> tuple[str, Path]:
+    """`FORMAT:FILE` of `--report`, checked against the formats `names`."""
     name, separator, file = text.partition(":")
     if not separator or not file:
-        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT:FILE (for example sarif:results.sarif)")
-    if name not in FORMATS:
-        raise argparse.ArgumentTypeError(f"{name!r} is not a report format{did_you_mean(name, FORMATS)} (formats: {', '.join(FORMATS)})")
+        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT:FILE (for example {example})")
+    if name not in names:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a report format{did_you_mean(name, names)} (formats: {', '.join(names)})")
     return name, Path(file)
 
 
@@ -195,25 +195,36 @@ def sourced(args: argparse.Namespace, review: bool = False) -> frozenset[Any]:
     return sourced_for(args.format, *(name for name, _ in args.report), review=review)
 
 
-def print_result(result: MatrixResult, output_format: str, verbose: bool = False, quiet: bool = False,
+def print_result(result: MatrixResult, output_format: str | None, verbose: bool = False, quiet: bool = False,
                  title: str | None = None, base: str | None = None, steps: NextSteps | None = None,
                  reports: Sequence[tuple[str, Path]] = (), review: bool | None = None) -> None:
-    """Print a run's result in the chosen format, and write each `--report` file from the same result, each through
-    its format's sink guard. `review`: differences are news, not failures (a review or a tree diff); by default a
-    run with a title is one."""
-    for name, file in [(output_format, None), *reports]:
+    """Print a run's result in the chosen format (None: print none), and write each `--report` file from the same
+    result, each through its format's sink guard. `review`: differences are news, not failures (a review or a tree
+    diff); by default a run with a title is one."""
+    for name, file in [*([(output_format, None)] if output_format else []), *reports]:
         options = ReportOptions(verbose=verbose, quiet=quiet, color=file is None and wants_color(sys.stdout),
                                 title=title or "config-harness", review=title is not None if review is None else review,
                                 base=base, steps=steps)
         chosen = reporter(name)
-        text = no_workflow_commands(chosen.render(result, options), chosen.sink)
-        if file is None:
-            print(text, end="")
-            continue
-        try:
-            write_atomic(file, text, folder=_project_holding(file))
-        except (OSError, UnsafeInput) as error:
-            raise UsageError(f"--report {name}:{file}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
+        _emit(name, file, no_workflow_commands(chosen.render(result, options), chosen.sink))
+
+
+def print_answer(answer: str, document: CaseList | KeyHistory, args: argparse.Namespace) -> None:
+    """Print an answer other than a run's result (`list`, `log`) in `--format`, and write each `--report` file."""
+    options = ReportOptions(verbose=getattr(args, "verbose", False), quiet=args.quiet)
+    for name, file in [(args.format, None), *args.report]:
+        _emit(name, file, no_workflow_commands(render_answer(answer, name, document, options), reporter(name).sink))
+
+
+def _emit(name: str, file: Path | None, text: str) -> None:
+    """A report on standard output (no file), or written to its `--report` file inside the project."""
+    if file is None:
+        print(text, end="")
+        return
+    try:
+        write_atomic(file, text, folder=_project_holding(file))
+    except (OSError, UnsafeInput) as error:
+        raise UsageError(f"--report {name}:{file}: cannot write it ({getattr(error, 'strerror', None) or error})") from None
 
 
 def diff_title(args: argparse.Namespace, old: str, new: str) -> str:
@@ -240,15 +251,22 @@ def run_with_progress(engine: Engine) -> MatrixResult:
 
 def review_exit(result: MatrixResult) -> int:
     """A review fails only on an unwaived contract error, a contract change without a reason, or a broken case."""
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+    return ExitCode.OK if result.ok else ExitCode.FINDINGS
 
 
-def one_case(cases: list[Case], pattern: str) -> Case:
-    """The case an id names (or the single case a glob matches)."""
-    exact = [case for case in cases if case.id == pattern]
-    matching = exact or select_cases(cases, pattern)
+def one_case(cases: list[Case], patterns: Sequence[str]) -> Case:
+    """The case an id names (or the single case the union of the globs `--case` gave matches)."""
+    exact = [case for case in cases if case.id == patterns[0]] if len(patterns) == 1 else []
+    matching = exact or select_cases(cases, patterns)
     if len(matching) != 1:
-        found = f"no case{case_hint(pattern, [c.id for c in cases])}" if not matching else (
+        found = f"no case{case_hint(patterns[0], [c.id for c in cases])}" if not matching else (
             f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}{', ...' if len(matching) > 4 else ''})")
-        raise UsageError(f"--case {pattern!r} matches {found}; name exactly one, see `config-harness list`")
+        raise UsageError(f"--case {', '.join(repr(p) for p in patterns)} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]
+
+
+def one_launch(patterns: Sequence[str]) -> str:
+    """The one glob `--case cmd/...` gives for a launch (harness.launches matches it)."""
+    if len(patterns) != 1:
+        raise UsageError(f"--case {', '.join(repr(p) for p in patterns)}: a launch is named by one --case")
+    return patterns[0]

@@ -11,7 +11,6 @@ from pathlib import Path
 from harness import diff_modes
 from harness.commands import diff_documents, diff_review, diff_trees
 from harness.commands.common import RUN_FLAGS, UsageError, add_case_flag, add_format_flags, add_quiet, drop_ignored_globals, settings_from
-from harness.documents import DocumentError
 from harness.findings import Comparison, Mode
 from harness.settings import Settings, SettingsError
 
@@ -50,10 +49,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--compose-base goes with --base REF")
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
-    try:
-        comparison = diff_modes.detect(Path(args.old), Path(args.new), args.files)
-    except DocumentError as error:
-        raise UsageError(str(error)) from None
+    comparison = diff_modes.detect(Path(args.old), Path(args.new), args.files)
     refused = diff_modes.refused_flag(comparison, vars(args))
     if refused is not None:
         raise UsageError(refused)

@@ -7,19 +7,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.common import EXIT_FINDINGS, EXIT_OK, UsageError, diff_title, print_result
-from harness.documents import DocumentError, file_pair, folder_pairs
+from harness.commands.common import diff_title, print_result
+from harness.documents import file_pair, folder_pairs
 from harness.engine import compare_documents
+from harness.errors import ExitCode
 from harness.findings import Comparison
 
 
 def run(args: argparse.Namespace, comparison: Comparison) -> int:
     old, new = Path(comparison.old), Path(comparison.new)
-    try:
-        pairs = folder_pairs(old, new) if comparison.folders else file_pair(old, new)
-    except DocumentError as error:
-        raise UsageError(str(error)) from None
+    pairs = folder_pairs(old, new) if comparison.folders else file_pair(old, new)
     result = compare_documents(pairs, comparison)
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
                  reports=args.report, review=False)
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+    return ExitCode.OK if result.ok else ExitCode.FINDINGS

@@ -10,7 +10,6 @@ from harness import baselines, gitrepo
 from harness.commands import common
 from harness.contract_changes import read_contract_files
 from harness.engine import Engine, Run
-from harness.gitrepo import GitError
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review_rules import rules_for_review
 from harness.settings import settings_table
@@ -19,28 +18,24 @@ from harness.targets import case_rules, program_view
 
 def run(args: argparse.Namespace) -> int:
     head = common.settings_from(args)
-    try:
-        top = gitrepo.toplevel(head.origin)
-        commit = gitrepo.verify_ref(top, args.base)
-        base_table, base_settings = baselines.settings_at(head, commit)
-        if base_settings is not None:
-            base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
-        rules = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
-        baseline = baselines.at_ref(rules.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
-    except GitError as error:
-        raise common.UsageError(str(error)) from None
+    top = gitrepo.toplevel(head.origin)  # a ref or a repository git refuses: GitError, bad input
+    commit = gitrepo.verify_ref(top, args.base)
+    base_table, base_settings = baselines.settings_at(head, commit)
+    if base_settings is not None:
+        base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
+    review = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+    baseline = baselines.at_ref(review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.
-    base_view = baselines.folders_at(rules.settings, top, commit) if rules.settings.python_sources else rules.settings
+    base_folders = baselines.folders_at(review.settings, top, commit) if review.settings.python_sources else review.settings
     base_contracts = read_contract_files(base_texts) if base_texts is not None else None
-    base_rules = case_rules(base_view, base_contracts).checks if base_contracts is not None else ()
+    base_rules = case_rules(base_folders, base_contracts).checks if base_contracts is not None else ()
     # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value.
-    views = (program_view(base_view), program_view(rules.settings)) if rules.settings.python_sources else None
-    run = Run(rules.settings, baseline, sourced=common.sourced(args, review=True), strict=False, review=rules,
-              base_rules=base_rules, views=views if views and None not in views else None,
-              **common.contract_rules(rules.settings, args, base=base_contracts))
+    program_views = (program_view(base_folders), program_view(review.settings)) if review.settings.python_sources else None
+    run = Run.review_of(review, baseline, common.rule_set_of(review.settings, args, base=base_contracts), base_rules,
+                        program_views=program_views if program_views and None not in program_views else None)
     result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
     common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
-                        steps=common.next_steps_for(args, rules.settings), reports=args.report)
+                        steps=common.next_steps_for(args, review.settings), reports=args.report)
     return common.review_exit(result)

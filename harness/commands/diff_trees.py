@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness import baselines
-from harness.commands.common import contract_rules, diff_title, next_steps_for, print_result, review_exit, run_with_progress, sourced
+from harness.commands.common import diff_title, next_steps_for, print_result, review_exit, rule_set_of, run_with_progress
 from harness.engine import Engine, Run
 from harness.findings import Comparison
 from harness.settings import Settings
@@ -19,8 +19,7 @@ def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) ->
     only the old tree has is `gone`."""
     old, new = Path(comparison.old), Path(comparison.new)
     head = tree_side(settings, new)
-    run = Run(head, baselines.on_disk(tree_side(settings, old), old), sourced=sourced(args, review=True), strict=False,
-              comparison=comparison, **contract_rules(head, args))
+    run = Run.tree_diff(head, baselines.on_disk(tree_side(settings, old), old), rule_set_of(head, args), comparison)
     result = run_with_progress(Engine(run, args.case))
     print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
                  steps=next_steps_for(args, head), reports=args.report)

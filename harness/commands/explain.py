@@ -6,7 +6,18 @@ import argparse
 from typing import Any
 
 from harness.cases import open_matrix
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_quiet, one_case, say, settings_from
+from harness.commands.common import (
+    CACHE_FLAGS,
+    SETTINGS_FLAGS,
+    UsageError,
+    add_case_flag,
+    add_quiet,
+    one_case,
+    one_launch,
+    say,
+    settings_from,
+)
+from harness.errors import ExitCode
 from harness.hints import did_you_mean, key_paths
 from harness.matrix import LAUNCH_PREFIX, Case
 from harness.reporters.common import show_value
@@ -19,7 +30,7 @@ GLOBALS = AFTER = (*SETTINGS_FLAGS, *CACHE_FLAGS)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("key", help="a dotted key path, e.g. actor_rollout_ref.model.path")
-    parser.add_argument("--case", required=True, metavar="ID", help="a case id (a glob must match exactly one case)")
+    add_case_flag(parser, one=True)
     add_quiet(parser, "only the line with the final value")
 
 
@@ -29,16 +40,16 @@ def run(args: argparse.Namespace) -> int:
     from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
-    if args.case.startswith(LAUNCH_PREFIX):
+    if args.case[0].startswith(LAUNCH_PREFIX):
         from harness.launches import explain_command
 
         try:
-            lines = explain_command(settings, args.case, args.key)
+            lines = explain_command(settings, one_launch(args.case), args.key)
         except ValueError as error:
             raise UsageError(str(error)) from None
         for line in lines[:1] if args.quiet else lines:
             say(line)
-        return EXIT_OK
+        return ExitCode.OK
     with open_matrix(settings) as (session, cases):
         case = one_case(cases, args.case)
         (composed,) = session.compose_cases([case], shared_stems=False)
@@ -53,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         sources = leaf_sources(session, case) if depends else {}
     say(f"{args.key} = {show_value(final)}   (case {case.id})")
     if args.quiet:
-        return EXIT_OK
+        return ExitCode.OK
     override = override_for(case, args.key)
     if override:
         say(f"  set by override: {override}")
@@ -69,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
         say(f"  resolves to: {show_value(effective_value(composed.config, tree, args.key))}")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, quiet: bool = False) -> int:
@@ -85,4 +96,4 @@ def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, 
     say(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
     if not quiet:
         say(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
-    return EXIT_OK
+    return ExitCode.OK

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.commands.common import EXIT_OK, UsageError, add_quiet, say, settings_from
+from harness.commands.common import UsageError, add_quiet, say, settings_from
+from harness.errors import ExitCode
 from harness.settings import SettingsError
 
 NAME = "fetch"
@@ -47,4 +48,4 @@ def run(args: argparse.Namespace) -> int:
     said = fetch_source(source, force=args.force)
     if not args.quiet:
         say(said, sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

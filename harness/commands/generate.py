@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from harness.baselines import GoldenFolder
 from harness.commands import common
 from harness.commands.common import say
 from harness.engine import Engine, Run
+from harness.errors import ExitCode
 from harness.findings import Status
 
 NAME = "generate"
@@ -20,32 +21,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prune", action="store_true", help="also delete goldens that belong to no case")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each golden that would change")
     common.add_quiet(parser, "no line per golden: only the count line, the errors and the verdict")
+    common.add_format_flags(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), keep_rendered=not args.check, launches=False,
-              **common.contract_rules(settings, args))
-    engine = Engine(run, args.case)
+    engine = Engine(Run.generate(settings, common.rule_set_of(settings, args), write=not args.check, sourced=common.sourced(args)), args.case)
     result = common.run_with_progress(engine)
+    # The lines of what was (or would be) written go to standard output with the text report; with another format
+    # on standard output, to stderr, so that it stays that format's document.
+    lines = sys.stdout if args.format == "text" else sys.stderr
     if args.check:
         stale = [r for r in result.cases if r.status in (Status.CHANGED, Status.NEW)]
         for r in stale if not args.quiet else ():
-            say(f"would change: {r.golden} ({r.status})")
+            say(f"would change: {r.golden} ({r.status})", lines)
         for orphan_name in result.orphans if not args.quiet else ():
-            say(f"orphan golden (no case): {orphan_name}")
-        say(f"{len(stale)} of {len(result.cases)} goldens would change")
-        return common.EXIT_FINDINGS if stale or not result.ok else common.EXIT_OK
+            say(f"orphan golden (no case): {orphan_name}", lines)
+        say(f"{len(stale)} of {len(result.cases)} goldens would change", lines)
+        # The text answer of --check is the lines above; another format, and every --report, is the run's report.
+        common.print_result(result, None if args.format == "text" else args.format, quiet=args.quiet, reports=args.report)
+        return ExitCode.FINDINGS if stale or not result.ok else ExitCode.OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
     result = engine.write(result, prune=args.prune)
     written = [r.golden for r in result.cases if r.written]
     for golden in written if not args.quiet else ():
-        say(f"wrote {golden}")
+        say(f"wrote {golden}", lines)
     new = sum(pending[golden] == Status.NEW for golden in written)
     errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
     unchanged = len(result.cases) - len(written) - errors
-    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)")
-    common.print_result(result, "text", quiet=True)
+    say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)", lines)
+    common.print_result(result, args.format, quiet=args.format == "text" or args.quiet, reports=args.report)
     # Orphans are reported but do not fail a generate; --prune removes them.
-    return common.EXIT_FINDINGS if any(r.failed for r in result.cases) else common.EXIT_OK
+    return ExitCode.FINDINGS if any(r.failed for r in result.cases) else ExitCode.OK

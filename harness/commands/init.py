@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
+from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
+from harness.errors import ExitCode
 from harness.settings import display_path
 
 NAME = "init"
@@ -27,10 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
     output.add_argument("--settings", dest="write", metavar="FILE", action=Deprecated, replacement="--write",
                         help="deprecated spelling of --write (everywhere else --settings is the file read)")
-    parser.add_argument("--snapshot-dir", dest="init_snapshot_dir", metavar="DIR",
-                        help="where goldens go (default: config-harness/snapshots next to the settings file)")
-    parser.add_argument("--contracts", dest="init_contracts", metavar="FILE",
-                        help="the contracts file (default: config-harness/contracts.yaml); created empty when absent")
+    # What init writes is named as an output (`--write*`); the old spellings, which elsewhere name what a run
+    # reads, keep working (also before the command's name).
+    parser.add_argument("--write-snapshots", "--snapshot-dir", dest="init_snapshot_dir", metavar="DIR",
+                        help="the snapshot folder init creates, where goldens go (default: config-harness/snapshots next to "
+                             "the settings file; --snapshot-dir is the old spelling)")
+    parser.add_argument("--write-contracts", "--contracts", dest="init_contracts", metavar="FILE",
+                        help="the contracts file init writes (default: config-harness/contracts.yaml), created empty when "
+                             "absent; --contracts is the old spelling")
     parser.add_argument("--version-base", choices=["1.1", "1.2", "1.3", "none"],
                         help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)")
     parser.add_argument("--roots", action="append", metavar="GLOB",
@@ -44,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.adopt import AdoptError, adopt, describe
+    from harness.adopt import adopt, describe
 
     config_dir = args.init_config_dir or args.config_dir
     if not config_dir:
@@ -54,27 +59,24 @@ def run(args: argparse.Namespace) -> int:
     settings_file = args.write or args.settings or "pyproject.toml"
     snapshot_dir = args.init_snapshot_dir or args.snapshot_dir
     contracts = args.init_contracts or (args.contracts[-1] if args.contracts else None)
-    try:
-        adoption = adopt(
-            Path(config_dir),
-            Path(settings_file),
-            engine_group=args.engine_group,
-            snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
-            contracts_file=Path(contracts) if contracts else None,
-            cache_dir=cache_dir_from(args),
-            version_base=args.version_base,
-            roots_glob=args.roots or (),
-            presets=args.preset or (),
-            search_path=[Path(folder) for folder in args.search_path or ()],
-            verbose=args.verbose,
-        )
-    except AdoptError as error:
-        raise UsageError(str(error)) from None
+    adoption = adopt(  # a folder it cannot adopt: AdoptError, bad input
+        Path(config_dir),
+        Path(settings_file),
+        engine_group=args.engine_group,
+        snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,
+        contracts_file=Path(contracts) if contracts else None,
+        cache_dir=cache_dir_from(args),
+        version_base=args.version_base,
+        roots_glob=args.roots or (),
+        presets=args.preset or (),
+        search_path=[Path(folder) for folder in args.search_path or ()],
+        verbose=args.verbose,
+    )
     lines = describe(adoption, shown=display_path)
     lines[-1:-1] = _record_known(adoption, args)
     for line in lines[:1] if args.quiet else lines:
         say(line)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from harness.commands import common
+from harness.errors import ExitCode
 from harness.settings import Settings
 
 NAME = "known"
@@ -31,20 +32,18 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         common.say(f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {common.display_path(target)}"
                    + (" (review it: an entry is a loosening)" if added else ""))
-    return common.EXIT_OK
+    return ExitCode.OK
 
 
 def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict]:
     """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet."""
     from harness import known
-    from harness.baselines import GoldenFolder
     from harness.contracts import utc_today
     from harness.engine import Engine, Run
     from harness.reader import read_text
     from harness.writer import write_atomic
 
-    run = Run(settings, GoldenFolder(settings.snapshot_dir), **common.contract_rules(settings, args))
-    result = Engine(run).run()
+    result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
     entries = known.entries_for(result.cases, utc_today(), when)
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))

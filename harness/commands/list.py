@@ -6,10 +6,20 @@ import argparse
 from typing import Any
 
 from harness.cases import id_matches, open_matrix, select_cases, unmatched_glob
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, UsageError, add_case_flag, add_quiet, say, settings_from
+from harness.commands.common import (
+    CACHE_FLAGS,
+    SETTINGS_FLAGS,
+    UsageError,
+    add_case_flag,
+    add_format_flags,
+    add_quiet,
+    print_answer,
+    settings_from,
+)
+from harness.errors import ExitCode
 from harness.hints import case_hint
 from harness.matrix import LAUNCH_PREFIX
-from harness.reporters.json import SCHEMA_VERSION, to_json
+from harness.reporters import CaseList
 from harness.settings import Settings, display_path
 
 NAME = "list"
@@ -18,7 +28,7 @@ GLOBALS = AFTER = (*SETTINGS_FLAGS, *CACHE_FLAGS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=["text", "json"], default="text", help="the output format")
+    add_format_flags(parser, "cases")
     add_case_flag(parser)
     add_quiet(parser, "text: only the case ids, one a line")
     parser.add_argument("--verbose", action="store_true",
@@ -46,22 +56,8 @@ def run(args: argparse.Namespace) -> int:
             for case in cases
         ]
     launch_list, others = launch_rows(settings, args.case)
-    rows += launch_list
-    if args.format == "json":
-        extra = {"not_launches": others} if args.verbose else {}
-        print(to_json({"schema_version": SCHEMA_VERSION, "cases": rows, **extra}))
-    elif args.quiet:
-        for row in rows:
-            say(str(row["id"]))
-    else:
-        for row in rows:
-            where = row.get("golden") or row.get("source")
-            say(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
-        if args.verbose:
-            for other in others:
-                shown = ", ".join(other["sources"][:3]) + (f" and {len(other['sources']) - 3} more" if len(other["sources"]) > 3 else "")
-                say(f"not a launch: {other['program']}: {other['why']} ({len(other['sources'])} command(s): {shown})")
-    return EXIT_OK
+    print_answer("cases", CaseList(tuple(rows + launch_list), tuple(others)), args)
+    return ExitCode.OK
 
 
 def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cases import open_matrix
-from harness.commands.common import CACHE_FLAGS, EXIT_OK, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, say, settings_from
+from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, say, settings_from
+from harness.errors import ExitCode
 from harness.hints import case_hint
 
 NAME = "lock"
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             + dump_yaml({"contracts": [contract]}),
             end="",
         )
-        return EXIT_OK
+        return ExitCode.OK
     from harness.reader import read_text
     from harness.writer import write_atomic
 
@@ -78,4 +79,4 @@ def run(args: argparse.Namespace) -> int:
         for line in plan.summary():
             say(line)
     say(f"wrote {args.output}: {len(contract['require'])} required, {len(contract['equal'])} pinned")
-    return EXIT_OK
+    return ExitCode.OK

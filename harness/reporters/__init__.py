@@ -11,9 +11,10 @@ from importlib import import_module
 from types import MappingProxyType
 
 from harness.findings import ERROR, INFO, WARNING, Severity
-from harness.reporters.base import NextSteps, Reporter, ReportOptions
+from harness.reporters.base import CaseList, KeyHistory, NextSteps, Reporter, ReportOptions
 
-__all__ = ["FORMATS", "NextSteps", "ReportOptions", "Reporter", "reporter", "sourced_for"]
+__all__ = ["ANSWERS", "FORMATS", "CaseList", "KeyHistory", "NextSteps", "ReportOptions", "Reporter", "formats_for",
+           "render_answer", "reporter", "sourced_for"]
 
 # --format name -> the module whose REPORTER renders it; the order is the order `--help` shows.
 FORMATS = MappingProxyType({
@@ -25,6 +26,22 @@ FORMATS = MappingProxyType({
     "junit": "harness.reporters.junit",
     "comment": "harness.reporters.comment",  # a review's pull-request comment, as data for `config-harness comment`
 })
+
+
+# The answers other than a run's result (`list`'s case list, `log`'s key history) and the formats that render each:
+# such a format's REPORTER has a method of the answer's name. Declared here, so building the parser imports no format.
+ANSWERS = MappingProxyType({"cases": ("text", "json"), "log": ("text", "json")})
+
+
+def formats_for(answer: str | None = None) -> tuple[str, ...]:
+    """The formats `--format` and `--report` take for an answer (None: a run's result, which every format renders)."""
+    return tuple(FORMATS) if answer is None else ANSWERS[answer]
+
+
+def render_answer(answer: str, name: str, document: CaseList | KeyHistory, options: ReportOptions) -> str:
+    """The whole answer in the format called `name`, ending with a newline."""
+    text: str = getattr(reporter(name), answer)(document, options)
+    return text
 
 
 def reporter(name: str) -> Reporter:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.findings import MatrixResult, Severity
 
@@ -28,6 +29,24 @@ class ReportOptions:
     review: bool = False  # differences are news (a review or a tree diff), not failures; info is the content
     base: str | None = None  # the git ref a review compared with, for formats that carry it
     steps: NextSteps | None = None  # without it a failing report names no next step
+
+
+@dataclass(frozen=True)
+class CaseList:
+    """`list`'s answer: a row per case and launch (the interface's fields), and each program the scripts run that is
+    no Hydra application, with why and the commands that run it."""
+
+    rows: tuple[Mapping[str, Any], ...]
+    not_launches: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class KeyHistory:
+    """`log`'s answer: the commits where one key's composed value changed in one case (a `harness.history.KeyLog`)."""
+
+    key: str
+    case: str
+    log: Any
 
 
 class Reporter(Protocol):

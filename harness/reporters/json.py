@@ -8,8 +8,17 @@ from harness.diff import change_row
 from harness.escape import json_text
 from harness.findings import ERROR, Kind, MatrixResult, Mode, Severity
 from harness.grouping import group_findings, summary_paragraph
-from harness.reporters.base import ReportOptions
-from harness.reporters.common import approvals_line, launches_line, mode_properties, next_steps, rules_line, subtree_folds
+from harness.reporters.base import CaseList, KeyHistory, ReportOptions
+from harness.reporters.common import (
+    ABSENT,
+    approvals_line,
+    launches_line,
+    mode_properties,
+    next_steps,
+    rules_line,
+    show_value,
+    subtree_folds,
+)
 from harness.targets import counts as target_counts
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
@@ -74,6 +83,20 @@ class JsonReporter:
         document["next_steps"] = next_steps(group_findings(result.cases, result.findings), result, options)
         if options.base is not None:
             document["base"] = options.base
+        return to_json(document) + "\n"
+
+    def cases(self, listing: CaseList, options: ReportOptions) -> str:
+        """`list --format json`: the interface's `{"cases": [...]}`; verbose: `not_launches` too."""
+        extra = {"not_launches": list(listing.not_launches)} if options.verbose else {}
+        return to_json({"cases": list(listing.rows), **extra}) + "\n"
+
+    def log(self, history: KeyHistory, options: ReportOptions) -> str:
+        """`log --format json`: `{"key", "case", "changes": [...]}`, and how a `--since` off HEAD's line was walked."""
+        answer = history.log
+        document: dict[str, Any] = {"key": history.key, "case": history.case, "changes": [vars(c) for c in answer.changes]}
+        if answer.since is not None:
+            shown = show_value(answer.since.value) if answer.since.present else ABSENT
+            document["since"] = {**vars(answer.since), "note": answer.since.line(history.key, shown)}
         return to_json(document) + "\n"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
 from harness.escape import printable
@@ -18,8 +18,9 @@ from harness.grouping import (
     summary_paragraph,
     tier_heading,
 )
-from harness.reporters.base import ReportOptions
+from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.common import (
+    ABSENT,
     LISTED_TIERS,
     Fold,
     approvals_line,
@@ -37,6 +38,7 @@ from harness.reporters.common import (
     origin_count,
     rules_line,
     set_by,
+    show_value,
     summary_line,
     waived_count,
 )
@@ -195,6 +197,41 @@ class TextReporter:
     def render(self, result: MatrixResult, options: ReportOptions) -> str:
         """The text report."""
         return to_text(result, options)
+
+    def cases(self, listing: CaseList, options: ReportOptions) -> str:
+        """`list`: a line per case (id, golden or script line, overrides); quiet: the ids; verbose: the programs
+        that are no Hydra application too."""
+        if options.quiet:
+            return _lines(str(row["id"]) for row in listing.rows)
+        lines = []
+        for row in listing.rows:
+            where = row.get("golden") or row.get("source")
+            lines.append(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
+        for other in listing.not_launches if options.verbose else ():
+            shown = ", ".join(other["sources"][:3]) + (f" and {len(other['sources']) - 3} more" if len(other["sources"]) > 3 else "")
+            lines.append(f"not a launch: {other['program']}: {other['why']} ({len(other['sources'])} command(s): {shown})")
+        return _lines(lines)
+
+    def log(self, history: KeyHistory, options: ReportOptions) -> str:
+        """`log`: a line per change, oldest first, and (not quiet) the count line."""
+        answer, key = history.log, history.key
+        lines = [answer.since.line(key, show_value(answer.since.value) if answer.since.present else ABSENT)] if answer.since else []
+        for change in answer.changes:
+            old = show_value(change.old) if change.old_present else ABSENT
+            new = show_value(change.new) if change.new_present else ABSENT
+            if change.composes_from:
+                lines.append(f"{change.commit[:12]} {change.date[:10]} composes from {change.commit[:12]} on: {new} "
+                             f"(before it, {change.composes_from})  {change.subject}")
+            else:
+                lines.append(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
+        if not options.quiet:
+            lines.append(f"{len(answer.changes)} change(s) of {key} in {history.case}")
+        return _lines(lines)
+
+
+def _lines(lines: Iterable[str]) -> str:
+    """Lines of the text sink: each one shown as it is stored, input kept on its line (harness.escape.printable)."""
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 REPORTER = TextReporter()

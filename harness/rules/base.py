@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from omegaconf import DictConfig
 
 from harness.diff import PathError, describe_value, split_path
+from harness.errors import BadInput
 from harness.resolve import MISSING
 
 if TYPE_CHECKING:
     from harness.contracts import Contract
 
 
-class ContractError(Exception):
+class ContractError(BadInput):
     """A contracts file that cannot be used; the message names the file, line and key."""
 
 

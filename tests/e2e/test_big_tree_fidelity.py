@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.baselines import GoldenFolder
-from harness.engine import Engine, Run
+from harness.engine import Engine, RuleSet, Run
 from harness.fetch import fetch_wheel_tree
 from harness.goldens import write_goldens
 from harness.settings import parse_settings
@@ -47,7 +47,7 @@ def project(name: str, folder: Path) -> tuple[Path, dict]:
 
 
 def goldens(settings, folder: Path, plain: bool = False) -> dict[str, bytes]:
-    result = Engine(Run(settings, GoldenFolder(folder), keep_rendered=True), plain=plain).run()
+    result = Engine(Run.check(settings, RuleSet(), keep_rendered=True, baseline=GoldenFolder(folder)), plain=plain).run()
     failed = [case.id for case in result.cases if case.status == "error"]
     if plain and len(failed) > len(result.cases) // 2:  # a fidelity check over nothing would pass: fail instead
         pytest.fail(f"{settings.config_dir}: plain Hydra failed to compose {len(failed)} of {len(result.cases)} cases, "

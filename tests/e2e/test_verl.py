@@ -144,18 +144,16 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     import json
     import subprocess
     import sys
-    from argparse import Namespace
 
     from harness.baselines import GoldenFolder
-    from harness.commands.common import contract_rules
-    from harness.engine import Engine, Run
+    from harness.engine import Checks, Engine, Run
     from harness.goldens import write_goldens
     from harness.reporters.json import result_as_dict, to_json
 
     settings = load_settings(start=ROOT)
     # The same rules `check` runs: the contracts, the program view of the classes, the run-level findings.
-    rules = contract_rules(settings, Namespace())
-    plain_run = Run(settings, GoldenFolder(settings.snapshot_dir), **rules)
+    checks = Checks.of(settings)
+    plain_run = Run.check(settings, checks)
     plain = json.loads(to_json(result_as_dict(Engine(plain_run, plain=True).run())))
     harness = [sys.executable, "-m", "harness", "--jobs", "2"]
     optimized = subprocess.run(harness + ["check", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
@@ -165,7 +163,7 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     assert document == plain
 
     plain_dir = tmp_path / "plain"
-    write_goldens(Engine(Run(settings, GoldenFolder(plain_dir), keep_rendered=True, **rules), plain=True).run(), plain_dir)
+    write_goldens(Engine(Run.check(settings, checks, keep_rendered=True, baseline=GoldenFolder(plain_dir)), plain=True).run(), plain_dir)
     written = subprocess.run(harness + ["--snapshot-dir", str(tmp_path / "fast"), "generate"], cwd=ROOT, capture_output=True)
     assert written.returncode == 0, written.stderr
     names = sorted(p.name for p in (tmp_path / "plain").iterdir())
