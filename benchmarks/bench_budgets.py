@@ -1,11 +1,11 @@
 """Doubling any input of the pull-request readers costs at most 2.2x the time (issue 31): each reader timed at n, 2n
 and 4n on the shape a hostile pull request would grow, in process (CPU time, fastest of `--runs`).
 
-- Python sources (`harness.pysource`, a fresh index each run, parse included): n classes each resolved as a
+- Python sources (`harness.readers.pysource`, a fresh index each run, parse included): n classes each resolved as a
   `_target_`, an inheritance chain n deep, a lattice of n levels (two paths to every base), a class with n bases;
-- launch scripts (`harness.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
+- launch scripts (`harness.readers.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
   n variables read across n branches, and a variable doubled n times (past the word budget from the 11th);
-- settings (`harness.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
+- settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
 
 Sizes stay within each budget where the budget would otherwise cut the work short (inheritance and nesting
 depth), so the ratio measures the algorithm, not the budget. Prints one line per input with its times and the
@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_scaling import SCRATCH, doublings  # noqa: E402
-from harness.budget import toml_document  # noqa: E402
-from harness.pysource import SourceIndex  # noqa: E402
-from harness.shell import launches_in  # noqa: E402
+from harness.gates.budget import toml_document  # noqa: E402
+from harness.readers.pysource import SourceIndex  # noqa: E402
+from harness.readers.shell import launches_in  # noqa: E402
 from tests import hostile_inputs as hostile  # noqa: E402
 
 LIMIT = 2.2

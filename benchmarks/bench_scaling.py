@@ -28,16 +28,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import diff  # noqa: E402
-from harness.baselines import BaselineEntry  # noqa: E402
 from harness.check import compare_with_base  # noqa: E402
-from harness.compose import HydraSession  # noqa: E402
-from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Status  # noqa: E402
-from harness.matrix import Case  # noqa: E402
-from harness.provenance import leaf_sources  # noqa: E402
-from harness.render import dump_yaml, render_golden, to_plain  # noqa: E402
+from harness.composition.compose import HydraSession  # noqa: E402
+from harness.composition.provenance import leaf_sources  # noqa: E402
+from harness.composition.render import dump_yaml, render_golden, to_plain  # noqa: E402
+from harness.composition.session import Session  # noqa: E402
+from harness.model import diff  # noqa: E402
+from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Status  # noqa: E402
+from harness.model.matrix import Case  # noqa: E402
 from harness.reporters import FORMATS, ReportOptions, reporter  # noqa: E402
-from harness.session import Session  # noqa: E402
+from harness.review.baselines import BaselineEntry  # noqa: E402
 
 LIMIT = 2.2  # issue 31 (issue 20 asked for 2.5)
 SCRATCH: list[Path] = []  # folders the provenance bench wrote, removed at the end

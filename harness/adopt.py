@@ -19,19 +19,19 @@ from typing import Any
 import yaml
 from omegaconf import OmegaConf
 
-from harness.budget import BudgetExceeded, python_tree, toml_document
-from harness.compose import ComposeError, HydraSession
-from harness.errors import BadInput
-from harness.hydra_compat import header_of
-from harness.known import render as known_text
-from harness.matrix import GOLDEN_PREFIX, build_cases, group_override
-from harness.reader import InputLimitError, read_bytes, read_text
-from harness.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
-from harness.writer import write_atomic
+from harness.composition.compose import ComposeError, HydraSession
+from harness.composition.hydra_compat import header_of
+from harness.gates.budget import BudgetExceeded, python_tree, toml_document
+from harness.gates.errors import BadInput
+from harness.gates.reader import InputLimitError, read_bytes, read_text
+from harness.gates.writer import write_atomic
+from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
+from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
+from harness.rules.known import render as known_text
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
-KNOWN_NAME = "known.yaml"  # beside the contracts file: the findings the repository already has (harness/known.py)
+KNOWN_NAME = "known.yaml"  # beside the contracts file: the findings the repository already has (harness/rules/known.py)
 
 EMPTY_CONTRACTS = """\
 # config-harness contracts: what must hold in every composed case, whatever the goldens say.
@@ -791,7 +791,7 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
     one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
     from harness.launches import Project
-    from harness.shell import launches_in
+    from harness.readers.shell import launches_in
 
     project = Project(base, config_dir, {})
     tops: set[str] = set()
@@ -867,7 +867,7 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Pa
     """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
     the entry point most launches use is the application's own, not a helper beside it."""
     from harness.launches import Project
-    from harness.shell import launches_in
+    from harness.readers.shell import launches_in
 
     project = Project(base, config_dir, {})
     counts: Counter[Path] = Counter()
@@ -910,7 +910,7 @@ def adopt(
     `version_base` is "1.1", "1.2", "1.3" or "none" to say it; without it, it is read from the application's
     @hydra.main or guessed from its files. Nothing is written when anything is refused.
     """
-    from harness.confine import project_root
+    from harness.gates.confine import project_root
 
     config_dir = config_dir.resolve()
     settings_file = settings_file.absolute()
@@ -1093,7 +1093,7 @@ def switch_routes(config_dir: Path, roots: Sequence[str], guess: Guess, cache_di
     """A route `<root>_<group>_<option>` for each option of a group the root leaves off whose composition changes a
     value the root already has (an experiment, a debug mode: they override the root's keys); an option that only
     adds keys, or does not compose, is left out with why."""
-    from harness.diff import iter_leaves
+    from harness.model.diff import iter_leaves
 
     routes: list[dict[str, Any]] = []
     left_out: list[LeftOut] = []

@@ -9,18 +9,32 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
-from harness import contract_changes, diff, resolve
-from harness.baselines import BaselineEntry
-from harness.contract_changes import TermChange
-from harness.contracts import HYDRA, ChangeRecord
-from harness.diff import describe_value, diff_trees
-from harness.errors import describe_yaml_error
-from harness.escape import printable, suspicious
-from harness.findings import DIFFERENCE_KINDS, ERROR, INFO, NEW_FALLBACK, WARNING, CaseChecker, Difference, Finding, Kind, Severity, Status
-from harness.goldens import same_golden
-from harness.matrix import Case
-from harness.moves import fold_moves
-from harness.render import parse_yaml
+from harness.composition import resolve
+from harness.composition.render import parse_yaml
+from harness.gates.errors import describe_yaml_error
+from harness.gates.escape import printable, suspicious
+from harness.model import diff
+from harness.model.diff import describe_value, diff_trees
+from harness.model.findings import (
+    DIFFERENCE_KINDS,
+    ERROR,
+    INFO,
+    NEW_FALLBACK,
+    WARNING,
+    CaseChecker,
+    Difference,
+    Finding,
+    Kind,
+    Severity,
+    Status,
+)
+from harness.model.matrix import Case
+from harness.review.baselines import BaselineEntry
+from harness.review.goldens import same_golden
+from harness.review.moves import fold_moves
+from harness.rules import contract_changes
+from harness.rules.contract_changes import TermChange
+from harness.rules.contracts import HYDRA, ChangeRecord
 
 
 def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:

@@ -12,8 +12,8 @@ from typing import NoReturn
 from harness import __version__
 from harness.commands import COMMANDS
 from harness.commands.common import add_global_flags, drop_ignored_globals, say
-from harness.errors import ExitCode, bad_input_line
-from harness.session import Session
+from harness.composition.session import Session
+from harness.gates.errors import ExitCode, bad_input_line
 
 
 class _Parser(argparse.ArgumentParser):

@@ -19,16 +19,15 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from harness import known
-from harness.baselines import Baseline, BaselineEntry, GoldenFolder
-from harness.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
-from harness.compose import Composed, HydraSession, HydraWarning
-from harness.contract_changes import run_findings
-from harness.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
-from harness.diff import diff_trees
-from harness.documents import DocumentPair
-from harness.findings import (
+from harness.composition.cases import case_globs, open_matrix, select_cases, unmatched_glob
+from harness.composition.compose import Composed, HydraSession, HydraWarning
+from harness.composition.documents import DocumentPair
+from harness.composition.parallel import default_jobs, map_shards
+from harness.composition.provenance import Source, leaf_sources
+from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
+from harness.model.diff import diff_trees
+from harness.model.findings import (
     ERROR,
     INFO,
     RECORDED_KINDS,
@@ -47,15 +46,16 @@ from harness.findings import (
     Refiner,
     Status,
 )
-from harness.gitrepo import GitError
-from harness.goldens import Goldens, golden_path
-from harness.hints import case_hint
-from harness.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
-from harness.parallel import default_jobs, map_shards
-from harness.provenance import Source, leaf_sources
-from harness.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
-from harness.review_rules import ReviewRules
-from harness.settings import Settings, SettingsError, display_path
+from harness.model.hints import case_hint
+from harness.model.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
+from harness.model.settings import Settings, SettingsError, display_path
+from harness.review.baselines import Baseline, BaselineEntry, GoldenFolder
+from harness.review.gitrepo import GitError
+from harness.review.goldens import Goldens, golden_path
+from harness.rules import known
+from harness.rules.contract_changes import run_findings
+from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
+from harness.rules.review_rules import ReviewRules
 from harness.targets import case_rules, default_changes
 
 
@@ -81,7 +81,7 @@ class RuleSet:
     @classmethod
     def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None) -> RuleSet:
         """The settings' contracts (and target checks, with their `python_sources`). In a review the settings are
-        the base's (harness.review_rules), so which Python sources are read is never the pull request's choice,
+        the base's (harness.rules.review_rules), so which Python sources are read is never the pull request's choice,
         and `base`, the base's contracts, judge each case too."""
         contract_set = load_contracts(settings.contracts, settings.read_scope)
         rules = case_rules(settings, contract_set, base=base)
@@ -561,7 +561,7 @@ class Engine:
         in a review the entry points' changes; each launch finding of a review says whether its override already failed
         the same way at the base."""
         from harness import launches
-        from harness.moves import moved_paths
+        from harness.review.moves import moved_paths
 
         moves = moved_paths(f for r in results for f in r.findings)
         review = self.run_spec.review
@@ -588,8 +588,8 @@ class Engine:
             judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
             findings += known.stale_entries(judged, cases)
         if run.review is not None and entries:
-            from harness.contract_changes import read_contract_files
-            from harness.contracts import ContractError
+            from harness.rules.contract_changes import read_contract_files
+            from harness.rules.contracts import ContractError
 
             texts = run.baseline.contract_texts()
             try:

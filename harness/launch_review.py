@@ -16,14 +16,14 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from harness.baselines import BaselineEntry
-from harness.contract_changes import TermChange, change_finding
-from harness.contracts import ENTRY, LAUNCH, ChangeRecord
-from harness.diff import same_tree
-from harness.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
-from harness.matrix import Case
-from harness.provenance import Source
-from harness.reader import InputLimitError, read_bytes
+from harness.composition.provenance import Source
+from harness.gates.reader import InputLimitError, read_bytes
+from harness.model.diff import same_tree
+from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
+from harness.model.matrix import Case
+from harness.review.baselines import BaselineEntry
+from harness.rules.contract_changes import TermChange, change_finding
+from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
 
 # The @hydra.main arguments that decide which config an entry point composes, and how.
 MAIN_ARGUMENTS = ("config_path", "config_name", "version_base")
@@ -70,7 +70,7 @@ def tree_reader(project: Any) -> EntryReader:
 def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
     may come from the cache)."""
-    from harness import gitrepo
+    from harness.review import gitrepo
 
     # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
     prefix = gitrepo.inside(top, root)

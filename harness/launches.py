@@ -23,16 +23,17 @@ from typing import Any
 
 from hydra.errors import MissingConfigException
 
-from harness import gitrepo, hydra_compat, overrides
-from harness.budget import NOT_READ, BudgetExceeded, python_tree
-from harness.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
-from harness.confine import UnsafeInput, is_inside
-from harness.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
-from harness.matrix import LAUNCH_PREFIX as PREFIX
-from harness.matrix import Case
-from harness.provenance import Source
-from harness.reader import InputLimitError, read_bytes
-from harness.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
+from harness.composition import hydra_compat, overrides
+from harness.composition.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
+from harness.composition.provenance import Source
+from harness.gates.budget import NOT_READ, BudgetExceeded, python_tree
+from harness.gates.confine import UnsafeInput, is_inside
+from harness.gates.reader import InputLimitError, read_bytes
+from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
+from harness.model.matrix import LAUNCH_PREFIX as PREFIX
+from harness.model.matrix import Case
+from harness.readers.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
+from harness.review import gitrepo
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
 KEY_REMOVED = "key removed"
@@ -563,7 +564,7 @@ class Composer:
                         reason, message, fix = verdict
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
         if self.trees:
-            from harness.render import to_plain
+            from harness.composition.render import to_plain
 
             checked.tree = to_plain(lent.config)
         if keep_config:
@@ -767,7 +768,7 @@ def _checked_commands(
 ) -> tuple[list[Checked], list[CommandCase]]:
     """The launches composed and checked (of `found`, when the caller already discovered them; with their plain
     trees when `trees`), and the commands that are no launch of a Hydra application."""
-    from harness.cases import id_matches
+    from harness.composition.cases import id_matches
 
     found = [c for c in (discover(settings, root) if found is None else found) if id_matches(c.id, case_glob)]
     cases = [c for c in found if not c.skipped]
@@ -795,8 +796,9 @@ def review_commands(
     with the base's (harness/launch_review.py), launches the base had and this change lost are `launch_gone`, and
     the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
     changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
-    from harness import gitrepo, launch_review
-    from harness.parallel import beside
+    from harness import launch_review
+    from harness.composition.parallel import beside
+    from harness.review import gitrepo
 
     records = tuple(records)
     found = discover(settings)
@@ -835,8 +837,8 @@ def _base_launches(
     settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None
 ) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
-    from harness import gitrepo
-    from harness.baselines import folders_at
+    from harness.review import gitrepo
+    from harness.review.baselines import folders_at
 
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
@@ -880,7 +882,7 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
 
 def _stored(cache_dir: Path | None, top: Path, key: bytes) -> list[Checked] | None:
     """The base's launch results a review of the same base already computed (the signed per-user cache), or None."""
-    from harness.cache import CacheRefused, open_store
+    from harness.composition.cache import CacheRefused, open_store
 
     if cache_dir is None:
         return None
@@ -892,7 +894,7 @@ def _stored(cache_dir: Path | None, top: Path, key: bytes) -> list[Checked] | No
 
 
 def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -> None:
-    from harness.cache import CacheRefused, open_store
+    from harness.composition.cache import CacheRefused, open_store
 
     if cache_dir is None:
         return
@@ -904,7 +906,7 @@ def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -
 
 def _folders_needed(settings: Any, top: Path, found: Sequence[CommandCase]) -> set[str]:
     """The folders a review reads at the base: the globs' fixed prefixes, the config folder, the entry points'."""
-    from harness import gitrepo
+    from harness.review import gitrepo
 
     base = settings.origin.parent
     folders = {gitrepo.inside(top, settings.config_dir)}
@@ -927,11 +929,11 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     """`explain KEY --case cmd/...`: the key's value in the launch's composed config and what sets it."""
     from fnmatch import fnmatchcase
 
-    from harness.provenance import writes_of
-    from harness.render import to_plain
-    from harness.reporters.common import show_value
-    from harness.resolve import MISSING, lookup
-    from harness.settings import display_path
+    from harness.composition.provenance import writes_of
+    from harness.composition.render import to_plain
+    from harness.composition.resolve import MISSING, lookup
+    from harness.model.diff import show_value
+    from harness.model.settings import display_path
 
     cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]
     if len(cases) != 1:

@@ -47,7 +47,7 @@ def _session(config: pytest.Config) -> Any:
     (and for every other test) Hydra and OmegaConf are exactly as they were, while its caches last the run."""
     session = config.stash.get(SESSION_KEY, None)
     if session is None:
-        from harness.session import Session
+        from harness.composition.session import Session
 
         session = config.stash[SESSION_KEY] = Session()
     return session
@@ -59,7 +59,7 @@ def _engine(config: pytest.Config) -> Any:
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is None:
         from harness.engine import Engine, RuleSet, Run
-        from harness.settings import load_settings
+        from harness.model.settings import load_settings
 
         path = _settings_file(config)
         settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
@@ -102,7 +102,7 @@ def _skip_unfetched(settings: Any) -> None:
 def _declares_harness(path: Path) -> bool:
     if path.name != "pyproject.toml":
         return True
-    from harness.settings import SettingsError, read_toml
+    from harness.model.settings import SettingsError, read_toml
 
     try:
         return "config-harness" in read_toml(path).get("tool", {})
@@ -135,7 +135,7 @@ class HarnessItem(pytest.Function):
         return self.path, None, self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function
-        from harness.errors import bad_input_line
+        from harness.gates.errors import bad_input_line
 
         # Bad input met inside a test (a golden that may not be read or written: a symlink out of the project) is one
         # line, the one the command line says after `error:`.
@@ -169,7 +169,7 @@ def _fail_with_errors(request: pytest.FixtureRequest, result: Any, findings: lis
 def _golden_test(case_id: str) -> Callable[..., None]:
     def golden(snapshot: Any, request: pytest.FixtureRequest) -> None:
         """The composed case equals its golden (syrupy; `--snapshot-update` rewrites it as generate would)."""
-        from harness.findings import DIFFERENCE_KINDS, Kind
+        from harness.model.findings import DIFFERENCE_KINDS, Kind
         from harness.snapshot import Kept
 
         with _harness(request.config) as engine:
@@ -196,7 +196,7 @@ def _golden_test(case_id: str) -> Callable[..., None]:
 def _semantic_test(case_id: str) -> Callable[..., None]:
     def semantics(request: pytest.FixtureRequest) -> None:
         """Contracts, parity and fallbacks hold on the freshly composed case, whatever the golden says."""
-        from harness.findings import DIFFERENCE_KINDS
+        from harness.model.findings import DIFFERENCE_KINDS
 
         with _harness(request.config) as engine:
             result = engine.result(case_id)
@@ -214,8 +214,8 @@ def _run_test(request: pytest.FixtureRequest) -> None:
     unused snapshots, and then reported as `generate` reports them), and says so. With --snapshot-warn-unused
     an orphan golden is a warning, not a failure."""
     from harness import pytest_report
+    from harness.model.settings import display_path
     from harness.reporters.common import launches_line
-    from harness.settings import display_path
     from harness.syrupy_compat import snapshot_options
 
     config = request.config
@@ -275,9 +275,9 @@ class HarnessFile(pytest.File):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]  # as pytest.Function  # type: ignore[override]
         # Unusable settings or contracts are bad input: one line, no traceback, the one the command line says after
-        # `error:` (harness.errors). Anything else is a bug: one line too, saying how to see the traceback
+        # `error:` (harness.gates.errors). Anything else is a bug: one line too, saying how to see the traceback
         # (Collector.repr_failure takes no style argument).
-        from harness.errors import bad_input_line
+        from harness.gates.errors import bad_input_line
 
         line = bad_input_line(excinfo.value)
         if line is not None:

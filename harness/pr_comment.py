@@ -19,10 +19,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from harness.confine import UnsafeInput
-from harness.errors import BadInput
-from harness.escape import code_span, no_workflow_commands
-from harness.reader import InputLimitError, read_bytes
+from harness.gates.confine import UnsafeInput
+from harness.gates.errors import BadInput
+from harness.gates.escape import code_span, no_workflow_commands
+from harness.gates.reader import InputLimitError, read_bytes
 from harness.reporters.comment import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
 
 ARTIFACT_FILES = ("comment.json", "pull-request")  # what the pull-request job uploads, and nothing else

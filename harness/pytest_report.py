@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from harness.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
-from harness.grouping import Group, Tier, group_findings
-from harness.matrix import LAUNCH_PREFIX
+from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
+from harness.model.grouping import Group, Tier, group_findings
+from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
 from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by
 from harness.reporters.text import printable

@@ -1,6 +1,6 @@
 """A syrupy extension whose snapshot files are exactly the `_generated_*.yaml` goldens.
 
-It compares, writes, reads and deletes through `harness.goldens.Goldens`, the owner `generate` uses, so
+It compares, writes, reads and deletes through `harness.review.goldens.Goldens`, the owner `generate` uses, so
 `pytest --snapshot-update` writes what `generate` writes and refuses what it refuses. syrupy sees only orphan
 goldens as snapshots nobody uses: a golden whose test was deselected, skipped or failed is never deleted.
 """
@@ -16,11 +16,11 @@ import pytest
 import yaml
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 
-from harness import diff
-from harness.errors import describe_yaml_error
-from harness.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
-from harness.matrix import GOLDEN_SUFFIX, golden_name
-from harness.render import parse_yaml
+from harness.composition.render import parse_yaml
+from harness.gates.errors import describe_yaml_error
+from harness.model import diff
+from harness.model.matrix import GOLDEN_SUFFIX, golden_name
+from harness.review.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
 from harness.syrupy_compat import TextFileExtension
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 verl builds dataclasses from `_target_` nodes (`hydra.utils.instantiate`): a key the class does not declare
 raises, a class that does not exist raises, and a field the YAML lacks silently takes the Python default.
-The classes are read with `ast` from the settings' `python_sources` (harness/pysource.py), never imported.
+The classes are read with `ast` from the settings' `python_sources` (harness/readers/pysource.py), never imported.
 What this cannot see (`__post_init__`, code that overwrites fields, nodes the program reads raw,
 interpolations inside `_target_`) is not modelled: the counts are an upper bound.
 """
@@ -10,21 +10,20 @@ interpolations inside `_target_`) is not modelled: the counts are an upper bound
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness.budget import NOT_READ
-from harness.confine import project_root
-from harness.contract_changes import unreported_check
-from harness.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
-from harness.diff import describe_value, join_path, same_value, split_path, unflatten
-from harness.findings import (
+from harness.composition.provenance import Source
+from harness.composition.resolve import MISSING, is_interpolation, lookup
+from harness.gates.budget import NOT_READ
+from harness.gates.confine import project_root
+from harness.model.diff import describe_value, join_path, same_value, split_path, unflatten
+from harness.model.findings import (
     ERROR,
     INFO,
     CaseChecker,
-    CaseResult,
     Difference,
     Finding,
     Kind,
@@ -35,11 +34,11 @@ from harness.findings import (
     TargetReason,
     ViaDefault,
 )
-from harness.matrix import Case
-from harness.provenance import Source
-from harness.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
-from harness.resolve import MISSING, is_interpolation, lookup
-from harness.settings import Settings, SettingsError, display_path
+from harness.model.matrix import Case
+from harness.model.settings import Settings, SettingsError, display_path
+from harness.readers.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
+from harness.rules.contract_changes import unreported_check
+from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 
 # Keys Hydra's instantiate consumes itself: never passed to the class.
 RESERVED_KEYS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_", "_args_"})
@@ -317,36 +316,8 @@ def _walk(value: Any, keys: list[str]) -> Any:
     return value
 
 
-def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
-    """A case's target findings counted by reason (waived ones included)."""
-    counted = {str(reason): 0 for reason in TargetReason}
-    for finding in findings:
-        facts = finding.detail_as(TargetFacts)
-        if finding.kind == Kind.TARGET and facts is not None:
-            counted[facts.reason] += 1
-    return counted
 
 
-def counts_line(results: Sequence[CaseResult]) -> str | None:
-    """One line with the undeclared keys and Python-defaulted fields of each case (cases with the same counts
-    written together); None when no case has a target finding."""
-    from harness.grouping import describe_cases
-
-    per_case = {r.case.id: counts(r.findings) for r in results if r.case.config_name}
-    if not any(sum(c.values()) for c in per_case.values()):
-        return None
-    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, TargetReason)}
-    alike: dict[tuple[int, int], list[str]] = {}
-    for case_id, counted in per_case.items():
-        alike.setdefault((counted["undeclared"], counted["defaulted"]), []).append(case_id)
-    shown = "; ".join(
-        f"{undeclared} undeclared, {defaulted} Python-defaulted on {describe_cases(ids, list(per_case), counted=False)}"
-        for (undeclared, defaulted), ids in alike.items()
-    )
-    return (
-        f"Program view (classes read from python_sources; an upper bound): {total['missing_class']} missing classes, "
-        f"{total['required']} required fields without a value; per case: {shown}"
-    )
 
 
 def waive_targets(findings: list[Finding], waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> list[Finding]:

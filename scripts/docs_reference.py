@@ -121,12 +121,12 @@ def _keys_table(keys: Mapping[str, type], meanings: Mapping[str, str], what: str
 
 
 def settings_page() -> str:
-    from harness import settings
+    from harness.model import settings
 
     return (
         f"{HEADER}# Settings keys\n\n"
         f"The keys of `[{settings.TABLE}]` in `pyproject.toml`, or the top level of a standalone `--settings` TOML file, "
-        "as `harness/settings.py` accepts them. Any other key, or a value of another type, is exit 2 naming it. "
+        "as `harness/model/settings.py` accepts them. Any other key, or a value of another type, is exit 2 naming it. "
         "The [settings page](../settings.md) explains them with examples.\n\n"
         + _keys_table(settings.TOP_LEVEL_KEYS, SETTINGS_MEANINGS, "settings keys")
         + "\n`cache_dir` is refused (exit 2): the cache holds pickles, so nothing a pull request controls may name it.\n"
@@ -138,7 +138,7 @@ def settings_page() -> str:
 
 
 def findings_page() -> str:
-    from harness import findings
+    from harness.model import findings
 
     _checked(KIND_MEANINGS, [kind.value for kind in findings.Kind], "finding kinds")
     golden = {kind.value for kind in findings.GOLDEN_KINDS}
@@ -154,7 +154,7 @@ def findings_page() -> str:
 
     return (
         f"{HEADER}# Finding kinds\n\n"
-        "Every finding's `kind`, as `harness/findings.py` defines them. A *difference* is `info` in a review and a "
+        "Every finding's `kind`, as `harness/model/findings.py` defines them. A *difference* is `info` in a review and a "
         "tree diff (it is what the change is about) and an `error` against goldens; a rewritten golden settles the "
         "kinds marked *settled by generate*. The [findings page](../findings.md) gives each kind's severity.\n\n"
         + _table(rows, ("kind", "what it says", "a difference", "settled by generate"))
@@ -166,7 +166,7 @@ def findings_page() -> str:
 
 
 def _exit_codes() -> dict[str, int]:
-    from harness.errors import ExitCode
+    from harness.gates.errors import ExitCode
 
     return {code.name: code.value for code in sorted(ExitCode)}
 
@@ -176,7 +176,7 @@ def exit_codes_page() -> str:
     _checked(EXIT_MEANINGS, codes, "exit codes")
     return (
         f"{HEADER}# Exit codes\n\n"
-        "Every command's exit code, from `ExitCode` in `harness/errors.py`. Every error that bad input causes derives "
+        "Every command's exit code, from `ExitCode` in `harness/gates/errors.py`. Every error that bad input causes derives "
         "from `BadInput` there, and both the command line and the pytest plugin map it the same way: one line, no "
         "traceback. A review (`diff --base`) and a tree diff exit 1 only on introduced errors, unexplained contract "
         "or settings changes, or a case that cannot be composed now but could at the base ([reviews](../reviews.md)).\n\n"

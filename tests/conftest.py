@@ -14,7 +14,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from harness.cli import main
-from harness.fetch import fetch_wheel_tree
+from harness.review.fetch import fetch_wheel_tree
 from tests.synthetic_history import git
 
 pytest_plugins = ["pytester"]
@@ -108,8 +108,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """
     if hasattr(session.config, "workerinput"):  # xdist workers start after the controller fetched
         return
-    from harness.fetch import FetchError, fetch_source
-    from harness.settings import load_settings
+    from harness.model.settings import load_settings
+    from harness.review.fetch import FetchError, fetch_source
 
     source = load_settings(start=ROOT).source
     if source is not None and not (source.into / source.unpack).is_dir():
@@ -124,7 +124,7 @@ def hydra_plugins_discovered() -> None:
     """Hydra imports its plugin modules once per process, on first use. pytester restores `sys.modules` after
     each test that uses it, so a first use inside such a test would import them again in the next one, with
     new classes that Hydra's ConfigStore does not know (pickling them fails). Discover them before any test."""
-    from harness import hydra_compat
+    from harness.composition import hydra_compat
 
     hydra_compat.source_types()
 

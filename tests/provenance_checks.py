@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.compose import HydraSession
-from harness.diff import iter_leaves
-from harness.matrix import Case
-from harness.provenance import leaf_sources
-from harness.render import key_lines
-from harness.settings import load_settings
+from harness.composition.compose import HydraSession
+from harness.composition.provenance import leaf_sources
+from harness.composition.render import key_lines
+from harness.model.diff import iter_leaves
+from harness.model.matrix import Case
+from harness.model.settings import load_settings
 
 
 def assert_every_leaf_names_its_writing_line(settings_file: Path, case: dict[str, Any], composed: Any) -> dict[str, str]:

@@ -2,6 +2,9 @@
 uses), `AFTER` (those it also takes after its name), `add_arguments(parser)` and `run(args) -> int`.
 
 `COMMANDS` is the registry, in the order `--help` lists them; harness.cli builds the parser from it.
+
+Owns: arguments in, one exit code out. May import: every layer but the shells (harness.cli, harness.plugin);
+a command is thin: it builds a `Run`, hands it to the engine and gives the result to a reporter.
 """
 
 from __future__ import annotations

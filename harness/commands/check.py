@@ -6,7 +6,7 @@ import argparse
 
 from harness.commands import common
 from harness.engine import Engine, Run
-from harness.errors import ExitCode
+from harness.gates.errors import ExitCode
 
 NAME = "check"
 HELP = "compare every case with its golden"

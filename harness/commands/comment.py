@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 
 from harness.commands.common import UsageError, add_quiet, say
-from harness.errors import ExitCode
-from harness.writer import write_atomic
+from harness.gates.errors import ExitCode
+from harness.gates.writer import write_atomic
 
 NAME = "comment"
 HELP = "check a review's comment artifact (untrusted) and write the pull-request comment it may post"

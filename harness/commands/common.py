@@ -12,19 +12,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.cases import select_cases
-from harness.confine import UnsafeInput, project_root
-from harness.contracts import ContractSet
+from harness.composition.cases import select_cases
 from harness.engine import Engine, RuleSet
-from harness.errors import BadInput, ExitCode
-from harness.escape import code_span, markdown_text, no_workflow_commands, printable
-from harness.findings import MatrixResult
-from harness.hints import case_hint, did_you_mean
-from harness.matrix import Case
+from harness.gates.confine import UnsafeInput, project_root
+from harness.gates.errors import BadInput, ExitCode
+from harness.gates.escape import code_span, markdown_text, no_workflow_commands, printable
+from harness.gates.writer import write_atomic
+from harness.model.findings import MatrixResult
+from harness.model.hints import case_hint, did_you_mean
+from harness.model.matrix import Case
+from harness.model.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
 from harness.reporters import FORMATS, CaseList, KeyHistory, NextSteps, ReportOptions, formats_for, render_answer, reporter, sourced_for
-from harness.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
+from harness.rules.contracts import ContractSet
 from harness.terminal import Progress, wants_color
-from harness.writer import write_atomic
 
 
 class UsageError(BadInput):

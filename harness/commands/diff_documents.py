@@ -8,10 +8,10 @@ import argparse
 from pathlib import Path
 
 from harness.commands.common import diff_title, print_result
-from harness.documents import file_pair, folder_pairs
+from harness.composition.documents import file_pair, folder_pairs
 from harness.engine import compare_documents
-from harness.errors import ExitCode
-from harness.findings import Comparison
+from harness.gates.errors import ExitCode
+from harness.model.findings import Comparison
 
 
 def run(args: argparse.Namespace, comparison: Comparison) -> int:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from harness import baselines, gitrepo
 from harness.commands import common
-from harness.contract_changes import read_contract_files
 from harness.engine import Engine, Run
+from harness.model.settings import settings_table
 from harness.reporters.markdown import code_span, markdown_text
-from harness.review_rules import rules_for_review
-from harness.settings import settings_table
+from harness.review import baselines, gitrepo
+from harness.rules.contract_changes import read_contract_files
+from harness.rules.review_rules import rules_for_review
 from harness.targets import case_rules, program_view
 
 

@@ -7,11 +7,11 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from harness import baselines
 from harness.commands.common import diff_title, next_steps_for, print_result, review_exit, rule_set_of, run_with_progress
 from harness.engine import Engine, Run
-from harness.findings import Comparison
-from harness.settings import Settings
+from harness.model.findings import Comparison
+from harness.model.settings import Settings
+from harness.review import baselines
 
 
 def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.cases import open_matrix
 from harness.commands.common import (
     CACHE_FLAGS,
     SETTINGS_FLAGS,
@@ -17,11 +16,12 @@ from harness.commands.common import (
     say,
     settings_from,
 )
-from harness.errors import ExitCode
-from harness.hints import did_you_mean, key_paths
-from harness.matrix import LAUNCH_PREFIX, Case
-from harness.reporters.common import show_value
-from harness.settings import Settings, display_path
+from harness.composition.cases import open_matrix
+from harness.gates.errors import ExitCode
+from harness.model.diff import show_value
+from harness.model.hints import did_you_mean, key_paths
+from harness.model.matrix import LAUNCH_PREFIX, Case
+from harness.model.settings import Settings, display_path
 
 NAME = "explain"
 HELP = "which file set a key's final value"
@@ -35,9 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.provenance import leaf_sources, override_for, writes_of
-    from harness.render import to_plain
-    from harness.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
+    from harness.composition.provenance import leaf_sources, override_for, writes_of
+    from harness.composition.render import to_plain
+    from harness.composition.resolve import MISSING, effective_value, is_interpolation, lookup, referenced_keys
 
     settings = settings_from(args)
     if args.case[0].startswith(LAUNCH_PREFIX):

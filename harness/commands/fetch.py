@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from harness.commands.common import UsageError, add_quiet, say, settings_from
-from harness.errors import ExitCode
-from harness.settings import SettingsError
+from harness.gates.errors import ExitCode
+from harness.model.settings import SettingsError
 
 NAME = "fetch"
 HELP = "download the settings' [source] wheel and unpack its config tree"
@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.fetch import fetch_source
-    from harness.settings import Source
+    from harness.model.settings import Source
+    from harness.review.fetch import fetch_source
 
     if args.wheel or args.into or args.unpack:
         if not (args.wheel and args.into):

@@ -8,8 +8,8 @@ import sys
 from harness.commands import common
 from harness.commands.common import say
 from harness.engine import Engine, Run
-from harness.errors import ExitCode
-from harness.findings import Status
+from harness.gates.errors import ExitCode
+from harness.model.findings import Status
 
 NAME = "generate"
 HELP = "(re)write every golden"

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
-from harness.errors import ExitCode
-from harness.settings import display_path
+from harness.gates.errors import ExitCode
+from harness.model.settings import display_path
 
 NAME = "init"
 HELP = "adopt a repository: write the settings table, an empty contracts file and the snapshot folder"
@@ -85,7 +85,7 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     fails only on new ones. A known file that was there before is kept as it was."""
     from harness.adopt import stamp_known
     from harness.commands.known import record
-    from harness.settings import load_settings
+    from harness.model.settings import load_settings
 
     files = adoption.table["contracts"]
     if not adoption.known_created:

@@ -7,8 +7,8 @@ import argparse
 from pathlib import Path
 
 from harness.commands import common
-from harness.errors import ExitCode
-from harness.settings import Settings
+from harness.gates.errors import ExitCode
+from harness.model.settings import Settings
 
 NAME = "known"
 HELP = "record every finding that holds now as a known entry (appended; existing entries stay)"
@@ -37,11 +37,11 @@ def run(args: argparse.Namespace) -> int:
 
 def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict]:
     """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet."""
-    from harness import known
-    from harness.contracts import utc_today
     from harness.engine import Engine, Run
-    from harness.reader import read_text
-    from harness.writer import write_atomic
+    from harness.gates.reader import read_text
+    from harness.gates.writer import write_atomic
+    from harness.rules import known
+    from harness.rules.contracts import utc_today
 
     result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
     entries = known.entries_for(result.cases, utc_today(), when)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from harness.cases import id_matches, open_matrix, select_cases, unmatched_glob
 from harness.commands.common import (
     CACHE_FLAGS,
     SETTINGS_FLAGS,
@@ -16,11 +15,12 @@ from harness.commands.common import (
     print_answer,
     settings_from,
 )
-from harness.errors import ExitCode
-from harness.hints import case_hint
-from harness.matrix import LAUNCH_PREFIX
+from harness.composition.cases import id_matches, open_matrix, select_cases, unmatched_glob
+from harness.gates.errors import ExitCode
+from harness.model.hints import case_hint
+from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.settings import Settings, display_path
 from harness.reporters import CaseList
-from harness.settings import Settings, display_path
 
 NAME = "list"
 HELP = "list every case"

@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cases import open_matrix
 from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, say, settings_from
-from harness.errors import ExitCode
-from harness.hints import case_hint
+from harness.composition.cases import open_matrix
+from harness.gates.errors import ExitCode
+from harness.model.hints import case_hint
 
 NAME = "lock"
 HELP = "derive a contract from a known-good tree (engine-specific keys become required)"
@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.lock import LockRefused, derive_contract, plan_lock
-    from harness.render import dump_yaml, to_plain
+    from harness.composition.render import dump_yaml, to_plain
+    from harness.rules.lock import LockRefused, derive_contract, plan_lock
 
     if len(args.case) != 1:
         raise UsageError("lock --case: a contract covers one glob; give --case once")
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
             end="",
         )
         return ExitCode.OK
-    from harness.reader import read_text
-    from harness.writer import write_atomic
+    from harness.gates.reader import read_text
+    from harness.gates.writer import write_atomic
 
     output = Path(args.output)
     try:

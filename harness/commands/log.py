@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cases import open_matrix
 from harness.commands.common import SETTINGS_FLAGS, add_case_flag, add_format_flags, add_quiet, one_case, print_answer, settings_from
-from harness.errors import ExitCode
+from harness.composition.cases import open_matrix
+from harness.gates.errors import ExitCode
 from harness.reporters import KeyHistory
 
 NAME = "log"
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.history import key_log
+    from harness.review.history import key_log
 
     settings = settings_from(args)
     # An exact id goes to the history as given (each commit has its own matrix); globs select in the working tree.

@@ -3,6 +3,9 @@
 `--format` choices, the review JSON and which findings the engine sources all come from this registry, so a
 new format is one module plus one line here. Modules are imported on first use: a format's dependencies cost
 nothing to the runs that do not ask for it.
+
+Owns: turning a finished result into text. May import: `harness.gates`, `harness.model` (a report reads the
+result's data only, never composes or reads a tree).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 from importlib import import_module
 from types import MappingProxyType
 
-from harness.findings import ERROR, INFO, WARNING, Severity
+from harness.model.findings import ERROR, INFO, WARNING, Severity
 from harness.reporters.base import CaseList, KeyHistory, NextSteps, Reporter, ReportOptions
 
 __all__ = ["ANSWERS", "FORMATS", "CaseList", "KeyHistory", "NextSteps", "ReportOptions", "Reporter", "formats_for",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from harness.findings import MatrixResult, Severity
+from harness.model.findings import MatrixResult, Severity
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class CaseList:
 
 @dataclass(frozen=True)
 class KeyHistory:
-    """`log`'s answer: the commits where one key's composed value changed in one case (a `harness.history.KeyLog`)."""
+    """`log`'s answer: the commits where one key's composed value changed in one case (a `harness.review.history.KeyLog`)."""
 
     key: str
     case: str

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.escape import json_text
-from harness.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
+from harness.gates.escape import json_text
+from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
+from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import describe_group, introduced, mode_properties
 

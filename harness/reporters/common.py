@@ -5,15 +5,14 @@ Every format is built from the same groups (see grouping.py) in the same triage 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from harness.diff import parent_path
-from harness.findings import (
+from harness.model.diff import parent_path, show_value
+from harness.model.findings import (
     ERROR,
     GOLDEN_KINDS,
     VIA_PYTHON_DEFAULT,
@@ -31,15 +30,13 @@ from harness.findings import (
     Status,
     ViaDefault,
 )
-from harness.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
-from harness.matrix import LAUNCH_PREFIX
+from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
+from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
 LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
-ABSENT = "—"
 EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
-MAX_VALUE = 80
 DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
 
 
@@ -287,12 +284,6 @@ def _fix(finding: Finding) -> str | None:
     return launch.fix if launch is not None else None
 
 
-def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
-    """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
-    if not present:
-        return ABSENT
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def old_present(group: Group) -> bool:

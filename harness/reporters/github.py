@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.escape import escape_data, workflow_command
-from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
-from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
+from harness.gates.escape import escape_data, workflow_command
+from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
+from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
     Fold,

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.diff import change_row
-from harness.escape import json_text
-from harness.findings import ERROR, Kind, MatrixResult, Mode, Severity
-from harness.grouping import group_findings, summary_paragraph
+from harness.gates.escape import json_text
+from harness.model.diff import ABSENT, change_row, show_value
+from harness.model.findings import ERROR, Kind, MatrixResult, Mode, Severity
+from harness.model.grouping import counts as target_counts
+from harness.model.grouping import group_findings, summary_paragraph
 from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.common import (
-    ABSENT,
     approvals_line,
     launches_line,
     mode_properties,
     next_steps,
     rules_line,
-    show_value,
     subtree_folds,
 )
-from harness.targets import counts as target_counts
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from harness.escape import xml_text
-from harness.findings import ERROR, WARNING, Kind, MatrixResult, Severity, Status
-from harness.grouping import Group, group_findings
+from harness.gates.escape import xml_text
+from harness.model.findings import ERROR, WARNING, Kind, MatrixResult, Severity, Status
+from harness.model.grouping import Group, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import describe_group, mode_line, mode_properties, summary_line
 

@@ -7,9 +7,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from harness.escape import LINE_BREAKS, code_span, markdown_text, printable
-from harness.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
-from harness.grouping import (
+from harness.gates.escape import LINE_BREAKS, code_span, markdown_text, printable
+from harness.model.diff import ABSENT, show_value
+from harness.model.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
+from harness.model.grouping import (
     TIER_TITLES,
     Group,
     Tier,
@@ -22,7 +23,6 @@ from harness.grouping import (
 )
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import (
-    ABSENT,
     EFFECTIVE_NOTE,
     LISTED_TIERS,
     SHOWN_LAUNCHES,
@@ -41,7 +41,6 @@ from harness.reporters.common import (
     next_steps,
     old_present,
     rules_line,
-    show_value,
     shows_detail,
     summary_line,
     without_waiver_note,

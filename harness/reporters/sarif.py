@@ -13,9 +13,9 @@ from typing import Any
 from urllib.parse import quote
 
 from harness import __version__
-from harness.escape import json_text, sarif_message
-from harness.findings import ERROR, INFO, WARNING, MatrixResult, Severity
-from harness.grouping import Group, Tier, compared_ids, describe_cases, group_findings
+from harness.gates.escape import json_text, sarif_message
+from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
+from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import describe_group, mode_properties, summary_line
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
-from harness.escape import printable
-from harness.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.grouping import (
+from harness.gates.escape import printable
+from harness.model.diff import ABSENT, show_value
+from harness.model.findings import ERROR, WARNING, CaseResult, MatrixResult, Severity, TargetReason
+from harness.model.grouping import (
     TIER_TITLES,
     Group,
     Tier,
     compared_ids,
     count_paths,
+    counts,
     describe_cases,
     group_findings,
     summary_paragraph,
@@ -20,7 +22,6 @@ from harness.grouping import (
 )
 from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.common import (
-    ABSENT,
     LISTED_TIERS,
     Fold,
     approvals_line,
@@ -38,11 +39,9 @@ from harness.reporters.common import (
     origin_count,
     rules_line,
     set_by,
-    show_value,
     summary_line,
     waived_count,
 )
-from harness.targets import counts_line as target_counts_line
 
 COLORS = MappingProxyType({
     "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
@@ -230,8 +229,28 @@ class TextReporter:
 
 
 def _lines(lines: Iterable[str]) -> str:
-    """Lines of the text sink: each one shown as it is stored, input kept on its line (harness.escape.printable)."""
+    """Lines of the text sink: each one shown as it is stored, input kept on its line (harness.gates.escape.printable)."""
     return "".join(printable(line) + "\n" for line in lines)
 
 
 REPORTER = TextReporter()
+
+
+def target_counts_line(results: Sequence[CaseResult]) -> str | None:
+    """One line with the undeclared keys and Python-defaulted fields of each case (cases with the same counts
+    written together); None when no case has a target finding."""
+    per_case = {r.case.id: counts(r.findings) for r in results if r.case.config_name}
+    if not any(sum(c.values()) for c in per_case.values()):
+        return None
+    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, TargetReason)}
+    alike: dict[tuple[int, int], list[str]] = {}
+    for case_id, counted in per_case.items():
+        alike.setdefault((counted["undeclared"], counted["defaulted"]), []).append(case_id)
+    shown = "; ".join(
+        f"{undeclared} undeclared, {defaulted} Python-defaulted on {describe_cases(ids, list(per_case), counted=False)}"
+        for (undeclared, defaulted), ids in alike.items()
+    )
+    return (
+        f"Program view (classes read from python_sources; an upper bound): {total['missing_class']} missing classes, "
+        f"{total['required']} required fields without a value; per case: {shown}"
+    )

@@ -1,7 +1,12 @@
-"""The rule kinds of a contract, one module each, behind one protocol (harness/rules/base.py).
+"""Rules: contracts (`contracts`), how a pull request changes them (`contract_changes`, `review_rules`), known
+findings (`known`), `lock`, and the rule kinds of a contract, one module each, behind one protocol
+(harness/rules/base.py).
 
-`KINDS` is the one registry: parsing (harness/contracts.py), evaluation, contract changes
-(harness/contract_changes.py) and `lock` (harness/lock.py) all iterate it, in this order, which is also the order
+Owns: what must hold and what excuses a finding. May import: `harness.gates`, `harness.model`,
+`harness.composition`, `harness.readers`.
+
+`KINDS` is the one registry: parsing (harness/rules/contracts.py), evaluation, contract changes
+(harness/rules/contract_changes.py) and `lock` (harness/rules/lock.py) all iterate it, in this order, which is also the order
 of their findings. A new kind is a module with a `KIND`, imported and listed here (harness/rules/one_of.py was
 added so).
 """

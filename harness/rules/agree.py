@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.diff import same_value
-from harness.resolve import MISSING, Unresolvable, effective_value
+from harness.composition.resolve import MISSING, Unresolvable, effective_value
+from harness.model.diff import same_value
 from harness.rules.base import ContractError, Option, PathRule, TermChange, View, Violation, checked, flag, show, where
 
 if TYPE_CHECKING:
-    from harness.contracts import Contract
+    from harness.rules.contracts import Contract
 
 Group = tuple[str, ...]
 

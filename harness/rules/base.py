@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from omegaconf import DictConfig
 
-from harness.diff import PathError, describe_value, split_path
-from harness.errors import BadInput
-from harness.resolve import MISSING
+from harness.composition.resolve import MISSING
+from harness.gates.errors import BadInput
+from harness.model.diff import PathError, describe_value, split_path
 
 if TYPE_CHECKING:
-    from harness.contracts import Contract
+    from harness.rules.contracts import Contract
 
 
 class ContractError(BadInput):
@@ -67,7 +67,7 @@ class TermChange:
 
     def record(self, reason: str) -> dict[str, Any]:
         """The `changes:` record that excuses this change."""
-        from harness.contracts import SUBJECT_KEYS  # the record's subject keys live with the file format
+        from harness.rules.contracts import SUBJECT_KEYS  # the record's subject keys live with the file format
 
         subject = next((key for key, name in SUBJECT_KEYS.items() if name == self.contract), None)
         named = {subject: self.path} if subject else {"contract": self.contract, "path": self.path}

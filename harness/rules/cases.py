@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from harness.rules.base import ContractError, Option, TermChange, View, where
 
 if TYPE_CHECKING:
-    from harness.contracts import Contract
+    from harness.rules.contracts import Contract
 
 
 class Cases(Option):

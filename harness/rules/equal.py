@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.diff import describe_value, same_value
-from harness.resolve import MISSING, Unresolvable, effective_value
+from harness.composition.resolve import MISSING, Unresolvable, effective_value
+from harness.model.diff import describe_value, same_value
 from harness.rules.base import ContractError, PathRule, TermChange, View, Violation, checked, plain, show, where
 
 if TYPE_CHECKING:
-    from harness.contracts import Contract
+    from harness.rules.contracts import Contract
 
 
 def pin(value: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from harness.rules.base import Option, TermChange, View, flag
 
 if TYPE_CHECKING:
-    from harness.contracts import Contract
+    from harness.rules.contracts import Contract
 
 
 class ProgramView(Option):

@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.resolve import MISSING, lookup
+from harness.composition.resolve import MISSING, lookup
 from harness.rules.base import PathRule, TermChange, View, Violation, path_list
 
 if TYPE_CHECKING:
-    from harness.contracts import Contract
+    from harness.rules.contracts import Contract
 
 TERM = "require"
 

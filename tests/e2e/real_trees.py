@@ -23,7 +23,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from harness.cli import main
-from harness.render import parse_yaml
+from harness.composition.render import parse_yaml
 
 # The shared test data (verl's history as git bundles): beside the project, or where CONFIG_HARNESS_TEST_DATA says
 # (a worktree elsewhere).

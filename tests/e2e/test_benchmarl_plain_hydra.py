@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.render import parse_yaml
+from harness.composition.render import parse_yaml
 from tests.e2e.test_hydra_apps import TORCH_CPU, benchmarl_conf, benchmarl_venv
 
 pytestmark = pytest.mark.e2e

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.baselines import GoldenFolder
 from harness.engine import Engine, RuleSet, Run
-from harness.fetch import fetch_wheel_tree
-from harness.goldens import write_goldens
-from harness.settings import parse_settings
+from harness.model.settings import parse_settings
+from harness.review.baselines import GoldenFolder
+from harness.review.fetch import fetch_wheel_tree
+from harness.review.goldens import write_goldens
 from tests.conftest import CACHE, ROOT
 
 pytestmark = pytest.mark.e2e

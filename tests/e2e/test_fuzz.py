@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.settings import load_settings
+from harness.model.settings import load_settings
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.e2e

@@ -13,11 +13,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.budget import HOSTILE_SECONDS, NOT_READ, BudgetExceeded, toml_document
-from harness.contracts import ContractError, parse_contracts
-from harness.pysource import Missing, Outside, Signature, SourceIndex
-from harness.render import parse_yaml
-from harness.shell import launches_in
+from harness.composition.render import parse_yaml
+from harness.gates.budget import HOSTILE_SECONDS, NOT_READ, BudgetExceeded, toml_document
+from harness.readers.pysource import Missing, Outside, Signature, SourceIndex
+from harness.readers.shell import launches_in
+from harness.rules.contracts import ContractError, parse_contracts
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # Up to 5,000: far past every budget, small enough that hypothesis can build the text quickly.

@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
-from harness import hydra_compat
+from harness.composition import hydra_compat
 from harness.launches import Composer, Project, command_cases, find_scripts
 from tests.conftest import ROOT
 from tests.synthetic_history import git

@@ -9,10 +9,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from harness.diff import flatten, same_value
-from harness.fetch import fetch_wheel_tree
-from harness.render import parse_yaml
-from harness.settings import load_settings
+from harness.composition.render import parse_yaml
+from harness.model.diff import flatten, same_value
+from harness.model.settings import load_settings
+from harness.review.fetch import fetch_wheel_tree
 from tests.conftest import ROOT, verl_tree
 
 pytestmark = pytest.mark.e2e
@@ -145,14 +145,14 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     import subprocess
     import sys
 
-    from harness.baselines import GoldenFolder
-    from harness.engine import Checks, Engine, Run
-    from harness.goldens import write_goldens
+    from harness.engine import Engine, RuleSet, Run
     from harness.reporters.json import result_as_dict, to_json
+    from harness.review.baselines import GoldenFolder
+    from harness.review.goldens import write_goldens
 
     settings = load_settings(start=ROOT)
     # The same rules `check` runs: the contracts, the program view of the classes, the run-level findings.
-    checks = Checks.of(settings)
+    checks = RuleSet.of(settings)
     plain_run = Run.check(settings, checks)
     plain = json.loads(to_json(result_as_dict(Engine(plain_run, plain=True).run())))
     harness = [sys.executable, "-m", "harness", "--jobs", "2"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.render import parse_yaml
+from harness.composition.render import parse_yaml
 from tests.unit.test_compose import plain_compose
 
 ALL_CASES = {f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")} | {"route/legacy"}

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness.budget import HOSTILE_SECONDS, NOT_READ
+from harness.gates.budget import HOSTILE_SECONDS, NOT_READ
 from tests import hostile_inputs as hostile
 from tests.conftest import write_tree
 from tests.synthetic_history import git

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import open_matrix
-from harness.render import to_plain
-from harness.settings import load_settings
+from harness.composition.cases import open_matrix
+from harness.composition.render import to_plain
+from harness.model.settings import load_settings
 from tests.conftest import write_tree
 
 

@@ -9,13 +9,13 @@ import subprocess
 import sys
 from dataclasses import replace
 
-from harness.baselines import GoldenFolder
-from harness.contracts import contract_checks
+from harness.composition.session import forget_content
 from harness.engine import Engine, RuleSet, Run
-from harness.goldens import write_goldens
+from harness.model.settings import load_settings
 from harness.reporters.json import result_as_dict, to_json
-from harness.session import forget_content
-from harness.settings import load_settings
+from harness.review.baselines import GoldenFolder
+from harness.review.goldens import write_goldens
+from harness.rules.contracts import contract_checks
 
 
 def harness(project, *arguments):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.writer import write_atomic
+from harness.gates.writer import write_atomic
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.render import parse_yaml
+from harness.composition.render import parse_yaml
 from tests.conftest import write_tree, write_wheel
 from tests.synthetic_history import git
 from tests.unit.test_compose import plain_compose

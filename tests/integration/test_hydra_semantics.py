@@ -15,7 +15,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from harness.render import parse_yaml
+from harness.composition.render import parse_yaml
 from tests.conftest import ROOT, write_tree, write_wheel
 from tests.provenance_checks import assert_every_leaf_names_its_writing_line
 
@@ -249,7 +249,7 @@ def test_a_search_path_composes_like_hydra_searchpath(cli, tmp_path):
 
 def test_pkg_search_path_is_found_from_metadata_without_importing(tmp_path):
     code = (
-        "import sys; from pathlib import Path; from harness.settings import package_folder;"
+        "import sys; from pathlib import Path; from harness.model.settings import package_folder;"
         "folder = package_folder('pkg://hydra.test_utils.configs', 'x');"
         "assert (folder / 'db').is_dir(), folder;"
         "assert not [m for m in sys.modules if m.startswith('hydra')], 'imported hydra'"

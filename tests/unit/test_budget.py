@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.budget import (
+from harness.gates.budget import (
     HOSTILE_SECONDS,
     MAX_PYTHON_CHAIN,
     MAX_SCRIPT_DEPTH,
@@ -23,9 +23,9 @@ from harness.budget import (
     toml_nesting,
     wrap_int,
 )
-from harness.pysource import Missing, Signature, SourceIndex, _merge
-from harness.settings import SettingsError, read_toml
-from harness.shell import launches_in, parse
+from harness.model.settings import SettingsError, read_toml
+from harness.readers.pysource import Missing, Signature, SourceIndex, _merge
+from harness.readers.shell import launches_in, parse
 from tests import hostile_inputs as hostile
 from tests.conftest import ROOT
 
@@ -79,7 +79,7 @@ def test_python_nested_past_the_budget_is_not_read(source):
 def test_python_within_the_budget_is_read_and_every_walk_of_it_holds():
     tree = python_tree(hostile.long_expression(90), "m.py")
     assert ast.unparse(tree).count("+") == 89  # unparse, the deepest recursive walk, holds at the budget's edge
-    assert python_tree((ROOT / "harness" / "pysource.py").read_text(), "pysource.py").body
+    assert python_tree((ROOT / "harness" / "readers" / "pysource.py").read_text(), "pysource.py").body
 
 
 def index_of(tmp_path: Path, models: str) -> SourceIndex:
@@ -214,7 +214,7 @@ def test_a_chain_of_star_imports_past_the_budget_ends(tmp_path):
 def test_dense_sources_past_the_size_budget_are_not_read(tmp_path):
     """Found by the attacker pass: within the 8 MiB file bound, 1 MB of dense Python took 485 MB in `ast` and 1 MB
     of shell words 669 MB and 3 s; 8 MB would take gigabytes. Python sources and scripts have size budgets."""
-    from harness.budget import MAX_PYTHON_BYTES, MAX_SCRIPT_BYTES
+    from harness.gates.budget import MAX_PYTHON_BYTES, MAX_SCRIPT_BYTES
 
     source = "x = [\n" + "1,\n" * (MAX_PYTHON_BYTES // 3) + "]\n"
     with pytest.raises(BudgetExceeded) as error:

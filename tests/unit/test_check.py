@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from harness.baselines import BaselineEntry
 from harness.check import as_review, compare_with_base, hidden_text_findings, hydra_findings, semantic_findings
-from harness.compose import HydraSession
-from harness.contracts import HYDRA, ChangeRecord
-from harness.findings import ERROR, INFO, WARNING, Finding, Kind, Status
-from harness.matrix import Case
-from harness.render import render_golden, to_plain
+from harness.composition.compose import HydraSession
+from harness.composition.render import render_golden, to_plain
+from harness.model.findings import ERROR, INFO, WARNING, Finding, Kind, Status
+from harness.model.matrix import Case
+from harness.review.baselines import BaselineEntry
+from harness.rules.contracts import HYDRA, ChangeRecord
 from tests.conftest import write_tree
 
 APP = """

@@ -1,9 +1,9 @@
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from harness.compose import HydraSession
-from harness.matrix import Case
-from harness.render import parse_yaml, render_golden, to_plain
+from harness.composition.compose import HydraSession
+from harness.composition.render import parse_yaml, render_golden, to_plain
+from harness.model.matrix import Case
 from tests.conftest import SMALL_TREE, write_tree
 
 

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from harness.contract_changes import contract_changes_in_files
+from harness.rules.contract_changes import contract_changes_in_files
 
 CASES = ["t/dp/default", "t/megatron/default", "t/megatron/lora", "route/megatron"]
 

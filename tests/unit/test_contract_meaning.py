@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
-from harness.contract_changes import EXCUSED, unreported_findings
-from harness.contracts import ContractSet, parse_contracts, violations
-from harness.resolve import MISSING
+from harness.composition.resolve import MISSING
+from harness.rules.contract_changes import EXCUSED, unreported_findings
+from harness.rules.contracts import ContractSet, parse_contracts, violations
 
 TODAY = datetime.date(2026, 12, 1)
 PATHS = ["m.lora_alpha", "m.lora.alpha", "m.pad", "m.old", "m.extra"]

@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from harness.contracts import ContractError, contract_findings, parse_contracts
-from harness.lock import derive_contract
-from harness.matrix import Case
+from harness.model.matrix import Case
+from harness.rules.contracts import ContractError, contract_findings, parse_contracts
+from harness.rules.lock import derive_contract
 
 CONFIG = {
     "model": {"use_remove_padding": True, "lora_alpha": 16, "lora": {"alpha": 32}, "name": "???"},
@@ -132,7 +132,7 @@ def test_equal_with_a_mapping_value_can_pass():
 def test_waiver_expiry_uses_the_utc_date(monkeypatch):
     import time
 
-    from harness.contracts import utc_today
+    from harness.rules.contracts import utc_today
 
     # A zone whose local date is not the UTC date right now (UTC+14 after noon UTC, UTC-12 before).
     now = datetime.datetime.now(datetime.UTC)
@@ -147,13 +147,13 @@ def test_waiver_expiry_uses_the_utc_date(monkeypatch):
 
 
 def _result(case_id, found):
-    from harness.findings import CaseResult
+    from harness.model.findings import CaseResult
 
     return CaseResult(Case(case_id, "t", ()), "g.yaml", "ok", tuple(found))
 
 
 def test_stale_waiver_is_reported_and_strict_makes_it_an_error():
-    from harness.contracts import stale_waivers, violations_seen
+    from harness.rules.contracts import stale_waivers, violations_seen
 
     text = ALIAS + """waivers:
   - {contract: alias, path: model.lora_alpha, reason: still needed, cases: 't/megatron/*'}
@@ -174,7 +174,7 @@ def test_stale_waiver_is_reported_and_strict_makes_it_an_error():
 
 
 def test_hygiene_names_empty_globs_unknown_waiver_paths_and_duplicate_names():
-    from harness.contracts import contract_hygiene
+    from harness.rules.contracts import contract_hygiene
 
     text = """
 contracts:

@@ -1,7 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.diff import (
+from harness.composition.render import dump_yaml, parse_yaml
+from harness.model.diff import (
     ADDED,
     CHANGED,
     REMOVED,
@@ -14,7 +15,6 @@ from harness.diff import (
     list_detail,
     unflatten,
 )
-from harness.render import dump_yaml, parse_yaml
 
 KEYS = st.text(alphabet="abcdefgh_", min_size=1, max_size=4)
 SCALARS = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6)
@@ -128,7 +128,7 @@ def _full(changes):
 
 @given(st.dictionaries(MIXED_KEYS, MIXED, max_size=5), st.dictionaries(MIXED_KEYS, MIXED, max_size=5))
 def test_the_side_by_side_walk_gives_exactly_the_flattened_diff(a, b):
-    from harness.diff import diff_leaves
+    from harness.model.diff import diff_leaves
 
     assert _full(diff_trees(a, b)) == _full(diff_leaves(flatten(a), flatten(b)))
     # Two trees that share most of their content (a launch now and at the base) walk the shared part once.

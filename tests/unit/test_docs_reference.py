@@ -41,7 +41,7 @@ def test_every_flag_of_every_command_is_on_the_cli_page():
 
 
 def test_a_kind_the_code_adds_without_a_meaning_fails_the_generator():
-    from harness.findings import Kind
+    from harness.model.findings import Kind
 
     with pytest.raises(docs_reference.StaleMeanings, match="no meaning for new_kind"):
         docs_reference._checked(docs_reference.KIND_MEANINGS, [*(k.value for k in Kind), "new_kind"], "finding kinds")

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from harness.baselines import BaselineEntry
+from harness.composition.provenance import Source
 from harness.engine import Engine, RuleSet, Run, with_origins
-from harness.findings import ERROR, INFO, WARNING, ContractRef, Finding, Kind, Origin, Severity, Status
-from harness.matrix import Case
-from harness.provenance import Source
-from harness.settings import Settings, SettingsError, load_settings
+from harness.model.findings import ERROR, INFO, WARNING, ContractRef, Finding, Kind, Origin, Severity, Status
+from harness.model.matrix import Case
+from harness.model.settings import Settings, SettingsError, load_settings
+from harness.review.baselines import BaselineEntry
 from tests.conftest import write_tree
 
 TREE = {

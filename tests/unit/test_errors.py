@@ -1,4 +1,4 @@
-"""harness.errors: every error that input causes derives from BadInput, and both shells read its one line from
+"""harness.gates.errors: every error that input causes derives from BadInput, and both shells read its one line from
 bad_input_line; exit codes are the IntEnum INTERFACE.md fixes."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import yaml
 from hydra.errors import HydraException
 
-from harness.errors import BadInput, ExitCode, bad_input_line, describe_yaml_error
+from harness.gates.errors import BadInput, ExitCode, bad_input_line, describe_yaml_error
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 
@@ -48,9 +48,9 @@ def test_an_exception_that_forgets_the_base_is_found():
 
 
 def test_bad_input_has_one_line_and_a_bug_has_none():
-    from harness.budget import BudgetExceeded
-    from harness.gitrepo import GitError
-    from harness.settings import SettingsError
+    from harness.gates.budget import BudgetExceeded
+    from harness.model.settings import SettingsError
+    from harness.review.gitrepo import GitError
 
     assert bad_input_line(SettingsError("harness.toml: unknown key 'x'\n  (allowed: a)")) == "harness.toml: unknown key 'x' (allowed: a)"
     assert bad_input_line(GitError("nope: not a git ref")) == "nope: not a git ref"
@@ -74,7 +74,8 @@ def test_exit_codes_are_the_interfaces():
 
 @pytest.mark.parametrize("kind", ["UnsafeInput", "PathError"])
 def test_errors_that_keep_a_builtin_base_are_bad_input_too(kind):
-    from harness import confine, diff
+    from harness.gates import confine
+    from harness.model import diff
 
     error = getattr(confine, kind, None) or getattr(diff, kind)
     assert issubclass(error, BadInput) and issubclass(error, OSError | ValueError)

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from harness.contract_changes import run_findings
-from harness.contracts import contract_findings, contract_hygiene, contract_of_finding, parse_contracts, violations_seen
-from harness.findings import (
+from harness.composition.provenance import Source
+from harness.model.findings import (
     ERROR,
     NO_DEFAULT,
     WARNING,
@@ -36,9 +35,10 @@ from harness.findings import (
     TargetReason,
     ViaDefault,
 )
-from harness.matrix import Case
-from harness.provenance import Source
+from harness.model.matrix import Case
 from harness.reporters.common import approvals_line, launches_line, rules_line
+from harness.rules.contract_changes import run_findings
+from harness.rules.contracts import contract_findings, contract_hygiene, contract_of_finding, parse_contracts, violations_seen
 
 CORE = ["kind", "path", "old", "new", "severity", "message", "source"]
 CASE = Case("ppo_trainer/megatron/default", "ppo_trainer", ())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from harness.findings import (
+from harness.composition.provenance import Source
+from harness.model.findings import (
     DIFFERENCE_KINDS,
     ERROR,
     GOLDEN_KINDS,
@@ -27,8 +28,7 @@ from harness.findings import (
     Status,
     fails,
 )
-from harness.matrix import Case
-from harness.provenance import Source
+from harness.model.matrix import Case
 
 CASE = Case("app/cpu/default", "app", ())
 

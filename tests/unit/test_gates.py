@@ -16,24 +16,25 @@ from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 import harness
-from harness import diff, resolve
-from harness.confine import UnsafeInput, outside_problem
-from harness.policy import resolution_policy
-from harness.reader import InputLimitError, NotAFile, read_bytes
-from harness.render import MAX_DEPTH, parse_yaml
-from harness.writer import write_atomic
+from harness.composition import resolve
+from harness.composition.policy import resolution_policy
+from harness.composition.render import MAX_DEPTH, parse_yaml
+from harness.gates.confine import UnsafeInput, outside_problem
+from harness.gates.reader import InputLimitError, NotAFile, read_bytes
+from harness.gates.writer import write_atomic
+from harness.model import diff
 
 PACKAGE = Path(harness.__file__).parent
 
 # Reads that are not of tree data, each with its reason. Anything else that opens, reads or runs `git show` or
-# `git cat-file` in the package fails the test below: tree data goes through harness/reader.py.
+# `git cat-file` in the package fails the test below: tree data goes through harness/gates/reader.py.
 NOT_TREE_DATA = {
-    ("cache.py", "os.open"): "the cache's own signed store and its key, in a private folder the cache checks",
-    ("cache.py", "read_bytes"): "the harness's own modules, hashed into the cache's format",
+    ("composition/cache.py", "os.open"): "the cache's own signed store and its key, in a private folder the cache checks",
+    ("composition/cache.py", "read_bytes"): "the harness's own modules, hashed into the cache's format",
     ("cli.py", "os.open"): "/dev/null, to silence stdout after a broken pipe",
-    ("goldens.py", "open"): "locks a leftover temporary file of write_atomic (regular, no link) without reading it",
-    ("writer.py", "os.open"): "creates a new file for writing (O_EXCL, O_NOFOLLOW)",
-    ("fetch.py", "archive.open"): "a member of a wheel already read through the reader, bounded as it is unpacked",
+    ("review/goldens.py", "open"): "locks a leftover temporary file of write_atomic (regular, no link) without reading it",
+    ("gates/writer.py", "os.open"): "creates a new file for writing (O_EXCL, O_NOFOLLOW)",
+    ("review/fetch.py", "archive.open"): "a member of a wheel already read through the reader, bounded as it is unpacked",
 }
 READ_CALLS = {"open", "read_text", "read_bytes", "fdopen", "ZipFile", "Popen", "run", "check_output"}
 
@@ -209,7 +210,7 @@ def test_keys_of_every_yaml_type_have_their_own_paths():
 
 
 def test_a_search_path_entry_reads_only_the_environment_and_never_shows_the_value(tmp_path):
-    from harness.confine import resolved_search_path
+    from harness.gates.confine import resolved_search_path
 
     scope = (tmp_path,)
     env = {"HOME_DIR": str(tmp_path), "FAR": "/etc"}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from harness.findings import ERROR, INFO, WARNING, CaseResult, ContractRef, Difference, Excused, Finding, Kind, MatrixResult, Status
-from harness.grouping import Tier, describe_cases, group_findings, summary_paragraph
-from harness.matrix import Case
-from harness.resolve import resolves_unchanged
+from harness.composition.resolve import resolves_unchanged
+from harness.model.findings import ERROR, INFO, WARNING, CaseResult, ContractRef, Difference, Excused, Finding, Kind, MatrixResult, Status
+from harness.model.grouping import Tier, describe_cases, group_findings, summary_paragraph
+from harness.model.matrix import Case
 
 IDS = [f"ppo_trainer/{e}/{p}" for e in ("dp", "megatron", "veomni") for p in ("default", "grpo", "lora")] + ["route/ppo_megatron_trainer"]
 

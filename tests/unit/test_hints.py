@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from harness.hints import case_hint, did_you_mean, key_paths
+from harness.model.hints import case_hint, did_you_mean, key_paths
 from harness.terminal import wants_color
 
 IDS = ["ppo_trainer/dp/default", "ppo_trainer/megatron/default", "ppo_trainer/megatron/grpo", "route/ppo_megatron_trainer"]
@@ -45,7 +45,7 @@ def test_a_dumb_terminal_and_no_color_get_no_color(monkeypatch, variable, value)
 
 
 def test_a_misspelled_group_option_is_named_with_the_closest_option():
-    from harness.hints import option_hint
+    from harness.model.hints import option_hint
 
     message = "In 'train': Could not find 'backend/cpuu' Available options in 'backend': cpu gpu"
     assert option_hint(message) == "In 'train': 'cpuu' is not an option of backend; did you mean 'cpu'? (options: cpu, gpu)"
@@ -53,7 +53,7 @@ def test_a_misspelled_group_option_is_named_with_the_closest_option():
 
 
 def test_a_misspelled_override_key_is_named_with_the_closest_key():
-    from harness.hints import override_hint
+    from harness.model.hints import override_hint
 
     tree = {"algorithm": {"adv_estimator": "gae", "gamma": 1.0}}
     message = "Could not override 'algorithm.adv_estimatr'. To append to your config use +algorithm.adv_estimatr=grpo"
@@ -65,7 +65,7 @@ def test_a_misspelled_override_key_is_named_with_the_closest_key():
 
 
 def test_an_option_only_a_plugin_provides_names_the_plugin_package():
-    from harness.hints import option_hint
+    from harness.model.hints import option_hint
 
     message = ("In 'hydra/config': Could not find 'hydra/job_logging/colorlog' Available options in 'hydra/job_logging': "
                "default disabled none stdout")

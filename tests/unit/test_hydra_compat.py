@@ -1,4 +1,4 @@
-"""One test per private Hydra API in harness/hydra_compat.py: each fails by name when a Hydra release changes it."""
+"""One test per private Hydra API in harness/composition/hydra_compat.py: each fails by name when a Hydra release changes it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import OmegaConf
 
-from harness import hydra_compat
-from harness.compose import SCHEME, CachedFileConfigSource
+from harness.composition import hydra_compat
+from harness.composition.compose import SCHEME, CachedFileConfigSource
 from tests.conftest import write_tree
 
 TREE = {

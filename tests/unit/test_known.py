@@ -1,4 +1,4 @@
-"""Known entries (harness/known.py): which finding an entry names, how it excuses, when it is stale, and the file."""
+"""Known entries (harness/rules/known.py): which finding an entry names, how it excuses, when it is stale, and the file."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness import known
-from harness.contracts import parse_contracts
-from harness.findings import ERROR, INFO, WARNING, CaseResult, Excused, Finding, Kind, LaunchFix, Status
-from harness.matrix import Case
-from harness.provenance import Source
+from harness.composition.provenance import Source
+from harness.model.findings import ERROR, INFO, WARNING, CaseResult, Excused, Finding, Kind, LaunchFix, Status
+from harness.model.matrix import Case
+from harness.rules import known
+from harness.rules.contracts import parse_contracts
 
 TODAY = datetime.date(2026, 12, 1)
 LAUNCH = Finding(Kind.LAUNCH, "actor.lr", None, "actor.lr=1", ERROR, "key removed: actor.lr is not in the config",

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from harness.findings import ERROR, WARNING, CaseResult, Kind, LaunchFix, Origin, Status
 from harness.launches import (
     CONFIG_REMOVED,
     ENTRY_MISSING,
@@ -32,6 +31,7 @@ from harness.launches import (
     origins,
     tally,
 )
+from harness.model.findings import ERROR, WARNING, CaseResult, Kind, LaunchFix, Origin, Status
 from harness.reporters.common import launches_line
 from tests.conftest import write_tree
 

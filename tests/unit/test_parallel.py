@@ -2,8 +2,8 @@ import json
 import subprocess
 import sys
 
-from harness.matrix import Case
-from harness.parallel import map_shards, plan_shards
+from harness.composition.parallel import map_shards, plan_shards
+from harness.model.matrix import Case
 from tests.conftest import ROOT
 
 
@@ -44,7 +44,7 @@ def test_map_shards_keeps_case_order_serially():
 WORKERS = """
 import json, os
 from tests.unit.test_parallel import cases
-from harness.parallel import map_shards
+from harness.composition.parallel import map_shards
 seen = []
 results = map_shards(lambda shard, done: [done(case) or (case.id, os.getpid()) for case in shard], cases(), 2, seen.append)
 print(json.dumps({"parent": os.getpid(), "results": results, "seen": sorted(case.id for case in seen)}))
@@ -64,8 +64,8 @@ def test_map_shards_forks_workers_and_returns_results_in_case_order():
 FAILING_WORKERS = """
 import os
 from tests.unit.test_parallel import cases
-from harness.parallel import map_shards
-from harness.settings import SettingsError
+from harness.composition.parallel import map_shards
+from harness.model.settings import SettingsError
 def refuse(shard, done):
     raise SettingsError("bad input found in a worker")
 try:
@@ -88,7 +88,7 @@ def test_workers_never_outnumber_the_cores_whatever_the_settings_ask():
     """`jobs` is read from settings a pull request controls: a huge value forks no more processes than cores."""
     script = WORKERS.replace("cases(), 2,", "cases(), 100_000,")
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    from harness.parallel import default_jobs
+    from harness.composition.parallel import default_jobs
 
     pids = {pid for _, pid in json.loads(out)["results"]}
     assert len(pids) <= max(default_jobs(), 1)

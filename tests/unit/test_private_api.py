@@ -90,11 +90,12 @@ def reexported_private_names() -> frozenset[str]:
 
 
 def _quarantine_aliases(tree: ast.AST) -> set[str]:
-    """The names a module binds to a quarantine module (`from harness import hydra_compat`, `import ... as h`)."""
+    """The names a module binds to a quarantine module (`from harness.composition import hydra_compat`, `import ... as
+    h`), from any subpackage."""
     stems = {name.removesuffix(".py") for name in QUARANTINE}
     aliases = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == PACKAGE.name:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE.name:
             aliases |= {a.asname or a.name for a in node.names if a.name in stems}
         elif isinstance(node, ast.Import):
             aliases |= {a.asname for a in node.names if a.asname and a.name.rpartition(".")[2] in stems}
@@ -107,14 +108,16 @@ def private_uses(source: str, ours: frozenset[str], theirs: frozenset[str], reex
     Flagged: importing a private module or name of a library (`from hydra._internal import x`, `import
     omegaconf._utils`, `from syrupy.x import _y`), reading or writing a private attribute (`node._get_node`,
     `BaseContainer._resolvers`, `getattr(x, "_write_mode")`) whose name a library defines and our package does
-    not, and any use of a `reexported` name through a quarantine module (`from harness.hydra_compat import
+    not, and any use of a `reexported` name through a quarantine module (`from harness.composition.hydra_compat import
     FileConfigSource`, `hydra_compat.StructuredConfigSource`): a private class reached that way is as private as
     at its source. A name both define is ours only on `self` or `cls` in a class of ours that defines it.
     """
     tree = ast.parse(source)
     found: list[str] = []
     aliases = _quarantine_aliases(tree)
-    quarantine_modules = {f"{PACKAGE.name}.{name.removesuffix('.py')}" for name in QUARANTINE}
+    quarantine_modules = {  # their dotted names, wherever in the package's layers they sit
+        ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) for path in PACKAGE.rglob("*.py") if path.name in QUARANTINE
+    }
     class_names: dict[ast.AST, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -192,7 +195,8 @@ def test_syrupy_option_names_are_read_only_in_syrupy_compat():
 
 def test_the_quarantine_hands_out_no_private_name():
     """Its `__all__` holds only names of its own: none it imported from a library's private module."""
-    from harness import hydra_compat, syrupy_compat
+    from harness import syrupy_compat
+    from harness.composition import hydra_compat
 
     assert {"FileConfigSource", "StructuredConfigSource", "ConfigLoaderImpl", "is_int"} <= reexported_private_names()
     assert [name for module in (hydra_compat, syrupy_compat) for name in module.__all__ if name in reexported_private_names()] == []
@@ -207,8 +211,8 @@ from omegaconf._utils import is_int
 from syrupy.extensions.single_file import _private_thing
 import omegaconf._utils
 from omegaconf.basecontainer import BaseContainer
-from harness.hydra_compat import FileConfigSource, header_of
-from harness import hydra_compat
+from harness.composition.hydra_compat import FileConfigSource, header_of
+from harness.composition import hydra_compat
 
 class Source(FileConfigSource):
     def _confined(self, path):
@@ -231,7 +235,7 @@ def f(node, recorder):
         "3: from omegaconf._utils import ...",
         "4: from syrupy.extensions.single_file import _private_thing",
         "5: import omegaconf._utils",
-        "7: from harness.hydra_compat import FileConfigSource",
+        "7: from harness.composition.hydra_compat import FileConfigSource",
         "16: ._normalize_file_name",
         "19: ._get_node",
         "20: ._resolvers",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.pysource import Missing, Outside, Signature, SourceIndex
+from harness.readers.pysource import Missing, Outside, Signature, SourceIndex
 from tests.conftest import write_tree
 
 PACKAGE = {

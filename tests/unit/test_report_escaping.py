@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from harness.escape import code_span, escape_data, escape_property, markdown_text, printable, suspicious, workflow_command, xml_text
-from harness.findings import ERROR, WARNING, CaseResult, Comparison, ContractRef, Finding, Kind, MatrixResult, Mode, Status
-from harness.matrix import Case
-from harness.provenance import Source
+from harness.composition.provenance import Source
+from harness.gates.escape import code_span, escape_data, escape_property, markdown_text, printable, suspicious, workflow_command, xml_text
+from harness.model.findings import ERROR, WARNING, CaseResult, Comparison, ContractRef, Finding, Kind, MatrixResult, Mode, Status
+from harness.model.matrix import Case
 from harness.reporters import FORMATS, ReportOptions, reporter
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

@@ -1,8 +1,8 @@
 from omegaconf import OmegaConf
 
 from harness.check import effective_findings, fallback_findings
-from harness.diff import diff_trees
-from harness.resolve import affected_interpolations, effective_value, fallbacks, resolve_path
+from harness.composition.resolve import affected_interpolations, effective_value, fallbacks, resolve_path
+from harness.model.diff import diff_trees
 
 
 def test_fallback_when_key_is_absent_or_mandatory_not_when_present():
@@ -75,7 +75,7 @@ def test_resolution_failures_name_the_key():
 def test_a_scalar_refactor_is_folded_whatever_else_the_case_spends_its_budget_on():
     """Issue 30: an interpolation replaced by a literal with the same resolved value is a refactor in every case.
     A case whose other changed interpolations read big mappings must not spend its budget before the cheap one."""
-    from harness.resolve import resolves_unchanged
+    from harness.composition.resolve import resolves_unchanged
 
     big = {f"k{i}": i for i in range(6000)}
     lean = {"x": False, "z": {"flag": "${oc.select:x,false}"}}

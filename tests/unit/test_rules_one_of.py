@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from harness.contract_changes import contract_changes_in_files
-from harness.contracts import ContractError, contract_findings, parse_contracts
-from harness.lock import plan_lock
-from harness.matrix import Case
+from harness.model.matrix import Case
+from harness.rules.contract_changes import contract_changes_in_files
+from harness.rules.contracts import ContractError, contract_findings, parse_contracts
+from harness.rules.lock import plan_lock
 
 RULE = """
 contracts:

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from harness.baselines import GoldenFolder
 from harness.engine import EVERY_SEVERITY, Engine, RuleSet, Run, RunMode
-from harness.findings import ERROR, Comparison, Mode
-from harness.settings import load_settings
+from harness.model.findings import ERROR, Comparison, Mode
+from harness.model.settings import load_settings
+from harness.review.baselines import GoldenFolder
 from tests.conftest import add_contracts
 
 

@@ -16,10 +16,10 @@ from hydra.version import VersionBase
 from omegaconf.basecontainer import BaseContainer
 
 import harness
-from harness import hydra_compat
-from harness.compose import HydraSession, parse_file
-from harness.matrix import Case
-from harness.session import Session, current
+from harness.composition import hydra_compat
+from harness.composition.compose import HydraSession, parse_file
+from harness.composition.session import Session, current
+from harness.model.matrix import Case
 from tests.conftest import SMALL_TREE, write_tree
 
 PACKAGE = Path(harness.__file__).parent
@@ -50,7 +50,7 @@ def test_the_walks_reach_every_subpackage():
 def test_no_module_but_the_session_module_keeps_mutable_state():
     found = []
     for module in package_modules():
-        if module.__name__ == "harness.session":
+        if module.__name__ == "harness.composition.session":
             continue
         for name, value in vars(module).items():
             if isinstance(value, MUTABLE) and not name.startswith("__"):
@@ -67,7 +67,7 @@ def test_no_code_rebinds_globals_or_class_attributes_outside_the_session():
     (and hydra_compat, which swaps Hydra's private functions inside context managers that restore them) may."""
     found = []
     for path in package_sources():
-        if path.relative_to(PACKAGE).as_posix() in ("session.py", "hydra_compat.py"):
+        if path.relative_to(PACKAGE).as_posix() in ("composition/session.py", "composition/hydra_compat.py"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.matrix import build_cases, golden_name, select_engines
-from harness.settings import SettingsError, load_settings, parse_settings
+from harness.model.matrix import build_cases, golden_name, select_engines
+from harness.model.settings import SettingsError, load_settings, parse_settings
 
 
 def settings(**table):

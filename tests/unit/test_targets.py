@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from harness.contracts import Contract, ContractSet, Waiver, parse_contracts, violations
-from harness.findings import ERROR, INFO, VIA_PYTHON_DEFAULT, WARNING, Difference, Finding, Kind, TargetFacts, ViaDefault
-from harness.matrix import Case
-from harness.pysource import SourceIndex
-from harness.resolve import MISSING
-from harness.targets import ProgramView, counts, target_nodes, waive_targets
+from harness.composition.resolve import MISSING
+from harness.model.findings import ERROR, INFO, VIA_PYTHON_DEFAULT, WARNING, Difference, Finding, Kind, TargetFacts, ViaDefault
+from harness.model.grouping import counts
+from harness.model.matrix import Case
+from harness.readers.pysource import SourceIndex
+from harness.rules.contracts import Contract, ContractSet, Waiver, parse_contracts, violations
+from harness.targets import ProgramView, target_nodes, waive_targets
 from tests.conftest import write_tree
 
 SOURCES = {

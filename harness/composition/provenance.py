@@ -1,0 +1,166 @@
+"""Which config file set a key: replay Hydra's ordered defaults list, last writer wins."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from harness.composition.compose import DefaultsEntry, HydraSession, parse_file, read_config
+from harness.composition.render import key_lines
+from harness.composition.resolve import MISSING, lookup
+from harness.composition.session import current
+from harness.model.diff import iter_leaves
+from harness.model.matrix import Case
+from harness.model.settings import display_path
+
+
+@dataclass(frozen=True)
+class Write:
+    """One defaults-list entry that writes a key, in composition order."""
+
+    config_path: str
+    package: str
+    value: Any
+    parent: str | None = None
+    line: int | None = None
+    file: Path | None = None  # the config file Hydra loaded for the entry
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a leaf's final value comes from: a config file and line, or a command-line override."""
+
+    file: str | None = None
+    line: int | None = None
+    override: str | None = None
+    at: str | None = None  # the git ref or tree the file was read from, when it is not the working tree
+
+    def __str__(self) -> str:
+        if self.override is not None:
+            shown = f"override {self.override}"
+        else:
+            shown = f"{self.file}:{self.line}" if self.line else str(self.file)
+        return f"{shown} at {self.at}" if self.at else shown
+
+
+@dataclass(frozen=True)
+class _FileLeaves:
+    values: Any  # a mapping, or a list for a group option whose content is a list
+    lines: dict[str, int]
+
+
+def file_leaves(path: Path) -> _FileLeaves:
+    """A config file's values (as OmegaConf reads them, `defaults` left out) and each key's line.
+
+    Read once, through the one reader (confined to the session's scope, bounded), and parsed from those bytes.
+    """
+    display = display_path(path)
+    data = read_config(str(path), display)
+    key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
+    files = current().file_leaves
+    cached = files.get(key)
+    if cached is None:
+        tree: Any = OmegaConf.to_container(parse_file(str(path), display, data).config, resolve=False)
+        if isinstance(tree, dict):
+            tree.pop("defaults", None)
+        cached = _FileLeaves(tree, key_lines(data.decode("utf-8")))
+        files[key] = cached
+    return cached
+
+
+def _relative(key: str, package: str) -> str | None:
+    if not package:
+        return key
+    if key == package:
+        return ""
+    return key[len(package) + 1 :] if key.startswith(package + ".") else None
+
+
+def config_file(session: HydraSession, entry: DefaultsEntry) -> Path:
+    """The file Hydra loaded for a defaults entry (in whichever search path folder it found it).
+
+    Entries may climb out of their group (`actor/../engine/megatron`). The operating system follows a symlinked
+    folder before `..`, as Hydra's open did, so the path is resolved the same way (never joined lexically: `a/..`
+    is not the folder holding `a` when `a` is a link).
+    """
+    return Path(os.path.realpath(session.source_folders[entry.folder] / entry.file_name))
+
+
+def _value_at(leaves: _FileLeaves, relative: str) -> Any:
+    if not relative:
+        return leaves.values
+    return lookup(leaves.values, relative) if isinstance(leaves.values, dict) else MISSING
+
+
+def writes_of(session: HydraSession, case: Case, key: str) -> list[Write]:
+    """Every config file that writes `key` (or a mapping holding it), in the order Hydra merges them."""
+    writes = []
+    for entry in session.defaults_entries(case.config_name, case.overrides):
+        package = entry.package
+        relative = _relative(key, package)
+        if relative is None:
+            continue
+        path = config_file(session, entry)
+        leaves = file_leaves(path)
+        value = _value_at(leaves, relative)
+        if value is not MISSING:
+            line = leaves.lines.get(relative) if relative else 1
+            writes.append(Write(entry.config_path, package, value, entry.parent, line, path))
+    return writes
+
+
+def override_key(override: str) -> str:
+    """The key (or group) an override string names: `+a.b=1` -> `a.b`."""
+    return override.split("=", 1)[0].lstrip("+~")
+
+
+def override_for(case: Case, key: str) -> str | None:
+    """The command-line override that sets `key` last, if any."""
+    found = None
+    for override in case.overrides:
+        if override_key(override) == key:
+            found = override
+    return found
+
+
+def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> dict[str, Source]:
+    """For every leaf path the config files write, the file and line whose value wins (overrides left out)."""
+    sources: dict[str, Source] = {}
+    for entry in session.defaults_entries(config_name, overrides):
+        path = config_file(session, entry)
+        leaves = file_leaves(path)
+        shown = display_path(path)
+        package = entry.package
+        if not isinstance(leaves.values, dict):
+            # A list option is one value at its package, written by the whole file.
+            sources[package] = Source(shown, 1)
+            continue
+        for relative, _ in iter_leaves(leaves.values):
+            # `relative` is already a path (its keys quoted where needed); the package is a plain dotted prefix.
+            sources[f"{package}.{relative}" if package else relative] = Source(shown, leaves.lines.get(relative))
+    return sources
+
+
+def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) -> dict[str, Source]:
+    """For every leaf path of the case, the file and line (or the override) whose value wins.
+
+    Cases that differ only in value overrides share one defaults list, so `memo` builds its file map once.
+    """
+    selecting = tuple(o for o in case.overrides if session.selects_group(o))
+    key = (case.config_name, selecting)
+    memo = {} if memo is None else memo
+    if key not in memo:
+        memo[key] = file_sources(session, case.config_name, selecting)
+    sources = dict(memo[key])
+    for override in case.overrides:
+        if override in selecting:
+            continue
+        name = override_key(override)
+        for leaf in [p for p in sources if p == name or p.startswith(name + ".")] or [name]:
+            sources[leaf] = Source(override=override)
+    return sources

@@ -1,0 +1,210 @@
+"""Render a composed config to golden text, and read golden text back, deterministically."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from omegaconf import DictConfig, OmegaConf
+
+from harness.composition.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
+from harness.gates.budget import MAX_DEPTH, MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES, InputLimitError
+from harness.model.diff import join_path, path_segment, split_path
+from harness.model.matrix import Case
+
+HEADER_MARK = "# config-harness golden"
+
+# Bounds for hostile input (a pull request controls configs and goldens): their values and reasons are in harness.gates.budget.
+
+_BaseDumper = getattr(yaml, "CDumper", yaml.Dumper)
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class GoldenDumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """OmegaConf's dumper rules on libyaml's emitter: strings that look like other types are quoted."""
+
+
+def _represent_str(dumper: yaml.Dumper, data: str) -> yaml.Node:
+    quoted = reads_as_other_type(data)
+    return dumper.represent_scalar(yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG, data, style="'" if quoted else None)
+
+
+GoldenDumper.add_representer(str, _represent_str)
+
+
+class CircularAlias(InputLimitError):
+    """A YAML alias inside the node it refers to (`a: &x [*x]`): a value without end."""
+
+
+def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: int = MAX_EXPANDED_CHARS) -> tuple[int, int, int]:
+    """How many nodes, how many characters of scalar text and how many levels of nesting a YAML node graph holds
+    once every alias is expanded; the counts stop past their limits. CircularAlias for an alias inside its anchor.
+
+    Aliases share node objects, so each distinct node is sized once: linear in the document, however far it expands.
+    """
+    sizes: dict[int, tuple[int, int, int]] = {}
+    open_nodes: set[int] = set()  # on the current path: meeting one again is a cycle
+    pending: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while pending:
+        node, children_done = pending.pop()
+        if id(node) in sizes:
+            continue
+        children = [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else (
+            node.value if isinstance(node, yaml.SequenceNode) else []
+        )
+        if children_done:
+            open_nodes.discard(id(node))
+            parts = [sizes[id(child)] for child in children]
+            text = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            sizes[id(node)] = (
+                min(limit + 1, 1 + sum(nodes for nodes, _, _ in parts)),
+                min(char_limit + 1, text + sum(chars for _, chars, _ in parts)),
+                1 + max((depth for _, _, depth in parts), default=0) if children else 0,
+            )
+            continue
+        if id(node) in open_nodes:
+            raise CircularAlias(f"line {node.start_mark.line + 1}: a YAML alias refers to a node that holds it (a value without end); refused")
+        open_nodes.add(id(node))
+        pending.append((node, True))
+        pending.extend((child, False) for child in children if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """A safe loader (never constructs Python objects) that reads YAML exactly as OmegaConf's loader does,
+    on libyaml's parser: the same scalar resolvers and the same refusal of duplicate keys, and a bound on
+    how far aliases may expand."""
+
+    yaml_implicit_resolvers = omegaconf_yaml_resolvers()
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        nodes, chars, depth = expanded_size(node)
+        if depth > MAX_DEPTH:
+            raise InputLimitError(f"nests {depth} levels deep (more than {MAX_DEPTH}); refused")
+        if nodes > MAX_EXPANDED_NODES:
+            raise InputLimitError(
+                f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (&anchor/*alias); refused"
+            )
+        if chars > MAX_EXPANDED_CHARS:
+            raise InputLimitError(
+                f"expands to more than {MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text through YAML aliases "
+                "(&anchor/*alias); refused"
+            )
+        return super().construct_document(node)
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> Any:
+        # As omegaconf._utils.get_yaml_loader: a repeated plain key is an error, not "the last one wins".
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag != yaml.resolver.BaseResolver.DEFAULT_SCALAR_TAG:
+                continue
+            if key_node.value in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, f"found duplicate key {key_node.value}",
+                    key_node.start_mark,
+                )
+            seen.add(key_node.value)
+        return super().construct_mapping(node, deep=deep)
+
+
+# OmegaConf's loader differs from YAML 1.1 in floats ("1e-6") and timestamps (kept as strings); copy its resolvers.
+
+
+def to_plain(config: DictConfig) -> Any:
+    """The unresolved plain-Python tree of a config: interpolations stay as written."""
+    return OmegaConf.to_container(config, resolve=False, enum_to_str=True)
+
+
+def _key_order(key: Any) -> tuple:
+    # Strings first, in their own order; other keys (1, 2.5, true) by type, then value. PyYAML's sort_keys gives
+    # up silently on a mapping that mixes the two, which would leave the golden in composition order.
+    return (0, key) if isinstance(key, str) else (1, type(key).__name__, key)
+
+
+def sorted_tree(tree: Any) -> Any:
+    """A plain tree with every mapping's keys in one total order, whatever their types."""
+    if isinstance(tree, dict):
+        return {key: sorted_tree(tree[key]) for key in sorted(tree, key=_key_order)}
+    if isinstance(tree, list):
+        return [sorted_tree(item) for item in tree]
+    return tree
+
+
+def dump_yaml(tree: Any) -> str:
+    """Dump a plain tree with sorted keys, so a reordered defaults list cannot change a byte."""
+    return yaml.dump(sorted_tree(tree), Dumper=GoldenDumper, default_flow_style=False, allow_unicode=True, sort_keys=False)
+
+
+def header(case: Case) -> str:
+    """The golden's comment header: how it was made and that it must not be edited."""
+    overrides = " ".join(case.overrides) if case.overrides else "(none)"
+    version_base = f" version_base={case.version_base}" if case.version_base is not None else ""
+    return (
+        f"{HEADER_MARK} for case {case.id}\n"
+        f"# Composed with Hydra: config_name={case.config_name}{version_base} overrides: {overrides}\n"
+        "# Unresolved, keys sorted. Do not edit: regenerate with `config-harness generate`.\n"
+    )
+
+
+def golden_body(text: str) -> str:
+    """Golden text without its leading comment header: two goldens with the same body say the same thing."""
+    lines = text.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and lines[start].startswith("#"):
+        start += 1
+    return "".join(lines[start:])
+
+
+def render_golden(case: Case, config: DictConfig, tree: Any = None) -> str:
+    """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it)."""
+    return header(case) + dump_yaml(to_plain(config) if tree is None else tree)
+
+
+def load_config_text(text: str) -> DictConfig | Any:
+    """A config file's text as OmegaConf.create(text) builds it, parsed by libyaml (several times faster)."""
+    loaded = yaml.load(text, Loader=GoldenLoader)
+    if loaded is None:
+        loaded = {}
+    elif isinstance(loaded, str):
+        loaded = {loaded: None}  # OmegaConf's own reading of a bare string document
+    return OmegaConf.create(loaded)
+
+
+def parse_yaml(text: str) -> Any:
+    """Load YAML text safely; an empty document is an empty mapping."""
+    tree = yaml.load(text, Loader=GoldenLoader)
+    return {} if tree is None else tree
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """The 1-based line of every mapping key in YAML text, by dotted path; {} when the text is not YAML."""
+    lines: dict[str, int] = {}
+    try:
+        root = yaml.compose(text, Loader=_BaseLoader)
+    except yaml.YAMLError:
+        return lines
+    pending = [("", root)]
+    seen: set[int] = set()
+    while pending:
+        prefix, node = pending.pop()
+        if id(node) in seen:  # an alias: its lines are those of its anchor, and expanding it could explode
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                path = join_path(prefix, key_node.value)
+                lines[path] = key_node.start_mark.line + 1
+                pending.append((path, value_node))
+    return lines
+
+
+def line_of(lines: dict[str, int], path: str) -> int | None:
+    """The line of `path`, or of its nearest ancestor that has one."""
+    keys = split_path(path)
+    while keys:
+        candidate = ".".join(path_segment(key) for key in keys)
+        if candidate in lines:
+            return lines[candidate]
+        keys.pop()
+    return None
+

@@ -1,0 +1,226 @@
+"""The budgets of every reader of pull-request bytes, in one place, each with the reason for its value.
+
+A pull request controls every file the harness reads: configs, goldens, contracts, settings, launch scripts and
+Python sources. Each parser of those bytes (YAML, TOML, Python's `ast`, tree-sitter and the shell evaluator) has
+a bound on size, on nesting depth and on how far a value may grow, so that no input makes a run hang, exhaust
+memory, or end in an internal error (exit 3). Past a budget the file (or the value) is not read, and the one
+line that says so names the budget and the `FILE:LINE` where it was exceeded: exit 2 for settings and contracts,
+a case or launch finding for configs, scripts and Python sources, and the rest of the run goes on.
+
+The bounds sit far above anything a real tree holds (verl's numbers are given with each) and far below what
+Python's recursion limit (1,000 frames) or a CI machine's memory allows. The guarded parsers are here too, so a
+new caller cannot forget one: `toml_document`, `python_tree` and `syntax_depth` (tree-sitter).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import yaml
+
+from harness.gates.errors import BadInput
+
+# ---- size ----
+
+# verl's largest golden is about 30 KiB; this is far above any real config and far below what exhausts a CI machine.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# A wheel (or a git archive of a config tree) holds many files; the whole of it is bounded too.
+MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
+
+# ---- YAML (configs, goldens, contracts) ----
+
+# verl's largest golden has about 2,000 values: an "alias bomb" is tiny on disk and expands far past these.
+MAX_EXPANDED_NODES = 500_000  # YAML nodes after every alias is expanded
+MAX_EXPANDED_CHARS = 32 * 1024 * 1024  # scalar text after every alias is expanded (one big string, many aliases)
+# Mappings and lists inside each other: verl nests 8 levels; every walk of a value (the harness's, OmegaConf's,
+# Hydra's merge) is then far from Python's recursion limit, however the composition stacks files. (libyaml's
+# own parser stops at 1,000 levels before that, with "exceeded maximum nesting depth".)
+MAX_DEPTH = 40
+
+# ---- TOML (settings, at the working tree and at a ref) ----
+
+# Arrays and inline tables inside each other: real settings nest 3 levels (`[[commands]]` with a `modules`
+# table); tomllib takes two frames per level, so 64 levels stay far from the recursion limit.
+MAX_TOML_DEPTH = 64
+
+# ---- Python sources (`python_sources`, entry modules), read with `ast` ----
+
+# One Python file: verl's largest is 104 KB. `ast` holds about 500 bytes of memory per byte of dense source (a
+# 1 MB list literal took 485 MB), so the general 8 MiB bound would let one file take gigabytes.
+MAX_PYTHON_BYTES = 512 * 1024
+# Syntax nodes inside each other, from the module down: verl's deepest file nests 19 (measured over verl's whole
+# repository, main of 2026-08-22); `ast.unparse` and `ast.literal_eval` take up to three frames per level, so 100 levels stay below the limit.
+MAX_PYTHON_DEPTH = 100
+# Steps a name takes to reach its class (`A = B`, `from .x import B`, a base class, a star import) and classes
+# one class inherits through: a real chain is a handful of steps; each step of the walk takes about four frames.
+MAX_PYTHON_CHAIN = 100
+# Bases of one class: verl's widest class has 2; the C3 merge looks at every base for each class it places.
+MAX_PYTHON_BASES = 64
+
+# ---- shell scripts (`[[commands]]`), read with tree-sitter and a small evaluator ----
+
+# One script: verl's largest is 15 KB. tree-sitter and the evaluator hold about 650 bytes per byte of dense script
+# (1 MB of words took 669 MB and 3 s), so the general 8 MiB bound would let one script take gigabytes.
+MAX_SCRIPT_BYTES = 256 * 1024
+# Syntax nodes inside each other (`if` in `if`, `${a:-${b:-...}}`): verl's deepest script nests 12 (measured over
+# every script of its repository); the evaluator takes up to four frames per level.
+MAX_SCRIPT_DEPTH = 150
+# One word after expansion (an override, a variable's value): verl's longest override is 162 bytes (measured over
+# every script of its repository). A variable that doubles itself (`a=$a$a`) reaches these in a dozen lines
+# instead of exhausting memory; past them the value is one placeholder, and a launch using it is not extracted.
+MAX_WORD_PIECES = 2_000
+MAX_WORD_BYTES = 64 * 1024
+# Words in one variable (an array) or one command: verl's longest launch has 142 overrides.
+MAX_WORDS = 10_000
+# The time bound the tests hold every reader to on hostile input of a few KiB (each input of issue 31, and what the
+# hypothesis strategies of tests/e2e/test_hostile_structure.py build): before these budgets some took minutes.
+HOSTILE_SECONDS = 5.0
+# Bash arithmetic is 64-bit: a value wraps around rather than growing (`$((a*a))` squared 64 times).
+ARITHMETIC_BITS = 64
+
+
+NOT_READ = "not read:"  # how every budget's message starts, so a caller can tell it from other problems
+
+
+class InputLimitError(yaml.YAMLError, BadInput):
+    """A file beyond the harness's bounds: too large on disk, or expanding too far through aliases."""
+
+
+class BudgetExceeded(InputLimitError):
+    """Input past one of the budgets above: the file (or value) is not read, and the message says where."""
+
+    def __init__(self, budget: str, where: str) -> None:
+        super().__init__(f"{NOT_READ} {budget} exceeded at {where}")
+        self.budget = budget
+        self.where = where
+
+
+def depth_budget(limit: int, what: str = "levels") -> str:
+    """The words for a depth budget in messages."""
+    return f"the nesting budget of {limit} {what}"
+
+
+# ---- TOML ----
+
+# What can hold brackets that are not syntax: strings (basic, literal, and both multi-line forms) and comments.
+_TOML_SKIPPED = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', re.S)
+
+
+def toml_nesting(text: str, limit: int = MAX_TOML_DEPTH) -> int | None:
+    """The 1-based line where arrays and inline tables first nest deeper than `limit`, or None: one linear scan."""
+    depth = 0
+    line = 1
+    position = 0
+    for match in _TOML_SKIPPED.finditer(text + "\n"):
+        for offset, char in _brackets(text, position, match.start()):
+            depth += 1 if char in "[{" else -1
+            if depth > limit:
+                return line + text.count("\n", position, offset)
+        line += text.count("\n", position, match.end())
+        position = match.end()
+    for offset, char in _brackets(text, position, len(text)):
+        depth += 1 if char in "[{" else -1
+        if depth > limit:
+            return line + text.count("\n", position, offset)
+    return None
+
+
+def _brackets(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
+    for match in re.finditer(r"[\[\]{}]", text[start:end]):
+        yield start + match.start(), match.group()
+
+
+def toml_document(text: str, where: str) -> dict[str, Any]:
+    """`tomllib.loads(text)` within the TOML budget: BudgetExceeded (naming `where` and the line) past it;
+    tomllib.TOMLDecodeError for text that is not TOML, as tomllib says."""
+    line = toml_nesting(text)
+    if line is not None:
+        raise BudgetExceeded(depth_budget(MAX_TOML_DEPTH, "levels of arrays and inline tables"), f"{where}:{line}")
+    return _guarded(lambda: tomllib.loads(text), where)
+
+
+# ---- Python ----
+
+
+def size_budget(data: str | bytes, limit: int, where: str) -> None:
+    """BudgetExceeded, at the line where the budget runs out, for `data` longer than `limit` (bytes or characters)."""
+    if len(data) > limit:
+        newline: Any = b"\n" if isinstance(data, bytes) else "\n"
+        raise BudgetExceeded(f"the size budget of {limit // 1024} KiB", f"{where}:{data.count(newline, 0, limit) + 1}")
+
+
+def python_tree(source: str | bytes, where: str) -> ast.Module:
+    """`ast.parse(source)` within the Python budget, so every later walk of the tree (recursive or not, the
+    harness's or `ast.unparse`'s) is bounded: BudgetExceeded past it; SyntaxError and ValueError as ast says."""
+    size_budget(source, MAX_PYTHON_BYTES, where)
+    tree = _guarded(lambda: ast.parse(source, filename=where), where)
+    line = python_nesting(tree)
+    if line is not None:
+        raise BudgetExceeded(depth_budget(MAX_PYTHON_DEPTH, "syntax levels"), f"{where}:{line}")
+    return tree
+
+
+def python_nesting(tree: ast.AST, limit: int = MAX_PYTHON_DEPTH) -> int | None:
+    """The line of the first node nested deeper than `limit` in a syntax tree, or None; iterative, and written out
+    (not `ast.iter_child_nodes`) because it runs on every parsed file: about 15% of the parse's own time."""
+    pending: list[tuple[ast.AST, int, int]] = [(tree, 0, 1)]
+    pop, push, node_type = pending.pop, pending.append, ast.AST
+    while pending:
+        node, depth, line = pop()
+        line = getattr(node, "lineno", line)
+        if depth > limit:
+            return line
+        depth += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_type):
+                        push((item, depth, line))
+            elif isinstance(value, node_type):
+                push((value, depth, line))
+    return None
+
+
+# ---- tree-sitter ----
+
+
+def syntax_depth(root: Any, limit: int = MAX_SCRIPT_DEPTH) -> int | None:
+    """The 1-based line of the first tree-sitter node nested deeper than `limit`, or None; walked with a cursor
+    (iterative: tree-sitter itself parses without recursion)."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if depth > limit:
+            return int(cursor.node.start_point[0]) + 1
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            depth -= 1
+
+
+# ---- the net under every parser ----
+
+
+def _guarded(parse: Callable[[], Any], where: str) -> Any:
+    """`parse()`, with the recursion and memory errors a parser's own stack or buffers raise on hostile structure
+    turned into BudgetExceeded naming `where` (the parser does not say the line; the checks above usually do first)."""
+    try:
+        return parse()
+    except RecursionError:
+        raise BudgetExceeded("the parser's nesting budget (Python's recursion limit)", where) from None
+    except MemoryError:
+        raise BudgetExceeded("the parser's memory budget", where) from None
+
+
+def wrap_int(value: int, bits: int = ARITHMETIC_BITS) -> int:
+    """An integer as bash's 64-bit signed arithmetic holds it."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value

@@ -1,0 +1,400 @@
+"""The finding vocabulary: kinds, severities and statuses as types, and the values a run produces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from enum import Enum, StrEnum
+from typing import Any, TypeVar
+
+from harness.model.diff import Change
+from harness.model.matrix import Case
+
+
+class Kind(StrEnum):
+    """What a finding is about; JSON carries the value."""
+
+    REMOVED = "removed"
+    ADDED = "added"
+    CHANGED = "changed"
+    EFFECTIVE = "effective"  # written the same, resolves differently
+    CONTRACT = "contract"
+    CONTRACT_CHANGE = "contract_change"
+    SETTINGS_CHANGE = "settings_change"  # a review: the pull request's settings differ from the base's
+    HYDRA_CHANGE = "hydra_change"  # a review: a leaf of the composed `hydra:` subtree differs
+    PARITY = "parity"
+    FALLBACK = "fallback"
+    MISSING_GOLDEN = "missing_golden"
+    FORMAT = "format"  # the golden differs in text only
+    HIDDEN_TEXT = "hidden_text"  # a key or value holds control, bidi or zero-width characters (shown escaped)
+    ERROR = "error"
+    TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
+    MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
+    LAUNCH = "launch"  # a launch command in a script whose override no longer composes
+    ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
+    LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
+    HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
+
+
+class Severity(StrEnum):
+    """How loud a finding is: errors fail the run."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Origin(StrEnum):
+    """In a review, whether a finding's error already held at the base."""
+
+    INTRODUCED = "introduced"
+    AT_BASE = "at_base"
+    FIXED = "fixed"
+
+
+class Status(StrEnum):
+    """A case's status against its baseline."""
+
+    OK = "ok"
+    CHANGED = "changed"
+    NEW = "new"  # no baseline for this case
+    GONE = "gone"  # only the baseline has this case
+    ERROR = "error"
+
+
+class Mode(StrEnum):
+    """What `diff OLD NEW` compares; JSON `mode` carries the value."""
+
+    FILES = "files"  # two YAML files, or the same-named YAML files of two folders (`--files`), as they are
+    GOLDENS = "goldens"  # the same-named goldens of two snapshot folders, as they are
+    TREES = "trees"  # the cases of two config trees, each composed (the upgrade report)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The mode a `diff OLD NEW` runs in and the two things it compares, as the command line named them."""
+
+    mode: Mode
+    old: str
+    new: str
+    folders: bool = False  # two folders (else two files)
+
+    @property
+    def what(self) -> str:
+        """What is compared, in words: `two YAML files`, `two snapshot folders` ..."""
+        if self.mode == Mode.FILES:
+            return "two folders file by file" if self.folders else "two YAML files"
+        return "two snapshot folders" if self.mode == Mode.GOLDENS else "two config trees"
+
+    @property
+    def unit(self) -> str:
+        """What one result of the run is: a file, a golden or a case."""
+        return {Mode.FILES: "file", Mode.GOLDENS: "golden"}.get(self.mode, "case")
+
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+# Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
+DIFFERENCE_KINDS = frozenset(
+    {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
+)
+
+# Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
+RECORDED_KINDS = frozenset({Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE})
+
+# Said of a fallback the golden did not have: an error until the golden is rewritten with it.
+NEW_FALLBACK = " (new: the golden did not fall back here)"
+
+# Kinds that a rewritten golden settles.
+GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
+
+# Kinds whose path names a value in the composed config, so a file can be said to set it.
+SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
+
+
+def fails(finding: Finding) -> bool:
+    """True for an error that fails a run: every error, except in a review one that already held at the base."""
+    return finding.severity == ERROR and finding.origin != Origin.AT_BASE
+
+
+class Excused(StrEnum):
+    """Why an error or warning fails nothing although it holds: JSON `status` carries the value."""
+
+    WAIVED = "waived"  # a contract's (or `contract: target`) waiver turned it into a warning
+    KNOWN = "known"  # a known entry (harness/rules/known.py) excuses it: info
+
+
+class TargetReason(StrEnum):
+    """Why a target finding was made (harness/targets.py); JSON carries it as `detail.reason`."""
+
+    MISSING_CLASS = "missing_class"
+    UNDECLARED = "undeclared"
+    REQUIRED = "required"
+    DEFAULTED = "defaulted"
+
+
+class _NoDefault(Enum):
+    # A member, not an object(): findings travel from forked workers pickled, and a member unpickles as itself.
+    NO_DEFAULT = "no default"
+
+
+NO_DEFAULT: Any = _NoDefault.NO_DEFAULT  # target facts without a Python default (a default may be None)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A removed, added or changed leaf, or a parity difference: how it reads beyond its old and new value."""
+
+    lines: tuple[str, ...] = ()  # a changed list: one line per changed element or key inside it (JSON `detail`)
+    subtree: str = ""  # a removed or added leaf: the highest mapping the other side lacks, which reports fold by
+    effective_same: bool = False  # a changed text whose resolved value did not change (a refactor)
+    agrees: PythonDefault | None = None  # the YAML value now equals its class's Python default
+
+    def json_fields(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {"detail": list(self.lines)} if self.lines else {}
+        if self.agrees is not None:
+            extra["detail"] = {"python_default": self.agrees.value, "python_source": self.agrees.source}
+        return {**extra, "subtree": self.subtree} if self.subtree else extra
+
+
+@dataclass(frozen=True)
+class PythonDefault:
+    """A field's Python default as its class declares it, and where (FILE:LINE)."""
+
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """What building a `_target_` node does with one key (a target finding's JSON `detail`)."""
+
+    reason: TargetReason
+    target: str = ""  # missing_class: the `_target_` no Python source defines
+    owner: str = ""  # the class (or function) whose field it is: JSON `class`
+    source: str = ""  # FILE:LINE of the class, or of the field's default
+    default: Any = NO_DEFAULT  # defaulted: the value the program takes
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": self.as_dict()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The facts as JSON `detail` spells them, in the order each reason has always written them."""
+        if self.reason == TargetReason.MISSING_CLASS:
+            return {"reason": str(self.reason), "target": self.target}
+        if self.default is not NO_DEFAULT:
+            return {"reason": str(self.reason), "default": self.default, "source": self.source, "class": self.owner}
+        return {"reason": str(self.reason), "class": self.owner, "source": self.source}
+
+
+VIA_PYTHON_DEFAULT = "python default"
+
+
+@dataclass(frozen=True)
+class ViaDefault:
+    """A changed value that the program takes from a class's Python default, not from the YAML (JSON `via`)."""
+
+    facts: TargetFacts  # the `defaulted` facts: the class, where its default is written, the value
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": self.facts.as_dict(), "via": VIA_PYTHON_DEFAULT}
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A moved leaf or subtree (`old` and `new` are its paths): the value, or subtree, that moved."""
+
+    value: Any
+    # The subtree of the case's first removed finding, which moves.fold_moves has always copied onto every move it
+    # makes (JSON `subtree`); it says nothing about this move, and is kept only so that answers stay the same.
+    subtree: str = ""
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"value": self.value, **({"subtree": self.subtree} if self.subtree else {})}
+
+
+@dataclass(frozen=True)
+class LaunchFix:
+    """A launch finding's cause word (`key removed`) and the override to write instead, where one is known."""
+
+    reason: str
+    fix: str | None = None
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": [self.reason], "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class ContractRef:
+    """The contract a finding comes from: its name, and FILE:LINE of it, where to fix or record it."""
+
+    name: str = ""
+    source: str = ""
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"contract_source": self.source} if self.source else {}
+
+
+@dataclass(frozen=True)
+class ContractHygiene:
+    """A warning about a contracts file itself: the contract (or waiver's contract) it is about, and whether the
+    contract checks nothing at all (in a review, how a pull request can switch one off: an error)."""
+
+    contract: str
+    checks_nothing: bool = False
+
+    def json_fields(self) -> dict[str, Any]:
+        return {}
+
+
+# What a finding says beyond its core, one value per kind (a changed value: a Difference or a ViaDefault; a contract
+# finding: a ContractRef, or ContractHygiene about the file). Each writes its own JSON fields (`json_fields`), which
+# follow the core's in the finding's JSON.
+Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the harness has to say about a case: the core every kind has, and its kind's `detail`."""
+
+    kind: Kind
+    path: str
+    old: Any = None
+    new: Any = None
+    severity: Severity = ERROR
+    message: str = ""
+    source: Any = None  # a provenance.Source: the file and line (or override) that sets the new value
+    origin: Origin | None = None  # a review: introduced, at_base (held at the base too: it fails nothing) or fixed
+    status: Excused | None = None  # waived or known: it fails nothing
+    waiver: str = ""  # the reason (and expiry) of the waiver or known entry that excuses it
+    detail: Detail | None = None
+
+    def detail_as(self, of: type[D]) -> D | None:
+        """The finding's detail when it is an `of`, else None."""
+        return self.detail if isinstance(self.detail, of) else None
+
+    @property
+    def contract(self) -> str:
+        """The contract a contract (or contract change) finding comes from; "" for any other."""
+        ref = self.detail_as(ContractRef)
+        return ref.name if ref is not None else ""
+
+    @property
+    def effective_same(self) -> bool:
+        """True for a changed text whose resolved value did not change (a refactor)."""
+        difference = self.detail_as(Difference)
+        return difference is not None and difference.effective_same
+
+    def as_dict(self) -> dict[str, Any]:
+        """The finding as the JSON interface spells it; its detail's fields (`detail`, `via`, `value`, `fix`,
+        `contract_source`, `subtree`), `origin` and `status` only on the findings they apply to."""
+        extra = self.detail.json_fields() if self.detail is not None else {}
+        if self.origin:
+            extra["origin"] = str(self.origin)
+        if self.status:
+            extra["status"] = str(self.status)
+        return {
+            "kind": str(self.kind),
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "severity": str(self.severity),
+            "message": self.message,
+            "source": None if self.source is None else str(self.source),
+            **extra,
+        }
+
+
+D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A case's status against its baseline and every finding about it."""
+
+    case: Case
+    golden: str
+    status: Status
+    findings: tuple[Finding, ...] = ()
+    written: bool = False
+    golden_lines: dict[str, int] = field(default_factory=dict)  # finding path -> its line in the golden
+    rendered: str | None = field(default=None, repr=False, compare=False)  # the golden text, for a shell that writes it
+    root_file: str = ""  # the case's root config file in the tree under test, as shown (where an annotation can point)
+    baseline_id: str = ""  # the baseline's case this was compared with (a route that `became` it, or the case itself)
+    changes: tuple[Change, ...] = ()  # two documents: every leaf that differs, unfolded (JSON `changes`, the interface's)
+    digest: str = field(default="", repr=False, compare=False)  # the composed config's golden body, hashed: same config, same digest
+
+    @property
+    def failed(self) -> bool:
+        """True when any finding is an error that this change is responsible for (not one already at the base)."""
+        return any(fails(f) for f in self.findings)
+
+    def written_out(self) -> CaseResult:
+        """This case after its golden was rewritten: the differences are gone, the rules' findings stay (a fallback
+        stays as the notice a check of the new golden gives, no longer new to it)."""
+        findings = tuple(
+            replace(f, severity=INFO, message=f.message.removesuffix(NEW_FALLBACK)) if f.kind == Kind.FALLBACK else f
+            for f in self.findings if f.kind not in GOLDEN_KINDS
+        )
+        status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
+        return replace(self, findings=findings, status=status, written=True)
+
+
+@dataclass(frozen=True)
+class RulesUsed:
+    """A review: which settings decided what was checked (every format says it first)."""
+
+    file: str  # the settings file's name
+    ref: str  # the base's git ref
+    first_adoption: bool  # the base has no settings: this change's apply
+
+
+@dataclass(frozen=True)
+class Approvals:
+    """A review: how many loosenings carry a recorded reason, and the files whose owners must approve them."""
+
+    recorded: int
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LaunchTally:
+    """How many launches were found, extracted, composed and failing (issue 24)."""
+
+    found: int
+    extracted: int
+    composed: int
+    failing: int
+    unavailable: tuple[tuple[str, int], ...] = ()  # (submodule, launches of its programs) for each absent submodule
+
+
+@dataclass(frozen=True)
+class MatrixResult:
+    """All case results of one run plus the orphan goldens, and what the run as a whole found."""
+
+    cases: tuple[CaseResult, ...] = ()
+    orphans: tuple[str, ...] = ()
+    pruned: tuple[str, ...] = ()
+    baseline: str = ""  # what the cases were compared with, said in every format
+    findings: tuple[Finding, ...] = ()  # about the run as a whole (contract changes, stale waivers)
+    rules: RulesUsed | None = None  # a review: which settings decided what was checked
+    launches: LaunchTally | None = None  # the settings' launch commands, counted
+    approvals: Approvals | None = None  # a review: the loosenings with recorded reasons, and who approves them
+    comparison: Comparison | None = None  # a `diff OLD NEW`: its mode, stated in every format
+
+    @property
+    def ok(self) -> bool:
+        """No error finding and no orphan golden: the same rule as exit code 0."""
+        return (
+            not self.orphans
+            and not any(result.failed for result in self.cases)
+            and not any(fails(f) for f in self.findings)
+        )
+
+
+# A rule run on every freshly composed case: (case, config, plain tree) -> findings.
+CaseChecker = Callable[[Case, Any, Any], list[Finding]]
+
+# A rule that rereads a case's differences from its baseline: (findings, plain tree) -> findings
+# (a dropped key a Python default fills becomes one `changed` finding; harness/targets.py).
+Refiner = Callable[[list[Finding], Any], list[Finding]]

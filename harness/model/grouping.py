@@ -1,0 +1,396 @@
+"""Identical findings across cases as one group, in the triage order every report shares."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import IntEnum
+from functools import cached_property
+from itertools import combinations
+from types import MappingProxyType
+from typing import Any
+
+from harness.model.findings import ERROR, INFO, CaseResult, Excused, Finding, Kind, MatrixResult, Origin, Status, TargetFacts, TargetReason
+from harness.model.matrix import LAUNCH_PREFIX
+
+
+class Tier(IntEnum):
+    """Where a group sits in a report: the order a reviewer should read them in."""
+
+    SETTINGS = -2  # a review: how the pull request's settings differ from the base's, which decided the review
+    BROKEN = -1  # cases that cannot be composed, goldens that cannot be read: composition and YAML errors
+    BLOCKING = 0  # unwaived contract errors, contract changes, parity
+    CHANGED = 1  # values a program sees that moved, directly or through an interpolation
+    REMOVED = 2
+    ADDED = 3
+    REGENERATE = 4  # missing goldens and text-only differences: housekeeping
+    REFACTOR = 5  # the written value changed, the resolved one did not: folded away
+    WAIVED = 6  # contract violations a waiver turned into warnings: summarized
+    KNOWN = 7  # findings the repository already had when it adopted the harness (known entries): one count line
+    NOTED = 8  # info that is not a difference (known fallbacks): only on request
+    AT_BASE = 9  # a review: errors that already held at the base; they fail nothing, one line
+    FIXED = 10  # a review: errors the base had that no longer hold, one line
+
+
+TIER_TITLES = MappingProxyType({
+    Tier.SETTINGS: "Settings changes",
+    Tier.BROKEN: "Composition and YAML errors",
+    Tier.BLOCKING: "Errors and contract changes",  # broken contracts, launches, parity, classes; contract edits
+    Tier.CHANGED: "Changed values",
+    Tier.REMOVED: "Removed keys",
+    Tier.ADDED: "Added keys",
+    Tier.REGENERATE: "Goldens to regenerate",
+    Tier.REFACTOR: "Refactors with unchanged values",
+    Tier.WAIVED: "Waived warnings",
+    Tier.KNOWN: "Known findings",
+    Tier.NOTED: "Notes",
+    Tier.AT_BASE: "Errors already at the base",
+    Tier.FIXED: "Errors the base had, fixed here",
+})
+
+# Kinds whose finding names a leaf and its old and new value.
+VALUE_KINDS = frozenset({Kind.CHANGED, Kind.REMOVED, Kind.ADDED, Kind.PARITY})
+
+
+def tier_of(finding: Finding) -> Tier:
+    """The triage tier of one finding."""
+    kind = finding.kind
+    if kind == Kind.SETTINGS_CHANGE:
+        return Tier.SETTINGS
+    if finding.status == Excused.KNOWN:
+        return Tier.KNOWN
+    if finding.origin == Origin.AT_BASE:
+        return Tier.AT_BASE
+    if finding.origin == Origin.FIXED:
+        return Tier.FIXED
+    if kind == Kind.ERROR and finding.severity == ERROR:
+        return Tier.BROKEN
+    if kind == Kind.CONTRACT_CHANGE or (kind == Kind.CONTRACT and finding.severity == ERROR):
+        return Tier.BLOCKING
+    if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:
+        return Tier.WAIVED
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
+        return Tier.NOTED
+    if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
+        return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING):
+        return Tier.BLOCKING
+    if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
+        return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
+    if kind == Kind.CHANGED:
+        return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
+    if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
+        return Tier.CHANGED
+    if kind in (Kind.REMOVED, Kind.MOVED):
+        return Tier.REMOVED
+    if kind == Kind.ADDED:
+        return Tier.ADDED
+    return Tier.REGENERATE
+
+
+@dataclass(frozen=True)
+class Group:
+    """One distinct finding and every case that has it."""
+
+    tier: Tier
+    finding: Finding  # the first case's finding, with the source of the first case that knows one
+    cases: tuple[str, ...]
+    anchor: tuple[str, int | None] = ("", None)  # file and line an annotation points at
+    # Every (case id, finding) the group holds, in report order: launches of one cause differ in where the script
+    # writes it, the override's text and its fix, which a report lists (the first three, or all with --verbose).
+    members: tuple[tuple[str, Finding], ...] = ()
+
+    @property
+    def launches(self) -> tuple[tuple[str, Finding], ...]:
+        """The members that are launch commands (`cmd/...`), one per script line."""
+        seen: dict[str, tuple[str, Finding]] = {}
+        for case_id, finding in self.members:
+            if case_id.startswith(LAUNCH_PREFIX):
+                # A launch finding's source is the script line; any other's (a changed value) is a config file.
+                line = str(finding.source) if finding.kind == Kind.LAUNCH and finding.source is not None else case_id
+                seen.setdefault(line, (case_id, finding))
+        return tuple(seen.values())
+
+    @property
+    def matrix_cases(self) -> tuple[str, ...]:
+        """The group's cases that are not launch commands."""
+        return tuple(case for case in self.cases if not case.startswith(LAUNCH_PREFIX))
+
+    kind = property(lambda self: self.finding.kind)
+    path = property(lambda self: self.finding.path)
+    old = property(lambda self: self.finding.old)
+    new = property(lambda self: self.finding.new)
+    severity = property(lambda self: self.finding.severity)
+    contract = property(lambda self: self.finding.contract)
+    message = property(lambda self: self.finding.message)  # the same for every case unless it names the case
+    source = property(lambda self: self.finding.source)
+    effective_same = property(lambda self: self.finding.effective_same)
+    waiver = property(lambda self: self.finding.waiver)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The group as the JSON `groups` array spells it: the finding's fields plus its cases."""
+        sources = [str(f.source) for _, f in self.launches if f.source is not None]
+        return {
+            **self.finding.as_dict(),
+            **({"sources": sources} if len(sources) > 1 else {}),
+            "contract": self.contract or None,
+            "cases": list(self.cases),
+            "effective_same": self.effective_same,
+            "tier": self.tier.name.lower(),
+            "waiver": self.waiver or None,
+        }
+
+
+def _value_key(value: Any) -> str:
+    # Lists and mappings are not hashable, and 1, 1.0 and True must stay distinct.
+    return type(value).__name__ + ":" + json.dumps(value, sort_keys=True, default=str)
+
+
+def _key(finding: Finding) -> tuple[Any, ...]:
+    """What makes findings one cause: kind, path, old and new value, severity, contract and origin.
+
+    A finding without a path (a compose error) says what it is only in its message. A launch's message names its
+    cause (`key removed: K is not in the config`); the override's text (`new`), where the script writes it and the
+    fix differ from launch to launch and are the group's members, not separate causes.
+    """
+    detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
+    new = finding.new
+    if finding.kind == Kind.LAUNCH:
+        detail = finding.message
+        new = None
+    return (
+        str(finding.kind), finding.path, _value_key(finding.old), _value_key(new), str(finding.severity),
+        finding.contract, finding.effective_same, detail, str(finding.origin), finding.waiver,
+    )
+
+
+def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
+    """The file and line an annotation points at: the config line that sets the value, else the golden's line."""
+    source = finding.source
+    if source is not None and getattr(source, "file", None) is not None:
+        return source.file, source.line
+    return case_result.golden, case_result.golden_lines.get(finding.path)
+
+
+_KIND_RANK = MappingProxyType({Kind.CONTRACT_CHANGE: 0, Kind.CONTRACT: 1})
+
+
+def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding] = ()) -> list[Group]:
+    """Every distinct finding once, with its cases, in triage order (tier, then path).
+
+    `run_findings` are about the run as a whole (a contract loosened since the baseline): groups without cases.
+    """
+    members: dict[tuple[Any, ...], list[tuple[CaseResult, Finding]]] = {}
+    for case_result in results:
+        for finding in case_result.findings:
+            members.setdefault(_key(finding), []).append((case_result, finding))
+    groups = [
+        Group(tier=tier_of(finding), finding=finding, cases=(), anchor=(getattr(finding.source, "file", None) or "", None))
+        for finding in run_findings
+    ]
+    for pairs in members.values():
+        first_case, first = pairs[0]
+        sourced = next(((r, f) for r, f in pairs if f.source is not None), (first_case, first))
+        groups.append(Group(
+            tier=tier_of(first),
+            finding=replace(first, source=sourced[1].source),
+            cases=tuple(dict.fromkeys(r.case.id for r, _ in pairs)),
+            anchor=annotation_target(*sourced),
+            members=tuple((r.case.id, f) for r, f in pairs),
+        ))
+    # A weakened contract is read before its effects, a broken contract before other blocking findings (the rules
+    # a team wrote come first), and findings about the whole run before those of cases.
+    return sorted(groups, key=lambda g: (g.tier, _KIND_RANK.get(g.kind, 2), bool(g.cases), g.path, g.kind, -len(g.cases)))
+
+
+def _patterns(case_id: str) -> list[tuple[str, int]]:
+    """Globs that cover `case_id` with whole segments replaced by `*`, each with its number of stars."""
+    parts = case_id.split("/")
+    return [
+        ("/".join("*" if index in starred else part for index, part in enumerate(parts)), count)
+        for count in range(1, len(parts))
+        for starred in combinations(range(len(parts)), count)
+    ]
+
+
+class CaseIds(tuple):
+    """The ids of the cases a report talks about, in report order, with the index `describe_cases` reads built
+    once per report (so describing each group costs its own cases, not the whole matrix)."""
+
+    @cached_property
+    def lookup(self) -> CaseIndex:
+        """Every segment glob of every case id, with the case ids it matches, and each id's position."""
+        globs: dict[str, set[str]] = {}
+        for case_id in self:
+            for pattern, _ in _patterns(case_id):
+                globs.setdefault(pattern, set()).add(case_id)
+        return CaseIndex({pattern: frozenset(ids) for pattern, ids in globs.items()}, {c: i for i, c in enumerate(self)})
+
+
+@dataclass(frozen=True)
+class CaseIndex:
+    """Segment globs of a matrix's case ids (`*/megatron/*` -> the ids it matches) and each id's position."""
+
+    globs: dict[str, frozenset[str]]
+    position: dict[str, int]
+
+
+def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: bool = True) -> str:
+    """Case ids written compactly: `all 13 cases`, `ppo_trainer/megatron/*` when exactly those, or the list.
+
+    `counted` puts the number of cases first when there is more than one (`4 cases: ...`). Linear in `case_ids`
+    when `all_ids` is a CaseIds (reports pass `compared_ids(result)`).
+    """
+    wanted = dict.fromkeys(case_ids)
+    if not wanted:
+        return "the whole run"
+    launches = [case_id for case_id in wanted if case_id.startswith(LAUNCH_PREFIX)]
+    if launches and len(launches) < len(wanted) or len(launches) > 1:
+        # Launch ids are one script line each: counted, never listed in a line (a group's members name them).
+        matrix = [case_id for case_id in wanted if not case_id.startswith(LAUNCH_PREFIX)]
+        counted_launches = f"{len(launches)} launch{'es' * (len(launches) != 1)}"
+        if not matrix:
+            return counted_launches
+        return f"{describe_cases(matrix, [c for c in all_ids if not c.startswith(LAUNCH_PREFIX)], counted)} and {counted_launches}"
+    index = (all_ids if isinstance(all_ids, CaseIds) else CaseIds(all_ids)).lookup
+    known = [case_id for case_id in wanted if case_id in index.position]
+    if len(wanted) > 1 and len(known) == len(wanted) == len(index.position):
+        return f"all {len(wanted)} cases"
+    # A glob names only wanted cases when as many wanted cases match it as cases match it at all.
+    hits: dict[str, int] = {}
+    for case_id in known:
+        for pattern in {pattern for pattern, _ in _patterns(case_id)}:
+            hits[pattern] = hits.get(pattern, 0) + 1
+    # The matrix's order first, then ids it does not have, as given.
+    ordered = sorted(known, key=index.position.__getitem__) + [c for c in wanted if c not in index.position]
+    covered: set[str] = set()
+    parts: list[str] = []
+    for case_id in ordered:
+        if case_id in covered:
+            continue
+        best, best_matches = case_id, frozenset({case_id})
+        for pattern, _ in _patterns(case_id):
+            matches = index.globs.get(pattern, frozenset())
+            # A glob is worth writing only when it names exactly these cases, and more than one; the one that
+            # covers most wins, and of equals the one with fewest stars (found first).
+            if len(matches) > 1 and hits.get(pattern) == len(matches) and len(matches - covered) > len(best_matches - covered):
+                best, best_matches = pattern, matches
+        parts.append(best)
+        covered |= best_matches
+    text = ", ".join(parts)
+    return text if len(wanted) == 1 or not counted else f"{len(wanted)} cases: {text}"
+
+
+# What a tier's count counts: keys for values, causes (one line each) for what blocks.
+KEY_TIERS = frozenset({Tier.CHANGED, Tier.REFACTOR})  # ("Removed keys" and "Added keys" say it already)
+CAUSE_TIERS = frozenset({Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING})
+
+
+def tier_heading(tier: Tier, groups: Sequence[Group]) -> str:
+    """A tier's title with what it holds: `Changed values (5 keys)`, `Errors and contract changes (7 causes)`: keys
+    for values, one cause per line listed for the rest (give the groups as the report lists them)."""
+    count = len(groups) if tier in CAUSE_TIERS else count_paths(groups)
+    unit = ("key", "keys") if tier in KEY_TIERS else ("cause", "causes") if tier in CAUSE_TIERS else None
+    return f"{TIER_TITLES[tier]} ({count}{'' if unit is None else ' ' + unit[count != 1]})"
+
+
+def count_paths(groups: Iterable[Group]) -> int:
+    """Distinct paths (or messages, for pathless findings) among groups."""
+    return len({group.path or group.message for group in groups})
+
+
+# How many distinct case sets a summary names for one tier before it says "elsewhere".
+SHOWN_CASE_SETS = 3
+
+PHRASES = MappingProxyType({
+    Tier.CHANGED: ("value changed", "values changed"),
+    Tier.REMOVED: ("key removed", "keys removed"),
+    Tier.ADDED: ("key added", "keys added"),
+    Tier.REFACTOR: ("refactor with an unchanged value", "refactors with unchanged values"),
+})
+
+
+def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
+    """Where a tier's groups are: ` on all 13 cases`, ` only on X`, or the largest case sets with their counts."""
+    buckets: dict[tuple[str, ...], list[Group]] = {}
+    if not groups:
+        return ""
+    for group in groups:
+        buckets.setdefault(group.cases, []).append(group)
+
+    def on(cases: tuple[str, ...]) -> str:
+        text = describe_cases(cases, all_ids, counted=False)
+        return f"on {text}" if set(cases) >= set(all_ids) else f"only on {text}"
+
+    if len(buckets) == 1:
+        return " " + on(next(iter(buckets)))
+    ranked = sorted(buckets.items(), key=lambda item: -count_paths(item[1]))
+    shown = [f"{count_paths(members)} {on(cases).removeprefix('only ')}" for cases, members in ranked[:SHOWN_CASE_SETS]]
+    rest = sum(count_paths(members) for _, members in ranked[SHOWN_CASE_SETS:])
+    return " (" + "; ".join(shown + ([f"{rest} elsewhere"] if rest else [])) + ")"
+
+
+def compared_ids(result: MatrixResult) -> CaseIds:
+    """The ids of the cases a report talks about: every case but those only the baseline has."""
+    return CaseIds(r.case.id for r in result.cases if r.status != Status.GONE)
+
+
+def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
+    """One paragraph a reviewer reads first: what blocks, what moved, where."""
+    all_ids = compared_ids(result)
+    by_tier: dict[Tier, list[Group]] = {}
+    for group in groups:
+        by_tier.setdefault(group.tier, []).append(group)
+    parts = []
+    blocking = by_tier.get(Tier.BLOCKING, [])
+    changes = [g for g in blocking if g.kind == Kind.CONTRACT_CHANGE]
+    if changes:
+        unexplained = sum(g.severity == ERROR for g in changes)
+        parts.append(f"{len(changes)} contract change{'s' * (len(changes) != 1)}"
+                     + (f" ({unexplained} without a recorded reason)" if unexplained else ""))
+    contract_errors = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity == ERROR]
+    if contract_errors:
+        parts.append(f"{len(contract_errors)} unwaived contract error{'s' * (len(contract_errors) != 1)}"
+                     + _where([g for g in contract_errors if g.cases], all_ids))
+    contract_warnings = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity != ERROR]
+    if contract_warnings:
+        parts.append(f"{len(contract_warnings)} warning{'s' * (len(contract_warnings) != 1)} about the contracts themselves")
+    broken = sorted({case for g in blocking if g.kind == Kind.ERROR for case in g.cases})
+    if broken:
+        parts.append(f"{len(broken)} case{'s' * (len(broken) != 1)} cannot be composed ({describe_cases(broken, all_ids)})")
+    parity = [g for g in blocking if g.kind == Kind.PARITY]
+    if parity:
+        parts.append(f"{count_paths(parity)} route parity difference{'s' * (count_paths(parity) != 1)}")
+    for tier, (one, many) in PHRASES.items():
+        tier_groups = by_tier.get(tier, [])
+        if tier_groups:
+            count = count_paths(tier_groups)
+            folded = " (folded)" if tier == Tier.REFACTOR else ""
+            parts.append(f"{count} {one if count == 1 else many}{_where(tier_groups, all_ids)}{folded}")
+    if not parts:
+        parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
+    gone = [r.case.id for r in result.cases if r.status == Status.GONE]
+    if gone:
+        parts.append(f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, [*gone, *all_ids], counted=False)})")
+    regenerate = by_tier.get(Tier.REGENERATE, [])
+    if regenerate:
+        cases = {case for g in regenerate for case in g.cases}
+        parts.append(f"{len(cases)} golden{'s' * (len(cases) != 1)} to regenerate")
+    waived = by_tier.get(Tier.WAIVED, [])
+    if waived:
+        total = sum(len(g.cases) for g in waived)
+        parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
+    if result.orphans:
+        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    return " ".join(part[0].upper() + part[1:] + "." for part in parts)
+
+
+def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
+    """A case's target findings counted by reason (waived ones included)."""
+    counted = {str(reason): 0 for reason in TargetReason}
+    for finding in findings:
+        facts = finding.detail_as(TargetFacts)
+        if finding.kind == Kind.TARGET and facts is not None:
+            counted[facts.reason] += 1
+    return counted

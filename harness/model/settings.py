@@ -1,0 +1,522 @@
+"""Read and validate `[tool.config-harness]` settings into a frozen value."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from importlib import metadata
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from harness.gates.budget import toml_document
+from harness.gates.confine import git_folder_problem, is_inside, project_package_folder, project_root
+from harness.gates.errors import BadInput
+from harness.gates.reader import InputLimitError, read_bytes, read_text
+from harness.model.hints import did_you_mean
+
+
+class SettingsError(BadInput):
+    """Settings that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """An extra entry point that becomes a case of its own."""
+
+    name: str
+    config_name: str
+    overrides: tuple[str, ...] = ()
+    same_as: str | None = None
+    became: str | None = None  # the case this route turned into; reviews compare that case with the route at the base
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the config tree comes from when it is not checked in: a wheel on PyPI."""
+
+    wheel: str
+    unpack: str
+    into: Path
+    python: str = ""  # a folder of the wheel whose `.py` files are unpacked too (read with ast, never imported)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything one harness run needs to know, with paths made absolute."""
+
+    origin: Path
+    config_dir: Path
+    snapshot_dir: Path
+    contracts: tuple[Path, ...] = ()
+    roots: tuple[str, ...] = ()
+    engine_group: str | None = None
+    engines: tuple[str, ...] | None = None
+    presets: tuple[tuple[str, tuple[str, ...]], ...] = (("default", ()),)
+    routes: tuple[Route, ...] = ()
+    source: Source | None = None
+    cache_dir: Path | None = None  # parsed-file cache kept between runs; None turns it off
+    jobs: int | None = None  # worker processes; None means one per core
+    search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
+    read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
+    version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
+    python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
+    command_globs: tuple[str, ...] = ()  # [[commands]] glob: scripts whose launches are cases (parsed, never run)
+    command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
+    schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
+    named: tuple[Path, ...] = ()  # folders and files the command line named (trusted, so readable wherever they are)
+
+    @property
+    def project(self) -> Path:
+        """The project: the git top level holding the settings file (its folder outside git)."""
+        return project_root(self.origin.parent)
+
+    @property
+    def read_scope(self) -> tuple[Path, ...]:
+        """Where the harness reads tree data from: the project, the folders `read_outside` names, and what the
+        command line named."""
+        return (self.project, *self.read_outside, *self.named)
+
+
+TABLE = "tool.config-harness"
+TOP_LEVEL_KEYS = MappingProxyType({
+    "config_dir": str,
+    "snapshot_dir": str,
+    "contracts": list,
+    "roots": list,
+    "engine_group": str,
+    "engines": list,
+    "presets": dict,
+    "routes": list,
+    "source": dict,
+    "jobs": int,
+    "search_path": list,
+    "version_base": str,
+    "read_outside": list,
+    "python_sources": list,
+    "commands": list,
+    "schemas": list,
+})
+COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
+ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
+SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
+UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
+VERSION_BASES = ("1.1", "1.2", "1.3")
+PACKAGE_SCHEME = "pkg://"
+
+
+# A pinned requirement from the package index, and nothing pip could read as a path, a URL or an option:
+# `verl==0.9.1`, `anemoi-training[extra]>=0.17,<0.18`.
+REQUIREMENT = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?"
+    r"\s*(?:(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)(?:,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)*"
+)
+
+
+def check_requirement(requirement: str, where: str) -> str:
+    """Return `requirement` if it names a released package and its version, or a wheel file (a `.whl` path);
+    never a folder (pip would build it, running its code), a URL or an option."""
+    if requirement.endswith(".whl") and not requirement.startswith("-") and Path(requirement).is_file():
+        return requirement
+    if not REQUIREMENT.fullmatch(requirement):
+        raise SettingsError(
+            f"{where}: {requirement!r} is not a pinned package requirement such as 'verl==0.9.1' "
+            "(paths, URLs and pip options are refused)"
+        )
+    return requirement
+
+
+def check_name(name: str, where: str) -> str:
+    """Return `name` if it is safe inside a file name, else raise naming `where`.
+
+    `__` is refused because it separates the parts of a golden's name (two cases must never share a golden),
+    `$` because Hydra would resolve `${...}` in an override, and control characters and bytes that are not
+    UTF-8 (surrogates) because the name is printed in every report.
+    """
+    if not name or UNSAFE_NAME.search(name) or name in {".", ".."}:
+        raise SettingsError(
+            f"{where}: {name!r} is not a file-name safe name (no '/', '..', '__', '$', whitespace or control characters)"
+        )
+    return name
+
+
+def check_config_path(name: str, where: str) -> str:
+    """Return `name` if it is a config name inside the config folder (`train_config/config`), else raise naming `where`."""
+    parts = name.split("/")
+    if not name or "\\" in name or name.startswith("/") or any(part in {"", ".", ".."} for part in parts):
+        raise SettingsError(f"{where}: {name!r} is not a config name inside the config folder (no '..', no absolute path)")
+    return name
+
+
+def check_root(name: str, where: str) -> str:
+    """Return `name` if it can be a root: a config path whose id (`/` read as `.`) is file-name safe."""
+    check_config_path(name, where)
+    check_name(name.replace("/", "."), where)
+    return name
+
+
+def root_id(root: str) -> str:
+    """A root's part of case ids and golden names: its path with `/` replaced by `.`."""
+    return root.replace("/", ".")
+
+
+def package_folder(entry: str, where: str, root: Path | None = None, scope: tuple[Path, ...] = ()) -> Path:
+    """The folder of a `pkg://module.path` search path entry: the project's own package folder below `root` (the
+    settings' folder) when it is there inside `scope`, else found in installed distributions' metadata.
+
+    Never imports: importing a package to find its configs would run its code (and its dependencies'). The
+    project's own folder comes first: when CI installs the pull request's package, the installed copy holds the
+    pull request's files outside the repository, where a review could not read them at its base.
+    """
+    dotted = entry[len(PACKAGE_SCHEME):].strip("/").replace("/", ".")
+    parts = [part for part in dotted.split(".") if part]
+    if not parts or any(not part.isidentifier() for part in parts):
+        raise SettingsError(f"{where}: {entry!r} is not a pkg://module.path entry")
+    own = project_package_folder(".".join(parts), scope, root) if root is not None and scope else None
+    if own is not None:
+        return own.resolve()
+    for distribution_name in sorted(set(metadata.packages_distributions().get(parts[0], []))):
+        folder = Path(str(metadata.distribution(distribution_name).locate_file("/".join(parts))))
+        if folder.is_dir():
+            return folder.resolve()
+    raise SettingsError(
+        f"{where}: {entry!r}: no installed distribution has a folder {'/'.join(parts)} "
+        "(pkg:// entries are found from installed metadata, never by importing; list the folder's path instead)"
+    )
+
+
+def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ...]) -> tuple[Path, ...]:
+    # A folder must lie inside the project (or read_outside); pkg:// is an installed package, found without importing.
+    folders = []
+    for index, entry in enumerate(_string_list(entries, where)):
+        entry_where = f"{where}[{index}]"
+        if entry.startswith(PACKAGE_SCHEME):
+            folders.append(package_folder(entry, entry_where, base, readable))
+        elif "://" in entry and not entry.startswith("file://"):
+            raise SettingsError(f"{entry_where}: {entry!r}: only folders, file:// and pkg:// entries are supported")
+        else:
+            folders.append(_confined(base / entry.removeprefix("file://"), readable, entry_where))
+    return tuple(folders)
+
+
+def _version_base(value: str | None, where: str) -> str | None:
+    if value is not None and value not in VERSION_BASES:
+        raise SettingsError(f"{where}: version_base {value!r} is not one of {', '.join(VERSION_BASES)}")
+    return value
+
+
+def _schemas(value: list, where: str) -> tuple[str, ...]:
+    modules = _string_list(value, where)
+    for module in modules:
+        if not all(part.isidentifier() for part in module.split(".")):
+            raise SettingsError(f"{where}: {module!r} is not a module name such as 'benchmarl.conf'")
+    return modules
+
+
+def _engine_group(value: str | None, where: str) -> str | None:
+    group = (value or "").partition("@")[0]
+    if value is not None and (not group or group.startswith("/") or ".." in group or re.search(r"\s", value)):
+        raise SettingsError(f"{where}: engine_group {value!r} is not a Hydra group (`group` or `group@package`)")
+    return value
+
+
+def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
+    for key, value in table.items():
+        if key not in allowed:
+            raise SettingsError(f"{where}: unknown key {key!r}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})")
+        if not isinstance(value, allowed[key]):
+            raise SettingsError(
+                f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}"
+            )
+    return table
+
+
+def _string_list(value: list, where: str) -> tuple[str, ...]:
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise SettingsError(f"{where}[{index}]: expected a string, got {type(item).__name__} {item!r}")
+    return tuple(value)
+
+
+def default_cache_dir() -> Path | None:
+    """The per-user cache (outside the project, so a run writes nothing there but goldens); "" turns it off."""
+    configured = os.environ.get("CONFIG_HARNESS_CACHE_DIR")
+    if configured is not None:
+        return Path(configured).resolve() if configured else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "config-harness").resolve()
+
+
+def _refuse_cache_dir(table: dict[str, Any], where: str) -> None:
+    # A pull request controls the settings; letting them pick the folder pickles are read from runs its code.
+    if "cache_dir" in table:
+        raise SettingsError(
+            f"{where}: cache_dir is not a setting (settings are project files a pull request can change);"
+            " use --cache-dir or CONFIG_HARNESS_CACHE_DIR, or --no-cache"
+        )
+
+
+def _positive(value: int | None, where: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or value < 1):
+        raise SettingsError(f"{where}: expected a positive integer, got {value!r}")
+    return value
+
+
+def _confined_folders(table: dict[str, Any], base: Path, where: str) -> tuple[Path, ...]:
+    """The project (the git top level holding the settings), then every folder `read_outside` allows reading."""
+    extra = _string_list(table.get("read_outside", []), f"{where} read_outside")
+    return (project_root(base), *((base / folder).resolve() for folder in extra))
+
+
+def _confined(path: Path, allowed: tuple[Path, ...], where: str, reading: bool = True) -> Path:
+    """`path` resolved (symlinks followed), or SettingsError when it leads outside every allowed folder.
+
+    `read_outside` widens only reads; what the harness writes (goldens, fetched trees) stays inside the project.
+    """
+    resolved = path.resolve()
+    if not any(is_inside(resolved, folder) for folder in (allowed if reading else allowed[:1])):
+        hint = "list its folder in read_outside to read it" if reading else "the harness writes only inside the project"
+        raise SettingsError(f"{where}: {path} leads outside the project {allowed[0]}; {hint}")
+    problem = None if reading else git_folder_problem(resolved)
+    if problem:
+        raise SettingsError(f"{where}: {problem}")
+    return resolved
+
+
+def parse_settings(table: Any, origin: Path) -> Settings:
+    """Validate a settings table read from `origin` and return absolute-path Settings."""
+    where = f"{origin}: [{TABLE}]" if origin.name == "pyproject.toml" else f"{origin}"
+    if isinstance(table, dict):
+        _refuse_cache_dir(table, where)
+    table = _check_table(table, TOP_LEVEL_KEYS, where)
+    base = origin.parent
+    if "config_dir" not in table:
+        raise SettingsError(f"{where}: missing required key 'config_dir'")
+    roots = _string_list(table.get("roots", []), f"{where} roots")
+    if not roots:
+        raise SettingsError(f"{where}: 'roots' must name at least one root config")
+    for root in roots:
+        check_root(root, f"{where} roots")
+    ids = [root_id(root) for root in roots]
+    clashes = sorted({i for i in ids if ids.count(i) > 1})
+    if clashes:
+        raise SettingsError(f"{where} roots: more than one root has the id {', '.join(clashes)}")
+
+    engines = None
+    if "engines" in table:
+        engines = tuple(check_name(e, f"{where} engines") for e in _string_list(table["engines"], f"{where} engines"))
+        if not engines:
+            raise SettingsError(f"{where}: 'engines' is empty; name at least one engine, or drop the key")
+
+    presets: list[tuple[str, tuple[str, ...]]] = []
+    for name, overrides in table.get("presets", {"default": []}).items():
+        check_name(name, f"{where} presets")
+        if not isinstance(overrides, list):
+            raise SettingsError(f"{where} presets.{name}: expected a list of override strings")
+        presets.append((name, _string_list(overrides, f"{where} presets.{name}")))
+    if not presets:
+        raise SettingsError(f"{where}: [presets] is empty; define at least one preset")
+
+    routes = []
+    for index, route in enumerate(table.get("routes", [])):
+        route_where = f"{where} routes[{index}]"
+        route = _check_table(route, ROUTE_KEYS, route_where)
+        for required in ("name", "config_name"):
+            if required not in route:
+                raise SettingsError(f"{route_where}: missing required key {required!r}")
+        routes.append(
+            Route(
+                name=check_name(route["name"], f"{route_where}.name"),
+                config_name=check_config_path(route["config_name"], f"{route_where}.config_name"),
+                overrides=_string_list(route.get("overrides", []), f"{route_where}.overrides"),
+                same_as=route.get("same_as"),
+                became=route.get("became"),
+            )
+        )
+    names = [r.name for r in routes]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SettingsError(f"{where} routes: duplicate route name(s) {', '.join(duplicates)}")
+
+    source = None
+    if "source" in table:
+        raw_source = _check_table(table["source"], SOURCE_KEYS, f"{where} source")
+        missing = sorted(set(SOURCE_KEYS) - set(raw_source) - {"python"})
+        if missing:
+            raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
+        into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
+        if into == project_root(base) or into in origin.parents:
+            raise SettingsError(f"{where} source.into: {raw_source['into']!r} would replace the project's own folder")
+        wheel = raw_source["wheel"]
+        if wheel.endswith(".whl") and not wheel.startswith("-"):
+            # A wheel file committed in the project: pip copies a wheel, it never builds or runs one.
+            wheel = str(_confined(base / wheel, (project_root(base),), f"{where} source.wheel"))
+        else:
+            wheel = check_requirement(wheel, f"{where} source.wheel")
+        python = raw_source.get("python", "")
+        if python and (python.startswith("/") or ".." in python.split("/")):
+            raise SettingsError(f"{where} source.python: {python!r} is not a folder inside the wheel")
+        source = Source(wheel=wheel, unpack=raw_source["unpack"], into=into, python=python)
+
+    globs, modules = _commands(table.get("commands", []), f"{where} commands")
+    readable = _confined_folders(table, base, where)
+    return Settings(
+        origin=origin,
+        config_dir=_confined(base / table["config_dir"], readable, f"{where} config_dir"),
+        snapshot_dir=_confined(base / table.get("snapshot_dir", "snapshots"), readable, f"{where} snapshot_dir", reading=False),
+        contracts=tuple(
+            _confined(base / c, readable, f"{where} contracts")
+            for c in _string_list(table.get("contracts", []), f"{where} contracts")
+        ),
+        roots=roots,
+        engine_group=_engine_group(table.get("engine_group"), where),
+        engines=engines,
+        presets=tuple(presets),
+        routes=tuple(routes),
+        source=source,
+        cache_dir=default_cache_dir(),
+        jobs=_positive(table.get("jobs"), f"{where} jobs"),
+        search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
+        version_base=_version_base(table.get("version_base"), where),
+        read_outside=readable[1:],
+        python_sources=tuple(
+            _confined(base / folder, readable, f"{where} python_sources")
+            for folder in _string_list(table.get("python_sources", []), f"{where} python_sources")
+        ),
+        command_globs=globs,
+        command_modules=modules,
+        schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
+    )
+
+
+def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The `[[commands]]` globs (relative, inside the project) and the union of their `modules` tables."""
+    globs: list[str] = []
+    modules: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        entry_where = f"{where}[{index}]"
+        entry = _check_table(entry, COMMAND_KEYS, entry_where)
+        pattern = entry.get("glob")
+        if pattern is None:
+            raise SettingsError(f"{entry_where}: missing required key 'glob'")
+        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
+            raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
+        globs.append(pattern)
+        for module, config_name in entry.get("modules", {}).items():
+            if not isinstance(config_name, str) or not (_is_dotted(module) or _is_script_path(module)):
+                raise SettingsError(
+                    f"{entry_where}.modules: {module!r} = {config_name!r} is neither `dotted.module = \"config_name\"` "
+                    f"nor `\"path/to/script.py\" = \"config_name\"` (a script relative to the project, no '..')"
+                )
+            modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
+    return tuple(globs), tuple(sorted(modules.items()))
+
+
+def _is_dotted(module: str) -> bool:
+    return all(part.isidentifier() for part in module.split("."))
+
+
+def _is_script_path(entry: str) -> bool:
+    """A Python script's path relative to the project, as a launch runs it (`3D-Diffusion-Policy/train.py`)."""
+    parts = entry.split("/")
+    return entry.endswith(".py") and not entry.startswith("/") and all(part not in ("", ".", "..") for part in parts) and "\\" not in entry
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file through the one reader (bounded, regular files only), turning every failure into a
+    one-line SettingsError."""
+    try:
+        return toml_document(read_text(path), str(path))
+    except FileNotFoundError:
+        raise SettingsError(f"{path}: settings file not found") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise SettingsError(f"{path}: invalid TOML: {error}") from None
+    except InputLimitError as error:
+        raise SettingsError(str(error)) from None
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read settings: {error.strerror or error}") from None
+
+
+def find_pyproject(start: Path) -> Path:
+    """The nearest pyproject.toml with a [tool.config-harness] table at or above `start`, as git finds its folder
+    (else `start`'s own pyproject.toml, for the error message)."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if not candidate.is_file():
+            continue
+        try:
+            mentions = b"config-harness" in read_bytes(candidate)
+        except (OSError, InputLimitError):
+            return candidate  # unreadable (a FIFO, a link out, too big): reported by read_toml, not skipped
+        if mentions:
+            try:
+                if "config-harness" in read_toml(candidate).get("tool", {}):
+                    return candidate
+            except SettingsError:
+                return candidate  # a broken file on the way up is reported, not skipped
+    return start / "pyproject.toml"
+
+
+def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
+    """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
+    if settings_file is not None and Path(settings_file).name != "pyproject.toml":
+        path = Path(settings_file).absolute()
+        return parse_settings(read_toml(path), path)
+    path = Path(settings_file).absolute() if settings_file else find_pyproject((start or Path.cwd()).absolute())
+    table = table_of(read_toml(path), path)
+    if table is None:
+        raise SettingsError(f"{path}: no [{TABLE}] table")
+    return parse_settings(table, path)
+
+
+def table_of(document: dict[str, Any], path: Path) -> Any:
+    """The settings table of a TOML document read from `path`: `[tool.config-harness]` in a pyproject.toml, the
+    whole document in a standalone file; None when a pyproject.toml has no such table."""
+    if path.name != "pyproject.toml":
+        return document
+    tool = document.get("tool", {})
+    return tool.get("config-harness") if isinstance(tool, dict) else None
+
+
+def settings_table(settings: Settings) -> Any:
+    """The raw settings table the settings were read from (what a review compares key by key)."""
+    return table_of(read_toml(settings.origin), settings.origin)
+
+
+def with_overrides(
+    settings: Settings,
+    config_dir: str | None = None,
+    snapshot_dir: str | None = None,
+    contracts: list[str] | None = None,
+    no_cache: bool = False,
+    jobs: int | None = None,
+) -> Settings:
+    """Apply command-line overrides; paths are relative to the working directory."""
+    changes: dict[str, Any] = {}
+    named = [Path(p).resolve() for p in (config_dir, snapshot_dir, *(contracts or ())) if p is not None]
+    if named:
+        changes["named"] = settings.named + tuple(named)
+    if no_cache:
+        changes["cache_dir"] = None
+    if jobs is not None:
+        changes["jobs"] = _positive(jobs, "--jobs")
+    if config_dir is not None:
+        changes["config_dir"] = Path(config_dir).resolve()
+    if snapshot_dir is not None:
+        changes["snapshot_dir"] = Path(snapshot_dir).resolve()
+    if contracts is not None:
+        changes["contracts"] = tuple(Path(c).resolve() for c in contracts)
+    return replace(settings, **changes)
+
+
+def display_path(path: Path) -> str:
+    """Show a path relative to the working directory when it lies below it."""
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,1060 @@
+"""Find the Hydra launches in a shell script without running it: a small evaluator over tree-sitter-bash's syntax tree.
+
+Nothing in a script runs: a command substitution or a `date` is never executed; what it would produce is
+unknown, and an override whose value needs it keeps a placeholder (messages show the script's own text). A file
+the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
+with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
+`if` and `case` (the branch a plain run takes: an unset variable is empty in a test, as in bash), `export`,
+`cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
+front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
+known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
+folder) makes the launch "not extracted", with why, instead of a guess.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections import ChainMap
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from harness.gates.budget import (
+    ARITHMETIC_BITS,
+    MAX_SCRIPT_BYTES,
+    MAX_SCRIPT_DEPTH,
+    MAX_WORD_BYTES,
+    MAX_WORD_PIECES,
+    MAX_WORDS,
+    BudgetExceeded,
+    depth_budget,
+    size_budget,
+    syntax_depth,
+    wrap_int,
+)
+
+# Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
+HYDRA_VALUE_FLAGS = MappingProxyType({
+    "--config-path": "config_path", "-cp": "config_path",
+    "--config-name": "config_name", "-cn": "config_name",
+    "--config-dir": "config_dir", "-cd": "config_dir",
+    "--cfg": "", "-c": "", "--package": "", "-p": "", "--info": "", "-i": "",
+    "--experimental-rerun": "", "--shell-completion": "", "-sc": "",
+})
+HYDRA_SWITCHES = frozenset({"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"})
+TORCHRUN_SWITCHES = frozenset({
+    "--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
+    "--multi_gpu", "--cpu", "--use_deepspeed", "--use_fsdp", "--use_megatron_lm", "--debug", "--autotune",
+})
+PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
+OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
+PLACEHOLDER_MARK = "__unset_"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of text in an expanded word: where it was written, and whether it is a placeholder for an unknown value."""
+
+    text: str
+    line: int
+    unknown: str = ""  # what the value would have come from (`$HOME`, `$(date ...)`); "" when known
+    split: bool = False  # the result of an unquoted expansion: bash splits it on whitespace
+    file: str = ""  # the file it was written in when a sourced file wrote it; "" for the script itself
+
+
+Word = tuple[Piece, ...]
+
+
+def word_text(word: Word) -> str:
+    """The word as Hydra would see it, unknown parts written as placeholders."""
+    return "".join(placeholder(p) if p.unknown else p.text for p in word)
+
+
+def placeholder(piece: Piece) -> str:
+    """A value that stands for an unknown one: a plain Hydra string, so the key and the form are still checked."""
+    name = re.sub(r"\W+", "_", piece.unknown).strip("_")[:40] or "value"
+    return f"{PLACEHOLDER_MARK}{name}__"
+
+
+@dataclass(frozen=True)
+class Override:
+    """One Hydra override of a launch, as the script writes it after expansion."""
+
+    text: str
+    line: int  # where its key is written (an array element's own line, not the launch's)
+    unknown: tuple[str, ...] = ()  # the unknown values it holds (placeholders in `text`)
+    written: str = ""  # the script's own text of it (`training.seed=${seed}`); messages and fixes show this
+    file: str = ""  # the sourced file that wrote its key; "" for the launch's own script
+
+    @property
+    def shown(self) -> str:
+        """The override as a message shows it: the script's text where a value is unknown, never a placeholder."""
+        return self.written if self.unknown and self.written else self.text
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch of a Python entry point with Hydra overrides, found in a script."""
+
+    script: str  # the script's path, relative to the project
+    index: int  # 1-based, in file order
+    line: int
+    entry: str = ""  # the module (`verl.trainer.main_ppo`) or script path it runs
+    is_module: bool = True
+    config_path: str | None = None  # --config-path as written (relative to the entry's file)
+    config_name: str | None = None
+    config_dirs: tuple[str, ...] = ()  # --config-dir
+    overrides: tuple[Override, ...] = ()
+    error: str = ""  # why it could not be extracted; "" when it was
+    name_written: str = ""  # the script's text of --config-name when the reader does not know its value
+
+    @property
+    def where(self) -> str:
+        """`FILE:LINE` of the launch."""
+        return f"{self.script}:{self.line}"
+
+
+class _Values(ChainMap[str, "list[Word] | None"]):
+    """Variables in layers: a branch (or `VAR=x cmd`) writes a layer of its own over the variables around it, so
+    reading it costs what it writes, not a copy of every variable (many variables and many `if`s stay linear).
+    `unset` writes None, which hides the variable of the layers below."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = super().get(key)
+        return default if value is None else value
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        value = self.get(key, default)
+        self.maps[0][key] = None
+        return value
+
+
+class _Env:
+    """Variables while a script is read: each a list of words (a scalar is a one-word list)."""
+
+    def __init__(self, values: _Values | None = None, arrays: set[str] | None = None) -> None:
+        self.values = values if values is not None else _Values()
+        self.arrays = arrays if arrays is not None else set()  # recorded, never read back
+        # The folder commands run in, relative to the project's root (scripts run from there); None once a `cd`
+        # goes somewhere the reader cannot know, with `lost` saying which and why.
+        self.cwd: str | None = ""
+        self.lost = ""
+        self.stack: tuple[tuple[str | None, str], ...] = ()  # pushd's folders
+        self.unread: tuple[str, ...] = ()  # the `source` lines whose file was not read: what their variables lack
+        self.written: tuple[str, ...] = ()  # files the script writes (`cat > get_model.py << EOF`), not the project's
+
+    def child(self) -> _Env:
+        """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
+        meanwhile. A subshell, a branch and `VAR=x cmd` read in one."""
+        other = _Env(self.values.new_child(), self.arrays)
+        other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
+        return other
+
+    copy = child
+
+
+def parse(source: bytes) -> Any:
+    """The script's tree-sitter syntax tree (a parser costs well under a millisecond, so each script gets its own)."""
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse(source)
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _unescape_word(text: str) -> str:
+    # Outside quotes a backslash keeps the next character; before a newline it joins lines.
+    return re.sub(r"\\(\n|.)", lambda m: "" if m.group(1) == "\n" else m.group(1), text, flags=re.DOTALL)
+
+
+def _unescape_double(text: str) -> str:
+    return re.sub(r"\\([\"$`\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+class _Reader:
+    """Walks a script's syntax tree in order, keeping variables, and collects its launches."""
+
+    def __init__(self, script: str, source: bytes, is_entry: Any, read: Any = None) -> None:
+        self.script = script
+        self.source = source
+        self.is_entry = is_entry  # (entry, is_module) -> True when it is a launch to report
+        self.read = read  # project path -> the file's bytes, or a one-line reason it is not read (`source`)
+        self.env = _Env()
+        self.launches: list[Launch] = []
+        self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
+        self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
+        self.sourced_bytes = 0  # every sourced file read, summed: a script sourcing one file 10,000 times stays bounded
+
+    # ---- expansion ----
+
+    def lookup(self, name: str) -> list[Word] | None:
+        return self.env.values.get(name)
+
+    def expand_var(self, name: str, line: int, index: str | None = None) -> list[Word] | None:
+        """A variable's words (all elements for `@`/`*`), None when it is unset."""
+        value = self.lookup(name)
+        if value is None:
+            return None
+        if index in ("@", "*"):
+            return value
+        if index is None or index == "0":
+            return value[:1]
+        if index.isdigit():
+            position = int(index)
+            return value[position : position + 1]
+        return [(Piece("", line, f"${{{name}[{index}]}}"),)]
+
+    def pieces(self, node: Any, quoted: bool = False) -> list[Word]:
+        """The words a node expands to (one word unless it holds `"${ARR[@]}"` or an unquoted expansion)."""
+        kind = node.type
+        line = node.start_point.row + 1
+        if kind in ("word", "number", "variable_name", "extglob_pattern"):
+            text = _text(node)
+            if quoted:
+                return [(Piece(text, line),)]
+            text = _unescape_word(text)
+            if text.startswith("~") and kind == "word":  # tilde expansion: the home folder is not known
+                user, slash, rest = text[1:].partition("/")
+                return [(Piece("", line, f"~{user}"), Piece(slash + rest, line))]
+            return [(Piece(text, line),)]
+        if kind == "raw_string":
+            return [(Piece(_text(node)[1:-1], line),)]
+        if kind == "ansi_c_string":
+            body = _text(node)[2:-1]
+            try:
+                body = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+            except UnicodeDecodeError:
+                pass
+            return [(Piece(body, line),)]
+        if kind == "string":
+            return self.string(node)
+        if kind == "concatenation":
+            return self.concatenate([self.pieces(child, quoted) for child in node.children], line)
+        if kind in ("simple_expansion", "expansion"):
+            return self.expansion(node, quoted)
+        if kind == "arithmetic_expansion":
+            return [(self.arithmetic(node),)]
+        if kind in ("command_substitution", "process_substitution"):
+            return [(Piece("", line, _text(node)[:60]),)]
+        if kind == "brace_expression":
+            return [(Piece("", line, _text(node)),)]
+        return [(Piece(_text(node), line),)]
+
+    def string(self, node: Any) -> list[Word]:
+        """A double-quoted string: one word, except where it holds `"${ARR[@]}"`."""
+        parts: list[list[Word]] = []
+        position = node.start_byte + 1
+        end = node.end_byte - 1
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.start_byte > position:  # text the grammar leaves between children
+                gap = self.source[position : child.start_byte].decode("utf-8", "replace")
+                parts.append([(Piece(_unescape_double(gap), child.start_point.row + 1),)])
+            if child.type == "string_content":
+                parts.append([(Piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
+            else:
+                text = _text(child)
+                if text[:1].isspace():  # the grammar puts the space before a `${` into the expansion's first token
+                    parts.append([(Piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
+                parts.append(self.pieces(child, quoted=True))
+            position = child.end_byte
+        if position < end:
+            gap = self.source[position:end].decode("utf-8", "replace")
+            parts.append([(Piece(_unescape_double(gap), node.end_point.row + 1),)])
+        return self.concatenate(parts, node.start_point.row + 1) if parts else [(Piece("", node.start_point.row + 1),)]
+
+    @staticmethod
+    def concatenate(parts: Iterable[list[Word]], line: int = 0) -> list[Word]:
+        """Adjacent parts of one word: the last word of one joins the first of the next (as `"a${ARR[@]}b"`);
+        past the word budget, one placeholder (checked as the word grows, so it never grows far past it)."""
+        words: list[Word] = []
+        size = 0  # bytes of the last word
+        for part in parts:
+            if not part:
+                continue
+            over = next((p for w in part for p in w if p.unknown == OVER_BUDGET), None)
+            if over is not None:  # stays one placeholder, where the budget was first exceeded
+                return [(over,)]
+            if not words:
+                words = list(part)
+                size = _bytes(words[-1])
+            else:
+                size = size + _bytes(part[0]) if len(part) == 1 else _bytes(part[-1])
+                words[-1] = words[-1] + part[0]
+                words.extend(part[1:])
+            if len(words) > MAX_WORDS or len(words[-1]) > MAX_WORD_PIECES or size > MAX_WORD_BYTES:
+                return [_over_budget(line or words[-1][-1].line)]
+        return words
+
+    def expansion(self, node: Any, quoted: bool) -> list[Word]:
+        line = node.start_point.row + 1
+        children = [c for c in node.children if c.type not in ("$", "${", "}")]
+        if not children:
+            return [(Piece("$", line),)]
+        head = children[0]
+        if head.type == "special_variable_name":
+            name = _text(head)
+            if name in ("@", "*"):
+                return []  # the script's own arguments: a plain run gives none
+            return [(Piece("", line, f"${name}"),)]
+        if head.type == "#" and len(children) > 1:  # ${#VAR} / ${#ARR[@]}
+            name, index = self._name_index(children[1])
+            value = self.expand_var(name, line, index)
+            if value is None:
+                return [(Piece("0", line),)]
+            count = len(value) if index in ("@", "*") else len(word_text(value[0])) if value else 0
+            known = all(not p.unknown for w in value for p in w)
+            return [(Piece(str(count), line) if known else Piece("", line, f"${{#{name}}}"),)]
+        if head.type not in ("variable_name", "subscript"):
+            return [(Piece("", line, _text(node)),)]
+        name, index = self._name_index(head)
+        if not name.isidentifier() and not name.isdigit():
+            return [(Piece("", line, _text(node)),)]
+        value = self.expand_var(name, line, index)
+        operator = _text(children[1]) if len(children) > 1 else ""
+        operand = children[2:]
+        if operator in (":-", "-", ":=", "="):
+            empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
+            if empty:
+                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(Piece("", line),)]
+                if operator.endswith("="):
+                    self.env.values[name] = default
+                value = default
+        elif operator in (":+", "+"):
+            present = value is not None and (operator == "+" or any(word_text(w) for w in value))
+            value = self.concatenate([self.pieces(c, quoted) for c in operand]) if present and operand else [(Piece("", line),)]
+        elif operator:
+            # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
+            known = value is not None and all(not p.unknown for w in value for p in w)
+            return [(Piece("", line, _text(node)) if not known or value is None else Piece("", line, _text(node)),)]
+        if value is None:  # unquoted, an unset variable may stand for any number of arguments
+            return [(Piece("", line, f"${name}", split=not quoted),)]
+        if index == "*" or (quoted and index != "@" and len(value) > 1):
+            value = self.concatenate([[(Piece(" ", line),)] if position % 2 else [value[position // 2]]
+                                      for position in range(2 * len(value) - 1)], line)
+        if quoted:
+            return value
+        return [tuple(replace(p, split=True) for p in word) for word in value]
+
+    def _name_index(self, node: Any) -> tuple[str, str | None]:
+        if node.type == "subscript":
+            name = _text(node.children[0])
+            index = word_text(self.pieces(node.children[2])[0]) if len(node.children) > 2 else None
+            return name, index
+        return _text(node), None
+
+    def arithmetic(self, node: Any) -> Piece:
+        line = node.start_point.row + 1
+        inner = [c for c in node.children if c.type not in ("$((", "))", "$[", "]")]
+        try:
+            value = self.evaluate(inner[0]) if len(inner) == 1 else None
+        except (ArithmeticError, ValueError, RecursionError):
+            value = None
+        if value is None:
+            return Piece("", line, _text(node))
+        return Piece(str(value), line)
+
+    def evaluate(self, node: Any) -> int | None:
+        """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
+        kind = node.type
+        if kind == "number":
+            return int(_text(node), 0) if not _text(node).startswith("0") or _text(node) == "0" else int(_text(node), 8)
+        if kind in ("variable_name", "simple_expansion", "expansion", "word"):
+            if kind == "variable_name" or (kind == "word" and _text(node).isidentifier()):
+                words = self.lookup(_text(node)) or []
+                text = word_text(words[0]) if words else "0"
+                unknown = bool(words) and any(p.unknown for p in words[0])
+            elif kind == "word":
+                text, unknown = _text(node), False
+            else:
+                (word,) = self.pieces(node, quoted=True) or [(Piece("0", 0),)]
+                text, unknown = word_text(word), any(p.unknown for p in word)
+            if unknown:
+                return None
+            text = text.strip() or "0"
+            return wrap_int(int(text, 0)) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
+        if kind == "parenthesized_expression":
+            inner = [c for c in node.children if c.type not in ("(", ")")]
+            return self.evaluate(inner[0]) if len(inner) == 1 else None
+        if kind == "unary_expression":
+            operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
+            if operand is None:
+                return None
+            result = {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
+            return None if result is None else wrap_int(result)
+        if kind == "binary_expression" and len(node.children) == 3:
+            left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
+            if left is None or right is None:
+                return None
+            operator = _text(node.children[1])
+            operations = {
+                "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+                "/": lambda a, b: int(a / b), "%": lambda a, b: a - b * int(a / b), "**": lambda a, b: a**b,
+                "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
+                ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+                "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b)),
+            }
+            if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
+                return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
+            return wrap_int(operations[operator](left, right)) if operator in operations else None
+        if kind == "ternary_expression":
+            parts = [c for c in node.children if c.type not in ("?", ":")]
+            condition = self.evaluate(parts[0])
+            return None if condition is None else self.evaluate(parts[1] if condition else parts[2])
+        return None
+
+    def words(self, nodes: Iterable[Any]) -> list[Word]:
+        """The words of a command's arguments after expansion and word splitting (past the budget, a placeholder)."""
+        result: list[Word] = []
+        for node in nodes:
+            for word in self.pieces(node):
+                result.extend(_split(word))
+            if len(result) > MAX_WORDS:
+                return [_over_budget(node.start_point.row + 1)]
+        return result
+
+    # ---- statements ----
+
+    def run(self, node: Any) -> None:
+        for child in node.children:
+            self.statement(child)
+
+    def statement(self, node: Any) -> None:
+        kind = node.type
+        if kind == "variable_assignment":
+            self.assign(node)
+        elif kind == "variable_assignments":
+            for child in node.children:
+                self.statement(child)
+        elif kind == "declaration_command":
+            for child in node.children:
+                if child.type == "variable_assignment":
+                    self.assign(child, declare=True)
+        elif kind == "unset_command":
+            for child in node.children[1:]:
+                self.env.values.pop(_text(child), None)
+        elif kind == "command":
+            self.command(node)
+        elif kind == "subshell":  # `( cd x; ... )`: its folder and variables end with it
+            saved = self.env
+            self.env = saved.copy()
+            for child in node.children:
+                self.statement(child)
+            self.env = saved
+        elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "pipeline", "list"):
+            for child in node.children:
+                if child.type == "file_redirect":
+                    self.writes(child)
+                self.statement(child)
+        elif kind == "if_statement":
+            self.if_statement(node)
+        elif kind == "case_statement":
+            self.case_statement(node)
+        elif kind in ("for_statement", "c_style_for_statement"):
+            self.for_statement(node)
+        elif kind in ("while_statement", "function_definition"):
+            # A loop body or a function is read once, where it is written, for the launches in it; a function's
+            # `cd` moves only its own commands (it runs when called, not where it is written).
+            cwd = (self.env.cwd, self.env.lost, self.env.stack)
+            for child in node.children:
+                if child.type in ("do_group", "compound_statement"):
+                    self.statement(child)
+            if kind == "function_definition":
+                self.env.cwd, self.env.lost, self.env.stack = cwd
+        elif kind == "ERROR":
+            self.broken(node)
+
+    def assign(self, node: Any, declare: bool = False) -> None:
+        name_node = node.children[0]
+        name, index = self._name_index(name_node)
+        operator = _text(node.children[1]) if len(node.children) > 1 else "="
+        value_node = node.children[2] if len(node.children) > 2 else None
+        line = node.start_point.row + 1
+        if value_node is None:
+            value: list[Word] = [(Piece("", line),)]
+        elif value_node.type == "array":
+            value = self.words(c for c in value_node.children if c.type not in ("(", ")", "comment"))
+            self.env.arrays.add(name)
+        else:
+            expanded = self.pieces(value_node)
+            joined: list[Piece] = []
+            for position, word in enumerate(expanded):
+                if position:
+                    joined.append(Piece(" ", line))
+                # No word splitting in an assignment: the value is stored as one word.
+                joined.extend(replace(p, split=False) for p in word)
+                if len(joined) > MAX_WORD_PIECES:
+                    break
+            value = self.concatenate([[tuple(joined)]], line)
+        if index is not None and index not in ("@", "*"):
+            current = list(self.env.values.get(name, []))
+            if index.isdigit():
+                position = int(index)
+                current += [(Piece("", line),)] * (position + 1 - len(current))
+                current[position] = value[0]
+                self.env.values[name] = current
+            return
+        if operator == "+=":
+            current = self.env.values.get(name, [])
+            if value_node is not None and value_node.type == "array":
+                elements = list(current) + value
+                self.env.values[name] = elements if len(elements) <= MAX_WORDS else [_over_budget(line)]
+            else:
+                first = current[0] if current else ()
+                self.env.values[name] = [*self.concatenate([[first], [value[0]]], line), *current[1:]]
+            return
+        self.env.values[name] = value
+
+    def condition(self, node: Any) -> bool | None:
+        """What a plain run's `if` condition evaluates to, or None when it cannot be told without running code."""
+        kind = node.type
+        if kind == "list" and len(node.children) == 3:
+            left, operator, right = node.children
+            a, b = self.condition(left), self.condition(right)
+            if _text(operator) == "&&":
+                return False if a is False or b is False else (None if a is None or b is None else True)
+            if _text(operator) == "||":
+                return True if a is True or b is True else (None if a is None or b is None else False)
+        if kind == "negated_command":
+            inner = self.condition(node.children[-1])
+            return None if inner is None else not inner
+        if kind in ("test_command", "parenthesized_expression"):
+            parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
+            return self.condition(parts[0]) if len(parts) == 1 else None
+        if kind == "binary_expression" and len(node.children) == 3:
+            operator = _text(node.children[1])
+            if operator in ("&&", "||", "-a", "-o"):
+                a, b = self.condition(node.children[0]), self.condition(node.children[2])
+                if operator in ("&&", "-a"):
+                    return False if a is False or b is False else (None if a is None or b is None else True)
+                return True if a is True or b is True else (None if a is None or b is None else False)
+            left, right = self._test_value(node.children[0]), self._test_value(node.children[2])
+            if left is None or right is None:
+                return None
+            if operator in ("=", "=="):
+                return left == right
+            if operator == "!=":
+                return left != right
+            numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
+            if operator in numeric and re.fullmatch(r"-?\d+", left) and re.fullmatch(r"-?\d+", right):
+                a_, b_ = int(left), int(right)
+                return [a_ == b_, a_ != b_, a_ < b_, a_ <= b_, a_ > b_, a_ >= b_][numeric[operator]]
+            return None
+        if kind == "unary_expression" and len(node.children) == 2:
+            operator, value = _text(node.children[0]), self._test_value(node.children[1])
+            if operator in ("-z", "-n") and value is not None:
+                return (value == "") == (operator == "-z")
+            return None  # file tests and the like need the machine
+        if kind == "command":
+            name = _text(node.children[0]) if node.children else ""
+            return {"true": True, "false": False, ":": True}.get(name)
+        return None
+
+    def _test_value(self, node: Any) -> str | None:
+        words = self.pieces(node, quoted=True)
+        if len(words) != 1:
+            return None
+        (word,) = words
+        if any(p.unknown and not p.unknown.startswith("$") for p in word):
+            return None  # a command substitution: what it prints is not known
+        # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
+        return "".join("" if p.unknown else p.text for p in word)
+
+    def if_statement(self, node: Any) -> None:
+        branches: list[tuple[Any, list[Any]]] = []  # (condition or None for else, body statements)
+        condition: Any = None
+        body: list[Any] = []
+        state = "start"
+        for child in node.children:
+            kind = child.type
+            if kind == "if" or kind == "fi":
+                continue
+            if kind == "then":
+                state = "body"
+            elif kind in ("elif_clause", "else_clause"):
+                branches.append((condition, body))
+                sub_condition, sub_body, sub_state = None, [], "start" if kind == "elif_clause" else "body"
+                for grandchild in child.children:
+                    if grandchild.type in ("elif", "else", ";"):
+                        continue
+                    if grandchild.type == "then":
+                        sub_state = "body"
+                    elif sub_state == "start":
+                        sub_condition = grandchild
+                    else:
+                        sub_body.append(grandchild)
+                condition, body = sub_condition, sub_body
+                if kind == "else_clause":
+                    condition = True
+            elif state == "start":
+                if kind != ";":
+                    condition = child
+            elif kind != ";":
+                body.append(child)
+        branches.append((condition, body))
+        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches])
+
+    def choose(self, branches: list[tuple[bool | None, list[Any]]]) -> None:
+        """Run the branch a plain run takes; read the others for their launches with the variables left as they were.
+
+        A branch's verdict is None when it cannot be told without running code: the first such branch is taken
+        unless it only stops the script.
+        """
+        chosen = None
+        for position, (verdict, body) in enumerate(branches):
+            if verdict is None:
+                verdict = not any(_text(s).startswith("exit") for s in body)
+            if verdict:
+                chosen = position
+                break
+        saved = self.env
+        for position, (_, body) in enumerate(branches):
+            if position == chosen:
+                continue
+            self.env = saved.child()
+            for statement in body:
+                self.statement(statement)
+        self.env = saved
+        if chosen is not None:
+            for statement in branches[chosen][1]:
+                self.statement(statement)
+
+    def case_statement(self, node: Any) -> None:
+        subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
+        subject = self._test_value(subject_node) if subject_node is not None else None
+        branches: list[tuple[Any, list[Any]]] = []
+        for item in (c for c in node.children if c.type == "case_item"):
+            patterns, body, in_body = [], [], False
+            for child in item.children:
+                if child.type == ")":
+                    in_body = True
+                elif child.type in (";;", ";&", ";;&", "|"):
+                    continue
+                elif in_body:
+                    body.append(child)
+                else:
+                    patterns.append(child)
+            matches: bool | None = None
+            if subject is not None:
+                texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
+                matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
+            branches.append((matches, body))
+        self.choose(branches)
+
+    def for_statement(self, node: Any) -> None:
+        variable = next((c for c in node.children if c.type == "variable_name"), None)
+        values = [c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment")]
+        saved = self.env.values.get(_text(variable)) if variable is not None else None
+        if variable is not None:
+            first = self.words(values)[:1]
+            self.env.values[_text(variable)] = first or [(Piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
+        for child in node.children:
+            if child.type == "do_group":
+                self.statement(child)
+        if variable is not None and saved is not None:
+            self.env.values[_text(variable)] = saved
+
+    def broken(self, node: Any) -> None:
+        text = _text(node)
+        if re.search(r"\s-m\s+\w|torchrun|python", text):
+            self.launches.append(Launch(self.script, len(self.launches) + 1, node.start_point.row + 1,
+                                        error="the shell syntax here could not be parsed"))
+
+    def command(self, node: Any) -> None:
+        saved = None
+        prefix = [c for c in node.children if c.type == "variable_assignment"]
+        if prefix:  # `VAR=x cmd`: set for the command only
+            saved = self.env
+            self.env = saved.child()
+            for assignment in prefix:
+                self.assign(assignment)
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        words: list[Word] = []
+        written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
+        for part in parts:
+            for target in part.children if part.type == "command_name" else [part]:
+                expanded = self.words([target])
+                words += expanded
+                written += [_text(target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
+        if saved is not None:
+            self.env = saved
+        if not words:
+            return
+        name = word_text(words[0])
+        line = self.at or node.start_point.row + 1
+        if name in ("cd", "pushd", "popd"):
+            self.change_folder(name, words[1:], written[1:], line)
+        elif name in ("source", "."):
+            self.source_file(words[1:], written[1:], line)
+        elif name == "eval":
+            text = " ".join(shown_text(w) for w in words[1:])
+            if LAUNCH_LIKE.search(text):
+                self.launches.append(Launch(self.script, len(self.launches) + 1, line,
+                                            error=f"`eval` runs text the reader does not follow ({text[:80]})"))
+        else:
+            launch = self.launch(words, line, written)
+            if launch is not None:
+                self.launches.append(launch)
+
+    def writes(self, redirect: Any) -> None:
+        """`> FILE` / `>> FILE`: a file the script writes itself (a here-document's program) is not the project's."""
+        if not redirect.children or _text(redirect.children[0]) not in (">", ">>", ">|", "&>"):
+            return
+        for word in self.words(redirect.children[1:2]):
+            if not any(p.unknown for p in word) and self.env.cwd is not None:
+                self.env.written += (posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))),)
+
+    def change_folder(self, name: str, words: list[Word], written: list[str], line: int) -> None:
+        """`cd`/`pushd`/`popd`: the folder the rest of the script (or subshell) runs in, relative to the project's root."""
+        env = self.env
+        if name == "popd":
+            if env.stack:
+                (env.cwd, env.lost), env.stack = env.stack[-1], env.stack[:-1]
+            else:
+                env.cwd, env.lost = None, f"`popd` (line {line}) returns to a folder the reader has not seen"
+            return
+        if name == "pushd":
+            env.stack += ((env.cwd, env.lost),)
+        arguments = [(w, t) for w, t in zip(words, written, strict=False) if word_text(w) == "-" or not word_text(w).startswith("-")]
+        command = " ".join([name, *written])
+        if not arguments:
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes to the home folder, which is not known"
+            return
+        word, text = arguments[0]
+        folder = word_text(word)
+        if any(p.unknown for p in word):
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes to a folder the reader cannot know ({text})"
+        elif folder == "-":
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes back to a folder the reader does not track"
+        elif folder.startswith("/"):
+            env.cwd, env.lost = None, f"`{command}` (line {line}) goes to an absolute folder; scripts are read from the project's root"
+        elif env.cwd is not None:
+            path = posixpath.normpath(posixpath.join(env.cwd, folder))
+            if path == ".." or path.startswith("../"):
+                env.cwd, env.lost = None, f"`{command}` (line {line}) leaves the project"
+            else:
+                env.cwd, env.lost = ("" if path == "." else path), ""
+
+    def source_file(self, words: list[Word], written: list[str], line: int) -> None:
+        """`source FILE` / `. FILE`: a file of the project is read (never run) with the script's variables, and what
+        it sets is the script's; a file that cannot be read is remembered, for the launches that would need it."""
+        if not words:
+            return
+        word, text = words[0], written[0]
+        name = word_text(word)
+        command = f"`source {text}` (line {line})"
+        path = posixpath.normpath(posixpath.join(self.env.cwd or "", name))
+        if any(p.unknown for p in word):
+            reason = f"{command}: its path is not known"
+        elif self.env.cwd is None and not name.startswith("/"):
+            reason = f"{command}: the folder it is read from is not known after {self.env.lost}"
+        elif name.startswith("/") or path == ".." or path.startswith("../"):
+            reason = f"{command}: it lies outside the project"
+        elif path in self.sourcing or path == self.script or len(self.sourcing) >= MAX_SOURCE_DEPTH:
+            return  # a file sourcing itself (or too deep a chain) adds nothing more
+        else:
+            data = self.read(path) if self.read is not None else "sourced files are not read here"
+            if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
+                data = f"more than {MAX_SOURCED_BYTES // (1024 * 1024)} MB of sourced text in one script; the rest is not read"
+            if isinstance(data, bytes):
+                self.sourced_bytes += len(data)
+                self._read_sourced(path, data, line)
+                return
+            reason = f"{command}: {data}"
+        self.env.unread += (reason,)
+
+    def _read_sourced(self, path: str, data: bytes, line: int) -> None:
+        depth = len(self.sourcing)
+        marker = f"\0{depth}"
+        # The pieces already held are marked, so what the sourced file writes is told apart and named by its file.
+        self._retag("", marker)
+        saved = self.source, self.at
+        self.source, self.at = data.replace(b"$(((", b"$(( ("), self.at or line
+        self.sourcing += (path,)
+        try:
+            self.run(parse(self.source).root_node)
+        finally:
+            self.sourcing = self.sourcing[:-1]
+            self.source, self.at = saved
+            self._retag("", path)
+            self._retag(marker, "")
+
+    def _retag(self, old: str, new: str) -> None:
+        for name, words in self.env.values.items():
+            if words is not None and any(p.file == old for w in words for p in w):
+                self.env.values[name] = [tuple(replace(p, file=new) if p.file == old else p for p in w) for w in words]
+
+    def file_of(self, piece: Piece) -> str:
+        """The file a piece was written in ("" for the script itself), while a sourced file may still be read."""
+        if piece.file.startswith("\0"):
+            depth = int(piece.file[2:])
+            return self.sourcing[depth - 1] if depth else ""
+        return piece.file or (self.sourcing[-1] if self.sourcing else "")
+
+    def launch(self, words: list[Word], line: int, written: list[str] | None = None) -> Launch | None:
+        """The launch these command words make, if they run a Python entry point this project has; a command that
+        runs a Python script the reader cannot place is a launch that was not extracted, with why."""
+        texts = [word_text(w) for w in words]
+        written = written if written is not None else [shown_text(w) for w in words]
+        index = len(self.launches) + 1
+        over = next((p for w in words for p in w if p.unknown == OVER_BUDGET), None)
+        if over is not None and any(PYTHON.fullmatch(t.rsplit("/", 1)[-1]) or t.endswith("torchrun") for t in texts):
+            return Launch(self.script, index, line, error=str(BudgetExceeded(WORD_BUDGET, f"{self.script}:{over.line}")))
+        for position, text in enumerate(texts):
+            base = text.rsplit("/", 1)[-1]
+            style = _launcher(texts, position, base)
+            if style is None:
+                continue
+            entry = _entry(texts, position, style)
+            if entry is None:
+                continue
+            entry_name, is_module, at = entry
+            if not is_module:
+                problem, entry_name = self._script_path(words[at], written[at], entry_name)
+                if not problem and entry_name in self.env.written:
+                    return None  # a program the script wrote itself (a here-document): no launch of the project
+                if problem:
+                    return Launch(self.script, index, line, entry_name, False, error=problem)
+            if not self.is_entry(entry_name, is_module):
+                if not is_module:
+                    return Launch(self.script, index, line, entry_name, False,
+                                  error=f"{entry_name} is not a file of the project")
+                continue  # a module of another package (`python -m pip`): not this project's program
+            return self._hydra_arguments(
+                Launch(self.script, index, line, entry_name, is_module), words[at + 1:], written[at + 1:]
+            )
+        program = words[0]
+        overrides = sum(bool(OVERRIDE_LIKE.match(t)) for t in texts[1:])
+        if program and all(p.unknown for p in program) and overrides >= 3:
+            unknown = program[0].unknown
+            return Launch(self.script, index, line, error=f"the program is {unknown}, which the script never sets")
+        return None
+
+    def _script_path(self, word: Word, written: str, name: str) -> tuple[str, str]:
+        """(why the script a launch runs cannot be placed, or "", its path relative to the project's root)."""
+        if any(p.unknown for p in word):
+            # `$REPO_ROOT/examples/x.py`: scripts run from the project's root, so a known rest after an unknown
+            # prefix is read from there, as --config-path's is.
+            rest = "".join(p.text for p in word[1:]).lstrip("/") if not any(p.unknown for p in word[1:]) else ""
+            if rest and self.is_entry(posixpath.normpath(rest), False):
+                return "", posixpath.normpath(rest)
+            return f"the script's path {written} is not known", name
+        if name.startswith("/"):
+            return f"{name} is an absolute path; scripts are placed from the project's root", name
+        if self.env.cwd is None:
+            return f"the folder it runs in is not known: {self.env.lost}", name
+        path = posixpath.normpath(posixpath.join(self.env.cwd, name))
+        if path == ".." or path.startswith("../"):
+            return f"{path} lies outside the project", name
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(self.script), name))
+        if self.env.cwd == "" and not self.is_entry(path, False) and self.is_entry(beside, False):
+            return "", beside  # `python main_ppo_split.py` beside the script: it is run from its own folder
+        return "", path
+
+    def _hydra_arguments(self, launch: Launch, words: list[Word], written: list[str]) -> Launch:
+        """The launch with Hydra's flags and the overrides read from the entry point's arguments."""
+        values: dict[str, Any] = {"config_path": None, "config_name": None}
+        config_dirs: list[str] = []
+        overrides: list[Override] = []
+        name_written = ""
+        index = 0
+        while index < len(words):
+            word = words[index]
+            text = word_text(word)
+            flag, has_value, inline = text.partition("=")
+            if flag in HYDRA_VALUE_FLAGS:
+                value_word = word if has_value else (words[index + 1] if index + 1 < len(words) else ())
+                value = inline if has_value else word_text(value_word)
+                if HYDRA_VALUE_FLAGS[flag] == "config_name" and any(p.unknown for p in value_word):
+                    name_written = written[index].partition("=")[2] if has_value else written[index + 1]
+                index += 1 if has_value else 2
+                target = HYDRA_VALUE_FLAGS[flag]
+                if target == "config_dir":
+                    config_dirs.append(value)
+                elif target:
+                    values[target] = value
+                continue
+            index += 1
+            if text in HYDRA_SWITCHES or text == "--" or not text:
+                continue
+            unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
+            problem = _unknowable(word, text)
+            if problem:
+                return replace(launch, error=f"`{written[index - 1]}` {problem}{self._origin(word)}")
+            overrides.append(Override(text, word[0].line, unknown, written[index - 1], self.file_of(word[0])))
+        return replace(
+            launch, config_path=values["config_path"], config_name=values["config_name"], config_dirs=tuple(config_dirs),
+            overrides=tuple(overrides), name_written=name_written,
+        )
+
+    def _origin(self, word: Word) -> str:
+        """Where an unknown argument's value comes from: the command written (with its line), or a sourced file
+        the reader could not read, which may set it."""
+        piece = next(p for p in word if p.unknown)
+        if piece.unknown.startswith(("$(", "`", "<(")):
+            where = self.file_of(piece) or self.script
+            return f" (`{piece.unknown}`, {where}:{piece.line})"
+        return f" (it may be set by {self.env.unread[-1]})" if self.env.unread else ""
+
+
+LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
+MAX_SOURCE_DEPTH = 8
+MAX_SOURCED_BYTES = 8 * 1024 * 1024
+LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+
+
+def shown_text(word: Word) -> str:
+    """A word as the script writes it: known text as is, an unknown part as the expression it came from."""
+    return "".join(p.unknown or p.text for p in word)
+
+
+def _unknowable(word: Word, text: str) -> str:
+    """Why an argument cannot be known, or "" when it can be checked: a whole argument, or an override's key, that
+    the reader does not know (an unknown value after a known `key=` is checked through its placeholder)."""
+    if not any(p.unknown for p in word):
+        return ""
+    prefix = ""  # the known text before the first unknown part
+    for piece in word:
+        if piece.unknown:
+            break
+        prefix += piece.text
+    if "=" in prefix:
+        return ""
+    first = next(p.unknown for p in word if p.unknown)
+    if not all(p.unknown for p in word):  # `${K}=1` hides its key; `"$HOME/x"` is no override, Hydra judges it
+        return f"has a key that is not known ({first})" if OVERRIDE_LIKE.match(text) else ""
+    if first.startswith(("$(", "`", "<(")):
+        return "is the output of a command, which is never run"
+    if any(p.split for p in word):
+        return f"is not known: {first} stands for whole arguments"
+    return f"is not known ({first}): it may be an override"
+
+
+OVER_BUDGET = "a value past the word budget"
+WORD_BUDGET = f"the word budget ({MAX_WORD_PIECES:,} pieces, {MAX_WORD_BYTES // 1024} KiB, {MAX_WORDS:,} words)"
+
+
+def _bytes(word: Word) -> int:
+    return sum(len(piece.text) for piece in word)
+
+
+def _over_budget(line: int) -> Word:
+    """The placeholder for a value past the word budget (at `line`): unknown, so a launch using it is not extracted."""
+    return (Piece("", line, OVER_BUDGET),)
+
+
+def _split(word: Word) -> list[Word]:
+    """Bash word splitting of the unquoted expansions in a word."""
+    if not any(p.split for p in word):
+        return [word]
+    words: list[list[Piece]] = [[]]
+    started = False
+    for piece in word:
+        if not piece.split or piece.unknown:
+            words[-1].append(piece)
+            started = True
+            continue
+        fields = re.split(r"[ \t\n]+", piece.text)
+        line = piece.line
+        for position, text in enumerate(fields):
+            if position:
+                if started:
+                    words.append([])
+                started = False
+            if text:
+                words[-1].append(Piece(text, line, file=piece.file))
+                started = True
+            line += text.count("\n")
+    return [tuple(w) for w in words if w]
+
+
+def _launcher(texts: list[str], position: int, base: str) -> str | None:
+    """How the program at `position` takes a Python entry point: "python", "torchrun" (its options, then a script
+    or `-m`: torchrun, `deepspeed`, `accelerate launch`), or None when it runs none."""
+    if PYTHON.fullmatch(base):
+        return "python"
+    if base in ("torchrun", "deepspeed"):
+        return "torchrun"
+    if base == "accelerate" and position + 1 < len(texts) and texts[position + 1] == "launch":
+        return "accelerate"
+    return None
+
+
+def _entry(texts: list[str], position: int, style: str) -> tuple[str, bool, int] | None:
+    """(entry, is_module, the entry's position) of a launcher's invocation; None for `python -c` and the like."""
+    index = position + (2 if style == "accelerate" else 1)
+    module = False
+    while index < len(texts):
+        text = texts[index]
+        if style != "python":
+            following = texts[index + 1] if index + 1 < len(texts) else ""
+            if text in ("-m", "--module"):
+                module = True
+            elif text.startswith("-"):
+                # An option's value is the next word, unless that is the script or another option (a switch).
+                valued = text not in TORCHRUN_SWITCHES and "=" not in text
+                if valued and not following.endswith(".py") and not following.startswith("-"):
+                    index += 1
+            else:
+                return text, module, index
+        else:
+            if text == "-m":
+                if index + 1 >= len(texts):
+                    return None
+                if texts[index + 1] in LAUNCHER_MODULES:  # `python -m torch.distributed.run ...` is torchrun
+                    return _entry(texts, index + 1, "torchrun")
+                return texts[index + 1], True, index + 1
+            if text == "-c":
+                return None
+            if text in ("-X", "-W", "-Q"):
+                index += 1
+            elif not text.startswith("-"):
+                return (text, False, index) if text.endswith(".py") else None
+        index += 1
+    return None
+
+
+def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> list[Launch]:
+    """Every launch in a script, in file order; `is_entry(name, is_module)` says which programs are Hydra entry points,
+    `read(path)` gives a file the script sources (its bytes, or why it is not read)."""
+    reader = _Reader(script, source, is_entry, read)
+    # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
+    source = source.replace(b"$(((", b"$(( (")
+    reader.source = source
+    try:
+        size_budget(source, MAX_SCRIPT_BYTES, script)
+    except BudgetExceeded as error:
+        return [Launch(script, 1, 1, error=str(error))]
+    tree = parse(source)
+    deep = syntax_depth(tree.root_node)
+    if deep is not None:  # every walk below is recursive: a script nested past the budget is not read
+        budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")
+        return [Launch(script, 1, deep, error=str(BudgetExceeded(budget, f"{script}:{deep}")))]
+    reader.run(tree.root_node)
+    return reader.launches
+
+
+@dataclass
+class Coverage:
+    """How many launches were found and extracted in a set of scripts."""
+
+    scripts: int = 0
+    launches: list[Launch] = field(default_factory=list)
+
+    @property
+    def extracted(self) -> int:
+        """Launches whose overrides were read."""
+        return sum(not launch.error for launch in self.launches)
+
+
+def iter_unknown(launch: Launch) -> Iterator[str]:
+    """The unknown values a launch's overrides hold."""
+    for override in launch.overrides:
+        yield from override.unknown

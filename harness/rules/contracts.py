@@ -1,0 +1,427 @@
+"""Contracts on composed configs (each rule kind a module of harness/rules) with dated, case-scoped waivers."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+from omegaconf import DictConfig
+
+from harness.composition.render import GoldenLoader
+from harness.gates.confine import Scope, UnsafeInput
+from harness.gates.errors import describe_yaml_error
+from harness.gates.reader import InputLimitError, read_text
+from harness.model.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
+from harness.model.matrix import Case
+from harness.model.settings import Settings, display_path
+from harness.rules import BY_KEY, KINDS
+from harness.rules.base import ContractError, ProgramLookup, View, Violation, plain
+from harness.rules.base import checked as _checked
+from harness.rules.base import strict_keys as _strict_keys
+from harness.rules.base import where as _where
+
+
+@dataclass(frozen=True)
+class Contract:
+    """Rules that every case matching its `cases` must satisfy: one term per rule kind (harness/rules)."""
+
+    name: str
+    terms: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # a kind's key -> its parsed term; a kind not here has its default
+    origin: str = ""
+    line: int = 0  # where the contract starts in its file
+
+    def term(self, key: str) -> Any:
+        """The term of the rule kind `key` (its default when the contract does not write it)."""
+        return self.terms[key] if key in self.terms else BY_KEY[key].default
+
+    def location(self) -> str:
+        """The contract's FILE:LINE, as the reader's shell names the file."""
+        where = display_path(Path(self.origin)) if self.origin else "the contracts file"
+        return f"{where}:{self.line}" if self.line else where
+
+    def path_groups(self) -> list[tuple[str, ...]]:
+        """The paths the contract's rules name, in groups one violation stands for (an agree group, else one path)."""
+        return [group for kind in KINDS for group in kind.paths(self.term(kind.key))]
+
+    def paths(self) -> frozenset[str]:
+        """Every path one of the contract's rules names."""
+        return frozenset(path for group in self.path_groups() for path in group)
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """A known violation, accepted with a reason until an optional date."""
+
+    contract: str
+    path: str
+    reason: str
+    until: datetime.date | None = None
+    cases: str = "*"  # a glob over case ids: a waiver for megatron's mismatch does not hide a new one on dp
+    # A known entry (harness/rules/known.py) names a finding instead of a contract: its kind, and its reason word.
+    finding: str = ""
+    what: str = ""
+    origin: str = ""  # the file and line it is written at, for the line that says it is no longer needed
+    line: int = 0
+
+    def excuses(self, contract: str, paths: Iterable[str], case_id: str) -> bool:
+        """True when this waiver is about `contract`, one of `paths` and the case `case_id` (expiry aside).
+
+        A target waiver may name a whole node (one the program reads raw): it excuses every key below it.
+        """
+        if self.contract != contract or not fnmatchcase(case_id, self.cases):
+            return False
+        if contract == TARGET_WAIVER:
+            return any(path == self.path or path.startswith(self.path + ".") for path in paths)
+        return self.path in paths
+
+
+@dataclass(frozen=True)
+class ChangeRecord:
+    """An intentional loosening, with the reason a reviewer reads; it excuses exactly one change of one term.
+
+    The subject is a contract's name, or SETTINGS for a settings key (`path`), or HYDRA for a leaf of the
+    composed `hydra:` subtree (`path`): one mechanism records every loosening a review can find.
+    """
+
+    contract: str
+    path: str
+    old: Any
+    new: Any
+    reason: str
+
+
+@dataclass(frozen=True)
+class ContractSet:
+    """All contracts, waivers and recorded changes of a run."""
+
+    contracts: tuple[Contract, ...] = ()
+    waivers: tuple[Waiver, ...] = ()
+    changes: tuple[ChangeRecord, ...] = ()
+
+
+class _Lines(dict):
+    """A mapping that remembers the line of each key, for error messages."""
+
+    lines: dict[str, int]
+
+
+class _ContractLoader(GoldenLoader):
+    pass
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Lines:
+    result = _Lines(loader.construct_mapping(node, deep=True))
+    result.lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value}
+    result.lines[""] = node.start_mark.line + 1
+    return result
+
+
+_ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+
+CONTRACT_KEYS = frozenset({"name", *BY_KEY})
+# A waiver naming this "contract" excuses target findings (harness/targets.py): a node the program reads raw, a
+# class that takes more than its source shows. No contract may take the name.
+TARGET_WAIVER = "target"
+WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
+KNOWN_KEYS = frozenset({"finding", "path", "what", "reason", "until", "cases"})  # a known entry (harness/rules/known.py)
+CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry", "launch", "old", "new", "reason"})
+# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `known: CASES`,
+# `entry: MODULE` and `launch: CASE_ID`.
+SETTINGS, HYDRA, KNOWN, ENTRY, LAUNCH = "[settings]", "[hydra]", "[known]", "[entry]", "[launch]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN, "entry": ENTRY, "launch": LAUNCH})
+FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
+
+
+def parse_terms(origin: Path, entry: Any) -> Mapping[str, Any]:
+    """Every rule kind's term of one contract entry, checked by its kind (a ContractError names the line)."""
+    return MappingProxyType({kind.key: kind.parse(origin, entry) for kind in KINDS})
+
+
+def _parse_contract(origin: Path, entry: Any) -> Contract:
+    _strict_keys(origin, entry, CONTRACT_KEYS, "a contract")
+    if not isinstance(entry.get("name"), str):
+        raise ContractError(f"{_where(origin, entry)}: a contract needs a string 'name'")
+    if entry["name"] == TARGET_WAIVER:
+        raise ContractError(f"{_where(origin, entry, 'name')}: {TARGET_WAIVER!r} is reserved for waivers of target findings")
+    return Contract(entry["name"], parse_terms(origin, entry), str(origin), getattr(entry, "lines", {}).get("", 0))
+
+
+def parse_contracts(text: str, origin: Path) -> ContractSet:
+    """Validate a contracts document strictly and return its contracts and waivers."""
+    try:
+        document = yaml.load(text, Loader=_ContractLoader) or _Lines()
+    except yaml.YAMLError as error:
+        raise ContractError(describe_yaml_error(error, str(origin))) from None
+    _strict_keys(origin, document, FILE_KEYS, "the contracts file")
+    contracts = [_parse_contract(origin, entry) for entry in document.get("contracts") or []]
+    names = {c.name for c in contracts}
+    waivers = []
+    for entry in document.get("waivers") or []:
+        if isinstance(entry, dict) and "finding" in entry:
+            waivers.append(_known_entry(origin, entry))
+            continue
+        _strict_keys(origin, entry, WAIVER_KEYS, "a waiver")
+        for required in ("contract", "path", "reason"):
+            if not isinstance(entry.get(required), str) or not entry[required].strip():
+                raise ContractError(f"{_where(origin, entry)}: a waiver needs a non-empty {required!r}")
+        if entry["contract"] not in names and entry["contract"] != TARGET_WAIVER:
+            raise ContractError(f"{_where(origin, entry, 'contract')}: waiver names no contract: {entry['contract']!r}")
+        until = _until(origin, entry)
+        cases = entry.get("cases", "*")
+        if not isinstance(cases, str) or not cases:
+            raise ContractError(f"{_where(origin, entry, 'cases')}: a waiver's cases must be one glob string")
+        _checked(origin, entry, "path", entry["path"])
+        waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
+    return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
+
+
+def _until(origin: Path, entry: Any) -> datetime.date | None:
+    """A waiver's optional `until` date (YAML's date, or its ISO text)."""
+    until = entry.get("until")
+    if until is None:
+        return None
+    try:
+        return until if isinstance(until, datetime.date) else datetime.date.fromisoformat(str(until))
+    except ValueError:
+        raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
+
+
+def _known_entry(origin: Path, entry: Any) -> Waiver:
+    """A waiver that names a finding (its kind, case glob, path and reason word) instead of a contract."""
+    _strict_keys(origin, entry, KNOWN_KEYS, "a known entry")
+    for key in ("finding", "cases", "reason"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise ContractError(f"{_where(origin, entry)}: a known entry needs a non-empty {key!r}")
+    for key in ("path", "what"):
+        if not isinstance(entry.get(key, ""), str):
+            raise ContractError(f"{_where(origin, entry, key)}: a known entry's {key!r} must be a string")
+    if entry.get("path"):
+        _checked(origin, entry, "path", entry["path"])
+    return Waiver("", entry.get("path", ""), entry["reason"], _until(origin, entry), entry["cases"], finding=entry["finding"],
+                  what=entry.get("what", ""), origin=str(origin), line=getattr(entry, "lines", {}).get("", 0))
+
+
+def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
+    # A record may name a contract that no longer exists: deleting or renaming one is exactly what it records.
+    if not isinstance(entries, list):
+        raise ContractError(f"{_where(origin, entries)}: changes must be a list of records")
+    records = []
+    for entry in entries:
+        _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
+        subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
+        if len(subjects) != 1:
+            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', "
+                               f"{', '.join(repr(key) for key in SUBJECT_KEYS)}")
+        (subject,) = subjects
+        if subject != "contract" and "path" in entry:
+            raise ContractError(f"{_where(origin, entry, 'path')}: a {subject!r} record names its key in {subject!r}, not in 'path'")
+        for required in (subject, "reason"):
+            if not isinstance(entry.get(required), str) or not entry[required].strip():
+                raise ContractError(f"{_where(origin, entry)}: a change record needs a non-empty {required!r}")
+        path = entry.get("path") or "" if subject == "contract" else entry[subject]
+        if not isinstance(path, str):
+            raise ContractError(f"{_where(origin, entry, 'path')}: a change record's path must be a dotted path")
+        name = entry["contract"] if subject == "contract" else SUBJECT_KEYS[subject]
+        records.append(ChangeRecord(name, path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
+    return tuple(records)
+
+
+def merge_sets(sets: Iterable[ContractSet]) -> ContractSet:
+    """Several files' contracts, waivers and records as one set, in order."""
+    sets = list(sets)
+    return ContractSet(
+        tuple(c for s in sets for c in s.contracts), tuple(w for s in sets for w in s.waivers), tuple(r for s in sets for r in s.changes)
+    )
+
+
+def load_contracts(paths: tuple[Path, ...] | list[Path], scope: Scope | None = None) -> ContractSet:
+    """Read and merge contract files through the one reader (bounded, confined to `scope` when given); any problem
+    is a ContractError naming the file."""
+    loaded = []
+    for path in paths:
+        try:
+            text = read_text(path, scope, what=str(path))
+        except FileNotFoundError:
+            raise ContractError(f"{path}: contracts file not found") from None
+        except UnicodeDecodeError as error:
+            raise ContractError(f"{path}: not UTF-8 (offset {error.start})") from None
+        except (InputLimitError, UnsafeInput) as error:
+            raise ContractError(str(error)) from None
+        loaded.append(parse_contracts(text, Path(path)))
+    return merge_sets(loaded)
+
+
+def violations(
+    contract: Contract, config: DictConfig, tree: Any, program: ProgramLookup | None = None, case_id: str | None = None
+) -> list[Violation]:
+    """Every rule of `contract` that `config` breaks, each kind in registry order; with `program_view`, a Python
+    default counts as a value. With `case_id`, a contract whose `cases` do not match it finds nothing."""
+    view = View(config, tree, program, case_id)
+    for kind in KINDS:
+        scoped = kind.scope(contract.term(kind.key), view)
+        if scoped is None:
+            return []
+        view = scoped
+    return [found for kind in KINDS for found in kind.violations(contract, contract.term(kind.key), view)]
+
+
+def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
+    """The waiver for a violation: a live one if any (whatever the order they are written in), else an expired one."""
+    paths = {violation.path, *violation.paths}
+    matching = [waiver for waiver in waivers if waiver.excuses(violation.contract, paths, case_id)]
+    return next((waiver for waiver in matching if _live(waiver, today)), matching[0] if matching else None)
+
+
+def utc_today() -> datetime.date:
+    """Today's date in UTC, so a waiver expires at the same moment on every machine."""
+    return datetime.datetime.now(datetime.UTC).date()
+
+
+def contract_findings(
+    contract_set: ContractSet, case: Case, config: DictConfig, tree: Any, today: datetime.date, program: ProgramLookup | None = None
+) -> list[Finding]:
+    """Contract findings for one case; a live waiver turns an error into a warning."""
+    findings = []
+    for contract in contract_set.contracts:
+        for violation in violations(contract, config, tree, program, case.id):
+            finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
+                              f"{contract.name}: {violation.message}", detail=ContractRef(contract.name, contract.location()))
+            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
+    return findings
+
+
+def unwaived_violations(
+    contract_set: ContractSet, case_id: str, config: DictConfig, tree: Any, today: datetime.date, program: ProgramLookup | None = None
+) -> list[Violation]:
+    """The violations of one case that no live waiver excuses: what the set reports as contract errors."""
+    found = []
+    for contract in contract_set.contracts:
+        for violation in violations(contract, config, tree, program, case_id):
+            waiver = _waiver_for(violation, contract_set.waivers, case_id, today)
+            if waiver is None or not _live(waiver, today):
+                found.append(violation)
+    return found
+
+
+def _live(waiver: Waiver, today: datetime.date) -> bool:
+    return waiver.until is None or today <= waiver.until
+
+
+def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Finding:
+    """The error finding as a live waiver leaves it: a warning that names the reason (an expired one only notes it)."""
+    if waiver is None:
+        return finding
+    if _live(waiver, today):
+        reason = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
+        return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", status=Excused.WAIVED, waiver=reason)
+    return replace(finding, message=f"{finding.message} [waiver expired on {waiver.until}: {waiver.reason}]")
+
+
+def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
+    """The settings' contracts as a case check (raises ContractError for an unusable file)."""
+    return checks_for(load_contracts(settings.contracts, settings.read_scope), today)
+
+
+def checks_for(contract_set: ContractSet, today: datetime.date | None = None, program: ProgramLookup | None = None) -> list[CaseChecker]:
+    """A contract set as a case check; waivers expire by `today` (default: the UTC date); `program` lets
+    contracts with `program_view` see Python defaults."""
+    if not contract_set.contracts:
+        return []
+    day = today or utc_today()
+
+    def check(case: Case, config: DictConfig, tree: Any) -> list[Finding]:
+        return contract_findings(contract_set, case, config, tree, day, program)
+
+    return [check]
+
+
+def contract_of_finding(contract_set: ContractSet, finding: Finding) -> Contract | None:
+    """The contract a `contract` finding reports on (the first of that name)."""
+    if finding.kind != Kind.CONTRACT or not finding.contract:
+        return None
+    return next((contract for contract in contract_set.contracts if contract.name == finding.contract), None)
+
+
+def violations_seen(contract_set: ContractSet, results: Iterable[CaseResult]) -> set[tuple[str, str, str]]:
+    """(case id, contract, path) of every contract violation in the results, waived or not; an agree
+    violation counts for every path of its group, as a waiver may name any of them."""
+    seen: set[tuple[str, str, str]] = set()
+    for result in results:
+        for finding in result.findings:
+            if finding.kind == Kind.TARGET and finding.severity != INFO:
+                seen.add((result.case.id, TARGET_WAIVER, finding.path))
+                continue
+            contract = contract_of_finding(contract_set, finding)
+            if contract is None:
+                continue
+            paths = {finding.path}
+            paths.update(*(group for group in contract.path_groups() if group[-1] == finding.path))
+            seen.update((result.case.id, contract.name, path) for path in paths)
+    return seen
+
+
+def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]], strict: bool = False) -> list[Finding]:
+    """A finding for each waiver that excuses no violation in any case ("waiver no longer needed").
+
+    `seen` holds (case id, contract, path) for every violation of the full matrix (see violations_seen): on a
+    subset of the cases a waiver for another case would look stale. Warnings, or errors when `strict`.
+    """
+    seen = list(seen)
+    findings = []
+    for waiver in contract_set.waivers:
+        if waiver.finding:
+            continue  # a known entry: harness/rules/known.py says when it no longer matches
+        if any(waiver.excuses(contract, (path,), case_id) for case_id, contract, path in seen):
+            continue
+        scope = "" if waiver.cases == "*" else f" in cases {waiver.cases!r}"
+        findings.append(Finding(
+            Kind.CONTRACT, waiver.path, None, None, ERROR if strict else WARNING,
+            f"{waiver.contract}: waiver no longer needed: no case{scope} violates {waiver.path}; remove the waiver"
+            f" ({waiver.reason})", detail=ContractHygiene(waiver.contract),
+        ))
+    return findings
+
+
+NOTHING_CHECKED = "; the contract checks nothing"
+
+
+def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
+    """Warnings for contract files that do less than they seem to: a `cases` glob matching no case, a waiver
+    for a path no rule of its contract names, two contracts with the same name.
+
+    Call it on the side under check only: a glob that matches nothing at the base of a review is normal.
+    """
+    case_ids = list(case_ids)
+    findings = []
+    names = [contract.name for contract in contract_set.contracts]
+    for name in sorted({name for name in names if names.count(name) > 1}):
+        origins = ", ".join(sorted({c.origin for c in contract_set.contracts if c.name == name}))
+        findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})",
+                                detail=ContractHygiene(name)))
+    for contract in contract_set.contracts:
+        cases = contract.term("cases")
+        if not any(fnmatchcase(case_id, cases) for case_id in case_ids):
+            findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
+                                    f"{contract.name}: cases {cases!r} matches no case{NOTHING_CHECKED}",
+                                    detail=ContractHygiene(contract.name, checks_nothing=True)))
+    paths_by_name: dict[str, set[str]] = {}
+    for contract in contract_set.contracts:
+        paths_by_name.setdefault(contract.name, set()).update(contract.paths())
+    for waiver in contract_set.waivers:
+        if waiver.contract == TARGET_WAIVER or waiver.finding:
+            continue  # its paths are keys of `_target_` nodes, which no contract names
+        if waiver.path not in paths_by_name.get(waiver.contract, set()):
+            findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
+                                    f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names",
+                                    detail=ContractHygiene(waiver.contract)))
+        elif not any(fnmatchcase(case_id, waiver.cases) for case_id in case_ids):
+            findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
+                                    f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case",
+                                    detail=ContractHygiene(waiver.contract)))
+    return findings
