@@ -30,13 +30,19 @@ check-config: setup
 # pytest) and this project's own golden tests of verl's tree (pyproject.toml). CI (.ci/run, the workflow) runs
 # both. The quick tier runs in one process: two xdist workers cost it about 15 CPU-seconds more (each worker
 # collects and imports everything again); plain `pytest` runs both tiers.
+#
+# The quick tier has a budget of 90 CPU-seconds (.ci/run enforces it). The integration files that cost it most, each
+# a sweep of real CLI or pytest sessions over many inputs, run in the e2e tier instead: CI runs them on every change.
+SLOW_TESTS := tests/integration/test_review.py tests/integration/test_gates.py tests/integration/test_hostile.py \
+	tests/integration/test_reports.py tests/integration/test_plugin_workflow.py tests/integration/test_hydra_semantics.py
 test: setup
-	@$(BIN)/python -m pytest -q tests/unit tests/integration
+	@$(BIN)/python -m pytest -q tests/unit tests/integration $(addprefix --ignore=,$(SLOW_TESTS))
 
-# The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples).
+# The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples),
+# and the quick tier's slow integration files.
 PROPERTY_TESTS := tests/unit/test_diff.py tests/unit/test_gates.py tests/unit/test_contract_meaning.py
 test-e2e: setup
-	@CONFIG_HARNESS_HYPOTHESIS=thorough $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml $(PROPERTY_TESTS)
+	@CONFIG_HARNESS_HYPOTHESIS=thorough $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml $(PROPERTY_TESTS) $(SLOW_TESTS)
 
 # The compose and review tests at both ends of the supported range: fresh venvs in a temporary folder (never the
 # checkout) with the lowest Python and the floors of hydra-core, omegaconf and PyYAML, then the highest of each.

@@ -22,6 +22,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.e2e.test_day_one import ADOPT as INIT  # noqa: E402
+from tests.e2e.test_day_one import CONTRACTS  # noqa: E402
+
 # Beside the project, or where CONFIG_HARNESS_TEST_DATA says (a worktree elsewhere), as the e2e tests find it.
 BUNDLE = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"
 COMMANDS = [
@@ -36,21 +40,8 @@ COMMANDS = [
 ]
 
 
-# The maintainer's contracts of the e2e tests (tests/e2e/test_day_one.py), so the review has contract findings too.
-CONTRACTS = """\
-contracts:
-  - name: megatron-critical
-    cases: "*megatron*"
-    require:
-      - actor_rollout_ref.rollout.layer_name_map.qkv_layer_name
-      - actor_rollout_ref.model.override_config.moe_config.freeze_moe_router
-    equal:
-      actor_rollout_ref.model.use_remove_padding: false
-  - name: lora-alias
-    agree:
-      - [actor_rollout_ref.model.lora_alpha, actor_rollout_ref.model.lora.alpha]
-"""
-ADOPT = [["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"], ["generate"]]
+# The README's adoption, with the maintainer's contracts of the e2e test (one copy), so reviews have contract findings.
+ADOPT = [INIT, ["generate"]]
 PULL_REQUEST = [
     ["check", "--format", "json"],
     ["check"],
