@@ -52,6 +52,8 @@ TORCHRUN_SWITCHES = frozenset({
 PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
 PLACEHOLDER_MARK = "__unset_"
+# A login name as useradd and adduser accept one by default: what `~NAME` may expand to.
+LOGIN_NAME = re.compile(r"[a-z_][a-z0-9_-]*\$?")
 
 
 @dataclass(frozen=True)
@@ -219,9 +221,12 @@ class _Reader:
             if quoted:
                 return [(Piece(text, line),)]
             text = _unescape_word(text)
-            if text.startswith("~") and kind == "word":  # tilde expansion: the home folder is not known
+            if text.startswith("~") and kind == "word":
                 user, slash, rest = text[1:].partition("/")
-                return [(Piece("", line, f"~{user}"), Piece(slash + rest, line))]
+                # Bash replaces `~`, `~+`, `~-` and `~LOGIN` (a home or working folder: not known here) and leaves any
+                # other tilde-prefix as written, as in a Hydra delete `~trainer.epochs`: no login name holds `.` or `=`.
+                if user in ("", "+", "-") or LOGIN_NAME.fullmatch(user):
+                    return [(Piece("", line, f"~{user}"), Piece(slash + rest, line))]
             return [(Piece(text, line),)]
         if kind == "raw_string":
             return [(Piece(_text(node)[1:-1], line),)]

@@ -155,3 +155,16 @@ def test_ray_job_submit_and_a_loop_run_the_entry_point_behind_them():
 
 def test_programs_that_are_no_entry_point_are_no_launch():
     assert read("python3 -c 'import verl'\npip install -e .\npython3 -m pytest tests\n") == []
+
+
+def test_a_hydra_delete_is_read_as_written_and_only_a_home_folder_stays_unknown():
+    (launch,) = read(
+        "python3 -m verl.trainer.main_ppo \\\n"
+        "    ~trainer.epochs \\\n"
+        "    ~data.val_files=x \\\n"
+        "    trainer.default_local_dir=~/ckpt\n"
+    )
+    assert overrides(launch)[:2] == [("~trainer.epochs", 2), ("~data.val_files=x", 3)]
+    # A home folder is not known: the word's key stays unknown, as before.
+    (home,) = read("python3 -m verl.trainer.main_ppo ~/conf/x=1\n")
+    assert home.overrides == () and home.error == "`~/conf/x=1` has a key that is not known (~)"
