@@ -86,7 +86,9 @@ def _run_shard(indexes: list[int]) -> list[Any]:
 def _serve_shard(position: int, indexes: list[int], results: Any) -> None:
     """In a forked worker: run one shard and send back its results, or the exception that stopped it."""
     try:
-        results.put((position, True, _run_shard(indexes)))
+        # Pickled here, not in the queue's feeder thread: a result that cannot be pickled is an error the parent
+        # raises, where the feeder would print it and drop the result, and the parent would wait for it forever.
+        results.put((position, True, pickle.dumps(_run_shard(indexes))))
     except BaseException as error:  # re-raised in the parent, as a pool would
         try:
             pickle.dumps(error)
@@ -130,7 +132,7 @@ def map_shards(
                 continue
             if not succeeded:
                 raise value
-            shard_results[position] = value
+            shard_results[position] = pickle.loads(value)  # our own worker's bytes, pickled in _serve_shard
             pending.discard(position)
     finally:
         for worker in workers:
