@@ -49,9 +49,10 @@ test-e2e: setup
 test-compat: setup
 	@$(BIN)/python scripts/test_compat.py
 
-# Lint and type gates (also run by .ci/run): ruff for style and bugs, mypy for types.
+# Lint and type gates (also run by .ci/run): ruff for style and bugs, ruff format for layout, mypy for types.
 lint: $(STAMP)
 	@$(BIN)/ruff check harness tests benchmarks scripts
+	@$(BIN)/ruff format --check --quiet harness tests benchmarks scripts
 	@$(BIN)/mypy
 
 # The docs site from docs/ (mkdocs.yml), offline; --strict turns every warning (a broken link, a page missing

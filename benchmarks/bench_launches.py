@@ -15,8 +15,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLE = ROOT.parent / "shared" / "data" / "verl-replay.bundle"
-SETTINGS = 'config_dir = "verl/trainer/config"\nroots = ["ppo_trainer"]\n\n[[commands]]\nglob = "examples/**/*.sh"\n\n' \
-           '[[commands]]\nglob = "verl/experimental/**/shell/*.sh"\n'
+SETTINGS = (
+    'config_dir = "verl/trainer/config"\nroots = ["ppo_trainer"]\n\n[[commands]]\nglob = "examples/**/*.sh"\n\n'
+    '[[commands]]\nglob = "verl/experimental/**/shell/*.sh"\n'
+)
 
 
 def main() -> int:

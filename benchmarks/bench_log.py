@@ -41,7 +41,10 @@ def main() -> int:
             started = time.perf_counter()
             completed = subprocess.run(
                 [sys.executable, "-m", "harness", "log", KEY, "--case", CASE, "--format", "json"],
-                cwd=history.repository, capture_output=True, text=True, env=env,
+                cwd=history.repository,
+                capture_output=True,
+                text=True,
+                env=env,
             )
             timings.append(time.perf_counter() - started)
             if completed.returncode != 0:
@@ -51,8 +54,10 @@ def main() -> int:
             found = {c["commit"] for c in changes} & set(history.edits)
             assert found == set(history.key_changes), "log missed or invented a change"
             print(f"  run {run + 1}: {timings[-1]:.2f} s, {len(changes)} changes")
-        print(f"log over {commits} commits: median {statistics.median(timings):.2f} s "
-              f"({statistics.median(timings) / commits * 1000:.0f} ms per commit), cold cache each run")
+        print(
+            f"log over {commits} commits: median {statistics.median(timings):.2f} s "
+            f"({statistics.median(timings) / commits * 1000:.0f} ms per commit), cold cache each run"
+        )
     return 0
 
 

@@ -65,9 +65,7 @@ def run(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0,)) -> tupl
     return seconds, child.stdout.decode()
 
 
-def peak_run(
-    command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1), env: dict[str, str] | None = None
-) -> tuple[float, int]:
+def peak_run(command: list[str], cwd: Path, ok_codes: tuple[int, ...] = (0, 1), env: dict[str, str] | None = None) -> tuple[float, int]:
     """Wall seconds and peak RSS (MiB) of one child, read with os.wait4 (it counts the child's reaped workers)."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
@@ -100,7 +98,10 @@ def summary(samples: list[float]) -> str:
 def measure_approaches(root: Path, settings: list[str], config_dir: Path, cases: list[dict], runs: int) -> dict:
     """Interleaved runs of the three approaches; returns seconds per approach and the plain compose times."""
     seconds: dict[str, list[float]] = {
-        "per-process": [], "in-process loop": [], "config-harness check": [], "config-harness check --no-cache": []
+        "per-process": [],
+        "in-process loop": [],
+        "config-harness check": [],
+        "config-harness check --no-cache": [],
     }
     compose_times: list[list[float]] = []
     case_json = json.dumps([{"config_name": c["config_name"], "overrides": c["overrides"]} for c in cases])
@@ -153,8 +154,9 @@ def measure_extra_preset(root: Path, settings_file: Path, runs: int) -> tuple[li
         if "python_sources" in table:  # relative to the project's settings file, which the scratch copy is not beside
             base["python_sources"] = [str((settings_file.parent / p).resolve()) for p in table["python_sources"]]
         # The scratch settings sit outside the project: name the folders they read (the harness confines reads).
-        base["read_outside"] = sorted({base["config_dir"], *(str(Path(c).parent) for c in base["contracts"]),
-                                       *base.get("python_sources", [])})
+        base["read_outside"] = sorted(
+            {base["config_dir"], *(str(Path(c).parent) for c in base["contracts"]), *base.get("python_sources", [])}
+        )
         added_presets = {f"bench_extra_{index}": [f"trainer.total_epochs={index + 2}"] for index in range(EXTRA_PRESETS)}
         extra = {**base, "presets": {**table["presets"], **added_presets}}
         files = {}
@@ -196,7 +198,8 @@ def synthetic_project(folder: Path, engines: int, presets: int) -> Path:
     for index in range(engines):
         body = "\n".join(f"  engine_key_{k}: {index * 100 + k}" for k in range(80))
         (conf / "engine" / f"e{index}.yaml").write_text(f"# @package _global_\nengine:\n  name: e{index}\n{body}\n")
-    (conf / "root.yaml").write_text(textwrap.dedent("""\
+    (conf / "root.yaml").write_text(
+        textwrap.dedent("""\
         defaults:
           - optim: default
           - data: default
@@ -208,7 +211,8 @@ def synthetic_project(folder: Path, engines: int, presets: int) -> Path:
           epochs: 1
           lr: 0.1
           name: ${engine.name}
-        """))
+        """)
+    )
     preset_lines = "\n".join(f'p{index} = ["trainer.epochs={index}", "optim.optim_key_3={index}"]' for index in range(presets))
     settings = folder / "synthetic.toml"
     settings.write_text(

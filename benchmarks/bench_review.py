@@ -26,8 +26,9 @@ from tests.e2e.test_day_one import CONTRACTS  # noqa: E402 - the maintainer's co
 
 
 def git(repo: Path, *args: str, **options: object) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=b", "-c", "user.email=b@b", *args], check=True,
-                          capture_output=True, **options)  # type: ignore[call-overload]
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=b", "-c", "user.email=b@b", *args], check=True, capture_output=True, **options
+    )  # type: ignore[call-overload]
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int]:
@@ -55,8 +56,13 @@ def main() -> int:
         (repo / "config-harness").mkdir()
         (repo / "config-harness" / "contracts.yaml").write_text(CONTRACTS)
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(scratch) / "adopt-cache")}
-        subprocess.run([harness, "init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"],
-                       cwd=repo, env=env, check=True, capture_output=True)
+        subprocess.run(
+            [harness, "init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"],
+            cwd=repo,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         subprocess.run([harness, "generate"], cwd=repo, env=env, check=True, capture_output=True)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "adopt")
@@ -72,8 +78,10 @@ def main() -> int:
             warm.append(timed(command, repo, env))
         for label, runs in (("cold", cold), ("warm", warm)):
             walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-            print(f"review of verl PR #5848 on the adopted parent, {label}: median {statistics.median(walls):.2f} s wall "
-                  f"(min {min(walls):.2f}, max {max(walls):.2f}), {statistics.median(cpus):.2f} CPU-s; exit {runs[0][2]}")
+            print(
+                f"review of verl PR #5848 on the adopted parent, {label}: median {statistics.median(walls):.2f} s wall "
+                f"(min {min(walls):.2f}, max {max(walls):.2f}), {statistics.median(cpus):.2f} CPU-s; exit {runs[0][2]}"
+            )
     return 0
 
 

@@ -127,8 +127,14 @@ def timed(work: Callable[[], Any], runs: int) -> float:
     return min(inner if inner else seconds)
 
 
-def doublings(inputs: dict[str, tuple[Callable[[int], Callable[[], Any]], int]], measure: Callable[..., float],
-              runs: int, limit: float, scale: float = 1.0, what: str = "") -> int:
+def doublings(
+    inputs: dict[str, tuple[Callable[[int], Callable[[], Any]], int]],
+    measure: Callable[..., float],
+    runs: int,
+    limit: float,
+    scale: float = 1.0,
+    what: str = "",
+) -> int:
     """Time each input at n, 2n and 4n with `measure(work, runs)`, print one line per input with its times and the
     ratio of each doubling, then the verdict; 1 when a ratio passes `limit`."""
     worst = 0.0

@@ -52,7 +52,9 @@ def main() -> int:
         run(HARNESS + ["--settings", str(without), "generate"], root, ok_codes=(0, 1))
         samples: dict[str, list[float]] = {"check --no-cache": [], "check --no-cache, classes read": []}
         for _ in range(max(1, args.runs)):
-            samples["check --no-cache"].append(run(HARNESS + ["--settings", str(without), "--no-cache", "check", "--quiet"], root, (0, 1))[0])
+            samples["check --no-cache"].append(
+                run(HARNESS + ["--settings", str(without), "--no-cache", "check", "--quiet"], root, (0, 1))[0]
+            )
             samples["check --no-cache, classes read"].append(
                 run(HARNESS + ["--settings", str(with_classes), "--no-cache", "check", "--quiet"], root, (0, 1))[0]
             )

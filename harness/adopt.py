@@ -162,9 +162,7 @@ def _composes_with_every_preset(session: HydraSession, name: str, guess: Guess) 
     return None
 
 
-def discover(
-    config_dir: Path, engine_group: str | None, cache_dir: Path | None, guess: Guess | None = None
-) -> Discovery:
+def discover(config_dir: Path, engine_group: str | None, cache_dir: Path | None, guess: Guess | None = None) -> Discovery:
     """Compose every candidate root of the folder (and each engine of the group) to find what works."""
     guess = guess or Guess()
     left_out: list[LeftOut] = []
@@ -191,8 +189,9 @@ def discover(
             raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
         if engine_group is None:
             groups = list(engine_like_groups(session, composing, guess))
-            return Discovery(roots=tuple(composing), left_out=tuple(left_out), suggested_group=next(iter(groups), None),
-                             other_groups=tuple(groups[1:]))
+            return Discovery(
+                roots=tuple(composing), left_out=tuple(left_out), suggested_group=next(iter(groups), None), other_groups=tuple(groups[1:])
+            )
         return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
 
 
@@ -215,8 +214,9 @@ def _same_as(session: HydraSession, group: str, roots: list[str], engines: list[
                 continue
             override = group_override(group, engine)
             try:
-                same = all(_plain(session, root, overrides) == _plain(session, base, [override, *overrides])
-                           for _, overrides in guess.presets)
+                same = all(
+                    _plain(session, root, overrides) == _plain(session, base, [override, *overrides]) for _, overrides in guess.presets
+                )
             except ComposeError:
                 same = False
             if same:
@@ -231,8 +231,11 @@ def engine_like_groups(session: HydraSession, roots: list[str], guess: Guess) ->
     counts: Counter[str] = Counter()
     first = guess.presets[0][1]
     for root in roots:
-        groups = {entry.config_path.split("/", 1)[0] for entry in session.defaults_entries(root, first)
-                  if "/" in entry.config_path and entry.parent == root}
+        groups = {
+            entry.config_path.split("/", 1)[0]
+            for entry in session.defaults_entries(root, first)
+            if "/" in entry.config_path and entry.parent == root
+        }
         counts.update(sorted(groups))  # sorted: among equal counts, the same group first on every run
     for group, _ in counts.most_common(4):
         options = session.group_options(group)
@@ -297,8 +300,13 @@ def _with_engines(
 
 
 def settings_table(
-    discovery: Discovery, config_dir: str, snapshot_dir: str, contracts: str, engine_group: str | None,
-    guess: Guess | None = None, search_path: Sequence[str] = (),
+    discovery: Discovery,
+    config_dir: str,
+    snapshot_dir: str,
+    contracts: str,
+    engine_group: str | None,
+    guess: Guess | None = None,
+    search_path: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The settings table for a discovery; paths are already relative to the settings file."""
     guess = guess or Guess()
@@ -354,12 +362,14 @@ def _literal(node: ast.AST | None) -> Any:
 
 
 # Every way an application starts Hydra, and the positional parameters of each (Hydra 1.3's signatures).
-HYDRA_STARTS = MappingProxyType({
-    "main": ("config_path", "config_name", "version_base"),
-    "initialize": ("config_path", "job_name", "caller_stack_depth", "version_base"),
-    "initialize_config_dir": ("config_dir", "job_name", "version_base"),
-    "initialize_config_module": ("config_module", "job_name", "version_base"),
-})
+HYDRA_STARTS = MappingProxyType(
+    {
+        "main": ("config_path", "config_name", "version_base"),
+        "initialize": ("config_path", "job_name", "caller_stack_depth", "version_base"),
+        "initialize_config_dir": ("config_dir", "job_name", "version_base"),
+        "initialize_config_module": ("config_module", "job_name", "version_base"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -415,13 +425,16 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
         names = [_called(node.func, starts, modules) for node in body if isinstance(node, ast.Call)]
         calls = [node for node in body if isinstance(node, ast.Call)]
         # `compose(config_name=...)` beside an initialize names the config the application composes.
-        composed = [_literal(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
-                    for call, name in zip(calls, names, strict=True) if name == "compose"]
+        composed = [
+            _literal(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
+            for call, name in zip(calls, names, strict=True)
+            if name == "compose"
+        ]
         for call, name in zip(calls, names, strict=True):
             parameters = HYDRA_STARTS.get(name or "")
             if name is None or parameters is None or any(f.line == call.lineno and f.path == path for f in found):
                 continue
-            given = [ast.keyword(arg=parameters[position], value=value) for position, value in enumerate(call.args[:len(parameters)])]
+            given = [ast.keyword(arg=parameters[position], value=value) for position, value in enumerate(call.args[: len(parameters)])]
             arguments = {k.arg: _argument(k, path) for k in [*given, *call.keywords] if k.arg}
             if name != "main" and "config_name" not in arguments and composed:
                 arguments["config_name"] = composed[0]
@@ -469,8 +482,7 @@ def _argument(keyword: ast.keyword, path: Path) -> Any:
 
 
 def _is_hydra_main(func: ast.AST) -> bool:
-    return (isinstance(func, ast.Attribute) and func.attr == "main" and isinstance(func.value, ast.Name)
-            and func.value.id == "hydra")
+    return isinstance(func, ast.Attribute) and func.attr == "main" and isinstance(func.value, ast.Name) and func.value.id == "hydra"
 
 
 def _major_minor(value: Any) -> str | None:
@@ -539,7 +551,9 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
         else:
             first = {v: next(f"{_relative(c.path, repository)}:{c.line}" for c, w in matching if w == v) for v in votes}
             count = f"the {kinds} disagree: " + ", ".join(
-                f"{n} say {_shown_version(v)}" + ("" if v == version else f" (first at {first[v]})") for v, n in sorted(votes.items(), key=lambda item: (item[0] != version, -item[1])))
+                f"{n} say {_shown_version(v)}" + ("" if v == version else f" (first at {first[v]})")
+                for v, n in sorted(votes.items(), key=lambda item: (item[0] != version, -item[1]))
+            )
         reason = f"version_base {_shown_version(version)} as {call.shown} at {_relative(call.path, repository)}:{call.line} ({why}{count})"
         return EntryGuess(version, reason, call.path)
     for path in sorted(config_dir.rglob("*.yaml")):
@@ -549,7 +563,9 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
             continue
         package = header.get("package") or ""
         if "_group_" in package or "_name_" in package:
-            return EntryGuess("1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header")
+            return EntryGuess(
+                "1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header"
+            )
     return EntryGuess(None, Guess.version_base_reason)
 
 
@@ -649,7 +665,7 @@ def _appended(existing: bytes, addition: str, settings_file: Path, replacing: Wr
     still be TOML that reads back as written."""
     if replacing is not None:
         text = existing.decode("utf-8")
-        data = (text[:replacing.start] + addition + text[replacing.end:]).encode("utf-8")
+        data = (text[: replacing.start] + addition + text[replacing.end :]).encode("utf-8")
     else:
         separator = b"" if not existing else (b"\n" if existing.endswith(b"\n") else b"\n\n")
         data = existing + separator + addition.encode("utf-8")
@@ -733,8 +749,7 @@ def _previous_engines(table: dict[str, Any]) -> str:
     return f"engine group {group}" if isinstance(group, str) else "no engine group"
 
 
-def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool,
-               engine_group: str | None) -> Written:
+def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool, engine_group: str | None) -> Written:
     """Where the table init wrote lies in the settings file, when `init --engine-group` may rewrite it: init wrote it
     (its fingerprint line), nobody edited it since (the fingerprint matches and nothing else in the file adds to
     the table), and no golden was generated from it. Otherwise the one line that says what to do (AdoptError)."""
@@ -743,15 +758,18 @@ def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], i
     edit = "no fingerprint line" if written is None else None if written.unedited else "the fingerprint on its first line no longer matches"
     if written is not None and edit is None:
         # Beside init's lines a pyproject.toml may hold anything but more of the table; a standalone file holds nothing else.
-        if in_pyproject and tomllib.loads(text[written.start:written.end]).get("tool", {}).get("config-harness") != previous:
+        if in_pyproject and tomllib.loads(text[written.start : written.end]).get("tool", {}).get("config-harness") != previous:
             edit = "the file adds keys to it outside the lines init wrote"
         elif not in_pyproject and (written.start, written.end) != (0, len(text)):
             edit = "the file has lines init did not write"
     where = f"{settings_file}: already has a [{TABLE}] table" if in_pyproject else f"{settings_file}: already exists"
     if engine_group is None:
         hint = "; `init --engine-group GROUP` rewrites it, since init wrote it and nobody edited it" if edit is None else ""
-        raise AdoptError(f"{where}; edit it, or remove it to run init again{hint}" if in_pyproject
-                         else f"{where}; init writes a new settings file only{hint}")
+        raise AdoptError(
+            f"{where}; edit it, or remove it to run init again{hint}"
+            if in_pyproject
+            else f"{where}; init writes a new settings file only{hint}"
+        )
     by_hand = f'set engine_group = "{engine_group}" in it by hand, or remove it to run init again'
     if written is None:
         raise AdoptError(f"{where} that init did not write (no fingerprint line); {by_hand}")
@@ -761,9 +779,11 @@ def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], i
     snapshots = settings_file.parent / folder if isinstance(folder, str) else None
     goldens = sorted(snapshots.rglob(f"{GOLDEN_PREFIX}*")) if snapshots is not None and snapshots.is_dir() else []
     if goldens:
-        raise AdoptError(f"{snapshots}: holds {len(goldens)} golden(s) generated since init wrote the table in {settings_file}; "
-                         f'init rewrites it only before the first generate: set engine_group = "{engine_group}" in the table by hand and run '
-                         "`config-harness generate` (the old goldens are then orphans)")
+        raise AdoptError(
+            f"{snapshots}: holds {len(goldens)} golden(s) generated since init wrote the table in {settings_file}; "
+            f'init rewrites it only before the first generate: set engine_group = "{engine_group}" in the table by hand and run '
+            "`config-harness generate` (the old goldens are then orphans)"
+        )
     return written
 
 
@@ -778,9 +798,11 @@ def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None
     except (OSError, UnicodeDecodeError, InputLimitError):
         state = None
     if state is False and rewriting:
-        raise AdoptError(f"{known_file}: edited since init wrote it (the fingerprint on its first line no longer matches), "
-                         f'and its entries name the cases of the table init would rewrite; set engine_group = "{engine_group}" '
-                         "in the table by hand, then run `config-harness known` to record what the new cases already have")
+        raise AdoptError(
+            f"{known_file}: edited since init wrote it (the fingerprint on its first line no longer matches), "
+            f'and its entries name the cases of the table init would rewrite; set engine_group = "{engine_group}" '
+            "in the table by hand, then run `config-harness known` to record what the new cases already have"
+        )
     return bool(state)
 
 
@@ -851,8 +873,10 @@ def nested_presets(
         raise AdoptError(f"engine group {group!r}: two options would name the same preset ({', '.join(sorted(names))})")
     presets = (*guess.presets, *((name, (f"{group}={option}",)) for name, option in zip(names, options, strict=True)))
     shown = ", ".join(options[:3]) + (f", ... ({len(options)} in all)" if len(options) > 3 else "")
-    reason = (f"engine group {group!r} has options in subfolders ({shown}): written as presets {group}=OPTION, since an engine "
-              "name holds no '/' (case ids and golden names are split on it)")
+    reason = (
+        f"engine group {group!r} has options in subfolders ({shown}): written as presets {group}=OPTION, since an engine "
+        "name holds no '/' (case ids and golden names are split on it)"
+    )
     return presets, reason
 
 
@@ -936,8 +960,9 @@ def adopt(
     known_anew = known_file_state(known_file, replacing is not None, engine_group)
 
     globs = tuple(roots_glob) or ("*.yaml",)
-    guess = Guess(roots_glob=globs, search_path=folders, verbose=verbose,
-                  presets=tuple(parse_preset(text) for text in presets) or (("default", ()),))
+    guess = Guess(
+        roots_glob=globs, search_path=folders, verbose=verbose, presets=tuple(parse_preset(text) for text in presets) or (("default", ()),)
+    )
     if version_base is not None:
         chosen = None if version_base.lower() == "none" else version_base
         if chosen is not None and chosen not in VERSION_BASES:
@@ -956,8 +981,13 @@ def adopt(
         discovery = replace(discovery, suggested_group=None, other_groups=())  # the presets are what was asked
     discovery, guess = readable_presets(discovery, guess, bool(presets))
     table = settings_table(
-        discovery, _relative(config_dir, base), _relative(snapshot_dir, base), _relative(contracts_file, base), engine_group,
-        guess, [_relative(folder, base) for folder in folders],
+        discovery,
+        _relative(config_dir, base),
+        _relative(snapshot_dir, base),
+        _relative(contracts_file, base),
+        engine_group,
+        guess,
+        [_relative(folder, base) for folder in folders],
     )
     sources = python_sources_of(entry, base)
     if sources:
@@ -981,22 +1011,28 @@ def adopt(
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
     comments += [f"Left out route for {entry.name}: {entry.reason}" for entry in switches.left_out]
-    text = fingerprinted(toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments]),
-                         "; every key is described in config-harness's docs/settings.md.")
+    text = fingerprinted(
+        toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments]),
+        "; every key is described in config-harness's docs/settings.md.",
+    )
     data = _appended(existing, text, settings_file, replacing)
 
     notes = computed_entry_points(config_dir, project_root(base))
     if switches.routes:
-        notes.append(f"routes {', '.join(r['name'] for r in switches.routes)}: each composes a root with one option of a "
-                     "group it leaves off (`group: null`) that overrides values the root sets")
+        notes.append(
+            f"routes {', '.join(r['name'] for r in switches.routes)}: each composes a root with one option of a "
+            "group it leaves off (`group: null`) that overrides values the root sets"
+        )
     notes += [f"left out a route for {entry.name}: {entry.reason}" for entry in switches.left_out]
     hidden = pytest_hides_goldens(settings_file, project_root(base))
     if hidden is not None:
         notes.append(hidden)
     package = _package_around(snapshot_dir, base)
     if package is not None:
-        notes.append(f"{_relative(snapshot_dir, base)} is inside the Python package {_relative(package, base)}: "
-                     "check that its package data does not ship the goldens")
+        notes.append(
+            f"{_relative(snapshot_dir, base)} is inside the Python package {_relative(package, base)}: "
+            "check that its package data does not ship the goldens"
+        )
     contracts_created = not contracts_file.exists()
     stub = contracts_created or _is_stub(contracts_file)
     if contracts_created:
@@ -1005,18 +1041,37 @@ def adopt(
         write_atomic(known_file, known_text([]))
     snapshot_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(settings_file, data)
-    return Adoption(settings_file, table, discovery, contracts_file, contracts_created, snapshot_dir, tuple(notes), guess,
-                    known_anew, nested[1] if nested is not None else None,
-                    _previous_engines(previous) if previous is not None else None, stub)
+    return Adoption(
+        settings_file,
+        table,
+        discovery,
+        contracts_file,
+        contracts_created,
+        snapshot_dir,
+        tuple(notes),
+        guess,
+        known_anew,
+        nested[1] if nested is not None else None,
+        _previous_engines(previous) if previous is not None else None,
+        stub,
+    )
 
 
 def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     """The lines init prints: what it wrote, what it found, what it left out, and what to run next."""
     table, found = adoption.table, adoption.discovery
-    where = f"[{TABLE}] to {shown(adoption.settings_file)}" if adoption.settings_file.name == "pyproject.toml" else shown(adoption.settings_file)
+    where = (
+        f"[{TABLE}] to {shown(adoption.settings_file)}"
+        if adoption.settings_file.name == "pyproject.toml"
+        else shown(adoption.settings_file)
+    )
     lines = [f"wrote {where}"]
     if adoption.rewritten is not None:
-        where = f"[{TABLE}] in {shown(adoption.settings_file)}" if adoption.settings_file.name == "pyproject.toml" else shown(adoption.settings_file)
+        where = (
+            f"[{TABLE}] in {shown(adoption.settings_file)}"
+            if adoption.settings_file.name == "pyproject.toml"
+            else shown(adoption.settings_file)
+        )
         engines = f"engine group {table['engine_group']}" if "engine_group" in table else "presets for its nested options"
         lines = [f"rewrote {where}: init wrote it and nobody edited it since (it had {adoption.rewritten}; now {engines})"]
     lines.append(f"  config_dir    {table['config_dir']}")
@@ -1035,10 +1090,17 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     if table.get("commands"):
         lines.append(f"  commands      {', '.join(entry['glob'] for entry in table['commands'])} (launch scripts, parsed, never run)")
     if table.get("python_sources"):
-        lines.append(f"  python_sources {', '.join(table['python_sources'])} (the entry point's package: `_target_` classes read with ast, never imported)")
+        lines.append(
+            f"  python_sources {', '.join(table['python_sources'])} (the entry point's package: `_target_` classes read with ast, never imported)"
+        )
     lines.append(f"  snapshot_dir  {table['snapshot_dir']}")
-    contracts_state = ("new, empty" if adoption.contracts_created
-                       else "empty, as init wrote it" if adoption.contracts_stub and adoption.rewritten else "kept as it was")
+    contracts_state = (
+        "new, empty"
+        if adoption.contracts_created
+        else "empty, as init wrote it"
+        if adoption.contracts_stub and adoption.rewritten
+        else "kept as it was"
+    )
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")
     for entry in found.left_out:
         lines.append(f"left out {entry.name}: {entry.reason}")
@@ -1046,15 +1108,19 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         lines.append(f"left out engine {entry.name}: {entry.reason}")
     if found.suggested_group is not None:
         others = f" (so do {', '.join(map(repr, found.other_groups))}: init does not choose among them)" if found.other_groups else ""
-        lines.append(f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
-                     f"options compose{others}; run init again with --engine-group {found.suggested_group} and the same flags "
-                     "(it rewrites this table while nobody has edited it)")
+        lines.append(
+            f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
+            f"options compose{others}; run init again with --engine-group {found.suggested_group} and the same flags "
+            "(it rewrites this table while nobody has edited it)"
+        )
     if adoption.nested_reason:
         lines.append(f"note: {adoption.nested_reason}")
     lines += [f"note: {note}" for note in adoption.notes]
     settings_flag = "" if adoption.settings_file.name == "pyproject.toml" else f"--settings {shown(adoption.settings_file)} "
-    lines.append(f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "
-                 f"config-harness {settings_flag}check (or pytest) in CI")
+    lines.append(
+        f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "
+        f"config-harness {settings_flag}check (or pytest) in CI"
+    )
     return lines
 
 
@@ -1083,7 +1149,7 @@ def switched_groups(root_file: Path) -> list[str]:
     groups = []
     for entry in defaults if isinstance(defaults, list) else []:
         if isinstance(entry, dict) and len(entry) == 1:
-            (key, value), = entry.items()
+            ((key, value),) = entry.items()
             if value is None and isinstance(key, str) and not key.startswith(("override ", "optional ", "/")) and "@" not in key:
                 groups.append(key)
     return groups
@@ -1159,8 +1225,9 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
         if isinstance(value, NotStatic):
             said.append(f"{where}: @hydra.main's config_path cannot be read without running it ({value.why})")
         elif isinstance(value, str) and (path.parent / value).resolve() == config_dir:
-            said.append(f"{where}: @hydra.main with config_path computed from __file__ (read, never run): "
-                        f"{_relative(config_dir, repository)}")
+            said.append(
+                f"{where}: @hydra.main with config_path computed from __file__ (read, never run): {_relative(config_dir, repository)}"
+            )
     return said
 
 
@@ -1191,5 +1258,7 @@ def pytest_hides_goldens(settings_file: Path, repository: Path) -> str | None:
     if any(target == (repository / p).resolve() or (repository / p).resolve() in target.parents for p in paths):
         return None
     fixed = ", ".join(f'"{p}"' for p in [*paths, _relative(settings_file, repository)])
-    return (f"pyproject.toml's [tool.pytest.ini_options] testpaths = {paths!r} keeps plain `pytest` from collecting "
-            f"the golden tests in {_relative(settings_file, repository)}; write testpaths = [{fixed}]")
+    return (
+        f"pyproject.toml's [tool.pytest.ini_options] testpaths = {paths!r} keeps plain `pytest` from collecting "
+        f"the golden tests in {_relative(settings_file, repository)}; write testpaths = [{fixed}]"
+    )

@@ -40,7 +40,12 @@ from harness.rules.contracts import HYDRA, ChangeRecord
 def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:
     """A golden-vs-composed change as an error finding."""
     return Finding(
-        Kind(change.kind), change.path, change.old, change.new, ERROR, diff.describe_change(change),
+        Kind(change.kind),
+        change.path,
+        change.old,
+        change.new,
+        ERROR,
+        diff.describe_change(change),
         detail=Difference(change.detail, change.subtree, effective_same),
     )
 
@@ -51,11 +56,17 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
     findings = []
     for path, fallback in sorted(resolve.fallbacks(tree).items()):
         is_new = old is not None and path not in old
-        findings.append(Finding(
-            Kind.FALLBACK, path, None, fallback.default, ERROR if is_new else INFO,
-            f"{path} silently uses its default {fallback.default} because {fallback.key} is missing or ???"
-            + (NEW_FALLBACK if is_new else ""),
-        ))
+        findings.append(
+            Finding(
+                Kind.FALLBACK,
+                path,
+                None,
+                fallback.default,
+                ERROR if is_new else INFO,
+                f"{path} silently uses its default {fallback.default} because {fallback.key} is missing or ???"
+                + (NEW_FALLBACK if is_new else ""),
+            )
+        )
     return findings
 
 
@@ -76,23 +87,36 @@ def effective_findings(
     affected = resolve.affected_interpolations(interpolations, {change.path for change in changes})
     too_long = sorted(affected & resolve.long_chains(interpolations))
     if too_long:
-        findings.append(Finding(
-            Kind.EFFECTIVE, too_long[0], None, None, ERROR,
-            f"{len(too_long)} interpolation(s) from {too_long[0]} on are chains of more than {resolve.MAX_CHAIN} steps "
-            "(or circular); their resolved values are not compared",
-        ))
+        findings.append(
+            Finding(
+                Kind.EFFECTIVE,
+                too_long[0],
+                None,
+                None,
+                ERROR,
+                f"{len(too_long)} interpolation(s) from {too_long[0]} on are chains of more than {resolve.MAX_CHAIN} steps "
+                "(or circular); their resolved values are not compared",
+            )
+        )
     candidates = [
-        (path, written) for path, written in sorted(interpolations.items())
+        (path, written)
+        for path, written in sorted(interpolations.items())
         # unaffected, or a changed text that is already a `changed` finding
         if path in affected and path not in too_long and resolve.lookup(golden_tree, path) == written
     ]
     for index, (path, written) in enumerate(candidates):
         if budget.spent:
-            findings.append(Finding(
-                Kind.EFFECTIVE, path, None, None, ERROR,
-                f"{len(candidates) - index} interpolation(s) from {path} on are not compared: resolving them would "
-                f"take more than {resolve.RESOLUTION_BUDGET:,} values (interpolations that each read a big mapping)",
-            ))
+            findings.append(
+                Finding(
+                    Kind.EFFECTIVE,
+                    path,
+                    None,
+                    None,
+                    ERROR,
+                    f"{len(candidates) - index} interpolation(s) from {path} on are not compared: resolving them would "
+                    f"take more than {resolve.RESOLUTION_BUDGET:,} values (interpolations that each read a big mapping)",
+                )
+            )
             break
         if golden_config is None:
             golden_config = OmegaConf.create(golden_tree)
@@ -108,10 +132,16 @@ def effective_findings(
         elif isinstance(old, resolve.Unresolvable) or not diff.same_value(old, new):
             via = ", ".join(resolve.referenced_keys(path, written)) or written
             old_shown = old.reason if isinstance(old, resolve.Unresolvable) else diff.describe_value(old)
-            findings.append(Finding(
-                Kind.EFFECTIVE, path, None if isinstance(old, resolve.Unresolvable) else old, new, ERROR,
-                f"{path} is still written {written} but now resolves to {diff.describe_value(new)} (was {old_shown}) through {via}",
-            ))
+            findings.append(
+                Finding(
+                    Kind.EFFECTIVE,
+                    path,
+                    None if isinstance(old, resolve.Unresolvable) else old,
+                    new,
+                    ERROR,
+                    f"{path} is still written {written} but now resolves to {diff.describe_value(new)} (was {old_shown}) through {via}",
+                )
+            )
     return findings
 
 
@@ -149,7 +179,9 @@ def compare_with_base(
     findings += effective_findings(config, tree, base_tree, changes, budget)
     findings += fallback_findings(tree, base_tree)
     if not changes:
-        findings.insert(0, Finding(Kind.FORMAT, "", severity=ERROR, message=f"{base.display} differs in text but not in meaning; regenerate it"))
+        findings.insert(
+            0, Finding(Kind.FORMAT, "", severity=ERROR, message=f"{base.display} differs in text but not in meaning; regenerate it")
+        )
     return Status.CHANGED, findings
 
 
@@ -173,8 +205,15 @@ def as_review(findings: list[Finding], differences: Severity) -> list[Finding]:
 def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
     """Differences between a route and the case it must compose identically to."""
     return [
-        Finding(Kind.PARITY, c.path, c.old, c.new, ERROR, f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}",
-                detail=Difference(c.detail))
+        Finding(
+            Kind.PARITY,
+            c.path,
+            c.old,
+            c.new,
+            ERROR,
+            f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}",
+            detail=Difference(c.detail),
+        )
         for c in diff.diff_trees(twin_tree, tree)
     ]
 
@@ -198,16 +237,20 @@ def hidden_text_findings(tree: Any) -> list[Finding]:
     findings = []
     for path, value in diff.iter_leaves(tree):
         if suspicious(path) or any(suspicious(text) for text in _strings(value)):
-            findings.append(Finding(
-                Kind.HIDDEN_TEXT, path, None, value, WARNING,
-                f"{printable(path)} holds control, bidi or zero-width characters (shown escaped): {printable(diff.describe_value(value))}",
-            ))
+            findings.append(
+                Finding(
+                    Kind.HIDDEN_TEXT,
+                    path,
+                    None,
+                    value,
+                    WARNING,
+                    f"{printable(path)} holds control, bidi or zero-width characters (shown escaped): {printable(diff.describe_value(value))}",
+                )
+            )
     return findings
 
 
-def semantic_findings(
-    case: Case, config: Any, tree: Any, twin_tree: Any, extra_checks: Iterable[CaseChecker]
-) -> list[Finding]:
+def semantic_findings(case: Case, config: Any, tree: Any, twin_tree: Any, extra_checks: Iterable[CaseChecker]) -> list[Finding]:
     """Findings that do not depend on the golden: route parity and every extra check (contracts, fallbacks)."""
     findings: list[Finding] = []
     if case.same_as is not None:
@@ -224,8 +267,18 @@ def semantic_findings(
 # environment variables, the working folder, output folders, the search path, launcher and sweeper, and the
 # logging configuration (a handler may name a factory to call). A change there is an error unless recorded.
 HYDRA_SENSITIVE = (
-    "callbacks", "job.env_set", "job.env_copy", "job.chdir", "run.dir", "sweep.dir", "sweep.subdir", "searchpath",
-    "launcher", "sweeper", "job_logging", "hydra_logging",
+    "callbacks",
+    "job.env_set",
+    "job.env_copy",
+    "job.chdir",
+    "run.dir",
+    "sweep.dir",
+    "sweep.subdir",
+    "searchpath",
+    "launcher",
+    "sweeper",
+    "job_logging",
+    "hydra_logging",
 )
 
 

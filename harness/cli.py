@@ -45,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
     parser.add_argument("--version", action="version", version=version_line())
     add_global_flags(parser)
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND",
-                                     help="what to do (`config-harness COMMAND --help` says how)")
+    commands = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="COMMAND", help="what to do (`config-harness COMMAND --help` says how)"
+    )
     for command in COMMANDS:
         # The global flags a command uses may also follow its name (`check --no-cache`); given there, they win.
         # SUPPRESS: absent ones leave the value given before the name alone.

@@ -113,8 +113,14 @@ class Run:
             raise ValueError(f"a {self.mode} run: review rules go with a review, a comparison with a tree diff")
 
     @classmethod
-    def check(cls, settings: Settings, rule_set: RuleSet, sourced: frozenset[str] = frozenset({ERROR}),
-              keep_rendered: bool = False, baseline: Baseline | None = None) -> Run:
+    def check(
+        cls,
+        settings: Settings,
+        rule_set: RuleSet,
+        sourced: frozenset[str] = frozenset({ERROR}),
+        keep_rendered: bool = False,
+        baseline: Baseline | None = None,
+    ) -> Run:
         """`check` (and the pytest plugin, which keeps each golden's text for `--snapshot-update`): every case
         against its golden in the settings' snapshot folder (or `baseline`); any difference is an error."""
         return cls(RunMode.CHECK, settings, baseline or GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered)
@@ -125,12 +131,26 @@ class Run:
         return cls(RunMode.GENERATE, settings, GoldenFolder(settings.snapshot_dir), rule_set, sourced, keep_rendered=write)
 
     @classmethod
-    def review_of(cls, review: ReviewRules, baseline: Baseline, rule_set: RuleSet, base_rules: tuple[CaseChecker, ...] = (),
-                  program_views: tuple[Any, Any] | None = None) -> Run:
+    def review_of(
+        cls,
+        review: ReviewRules,
+        baseline: Baseline,
+        rule_set: RuleSet,
+        base_rules: tuple[CaseChecker, ...] = (),
+        program_views: tuple[Any, Any] | None = None,
+    ) -> Run:
         """`diff --base REF`: the working tree against REF under REF's settings (`review.settings`); differences
         are news, so every finding names its source. (`review` is the field this constructor fills.)"""
-        return cls(RunMode.REVIEW, review.settings, baseline, rule_set, EVERY_SEVERITY, review=review, base_rules=base_rules,
-                   program_views=program_views)
+        return cls(
+            RunMode.REVIEW,
+            review.settings,
+            baseline,
+            rule_set,
+            EVERY_SEVERITY,
+            review=review,
+            base_rules=base_rules,
+            program_views=program_views,
+        )
 
     @classmethod
     def tree_diff(cls, settings: Settings, baseline: Baseline, rule_set: RuleSet, comparison: Comparison) -> Run:
@@ -166,8 +186,16 @@ class Run:
 
 def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
     """Hydra's warnings as findings: the file and line they are about, Hydra's own words."""
-    return [Finding(Kind.HYDRA_WARNING, "", severity=WARNING, message=f"hydra warning: {w.message}",
-                    source=Source(w.file, w.line) if w.file else None) for w in warned]
+    return [
+        Finding(
+            Kind.HYDRA_WARNING,
+            "",
+            severity=WARNING,
+            message=f"hydra warning: {w.message}",
+            source=Source(w.file, w.line) if w.file else None,
+        )
+        for w in warned
+    ]
 
 
 def hoisted_warnings(cases: Sequence[CaseResult]) -> tuple[list[CaseResult], list[Finding]]:
@@ -224,7 +252,9 @@ def check_case(
         findings = refine(findings, tree)
     checked_case = case
     if case.same_as is not None and twin is Kind.ERROR:
-        findings.append(Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree"))
+        findings.append(
+            Finding(Kind.PARITY, "", severity=WARNING, message=f"{case.id}: same_as {case.same_as!r} names no case in this tree")
+        )
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences) + warned
@@ -239,8 +269,12 @@ def check_case(
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
     result = CaseResult(
-        case, golden if expects_golden else (entry.display if entry else golden), status, tuple(findings),
-        rendered=rendered if run.keep_rendered else None, baseline_id=(entry.case_id or case.id) if entry else "",
+        case,
+        golden if expects_golden else (entry.display if entry else golden),
+        status,
+        tuple(findings),
+        rendered=rendered if run.keep_rendered else None,
+        baseline_id=(entry.case_id or case.id) if entry else "",
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
         digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
@@ -264,8 +298,13 @@ def check_document(pair: DocumentPair) -> CaseResult:
     elif status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR
     return CaseResult(
-        case, shown.display, status, tuple(findings), golden_lines=path_lines(shown.text, {f.path for f in findings}),
-        root_file=shown.display, changes=tuple(diff_trees(old_tree, new_tree)),
+        case,
+        shown.display,
+        status,
+        tuple(findings),
+        golden_lines=path_lines(shown.text, {f.path for f in findings}),
+        root_file=shown.display,
+        changes=tuple(diff_trees(old_tree, new_tree)),
     )
 
 
@@ -296,16 +335,14 @@ def base_tree(entry: BaselineEntry) -> Any:
 def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list[Finding]:
     """Each error marked introduced or at_base (the same kind, path and contract held at the base), plus one
     `fixed` finding for each base error that no longer holds."""
+
     def key(finding: Finding) -> tuple[str, str, str]:
         return (str(finding.kind), finding.path, finding.contract)
 
     before = {key(f): f for f in at_base or ()}
     # A known finding still holds (its entry excuses it): the base's error is not fixed.
     now = {key(f) for f in findings if f.severity == ERROR or f.status == Excused.KNOWN}
-    marked = [
-        replace(f, origin=Origin.AT_BASE if key(f) in before else Origin.INTRODUCED) if f.severity == ERROR else f
-        for f in findings
-    ]
+    marked = [replace(f, origin=Origin.AT_BASE if key(f) in before else Origin.INTRODUCED) if f.severity == ERROR else f for f in findings]
     fixed = [replace(f, severity=INFO, origin=Origin.FIXED) for k, f in before.items() if k not in now]
     return marked + fixed
 
@@ -350,8 +387,12 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
     # The same error (kind, path, contract, words) that the base already had in some case, or knew it had: a new
     # case that shows it (PR #5848's new diffusion_trainer/megatron/default builds the same Megatron classes from
     # the same keys as the megatron route did) did not get it from this change.
-    elsewhere = {(f.kind, f.path, f.contract, f.message) for r in results for f in r.findings
-                 if r.baseline_id and (f.origin == Origin.AT_BASE or f.status == Excused.KNOWN)}
+    elsewhere = {
+        (f.kind, f.path, f.contract, f.message)
+        for r in results
+        for f in r.findings
+        if r.baseline_id and (f.origin == Origin.AT_BASE or f.status == Excused.KNOWN)
+    }
     for result in results:
         if result.digest and result.baseline_id:
             by_digest.setdefault(result.digest, result)
@@ -360,9 +401,15 @@ def followed(results: list[CaseResult]) -> list[CaseResult]:
         twin = by_digest.get(result.digest) if result.digest and not result.baseline_id else None
         if twin is None:
             if not result.baseline_id and not result.case.id.startswith(LAUNCH_PREFIX):
-                result = replace(result, findings=tuple(
-                    replace(f, origin=Origin.AT_BASE) if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract, f.message) in elsewhere
-                    else f for f in result.findings))
+                result = replace(
+                    result,
+                    findings=tuple(
+                        replace(f, origin=Origin.AT_BASE)
+                        if f.origin == Origin.INTRODUCED and (f.kind, f.path, f.contract, f.message) in elsewhere
+                        else f
+                        for f in result.findings
+                    ),
+                )
             out.append(result)
             continue
         # What the twin already had: errors at the base, and findings the base's repository knew it had.
@@ -398,9 +445,16 @@ def _gone_result(name: str, review: ReviewRules | None, records: Sequence[Change
         case_id = leaf[len(GOLDEN_PREFIX) : -len(GOLDEN_SUFFIX)].replace("__", "/")
     findings: tuple[Finding, ...] = ()
     if review is not None and not review.explains(case_id, records):
-        findings = (Finding(Kind.ERROR, "", severity=ERROR, origin=Origin.INTRODUCED,
-                            message=f"{case_id}: the base has this case and this tree no longer composes it; "
-                                    "if that is intended, record the settings change that removes it"),)
+        findings = (
+            Finding(
+                Kind.ERROR,
+                "",
+                severity=ERROR,
+                origin=Origin.INTRODUCED,
+                message=f"{case_id}: the base has this case and this tree no longer composes it; "
+                "if that is intended, record the settings change that removes it",
+            ),
+        )
     return CaseResult(Case(case_id, "", ()), name, Status.GONE, findings)
 
 
@@ -431,7 +485,9 @@ class Engine:
             raise SettingsError(f"--case {self.launch_glob[0]!r}: the settings have no [[commands]]")
         unmatched = unmatched_glob(cases, matrix_globs)
         if unmatched is not None:
-            raise SettingsError(f"--case {unmatched!r} matches no case{case_hint(unmatched, [c.id for c in cases])}; see `config-harness list`")
+            raise SettingsError(
+                f"--case {unmatched!r} matches no case{case_hint(unmatched, [c.id for c in cases])}; see `config-harness list`"
+            )
         self.selected = [] if self.only_launches else select_cases(cases, matrix_globs or None)
         if not self.selected and not self.only_launches:
             raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
@@ -526,8 +582,13 @@ class Engine:
         findings: list[Finding] = []
         if run.contracts is not None:
             findings = run_findings(
-                run.contracts, run.baseline.contract_texts(), [case.id for case in self.cases], cases,
-                run.strict_waivers, whole_matrix=len(self.selected) == len(self.cases), review=run.review is not None,
+                run.contracts,
+                run.baseline.contract_texts(),
+                [case.id for case in self.cases],
+                cases,
+                run.strict_waivers,
+                whole_matrix=len(self.selected) == len(self.cases),
+                review=run.review is not None,
             )
         records = run.contracts.changes if run.contracts is not None else ()
         rules, approved = None, None
@@ -553,8 +614,16 @@ class Engine:
             cases += [_gone_result(name, run.review, records) for name in gone]
             cases = [_with_base_provenance(run.baseline, r) for r in cases]
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
-        return MatrixResult(cases=tuple(cases), orphans=tuple(orphans), baseline=baseline, findings=tuple(findings),
-                            rules=rules, launches=tally, approvals=approved, comparison=run.comparison)
+        return MatrixResult(
+            cases=tuple(cases),
+            orphans=tuple(orphans),
+            baseline=baseline,
+            findings=tuple(findings),
+            rules=rules,
+            launches=tally,
+            approvals=approved,
+            comparison=run.comparison,
+        )
 
     def _launches(self, results: Sequence[CaseResult]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
         """The settings' launch commands as cases (parsed, never run), each composed against this tree, their tally, and
@@ -572,8 +641,14 @@ class Engine:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
                 cases, counts, entries = launches.review_commands(
-                    self.settings, review.ref, moves, case_glob=self.launch_glob,
-                    changes=review.changes, records=records, views=self.run_spec.program_views)
+                    self.settings,
+                    review.ref,
+                    moves,
+                    case_glob=self.launch_glob,
+                    changes=review.changes,
+                    records=records,
+                    views=self.run_spec.program_views,
+                )
             except GitError as error:
                 raise SettingsError(str(error)) from None
         return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
@@ -621,9 +696,5 @@ def _with_base_provenance(baseline: Baseline, result: CaseResult) -> CaseResult:
     sources = baseline.removed_sources(result.case, result.baseline_id)
     if not sources:
         return result
-    findings = tuple(
-        replace(f, source=sources[f.path])
-        if f.kind == Kind.REMOVED and f.path in sources else f
-        for f in result.findings
-    )
+    findings = tuple(replace(f, source=sources[f.path]) if f.kind == Kind.REMOVED and f.path in sources else f for f in result.findings)
     return replace(result, findings=findings)

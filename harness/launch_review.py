@@ -56,6 +56,7 @@ EntryReader = Callable[[str, bool], "tuple[str, str] | None"]
 
 def tree_reader(project: Any) -> EntryReader:
     """Entry points as the working tree holds them (through the one bounded, confined reader)."""
+
     def read(entry: str, is_module: bool) -> tuple[str, str] | None:
         path = project.entry_file(entry, is_module)
         if path is None:
@@ -64,6 +65,7 @@ def tree_reader(project: Any) -> EntryReader:
             return path.relative_to(project.root).as_posix(), read_bytes(path, (project.root,)).decode("utf-8", "replace")
         except (OSError, InputLimitError):
             return None
+
     return read
 
 
@@ -88,6 +90,7 @@ def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
             if data is not None:
                 return candidate, data.decode("utf-8", "replace")
         return None
+
     return read
 
 
@@ -104,7 +107,9 @@ def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Map
         main = hydra_main(text)
         if main is not None:
             arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
-            line = next((n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None)
+            line = next(
+                (n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None
+            )
             source = Source(path, line)
     if entry in modules:
         arguments[MAPPED] = modules[entry]
@@ -116,8 +121,12 @@ def _shown(arguments: Mapping[str, Any]) -> str:
 
 
 def entry_changes(
-    head: EntryReader, base_read: EntryReader, now: Sequence[Any], base: Sequence[Any],
-    modules: tuple[Mapping[str, str], Mapping[str, str]], records: Iterable[ChangeRecord],
+    head: EntryReader,
+    base_read: EntryReader,
+    now: Sequence[Any],
+    base: Sequence[Any],
+    modules: tuple[Mapping[str, str], Mapping[str, str]],
+    records: Iterable[ChangeRecord],
 ) -> list[Finding]:
     """One `entry_change` per entry point whose arguments differ between the base and the pull request (an error
     unless a `changes:` record names it), with the launches that run it. An entry only one side has is not one:
@@ -141,9 +150,14 @@ def entry_changes(
             continue
         names = [name for name in (*MAIN_ARGUMENTS, MAPPED) if old.get(name) != new.get(name)]
         was, now_is = {n: old.get(n, NOT_GIVEN) for n in names}, {n: new.get(n, NOT_GIVEN) for n in names}
-        runs = (f"; {len(launch_ids)} launch{'es' if len(launch_ids) != 1 else ''} run it ("
-                + ", ".join(launch_ids[:SHOWN_LAUNCHES]) + (", ..." if len(launch_ids) > SHOWN_LAUNCHES else "") + ")"
-                if launch_ids else "; no launch found runs it")
+        runs = (
+            f"; {len(launch_ids)} launch{'es' if len(launch_ids) != 1 else ''} run it ("
+            + ", ".join(launch_ids[:SHOWN_LAUNCHES])
+            + (", ..." if len(launch_ids) > SHOWN_LAUNCHES else "")
+            + ")"
+            if launch_ids
+            else "; no launch found runs it"
+        )
         term = TermChange(ENTRY, entry, was, now_is, f"entry point {entry}: {_shown(was)} -> {_shown(now_is)}{runs}")
         finding = replace(change_finding(term, records, Kind.ENTRY_CHANGE), source=source)
         findings.append(replace(finding, origin=Origin.INTRODUCED if finding.severity == ERROR else None))
@@ -170,7 +184,7 @@ def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any
         for _, old_start, old_end, new_start, new_end in matcher.get_opcodes():
             both = min(old_end - old_start, new_end - new_start)  # a replaced run: the same commands, edited
             pairs += [(new[new_start + i], old[old_start + i]) for i in range(both)]
-            gone += old[old_start + both:old_end]
+            gone += old[old_start + both : old_end]
     return pairs, gone
 
 
@@ -189,12 +203,24 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
         where = case.launch.where
         source = Source(case.launch.script, case.launch.line)
         if checked.failures:
-            finding = Finding(Kind.LAUNCH_GONE, case.id, where, None, INFO,
-                              f"{case.id} ({where} at the base) is gone; it did not compose there either", source=source)
+            finding = Finding(
+                Kind.LAUNCH_GONE,
+                case.id,
+                where,
+                None,
+                INFO,
+                f"{case.id} ({where} at the base) is gone; it did not compose there either",
+                source=source,
+            )
         else:
-            term = TermChange(LAUNCH, case.id, where, None,
-                              f"launch {case.id} composed at the base ({where}) and is gone from this change "
-                              "(script deleted or renamed, moved out of the globs, or the command removed)")
+            term = TermChange(
+                LAUNCH,
+                case.id,
+                where,
+                None,
+                f"launch {case.id} composed at the base ({where}) and is gone from this change "
+                "(script deleted or renamed, moved out of the globs, or the command removed)",
+            )
             finding = replace(change_finding(term, records, Kind.LAUNCH_GONE), source=source)
             if finding.severity == ERROR:
                 finding = replace(finding, origin=Origin.INTRODUCED)
@@ -248,9 +274,14 @@ def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
     if base is None or base.case.problem_kind == NOT_EXTRACTED:
         return result
     findings = tuple(
-        replace(f, severity=ERROR, origin=Origin.INTRODUCED,
-                message=f"{f.message}; the base extracted it ({base.case.launch.where}), so what it runs is no longer checked")
-        if f.kind == Kind.LAUNCH and launch_reason(f) == NOT_EXTRACTED else f
+        replace(
+            f,
+            severity=ERROR,
+            origin=Origin.INTRODUCED,
+            message=f"{f.message}; the base extracted it ({base.case.launch.where}), so what it runs is no longer checked",
+        )
+        if f.kind == Kind.LAUNCH and launch_reason(f) == NOT_EXTRACTED
+        else f
         for f in result.findings
     )
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else result.status

@@ -157,7 +157,11 @@ def hydra_main(source: str, file: Path | None = None, where: str = "<entry>") ->
             if not isinstance(decorator, ast.Call):
                 continue
             name = decorator.func
-            dotted = f"{name.value.id}.{name.attr}" if isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name) else getattr(name, "id", "")
+            dotted = (
+                f"{name.value.id}.{name.attr}"
+                if isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name)
+                else getattr(name, "id", "")
+            )
             if dotted not in ("hydra.main", "main"):
                 continue
             arguments: dict[str, Any] = {}
@@ -170,8 +174,21 @@ def hydra_main(source: str, file: Path | None = None, where: str = "<entry>") ->
     return None
 
 
-PATH_FUNCTIONS = frozenset({"os.path.join", "os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath",
-                            "os.fspath", "str", "pathlib.Path", "Path", "pathlib.PurePath", "PurePath"})
+PATH_FUNCTIONS = frozenset(
+    {
+        "os.path.join",
+        "os.path.dirname",
+        "os.path.abspath",
+        "os.path.realpath",
+        "os.path.normpath",
+        "os.fspath",
+        "str",
+        "pathlib.Path",
+        "Path",
+        "pathlib.PurePath",
+        "PurePath",
+    }
+)
 PATH_METHODS = frozenset({"joinpath", "resolve", "absolute", "as_posix"})
 
 
@@ -287,7 +304,11 @@ class Project:
 
     def entry_file(self, entry: str, is_module: bool) -> Path | None:
         """The Python file of a module (or script) inside the project; None when there is none."""
-        candidates = [self.root / (entry.replace(".", "/") + ".py"), self.root / entry.replace(".", "/") / "__main__.py"] if is_module else [self.root / entry]
+        candidates = (
+            [self.root / (entry.replace(".", "/") + ".py"), self.root / entry.replace(".", "/") / "__main__.py"]
+            if is_module
+            else [self.root / entry]
+        )
         for candidate in candidates:
             if candidate.is_file() and is_inside(candidate, self.root):
                 return candidate
@@ -347,8 +368,10 @@ class Project:
             return Refusal(NOT_HYDRA, "has no @hydra.main (map it in [commands.modules] if it composes a config)")
         for argument in ("config_path", "config_name"):
             if isinstance(main.get(argument), NotStatic):
-                return Refusal(NOT_EXTRACTED, f"@hydra.main's {argument} cannot be read without running it "
-                                              f"({main[argument].why}); map {entry} in [commands.modules]")
+                return Refusal(
+                    NOT_EXTRACTED,
+                    f"@hydra.main's {argument} cannot be read without running it ({main[argument].why}); map {entry} in [commands.modules]",
+                )
         config_folder = (path.parent / config_path).resolve() if isinstance(config_path, str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
         return Entry(config_folder, name, _version_base(main))
@@ -408,7 +431,11 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
         try:
             source = read_bytes(script, (project.root,))
         except (OSError, InputLimitError) as error:
-            cases.append(CommandCase(f"{PREFIX}{relative}#1", Launch(relative, 1, 1, error=str(error)), problem=str(error), problem_kind=NOT_EXTRACTED))
+            cases.append(
+                CommandCase(
+                    f"{PREFIX}{relative}#1", Launch(relative, 1, 1, error=str(error)), problem=str(error), problem_kind=NOT_EXTRACTED
+                )
+            )
             continue
         for launch in launches_in(relative, source, project.is_entry, project.sourced):
             cases.append(_case_for(project, launch, settings_search_path))
@@ -442,8 +469,10 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         name = name.removesuffix(".yaml")
     problem = ""
     if launch.name_written and PLACEHOLDER_MARK in (name or ""):
-        problem = (f"--config-name is {launch.name_written}, which the reader cannot know; map "
-                   f"{launch.entry} in [commands.modules] to the config to check it with")
+        problem = (
+            f"--config-name is {launch.name_written}, which the reader cannot know; map "
+            f"{launch.entry} in [commands.modules] to the config to check it with"
+        )
     elif folder is None or name is None:
         problem = f"the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
     elif not is_inside(folder, project.root):
@@ -454,8 +483,14 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
     extra = tuple(d for d in extra if d.is_dir() and is_inside(d, project.root))
     search = extra + settings_search_path
     return CommandCase(
-        identifier, launch, folder, name, project.version_base or entry.version_base, search,
-        problem, CONFIG_REMOVED if problem and "does not exist" in problem else NOT_EXTRACTED if problem else "",
+        identifier,
+        launch,
+        folder,
+        name,
+        project.version_base or entry.version_base,
+        search,
+        problem,
+        CONFIG_REMOVED if problem and "does not exist" in problem else NOT_EXTRACTED if problem else "",
     )
 
 
@@ -539,8 +574,14 @@ class Composer:
             try:
                 parsed = overrides.parse(override.text)
             except Exception as error:
-                checked.failures.append(Failure(BAD_OVERRIDE, override.text.partition("=")[0].lstrip("+~"), override,
-                                                f"Hydra cannot parse it: {describe_error(error)}"))
+                checked.failures.append(
+                    Failure(
+                        BAD_OVERRIDE,
+                        override.text.partition("=")[0].lstrip("+~"),
+                        override,
+                        f"Hydra cannot parse it: {describe_error(error)}",
+                    )
+                )
                 continue
             (values if self._is_value(session, parsed) else groups).append((override, parsed))
         checked.selection = (case.config_name, *(o.text for o, _ in groups))
@@ -573,7 +614,9 @@ class Composer:
             self._lent[base] = lent
         return checked
 
-    def _base(self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: dict) -> bytes | None:
+    def _base(
+        self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: dict
+    ) -> bytes | None:
         """The pickled config of the launch's config name and group overrides, composed once per distinct pair.
 
         A group override whose value is unknown is left out (the group keeps its default). When the whole does
@@ -650,8 +693,18 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
         if override is None:
             severity = WARNING if failure.reason == NOT_EXTRACTED else ERROR
             source = Source(checked.case.launch.script, checked.case.launch.line)
-            findings.append(Finding(Kind.LAUNCH, "", None, None, severity, f"{failure.reason}: {failure.message}", source=source,
-                                    detail=LaunchFix(failure.reason)))
+            findings.append(
+                Finding(
+                    Kind.LAUNCH,
+                    "",
+                    None,
+                    None,
+                    severity,
+                    f"{failure.reason}: {failure.message}",
+                    source=source,
+                    detail=LaunchFix(failure.reason),
+                )
+            )
             continue
         fix = failure.fix
         message = failure.message
@@ -665,10 +718,18 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
         # The message names the cause, the same for every launch it breaks (reports group launches by it); the
         # override as the script writes it is `new` (its own text where a value is unknown, never a placeholder),
         # where it is written the source, what to write instead `fix`.
-        findings.append(Finding(
-            Kind.LAUNCH, failure.key, None, override.shown, ERROR, f"{failure.reason}: {message}",
-            source=Source(override.file or checked.case.launch.script, override.line), detail=LaunchFix(failure.reason, fix),
-        ))
+        findings.append(
+            Finding(
+                Kind.LAUNCH,
+                failure.key,
+                None,
+                override.shown,
+                ERROR,
+                f"{failure.reason}: {message}",
+                source=Source(override.file or checked.case.launch.script, override.line),
+                detail=LaunchFix(failure.reason, fix),
+            )
+        )
     return findings
 
 
@@ -686,7 +747,7 @@ def moved_key(override: str) -> str:
 def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
     """The override rewritten for a key (or one of its parents) that moved; None when none did."""
     form = re.match(r"[+~]*", text).group()  # type: ignore[union-attr]
-    key, equals, value = text[len(form):].partition("=")
+    key, equals, value = text[len(form) :].partition("=")
     parts = key.split(".")
     for cut in range(len(parts), 0, -1):
         old = ".".join(parts[:cut])
@@ -720,8 +781,9 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
 def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
     """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
     the base, else `introduced` (it applied there, failed for another reason, or is new)."""
+
     def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, str]:
-        script = result.case.id[len(PREFIX):].rsplit("#", 1)[0]
+        script = result.case.id[len(PREFIX) :].rsplit("#", 1)[0]
         form = (finding.new or "").partition("=")[0] if finding.path else ""
         return script, form, finding.path, launch_reason(finding)
 
@@ -734,13 +796,17 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
             if finding.kind == Kind.LAUNCH:
                 at_base = signature(result, finding) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
-                finding = replace(finding, origin=Origin.AT_BASE if at_base else Origin.INTRODUCED,
-                                  severity=WARNING if at_base and finding.severity == ERROR else finding.severity)
+                finding = replace(
+                    finding,
+                    origin=Origin.AT_BASE if at_base else Origin.INTRODUCED,
+                    severity=WARNING if at_base and finding.severity == ERROR else finding.severity,
+                )
                 launch = finding.detail_as(LaunchFix)
                 if not at_base and launch is not None and launch.reason == ENTRY_MISSING and result.case.id in launched:
                     # The base ran this program here: the pull request lost a Hydra entry point.
-                    finding = replace(finding, message=ENTRY_REMOVED + finding.message[len(ENTRY_MISSING):],
-                                      detail=replace(launch, reason=ENTRY_REMOVED))
+                    finding = replace(
+                        finding, message=ENTRY_REMOVED + finding.message[len(ENTRY_MISSING) :], detail=replace(launch, reason=ENTRY_REMOVED)
+                    )
             findings.append(finding)
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         yield replace(result, findings=tuple(findings), status=status)
@@ -763,8 +829,11 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
 
 
 def _checked_commands(
-    settings: Any, root: Path | None = None, case_glob: str | Sequence[str] | None = None,
-    trees: bool = False, found: Sequence[CommandCase] | None = None,
+    settings: Any,
+    root: Path | None = None,
+    case_glob: str | Sequence[str] | None = None,
+    trees: bool = False,
+    found: Sequence[CommandCase] | None = None,
 ) -> tuple[list[Checked], list[CommandCase]]:
     """The launches composed and checked (of `found`, when the caller already discovered them; with their plain
     trees when `trees`), and the commands that are no launch of a Hydra application."""
@@ -788,8 +857,13 @@ def check_commands(
 
 
 def review_commands(
-    settings: Any, ref: str, moves: Mapping[str, str] | None = None, case_glob: str | Sequence[str] | None = None,
-    changes: Iterable[Any] = (), records: Iterable[Any] = (), views: tuple[Any, Any] | None = None,
+    settings: Any,
+    ref: str,
+    moves: Mapping[str, str] | None = None,
+    case_glob: str | Sequence[str] | None = None,
+    changes: Iterable[Any] = (),
+    records: Iterable[Any] = (),
+    views: tuple[Any, Any] | None = None,
 ) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
     """The command cases now, each launch finding with its origin against the scripts and tree at `ref`. Each
     launch's composed values are compared
@@ -812,14 +886,19 @@ def review_commands(
         return _checked_commands(settings, case_glob=case_glob, trees=True, found=found)
 
     if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
-        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob), this_side,
-                                      settings.jobs or 2)
+        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob), this_side, settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
     else:
         now, skipped = this_side()
     modules = (dict(settings.command_modules), launch_review.head_modules(dict(settings.command_modules), changes))
-    entries = launch_review.entry_changes(launch_review.tree_reader(project_of(settings)),
-                                          launch_review.git_reader(top, commit, settings.origin.parent), now, base, modules, records)
+    entries = launch_review.entry_changes(
+        launch_review.tree_reader(project_of(settings)),
+        launch_review.git_reader(top, commit, settings.origin.parent),
+        now,
+        base,
+        modules,
+        records,
+    )
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
     pairs, gone = launch_review.paired(now, base)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
@@ -827,15 +906,12 @@ def review_commands(
     values = {c.case.id: launch_review.value_findings(c, b, views, moves) for c, b in pairs}
     at_base = {c.case.id: b for c, b in pairs}
     results = [
-        launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id))
-        for r in reviewed
+        launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed
     ]
     return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
 
 
-def _base_launches(
-    settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None
-) -> list[Checked]:
+def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
     from harness.review import gitrepo
     from harness.review.baselines import folders_at
@@ -870,10 +946,16 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
         except OSError:
             outside.append((str(folder), 0))
     facts = {
-        "commit": commit, "folders": list(folders), "globs": list(settings.command_globs),
-        "modules": sorted(dict(settings.command_modules).items()), "version_base": settings.version_base,
-        "config_dir": str(settings.config_dir.relative_to(settings.origin.parent)) if settings.config_dir.is_relative_to(settings.origin.parent) else str(settings.config_dir),
-        "search_path": [str(p) for p in settings.search_path], "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
+        "commit": commit,
+        "folders": list(folders),
+        "globs": list(settings.command_globs),
+        "modules": sorted(dict(settings.command_modules).items()),
+        "version_base": settings.version_base,
+        "config_dir": str(settings.config_dir.relative_to(settings.origin.parent))
+        if settings.config_dir.is_relative_to(settings.origin.parent)
+        else str(settings.config_dir),
+        "search_path": [str(p) for p in settings.search_path],
+        "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
         "outside": outside,
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
     }
@@ -951,7 +1033,10 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     if setting:
         lines.append(f"  set by override: {setting[-1].shown}  ({setting[-1].file or case.launch.script}:{setting[-1].line})")
     assert case.config_dir is not None
-    with contextlib.chdir(settings.origin.parent), HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session:
+    with (
+        contextlib.chdir(settings.origin.parent),
+        HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session,
+    ):
         writes = writes_of(session, case.as_case(), key)
     for index, write in enumerate(reversed(writes)):
         role = "set by" if index == 0 and not setting else "overrode"

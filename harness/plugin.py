@@ -321,6 +321,7 @@ def harness_cases(request: pytest.FixtureRequest) -> list[Any]:
 @pytest.fixture(scope="session")
 def composed_config(request: pytest.FixtureRequest) -> Callable[[str], Any]:
     """A function from case id to the freshly composed config (read-only by convention)."""
+
     def lookup(case_id: str) -> Any:
         __tracebackhide__ = True
         with _harness(request.config) as engine:

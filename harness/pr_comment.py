@@ -34,13 +34,15 @@ COMMENT_LIMIT = 65536  # GitHub's limit on a comment's body, in characters
 BODY_CHARACTERS = COMMENT_LIMIT - 1024  # room for the sticky-comment action's hidden header
 MAX_COUNT = 10**7
 MAX_BASE_CHARACTERS = 200
-COUNT_WORDS = MappingProxyType({  # the document's counts, in the order and the words the comment says them
-    "introduced_warnings": ("introduced warning", "introduced warnings"),
-    "differences": ("difference", "differences"),
-    "at_base": ("error already at the base", "errors already at the base"),
-    "excused": ("waived or known", "waived or known"),
-    "fixed": ("fixed", "fixed"),
-})
+COUNT_WORDS = MappingProxyType(
+    {  # the document's counts, in the order and the words the comment says them
+        "introduced_warnings": ("introduced warning", "introduced warnings"),
+        "differences": ("difference", "differences"),
+        "at_base": ("error already at the base", "errors already at the base"),
+        "excused": ("waived or known", "waived or known"),
+        "fixed": ("fixed", "fixed"),
+    }
+)
 COUNTS = ("introduced_errors", *COUNT_WORDS)
 CONCLUSIONS = frozenset({"success", "failure", "cancelled", "timed_out", "action_required", "neutral", "skipped", "stale"})
 HEAD_SHA = re.compile(r"[0-9a-f]{40}")
@@ -194,19 +196,25 @@ def render(comment: Comment, event: Any) -> str:
     against = f" against {code_span(comment.base, False)}" if comment.base else ""
     conclusion = _get(run, "conclusion")
     job = f" The job: {conclusion}." if conclusion in CONCLUSIONS else ""
-    lines = [f"### {verdict(comment.ok and not errors, errors)}", "",
-             f"The review of this pull request{against}: {'OK' if comment.ok and not errors else 'FAILED'}.{job}"]
+    lines = [
+        f"### {verdict(comment.ok and not errors, errors)}",
+        "",
+        f"The review of this pull request{against}: {'OK' if comment.ok and not errors else 'FAILED'}.{job}",
+    ]
     counted = ["introduced_errors"]
-    for title, shown, total in (("Introduced errors", comment.errors, errors),
-                                ("Introduced warnings", comment.warnings, comment.count("introduced_warnings"))):
+    for title, shown, total in (
+        ("Introduced errors", comment.errors, errors),
+        ("Introduced warnings", comment.warnings, comment.count("introduced_warnings")),
+    ):
         if shown:
             counted += ["introduced_warnings"] if title == "Introduced warnings" else []
             lines += ["", f"{title}, one line per cause:", ""]
             lines += [f"- {code_span(line, False)}" for line in shown]
             if total > len(shown):
                 lines.append(f"- and {total - len(shown)} more (the job summary lists them all)")
-    rest = [f"{n} {one if n == 1 else many}" for name, (one, many) in COUNT_WORDS.items()
-            if (n := comment.count(name)) and name not in counted]
+    rest = [
+        f"{n} {one if n == 1 else many}" for name, (one, many) in COUNT_WORDS.items() if (n := comment.count(name)) and name not in counted
+    ]
     if rest:
         lines += ["", "Also: " + ", ".join(rest) + "."]
     url = _get(run, "html_url")

@@ -59,8 +59,9 @@ def waived_line(by_case: Mapping[str, Sequence[str]]) -> str | None:
         return None
     cases = sum(1 for texts in by_case.values() if texts)
     distinct = len({text for texts in by_case.values() for text in texts})
-    return (f"{_plural(total, 'waived warning')} on {_plural(cases, 'case')}, {distinct} distinct "
-            "(`config-harness check --verbose` lists them)")
+    return (
+        f"{_plural(total, 'waived warning')} on {_plural(cases, 'case')}, {distinct} distinct (`config-harness check --verbose` lists them)"
+    )
 
 
 def orphan_lines(orphans: Sequence[str], details: bool) -> list[str]:
@@ -96,5 +97,4 @@ def next_lines(result: MatrixResult, goldens: str, updated: bool) -> list[str]:
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
     settled = replace(result, cases=cases, orphans=())  # orphans have their own line (pytest's options)
     steps = NextSteps(regenerate="pytest --snapshot-update", goldens=goldens)
-    return [printable(f"Next: {step}") for step in
-            next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]
+    return [printable(f"Next: {step}") for step in next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]

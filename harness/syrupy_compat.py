@@ -18,13 +18,15 @@ __all__ = ["SnapshotOptions", "TextFileExtension", "snapshot_options"]
 
 # Where syrupy's options land in pytest's namespace (the `dest` of each in syrupy's pytest_addoption): syrupy
 # documents the flags, not these names, so they are read here only.
-OPTION_NAMES = MappingProxyType({
-    "update": "update_snapshots",  # --snapshot-update
-    "warn_unused": "warn_unused_snapshots",  # --snapshot-warn-unused
-    "details": "include_snapshot_details",  # --snapshot-details
-    "no_cleanup": "no_cleanup",  # --snapshot-no-cleanup
-    "disable_unused": "disable_unused_snapshots",  # --snapshot-disable-unused
-})
+OPTION_NAMES = MappingProxyType(
+    {
+        "update": "update_snapshots",  # --snapshot-update
+        "warn_unused": "warn_unused_snapshots",  # --snapshot-warn-unused
+        "details": "include_snapshot_details",  # --snapshot-details
+        "no_cleanup": "no_cleanup",  # --snapshot-no-cleanup
+        "disable_unused": "disable_unused_snapshots",  # --snapshot-disable-unused
+    }
+)
 
 
 @dataclass(frozen=True)

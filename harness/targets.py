@@ -132,21 +132,39 @@ class ProgramView:
             return []
         if isinstance(signature, Missing):
             path = join_path(node.path, "_target_")
-            said = (f"{node.target} could not be read in the Python sources ({signature.reason})" if NOT_READ in signature.reason
-                    else f"{node.target} does not exist in the Python sources ({signature.reason}); building the node fails")
-            return [Finding(Kind.TARGET, path, None, node.target, ERROR, f"{path}: {said}",
-                            detail=TargetFacts(TargetReason.MISSING_CLASS, target=node.target))]
+            said = (
+                f"{node.target} could not be read in the Python sources ({signature.reason})"
+                if NOT_READ in signature.reason
+                else f"{node.target} does not exist in the Python sources ({signature.reason}); building the node fails"
+            )
+            return [
+                Finding(
+                    Kind.TARGET,
+                    path,
+                    None,
+                    node.target,
+                    ERROR,
+                    f"{path}: {said}",
+                    detail=TargetFacts(TargetReason.MISSING_CLASS, target=node.target),
+                )
+            ]
         findings = []
         where = f"{self.shown(signature.file)}:{signature.line}"
         if signature.complete and not signature.var_kwargs:
             for key in node.keys:
                 if signature.param(key) is None:
                     path = join_path(node.path, key)
-                    findings.append(Finding(
-                        Kind.TARGET, path, None, None, ERROR,
-                        f"{path}: {signature.qualname} ({where}) declares no field {key}; building the node fails",
-                        detail=TargetFacts(TargetReason.UNDECLARED, owner=signature.qualname, source=where),
-                    ))
+                    findings.append(
+                        Finding(
+                            Kind.TARGET,
+                            path,
+                            None,
+                            None,
+                            ERROR,
+                            f"{path}: {signature.qualname} ({where}) declares no field {key}; building the node fails",
+                            detail=TargetFacts(TargetReason.UNDECLARED, owner=signature.qualname, source=where),
+                        )
+                    )
         for param in signature.params:
             if param.name in node.keys or param.name in RESERVED_KEYS:
                 continue
@@ -155,19 +173,32 @@ class ProgramView:
             if param.default is None:
                 if node.partial:
                     continue
-                findings.append(Finding(
-                    Kind.TARGET, path, None, None, ERROR,
-                    f"{path}: {param.owner}.{param.name} ({filled.where}) has no default and the config gives no value; "
-                    "building the node fails",
-                    source=filled.source, detail=TargetFacts(TargetReason.REQUIRED, owner=signature.qualname, source=filled.where),
-                ))
+                findings.append(
+                    Finding(
+                        Kind.TARGET,
+                        path,
+                        None,
+                        None,
+                        ERROR,
+                        f"{path}: {param.owner}.{param.name} ({filled.where}) has no default and the config gives no value; "
+                        "building the node fails",
+                        source=filled.source,
+                        detail=TargetFacts(TargetReason.REQUIRED, owner=signature.qualname, source=filled.where),
+                    )
+                )
                 continue
-            findings.append(Finding(
-                Kind.TARGET, path, None, filled.value(), INFO,
-                f"{path} is not in the config; the program uses the Python default {param.default.describe()} ({filled.where})",
-                source=filled.source,
-                detail=TargetFacts(TargetReason.DEFAULTED, owner=signature.qualname, source=filled.where, default=filled.value()),
-            ))
+            findings.append(
+                Finding(
+                    Kind.TARGET,
+                    path,
+                    None,
+                    filled.value(),
+                    INFO,
+                    f"{path} is not in the config; the program uses the Python default {param.default.describe()} ({filled.where})",
+                    source=filled.source,
+                    detail=TargetFacts(TargetReason.DEFAULTED, owner=signature.qualname, source=filled.where, default=filled.value()),
+                )
+            )
         return findings
 
     def findings(self, case: Case, config: Any, tree: Any) -> list[Finding]:
@@ -201,7 +232,7 @@ class ProgramView:
         param = signature.param(keys[cut])
         if param is None or param.default is None:
             return None
-        if inside and cut + 1 < len(keys) and (not param.default.literal or _walk(param.default.value, keys[cut + 1:]) is MISSING):
+        if inside and cut + 1 < len(keys) and (not param.default.literal or _walk(param.default.value, keys[cut + 1 :]) is MISSING):
             return None  # the default has no such key inside it
         return self._filled(node, param, signature)
 
@@ -216,7 +247,7 @@ class ProgramView:
         if not filled.default.literal:
             return filled.default
         depth = len(split_path(filled.node.path)) if filled.node.path else 0
-        return _walk(filled.default.value, split_path(path)[depth + 1:])
+        return _walk(filled.default.value, split_path(path)[depth + 1 :])
 
     def refine(self, findings: list[Finding], tree: Any) -> list[Finding]:
         """Differences read with the classes: a dropped key a Python default fills becomes one `changed` finding
@@ -244,12 +275,20 @@ class ProgramView:
         if len(removed) == 1 and removed[0].path == path:
             old = removed[0].old
         else:
-            old = unflatten({f.path[len(path) + 1:]: f.old for f in removed})
+            old = unflatten({f.path[len(path) + 1 :]: f.old for f in removed})
         new = filled.value()
-        message = (f"{path}: the YAML no longer sets it (was {describe_value(old)}); the program now uses the Python default "
-                   f"{filled.default.describe()} of {filled.signature.qualname} ({filled.where})")
+        message = (
+            f"{path}: the YAML no longer sets it (was {describe_value(old)}); the program now uses the Python default "
+            f"{filled.default.describe()} of {filled.signature.qualname} ({filled.where})"
+        )
         return Finding(
-            Kind.CHANGED, path, old, new, removed[0].severity, message, source=filled.source,
+            Kind.CHANGED,
+            path,
+            old,
+            new,
+            removed[0].severity,
+            message,
+            source=filled.source,
             detail=ViaDefault(TargetFacts(TargetReason.DEFAULTED, owner=filled.signature.qualname, source=filled.where, default=new)),
         )
 
@@ -265,14 +304,18 @@ class ProgramView:
         where = f"{self.shown(param.file)}:{param.line}"
         note = f" (the YAML now agrees with the Python default {param.default.describe()} of {param.owner}, {where})"
         difference = finding.detail_as(Difference) or Difference()
-        return replace(finding, message=finding.message + note, detail=replace(difference, agrees=PythonDefault(param.default.value, where)))
+        return replace(
+            finding, message=finding.message + note, detail=replace(difference, agrees=PythonDefault(param.default.value, where))
+        )
 
 
 def python_defaults(view: ProgramView, tree: Any) -> dict[str, tuple[Finding, TargetFacts]]:
     """Every field of a composed tree that the YAML leaves to its class's Python default: path -> its `defaulted`
     finding (`new` holds the default) and its facts."""
     return {
-        finding.path: (finding, facts) for node in target_nodes(tree) for finding in view.node_findings(node)
+        finding.path: (finding, facts)
+        for node in target_nodes(tree)
+        for finding in view.node_findings(node)
         if (facts := finding.detail_as(TargetFacts)) is not None and facts.reason == TargetReason.DEFAULTED
     }
 
@@ -286,12 +329,19 @@ def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, t
         was, was_facts = before.get(path, (None, None))
         if was is None or was_facts is None or same_value(was.new, now.new):
             continue
-        findings.append(Finding(
-            Kind.CHANGED, path, was.new, now.new, severity,
-            f"{path}: {describe_value(was.new)} -> {describe_value(now.new)} via python default: no config sets it, and "
-            f"the default of {facts.owner} ({facts.source}) changed (was {was_facts.source})",
-            source=now.source, detail=ViaDefault(facts),
-        ))
+        findings.append(
+            Finding(
+                Kind.CHANGED,
+                path,
+                was.new,
+                now.new,
+                severity,
+                f"{path}: {describe_value(was.new)} -> {describe_value(now.new)} via python default: no config sets it, and "
+                f"the default of {facts.owner} ({facts.source}) changed (was {was_facts.source})",
+                source=now.source,
+                detail=ViaDefault(facts),
+            )
+        )
     return findings
 
 
@@ -314,10 +364,6 @@ def _walk(value: Any, keys: list[str]) -> Any:
             return MISSING
         value = value[key]
     return value
-
-
-
-
 
 
 def waive_targets(findings: list[Finding], waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> list[Finding]:

@@ -26,7 +26,7 @@ SETTINGS_MEANINGS = {
     "snapshot_dir": 'where goldens live (default `"snapshots"`); keep it outside `config_dir`',
     "contracts": "contract files (YAML), merged (default `[]`)",
     "roots": "root config names, each composed with every engine and preset (required); a root may sit in a "
-             "subfolder (`train_config/config`), its case ids and golden names then use `.` for `/`",
+    "subfolder (`train_config/config`), its case ids and golden names then use `.` for `/`",
     "engine_group": "a Hydra group whose options are the engines; adds `<group>=<engine>` before the preset's overrides",
     "engines": "an explicit engine list, which wins over discovery (default: the group's options)",
     "presets": "name -> list of Hydra override strings (default `{default = []}`)",
@@ -100,8 +100,14 @@ def _checked(meanings: Mapping[str, str], names: Iterable[str], what: str) -> No
     if missing or extra:
         raise StaleMeanings(
             f"scripts/docs_reference.py: {what}: "
-            + "; ".join(part for part in (missing and f"no meaning for {', '.join(missing)}",
-                                          extra and f"a meaning for {', '.join(extra)}, which the code no longer has") if part)
+            + "; ".join(
+                part
+                for part in (
+                    missing and f"no meaning for {', '.join(missing)}",
+                    extra and f"a meaning for {', '.join(extra)}, which the code no longer has",
+                )
+                if part
+            )
         )
 
 
@@ -130,9 +136,12 @@ def settings_page() -> str:
         "The [settings page](../settings.md) explains them with examples.\n\n"
         + _keys_table(settings.TOP_LEVEL_KEYS, SETTINGS_MEANINGS, "settings keys")
         + "\n`cache_dir` is refused (exit 2): the cache holds pickles, so nothing a pull request controls may name it.\n"
-        + "\n## `[[routes]]`\n\n" + _keys_table(settings.ROUTE_KEYS, ROUTE_MEANINGS, "route keys")
-        + "\n## `[source]`\n\n" + _keys_table(settings.SOURCE_KEYS, SOURCE_MEANINGS, "source keys")
-        + "\n## `[[commands]]`\n\n" + _keys_table(settings.COMMAND_KEYS, COMMAND_MEANINGS, "commands keys")
+        + "\n## `[[routes]]`\n\n"
+        + _keys_table(settings.ROUTE_KEYS, ROUTE_MEANINGS, "route keys")
+        + "\n## `[source]`\n\n"
+        + _keys_table(settings.SOURCE_KEYS, SOURCE_MEANINGS, "source keys")
+        + "\n## `[[commands]]`\n\n"
+        + _keys_table(settings.COMMAND_KEYS, COMMAND_MEANINGS, "commands keys")
         + f"\n`version_base` takes one of {', '.join(f'`{v}`' for v in settings.VERSION_BASES)}.\n"
     )
 
@@ -144,8 +153,7 @@ def findings_page() -> str:
     golden = {kind.value for kind in findings.GOLDEN_KINDS}
     differences = {kind.value for kind in findings.DIFFERENCE_KINDS}
     rows = (
-        (f"`{kind.value}`", KIND_MEANINGS[kind.value], "yes" if kind.value in differences else "",
-         "yes" if kind.value in golden else "")
+        (f"`{kind.value}`", KIND_MEANINGS[kind.value], "yes" if kind.value in differences else "", "yes" if kind.value in golden else "")
         for kind in findings.Kind
     )
 
@@ -186,8 +194,11 @@ def exit_codes_page() -> str:
 
 def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     # argparse has no public way to list a parser's arguments; `_actions` is the list `format_help` itself walks.
-    return [action for action in parser._actions
-            if not isinstance(action, argparse._SubParsersAction | argparse._HelpAction) and action.help != argparse.SUPPRESS]
+    return [
+        action
+        for action in parser._actions
+        if not isinstance(action, argparse._SubParsersAction | argparse._HelpAction) and action.help != argparse.SUPPRESS
+    ]
 
 
 def _flag_rows(actions: Iterable[argparse.Action]) -> list[tuple[str, ...]]:

@@ -71,9 +71,15 @@ def answers(code: Path, project: Path, cache: Path) -> list[tuple[int, str]]:
 
 def git(repository: Path, *args: str, stdin: bytes | None = None) -> bytes:
     # Fixed names and dates: both versions' clones get the same commit ids, which reports may name.
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-           "GIT_AUTHOR_NAME": "same", "GIT_AUTHOR_EMAIL": "same@answers", "GIT_COMMITTER_NAME": "same",
-           "GIT_COMMITTER_EMAIL": "same@answers"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+        "GIT_AUTHOR_NAME": "same",
+        "GIT_AUTHOR_EMAIL": "same@answers",
+        "GIT_COMMITTER_NAME": "same",
+        "GIT_COMMITTER_EMAIL": "same@answers",
+    }
     return subprocess.run(["git", "-C", str(repository), *args], check=True, capture_output=True, input=stdin, env=env).stdout
 
 

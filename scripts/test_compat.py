@@ -73,8 +73,9 @@ def pythons() -> list[Path]:
     candidates += [path for minor in range(minimum[1], 20) if (path := shutil.which(f"python3.{minor}"))]
     for candidate in candidates:
         try:
-            answer = subprocess.run([candidate, "-c", "import sys; print(*sys.version_info[:2])"],
-                                    capture_output=True, text=True, check=True).stdout.split()
+            answer = subprocess.run(
+                [candidate, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True, check=True
+            ).stdout.split()
         except (OSError, subprocess.CalledProcessError):
             continue
         version = (int(answer[0]), int(answer[1]))
@@ -102,8 +103,14 @@ def one_end(name: str, python: Path, pins: list[str], folder: Path, tests: list[
     run([str(bin_dir / "config-harness"), "--version"])
     # What pip resolved each range to, so the log shows the versions the tests ran on.
     names = [re.match(r"[A-Za-z0-9_.-]+", pin).group(0) for pin in pins]  # type: ignore[union-attr]
-    run([str(bin_dir / "python"), "-c", "import sys, importlib.metadata as m; "
-         "print('test-compat: installed', *(f'{n}=={m.version(n)}' for n in sys.argv[1:]))", *names])
+    run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "import sys, importlib.metadata as m; print('test-compat: installed', *(f'{n}=={m.version(n)}' for n in sys.argv[1:]))",
+            *names,
+        ]
+    )
     # The tests run from the checkout (its tests/ and the .cache/ of fetched wheels), on the venv's versions.
     run([str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers.split(), *tests], cwd=ROOT)
 

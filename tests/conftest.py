@@ -206,8 +206,14 @@ def copy_verl_project(path: Path) -> Path:
     shutil.copytree(ROOT / "snapshots", path / "snapshots")
     shutil.copy(ROOT / "contracts" / "verl.yaml", path / "contracts.yaml")
     table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["config-harness"]
-    lines = ['config_dir = "config"', 'snapshot_dir = "snapshots"', 'contracts = ["contracts.yaml"]',
-             f"roots = {json.dumps(table['roots'])}", f'engine_group = "{table["engine_group"]}"', "[presets]"]
+    lines = [
+        'config_dir = "config"',
+        'snapshot_dir = "snapshots"',
+        'contracts = ["contracts.yaml"]',
+        f"roots = {json.dumps(table['roots'])}",
+        f'engine_group = "{table["engine_group"]}"',
+        "[presets]",
+    ]
     lines += [f"{name} = {json.dumps(overrides)}" for name, overrides in table["presets"].items()]
     for route in table["routes"]:
         lines += ["[[routes]]"] + [f"{key} = {json.dumps(value)}" for key, value in route.items()]

@@ -55,8 +55,9 @@ def verl_bundle() -> Path | None:
     """verl's whole repository at five tagged commits, from the team's shared data folder: beside the checkout
     (`../shared/data`, as CI lays it out), or beside the main checkout of a git worktree."""
     candidates = [ROOT.parent / "shared" / "data" / "verl-full.bundle"]
-    common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=ROOT,
-                            capture_output=True, text=True, check=False).stdout.strip()
+    common = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
     if common:
         candidates.append(Path(common).parent.parent / "shared" / "data" / "verl-full.bundle")
     return next((path for path in candidates if path.is_file()), None)
@@ -81,6 +82,7 @@ class Outcome:
 
 
 # --- console blocks -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Command:
@@ -141,9 +143,17 @@ def _environment(workspace: Path, cache: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("CONFIG_HARNESS_", "PYTEST_"))}
     env.update(
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",  # this checkout's config-harness
-        CONFIG_HARNESS_CACHE_DIR=str(cache), NO_COLOR="1", COLUMNS="100", LC_ALL="C.UTF-8", PWD=str(workspace),
-        GIT_AUTHOR_NAME="docs", GIT_AUTHOR_EMAIL="docs@example.invalid", GIT_COMMITTER_NAME="docs",
-        GIT_COMMITTER_EMAIL="docs@example.invalid", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1",
+        CONFIG_HARNESS_CACHE_DIR=str(cache),
+        NO_COLOR="1",
+        COLUMNS="100",
+        LC_ALL="C.UTF-8",
+        PWD=str(workspace),
+        GIT_AUTHOR_NAME="docs",
+        GIT_AUTHOR_EMAIL="docs@example.invalid",
+        GIT_COMMITTER_NAME="docs",
+        GIT_COMMITTER_EMAIL="docs@example.invalid",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
     )
     return env
 
@@ -158,9 +168,16 @@ def run_console(example: Example) -> str | None:
     cache = example.namespace["scratch"] / "cache"
     failures = []
     for command in commands_of(example.parsed):
-        completed = subprocess.run(["bash", "-c", command.text], cwd=workspace, env=_environment(workspace, cache),
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=COMMAND_TIMEOUT,
-                                   check=False)
+        completed = subprocess.run(
+            ["bash", "-c", command.text],
+            cwd=workspace,
+            env=_environment(workspace, cache),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+            check=False,
+        )
         example.namespace["outcome"].commands += 1
         actual = _shown(completed.stdout, workspace, cache)
         where = f"line {example.line + 1 + command.line}: $ {command.text}"
@@ -172,6 +189,7 @@ def run_console(example: Example) -> str | None:
 
 
 # --- workspaces ----------------------------------------------------------------------------------------------
+
 
 def _workspace(example: Example) -> Path:
     """The folder the document's commands run in and its files are written to, made on first use."""
@@ -215,6 +233,7 @@ def workspace_parser(document: Document):
 
 
 # --- files and parsed blocks ---------------------------------------------------------------------------------
+
 
 def parse_text(language: str, text: str) -> str | None:
     """None when the block parses as its language, else why not."""
@@ -267,8 +286,9 @@ def untagged_session_parser(document: Document):
     for region in RawFencedCodeBlockLexer(info_pattern=UNTAGGED)(document):
         if str(region.lexemes["source"]).startswith("$ "):
             region.parsed = region.lexemes["source"]
-            region.evaluator = lambda example: ("a shell session outside a ```console block is not run: tag the block "
-                                                "console, or opt out with <!-- skip: next \"why\" -->")
+            region.evaluator = lambda example: (
+                'a shell session outside a ```console block is not run: tag the block console, or opt out with <!-- skip: next "why" -->'
+            )
             yield region
 
 
@@ -277,8 +297,9 @@ def skip_parser(document: Document):
     for region in SkipParser()(document):
         action, reason = region.parsed
         if action in ("next", "start") and not reason:
-            yield Region(region.start, region.end, None, lambda example: "an opt-out marker without a reason: "
-                                                                          'write <!-- skip: next "why" -->')
+            yield Region(
+                region.start, region.end, None, lambda example: 'an opt-out marker without a reason: write <!-- skip: next "why" -->'
+            )
         else:
             yield region
 

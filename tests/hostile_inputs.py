@@ -8,8 +8,10 @@ def class_lattice(levels: int) -> str:
     """Each level's class inherits from two classes that both inherit from the level below (`Model` on top)."""
     lines = ["class L0:\n    def __init__(self, width=1):\n        pass"]
     for level in range(1, levels + 1):
-        lines.append(f"class A{level}(L{level - 1}):\n    pass\nclass B{level}(L{level - 1}):\n    pass\n"
-                     f"class L{level}(A{level}, B{level}):\n    pass")
+        lines.append(
+            f"class A{level}(L{level - 1}):\n    pass\nclass B{level}(L{level - 1}):\n    pass\n"
+            f"class L{level}(A{level}, B{level}):\n    pass"
+        )
     return "\n".join(lines) + f"\nModel = L{levels}\n"
 
 
@@ -32,8 +34,10 @@ def long_expression(terms: int) -> str:
 
 def attribute_chain(steps: int) -> str:
     """An entry module with a `steps`-long attribute chain before its `@hydra.main`."""
-    return ("import hydra\nx = a" + ".b" * steps + "\n"
-            "@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n")
+    return (
+        "import hydra\nx = a" + ".b" * steps + "\n"
+        "@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n"
+    )
 
 
 def doubling_script(times: int) -> str:

@@ -43,7 +43,9 @@ def git(repository: Path, *arguments: str) -> str:
     """Run git with a fixed identity and return its stdout."""
     completed = subprocess.run(
         ["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@t", *arguments],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return completed.stdout.strip()
 

@@ -46,8 +46,9 @@ def fill(text: str, context: dict[str, Any]) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: str(evaluate(m.group(1), context)), text)
 
 
-def step_runs(step: dict[str, Any], *, event: str, job_failed: bool, cancelled: bool, outcomes: dict[str, str],
-              context: dict[str, Any] | None = None) -> bool:
+def step_runs(
+    step: dict[str, Any], *, event: str, job_failed: bool, cancelled: bool, outcomes: dict[str, str], context: dict[str, Any] | None = None
+) -> bool:
     """Whether GitHub runs a step: its `if:` with the implicit `success() &&` when it names no status function."""
     condition = str(step.get("if", "success()"))
     if not any(re.search(rf"\b{name}\(\)", condition) for name in STATUS_FUNCTIONS):
@@ -92,9 +93,9 @@ def run_job(template: Path, folder: Path, env: dict[str, str], github: dict[str,
             "github": namespace(github),
             "env": namespace(env),
             "runner": SimpleNamespace(temp=env.get("RUNNER_TEMP", "")),
-            "steps": SimpleNamespace(**{
-                key: SimpleNamespace(outcome=ids[key], outputs=SimpleNamespace(**run.outputs.get(key, {}))) for key in ids
-            }),
+            "steps": SimpleNamespace(
+                **{key: SimpleNamespace(outcome=ids[key], outputs=SimpleNamespace(**run.outputs.get(key, {}))) for key in ids}
+            ),
         }
         name = fill(step.get("name", step.get("uses", "")), context)
         if not step_runs(step, event=github["event_name"], job_failed=run.failed, cancelled=False, outcomes=ids, context=context):

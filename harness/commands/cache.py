@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"cleared {len(found)} entries and {trees} kept base trees from {folder}")
     else:
         size = sum(entry.stat(follow_symlinks=False).st_size for entry in found)
-        say(f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), "
-            f"{kept_count(folder)} kept base trees, key {key_path(folder)}")
+        say(
+            f"{folder}: {len(found)} entries, {size // 1024} KiB (cap {limit_bytes() // (1024 * 1024)} MiB), "
+            f"{kept_count(folder)} kept base trees, key {key_path(folder)}"
+        )
     return ExitCode.OK

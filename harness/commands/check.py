@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_format_flags(parser)
     common.add_quiet(parser, "text: only errors, plus the verdict")
     parser.add_argument(
-        "--verbose", action="store_true",
+        "--verbose",
+        action="store_true",
         help="text: name every case of each waived warning, list refactors with unchanged values and info findings",
     )
     common.add_case_flag(parser)
@@ -28,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
     run = Run.check(settings, common.rule_set_of(settings, args), sourced=common.sourced(args))
     result = common.run_with_progress(Engine(run, args.case))
-    common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings),
-                        reports=args.report)
+    common.print_result(
+        result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings), reports=args.report
+    )
     return ExitCode.OK if result.ok else ExitCode.FINDINGS

@@ -22,9 +22,12 @@ GLOBALS = AFTER = ()
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("artifact", metavar="DIR", help="the downloaded artifact: comment.json (--format comment) and pull-request")
     parser.add_argument("--event", required=True, metavar="FILE", help="the workflow_run event ($GITHUB_EVENT_PATH)")
-    parser.add_argument("--pull", metavar="FILE",
-                        help="GitHub's answer for the pull request the artifact names (`gh api repos/R/pulls/N`): "
-                             "how a fork's pull request, absent from the event, is checked against the run's head commit")
+    parser.add_argument(
+        "--pull",
+        metavar="FILE",
+        help="GitHub's answer for the pull request the artifact names (`gh api repos/R/pulls/N`): "
+        "how a fork's pull request, absent from the event, is checked against the run's head commit",
+    )
     parser.add_argument("--out", required=True, metavar="FILE", help="where to write the comment's markdown")
     add_quiet(parser, "do not print the pull request's number")
 

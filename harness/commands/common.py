@@ -77,8 +77,11 @@ def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLO
     add("snapshot_dir", metavar="DIR", help="override snapshot_dir for this run")
     add("contracts", action="append", metavar="FILE", help="override the contracts list (repeatable)")
     add("no_cache", action="store_true", help="do not read or write the parse and composition cache")
-    add("cache_dir", metavar="DIR", help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else "
-                                         "$XDG_CACHE_HOME/config-harness, else ~/.cache/config-harness)")
+    add(
+        "cache_dir",
+        metavar="DIR",
+        help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/config-harness, else ~/.cache/config-harness)",
+    )
     add("jobs", type=int, metavar="N", help="worker processes (default: one per core)")
 
 
@@ -109,7 +112,9 @@ class Deprecated(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
         self.replacement, self.append = replacement, append
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None
+    ) -> None:
         warn(f"{option_string} is deprecated, use {self.replacement} (the old spelling goes in the next release)")
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values] if self.append else values)
 
@@ -119,12 +124,17 @@ def add_case_flag(parser: argparse.ArgumentParser, what: str = "", one: bool = F
     exact id is a glob that matches itself). A command that answers about `one` case requires it, and its globs
     must select exactly one case (`one_case`)."""
     if one:
-        parser.add_argument("--case", action="append", required=True, metavar="GLOB",
-                            help=f"the case to answer about{what}: its id, or globs that select exactly one case (repeatable: "
-                                 "the union of the globs)")
+        parser.add_argument(
+            "--case",
+            action="append",
+            required=True,
+            metavar="GLOB",
+            help=f"the case to answer about{what}: its id, or globs that select exactly one case (repeatable: the union of the globs)",
+        )
         return
-    parser.add_argument("--case", action="append", metavar="GLOB",
-                        help=f"only the cases whose id matches{what} (repeatable: the union of the globs)")
+    parser.add_argument(
+        "--case", action="append", metavar="GLOB", help=f"only the cases whose id matches{what} (repeatable: the union of the globs)"
+    )
 
 
 def add_quiet(parser: argparse.ArgumentParser, what: str) -> None:
@@ -175,8 +185,12 @@ def add_format_flags(parser: argparse.ArgumentParser, answer: str | None = None)
     parser.add_argument("--format", choices=list(names), default="text", help="the report format on standard output")
     example = "sarif:results.sarif" if "sarif" in names else f"{names[-1]}:{answer}.{names[-1]}"
     parser.add_argument(
-        "--report", action="append", type=functools.partial(report_target, names=names, example=example), default=[],
-        metavar="FORMAT:FILE", help=f"also write the report in FORMAT to FILE, from the same run (repeatable: --report {example})",
+        "--report",
+        action="append",
+        type=functools.partial(report_target, names=names, example=example),
+        default=[],
+        metavar="FORMAT:FILE",
+        help=f"also write the report in FORMAT to FILE, from the same run (repeatable: --report {example})",
     )
 
 
@@ -195,16 +209,30 @@ def sourced(args: argparse.Namespace, review: bool = False) -> frozenset[Any]:
     return sourced_for(args.format, *(name for name, _ in args.report), review=review)
 
 
-def print_result(result: MatrixResult, output_format: str | None, verbose: bool = False, quiet: bool = False,
-                 title: str | None = None, base: str | None = None, steps: NextSteps | None = None,
-                 reports: Sequence[tuple[str, Path]] = (), review: bool | None = None) -> None:
+def print_result(
+    result: MatrixResult,
+    output_format: str | None,
+    verbose: bool = False,
+    quiet: bool = False,
+    title: str | None = None,
+    base: str | None = None,
+    steps: NextSteps | None = None,
+    reports: Sequence[tuple[str, Path]] = (),
+    review: bool | None = None,
+) -> None:
     """Print a run's result in the chosen format (None: print none), and write each `--report` file from the same
     result, each through its format's sink guard. `review`: differences are news, not failures (a review or a tree
     diff); by default a run with a title is one."""
     for name, file in [*([(output_format, None)] if output_format else []), *reports]:
-        options = ReportOptions(verbose=verbose, quiet=quiet, color=file is None and wants_color(sys.stdout),
-                                title=title or "config-harness", review=title is not None if review is None else review,
-                                base=base, steps=steps)
+        options = ReportOptions(
+            verbose=verbose,
+            quiet=quiet,
+            color=file is None and wants_color(sys.stdout),
+            title=title or "config-harness",
+            review=title is not None if review is None else review,
+            base=base,
+            steps=steps,
+        )
         chosen = reporter(name)
         _emit(name, file, no_workflow_commands(chosen.render(result, options), chosen.sink))
 
@@ -259,8 +287,11 @@ def one_case(cases: list[Case], patterns: Sequence[str]) -> Case:
     exact = [case for case in cases if case.id == patterns[0]] if len(patterns) == 1 else []
     matching = exact or select_cases(cases, patterns)
     if len(matching) != 1:
-        found = f"no case{case_hint(patterns[0], [c.id for c in cases])}" if not matching else (
-            f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}{', ...' if len(matching) > 4 else ''})")
+        found = (
+            f"no case{case_hint(patterns[0], [c.id for c in cases])}"
+            if not matching
+            else (f"{len(matching)} cases ({', '.join(c.id for c in matching[:4])}{', ...' if len(matching) > 4 else ''})")
+        )
         raise UsageError(f"--case {', '.join(repr(p) for p in patterns)} matches {found}; name exactly one, see `config-harness list`")
     return matching[0]
 

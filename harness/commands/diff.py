@@ -23,16 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", nargs="?", help="the old YAML file, snapshot folder or config tree")
     parser.add_argument("new", nargs="?", help="the new one, of the same kind")
     parser.add_argument("--base", metavar="REF", help="review report: the working tree against git REF")
-    parser.add_argument(
-        "--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens"
-    )
+    parser.add_argument("--compose-base", action="store_true", help="with --base: compose the tree at REF even where it has goldens")
     add_format_flags(parser)
     parser.add_argument("--title", metavar="TEXT", help="markdown heading")
     add_case_flag(parser, " (reviews and tree diffs)")
     parser.add_argument("--verbose", action="store_true", help="text: also list info findings, refactors and folded keys")
     add_quiet(parser, "text: only errors and the verdict")
-    parser.add_argument("--strict-waivers", action="store_true",
-                        help="reviews and tree diffs: a waiver that excuses no violation is an error")
+    parser.add_argument(
+        "--strict-waivers", action="store_true", help="reviews and tree diffs: a waiver that excuses no violation is an error"
+    )
     parser.add_argument(
         "--files", action="store_true", help="two folders: compare same-named YAML files, not the cases of two config trees"
     )

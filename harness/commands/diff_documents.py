@@ -18,6 +18,13 @@ def run(args: argparse.Namespace, comparison: Comparison) -> int:
     old, new = Path(comparison.old), Path(comparison.new)
     pairs = folder_pairs(old, new) if comparison.folders else file_pair(old, new)
     result = compare_documents(pairs, comparison)
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
-                 reports=args.report, review=False)
+    print_result(
+        result,
+        args.format,
+        verbose=args.verbose,
+        quiet=args.quiet,
+        title=diff_title(args, comparison.old, comparison.new),
+        reports=args.report,
+        review=False,
+    )
     return ExitCode.OK if result.ok else ExitCode.FINDINGS

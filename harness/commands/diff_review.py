@@ -32,10 +32,23 @@ def run(args: argparse.Namespace) -> int:
     base_rules = case_rules(base_folders, base_contracts).checks if base_contracts is not None else ()
     # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value.
     program_views = (program_view(base_folders), program_view(review.settings)) if review.settings.python_sources else None
-    run = Run.review_of(review, baseline, common.rule_set_of(review.settings, args, base=base_contracts), base_rules,
-                        program_views=program_views if program_views and None not in program_views else None)
+    run = Run.review_of(
+        review,
+        baseline,
+        common.rule_set_of(review.settings, args, base=base_contracts),
+        base_rules,
+        program_views=program_views if program_views and None not in program_views else None,
+    )
     result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=title, base=args.base,
-                        steps=common.next_steps_for(args, review.settings), reports=args.report)
+    common.print_result(
+        result,
+        args.format,
+        verbose=args.verbose,
+        quiet=args.quiet,
+        title=title,
+        base=args.base,
+        steps=common.next_steps_for(args, review.settings),
+        reports=args.report,
+    )
     return common.review_exit(result)

@@ -21,8 +21,15 @@ def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) ->
     head = tree_side(settings, new)
     run = Run.tree_diff(head, baselines.on_disk(tree_side(settings, old), old), rule_set_of(head, args), comparison)
     result = run_with_progress(Engine(run, args.case))
-    print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, title=diff_title(args, comparison.old, comparison.new),
-                 steps=next_steps_for(args, head), reports=args.report)
+    print_result(
+        result,
+        args.format,
+        verbose=args.verbose,
+        quiet=args.quiet,
+        title=diff_title(args, comparison.old, comparison.new),
+        steps=next_steps_for(args, head),
+        reports=args.report,
+    )
     return review_exit(result)
 
 
@@ -34,7 +41,8 @@ def tree_side(settings: Settings, tree: Path) -> Settings:
         return any((folder / f"{name}.yaml").is_file() for folder in folders)
 
     return replace(
-        settings, config_dir=tree.resolve(),
+        settings,
+        config_dir=tree.resolve(),
         roots=tuple(root for root in settings.roots if has(root)),
         routes=tuple(route for route in settings.routes if has(route.config_name)),
     )

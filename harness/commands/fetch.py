@@ -19,7 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="download and unpack again even when the tree is there")
     parser.add_argument("--wheel", metavar="REQ", help="another requirement than the settings' (e.g. verl==0.8.0); needs --into")
     parser.add_argument("--into", metavar="DIR", help="where to unpack --wheel")
-    parser.add_argument("--unpack", metavar="DIR", help="the folder of the wheel to unpack (default: the settings' [source] unpack, else all)")
+    parser.add_argument(
+        "--unpack", metavar="DIR", help="the folder of the wheel to unpack (default: the settings' [source] unpack, else all)"
+    )
     add_quiet(parser, "print nothing when it worked")
 
 

@@ -26,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    engine = Engine(Run.generate(settings, common.rule_set_of(settings, args), write=not args.check, sourced=common.sourced(args)), args.case)
+    engine = Engine(
+        Run.generate(settings, common.rule_set_of(settings, args), write=not args.check, sourced=common.sourced(args)), args.case
+    )
     result = common.run_with_progress(engine)
     # The lines of what was (or would be) written go to standard output with the text report; with another format
     # on standard output, to stderr, so that it stays that format's document.

@@ -20,29 +20,60 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
-    parser.add_argument("--engine-group", metavar="GROUP",
-                        help="a Hydra group whose options are the engines (without it, init suggests one; with it, init "
-                             "rewrites a table it wrote that nobody has edited)")
+    parser.add_argument(
+        "--engine-group",
+        metavar="GROUP",
+        help="a Hydra group whose options are the engines (without it, init suggests one; with it, init "
+        "rewrites a table it wrote that nobody has edited)",
+    )
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--write", metavar="FILE",
-                        help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml")
-    output.add_argument("--settings", dest="write", metavar="FILE", action=Deprecated, replacement="--write",
-                        help="deprecated spelling of --write (everywhere else --settings is the file read)")
+    output.add_argument(
+        "--write", metavar="FILE", help="write a standalone settings TOML instead of [tool.config-harness] in ./pyproject.toml"
+    )
+    output.add_argument(
+        "--settings",
+        dest="write",
+        metavar="FILE",
+        action=Deprecated,
+        replacement="--write",
+        help="deprecated spelling of --write (everywhere else --settings is the file read)",
+    )
     # What init writes is named as an output (`--write*`); the old spellings, which elsewhere name what a run
     # reads, keep working (also before the command's name).
-    parser.add_argument("--write-snapshots", "--snapshot-dir", dest="init_snapshot_dir", metavar="DIR",
-                        help="the snapshot folder init creates, where goldens go (default: config-harness/snapshots next to "
-                             "the settings file; --snapshot-dir is the old spelling)")
-    parser.add_argument("--write-contracts", "--contracts", dest="init_contracts", metavar="FILE",
-                        help="the contracts file init writes (default: config-harness/contracts.yaml), created empty when "
-                             "absent; --contracts is the old spelling")
-    parser.add_argument("--version-base", choices=["1.1", "1.2", "1.3", "none"],
-                        help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)")
-    parser.add_argument("--roots", action="append", metavar="GLOB",
-                        help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)")
-    parser.add_argument("--preset", action="append", metavar="NAME=OVERRIDES",
-                        help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable; "
-                             "the presets written are exactly these: add --preset default= for one without overrides)")
+    parser.add_argument(
+        "--write-snapshots",
+        "--snapshot-dir",
+        dest="init_snapshot_dir",
+        metavar="DIR",
+        help="the snapshot folder init creates, where goldens go (default: config-harness/snapshots next to "
+        "the settings file; --snapshot-dir is the old spelling)",
+    )
+    parser.add_argument(
+        "--write-contracts",
+        "--contracts",
+        dest="init_contracts",
+        metavar="FILE",
+        help="the contracts file init writes (default: config-harness/contracts.yaml), created empty when "
+        "absent; --contracts is the old spelling",
+    )
+    parser.add_argument(
+        "--version-base",
+        choices=["1.1", "1.2", "1.3", "none"],
+        help="Hydra's version_base (default: the application's @hydra.main, else guessed from its files)",
+    )
+    parser.add_argument(
+        "--roots",
+        action="append",
+        metavar="GLOB",
+        help="which configs may be roots, as globs below the config folder (default: *.yaml; repeatable)",
+    )
+    parser.add_argument(
+        "--preset",
+        action="append",
+        metavar="NAME=OVERRIDES",
+        help="a preset, e.g. 'mappo=algorithm=mappo task=vmas/balance', for roots that need overrides (repeatable; "
+        "the presets written are exactly these: add --preset default= for one without overrides)",
+    )
     parser.add_argument("--search-path", action="append", metavar="DIR", help="another config folder, searched after it (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="give Hydra's whole message for each config left out")
     add_quiet(parser, "only the line naming the settings file written")
@@ -94,5 +125,7 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     target = adoption.settings_file.parent / files[-1]
     entries = record(settings, target, argparse.Namespace(), "known at adoption")
     stamp_known(target)
-    return [f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
-            "counted, not failed; remove an entry once it is fixed)"]
+    return [
+        f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
+        "counted, not failed; remove an entry once it is fixed)"
+    ]

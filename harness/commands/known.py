@@ -24,14 +24,18 @@ def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
     target = Path(args.file) if args.file else next((path for path in settings.contracts if path.name == "known.yaml"), None)
     if target is None:
-        raise common.UsageError(f"{settings.origin}: no contracts file is named known.yaml; name one with --file "
-                                "(it must be one of the settings' contracts files)")
+        raise common.UsageError(
+            f"{settings.origin}: no contracts file is named known.yaml; name one with --file "
+            "(it must be one of the settings' contracts files)"
+        )
     if target.resolve() not in {path.resolve() for path in settings.contracts}:
         raise common.UsageError(f"--file {target}: not one of the settings' contracts files, so it would excuse nothing")
     added = record(settings, target, args)
     if not args.quiet:
-        common.say(f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {common.display_path(target)}"
-                   + (" (review it: an entry is a loosening)" if added else ""))
+        common.say(
+            f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {common.display_path(target)}"
+            + (" (review it: an entry is a loosening)" if added else "")
+        )
     return ExitCode.OK
 
 

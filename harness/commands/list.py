@@ -31,8 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_flags(parser, "cases")
     add_case_flag(parser)
     add_quiet(parser, "text: only the case ids, one a line")
-    parser.add_argument("--verbose", action="store_true",
-                        help="also name the commands that run no Hydra application (converters, data scripts, tests), once each with why")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also name the commands that run no Hydra application (converters, data scripts, tests), once each with why",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,8 +78,12 @@ def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[
             other["sources"].append(case.launch.where)
             continue
         row: dict[str, Any] = {
-            "id": case.id, "kind": "command", "source": case.launch.where, "config_name": case.config_name,
-            "overrides": list(case.written), "extracted": case.problem_kind != NOT_EXTRACTED,
+            "id": case.id,
+            "kind": "command",
+            "source": case.launch.where,
+            "config_name": case.config_name,
+            "overrides": list(case.written),
+            "extracted": case.problem_kind != NOT_EXTRACTED,
         }
         if case.problem:
             row["reason"] = case.problem

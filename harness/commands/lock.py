@@ -19,18 +19,36 @@ GLOBALS = AFTER = (*SETTINGS_FLAGS, *CACHE_FLAGS)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     spellings: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
-        ("--from", "--target", "locked", {"metavar": "ID", "help": "case id of the known-good case to lock, e.g. route/ppo_megatron_trainer"}),
-        ("--against", "--baseline", "against", {"metavar": "ID", "help": "case id it is compared with: what only --from has becomes required, "
-                                                              "e.g. ppo_trainer/dp/default"}),
+        (
+            "--from",
+            "--target",
+            "locked",
+            {"metavar": "ID", "help": "case id of the known-good case to lock, e.g. route/ppo_megatron_trainer"},
+        ),
+        (
+            "--against",
+            "--baseline",
+            "against",
+            {"metavar": "ID", "help": "case id it is compared with: what only --from has becomes required, e.g. ppo_trainer/dp/default"},
+        ),
         ("--case", "--cases", "case", {"metavar": "GLOB", "action": "append", "help": "the case glob the contract will cover (one)"}),
     )
     for new, old, dest, options in spellings:
         either = parser.add_mutually_exclusive_group(required=True)
         either.add_argument(new, dest=dest, **options)
-        either.add_argument(old, dest=dest, action=Deprecated, replacement=new, append=options.get("action") == "append",
-                            metavar=options["metavar"], help=f"deprecated spelling of {new}")
+        either.add_argument(
+            old,
+            dest=dest,
+            action=Deprecated,
+            replacement=new,
+            append=options.get("action") == "append",
+            metavar=options["metavar"],
+            help=f"deprecated spelling of {new}",
+        )
     parser.add_argument("--name", required=True, help="the contract's name (the contract of that name is replaced)")
-    parser.add_argument("--output", metavar="FILE", help="merge into this contracts file: only the named contract changes (default: print it)")
+    parser.add_argument(
+        "--output", metavar="FILE", help="merge into this contracts file: only the named contract changes (default: print it)"
+    )
     parser.add_argument("--reason", metavar="TEXT", help="why terms are dropped or re-pinned; recorded under `changes:` (needed to loosen)")
     add_quiet(parser, "with --output: only the line naming the file written")
 

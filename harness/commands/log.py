@@ -18,7 +18,9 @@ GLOB_CHARS = "*?["
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("key", help="a dotted key path, e.g. actor_rollout_ref.model.path")
     add_case_flag(parser, " (globs: of the working tree)", one=True)
-    parser.add_argument("--since", metavar="REV", help="only commits after REV (from the merge base when REV is not an ancestor, as git's REV..HEAD)")
+    parser.add_argument(
+        "--since", metavar="REV", help="only commits after REV (from the merge base when REV is not an ancestor, as git's REV..HEAD)"
+    )
     add_format_flags(parser, "log")
     add_quiet(parser, "text: the changes without the count line")
 

@@ -51,8 +51,7 @@ def _code_digest() -> bytes:
 
 # Everything besides an entry's own key that shapes what it holds; part of every entry name.
 CACHE_FORMAT = (
-    f"config-harness {harness_version} hydra {hydra_version} omegaconf {omegaconf_version}"
-    f" python {sys.version_info[:2]} ".encode()
+    f"config-harness {harness_version} hydra {hydra_version} omegaconf {omegaconf_version} python {sys.version_info[:2]} ".encode()
     + _code_digest()
 )
 

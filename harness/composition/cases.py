@@ -29,9 +29,7 @@ def open_matrix(settings: Settings, strict: bool = True, hydra_subtree: bool = F
         if settings.engine_group and settings.engines is None:
             discovered = session.group_options(settings.engine_group)
             if not discovered and strict:
-                raise SettingsError(
-                    f"{settings.origin}: engine_group {settings.engine_group!r} has no options in {settings.config_dir}"
-                )
+                raise SettingsError(f"{settings.origin}: engine_group {settings.engine_group!r} has no options in {settings.config_dir}")
             for engine in discovered:
                 check_name(engine, f"{settings.config_dir}/{settings.engine_group}")
         yield session, build_cases(settings, select_engines(settings, discovered), strict=strict)

@@ -131,9 +131,7 @@ class ParsedSource(ConfigSource):
         config = parsed.config
         self._check(config_path, config)
         # Hydra mutates what it loads (it pops `defaults`), so every load gets its own copy.
-        result = ConfigResult(
-            config=config, path=f"{self.scheme()}://{self.path}", provider=self.provider, header=dict(parsed.header)
-        )
+        result = ConfigResult(config=config, path=f"{self.scheme()}://{self.path}", provider=self.provider, header=dict(parsed.header))
         result.content_digest = parsed.digest  # type: ignore[attr-defined]  # read by the composition trace
         return result
 
@@ -272,8 +270,7 @@ class SharedStructuredSource(ConfigSource):
         if node is None or parsed is None:
             return super().load_config(config_path)  # type: ignore[safe-super]
         provider = node.provider if node.provider is not None else self.provider
-        result = ConfigResult(config=parsed.config, path=f"{self.scheme()}://{self.path}", provider=provider,
-                              header=dict(parsed.header))
+        result = ConfigResult(config=parsed.config, path=f"{self.scheme()}://{self.path}", provider=provider, header=dict(parsed.header))
         result.content_digest = parsed.digest  # type: ignore[attr-defined]  # read by the composition trace
         return result
 
@@ -281,12 +278,14 @@ class SharedStructuredSource(ConfigSource):
 # The schemes a session serves with its own sources, so no config can import code or read outside the project;
 # each records what it answers (harness.composition.trace), as every other source does while a session is installed.
 CachedFileConfigSource = hydra_compat.file_source(CachedFiles)
-GUARDED_SOURCES = MappingProxyType({
-    SCHEME: trace.recording_type(CachedFileConfigSource),
-    "file": trace.recording_type(hydra_compat.file_source(ConfinedFiles)),
-    "pkg": trace.recording_type(hydra_compat.package_source(LoadedPackages)),
-    "structured": trace.recording_type(hydra_compat.structured_source(SharedStructuredSource)),
-})
+GUARDED_SOURCES = MappingProxyType(
+    {
+        SCHEME: trace.recording_type(CachedFileConfigSource),
+        "file": trace.recording_type(hydra_compat.file_source(ConfinedFiles)),
+        "pkg": trace.recording_type(hydra_compat.package_source(LoadedPackages)),
+        "structured": trace.recording_type(hydra_compat.structured_source(SharedStructuredSource)),
+    }
+)
 
 
 # Hydra's words for a defaults entry whose config it cannot find: the config holding the entry, and the node.
@@ -309,8 +308,7 @@ def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -
                     raise ComposeError(f"override {text!r}: {problem}") from UnsafeInput(problem)
         elif uses_resolver(text.partition("=")[2]) and not session.is_value_override(override):
             raise ComposeError(
-                f"override {text!r} selects a config option through a resolver; the environment must not choose "
-                "which file is composed"
+                f"override {text!r} selects a config option through a resolver; the environment must not choose which file is composed"
             )
 
 
@@ -466,8 +464,13 @@ class HydraSession:
     def for_settings(cls, settings: Any, hydra_subtree: bool = False) -> HydraSession:
         """A session over the settings' config folders, cache, version_base and schema modules."""
         return cls(
-            settings.config_dir, settings.cache_dir, settings.search_path, settings.version_base, settings.read_outside,
-            settings.schemas, hydra_subtree,
+            settings.config_dir,
+            settings.cache_dir,
+            settings.search_path,
+            settings.version_base,
+            settings.read_outside,
+            settings.schemas,
+            hydra_subtree,
         )
 
     @property
@@ -678,9 +681,7 @@ class HydraSession:
         """True when an override string selects (adds, removes or changes) a defaults-list entry."""
         return not all(self.is_value_override(parsed) for parsed in parse_overrides([override]))
 
-    def apply_value_overrides(
-        self, base: DictConfig, overrides: tuple[str, ...], base_blob: bytes | None = None
-    ) -> DictConfig | None:
+    def apply_value_overrides(self, base: DictConfig, overrides: tuple[str, ...], base_blob: bytes | None = None) -> DictConfig | None:
         """Apply value-only overrides to a copy of `base` with Hydra's own code; None if any selects a group.
 
         `base_blob` is `base` already pickled, so a base shared by many presets is serialized once.
@@ -700,9 +701,7 @@ class HydraSession:
             raise ComposeError(hint or message) from error
         return config
 
-    def compose_cases(
-        self, cases: Iterable[Case], shared_stems: bool = True, kept_stems: dict | None = None
-    ) -> Iterator[Composed]:
+    def compose_cases(self, cases: Iterable[Case], shared_stems: bool = True, kept_stems: dict | None = None) -> Iterator[Composed]:
         """Compose cases in order; each stem (config, stem overrides) is composed once and presets applied to copies.
 
         Without `kept_stems` only the current stem is held (cases arrive grouped by stem, so memory stays
@@ -759,8 +758,11 @@ class HydraSession:
                 stem.blob = pickled(stem.config)
             # A root with a `hydra.searchpath` of its own has groups the session's loader does not list: a preset
             # `+opt=adam` may select one there, so only a full compose answers as Hydra does.
-            derived = None if self._has_own_search_path(case.config_name) else self.apply_value_overrides(
-                stem.config, case.preset_overrides, stem.blob)
+            derived = (
+                None
+                if self._has_own_search_path(case.config_name)
+                else self.apply_value_overrides(stem.config, case.preset_overrides, stem.blob)
+            )
             if derived is not None:
                 return bounded(derived), stem.hydra  # value overrides never touch `hydra.` (those select a full compose)
         # A group-selecting preset, or one that might repair a broken stem, goes through full compose.

@@ -48,6 +48,7 @@ except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") war
     class Hydra14MigrationWarning(UserWarning):  # type: ignore[no-redef]
         """Stands in for the warning Hydra 1.3.5 and later give for a pre-1.2 version_base."""
 
+
 # Only names of this module's own: a class or function of Hydra's private modules is never handed out (the
 # private-API test fails on any use of one outside this module), so each use of Hydra's internals stays here.
 __all__ = [
@@ -324,8 +325,12 @@ def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:
 
 def _plain_mapping(node: Any) -> bool:
     # A mapping that OmegaConf.update walks into as it is: not an interpolation, None or `???`, string keys.
-    return (isinstance(node, DictConfig) and isinstance(node.__dict__["_content"], dict)
-            and node._metadata.key_type in (Any, str) and not node._is_interpolation())
+    return (
+        isinstance(node, DictConfig)
+        and isinstance(node.__dict__["_content"], dict)
+        and node._metadata.key_type in (Any, str)
+        and not node._is_interpolation()
+    )
 
 
 # The values Hydra's override parser gives for a plain `key=value` that OmegaConf sets on a leaf as they are.

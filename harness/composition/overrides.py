@@ -51,7 +51,13 @@ def fast(text: str) -> Override | None:
         if prefix != "~":
             return None
         parsed: Any = None
-    elif prefix == "~" or not PLAIN_VALUE.fullmatch(value) or value.startswith("-") and not INT.fullmatch(value) and not FLOAT.fullmatch(value):
+    elif (
+        prefix == "~"
+        or not PLAIN_VALUE.fullmatch(value)
+        or value.startswith("-")
+        and not INT.fullmatch(value)
+        and not FLOAT.fullmatch(value)
+    ):
         return None
     else:
         parsed = token_value(value)

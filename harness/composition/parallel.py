@@ -97,9 +97,7 @@ def _serve_shard(position: int, indexes: list[int], results: Any) -> None:
         results.put((position, False, error))
 
 
-def map_shards(
-    work: Work, cases: Sequence[Case], jobs: int, on_done: Callable[[Case], None] = lambda case: None
-) -> list[Any]:
+def map_shards(work: Work, cases: Sequence[Case], jobs: int, on_done: Callable[[Case], None] = lambda case: None) -> list[Any]:
     """`work(shard, done)` over shards of `cases`, in forked workers when that helps; one result per case, in
     case order. `work` calls `done(case)` as each case finishes, and `on_done` hears of it in this process."""
     # Never more workers than cores, whatever the settings ask: `jobs` comes from a file a pull request controls,

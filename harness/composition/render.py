@@ -49,8 +49,10 @@ def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: 
         node, children_done = pending.pop()
         if id(node) in sizes:
             continue
-        children = [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else (
-            node.value if isinstance(node, yaml.SequenceNode) else []
+        children = (
+            [part for pair in node.value for part in pair]
+            if isinstance(node, yaml.MappingNode)
+            else (node.value if isinstance(node, yaml.SequenceNode) else [])
         )
         if children_done:
             open_nodes.discard(id(node))
@@ -63,7 +65,9 @@ def expanded_size(root: yaml.Node, limit: int = MAX_EXPANDED_NODES, char_limit: 
             )
             continue
         if id(node) in open_nodes:
-            raise CircularAlias(f"line {node.start_mark.line + 1}: a YAML alias refers to a node that holds it (a value without end); refused")
+            raise CircularAlias(
+                f"line {node.start_mark.line + 1}: a YAML alias refers to a node that holds it (a value without end); refused"
+            )
         open_nodes.add(id(node))
         pending.append((node, True))
         pending.extend((child, False) for child in children if id(child) not in sizes)
@@ -82,13 +86,10 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
         if depth > MAX_DEPTH:
             raise InputLimitError(f"nests {depth} levels deep (more than {MAX_DEPTH}); refused")
         if nodes > MAX_EXPANDED_NODES:
-            raise InputLimitError(
-                f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (&anchor/*alias); refused"
-            )
+            raise InputLimitError(f"expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (&anchor/*alias); refused")
         if chars > MAX_EXPANDED_CHARS:
             raise InputLimitError(
-                f"expands to more than {MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text through YAML aliases "
-                "(&anchor/*alias); refused"
+                f"expands to more than {MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text through YAML aliases (&anchor/*alias); refused"
             )
         return super().construct_document(node)
 
@@ -100,7 +101,9 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
                 continue
             if key_node.value in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark, f"found duplicate key {key_node.value}",
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found duplicate key {key_node.value}",
                     key_node.start_mark,
                 )
             seen.add(key_node.value)
@@ -207,4 +210,3 @@ def line_of(lines: dict[str, int], path: str) -> int | None:
             return lines[candidate]
         keys.pop()
     return None
-

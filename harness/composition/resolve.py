@@ -26,7 +26,6 @@ MISSING: Any = _Missing()
 MANDATORY = "???"
 
 
-
 @dataclass(frozen=True)
 class Unresolvable:
     """A value that cannot be resolved, with the reason naming the key."""
@@ -344,10 +343,7 @@ def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str], budge
     Once `budget` is spent the rest count as changed (never folded away unchecked).
     """
     budget = Budget() if budget is None else budget
-    candidates = [
-        path for path in paths
-        if holds_interpolation(lookup(old_tree, path)) or holds_interpolation(lookup(new_tree, path))
-    ]
+    candidates = [path for path in paths if holds_interpolation(lookup(old_tree, path)) or holds_interpolation(lookup(new_tree, path))]
     if not candidates:
         return frozenset()
     # Cheapest first: were they resolved in the order given, a case whose other interpolations read big mappings

@@ -78,14 +78,14 @@ def located(path: str, scheme: str) -> str:
     and it lies below the anchor."""
     anchor = current().anchor
     if scheme == ANCHORED_SCHEME and anchor and (path == anchor or path.startswith(anchor + "/")):
-        return ANCHORED + path[len(anchor):]
+        return ANCHORED + path[len(anchor) :]
     return path
 
 
 def absolute(path: str, scheme: str) -> str:
     """The folder a trace's name stands for in this session."""
     if scheme == ANCHORED_SCHEME and path.startswith(ANCHORED):
-        return current().anchor + path[len(ANCHORED):]
+        return current().anchor + path[len(ANCHORED) :]
     return path
 
 

@@ -94,9 +94,13 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
     if not separator:
         scheme, location = "file", entry
     if scheme == "pkg":
-        return None if package_is_loaded(location) or project_package_folder(location, scope) is not None else (
-            f"search path entry {entry!r} would import the package {location!r} (pkg:// runs its code), and it is not "
-            "a folder of the project's own; use a folder inside the project instead"
+        return (
+            None
+            if package_is_loaded(location) or project_package_folder(location, scope) is not None
+            else (
+                f"search path entry {entry!r} would import the package {location!r} (pkg:// runs its code), and it is not "
+                "a folder of the project's own; use a folder inside the project instead"
+            )
         )
     if scheme != "file":
         return f"search path entry {entry!r}: only folders inside the project may be searched"
@@ -122,20 +126,26 @@ def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[s
         if not isinstance(entry, str):
             raise UnsafeInput(f"search path entry {entry!r} is not a string")
         if "${" in ENV_READ.sub("", entry):
-            raise UnsafeInput(f"search path entry {entry!r} uses an interpolation other than ${{oc.env:NAME}}; "
-                              "only an environment variable may choose the folder, inside the project")
+            raise UnsafeInput(
+                f"search path entry {entry!r} uses an interpolation other than ${{oc.env:NAME}}; "
+                "only an environment variable may choose the folder, inside the project"
+            )
         reads = list(ENV_READ.finditer(entry))
         names = sorted({read.group(1) for read in reads})
         for name in (read.group(1) for read in reads if read.group(2) is None):
             if read_env(name) is None:
-                raise UnsafeInput(f"search path entry {entry!r} reads the environment variable {name}, which is not set; "
-                                  "set it, or replace the search path in a preset (hydra.searchpath=[...])")
+                raise UnsafeInput(
+                    f"search path entry {entry!r} reads the environment variable {name}, which is not set; "
+                    "set it, or replace the search path in a preset (hydra.searchpath=[...])"
+                )
         text = ENV_READ.sub(lambda match: _env_value(match, read_env), entry)
         problem = search_path_problem(text, scope)
         if problem and names:
             # The message must not show the value: name the entry as written and the variables it read.
-            problem = (f"search path entry {entry!r} names, with the value of {', '.join(names)} (not shown), "
-                       f"a folder outside the project {scope[0]}; it is not read")
+            problem = (
+                f"search path entry {entry!r} names, with the value of {', '.join(names)} (not shown), "
+                f"a folder outside the project {scope[0]}; it is not read"
+            )
         if problem:
             raise UnsafeInput(problem)
         scheme, separator, location = text.partition("://")

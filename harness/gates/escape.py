@@ -71,9 +71,7 @@ def markdown_text(text: Any) -> str:
     span, where neither the autolinker nor GitHub's filters look.
     """
     text = printable(LINE_BREAKS.sub(" ", str(text)))
-    return "".join(
-        code_span(part) if AUTOLINK.search(part) else _markdown_word(part) for part in re.split(r"(\s+)", text)
-    )
+    return "".join(code_span(part) if AUTOLINK.search(part) else _markdown_word(part) for part in re.split(r"(\s+)", text))
 
 
 def _markdown_word(text: str) -> str:
@@ -128,12 +126,14 @@ def log_line(text: Any) -> str:
 # format reads back as the same text: a backslash in text and markdown, a `\u005b` in JSON, `&#91;` in XML.
 LEGACY_COMMAND = "##["
 LINE_COMMAND = re.compile(r"^(\s*):(?=:)", re.M)
-_BROKEN = MappingProxyType({
-    "text": ("##\\[", r"\1\\:"),
-    "markdown": ("##\\[", r"\1\\:"),
-    "json": ("##\\u005b", r"\1\\u003a"),
-    "xml": ("##&#91;", r"\1&#58;"),
-})
+_BROKEN = MappingProxyType(
+    {
+        "text": ("##\\[", r"\1\\:"),
+        "markdown": ("##\\[", r"\1\\:"),
+        "json": ("##\\u005b", r"\1\\u003a"),
+        "xml": ("##&#91;", r"\1&#58;"),
+    }
+)
 
 
 def no_workflow_commands(report: str, sink: str) -> str:

@@ -38,7 +38,8 @@ PLAIN_KEY = re.compile(r'[^."\[\]]+')
 # with the int or bool key of the same text: one of them would hide the other's changes.
 LOOKS_TYPED = re.compile(
     r"[-+]?(?:\d[\d_]*|0x[0-9a-f_]+|0o[0-7_]+|(?:\d[\d_]*)?\.\d[\d_]*(?:e[-+]?\d+)?|\d[\d_]*\.?(?:e[-+]?\d+)?|\.inf)"
-    r"|\.nan|true|false|yes|no|on|off|null|~", re.IGNORECASE,
+    r"|\.nan|true|false|yes|no|on|off|null|~",
+    re.IGNORECASE,
 )
 
 
@@ -261,7 +262,7 @@ def _diff_values(old: Any, new: Any, path: str, out: list[Change]) -> None:
 
 def _below(path: str, leaf: str) -> str:
     """The missing root of `leaf` in a tree that holds `path` as a leaf: the mapping just below `path`, if any."""
-    below = path_prefixes(leaf)[len(path_prefixes(path)):]
+    below = path_prefixes(leaf)[len(path_prefixes(path)) :]
     return below[0] if len(below) > 1 else ""
 
 
@@ -378,6 +379,7 @@ def describe_change(change: Change) -> str:
 # How every report spells a value: JSON (`null` for null), `—` for an absent key, shortened past MAX_VALUE.
 ABSENT = "—"
 MAX_VALUE = 80
+
 
 def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
     """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""

@@ -334,7 +334,8 @@ class CaseResult:
         stays as the notice a check of the new golden gives, no longer new to it)."""
         findings = tuple(
             replace(f, severity=INFO, message=f.message.removesuffix(NEW_FALLBACK)) if f.kind == Kind.FALLBACK else f
-            for f in self.findings if f.kind not in GOLDEN_KINDS
+            for f in self.findings
+            if f.kind not in GOLDEN_KINDS
         )
         status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
         return replace(self, findings=findings, status=status, written=True)
@@ -385,11 +386,7 @@ class MatrixResult:
     @property
     def ok(self) -> bool:
         """No error finding and no orphan golden: the same rule as exit code 0."""
-        return (
-            not self.orphans
-            and not any(result.failed for result in self.cases)
-            and not any(fails(f) for f in self.findings)
-        )
+        return not self.orphans and not any(result.failed for result in self.cases) and not any(fails(f) for f in self.findings)
 
 
 # A rule run on every freshly composed case: (case, config, plain tree) -> findings.

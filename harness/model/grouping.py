@@ -33,21 +33,23 @@ class Tier(IntEnum):
     FIXED = 10  # a review: errors the base had that no longer hold, one line
 
 
-TIER_TITLES = MappingProxyType({
-    Tier.SETTINGS: "Settings changes",
-    Tier.BROKEN: "Composition and YAML errors",
-    Tier.BLOCKING: "Errors and contract changes",  # broken contracts, launches, parity, classes; contract edits
-    Tier.CHANGED: "Changed values",
-    Tier.REMOVED: "Removed keys",
-    Tier.ADDED: "Added keys",
-    Tier.REGENERATE: "Goldens to regenerate",
-    Tier.REFACTOR: "Refactors with unchanged values",
-    Tier.WAIVED: "Waived warnings",
-    Tier.KNOWN: "Known findings",
-    Tier.NOTED: "Notes",
-    Tier.AT_BASE: "Errors already at the base",
-    Tier.FIXED: "Errors the base had, fixed here",
-})
+TIER_TITLES = MappingProxyType(
+    {
+        Tier.SETTINGS: "Settings changes",
+        Tier.BROKEN: "Composition and YAML errors",
+        Tier.BLOCKING: "Errors and contract changes",  # broken contracts, launches, parity, classes; contract edits
+        Tier.CHANGED: "Changed values",
+        Tier.REMOVED: "Removed keys",
+        Tier.ADDED: "Added keys",
+        Tier.REGENERATE: "Goldens to regenerate",
+        Tier.REFACTOR: "Refactors with unchanged values",
+        Tier.WAIVED: "Waived warnings",
+        Tier.KNOWN: "Known findings",
+        Tier.NOTED: "Notes",
+        Tier.AT_BASE: "Errors already at the base",
+        Tier.FIXED: "Errors the base had, fixed here",
+    }
+)
 
 # Kinds whose finding names a leaf and its old and new value.
 VALUE_KINDS = frozenset({Kind.CHANGED, Kind.REMOVED, Kind.ADDED, Kind.PARITY})
@@ -160,8 +162,16 @@ def _key(finding: Finding) -> tuple[Any, ...]:
         detail = finding.message
         new = None
     return (
-        str(finding.kind), finding.path, _value_key(finding.old), _value_key(new), str(finding.severity),
-        finding.contract, finding.effective_same, detail, str(finding.origin), finding.waiver,
+        str(finding.kind),
+        finding.path,
+        _value_key(finding.old),
+        _value_key(new),
+        str(finding.severity),
+        finding.contract,
+        finding.effective_same,
+        detail,
+        str(finding.origin),
+        finding.waiver,
     )
 
 
@@ -192,13 +202,15 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
     for pairs in members.values():
         first_case, first = pairs[0]
         sourced = next(((r, f) for r, f in pairs if f.source is not None), (first_case, first))
-        groups.append(Group(
-            tier=tier_of(first),
-            finding=replace(first, source=sourced[1].source),
-            cases=tuple(dict.fromkeys(r.case.id for r, _ in pairs)),
-            anchor=annotation_target(*sourced),
-            members=tuple((r.case.id, f) for r, f in pairs),
-        ))
+        groups.append(
+            Group(
+                tier=tier_of(first),
+                finding=replace(first, source=sourced[1].source),
+                cases=tuple(dict.fromkeys(r.case.id for r, _ in pairs)),
+                anchor=annotation_target(*sourced),
+                members=tuple((r.case.id, f) for r, f in pairs),
+            )
+        )
     # A weakened contract is read before its effects, a broken contract before other blocking findings (the rules
     # a team wrote come first), and findings about the whole run before those of cases.
     return sorted(groups, key=lambda g: (g.tier, _KIND_RANK.get(g.kind, 2), bool(g.cases), g.path, g.kind, -len(g.cases)))
@@ -303,12 +315,14 @@ def count_paths(groups: Iterable[Group]) -> int:
 # How many distinct case sets a summary names for one tier before it says "elsewhere".
 SHOWN_CASE_SETS = 3
 
-PHRASES = MappingProxyType({
-    Tier.CHANGED: ("value changed", "values changed"),
-    Tier.REMOVED: ("key removed", "keys removed"),
-    Tier.ADDED: ("key added", "keys added"),
-    Tier.REFACTOR: ("refactor with an unchanged value", "refactors with unchanged values"),
-})
+PHRASES = MappingProxyType(
+    {
+        Tier.CHANGED: ("value changed", "values changed"),
+        Tier.REMOVED: ("key removed", "keys removed"),
+        Tier.ADDED: ("key added", "keys added"),
+        Tier.REFACTOR: ("refactor with an unchanged value", "refactors with unchanged values"),
+    }
+)
 
 
 def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
@@ -347,12 +361,16 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     changes = [g for g in blocking if g.kind == Kind.CONTRACT_CHANGE]
     if changes:
         unexplained = sum(g.severity == ERROR for g in changes)
-        parts.append(f"{len(changes)} contract change{'s' * (len(changes) != 1)}"
-                     + (f" ({unexplained} without a recorded reason)" if unexplained else ""))
+        parts.append(
+            f"{len(changes)} contract change{'s' * (len(changes) != 1)}"
+            + (f" ({unexplained} without a recorded reason)" if unexplained else "")
+        )
     contract_errors = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity == ERROR]
     if contract_errors:
-        parts.append(f"{len(contract_errors)} unwaived contract error{'s' * (len(contract_errors) != 1)}"
-                     + _where([g for g in contract_errors if g.cases], all_ids))
+        parts.append(
+            f"{len(contract_errors)} unwaived contract error{'s' * (len(contract_errors) != 1)}"
+            + _where([g for g in contract_errors if g.cases], all_ids)
+        )
     contract_warnings = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity != ERROR]
     if contract_warnings:
         parts.append(f"{len(contract_warnings)} warning{'s' * (len(contract_warnings) != 1)} about the contracts themselves")
@@ -372,7 +390,9 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]
     if gone:
-        parts.append(f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, [*gone, *all_ids], counted=False)})")
+        parts.append(
+            f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, [*gone, *all_ids], counted=False)})"
+        )
     regenerate = by_tier.get(Tier.REGENERATE, [])
     if regenerate:
         cases = {case for g in regenerate for case in g.cases}

@@ -44,7 +44,9 @@ def key_paths(tree: object) -> list[str]:
     return sorted(paths)
 
 
-_MISSING_OPTION = re.compile(r"Could not (?:find|load) '(?P<group>[^']+)/(?P<option>[^'/]+)'\.? Available options in '[^']+': (?P<options>.*)$")
+_MISSING_OPTION = re.compile(
+    r"Could not (?:find|load) '(?P<group>[^']+)/(?P<option>[^'/]+)'\.? Available options in '[^']+': (?P<options>.*)$"
+)
 _MISSING_KEY = re.compile(r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P=key)=(?P<value>.*)$")
 
 
@@ -58,22 +60,26 @@ def option_hint(message: str) -> str | None:
     plugin = plugin_hint(found["group"], found["option"])
     if plugin:
         return f"{where + ' ' if where else ''}{found['option']!r} is not an option of {found['group']}: {plugin}"
-    return (f"{where + ' ' if where else ''}{found['option']!r} is not an option of {found['group']}"
-            f"{did_you_mean(found['option'], options)} (options: {', '.join(options)})")
+    return (
+        f"{where + ' ' if where else ''}{found['option']!r} is not an option of {found['group']}"
+        f"{did_you_mean(found['option'], options)} (options: {', '.join(options)})"
+    )
 
 
 # Options of Hydra's own groups that only a plugin package provides (its configs come with it): what to install.
-PLUGIN_OPTIONS = MappingProxyType({
-    **{(group, "colorlog"): "hydra-colorlog" for group in ("hydra/job_logging", "hydra/hydra_logging")},
-    **{("hydra/launcher", name): "hydra-submitit-launcher" for name in ("submitit_local", "submitit_slurm")},
-    ("hydra/launcher", "joblib"): "hydra-joblib-launcher",
-    ("hydra/launcher", "ray"): "hydra-ray-launcher",
-    ("hydra/launcher", "ray_aws"): "hydra-ray-launcher",
-    ("hydra/launcher", "rq"): "hydra-rq-launcher",
-    ("hydra/sweeper", "optuna"): "hydra-optuna-sweeper",
-    ("hydra/sweeper", "ax"): "hydra-ax-sweeper",
-    ("hydra/sweeper", "nevergrad"): "hydra-nevergrad-sweeper",
-})
+PLUGIN_OPTIONS = MappingProxyType(
+    {
+        **{(group, "colorlog"): "hydra-colorlog" for group in ("hydra/job_logging", "hydra/hydra_logging")},
+        **{("hydra/launcher", name): "hydra-submitit-launcher" for name in ("submitit_local", "submitit_slurm")},
+        ("hydra/launcher", "joblib"): "hydra-joblib-launcher",
+        ("hydra/launcher", "ray"): "hydra-ray-launcher",
+        ("hydra/launcher", "ray_aws"): "hydra-ray-launcher",
+        ("hydra/launcher", "rq"): "hydra-rq-launcher",
+        ("hydra/sweeper", "optuna"): "hydra-optuna-sweeper",
+        ("hydra/sweeper", "ax"): "hydra-ax-sweeper",
+        ("hydra/sweeper", "nevergrad"): "hydra-nevergrad-sweeper",
+    }
+)
 PLUGIN_GROUPS = MappingProxyType({"hydra/sweeper/sampler": "hydra-optuna-sweeper"})
 
 

@@ -79,7 +79,13 @@ def build_cases(settings: Settings, engines: tuple[str, ...], strict: bool = Tru
         case_id = f"route/{route.name}"
         cases.append(
             Case(
-                case_id, route.config_name, route.overrides, (), golden_name(case_id), route.same_as, route.became,
+                case_id,
+                route.config_name,
+                route.overrides,
+                (),
+                golden_name(case_id),
+                route.same_as,
+                route.became,
                 settings.version_base,
             )
         )

@@ -82,24 +82,26 @@ class Settings:
 
 
 TABLE = "tool.config-harness"
-TOP_LEVEL_KEYS = MappingProxyType({
-    "config_dir": str,
-    "snapshot_dir": str,
-    "contracts": list,
-    "roots": list,
-    "engine_group": str,
-    "engines": list,
-    "presets": dict,
-    "routes": list,
-    "source": dict,
-    "jobs": int,
-    "search_path": list,
-    "version_base": str,
-    "read_outside": list,
-    "python_sources": list,
-    "commands": list,
-    "schemas": list,
-})
+TOP_LEVEL_KEYS = MappingProxyType(
+    {
+        "config_dir": str,
+        "snapshot_dir": str,
+        "contracts": list,
+        "roots": list,
+        "engine_group": str,
+        "engines": list,
+        "presets": dict,
+        "routes": list,
+        "source": dict,
+        "jobs": int,
+        "search_path": list,
+        "version_base": str,
+        "read_outside": list,
+        "python_sources": list,
+        "commands": list,
+        "schemas": list,
+    }
+)
 COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
 ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
 SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
@@ -123,8 +125,7 @@ def check_requirement(requirement: str, where: str) -> str:
         return requirement
     if not REQUIREMENT.fullmatch(requirement):
         raise SettingsError(
-            f"{where}: {requirement!r} is not a pinned package requirement such as 'verl==0.9.1' "
-            "(paths, URLs and pip options are refused)"
+            f"{where}: {requirement!r} is not a pinned package requirement such as 'verl==0.9.1' (paths, URLs and pip options are refused)"
         )
     return requirement
 
@@ -137,9 +138,7 @@ def check_name(name: str, where: str) -> str:
     UTF-8 (surrogates) because the name is printed in every report.
     """
     if not name or UNSAFE_NAME.search(name) or name in {".", ".."}:
-        raise SettingsError(
-            f"{where}: {name!r} is not a file-name safe name (no '/', '..', '__', '$', whitespace or control characters)"
-        )
+        raise SettingsError(f"{where}: {name!r} is not a file-name safe name (no '/', '..', '__', '$', whitespace or control characters)")
     return name
 
 
@@ -171,7 +170,7 @@ def package_folder(entry: str, where: str, root: Path | None = None, scope: tupl
     project's own folder comes first: when CI installs the pull request's package, the installed copy holds the
     pull request's files outside the repository, where a review could not read them at its base.
     """
-    dotted = entry[len(PACKAGE_SCHEME):].strip("/").replace("/", ".")
+    dotted = entry[len(PACKAGE_SCHEME) :].strip("/").replace("/", ".")
     parts = [part for part in dotted.split(".") if part]
     if not parts or any(not part.isidentifier() for part in parts):
         raise SettingsError(f"{where}: {entry!r} is not a pkg://module.path entry")
@@ -230,9 +229,7 @@ def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[st
         if key not in allowed:
             raise SettingsError(f"{where}: unknown key {key!r}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})")
         if not isinstance(value, allowed[key]):
-            raise SettingsError(
-                f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}"
-            )
+            raise SettingsError(f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}")
     return table
 
 
@@ -370,8 +367,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         config_dir=_confined(base / table["config_dir"], readable, f"{where} config_dir"),
         snapshot_dir=_confined(base / table.get("snapshot_dir", "snapshots"), readable, f"{where} snapshot_dir", reading=False),
         contracts=tuple(
-            _confined(base / c, readable, f"{where} contracts")
-            for c in _string_list(table.get("contracts", []), f"{where} contracts")
+            _confined(base / c, readable, f"{where} contracts") for c in _string_list(table.get("contracts", []), f"{where} contracts")
         ),
         roots=roots,
         engine_group=_engine_group(table.get("engine_group"), where),
@@ -410,8 +406,8 @@ def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[s
         for module, config_name in entry.get("modules", {}).items():
             if not isinstance(config_name, str) or not (_is_dotted(module) or _is_script_path(module)):
                 raise SettingsError(
-                    f"{entry_where}.modules: {module!r} = {config_name!r} is neither `dotted.module = \"config_name\"` "
-                    f"nor `\"path/to/script.py\" = \"config_name\"` (a script relative to the project, no '..')"
+                    f'{entry_where}.modules: {module!r} = {config_name!r} is neither `dotted.module = "config_name"` '
+                    f'nor `"path/to/script.py" = "config_name"` (a script relative to the project, no \'..\')'
                 )
             modules[module] = check_config_path(config_name, f"{entry_where}.modules.{module}")
     return tuple(globs), tuple(sorted(modules.items()))

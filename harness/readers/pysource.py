@@ -441,11 +441,12 @@ class SourceIndex:
         for klass in mro:
             init = _method(klass.node, "__init__")
             if _is_dataclass(klass) and _dataclass_init(klass):
-                return self._dataclass_signature(located, mro[mro.index(klass):], problems)
+                return self._dataclass_signature(located, mro[mro.index(klass) :], problems)
             if init is not None:
                 signature = _function_signature(located.qualname, file, init, skip_self=True)
-                return Signature(located.qualname, file, located.node.lineno, signature.params, signature.var_kwargs,
-                                 not problems, "; ".join(problems))
+                return Signature(
+                    located.qualname, file, located.node.lineno, signature.params, signature.var_kwargs, not problems, "; ".join(problems)
+                )
         return Signature(located.qualname, file, located.node.lineno, (), False, not problems, "; ".join(problems))
 
     def _dataclass_signature(self, located: _Def, mro: list[_Def], problems: list[str]) -> Signature:
@@ -458,8 +459,15 @@ class SourceIndex:
                         fields.pop(param.name, None)
                     else:
                         fields[param.name] = param
-        return Signature(located.qualname, str(located.module.file), located.node.lineno, tuple(fields.values()), False,
-                         not problems, "; ".join(problems))
+        return Signature(
+            located.qualname,
+            str(located.module.file),
+            located.node.lineno,
+            tuple(fields.values()),
+            False,
+            not problems,
+            "; ".join(problems),
+        )
 
     def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:
         """The class's method resolution order among classes of the sources (C3), and the bases that are unknown.
@@ -482,8 +490,11 @@ class SourceIndex:
             assert isinstance(klass.node, ast.ClassDef)
             where = f"{display_path(klass.module.file)}:{klass.node.lineno}"
             if len(stack) >= MAX_PYTHON_CHAIN or len(klass.node.bases) > MAX_PYTHON_BASES:
-                budget = (f"the budget of {MAX_PYTHON_CHAIN} classes inherited through" if len(stack) >= MAX_PYTHON_CHAIN
-                          else f"the budget of {MAX_PYTHON_BASES} bases")
+                budget = (
+                    f"the budget of {MAX_PYTHON_CHAIN} classes inherited through"
+                    if len(stack) >= MAX_PYTHON_CHAIN
+                    else f"the budget of {MAX_PYTHON_BASES} bases"
+                )
                 problems.append(f"bases of {klass.qualname}: {BudgetExceeded(budget, where)}")
                 return [klass]
             start, cycles_before = len(problems), cycles[0]
@@ -559,8 +570,10 @@ def _merge(sequences: list[list[_Def]]) -> list[_Def]:
         live = [i for i, s in enumerate(sequences) if positions[i] < len(s)]
         if not live:
             return result
-        head = next((sequences[i][positions[i]] for i in live if not tails[sequences[i][positions[i]].qualname]),
-                    sequences[live[0]][positions[live[0]]])
+        head = next(
+            (sequences[i][positions[i]] for i in live if not tails[sequences[i][positions[i]].qualname]),
+            sequences[live[0]][positions[live[0]]],
+        )
         result.append(head)
         placed.add(head.qualname)
         for i in live:

@@ -37,18 +37,42 @@ from harness.gates.budget import (
 )
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
-HYDRA_VALUE_FLAGS = MappingProxyType({
-    "--config-path": "config_path", "-cp": "config_path",
-    "--config-name": "config_name", "-cn": "config_name",
-    "--config-dir": "config_dir", "-cd": "config_dir",
-    "--cfg": "", "-c": "", "--package": "", "-p": "", "--info": "", "-i": "",
-    "--experimental-rerun": "", "--shell-completion": "", "-sc": "",
-})
+HYDRA_VALUE_FLAGS = MappingProxyType(
+    {
+        "--config-path": "config_path",
+        "-cp": "config_path",
+        "--config-name": "config_name",
+        "-cn": "config_name",
+        "--config-dir": "config_dir",
+        "-cd": "config_dir",
+        "--cfg": "",
+        "-c": "",
+        "--package": "",
+        "-p": "",
+        "--info": "",
+        "-i": "",
+        "--experimental-rerun": "",
+        "--shell-completion": "",
+        "-sc": "",
+    }
+)
 HYDRA_SWITCHES = frozenset({"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"})
-TORCHRUN_SWITCHES = frozenset({
-    "--standalone", "--no-python", "--no_python", "--run-path", "--run_path",
-    "--multi_gpu", "--cpu", "--use_deepspeed", "--use_fsdp", "--use_megatron_lm", "--debug", "--autotune",
-})
+TORCHRUN_SWITCHES = frozenset(
+    {
+        "--standalone",
+        "--no-python",
+        "--no_python",
+        "--run-path",
+        "--run_path",
+        "--multi_gpu",
+        "--cpu",
+        "--use_deepspeed",
+        "--use_fsdp",
+        "--use_megatron_lm",
+        "--debug",
+        "--autotune",
+    }
+)
 PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
 PLACEHOLDER_MARK = "__unset_"
@@ -342,8 +366,9 @@ class _Reader:
         if value is None:  # unquoted, an unset variable may stand for any number of arguments
             return [(Piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
-            value = self.concatenate([[(Piece(" ", line),)] if position % 2 else [value[position // 2]]
-                                      for position in range(2 * len(value) - 1)], line)
+            value = self.concatenate(
+                [[(Piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
+            )
         if quoted:
             return value
         return [tuple(replace(p, split=True) for p in word) for word in value]
@@ -400,11 +425,20 @@ class _Reader:
                 return None
             operator = _text(node.children[1])
             operations = {
-                "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-                "/": lambda a, b: int(a / b), "%": lambda a, b: a - b * int(a / b), "**": lambda a, b: a**b,
-                "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b), "<=": lambda a, b: int(a <= b),
-                ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
-                "&&": lambda a, b: int(bool(a and b)), "||": lambda a, b: int(bool(a or b)),
+                "+": lambda a, b: a + b,
+                "-": lambda a, b: a - b,
+                "*": lambda a, b: a * b,
+                "/": lambda a, b: int(a / b),
+                "%": lambda a, b: a - b * int(a / b),
+                "**": lambda a, b: a**b,
+                "<": lambda a, b: int(a < b),
+                ">": lambda a, b: int(a > b),
+                "<=": lambda a, b: int(a <= b),
+                ">=": lambda a, b: int(a >= b),
+                "==": lambda a, b: int(a == b),
+                "!=": lambda a, b: int(a != b),
+                "&&": lambda a, b: int(bool(a and b)),
+                "||": lambda a, b: int(bool(a or b)),
             }
             if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
                 return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
@@ -669,8 +703,9 @@ class _Reader:
     def broken(self, node: Any) -> None:
         text = _text(node)
         if re.search(r"\s-m\s+\w|torchrun|python", text):
-            self.launches.append(Launch(self.script, len(self.launches) + 1, node.start_point.row + 1,
-                                        error="the shell syntax here could not be parsed"))
+            self.launches.append(
+                Launch(self.script, len(self.launches) + 1, node.start_point.row + 1, error="the shell syntax here could not be parsed")
+            )
 
     def command(self, node: Any) -> None:
         saved = None
@@ -701,8 +736,9 @@ class _Reader:
         elif name == "eval":
             text = " ".join(shown_text(w) for w in words[1:])
             if LAUNCH_LIKE.search(text):
-                self.launches.append(Launch(self.script, len(self.launches) + 1, line,
-                                            error=f"`eval` runs text the reader does not follow ({text[:80]})"))
+                self.launches.append(
+                    Launch(self.script, len(self.launches) + 1, line, error=f"`eval` runs text the reader does not follow ({text[:80]})")
+                )
         else:
             launch = self.launch(words, line, written)
             if launch is not None:
@@ -829,12 +865,9 @@ class _Reader:
                     return Launch(self.script, index, line, entry_name, False, error=problem)
             if not self.is_entry(entry_name, is_module):
                 if not is_module:
-                    return Launch(self.script, index, line, entry_name, False,
-                                  error=f"{entry_name} is not a file of the project")
+                    return Launch(self.script, index, line, entry_name, False, error=f"{entry_name} is not a file of the project")
                 continue  # a module of another package (`python -m pip`): not this project's program
-            return self._hydra_arguments(
-                Launch(self.script, index, line, entry_name, is_module), words[at + 1:], written[at + 1:]
-            )
+            return self._hydra_arguments(Launch(self.script, index, line, entry_name, is_module), words[at + 1 :], written[at + 1 :])
         program = words[0]
         overrides = sum(bool(OVERRIDE_LIKE.match(t)) for t in texts[1:])
         if program and all(p.unknown for p in program) and overrides >= 3:
@@ -895,8 +928,12 @@ class _Reader:
                 return replace(launch, error=f"`{written[index - 1]}` {problem}{self._origin(word)}")
             overrides.append(Override(text, word[0].line, unknown, written[index - 1], self.file_of(word[0])))
         return replace(
-            launch, config_path=values["config_path"], config_name=values["config_name"], config_dirs=tuple(config_dirs),
-            overrides=tuple(overrides), name_written=name_written,
+            launch,
+            config_path=values["config_path"],
+            config_name=values["config_name"],
+            config_dirs=tuple(config_dirs),
+            overrides=tuple(overrides),
+            name_written=name_written,
         )
 
     def _origin(self, word: Word) -> str:

@@ -16,19 +16,32 @@ from types import MappingProxyType
 from harness.model.findings import ERROR, INFO, WARNING, Severity
 from harness.reporters.base import CaseList, KeyHistory, NextSteps, Reporter, ReportOptions
 
-__all__ = ["ANSWERS", "FORMATS", "CaseList", "KeyHistory", "NextSteps", "ReportOptions", "Reporter", "formats_for",
-           "render_answer", "reporter", "sourced_for"]
+__all__ = [
+    "ANSWERS",
+    "FORMATS",
+    "CaseList",
+    "KeyHistory",
+    "NextSteps",
+    "ReportOptions",
+    "Reporter",
+    "formats_for",
+    "render_answer",
+    "reporter",
+    "sourced_for",
+]
 
 # --format name -> the module whose REPORTER renders it; the order is the order `--help` shows.
-FORMATS = MappingProxyType({
-    "text": "harness.reporters.text",
-    "json": "harness.reporters.json",
-    "markdown": "harness.reporters.markdown",
-    "github": "harness.reporters.github",
-    "sarif": "harness.reporters.sarif",
-    "junit": "harness.reporters.junit",
-    "comment": "harness.reporters.comment",  # a review's pull-request comment, as data for `config-harness comment`
-})
+FORMATS = MappingProxyType(
+    {
+        "text": "harness.reporters.text",
+        "json": "harness.reporters.json",
+        "markdown": "harness.reporters.markdown",
+        "github": "harness.reporters.github",
+        "sarif": "harness.reporters.sarif",
+        "junit": "harness.reporters.junit",
+        "comment": "harness.reporters.comment",  # a review's pull-request comment, as data for `config-harness comment`
+    }
+)
 
 
 # The answers other than a run's result (`list`'s case list, `log`'s key history) and the formats that render each:

@@ -56,8 +56,9 @@ def comment_document(result: MatrixResult, options: ReportOptions) -> dict[str, 
             "introduced_warnings": len(warnings),
             "differences": sum(g.severity not in (ERROR, WARNING) for g in mine),
             "at_base": sum(g.tier == Tier.AT_BASE and g.severity == ERROR for g in groups),
-            "excused": sum(g.tier in (Tier.WAIVED, Tier.KNOWN) or (bool(g.waiver or g.finding.status) and g.tier != Tier.AT_BASE)
-                           for g in groups),
+            "excused": sum(
+                g.tier in (Tier.WAIVED, Tier.KNOWN) or (bool(g.waiver or g.finding.status) and g.tier != Tier.AT_BASE) for g in groups
+            ),
             "fixed": sum(g.tier == Tier.FIXED for g in groups),
         },
     }

@@ -40,9 +40,15 @@ EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
 DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
 
 
-STATUS_WORDS = MappingProxyType({
-    Status.OK: "ok", Status.CHANGED: "changed", Status.NEW: "new", Status.GONE: "gone", Status.ERROR: "failing",
-})
+STATUS_WORDS = MappingProxyType(
+    {
+        Status.OK: "ok",
+        Status.CHANGED: "changed",
+        Status.NEW: "new",
+        Status.GONE: "gone",
+        Status.ERROR: "failing",
+    }
+)
 
 
 def summary_line(result: MatrixResult) -> str:
@@ -52,15 +58,19 @@ def summary_line(result: MatrixResult) -> str:
     severities = Counter(f.severity for f in findings if f.origin != Origin.AT_BASE)
     # One cause on many cases or launches is one line of the report: the tally says how many causes too.
     # (Waived warnings say their own count of distinct findings.)
-    causes = Counter(g.severity for g in group_findings(result.cases, result.findings)
-                     if g.finding.origin != Origin.AT_BASE and not g.waiver)
+    causes = Counter(
+        g.severity for g in group_findings(result.cases, result.findings) if g.finding.origin != Origin.AT_BASE and not g.waiver
+    )
     at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
     against = f" against {result.baseline}" if result.baseline else ""
     counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
     parts = [counted_units(result) + against + (f": {counted}" if counted else "")]
-    tally = [f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
-             + (f" ({causes[severity]} cause{'s' * (causes[severity] != 1)})" if 0 < causes[severity] < severities[severity] else "")
-             for severity, name in ((ERROR, "error"), (WARNING, "warning")) if severities.get(severity)]
+    tally = [
+        f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
+        + (f" ({causes[severity]} cause{'s' * (causes[severity] != 1)})" if 0 < causes[severity] < severities[severity] else "")
+        for severity, name in ((ERROR, "error"), (WARNING, "warning"))
+        if severities.get(severity)
+    ]
     if at_base:
         tally.append(f"{at_base} error{'s' * (at_base != 1)} already at base")
     if tally:
@@ -86,8 +96,10 @@ def approvals_line(approvals: Approvals | None) -> str:
     if approvals is None or not approvals.recorded:
         return ""
     count = approvals.recorded
-    return (f"{count} contract, settings or hydra change{'s carry' if count != 1 else ' carries'} a recorded reason: "
-            f"the owners of {', '.join(approvals.files)} must approve them (see templates/CODEOWNERS)")
+    return (
+        f"{count} contract, settings or hydra change{'s carry' if count != 1 else ' carries'} a recorded reason: "
+        f"the owners of {', '.join(approvals.files)} must approve them (see templates/CODEOWNERS)"
+    )
 
 
 def launches_line(tally: LaunchTally | None) -> str:
@@ -95,11 +107,11 @@ def launches_line(tally: LaunchTally | None) -> str:
     run checked no launch command)."""
     if tally is None:
         return ""
-    text = (f"{tally.extracted} launches checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
-            + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else ""))
+    text = f"{tally.extracted} launches checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail" + (
+        f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else ""
+    )
     for submodule, count in tally.unavailable:
-        text += (f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked"
-                 " (it is not checked out)")
+        text += f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked (it is not checked out)"
     return text
 
 
@@ -139,8 +151,10 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
     total = sum(max(len(g.cases), 1) for g in groups)
     cases = {case for g in groups for case in g.cases}
     what = "already at base" if tier == Tier.AT_BASE else f"at the base {'is' if total == 1 else 'are'} fixed here"
-    return (f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
-            f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}")
+    return (
+        f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
+        f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}"
+    )
 
 
 def known_count(groups: Sequence[Group], listed: bool = False) -> str:
@@ -154,8 +168,10 @@ def waived_count(groups: Sequence[Group]) -> str:
     """Waived warnings as one line: how many, on how many cases, how many distinct."""
     total = sum(len(g.cases) for g in groups)
     cases = {case for g in groups for case in g.cases}
-    return (f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
-            f"{len(groups)} distinct (--verbose lists them)")
+    return (
+        f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
+        f"{len(groups)} distinct (--verbose lists them)"
+    )
 
 
 def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOptions) -> list[str]:
@@ -165,33 +181,47 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     if steps is None or not (errors or result.orphans):
         return []
     lines = []
-    contracts = dict.fromkeys((ref.name, ref.source) for g in errors
-                              if g.kind == Kind.CONTRACT and (ref := g.finding.detail_as(ContractRef)) is not None and ref.name)
+    contracts = dict.fromkeys(
+        (ref.name, ref.source)
+        for g in errors
+        if g.kind == Kind.CONTRACT and (ref := g.finding.detail_as(ContractRef)) is not None and ref.name
+    )
     for name, where in contracts:
-        lines.append(f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
-                     "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)")
+        lines.append(
+            f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
+            "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)"
+        )
     if any(g.kind == Kind.CONTRACT_CHANGE for g in errors):
-        lines.append("a contract was loosened without a reason: record why under `changes:` in its contracts file "
-                     "(`config-harness lock ... --reason TEXT` writes it)")
+        lines.append(
+            "a contract was loosened without a reason: record why under `changes:` in its contracts file "
+            "(`config-harness lock ... --reason TEXT` writes it)"
+        )
     if any(g.kind == Kind.ERROR for g in errors):
         lines.append("a case cannot be composed: fix the config named in its error above")
     if any(g.kind == Kind.TARGET for g in errors):
-        lines.append("the program cannot build a node from the config: fix the key in the file named above, or the class at "
-                     "its FILE:LINE (a node the program reads raw: a `contract: target` waiver with the reason)")
+        lines.append(
+            "the program cannot build a node from the config: fix the key in the file named above, or the class at "
+            "its FILE:LINE (a node the program reads raw: a `contract: target` waiver with the reason)"
+        )
     if any(g.kind == Kind.LAUNCH for g in errors):
         lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
     if not options.review and any(g.kind == Kind.REMOVED for g in errors):
-        lines.append("a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file "
-                     "that set it)")
+        lines.append(
+            "a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file that set it)"
+        )
     if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
         if steps.in_commit_hook:
-            lines.append(f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
-                         f"then `git add {steps.goldens}` and commit again")
+            lines.append(
+                f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
+                f"then `git add {steps.goldens}` and commit again"
+            )
         else:
             lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
     if result.orphans:
         lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
     return lines
+
+
 SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)
 
 
@@ -249,6 +279,7 @@ def merged_launches(groups: Sequence[Group]) -> list[Group]:
     """Launch groups of one reason that break exactly the same launches, as one group in place of the first: a
     pull request that adds `algorithm.filter_groups.*` breaks a script's two `+algorithm.filter_groups...`
     overrides with one cause, and the script is named once, with both overrides and both fixes."""
+
     def key(group: Group) -> tuple[Any, ...] | None:
         f = group.finding
         launch = f.detail_as(LaunchFix)
@@ -282,8 +313,6 @@ def member_lines(group: Group) -> list[str]:
 def _fix(finding: Finding) -> str | None:
     launch = finding.detail_as(LaunchFix)
     return launch.fix if launch is not None else None
-
-
 
 
 def old_present(group: Group) -> bool:
@@ -367,7 +396,7 @@ class Fold:
         """`critic.model.fsdp_config.* (27 keys) removed`, or `data: 3 keys added (audio_key, tools, …)`."""
         if self.whole:
             return f"{self.root}.* ({len(self.groups)} keys) {self.first.kind}"
-        names = ", ".join(g.path[len(self.root) + 1:] for g in self.groups)
+        names = ", ".join(g.path[len(self.root) + 1 :] for g in self.groups)
         shown = names if len(names) <= FOLD_NAMES else names[: FOLD_NAMES - 1] + "…"
         return f"{self.root}: {len(self.groups)} keys {self.first.kind} ({shown})"
 
@@ -380,8 +409,14 @@ class Fold:
     def as_dict(self) -> dict[str, Any]:
         """The fold as the JSON `subtrees` array spells it: every leaf path stays listed."""
         first = self.first
-        return {"kind": str(first.kind), "path": self.root, "keys": len(self.groups), "severity": str(first.severity),
-                "cases": list(first.cases), "paths": [g.path for g in self.groups]}
+        return {
+            "kind": str(first.kind),
+            "path": self.root,
+            "keys": len(self.groups),
+            "severity": str(first.severity),
+            "cases": list(first.cases),
+            "paths": [g.path for g in self.groups],
+        }
 
 
 FOLD_MIN = 2  # a subtree with one leaf reads best as that leaf

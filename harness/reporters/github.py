@@ -90,7 +90,9 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
         lines.append(workflow_command(command, message, file=at_file, line=at_line, title=title))
     if any(left_out.values()):
         counted = ", ".join(f"{n} {kind}{'s' * (n != 1)}" for kind, n in left_out.items() if n)
-        lines.append(escape_data(f"{counted} more are not annotated (GitHub shows {SHOWN_PER_KIND} of each kind); the job summary lists them all"))
+        lines.append(
+            escape_data(f"{counted} more are not annotated (GitHub shows {SHOWN_PER_KIND} of each kind); the job summary lists them all")
+        )
     lines += [escape_data(f"Next: {step}") for step in next_steps(groups, result, options)]
     lines.append(escape_data(summary_line(result)))
     return "\n".join(lines) + "\n"

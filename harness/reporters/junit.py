@@ -54,7 +54,9 @@ def to_junit(result: MatrixResult) -> ET.Element:
         case_id = case_result.case.id
         # A case that cannot be composed is an error in JUnit's sense; a difference or a broken rule is a failure.
         broken = any(f.kind == Kind.ERROR and f.severity == ERROR for f in case_result.findings)
-        case = _testcase(suite, case_id, case_result.golden, lines(case_id, ERROR), lines(case_id, WARNING), "error" if broken else "failure")
+        case = _testcase(
+            suite, case_id, case_result.golden, lines(case_id, ERROR), lines(case_id, WARNING), "error" if broken else "failure"
+        )
         if case_result.status == Status.GONE:
             ET.SubElement(case, "skipped", {"message": "only in the baseline"})
     orphans = [f"orphan golden (no case): {orphan}; remove it with `generate --prune`" for orphan in result.orphans]

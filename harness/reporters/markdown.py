@@ -109,8 +109,10 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
     for item in items:
         if isinstance(item, Fold):
             what = item.describe().removeprefix(item.root + (".* " if item.whole else ": "))
-            lines.append(f"| {breakable_code(item.root + ('.*' if item.whole else ''))} | {markdown_text(what)} "
-                         f"| {_cases_cell(item.first, all_ids)} | {_source_cell(item)} |")
+            lines.append(
+                f"| {breakable_code(item.root + ('.*' if item.whole else ''))} | {markdown_text(what)} "
+                f"| {_cases_cell(item.first, all_ids)} | {_source_cell(item)} |"
+            )
             continue
         change, cut = _change(item)
         path = breakable_code(item.path) if item.path else markdown_text(str(item.kind))
@@ -154,8 +156,10 @@ def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     lines = ["| finding | where | fix |", "|---|---|---|"]
     for g in merged_launches(groups):
         fix = fix_text(g).removeprefix("fix: ")
-        lines.append(f"| {breakable_text(without_waiver_note(describe_group(g)))} | {_where_cell(g, all_ids)} "
-                     f"| {breakable_text(fix) if fix else ''} |")
+        lines.append(
+            f"| {breakable_text(without_waiver_note(describe_group(g)))} | {_where_cell(g, all_ids)} "
+            f"| {breakable_text(fix) if fix else ''} |"
+        )
     return lines
 
 
@@ -193,7 +197,11 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
         for tier in LISTED_TIERS:
             listed = [g for g in tiers.get(tier, []) if g.severity == severity]
             if listed:
-                table = _finding_table(listed, all_ids) if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING) else _value_table(folded(listed), all_ids)
+                table = (
+                    _finding_table(listed, all_ids)
+                    if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING)
+                    else _value_table(folded(listed), all_ids)
+                )
                 sections += _section(tier_heading(tier, merged_launches(listed)), table, open_always=severity == ERROR)
         if sections:
             lines += [f"### {heading}", "", *sections]

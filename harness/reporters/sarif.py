@@ -58,28 +58,35 @@ def to_sarif(result: MatrixResult) -> dict[str, Any]:
     """The SARIF log: one run of config-harness, its rules (the finding kinds seen) and its results."""
     all_ids = compared_ids(result)
     groups = [
-        g for g in group_findings(result.cases, result.findings)
-        if g.tier != Tier.NOTED and (g.severity != INFO or g.tier in REPORTED_INFO)
+        g for g in group_findings(result.cases, result.findings) if g.tier != Tier.NOTED and (g.severity != INFO or g.tier in REPORTED_INFO)
     ]
     results = [sarif_result(g, all_ids) for g in groups]
     results += [
-        {"ruleId": "orphan", "level": "error", "message": {"text": "orphan golden with no case; remove it with `generate --prune`"},
-         "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(orphan)}}}]}
+        {
+            "ruleId": "orphan",
+            "level": "error",
+            "message": {"text": "orphan golden with no case; remove it with `generate --prune`"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(orphan)}}}],
+        }
         for orphan in result.orphans
     ]
     kinds = sorted({r["ruleId"] for r in results})
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "config-harness",
-                "version": __version__,
-                "rules": [{"id": kind, "shortDescription": {"text": f"config-harness finding kind {kind}"}} for kind in kinds],
-            }},
-            "invocations": [{"executionSuccessful": True, "properties": {"verdict": summary_line(result), **mode_properties(result)}}],
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "config-harness",
+                        "version": __version__,
+                        "rules": [{"id": kind, "shortDescription": {"text": f"config-harness finding kind {kind}"}} for kind in kinds],
+                    }
+                },
+                "invocations": [{"executionSuccessful": True, "properties": {"verdict": summary_line(result), **mode_properties(result)}}],
+                "results": results,
+            }
+        ],
     }
 
 

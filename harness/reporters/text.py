@@ -43,10 +43,19 @@ from harness.reporters.common import (
     waived_count,
 )
 
-COLORS = MappingProxyType({
-    "ok": "32", "OK": "1;32", "changed": "31", "new": "33", "error": "1;31", "FAILED": "1;31",
-    "ERROR": "31", "WARNING": "33", "INFO": "2",
-})
+COLORS = MappingProxyType(
+    {
+        "ok": "32",
+        "OK": "1;32",
+        "changed": "31",
+        "new": "33",
+        "error": "1;31",
+        "FAILED": "1;31",
+        "ERROR": "31",
+        "WARNING": "33",
+        "INFO": "2",
+    }
+)
 
 
 def paint(text: str, style: str, color: bool) -> str:
@@ -205,7 +214,10 @@ class TextReporter:
         lines = []
         for row in listing.rows:
             where = row.get("golden") or row.get("source")
-            lines.append(f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]" + (f"  not extracted: {row['reason']}" if row.get("reason") else ""))
+            lines.append(
+                f"{row['id']:<48} {where}  [{' '.join(row['overrides'])}]"
+                + (f"  not extracted: {row['reason']}" if row.get("reason") else "")
+            )
         for other in listing.not_launches if options.verbose else ():
             shown = ", ".join(other["sources"][:3]) + (f" and {len(other['sources']) - 3} more" if len(other["sources"]) > 3 else "")
             lines.append(f"not a launch: {other['program']}: {other['why']} ({len(other['sources'])} command(s): {shown})")
@@ -219,8 +231,10 @@ class TextReporter:
             old = show_value(change.old) if change.old_present else ABSENT
             new = show_value(change.new) if change.new_present else ABSENT
             if change.composes_from:
-                lines.append(f"{change.commit[:12]} {change.date[:10]} composes from {change.commit[:12]} on: {new} "
-                             f"(before it, {change.composes_from})  {change.subject}")
+                lines.append(
+                    f"{change.commit[:12]} {change.date[:10]} composes from {change.commit[:12]} on: {new} "
+                    f"(before it, {change.composes_from})  {change.subject}"
+                )
             else:
                 lines.append(f"{change.commit[:12]} {change.date[:10]} {old} -> {new}  {change.subject}")
         if not options.quiet:

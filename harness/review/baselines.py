@@ -173,7 +173,7 @@ class ComposedTree:
             if file is not None and self.workdir is not None and not os.path.isabs(file):
                 file = str(self.workdir / file)  # shown relative to the workdir it was read in
             if file is not None and self.show_as and file.startswith(root):
-                file = self.show_as + file[len(root):]
+                file = self.show_as + file[len(root) :]
             shown[path] = replace(source, file=file, at=self.at)
         return shown
 
@@ -221,9 +221,7 @@ class GoldensAtRef:
     def prepare(self, cases: Sequence[Case]) -> None:
         """Compose the tree at the ref when some case has no golden there, or when the `hydra:` subtree is compared."""
         self.without_golden = any(c.golden_name not in self.goldens for c in cases)
-        if self.tree is not None and (
-            self.compose_all or self.tree.hydra_subtree or any(c.golden_name not in self.goldens for c in cases)
-        ):
+        if self.tree is not None and (self.compose_all or self.tree.hydra_subtree or any(c.golden_name not in self.goldens for c in cases)):
             self.tree.compose()
 
     def removed_sources(self, case: Case, baseline_id: str) -> dict[str, Source]:
@@ -278,8 +276,10 @@ def folders_at(settings: Settings, top: Path, commit: str) -> Settings:
     python = tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.python_sources, sources))
     moved = tuple(folder for folder, was in zip(python, settings.python_sources) if folder != was)
     return replace(
-        settings, search_path=tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.search_path, search)),
-        python_sources=python, read_outside=(*settings.read_outside, *moved),
+        settings,
+        search_path=tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.search_path, search)),
+        python_sources=python,
+        read_outside=(*settings.read_outside, *moved),
     )
 
 
@@ -297,8 +297,7 @@ def _written_at(settings: Settings, top: Path, commit: str, key: str, count: int
     if not isinstance(entries, list) or len(entries) != count or not all(isinstance(entry, str) for entry in entries):
         return none
     return [
-        None if entry.startswith("pkg://") else os.path.normpath(os.path.join(base, entry.removeprefix("file://")))
-        for entry in entries
+        None if entry.startswith("pkg://") else os.path.normpath(os.path.join(base, entry.removeprefix("file://"))) for entry in entries
     ]
 
 
@@ -390,7 +389,8 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
         pass  # goldens outside the repository: compose the base
     if snapshot_inside is not None and not compose_base:
         entries = [
-            entry for entry in gitrepo.list_files(top, commit, snapshot_inside)
+            entry
+            for entry in gitrepo.list_files(top, commit, snapshot_inside)
             if "/" not in entry[len(snapshot_inside) + 1 :] and is_golden_name(entry.rsplit("/", 1)[-1])
         ]
         for entry, data in gitrepo.read_files(top, commit, entries).items():
@@ -402,9 +402,11 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
         config_inside = gitrepo.inside(top, base_settings.config_dir)
         contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
         tree = ComposedTree(
-            replace(folders_at(base_settings, top, commit), config_dir=folder.resolve(), cache_dir=settings.cache_dir,
-                    jobs=settings.jobs),
-            f"{ref}:{config_inside}", show_as=config_inside, at=ref, hydra_subtree=True,
+            replace(folders_at(base_settings, top, commit), config_dir=folder.resolve(), cache_dir=settings.cache_dir, jobs=settings.jobs),
+            f"{ref}:{config_inside}",
+            show_as=config_inside,
+            at=ref,
+            hydra_subtree=True,
             workdir=workdir,
             contracts=_contracts_at(replace(base_settings, contracts=contract_paths), top, commit),
         )
@@ -418,5 +420,6 @@ def on_disk(settings: Settings, folder: Path) -> ComposedTree:
     """The baseline of an upgrade report: another config tree on disk, composed with the same settings."""
     if not folder.is_dir():
         raise SettingsError(f"{folder}: no such config folder")
-    return ComposedTree(replace(settings, config_dir=folder.resolve()), display_path(folder.resolve()), show_as=display_path(folder.resolve()))
-
+    return ComposedTree(
+        replace(settings, config_dir=folder.resolve()), display_path(folder.resolve()), show_as=display_path(folder.resolve())
+    )

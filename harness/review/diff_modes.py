@@ -16,15 +16,19 @@ from harness.composition.documents import DocumentError, is_snapshot_folder
 from harness.model.findings import Comparison, Mode
 
 # A flag (by dest) that means nothing in a mode, and why; a documents mode compares YAML as it is written.
-_NOT_FOR_DOCUMENTS = MappingProxyType({
-    "case": "--case selects cases, and {what} compares YAML files as they are, not composed cases",
-    "strict_waivers": "--strict-waivers is about contract waivers, and {what} checks no contracts",
-})
-REFUSED: Mapping[Mode, Mapping[str, str]] = MappingProxyType({
-    Mode.FILES: _NOT_FOR_DOCUMENTS,
-    Mode.GOLDENS: _NOT_FOR_DOCUMENTS,
-    Mode.TREES: MappingProxyType({}),
-})
+_NOT_FOR_DOCUMENTS = MappingProxyType(
+    {
+        "case": "--case selects cases, and {what} compares YAML files as they are, not composed cases",
+        "strict_waivers": "--strict-waivers is about contract waivers, and {what} checks no contracts",
+    }
+)
+REFUSED: Mapping[Mode, Mapping[str, str]] = MappingProxyType(
+    {
+        Mode.FILES: _NOT_FOR_DOCUMENTS,
+        Mode.GOLDENS: _NOT_FOR_DOCUMENTS,
+        Mode.TREES: MappingProxyType({}),
+    }
+)
 
 
 def detect(old: Path, new: Path, files: bool) -> Comparison:

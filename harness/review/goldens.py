@@ -67,11 +67,7 @@ def find_orphans(snapshot_dir: Path, cases: Sequence[Case]) -> list[Path]:
     if not snapshot_dir.is_dir():
         return []
     claimed = {case.golden_name for case in cases}
-    return sorted(
-        p for p in snapshot_dir.iterdir()
-        if (is_golden_name(p.name) and p.name not in claimed)
-        or is_leftover(p)
-    )
+    return sorted(p for p in snapshot_dir.iterdir() if (is_golden_name(p.name) and p.name not in claimed) or is_leftover(p))
 
 
 def pending(result: CaseResult) -> bool:

@@ -70,8 +70,10 @@ class Since:
 
     def line(self, key: str, shown: str) -> str:
         """The one line `log` says about the walk's start (`shown`: the value at REF as text)."""
-        return (f"--since {self.ref} ({self.commit[:12]}) is not an ancestor of HEAD: walked from their merge base "
-                f"{self.merge_base[:12]}, as git's {self.ref}..HEAD does; at {self.ref} {key} is {shown}")
+        return (
+            f"--since {self.ref} ({self.commit[:12]}) is not an ancestor of HEAD: walked from their merge base "
+            f"{self.merge_base[:12]}, as git's {self.ref}..HEAD does; at {self.ref} {key} is {shown}"
+        )
 
 
 @dataclass(frozen=True)
@@ -185,9 +187,7 @@ def _walk(settings: Settings, key: str, case_id: str, since: str | None) -> tupl
     start, off_line = _since_commit(top, since) if since is not None else (None, None)
     commits = gitrepo.history(top, folder, start)
     if not commits and start is None and not gitrepo.list_files(top, "HEAD", folder):
-        raise HistoryError(
-            f"{folder or '.'} is not in git (a fetched or ignored folder): log reads the history of committed configs"
-        )
+        raise HistoryError(f"{folder or '.'} is not in git (a fetched or ignored folder): log reads the history of committed configs")
     changes: list[KeyChange] = []
     seen = _Walked()
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-log-"))
@@ -222,11 +222,19 @@ def _walk(settings: Settings, key: str, case_id: str, since: str | None) -> tupl
                 old_present, new_present = reading.value is not MISSING, new.value is not MISSING
                 # Not a key added here: the case itself did not compose before (a value would appear from nothing).
                 appears = walked and reading.read is None and new.read is not None
-                changes.append(KeyChange(
-                    commit.id, commit.date, commit.subject,
-                    reading.value if old_present else None, new.value if new_present else None,
-                    old_present, new_present, new_present, (reading.why or "the case did not compose") if appears else "",
-                ))
+                changes.append(
+                    KeyChange(
+                        commit.id,
+                        commit.date,
+                        commit.subject,
+                        reading.value if old_present else None,
+                        new.value if new_present else None,
+                        old_present,
+                        new_present,
+                        new_present,
+                        (reading.why or "the case did not compose") if appears else "",
+                    )
+                )
             reading = new
             walked = True
     finally:
@@ -309,7 +317,7 @@ def _update(top: Path, old: str, new: str, folder: str, tree: Path) -> list[_Edi
             except (OSError, InputLimitError):
                 previous, structural = b"", True  # a link or an oversized file: compose again, never guess
         replace_file(target, data, inside=tree)
-        edits.append(_Edit(path[len(prefix):], previous, data))
+        edits.append(_Edit(path[len(prefix) :], previous, data))
     return None if structural else edits
 
 

@@ -89,8 +89,11 @@ def find_moves(
         tree = old_trees[prefix]
         if len(tree) < 2 or any(path.startswith(prefix + ".") for path in used_old) or any(p.startswith(prefix + ".") for p in present):
             continue
-        targets = [t for t in fingerprints.get(json.dumps(tree, sort_keys=True, default=repr), []) if t != prefix
-                   and not any(path.startswith(t + ".") for path in used_new)]
+        targets = [
+            t
+            for t in fingerprints.get(json.dumps(tree, sort_keys=True, default=repr), [])
+            if t != prefix and not any(path.startswith(t + ".") for path in used_new)
+        ]
         if len(targets) != 1:
             continue
         target = targets[0]
@@ -175,14 +178,23 @@ def fold_moves(findings: list[Finding], present: Iterable[str] = ()) -> list[Fin
     pairs = {pair for move in moves for pair in move.leaves}
     template = next(f for f in findings if f.kind == Kind.REMOVED)
     subtree = template.detail.subtree if isinstance(template.detail, Difference) else ""
-    folded = [f for f in findings if not (f.kind in (Kind.REMOVED, Kind.ADDED) and f.path in gone)
-              and not (_swaps(f) or {("", "")}) <= pairs]
+    folded = [
+        f for f in findings if not (f.kind in (Kind.REMOVED, Kind.ADDED) and f.path in gone) and not (_swaps(f) or {("", "")}) <= pairs
+    ]
     for move in moves:
         what = "subtree" if len(move.leaves) > 1 else "key"
-        folded.append(replace(
-            template, kind=Kind.MOVED, path=move.old, old=move.old, new=move.new, source=None,
-            message=f"MOVED {move.old} -> {move.new} ({what} with its value unchanged)", detail=Moved(move.value, subtree),
-        ))
+        folded.append(
+            replace(
+                template,
+                kind=Kind.MOVED,
+                path=move.old,
+                old=move.old,
+                new=move.new,
+                source=None,
+                message=f"MOVED {move.old} -> {move.new} ({what} with its value unchanged)",
+                detail=Moved(move.value, subtree),
+            )
+        )
     return folded
 
 

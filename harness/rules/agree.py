@@ -44,8 +44,10 @@ class Agree(PathRule):
     def loosened(self, old: Contract, new: Contract | None, case_ids: list[str]) -> list[TermChange]:
         name = old.name
         if new is None:
-            return [TermChange(name, group[-1], {"agree": list(group)}, None, f"agree {list(group)} removed (contract gone)")
-                    for group in old.term(self.key)]
+            return [
+                TermChange(name, group[-1], {"agree": list(group)}, None, f"agree {list(group)} removed (contract gone)")
+                for group in old.term(self.key)
+            ]
         kept_groups = new.term(self.key)
         changes = []
         for group in old.term(self.key):
@@ -83,8 +85,11 @@ class RequireBoth(Option):
     def loosened(self, old: Contract, new: Contract | None, case_ids: list[str]) -> list[TermChange]:
         if new is None or not old.term(self.key) or new.term(self.key):
             return []
-        return [TermChange(old.name, "", {self.key: True}, {self.key: False},
-                           "agree_require_both turned off: a missing alias is no longer a violation")]
+        return [
+            TermChange(
+                old.name, "", {self.key: True}, {self.key: False}, "agree_require_both turned off: a missing alias is no longer a violation"
+            )
+        ]
 
 
 KIND = Agree()

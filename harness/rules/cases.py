@@ -40,8 +40,11 @@ class Cases(Option):
         if not lost:
             return []
         shown = ", ".join(lost[:3]) + (f" and {len(lost) - 3} more" if len(lost) > 3 else "")
-        return [TermChange(old.name, "", {"cases": before}, {"cases": after},
-                           f"cases narrowed from {before!r} to {after!r}: no longer covers {shown}")]
+        return [
+            TermChange(
+                old.name, "", {"cases": before}, {"cases": after}, f"cases narrowed from {before!r} to {after!r}: no longer covers {shown}"
+            )
+        ]
 
 
 KIND = Cases()

@@ -67,9 +67,7 @@ def _loosened_terms(old: Contract, new: Contract | None, case_ids: list[str]) ->
 
 def _covers(old: Waiver, new: Waiver, case_ids: list[str]) -> bool:
     """True when `old` already excused everything `new` excuses: as many cases, for at least as long."""
-    wide_enough = old.cases == new.cases or all(
-        fnmatchcase(case_id, old.cases) for case_id in case_ids if fnmatchcase(case_id, new.cases)
-    )
+    wide_enough = old.cases == new.cases or all(fnmatchcase(case_id, old.cases) for case_id in case_ids if fnmatchcase(case_id, new.cases))
     long_enough = old.until is None or (new.until is not None and new.until <= old.until)
     return wide_enough and long_enough
 
@@ -136,11 +134,24 @@ def _recorded(change: TermChange, record: ChangeRecord | None, kind: Kind = Kind
     subject = "" if change.contract in SUBJECT_KEYS.values() else f"{change.contract}: "
     detail = ContractRef(contract) if contract else None
     if record is not None:
-        return Finding(kind, change.path, change.old, change.new, WARNING,
-                       f"{subject}{change.description} [recorded reason: {record.reason}]", detail=detail)
-    return Finding(kind, change.path, change.old, change.new, ERROR,
-                   f"{subject}{change.description} without a recorded reason;"
-                   f" to accept it, add to `changes:` {flow_record(change.record('WHY'))}", detail=detail)
+        return Finding(
+            kind,
+            change.path,
+            change.old,
+            change.new,
+            WARNING,
+            f"{subject}{change.description} [recorded reason: {record.reason}]",
+            detail=detail,
+        )
+    return Finding(
+        kind,
+        change.path,
+        change.old,
+        change.new,
+        ERROR,
+        f"{subject}{change.description} without a recorded reason; to accept it, add to `changes:` {flow_record(change.record('WHY'))}",
+        detail=detail,
+    )
 
 
 def contract_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) -> list[Finding]:
@@ -154,7 +165,12 @@ ENFORCED, EXCUSED = "enforced", "excused"
 
 
 def unreported_findings(
-    base: ContractSet, head: ContractSet, case_id: str, config: DictConfig, tree: Any, today: datetime.date,
+    base: ContractSet,
+    head: ContractSet,
+    case_id: str,
+    config: DictConfig,
+    tree: Any,
+    today: datetime.date,
     program: ProgramLookup | None = None,
 ) -> list[Finding]:
     """A `contract_change` for each error the base's contracts (terms and waivers) find on this case of the pull
@@ -171,14 +187,20 @@ def unreported_findings(
         if paths & reported:
             continue
         record = next((r for r in added if r.contract == violation.contract and r.path in paths), None)
-        change = TermChange(violation.contract, violation.path, ENFORCED, EXCUSED,
-                            f"the base's contract is broken here ({violation.message}) and this change's contracts no longer report it")
+        change = TermChange(
+            violation.contract,
+            violation.path,
+            ENFORCED,
+            EXCUSED,
+            f"the base's contract is broken here ({violation.message}) and this change's contracts no longer report it",
+        )
         findings.append(_recorded(change, record, contract=violation.contract))
     return findings
 
 
-def unreported_check(base: ContractSet, head: ContractSet, today: datetime.date | None = None,
-                     program: ProgramLookup | None = None) -> CaseChecker:
+def unreported_check(
+    base: ContractSet, head: ContractSet, today: datetime.date | None = None, program: ProgramLookup | None = None
+) -> CaseChecker:
     """`unreported_findings` as a case check of a review (waivers expire by `today`, default the UTC date)."""
     day = today or utc_today()
 
@@ -231,7 +253,8 @@ def run_findings(
         before = {f.message for f in contract_hygiene(base, case_ids)} if base is not None else set()
         hygiene = [
             replace(f, severity=ERROR, origin=Origin.AT_BASE if f.message in before else Origin.INTRODUCED)
-            if isinstance(f.detail, ContractHygiene) and f.detail.checks_nothing else f
+            if isinstance(f.detail, ContractHygiene) and f.detail.checks_nothing
+            else f
             for f in hygiene
         ]
     findings += hygiene

@@ -32,7 +32,9 @@ class Contract:
     """Rules that every case matching its `cases` must satisfy: one term per rule kind (harness/rules)."""
 
     name: str
-    terms: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # a kind's key -> its parsed term; a kind not here has its default
+    terms: Mapping[str, Any] = field(
+        default_factory=lambda: MappingProxyType({})
+    )  # a kind's key -> its parsed term; a kind not here has its default
     origin: str = ""
     line: int = 0  # where the contract starts in its file
 
@@ -203,8 +205,17 @@ def _known_entry(origin: Path, entry: Any) -> Waiver:
             raise ContractError(f"{_where(origin, entry, key)}: a known entry's {key!r} must be a string")
     if entry.get("path"):
         _checked(origin, entry, "path", entry["path"])
-    return Waiver("", entry.get("path", ""), entry["reason"], _until(origin, entry), entry["cases"], finding=entry["finding"],
-                  what=entry.get("what", ""), origin=str(origin), line=getattr(entry, "lines", {}).get("", 0))
+    return Waiver(
+        "",
+        entry.get("path", ""),
+        entry["reason"],
+        _until(origin, entry),
+        entry["cases"],
+        finding=entry["finding"],
+        what=entry.get("what", ""),
+        origin=str(origin),
+        line=getattr(entry, "lines", {}).get("", 0),
+    )
 
 
 def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
@@ -216,8 +227,9 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
         subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
         if len(subjects) != 1:
-            raise ContractError(f"{_where(origin, entry)}: a change record names exactly one of 'contract', "
-                               f"{', '.join(repr(key) for key in SUBJECT_KEYS)}")
+            raise ContractError(
+                f"{_where(origin, entry)}: a change record names exactly one of 'contract', {', '.join(repr(key) for key in SUBJECT_KEYS)}"
+            )
         (subject,) = subjects
         if subject != "contract" and "path" in entry:
             raise ContractError(f"{_where(origin, entry, 'path')}: a {subject!r} record names its key in {subject!r}, not in 'path'")
@@ -290,8 +302,15 @@ def contract_findings(
     findings = []
     for contract in contract_set.contracts:
         for violation in violations(contract, config, tree, program, case.id):
-            finding = Finding(Kind.CONTRACT, violation.path, violation.expected, violation.actual, ERROR,
-                              f"{contract.name}: {violation.message}", detail=ContractRef(contract.name, contract.location()))
+            finding = Finding(
+                Kind.CONTRACT,
+                violation.path,
+                violation.expected,
+                violation.actual,
+                ERROR,
+                f"{contract.name}: {violation.message}",
+                detail=ContractRef(contract.name, contract.location()),
+            )
             findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
     return findings
 
@@ -380,11 +399,17 @@ def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]
         if any(waiver.excuses(contract, (path,), case_id) for case_id, contract, path in seen):
             continue
         scope = "" if waiver.cases == "*" else f" in cases {waiver.cases!r}"
-        findings.append(Finding(
-            Kind.CONTRACT, waiver.path, None, None, ERROR if strict else WARNING,
-            f"{waiver.contract}: waiver no longer needed: no case{scope} violates {waiver.path}; remove the waiver"
-            f" ({waiver.reason})", detail=ContractHygiene(waiver.contract),
-        ))
+        findings.append(
+            Finding(
+                Kind.CONTRACT,
+                waiver.path,
+                None,
+                None,
+                ERROR if strict else WARNING,
+                f"{waiver.contract}: waiver no longer needed: no case{scope} violates {waiver.path}; remove the waiver ({waiver.reason})",
+                detail=ContractHygiene(waiver.contract),
+            )
+        )
     return findings
 
 
@@ -402,14 +427,23 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
     names = [contract.name for contract in contract_set.contracts]
     for name in sorted({name for name in names if names.count(name) > 1}):
         origins = ", ".join(sorted({c.origin for c in contract_set.contracts if c.name == name}))
-        findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})",
-                                detail=ContractHygiene(name)))
+        findings.append(
+            Finding(Kind.CONTRACT, "", None, None, WARNING, f"{name}: duplicate contract name (in {origins})", detail=ContractHygiene(name))
+        )
     for contract in contract_set.contracts:
         cases = contract.term("cases")
         if not any(fnmatchcase(case_id, cases) for case_id in case_ids):
-            findings.append(Finding(Kind.CONTRACT, "", None, None, WARNING,
-                                    f"{contract.name}: cases {cases!r} matches no case{NOTHING_CHECKED}",
-                                    detail=ContractHygiene(contract.name, checks_nothing=True)))
+            findings.append(
+                Finding(
+                    Kind.CONTRACT,
+                    "",
+                    None,
+                    None,
+                    WARNING,
+                    f"{contract.name}: cases {cases!r} matches no case{NOTHING_CHECKED}",
+                    detail=ContractHygiene(contract.name, checks_nothing=True),
+                )
+            )
     paths_by_name: dict[str, set[str]] = {}
     for contract in contract_set.contracts:
         paths_by_name.setdefault(contract.name, set()).update(contract.paths())
@@ -417,11 +451,27 @@ def contract_hygiene(contract_set: ContractSet, case_ids: Iterable[str]) -> list
         if waiver.contract == TARGET_WAIVER or waiver.finding:
             continue  # its paths are keys of `_target_` nodes, which no contract names
         if waiver.path not in paths_by_name.get(waiver.contract, set()):
-            findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
-                                    f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names",
-                                    detail=ContractHygiene(waiver.contract)))
+            findings.append(
+                Finding(
+                    Kind.CONTRACT,
+                    waiver.path,
+                    None,
+                    None,
+                    WARNING,
+                    f"{waiver.contract}: waiver for {waiver.path}, which no rule of the contract names",
+                    detail=ContractHygiene(waiver.contract),
+                )
+            )
         elif not any(fnmatchcase(case_id, waiver.cases) for case_id in case_ids):
-            findings.append(Finding(Kind.CONTRACT, waiver.path, None, None, WARNING,
-                                    f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case",
-                                    detail=ContractHygiene(waiver.contract)))
+            findings.append(
+                Finding(
+                    Kind.CONTRACT,
+                    waiver.path,
+                    None,
+                    None,
+                    WARNING,
+                    f"{waiver.contract}: waiver for {waiver.path}: cases {waiver.cases!r} matches no case",
+                    detail=ContractHygiene(waiver.contract),
+                )
+            )
     return findings

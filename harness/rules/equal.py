@@ -39,17 +39,30 @@ class Equal(PathRule):
             if actual is MISSING and view.program is not None:
                 actual = view.program(view.tree, path)
                 if actual is not MISSING and hasattr(actual, "describe"):  # a Python default that is not a literal
-                    found.append(Violation(contract.name, path, expected, None,
-                                           f"{path} must equal {show(expected)}; it is not in the config and its Python default is "
-                                           f"{actual.describe()}"))
+                    found.append(
+                        Violation(
+                            contract.name,
+                            path,
+                            expected,
+                            None,
+                            f"{path} must equal {show(expected)}; it is not in the config and its Python default is {actual.describe()}",
+                        )
+                    )
                     continue
             if actual is MISSING and path in required:
                 continue  # already reported once as a missing required key
             if isinstance(actual, Unresolvable):
                 found.append(Violation(contract.name, path, expected, None, f"{path} must equal {show(expected)} but {actual.reason}"))
             elif actual is MISSING or not same_value(expected, actual):
-                found.append(Violation(contract.name, path, expected, None if actual is MISSING else actual,
-                                       f"{path} must equal {show(expected)} but is {show(actual)}"))
+                found.append(
+                    Violation(
+                        contract.name,
+                        path,
+                        expected,
+                        None if actual is MISSING else actual,
+                        f"{path} must equal {show(expected)} but is {show(actual)}",
+                    )
+                )
         return found
 
     def paths(self, value: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, ...], ...]:
@@ -58,16 +71,25 @@ class Equal(PathRule):
     def loosened(self, old: Contract, new: Contract | None, case_ids: list[str]) -> list[TermChange]:
         name = old.name
         if new is None:
-            return [TermChange(name, path, pin(value), None, f"equal {path}: {describe_value(value)} removed (contract gone)")
-                    for path, value in old.term(self.key)]
+            return [
+                TermChange(name, path, pin(value), None, f"equal {path}: {describe_value(value)} removed (contract gone)")
+                for path, value in old.term(self.key)
+            ]
         pins = dict(new.term(self.key))
         changes = []
         for path, value in old.term(self.key):
             if path not in pins:
                 changes.append(TermChange(name, path, pin(value), None, f"equal {path}: {describe_value(value)} removed"))
             elif not same_value(value, pins[path]):
-                changes.append(TermChange(name, path, pin(value), pin(pins[path]),
-                                          f"equal {path} re-pinned from {describe_value(value)} to {describe_value(pins[path])}"))
+                changes.append(
+                    TermChange(
+                        name,
+                        path,
+                        pin(value),
+                        pin(pins[path]),
+                        f"equal {path} re-pinned from {describe_value(value)} to {describe_value(pins[path])}",
+                    )
+                )
         return changes
 
     def added(self, old: tuple[tuple[str, Any], ...], new: tuple[tuple[str, Any], ...]) -> list[str]:

@@ -138,19 +138,30 @@ def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> l
         if any(excuses(entry, case_id, finding) for case_id, finding in excused):
             continue
         where = f"{display_path(Path(entry.origin))}:{entry.line}" if entry.origin else "its file"
-        findings.append(Finding(
-            Kind.CONTRACT, entry.path, None, None, WARNING,
-            f"known finding fixed: {entry.what or entry.finding} on {entry.cases}"
-            + (f" at {entry.path}" if entry.path else "") + f" no longer holds; remove its entry ({where})",
-            detail=ContractRef(source=where),
-        ))
+        findings.append(
+            Finding(
+                Kind.CONTRACT,
+                entry.path,
+                None,
+                None,
+                WARNING,
+                f"known finding fixed: {entry.what or entry.finding} on {entry.cases}"
+                + (f" at {entry.path}" if entry.path else "")
+                + f" no longer holds; remove its entry ({where})",
+                detail=ContractRef(source=where),
+            )
+        )
     return findings
 
 
 def record_of(entry_cases: str, finding: Finding) -> dict[str, Any]:
     """The `changes:` record that accepts a known entry a pull request added for this finding."""
-    return {"known": entry_cases, "old": None, "new": {"finding": str(finding.kind), "path": finding.path, "what": what_of(finding)},
-            "reason": "WHY"}
+    return {
+        "known": entry_cases,
+        "old": None,
+        "new": {"finding": str(finding.kind), "path": finding.path, "what": what_of(finding)},
+        "reason": "WHY",
+    }
 
 
 def added_entries(results: Iterable[CaseResult], base_entries: Sequence[Waiver], records: Sequence[ChangeRecord]) -> list[Finding]:
@@ -166,15 +177,30 @@ def added_entries(results: Iterable[CaseResult], base_entries: Sequence[Waiver],
             key = (cases, str(finding.kind), finding.path, what_of(finding))
             if key in findings:
                 continue
-            subject = f"known entry added for {what_of(finding) or finding.kind} on {cases}" + (f" at {finding.path}" if finding.path else "")
+            subject = f"known entry added for {what_of(finding) or finding.kind} on {cases}" + (
+                f" at {finding.path}" if finding.path else ""
+            )
             if record is not None:
-                findings[key] = Finding(Kind.CONTRACT_CHANGE, finding.path, None, record_of(cases, finding)["new"], WARNING,
-                                        f"{subject} [recorded reason: {record.reason}]", origin=Origin.INTRODUCED)
+                findings[key] = Finding(
+                    Kind.CONTRACT_CHANGE,
+                    finding.path,
+                    None,
+                    record_of(cases, finding)["new"],
+                    WARNING,
+                    f"{subject} [recorded reason: {record.reason}]",
+                    origin=Origin.INTRODUCED,
+                )
             else:
-                findings[key] = Finding(Kind.CONTRACT_CHANGE, finding.path, None, record_of(cases, finding)["new"], ERROR,
-                                        f"{subject} without a recorded reason; it excuses a finding the base reports;"
-                                        f" to accept it, add to `changes:` {flow_record(record_of(cases, finding))}",
-                                        origin=Origin.INTRODUCED)
+                findings[key] = Finding(
+                    Kind.CONTRACT_CHANGE,
+                    finding.path,
+                    None,
+                    record_of(cases, finding)["new"],
+                    ERROR,
+                    f"{subject} without a recorded reason; it excuses a finding the base reports;"
+                    f" to accept it, add to `changes:` {flow_record(record_of(cases, finding))}",
+                    origin=Origin.INTRODUCED,
+                )
     return list(findings.values())
 
 

@@ -78,9 +78,7 @@ def _added_terms(origin: Path, old: dict[str, Any] | None, new: dict[str, Any]) 
     return [line for kind in KINDS for line in kind.added(before[kind.key], after[kind.key])]
 
 
-def plan_lock(
-    existing: str | None, origin: Path, derived: dict[str, Any], case_ids: Iterable[str], reason: str | None
-) -> LockPlan:
+def plan_lock(existing: str | None, origin: Path, derived: dict[str, Any], case_ids: Iterable[str], reason: str | None) -> LockPlan:
     """Merge the derived contract into the file's text (None: no file yet); raise LockRefused when that would
     loosen a term that no record excuses and no `reason` is given, else record `reason` for each such term.
     """
@@ -101,8 +99,7 @@ def plan_lock(
     if unexcused and not reason:
         shown = "; ".join(c.description for c in unexcused[:3]) + (f"; and {len(unexcused) - 3} more" if len(unexcused) > 3 else "")
         raise LockRefused(
-            f"lock would drop or re-pin {len(unexcused)} term(s) of {derived['name']} ({shown});"
-            " rerun with --reason TEXT to record why"
+            f"lock would drop or re-pin {len(unexcused)} term(s) of {derived['name']} ({shown}); rerun with --reason TEXT to record why"
         )
     records = [change.record(reason) for change in unexcused] if reason else []
     if records:

@@ -45,8 +45,15 @@ class OneOf(PathRule):
             if isinstance(actual, Unresolvable):
                 found.append(Violation(contract.name, path, list(allowed), None, f"{path} must be {expected} but {actual.reason}"))
             elif actual is MISSING or not _within((actual,), allowed):
-                found.append(Violation(contract.name, path, list(allowed), None if actual is MISSING else actual,
-                                       f"{path} must be {expected} but is {show(actual)}"))
+                found.append(
+                    Violation(
+                        contract.name,
+                        path,
+                        list(allowed),
+                        None if actual is MISSING else actual,
+                        f"{path} must be {expected} but is {show(actual)}",
+                    )
+                )
         return found
 
     def paths(self, value: Choices) -> tuple[tuple[str, ...], ...]:
@@ -60,8 +67,15 @@ class OneOf(PathRule):
             if path not in kept:
                 changes.append(TermChange(old.name, path, _term(allowed), None, f"one_of {path} removed{gone}"))
             elif not _within(kept[path], allowed):
-                changes.append(TermChange(old.name, path, _term(allowed), _term(kept[path]),
-                                          f"one_of {path} widened from {describe_value(list(allowed))} to {describe_value(list(kept[path]))}"))
+                changes.append(
+                    TermChange(
+                        old.name,
+                        path,
+                        _term(allowed),
+                        _term(kept[path]),
+                        f"one_of {path} widened from {describe_value(list(allowed))} to {describe_value(list(kept[path]))}",
+                    )
+                )
         return changes
 
     def added(self, old: Choices, new: Choices) -> list[str]:

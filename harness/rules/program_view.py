@@ -29,8 +29,15 @@ class ProgramView(Option):
     def loosened(self, old: Contract, new: Contract | None, case_ids: list[str]) -> list[TermChange]:
         if new is None or old.term(self.key) or not new.term(self.key):
             return []
-        return [TermChange(old.name, "", {self.key: False}, {self.key: True},
-                           "program_view turned on: a Python default now satisfies require and equal where the YAML has no value")]
+        return [
+            TermChange(
+                old.name,
+                "",
+                {self.key: False},
+                {self.key: True},
+                "program_view turned on: a Python default now satisfies require and equal where the YAML has no value",
+            )
+        ]
 
 
 KIND = ProgramView()

@@ -203,11 +203,11 @@ def review_settings(base: Settings, head: Settings) -> Settings:
     )
 
 
-def rules_for_review(head: Settings, base: Settings | None, head_table: Mapping[str, Any], base_table: Mapping[str, Any] | None,
-                     ref: str) -> ReviewRules:
+def rules_for_review(
+    head: Settings, base: Settings | None, head_table: Mapping[str, Any], base_table: Mapping[str, Any] | None, ref: str
+) -> ReviewRules:
     """The rules of a review against `ref`: the base's settings when it has them, else the pull request's."""
     if base is None or base_table is None:
         # The modules a review imports come from the trusted side only: at a first adoption, none.
         return ReviewRules(replace(head, schemas=()), (), True, ref)
     return ReviewRules(review_settings(base, head), tuple(settings_changes(base_table, head_table)), False, ref)
-

@@ -173,4 +173,3 @@ def replace_once(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{path}: {old!r} occurs {text.count(old)} times"
     path.write_text(text.replace(old, new), encoding="utf-8")
-

@@ -38,9 +38,7 @@ line-length = 120
 
 def run(repo: Path, *command: str) -> subprocess.CompletedProcess[str]:
     """A command in the repository under umask 022, as on a developer's machine."""
-    return subprocess.run(
-        list(command), cwd=repo, capture_output=True, text=True, preexec_fn=lambda: os.umask(0o022), check=False
-    )
+    return subprocess.run(list(command), cwd=repo, capture_output=True, text=True, preexec_fn=lambda: os.umask(0o022), check=False)
 
 
 def git(repo: Path, *arguments: str) -> str:

@@ -43,10 +43,12 @@ def test_benchmarl_goldens_equal_plain_hydra_case_for_case(tmp_path):
     python = benchmarl_venv()
     conf = benchmarl_conf(python)
     settings = tmp_path / "harness.toml"
-    settings.write_text(f'schemas = ["benchmarl"]\nconfig_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\n'
-                        'roots = ["config"]\nengine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n'
-                        'navigation = ["task=vmas/navigation", "experiment.max_n_frames=1000"]\n'
-                        'simple_spread = ["task=pettingzoo/simple_spread"]\n')
+    settings.write_text(
+        f'schemas = ["benchmarl"]\nconfig_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\n'
+        'roots = ["config"]\nengine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n'
+        'navigation = ["task=vmas/navigation", "experiment.max_n_frames=1000"]\n'
+        'simple_spread = ["task=pettingzoo/simple_spread"]\n'
+    )
     harness = [str(python.parent / "config-harness"), "--settings", str(settings)]
     listing = subprocess.run([*harness, "list", "--format", "json"], capture_output=True, text=True, cwd=tmp_path)
     assert listing.returncode == 0, listing.stderr[-2000:]
@@ -58,7 +60,8 @@ def test_benchmarl_goldens_equal_plain_hydra_case_for_case(tmp_path):
     assert plain.returncode == 0, plain.stderr[-2000:]
     composed = json.loads(plain.stdout)
     assert len(cases) == 27 and all("yaml" in composed[case["id"]] for case in cases), {
-        case_id: result for case_id, result in composed.items() if "error" in result}
+        case_id: result for case_id, result in composed.items() if "error" in result
+    }
     for case in cases:
         golden = parse_yaml((tmp_path / "snapshots" / Path(case["golden"]).name).read_text(encoding="utf-8"))
         assert golden == parse_yaml(composed[case["id"]]["yaml"]), case["id"]

@@ -25,11 +25,15 @@ pytestmark = pytest.mark.e2e
 # Each tree: wheel, config folder, engines kept, and a value edit (file, old, new) some of those cases read.
 TREES = {
     "sheeprl": (
-        "sheeprl==0.8.4", "sheeprl/configs", ["a2c", "dreamer_v3", "ppo", "ppo_recurrent", "sac", "p2e_dv3_finetuning"],
+        "sheeprl==0.8.4",
+        "sheeprl/configs",
+        ["a2c", "dreamer_v3", "ppo", "ppo_recurrent", "sac", "p2e_dv3_finetuning"],
         ("algo/ppo.yaml", "update_epochs: 10", "update_epochs: 4"),
     ),
     "anemoi": (
-        "anemoi-training==0.17.1", "anemoi/training/config", ["gnn", "graphtransformer", "transformer_ens"],
+        "anemoi-training==0.17.1",
+        "anemoi/training/config",
+        ["gnn", "graphtransformer", "transformer_ens"],
         ("training/single.yaml", "num_sanity_val_steps: 6", "num_sanity_val_steps: 2"),
     ),
 }
@@ -50,8 +54,10 @@ def goldens(settings, folder: Path, plain: bool = False) -> dict[str, bytes]:
     result = Engine(Run.check(settings, RuleSet(), keep_rendered=True, baseline=GoldenFolder(folder)), plain=plain).run()
     failed = [case.id for case in result.cases if case.status == "error"]
     if plain and len(failed) > len(result.cases) // 2:  # a fidelity check over nothing would pass: fail instead
-        pytest.fail(f"{settings.config_dir}: plain Hydra failed to compose {len(failed)} of {len(result.cases)} cases, "
-                    f"so there is little to compare with: {failed[:5]}")
+        pytest.fail(
+            f"{settings.config_dir}: plain Hydra failed to compose {len(failed)} of {len(result.cases)} cases, "
+            f"so there is little to compare with: {failed[:5]}"
+        )
     write_goldens(result, folder)
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 

@@ -19,9 +19,10 @@ def test_concurrent_snapshot_update_writes_what_generate_writes(project, cli):  
     assert cli("--snapshot-dir", str(expected_dir), "generate", cwd=project).code == 0
     # Its own process (three: a controller and two workers), none of which needs hypothesis's pytest plugin.
     update = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", "-n", "2",
-         "--snapshot-update"],
-        cwd=project, capture_output=True, text=True,
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", "-n", "2", "--snapshot-update"],
+        cwd=project,
+        capture_output=True,
+        text=True,
     )
     assert update.returncode == 0, update.stdout[-2000:]
     assert goldens(project / "snapshots") == goldens(expected_dir) and len(goldens(expected_dir)) == 7

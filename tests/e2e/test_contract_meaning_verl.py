@@ -71,8 +71,7 @@ def review(repository: Path, capsys: pytest.CaptureFixture[str], monkeypatch: py
 
 
 def excused(report: dict) -> list[tuple[str, str, str]]:
-    return [(case["id"], f["path"], f["severity"]) for case in report["cases"] for f in case["findings"]
-            if f["kind"] == "contract_change"]
+    return [(case["id"], f["path"], f["severity"]) for case in report["cases"] for f in case["findings"] if f["kind"] == "contract_change"]
 
 
 def test_the_agree_plus_waiver_loosening_is_a_contract_change_error(adopted, tmp_path, capsys, monkeypatch):
@@ -87,7 +86,8 @@ def test_the_agree_plus_waiver_loosening_is_a_contract_change_error(adopted, tmp
     (change,) = [f for group in report["groups"] for f in [group] if group["kind"] == "contract_change"]
     assert change["severity"] == "error" and change["message"].startswith(
         "lora-alias: the base's contract is broken here (must agree but differ: actor_rollout_ref.model.lora_alpha=16, "
-        "actor_rollout_ref.model.lora.alpha=32) and this change's contracts no longer report it")
+        "actor_rollout_ref.model.lora.alpha=32) and this change's contracts no longer report it"
+    )
     # The pull request's own contracts only show the waived disagreement.
     (waived,) = [f for case in report["cases"] for f in case["findings"] if f["kind"] == "contract"]
     assert waived["severity"] == "warning" and "[waived: megatron's block scales on its own]" in waived["message"]

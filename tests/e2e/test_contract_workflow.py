@@ -13,8 +13,19 @@ pytestmark = pytest.mark.e2e
 # The acceptance project of test_verl (dp plus the old Megatron route), with a contracts file.
 SETTINGS = 'contracts = ["contracts.yaml"]\n' + ACCEPTANCE_SETTINGS
 QKV = "actor_rollout_ref.rollout.layer_name_map.qkv_layer_name"
-LOCK = ("lock", "--against", "ppo_trainer/dp/default", "--from", "route/ppo_megatron_trainer",
-        "--name", "megatron-critical", "--case", "*megatron*", "--output", "contracts.yaml")
+LOCK = (
+    "lock",
+    "--against",
+    "ppo_trainer/dp/default",
+    "--from",
+    "route/ppo_megatron_trainer",
+    "--name",
+    "megatron-critical",
+    "--case",
+    "*megatron*",
+    "--output",
+    "contracts.yaml",
+)
 
 # Two contracts, waivers and comments: a hand-written file that lock must not disturb.
 HAND_WRITTEN = f"""\
@@ -64,7 +75,7 @@ def test_lock_on_a_file_with_two_contracts_and_waivers_changes_only_the_named_co
     assert f"  added      require {QKV}\n" not in result.out  # it was required already
     after = (project / "contracts.yaml").read_text()
     # Everything outside the named contract keeps its bytes, comments included.
-    untouched = before[before.index("  - name: lora-alias"):]
+    untouched = before[before.index("  - name: lora-alias") :]
     assert after.endswith(untouched)
     assert after.startswith("# verl contracts, reviewed by hand.\ncontracts:\n  # Megatron: what 0.7.1 promised.\n  - ")
     old_doc, new_doc = yaml.safe_load(before), yaml.safe_load(after)
@@ -163,14 +174,17 @@ def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp
     assert result.code == 1
     changes = [f for f in result.json()["findings"] if f["kind"] == "contract_change"]
     assert {(f["path"], str(f["old"]), f["severity"]) for f in changes} == {
-        (QKV, "require", "error"), (QKV, "{'equal': 'qkv'}", "error"),
+        (QKV, "require", "error"),
+        (QKV, "{'equal': 'qkv'}", "error"),
     }
     assert all(f["message"].startswith("megatron-critical: ") for f in changes)
 
     # Reasons recorded: by hand for what the edit dropped, by `lock --reason` for the rest of 0.8.0's changes.
     hand = "verl PR #5848: vLLM/SGLang read the layer names from the model now"
-    document["changes"] = [{"contract": "megatron-critical", "path": QKV, "old": old_term, "new": None, "reason": hand}
-                           for old_term in ("require", {"equal": "qkv"})]
+    document["changes"] = [
+        {"contract": "megatron-critical", "path": QKV, "old": old_term, "new": None, "reason": hand}
+        for old_term in ("require", {"equal": "qkv"})
+    ]
     contracts.write_text(yaml.safe_dump(document))
     locked_reason = "verl 0.8.0 unified ppo_megatron_trainer into model_engine=megatron; reviewed"
     assert cli("--settings", "harness.toml", *LOCK, "--reason", locked_reason, cwd=repository).code == 0
@@ -192,6 +206,10 @@ def test_verl_contracts_hold_on_0_9_1_with_no_stale_waiver_and_scoped_lora_waive
     assert result.code == 0, result.out[-2000:]
     report = result.json()
     assert report["findings"] == []  # no stale waiver, no contract-file hygiene warning
-    rank = {case["id"] for case in report["cases"] for f in case["findings"]
-            if f["message"].startswith("lora-alias") and "lora.rank" in f["message"]}
+    rank = {
+        case["id"]
+        for case in report["cases"]
+        for f in case["findings"]
+        if f["message"].startswith("lora-alias") and "lora.rank" in f["message"]
+    }
     assert rank == {f"ppo_trainer/{engine}/lora" for engine in ("dp", "megatron", "torchtitan", "veomni")}

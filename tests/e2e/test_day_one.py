@@ -73,8 +73,9 @@ def adopt(folder: Path, tag: str, contracts: str | None = None) -> Path:
 def apply_pull_request(repository: Path, base: str, head: str) -> None:
     """The pull request's own diff (verl's tree objects, so exactly PR's change) on branch `pr`."""
     git(repository, "checkout", "-q", "-b", "pr")
-    diff = subprocess.run(["git", "-C", str(repository), "diff", "--binary", base, head, "--", ".", ":!pyproject.toml"],
-                          check=True, capture_output=True).stdout
+    diff = subprocess.run(
+        ["git", "-C", str(repository), "diff", "--binary", base, head, "--", ".", ":!pyproject.toml"], check=True, capture_output=True
+    ).stdout
     subprocess.run(["git", "-C", str(repository), "apply", "--index"], input=diff, check=True)
     git(repository, "commit", "-q", "-m", f"{head}")
 
@@ -100,7 +101,9 @@ def test_check_right_after_adoption_is_green_and_short_and_the_known_file_says_w
     entries = re.findall(r"^- finding: (\w+)$", known, flags=re.M)
     assert entries and set(entries) >= {"launch"}, known[:500]
     # Each entry's reason is its finding line: what broke and the script line that breaks it.
-    assert re.search(r"reason: .known at adoption \(\d{4}-\d\d-\d\d\): key removed: [\w.]+ is not in the config \([\w/.-]+\.sh:\d+\)", known)
+    assert re.search(
+        r"reason: .known at adoption \(\d{4}-\d\d-\d\d\): key removed: [\w.]+ is not in the config \([\w/.-]+\.sh:\d+\)", known
+    )
     # Helpers that were never Hydra applications are no finding at all, and the submodule is no error.
     assert "has no @hydra.main" not in known and "recipe" not in known
 
@@ -132,9 +135,13 @@ def test_a_fixed_known_launch_is_told_to_remove_its_entry_and_an_added_entry_nee
         other = parent / "examples" / "grpo_trainer" / "run_qwen2-7b.sh"
         other.write_text(other.read_text().replace("trainer.logger=", "actor_rollout_ref.model.no_such_key=1 \\\n    trainer.logger=", 1))
         known = parent / "config-harness" / "known.yaml"
-        known.write_text(known.read_text() + (
-            "- finding: launch\n  cases: cmd/examples/grpo_trainer/run_qwen2-7b.sh#*\n  path: actor_rollout_ref.model.no_such_key\n"
-            "  what: key removed\n  reason: 'we know'\n"))
+        known.write_text(
+            known.read_text()
+            + (
+                "- finding: launch\n  cases: cmd/examples/grpo_trainer/run_qwen2-7b.sh#*\n  path: actor_rollout_ref.model.no_such_key\n"
+                "  what: key removed\n  reason: 'we know'\n"
+            )
+        )
         git(parent, "commit", "-q", "-am", "a new break, recorded as known")
         code, out = run(parent, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)
         assert code == 1, out
@@ -185,8 +192,10 @@ def test_pr_5848_review_is_short_and_names_its_four_damages_first(pr5848, capsys
     assert "ERROR megatron-critical: actor_rollout_ref.model.use_remove_padding must equal False but is True" in top
     merge = [line for line in lines[:25] if "run_qwen3-4b_gsm8k_grpo_lora_merge.sh" in line]
     assert len(merge) == 1, top
-    assert ("examples/grpo_trainer/run_qwen3-4b_gsm8k_grpo_lora_merge.sh:30: +actor_rollout_ref.model.lora.merge=True; "
-            "fix: write actor_rollout_ref.model.lora.merge=True") in merge[0]
+    assert (
+        "examples/grpo_trainer/run_qwen3-4b_gsm8k_grpo_lora_merge.sh:30: +actor_rollout_ref.model.lora.merge=True; "
+        "fix: write actor_rollout_ref.model.lora.merge=True"
+    ) in merge[0]
     # The new megatron case is what the megatron route was: the route's lora disagreement at the base stays at_base.
     report = json.loads(run(pr5848, "diff", "--base", "adopted", "--format", "json", capsys=capsys, monkeypatch=monkeypatch)[1])
     megatron = next(c for c in report["cases"] if c["id"] == "ppo_trainer/megatron/default")
@@ -201,7 +210,7 @@ def test_pr_5848_markdown_review_shows_what_blocks_open_and_fits_1000_px(pr5848,
     assert code == 1
     start = markdown.index("### Errors")
     end = markdown.find("\n### ", start + 1)
-    errors = markdown[start:end if end != -1 else len(markdown)]
+    errors = markdown[start : end if end != -1 else len(markdown)]
     assert "<details>" not in errors.split("| finding | where | fix |", 1)[0]  # the errors' table is not folded
     merge = next(line for line in errors.splitlines() if "run_qwen3-4b_gsm8k_grpo_lora_merge.<wbr>sh:30" in line)
     assert merge.endswith("| write actor_rollout_ref.<wbr>model.<wbr>lora.<wbr>merge=True |"), merge  # the fix column
@@ -236,7 +245,10 @@ def test_program_view_turned_on_later_is_recorded_by_known_and_check_is_green_ag
         code, out = run(repository, "known", capsys=capsys, monkeypatch=monkeypatch)
         assert code == 0 and re.match(r"\d+ findings? recorded in config-harness/known\.yaml", out), out
     known = (repository / "config-harness" / "known.yaml").read_text()
-    assert re.search(r"^- finding: target\n  cases: \S+\n  path: \S+\n  what: (missing_class|undeclared|required)\n  reason: .known at adoption",
-                     known, flags=re.M), known[-800:]
+    assert re.search(
+        r"^- finding: target\n  cases: \S+\n  path: \S+\n  what: (missing_class|undeclared|required)\n  reason: .known at adoption",
+        known,
+        flags=re.M,
+    ), known[-800:]
     code, out = run(repository, "check", capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0 and len(out.splitlines()) <= 3, out

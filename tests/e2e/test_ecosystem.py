@@ -26,8 +26,11 @@ pytestmark = pytest.mark.e2e
 def checkout_copy(folder: Path) -> Path:
     """This checkout as a fresh clone would have it (tracked and new files, nothing ignored: no .venv) in a git
     repository of one commit, plus the verl tree `make setup` fetched, so the copy needs no network for it."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            check=True, capture_output=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True)
+        .stdout.decode()
+        .split("\0")
+    )
     copy = folder / "checkout"
     for name in filter(None, listed):
         if (ROOT / name).is_file():  # not a file deleted in the working tree
@@ -82,8 +85,10 @@ def test_piped_output_is_plain_text():
 def test_the_workflow_runs_check_tests_and_the_review_report(tmp_path):
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "config-check.yml").read_text())
     steps = workflow["jobs"]["config-check"]["steps"]
-    assert {"uses": "actions/setup-python@v5", "with": {"python-version": "3.11", "cache": "pip",
-            "cache-dependency-path": "pyproject.toml"}} in steps
+    assert {
+        "uses": "actions/setup-python@v5",
+        "with": {"python-version": "3.11", "cache": "pip", "cache-dependency-path": "pyproject.toml"},
+    } in steps
     runs = {step["name"]: step for step in steps if "run" in step}
     assert runs["Tests"]["run"].strip() == "make test"
     assert runs["End-to-end tests"]["run"].strip() == "make test-e2e"  # the tier this test belongs to
@@ -158,8 +163,12 @@ def test_the_template_run_in_order_on_a_pull_request_that_forgot_its_goldens_pas
     assert subprocess.run([sys.executable, "-m", "harness", "check"], cwd=project, capture_output=True).returncode == 1
 
     summary, artifacts = tmp_path / "summary.md", tmp_path / "artifacts"
-    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "PIP_NO_INDEX": "1",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PIP_NO_INDEX": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     github = {"event_name": "pull_request", "base_ref": "main", "event": {"pull_request": {"number": 7}}}
     run = run_job(TEMPLATE, project, env, github, artifacts)
     assert {name: outcome for name, outcome in run.outcomes.items() if not name.startswith("actions/")} == {

@@ -19,8 +19,26 @@ pytestmark = pytest.mark.e2e
 
 ITERATIONS = int(os.environ.get("CONFIG_HARNESS_FUZZ_ITERATIONS", "6"))
 SEED = int(os.environ.get("CONFIG_HARNESS_FUZZ_SEED", "20261130"))
-FRAGMENTS = [":", ": [", "{", "}", "${", "${oc.select:", "???", "- ", "\t", "'", '"', "&a", "*a", "!!binary x",
-             "!!python/object/apply:os.system ['touch FUZZ_RAN_CODE']", "defaults:\n  - nowhere: x\n", "\x00", "\xff"]
+FRAGMENTS = [
+    ":",
+    ": [",
+    "{",
+    "}",
+    "${",
+    "${oc.select:",
+    "???",
+    "- ",
+    "\t",
+    "'",
+    '"',
+    "&a",
+    "*a",
+    "!!binary x",
+    "!!python/object/apply:os.system ['touch FUZZ_RAN_CODE']",
+    "defaults:\n  - nowhere: x\n",
+    "\x00",
+    "\xff",
+]
 
 
 def mutate(text: str, rng: random.Random) -> str | bytes:

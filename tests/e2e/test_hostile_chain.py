@@ -21,4 +21,3 @@ def test_a_long_interpolation_chain_is_reported_not_followed(small_project, cli)
     run = bounded_run(small_project, "check", "--format", "json", timeout=240)
     messages = [f["message"] for c in json.loads(run.stdout)["cases"] if c["id"] == "train/cpu/default" for f in c["findings"]]
     assert any("chains of more than 40 steps" in m and "trainer.chain.k0" in m for m in messages), messages
-

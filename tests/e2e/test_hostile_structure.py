@@ -37,8 +37,15 @@ def nested(opening: str, middle: str, closing: str, depth: int) -> str:
 
 # ---- TOML (settings) ----
 
-TOML_FORMS = st.sampled_from([("x = ", "[", "1", "]"), ("x = ", "{a = ", "1", "}"), ("x = ", "[{a = ", "1", "}]"),
-                              ("x = ", "[", '"]]"', "]"), ("x = ", "[[", "", "],]")])
+TOML_FORMS = st.sampled_from(
+    [
+        ("x = ", "[", "1", "]"),
+        ("x = ", "{a = ", "1", "}"),
+        ("x = ", "[{a = ", "1", "}]"),
+        ("x = ", "[", '"]]"', "]"),
+        ("x = ", "[[", "", "],]"),
+    ]
+)
 
 
 @EXAMPLES
@@ -63,8 +70,11 @@ YAML_FORMS = st.sampled_from([("[", "1", "]"), ("{a: ", "1", "}"), ("- ", "1", "
 @given(YAML_FORMS, SIZES, st.integers(1, 2_000), st.booleans())
 def test_yaml_answers_within_budget(form, depth, fan_out, as_contracts):
     opening, middle, closing = form
-    body = nested(opening, middle, closing, depth) if opening != "- " else "".join(
-        "  " * level + "- " + ("\n" if level < depth - 1 else "1\n") for level in range(min(depth, 1_000)))
+    body = (
+        nested(opening, middle, closing, depth)
+        if opening != "- "
+        else "".join("  " * level + "- " + ("\n" if level < depth - 1 else "1\n") for level in range(min(depth, 1_000)))
+    )
     text = "a: " + body + "\n" if opening != "- " else "a:\n" + body
     text += "".join(f"k{i}: &x{i} [1, 2]\nr{i}: *x{i}\n" for i in range(fan_out))
     try:
@@ -78,8 +88,7 @@ def test_yaml_answers_within_budget(form, depth, fan_out, as_contracts):
 
 # ---- Python (python_sources, entry modules) ----
 
-PYTHON_CHAINS = st.sampled_from(["inherit", "alias", "import", "star", "lattice", "expression", "call", "nested-def",
-                                 "fan-out"])
+PYTHON_CHAINS = st.sampled_from(["inherit", "alias", "import", "star", "lattice", "expression", "call", "nested-def", "fan-out"])
 
 
 def python_source(form: str, size: int) -> dict[str, str]:
@@ -93,14 +102,17 @@ def python_source(form: str, size: int) -> dict[str, str]:
         files[f"m{min(size, 400)}.py"] = head + "Model = C0\n"
         return {**files, "m.py": "from .m0 import Model\n"}
     if form == "star":
-        files = {f"s{i}.py": f"from .s{(i + 1) % min(size, 400)} import *\n__all__ = s{(i + 1) % min(size, 400)}.__all__\n"
-                 for i in range(min(size, 400))}
+        files = {
+            f"s{i}.py": f"from .s{(i + 1) % min(size, 400)} import *\n__all__ = s{(i + 1) % min(size, 400)}.__all__\n"
+            for i in range(min(size, 400))
+        }
         return {**files, "m.py": "from .s0 import *\n"}
     if form == "lattice":
         levels = min(size, 400)
         text = head.replace("C0", "L0") + "".join(
             f"class A{i}(L{i - 1}):\n    pass\nclass B{i}(L{i - 1}):\n    pass\nclass L{i}(A{i}, B{i}):\n    pass\n"
-            for i in range(1, levels + 1))
+            for i in range(1, levels + 1)
+        )
         return {"m.py": text + f"Model = L{levels}\n"}
     if form == "expression":
         return {"m.py": "class Model:\n    def __init__(self, width=" + "+".join(["1"] * size) + "):\n        pass\n"}
@@ -130,13 +142,24 @@ def test_python_sources_answer_within_budget(tmp_path_factory, form, size):
 
 # ---- shell (launch scripts) ----
 
-SHELL_FORMS = st.sampled_from([
-    ("if true; then\n", "", "fi\n"), ("${a:-", "1", "}"), ("$((", "1", "))"), ("(", "", ")\n"), ("{ ", "", "; }\n"),
-    ("while false; do\n", "", "done\n"), ("case x in x)\n", "", ";; esac\n"), ('"$(echo ', "x", ')"'),
-    ("f() {\n", "", "}\n"), ("true && ", "", ""), ("${a[", "0", "]}"),
-])
-GROWTH = st.sampled_from(["a=$a$a\n", "a=(${a[@]} ${a[@]})\n", "a+=$a\n", "a+=(${a[@]})\n", "a=\"$a $a\"\n",
-                          "a=$((a*a+1))\n", "a=${a:-$a}$a\n"])
+SHELL_FORMS = st.sampled_from(
+    [
+        ("if true; then\n", "", "fi\n"),
+        ("${a:-", "1", "}"),
+        ("$((", "1", "))"),
+        ("(", "", ")\n"),
+        ("{ ", "", "; }\n"),
+        ("while false; do\n", "", "done\n"),
+        ("case x in x)\n", "", ";; esac\n"),
+        ('"$(echo ', "x", ')"'),
+        ("f() {\n", "", "}\n"),
+        ("true && ", "", ""),
+        ("${a[", "0", "]}"),
+    ]
+)
+GROWTH = st.sampled_from(
+    ["a=$a$a\n", "a=(${a[@]} ${a[@]})\n", "a+=$a\n", "a+=(${a[@]})\n", 'a="$a $a"\n', "a=$((a*a+1))\n", "a=${a:-$a}$a\n"]
+)
 
 
 @EXAMPLES
@@ -157,8 +180,9 @@ def test_scripts_answer_within_budget(form, depth, growth, times, fan_out):
 
 @pytest.mark.parametrize("depth", [10, 140])
 def test_a_script_within_the_budget_still_reads_its_launch(depth):
-    (found,) = launches_in("run.sh", nested("if true; then\n", "python -m app.main a=1\n", "fi\n", depth // 2).encode(),
-                           lambda entry, is_module: True)
+    (found,) = launches_in(
+        "run.sh", nested("if true; then\n", "python -m app.main a=1\n", "fi\n", depth // 2).encode(), lambda entry, is_module: True
+    )
     assert not found.error and found.overrides[0].text == "a=1"
 
 
@@ -166,7 +190,7 @@ def test_a_script_within_the_budget_still_reads_its_launch(depth):
 
 CLI_PROJECT = {
     "harness.toml": 'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\npython_sources = ["src/app"]\n'
-                    '[[commands]]\nglob = "scripts/*.sh"\n',
+    '[[commands]]\nglob = "scripts/*.sh"\n',
     "conf/train.yaml": "model:\n  _target_: app.Model\n  width: 3\n",
     "src/app/__init__.py": "from .m import Model\n",
     "app/__init__.py": "",
@@ -196,11 +220,16 @@ def test_no_hostile_file_of_any_reader_is_an_internal_error(tmp_path_factory, pl
         (project / "src/app/m.py").write_text("class Model:\n    pass\n")
     elif place == "script":
         opening, middle, closing = shell_form
-        body = nested(opening, "python -m app.main model.width=1\n", closing, size) if "\n" in opening + closing else (
-            "python -m app.main model.width=" + nested(opening, middle, closing, size) + "\n")
+        body = (
+            nested(opening, "python -m app.main model.width=1\n", closing, size)
+            if "\n" in opening + closing
+            else ("python -m app.main model.width=" + nested(opening, middle, closing, size) + "\n")
+        )
         (project / "scripts/run.sh").write_text(body)
     else:
-        (project / "harness.toml").write_text(CLI_PROJECT["harness.toml"].replace("[[commands]]", "x = " + nested("[", "", "]", size) + "\n[[commands]]"))
+        (project / "harness.toml").write_text(
+            CLI_PROJECT["harness.toml"].replace("[[commands]]", "x = " + nested("[", "", "]", size) + "\n[[commands]]")
+        )
     here = os.getcwd()
     os.chdir(project)
     try:

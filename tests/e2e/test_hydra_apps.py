@@ -130,8 +130,7 @@ def test_proteinworkshop_diff_between_releases_is_per_case(tmp_path, cli):
     new = fetch_wheel_tree("proteinworkshop==0.2.5", "proteinworkshop", CACHE / "proteinworkshop-0.2.5") / "config"
     plugin = colorlog_configs()
     (tmp_path / "h.toml").write_text(
-        f'config_dir = "{new}"\nread_outside = ["{old}", "{new}", "{plugin}"]\nroots = ["explain", "train"]\n'
-        f'search_path = ["{plugin}"]\n'
+        f'config_dir = "{new}"\nread_outside = ["{old}", "{new}", "{plugin}"]\nroots = ["explain", "train"]\nsearch_path = ["{plugin}"]\n'
     )
     result = cli("--settings", "h.toml", "diff", str(old), str(new), "--format", "json", cwd=tmp_path)
     report = result.json()
@@ -164,25 +163,59 @@ def _build_benchmarl_venv(python: Path) -> None:
             [interpreter, "-m", "venv", "--clear", str(BENCHMARL_VENV)],
             [str(python), "-m", "pip", "install", "-q", *map(str, TORCH_CPU)],
             # benchmarl's own requirements pull CUDA torch and torchvision: only what `import benchmarl` needs.
-            [str(python), "-m", "pip", "install", "-q", "--no-deps", "benchmarl==1.5.2", "torchrl>=0.10,<0.12", "tensordict",
-             "tqdm", "cloudpickle", "orjson", "pyvers", "importlib_metadata", "numpy"],
-            [str(python), "-m", "pip", "install", "-q", "hydra-core>=1.3.2,<1.4", "omegaconf>=2.3,<2.4", "PyYAML>=6,<7",
-             "pytest>=8", "syrupy>=5", "pygments"],
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "benchmarl==1.5.2",
+                "torchrl>=0.10,<0.12",
+                "tensordict",
+                "tqdm",
+                "cloudpickle",
+                "orjson",
+                "pyvers",
+                "importlib_metadata",
+                "numpy",
+            ],
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "hydra-core>=1.3.2,<1.4",
+                "omegaconf>=2.3,<2.4",
+                "PyYAML>=6,<7",
+                "pytest>=8",
+                "syrupy>=5",
+                "pygments",
+            ],
         ]
         for step in steps:
             completed = subprocess.run(step, capture_output=True, text=True)
             if completed.returncode != 0:
                 pytest.skip(f"benchmarl's scratch venv could not be built: {completed.stderr.strip().splitlines()[-1:]}")
         (BENCHMARL_VENV / ".ready").write_text("")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(ROOT)], check=True, capture_output=True
+    )
 
 
 def benchmarl_conf(python: Path) -> str:
     """benchmarl's config folder inside the venv of `python`."""
-    return subprocess.run([str(python), "-c", "import importlib.util, pathlib; "
-                           "print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('benchmarl').origin).parent / 'conf')",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 @pytest.mark.skipif(not TORCH_CPU, reason="benchmarl needs torch; only a local CPU wheel keeps its venv small")
@@ -190,14 +223,18 @@ def test_benchmarl_schemas_compose_through_the_cli_and_pytest_alike(tmp_path):
     python = benchmarl_venv()
     conf = benchmarl_conf(python)
     settings = tmp_path / "harness.toml"
-    table = (f'config_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\nroots = ["config"]\n'
-             'engine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n')
+    table = (
+        f'config_dir = "{conf}"\nread_outside = ["{conf}"]\nsnapshot_dir = "snapshots"\nroots = ["config"]\n'
+        'engine_group = "algorithm"\n[presets]\nbalance = ["task=vmas/balance"]\n'
+    )
     settings.write_text(table)
     harness = [str(python.parent / "config-harness"), "--settings", str(settings)]
     without = subprocess.run([*harness, "check", "--format", "json"], capture_output=True, text=True, cwd=tmp_path)
     messages = {f["message"] for c in json.loads(without.stdout)["cases"] for f in c["findings"]}
-    assert messages == {"In 'task/vmas/balance': Could not load 'task/vmas_balance_config'. ('task/vmas_balance_config': "
-                        "probably registered from Python (ConfigStore); name its module in the settings' `schemas`)"}
+    assert messages == {
+        "In 'task/vmas/balance': Could not load 'task/vmas_balance_config'. ('task/vmas_balance_config': "
+        "probably registered from Python (ConfigStore); name its module in the settings' `schemas`)"
+    }
 
     settings.write_text('schemas = ["benchmarl"]\n' + table)
     listing = subprocess.run([*harness, "list", "--format", "json"], capture_output=True, text=True, cwd=tmp_path)
@@ -206,8 +243,12 @@ def test_benchmarl_schemas_compose_through_the_cli_and_pytest_alike(tmp_path):
     assert len(listed["cases"]) == 9  # the nine algorithms, not their nine registered `*_config` schemas too
     assert subprocess.run([*harness, "generate"], capture_output=True, cwd=tmp_path).returncode == 0
     assert subprocess.run([*harness, "check"], capture_output=True, cwd=tmp_path).returncode == 0
-    tests = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harness-settings", str(settings),
-                            str(settings)], capture_output=True, text=True, cwd=tmp_path)
+    tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harness-settings", str(settings), str(settings)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert tests.returncode == 0 and "19 passed" in tests.stdout, tests.stdout[-2000:]
 
 
@@ -223,8 +264,17 @@ def test_schnetpack_train_composes_with_its_environment_search_path_and_its_expe
     # user stands. The harness reads PWD as Hydra does (inside the project), and a preset may replace the entries.
     monkeypatch.setenv("PWD", str(repo))
     presets = [f"--preset={name}=experiment={name}" for name in SCHNETPACK_EXPERIMENTS]
-    settings = adopt_and_compare(cli, repo, "schnetpack/configs", "--preset", "default=", *presets,
-                                 "--preset", "nosearch=hydra.searchpath=[]", program_view=frozenset({"task.model"}))
+    settings = adopt_and_compare(
+        cli,
+        repo,
+        "schnetpack/configs",
+        "--preset",
+        "default=",
+        *presets,
+        "--preset",
+        "nosearch=hydra.searchpath=[]",
+        program_view=frozenset({"task.model"}),
+    )
     assert settings["roots"] == ["train"] and settings["version_base"] == "1.2" and settings["python_sources"] == ["schnetpack"]
     assert len(settings["presets"]) == 7
 
@@ -233,7 +283,8 @@ def test_schnetpack_train_composes_with_its_environment_search_path_and_its_expe
     by_case = {case["id"]: {f["message"] for f in case["findings"] if f["kind"] == "error"} for case in report["cases"]}
     assert by_case["train/base/md17"] == {
         "train.yaml: hydra.searchpath: search path entry 'file://${oc.env:PWD}' reads the environment variable PWD, which is "
-        "not set; set it, or replace the search path in a preset (hydra.searchpath=[...])"}
+        "not set; set it, or replace the search path in a preset (hydra.searchpath=[...])"
+    }
     assert by_case["train/base/nosearch"] == set()  # the preset replaced the entries: Hydra never reads them
 
 
@@ -262,14 +313,17 @@ def test_sail_on_client_names_the_missing_plugin_and_composes_with_it(tmp_path, 
     repo = sail_on_repository(tmp_path)
     without = cli("init", "--config-dir", "sail_on_client/configs", "--search-path", "hydra_plugins/test", "--settings", "h.toml", cwd=repo)
     assert without.code == 0, without.err  # test_config logs as Hydra does by default: it composes without the plugin
-    assert ("left out default: does not compose: In 'hydra/config': 'colorlog' is not an option of hydra/job_logging: it "
-            "comes from the Hydra plugin hydra-colorlog (install it beside config-harness)") in without.out.splitlines()
+    assert (
+        "left out default: does not compose: In 'hydra/config': 'colorlog' is not an option of hydra/job_logging: it "
+        "comes from the Hydra plugin hydra-colorlog (install it beside config-harness)"
+    ) in without.out.splitlines()
 
     assert "suggestion: group 'base' looks like the engine" in without.out
 
     shutil.copytree(colorlog_configs(), repo / "plugin-conf")  # what installing hydra-colorlog adds to the search path
-    settings = adopt_and_compare(cli, repo, "sail_on_client/configs", "--search-path", "hydra_plugins/test",
-                                 "--search-path", "plugin-conf", "--engine-group", "base")
+    settings = adopt_and_compare(
+        cli, repo, "sail_on_client/configs", "--search-path", "hydra_plugins/test", "--search-path", "plugin-conf", "--engine-group", "base"
+    )
     assert settings["roots"] == ["default", "test_config"]  # test_config: the root the plugin's folder provides
     assert settings["engine_group"] == "base" and settings["version_base"] == "1.1"
 

@@ -95,8 +95,10 @@ def test_main_branch_every_launch_found_and_checked_as_plain_hydra_says(tmp_path
     assert all(row["kind"] == "command" for row in listing)
     unread = [row for row in listing if not row["extracted"]]
     # Each said with why: a program the script never sets, and print_cfg.py's arguments from a function's `$3`.
-    assert [row["source"] for row in unread] == ["examples/sft/gsm8k/run_mimo_7b_mtp_megatron.sh:77",
-                                                  "scripts/generate_trainer_config.sh:28"]
+    assert [row["source"] for row in unread] == [
+        "examples/sft/gsm8k/run_mimo_7b_mtp_megatron.sh:77",
+        "scripts/generate_trainer_config.sh:28",
+    ]
     assert "$COMMAND" in unread[0]["reason"] and "`${config_arg}` is not known: $3 stands for whole arguments" in unread[1]["reason"]
 
     checked = cli("--settings", "harness.toml", "--no-cache", "check", "--case", "cmd/*", cwd=repo)
@@ -109,7 +111,11 @@ def test_main_branch_every_launch_found_and_checked_as_plain_hydra_says(tmp_path
     assert f"{len(listing) - len(unread) - len(failing)} compose, {len(failing)} fail" in count_line
     merge = [f for f in findings if f["case"] == "cmd/examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh#1"]
     assert [(f["path"], f["source"], f["fix"]) for f in merge] == [
-        ("actor_rollout_ref.model.lora.merge", "examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh:54", "actor_rollout_ref.model.lora.merge=True")
+        (
+            "actor_rollout_ref.model.lora.merge",
+            "examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh:54",
+            "actor_rollout_ref.model.lora.merge=True",
+        )
     ]
     for finding in findings:
         if finding["path"]:
@@ -151,8 +157,7 @@ def test_launches_checked_on_one_lent_config_say_what_each_on_a_fresh_copy_with_
 
     def verdicts() -> list[tuple]:
         checked = Composer(repo).check(cases)
-        return [(c.case.id, [(f.reason, f.key, f.message, f.fix) for f in c.failures], [o.text for o in c.unchecked])
-                for c in checked]
+        return [(c.case.id, [(f.reason, f.key, f.message, f.fix) for f in c.failures], [o.text for o in c.unchecked]) for c in checked]
 
     lent = verdicts()
     monkeypatch.setattr(hydra_compat.LentConfig, "apply", lambda self, parsed: hydra_compat.apply_overrides([parsed], self.config))
@@ -166,8 +171,11 @@ def test_fully_async_launches_read_verls_own_pkg_search_path_from_the_checkout_a
     # fully_async_ppo_trainer.yaml searches `pkg://verl.trainer.config`: verl's own package, read from the checkout
     # as a folder (never imported). Plain Hydra, given that folder as `file://`, composes the same config.
     repo = clone(tmp_path, "main-2026-08-22")
-    cases = [c for c in command_cases(Project(repo, repo / "verl/trainer/config", {}), find_scripts(repo, GLOBS))
-             if c.config_name == "fully_async_ppo_trainer"]
+    cases = [
+        c
+        for c in command_cases(Project(repo, repo / "verl/trainer/config", {}), find_scripts(repo, GLOBS))
+        if c.config_name == "fully_async_ppo_trainer"
+    ]
     assert len(cases) > 5
     checked = Composer(repo).check(cases[:3], keep_config=True)
     assert [c.failures for c in checked] == [[], [], []]
@@ -200,11 +208,13 @@ def test_replay_of_pr_5848_names_the_lora_merge_script_and_the_override_without_
     assert result.code == 1
     introduced = [f for f in launch_findings(result.json()) if f["origin"] == "introduced"]
     # The data README's fact: the PR breaks exactly this one launch.
-    assert [(f["case"], f["new"], f["fix"]) for f in introduced] == [(
-        "cmd/examples/grpo_trainer/run_qwen3-4b_gsm8k_grpo_lora_merge.sh#1",
-        "+actor_rollout_ref.model.lora.merge=True",
-        "actor_rollout_ref.model.lora.merge=True",
-    )]
+    assert [(f["case"], f["new"], f["fix"]) for f in introduced] == [
+        (
+            "cmd/examples/grpo_trainer/run_qwen3-4b_gsm8k_grpo_lora_merge.sh#1",
+            "+actor_rollout_ref.model.lora.merge=True",
+            "actor_rollout_ref.model.lora.merge=True",
+        )
+    ]
     text = cli("--settings", "harness.toml", "diff", "--base", "base", "--case", "cmd/*", cwd=repo)
     assert "launches checked of" in text.out and "run_qwen3-4b_gsm8k_grpo_lora_merge.sh:" in text.out
 
@@ -238,12 +248,18 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 def test_a_renamed_key_and_a_moved_subtree_are_one_moved_finding_each_and_launches_are_told_the_new_override(tmp_path, cli):
     repo = clone(tmp_path, "main-2026-08-22")
-    (repo / "harness.toml").write_text(SETTINGS.replace('glob = "examples/**/*.sh"', 'glob = "examples/ppo_trainer/*.sh"')
-                                       .replace('glob = "verl/experimental/**/shell/*.sh"', 'glob = "launch/*.sh"'), encoding="utf-8")
+    (repo / "harness.toml").write_text(
+        SETTINGS.replace('glob = "examples/**/*.sh"', 'glob = "examples/ppo_trainer/*.sh"').replace(
+            'glob = "verl/experimental/**/shell/*.sh"', 'glob = "launch/*.sh"'
+        ),
+        encoding="utf-8",
+    )
     (repo / "launch").mkdir()
     (repo / "launch" / "run.sh").write_text(
         "python3 -m verl.trainer.main_ppo \\\n    trainer.val_before_train=False \\\n"
-        "    trainer.total_training_steps=5 \\\n    trainer.project_name=demo\n", encoding="utf-8")
+        "    trainer.total_training_steps=5 \\\n    trainer.project_name=demo\n",
+        encoding="utf-8",
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "--quiet", "-m", "settings")
     trainer = repo / "verl/trainer/config/ppo_trainer.yaml"
@@ -262,11 +278,17 @@ def test_a_renamed_key_and_a_moved_subtree_are_one_moved_finding_each_and_launch
     document = result.json()
     moved = [f for c in document["cases"] for f in c["findings"] if f["kind"] == "moved"]
     assert {(f["old"], f["new"]) for f in moved} == {
-        ("trainer.val_before_train", "trainer.validate_before_train"), ("global_profiler", "profiling.global_profiler"),
+        ("trainer.val_before_train", "trainer.validate_before_train"),
+        ("global_profiler", "profiling.global_profiler"),
     }
     # One moved finding per case: the matrix case's, and (issue 30: a launch's values are compared like a case's) one
     # for each launch that leaves the key to the config; the launch whose override of it fails has its launch finding.
-    renamed = [(c["id"], f["value"]) for c in document["cases"] for f in c["findings"] if f["kind"] == "moved" and f["old"] == "trainer.val_before_train"]
+    renamed = [
+        (c["id"], f["value"])
+        for c in document["cases"]
+        for f in c["findings"]
+        if f["kind"] == "moved" and f["old"] == "trainer.val_before_train"
+    ]
     assert ("ppo_trainer/base/default", True) in renamed and all(value is True for _, value in renamed)
     assert len(renamed) == len({case for case, _ in renamed}) and ("cmd/launch/run.sh#1", True) not in renamed
     case = next(c for c in document["cases"] if c["id"] == "ppo_trainer/base/default")
@@ -284,7 +306,8 @@ def test_no_script_code_runs(tmp_path, cli):
     (repo / "launch" / "run.sh").write_text(
         f"touch {victim}\nSTEPS=$(touch {victim}; echo 5)\nmkdir -p {victim}.d && echo hi > {victim}.txt\n"
         f"python3 -m verl.trainer.main_ppo trainer.total_training_steps=$STEPS trainer.project_name=$(touch {victim})\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (repo / "harness.toml").write_text(SETTINGS.replace("examples/**/*.sh", "launch/*.sh"), encoding="utf-8")
     listing = cli("--settings", "harness.toml", "list", "--format", "json", "--case", "cmd/launch/*", cwd=repo).json()["cases"]
     assert [row["id"] for row in listing] == ["cmd/launch/run.sh#1"]

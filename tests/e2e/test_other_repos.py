@@ -63,14 +63,22 @@ def rename(repo: Path, pattern: str, old: str, new: str) -> list[str]:
 
 
 def launch_errors(report: dict) -> list[tuple[str, str, str, str | None]]:
-    return sorted((c["id"], f["source"], f["new"], f["fix"]) for c in report["cases"] for f in c["findings"]
-                  if f["kind"] == "launch" and f["severity"] == "error")
+    return sorted(
+        (c["id"], f["source"], f["new"], f["fix"])
+        for c in report["cases"]
+        for f in c["findings"]
+        if f["kind"] == "launch" and f["severity"] == "error"
+    )
 
 
 def kinds_at(report: dict, *paths: str) -> list[tuple[str, str]]:
     """(case, kind) of every finding about one of the paths, as old or new path of a move too."""
-    return sorted((c["id"], f["kind"]) for c in report["cases"] for f in c["findings"] if f["kind"] != "launch"
-                  and (f["path"] in paths or f.get("new") in paths or f.get("old") in paths))
+    return sorted(
+        (c["id"], f["kind"])
+        for c in report["cases"]
+        for f in c["findings"]
+        if f["kind"] != "launch" and (f["path"] in paths or f.get("new") in paths or f.get("old") in paths)
+    )
 
 
 def failing_review(cli, repo: Path) -> dict:
@@ -104,12 +112,13 @@ def test_3d_diffusion_policy_launches_after_cd_are_checked_and_a_rename_names_bo
     assert sorted(launched) == ["cmd/scripts/eval_policy.sh#1", "cmd/scripts/train_policy.sh#1"]
     for case_id, line in (("cmd/scripts/train_policy.sh#1", 42), ("cmd/scripts/eval_policy.sh#1", 24)):
         row = launched[case_id]
-        assert row["source"] == f"scripts/{case_id[len('cmd/scripts/'):-2]}:{line}" and row["config_name"] == "dp3"
+        assert row["source"] == f"scripts/{case_id[len('cmd/scripts/') : -2]}:{line}" and row["config_name"] == "dp3"
         assert len(row["overrides"]) == 8 and "training.seed=${seed}" in row["overrides"]
         assert not any("__unset_" in text for text in row["overrides"])  # the script's own text, never a placeholder
     # The demonstration scripts run third_party/ programs the bundle leaves out: named, never silently dropped.
     assert {row["id"] for row in listing if not row["extracted"]} == {
-        f"cmd/scripts/gen_demonstration_{name}.sh#1" for name in ("adroit", "dexart", "metaworld")}
+        f"cmd/scripts/gen_demonstration_{name}.sh#1" for name in ("adroit", "dexart", "metaworld")
+    }
 
     # Adopted as a maintainer would: known entries the mapping fixed are removed, as check says.
     assert cli("--settings", "harness.toml", "generate", cwd=repo).code == 0
@@ -134,7 +143,9 @@ def test_3d_diffusion_policy_launches_after_cd_are_checked_and_a_rename_names_bo
     ]
     # One way to report the rename, although `logging.name: ${training.seed}` reads the key: one move per case.
     assert kinds_at(report, "training.seed", "training.rng_seed", "logging.name") == [
-        ("dp3/base/default", "moved"), ("simple_dp3/base/default", "moved")]
+        ("dp3/base/default", "moved"),
+        ("simple_dp3/base/default", "moved"),
+    ]
     text = cli("--settings", "harness.toml", "diff", "--base", "adopted", cwd=repo).out
     assert "training.rng_seed=${seed}" in text and "__unset_" not in text
 
@@ -146,8 +157,9 @@ def colorlog_configs() -> Path:
 def test_lightning_hydra_template_gets_routes_for_its_switches_equal_to_plain_hydra_and_a_rename_is_one_move(tmp_path, cli):
     repo = checkout(tmp_path, "lightning-hydra-template")
     shutil.copytree(colorlog_configs(), repo / "plugin-conf")
-    init = cli("init", "--config-dir", "configs", "--search-path", "plugin-conf", "--engine-group", "trainer",
-               "--write", "harness.toml", cwd=repo)
+    init = cli(
+        "init", "--config-dir", "configs", "--search-path", "plugin-conf", "--engine-group", "trainer", "--write", "harness.toml", cwd=repo
+    )
     assert init.code == 0, init.err
     settings = tomllib.loads((repo / "harness.toml").read_text())
     switches = ["train_experiment_example", *(f"train_debug_{name}" for name in ("default", "fdr", "limit", "overfit", "profiler"))]
@@ -194,6 +206,7 @@ def test_init_says_when_pytests_testpaths_hide_the_golden_tests_and_the_fix_coll
     # The repository's own tests need its dependencies (lightning): only the fix's new entry is collected here.
     pyproject = repo / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('testpaths = "tests/"', 'testpaths = ["pyproject.toml"]'))
-    session = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co"], cwd=repo,
-                             capture_output=True, text=True)
+    session = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co"], cwd=repo, capture_output=True, text=True
+    )
     assert session.returncode == 0 and "pyproject.toml::golden[train/base/default]" in session.stdout, session.stdout[-1500:]

@@ -93,8 +93,11 @@ def test_a_built_wheel_works_alone_in_a_fresh_venv_and_runs_the_template_steps(t
 
 def test_the_pre_commit_hook_works_remote_and_local(tmp_path):
     pre_commit = [sys.executable, "-m", "pre_commit"]
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
     repo = small_repository(tmp_path / "repo")

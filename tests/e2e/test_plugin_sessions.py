@@ -35,13 +35,18 @@ def test_two_workers_report_each_case_and_the_run_summary_as_one_process_does(pr
     gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
     result = run(project, "-n", "2")
     result.assert_outcomes(failed=4, passed=11)
-    result.stdout.re_match_lines([".*" + re.escape(line) for line in (
-        " golden[train/gpu/default] _",
-        "device.count: 8 -> 4  (set by conf/backend/gpu.yaml:5)",
-        "= config-harness =",
-        "3 waived warnings on 3 cases, 1 distinct (`config-harness check --verbose` lists them)",
-        "Next: if these changes are intended: run `pytest --snapshot-update` and commit snapshots",
-    )])
+    result.stdout.re_match_lines(
+        [
+            ".*" + re.escape(line)
+            for line in (
+                " golden[train/gpu/default] _",
+                "device.count: 8 -> 4  (set by conf/backend/gpu.yaml:5)",
+                "= config-harness =",
+                "3 waived warnings on 3 cases, 1 distinct (`config-harness check --verbose` lists them)",
+                "Next: if these changes are intended: run `pytest --snapshot-update` and commit snapshots",
+            )
+        ]
+    )
     assert run(project, "-n", "2", "--snapshot-update").ret == 0
     assert "count: 4" in (project.path / "snapshots" / "_generated_train__gpu__default.yaml").read_text()
 
@@ -81,10 +86,12 @@ def test_verl_two_edits_print_at_most_twelve_lines_per_failing_case(pytester: py
     counted = lines_per_failing_case(result.stdout.lines)
     assert len(counted) == 13 and max(counted.values()) <= 12, counted
     assert counted["ppo_trainer/megatron/default"] == 10  # 4 values + 2 contract errors, 2 headers, 2 summary lines
-    result.stdout.fnmatch_lines([
-        "*= config-harness =*",
-        waived.replace(" (--verbose lists them)", " (`config-harness check --verbose` lists them)"),
-        "Next: contract megatron-critical fails: fix the config, or change the contract at contracts.yaml:*",
-        "Next: if these changes are intended: run `pytest --snapshot-update` and commit snapshots",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= config-harness =*",
+            waived.replace(" (--verbose lists them)", " (`config-harness check --verbose` lists them)"),
+            "Next: contract megatron-critical fails: fix the config, or change the contract at contracts.yaml:*",
+            "Next: if these changes are intended: run `pytest --snapshot-update` and commit snapshots",
+        ]
+    )
     assert "waived:" not in result.stdout.str()  # never per test

@@ -99,7 +99,7 @@ def test_upgrade_report_opens_with_its_summary_and_fits_the_changed_defaults_on_
 
     markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1").out
     assert markdown.startswith("## verl 0.8.0 → 0.9.1\n\nComparing two config trees, ") and "</code>.\n\n7 values changed (" in markdown
-    folded = markdown[markdown.index("<summary>Refactors with unchanged values (6)</summary>"):]
+    folded = markdown[markdown.index("<summary>Refactors with unchanged values (6)</summary>") :]
     assert "<code>actor_rollout_ref.<wbr>actor.<wbr>fsdp_config.<wbr>entropy_checkpointing</code>" in folded
     assert markdown.count("<code>actor_rollout_ref.<wbr>rollout.<wbr>max_num_seqs</code>") == 1
 
@@ -136,8 +136,14 @@ window.addEventListener("load", () => {
 </script>
 """
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
 ]
 
 
@@ -147,8 +153,10 @@ def render_github(markdown: str) -> str:
     from cmarkgfm.cmark import Options
 
     body = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
-    return f"<!doctype html><html><head><meta charset='utf-8'><style>{GITHUB_CSS}</style></head>" \
-           f"<body><article class='markdown-body'>{body}</article>{PROBE}</body></html>"
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{GITHUB_CSS}</style></head>"
+        f"<body><article class='markdown-body'>{body}</article>{PROBE}</body></html>"
+    )
 
 
 def chromium(tmp_path, page, *arguments):
@@ -160,7 +168,10 @@ def chromium(tmp_path, page, *arguments):
     profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
     return subprocess.run(
         [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1000,2000", *arguments, page.as_uri()],
-        capture_output=True, text=True, timeout=180, check=True,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
     ).stdout
 
 
@@ -187,8 +198,10 @@ def test_markdown_upgrade_report_fits_1000_px_in_a_real_browser(upgrade, cli, tm
 def two_edits(project_tree, tmp_path_factory) -> Path:
     """verl 0.9.1's tree with the contributor's two edits: megatron's tensor parallel size 1 -> 2, gamma 1.0 -> 0.99."""
     copy = shutil.copytree(project_tree, tmp_path_factory.mktemp("verl") / "config")
-    for name, old, new in (("engine/megatron.yaml", "\ntensor_model_parallel_size: 1\n", "\ntensor_model_parallel_size: 2\n"),
-                           ("ppo_trainer.yaml", "\n  gamma: 1.0\n", "\n  gamma: 0.99\n")):
+    for name, old, new in (
+        ("engine/megatron.yaml", "\ntensor_model_parallel_size: 1\n", "\ntensor_model_parallel_size: 2\n"),
+        ("ppo_trainer.yaml", "\n  gamma: 1.0\n", "\n  gamma: 0.99\n"),
+    ):
         text = (copy / name).read_text()
         assert text.count(old) == 1, name
         (copy / name).write_text(text.replace(old, new))

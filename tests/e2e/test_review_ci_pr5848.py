@@ -46,8 +46,13 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path):
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=pull_request, capture_output=True, text=True, check=True).stdout.strip()
     summary, artifacts = tmp_path / "summary.md", tmp_path / "artifacts"
-    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "PIP_NO_INDEX": "1", "CI": "true",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PIP_NO_INDEX": "1",
+        "CI": "true",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     github = {"event_name": "pull_request", "base_ref": "main", "event": {"pull_request": {"number": 5848}}}
     run = run_job(TEMPLATE, pull_request, env, github, artifacts)
 
@@ -64,15 +69,22 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     annotations = [line for line in log if line.startswith("::")]
     kinds = [line[2:].split(" ", 1)[0] for line in annotations]
     assert kinds == sorted(kinds, key=("error", "warning", "notice").index)
-    assert all(kinds.count(kind) <= 10 for kind in ("error", "warning", "notice")) and kinds.count("error") == min(10, len(introduced_errors))
+    assert all(kinds.count(kind) <= 10 for kind in ("error", "warning", "notice")) and kinds.count("error") == min(
+        10, len(introduced_errors)
+    )
     severities = {"error": "error", "warning": "warning", "notice": "info"}
     for line, kind in zip(annotations, kinds):
         # The title is the group's `KIND PATH` (a folded subtree: its root); some introduced group of that
         # severity must be it.
         title = re.search(r"title=([^:]*)::", line).group(1).replace("%2C", ",")
         group_kind, _, path = title.partition(" ")
-        assert any(g["kind"] == group_kind and g["severity"] == severities[kind] and g.get("origin") in ("introduced", None)
-                   and (g["path"] == path or g["path"].startswith(path + ".")) for g in review["groups"]), line
+        assert any(
+            g["kind"] == group_kind
+            and g["severity"] == severities[kind]
+            and g.get("origin") in ("introduced", None)
+            and (g["path"] == path or g["path"].startswith(path + "."))
+            for g in review["groups"]
+        ), line
     at_base = [g for g in review["groups"] if g.get("origin") == "at_base"]
     assert at_base  # the parent's own lora-alpha violation on the Megatron route, and launches that already failed
     for group in at_base:
@@ -84,12 +96,21 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
 
     # The commenting workflow, on the artifact: the comment for PR #5848, named by the event GitHub writes.
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({
-        "repository": {"full_name": "volcengine/verl", "html_url": "https://github.com/volcengine/verl"},
-        "workflow_run": {"event": "pull_request", "head_sha": head, "conclusion": "failure", "id": 1,
-                         "html_url": "https://github.com/volcengine/verl/actions/runs/1",
-                         "pull_requests": [{"number": 5848, "head": {"sha": head}}]},
-    }))
+    event.write_text(
+        json.dumps(
+            {
+                "repository": {"full_name": "volcengine/verl", "html_url": "https://github.com/volcengine/verl"},
+                "workflow_run": {
+                    "event": "pull_request",
+                    "head_sha": head,
+                    "conclusion": "failure",
+                    "id": 1,
+                    "html_url": "https://github.com/volcengine/verl/actions/runs/1",
+                    "pull_requests": [{"number": 5848, "head": {"sha": head}}],
+                },
+            }
+        )
+    )
     assert 'config-harness comment "$artifact" --event "$GITHUB_EVENT_PATH"' in COMMENT_TEMPLATE.read_text()
     body_file = tmp_path / "comment.md"
     posted = harness(pull_request, "comment", str(artifacts / "config-harness-comment"), "--event", str(event), "--out", str(body_file))
@@ -97,7 +118,7 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     body = body_file.read_text()
     lines = body.splitlines()
     assert lines[0] == f"### {verdict}" and len(lines) <= MAX_BODY_LINES and len(body) <= COMMENT_LIMIT
-    errors = lines[lines.index("Introduced errors, one line per cause:") + 2:]
+    errors = lines[lines.index("Introduced errors, one line per cause:") + 2 :]
     errors = errors[: errors.index("")]
     assert len(errors) == len(introduced_errors) and all(line.startswith("- `") for line in errors), errors
     for damage in DAMAGES:

@@ -62,8 +62,21 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
             (repository / "pyproject.toml").write_text(settings)
             if version == "0.7.1":
                 (repository / "contracts.yaml").write_text("contracts: []\n")
-                locked = main(["lock", "--baseline", "ppo_trainer/dp/default", "--target", "route/ppo_megatron_trainer",
-                               "--name", "megatron-critical", "--cases", "*megatron*", "--output", "contracts.yaml"])
+                locked = main(
+                    [
+                        "lock",
+                        "--baseline",
+                        "ppo_trainer/dp/default",
+                        "--target",
+                        "route/ppo_megatron_trainer",
+                        "--name",
+                        "megatron-critical",
+                        "--cases",
+                        "*megatron*",
+                        "--output",
+                        "contracts.yaml",
+                    ]
+                )
                 assert locked == 0
             commits[version] = commit(repository, f"verl {version}")
     return repository, commits

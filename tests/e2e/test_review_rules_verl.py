@@ -48,8 +48,11 @@ def adopted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(repository, "checkout", "-q", "-b", "pr")
     shutil.rmtree(repository / "verl" / "trainer" / "config")
     shutil.copytree(verl_tree("0.9.1"), repository / "verl" / "trainer" / "config")
-    edit(repository / "pyproject.toml", 'engine_group = "model_engine"\n',
-         'engine_group = "model_engine"\nengines = ["dp", "megatron", "torchtitan", "veomni"]\n')
+    edit(
+        repository / "pyproject.toml",
+        'engine_group = "model_engine"\n',
+        'engine_group = "model_engine"\nengines = ["dp", "megatron", "torchtitan", "veomni"]\n',
+    )
     with (repository / "config-harness" / "contracts.yaml").open("a") as contracts:
         contracts.write(UPGRADE_RECORD)
     git(repository, "add", "-A")
@@ -96,8 +99,12 @@ def test_the_honest_upgrade_passes_with_its_recorded_settings_change(adopted, ca
 def test_narrowing_the_engines_and_deleting_the_route_fails(attempt, capsys, monkeypatch):
     settings = attempt / "pyproject.toml"
     edit(settings, 'engines = ["dp", "megatron", "torchtitan", "veomni"]', 'engines = ["dp", "torchtitan", "veomni"]')
-    edit(settings, '[[tool.config-harness.routes]]\nname = "ppo_megatron_trainer"\nconfig_name = "ppo_megatron_trainer"\n'
-                   'same_as = "ppo_trainer/megatron/default"\n', "")
+    edit(
+        settings,
+        '[[tool.config-harness.routes]]\nname = "ppo_megatron_trainer"\nconfig_name = "ppo_megatron_trainer"\n'
+        'same_as = "ppo_trainer/megatron/default"\n',
+        "",
+    )
     run(attempt, capsys, monkeypatch, "generate", "--prune")  # the pull request regenerates and prunes its goldens
     code, report = review(attempt, capsys, monkeypatch)
     first = first_error(report)
@@ -122,8 +129,11 @@ def test_contracts_re_pointed_outside_with_read_outside_widened_fails(attempt, t
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "contracts.yaml").write_text("contracts: []\n")
-    edit(attempt / "pyproject.toml", 'contracts = ["config-harness/contracts.yaml", "config-harness/known.yaml"]',
-         f'contracts = ["{outside / "contracts.yaml"}", "config-harness/known.yaml"]\nread_outside = ["{outside}"]')
+    edit(
+        attempt / "pyproject.toml",
+        'contracts = ["config-harness/contracts.yaml", "config-harness/known.yaml"]',
+        f'contracts = ["{outside / "contracts.yaml"}", "config-harness/known.yaml"]\nread_outside = ["{outside}"]',
+    )
     code, report = review(attempt, capsys, monkeypatch)
     changes = {(f["path"], f["severity"]) for f in report["findings"] if f["kind"] == "settings_change"}
     assert code == 1 and first_error(report)["kind"] == "settings_change"
@@ -132,8 +142,11 @@ def test_contracts_re_pointed_outside_with_read_outside_widened_fails(attempt, t
 
 def test_moving_the_search_path_and_the_snapshot_folder_fails(attempt, capsys, monkeypatch):
     (attempt / "extra-configs").mkdir()
-    edit(attempt / "pyproject.toml", 'snapshot_dir = "config-harness/snapshots"',
-         'snapshot_dir = "elsewhere/snapshots"\nsearch_path = ["extra-configs"]')
+    edit(
+        attempt / "pyproject.toml",
+        'snapshot_dir = "config-harness/snapshots"',
+        'snapshot_dir = "elsewhere/snapshots"\nsearch_path = ["extra-configs"]',
+    )
     code, report = review(attempt, capsys, monkeypatch)
     changes = {(f["path"], f["severity"]) for f in report["findings"] if f["kind"] == "settings_change"}
     assert code == 1 and first_error(report)["kind"] == "settings_change"
@@ -143,8 +156,10 @@ def test_moving_the_search_path_and_the_snapshot_folder_fails(attempt, capsys, m
 
 def test_a_hydra_callback_and_an_environment_setting_fail(attempt, capsys, monkeypatch):
     root = attempt / "verl" / "trainer" / "config" / "ppo_trainer.yaml"
-    root.write_text(root.read_text() + "\nhydra:\n  callbacks:\n    upload:\n      _target_: somewhere.Upload\n"
-                    "  job:\n    env_set:\n      WANDB_API_KEY: ${oc.env:GITHUB_TOKEN}\n")
+    root.write_text(
+        root.read_text() + "\nhydra:\n  callbacks:\n    upload:\n      _target_: somewhere.Upload\n"
+        "  job:\n    env_set:\n      WANDB_API_KEY: ${oc.env:GITHUB_TOKEN}\n"
+    )
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_review_secret")
     code, report = review(attempt, capsys, monkeypatch)
     first = first_error(report)

@@ -78,13 +78,17 @@ def test_a_re_pointed_root_is_an_entry_change_and_the_launches_values_change_wit
     main_ppo = change / MAIN_PPO
     main_ppo.write_text(main_ppo.read_text().replace('config_name="ppo_trainer"', 'config_name="ppo_trainer_v2"', 1))
     (change / "verl/trainer/config/ppo_trainer_v2.yaml").write_text(
-        "defaults:\n  - ppo_trainer\n  - _self_\n\nalgorithm:\n  gamma: 0.5\n"
-        "actor_rollout_ref:\n  model:\n    use_remove_padding: false\n")
+        "defaults:\n  - ppo_trainer\n  - _self_\n\nalgorithm:\n  gamma: 0.5\nactor_rollout_ref:\n  model:\n    use_remove_padding: false\n"
+    )
     code, report = review(change, capsys)
     assert code == 1
     (entry,) = [f for f in report["findings"] if f["kind"] == "entry_change"]
     assert (entry["path"], entry["old"], entry["new"], entry["severity"]) == (
-        "verl.trainer.main_ppo", {"config_name": "ppo_trainer"}, {"config_name": "ppo_trainer_v2"}, "error")
+        "verl.trainer.main_ppo",
+        {"config_name": "ppo_trainer"},
+        {"config_name": "ppo_trainer_v2"},
+        "error",
+    )
     # Every main_ppo launch that leaves gamma to the config now runs with 0.5, one group for all of them.
     gamma = [g for g in report["groups"] if g["path"] == "algorithm.gamma" and g["kind"] == "changed"]
     assert [(g["old"], g["new"]) for g in gamma] == [(1.0, 0.5)]
@@ -128,7 +132,9 @@ def test_a_launch_whose_config_name_the_reader_cannot_know_is_an_error_when_the_
     script = change / "examples/ppo_trainer/run_gemma.sh"
     text = script.read_text()
     assert "python3 -m verl.trainer.main_ppo \\\n" in text
-    script.write_text(text.replace("python3 -m verl.trainer.main_ppo \\\n", 'python3 -m verl.trainer.main_ppo --config-name="$(pick)" \\\n', 1))
+    script.write_text(
+        text.replace("python3 -m verl.trainer.main_ppo \\\n", 'python3 -m verl.trainer.main_ppo --config-name="$(pick)" \\\n', 1)
+    )
     code, report = review(change, capsys, "--case", "cmd/examples/ppo_trainer/*")
     dark = [f for case, f in findings(report, "launch") if case == "cmd/examples/ppo_trainer/run_gemma.sh#1"]
     assert code == 1 and [f["severity"] for f in dark] == ["error"], dark

@@ -125,9 +125,22 @@ def test_0_7_1_goldens_checked_against_0_8_0_report_exactly_the_plain_flatten_di
 def test_regenerated_goldens_cannot_hide_what_the_megatron_contract_pins(acceptance, cli, tmp_path):
     project, old, new = acceptance
     contract = tmp_path / "megatron.yaml"
-    locked = cli("--settings", "harness.toml", "lock", "--baseline", "ppo_trainer/dp/default",
-                 "--target", "route/ppo_megatron_trainer", "--name", "megatron-critical",
-                 "--cases", "*megatron*", "--output", str(contract), cwd=project)
+    locked = cli(
+        "--settings",
+        "harness.toml",
+        "lock",
+        "--baseline",
+        "ppo_trainer/dp/default",
+        "--target",
+        "route/ppo_megatron_trainer",
+        "--name",
+        "megatron-critical",
+        "--cases",
+        "*megatron*",
+        "--output",
+        str(contract),
+        cwd=project,
+    )
     assert locked.code == 0
     regenerated = cli("--settings", "harness.toml", "--config-dir", str(new), "--contracts", str(contract), "generate")
     assert regenerated.code == 1  # goldens written, contracts still fail
@@ -187,9 +200,7 @@ def test_upgrade_report_diffs_every_case_between_two_releases(project_tree, cli)
         before = flatten(OmegaConf.to_container(compose("ppo_trainer", overrides=["model_engine=dp"]), resolve=False))
     with initialize_config_dir(config_dir=str(new), version_base=None):
         after = flatten(OmegaConf.to_container(compose("ppo_trainer", overrides=["model_engine=dp"]), resolve=False))
-    expected = {
-        p for p in before.keys() | after.keys() if p not in before or p not in after or not same_value(before[p], after[p])
-    }
+    expected = {p for p in before.keys() | after.keys() if p not in before or p not in after or not same_value(before[p], after[p])}
     (dp,) = [c for c in report["cases"] if c["id"] == "ppo_trainer/dp/default"]
     reported = {f["path"] for f in dp["findings"] if f["kind"] in ("removed", "added", "changed")}
     assert reported == expected and expected

@@ -42,8 +42,12 @@ def goldens(folder: Path) -> dict[str, bytes]:
 
 def kill_mid_write(project: Path, *arguments: str) -> None:
     child = subprocess.Popen(
-        [sys.executable, "-c", STOP_BEFORE_RENAME, *arguments], cwd=project,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [sys.executable, "-c", STOP_BEFORE_RENAME, *arguments],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 120
     try:
@@ -74,7 +78,8 @@ def edit_every_case(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "entry", [("cli", "generate"), ("pytest", "--snapshot-update", "-p", "no:cacheprovider", "-q")],
+    "entry",
+    [("cli", "generate"), ("pytest", "--snapshot-update", "-p", "no:cacheprovider", "-q")],
     ids=["generate", "snapshot-update"],
 )
 def test_a_process_killed_mid_write_leaves_every_golden_old_or_new(project, cli, entry):

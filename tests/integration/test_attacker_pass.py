@@ -73,9 +73,14 @@ def test_a_pkg_search_path_of_the_projects_own_package_is_read_at_the_base(base,
     monkeypatch.syspath_prepend(str(installed))
 
     def install() -> None:
-        write_tree(installed, {"apppkg-1.0.dist-info/METADATA": "Name: apppkg\nVersion: 1.0\n",
-                               "apppkg-1.0.dist-info/top_level.txt": "apppkg\n",
-                               "apppkg/conf/extra/x.yaml": (base / "apppkg/conf/extra/x.yaml").read_text()})
+        write_tree(
+            installed,
+            {
+                "apppkg-1.0.dist-info/METADATA": "Name: apppkg\nVersion: 1.0\n",
+                "apppkg-1.0.dist-info/top_level.txt": "apppkg\n",
+                "apppkg/conf/extra/x.yaml": (base / "apppkg/conf/extra/x.yaml").read_text(),
+            },
+        )
 
     install()
     generated = cli("--settings", "harness.toml", "generate", cwd=base)

@@ -116,7 +116,9 @@ contracts:
 
 def test_unresolvable_values_are_named_when_a_contract_needs_them(small_project, cli):
     replace_in(
-        small_project, "conf/train.yaml", "  lr: 0.1\n",
+        small_project,
+        "conf/train.yaml",
+        "  lr: 0.1\n",
         "  lr: 0.1\n  dangling: ${trainer.nope}\n  loop_a: ${trainer.loop_b}\n  loop_b: ${trainer.loop_a}\n",
     )
     write(small_project, "contracts.yaml", CONTRACTS)

@@ -50,8 +50,9 @@ def test_settings_nested_past_the_budget_exit_2_from_any_command(cli, project):
     for command in (["list"], ["check"], ["explain", "model.width", "--case", "train/base/default"]):
         result = run(cli, project, *command)
         assert result.code == 2
-        assert result.err.strip().endswith(f"{NOT_READ} the nesting budget of 64 levels of arrays and inline tables "
-                                           f"exceeded at {project / 'harness.toml'}:9")
+        assert result.err.strip().endswith(
+            f"{NOT_READ} the nesting budget of 64 levels of arrays and inline tables exceeded at {project / 'harness.toml'}:9"
+        )
 
 
 def test_a_review_of_settings_nested_past_the_budget_exits_2(cli, project):
@@ -70,12 +71,16 @@ def test_contracts_nested_past_the_budget_exit_2(cli, project):
     assert result.code == 2 and "contracts.yaml:1" in result.err and "nesting depth" in result.err
 
 
-@pytest.mark.parametrize(("models", "said"), [
-    (hostile.class_lattice(18), None),
-    (hostile.inheritance_chain(3000), "the budget of 100 classes inherited through exceeded at src/app/models.py:"),
-    (hostile.alias_chain(3000), "the budget of 100 steps from a name to its class exceeded at src/app/models.py:"),
-    (hostile.long_expression(1000), "the nesting budget of 100 syntax levels exceeded at src/app/models.py:2"),
-], ids=["lattice-18", "inheritance-3000", "aliases-3000", "expression-1000"])
+@pytest.mark.parametrize(
+    ("models", "said"),
+    [
+        (hostile.class_lattice(18), None),
+        (hostile.inheritance_chain(3000), "the budget of 100 classes inherited through exceeded at src/app/models.py:"),
+        (hostile.alias_chain(3000), "the budget of 100 steps from a name to its class exceeded at src/app/models.py:"),
+        (hostile.long_expression(1000), "the nesting budget of 100 syntax levels exceeded at src/app/models.py:2"),
+    ],
+    ids=["lattice-18", "inheritance-3000", "aliases-3000", "expression-1000"],
+)
 def test_python_sources_past_a_budget_are_a_target_finding(cli, project, models, said):
     (project / "src/app/models.py").write_text(models)
     result = run(cli, project, "check", "--format", "json")
@@ -89,11 +94,15 @@ def test_python_sources_past_a_budget_are_a_target_finding(cli, project, models,
         assert finding["path"] == "model._target_" and f"{NOT_READ} {said}" in finding["message"]
 
 
-@pytest.mark.parametrize(("script", "said"), [
-    (hostile.doubling_script(64), "the word budget (2,000 pieces, 64 KiB, 10,000 words) exceeded at scripts/run.sh:12"),
-    (hostile.nested_defaults(3000), "the nesting budget of 150 syntax levels exceeded at scripts/run.sh:1"),
-    (hostile.nested_ifs(3000), "the nesting budget of 150 syntax levels exceeded at scripts/run.sh:"),
-], ids=["doubling", "nested-defaults", "nested-ifs"])
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        (hostile.doubling_script(64), "the word budget (2,000 pieces, 64 KiB, 10,000 words) exceeded at scripts/run.sh:12"),
+        (hostile.nested_defaults(3000), "the nesting budget of 150 syntax levels exceeded at scripts/run.sh:1"),
+        (hostile.nested_ifs(3000), "the nesting budget of 150 syntax levels exceeded at scripts/run.sh:"),
+    ],
+    ids=["doubling", "nested-defaults", "nested-ifs"],
+)
 def test_scripts_past_a_budget_are_a_launch_not_extracted_and_the_rest_goes_on(cli, project, script, said):
     (project / "scripts/run.sh").write_text(script)
     launches = {case["id"]: case for case in run(cli, project, "list", "--format", "json").json()["cases"]}

@@ -85,37 +85,49 @@ SETTINGS = 'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n
 
 
 def env_in_defaults(project: Path, monkeypatch: pytest.MonkeyPatch):
-    write_tree(project, {
-        "conf/train.yaml": "defaults:\n  - backend: ${oc.env:HARNESS_TEST_BACKEND}\n  - _self_\nx: 1\n",
-        "conf/backend/cpu.yaml": "kind: cpu\n",
-        "conf/backend/gpu.yaml": "kind: gpu\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": "defaults:\n  - backend: ${oc.env:HARNESS_TEST_BACKEND}\n  - _self_\nx: 1\n",
+            "conf/backend/cpu.yaml": "kind: cpu\n",
+            "conf/backend/gpu.yaml": "kind: gpu\n",
+        },
+    )
     monkeypatch.setenv("HARNESS_TEST_BACKEND", "cpu")
     return lambda: monkeypatch.setenv("HARNESS_TEST_BACKEND", "gpu")
 
 
 def symlinked_folder(project: Path, monkeypatch: pytest.MonkeyPatch):
-    write_tree(project, {
-        "conf/train.yaml": "defaults:\n  - backend: cpu\n  - _self_\nx: 1\n",
-        "shared/backend/cpu.yaml": "kind: cpu\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": "defaults:\n  - backend: cpu\n  - _self_\nx: 1\n",
+            "shared/backend/cpu.yaml": "kind: cpu\n",
+        },
+    )
     (project / "conf" / "backend").symlink_to(project / "shared" / "backend", target_is_directory=True)
     return lambda: (project / "shared" / "backend" / "cpu.yaml").write_text("kind: cpu\ncount: 2\n")
 
 
 def search_path_folder(project: Path, monkeypatch: pytest.MonkeyPatch):
-    write_tree(project, {
-        "conf/train.yaml": f"defaults:\n  - extra: one\n  - _self_\nhydra:\n  searchpath:\n    - file://{project / 'more'}\nx: 1\n",
-        "more/extra/one.yaml": "kind: one\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": f"defaults:\n  - extra: one\n  - _self_\nhydra:\n  searchpath:\n    - file://{project / 'more'}\nx: 1\n",
+            "more/extra/one.yaml": "kind: one\n",
+        },
+    )
     return lambda: (project / "more" / "extra" / "one.yaml").write_text("kind: two\n")
 
 
 def dotdot_path(project: Path, monkeypatch: pytest.MonkeyPatch):
-    write_tree(project, {
-        "conf/train.yaml": "defaults:\n  - ../shared/common@common\n  - _self_\nx: 1\n",
-        "shared/common.yaml": "value: 1\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": "defaults:\n  - ../shared/common@common\n  - _self_\nx: 1\n",
+            "shared/common.yaml": "value: 1\n",
+        },
+    )
     return lambda: (project / "shared" / "common.yaml").write_text("value: 2\n")
 
 
@@ -201,7 +213,9 @@ def test_a_search_path_folder_named_at_sign_is_the_working_folders_not_the_confi
     (small_project / ".git").mkdir()  # the project is the checkout, the config folder a part of it
     write_tree(small_project, {"@/extra_configs/extra/x.yaml": "k: 1\n", "conf/extra_configs/extra/x.yaml": "k: 1\n"})
     root = small_project / "conf" / "train.yaml"
-    root.write_text(root.read_text().replace("  - _self_\n", "  - extra: x\n  - _self_\nhydra:\n  searchpath: ['file://@/extra_configs']\n", 1))
+    root.write_text(
+        root.read_text().replace("  - _self_\n", "  - extra: x\n  - _self_\nhydra:\n  searchpath: ['file://@/extra_configs']\n", 1)
+    )
     assert compose_all(small_project, cache)[0]["train/cpu/default"]["extra"] == {"k": 1}
     (small_project / "@" / "extra_configs" / "extra" / "x.yaml").write_text("k: 2\n")
     assert compose_all(small_project, cache)[0]["train/cpu/default"]["extra"] == {"k": 2}

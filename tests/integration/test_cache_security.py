@@ -56,7 +56,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_settings_cannot_choose_the_cache_folder(project, cli, monkeypatch):
-    (project / "harness.toml").write_text(SMALL_SETTINGS.replace('snapshot_dir = "snapshots"', 'snapshot_dir = "snapshots"\ncache_dir = "ci-cache"'))
+    (project / "harness.toml").write_text(
+        SMALL_SETTINGS.replace('snapshot_dir = "snapshots"', 'snapshot_dir = "snapshots"\ncache_dir = "ci-cache"')
+    )
     run = cli("--settings", "harness.toml", "check", cwd=project)
     assert run.code == 2 and "cache_dir is not a setting" in run.err and "CONFIG_HARNESS_CACHE_DIR" in run.err
 

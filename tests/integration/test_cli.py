@@ -135,8 +135,10 @@ def test_markdown_and_github_reports(small_project, cli):
     markdown = cli("--settings", "harness.toml", "check", "--format", "markdown")
     assert markdown.code == 1
     # One row for the change, naming its three cases.
-    row = ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
-           "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |")
+    row = (
+        "| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+        "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |"
+    )
     assert row in markdown.out.splitlines() and markdown.out.count("device.<wbr>count") == 1
     assert markdown.out.index("### Errors") < markdown.out.index(row)
     github = cli("--settings", "harness.toml", "check", "--format", "github")
@@ -168,9 +170,7 @@ def test_a_preset_value_is_sourced_to_its_override(small_project, cli):
     settings.write_text(settings.read_text().replace('"trainer.lr=0.5"', '"trainer.lr=0.25"'))
     report = cli("--settings", "harness.toml", "check", "--format", "json").json()
     (fast,) = [c for c in report["cases"] if c["id"] == "train/cpu/fast"]
-    assert [(f["path"], f["source"]) for f in fast["findings"] if f["kind"] == "changed"] == [
-        ("trainer.lr", "override trainer.lr=0.25")
-    ]
+    assert [(f["path"], f["source"]) for f in fast["findings"] if f["kind"] == "changed"] == [("trainer.lr", "override trainer.lr=0.25")]
 
 
 def test_explain_names_what_an_interpolation_depends_on(small_project, cli):

@@ -72,11 +72,15 @@ def test_repeated_case_globs_select_their_union(small_project, cli):
     assert listing.out.split() == ["train/cpu/default", "train/cpu/fast", "train/cpu/sgd", "route/legacy"]
     assert cli("--settings", "harness.toml", "generate", "--case", "*/gpu/fast", "--case", "*/cpu/sgd").code == 0
     assert sorted(p.name for p in (small_project / "snapshots").iterdir()) == [
-        "_generated_train__cpu__sgd.yaml", "_generated_train__gpu__fast.yaml"]
+        "_generated_train__cpu__sgd.yaml",
+        "_generated_train__gpu__fast.yaml",
+    ]
     checked = cli("--settings", "harness.toml", "check", "--format", "json", "--case", "*/gpu/fast", "--case", "*/cpu/sgd")
     assert checked.code == 0 and [c["id"] for c in checked.json()["cases"]] == ["train/cpu/sgd", "train/gpu/fast"]
-    assert "--case '*/gpu/fast' --case '*/cpu/sgd'" in cli("--settings", "harness.toml", "check", "--case", "*/gpu/fast",
-                                                           "--case", "*/cpu/sgd", "--case", "*/cpu/fast").out
+    assert (
+        "--case '*/gpu/fast' --case '*/cpu/sgd'"
+        in cli("--settings", "harness.toml", "check", "--case", "*/gpu/fast", "--case", "*/cpu/sgd", "--case", "*/cpu/fast").out
+    )
 
 
 def test_one_glob_of_several_that_matches_nothing_is_bad_input(small_project, cli):
@@ -89,10 +93,13 @@ def test_one_glob_of_several_that_matches_nothing_is_bad_input(small_project, cl
 LOCK = ("--name", "gpu", "--output", "contracts.yaml")
 
 
-@pytest.mark.parametrize("spelling", [
-    ("--against", "train/cpu/default", "--from", "train/gpu/default", "--case", "train/gpu/*"),
-    ("--baseline", "train/cpu/default", "--target", "train/gpu/default", "--cases", "train/gpu/*"),
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        ("--against", "train/cpu/default", "--from", "train/gpu/default", "--case", "train/gpu/*"),
+        ("--baseline", "train/cpu/default", "--target", "train/gpu/default", "--cases", "train/gpu/*"),
+    ],
+)
 def test_lock_old_and_new_spellings_do_the_same_and_the_old_ones_warn(small_project, cli, spelling):
     result = cli("--settings", "harness.toml", "lock", *spelling, *LOCK, cwd=small_project)
     assert result.code == 0, result.err
@@ -101,8 +108,10 @@ def test_lock_old_and_new_spellings_do_the_same_and_the_old_ones_warn(small_proj
     assert "name: gpu" in text and "cases: train/gpu/*" in text
     warnings = result.err.splitlines()
     if spelling[0] == "--baseline":
-        assert warnings == [f"config-harness: warning: {old} is deprecated, use {new} (the old spelling goes in the next release)"
-                            for old, new in (("--baseline", "--against"), ("--target", "--from"), ("--cases", "--case"))]
+        assert warnings == [
+            f"config-harness: warning: {old} is deprecated, use {new} (the old spelling goes in the next release)"
+            for old, new in (("--baseline", "--against"), ("--target", "--from"), ("--cases", "--case"))
+        ]
     else:
         assert warnings == []
     printed = cli("--settings", "harness.toml", "lock", *spelling, "--name", "gpu")
@@ -110,11 +119,38 @@ def test_lock_old_and_new_spellings_do_the_same_and_the_old_ones_warn(small_proj
 
 
 def test_lock_refuses_two_spellings_of_one_flag_and_two_globs(small_project, cli):
-    both = cli("--settings", "harness.toml", "lock", "--against", "train/cpu/default", "--baseline", "train/cpu/default",
-               "--from", "train/gpu/default", "--case", "*", "--name", "n", cwd=small_project)
+    both = cli(
+        "--settings",
+        "harness.toml",
+        "lock",
+        "--against",
+        "train/cpu/default",
+        "--baseline",
+        "train/cpu/default",
+        "--from",
+        "train/gpu/default",
+        "--case",
+        "*",
+        "--name",
+        "n",
+        cwd=small_project,
+    )
     assert both.code == 2 and "not allowed with argument" in both.err
-    two = cli("--settings", "harness.toml", "lock", "--against", "train/cpu/default", "--from", "train/gpu/default",
-              "--case", "a*", "--case", "b*", "--name", "n")
+    two = cli(
+        "--settings",
+        "harness.toml",
+        "lock",
+        "--against",
+        "train/cpu/default",
+        "--from",
+        "train/gpu/default",
+        "--case",
+        "a*",
+        "--case",
+        "b*",
+        "--name",
+        "n",
+    )
     assert two.code == 2 and "a contract covers one glob" in two.err
     missing = cli("--settings", "harness.toml", "lock", "--from", "train/gpu/default", "--case", "*", "--name", "n")
     assert missing.code == 2 and "--against" in missing.err
@@ -134,7 +170,9 @@ def test_init_write_and_its_deprecated_spellings(tmp_path, cli):
 
 def test_quiet_keeps_only_the_answer(small_project, cli):
     assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=small_project).out.splitlines() == [
-        "7 golden(s) written: 7 new, 0 changed; 0 unchanged; 0 error(s)", "OK: 7 cases against goldens in snapshots: 7 ok"]
+        "7 golden(s) written: 7 new, 0 changed; 0 unchanged; 0 error(s)",
+        "OK: 7 cases against goldens in snapshots: 7 ok",
+    ]
     explained = cli("--settings", "harness.toml", "explain", "device.count", "--case", "train/gpu/default", "--quiet")
     assert explained.code == 0 and explained.out == "device.count = 8   (case train/gpu/default)\n"
     cpu = small_project / "snapshots" / "_generated_train__cpu__default.yaml"
@@ -145,8 +183,20 @@ def test_quiet_keeps_only_the_answer(small_project, cli):
 
 
 def test_quiet_lock_and_cache(small_project, cli, monkeypatch):
-    locked = cli("--settings", "harness.toml", "lock", "--against", "train/cpu/default", "--from", "train/gpu/default",
-                 "--case", "train/gpu/*", *LOCK, "--quiet", cwd=small_project)
+    locked = cli(
+        "--settings",
+        "harness.toml",
+        "lock",
+        "--against",
+        "train/cpu/default",
+        "--from",
+        "train/gpu/default",
+        "--case",
+        "train/gpu/*",
+        *LOCK,
+        "--quiet",
+        cwd=small_project,
+    )
     assert locked.code == 0 and locked.out == "wrote contracts.yaml: 1 required, 4 pinned\n"
     monkeypatch.setenv("CONFIG_HARNESS_CACHE_DIR", str(small_project / "cache"))
     assert cli("--settings", "harness.toml", "generate").code == 0
@@ -162,5 +212,6 @@ def test_the_command_modules_keep_no_mutable_state():
 
     for info in pkgutil.iter_modules(harness.commands.__path__):
         module = importlib.import_module(f"harness.commands.{info.name}")
-        assert not [name for name, value in vars(module).items() if isinstance(value, (dict, list, set, bytearray))
-                    and not name.startswith("__")], module.__name__
+        assert not [
+            name for name, value in vars(module).items() if isinstance(value, (dict, list, set, bytearray)) and not name.startswith("__")
+        ], module.__name__

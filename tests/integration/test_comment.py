@@ -28,10 +28,17 @@ RUN_URL = "https://github.com/org/repo/actions/runs/42"
 
 def event(pull_requests: list[dict] | None = None, **run: object) -> dict:
     """A workflow_run event as GitHub writes it to $GITHUB_EVENT_PATH (the fields the command reads)."""
-    return {"repository": {"full_name": "org/repo", "html_url": "https://github.com/org/repo"},
-            "workflow_run": {"event": "pull_request", "head_sha": HEAD, "conclusion": "failure", "html_url": RUN_URL,
-                             "pull_requests": [{"number": 7, "head": {"sha": HEAD}}] if pull_requests is None else pull_requests,
-                             **run}}
+    return {
+        "repository": {"full_name": "org/repo", "html_url": "https://github.com/org/repo"},
+        "workflow_run": {
+            "event": "pull_request",
+            "head_sha": HEAD,
+            "conclusion": "failure",
+            "html_url": RUN_URL,
+            "pull_requests": [{"number": 7, "head": {"sha": HEAD}}] if pull_requests is None else pull_requests,
+            **run,
+        },
+    }
 
 
 @pytest.fixture
@@ -42,8 +49,9 @@ def artifact(small_project, cli, tmp_path) -> Path:
     gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))
     folder = tmp_path / "artifact"
     folder.mkdir()
-    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "github",
-                 "--report", f"comment:{folder / 'comment.json'}")
+    review = cli(
+        "--settings", "harness.toml", "diff", "--base", "main", "--format", "github", "--report", f"comment:{folder / 'comment.json'}"
+    )
     assert review.code == 1
     (folder / "pull-request").write_text("7\n")
     return folder
@@ -100,10 +108,16 @@ def test_a_link_or_an_unexpected_file_in_the_artifact_is_refused(artifact, cli, 
 
 def test_workflow_commands_markdown_links_images_html_and_mentions_in_the_artifact_stay_text(artifact, cli, tmp_path):
     hostile = [
-        "::stop-commands::pwned", "x\n::set-output name=number::1", "##[error]forged", "\r\n::warning::forged",
-        "[click me](https://evil.example/login)", "![tracker](https://evil.example/pixel.png)",
-        '<img src=x onerror="alert(1)"><script>alert(2)</script>', "@octocat and @org/team, see https://evil.example",
-        "` </code><a href=https://evil.example>break out</a> `", "\u202eevil\u200b",
+        "::stop-commands::pwned",
+        "x\n::set-output name=number::1",
+        "##[error]forged",
+        "\r\n::warning::forged",
+        "[click me](https://evil.example/login)",
+        "![tracker](https://evil.example/pixel.png)",
+        '<img src=x onerror="alert(1)"><script>alert(2)</script>',
+        "@octocat and @org/team, see https://evil.example",
+        "` </code><a href=https://evil.example>break out</a> `",
+        "\u202eevil\u200b",
     ]
     edit(artifact, errors=hostile, base="main](https://evil.example) @octocat", title="config-harness: all good")
     posted = comment(cli, artifact, tmp_path, event())
@@ -122,16 +136,24 @@ def test_workflow_commands_markdown_links_images_html_and_mentions_in_the_artifa
 
 def test_the_verdict_and_every_count_come_from_checked_fields(artifact, cli, tmp_path):
     document = json.loads((artifact / "comment.json").read_text())
-    for bad in ({"counts": {**document["counts"], "introduced_errors": "9"}}, {"counts": {**document["counts"], "fixed": True}},
-                {"counts": {**document["counts"], "at_base": -1}}, {"errors": "not a list"}, {"errors": [["nested"]]},
-                {"ok": "yes"}, {"schema_version": 99}):
+    for bad in (
+        {"counts": {**document["counts"], "introduced_errors": "9"}},
+        {"counts": {**document["counts"], "fixed": True}},
+        {"counts": {**document["counts"], "at_base": -1}},
+        {"errors": "not a list"},
+        {"errors": [["nested"]]},
+        {"ok": "yes"},
+        {"schema_version": 99},
+    ):
         edit(artifact, **{**document, **bad})
         refused = comment(cli, artifact, tmp_path, event())
         assert refused.code == 2 and len(refused.err.splitlines()) == 1 and "comment.json" in refused.err, bad
     (artifact / "comment.json").write_text("[" * 30000 + "]" * 30000)  # deeper than Python's JSON parser goes
     nested = comment(cli, artifact, tmp_path, event())
     assert nested.code == 2 and "not a JSON document" in nested.err
-    (artifact / "comment.json").write_text(json.dumps({**document, "errors": ["`" * 400] * 100}))  # long and many: shortened and cut to what the comment shows
+    (artifact / "comment.json").write_text(
+        json.dumps({**document, "errors": ["`" * 400] * 100})
+    )  # long and many: shortened and cut to what the comment shows
     posted = comment(cli, artifact, tmp_path, event())
     body = (tmp_path / "comment.md").read_text()
     assert posted.code == 0 and len(body.splitlines()) <= MAX_BODY_LINES and len(body) < COMMENT_LIMIT // 4
@@ -155,8 +177,12 @@ def test_a_forks_pull_request_is_checked_against_the_runs_head_commit(artifact, 
     only when GitHub's answer for that pull request has the run's head commit, in this repository."""
     (artifact / "pull-request").write_text("8\n")
     fork = event([])
-    answer = {"number": 8, "state": "open", "head": {"sha": HEAD, "repo": {"full_name": "someone/repo"}},
-              "base": {"repo": {"full_name": "org/repo"}}}
+    answer = {
+        "number": 8,
+        "state": "open",
+        "head": {"sha": HEAD, "repo": {"full_name": "someone/repo"}},
+        "base": {"repo": {"full_name": "org/repo"}},
+    }
     assert comment(cli, artifact, tmp_path, fork, answer).out == "8\n"
     unchecked = comment(cli, artifact, tmp_path, fork)
     assert unchecked.code == 2 and "cannot be checked" in unchecked.err

@@ -111,10 +111,14 @@ def test_a_widened_group_and_a_waiver_for_its_new_key_fail_the_review_until_reco
     report = result.json()
     assert [f for f in report["findings"] if f["kind"] == "contract_change"] == []  # no edit of a term the base names
     excused = {(c["id"], f["path"], f["severity"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "contract_change"}
-    assert excused == {(case, "device.workers", "error") for case in ("train/gpu/default", "train/gpu/fast", "train/gpu/sgd", "route/legacy")}
+    assert excused == {
+        (case, "device.workers", "error") for case in ("train/gpu/default", "train/gpu/fast", "train/gpu/sgd", "route/legacy")
+    }
     text = cli("--settings", "harness.toml", "diff", "--base", "main").out
-    assert ("ERROR contract change: workers: the base's contract is broken here (must agree but differ: device.count=8, "
-            "device.workers=4) and this change's contracts no longer report it") in text
+    assert (
+        "ERROR contract change: workers: the base's contract is broken here (must agree but differ: device.count=8, "
+        "device.workers=4) and this change's contracts no longer report it"
+    ) in text
 
     record = "changes:\n  - {contract: workers, path: device.workers, old: enforced, new: excused, reason: hosts split the workers}\n"
     (repository / "contracts.yaml").write_text((repository / "contracts.yaml").read_text() + record)
@@ -125,8 +129,15 @@ def test_a_widened_group_and_a_waiver_for_its_new_key_fail_the_review_until_reco
 
 
 def test_turning_program_view_on_fails_the_review(repository, cli):
-    (repository / "contracts.yaml").write_text(CONTRACTS.replace("    equal: {device.count: 8}\n", "    equal: {device.count: 8}\n    program_view: true\n"))
+    (repository / "contracts.yaml").write_text(
+        CONTRACTS.replace("    equal: {device.count: 8}\n", "    equal: {device.count: 8}\n    program_view: true\n")
+    )
     result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     assert result.code == 1
     (change,) = [f for f in result.json()["findings"] if f["kind"] == "contract_change"]
-    assert (change["path"], change["old"], change["new"], change["severity"]) == ("", {"program_view": False}, {"program_view": True}, "error")
+    assert (change["path"], change["old"], change["new"], change["severity"]) == (
+        "",
+        {"program_view": False},
+        {"program_view": True},
+        "error",
+    )

@@ -62,11 +62,13 @@ def test_every_format_reports_a_file_diff_from_the_engine(releases, cli):
     (case,) = report["cases"]
     assert (case["id"], case["status"], report["ok"], report["baseline"]) == (new, "changed", False, old)
     assert [(f["kind"], f["path"], f["severity"]) for f in case["findings"] if f["severity"] != "info"] == [
-        ("changed", "device.kind", "error")]
+        ("changed", "device.kind", "error")
+    ]
     assert f"Comparing two YAML files: `{old}` → `{new}`." in as_spans(out["markdown"].out).replace("\\_", "_")
     assert any("device.<wbr>kind" in row and '`"cuda"` → `"rocm"`' in row for row in out["markdown"].out.splitlines())
-    assert (f'::error file={new},line={line},title=changed device.kind::device.kind: "cuda" -> "rocm" ({new})'
-            in out["github"].out.splitlines())
+    assert (
+        f'::error file={new},line={line},title=changed device.kind::device.kind: "cuda" -> "rocm" ({new})' in out["github"].out.splitlines()
+    )
     log, _ = sarif_log(out["sarif"].out)
     (result,) = log.runs[0].results
     location = result.locations[0].physical_location
@@ -74,8 +76,7 @@ def test_every_format_reports_a_file_diff_from_the_engine(releases, cli):
     assert log.runs[0].invocations[0].properties["mode"] == "files"
     suite = junit_suite(out["junit"].out)
     assert (suite.tests, suite.failures) == (1, 1) and "device.kind" in next(iter(suite)).result[0].text
-    assert {p.name: p.value for p in suite.properties()} == {
-        "mode": "files", "comparing": f"comparing two YAML files: {old} -> {new}"}
+    assert {p.name: p.value for p in suite.properties()} == {"mode": "files", "comparing": f"comparing two YAML files: {old} -> {new}"}
 
     same = {name: cli("diff", new, new, "--format", name).code for name in FORMATS}
     assert same == dict.fromkeys(FORMATS, 0)
@@ -90,8 +91,10 @@ def test_a_diff_of_two_goldens_finds_what_check_finds_for_their_case(releases, c
     diffed = cli("diff", "old", "snapshots", "--format", "json").json()
 
     def findings(report, name_of):
-        return {name_of(c): sorted(json.dumps({**f, "source": None, "message": None}, sort_keys=True) for f in c["findings"])
-                for c in report["cases"]}
+        return {
+            name_of(c): sorted(json.dumps({**f, "source": None, "message": None}, sort_keys=True) for f in c["findings"])
+            for c in report["cases"]
+        }
 
     expected = findings(checked, lambda c: c["golden"].rsplit("/", 1)[-1])
     assert findings(diffed, lambda c: c["id"]) == expected

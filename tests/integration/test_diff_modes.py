@@ -46,9 +46,16 @@ def test_files_mode_only_when_asked_and_it_says_so(small_project, tmp_path, cli)
     assert files.code == 1 and files.out.startswith(f"comparing two folders file by file, 4 files: {old} -> {new}\n")
     assert "  ERROR defaults: — -> [" in files.out and "(eval.yaml, train.yaml)" not in files.out
     report = cli("diff", str(old), str(new), "--files", "--format", "json").json()
-    assert report["mode"] == "files" and {"kind": "added", "path": "split", "old": None, "new": "test", "file": "eval.yaml"} in report["changes"]
+    assert (
+        report["mode"] == "files"
+        and {"kind": "added", "path": "split", "old": None, "new": "test", "file": "eval.yaml"} in report["changes"]
+    )
     assert {c["id"]: c["status"] for c in report["cases"]} == {
-        "eval.yaml": "new", "legacy.yaml": "ok", "legacy_only.yaml": "gone", "train.yaml": "ok"}
+        "eval.yaml": "new",
+        "legacy.yaml": "ok",
+        "legacy_only.yaml": "gone",
+        "train.yaml": "ok",
+    }
 
 
 def test_two_config_trees_without_settings_is_one_line_exit_2(small_project, tmp_path, cli):

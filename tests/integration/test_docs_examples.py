@@ -66,7 +66,9 @@ def test_an_opt_out_needs_a_reason_and_is_reported(tmp_path):
 
 
 def test_python_and_toml_blocks_are_parsed(tmp_path):
-    outcome = _sample(tmp_path, """
+    outcome = _sample(
+        tmp_path,
+        """
         ```toml
         [tool.config-harness
         ```
@@ -74,5 +76,6 @@ def test_python_and_toml_blocks_are_parsed(tmp_path):
         ```python
         def f(:
         ```
-        """)
+        """,
+    )
     assert [why.split(":")[0] for _, why in outcome.failed] == ["a toml block that does not parse", "a python block that does not parse"]

@@ -47,8 +47,22 @@ def test_an_internal_error_exits_3_and_says_how_to_report_it(small_project, caps
 
 def test_a_path_the_system_refuses_is_bad_input_not_a_bug(small_project, cli):
     (small_project / "afile").write_text("x")
-    result = cli("--settings", "harness.toml", "lock", "--against", "train/cpu/default", "--from", "train/gpu/default",
-                 "--name", "n", "--case", "*", "--output", "afile/contracts.yaml", cwd=small_project)
+    result = cli(
+        "--settings",
+        "harness.toml",
+        "lock",
+        "--against",
+        "train/cpu/default",
+        "--from",
+        "train/gpu/default",
+        "--name",
+        "n",
+        "--case",
+        "*",
+        "--output",
+        "afile/contracts.yaml",
+        cwd=small_project,
+    )
     assert result.code == 2
     (line,) = result.err.strip().splitlines()
     assert line.startswith("config-harness: error: ") and "afile" in line
@@ -64,7 +78,10 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(small_project):
     try:
         completed = subprocess.run(
             [sys.executable, "-m", "harness", "--settings", "harness.toml", "list", "--format", "json"],
-            cwd=small_project, stdout=write_end, stderr=subprocess.PIPE, text=True,
+            cwd=small_project,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
         )
     finally:
         os.close(write_end)
@@ -98,4 +115,6 @@ def test_a_source_tree_not_fetched_yet_skips_the_golden_tests_with_how_to_fetch_
     (pytester.path / "pyproject.toml").write_text(PYPROJECT.replace('config_dir = "conf"', 'config_dir = ".cache/demo/demo/conf"') + source)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rs")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *config-harness: config_dir *demo/conf is not there yet; `config-harness fetch`*demo==1.0"])
+    result.stdout.fnmatch_lines(
+        ["SKIPPED [[]1[]] *config-harness: config_dir *demo/conf is not there yet; `config-harness fetch`*demo==1.0"]
+    )

@@ -40,8 +40,21 @@ def test_new_files_follow_the_umask_and_rewritten_files_keep_their_mode(tmp_path
 def test_goldens_and_lock_output_are_0644_under_umask_022(small_project, cli):
     with umask(0o022):
         assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
-        locked = cli("--settings", "harness.toml", "lock", "--baseline", "train/cpu/default", "--target", "train/gpu/default",
-                     "--name", "gpu", "--cases", "train/gpu/*", "--output", "contracts.yaml")
+        locked = cli(
+            "--settings",
+            "harness.toml",
+            "lock",
+            "--baseline",
+            "train/cpu/default",
+            "--target",
+            "train/gpu/default",
+            "--name",
+            "gpu",
+            "--cases",
+            "train/gpu/*",
+            "--output",
+            "contracts.yaml",
+        )
     assert locked.code == 0
     goldens = sorted((small_project / "snapshots").iterdir())
     assert goldens and {mode(p) for p in goldens} == {0o644}

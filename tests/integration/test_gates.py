@@ -121,7 +121,7 @@ def test_a_value_holding_a_bidi_override_is_shown_escaped_with_a_warning(small_p
 
 
 def test_a_contract_path_that_is_not_a_path_is_one_line_exit_2(small_project, cli):
-    add_contracts(small_project, 'contracts:\n  - name: c\n    require: [\'model."x\']\n')
+    add_contracts(small_project, "contracts:\n  - name: c\n    require: ['model.\"x']\n")
     run = cli("--settings", "harness.toml", "check", cwd=small_project)
     assert run.code == 2 and "contracts.yaml:3" in run.err and "not a dotted path" in run.err
 
@@ -194,8 +194,12 @@ def secret_project(small_project, cli, monkeypatch):
 def reported_commands(project: Path, old_tree: Path, generated: Path, golden: str) -> list[list[str]]:
     """The runs that write a report in every format: check, both reviews, and a diff in each mode."""
     return [
-        ["check"], ["diff", "--base", "main"], ["diff", "--base", "main", "--compose-base"], ["diff", str(old_tree), str(project / "conf")],
-        ["diff", str(generated / golden), str(project / "snapshots" / golden)], ["diff", str(generated), str(project / "snapshots")],
+        ["check"],
+        ["diff", "--base", "main"],
+        ["diff", "--base", "main", "--compose-base"],
+        ["diff", str(old_tree), str(project / "conf")],
+        ["diff", str(generated / golden), str(project / "snapshots" / golden)],
+        ["diff", str(generated), str(project / "snapshots")],
     ]
 
 
@@ -213,13 +217,36 @@ def every_command(project: Path) -> list[list[str]]:
     reports = project.parent / "reports"
     for index, command in enumerate(reported_commands(project, old_tree, generated, golden)):
         shown = list(REPORT_FORMATS)[index % len(REPORT_FORMATS)]  # a different format on standard output each time
-        runs += [[*command, "--format", shown, *(f"--report={other}:{reports / f'{index}.{other}'}" for other in REPORT_FORMATS if other != shown)]]
+        runs += [
+            [
+                *command,
+                "--format",
+                shown,
+                *(f"--report={other}:{reports / f'{index}.{other}'}" for other in REPORT_FORMATS if other != shown),
+            ]
+        ]
     for key in REACHING["conf/train.yaml"]:
-        runs += [["explain", key, "--case", "train/cpu/default"], *(["log", key, "--case", "train/cpu/default", "--format", f] for f in ("text", "json"))]
+        runs += [
+            ["explain", key, "--case", "train/cpu/default"],
+            *(["log", key, "--case", "train/cpu/default", "--format", f] for f in ("text", "json")),
+        ]
     runs += [
         ["lock", "--baseline", "train/cpu/default", "--target", "train/gpu/default", "--name", "n", "--cases", "*"],
-        ["lock", "--baseline", "train/cpu/default", "--target", "train/gpu/add", "--name", "n", "--cases", "*",
-         "--output", "contracts.yaml", "--reason", "r"],
+        [
+            "lock",
+            "--baseline",
+            "train/cpu/default",
+            "--target",
+            "train/gpu/add",
+            "--name",
+            "n",
+            "--cases",
+            "*",
+            "--output",
+            "contracts.yaml",
+            "--reason",
+            "r",
+        ],
         ["generate"],
     ]
     return runs
@@ -249,19 +276,41 @@ def test_no_command_in_any_format_shows_or_writes_a_secret(secret_project, cli):
 
 HOSTILE_TEXT = st.one_of(
     st.text(alphabet=string.printable + "\u202e\u200b\x00\x1b&*!|>-[]{}:#'\"%@`", max_size=60),
-    st.sampled_from([
-        "a: &x [*x]", "x: " + "[" * 60 + "]" * 60, "k: ${a.b", "k: ${oc.env:CH_GATE_SECRET}", "defaults: [x]",
-        "defaults:\n  - backend: ${oc.env:X}", "!!python/object/apply:os.system ['true']", "1: a\n1.0: b",
-        "? [a]\n: b", "x: !!binary aGk=", "'a.b': 1\na: {b: 2}", "\ufeffa: 1", "a: 1\na: 2", "hydra:\n  searchpath: [pkg://os]",
-    ]),
+    st.sampled_from(
+        [
+            "a: &x [*x]",
+            "x: " + "[" * 60 + "]" * 60,
+            "k: ${a.b",
+            "k: ${oc.env:CH_GATE_SECRET}",
+            "defaults: [x]",
+            "defaults:\n  - backend: ${oc.env:X}",
+            "!!python/object/apply:os.system ['true']",
+            "1: a\n1.0: b",
+            "? [a]\n: b",
+            "x: !!binary aGk=",
+            "'a.b': 1\na: {b: 2}",
+            "\ufeffa: 1",
+            "a: 1\na: 2",
+            "hydra:\n  searchpath: [pkg://os]",
+        ]
+    ),
 )
 SETTINGS_VALUES = st.one_of(
-    st.sampled_from([
-        'snapshot_dir = "../x"', 'snapshot_dir = ".git/hooks"', 'contracts = ["/dev/zero"]', 'engines = ["a/b"]',
-        'roots = ["train", "train"]', 'version_base = "9"', 'search_path = ["pkg://os"]', 'jobs = 0',
-        '[presets]\nx = ["~trainer=${oc.env:CH_GATE_SECRET}"]', '[presets]\ny = ["+' + "a." * 60 + 'b=1"]',
-        '[[routes]]\nname = "r"\nconfig_name = "../x"',
-    ]),
+    st.sampled_from(
+        [
+            'snapshot_dir = "../x"',
+            'snapshot_dir = ".git/hooks"',
+            'contracts = ["/dev/zero"]',
+            'engines = ["a/b"]',
+            'roots = ["train", "train"]',
+            'version_base = "9"',
+            'search_path = ["pkg://os"]',
+            "jobs = 0",
+            '[presets]\nx = ["~trainer=${oc.env:CH_GATE_SECRET}"]',
+            '[presets]\ny = ["+' + "a." * 60 + 'b=1"]',
+            '[[routes]]\nname = "r"\nconfig_name = "../x"',
+        ]
+    ),
     st.just(""),
 )
 
@@ -299,8 +348,10 @@ def test_no_format_lets_a_key_or_value_start_a_workflow_command(small_project, c
 
     repository = commit_small_project(small_project, cli, "contracts: []\n")
     train = repository / "conf" / "train.yaml"
-    train.write_text(train.read_text().replace("  name: ???", '  name: "##[add-mask]FAILED"')
-                     + '"::error title=config-harness::All cases match their goldens": 1\n')
+    train.write_text(
+        train.read_text().replace("  name: ???", '  name: "##[add-mask]FAILED"')
+        + '"::error title=config-harness::All cases match their goldens": 1\n'
+    )
     own = re.compile(r"^::(error|warning|notice)( [^:]*)?::")
     for command in (["check"], ["diff", "--base", "main"]):
         for output_format in FORMATS:

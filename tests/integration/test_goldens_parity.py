@@ -69,14 +69,16 @@ def test_snapshot_update_leaves_the_goldens_generate_leaves_and_no_cleanup_keeps
     for untouched in ("_generated_train__gpu__fast.yaml", "_generated_route__legacy.yaml", "_generated_train__cpu__sgd.yaml"):
         assert after[untouched] == before[untouched]
     assert after["_generated_train__gpu__default.yaml"][2] == 0o600  # rewritten, its mode kept
-    kept.stdout.fnmatch_lines([
-        "*_ golden[[]train/gpu/fast[]] _*",
-        "golden snapshots/_generated_train__gpu__fast.yaml:2: invalid YAML*",  # refused, as generate refuses it
-        "2 snapshots failed. 3 snapshots passed. 1 snapshot generated. 1 snapshot updated. 1 snapshot unused.",
-        "Unused golden (snapshots/_generated_gone__case.yaml)",
-        "removed orphan golden snapshots/._generated_train__cpu__default.yaml.abc123.tmp",
-        "warning: 1 golden with no case: *",
-    ])
+    kept.stdout.fnmatch_lines(
+        [
+            "*_ golden[[]train/gpu/fast[]] _*",
+            "golden snapshots/_generated_train__gpu__fast.yaml:2: invalid YAML*",  # refused, as generate refuses it
+            "2 snapshots failed. 3 snapshots passed. 1 snapshot generated. 1 snapshot updated. 1 snapshot unused.",
+            "Unused golden (snapshots/_generated_gone__case.yaml)",
+            "removed orphan golden snapshots/._generated_train__cpu__default.yaml.abc123.tmp",
+            "warning: 1 golden with no case: *",
+        ]
+    )
 
     capsys.readouterr()
     assert main(["--settings", str(cli / "pyproject.toml"), "generate", "--prune", "--quiet"]) == 1

@@ -47,8 +47,13 @@ def test_a_pkg_search_path_never_imports_code(small_project, tmp_path_factory):
     git(small_project, "init", "-q")  # the project is the checkout: its folders are the project's own
     without_route(small_project)
     package = small_project / "evilpkg"
-    write_tree(package, {"__init__.py": "import pathlib\npathlib.Path(__file__).parents[1].joinpath('PWNED').write_text('ran')\n",
-                         "conf/extra/x.yaml": "from_the_package: 1\n"})
+    write_tree(
+        package,
+        {
+            "__init__.py": "import pathlib\npathlib.Path(__file__).parents[1].joinpath('PWNED').write_text('ran')\n",
+            "conf/extra/x.yaml": "from_the_package: 1\n",
+        },
+    )
     edit(small_project / "conf" / "train.yaml", "trainer:\n", "hydra:\n  searchpath: [pkg://evilpkg.conf]\ntrainer:\n")
     edit(small_project / "conf" / "train.yaml", "  - _self_\n", "  - extra: x\n  - _self_\n")
     outside = write_tree(tmp_path_factory.mktemp("elsewhere") / "conf", {"extra/x.yaml": "from_outside: 1\n"})
@@ -60,7 +65,11 @@ def test_a_pkg_search_path_never_imports_code(small_project, tmp_path_factory):
     def check() -> list[dict]:
         run = subprocess.run(
             [CONSOLE_SCRIPT, "--settings", "harness.toml", "check", "--format", "json"],
-            cwd=small_project, env=env, capture_output=True, text=True, timeout=300,
+            cwd=small_project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert run.returncode == 1 and "Traceback" not in run.stderr
         return json.loads(run.stdout)["cases"]
@@ -93,7 +102,12 @@ def test_the_projects_own_package_folder_composes_as_plain_hydra_composes_the_fo
 TOKEN = "tok9f2c41"
 STEERED = {
     "defaults entry": ("conf/train.yaml", "  - backend: cpu\n", "  - backend: ${oc.env:CH_TEST_TOKEN}\n", "train.yaml"),
-    "group-selecting preset": ("harness.toml", 'sgd = ["', 'sgd = ["backend=${oc.env:CH_TEST_TOKEN}", "', "backend=${oc.env:CH_TEST_TOKEN}"),
+    "group-selecting preset": (
+        "harness.toml",
+        'sgd = ["',
+        'sgd = ["backend=${oc.env:CH_TEST_TOKEN}", "',
+        "backend=${oc.env:CH_TEST_TOKEN}",
+    ),
     # The route `legacy` composes train below it: Hydra's own error there ("In 'train': ... only from the primary config").
     "search path": ("conf/train.yaml", "trainer:\n", "hydra:\n  searchpath: ['file://${oc.env:CH_TEST_TOKEN}']\ntrainer:\n", "train"),
 }
@@ -172,7 +186,11 @@ def bounded_run(project: Path, *args: str, timeout: float = 180) -> subprocess.C
     here (MemoryError, or TimeoutExpired) instead of taking the machine with it."""
     return subprocess.run(
         [CONSOLE_SCRIPT, "--settings", "harness.toml", "--jobs", "1", *args],
-        cwd=project, capture_output=True, text=True, timeout=timeout, preexec_fn=limit_memory,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit_memory,
     )
 
 
@@ -250,9 +268,9 @@ def test_settings_cannot_point_outside_the_project(small_project, cli, host_secr
     (host_secret.parent / "train.yaml").write_text("a: 1\n")
     escape = os.path.relpath(host_secret.parent, small_project)  # ../host0: out through `..`
     settings = small_project / "harness.toml"
-    settings.write_text(f'{key} = "{escape}"\n' + "\n".join(
-        line for line in settings.read_text().splitlines() if not line.startswith(f"{key} =")
-    ) + "\n")
+    settings.write_text(
+        f'{key} = "{escape}"\n' + "\n".join(line for line in settings.read_text().splitlines() if not line.startswith(f"{key} =")) + "\n"
+    )
     run = cli("--settings", "harness.toml", "generate", cwd=small_project)
     assert run.code == 2 and key in run.err and "outside the project" in run.err
     assert sorted(p.name for p in host_secret.parent.iterdir()) == ["secret.yaml", "train.yaml"]
@@ -292,7 +310,10 @@ def test_two_cases_never_share_a_golden(small_project, cli):
 
 # Item 11: the small ones.
 def test_option_names_reach_hydra_as_written(small_project, cli):
-    write_tree(small_project / "conf", {"backend/[cpu].yaml": "# @package _global_\nbackend: bracketed\n", "backend/1.yaml": "# @package _global_\nbackend: one\n"})
+    write_tree(
+        small_project / "conf",
+        {"backend/[cpu].yaml": "# @package _global_\nbackend: bracketed\n", "backend/1.yaml": "# @package _global_\nbackend: one\n"},
+    )
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
     for engine, expected in (("[cpu]", "bracketed"), ("1", "one")):
         golden = (small_project / "snapshots" / f"_generated_train__{engine}__default.yaml").read_text()
@@ -348,7 +369,9 @@ def test_a_source_wheel_is_a_pinned_requirement_never_a_folder_url_or_option(tmp
     (project / "conf").mkdir(parents=True)
     (project / "evil").mkdir()
     marker = tmp_path / "PWNED"
-    (project / "evil" / "setup.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup; setup(name='evil')\n")
+    (project / "evil" / "setup.py").write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\nfrom setuptools import setup; setup(name='evil')\n"
+    )
     (project / "harness.toml").write_text(
         f'config_dir = "conf"\nroots = ["train"]\n[source]\nwheel = "{wheel}"\nunpack = "conf"\ninto = ".cache/x"\n'
     )
@@ -360,7 +383,7 @@ def test_a_source_wheel_is_a_pinned_requirement_never_a_folder_url_or_option(tmp
 
 def string_bomb(copies: int = 3000) -> str:
     """One 1 MB string behind thousands of aliases: few nodes, gigabytes of text once expanded."""
-    return f"big: &a \"{'x' * 1_000_000}\"\nlist: [{', '.join(['*a'] * copies)}]\n"
+    return f'big: &a "{"x" * 1_000_000}"\nlist: [{", ".join(["*a"] * copies)}]\n'
 
 
 # Attacker pass: the alias bound counted nodes, not text, so one big string behind 3,000 aliases passed it.
@@ -374,7 +397,13 @@ def test_a_big_string_behind_many_aliases_is_refused_in_configs_goldens_and_cont
     cases = {c["id"]: c for c in json.loads(run.stdout)["cases"]}
     for case_id in ("train/cpu/default", "train/bomb/default"):
         assert "MiB of text through YAML aliases" in cases[case_id]["findings"][0]["message"], case_id
-    bomb_contract = "contracts:\n  - name: c\n    cases: '*'\n    equal:\n      a: &a \"" + "x" * 1_000_000 + "\"\n      b: [" + ", ".join(["*a"] * 3000) + "]\n"
+    bomb_contract = (
+        "contracts:\n  - name: c\n    cases: '*'\n    equal:\n      a: &a \""
+        + "x" * 1_000_000
+        + '"\n      b: ['
+        + ", ".join(["*a"] * 3000)
+        + "]\n"
+    )
     (small_project / "contracts.yaml").write_text(bomb_contract)
     refused = bounded_run(small_project, "--contracts", "contracts.yaml", "check")
     assert refused.returncode == 2 and "contracts.yaml" in refused.stderr and "aliases" in refused.stderr, refused.stderr[-500:]
@@ -382,7 +411,7 @@ def test_a_big_string_behind_many_aliases_is_refused_in_configs_goldens_and_cont
 
 # Attacker pass: the int key 1 and the string key "1" shared the path `x.1`, so a change to one was hidden.
 def test_an_int_key_and_a_string_key_of_the_same_text_are_two_paths(small_project, cli):
-    edit(small_project / "conf" / "train.yaml", "trainer:\n", "x:\n  \"1\": safe\n  1: other\ntrainer:\n")
+    edit(small_project / "conf" / "train.yaml", "trainer:\n", 'x:\n  "1": safe\n  1: other\ntrainer:\n')
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
     edit(small_project / "conf" / "train.yaml", '"1": safe', '"1": DANGER')
     report = cli("--settings", "harness.toml", "check", "--format", "json").json()

@@ -299,10 +299,14 @@ def test_global_flags_are_accepted_after_the_subcommand(cli, small_project):
 
 
 def test_fetch_another_wheel_needs_no_settings(cli, tmp_path):
-    wheel = write_wheel(tmp_path, "demo_cfg", {
-        "demo_cfg/conf/config.yaml": "a: 1\n",
-        "demo_cfg/__init__.py": "raise SystemExit('never imported')\n",
-    })
+    wheel = write_wheel(
+        tmp_path,
+        "demo_cfg",
+        {
+            "demo_cfg/conf/config.yaml": "a: 1\n",
+            "demo_cfg/__init__.py": "raise SystemExit('never imported')\n",
+        },
+    )
     empty = tmp_path / "no-project"
     empty.mkdir()
     result = cli("fetch", "--wheel", str(wheel), "--into", str(tmp_path / "out"), "--unpack", "demo_cfg/conf", cwd=empty)

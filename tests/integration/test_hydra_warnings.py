@@ -53,7 +53,9 @@ def test_missing_self_is_one_finding_per_file_cold_or_warm_and_nothing_raw_reach
     fresh = in_process(cli, project, "--no-cache", "check", "--format", "json")
     assert hydra_warnings(cold.stdout) == hydra_warnings(warm.out) == hydra_warnings(fresh.out)
     assert [(source, severity) for source, severity, _ in hydra_warnings(warm.out)] == [
-        ("conf/train.yaml:1", "warning"), ("conf/eval.yaml:2", "warning")]
+        ("conf/train.yaml:1", "warning"),
+        ("conf/eval.yaml:2", "warning"),
+    ]
     assert all("In '" in message and "Defaults list is missing `_self_`" in message for _, _, message in hydra_warnings(warm.out))
     quiet = in_process(cli, project, "check", "--quiet")
     assert quiet.code == 0 and not any(text in quiet.out for text in RAW), quiet.out
@@ -62,8 +64,9 @@ def test_missing_self_is_one_finding_per_file_cold_or_warm_and_nothing_raw_reach
 def test_pytest_sessions_show_no_hydra_warning(pytester):
     write_tree(pytester.path, TREE)
     pytester.path.joinpath("snapshots").mkdir()
-    first = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--harness-settings", "harness.toml", "harness.toml",
-                                         "--snapshot-update")
+    first = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "--harness-settings", "harness.toml", "harness.toml", "--snapshot-update"
+    )
     assert first.ret == 0, first.stdout.str()[-1500:]
     session = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--harness-settings", "harness.toml", "harness.toml", "-rA")
     output = session.stdout.str() + session.stderr.str()

@@ -41,12 +41,15 @@ def test_init_appends_a_table_that_generate_and_check_accept(tmp_path, cli):
 
 def test_init_says_which_configs_and_engines_it_left_out_and_why(tmp_path, cli):
     project = adoptable(tmp_path)
-    write_tree(project / "conf", {
-        "broken.yaml": "defaults:\n  - backend: tpu\n",  # no such option
-        "fragment.yaml": "just: values\n",  # composes, but selects no engine: a route
-        "_generated_train.yaml": "a: 1\n",  # another tool's golden
-        "backend/bad.yaml": "defaults:\n  - missing_group: x\n",
-    })
+    write_tree(
+        project / "conf",
+        {
+            "broken.yaml": "defaults:\n  - backend: tpu\n",  # no such option
+            "fragment.yaml": "just: values\n",  # composes, but selects no engine: a route
+            "_generated_train.yaml": "a: 1\n",  # another tool's golden
+            "backend/bad.yaml": "defaults:\n  - missing_group: x\n",
+        },
+    )
     result = cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=project)
     assert result.code == 0, result.err
     lines = result.out.splitlines()
@@ -94,13 +97,18 @@ def test_init_writes_a_standalone_settings_file_with_quoted_paths(tmp_path, cli)
 
 def test_init_reads_version_base_from_the_entry_point_and_else_from_the_files(tmp_path, cli):
     project = adoptable(tmp_path)
-    write_tree(project, {"app/main.py": """
+    write_tree(
+        project,
+        {
+            "app/main.py": """
         import hydra
 
         @hydra.main(config_path="../conf", config_name="train", version_base="1.2")
         def main(cfg):
             pass
-        """})
+        """
+        },
+    )
     result = cli("init", "--config-dir", "conf", "--settings", "a.toml", cwd=project)
     assert tomllib.loads((project / "a.toml").read_text())["version_base"] == "1.2"
     assert "hydra         version_base '1.2' as @hydra.main at app/main.py:3" in result.out
@@ -119,12 +127,15 @@ def test_init_reads_version_base_from_the_entry_point_and_else_from_the_files(tm
 
 
 def test_init_roots_in_subfolders_presets_and_a_suggested_engine_group(tmp_path, cli):
-    write_tree(tmp_path / "conf", {
-        "experiments/run.yaml": "# @package _global_\ndefaults:\n  - /backend: cpu\n  - /task: ???\n  - _self_\nname: run\n",
-        "backend/cpu.yaml": "kind: cpu\n",
-        "backend/gpu.yaml": "kind: gpu\n",
-        "task/a.yaml": "size: 1\n",
-    })
+    write_tree(
+        tmp_path / "conf",
+        {
+            "experiments/run.yaml": "# @package _global_\ndefaults:\n  - /backend: cpu\n  - /task: ???\n  - _self_\nname: run\n",
+            "backend/cpu.yaml": "kind: cpu\n",
+            "backend/gpu.yaml": "kind: gpu\n",
+            "task/a.yaml": "size: 1\n",
+        },
+    )
     bare = cli("init", "--config-dir", "conf", "--roots", "experiments/*.yaml", "--settings", "x.toml", cwd=tmp_path)
     assert bare.code == 2 and "You must specify 'task'" in bare.err  # the root needs an override
     assert not (tmp_path / "x.toml").exists()
@@ -138,20 +149,28 @@ def test_init_roots_in_subfolders_presets_and_a_suggested_engine_group(tmp_path,
 
 
 def test_init_writes_nested_options_of_the_engine_group_as_presets_with_the_reason(tmp_path, cli):
-    write_tree(tmp_path / "conf", {
-        "config.yaml": "defaults:\n  - _self_\n  - optional task: null\nname: app\n",
-        "task/tasks/spec/validate.yaml": "# @package task\nkind: validate\n",
-        "task/tasks/spec/build.yaml": "# @package task\nkind: build\n",
-        "task/tasks/sim/simulate.yaml": "# @package task\nkind: sim\n",
-    })
+    write_tree(
+        tmp_path / "conf",
+        {
+            "config.yaml": "defaults:\n  - _self_\n  - optional task: null\nname: app\n",
+            "task/tasks/spec/validate.yaml": "# @package task\nkind: validate\n",
+            "task/tasks/spec/build.yaml": "# @package task\nkind: build\n",
+            "task/tasks/sim/simulate.yaml": "# @package task\nkind: sim\n",
+        },
+    )
     result = cli("init", "--config-dir", "conf", "--engine-group", "task", "--settings", "x.toml", cwd=tmp_path)
     assert result.code == 0, result.err
     table = tomllib.loads((tmp_path / "x.toml").read_text())
     assert "engine_group" not in table and table["presets"] == {
-        "default": [], "tasks.sim.simulate": ["task=tasks/sim/simulate"], "tasks.spec.build": ["task=tasks/spec/build"],
-        "tasks.spec.validate": ["task=tasks/spec/validate"]}
-    assert ("note: engine group 'task' has options in subfolders (tasks/sim/simulate, tasks/spec/build, tasks/spec/validate): "
-            "written as presets task=OPTION, since an engine name holds no '/' (case ids and golden names are split on it)") in result.out
+        "default": [],
+        "tasks.sim.simulate": ["task=tasks/sim/simulate"],
+        "tasks.spec.build": ["task=tasks/spec/build"],
+        "tasks.spec.validate": ["task=tasks/spec/validate"],
+    }
+    assert (
+        "note: engine group 'task' has options in subfolders (tasks/sim/simulate, tasks/spec/build, tasks/spec/validate): "
+        "written as presets task=OPTION, since an engine name holds no '/' (case ids and golden names are split on it)"
+    ) in result.out
     assert cli("--settings", "x.toml", "generate").code == 0
     golden = (tmp_path / "config-harness/snapshots/_generated_config__base__tasks.spec.validate.yaml").read_text()
     assert "kind: validate" in golden
@@ -169,49 +188,69 @@ def test_init_gives_one_short_reason_and_the_rest_with_verbose(tmp_path, cli):
     write_tree(project / "conf", {"broken.yaml": "defaults:\n  - backend: tpu\n"})
     short = cli("init", "--config-dir", "conf", "--settings", "a.toml", cwd=project).out
     (line,) = [line for line in short.splitlines() if line.startswith("left out broken")]
-    assert line == "left out broken: does not compose: conf/broken.yaml:2: In 'broken': 'tpu' is not an option of backend; did you mean 'gpu'? (options: cpu, gpu)"
+    assert (
+        line
+        == "left out broken: does not compose: conf/broken.yaml:2: In 'broken': 'tpu' is not an option of backend; did you mean 'gpu'? (options: cpu, gpu)"
+    )
     assert "search path" not in (project / "a.toml").read_text()
 
 
 def test_init_reads_initialize_calls_and_picks_the_entry_point_most_launches_run(tmp_path, cli):
     project = adoptable(tmp_path)
-    write_tree(project, {"app/infer.py": """
+    write_tree(
+        project,
+        {
+            "app/infer.py": """
         from hydra import compose, initialize as start
 
         def load():
             with start(version_base="1.1", config_path="../conf"):
                 return compose(config_name="train")
-        """})
+        """
+        },
+    )
     result = cli("init", "--config-dir", "conf", "--settings", "a.toml", cwd=project)
     assert tomllib.loads((project / "a.toml").read_text())["version_base"] == "1.1"  # never this Hydra's 1.3 silently
     assert "hydra         version_base '1.1' as initialize at app/infer.py:4 (1 call(s) agree)" in result.out
 
     # A helper (found first) disagrees with the entry point the launch scripts run: the launches decide, and the
     # entry point's package becomes python_sources.
-    write_tree(project, {
-        "aaa/merge.py": "import hydra\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n",
-        "app/__init__.py": "",
-        "app/train.py": "import hydra\n\n@hydra.main(config_path='../conf', config_name='train', version_base='1.2')\ndef main(cfg):\n    pass\n",
-        "examples/run.sh": "python -m app.train backend=gpu\npython3 app/train.py backend=cpu\n",
-    })
+    write_tree(
+        project,
+        {
+            "aaa/merge.py": "import hydra\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n",
+            "app/__init__.py": "",
+            "app/train.py": "import hydra\n\n@hydra.main(config_path='../conf', config_name='train', version_base='1.2')\ndef main(cfg):\n    pass\n",
+            "examples/run.sh": "python -m app.train backend=gpu\npython3 app/train.py backend=cpu\n",
+        },
+    )
     result = cli("init", "--config-dir", "conf", "--settings", "b.toml", cwd=project)
     table = tomllib.loads((project / "b.toml").read_text())
     assert table["version_base"] == "1.2" and table["python_sources"] == ["app"]
-    assert ("hydra         version_base '1.2' as @hydra.main at app/train.py:3 (the entry point 2 launch(es) run; the call(s) "
-            "disagree: 1 say '1.2', 1 say None (first at aaa/merge.py:3), 1 say '1.1' (first at app/infer.py:4))") in result.out
+    assert (
+        "hydra         version_base '1.2' as @hydra.main at app/train.py:3 (the entry point 2 launch(es) run; the call(s) "
+        "disagree: 1 say '1.2', 1 say None (first at aaa/merge.py:3), 1 say '1.1' (first at app/infer.py:4))"
+    ) in result.out
     assert cli("--settings", "b.toml", "generate").code == 0
 
 
 def test_init_names_every_group_that_looks_like_the_engine(tmp_path, cli):
-    write_tree(tmp_path / "conf", {
-        "train.yaml": "defaults:\n  - backend: cpu\n  - optim: sgd\n  - _self_\nname: run\n",
-        "backend/cpu.yaml": "kind: cpu\n", "backend/gpu.yaml": "kind: gpu\n",
-        "optim/sgd.yaml": "lr: 1\n", "optim/adam.yaml": "lr: 2\n",
-    })
+    write_tree(
+        tmp_path / "conf",
+        {
+            "train.yaml": "defaults:\n  - backend: cpu\n  - optim: sgd\n  - _self_\nname: run\n",
+            "backend/cpu.yaml": "kind: cpu\n",
+            "backend/gpu.yaml": "kind: gpu\n",
+            "optim/sgd.yaml": "lr: 1\n",
+            "optim/adam.yaml": "lr: 2\n",
+        },
+    )
     result = cli("init", "--config-dir", "conf", "--settings", "x.toml", cwd=tmp_path)
     assert result.code == 0, result.err
-    assert ("suggestion: group 'backend' looks like the engine: most roots select it and all its options compose (so do "
-            "'optim': init does not choose among them); run init again with --engine-group backend") in result.out
+    assert (
+        "suggestion: group 'backend' looks like the engine: most roots select it and all its options compose (so do "
+        "'optim': init does not choose among them); run init again with --engine-group backend"
+    ) in result.out
 
 
 # One step to take init's suggestion (issue 32): `init --engine-group G` rewrites what init wrote while nobody edited it.
@@ -230,14 +269,17 @@ def test_init_engine_group_rewrites_the_table_init_wrote_as_a_fresh_init_would(t
     project = with_contract(tmp_path / "one")
     first = cli("init", "--config-dir", "conf", cwd=project)
     assert first.code == 0, first.err
-    assert ("run init again with --engine-group backend and the same flags (it rewrites this table while nobody has "
-            "edited it)") in first.out
+    assert (
+        "run init again with --engine-group backend and the same flags (it rewrites this table while nobody has edited it)"
+    ) in first.out
     assert "cases: train/base/default" in (project / "config-harness/known.yaml").read_text()
 
     again = cli("init", "--config-dir", "conf", "--engine-group", "backend")
     assert again.code == 0, again.err
-    assert again.out.splitlines()[0] == ("rewrote [tool.config-harness] in pyproject.toml: init wrote it and nobody edited "
-                                         "it since (it had no engine group; now engine group backend)")
+    assert again.out.splitlines()[0] == (
+        "rewrote [tool.config-harness] in pyproject.toml: init wrote it and nobody edited "
+        "it since (it had no engine group; now engine group backend)"
+    )
     assert "  known         config-harness/known.yaml (2 findings" in again.out
     assert "  contracts     config-harness/contracts.yaml (kept as it was)" in again.out  # the user's, not init's stub
 
@@ -261,11 +303,13 @@ def test_init_rewrites_a_standalone_file_and_says_so_when_asked_without_a_group(
     plain = cli("init", "--config-dir", "conf", "--write", "h.toml")
     assert plain.code == 2 and plain.err.strip().endswith(
         "already exists; init writes a new settings file only; `init --engine-group GROUP` rewrites it, since init wrote "
-        "it and nobody edited it")
+        "it and nobody edited it"
+    )
     result = cli("init", "--config-dir", "conf", "--write", "h.toml", "--engine-group", "backend", "--quiet")
     assert result.code == 0, result.err
-    assert result.out.splitlines() == ["rewrote h.toml: init wrote it and nobody edited it since (it had no engine group; "
-                                       "now engine group backend)"]
+    assert result.out.splitlines() == [
+        "rewrote h.toml: init wrote it and nobody edited it since (it had no engine group; now engine group backend)"
+    ]
     assert tomllib.loads((project / "h.toml").read_text())["engine_group"] == "backend"
     assert (project / "pyproject.toml").read_bytes() == PROJECT_HEAD
 
@@ -289,7 +333,8 @@ def test_init_rewrites_nothing_anybody_edited_or_generated(tmp_path, cli):
     pyproject.write_text(written.replace("default = []", 'default = ["backend=gpu"]'))
     assert refused(cli, project, "pyproject.toml").endswith(
         "already has a [tool.config-harness] table, edited since init wrote it (the fingerprint on its first line no "
-        'longer matches); set engine_group = "backend" in it by hand, or remove it to run init again')
+        'longer matches); set engine_group = "backend" in it by hand, or remove it to run init again'
+    )
     pyproject.write_text(written + '\n[tool.config-harness.extra]\nx = "mine"\n')
     assert "(the file adds keys to it outside the lines init wrote)" in refused(cli, project, "pyproject.toml")
     pyproject.write_text(written.replace("# Written by `config-harness init` (fingerprint", "# Written (fingerprint"))
@@ -298,14 +343,14 @@ def test_init_rewrites_nothing_anybody_edited_or_generated(tmp_path, cli):
     pyproject.write_text(written + "\n[tool.ruff]\nline-length = 100\n")  # another tool's table is no edit of this one
     assert cli("generate", "--quiet").code == 0
     assert refused(cli, project, "config-harness/snapshots").endswith(
-        "init rewrites it only before the first generate: set engine_group = \"backend\" in the table by hand and run "
-        "`config-harness generate` (the old goldens are then orphans)")
+        'init rewrites it only before the first generate: set engine_group = "backend" in the table by hand and run '
+        "`config-harness generate` (the old goldens are then orphans)"
+    )
     for golden in (project / "config-harness/snapshots").iterdir():
         golden.unlink()
 
     known.write_text(known.read_text().replace("reason: ", "reason: checked by hand; "))
-    assert "then run `config-harness known` to record what the new cases already have" in refused(
-        cli, project, "config-harness/known.yaml")
+    assert "then run `config-harness known` to record what the new cases already have" in refused(cli, project, "config-harness/known.yaml")
 
     known.write_bytes(recorded)
     result = cli("init", "--config-dir", "conf", "--engine-group", "backend")

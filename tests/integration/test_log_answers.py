@@ -58,18 +58,24 @@ def test_a_since_off_heads_line_walks_from_the_merge_base_as_git_does_and_says_s
     text = cli(*arguments, cwd=small_project)
     assert text.code == 0, text.err
     lines = text.out.splitlines()
-    assert lines[0] == (f"--since side ({history['side'][:12]}) is not an ancestor of HEAD: walked from their merge base "
-                        f"{history['base'][:12]}, as git's side..HEAD does; at side trainer.lr is 0.1")
+    assert lines[0] == (
+        f"--since side ({history['side'][:12]}) is not an ancestor of HEAD: walked from their merge base "
+        f"{history['base'][:12]}, as git's side..HEAD does; at side trainer.lr is 0.1"
+    )
     assert sum("merge base" in line for line in lines) == 1
     assert lines[1].startswith(f"{history['lr'][:12]} ") and " 0.1 -> 0.2  lr 0.2" in lines[1]
     answer = cli(*arguments, "--format", "json", cwd=small_project).json()
     assert [c["commit"] for c in answer["changes"]] == [history["lr"]]
     since = answer["since"]
     assert (since["commit"], since["merge_base"], since["value"], since["present"]) == (history["side"], history["base"], 0.1, True)
-    misspelled = one_line_usage_error(cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", "sied", cwd=small_project))
+    misspelled = one_line_usage_error(
+        cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", "sied", cwd=small_project)
+    )
     assert "unknown git ref 'sied'" in misspelled and misspelled.endswith("nearest existing ref: side")
     # An ancestor is still an answer, and HEAD itself is an empty one.
-    since_base = cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", history["base"], "--format", "json", cwd=small_project)
+    since_base = cli(
+        *SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", history["base"], "--format", "json", cwd=small_project
+    )
     assert since_base.code == 0 and [c["commit"] for c in since_base.json()["changes"]] == [history["lr"]]
     at_head = cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", "HEAD", cwd=small_project)
     assert at_head.code == 0 and at_head.out.strip() == "0 change(s) of trainer.lr in train/cpu/default"
@@ -117,7 +123,9 @@ def test_a_case_that_did_not_compose_before_a_commit_composes_from_that_commit_o
     arguments = (*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--since", history["back"])
     changes = cli(*arguments, "--format", "json", cwd=small_project).json()["changes"]
     assert [(c["commit"], c["old_present"], c["new_present"], bool(c["composes_from"])) for c in changes] == [
-        (broken, True, False, False), (repaired, False, True, True)]
+        (broken, True, False, False),
+        (repaired, False, True, True),
+    ]
     assert changes[1]["composes_from"].startswith("the case did not compose: ")
     last = cli(*arguments, cwd=small_project).out.splitlines()[1]
     assert last.startswith(f"{repaired[:12]} ") and f"composes from {repaired[:12]} on: 0.2 (before it, the case did not compose: " in last

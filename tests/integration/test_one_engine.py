@@ -89,8 +89,11 @@ def test_a_stale_waiver_fails_pytest_exactly_as_it_fails_check(pytester: pytest.
     """The run-level findings (here a waiver that excuses nothing) come from one engine in both shells."""
     write_tree(pytester.path / "conf", SMALL_TREE)
     (pytester.path / "contracts.yaml").write_text(STALE_WAIVER)
-    pyproject = "[tool.config-harness]\n" + 'contracts = ["contracts.yaml"]\n' + SMALL_SETTINGS.replace(
-        "[presets]", "[tool.config-harness.presets]").replace("[[routes]]", "[[tool.config-harness.routes]]")
+    pyproject = (
+        "[tool.config-harness]\n"
+        + 'contracts = ["contracts.yaml"]\n'
+        + SMALL_SETTINGS.replace("[presets]", "[tool.config-harness.presets]").replace("[[routes]]", "[[tool.config-harness.routes]]")
+    )
     (pytester.path / "pyproject.toml").write_text(pyproject)
     settings = ["--settings", str(pytester.path / "pyproject.toml")]
     assert main([*settings, "generate"]) == 0

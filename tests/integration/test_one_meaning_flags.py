@@ -24,8 +24,10 @@ def test_explain_takes_case_globs_like_every_command_and_they_must_select_one_ca
     assert (union.code, union.out) == (0, exact.out)
     two = cli(*SETTINGS, "explain", "device.count", "--case", "train/gpu/default", "--case", "train/cpu/default")
     assert two.code == 2 and two.out == ""
-    assert two.err == ("config-harness: error: --case 'train/gpu/default', 'train/cpu/default' matches 2 cases "
-                       "(train/cpu/default, train/gpu/default); name exactly one, see `config-harness list`\n")
+    assert two.err == (
+        "config-harness: error: --case 'train/gpu/default', 'train/cpu/default' matches 2 cases "
+        "(train/cpu/default, train/gpu/default); name exactly one, see `config-harness list`\n"
+    )
 
 
 def test_log_takes_case_globs_too_and_answers_in_a_registry_format_with_report_files(small_project, cli):
@@ -36,8 +38,9 @@ def test_log_takes_case_globs_too_and_answers_in_a_registry_format_with_report_f
     train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2"))
     commit(small_project, "lr 0.2")
     by_id = cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default", "--format", "json")
-    by_globs = cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/def*", "--case", "x/*", "--format", "json",
-                   "--report", "text:log.txt")
+    by_globs = cli(
+        *SETTINGS, "log", "trainer.lr", "--case", "train/cpu/def*", "--case", "x/*", "--format", "json", "--report", "text:log.txt"
+    )
     assert by_id.code == by_globs.code == 0 and by_globs.out == by_id.out
     assert [(c["old"], c["new"]) for c in by_id.json()["changes"]] == [(None, 0.1), (0.1, 0.2)]
     text = cli(*SETTINGS, "log", "trainer.lr", "--case", "train/cpu/default")
@@ -60,8 +63,10 @@ def test_generate_prints_its_report_in_any_format_and_keeps_its_text_answer(smal
     cli.chdir(small_project)
     text = cli(*SETTINGS, "generate", "--case", "train/gpu/*")
     assert text.code == 0 and text.err == ""
-    assert text.out.splitlines()[-2:] == ["3 golden(s) written: 3 new, 0 changed; 0 unchanged; 0 error(s)",
-                                          "OK: 3 cases against goldens in snapshots: 3 ok"]
+    assert text.out.splitlines()[-2:] == [
+        "3 golden(s) written: 3 new, 0 changed; 0 unchanged; 0 error(s)",
+        "OK: 3 cases against goldens in snapshots: 3 ok",
+    ]
     for golden in (small_project / "snapshots").iterdir():
         golden.unlink()
     as_json = cli(*SETTINGS, "generate", "--case", "train/gpu/*", "--format", "json", "--report", "junit:generate.xml")
@@ -80,8 +85,19 @@ def test_generate_prints_its_report_in_any_format_and_keeps_its_text_answer(smal
 
 def test_init_names_its_outputs_as_outputs_and_the_old_spellings_still_work(tmp_path, cli):
     write_tree(tmp_path / "conf", SMALL_TREE)
-    new = cli("init", "--config-dir", "conf", "--write", "a.toml", "--write-snapshots", "goldens-a", "--write-contracts",
-              "a.yaml", "--quiet", cwd=tmp_path)
+    new = cli(
+        "init",
+        "--config-dir",
+        "conf",
+        "--write",
+        "a.toml",
+        "--write-snapshots",
+        "goldens-a",
+        "--write-contracts",
+        "a.yaml",
+        "--quiet",
+        cwd=tmp_path,
+    )
     old = cli("init", "--config-dir", "conf", "--write", "b.toml", "--snapshot-dir", "goldens-b", "--contracts", "b.yaml", "--quiet")
     assert new.code == old.code == 0 and new.err == old.err == ""
     assert (tmp_path / "goldens-a").is_dir() and (tmp_path / "a.yaml").is_file() and (tmp_path / "b.yaml").is_file()
@@ -91,14 +107,18 @@ def test_init_names_its_outputs_as_outputs_and_the_old_spellings_still_work(tmp_
 
 
 PYPROJECT = "[tool.config-harness]\n" + SMALL_SETTINGS.replace("[presets]", "[tool.config-harness.presets]").replace(
-    "[[routes]]", "[[tool.config-harness.routes]]")
+    "[[routes]]", "[[tool.config-harness.routes]]"
+)
 
 
-@pytest.mark.parametrize("contracts", [
-    "contracts:\n  - name: x\n    bogus: 1\n",  # an unknown key
-    "contracts: [\n",  # not YAML
-    "contracts: []\n\xff\n",  # not UTF-8
-])
+@pytest.mark.parametrize(
+    "contracts",
+    [
+        "contracts:\n  - name: x\n    bogus: 1\n",  # an unknown key
+        "contracts: [\n",  # not YAML
+        "contracts: []\n\xff\n",  # not UTF-8
+    ],
+)
 def test_both_shells_say_bad_input_in_the_same_one_line(pytester: pytest.Pytester, cli, contracts):
     write_tree(pytester.path / "conf", SMALL_TREE)
     (pytester.path / "contracts.yaml").write_bytes(contracts.encode("latin-1"))

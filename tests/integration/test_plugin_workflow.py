@@ -76,11 +76,13 @@ def test_snapshot_warn_unused_makes_an_orphan_golden_a_warning_and_details_lists
     (project.path / "snapshots" / "_generated_gone__case.yaml").write_text("a: 1\n")
     warned = run(project, "--snapshot-warn-unused", "--snapshot-details")
     assert warned.ret == 0
-    warned.stdout.fnmatch_lines([
-        "*= config-harness =*",
-        "warning: 1 golden with no case: --snapshot-update removes it",
-        "  snapshots/_generated_gone__case.yaml",
-    ])
+    warned.stdout.fnmatch_lines(
+        [
+            "*= config-harness =*",
+            "warning: 1 golden with no case: --snapshot-update removes it",
+            "  snapshots/_generated_gone__case.yaml",
+        ]
+    )
     run(project, "--snapshot-details").stdout.fnmatch_lines(["  snapshots/_generated_gone__case.yaml"])
 
 
@@ -97,13 +99,19 @@ def test_a_failing_case_is_one_short_section_named_by_its_case_id(project: pytes
     gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
     result = run(project, "-v")
     assert result.ret == 1
-    result.stdout.re_match_lines([".*" + re.escape(line) for line in (
-        "pyproject.toml::golden[train/gpu/default] FAILED",
-        " golden[train/gpu/default] _",
-        "device.count: 8 -> 4  (set by conf/backend/gpu.yaml:5)",
-        " golden[train/gpu/fast] _",
-        "FAILED pyproject.toml::golden[train/gpu/default] - device.count: 8 -> 4",
-    )], consecutive=False)
+    result.stdout.re_match_lines(
+        [
+            ".*" + re.escape(line)
+            for line in (
+                "pyproject.toml::golden[train/gpu/default] FAILED",
+                " golden[train/gpu/default] _",
+                "device.count: 8 -> 4  (set by conf/backend/gpu.yaml:5)",
+                " golden[train/gpu/fast] _",
+                "FAILED pyproject.toml::golden[train/gpu/default] - device.count: 8 -> 4",
+            )
+        ],
+        consecutive=False,
+    )
     output = result.stdout.str()
     for noise in ("Captured", "traceback", "Traceback", "pyproject.toml.golden", "changed:", "CHANGED", "plugin.py"):
         assert noise not in output, noise
@@ -149,9 +157,7 @@ def test_fixtures_for_custom_assertions(project: pytest.Pytester) -> None:
 
 
 def test_contract_violation_fails_pytest_whatever_the_goldens_say(project: pytest.Pytester) -> None:
-    (project.path / "contracts.yaml").write_text(
-        "contracts:\n  - name: gpu-map\n    cases: 'train/gpu/*'\n    require: [device.map.qkv]\n"
-    )
+    (project.path / "contracts.yaml").write_text("contracts:\n  - name: gpu-map\n    cases: 'train/gpu/*'\n    require: [device.map.qkv]\n")
     pyproject = project.path / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]'))
     assert run(project, "--snapshot-update").ret == 0
@@ -174,12 +180,15 @@ def test_bad_contracts_file_is_a_usage_error_not_a_traceback(project: pytest.Pyt
 
 
 def test_a_launch_that_no_longer_composes_fails_the_run_test_as_it_fails_check(project: pytest.Pytester) -> None:
-    write_tree(project.path, {
-        "app/__init__.py": "",
-        "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\n"
-                       "def main(cfg):\n    print(cfg)\n",
-        "scripts/run.sh": "python -m app.main trainer.epochs=5\npython -m app.main trainer.epoch=5\n",
-    })
+    write_tree(
+        project.path,
+        {
+            "app/__init__.py": "",
+            "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\n"
+            "def main(cfg):\n    print(cfg)\n",
+            "scripts/run.sh": "python -m app.main trainer.epochs=5\npython -m app.main trainer.epoch=5\n",
+        },
+    )
     pyproject = project.path / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '\n[[tool.config-harness.commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
     assert run(project, "--snapshot-update").ret == 1  # the goldens are written; the broken launch still fails

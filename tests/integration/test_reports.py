@@ -122,7 +122,7 @@ def test_refactors_are_folded_in_text_and_markdown(project, cli):
         check(cli, "--verbose").out.splitlines()
     )
     markdown = as_spans(check(cli, "--format", "markdown").out)
-    folded = markdown[markdown.index("<details>"):]
+    folded = markdown[markdown.index("<details>") :]
     assert "<summary>Refactors with unchanged values (1)</summary>" in folded and "`device.kind`" in folded
     assert "`device.kind`" not in markdown[: markdown.index("<details>")]
 
@@ -134,8 +134,9 @@ def test_a_clean_run_is_one_line_and_verbose_lists_the_waived_warnings(project, 
         "OK: 7 cases against goldens in snapshots: 7 ok; 3 warnings (3 waived, 1 distinct; --verbose lists them)"
     ]
     verbose = check(cli, "--verbose").out
-    assert "  gpu-critical: device.map.gate is required but missing  (3 cases: train/gpu/*)  waived: gate was never mapped; tracked upstream" in (
-        verbose.splitlines()
+    assert (
+        "  gpu-critical: device.map.gate is required but missing  (3 cases: train/gpu/*)  waived: gate was never mapped; tracked upstream"
+        in (verbose.splitlines())
     )
     assert verbose.count("tracked upstream") == 1
     quiet = check(cli, "--quiet").out
@@ -160,7 +161,10 @@ def test_a_failing_run_ends_with_its_errors_the_waived_count_the_next_step_and_t
     assert check(cli, "--quiet").out.splitlines()[-2:] == lines[-2:]
     # The exact command keeps the run's own flags, and a commit hook is told to stage the goldens.
     only = cli("--settings", "harness.toml", "check", "--case", "train/cpu/*").out.splitlines()
-    assert only[-2] == "Next: if these changes are intended: run `config-harness --settings harness.toml generate --case 'train/cpu/*'` and commit snapshots"
+    assert (
+        only[-2]
+        == "Next: if these changes are intended: run `config-harness --settings harness.toml generate --case 'train/cpu/*'` and commit snapshots"
+    )
     report = check(cli, "--format", "json").json()
     assert report["next_steps"] == [lines[-2].removeprefix("Next: ")]
 
@@ -177,8 +181,10 @@ def test_a_commit_hook_is_told_to_stage_the_goldens(project, cli, monkeypatch):
 def test_a_contract_error_names_the_contract_file_and_line_in_text_and_json(project, cli):
     edit(project / "conf" / "backend" / "gpu.yaml", "count: 8", "count: 4")
     steps = [line for line in check(cli).out.splitlines() if line.startswith("Next: ")]
-    assert steps[0] == ("Next: contract gpu-critical fails: fix the config, or change the contract at contracts.yaml:3 "
-                        "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)")
+    assert steps[0] == (
+        "Next: contract gpu-critical fails: fix the config, or change the contract at contracts.yaml:3 "
+        "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)"
+    )
     report = check(cli, "--format", "json").json()
     (group,) = [g for g in report["groups"] if g["kind"] == "contract" and g["severity"] == "error"]
     assert group["contract_source"] == "contracts.yaml:3"
@@ -191,7 +197,9 @@ def test_a_case_with_an_error_finding_is_not_ok(project, cli):
     report = check(cli, "--format", "json").json()
     statuses = {c["id"]: c["status"] for c in report["cases"]}
     assert {i: s for i, s in statuses.items() if s != "ok"} == {f"train/gpu/{p}": "error" for p in ("default", "fast", "sgd")}
-    assert check(cli).out.splitlines()[-1] == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 3 errors (1 cause), 3 warnings"
+    assert (
+        check(cli).out.splitlines()[-1] == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 3 errors (1 cause), 3 warnings"
+    )
 
 
 def test_generate_counts_say_what_was_written(small_project, cli):
@@ -200,7 +208,10 @@ def test_generate_counts_say_what_was_written(small_project, cli):
     edit(small_project / "conf" / "backend" / "cpu.yaml", "count: 1", "count: 2")
     second = cli("--settings", "harness.toml", "generate").out
     assert "3 golden(s) written: 0 new, 3 changed; 4 unchanged; 0 error(s)" in second.splitlines()
-    assert cli("--settings", "harness.toml", "generate").out.splitlines()[0] == "0 golden(s) written: 0 new, 0 changed; 7 unchanged; 0 error(s)"
+    assert (
+        cli("--settings", "harness.toml", "generate").out.splitlines()[0]
+        == "0 golden(s) written: 0 new, 0 changed; 7 unchanged; 0 error(s)"
+    )
 
 
 def test_null_and_an_absent_key_look_different(project, cli):
@@ -212,7 +223,7 @@ def test_null_and_an_absent_key_look_different(project, cli):
     assert "  ERROR device.map: — -> null  (4 cases: train/gpu/*, route/legacy; set by conf/backend/gpu.yaml:6)" in text.splitlines()
     assert '  ERROR trainer.layers: ["a", "b"] -> null  (all 7 cases; set by conf/train.yaml:9)' in text.splitlines()
     markdown = as_spans(check(cli, "--format", "markdown").out).splitlines()
-    assert any(line.startswith("| `device.map.qkv` | `\"qkv_proj\"` → — |") for line in markdown)
+    assert any(line.startswith('| `device.map.qkv` | `"qkv_proj"` → — |') for line in markdown)
     assert any(line.startswith("| `device.map` | — → `null` |") for line in markdown)
 
 
@@ -227,8 +238,10 @@ def test_an_orphan_golden_named_with_a_newline_cannot_start_a_workflow_command(p
     (project / "snapshots" / "_generated_a,b:c%0A.yaml").write_text("a: 1\n")
     github = check(cli, "--format", "github").out.splitlines()
     assert not any(line.startswith("::stop-commands") or line.startswith("pwned") for line in github)
-    assert "::error file=snapshots/_generated_x%0D%0A%3A%3Astop-commands%3A%3Apwned%0A.yaml::" \
-           "orphan golden with no case; remove it with `generate --prune`" in github
+    assert (
+        "::error file=snapshots/_generated_x%0D%0A%3A%3Astop-commands%3A%3Apwned%0A.yaml::"
+        "orphan golden with no case; remove it with `generate --prune`" in github
+    )
     # In a property `,` and `:` separate values, and `%` starts an escape: all three are escaped.
     assert any(line.startswith("::error file=snapshots/_generated_a%2Cb%3Ac%250A.yaml::") for line in github)
     assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[:-1])
@@ -276,11 +289,16 @@ def test_keys_and_values_from_a_config_cannot_inject_commands_cells_or_html(proj
     # A code span whose fence is longer than any backtick run inside it cannot be closed early; the value is
     # shortened in the table and whole in a fenced block whose fence no backtick run inside can close.
     assert '| `"<img src=x onerror=alert(1)> \\|…` → `"<img src=x onerror=alert(1)> \\|…` |' in note
-    fence_line = markdown.index('trainer.note: "<img src=x onerror=alert(1)> | `tick` | ``two``" -> "<img src=x onerror=alert(1)> | `tick` | ``two``!"')
+    fence_line = markdown.index(
+        'trainer.note: "<img src=x onerror=alert(1)> | `tick` | ``two``" -> "<img src=x onerror=alert(1)> | `tick` | ``two``!"'
+    )
     assert markdown[fence_line - 1] == "```" and markdown[fence_line + 1] == "```"
     assert not any(line.startswith("::") for line in markdown)
     text = check(cli).out.splitlines()
-    assert not any(line.startswith("::") for line in text) and "  ERROR trainer.x\\n::stop-commands::tok: 1 -> 2  (all 7 cases; set by conf/train.yaml:9)" in text
+    assert (
+        not any(line.startswith("::") for line in text)
+        and "  ERROR trainer.x\\n::stop-commands::tok: 1 -> 2  (all 7 cases; set by conf/train.yaml:9)" in text
+    )
 
 
 # ---- SARIF and JUnit: validated by their own model packages, not by our reading of the specs ----
@@ -379,8 +397,14 @@ def test_a_removed_subtree_is_one_line_verbose_lists_it_and_json_names_it(projec
     assert '    ERROR trainer.sched.kind: — -> "cosine"  (all 7 cases; set by conf/train.yaml:12)' in verbose
     report = check(cli, "--format", "json").json()
     (subtree,) = report["subtrees"]
-    assert subtree == {"kind": "added", "path": "trainer.sched", "keys": 2, "severity": "error",
-                       "cases": [c["id"] for c in report["cases"]], "paths": ["trainer.sched.kind", "trainer.sched.warmup"]}
+    assert subtree == {
+        "kind": "added",
+        "path": "trainer.sched",
+        "keys": 2,
+        "severity": "error",
+        "cases": [c["id"] for c in report["cases"]],
+        "paths": ["trainer.sched.kind", "trainer.sched.warmup"],
+    }
     assert {g["subtree"] for g in report["groups"] if g["path"].startswith("trainer.sched.")} == {"trainer.sched"}
     github = [line for line in check(cli, "--format", "github").out.splitlines() if "sched" in line]
     assert github == ["::error file=conf/train.yaml,line=12,title=added trainer.sched::trainer.sched.* (2 keys) added (all 7 cases)"]
@@ -408,9 +432,13 @@ def test_typos_get_one_line_with_the_closest_name(project, cli):
 
 
 def test_settings_are_found_from_a_subfolder_like_git(small_project, cli):
-    (small_project / "pyproject.toml").write_text("[tool.config-harness]\n" + (small_project / "harness.toml").read_text()
-                                                  .replace("[presets]", "[tool.config-harness.presets]")
-                                                  .replace("[[routes]]", "[[tool.config-harness.routes]]"))
+    (small_project / "pyproject.toml").write_text(
+        "[tool.config-harness]\n"
+        + (small_project / "harness.toml")
+        .read_text()
+        .replace("[presets]", "[tool.config-harness.presets]")
+        .replace("[[routes]]", "[[tool.config-harness.routes]]")
+    )
     (small_project / "conf" / "sub" / "pyproject.toml").parent.mkdir(parents=True, exist_ok=True)
     (small_project / "conf" / "sub" / "pyproject.toml").write_text("[project]\nname = 'unrelated'\n")
     listed = cli("list", "--format", "json", cwd=small_project / "conf" / "sub")
@@ -420,8 +448,17 @@ def test_settings_are_found_from_a_subfolder_like_git(small_project, cli):
 def test_report_files_hold_each_format_of_the_same_run_as_standard_output_would(project, cli, tmp_path):
     edit(project / "conf" / "train.yaml", "layers: [a, b]", "layers: [a, c]")
     reports = tmp_path / "reports"
-    run = check(cli, "--format", "github", "--report", f"json:{reports / 'r.json'}", "--report", f"sarif:{reports / 'r.sarif'}",
-                "--report", f"markdown:{reports / 'summary.md'}")
+    run = check(
+        cli,
+        "--format",
+        "github",
+        "--report",
+        f"json:{reports / 'r.json'}",
+        "--report",
+        f"sarif:{reports / 'r.sarif'}",
+        "--report",
+        f"markdown:{reports / 'summary.md'}",
+    )
     assert run.code == 1 and run.out == check(cli, "--format", "github").out
     for name, file in (("json", "r.json"), ("sarif", "r.sarif"), ("markdown", "summary.md")):
         assert (reports / file).read_text(encoding="utf-8") == check(cli, "--format", name).out, name

@@ -38,8 +38,10 @@ def test_review_groups_changes_by_case_and_passes_without_contract_violations(re
     assert changed["train/cpu/default"][0]["source"] == "conf/backend/cpu.yaml:5"
     markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown").out
     assert "review against `main`" in markdown
-    assert ("| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
-            "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |") in markdown.splitlines()
+    assert (
+        "| <code>device.<wbr>count</code> | `1` → `2` | <details><summary>3 cases</summary>train/cpu/\\*</details> "
+        "| <code>conf/<wbr>backend/<wbr>cpu.<wbr>yaml:5</code> |"
+    ) in markdown.splitlines()
     assert markdown.count("device.<wbr>count") == 1 and "### Differences" in markdown
 
 
@@ -53,7 +55,9 @@ def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository
     # Triage: the unwaived contract error comes first, then the removed key.
     blocking = lines.index("  ERROR gpu-critical: device.map.qkv is required but missing  (3 cases: train/gpu/*)")
     # A removed key names the file that set it at the base.
-    removed = lines.index('  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy; was set by conf/backend/gpu.yaml:7 at main)')
+    removed = lines.index(
+        '  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy; was set by conf/backend/gpu.yaml:7 at main)'
+    )
     assert lines[0] == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
     assert lines[1].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
 
@@ -105,8 +109,10 @@ def test_review_without_goldens_at_the_base_composes_the_base_tree(repository, c
     report = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
     assert report["baseline"] == "config tree HEAD:conf (composed) (no goldens at HEAD)"
     statuses = {c["id"]: c["status"] for c in report["cases"]}
-    assert statuses == {**{i: "ok" for i in statuses if not i.startswith("train/cpu/")},
-                        **{i: "changed" for i in statuses if i.startswith("train/cpu/")}}
+    assert statuses == {
+        **{i: "ok" for i in statuses if not i.startswith("train/cpu/")},
+        **{i: "changed" for i in statuses if i.startswith("train/cpu/")},
+    }
     (default,) = [c for c in report["cases"] if c["id"] == "train/cpu/default"]
     assert [(f["kind"], f["path"], f["old"], f["new"]) for f in default["findings"]] == [("changed", "device.count", 1, 2)]
     # Removing the key instead: the finding says which file set it at the base.
@@ -181,11 +187,15 @@ def test_a_renamed_root_fails_the_review_naming_the_settings_change_first(reposi
     legacy = repository / "conf" / "legacy.yaml"
     legacy.write_text(legacy.read_text().replace("  - train\n", "  - main\n"))
     settings = repository / "harness.toml"
-    settings.write_text(settings.read_text().replace('roots = ["train"]', 'roots = ["main"]').replace('"train/gpu/default"', '"main/gpu/default"'))
+    settings.write_text(
+        settings.read_text().replace('roots = ["train"]', 'roots = ["main"]').replace('"train/gpu/default"', '"main/gpu/default"')
+    )
     result = cli("--settings", "harness.toml", "diff", "--base", "main", "--compose-base", "--format", "json")
     report = result.json()
     statuses = {c["id"]: c["status"] for c in report["cases"]}
-    assert {i for i, s in statuses.items() if s == "error"} == {f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
+    assert {i for i, s in statuses.items() if s == "error"} == {
+        f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")
+    }
     assert {i for i, s in statuses.items() if s == "new"} == {f"main/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")}
     first = report["findings"][0]
     assert (first["kind"], first["path"], first["severity"]) == ("settings_change", "roots", "error") and result.code == 1
@@ -243,7 +253,9 @@ def test_errors_already_at_the_base_do_not_fail_a_review_and_a_new_one_does(smal
 def test_the_hydra_subtree_is_reviewed_and_what_runs_at_start_is_an_error(repository, cli):
     """Callbacks and environment settings run when the application starts: a review shows them, never resolved."""
     train = repository / "conf" / "train.yaml"
-    train.write_text(train.read_text() + """
+    train.write_text(
+        train.read_text()
+        + """
 hydra:
   callbacks:
     upload:
@@ -252,17 +264,22 @@ hydra:
     env_set:
       TOKEN: ${oc.env:GITHUB_TOKEN}
   verbose: true
-""")
+"""
+    )
     result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     findings = {(f["path"], f["severity"]) for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "hydra_change"}
     assert findings == {
-        ("hydra.callbacks.upload._target_", "error"), ("hydra.job.env_set.TOKEN", "error"), ("hydra.verbose", "info"),
+        ("hydra.callbacks.upload._target_", "error"),
+        ("hydra.job.env_set.TOKEN", "error"),
+        ("hydra.verbose", "info"),
     }
     assert result.code == 1 and "${oc.env:GITHUB_TOKEN}" in result.out  # as written, never resolved
     contracts = repository / "contracts.yaml"
-    contracts.write_text(contracts.read_text() + "changes:\n"
-                         "  - {hydra: hydra.callbacks.upload._target_, old: null, new: evil.Upload, reason: audited}\n"
-                         "  - {hydra: hydra.job.env_set.TOKEN, old: null, new: '${oc.env:GITHUB_TOKEN}', reason: audited}\n")
+    contracts.write_text(
+        contracts.read_text() + "changes:\n"
+        "  - {hydra: hydra.callbacks.upload._target_, old: null, new: evil.Upload, reason: audited}\n"
+        "  - {hydra: hydra.job.env_set.TOKEN, old: null, new: '${oc.env:GITHUB_TOKEN}', reason: audited}\n"
+    )
     assert cli("--settings", "harness.toml", "diff", "--base", "main").code == 0
 
 
@@ -270,12 +287,15 @@ def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_t
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]\n', ""))
     contracts = repository / "contracts.yaml"
-    contracts.write_text(contracts.read_text() + "changes:\n"
-                         "  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: retired}\n")
+    contracts.write_text(
+        contracts.read_text() + "changes:\n  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: retired}\n"
+    )
     lines = cli("--settings", "harness.toml", "diff", "--base", "main").out.splitlines()
     assert lines[0].startswith("settings: main's harness.toml")
-    assert lines[1] == ("1 contract, settings or hydra change carries a recorded reason: the owners of harness.toml, "
-                        "contracts.yaml must approve them (see templates/CODEOWNERS)")
+    assert lines[1] == (
+        "1 contract, settings or hydra change carries a recorded reason: the owners of harness.toml, "
+        "contracts.yaml must approve them (see templates/CODEOWNERS)"
+    )
     assert (ROOT / "templates" / "CODEOWNERS").read_text().count("contracts.yaml") == 1
 
 
@@ -298,7 +318,11 @@ def test_a_new_fallback_is_settled_by_generate_and_still_named_by_the_review(sma
     train = repository / "conf" / "train.yaml"
     train.write_text(train.read_text().replace("  effective_lr:", "  other_flag: ${oc.select:trainer.absent_flag,1}\n  effective_lr:"))
     before = cli("--settings", "harness.toml", "check")
-    assert before.code == 1 and "other_flag silently uses its default 1" in before.out and "(new: the golden did not fall back here)" in before.out
+    assert (
+        before.code == 1
+        and "other_flag silently uses its default 1" in before.out
+        and "(new: the golden did not fall back here)" in before.out
+    )
     generated = cli("--settings", "harness.toml", "generate")
     assert generated.code == 0 and "ERROR" not in generated.out, generated.out  # written on purpose: what check now says
     assert cli("--settings", "harness.toml", "check").code == 0
@@ -312,14 +336,10 @@ def test_a_new_fallback_is_settled_by_generate_and_still_named_by_the_review(sma
 LAUNCH_FILES = {
     "app/__init__.py": "",
     "app/main.py": (
-        "import hydra\n\n\n"
-        "@hydra.main(config_path='../conf', config_name='train', version_base=None)\n"
-        "def main(cfg):\n    print(cfg)\n"
+        "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    print(cfg)\n"
     ),
     "scripts/run.sh": (
-        "python -m app.main trainer.epochs=5\n"
-        "python -m app.main trainer.lr=0.5\n"
-        "python -m app.main trainer.effective_lr=0.7\n"
+        "python -m app.main trainer.epochs=5\npython -m app.main trainer.lr=0.5\npython -m app.main trainer.effective_lr=0.7\n"
     ),
 }
 
@@ -347,9 +367,12 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_one_o
     # `default moved` warning: the default under #1 and #3 (#2 sets lr itself), the value #3's script now sets, and
     # the interpolation under #1 that resolves to the new default.
     found = {(c["id"], f["kind"], f["path"], f["old"], f["new"]) for c in result.json()["cases"] for f in c["findings"]}
-    assert found == {("cmd/scripts/run.sh#1", "changed", "trainer.lr", 0.1, 0.2), ("cmd/scripts/run.sh#3", "changed", "trainer.lr", 0.1, 0.2),
-                     ("cmd/scripts/run.sh#3", "changed", "trainer.effective_lr", 0.7, 0.8),
-                     ("cmd/scripts/run.sh#1", "effective", "trainer.effective_lr", 0.1, 0.2)}
+    assert found == {
+        ("cmd/scripts/run.sh#1", "changed", "trainer.lr", 0.1, 0.2),
+        ("cmd/scripts/run.sh#3", "changed", "trainer.lr", 0.1, 0.2),
+        ("cmd/scripts/run.sh#3", "changed", "trainer.effective_lr", 0.7, 0.8),
+        ("cmd/scripts/run.sh#1", "effective", "trainer.effective_lr", 0.1, 0.2),
+    }
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out.splitlines()
     # One line per cause, naming its launches.
     (lr,) = [line for line in text if line.startswith("  trainer.lr: 0.1 -> 0.2")]
@@ -360,12 +383,15 @@ def test_a_launchs_effective_value_that_moved_under_an_unchanged_script_is_one_o
 def _package_project(root, config_dir: str, extra_settings: str = ""):
     from tests.conftest import write_tree
 
-    write_tree(root, {
-        f"{config_dir}/train.yaml": "defaults:\n  - extra: x\n  - _self_\nhydra:\n  searchpath: [pkg://mypkg.conf]\n",
-        "mypkg/__init__.py": "raise SystemExit('imported')\n",
-        "mypkg/conf/extra/x.yaml": "k: 2\n",
-        "harness.toml": f'jobs = 1\nconfig_dir = "{config_dir}"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n{extra_settings}',
-    })
+    write_tree(
+        root,
+        {
+            f"{config_dir}/train.yaml": "defaults:\n  - extra: x\n  - _self_\nhydra:\n  searchpath: [pkg://mypkg.conf]\n",
+            "mypkg/__init__.py": "raise SystemExit('imported')\n",
+            "mypkg/conf/extra/x.yaml": "k: 2\n",
+            "harness.toml": f'jobs = 1\nconfig_dir = "{config_dir}"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n{extra_settings}',
+        },
+    )
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
@@ -406,10 +432,13 @@ def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_l
 
 def test_a_base_composition_reads_the_settings_search_path_as_it_is_at_the_base(tmp_path, cli):
     project = tmp_path / "project"
-    write_tree(project, {
-        "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\ntrainer:\n  lr: 0.1\n",
-        "shared/extra/x.yaml": "k: 2\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\ntrainer:\n  lr: 0.1\n",
+            "shared/extra/x.yaml": "k: 2\n",
+        },
+    )
     (project / "harness.toml").write_text(
         'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["shared"]\n',
         encoding="utf-8",
@@ -427,14 +456,17 @@ def test_a_launchs_base_reads_the_settings_search_path_as_it_is_at_the_base(tmp_
     """A launch composed at the base found the settings' search path in the working tree: a pull request that broke
     a file there broke the launch at the base too, so its error was `already at base` and the review passed."""
     project = tmp_path / "project"
-    write_tree(project, {
-        "conf/train.yaml": "trainer:\n  lr: 0.1\n",
-        "conf/other.yaml": "defaults:\n  - extra: x\n  - _self_\n",
-        "shared/extra/x.yaml": "k: 2\n",
-        "app/__init__.py": "",
-        "app/main.py": LAUNCH_FILES["app/main.py"],
-        "scripts/run.sh": "python -m app.main --config-name other\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": "trainer:\n  lr: 0.1\n",
+            "conf/other.yaml": "defaults:\n  - extra: x\n  - _self_\n",
+            "shared/extra/x.yaml": "k: 2\n",
+            "app/__init__.py": "",
+            "app/main.py": LAUNCH_FILES["app/main.py"],
+            "scripts/run.sh": "python -m app.main --config-name other\n",
+        },
+    )
     (project / "harness.toml").write_text(
         'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["shared"]\n'
         '\n[[commands]]\nglob = "scripts/*.sh"\n',
@@ -457,14 +489,18 @@ def test_a_search_path_link_the_pull_request_re_points_is_followed_as_the_base_h
     led, so a pull request re-pointing `sp` chose it: a folder the base lacks (the base never composed: 'OK' with
     no changed value) or one git does not track (read as it is: '1 ok')."""
     project = tmp_path / "project"
-    write_tree(project, {
-        "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\n",
-        "shared/extra/x.yaml": "k: 2\n",
-        ".gitignore": "fetched/\n",
-    })
+    write_tree(
+        project,
+        {
+            "conf/train.yaml": "defaults:\n  - extra: x\n  - _self_\n",
+            "shared/extra/x.yaml": "k: 2\n",
+            ".gitignore": "fetched/\n",
+        },
+    )
     (project / "sp").symlink_to("shared")
     (project / "harness.toml").write_text(
-        'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["sp"]\n', encoding="utf-8",
+        'jobs = 1\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\nsearch_path = ["sp"]\n',
+        encoding="utf-8",
     )
     git(project, "init", "-q", "-b", "main")
     git(project, "add", "-A")
@@ -498,16 +534,26 @@ def test_a_re_pointed_hydra_main_is_an_entry_change_error_and_its_launches_value
     assert result.code == 1, result.out
     (entry,) = [f for f in report["findings"] if f["kind"] == "entry_change"]
     assert (entry["path"], entry["old"], entry["new"], entry["severity"], entry["origin"]) == (
-        "app.main", {"config_name": "train"}, {"config_name": "train2"}, "error", "introduced")
+        "app.main",
+        {"config_name": "train"},
+        {"config_name": "train2"},
+        "error",
+        "introduced",
+    )
     assert "3 launches run it (cmd/scripts/run.sh#1, cmd/scripts/run.sh#2, cmd/scripts/run.sh#3)" in entry["message"]
     assert entry["source"] == "app/main.py:4"  # the decorator's line, where an annotation points
     # The launch that sets epochs itself keeps its value; the two that leave it to the root now run with 9.
     epochs = {(c["id"], f["old"], f["new"]) for c in report["cases"] for f in c["findings"] if f["path"] == "trainer.epochs"}
     assert epochs == {("cmd/scripts/run.sh#2", 3, 9), ("cmd/scripts/run.sh#3", 3, 9)}
     assert {c["id"]: c["status"] for c in report["cases"]} == {
-        "cmd/scripts/run.sh#1": "ok", "cmd/scripts/run.sh#2": "changed", "cmd/scripts/run.sh#3": "changed"}
+        "cmd/scripts/run.sh#1": "ok",
+        "cmd/scripts/run.sh#2": "changed",
+        "cmd/scripts/run.sh#3": "changed",
+    }
     # The record the message names excuses it: a warning with its reason, and the review passes.
-    (small_project / "contracts.yaml").write_text("changes:\n  - {entry: app.main, old: {config_name: train}, new: {config_name: train2}, reason: v2 root}\n")
+    (small_project / "contracts.yaml").write_text(
+        "changes:\n  - {entry: app.main, old: {config_name: train}, new: {config_name: train2}, reason: v2 root}\n"
+    )
     result, report = _review(cli)
     (entry,) = [f for f in report["findings"] if f["kind"] == "entry_change"]
     assert result.code == 0 and entry["severity"] == "warning" and "[recorded reason: v2 root]" in entry["message"], result.out
@@ -543,7 +589,8 @@ def test_a_launch_the_pull_request_loses_is_launch_gone_unless_recorded(small_pr
     (small_project / "contracts.yaml").write_text(
         "changes:\n"
         "  - {launch: cmd/scripts/run.sh#2, old: 'scripts/run.sh:2', new: null, reason: dropped}\n"
-        "  - {launch: cmd/scripts/other.sh#1, old: 'scripts/other.sh:1', new: null, reason: renamed}\n")
+        "  - {launch: cmd/scripts/other.sh#1, old: 'scripts/other.sh:1', new: null, reason: renamed}\n"
+    )
     result, report = _review(cli)
     assert result.code == 0, result.out
     assert {f["severity"] for c in report["cases"] for f in c["findings"] if f["kind"] == "launch_gone"} == {"warning"}
@@ -553,7 +600,9 @@ def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, c
     with_launches(small_project, LAUNCH_FILES)
     commit_small_project(small_project, cli, "")
     script = small_project / "scripts" / "run.sh"
-    script.write_text(script.read_text().replace("python -m app.main trainer.lr=0.5", 'python -m app.main --config-name="$(pick)" trainer.lr=0.5'))
+    script.write_text(
+        script.read_text().replace("python -m app.main trainer.lr=0.5", 'python -m app.main --config-name="$(pick)" trainer.lr=0.5')
+    )
     result, report = _review(cli)
     (dark,) = [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "launch"]
     assert result.code == 1 and dark["severity"] == "error" and dark["message"].startswith("not extracted: "), result.out

@@ -10,7 +10,9 @@ from tests.synthetic_history import git
 
 KEYS = range(1, 13)  # twelve: more than GitHub shows of one kind
 TRAIN = textwrap.dedent(SMALL_TREE["train.yaml"]).replace(
-    "  epochs: 3\n", "  epochs: 3\n  keys:\n" + "".join(f"    k{i}: {i}\n" for i in KEYS) + "  values:\n" + "".join(f"    v{i}: {i}\n" for i in KEYS))
+    "  epochs: 3\n",
+    "  epochs: 3\n  keys:\n" + "".join(f"    k{i}: {i}\n" for i in KEYS) + "  values:\n" + "".join(f"    v{i}: {i}\n" for i in KEYS),
+)
 CONTRACTS = f"""
 contracts:
   - name: keys-kept
@@ -46,8 +48,11 @@ def test_a_review_annotates_only_introduced_findings_errors_first_ten_of_each_ki
     assert not any("device.map.qkv" in line for line in annotations)  # held at the base: on no line
     notices = annotations[10:]
     assert all(".values.v" in line or "trainer.keys" in line for line in notices), notices
-    assert any(line.endswith("more are not annotated (GitHub shows 10 of each kind); the job summary lists them all")
-               and line.startswith("2 errors, ") for line in lines), lines[-6:]
+    assert any(
+        line.endswith("more are not annotated (GitHub shows 10 of each kind); the job summary lists them all")
+        and line.startswith("2 errors, ")
+        for line in lines
+    ), lines[-6:]
     # The same error, in `check`, where nothing is at the base, is annotated.
     checked = cli("--settings", "harness.toml", "check", "--format", "github").out
     assert any(line.startswith("::error") and "device.map.qkv" in line for line in checked.splitlines())

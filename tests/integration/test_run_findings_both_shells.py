@@ -65,12 +65,15 @@ def test_both_shells_report_the_same_run_level_findings(pytester: pytest.Pyteste
     (from_plugin,) = [findings for name, findings in run.user_properties if name == FINDINGS_PROPERTY]
 
     assert shape(from_plugin) == shape(from_cli)
-    assert shape(from_cli) == Counter({
-        ("contract", "", "warning", None): 2,  # the duplicate name; `legacy/*` matches no case
-        ("contract", "trainer.epochs", "warning", None): 2,  # a waiver for a path no rule names, which excuses nothing
-        ("contract", "device.map.qkv", "warning", None): 1,  # a waiver that excuses nothing
-        ("contract", "trainer.gone_flag", "warning", None): 1,  # a known entry that excuses nothing
-        ("hydra_warning", "", "warning", None): 1,  # once for the run, not once per case
-    })
+    assert shape(from_cli) == Counter(
+        {
+            ("contract", "", "warning", None): 2,  # the duplicate name; `legacy/*` matches no case
+            ("contract", "trainer.epochs", "warning", None): 2,  # a waiver for a path no rule names, which excuses nothing
+            ("contract", "device.map.qkv", "warning", None): 1,  # a waiver that excuses nothing
+            ("contract", "trainer.gone_flag", "warning", None): 1,  # a known entry that excuses nothing
+            ("hydra_warning", "", "warning", None): 1,  # once for the run, not once per case
+        }
+    )
     assert [f["source"] for f in from_plugin if f["kind"] == "hydra_warning"] == [
-        f["source"] for f in from_cli if f["kind"] == "hydra_warning"]
+        f["source"] for f in from_cli if f["kind"] == "hydra_warning"
+    ]

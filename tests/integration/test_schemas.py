@@ -134,7 +134,6 @@ def test_a_review_imports_only_the_bases_schemas(tmp_path, monkeypatch, cli):
     assert {case["status"] for case in result.json()["cases"]} == {"error"}
 
 
-
 def test_a_case_that_cannot_be_composed_is_under_its_own_heading(tmp_path, monkeypatch, cli):
     configstore_app(tmp_path, monkeypatch, with_schemas=False, node="never_registered_anywhere")
     text = cli("--settings", "harness.toml", "check", cwd=tmp_path).out

@@ -8,13 +8,16 @@ import subprocess
 from tests.conftest import write_tree
 
 TRAIN = "defaults:\n  - _self_\nhydra:\n  searchpath:\n    - file://${oc.env:APP_HOME}/shared\nx: 1\n"
-SETTINGS = ('config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n'
-            '[presets]\nadam = ["+opt=adam"]\nnone = ["hydra.searchpath=[]"]\n')
+SETTINGS = (
+    'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n[presets]\nadam = ["+opt=adam"]\nnone = ["hydra.searchpath=[]"]\n'
+)
 
 
 def project(tmp_path):
-    write_tree(tmp_path, {"conf/train.yaml": TRAIN, "shared/opt/adam.yaml": "lr: 1\n", "other/shared/opt/adam.yaml": "lr: 2\n",
-                          "harness.toml": SETTINGS})
+    write_tree(
+        tmp_path,
+        {"conf/train.yaml": TRAIN, "shared/opt/adam.yaml": "lr: 1\n", "other/shared/opt/adam.yaml": "lr: 2\n", "harness.toml": SETTINGS},
+    )
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     return tmp_path
 
@@ -30,7 +33,8 @@ def test_an_unset_variable_is_an_error_naming_the_entry_and_the_variable_and_an_
     found = messages(report)
     assert found["train/base/adam"] == [
         "train.yaml: hydra.searchpath: search path entry 'file://${oc.env:APP_HOME}/shared' reads the environment variable "
-        "APP_HOME, which is not set; set it, or replace the search path in a preset (hydra.searchpath=[...])"]
+        "APP_HOME, which is not set; set it, or replace the search path in a preset (hydra.searchpath=[...])"
+    ]
     # Hydra never reads the config's entries when an override replaces them: the case composes (no golden yet).
     assert {c["id"]: c["status"] for c in report.json()["cases"]}["train/base/none"] == "new"
 
@@ -55,7 +59,8 @@ def test_the_environment_chooses_a_folder_inside_the_project_the_cache_keys_on_i
     assert report.code == 1 and "outside-value" not in report.out + report.err
     assert messages(report)["train/base/adam"][0].startswith(
         "train.yaml: hydra.searchpath: search path entry 'file://${oc.env:APP_HOME}/shared' names, with the value of APP_HOME "
-        "(not shown), a folder outside the project")
+        "(not shown), a folder outside the project"
+    )
 
 
 def test_a_pull_request_reading_a_secret_into_its_search_path_learns_nothing(tmp_path, cli, monkeypatch):
@@ -64,8 +69,10 @@ def test_a_pull_request_reading_a_secret_into_its_search_path_learns_nothing(tmp
     secret = "tok3n-v4lue-8c1f"
     monkeypatch.setenv("CI_TOKEN", secret)  # a relative name inside the project: no such folder, so the entry is left out
     cache = tmp_path.parent / f"{tmp_path.name}-cache"
-    runs = [cli("--settings", "harness.toml", "--cache-dir", str(cache), *command, cwd=root)
-            for command in (["generate"], ["check", "--format", "json"], ["list", "--format", "json"])]
+    runs = [
+        cli("--settings", "harness.toml", "--cache-dir", str(cache), *command, cwd=root)
+        for command in (["generate"], ["check", "--format", "json"], ["list", "--format", "json"])
+    ]
     assert runs[0].code == 0 and runs[1].code == 0
     assert all(secret not in run.out + run.err for run in runs)
     stored = b"".join(path.read_bytes() for path in cache.rglob("*") if path.is_file())

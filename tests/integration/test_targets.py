@@ -43,7 +43,8 @@ PROJECT = {
           _target_: app.models.Data
         """,
     "src/app/__init__.py": SIDE_EFFECT + "from .models import Model, Data\n",
-    "src/app/models.py": SIDE_EFFECT + textwrap.dedent("""
+    "src/app/models.py": SIDE_EFFECT
+    + textwrap.dedent("""
         from dataclasses import dataclass, field
 
 
@@ -84,8 +85,11 @@ def test_check_reports_each_target_finding_without_importing_the_package(project
     assert run.code == 1
     found = target_findings(run.json())
     assert {path: f["detail"]["reason"] for path, f in found.items()} == {
-        "model.bogus": "undeclared", "model.depth": "defaulted", "optim._target_": "missing_class",
-        "data.path": "required", "data.batch": "defaulted",
+        "model.bogus": "undeclared",
+        "model.depth": "defaulted",
+        "optim._target_": "missing_class",
+        "data.path": "required",
+        "data.batch": "defaulted",
     }
     assert found["optim._target_"]["severity"] == "error" and found["optim._target_"]["source"] == "conf/train.yaml:8"
     assert found["model.bogus"]["severity"] == "error" and found["data.path"]["severity"] == "error"
@@ -104,8 +108,10 @@ def test_the_text_report_prints_the_counts_in_one_line_and_python_defaults_only_
     assert "the program uses the Python default" not in run.out
     run = cli("--settings", "harness.toml", "check", "--verbose", cwd=project)
     lines = [line for line in run.out.splitlines() if line.startswith("Program view")]
-    assert lines == ["Program view (classes read from python_sources; an upper bound): 1 missing classes, "
-                     "1 required fields without a value; per case: 1 undeclared, 2 Python-defaulted on train/base/default"]
+    assert lines == [
+        "Program view (classes read from python_sources; an upper bound): 1 missing classes, "
+        "1 required fields without a value; per case: 1 undeclared, 2 Python-defaulted on train/base/default"
+    ]
     assert "the program uses the Python default 4" in run.out
     # A review reports what the change did; the counts are check's (its notes are not kept there, so they would read 0).
     assert cli("--settings", "harness.toml", "generate").code == 1  # written; the target errors stay errors
@@ -152,7 +158,10 @@ def test_a_review_shows_a_dropped_key_as_old_yaml_value_to_python_default_with_t
     width = findings["model.width"]
     assert (width["old"], width["new"]) == (3, 8) and "now agrees with the Python default 8" in width["message"]
     text = cli("--settings", "harness.toml", "diff", "--base", "main", cwd=project).out
-    assert f'model.layers: {{"qkv": "q"}} -> {{"qkv": "qkv_proj"}} (via python default)  (train/base/default; set by src/app/models.py:{line})' in text
+    assert (
+        f'model.layers: {{"qkv": "q"}} -> {{"qkv": "qkv_proj"}} (via python default)  (train/base/default; set by src/app/models.py:{line})'
+        in text
+    )
     width_line = line_of(project / "src/app/models.py", "width: int = 8")
     assert f"model.width: 3 -> 8 (the YAML now agrees with the Python default, src/app/models.py:{width_line})" in text
     assert not (project / MARKER).exists()

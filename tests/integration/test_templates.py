@@ -24,8 +24,9 @@ PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}  # v\d+\.\d+\.\d+$")
 def zizmor(*files: Path) -> list[dict]:
     binary = Path(sys.executable).parent / "zizmor"
     assert binary.exists(), "zizmor is missing: it is in the test extra (make setup installs it)"
-    completed = subprocess.run([str(binary), "--offline", "--format", "json", "--no-progress", *map(str, files)],
-                               capture_output=True, text=True)
+    completed = subprocess.run(
+        [str(binary), "--offline", "--format", "json", "--no-progress", *map(str, files)], capture_output=True, text=True
+    )
     assert completed.returncode in (0, 11, 12, 13, 14), completed.stderr[-2000:]  # 1x: findings of severity x
     return json.loads(completed.stdout)
 
@@ -65,7 +66,10 @@ def test_the_templates_and_the_project_workflow_pass_actionlint(tmp_path):
     assert passed.returncode == 0, passed.stdout + passed.stderr
     # The linter reads the conditions and the expressions: a misspelled status function and step id are both found.
     broken = tmp_path / "broken.yml"
-    broken.write_text(TEMPLATE.read_text().replace("if: github.event_name != 'pull_request'", "if: ${{ !canceled() }}")
-                      .replace("steps.review.outcome", "steps.reveiw.outcome"))
+    broken.write_text(
+        TEMPLATE.read_text()
+        .replace("if: github.event_name != 'pull_request'", "if: ${{ !canceled() }}")
+        .replace("steps.review.outcome", "steps.reveiw.outcome")
+    )
     failed = subprocess.run([*lint, str(broken)], cwd=ROOT, capture_output=True, text=True)
     assert failed.returncode == 1 and 'undefined function "canceled"' in failed.stdout and '"reveiw"' in failed.stdout

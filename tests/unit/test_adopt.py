@@ -19,8 +19,12 @@ def test_a_toml_string_reads_back_as_the_same_text(text):
 
 @given(TEXT, st.lists(TEXT, max_size=3), TEXT)
 def test_a_settings_table_reads_back_as_written(config_dir, roots, route):
-    table = {"config_dir": config_dir, "roots": roots, "presets": {"default": [], route or "x": roots},
-             "routes": [{"name": route, "config_name": route}]}
+    table = {
+        "config_dir": config_dir,
+        "roots": roots,
+        "presets": {"default": [], route or "x": roots},
+        "routes": [{"name": route, "config_name": route}],
+    }
     nested = tomllib.loads("[project]\nname = 'x'\n" + toml_text(table, TABLE, ["a comment"]))
     assert nested["tool"]["config-harness"] == table and nested["project"] == {"name": "x"}
     assert tomllib.loads(toml_text(table, None)) == table
@@ -31,7 +35,7 @@ def test_every_way_to_start_hydra_is_read_with_its_arguments(tmp_path):
 
     from harness.adopt import _calls_in
 
-    source = '''
+    source = """
 import hydra
 from hydra import compose, initialize_config_module as module_start
 from hydra import initialize_config_dir
@@ -48,7 +52,7 @@ def other():
         return compose("serve")
     with initialize_config_dir(config_dir=FOLDER, version_base="1.1"):
         pass
-'''
+"""
     calls = [(c.kind, c.line, c.keywords) for c in _calls_in(ast.parse(source), tmp_path / "x.py")]
     assert calls == [
         ("main", 6, {"config_path": "conf", "config_name": "train", "version_base": "1.2"}),
@@ -74,20 +78,25 @@ def test_the_entry_point_most_launches_run_decides_and_a_disagreement_is_said(tm
     assert majority.reason.endswith("(the entry point(s) disagree: 2 say '1.1', 1 say None (first at a.py:2))")
     launched = read_entry_points(conf, tmp_path, ["t"], Counter({(tmp_path / "a.py").resolve(): 3}))
     assert launched.version_base is None and launched.entry_file == tmp_path / "a.py"
-    assert launched.reason == ("version_base None as @hydra.main at a.py:2 (the entry point 3 launch(es) run; the entry point(s) "
-                               "disagree: 1 say None, 2 say '1.1' (first at b.py:2))")
+    assert launched.reason == (
+        "version_base None as @hydra.main at a.py:2 (the entry point 3 launch(es) run; the entry point(s) "
+        "disagree: 1 say None, 2 say '1.1' (first at b.py:2))"
+    )
 
 
 def test_groups_a_root_leaves_off_become_routes_when_their_options_override_its_values(tmp_path):
     from harness.adopt import Guess, switch_routes, switched_groups
     from tests.conftest import write_tree
 
-    conf = write_tree(tmp_path / "conf", {
-        "train.yaml": "defaults:\n  - _self_\n  - debug: null\n  - logger: null\n  - override_me: null\ntrainer:\n  epochs: 10\n",
-        "debug/fast.yaml": "# @package _global_\ntrainer:\n  epochs: 1\n",
-        "debug/broken.yaml": "defaults:\n  - missing_group: x\n",
-        "logger/csv.yaml": "path: logs\n",
-    })
+    conf = write_tree(
+        tmp_path / "conf",
+        {
+            "train.yaml": "defaults:\n  - _self_\n  - debug: null\n  - logger: null\n  - override_me: null\ntrainer:\n  epochs: 10\n",
+            "debug/fast.yaml": "# @package _global_\ntrainer:\n  epochs: 1\n",
+            "debug/broken.yaml": "defaults:\n  - missing_group: x\n",
+            "logger/csv.yaml": "path: logs\n",
+        },
+    )
     assert switched_groups(conf / "train.yaml") == ["debug", "logger", "override_me"]
     switches = switch_routes(conf, ["train"], Guess())
     assert switches.routes == ({"name": "train_debug_fast", "config_name": "train", "overrides": ["debug=fast"]},)
@@ -125,9 +134,9 @@ def test_init_names_an_entry_point_whose_config_path_is_computed(tmp_path):
     (tmp_path / "app" / "conf").mkdir(parents=True)
     (tmp_path / "app" / "train.py").write_text(
         "import hydra, os, pathlib\n\n"
-        "@hydra.main(config_path=str(pathlib.Path(__file__).parent / 'conf'), version_base=None)\ndef main(cfg): ...\n")
-    (tmp_path / "app" / "other.py").write_text(
-        "import hydra, os\n\n@hydra.main(config_path=os.environ['CONF'])\ndef main(cfg): ...\n")
+        "@hydra.main(config_path=str(pathlib.Path(__file__).parent / 'conf'), version_base=None)\ndef main(cfg): ...\n"
+    )
+    (tmp_path / "app" / "other.py").write_text("import hydra, os\n\n@hydra.main(config_path=os.environ['CONF'])\ndef main(cfg): ...\n")
     said = computed_entry_points((tmp_path / "app" / "conf").resolve(), tmp_path)
     assert said == [
         "app/other.py:3: @hydra.main's config_path cannot be read without running it "
@@ -136,8 +145,9 @@ def test_init_names_an_entry_point_whose_config_path_is_computed(tmp_path):
     ]
 
 
-LINES = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=20),
-                 min_size=1, max_size=6)
+LINES = st.lists(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=20), min_size=1, max_size=6
+)
 
 
 @given(LINES, TEXT, TEXT, st.data())
@@ -149,10 +159,10 @@ def test_fingerprinted_text_is_found_where_it_lies_and_any_change_to_it_is_an_ed
     text = before + fingerprinted(body, "; the rest of the line") + after.replace("#", "")
     written = written_by_init(text)
     assert written is not None and written.unedited
-    assert text[written.start:written.end] == fingerprinted(body, "; the rest of the line")
+    assert text[written.start : written.end] == fingerprinted(body, "; the rest of the line")
     # Change one character of the body, or drop its last line: the fingerprint no longer matches.
     at = data.draw(st.integers(0, len(body) - 1))
-    changed = body[:at] + ("x" if body[at] != "x" else "y") + body[at + 1:]
+    changed = body[:at] + ("x" if body[at] != "x" else "y") + body[at + 1 :]
     assert not written_by_init(before + fingerprinted(body).split("\n", 1)[0] + "\n" + changed).unedited
     assert not written_by_init(fingerprinted(body).rsplit("\n", 2)[0] + "\n").unedited
 

@@ -54,8 +54,9 @@ def test_a_toml_array_nested_5000_deep_is_one_line_and_exit_2(tmp_path):
     settings.write_text('config_dir = "conf"\n' + hostile.nested_toml_array(5000))
     with pytest.raises(SettingsError) as error:
         timed(read_toml, settings)
-    assert str(error.value) == (f"{NOT_READ} the nesting budget of {MAX_TOML_DEPTH} levels of arrays and inline tables "
-                                f"exceeded at {settings}:2")
+    assert str(error.value) == (
+        f"{NOT_READ} the nesting budget of {MAX_TOML_DEPTH} levels of arrays and inline tables exceeded at {settings}:2"
+    )
     with pytest.raises(BudgetExceeded):
         toml_document(hostile.nested_toml_array(5000), "x.toml")
 
@@ -67,9 +68,11 @@ def test_real_settings_read_within_the_budget():
 # ---- Python ----
 
 
-@pytest.mark.parametrize("source", [hostile.long_expression(1000), hostile.long_expression(100_000),
-                                    hostile.attribute_chain(100_000), "x = " + "-" * 100_000 + "1\n"],
-                         ids=["expression-1000", "expression-100000", "attributes-100000", "unary-100000"])
+@pytest.mark.parametrize(
+    "source",
+    [hostile.long_expression(1000), hostile.long_expression(100_000), hostile.attribute_chain(100_000), "x = " + "-" * 100_000 + "1\n"],
+    ids=["expression-1000", "expression-100000", "attributes-100000", "unary-100000"],
+)
 def test_python_nested_past_the_budget_is_not_read(source):
     with pytest.raises(BudgetExceeded) as error:
         timed(python_tree, source, "m.py")
@@ -109,16 +112,20 @@ def test_the_c3_merge_agrees_with_python(tmp_path):
     assert _merge([]) == []
 
 
-@pytest.mark.parametrize(("source", "line"), [(hostile.inheritance_chain(3000), None), (hostile.alias_chain(3000), None)],
-                         ids=["inheritance-3000", "aliases-3000"])
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [(hostile.inheritance_chain(3000), None), (hostile.alias_chain(3000), None)],
+    ids=["inheritance-3000", "aliases-3000"],
+)
 def test_a_chain_past_the_budget_is_a_class_not_read(tmp_path, source, line):
     signature = timed(index_of(tmp_path, source).signature, "app.Model")
     assert isinstance(signature, Missing)
     assert NOT_READ in signature.reason and "exceeded at" in signature.reason and "models.py:" in signature.reason
 
 
-@pytest.mark.parametrize("source", [hostile.inheritance_chain(MAX_PYTHON_CHAIN // 2), hostile.alias_chain(MAX_PYTHON_CHAIN // 2)],
-                         ids=["inheritance", "aliases"])
+@pytest.mark.parametrize(
+    "source", [hostile.inheritance_chain(MAX_PYTHON_CHAIN // 2), hostile.alias_chain(MAX_PYTHON_CHAIN // 2)], ids=["inheritance", "aliases"]
+)
 def test_a_chain_within_the_budget_still_resolves(tmp_path, source):
     signature = index_of(tmp_path, source).signature("app.Model")
     assert isinstance(signature, Signature) and [param.name for param in signature.params] == ["width"]
@@ -151,12 +158,16 @@ def test_a_variable_that_doubles_itself_is_a_launch_not_extracted():
     assert launch.error == f"{NOT_READ} the word budget (2,000 pieces, 64 KiB, 10,000 words) exceeded at run.sh:12"
 
 
-@pytest.mark.parametrize("script", [
-    "a=(x)\n" + "a=(${a[@]} ${a[@]})\n" * 64 + "python -m app.main model.width=${a[@]}\n",
-    "a=(x)\n" + "a+=(${a[@]})\n" * 64 + "python -m app.main \"model.width=${a[*]}\"\n",
-    "a=" + "x" * 70_000 + "\npython -m app.main model.width=$a\n",
-    "a=" + "x" * 1000 + "\npython -m app.main model.width=" + "$a" * 100 + "\n",
-], ids=["array-doubling", "array-appending", "long-literal", "long-word"])
+@pytest.mark.parametrize(
+    "script",
+    [
+        "a=(x)\n" + "a=(${a[@]} ${a[@]})\n" * 64 + "python -m app.main model.width=${a[@]}\n",
+        "a=(x)\n" + "a+=(${a[@]})\n" * 64 + 'python -m app.main "model.width=${a[*]}"\n',
+        "a=" + "x" * 70_000 + "\npython -m app.main model.width=$a\n",
+        "a=" + "x" * 1000 + "\npython -m app.main model.width=" + "$a" * 100 + "\n",
+    ],
+    ids=["array-doubling", "array-appending", "long-literal", "long-word"],
+)
 def test_every_way_of_growing_a_value_stops_at_the_budget(script):
     (launch,) = timed(read, script)
     assert launch.error.startswith(f"{NOT_READ} the word budget") and not launch.overrides

@@ -55,15 +55,18 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Composed:
 
 
 def test_the_composed_tree_keeps_interpolations_as_written(app):
-    assert app.tree == {"model": {"name": "qwen", "layers": 2, "heads": "${model.layers}"},
-                        "optim": {"lr": 0.1, "warmup": "${oc.select:optim.warmup_steps,0}"}}
+    assert app.tree == {
+        "model": {"name": "qwen", "layers": 2, "heads": "${model.layers}"},
+        "optim": {"lr": 0.1, "warmup": "${oc.select:optim.warmup_steps,0}"},
+    }
 
 
 def test_without_a_baseline_entry_a_case_is_new_and_missing_its_golden_only_where_one_is_expected(app):
     assert app.against(None) == (Status.NEW, [("fallback", "optim.warmup", "info", FALLBACK)])
-    assert app.against(None, "snapshots/app.yaml") == (Status.NEW, [
-        ("missing_golden", "", "error", "no golden at snapshots/app.yaml; run generate"),
-        ("fallback", "optim.warmup", "info", FALLBACK)])
+    assert app.against(None, "snapshots/app.yaml") == (
+        Status.NEW,
+        [("missing_golden", "", "error", "no golden at snapshots/app.yaml; run generate"), ("fallback", "optim.warmup", "info", FALLBACK)],
+    )
 
 
 def test_a_golden_with_the_same_body_is_ok_whatever_its_header_says(app):
@@ -74,7 +77,9 @@ def test_a_golden_with_the_same_body_is_ok_whatever_its_header_says(app):
 
 def test_a_golden_that_is_not_yaml_is_an_error_naming_its_file_and_line(app):
     assert app.against(BaselineEntry("snapshots/g.yaml", text="model:\n  name: [\n")) == (
-        Status.ERROR, [("error", "", "error", "golden snapshots/g.yaml:3: invalid YAML: did not find expected node content")])
+        Status.ERROR,
+        [("error", "", "error", "golden snapshots/g.yaml:3: invalid YAML: did not find expected node content")],
+    )
 
 
 def test_a_changed_leaf_is_an_error_and_so_is_each_interpolation_that_now_resolves_differently(app):
@@ -82,34 +87,50 @@ def test_a_changed_leaf_is_an_error_and_so_is_each_interpolation_that_now_resolv
     assert status == Status.CHANGED
     assert findings == [
         ("changed", "model.layers", "error", "CHANGED model.layers: 4 -> 2"),
-        ("effective", "model.heads", "error",
-         "model.heads is still written ${model.layers} but now resolves to 2 (was 4) through model.layers"),
-        ("fallback", "optim.warmup", "info", FALLBACK)]
+        (
+            "effective",
+            "model.heads",
+            "error",
+            "model.heads is still written ${model.layers} but now resolves to 2 (was 4) through model.layers",
+        ),
+        ("fallback", "optim.warmup", "info", FALLBACK),
+    ]
 
 
 def test_a_golden_written_differently_with_the_same_meaning_asks_to_be_regenerated(app):
     flow = "model: {name: qwen, layers: 2, heads: '${model.layers}'}\noptim: {lr: 0.1, warmup: '${oc.select:optim.warmup_steps,0}'}\n"
-    assert app.against(BaselineEntry("g.yaml", text=flow)) == (Status.CHANGED, [
-        ("format", "", "error", "g.yaml differs in text but not in meaning; regenerate it"),
-        ("fallback", "optim.warmup", "info", FALLBACK)])
+    assert app.against(BaselineEntry("g.yaml", text=flow)) == (
+        Status.CHANGED,
+        [
+            ("format", "", "error", "g.yaml differs in text but not in meaning; regenerate it"),
+            ("fallback", "optim.warmup", "info", FALLBACK),
+        ],
+    )
 
 
 def test_a_tree_baseline_tells_a_refactor_a_lost_key_and_a_fallback_that_is_new(app):
-    base = {"model": {"name": "qwen", "layers": 2, "heads": 2},
-            "optim": {"lr": 0.1, "warmup_steps": 5, "warmup": "${oc.select:optim.warmup_steps,0}"}}
+    base = {
+        "model": {"name": "qwen", "layers": 2, "heads": 2},
+        "optim": {"lr": 0.1, "warmup_steps": 5, "warmup": "${oc.select:optim.warmup_steps,0}"},
+    }
     status, findings = compare_with_base(app.config, app.tree, app.rendered, BaselineEntry("base", tree=base))
     assert status == Status.CHANGED
     assert [(f.kind, f.path, f.old, f.new, f.effective_same) for f in findings] == [
         (Kind.CHANGED, "model.heads", 2, "${model.layers}", True),  # written otherwise, resolves the same
         (Kind.REMOVED, "optim.warmup_steps", 5, None, False),
         (Kind.EFFECTIVE, "optim.warmup", 5, 0, False),
-        (Kind.FALLBACK, "optim.warmup", None, "0", False)]
+        (Kind.FALLBACK, "optim.warmup", None, "0", False),
+    ]
     assert findings[-1].severity == ERROR and findings[-1].message == FALLBACK + " (new: the golden did not fall back here)"
     # An equal tree is ok; a tree baseline that could not compose the case says why, as information.
     assert app.against(BaselineEntry("base", tree=app.tree))[0] == Status.OK
-    assert app.against(BaselineEntry("main:conf app", error="app.yaml: no such file")) == (Status.CHANGED, [
-        ("error", "", "info", "the baseline could not compose main:conf app: app.yaml: no such file"),
-        ("fallback", "optim.warmup", "info", FALLBACK)])
+    assert app.against(BaselineEntry("main:conf app", error="app.yaml: no such file")) == (
+        Status.CHANGED,
+        [
+            ("error", "", "info", "the baseline could not compose main:conf app: app.yaml: no such file"),
+            ("fallback", "optim.warmup", "info", FALLBACK),
+        ],
+    )
 
 
 def test_a_subtree_under_another_name_is_one_move_not_a_removal_and_an_addition(app):
@@ -121,12 +142,18 @@ def test_a_subtree_under_another_name_is_one_move_not_a_removal_and_an_addition(
 
 def test_a_review_keeps_news_at_the_baselines_severity_drops_old_information_and_softens_parity():
     findings = [
-        Finding(Kind.CHANGED, "a", 1, 2, ERROR, "CHANGED a"), Finding(Kind.FALLBACK, "b", None, 0, INFO, "b falls back"),
+        Finding(Kind.CHANGED, "a", 1, 2, ERROR, "CHANGED a"),
+        Finding(Kind.FALLBACK, "b", None, 0, INFO, "b falls back"),
         Finding(Kind.ERROR, "", severity=INFO, message="the baseline could not compose it"),
-        Finding(Kind.PARITY, "c", 1, 2, ERROR, "route differs"), Finding(Kind.CONTRACT, "d", severity=ERROR, message="d broken"),
+        Finding(Kind.PARITY, "c", 1, 2, ERROR, "route differs"),
+        Finding(Kind.CONTRACT, "d", severity=ERROR, message="d broken"),
     ]
     assert [(f.kind, f.severity) for f in as_review(findings, INFO)] == [
-        (Kind.CHANGED, INFO), (Kind.ERROR, INFO), (Kind.PARITY, WARNING), (Kind.CONTRACT, ERROR)]
+        (Kind.CHANGED, INFO),
+        (Kind.ERROR, INFO),
+        (Kind.PARITY, WARNING),
+        (Kind.CONTRACT, ERROR),
+    ]
     assert as_review(findings, WARNING)[0].severity == WARNING
     assert as_review(findings, ERROR) == findings  # check: a difference stays an error, nothing is dropped
 
@@ -143,7 +170,8 @@ def test_a_route_is_compared_with_its_twin_and_every_extra_rule_runs(app):
     findings = semantic_findings(route, app.config, app.tree, twin, [rule])
     assert [(f.kind, f.path, f.message) for f in findings] == [
         (Kind.PARITY, "model.layers", "route/r differs from app/base/default: CHANGED model.layers: 3 -> 2"),
-        (Kind.CONTRACT, "model.name", "name is fixed")]
+        (Kind.CONTRACT, "model.name", "name is fixed"),
+    ]
     assert seen == ["route/r"]
     (failed,) = semantic_findings(route, app.config, app.tree, None, [])
     assert (failed.kind, failed.severity, failed.message) == (Kind.PARITY, ERROR, "route/r: twin app/base/default could not be composed")
@@ -165,11 +193,18 @@ def test_a_hydra_subtree_change_that_runs_at_start_is_an_error_unless_recorded_a
     findings = hydra_findings(old, new, ())
     # The emptied `callbacks: {}` is no removal of its own: the key that fills it is the change.
     assert [(f.path, f.severity) for f in findings] == [
-        ("hydra.callbacks.log._target_", ERROR), ("hydra.job.chdir", ERROR), ("hydra.job.name", INFO)]
-    assert findings[1].message == ("hydra.job.chdir: False -> True: runs when the application starts without a recorded "
-                                   "reason; to accept it, add to `changes:` {hydra: hydra.job.chdir, old: false, new: true, reason: WHY}")
+        ("hydra.callbacks.log._target_", ERROR),
+        ("hydra.job.chdir", ERROR),
+        ("hydra.job.name", INFO),
+    ]
+    assert findings[1].message == (
+        "hydra.job.chdir: False -> True: runs when the application starts without a recorded "
+        "reason; to accept it, add to `changes:` {hydra: hydra.job.chdir, old: false, new: true, reason: WHY}"
+    )
     record = ChangeRecord(HYDRA, "hydra.job.chdir", False, True, "outputs per run")
     recorded = hydra_findings(old, new, (record,))
     assert (recorded[1].severity, recorded[1].message) == (
-        WARNING, "hydra.job.chdir: False -> True: runs when the application starts [recorded reason: outputs per run]")
+        WARNING,
+        "hydra.job.chdir: False -> True: runs when the application starts [recorded reason: outputs per run]",
+    )
     assert hydra_findings(old, old, (record,)) == []

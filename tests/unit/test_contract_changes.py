@@ -50,7 +50,12 @@ def test_strengthening_is_not_a_change():
 def test_require_removed():
     finding = only(changes(edited("require: [a.qkv, a.gate]", "require: [a.gate]")))
     assert (finding.kind, finding.path, finding.old, finding.new, finding.severity) == (
-        "contract_change", "a.qkv", "require", None, "error")
+        "contract_change",
+        "a.qkv",
+        "require",
+        None,
+        "error",
+    )
     assert finding.message.startswith("critical: require a.qkv removed without a recorded reason")
     assert "{contract: critical, path: a.qkv, old: require, new: null, reason: WHY}" in finding.message
 
@@ -125,8 +130,12 @@ def test_deleted_or_renamed_contract_removes_every_term(head):
     findings = changes(head)
     terms = {(f.path, repr(f.old)) for f in findings}
     assert terms == {
-        ("a.qkv", "'require'"), ("a.gate", "'require'"), ("a.padding", "{'equal': False}"),
-        ("a.class", "{'equal': 'Old'}"), ("a.map", "{'equal': {'x': 1}}"), ("a.deprecated", "'forbid'"),
+        ("a.qkv", "'require'"),
+        ("a.gate", "'require'"),
+        ("a.padding", "{'equal': False}"),
+        ("a.class", "{'equal': 'Old'}"),
+        ("a.map", "{'equal': {'x': 1}}"),
+        ("a.deprecated", "'forbid'"),
         ("m.lora.alpha", "{'agree': ['m.lora_alpha', 'm.lora.alpha']}"),
     }
     assert {f.severity for f in findings} == {"error"}

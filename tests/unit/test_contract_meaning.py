@@ -56,18 +56,23 @@ def test_unchanged_contracts_excuse_nothing_even_where_they_are_broken():
 
 def test_a_widened_group_with_a_waiver_for_its_new_key_is_an_error():
     head = BASE.replace("[[m.lora_alpha, m.lora.alpha]]", "[[m.lora_alpha, m.lora.alpha, m.extra]]") + (
-        "waivers:\n  - {contract: lora-alias, path: m.extra, reason: the new key scales differently}\n")
+        "waivers:\n  - {contract: lora-alias, path: m.extra, reason: the new key scales differently}\n"
+    )
     (finding,) = judged(BASE, head, DISAGREE)
     assert (finding.kind, finding.severity, finding.path, finding.contract) == ("contract_change", "error", "m.lora.alpha", "lora-alias")
-    assert finding.message.startswith("lora-alias: the base's contract is broken here (must agree but differ: m.lora_alpha=16, "
-                                      "m.lora.alpha=32) and this change's contracts no longer report it without a recorded reason")
+    assert finding.message.startswith(
+        "lora-alias: the base's contract is broken here (must agree but differ: m.lora_alpha=16, "
+        "m.lora.alpha=32) and this change's contracts no longer report it without a recorded reason"
+    )
     assert "{contract: lora-alias, path: m.lora.alpha, old: enforced, new: excused, reason: WHY}" in finding.message
 
 
 def test_a_violation_the_change_still_reports_at_one_of_its_paths_is_no_change():
     head = BASE.replace("[[m.lora_alpha, m.lora.alpha]]", "[[m.lora_alpha, m.lora.alpha, m.extra]]")
     assert judged(BASE, head, DISAGREE) == []
-    waived_but_forbidden = BASE.replace("agree: [[m.lora_alpha, m.lora.alpha]]", "agree: [[m.lora_alpha, m.lora.alpha]]\n    forbid: [m.lora_alpha]")
+    waived_but_forbidden = BASE.replace(
+        "agree: [[m.lora_alpha, m.lora.alpha]]", "agree: [[m.lora_alpha, m.lora.alpha]]\n    forbid: [m.lora_alpha]"
+    )
     waived_but_forbidden += "waivers:\n  - {contract: lora-alias, path: m.lora.alpha, reason: megatron scales}\n"
     assert judged(BASE, waived_but_forbidden, DISAGREE) == []
 
@@ -208,8 +213,13 @@ def errors(contract_set: ContractSet, case_id: str, tree: dict, program) -> list
     for rule in contract_set.contracts:
         for violation in violations(rule, config, tree, program, case_id):
             paths = {violation.path, *violation.paths}
-            excused = any(w.contract == violation.contract and w.path in paths and fnmatchcase(case_id, w.cases)
-                          and (w.until is None or TODAY <= w.until) for w in contract_set.waivers)
+            excused = any(
+                w.contract == violation.contract
+                and w.path in paths
+                and fnmatchcase(case_id, w.cases)
+                and (w.until is None or TODAY <= w.until)
+                for w in contract_set.waivers
+            )
             if not excused:
                 found.append(violation)
     return found

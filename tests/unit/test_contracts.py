@@ -155,10 +155,13 @@ def _result(case_id, found):
 def test_stale_waiver_is_reported_and_strict_makes_it_an_error():
     from harness.rules.contracts import stale_waivers, violations_seen
 
-    text = ALIAS + """waivers:
+    text = (
+        ALIAS
+        + """waivers:
   - {contract: alias, path: model.lora_alpha, reason: still needed, cases: 't/megatron/*'}
   - {contract: alias, path: model.lora.alpha, reason: gone on dp, cases: 't/dp/*'}
 """
+    )
     contract_set = parse_contracts(text, Path("c.yaml"))
     config = {"model": {"lora_alpha": 16, "lora": {"alpha": 32}}}
     # The megatron case still disagrees (the waiver names the group's first path); dp agrees now.

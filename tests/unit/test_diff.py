@@ -118,8 +118,9 @@ def test_both_sides_of_a_change_render_mappings_alike():
 
 # Keys of every type a config can hold, so a walk that matches keys by dict equality (True == 1 == 1.0) is caught.
 MIXED_KEYS = KEYS | st.sampled_from([1, True, 1.0, 0, False, "1", "true", "a.b"])
-MIXED = st.recursive(SCALARS | st.lists(SCALARS, max_size=2), lambda children: st.dictionaries(MIXED_KEYS, children, max_size=4),
-                     max_leaves=20)
+MIXED = st.recursive(
+    SCALARS | st.lists(SCALARS, max_size=2), lambda children: st.dictionaries(MIXED_KEYS, children, max_size=4), max_leaves=20
+)
 
 
 def _full(changes):

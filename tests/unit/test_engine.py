@@ -104,7 +104,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def every_case(**changes: Any) -> dict[str, Any]:
     """Every case of TREE as the baseline holds it: equal to what Hydra composes, unless `changes` says otherwise."""
     trees = {
-        "app/sqlite/default": SQLITE, "app/pg/default": PG,
+        "app/sqlite/default": SQLITE,
+        "app/pg/default": PG,
         "app/sqlite/short": {**SQLITE, "train": {"lr": 0.1, "steps": 1}},
         "app/pg/short": {**PG, "train": {"lr": 0.1, "steps": 1}},
         "route/legacy": PG,
@@ -131,12 +132,16 @@ def test_a_baseline_equal_to_the_composed_trees_gives_every_case_ok_and_is_prepa
 @pytest.mark.parametrize("differences", [INFO, ERROR])
 def test_a_changed_leaf_and_the_interpolation_reading_it_take_the_baselines_severity(settings, differences):
     was = {**SQLITE, "train": {"lr": 0.2, "steps": 10}}
-    result = Engine(Run.check(settings, RuleSet(), baseline=InMemory(every_case(**{"app/sqlite/default": was}),
-                                                             differences=differences))).run()
+    result = Engine(
+        Run.check(settings, RuleSet(), baseline=InMemory(every_case(**{"app/sqlite/default": was}), differences=differences))
+    ).run()
     case = by_id(result)["app/sqlite/default"]
     assert case.status == Status.CHANGED and case.golden == "memory app/sqlite/default"
     assert kinds(case) == [("changed", "train.lr", differences), ("effective", "log_name", differences)]
-    assert case.findings[1].message == "log_name is still written run-${train.lr} but now resolves to 'run-0.1' (was 'run-0.2') through train.lr"
+    assert (
+        case.findings[1].message
+        == "log_name is still written run-${train.lr} but now resolves to 'run-0.1' (was 'run-0.2') through train.lr"
+    )
     assert [c.status for c in result.cases if c is not case] == [Status.OK] * 4
     assert result.ok is (differences == INFO)
 
@@ -150,7 +155,8 @@ def test_a_case_the_baseline_lacks_is_new_and_an_error_only_where_the_baseline_s
     assert (lenient.status, lenient.findings) == (Status.NEW, ())
     assert strict.status == Status.NEW and kinds(strict) == [("missing_golden", "", "error")]
     assert strict.findings[0].message.startswith("no golden at ") and strict.findings[0].message.endswith(
-        "snapshots/_generated_app__pg__short.yaml; run generate")
+        "snapshots/_generated_app__pg__short.yaml; run generate"
+    )
 
 
 def test_a_case_the_baseline_could_not_compose_is_changed_with_the_baselines_reason_as_information(settings):
@@ -162,8 +168,9 @@ def test_a_case_the_baseline_could_not_compose_is_changed_with_the_baselines_rea
 
 def test_cases_only_the_baseline_has_are_gone_cases_or_orphans_as_its_policy_says(settings):
     gone = Engine(Run.check(settings, RuleSet(), baseline=InMemory(every_case(), extra=("app/mysql/default",)))).run()
-    orphans = Engine(Run.check(settings, RuleSet(), baseline=InMemory(every_case(), extra=("snapshots/_generated_x.yaml",),
-                                                              unclaimed_are_orphans=True))).run()
+    orphans = Engine(
+        Run.check(settings, RuleSet(), baseline=InMemory(every_case(), extra=("snapshots/_generated_x.yaml",), unclaimed_are_orphans=True))
+    ).run()
     assert (by_id(gone)["app/mysql/default"].status, gone.orphans, gone.ok) == (Status.GONE, (), True)
     assert orphans.orphans == ("snapshots/_generated_x.yaml",) and not orphans.ok
     assert "snapshots/_generated_x.yaml" not in by_id(orphans)
@@ -191,13 +198,21 @@ def test_a_case_the_baseline_lacks_is_compared_with_the_route_that_became_it(tmp
 def test_a_rule_error_fails_a_case_whatever_the_baseline_says_and_a_route_is_held_to_its_twin(settings):
     def small_steps(case: Case, config: Any, tree: Any) -> list[Finding]:
         steps = tree["train"]["steps"]
-        return [Finding(Kind.CONTRACT, "train.steps", None, steps, ERROR, f"{case.id}: steps {steps} > 5",
-                        detail=ContractRef("short"))] if steps > 5 else []
+        return (
+            [Finding(Kind.CONTRACT, "train.steps", None, steps, ERROR, f"{case.id}: steps {steps} > 5", detail=ContractRef("short"))]
+            if steps > 5
+            else []
+        )
 
     result = Engine(Run.check(settings, RuleSet((small_steps,)), baseline=InMemory(every_case()))).run()
     statuses = {case_id: case.status for case_id, case in by_id(result).items()}
-    assert statuses == {"app/pg/default": Status.ERROR, "app/pg/short": Status.OK, "app/sqlite/default": Status.ERROR,
-                        "app/sqlite/short": Status.OK, "route/legacy": Status.ERROR}
+    assert statuses == {
+        "app/pg/default": Status.ERROR,
+        "app/pg/short": Status.OK,
+        "app/sqlite/default": Status.ERROR,
+        "app/sqlite/short": Status.OK,
+        "route/legacy": Status.ERROR,
+    }
     # Only errors name their source by default: the rule's path is set by the root config's own line.
     (finding,) = by_id(result)["app/sqlite/default"].findings
     assert finding.source is not None and str(finding.source).endswith("conf/app.yaml:6")
@@ -229,7 +244,11 @@ def test_errors_are_marked_introduced_or_at_base_and_a_base_error_gone_is_fixed(
     now = [error("a"), error("b"), Finding(Kind.CHANGED, "d", 1, 2, WARNING, "d changed")]
     marked = with_origins(now, [error("a"), error("c")])
     assert [(f.path, f.origin, f.severity) for f in marked] == [
-        ("a", Origin.AT_BASE, ERROR), ("b", Origin.INTRODUCED, ERROR), ("d", None, WARNING), ("c", Origin.FIXED, INFO)]
+        ("a", Origin.AT_BASE, ERROR),
+        ("b", Origin.INTRODUCED, ERROR),
+        ("d", None, WARNING),
+        ("c", Origin.FIXED, INFO),
+    ]
     # The same path held by another contract is another error; no base case (None) makes every error introduced.
     assert [f.origin for f in with_origins([error("a", "other")], [error("a")])] == [Origin.INTRODUCED, Origin.FIXED]
     assert [f.origin for f in with_origins([error("a")], None)] == [Origin.INTRODUCED]

@@ -28,15 +28,23 @@ def harness_modules() -> list[ModuleType]:
 
 def exceptions_outside_bad_input(modules: list[ModuleType]) -> list[str]:
     """The exception classes the modules define that neither derive from BadInput nor are named as not input."""
-    defined = {f"{kind.__module__}.{kind.__qualname__}": kind for module in modules for kind in vars(module).values()
-               if isinstance(kind, type) and issubclass(kind, BaseException) and kind.__module__ == module.__name__}
+    defined = {
+        f"{kind.__module__}.{kind.__qualname__}": kind
+        for module in modules
+        for kind in vars(module).values()
+        if isinstance(kind, type) and issubclass(kind, BaseException) and kind.__module__ == module.__name__
+    }
     return sorted(name for name, kind in defined.items() if not issubclass(kind, BadInput) and name not in NOT_INPUT)
 
 
 def test_every_exception_of_the_harness_is_bad_input_or_named_as_not_input():
     modules = harness_modules()
-    every = {kind for module in modules for kind in vars(module).values()
-             if isinstance(kind, type) and issubclass(kind, BadInput) and kind.__module__ == module.__name__}
+    every = {
+        kind
+        for module in modules
+        for kind in vars(module).values()
+        if isinstance(kind, type) and issubclass(kind, BadInput) and kind.__module__ == module.__name__
+    }
     assert len(every) >= 17  # the issue counted 17 exception classes that shared no base
     assert exceptions_outside_bad_input(modules) == []
 

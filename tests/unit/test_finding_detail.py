@@ -58,12 +58,24 @@ waivers:
 
 
 def test_each_detail_writes_its_own_json_fields_after_the_core_and_before_origin_and_status():
-    changed = Finding(Kind.CHANGED, "a.list", [1], [2], ERROR, "CHANGED", detail=Difference(("[0]: 1 -> 2",), "a"),
-                      origin=Origin.INTRODUCED, status=Excused.WAIVED, waiver="why")
+    changed = Finding(
+        Kind.CHANGED,
+        "a.list",
+        [1],
+        [2],
+        ERROR,
+        "CHANGED",
+        detail=Difference(("[0]: 1 -> 2",), "a"),
+        origin=Origin.INTRODUCED,
+        status=Excused.WAIVED,
+        waiver="why",
+    )
     assert list(changed.as_dict()) == [*CORE, "detail", "subtree", "origin", "status"]
     assert changed.as_dict()["detail"] == ["[0]: 1 -> 2"] and changed.as_dict()["status"] == "waived"
     # A launch says its fix and a move its value even when there is none: the interface's keys are always there.
-    launch = Finding(Kind.LAUNCH, "", None, None, WARNING, "not extracted: ...", source=Source("run.sh", 3), detail=LaunchFix("not extracted"))
+    launch = Finding(
+        Kind.LAUNCH, "", None, None, WARNING, "not extracted: ...", source=Source("run.sh", 3), detail=LaunchFix("not extracted")
+    )
     assert {k: v for k, v in launch.as_dict().items() if k not in CORE} == {"detail": ["not extracted"], "fix": None}
     moved = Finding(Kind.MOVED, "a.b", "a.b", "c.b", ERROR, "MOVED", detail=Moved(None))
     assert {k: v for k, v in moved.as_dict().items() if k not in CORE} == {"value": None}
@@ -108,25 +120,41 @@ def test_a_contract_that_checks_nothing_says_so_as_data_and_a_review_makes_it_an
 
 
 def test_a_result_is_frozen_and_its_run_level_lines_are_rendered_from_data():
-    result = MatrixResult(rules=RulesUsed("harness.toml", "main", first_adoption=False), approvals=Approvals(2, ("harness.toml", "c.yaml")),
-                          launches=LaunchTally(5, 4, 3, 1, (("sub", 2),)))
+    result = MatrixResult(
+        rules=RulesUsed("harness.toml", "main", first_adoption=False),
+        approvals=Approvals(2, ("harness.toml", "c.yaml")),
+        launches=LaunchTally(5, 4, 3, 1, (("sub", 2),)),
+    )
     with pytest.raises(FrozenInstanceError):
         result.orphans = ("x",)  # type: ignore[misc]
-    assert rules_line(result.rules) == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
+    assert (
+        rules_line(result.rules) == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
+    )
     assert rules_line(RulesUsed("harness.toml", "main", first_adoption=True)) == (
-        "settings: this change's harness.toml (main has none: first adoption)")
-    assert approvals_line(result.approvals) == ("2 contract, settings or hydra changes carry a recorded reason: the owners of harness.toml, "
-                                      "c.yaml must approve them (see templates/CODEOWNERS)")
-    assert launches_line(result.launches) == ("4 launches checked of 5 found: 3 compose, 1 fail, 1 could not be extracted; 2 launches of "
-                                     "programs in the git submodule sub not checked (it is not checked out)")
+        "settings: this change's harness.toml (main has none: first adoption)"
+    )
+    assert approvals_line(result.approvals) == (
+        "2 contract, settings or hydra changes carry a recorded reason: the owners of harness.toml, "
+        "c.yaml must approve them (see templates/CODEOWNERS)"
+    )
+    assert launches_line(result.launches) == (
+        "4 launches checked of 5 found: 3 compose, 1 fail, 1 could not be extracted; 2 launches of "
+        "programs in the git submodule sub not checked (it is not checked out)"
+    )
     assert (rules_line(None), approvals_line(None), launches_line(None)) == ("", "", "")
 
 
 def test_every_detail_survives_the_trip_from_a_forked_worker():
     """Workers send their results pickled: a detail that cannot be pickled would be dropped by the queue's feeder."""
-    details = [Difference(("x",), "a", True, PythonDefault(1, "y.py:2")), ViaDefault(TargetFacts(TargetReason.DEFAULTED, "", "Y", "y.py:4", 1)),
-               TargetFacts(TargetReason.UNDECLARED, owner="Y", source="y.py:3"), Moved({"k": 1}, "a"), LaunchFix("key removed", "b=1"),
-               ContractRef("c", "contracts.yaml:2"), ContractHygiene("c", checks_nothing=True)]
+    details = [
+        Difference(("x",), "a", True, PythonDefault(1, "y.py:2")),
+        ViaDefault(TargetFacts(TargetReason.DEFAULTED, "", "Y", "y.py:4", 1)),
+        TargetFacts(TargetReason.UNDECLARED, owner="Y", source="y.py:3"),
+        Moved({"k": 1}, "a"),
+        LaunchFix("key removed", "b=1"),
+        ContractRef("c", "contracts.yaml:2"),
+        ContractHygiene("c", checks_nothing=True),
+    ]
     for detail in details:
         finding = Finding(Kind.CHANGED, "a", detail=detail, origin=Origin.AT_BASE, status=Excused.KNOWN, waiver="why")
         back = pickle.loads(pickle.dumps(finding))

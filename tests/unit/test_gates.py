@@ -115,7 +115,9 @@ def test_the_writer_never_writes_into_git_or_through_a_link(tmp_path):
     assert list((tmp_path / ".git" / "refs").iterdir()) == []
 
 
-@pytest.mark.parametrize("text", ["${oc.env:CH_GATE_SECRET}", "${oc.decode:${oc.env:CH_GATE_SECRET}}", "${gate_custom:}", "${hydra:runtime.cwd}"])
+@pytest.mark.parametrize(
+    "text", ["${oc.env:CH_GATE_SECRET}", "${oc.decode:${oc.env:CH_GATE_SECRET}}", "${gate_custom:}", "${hydra:runtime.cwd}"]
+)
 def test_the_policy_keeps_host_and_custom_resolvers_opaque(monkeypatch, text):
     monkeypatch.setenv("CH_GATE_SECRET", "s3cr3t")
     OmegaConf.register_new_resolver("gate_custom", lambda: os.environ["CH_GATE_SECRET"])

@@ -23,8 +23,14 @@ def repository(tmp_path):
 
 def test_read_files_reads_each_file_as_read_file_does_from_one_git_process(repository):
     top, head = repository
-    paths = ["snapshots/a.yaml", "snapshots/with space.yaml", "snapshots/new\nline.yaml", "snapshots/empty.yaml",
-             "snapshots/folder", "snapshots/absent.yaml"]
+    paths = [
+        "snapshots/a.yaml",
+        "snapshots/with space.yaml",
+        "snapshots/new\nline.yaml",
+        "snapshots/empty.yaml",
+        "snapshots/folder",
+        "snapshots/absent.yaml",
+    ]
     found = gitrepo.read_files(top, head, paths)
     assert found == {path: gitrepo.read_file(top, head, path) for path in paths}
     assert found["snapshots/a.yaml"] == b"a: 1\n" and found["snapshots/new\nline.yaml"] == b"c: 3\n"

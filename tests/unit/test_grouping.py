@@ -24,10 +24,12 @@ def test_cases_are_written_compactly():
 
 
 def result_of(findings_by_case: dict[str, list[Finding]]) -> MatrixResult:
-    return MatrixResult(cases=tuple(
-        CaseResult(Case(case_id, "ppo_trainer", ()), f"snapshots/{case_id}.yaml", Status.CHANGED, tuple(findings))
-        for case_id, findings in findings_by_case.items()
-    ))
+    return MatrixResult(
+        cases=tuple(
+            CaseResult(Case(case_id, "ppo_trainer", ()), f"snapshots/{case_id}.yaml", Status.CHANGED, tuple(findings))
+            for case_id, findings in findings_by_case.items()
+        )
+    )
 
 
 def test_identical_findings_across_cases_are_one_group_and_different_values_are_not():
@@ -41,9 +43,7 @@ def test_identical_findings_across_cases_are_one_group_and_different_values_are_
     as_bool = Finding(Kind.CHANGED, "a.temperature", 1.0, True, ERROR, "CHANGED a.temperature: 1.0 -> True")
     result = result_of({IDS[0]: [same], IDS[1]: [other], IDS[2]: [same], IDS[3]: [as_int], IDS[4]: [as_bool]})
     groups = group_findings(result.cases)
-    assert sorted((g.new, g.cases) for g in groups if g.new is not True) == [
-        (0.5, (IDS[1],)), (0.7, (IDS[0], IDS[2])), (1, (IDS[3],))
-    ]
+    assert sorted((g.new, g.cases) for g in groups if g.new is not True) == [(0.5, (IDS[1],)), (0.7, (IDS[0], IDS[2])), (1, (IDS[3],))]
     assert len(groups) == 4  # 1, 1.0 and True are three different values
 
 
@@ -51,8 +51,17 @@ def test_triage_order_blocking_then_changed_removed_added_then_refactors_and_wai
     findings = [
         Finding(Kind.ADDED, "a.new", None, 1, ERROR, "ADDED"),
         Finding(Kind.CHANGED, "a.refactor", False, "${oc.select:x,False}", ERROR, "CHANGED", detail=Difference(effective_same=True)),
-        Finding(Kind.CONTRACT, "a.req", "present", None, WARNING, "c: a.req is required [waived: known]",
-                detail=ContractRef("c"), status=Excused.WAIVED, waiver="known"),
+        Finding(
+            Kind.CONTRACT,
+            "a.req",
+            "present",
+            None,
+            WARNING,
+            "c: a.req is required [waived: known]",
+            detail=ContractRef("c"),
+            status=Excused.WAIVED,
+            waiver="known",
+        ),
         Finding(Kind.REMOVED, "a.gone", 1, None, ERROR, "REMOVED"),
         Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED"),
         Finding(Kind.FALLBACK, "a.known", None, "x", INFO, "known fallback"),
@@ -62,7 +71,14 @@ def test_triage_order_blocking_then_changed_removed_added_then_refactors_and_wai
     groups = group_findings(result_of({IDS[0]: findings}).cases)
     assert [g.path for g in groups] == ["b.pinned", "a.moved", "a.through", "a.gone", "a.new", "a.refactor", "a.req", "a.known"]
     assert [g.tier for g in groups] == [
-        Tier.BLOCKING, Tier.CHANGED, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REFACTOR, Tier.WAIVED, Tier.NOTED
+        Tier.BLOCKING,
+        Tier.CHANGED,
+        Tier.CHANGED,
+        Tier.REMOVED,
+        Tier.ADDED,
+        Tier.REFACTOR,
+        Tier.WAIVED,
+        Tier.NOTED,
     ]
 
 
@@ -71,9 +87,7 @@ def test_summary_paragraph_names_what_moved_and_where():
     changed = Finding(Kind.CHANGED, "a.max_num_seqs", 1024, 256, INFO, "CHANGED")
     by_case = {case_id: [changed] + ([removed] if "megatron" in case_id else []) for case_id in IDS}
     paragraph = summary_paragraph(group_findings(result_of(by_case).cases), result_of(by_case))
-    assert paragraph == (
-        "1 value changed on all 10 cases. 1 key removed only on ppo_trainer/megatron/*, route/ppo_megatron_trainer."
-    )
+    assert paragraph == ("1 value changed on all 10 cases. 1 key removed only on ppo_trainer/megatron/*, route/ppo_megatron_trainer.")
 
 
 def test_a_literal_that_became_an_interpolation_with_the_same_resolved_value_is_a_refactor():
@@ -95,7 +109,9 @@ def test_a_literal_that_became_an_interpolation_with_the_same_resolved_value_is_
 
 
 def test_findings_about_the_whole_run_come_first_without_cases():
-    loosened = Finding(Kind.CONTRACT_CHANGE, "b.pinned", True, None, ERROR, "c: equal b.pinned removed since the baseline", detail=ContractRef("c"))
+    loosened = Finding(
+        Kind.CONTRACT_CHANGE, "b.pinned", True, None, ERROR, "c: equal b.pinned removed since the baseline", detail=ContractRef("c")
+    )
     result = replace(result_of({IDS[0]: [Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED")]}), findings=(loosened,))
     groups = group_findings(result.cases, result.findings)
     assert [(g.tier, g.path, g.cases) for g in groups] == [(Tier.BLOCKING, "b.pinned", ()), (Tier.CHANGED, "a.moved", (IDS[0],))]

@@ -67,10 +67,14 @@ def test_a_misspelled_override_key_is_named_with_the_closest_key():
 def test_an_option_only_a_plugin_provides_names_the_plugin_package():
     from harness.model.hints import option_hint
 
-    message = ("In 'hydra/config': Could not find 'hydra/job_logging/colorlog' Available options in 'hydra/job_logging': "
-               "default disabled none stdout")
-    assert option_hint(message) == ("In 'hydra/config': 'colorlog' is not an option of hydra/job_logging: it comes from "
-                                    "the Hydra plugin hydra-colorlog (install it beside config-harness)")
+    message = (
+        "In 'hydra/config': Could not find 'hydra/job_logging/colorlog' Available options in 'hydra/job_logging': "
+        "default disabled none stdout"
+    )
+    assert option_hint(message) == (
+        "In 'hydra/config': 'colorlog' is not an option of hydra/job_logging: it comes from "
+        "the Hydra plugin hydra-colorlog (install it beside config-harness)"
+    )
     launcher = option_hint("Could not find 'hydra/launcher/submitit_slurm' Available options in 'hydra/launcher': basic")
     assert launcher is not None and "hydra-submitit-launcher" in launcher
     other = option_hint("Could not find 'backend/tpu' Available options in 'backend': cpu gpu")

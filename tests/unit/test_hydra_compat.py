@@ -284,8 +284,11 @@ def test_file_source_package_source_and_structured_source_put_a_mixin_before_hyd
     class Probe(ConfigSource):
         """A mixin: the hooks the harness's sources override, reached on Hydra's class through super()."""
 
-    built = {hydra_compat.file_source(Probe): FileConfigSource, hydra_compat.package_source(Probe): ImportlibResourcesConfigSource,
-             hydra_compat.structured_source(Probe): StructuredConfigSource}
+    built = {
+        hydra_compat.file_source(Probe): FileConfigSource,
+        hydra_compat.package_source(Probe): ImportlibResourcesConfigSource,
+        hydra_compat.structured_source(Probe): StructuredConfigSource,
+    }
     for source_type, hydras in built.items():
         # By name: Hydra's plugin scan may load a second copy of its own source modules (see is_file_source).
         assert [(c.__module__, c.__qualname__) for c in source_type.__mro__[2:3]] == [(hydras.__module__, hydras.__qualname__)]
@@ -413,13 +416,24 @@ class Optim:
 def _lent_base():
     """A composed-like config in struct mode: plain and typed leaves, a list, a None and a `???` value, an
     interpolation to a mapping, and a typed (structured) mapping."""
-    config = OmegaConf.create({
-        "trainer": {"lr": 0.1, "name": "x", "flag": True, "layers": ["a", "b"], "extra": {}, "nothing": None,
-                    "model": {"path": "m", "dims": {"h": 4}}, "ref": "${trainer.model}", "missing": "???"},
-        "optim": OmegaConf.structured(Optim),
-        "none_map": None,
-        "alias": "${trainer}",
-    })
+    config = OmegaConf.create(
+        {
+            "trainer": {
+                "lr": 0.1,
+                "name": "x",
+                "flag": True,
+                "layers": ["a", "b"],
+                "extra": {},
+                "nothing": None,
+                "model": {"path": "m", "dims": {"h": 4}},
+                "ref": "${trainer.model}",
+                "missing": "???",
+            },
+            "optim": OmegaConf.structured(Optim),
+            "none_map": None,
+            "alias": "${trainer}",
+        }
+    )
     OmegaConf.set_struct(config, True)
     return config
 
@@ -535,8 +549,18 @@ def test_written_at_gives_the_value_as_to_container_writes_it():
 
     config = _lent_base()
     plain = OmegaConf.to_container(config, resolve=False, enum_to_str=True)
-    for path in ("trainer.lr", "trainer.ref", "trainer.missing", "trainer.nothing", "trainer.layers", "trainer.layers.1",
-                 "trainer.model", "none_map", "alias", "optim.betas.0"):
+    for path in (
+        "trainer.lr",
+        "trainer.ref",
+        "trainer.missing",
+        "trainer.nothing",
+        "trainer.layers",
+        "trainer.layers.1",
+        "trainer.model",
+        "none_map",
+        "alias",
+        "optim.betas.0",
+    ):
         node = plain
         for part in path.split("."):
             node = node[int(part)] if isinstance(node, list) else node[part]

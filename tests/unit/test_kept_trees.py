@@ -97,7 +97,12 @@ def test_a_nested_config_folder_is_kept_and_its_copy_is_a_project_of_its_own(tmp
     kept = first.parents[2]
     assert project_root(first) == kept  # not a git checkout the cache folder happens to lie in
     assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*")) == [
-        ".git", "pkg", "pkg/trainer", "pkg/trainer/config", "pkg/trainer/config/ppo.yaml"]
+        ".git",
+        "pkg",
+        "pkg/trainer",
+        "pkg/trainer/config",
+        "pkg/trainer/config/ppo.yaml",
+    ]
 
 
 @pytest.mark.parametrize("plant", ["beside_the_folder", "at_the_top", "too_big", "marker_with_content"])

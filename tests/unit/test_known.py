@@ -15,8 +15,16 @@ from harness.rules import known
 from harness.rules.contracts import parse_contracts
 
 TODAY = datetime.date(2026, 12, 1)
-LAUNCH = Finding(Kind.LAUNCH, "actor.lr", None, "actor.lr=1", ERROR, "key removed: actor.lr is not in the config",
-                 source=Source("run.sh", 3), detail=LaunchFix("key removed"))
+LAUNCH = Finding(
+    Kind.LAUNCH,
+    "actor.lr",
+    None,
+    "actor.lr=1",
+    ERROR,
+    "key removed: actor.lr is not in the config",
+    source=Source("run.sh", 3),
+    detail=LaunchFix("key removed"),
+)
 
 
 def entries(text: str):
@@ -76,8 +84,13 @@ def test_a_case_whose_only_errors_are_known_is_ok_and_an_unused_entry_is_stale()
 def test_entries_for_records_each_distinct_finding_once_with_its_line_as_the_reason():
     results = [CaseResult(Case(f"cmd/run.sh#{n}", "", ()), "", Status.ERROR, (LAUNCH,)) for n in (1, 2)]
     (entry,) = known.entries_for(results, TODAY)
-    assert entry == {"finding": "launch", "cases": "cmd/run.sh#*", "path": "actor.lr", "what": "key removed",
-                     "reason": "known at adoption (2026-12-01): key removed: actor.lr is not in the config (run.sh:3)"}
+    assert entry == {
+        "finding": "launch",
+        "cases": "cmd/run.sh#*",
+        "path": "actor.lr",
+        "what": "key removed",
+        "reason": "known at adoption (2026-12-01): key removed: actor.lr is not in the config (run.sh:3)",
+    }
     assert entries(known.render([entry]))[0].what == "key removed"  # what init writes, the contracts reader reads
 
 

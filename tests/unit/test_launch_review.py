@@ -26,11 +26,15 @@ def test_the_pull_requests_modules_come_from_its_commands_change_else_they_are_t
 
 
 def test_entry_and_launch_records_parse_as_subjects_of_their_own():
-    text = ("changes:\n"
-            "  - {entry: verl.trainer.main_ppo, old: {config_name: a}, new: {config_name: b}, reason: v2}\n"
-            "  - {launch: 'cmd/x.sh#1', old: 'x.sh:3', new: null, reason: gone}\n")
+    text = (
+        "changes:\n"
+        "  - {entry: verl.trainer.main_ppo, old: {config_name: a}, new: {config_name: b}, reason: v2}\n"
+        "  - {launch: 'cmd/x.sh#1', old: 'x.sh:3', new: null, reason: gone}\n"
+    )
     records = parse_contracts(text, Path("c.yaml")).changes
     assert [(r.contract, r.path, r.old, r.new) for r in records] == [
-        (ENTRY, "verl.trainer.main_ppo", {"config_name": "a"}, {"config_name": "b"}), (LAUNCH, "cmd/x.sh#1", "x.sh:3", None)]
+        (ENTRY, "verl.trainer.main_ppo", {"config_name": "a"}, {"config_name": "b"}),
+        (LAUNCH, "cmd/x.sh#1", "x.sh:3", None),
+    ]
     with pytest.raises(ContractError, match="exactly one of 'contract', 'setting', 'hydra', 'known', 'entry', 'launch'"):
         parse_contracts("changes:\n  - {entry: m, launch: l, reason: r}\n", Path("c.yaml"))

@@ -109,7 +109,8 @@ def test_every_override_that_no_longer_applies_is_named_not_only_the_first(check
 
 def test_a_launch_that_cannot_compose_at_all_says_why_once(checked):
     assert [(f.reason, f.override, f.message) for f in checked["cmd/scripts/run.sh#3"].failures] == [
-        (CONFIG_REMOVED, None, "eval: Cannot find primary config 'eval'. Check that it's in your config search path.")]
+        (CONFIG_REMOVED, None, "eval: Cannot find primary config 'eval'. Check that it's in your config search path.")
+    ]
     assert failures(checked["cmd/scripts/run.sh#4"]) == [(ENTRY_MISSING, "", None)]
 
 
@@ -127,8 +128,7 @@ def test_launch_findings_point_at_the_scripts_lines_and_a_moved_key_gets_its_new
     (unread,) = findings_of(checked["cmd/scripts/run.sh#6"])
     assert (unread.severity, unread.path, str(unread.source)) == (WARNING, "", "scripts/run.sh:12")
     assert unread.message == "not extracted: could not be read: the program is $CMD, which the script never sets"
-    assert [r.status for r in map(case_result, checked.values())] == [
-        Status.OK, Status.ERROR, Status.ERROR, Status.ERROR, Status.OK]
+    assert [r.status for r in map(case_result, checked.values())] == [Status.OK, Status.ERROR, Status.ERROR, Status.ERROR, Status.OK]
 
 
 def test_the_count_line_says_how_many_launches_were_read_composed_and_failing(project, checked):
@@ -137,7 +137,8 @@ def test_the_count_line_says_how_many_launches_were_read_composed_and_failing(pr
     in_submodule = replace(skipped[0], problem_kind="not available", submodule="recipe")
     assert launches_line(tally([], [in_submodule, in_submodule])) == (
         "0 launches checked of 0 found: 0 compose, 0 fail; 2 launches of programs in the git submodule recipe not checked"
-        " (it is not checked out)")
+        " (it is not checked out)"
+    )
 
 
 def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_as_removed(checked):
@@ -146,19 +147,31 @@ def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_a
     base_gone = CaseResult(now[1].case, now[1].golden, Status.OK)  # the base ran app.gone here
     broken, gone = origins(now, [base_broken, base_gone])
     assert [(f.path, f.origin, f.severity) for f in broken.findings] == [
-        ("optim", Origin.AT_BASE, WARNING), ("trainer.learning_rate", Origin.INTRODUCED, ERROR),
-        ("trainer.lr", Origin.INTRODUCED, ERROR), ("trainer.epochs", Origin.INTRODUCED, ERROR)]
+        ("optim", Origin.AT_BASE, WARNING),
+        ("trainer.learning_rate", Origin.INTRODUCED, ERROR),
+        ("trainer.lr", Origin.INTRODUCED, ERROR),
+        ("trainer.epochs", Origin.INTRODUCED, ERROR),
+    ]
     (lost,) = gone.findings
     assert (lost.detail, lost.origin, lost.message) == (
-        LaunchFix(ENTRY_REMOVED), Origin.INTRODUCED, "entry point removed: module app.gone does not exist in the repository")
+        LaunchFix(ENTRY_REMOVED),
+        Origin.INTRODUCED,
+        "entry point removed: module app.gone does not exist in the repository",
+    )
     # A launch the base never had is new: its missing program is not "removed".
     (new,) = next(origins(now[1:], [])).findings
     assert new.detail == LaunchFix(ENTRY_MISSING)
 
 
-@pytest.mark.parametrize(("override", "expected"), [
-    ("trainer.lr=0.1", "optim.lr=0.1"), ("+trainer.lr.warm=1", "+optim.lr.warm=1"), ("~trainer.lr", "~optim.lr"),
-    ("trainer.epochs=1", None), ("trainer.lrs=1", None),
-])
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("trainer.lr=0.1", "optim.lr=0.1"),
+        ("+trainer.lr.warm=1", "+optim.lr.warm=1"),
+        ("~trainer.lr", "~optim.lr"),
+        ("trainer.epochs=1", None),
+        ("trainer.lrs=1", None),
+    ],
+)
 def test_an_override_of_a_moved_key_or_of_a_key_below_it_is_rewritten_with_its_form(override, expected):
     assert moved_override(override, {"trainer.lr": "optim.lr"}) == expected

@@ -34,8 +34,7 @@ def test_defaults_arithmetic_arrays_conditionals_and_continuations():
 
 def test_torchrun_module_and_case_and_unknown_program():
     first, second = read(
-        'case "$B" in\n  gpu) E=1 ;;\n  *) E=2 ;;\nesac\n'
-        'torchrun --nnodes 1 --standalone -m app.sft e=$E\n$CMD x.a=1 x.b=2 x.c=3\n'
+        'case "$B" in\n  gpu) E=1 ;;\n  *) E=2 ;;\nesac\ntorchrun --nnodes 1 --standalone -m app.sft e=$E\n$CMD x.a=1 x.b=2 x.c=3\n'
     )
     assert first.entry == "app.sft" and [o.text for o in first.overrides] == ["e=2"]
     assert second.error == "the program is $CMD, which the script never sets"
@@ -47,9 +46,35 @@ def test_other_programs_are_not_launches():
 
 # Forms of verl's scripts and the edges of Hydra's primitive grammar: the fast path must type them as Hydra does.
 FORMS = [
-    "a.b=1", "a.b=-1", "a.b=1_000", "a.b=007", "a.b=1e-6", "a.b=1.", "a.b=.5", "a.b=-inf", "a.b=NaN", "a.b=True",
-    "a.b=false", "a.b=null", "a.b=NULL", "a.b=x:y", "a.b=/p/q", "a.b=Qwen/Qwen2.5-7B", "+a.b-c.0=3", "++a.b=x",
-    "~a.b", "~a.b=1", "a.b=", "a.b=[1,2]", "a.b='q'", "a.b=${x}", "g@p=o", "a.b=+3", "a.b=-x", "a.b=1e5", "a.b=0x1F",
+    "a.b=1",
+    "a.b=-1",
+    "a.b=1_000",
+    "a.b=007",
+    "a.b=1e-6",
+    "a.b=1.",
+    "a.b=.5",
+    "a.b=-inf",
+    "a.b=NaN",
+    "a.b=True",
+    "a.b=false",
+    "a.b=null",
+    "a.b=NULL",
+    "a.b=x:y",
+    "a.b=/p/q",
+    "a.b=Qwen/Qwen2.5-7B",
+    "+a.b-c.0=3",
+    "++a.b=x",
+    "~a.b",
+    "~a.b=1",
+    "a.b=",
+    "a.b=[1,2]",
+    "a.b='q'",
+    "a.b=${x}",
+    "g@p=o",
+    "a.b=+3",
+    "a.b=-x",
+    "a.b=1e5",
+    "a.b=0x1F",
 ]
 
 
@@ -58,7 +83,12 @@ def test_fast_override_parser_agrees_with_hydra(text):
     (expected,) = OverridesParser.create().parse_overrides([text])
     got = overrides.parse(text)
     assert (got.type, got.key_or_group, got.package, got.value_type, got.input_line) == (
-        expected.type, expected.key_or_group, expected.package, expected.value_type, expected.input_line)
+        expected.type,
+        expected.key_or_group,
+        expected.package,
+        expected.value_type,
+        expected.input_line,
+    )
     assert type(got.value()) is type(expected.value()) and repr(got.value()) == repr(expected.value())
 
 
@@ -108,8 +138,10 @@ def test_a_sourced_file_is_read_never_run_and_what_it_sets_names_its_own_file_an
     )
     assert [(o.text, o.file, o.line) for o in launch.overrides] == [("+a.merge=True", "common.sh", 2), ("b=2", "", 2)]
     (unread,) = read_any('source "$HOME/env.sh"\npython -m app.main $EXTRA\n')
-    assert unread.error == ('`$EXTRA` is not known: $EXTRA stands for whole arguments (it may be set by '
-                            '`source "$HOME/env.sh"` (line 1): its path is not known)')
+    assert unread.error == (
+        "`$EXTRA` is not known: $EXTRA stands for whole arguments (it may be set by "
+        '`source "$HOME/env.sh"` (line 1): its path is not known)'
+    )
     # A file that sources itself is read once; one outside the project is never read; the total read is bounded.
     (loop,) = read_any(". ./a.sh\npython -m app.main x=$X\n", {"a.sh": "X=1\n. ./a.sh\n"})
     assert [o.text for o in loop.overrides] == ["x=1"]
@@ -122,7 +154,7 @@ def test_a_sourced_file_is_read_never_run_and_what_it_sets_names_its_own_file_an
 
 def test_arguments_the_reader_cannot_know_make_the_launch_not_extracted():
     substituted, keyed, evaluated, value_only = read_any(
-        'EXTRA=$(echo +a.b=1)\npython -m app.main $EXTRA\npython -m app.main ${K}=1\neval python -m app.main a=1\n'
+        "EXTRA=$(echo +a.b=1)\npython -m app.main $EXTRA\npython -m app.main ${K}=1\neval python -m app.main a=1\n"
         'python -m app.main a.seed=${1} "a.when=$(date)"\n'
     )
     assert substituted.error == "`$EXTRA` is the output of a command, which is never run (`$(echo +a.b=1)`, run.sh:1)"
@@ -139,7 +171,10 @@ def test_launchers_in_front_of_python_are_followed():
         "python -m torch.distributed.run --nproc_per_node 2 -m app.main c=3\n"
     )
     assert [(x.entry, [o.text for o in x.overrides]) for x in launches] == [
-        ("sub/t.py", ["a=1"]), ("sub/t.py", ["b=2"]), ("app.main", ["c=3"])]
+        ("sub/t.py", ["a=1"]),
+        ("sub/t.py", ["b=2"]),
+        ("app.main", ["c=3"]),
+    ]
 
 
 def test_an_unknown_config_name_keeps_the_script_text():
@@ -147,25 +182,32 @@ def test_an_unknown_config_name_keeps_the_script_text():
     assert launch.name_written == "${alg}.yaml" and launch.config_name.startswith("__unset_")
 
 
-@pytest.mark.parametrize(("written", "expected"), [
-    ("str(pathlib.Path(__file__).parent.joinpath('diffusion_policy_3d', 'config'))", "/repo/app/diffusion_policy_3d/config"),
-    ("os.path.join(os.path.dirname(os.path.abspath(__file__)), 'conf')", "/repo/app/conf"),
-    ("str(Path(__file__).resolve().parents[1] / 'configs')", "/repo/configs"),
-    ("'../configs'", "../configs"),
-    ("None", None),
-])
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("str(pathlib.Path(__file__).parent.joinpath('diffusion_policy_3d', 'config'))", "/repo/app/diffusion_policy_3d/config"),
+        ("os.path.join(os.path.dirname(os.path.abspath(__file__)), 'conf')", "/repo/app/conf"),
+        ("str(Path(__file__).resolve().parents[1] / 'configs')", "/repo/configs"),
+        ("'../configs'", "../configs"),
+        ("None", None),
+    ],
+)
 def test_a_config_path_computed_from_the_file_is_evaluated_without_running_it(written, expected):
-    main = hydra_main(f"import hydra\n@hydra.main(config_path={written}, config_name='c')\ndef main(cfg): ...\n",
-                      Path("/repo/app/train.py"))
+    main = hydra_main(
+        f"import hydra\n@hydra.main(config_path={written}, config_name='c')\ndef main(cfg): ...\n", Path("/repo/app/train.py")
+    )
     assert main == {"config_path": expected, "config_name": "c"}
 
 
-@pytest.mark.parametrize(("written", "why"), [
-    ("os.environ['CONF']", "`os.environ['CONF']` is neither a literal nor a path built from __file__"),
-    ("str(Path(__file__).parents[9])", "`Path(__file__).parents[9]` is not a parent the path has"),
-    ("os.path.join(ROOT, 'conf')", "`ROOT` is neither a literal nor a path built from __file__"),
-    ("os.path.abspath('conf')", "`os.path.abspath('conf')` depends on the folder the program runs in"),
-])
+@pytest.mark.parametrize(
+    ("written", "why"),
+    [
+        ("os.environ['CONF']", "`os.environ['CONF']` is neither a literal nor a path built from __file__"),
+        ("str(Path(__file__).parents[9])", "`Path(__file__).parents[9]` is not a parent the path has"),
+        ("os.path.join(ROOT, 'conf')", "`ROOT` is neither a literal nor a path built from __file__"),
+        ("os.path.abspath('conf')", "`os.path.abspath('conf')` depends on the folder the program runs in"),
+    ],
+)
 def test_a_config_path_the_reader_cannot_evaluate_says_which_part_and_why(written, why):
     main = hydra_main(f"import hydra\n@hydra.main(config_path={written})\ndef main(cfg): ...\n", Path("/repo/app/train.py"))
     assert main == {"config_path": NotStatic(why)}
@@ -173,12 +215,15 @@ def test_a_config_path_the_reader_cannot_evaluate_says_which_part_and_why(writte
 
 def test_an_interpolation_that_follows_a_renamed_key_makes_it_one_move():
     findings = [
-        Finding(Kind.REMOVED, "training.seed", 42, None), Finding(Kind.ADDED, "training.rng_seed", None, 42),
+        Finding(Kind.REMOVED, "training.seed", 42, None),
+        Finding(Kind.ADDED, "training.rng_seed", None, 42),
         Finding(Kind.CHANGED, "logging.name", "run-${training.seed}", "run-${training.rng_seed}", detail=Difference(effective_same=True)),
         Finding(Kind.CHANGED, "logging.tag", "${training.seed}", "${other}", detail=Difference(effective_same=False)),
     ]
     folded = fold_moves(findings)
     assert [(f.kind, f.path, f.new) for f in folded] == [
-        (Kind.CHANGED, "logging.tag", "${other}"), (Kind.MOVED, "training.seed", "training.rng_seed")]
+        (Kind.CHANGED, "logging.tag", "${other}"),
+        (Kind.MOVED, "training.seed", "training.rng_seed"),
+    ]
     # Without the interpolation, `seed` -> `rng_seed` is too unlike a rename to be guessed from the names alone.
     assert [f.kind for f in fold_moves(findings[:2])] == [Kind.REMOVED, Kind.ADDED]

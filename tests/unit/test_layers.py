@@ -19,10 +19,19 @@ PACKAGE = Path(harness.__file__).parent
 
 # The modules at the package's top: the engine over the layers, and the two shells over everything.
 TOP = {
-    "engine": "engine", "check": "engine", "launches": "engine", "launch_review": "engine", "targets": "engine",
+    "engine": "engine",
+    "check": "engine",
+    "launches": "engine",
+    "launch_review": "engine",
+    "targets": "engine",
     "adopt": "engine",
-    "pr_comment": "reporters", "terminal": "gates",
-    "cli": "shells", "plugin": "shells", "snapshot": "shells", "syrupy_compat": "shells", "pytest_report": "shells",
+    "pr_comment": "reporters",
+    "terminal": "gates",
+    "cli": "shells",
+    "plugin": "shells",
+    "snapshot": "shells",
+    "syrupy_compat": "shells",
+    "pytest_report": "shells",
     "__main__": "shells",
 }
 BELOW = ["gates", "model"]
@@ -50,8 +59,7 @@ def layer(module: str) -> str | None:
 
 def _type_checking(node: ast.If) -> bool:
     test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def imported(tree: ast.AST) -> list[tuple[int, str]]:
@@ -111,11 +119,14 @@ def test_every_subpackage_says_what_it_owns_and_may_import():
             assert "May import" in doc or "may import" in doc, package.name
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("from harness.commands.common import x\n", ["commands"]),
-    ("def f():\n    from harness import cli\n", ["shells"]),
-    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.engine import Run\n", []),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("from harness.commands.common import x\n", ["commands"]),
+        ("def f():\n    from harness import cli\n", ["shells"]),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.engine import Run\n", []),
+    ],
+)
 def test_the_walk_sees_every_import_a_module_runs(source, expected):
     assert [layer(target) for _, target in imported(ast.parse(source))] == expected
 
@@ -127,6 +138,11 @@ def test_the_public_api_is_every_name_in_all_and_costs_nothing_to_import():
     for name in harness.__all__:
         assert getattr(harness, name) is not None, name
     # A fresh interpreter: importing the package loads none of its modules (names come on first use).
-    loaded = subprocess.run([sys.executable, "-c", "import sys, harness; print(sorted(m for m in sys.modules if m.startswith('harness.')))"],
-                            capture_output=True, text=True, check=True, cwd=PACKAGE.parent).stdout.strip()
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, harness; print(sorted(m for m in sys.modules if m.startswith('harness.')))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=PACKAGE.parent,
+    ).stdout.strip()
     assert loaded == "[]"

@@ -33,14 +33,23 @@ contracts:
     equal: {a.qkv: qkv, a.new: 2}
   - {name: other, require: [y]}   # hand-written, flow style
 """
-    with pytest.raises(LockRefused, match=r"lock would drop or re-pin 2 term\(s\) of critical \(require a.gone removed; equal a.new re-pinned from 2 to 1\)"):
+    with pytest.raises(
+        LockRefused,
+        match=r"lock would drop or re-pin 2 term\(s\) of critical \(require a.gone removed; equal a.new re-pinned from 2 to 1\)",
+    ):
         plan(existing)
     result = plan(existing, reason="upstream")
     assert result.text.startswith("# header\nchanges:\n  - {contract: other, path: x, old: require, new: null, reason: long ago}\n")
     assert result.text.endswith("  - {name: other, require: [y]}   # hand-written, flow style\n")
     document = yaml.safe_load(result.text)
     assert [r["reason"] for r in document["changes"]] == ["long ago", "upstream", "upstream"]
-    assert document["changes"][2] == {"contract": "critical", "path": "a.new", "old": {"equal": 2}, "new": {"equal": 1}, "reason": "upstream"}
+    assert document["changes"][2] == {
+        "contract": "critical",
+        "path": "a.new",
+        "old": {"equal": 2},
+        "new": {"equal": 1},
+        "reason": "upstream",
+    }
     # Locking the same tree again changes nothing and records nothing.
     again = plan(result.text)
     assert again.text == result.text and again.loosened == [] and again.recorded == []

@@ -84,11 +84,13 @@ except Exception as error:
 
 
 def test_a_worker_error_is_raised_in_the_parent_and_a_dead_worker_is_named():
-    out = subprocess.run([sys.executable, "-c", FAILING_WORKERS], cwd=ROOT, capture_output=True, text=True, check=True,
-                         timeout=60).stdout
+    out = subprocess.run([sys.executable, "-c", FAILING_WORKERS], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60).stdout
     # A result that cannot be pickled is raised in the parent too (it once hung: the worker exited 0 without it).
-    assert out.splitlines() == ["raised: bad input found in a worker", "died: a worker process died (exit code 7)",
-                                "unpicklable: raised True"]
+    assert out.splitlines() == [
+        "raised: bad input found in a worker",
+        "died: a worker process died (exit code 7)",
+        "unpicklable: raised True",
+    ]
 
 
 def test_workers_never_outnumber_the_cores_whatever_the_settings_ask():

@@ -127,8 +127,7 @@ def private_uses(source: str, ours: frozenset[str], theirs: frozenset[str], reex
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module in quarantine_modules:
             found += [f"{node.lineno}: from {node.module} import {a.name}" for a in node.names if a.name in reexported]
-        elif (isinstance(node, ast.Attribute) and node.attr in reexported and isinstance(node.value, ast.Name)
-              and node.value.id in aliases):
+        elif isinstance(node, ast.Attribute) and node.attr in reexported and isinstance(node.value, ast.Name) and node.value.id in aliases:
             found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
         elif isinstance(node, ast.ImportFrom) and _library_of(node.module):
             module = node.module or ""
@@ -146,10 +145,16 @@ def private_uses(source: str, ours: frozenset[str], theirs: frozenset[str], reex
             if not on_self and node.attr in ours and node.attr not in _AMBIGUOUS:
                 continue
             found.append(f"{node.lineno}: .{node.attr}")
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-              and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) >= 2
-              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
-              and _is_private(node.args[1].value) and node.args[1].value in theirs - ours):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and _is_private(node.args[1].value)
+            and node.args[1].value in theirs - ours
+        ):
             found.append(f"{node.lineno}: {node.func.id}(..., {node.args[1].value!r})")
     return sorted(found, key=lambda line: int(line.split(":")[0]))
 
@@ -175,8 +180,9 @@ def syrupy_option_names() -> frozenset[str]:
     spec = importlib.util.find_spec("syrupy")
     assert spec is not None and spec.origin
     tree = ast.parse(Path(spec.origin).read_bytes())
-    return frozenset(k.value.value for k in ast.walk(tree)
-                     if isinstance(k, ast.keyword) and k.arg == "dest" and isinstance(k.value, ast.Constant))
+    return frozenset(
+        k.value.value for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg == "dest" and isinstance(k.value, ast.Constant)
+    )
 
 
 def test_syrupy_option_names_are_read_only_in_syrupy_compat():
@@ -205,7 +211,7 @@ def test_the_quarantine_hands_out_no_private_name():
 def test_the_walk_flags_each_kind_of_private_use_and_spares_our_own_names():
     theirs = library_private_names()
     ours = frozenset({"_confined", "_note"})
-    source = '''
+    source = """
 from hydra._internal.utils import create_config_search_path
 from omegaconf._utils import is_int
 from syrupy.extensions.single_file import _private_thing
@@ -229,7 +235,7 @@ def f(node, recorder):
     getattr(node, "_write_mode")
     hydra_compat.header_of("")
     return hydra_compat.StructuredConfigSource, node.__class__.__name__
-'''
+"""
     assert private_uses(source, ours, theirs, reexported_private_names()) == [
         "2: from hydra._internal.utils import ...",
         "3: from omegaconf._utils import ...",

@@ -82,8 +82,15 @@ def params(signature: Signature | Missing | Outside) -> dict[str, object]:
 def test_a_dataclass_collects_fields_across_its_bases_with_literal_and_factory_defaults(index):
     found = params(index.signature("pkg.models.Model"))
     assert found == {
-        "_target_": "''", "name": "'model'", "seed": "1", "width": "8", "layers": "{}", "pairs": "[1, [2, 3]]",
-        "inner": "not literal: Base()", "computed": "not literal: make()", "depth": "required",
+        "_target_": "''",
+        "name": "'model'",
+        "seed": "1",
+        "width": "8",
+        "layers": "{}",
+        "pairs": "[1, [2, 3]]",
+        "inner": "not literal: Base()",
+        "computed": "not literal: make()",
+        "depth": "required",
     }
 
 

@@ -58,7 +58,7 @@ def test_suspicious_text_is_what_a_reader_cannot_see():
 
 
 def test_xml_text_holds_nothing_xml_forbids_or_a_reader_cannot_see():
-    assert xml_text('<a>&\x00\u202e\ud800\n\t') == "<a>&\\x00\\u202e\\ud800\\n\t"  # ElementTree escapes the markup
+    assert xml_text("<a>&\x00\u202e\ud800\n\t") == "<a>&\\x00\\u202e\\ud800\\n\t"  # ElementTree escapes the markup
 
 
 def hostile_result() -> MatrixResult:
@@ -70,9 +70,13 @@ def hostile_result() -> MatrixResult:
         Finding(Kind.ERROR, "", severity=ERROR, message=HOSTILE),
         Finding(Kind.HIDDEN_TEXT, "d", None, HOSTILE, WARNING, HOSTILE),
     )
-    return MatrixResult((CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings),), baseline=f"goldens in {HOSTILE}",
-                        comparison=Comparison(Mode.FILES, f"old/{HOSTILE}", f"new/{HOSTILE}", folders=True),  # the mode line
-                        orphans=(f"snapshots/_generated_{HOSTILE}.yaml",), pruned=(HOSTILE,))
+    return MatrixResult(
+        (CaseResult(case, f"snapshots/{HOSTILE}.yaml", Status.CHANGED, findings),),
+        baseline=f"goldens in {HOSTILE}",
+        comparison=Comparison(Mode.FILES, f"old/{HOSTILE}", f"new/{HOSTILE}", folders=True),  # the mode line
+        orphans=(f"snapshots/_generated_{HOSTILE}.yaml",),
+        pruned=(HOSTILE,),
+    )
 
 
 def no_command_of_its_own(output: str, commands: bool = False) -> None:
@@ -122,8 +126,6 @@ def test_markdown_report_opens_no_tag_of_its_own():
     assert "<" not in output
 
 
-
-
 def test_sarif_locations_are_uri_references_a_file_name_cannot_bend():
     from harness.reporters.sarif import artifact_uri
 
@@ -144,9 +146,22 @@ def test_junit_text_is_always_well_formed_xml():
     assert parsed.text == parsed.get("message") == "a\\x00b\\x1b[31m</failure><x>&amp;\\ud800\\ufffe"
 
 
-LINKS = ("https://evil.example/x", "HTTP://EVIL.EXAMPLE", "ftp://evil.example", "www.evil.example", "WWW.Evil.Example/x",
-         "bob@evil.example", "mailto:bob@evil.example", "xmpp:bob@evil.example", "<https://evil.example>",
-         "(see:https://evil.example)", "@octocat", "#1234", "GH-1234", "a|https://evil.example|b")
+LINKS = (
+    "https://evil.example/x",
+    "HTTP://EVIL.EXAMPLE",
+    "ftp://evil.example",
+    "www.evil.example",
+    "WWW.Evil.Example/x",
+    "bob@evil.example",
+    "mailto:bob@evil.example",
+    "xmpp:bob@evil.example",
+    "<https://evil.example>",
+    "(see:https://evil.example)",
+    "@octocat",
+    "#1234",
+    "GH-1234",
+    "a|https://evil.example|b",
+)
 
 
 @pytest.mark.parametrize("link", LINKS)

@@ -37,8 +37,18 @@ def test_an_unwritten_term_is_the_default_and_does_nothing(kind):
     assert kind.added(kind.default, kind.default) == []
 
 
-@pytest.mark.parametrize("key, value", [("require", "a.b"), ("equal", ["a"]), ("forbid", 3), ("agree", [["a"]]),
-                                        ("agree_require_both", "yes"), ("program_view", 1), ("cases", ["*"])])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("require", "a.b"),
+        ("equal", ["a"]),
+        ("forbid", 3),
+        ("agree", [["a"]]),
+        ("agree_require_both", "yes"),
+        ("program_view", 1),
+        ("cases", ["*"]),
+    ],
+)
 def test_a_kind_rejects_a_bad_term_at_its_line(key, value):
     text = f"contracts:\n  - name: c\n    {key}: {value!r}\n"
     with pytest.raises(ContractError, match=rf"^c.yaml:3: {key}"):

@@ -46,7 +46,7 @@ def test_a_waiver_names_a_one_of_path():
     assert finding.severity == "warning" and "waived: cpu smoke test" in finding.message
 
 
-@pytest.mark.parametrize("term", ["[cuda]", "{trainer.device: cuda}", "{trainer.device: []}", '{\'"a"b\': [1]}'])
+@pytest.mark.parametrize("term", ["[cuda]", "{trainer.device: cuda}", "{trainer.device: []}", "{'\"a\"b': [1]}"])
 def test_a_bad_term_names_its_line(term):
     with pytest.raises(ContractError, match=r"^c.yaml:3: one_of"):
         parse_contracts(f"contracts:\n  - name: devices\n    one_of: {term}\n", Path("c.yaml"))
@@ -65,7 +65,9 @@ def test_widening_or_dropping_the_list_is_a_contract_change_and_narrowing_is_not
     assert changes(RULE.replace("[1, 2, 4]", "[1, 2]")) == []
     gone = changes("contracts: []\n")
     assert [f.message.split(" without")[0] for f in gone] == [
-        "devices: one_of trainer.device removed (contract gone)", "devices: one_of trainer.nodes removed (contract gone)"]
+        "devices: one_of trainer.device removed (contract gone)",
+        "devices: one_of trainer.nodes removed (contract gone)",
+    ]
 
 
 def test_lock_keeps_a_one_of_term_as_written():
@@ -73,4 +75,6 @@ def test_lock_keeps_a_one_of_term_as_written():
     plan = plan_lock(textwrap.dedent(RULE), Path("c.yaml"), derived, CASES, None)
     assert plan.added == ["require trainer.device"] and plan.loosened == []
     assert parse_contracts(plan.text, Path("c.yaml")).contracts[0].term("one_of") == (
-        ("trainer.device", ("cuda", "npu")), ("trainer.nodes", (1, 2, 4)))
+        ("trainer.device", ("cuda", "npu")),
+        ("trainer.nodes", (1, 2, 4)),
+    )

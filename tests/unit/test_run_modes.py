@@ -52,10 +52,14 @@ def test_the_engine_follows_the_mode(settings):
     """A generate run keeps each golden's text for the writer; a check run does not, and both check the contracts."""
     generated = Engine(Run.generate(settings, RuleSet.of(settings)), "train/gpu/*").run()
     checked = Engine(Run.check(settings, RuleSet.of(settings)), "train/gpu/*").run()
-    assert [r.case.id for r in generated.cases] == [r.case.id for r in checked.cases] == [
-        "train/gpu/default", "train/gpu/fast", "train/gpu/sgd"]
+    assert (
+        [r.case.id for r in generated.cases]
+        == [r.case.id for r in checked.cases]
+        == ["train/gpu/default", "train/gpu/fast", "train/gpu/sgd"]
+    )
     assert all(r.rendered for r in generated.cases) and all(r.rendered is None for r in checked.cases)
     assert [r.status for r in checked.cases] == ["new"] * 3
     for result in (generated, checked):
         assert [[f.message for f in r.findings if f.kind == "contract"] for r in result.cases] == [
-            ["gpu: device.qkv_layer is required but missing"]] * 3
+            ["gpu: device.qkv_layer is required but missing"]
+        ] * 3

@@ -25,7 +25,13 @@ from tests.conftest import SMALL_TREE, write_tree
 PACKAGE = Path(harness.__file__).parent
 MUTABLE = (dict, list, set, bytearray)
 # Registries PyYAML keeps on each loader and dumper class (filled by its add_constructor/add_representer).
-YAML_REGISTRIES = ("yaml_constructors", "yaml_multi_constructors", "yaml_representers", "yaml_multi_representers", "yaml_implicit_resolvers")
+YAML_REGISTRIES = (
+    "yaml_constructors",
+    "yaml_multi_constructors",
+    "yaml_representers",
+    "yaml_multi_representers",
+    "yaml_implicit_resolvers",
+)
 
 
 def package_modules() -> list:
@@ -73,7 +79,9 @@ def test_no_code_rebinds_globals_or_class_attributes_outside_the_session():
         for node in ast.walk(tree):
             if isinstance(node, ast.Global):
                 found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} global {', '.join(node.names)}")
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            targets = (
+                node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            )
             for target in targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id[:1].isupper():
                     found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {target.value.id}.{target.attr} = ...")
@@ -85,7 +93,8 @@ def test_no_class_is_made_with_a_namespace_outside_the_hydra_quarantine():
     extension, a session into a source); only hydra_compat makes classes so (Hydra names its sources by class)."""
     found = [
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
-        for path in package_sources() if path.name != "hydra_compat.py"
+        for path in package_sources()
+        if path.name != "hydra_compat.py"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 3
     ]
@@ -119,7 +128,9 @@ def test_a_hydra_session_gets_what_it_needs_at_construction():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         sessions = _hydra_sessions(tree)
         for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            targets = (
+                node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            )
             for target in targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in sessions:
                     found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {target.value.id}.{target.attr} = ...")
@@ -184,7 +195,10 @@ def test_every_session_holds_the_resolver_policy(monkeypatch):
     monkeypatch.setenv("CONFIG_HARNESS_PROBE", "secret")
     config = OmegaConf.create({"token": "${oc.env:CONFIG_HARNESS_PROBE}", "same": "${oc.select:token}"})
     with Session():
-        assert OmegaConf.to_container(config, resolve=True) == {"token": "${oc.env:CONFIG_HARNESS_PROBE}", "same": "${oc.env:CONFIG_HARNESS_PROBE}"}
+        assert OmegaConf.to_container(config, resolve=True) == {
+            "token": "${oc.env:CONFIG_HARNESS_PROBE}",
+            "same": "${oc.env:CONFIG_HARNESS_PROBE}",
+        }
     assert config.token == "secret"  # the control: outside a session the resolver runs
 
 

@@ -85,32 +85,45 @@ def test_invalid_toml_names_file(tmp_path):
         load_settings(bad)
 
 
-@pytest.mark.parametrize(("commands", "message"), [
-    ({"glob": "x/*.sh"}, r"commands: expected list, got dict"),
-    (["x/*.sh"], r"commands\[0\]: expected a table, got str"),
-    ([{"glob": 3}], r"commands\[0\]\.glob: expected str, got int 3"),
-    ([{"glob": ["a/*.sh"]}], r"commands\[0\]\.glob: expected str, got list"),
-    ([{"globs": "a/*.sh"}], r"commands\[0\]: unknown key 'globs'; did you mean 'glob'\? \(allowed: glob, modules\)"),
-    ([{"glob": "a/*.sh"}, {"glob": "b/*.sh", "module": {}}], r"commands\[1\]: unknown key 'module'; did you mean 'modules'"),
-    ([{}], r"commands\[0\]: missing required key 'glob'"),
-    ([{"glob": "../x/*.sh"}], r"commands\[0\]\.glob: '\.\./x/\*\.sh' must be a relative glob inside the project"),
-    ([{"glob": "/abs/*.sh"}], r"commands\[0\]\.glob: '/abs/\*\.sh' must be a relative glob inside the project"),
-    ([{"glob": ""}], r"commands\[0\]\.glob: '' must be a relative glob"),
-    ([{"glob": "a/*.sh", "modules": ["pkg.main"]}], r"commands\[0\]\.modules: expected dict, got list"),
-    ([{"glob": "a/*.sh", "modules": {"pkg.main": 1}}], r"commands\[0\]\.modules: 'pkg\.main' = 1 is neither `dotted\.module = \"config_name\"` nor `\"path/to/script\.py\" = \"config_name\"`"),
-    ([{"glob": "a/*.sh", "modules": {"pkg-x.main": "train"}}], r"commands\[0\]\.modules: 'pkg-x\.main' = 'train' is neither"),
-    ([{"glob": "a/*.sh", "modules": {"pkg.main": "../train"}}], r"commands\[0\]\.modules\.pkg\.main: '\.\./train' is not a config name inside"),
-    ([{"glob": "a/*.sh", "modules": {"../up/train.py": "train"}}], r"commands\[0\]\.modules: '\.\./up/train\.py' = 'train' is neither"),
-    ([{"glob": "a/*.sh", "modules": {"/abs/train.py": "train"}}], r"commands\[0\]\.modules: '/abs/train\.py' = 'train' is neither"),
-])
+@pytest.mark.parametrize(
+    ("commands", "message"),
+    [
+        ({"glob": "x/*.sh"}, r"commands: expected list, got dict"),
+        (["x/*.sh"], r"commands\[0\]: expected a table, got str"),
+        ([{"glob": 3}], r"commands\[0\]\.glob: expected str, got int 3"),
+        ([{"glob": ["a/*.sh"]}], r"commands\[0\]\.glob: expected str, got list"),
+        ([{"globs": "a/*.sh"}], r"commands\[0\]: unknown key 'globs'; did you mean 'glob'\? \(allowed: glob, modules\)"),
+        ([{"glob": "a/*.sh"}, {"glob": "b/*.sh", "module": {}}], r"commands\[1\]: unknown key 'module'; did you mean 'modules'"),
+        ([{}], r"commands\[0\]: missing required key 'glob'"),
+        ([{"glob": "../x/*.sh"}], r"commands\[0\]\.glob: '\.\./x/\*\.sh' must be a relative glob inside the project"),
+        ([{"glob": "/abs/*.sh"}], r"commands\[0\]\.glob: '/abs/\*\.sh' must be a relative glob inside the project"),
+        ([{"glob": ""}], r"commands\[0\]\.glob: '' must be a relative glob"),
+        ([{"glob": "a/*.sh", "modules": ["pkg.main"]}], r"commands\[0\]\.modules: expected dict, got list"),
+        (
+            [{"glob": "a/*.sh", "modules": {"pkg.main": 1}}],
+            r"commands\[0\]\.modules: 'pkg\.main' = 1 is neither `dotted\.module = \"config_name\"` nor `\"path/to/script\.py\" = \"config_name\"`",
+        ),
+        ([{"glob": "a/*.sh", "modules": {"pkg-x.main": "train"}}], r"commands\[0\]\.modules: 'pkg-x\.main' = 'train' is neither"),
+        (
+            [{"glob": "a/*.sh", "modules": {"pkg.main": "../train"}}],
+            r"commands\[0\]\.modules\.pkg\.main: '\.\./train' is not a config name inside",
+        ),
+        ([{"glob": "a/*.sh", "modules": {"../up/train.py": "train"}}], r"commands\[0\]\.modules: '\.\./up/train\.py' = 'train' is neither"),
+        ([{"glob": "a/*.sh", "modules": {"/abs/train.py": "train"}}], r"commands\[0\]\.modules: '/abs/train\.py' = 'train' is neither"),
+    ],
+)
 def test_commands_settings_errors_name_the_key(commands, message):
     with pytest.raises(SettingsError, match=message):
         settings(commands=commands)
 
 
 def test_commands_globs_in_order_and_modules_merged():
-    loaded = settings(commands=[{"glob": "examples/**/*.sh", "modules": {"pkg.main": "train"}},
-                                {"glob": "tools/*.sh", "modules": {"pkg.other": "sub/cfg"}}])
+    loaded = settings(
+        commands=[
+            {"glob": "examples/**/*.sh", "modules": {"pkg.main": "train"}},
+            {"glob": "tools/*.sh", "modules": {"pkg.other": "sub/cfg"}},
+        ]
+    )
     assert loaded.command_globs == ("examples/**/*.sh", "tools/*.sh")
     assert loaded.command_modules == (("pkg.main", "train"), ("pkg.other", "sub/cfg"))
     assert settings().command_globs == () and settings().command_modules == ()

@@ -38,14 +38,18 @@ def test_parameter_arrays_knobs_and_arithmetic_expand_as_bash_would():
         '    "${MODEL[@]}" \\\n'  # 15
         "    actor_rollout_ref.actor.ppo_max_token_len_per_gpu=${actor_ppo_max_token_len} \\\n"
         '    trainer.save_freq="${save_freq}" \\\n'
-        "    trainer.logger='[\"console\",\"wandb\"]' \"$@\"\n"
+        '    trainer.logger=\'["console","wandb"]\' "$@"\n'
     )
     assert (launch.entry, launch.is_module, launch.line, launch.error) == ("verl.trainer.main_ppo", True, 13, "")
     # An array element keeps the line it is written on; quotes are gone, as bash removes them.
     assert overrides(launch) == [
-        ("data.max_prompt_length=2048", 7), ("data.truncation=error", 8), ("actor_rollout_ref.model.path=Qwen/Qwen3-8B", 11),
-        ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu=20480", 16), ("trainer.save_freq=-1", 17),
-        ('trainer.logger=["console","wandb"]', 18)]
+        ("data.max_prompt_length=2048", 7),
+        ("data.truncation=error", 8),
+        ("actor_rollout_ref.model.path=Qwen/Qwen3-8B", 11),
+        ("actor_rollout_ref.actor.ppo_max_token_len_per_gpu=20480", 16),
+        ("trainer.save_freq=-1", 17),
+        ('trainer.logger=["console","wandb"]', 18),
+    ]
     assert all(not o.unknown for o in launch.overrides)
 
 
@@ -63,15 +67,17 @@ def test_the_launcher_an_if_chooses_is_the_one_a_plain_run_takes_with_its_config
         '    "${RAY[@]}"\n'
     )
     assert (launch.entry, launch.config_path, launch.config_name) == (
-        "verl.experimental.fully_async_policy.fully_async_main", "config", "fully_async_ppo_megatron_trainer.yaml")
+        "verl.experimental.fully_async_policy.fully_async_main",
+        "config",
+        "fully_async_ppo_megatron_trainer.yaml",
+    )
     assert overrides(launch) == [("ray_kwargs.ray_init.runtime_env.py_executable=uv -v run --frozen", 5)]
     # The other spelling of Hydra's flags, behind an environment prefix, nohup and a redirect, in the background.
     first, second = read(
         "PYTHONUNBUFFERED=1 nohup python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer a.b=1 > out.log 2>&1 &\n"
         "python3 -m verl.trainer.main_ppo -cn=sft a.c=2 2>&1 | tee logs/run.log\n"
     )
-    assert [(x.config_name, overrides(x)) for x in (first, second)] == [
-        ("ppo_megatron_trainer", [("a.b=1", 1)]), ("sft", [("a.c=2", 2)])]
+    assert [(x.config_name, overrides(x)) for x in (first, second)] == [("ppo_megatron_trainer", [("a.b=1", 1)]), ("sft", [("a.c=2", 2)])]
 
 
 def test_a_case_on_the_device_takes_the_branch_its_default_selects():
@@ -116,7 +122,10 @@ def test_the_sft_scripts_positional_arguments_stay_unknown_and_messages_show_the
     assert [(o.shown, o.unknown) for o in launch.overrides] == [
         ("data.train_files=$HOME/data/gsm8k/train.parquet", ("$HOME",)),
         ("trainer.default_local_dir=$save_path", ("$2",)),
-        ("trainer.total_epochs=1", ()), ("model.lora_rank=32", ()), ("model.lora_alpha=16", ())]
+        ("trainer.total_epochs=1", ()),
+        ("model.lora_rank=32", ()),
+        ("model.lora_alpha=16", ()),
+    ]
     # Hydra is given a placeholder that parses as a plain string, so the key and the form are still checked.
     assert launch.overrides[1].text == "trainer.default_local_dir=__unset_2__"
 
@@ -159,10 +168,7 @@ def test_programs_that_are_no_entry_point_are_no_launch():
 
 def test_a_hydra_delete_is_read_as_written_and_only_a_home_folder_stays_unknown():
     (launch,) = read(
-        "python3 -m verl.trainer.main_ppo \\\n"
-        "    ~trainer.epochs \\\n"
-        "    ~data.val_files=x \\\n"
-        "    trainer.default_local_dir=~/ckpt\n"
+        "python3 -m verl.trainer.main_ppo \\\n    ~trainer.epochs \\\n    ~data.val_files=x \\\n    trainer.default_local_dir=~/ckpt\n"
     )
     assert overrides(launch)[:2] == [("~trainer.epochs", 2), ("~data.val_files=x", 3)]
     # A home folder is not known: the word's key stays unknown, as before.

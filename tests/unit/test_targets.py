@@ -64,8 +64,13 @@ def test_each_node_reports_missing_classes_undeclared_keys_required_and_defaulte
     }
     findings = view.findings(CASE, None, tree)
     assert reasons(findings) == {
-        "model.bogus": "undeclared", "model.depth": "defaulted", "model.layers": "defaulted", "model.act": "defaulted",
-        "data.path": "required", "data.batch": "defaulted", "optim._target_": "missing_class",
+        "model.bogus": "undeclared",
+        "model.depth": "defaulted",
+        "model.layers": "defaulted",
+        "model.act": "defaulted",
+        "data.path": "required",
+        "data.batch": "defaulted",
+        "optim._target_": "missing_class",
     }
     by_path = {f.path: f for f in findings}
     assert by_path["model.bogus"].severity == ERROR and by_path["data.path"].severity == ERROR
@@ -111,8 +116,10 @@ def test_a_dropped_key_the_class_fills_is_one_changed_finding_via_the_python_def
 
 def test_a_yaml_value_that_now_equals_the_python_default_says_so(view):
     tree = {"model": {"_target_": "app.Model", "width": 8, "depth": 5}}
-    findings = [Finding(Kind.CHANGED, "model.width", 3, 8, ERROR, "CHANGED", detail=Difference(subtree="model")),
-                Finding(Kind.CHANGED, "model.depth", 3, 5, ERROR, "CHANGED")]
+    findings = [
+        Finding(Kind.CHANGED, "model.width", 3, 8, ERROR, "CHANGED", detail=Difference(subtree="model")),
+        Finding(Kind.CHANGED, "model.depth", 3, 5, ERROR, "CHANGED"),
+    ]
     agrees, differs = view.refine(findings, tree)
     assert "now agrees with the Python default 8" in agrees.message and agrees.as_dict()["detail"]["python_default"] == 8
     assert isinstance(agrees.detail, Difference) and agrees.detail.subtree == "model"  # the difference's own detail stays
@@ -166,7 +173,13 @@ def test_a_changed_python_default_the_yaml_leaves_to_the_class_is_one_changed_va
     tree = {"model": {"_target_": "app.Model", "width": 3}, "data": {"_target_": "app.models.Data", "path": "p"}}
     (changed,) = default_changes(base, head, tree, tree)
     assert (changed.kind, changed.path, changed.old, changed.new, changed.as_dict()["via"], changed.severity) == (
-        Kind.CHANGED, "data.batch", 32, 64, VIA_PYTHON_DEFAULT, INFO)
+        Kind.CHANGED,
+        "data.batch",
+        32,
+        64,
+        VIA_PYTHON_DEFAULT,
+        INFO,
+    )
     line = next(n for n, text in enumerate((tmp_path / "head/app/models.py").read_text().splitlines(), 1) if "batch: int = 64" in text)
     assert "via python default" in changed.message
     assert changed.source.file.endswith("head/app/models.py") and changed.source.line == line  # this side's class line
