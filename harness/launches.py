@@ -519,10 +519,8 @@ def _classify(error: BaseException, override: Any, unknown: bool) -> tuple[str, 
 
 
 def _cause(error: BaseException) -> str:
-    inner: BaseException | None = error
-    while inner is not None and inner.__cause__ is not None:
-        inner = inner.__cause__
-    text = " ".join(str(inner).split("\n")[0].split()) if inner is not None else ""
+    *_, inner = error_chain(error, causes_only=True)
+    text = " ".join(str(inner).split("\n")[0].split())
     return text or describe_error(error)
 
 

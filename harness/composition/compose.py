@@ -41,7 +41,7 @@ from harness.gates.confine import (
     uses_resolver,
     within,
 )
-from harness.gates.errors import BadInput, describe_yaml_error
+from harness.gates.errors import BadInput, describe_yaml_error, error_chain
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
 from harness.model.matrix import Case
@@ -343,16 +343,6 @@ WARNED_CONFIG = re.compile(r"^In '([^']+)'")
 
 class ComposeError(BadInput):
     """A case that Hydra could not compose; the message is one line."""
-
-
-def error_chain(error: BaseException) -> Iterator[BaseException]:
-    """The error, then what caused it (or was being handled), outermost first; each once, even in a cycle."""
-    seen = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
 
 
 def describe_error(error: BaseException) -> str:
