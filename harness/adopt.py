@@ -22,6 +22,7 @@ from omegaconf import OmegaConf
 from harness.composition.compose import ComposeError, HydraSession
 from harness.composition.hydra_compat import header_of
 from harness.gates.budget import BudgetExceeded, python_tree, toml_document
+from harness.gates.confine import ENV_READ
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.gates.writer import write_atomic
@@ -992,6 +993,9 @@ def adopt(
     sources = python_sources_of(entry, base)
     if sources:
         table["python_sources"] = sources
+    variables = search_path_variables(config_dir, discovery.roots)
+    if variables:  # what the roots' own search paths read (schnetpack's `file://${oc.env:PWD}`); nothing else may be
+        table["search_path_env"] = variables
     switches = switch_routes(config_dir, discovery.roots, guess, cache_dir)
     taken = {route["name"] for route in table.get("routes", [])}
     if switches.routes:
@@ -1137,6 +1141,21 @@ class Switches:
 
     routes: tuple[dict[str, Any], ...] = ()
     left_out: tuple[LeftOut, ...] = ()
+
+
+def search_path_variables(config_dir: Path, roots: Sequence[str]) -> list[str]:
+    """The environment variables the roots' own `hydra.searchpath` entries read (`${oc.env:NAME}`), sorted."""
+    names: set[str] = set()
+    for root in roots:
+        try:
+            document = yaml.safe_load(read_text(config_dir / f"{root}.yaml"))
+        except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+            continue
+        hydra = document.get("hydra") if isinstance(document, dict) else None
+        entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            names.update(read.group(1) for read in ENV_READ.finditer(entry if isinstance(entry, str) else ""))
+    return sorted(names)
 
 
 def switched_groups(root_file: Path) -> list[str]:

@@ -527,8 +527,16 @@ def _cause(error: BaseException) -> str:
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), trees: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        cache_dir: Path | None = None,
+        read_also: tuple[Path, ...] = (),
+        trees: bool = False,
+        search_path_env: tuple[str, ...] = (),
+    ) -> None:
         self.root = root
+        self.search_path_env = search_path_env  # the settings' search_path_env: what a config's search path may read
         self.cache_dir = cache_dir
         self.read_also = read_also
         self.trees = trees  # keep each launch's composed config as a plain tree (Checked.tree)
@@ -546,7 +554,10 @@ class Composer:
         for (folder, search, version_base), group in by_session.items():
             # Launches run from the project's root: a config's relative `hydra.searchpath` (verl's
             # `file://verl/trainer/config`) is read from there, as the scripts' own instructions say.
-            with contextlib.chdir(self.root), HydraSession(folder, self.cache_dir, search, version_base, self.read_also) as session:
+            with (
+                contextlib.chdir(self.root),
+                HydraSession(folder, self.cache_dir, search, version_base, self.read_also, search_path_env=self.search_path_env) as session,
+            ):
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._lent: dict[bytes, Any] = {}
                 bases: dict[tuple[str, tuple[str, ...]], Any] = {}
@@ -841,7 +852,8 @@ def _checked_commands(
     cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), trees).check(cases)
+    composer = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), trees, settings.search_path_env)
+    checked = composer.check(cases)
     return checked, [c for c in found if c.skipped]
 
 
@@ -1019,7 +1031,8 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     if len(cases) != 1:
         raise ValueError(f"--case {case_glob!r} matches {len(cases)} launch(es); name exactly one, see `config-harness list`")
     (case,) = cases
-    (checked,) = Composer(settings.origin.parent, settings.cache_dir, settings.read_outside).check([case], keep_config=True)
+    composer = Composer(settings.origin.parent, settings.cache_dir, settings.read_outside, search_path_env=settings.search_path_env)
+    (checked,) = composer.check([case], keep_config=True)
     if checked.config is None:
         reasons = "; ".join(f.message for f in checked.failures) or "it does not compose"
         raise ValueError(f"{case.id}: {reasons}")
@@ -1033,7 +1046,14 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     assert case.config_dir is not None
     with (
         contextlib.chdir(settings.origin.parent),
-        HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session,
+        HydraSession(
+            case.config_dir,
+            settings.cache_dir,
+            case.search_path,
+            case.version_base,
+            settings.read_outside,
+            search_path_env=settings.search_path_env,
+        ) as session,
     ):
         writes = writes_of(session, case.as_case(), key)
     for index, write in enumerate(reversed(writes)):

@@ -440,6 +440,7 @@ class HydraSession:
         read_also: Iterable[Path] = (),
         schemas: Iterable[str] = (),
         hydra_subtree: bool = False,
+        search_path_env: Iterable[str] | None = None,
     ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
@@ -449,6 +450,8 @@ class HydraSession:
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
         self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
         self.hydra_subtree = hydra_subtree
+        # The variables a config's `hydra.searchpath` may read (the settings' search_path_env); None: any (init).
+        self.search_path_env = frozenset(search_path_env) if search_path_env is not None else None
 
     @classmethod
     def for_settings(cls, settings: Any, hydra_subtree: bool = False) -> HydraSession:
@@ -461,6 +464,7 @@ class HydraSession:
             settings.read_outside,
             settings.schemas,
             hydra_subtree,
+            settings.search_path_env,
         )
 
     @property
@@ -514,7 +518,7 @@ class HydraSession:
         """A primary config's `hydra.searchpath` as Hydra would use it: `${oc.env:NAME}` read (and recorded, so a
         cached composition keys on it), each entry checked; the error names the file, the entry and the variable."""
         try:
-            pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment)
+            pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment, self.search_path_env)
         except UnsafeInput as error:
             raise ConfigCompositionException(f"{hydra_compat.config_file_name(config_name)}: hydra.searchpath: {error}") from None
         return [used for used, _ in pairs], {used: written for used, written in pairs if used != written}

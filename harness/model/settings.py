@@ -59,6 +59,7 @@ class Settings:
     cache_dir: Path | None = None  # parsed-file cache kept between runs; None turns it off
     jobs: int | None = None  # worker processes; None means one per core
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
+    search_path_env: tuple[str, ...] = ()  # environment variables a config's hydra.searchpath may read (${oc.env:NAME})
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
     python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
@@ -100,6 +101,7 @@ SETTINGS_SHAPE = Table(
         "source": SOURCE_SHAPE,
         "jobs": int,
         "search_path": NAMES,
+        "search_path_env": NAMES,
         "version_base": str,
         "read_outside": NAMES,
         "python_sources": NAMES,
@@ -203,6 +205,13 @@ def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ..
         else:
             folders.append(_confined(base / entry.removeprefix("file://"), readable, entry_where))
     return tuple(folders)
+
+
+def _variables(names: list[str], where: str) -> tuple[str, ...]:
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise SettingsError(f"{where}: {name!r} is not an environment variable's name")
+    return tuple(names)
 
 
 def _version_base(value: str | None, where: str) -> str | None:
@@ -353,6 +362,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         cache_dir=default_cache_dir(),
         jobs=_positive(table.get("jobs"), f"{where} jobs"),
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
+        search_path_env=_variables(table.get("search_path_env", []), f"{where} search_path_env"),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
         python_sources=tuple(_confined(base / folder, readable, f"{where} python_sources") for folder in table.get("python_sources", [])),
