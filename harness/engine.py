@@ -19,7 +19,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
+from harness.compare import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.composition.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair

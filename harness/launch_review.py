@@ -234,7 +234,7 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
     on either side touches is left out: its launch finding is the news there."""
-    from harness.check import as_review, compare_with_base
+    from harness.compare import as_review, compare_with_base
     from harness.launches import _touches, moved_override
     from harness.targets import default_changes
 

@@ -437,12 +437,12 @@ def find_pyproject(start: Path) -> Path:
     return start / "pyproject.toml"
 
 
-def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
+def load_settings(settings_file: str | Path | None = None, start: str | Path | None = None) -> Settings:
     """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
     if settings_file is not None and Path(settings_file).name != "pyproject.toml":
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
-    path = Path(settings_file).absolute() if settings_file else find_pyproject((start or Path.cwd()).absolute())
+    path = Path(settings_file).absolute() if settings_file else find_pyproject(Path(start or Path.cwd()).absolute())
     table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")
