@@ -24,10 +24,11 @@ from typing import Any
 from hydra.errors import MissingConfigException
 
 from harness.composition import hydra_compat, overrides
-from harness.composition.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
+from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
 from harness.gates.budget import NOT_READ, BudgetExceeded, python_tree
 from harness.gates.confine import UnsafeInput, is_inside
+from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
