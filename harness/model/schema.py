@@ -15,11 +15,12 @@ import datetime
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from harness.model.hints import did_you_mean
 
-__all__ = ["ANY", "Problem", "Shape", "Table", "ListOf", "MapOf", "OneOf", "first_problem", "type_name"]
+__all__ = ["ANY", "Problem", "Shape", "Table", "ListOf", "MapOf", "OneOf", "first_problem", "shape_name", "type_name"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class Table:
     required: frozenset[str] = frozenset()
     closed: bool = True
     what: str = "a table"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))  # a shape is a constant: read-only
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,20 @@ def type_name(value: Any) -> str:
     """A value's type in the words a TOML or YAML author knows."""
     names = {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "dict", datetime.date: "date"}
     return next((name for kind, name in names.items() if type(value) is kind or isinstance(value, kind)), type(value).__name__)
+
+
+def shape_name(shape: Shape) -> str:
+    """A shape in the words of TOML's docs: `string`, `array of string`, `table of array of string`, `table`."""
+    if isinstance(shape, ListOf):
+        return f"array of {shape_name(shape.item)}"
+    if isinstance(shape, MapOf):
+        return f"table of {shape_name(shape.value)}"
+    if isinstance(shape, Table):
+        return "table" if shape.what == "a table" else shape.what
+    if isinstance(shape, OneOf):
+        return " or ".join(shape_name(option) for option in shape.options)
+    names = {str: "string", int: "integer", bool: "boolean", float: "float", datetime.date: "date", type(None): "empty"}
+    return names.get(shape, "any") if isinstance(shape, type) else "any"
 
 
 def _shown(value: Any) -> str:

@@ -144,7 +144,7 @@ FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 _ENTRIES = OneOf((ListOf(Table({}, closed=False, what="a mapping")), type(None)))
 FILE_SHAPE = Table(dict.fromkeys(FILE_KEYS, _ENTRIES), what="a mapping")
 WAIVER_SHAPE = Table(
-    {"contract": str, "path": str, "reason": str, "until": OneOf((str, datetime.date)), "cases": str},
+    {"contract": str, "path": str, "reason": str, "until": OneOf((str, datetime.date, type(None))), "cases": str},
     required=frozenset({"contract", "path", "reason"}),
     what="a waiver",
 )
