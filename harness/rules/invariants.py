@@ -1,0 +1,235 @@
+"""Invariants of a runnable config, whatever the goldens say: every interpolation resolves as the program would
+resolve it (`unresolved`), and every option a case selected when its golden was written still exists
+(`option_gone`).
+
+Both are computed on the fresh composition, never on a golden, so regenerating a golden never hides them (as
+contracts). A review computes them at both sides and marks what the base already had.
+
+Resolving as the program does: the program receives the job config (Hydra deletes its `hydra:` node before the
+task runs), so `${hydra.x}` there fails and `${hydra:x}` reads Hydra's config, which Hydra completes at run time
+(`hydra.runtime.*`, `hydra.job.*`). The `hydra:` subtree itself (`hydra.run.dir`, the log file) is resolved
+against the whole config, as Hydra does when it starts. Host lookups (`oc.env`, `now`, ...) are never read: they
+are values known only at run time. A resolver the program registers itself (OmegaConf has no such name here) is
+read as unknown and counted, never guessed.
+
+Speed: nearly every interpolation is a plain reference (`${a.b}`) or an `oc.select`, and those are checked by
+looking the key up in the plain tree, without OmegaConf's grammar (about 1.5 ms a parse); anything else is
+resolved by OmegaConf under the resolver policy.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import (
+    GrammarParseError,
+    InterpolationKeyError,
+    MissingMandatoryValue,
+    OmegaConfBaseException,
+    UnsupportedInterpolationType,
+)
+
+from harness.composition.policy import HOST_RESOLVERS, resolution_policy
+from harness.composition.resolve import MISSING, lookup, select_key
+from harness.model.diff import join_path, split_path
+from harness.model.findings import ERROR, INFO, Finding, Kind
+
+# What Hydra fills in when the application starts (hydra.conf.RuntimeConf): present, values unknown here.
+RUNTIME_KEYS = ("version", "version_base", "cwd", "config_sources", "output_dir", "choices")
+AT_RUN_TIME = "(set by Hydra at run time)"
+
+# One `${...}` whose inside holds no other `${`: a plain key, or a resolver call with its arguments.
+SEGMENT = re.compile(r"\$\{([^${}]*)\}")
+PLAIN_KEY = re.compile(r"\s*(\.*)([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)\s*")
+CALL = re.compile(r"\s*([A-Za-z_][\w.]*)\s*:(.*)", re.S)
+# Resolvers whose first argument is a key that must exist (`oc.select` has a default: never unresolved).
+KEY_RESOLVERS = frozenset({"oc.dict.keys", "oc.dict.values"})
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One interpolation leaf that does not resolve: the key that holds it, what it says, and why."""
+
+    path: str
+    written: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What checking a case's interpolations found: the leaves that fail, and the resolvers read as unknown."""
+
+    problems: tuple[Problem, ...] = ()
+    unknown: tuple[tuple[str, str], ...] = ()  # (leaf path, resolver name) read through a resolver the program registers
+
+
+def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every string holding `${` in a plain tree, list items included (`a.l.0`), with its path."""
+    pending: list[tuple[str, Any]] = [(prefix, tree)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, dict):
+            pending += [(join_path(path, key), item) for key, item in reversed(list(value.items()))]
+        elif isinstance(value, list):
+            pending += [(join_path(path, index), item) for index, item in reversed(list(enumerate(value)))]
+        elif isinstance(value, str) and "${" in value and path:
+            yield path, value
+
+
+def absolute(path: str, dots: int, key: str) -> str:
+    """The absolute key `${..key}` names from the leaf at `path` (one dot: the leaf's own node)."""
+    if not dots:
+        return key
+    parents = split_path(path)[:-dots]
+    return ".".join([*parents, key]) if parents else key
+
+
+def with_runtime(hydra: Any) -> dict[str, Any]:
+    """The `hydra:` subtree as Hydra completes it when the application starts: runtime and job values present."""
+    full = dict(hydra) if isinstance(hydra, dict) else {}
+    full["runtime"] = {key: AT_RUN_TIME for key in RUNTIME_KEYS}
+    full.setdefault("overrides", {"hydra": [], "task": []})
+    return full
+
+
+class Resolver:
+    """Checks the interpolations of one case: the job config (`tree`, `config`) and, when given, its `hydra:` subtree."""
+
+    def __init__(self, config: DictConfig | None, tree: Any, hydra: Any = None) -> None:
+        self.config, self.tree = config, tree
+        self.hydra = with_runtime(hydra) if hydra is not None else None
+        self.whole = {"hydra": self.hydra} if self.hydra is not None else None
+
+    def run(self) -> Resolution:
+        problems: list[Problem] = []
+        unknown: list[tuple[str, str]] = []
+        for path, written in interpolations(self.tree):
+            outcome = self._leaf(path, written, in_hydra=False)
+            if isinstance(outcome, Problem):
+                problems.append(outcome)
+            elif outcome:
+                unknown.append((path, outcome))
+        if self.hydra is not None:
+            for path, written in interpolations(self.hydra, "hydra"):
+                outcome = self._leaf(path, written, in_hydra=True)
+                if isinstance(outcome, Problem):
+                    problems.append(outcome)
+                elif outcome:
+                    unknown.append((path, outcome))
+        return Resolution(tuple(problems), tuple(unknown))
+
+    def _exists(self, key: str, in_hydra: bool) -> bool:
+        if key == "hydra" or key.startswith("hydra."):
+            # The task's config has no `hydra:` node; Hydra's own subtree sees itself.
+            return in_hydra and self.whole is not None and lookup(self.whole, key) is not MISSING
+        return lookup(self.tree, key) is not MISSING
+
+    def _leaf(self, path: str, written: str, in_hydra: bool) -> Problem | str | None:
+        """A Problem, the name of an unknown resolver the leaf reads, or None when it resolves."""
+        segments = SEGMENT.findall(written)
+        if "\\${" in written or written.count("${") != len(segments):
+            return self._slow(path, written, in_hydra)  # nested or escaped interpolations: OmegaConf's grammar decides
+        unknown = None
+        for inside in segments:
+            plain = PLAIN_KEY.fullmatch(inside)
+            if plain is not None:
+                key = absolute(path, len(plain.group(1)), plain.group(2))
+                if not self._exists(key, in_hydra):
+                    return Problem(path, written, self._missing_reason(key, in_hydra))
+                continue
+            call = CALL.fullmatch(inside)
+            if call is None:
+                return self._slow(path, written, in_hydra)
+            name, arguments = call.group(1), call.group(2)
+            if name == "oc.select":
+                continue  # a missing key falls back to the default: a `fallback` finding says so
+            if name == "hydra":
+                key = arguments.strip()
+                if self.hydra is not None and lookup(self.hydra, key) is MISSING and not key.startswith("runtime.choices."):
+                    return Problem(path, written, f"hydra:{key} is not a value Hydra provides (no hydra.{key})")
+                continue
+            if name in HOST_RESOLVERS:
+                continue  # read at run time (the environment, the clock): never read here
+            if name in KEY_RESOLVERS:
+                key = arguments.strip()
+                bare = PLAIN_KEY.fullmatch(key)
+                if bare is None:
+                    return self._slow(path, written, in_hydra)
+                key = absolute(path, len(bare.group(1)), bare.group(2))
+                if not self._exists(key, in_hydra):
+                    return Problem(path, written, self._missing_reason(key, in_hydra))
+                continue
+            if not OmegaConf.has_resolver(name):
+                unknown = name  # registered by the program when it runs: unknown, counted
+                continue
+            return self._slow(path, written, in_hydra)
+        return unknown
+
+    @staticmethod
+    def _missing_reason(key: str, in_hydra: bool) -> str:
+        if not in_hydra and (key == "hydra" or key.startswith("hydra.")):
+            return f"{key} is not in the program's config (Hydra removes `hydra:` before the task runs; `${{hydra:{key[6:]}}}` reads it)"
+        return f"{key} is not in the config"
+
+    def _slow(self, path: str, written: str, in_hydra: bool) -> Problem | str | None:
+        """OmegaConf's own resolution of one leaf, under the resolver policy (host lookups stay text)."""
+        if in_hydra or self.config is None:
+            config = OmegaConf.create({**self.tree, **({"hydra": self.hydra} if in_hydra else {})})
+        else:
+            config = self.config
+        with resolution_policy():
+            try:
+                OmegaConf.select(config, select_key(path), throw_on_missing=True)
+            except MissingMandatoryValue:
+                return None  # a `???` the command line must give: a contract's business, not a broken reference
+            except UnsupportedInterpolationType as error:
+                name = re.search(r"type '?([\w.]+)", str(error))
+                return name.group(1) if name else "?"
+            except (InterpolationKeyError, GrammarParseError, OmegaConfBaseException) as error:
+                return Problem(path, written, " ".join(str(error).split("\n")[0].split()))
+            except RecursionError:
+                return Problem(path, written, "circular interpolation, or a chain too long to follow")
+        return None
+
+
+def resolution(config: DictConfig | None, tree: Any, hydra: Any = None) -> Resolution:
+    """Every interpolation of a composed case checked as the program resolves it (see the module's docstring)."""
+    return Resolver(config, tree, hydra).run()
+
+
+def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None, old_tree: Any = None) -> list[Finding]:
+    """One `unresolved` error per leaf the program cannot resolve (`old`: its written value in `old_tree`, the
+    baseline's, when that has one), and one info finding counting the leaves read through resolvers the program
+    registers itself."""
+    found = resolution(config, tree, hydra)
+    findings = []
+    for problem in found.problems:
+        old = lookup(old_tree, problem.path) if old_tree is not None and not problem.path.startswith("hydra.") else MISSING
+        findings.append(
+            Finding(
+                Kind.UNRESOLVED,
+                problem.path,
+                None if old is MISSING else old,
+                problem.written,
+                ERROR,
+                f"{problem.path} cannot be resolved: {problem.written}: {problem.reason}",
+            )
+        )
+    if found.unknown:
+        names = sorted({name for _, name in found.unknown})
+        findings.append(
+            Finding(
+                Kind.UNRESOLVED,
+                "",
+                None,
+                len(found.unknown),
+                INFO,
+                f"{len(found.unknown)} value(s) read through resolvers the program registers ({', '.join(names)}): "
+                "unknown until it runs, not checked",
+            )
+        )
+    return findings
