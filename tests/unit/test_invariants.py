@@ -113,3 +113,29 @@ def test_hydra_runtime_values_and_host_lookups_resolve_and_program_resolvers_are
     found = resolution(OmegaConf.create(tree), tree, hydra)
     assert sorted(p.path for p in found.problems) == ["direct", "listed.0", "relative.c", "wrong"]
     assert {path for path, _ in found.unknown} == {"custom"}  # `uses_custom` reads it through `custom`: resolved by the key
+
+
+def test_effective_values_resolve_in_hydras_order_so_an_unrelated_edit_adds_no_error(tmp_path: Path, cli) -> None:
+    # `oc.dict.values` lists a mapping in composition order; the golden holds it sorted (zeta after alpha).
+    write_tree(
+        tmp_path,
+        {
+            "conf/app.yaml": "metrics:\n  zeta: 1\n  alpha: 2\nall_metrics: ${oc.dict.values:metrics}\nlr: 0.1\n",
+            "harness.toml": TREE["harness.toml"],
+        },
+    )
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    edit(tmp_path, "conf/app.yaml", "lr: 0.1", "lr: 0.2")
+    code, findings = check(cli)
+    assert [(f["kind"], f["path"]) for f in findings] == [("changed", "lr")]
+
+
+def test_generate_brings_an_older_header_up_to_date_without_counting_a_change(project: Path, cli) -> None:
+    golden = project / GOLDEN
+    text = golden.read_text()
+    stripped = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(("# selected: ", "# set: ")))
+    golden.write_text(stripped)
+    assert check(cli)[0] == 0  # a header is not a difference
+    run = cli("--settings", "harness.toml", "generate")
+    assert run.code == 0 and "0 new, 0 changed" in run.out
+    assert golden.read_text() == text
