@@ -134,8 +134,28 @@ def test_generate_brings_an_older_header_up_to_date_without_counting_a_change(pr
     golden = project / GOLDEN
     text = golden.read_text()
     stripped = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(("# selected: ", "# set: ")))
+    assert stripped != text
     golden.write_text(stripped)
     assert check(cli)[0] == 0  # a header is not a difference
     run = cli("--settings", "harness.toml", "generate")
     assert run.code == 0 and "0 new, 0 changed" in run.out
     assert golden.read_text() == text
+
+
+def test_a_key_whose_line_vanished_is_removed_from_its_file_even_when_a_python_default_keeps_its_value(tmp_path: Path, cli) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "conf/app.yaml": "model:\n  _target_: pkg.mod.Model\n  use_bias: true\n  width: 4\n",
+            "pkg/__init__.py": "",
+            "pkg/mod.py": "class Model:\n    def __init__(self, use_bias: bool = True, width: int = 8):\n        pass\n",
+            "harness.toml": TREE["harness.toml"] + 'python_sources = ["pkg"]\n',
+        },
+    )
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    edit(tmp_path, "conf/app.yaml", "  use_bias: true\n", "")
+    code, findings = check(cli)
+    removed = [f for f in findings if f["path"] == "model.use_bias" and f["kind"] in ("removed", "changed")]
+    assert [(f["kind"], f["severity"], f["source"]) for f in removed] == [("removed", "warning", "conf/app.yaml:3")]
+    assert "the program still gets true from the Python default of" in removed[0]["message"]
+    assert code == 0  # nothing the program sees changed: a warning, not "regenerate"
