@@ -157,5 +157,5 @@ def test_a_key_whose_line_vanished_is_removed_from_its_file_even_when_a_python_d
     code, findings = check(cli)
     removed = [f for f in findings if f["path"] == "model.use_bias" and f["kind"] in ("removed", "changed")]
     assert [(f["kind"], f["severity"], f["source"]) for f in removed] == [("removed", "warning", "conf/app.yaml:3")]
-    assert "the program still gets true from the Python default of" in removed[0]["message"]
+    assert "the program still gets True from the Python default of" in removed[0]["message"]
     assert code == 0  # nothing the program sees changed: a warning, not "regenerate"
