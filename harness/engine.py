@@ -28,7 +28,7 @@ from harness.composition.provenance import Recorded, Source, leaf_sources, prove
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.gates.confine import project_root
-from harness.model.diff import describe_value, diff_trees, same_value
+from harness.model.diff import describe_value, diff_trees, same_value, split_path
 from harness.model.findings import (
     ERROR,
     INFO,
@@ -364,9 +364,9 @@ def invariant_findings(
     unresolved = invariants.unresolved_findings(composed.config, tree, composed.hydra)
     broken = {f.path for f in unresolved if f.severity == ERROR}
     if broken and entry is not None and entry.error is None:
-        old_tree = base_tree(entry)
-        unresolved = [replace(f, old=lookup(old_tree, f.path)) if f.path in broken and f.path.split(".")[0] != "hydra" else f for f in unresolved]
-        unresolved = [replace(f, old=None) if f.old is MISSING else f for f in unresolved]
+        old_tree = base_tree(entry)  # `old`: what the baseline wrote there (a golden holds no `hydra:` subtree)
+        olds = {path: lookup(old_tree, path) for path in broken if split_path(path)[0] != "hydra"}
+        unresolved = [replace(f, old=olds[f.path]) if olds.get(f.path, MISSING) is not MISSING else f for f in unresolved]
     kept = [f for f in findings if not (f.kind == Kind.EFFECTIVE and f.path in broken)]
     return kept + unresolved
 

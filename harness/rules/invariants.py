@@ -201,24 +201,11 @@ def resolution(config: DictConfig | None, tree: Any, hydra: Any = None) -> Resol
     return Resolver(config, tree, hydra).run()
 
 
-def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None, old_tree: Any = None) -> list[Finding]:
-    """One `unresolved` error per leaf the program cannot resolve (`old`: its written value in `old_tree`, the
-    baseline's, when that has one), and one info finding counting the leaves read through resolvers the program
-    registers itself."""
+def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None) -> list[Finding]:
+    """One `unresolved` error per leaf the program cannot resolve (its written value `new`), and one info finding
+    counting the leaves read through resolvers the program registers itself."""
     found = resolution(config, tree, hydra)
-    findings = []
-    for problem in found.problems:
-        old = lookup(old_tree, problem.path) if old_tree is not None and not problem.path.startswith("hydra.") else MISSING
-        findings.append(
-            Finding(
-                Kind.UNRESOLVED,
-                problem.path,
-                None if old is MISSING else old,
-                problem.written,
-                ERROR,
-                f"{problem.path} cannot be resolved: {problem.written}: {problem.reason}",
-            )
-        )
+    findings = problem_findings(found.problems)
     if found.unknown:
         names = sorted({name for _, name in found.unknown})
         findings.append(
@@ -233,3 +220,49 @@ def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None,
             )
         )
     return findings
+
+
+class LaunchInvariants:
+    """The `unresolved` problems of launches, each base composition (a config and its group overrides) resolved once.
+
+    A launch applies value overrides to its base. An override that writes a plain value (no `${`) over a leaf the
+    base already has (not a mapping, not added or deleted) changes no key's existence, so the launch has exactly its
+    base's problems; only a launch with another kind of override is resolved on its own (its config read whole).
+    """
+
+    def __init__(self) -> None:
+        self._bases: dict[bytes, tuple[Any, tuple[Problem, ...]]] = {}
+
+    def problems(self, base_key: bytes, base_config: Any, config: DictConfig, overrides: Any) -> tuple[Problem, ...]:
+        """The problems of a launch whose base config (pickled) is `base_key`, composed as `config` after `overrides`
+        (Hydra's parsed value overrides)."""
+        if base_key not in self._bases:
+            tree = OmegaConf.to_container(base_config(), resolve=False)
+            self._bases[base_key] = (tree, resolution(None, tree).problems)
+        tree, problems = self._bases[base_key]
+        if all(_keeps_keys(tree, parsed) for parsed in overrides):
+            return problems
+        whole = OmegaConf.to_container(config, resolve=False)
+        return resolution(config, whole).problems
+
+
+def _keeps_keys(tree: Any, parsed: Any) -> bool:
+    """True when a parsed value override only replaces a plain leaf's value with a plain value."""
+    try:
+        if parsed.is_delete() or parsed.is_add() or parsed.is_force_add() or parsed.package is not None:
+            return False
+        value = parsed.value()
+    except Exception:  # an override Hydra reads in another way: resolve the launch on its own
+        return False
+    if isinstance(value, (dict, list)) or (isinstance(value, str) and "${" in value):
+        return False
+    current = lookup(tree, parsed.key_or_group)
+    return current is not MISSING and not isinstance(current, (dict, list))
+
+
+def problem_findings(problems: tuple[Problem, ...]) -> list[Finding]:
+    """One `unresolved` error per problem (the written value is `new`)."""
+    return [
+        Finding(Kind.UNRESOLVED, p.path, None, p.written, ERROR, f"{p.path} cannot be resolved: {p.written}: {p.reason}")
+        for p in problems
+    ]

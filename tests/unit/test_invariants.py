@@ -159,3 +159,33 @@ def test_a_key_whose_line_vanished_is_removed_from_its_file_even_when_a_python_d
     assert [(f["kind"], f["severity"], f["source"]) for f in removed] == [("removed", "warning", "conf/app.yaml:3")]
     assert "the program still gets True from the Python default of" in removed[0]["message"]
     assert code == 0  # nothing the program sees changed: a warning, not "regenerate"
+
+
+LAUNCH_PROJECT = {
+    "app/__init__.py": "",
+    "app/train.py": "import hydra\n\n@hydra.main(config_path='conf', config_name='train', version_base=None)\ndef main(cfg): ...\n",
+    "app/conf/train.yaml": "trainer:\n  lr: 0.1\n  warmup_lr: ${trainer.lr}\n",
+    "scripts/run.sh": """
+        python3 -m app.train trainer.lr=0.2
+        python3 -m app.train '~trainer.lr'
+        python3 -m app.train +trainer.final_lr='${trainer.peak_lr}'
+        """,
+    "harness.toml": 'config_dir = "app/conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n[[commands]]\nglob = "scripts/*.sh"\n',
+}
+
+
+def test_a_launch_that_leaves_an_interpolation_dangling_is_named(tmp_path: Path, cli) -> None:
+    write_tree(tmp_path, LAUNCH_PROJECT)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    run = cli("--settings", "harness.toml", "check", "--format", "json")
+    found = {
+        (case["id"], f["path"], f["new"])
+        for case in run.json()["cases"]
+        for f in case["findings"]
+        if f["kind"] == "unresolved" and f["severity"] == "error"
+    }
+    assert run.code == 1
+    assert found == {
+        ("cmd/scripts/run.sh#2", "trainer.warmup_lr", "${trainer.lr}"),
+        ("cmd/scripts/run.sh#3", "trainer.final_lr", "${trainer.peak_lr}"),
+    }
