@@ -189,3 +189,15 @@ def test_a_launch_that_leaves_an_interpolation_dangling_is_named(tmp_path: Path,
         ("cmd/scripts/run.sh#2", "trainer.warmup_lr", "${trainer.lr}"),
         ("cmd/scripts/run.sh#3", "trainer.final_lr", "${trainer.peak_lr}"),
     }
+
+
+def test_an_unresolved_value_the_repository_already_has_is_recorded_as_known_and_excused(tmp_path: Path, cli) -> None:
+    files = {**TREE, "conf/task/classify.yaml": "metric: val_loss\n", "config-harness/known.yaml": "waivers: []\n"}
+    files["harness.toml"] = 'contracts = ["config-harness/known.yaml"]\n' + TREE["harness.toml"]
+    write_tree(tmp_path, files)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 1
+    assert cli("--settings", "harness.toml", "known").code == 0
+    entries = yaml.safe_load((tmp_path / "config-harness/known.yaml").read_text())["waivers"]
+    assert [(e["finding"], e["path"]) for e in entries] == [("unresolved", "callbacks.checkpoint.monitor")]
+    code, findings = check(cli)
+    assert code == 0 and [f.get("status") for f in findings if f["kind"] == "unresolved"] == ["known"]
