@@ -596,6 +596,7 @@ class Composer:
         lent = None if keep_config else self._lent.pop(base, None)
         if lent is None:
             lent = hydra_compat.LentConfig(pickle.loads(base))
+        self._invariants.see_base(base, lent.config)
         with hydra_compat.errors_without_copies():
             for override, parsed in values:
                 try:
@@ -607,7 +608,7 @@ class Composer:
                     else:
                         reason, message, fix = verdict
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
-        checked.unresolved = self._invariants.problems(base, lambda: pickle.loads(base), lent.config, [p for _, p in values])
+        checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
             from harness.composition.render import to_plain
 

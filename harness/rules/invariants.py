@@ -42,12 +42,39 @@ from harness.model.findings import ERROR, INFO, Finding, Kind
 RUNTIME_KEYS = ("version", "version_base", "cwd", "config_sources", "output_dir", "choices")
 AT_RUN_TIME = "(set by Hydra at run time)"
 
-# One `${...}` whose inside holds no other `${`: a plain key, or a resolver call with its arguments.
-SEGMENT = re.compile(r"\$\{([^${}]*)\}")
+SLOW: Any = object()  # a text the fast reading does not cover: OmegaConf resolves it
 PLAIN_KEY = re.compile(r"\s*(\.*)([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)\s*")
 CALL = re.compile(r"\s*([A-Za-z_][\w.]*)\s*:(.*)", re.S)
 # Resolvers whose first argument is a key that must exist (`oc.select` has a default: never unresolved).
 KEY_RESOLVERS = frozenset({"oc.dict.keys", "oc.dict.values"})
+
+
+def segments(text: str) -> list[str] | None:
+    """The insides of the top-level `${...}` of a text (braces inside counted, `{}` arguments too); None when they
+    do not balance."""
+    found, index = [], 0
+    while (start := text.find("${", index)) != -1:
+        depth, at = 0, start + 1
+        while at < len(text):
+            depth += {"{": 1, "}": -1}.get(text[at], 0)
+            if depth == 0:
+                break
+            at += 1
+        if depth:
+            return None
+        found.append(text[start + 2 : at])
+        index = at + 1
+    return found
+
+
+def split_argument(arguments: str) -> tuple[str, str, str]:
+    """The first argument of a resolver call, the comma, and the rest (a comma inside braces or brackets is not one)."""
+    depth = 0
+    for index, char in enumerate(arguments):
+        depth += {"{": 1, "[": 1, "}": -1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            return arguments[:index].strip(), ",", arguments[index + 1 :].strip()
+    return arguments.strip(), "", ""
 
 
 @dataclass(frozen=True)
@@ -103,11 +130,14 @@ class Resolver:
         self.config, self.tree = config, tree
         self.hydra = with_runtime(hydra) if hydra is not None else None
         self.whole = {"hydra": self.hydra} if self.hydra is not None else None
+        self._written = ""  # the leaf being checked, as written
+        self._built: dict[bool, DictConfig] = {}  # the configs the slow path resolves in, built once
 
     def run(self) -> Resolution:
         problems: list[Problem] = []
         unknown: list[tuple[str, str]] = []
         for path, written in interpolations(self.tree):
+            self._written = written
             outcome = self._leaf(path, written, in_hydra=False)
             if isinstance(outcome, Problem):
                 problems.append(outcome)
@@ -115,6 +145,7 @@ class Resolver:
                 unknown.append((path, outcome))
         if self.hydra is not None:
             for path, written in interpolations(self.hydra, "hydra"):
+                self._written = written
                 outcome = self._leaf(path, written, in_hydra=True)
                 if isinstance(outcome, Problem):
                     problems.append(outcome)
@@ -130,44 +161,62 @@ class Resolver:
 
     def _leaf(self, path: str, written: str, in_hydra: bool) -> Problem | str | None:
         """A Problem, the name of an unknown resolver the leaf reads, or None when it resolves."""
-        segments = SEGMENT.findall(written)
-        if "\\${" in written or written.count("${") != len(segments):
-            return self._slow(path, written, in_hydra)  # nested or escaped interpolations: OmegaConf's grammar decides
+        if "\\${" in written:
+            return self._slow(path, written, in_hydra)  # an escaped interpolation: OmegaConf's grammar decides
+        outcome = self._text(path, written, in_hydra)
+        return self._slow(path, written, in_hydra) if outcome is SLOW else outcome
+
+    def _text(self, path: str, text: str, in_hydra: bool) -> Any:
+        """What the `${...}` parts of a text come to: a Problem, an unknown resolver's name, None, or SLOW."""
+        insides = segments(text)
+        if insides is None:
+            return SLOW
         unknown = None
-        for inside in segments:
-            plain = PLAIN_KEY.fullmatch(inside)
-            if plain is not None:
-                key = absolute(path, len(plain.group(1)), plain.group(2))
-                if not self._exists(key, in_hydra):
-                    return Problem(path, written, self._missing_reason(key, in_hydra))
-                continue
-            call = CALL.fullmatch(inside)
-            if call is None:
-                return self._slow(path, written, in_hydra)
-            name, arguments = call.group(1), call.group(2)
-            if name == "oc.select":
-                continue  # a missing key falls back to the default: a `fallback` finding says so
-            if name == "hydra":
-                key = arguments.strip()
-                if self.hydra is not None and lookup(self.hydra, key) is MISSING and not key.startswith("runtime.choices."):
-                    return Problem(path, written, f"hydra:{key} is not a value Hydra provides (no hydra.{key})")
-                continue
-            if name in HOST_RESOLVERS:
-                continue  # read at run time (the environment, the clock): never read here
-            if name in KEY_RESOLVERS:
-                key = arguments.strip()
-                bare = PLAIN_KEY.fullmatch(key)
-                if bare is None:
-                    return self._slow(path, written, in_hydra)
-                key = absolute(path, len(bare.group(1)), bare.group(2))
-                if not self._exists(key, in_hydra):
-                    return Problem(path, written, self._missing_reason(key, in_hydra))
-                continue
-            if not OmegaConf.has_resolver(name):
-                unknown = name  # registered by the program when it runs: unknown, counted
-                continue
-            return self._slow(path, written, in_hydra)
+        for inside in insides:
+            outcome = self._inside(path, inside, in_hydra)
+            if outcome is SLOW or isinstance(outcome, Problem):
+                return outcome
+            unknown = unknown or outcome
         return unknown
+
+    def _inside(self, path: str, inside: str, in_hydra: bool) -> Any:
+        """One `${...}` (its inside): a plain key, or a resolver call the harness knows how to read."""
+        plain = PLAIN_KEY.fullmatch(inside)
+        if plain is not None:
+            key = absolute(path, len(plain.group(1)), plain.group(2))
+            return None if self._exists(key, in_hydra) else self._problem(path, key, in_hydra)
+        call = CALL.fullmatch(inside)
+        if call is None:
+            return SLOW
+        name, arguments = call.group(1), call.group(2)
+        if name == "oc.select":
+            key_text, _, default = split_argument(arguments)
+            bare = PLAIN_KEY.fullmatch(key_text)
+            if bare is None or "${" in key_text:
+                return SLOW
+            if self._exists(absolute(path, len(bare.group(1)), bare.group(2)), in_hydra):
+                return None
+            # A missing key falls back to the default (a `fallback` finding says so); an interpolated default must resolve.
+            return self._text(path, default, in_hydra) if "${" in default else None
+        if name == "hydra":
+            key = arguments.strip()
+            if self.hydra is not None and lookup(self.hydra, key) is MISSING and not key.startswith("runtime.choices."):
+                return Problem(path, self._written, f"hydra:{key} is not a value Hydra provides (no hydra.{key})")
+            return None
+        if name in HOST_RESOLVERS:
+            return None  # read at run time (the environment, the clock): never read here
+        if name in KEY_RESOLVERS:
+            bare = PLAIN_KEY.fullmatch(arguments)
+            if bare is None:
+                return SLOW
+            key = absolute(path, len(bare.group(1)), bare.group(2))
+            return None if self._exists(key, in_hydra) else self._problem(path, key, in_hydra)
+        if not OmegaConf.has_resolver(name):
+            return name  # registered by the program when it runs: unknown, counted
+        return SLOW
+
+    def _problem(self, path: str, key: str, in_hydra: bool) -> Problem:
+        return Problem(path, self._written, self._missing_reason(key, in_hydra))
 
     @staticmethod
     def _missing_reason(key: str, in_hydra: bool) -> str:
@@ -177,10 +226,12 @@ class Resolver:
 
     def _slow(self, path: str, written: str, in_hydra: bool) -> Problem | str | None:
         """OmegaConf's own resolution of one leaf, under the resolver policy (host lookups stay text)."""
-        if in_hydra or self.config is None:
-            config = OmegaConf.create({**self.tree, **({"hydra": self.hydra} if in_hydra else {})})
-        else:
+        if not in_hydra and self.config is not None:
             config = self.config
+        else:
+            if in_hydra not in self._built:
+                self._built[in_hydra] = OmegaConf.create({**self.tree, **({"hydra": self.hydra} if in_hydra else {})})
+            config = self._built[in_hydra]
         with resolution_policy():
             try:
                 OmegaConf.select(config, select_key(path), throw_on_missing=True)
@@ -225,39 +276,43 @@ def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None)
 class LaunchInvariants:
     """The `unresolved` problems of launches, each base composition (a config and its group overrides) resolved once.
 
-    A launch applies value overrides to its base. An override that writes a plain value (no `${`) over a leaf the
-    base already has (not a mapping, not added or deleted) changes no key's existence, so the launch has exactly its
-    base's problems; only a launch with another kind of override is resolved on its own (its config read whole).
+    A launch applies value overrides to its base. When its base resolves and every override writes a plain value
+    (no `${` in it) where no mapping stands, or merges a mapping into one, every key the base has is still there
+    and nothing new reads a key: the launch resolves as its base. Only a launch with another kind of override (a
+    delete, an interpolation, a value over a mapping) is resolved on its own (its config read whole).
     """
 
     def __init__(self) -> None:
         self._bases: dict[bytes, tuple[Any, tuple[Problem, ...]]] = {}
 
-    def problems(self, base_key: bytes, base_config: Any, config: DictConfig, overrides: Any) -> tuple[Problem, ...]:
-        """The problems of a launch whose base config (pickled) is `base_key`, composed as `config` after `overrides`
-        (Hydra's parsed value overrides)."""
+    def see_base(self, base_key: bytes, config: DictConfig) -> None:
+        """Resolve a base (`config` before any value override) the first time it is met."""
         if base_key not in self._bases:
-            tree = OmegaConf.to_container(base_config(), resolve=False)
-            self._bases[base_key] = (tree, resolution(None, tree).problems)
+            tree = OmegaConf.to_container(config, resolve=False)
+            self._bases[base_key] = (tree, resolution(config, tree).problems)
+
+    def problems(self, base_key: bytes, config: DictConfig, overrides: Any) -> tuple[Problem, ...]:
+        """The problems of a launch of a base `see_base` has seen, composed as `config` after `overrides` (Hydra's
+        parsed value overrides)."""
         tree, problems = self._bases[base_key]
-        if all(_keeps_keys(tree, parsed) for parsed in overrides):
+        if not overrides or (not problems and all(_keeps_keys(tree, parsed) for parsed in overrides)):
             return problems
-        whole = OmegaConf.to_container(config, resolve=False)
-        return resolution(config, whole).problems
+        return resolution(config, OmegaConf.to_container(config, resolve=False)).problems
 
 
 def _keeps_keys(tree: Any, parsed: Any) -> bool:
-    """True when a parsed value override only replaces a plain leaf's value with a plain value."""
+    """True when a parsed value override keeps every key of `tree` and reads none: a plain value written where no
+    mapping stands, or a mapping merged into a mapping."""
     try:
-        if parsed.is_delete() or parsed.is_add() or parsed.is_force_add() or parsed.package is not None:
+        if parsed.is_delete() or parsed.package is not None:
             return False
         value = parsed.value()
     except Exception:  # an override Hydra reads in another way: resolve the launch on its own
         return False
-    if isinstance(value, (dict, list)) or (isinstance(value, str) and "${" in value):
+    if "${" in repr(value):
         return False
     current = lookup(tree, parsed.key_or_group)
-    return current is not MISSING and not isinstance(current, (dict, list))
+    return not isinstance(current, dict) or isinstance(value, dict)
 
 
 def problem_findings(problems: tuple[Problem, ...]) -> list[Finding]:
