@@ -88,13 +88,6 @@ def write_goldens(result: MatrixResult, snapshot_dir: Path) -> MatrixResult:
             assert case_result.rendered is not None  # pending says so; mypy cannot see it
             write_golden(golden_path(snapshot_dir, case_result.case), case_result.rendered, snapshot_dir)
             case_result = case_result.written_out()
-        elif case_result.rendered is not None and case_result.status == Status.OK:
-            # The same config under an older header: its recorded provenance (which file and line set each value) is
-            # brought up to date, so a later removal is traced to the right line. Not a change: nothing is counted.
-            path = golden_path(snapshot_dir, case_result.case)
-            current = read_golden(path)
-            if current is not None and current != case_result.rendered and same_golden(current, case_result.rendered):
-                write_golden(path, case_result.rendered, snapshot_dir)
         cases.append(case_result)
     return replace(result, cases=tuple(cases))
 
