@@ -25,8 +25,8 @@ from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in
-from harness.composition.resolve import MISSING, lookup
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
+from harness.composition.resolve import MISSING, lookup
 from harness.gates.confine import project_root
 from harness.model.diff import describe_value, diff_trees, same_value, split_path
 from harness.model.findings import (

@@ -318,6 +318,5 @@ def _keeps_keys(tree: Any, parsed: Any) -> bool:
 def problem_findings(problems: tuple[Problem, ...]) -> list[Finding]:
     """One `unresolved` error per problem (the written value is `new`)."""
     return [
-        Finding(Kind.UNRESOLVED, p.path, None, p.written, ERROR, f"{p.path} cannot be resolved: {p.written}: {p.reason}")
-        for p in problems
+        Finding(Kind.UNRESOLVED, p.path, None, p.written, ERROR, f"{p.path} cannot be resolved: {p.written}: {p.reason}") for p in problems
     ]
