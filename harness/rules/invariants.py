@@ -136,21 +136,16 @@ class Resolver:
     def run(self) -> Resolution:
         problems: list[Problem] = []
         unknown: list[tuple[str, str]] = []
-        for path, written in interpolations(self.tree):
+        leaves = [(path, written, False) for path, written in interpolations(self.tree)]
+        if self.hydra is not None:
+            leaves += [(path, written, True) for path, written in interpolations(self.hydra, "hydra")]
+        for path, written, in_hydra in leaves:
             self._written = written
-            outcome = self._leaf(path, written, in_hydra=False)
+            outcome = self._leaf(path, written, in_hydra)
             if isinstance(outcome, Problem):
                 problems.append(outcome)
             elif outcome:
                 unknown.append((path, outcome))
-        if self.hydra is not None:
-            for path, written in interpolations(self.hydra, "hydra"):
-                self._written = written
-                outcome = self._leaf(path, written, in_hydra=True)
-                if isinstance(outcome, Problem):
-                    problems.append(outcome)
-                elif outcome:
-                    unknown.append((path, outcome))
         return Resolution(tuple(problems), tuple(unknown))
 
     def _exists(self, key: str, in_hydra: bool) -> bool:
