@@ -34,7 +34,7 @@ from omegaconf.errors import (
 )
 
 from harness.composition.policy import HOST_RESOLVERS, resolution_policy
-from harness.composition.resolve import MISSING, lookup, select_key
+from harness.composition.resolve import MISSING, long_chains, lookup, select_key
 from harness.model.diff import join_path, split_path
 from harness.model.findings import ERROR, INFO, Finding, Kind
 
@@ -146,6 +146,11 @@ class Resolver:
                 problems.append(outcome)
             elif outcome:
                 unknown.append((path, outcome))
+        # A key that exists can still never resolve: a cycle, or a chain longer than OmegaConf follows.
+        written = {path: text for path, text, in_hydra in leaves if not in_hydra}
+        failing = {p.path for p in problems}
+        for path in sorted(long_chains(written) - failing):
+            problems.append(Problem(path, written[path], "a circular interpolation, or a chain too long to follow"))
         return Resolution(tuple(problems), tuple(unknown))
 
     def _exists(self, key: str, in_hydra: bool) -> bool:

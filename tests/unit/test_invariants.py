@@ -106,12 +106,16 @@ def test_hydra_runtime_values_and_host_lookups_resolve_and_program_resolvers_are
         "listed": ["${missing.key}", "${out}"],
         "fine": "${oc.select:nope,1}",
         "relative": {"a": 1, "b": "${.a}", "c": "${.z}"},
+        "loop_a": "${loop_b}",
+        "loop_b": "${loop_a}",
+        "nested": "${oc.select:nope,${oc.select:also_nope,{}}}",
+        "nested_broken": "${oc.select:nope,${gone}}",
     }
     from harness.rules.invariants import resolution  # here, so the tests above run (and fail) on a tree without it
 
     hydra = {"job": {"name": "app", "num": "???"}, "run": {"dir": "outputs/${now:%Y}"}, "sweep": {"subdir": "${hydra.job.num}"}}
     found = resolution(OmegaConf.create(tree), tree, hydra)
-    assert sorted(p.path for p in found.problems) == ["direct", "listed.0", "relative.c", "wrong"]
+    assert sorted(p.path for p in found.problems) == ["direct", "listed.0", "loop_a", "loop_b", "nested_broken", "relative.c", "wrong"]
     assert {path for path, _ in found.unknown} == {"custom"}  # `uses_custom` reads it through `custom`: resolved by the key
 
 
