@@ -359,8 +359,8 @@ def invariant_findings(
     """The findings with the invariants of a runnable config added, computed on the fresh composition whatever the
     golden holds: an interpolation the program cannot resolve is one `unresolved` finding (an `effective` finding
     that says the same of its path goes), and the golden's recorded provenance traces what is gone."""
-    if entry is not None and entry.text is not None:
-        findings = traced(findings, recorded_in(entry.text), session)
+    if entry is not None and entry.text is not None and any(f.kind in (Kind.REMOVED, Kind.CHANGED) for f in findings):
+        findings = traced(findings, recorded_in(entry.text), session)  # the header is read only when something went
     unresolved = invariants.unresolved_findings(composed.config, tree, composed.hydra)
     broken = {f.path for f in unresolved if f.severity == ERROR}
     if broken and entry is not None and entry.error is None:
