@@ -147,10 +147,10 @@ class Resolver:
             elif outcome:
                 unknown.append((path, outcome))
         # A key that exists can still never resolve: a cycle, or a chain longer than OmegaConf follows.
-        written = {path: text for path, text, in_hydra in leaves if not in_hydra}
+        texts = {path: text for path, text, in_hydra in leaves if not in_hydra}
         failing = {p.path for p in problems}
-        for path in sorted(long_chains(written) - failing):
-            problems.append(Problem(path, written[path], "a circular interpolation, or a chain too long to follow"))
+        for path in sorted(long_chains(texts) - failing):
+            problems.append(Problem(path, texts[path], "a circular interpolation, or a chain too long to follow"))
         return Resolution(tuple(problems), tuple(unknown))
 
     def _exists(self, key: str, in_hydra: bool) -> bool:
