@@ -24,9 +24,11 @@ from harness.composition.cases import case_globs, open_matrix, select_cases, unm
 from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
-from harness.composition.provenance import Source, leaf_sources
+from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
-from harness.model.diff import diff_trees
+from harness.composition.resolve import MISSING, lookup
+from harness.gates.confine import project_root
+from harness.model.diff import describe_value, diff_trees, same_value, split_path
 from harness.model.findings import (
     ERROR,
     INFO,
@@ -45,6 +47,7 @@ from harness.model.findings import (
     Origin,
     Refiner,
     Status,
+    ViaDefault,
 )
 from harness.model.hints import case_hint
 from harness.model.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
@@ -52,7 +55,7 @@ from harness.model.settings import Settings, SettingsError, display_path
 from harness.review.baselines import Baseline, BaselineEntry, GoldenFolder
 from harness.review.gitrepo import GitError
 from harness.review.goldens import Goldens, golden_path
-from harness.rules import known
+from harness.rules import invariants, known
 from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
@@ -244,7 +247,7 @@ def check_case(
         failure = Finding(Kind.ERROR, "", severity=ERROR, message=composed.error or "compose failed")
         return CaseResult(case, golden, Status.ERROR, (failure, *warned))
     tree = to_plain(composed.config)
-    rendered = render_golden(case, composed.config, tree)
+    rendered = render_golden(case, composed.config, tree, recorded_provenance(run, session, case))
     entry = baseline_entry(run.baseline, case, routes_by_target)
     expects_golden = run.baseline.missing_is_error
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
@@ -257,6 +260,7 @@ def check_case(
         )
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
+    findings = invariant_findings(findings, composed, tree, entry, session)
     findings = as_review(findings, run.baseline.differences) + warned
     findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
@@ -279,6 +283,92 @@ def check_case(
         digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
     return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+
+
+def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
+    """The header lines a golden written now records (where its values came from); only for a run that writes goldens."""
+    if not run.keep_rendered:
+        return ""
+    try:
+        return provenance_lines(session, case, project_root(run.settings.origin.parent))
+    except Exception:  # provenance is a courtesy: a case that composed but cannot be replayed is written without it
+        return ""
+
+
+def traced(findings: list[Finding], recorded: Recorded, session: HydraSession) -> list[Finding]:
+    """The differences from a golden told where the golden's values came from, from the provenance its header records
+    (no git, no old tree): a removed key names the file and line that held it; a key whose line vanished while a
+    Python default keeps its value is that removal, a warning (the program sees no change); and an option the case
+    selected when the golden was written that no longer exists is `option_gone`, naming its file."""
+    if not recorded.selected and not recorded.keys:
+        return findings
+    out = []
+    for finding in findings:
+        via = finding.detail_as(ViaDefault)
+        if finding.kind == Kind.CHANGED and via is not None and same_value(finding.old, finding.new):
+            held = recorded.source_of(finding.path)
+            if held is not None:
+                finding = replace(
+                    finding,
+                    kind=Kind.REMOVED,
+                    severity=WARNING if finding.severity == ERROR else finding.severity,
+                    message=f"{finding.path}: removed from {held} (was {describe_value(finding.old)}); the program still gets "
+                    f"{describe_value(finding.new)} from the Python default of {via.facts.owner} ({via.facts.source})",
+                    source=held,
+                )
+        elif finding.kind == Kind.REMOVED and finding.source is None:
+            finding = replace(finding, source=recorded.source_of(finding.path))
+        out.append(finding)
+    removed = [f for f in out if f.kind == Kind.REMOVED]
+    if removed and recorded.selected:
+        out += options_gone(recorded, removed, session)
+    return out
+
+
+def options_gone(recorded: Recorded, removed: list[Finding], session: HydraSession) -> list[Finding]:
+    """An `option_gone` error for each option the golden's case selected that its group no longer has."""
+    findings = []
+    listed: dict[str, list[str]] = {}
+    for selected in recorded.selected:
+        if selected.group not in listed:
+            try:
+                listed[selected.group] = session.group_options(selected.group, registered=True)
+            except Exception:  # a group Hydra cannot list any more: none of its options exist
+                listed[selected.group] = []
+        if selected.option in listed[selected.group]:
+            continue
+        lost = [f.path for f in removed if f.source is not None and getattr(f.source, "file", None) == selected.file]
+        findings.append(
+            Finding(
+                Kind.OPTION_GONE,
+                selected.group,
+                selected.option,
+                None,
+                ERROR,
+                f"{selected.group}: the option {selected.option} this case selected ({selected.file}) no longer exists"
+                + (f"; {len(lost)} key(s) it set are gone ({lost[0]}{', ...' if len(lost) > 1 else ''})" if lost else ""),
+                source=Source(selected.file),
+            )
+        )
+    return findings
+
+
+def invariant_findings(
+    findings: list[Finding], composed: Composed, tree: Any, entry: BaselineEntry | None, session: HydraSession
+) -> list[Finding]:
+    """The findings with the invariants of a runnable config added, computed on the fresh composition whatever the
+    golden holds: an interpolation the program cannot resolve is one `unresolved` finding (an `effective` finding
+    that says the same of its path goes), and the golden's recorded provenance traces what is gone."""
+    if entry is not None and entry.text is not None and any(f.kind in (Kind.REMOVED, Kind.CHANGED) for f in findings):
+        findings = traced(findings, recorded_in(entry.text), session)  # the header is read only when something went
+    unresolved = invariants.unresolved_findings(composed.config, tree, composed.hydra)
+    broken = {f.path for f in unresolved if f.severity == ERROR}
+    if broken and entry is not None and entry.error is None:
+        old_tree = base_tree(entry)  # `old`: what the baseline wrote there (a golden holds no `hydra:` subtree)
+        olds = {path: lookup(old_tree, path) for path in broken if split_path(path)[0] != "hydra"}
+        unresolved = [replace(f, old=olds[f.path]) if olds.get(f.path, MISSING) is not MISSING else f for f in unresolved]
+    kept = [f for f in findings if not (f.kind == Kind.EFFECTIVE and f.path in broken)]
+    return kept + unresolved
 
 
 def check_document(pair: DocumentPair) -> CaseResult:
@@ -324,7 +414,9 @@ def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Findi
         config = OmegaConf.create(tree)
     except Exception:  # a golden at the base that OmegaConf cannot hold: nothing to compare with
         return []
-    return [f for f in semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules) if f.severity == ERROR]
+    findings = semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules)
+    findings += invariants.unresolved_findings(config, tree, entry.hydra)
+    return [f for f in findings if f.severity == ERROR]
 
 
 def base_tree(entry: BaselineEntry) -> Any:
@@ -527,7 +619,7 @@ class Engine:
         def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
             results = []
             twins: dict[str, Any] = {}
-            with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
+            with HydraSession.for_settings(run.settings, hydra_subtree=True) as session:  # hydra.run.dir must resolve too
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -562,7 +654,7 @@ class Engine:
         if case_id not in self._results:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
-            with HydraSession.for_settings(self.settings, hydra_subtree=self.run_spec.review is not None) as session:
+            with HydraSession.for_settings(self.settings, hydra_subtree=True) as session:
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None

@@ -35,6 +35,7 @@ from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
 from harness.readers.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
 from harness.review import gitrepo
+from harness.rules import invariants
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
 KEY_REMOVED = "key removed"
@@ -129,6 +130,7 @@ class Checked:
     selection: tuple[str, ...] = ()  # the config name and the group overrides: what the launch composes before values
     tree: Any = None  # the composed config as a plain tree, when the composer keeps trees (a review compares them)
     warnings: tuple[Any, ...] = ()  # compose.HydraWarning: what Hydra warned while composing it
+    unresolved: tuple[Any, ...] = ()  # rules.invariants.Problem: interpolations the program cannot resolve
 
 
 def case_id(launch: Launch) -> str:
@@ -561,6 +563,7 @@ class Composer:
             ):
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._lent: dict[bytes, Any] = {}
+                self._invariants = invariants.LaunchInvariants()
                 bases: dict[tuple[str, tuple[str, ...]], Any] = {}
                 for case in group:
                     start = len(session.warned)
@@ -603,6 +606,7 @@ class Composer:
         lent = None if keep_config else self._lent.pop(base, None)
         if lent is None:
             lent = hydra_compat.LentConfig(pickle.loads(base))
+        self._invariants.see_base(base, lent.config)
         with hydra_compat.errors_without_copies():
             for override, parsed in values:
                 try:
@@ -614,6 +618,7 @@ class Composer:
                     else:
                         reason, message, fix = verdict
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
+        checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
             from harness.composition.render import to_plain
 
@@ -772,6 +777,7 @@ def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> Cas
     from harness.engine import warning_findings
 
     findings = tuple(findings_of(checked, moves)) + tuple(warning_findings(checked.warnings))
+    findings += tuple(invariants.problem_findings(getattr(checked, "unresolved", ())))
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
     return CaseResult(checked.case.as_case(), checked.case.launch.where, status, findings)
 
@@ -798,12 +804,12 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[C
         return script, form, finding.path, launch_reason(finding)
 
     base = list(base)
-    known = {signature(r, f) for r in base for f in r.findings if f.kind == Kind.LAUNCH}
+    known = {signature(r, f) for r in base for f in r.findings if f.kind in (Kind.LAUNCH, Kind.UNRESOLVED)}
     launched = {r.case.id for r in base}
     for result in now:
         findings = []
         for finding in result.findings:
-            if finding.kind == Kind.LAUNCH:
+            if finding.kind in (Kind.LAUNCH, Kind.UNRESOLVED):
                 at_base = signature(result, finding) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(
@@ -969,6 +975,7 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
         "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
         "outside": outside,
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
+        "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 

@@ -80,6 +80,8 @@ KIND_MEANINGS = {
     "entry_change": "in a review: an entry point's `@hydra.main` arguments or `[commands.modules]` mapping differ from the base's",
     "launch_gone": "in a review: a launch that composed at the base is gone from the pull request",
     "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
+    "unresolved": "an interpolation the program cannot resolve (`hydra.*` included), computed on the fresh composition",
+    "option_gone": "an option the case selected when its golden was written (through `optional` too) no longer exists",
 }
 EXIT_MEANINGS = {
     "OK": "every case matches its baseline and every contract holds",

@@ -170,9 +170,10 @@ def golden_body(text: str) -> str:
     return "".join(lines[start:])
 
 
-def render_golden(case: Case, config: DictConfig, tree: Any = None) -> str:
-    """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it)."""
-    return header(case) + dump_yaml(to_plain(config) if tree is None else tree)
+def render_golden(case: Case, config: DictConfig, tree: Any = None, provenance: str = "") -> str:
+    """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it); `provenance`
+    is the header lines that record where its values came from (harness.composition.provenance)."""
+    return header(case) + provenance + dump_yaml(to_plain(config) if tree is None else tree)
 
 
 def load_config_text(text: str) -> DictConfig | Any:

@@ -34,6 +34,8 @@ class Kind(StrEnum):
     ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
     LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
+    UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
+    OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
 
 
 class Severity(StrEnum):
@@ -109,7 +111,9 @@ NEW_FALLBACK = " (new: the golden did not fall back here)"
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
-SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
+SOURCED_KINDS = frozenset(
+    {Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET, Kind.UNRESOLVED}
+)
 
 
 def fails(finding: Finding) -> bool:

@@ -72,11 +72,14 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.BLOCKING
     if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:
         return Tier.WAIVED
-    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET, Kind.UNRESOLVED):
         return Tier.NOTED
     if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
         return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING) or kind in (
+        Kind.UNRESOLVED,
+        Kind.OPTION_GONE,
+    ):
         return Tier.BLOCKING
     if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
