@@ -662,6 +662,7 @@ class Engine:
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
             judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
             findings += known.stale_entries(judged, cases)
+        findings += known.unheeded_records(run.contracts)
         if run.review is not None and entries:
             from harness.rules.contract_changes import read_contract_files
             from harness.rules.contracts import ContractError
@@ -671,7 +672,11 @@ class Engine:
                 base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
             except ContractError:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
-            findings += known.added_entries(cases, base_entries, run.contracts.changes if run.contracts else ())
+            records = run.contracts.changes if run.contracts else ()
+            owned = next((path for path in run.settings.contracts if not known.is_known_file(path)), None)
+            findings += known.added_entries(
+                cases, entries, base_entries, records, utc_today(), display_path(owned) if owned is not None else ""
+            )
         return findings
 
     def write(self, result: MatrixResult, prune: bool) -> MatrixResult:

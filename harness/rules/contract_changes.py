@@ -106,16 +106,16 @@ def term_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) 
     return changes + _loosened_waivers(base, head, base_contracts, case_ids)
 
 
-def _canonical(value: Any) -> str:
+def canonical(value: Any) -> str:
     # JSON tells 1, 1.0, True and "1" apart; dates read from YAML compare as their ISO text.
     return json.dumps(value, sort_keys=True, default=str)
 
 
 def record_for(change: TermChange, records: Iterable[ChangeRecord]) -> ChangeRecord | None:
     """The record that excuses exactly this change (same contract, path, old and new), if any."""
-    key = (change.contract, change.path, _canonical(change.old), _canonical(change.new))
+    key = (change.contract, change.path, canonical(change.old), canonical(change.new))
     for record in records:
-        if (record.contract, record.path, _canonical(record.old), _canonical(record.new)) == key:
+        if (record.contract, record.path, canonical(record.old), canonical(record.new)) == key:
             return record
     return None
 
@@ -211,8 +211,9 @@ def unreported_check(
 
 
 def read_contract_files(files: Mapping[str, str | None]) -> ContractSet:
-    """Contract files as texts (None: the file does not exist, so it has no contracts), merged in order."""
-    return merge_sets(parse_contracts(text, Path(name)) for name, text in files.items() if text is not None)
+    """A base's contract files as texts (None: the file does not exist, so it has no contracts), merged in order;
+    known entries an earlier version wrote for a case glob are read as written (a base is what it is)."""
+    return merge_sets(parse_contracts(text, Path(name), legacy_known=True) for name, text in files.items() if text is not None)
 
 
 def contract_changes_in_files(

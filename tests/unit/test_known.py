@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import datetime
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
 from harness.composition.provenance import Source
-from harness.model.findings import ERROR, INFO, WARNING, CaseResult, Excused, Finding, Kind, LaunchFix, Status
+from harness.model.findings import ERROR, INFO, WARNING, CaseResult, Excused, Finding, Kind, LaunchFix, Status, TargetFacts
 from harness.model.matrix import Case
 from harness.rules import known
-from harness.rules.contracts import parse_contracts
+from harness.rules.contracts import ContractError, parse_contracts
 
 TODAY = datetime.date(2026, 12, 1)
 LAUNCH = Finding(
@@ -34,26 +35,85 @@ def entries(text: str):
 ENTRY = """\
 waivers:
   - finding: launch
-    cases: "cmd/run.sh#*"
     path: actor.lr
+    source: run.sh:3
     what: key removed
     reason: known at adoption
 """
 
 
-def test_a_launch_entry_names_the_script_not_the_launch_number_and_escapes_glob_characters():
-    assert known.cases_of("cmd/examples/run.sh#2") == "cmd/examples/run.sh#*"
-    assert known.cases_of("cmd/a[1]/r?n*.sh#1") == "cmd/a[[]1]/r[?]n[*].sh#*"
-    assert known.cases_of("ppo/dp/default") == "ppo/dp/default"
-
-
-def test_an_entry_excuses_exactly_its_kind_case_path_and_reason_word():
+def test_an_entry_excuses_exactly_its_kind_key_script_line_and_reason_word_on_any_launch():
     (entry,) = entries(ENTRY)
     assert known.excuses(entry, "cmd/run.sh#4", LAUNCH)
-    assert not known.excuses(entry, "cmd/other.sh#1", LAUNCH)
-    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.LAUNCH, "actor.lr", detail=LaunchFix("key now exists")))
-    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.LAUNCH, "actor.lr2", detail=LaunchFix("key removed")))
-    assert not known.excuses(entry, "cmd/run.sh#1", Finding(Kind.TARGET, "actor.lr"))
+    assert known.excuses(entry, "cmd/run.sh#9", LAUNCH)  # the launch's number is not its cause
+    assert not known.excuses(entry, "cmd/run.sh#4", replace(LAUNCH, source=Source("run.sh", 7)))  # another launch's line
+    assert not known.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, detail=LaunchFix("key now exists")))
+    assert not known.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, path="actor.lr2"))
+    assert not known.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, kind=Kind.TARGET))
+
+
+TARGET = Finding(
+    Kind.TARGET,
+    "actor.ref.micro",
+    None,
+    4,
+    ERROR,
+    "actor.ref.micro: pkg.ActorConfig (pkg/actor.py:9) declares no field micro; building the node fails",
+    source=Source("conf/ref/ref.yaml", 13),
+    detail=TargetFacts("undeclared"),
+)
+
+
+def test_a_case_added_later_with_a_cause_the_base_knows_is_excused_and_a_new_cause_is_not():
+    # Recorded on the dp engine; a new engine built from the same shared file shows the same cause: excused there
+    # too. The entry names the config file, not its line: an edit elsewhere in the file keeps it.
+    (entry,) = entries(known.render(known.entries_for([CaseResult(Case("ppo/dp/default", "", ()), "", Status.ERROR, (TARGET,))], TODAY)))
+    assert (entry.source, entry.what, entry.path) == ("conf/ref/ref.yaml", "undeclared", "actor.ref.micro")
+    assert known.excuses(entry, "ppo/mydp/default", replace(TARGET, source=Source("conf/ref/ref.yaml", 15)))
+    assert not known.excuses(entry, "ppo/mydp/default", replace(TARGET, source=Source("conf/ref/mydp_ref.yaml", 13)))
+    assert not known.excuses(entry, "ppo/mydp/default", replace(TARGET, path="actor.ref.other"))
+
+
+def test_a_typo_in_another_launch_of_a_script_with_a_known_broken_launch_is_not_excused():
+    # RAGEN's train_all.sh: one launch's config is gone (known at adoption); a later typo in another launch of the
+    # same script (a --config-name that does not exist) is a new cause. Before, the entry was `cases: cmd/x.sh#*`
+    # with an empty path and excused both.
+    broken = Finding(
+        Kind.LAUNCH,
+        "",
+        None,
+        None,
+        ERROR,
+        "config removed: old_trainer: Cannot find primary config 'old_trainer'",
+        source=Source("train_all.sh", 10),
+        detail=LaunchFix("config removed"),
+    )
+    typo = replace(broken, message="config removed: ppo_trainr: Cannot find primary config 'ppo_trainr'", source=Source("train_all.sh", 40))
+    adopted = known.entries_for([CaseResult(Case("cmd/train_all.sh#1", "", ()), "", Status.ERROR, (broken,))], TODAY)
+    (entry,) = entries(known.render(adopted))
+    assert known.excuse([broken], [entry], "cmd/train_all.sh#1", TODAY)[0].status == Excused.KNOWN
+    assert known.excuse([typo], [entry], "cmd/train_all.sh#7", TODAY) == [typo]
+    # The same words on another line are another launch: still not excused.
+    assert known.excuse([replace(broken, source=Source("train_all.sh", 40))], [entry], "cmd/train_all.sh#7", TODAY)[0].severity == ERROR
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        ('finding: launch\n    cases: "cmd/x.sh#*"\n    path: ""', r"known.yaml:2: known entry for a whole script or case \(cases: 'cmd/x.sh#\*'"),
+        ("finding: target\n    cases: ppo/dp/default\n    path: a.b", r"known.yaml:2: known entry for a case glob .*run `config-harness known`"),
+        ('finding: error\n    path: ""', r"known.yaml:2: known entry for a whole case \(no path, source or message\)"),
+    ],
+)
+def test_an_entry_for_a_whole_script_or_case_is_one_line_naming_the_file_and_entry(entry, says):
+    with pytest.raises(ContractError, match=says):
+        entries(f"waivers:\n  - {entry}\n    reason: r\n")
+
+
+def test_a_base_written_by_the_earlier_version_is_read_as_written():
+    legacy = 'waivers:\n  - finding: launch\n    cases: "cmd/run.sh#*"\n    path: actor.lr\n    what: key removed\n    reason: r\n'
+    (entry,) = known.known_entries(parse_contracts(legacy, Path("known.yaml"), legacy_known=True))
+    assert known.excuses(entry, "cmd/run.sh#2", LAUNCH) and not known.excuses(entry, "cmd/other.sh#1", LAUNCH)
 
 
 def test_an_excused_finding_is_info_with_status_known_and_a_golden_difference_is_never_excused():
@@ -78,7 +138,8 @@ def test_a_case_whose_only_errors_are_known_is_ok_and_an_unused_entry_is_stale()
     assert excused.status == Status.OK and not excused.failed
     assert known.stale_entries([entry], [excused]) == []
     (stale,) = known.stale_entries([entry], [result])  # nothing excused: the problem is fixed
-    assert stale.severity == WARNING and "known finding fixed" in stale.message and "remove its entry (known.yaml:2)" in stale.message
+    assert stale.severity == WARNING and "known finding fixed: key removed at actor.lr at run.sh:3" in stale.message
+    assert "remove its entry (known.yaml:2)" in stale.message
 
 
 def test_entries_for_records_each_distinct_finding_once_with_its_line_as_the_reason():
@@ -86,8 +147,8 @@ def test_entries_for_records_each_distinct_finding_once_with_its_line_as_the_rea
     (entry,) = known.entries_for(results, TODAY)
     assert entry == {
         "finding": "launch",
-        "cases": "cmd/run.sh#*",
         "path": "actor.lr",
+        "source": "run.sh:3",
         "what": "key removed",
         "reason": "known at adoption (2026-12-01): key removed: actor.lr is not in the config (run.sh:3)",
     }
@@ -95,8 +156,8 @@ def test_entries_for_records_each_distinct_finding_once_with_its_line_as_the_rea
 
 
 def test_appended_keeps_every_byte_and_refuses_what_it_cannot_extend():
-    one = {"finding": "launch", "cases": "cmd/a.sh#*", "path": "", "what": "not extracted", "reason": "r"}
-    two = {**one, "cases": "cmd/b.sh#*"}
+    one = {"finding": "launch", "path": "", "source": "a.sh:1", "what": "not extracted", "message": "m", "reason": "r"}
+    two = {**one, "source": "b.sh:1"}
     first = known.appended(known.render([]), [one])
     assert first.startswith(known.HEADER) and yaml.safe_load(first)["waivers"] == [one]
     second = known.appended(first, [two])
