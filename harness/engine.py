@@ -675,7 +675,7 @@ class Engine:
             records = run.contracts.changes if run.contracts else ()
             owned = next((path for path in run.settings.contracts if not known.is_known_file(path)), None)
             findings += known.added_entries(
-                cases, entries, base_entries, records, utc_today(), display_path(owned) if owned is not None else ""
+                cases, entries, base_entries, records, utc_today(), display_path(owned) if owned is not None else "", run.review.ref
             )
         return findings
 

@@ -26,6 +26,7 @@ nothing and is one count line in every report.
 from __future__ import annotations
 
 import datetime
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -219,19 +220,12 @@ def _same_cause(base: Waiver, entry: Waiver) -> bool:
     return _entry_cause(base) == _entry_cause(entry)
 
 
-def added_entries(
-    results: Iterable[CaseResult],
-    head_entries: Sequence[Waiver],
-    base_entries: Sequence[Waiver],
-    records: Sequence[ChangeRecord],
-    today: datetime.date,
-    record_file: str = "",
-) -> list[Finding]:
-    """In a review, each cause the pull request's known entries excuse and the base's (live ones) do not, and each
-    entry whose `until` the pull request moved later: loosenings of the base's rules, whatever was edited to get
-    them. An error unless a `changes:` record accepts it; records in a known file accept nothing (the parser keeps
-    them apart), so the reason lives in a file the base's owners own (`record_file`)."""
-    findings: dict[str, Finding] = {}
+def loosenings(
+    results: Iterable[CaseResult], head_entries: Sequence[Waiver], base_entries: Sequence[Waiver], today: datetime.date
+) -> list[tuple[dict[str, Any], Waiver]]:
+    """Each cause the pull request's known entries excuse and the base's live ones do not, and each entry whose
+    `until` it moved later: the `changes:` record that would accept it, and the entry."""
+    found: dict[str, tuple[dict[str, Any], Waiver]] = {}
     live_base = [e for e in base_entries if live(e, today)]
     for result in results:
         for finding in result.findings:
@@ -240,25 +234,37 @@ def added_entries(
             entry = next((e for e in head_entries if live(e, today) and excuses(e, result.case.id, finding)), None)
             if entry is None:
                 continue
-            cause = cause_of(finding) if not entry.cases else _entry_cause(entry)
-            before = [b for b in base_entries if _same_cause(b, entry)]
-            old = _iso(max((b.until for b in before if b.until), default=None)) if before else None
-            key = flow_record(cause)
-            if key not in findings:
-                findings[key] = _change(cause, old, entry, records, record_file)
+            cause = cause_of(finding)
+            before = [b.until for b in base_entries if _same_cause(b, entry)]
+            old = _iso(max((day for day in before if day), default=None))
+            found.setdefault(flow_record(cause), (record_of(cause, old, _iso(entry.until)), entry))
     for entry in head_entries:
-        before = [b for b in base_entries if _same_cause(b, entry)]
-        if not before or any(b.until is None or (entry.until is not None and entry.until <= b.until) for b in before):
+        before = [b.until for b in base_entries if _same_cause(b, entry)]
+        if not before or any(day is None or (entry.until is not None and entry.until <= day) for day in before):
             continue  # added (judged by what it excuses, above) or not renewed
         cause = _entry_cause(entry)
-        key = flow_record(cause)
-        if key not in findings:
-            findings[key] = _change(cause, _iso(max(b.until for b in before if b.until)), entry, records, record_file)
-    return list(findings.values())
+        found.setdefault(flow_record(cause), (record_of(cause, _iso(max(d for d in before if d)), _iso(entry.until)), entry))
+    return list(found.values())
 
 
-def _change(cause: dict[str, str], old: str | None, entry: Waiver, records: Sequence[ChangeRecord], record_file: str) -> Finding:
-    wanted = record_of(cause, old, _iso(entry.until))
+def added_entries(
+    results: Iterable[CaseResult],
+    head_entries: Sequence[Waiver],
+    base_entries: Sequence[Waiver],
+    records: Sequence[ChangeRecord],
+    today: datetime.date,
+    record_file: str = "",
+    ref: str = "",
+) -> list[Finding]:
+    """In a review, every loosening of the base's known entries (`loosenings`), whatever was edited to get it: an
+    error unless a `changes:` record accepts it; records in a known file accept nothing (the parser keeps them
+    apart), so the reason lives in a file the base's owners own (`record_file`)."""
+    return [_change(wanted, entry, records, record_file, ref) for wanted, entry in loosenings(results, head_entries, base_entries, today)]
+
+
+def _change(wanted: dict[str, Any], entry: Waiver, records: Sequence[ChangeRecord], record_file: str, ref: str) -> Finding:
+    cause = {key: value for key, value in wanted["new"].items() if key != "until"}
+    old = (wanted["old"] or {}).get("until")
     key = (wanted["known"], canonical(wanted["old"]), canonical(wanted["new"]))
     record = next((r for r in records if r.contract == KNOWN and (r.path, canonical(r.old), canonical(r.new)) == key), None)
     until = _iso(entry.until) or "never expires"
@@ -284,7 +290,7 @@ def _change(cause: dict[str, str], old: str | None, entry: Waiver, records: Sequ
         ERROR,
         f"{subject} without a recorded reason; it excuses what the base reports; the owners of {owners} must approve:"
         f" add to `changes:` in {record_file or 'a contracts file the base owns'} {flow_record(wanted)}"
-        " (`config-harness known --reason TEXT` writes the entry and its record together)",
+        f" (`config-harness known --base {ref or 'REF'} --reason TEXT` writes it)",
         origin=Origin.INTRODUCED,
         detail=ContractRef(source=_where(entry)),
     )
@@ -335,24 +341,46 @@ HEADER = """\
 """
 
 
-def appended(text: str, entries: Sequence[dict[str, Any]]) -> str:
-    """A known file's text with `entries` added at the end of its `waivers:` list, every other byte kept; a file
-    whose last key is not `waivers:` cannot be appended to (ValueError)."""
+def appended(text: str, items: Sequence[dict[str, Any]], key: str = "waivers") -> str:
+    """A known file's text with `items` added at the end of its `waivers:` list (or a contracts file's with records
+    at the end of its `changes:` list), every other byte kept; a list written in a way appending cannot follow
+    (ValueError). A known file holds only `waivers:`."""
     document = yaml.safe_load(text) or {}
-    if not isinstance(document, dict) or set(document) - {"waivers"}:
+    if not isinstance(document, dict) or (key == "waivers" and set(document) - {"waivers"}):
         raise ValueError("a known file holds only `waivers:`; add these entries by hand or to a file of their own")
-    before = list(document.get("waivers") or [])
-    head = re.sub(r"^waivers:[ \t]*\[\][ \t]*$", "waivers:", text, flags=re.M).rstrip("\n")
-    if "waivers" not in document:
-        head += "\nwaivers:"
-    new = head + "\n" + _items(entries)
+    before = list(document.get(key) or [])
+    head = re.sub(rf"^{key}:[ \t]*\[\][ \t]*$", f"{key}:", text, flags=re.M).rstrip("\n")
+    if key not in document:
+        head += f"\n{key}:"
+    new = head.lstrip("\n") + "\n" + _items(items)
     try:
-        same = (yaml.safe_load(new) or {}).get("waivers") == before + list(entries)
+        parsed = yaml.safe_load(new) or {}
+        same = parsed.get(key) == before + list(items) and {k: v for k, v in parsed.items() if k != key} == {
+            k: v for k, v in document.items() if k != key
+        }
     except yaml.YAMLError:
         same = False  # an indentation appending cannot follow
     if not same:
-        raise ValueError("its `waivers:` list is written in a way entries cannot be appended to; add them by hand")
+        raise ValueError(f"its `{key}:` list is written in a way entries cannot be appended to; add them by hand")
     return new
+
+
+def without_earlier_entries(text: str) -> tuple[str, int]:
+    """A known file's text without the entries an earlier version wrote for a case glob (`cases:`), and how many
+    went; the text as it was when there are none. Its comment lines at the top are kept."""
+    document = yaml.safe_load(text) or {}
+    if not isinstance(document, dict) or not isinstance(document.get("waivers") or [], list):
+        return text, 0
+    waivers = document.get("waivers") or []
+    kept = [entry for entry in waivers if not (isinstance(entry, dict) and "finding" in entry and "cases" in entry)]
+    if len(kept) == len(waivers):
+        return text, 0
+    if set(document) - {"waivers"}:
+        raise ValueError("a known file holds only `waivers:`; remove its entries that name `cases:` by hand")
+    comments = "".join(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines(keepends=True)))
+    head = comments or HEADER
+    body = yaml.safe_dump({"waivers": kept}, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
+    return head + body, len(waivers) - len(kept)
 
 
 def _items(entries: Sequence[dict[str, Any]]) -> str:

@@ -167,3 +167,55 @@ def test_appended_keeps_every_byte_and_refuses_what_it_cannot_extend():
     indented = "waivers:\n  - finding: launch\n    cases: x\n    reason: r\n"
     with pytest.raises(ValueError, match="cannot be appended"):
         known.appended(indented, [one])
+
+
+def _review(head_text: str, base_text: str, contracts_text: str = "", today: datetime.date = TODAY):
+    """added_entries on one launch finding, the head's known file against the base's (as a review reads them)."""
+    head = parse_contracts(head_text, Path("config-harness/known.yaml"))
+    base = parse_contracts(base_text, Path("config-harness/known.yaml"), legacy_known=True)
+    records = parse_contracts(contracts_text, Path("config-harness/contracts.yaml")).changes + head.changes
+    result = CaseResult(Case("cmd/run.sh#1", "", ()), "", Status.ERROR, (LAUNCH,))
+    (excused,) = known.excuse_results([result], known.known_entries(head), today)
+    found = known.added_entries([excused], known.known_entries(head), known.known_entries(base), records, today, "config-harness/contracts.yaml", "main")
+    return head, found
+
+
+def test_an_entry_a_pull_request_adds_needs_a_record_in_a_file_the_base_owns_never_in_the_known_file():
+    record = "{known: actor.lr, old: null, new: {finding: launch, path: actor.lr, source: 'run.sh:3', what: key removed, until: null}, reason: ok}"
+    in_known = ENTRY + f"changes:\n  - {record}\n"
+    head, (change,) = _review(in_known, "waivers: []\n")
+    assert head.changes == () and len(head.unheeded) == 1  # a record in the known file approves nothing
+    assert change.kind == Kind.CONTRACT_CHANGE and change.severity == ERROR, change
+    assert "known entry added for key removed at actor.lr at run.sh:3" in change.message
+    assert "the owners of config-harness/known.yaml and config-harness/contracts.yaml must approve" in change.message
+    assert "`config-harness known --base main --reason TEXT` writes it" in change.message
+    (warning,) = known.unheeded_records(head)
+    assert warning.severity == WARNING and "approves nothing (config-harness/known.yaml:" in warning.message
+    _, (accepted,) = _review(ENTRY, "waivers: []\n", f"changes:\n  - {record}\n")
+    assert accepted.severity == WARNING and "[recorded reason: ok]" in accepted.message
+    # What the base already knew is no change at all, and a base written by the earlier version knows it too.
+    assert _review(ENTRY, ENTRY)[1] == []
+    legacy = 'waivers:\n  - finding: launch\n    cases: "cmd/run.sh#*"\n    path: actor.lr\n    what: key removed\n    reason: r\n'
+    assert _review(ENTRY, legacy)[1] == []
+
+
+def test_an_entry_whose_until_a_pull_request_moves_later_is_a_contract_change():
+    base = ENTRY.replace("reason: known at adoption", "reason: r\n    until: 2027-01-31")
+    head = ENTRY.replace("reason: known at adoption", "reason: r\n    until: 2099-01-01")
+    _, (renewed,) = _review(head, base)
+    assert renewed.severity == ERROR and "known entry renewed (until 2027-01-31 -> 2099-01-01)" in renewed.message, renewed
+    assert renewed.old == {"until": "2027-01-31"} and renewed.new["until"] == "2099-01-01"
+    _, (forever,) = _review(ENTRY, base)  # the date dropped: it never expires
+    assert "until 2027-01-31 -> never expires" in forever.message
+    # Past the base's date the base excuses nothing: the renewed entry is the only excuse, and still one change.
+    _, (late,) = _review(head, base, today=datetime.date(2027, 6, 1))
+    assert late.severity == ERROR and "renewed" in late.message
+    assert _review(base, head)[1] == []  # an earlier date loosens nothing
+
+
+def test_records_for_a_contracts_file_are_appended_after_its_other_keys():
+    text = "contracts:\n  - name: c\n    require: [a]\n"
+    out = known.appended(text, [{"known": "a", "reason": "r"}], key="changes")
+    assert out.startswith(text) and yaml.safe_load(out)["changes"] == [{"known": "a", "reason": "r"}]
+    with pytest.raises(ValueError, match="cannot be appended"):
+        known.appended("changes: []\ncontracts: []\n", [{"known": "a", "reason": "r"}], key="changes")
