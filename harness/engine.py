@@ -258,7 +258,6 @@ def check_case(
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = as_review(findings, run.baseline.differences) + warned
-    findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
@@ -278,7 +277,9 @@ def check_case(
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
         digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
-    return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+    annotated = annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+    # Known entries name a cause by the file that set its key: judged once the findings carry their sources.
+    return known.excuse_results([annotated], known.known_entries(run.contracts), utc_today())[0]
 
 
 def check_document(pair: DocumentPair) -> CaseResult:
@@ -663,7 +664,8 @@ class Engine:
             judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
             findings += known.stale_entries(judged, cases)
         findings += known.unheeded_records(run.contracts)
-        if run.review is not None and entries:
+        if run.review is not None and entries and not run.review.first_adoption:
+            # At a first adoption the base has no rules to loosen: the pull request's apply, and every report says so.
             from harness.rules.contract_changes import read_contract_files
             from harness.rules.contracts import ContractError
 
