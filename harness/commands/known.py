@@ -26,7 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TEXT",
         help="why the entries are accepted: a `changes:` record for each entry added, written in the settings' first contracts file that is not a known file",
     )
-    parser.add_argument("--base", metavar="REF", help="with --reason: also record the entries REF's known file does not have (what a review against REF asks for)")
+    parser.add_argument(
+        "--base",
+        metavar="REF",
+        help="with --reason: also record the entries REF's known file does not have (what a review against REF asks for)",
+    )
     common.add_quiet(parser, "print nothing")
 
 
@@ -51,13 +55,17 @@ def run(args: argparse.Namespace) -> int:
         _write_records(settings, owned, records, args.reason)
     if not args.quiet:
         if dropped:
-            common.say(f"{dropped} entr{'ies' if dropped != 1 else 'y'} an earlier version wrote for a case glob dropped from {common.display_path(target)}")
+            common.say(
+                f"{dropped} entr{'ies' if dropped != 1 else 'y'} an earlier version wrote for a case glob dropped from {common.display_path(target)}"
+            )
         common.say(
             f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {common.display_path(target)}"
             + (" (review it: an entry is a loosening)" if added else "")
         )
         if owned is not None:
-            common.say(f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {common.display_path(owned)} (its owners approve them)")
+            common.say(
+                f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {common.display_path(owned)} (its owners approve them)"
+            )
     return ExitCode.OK
 
 
@@ -97,7 +105,9 @@ def record(settings: Settings, target: Path, args: argparse.Namespace, when: str
     return _recorded(settings, target, args, when)[0]
 
 
-def _recorded(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> tuple[list[dict], list[dict[str, Any]]]:
+def _recorded(
+    settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since"
+) -> tuple[list[dict], list[dict[str, Any]]]:
     """`record`, and with `args.reason` the records that accept what it added (with `args.base`, also what the
     file's entries excuse that REF's do not)."""
     from harness.engine import Engine, Run

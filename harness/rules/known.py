@@ -50,7 +50,6 @@ from harness.model.findings import (
     Origin,
     TargetFacts,
 )
-from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.settings import display_path
 from harness.rules.contract_changes import canonical, flow_record
 from harness.rules.contracts import KNOWN, KNOWN_FILE_NAME, ChangeRecord, ContractSet, Waiver
@@ -306,8 +305,7 @@ def unheeded_records(contract_set: ContractSet | None) -> list[Finding]:
             None,
             None,
             WARNING,
-            f"a `changes:` record in a known file approves nothing ({record.origin}): write it in a contracts file the"
-            " base's owners own",
+            f"a `changes:` record in a known file approves nothing ({record.origin}): write it in a contracts file the base's owners own",
             detail=ContractRef(source=record.origin),
         )
         for record in (contract_set.unheeded if contract_set is not None else ())

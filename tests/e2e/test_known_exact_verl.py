@@ -67,7 +67,9 @@ def test_a_new_engine_copied_from_dp_is_green_in_check_and_the_review_after_the_
     repository = adopted
     git(repository, "checkout", "-q", "-b", "new-engine", "adopted")
     config = repository / CONFIG
-    (config / "model_engine" / "mydp.yaml").write_text((config / "model_engine" / "dp.yaml").read_text().replace("model_engine: dp", "model_engine: mydp"))
+    (config / "model_engine" / "mydp.yaml").write_text(
+        (config / "model_engine" / "dp.yaml").read_text().replace("model_engine: dp", "model_engine: mydp")
+    )
     for group in ("actor", "ref", "critic"):
         shutil.copy(config / group / f"dp_{group}.yaml", config / group / f"mydp_{group}.yaml")
     code, out = run(repository, "check", capsys=capsys, monkeypatch=monkeypatch)
@@ -112,7 +114,9 @@ def test_a_known_entry_and_its_records_in_the_known_file_alone_buy_nothing(adopt
     assert "a `changes:` record in a known file approves nothing (config-harness/known.yaml:" in out, out
     # The command the error names writes the same records where the base's owners own them: then it is accepted.
     known.write_text(known.read_text().split("changes:\n")[0])
-    code, out = run(repository, "known", "--base", "adopted", "--reason", "validation moves to the launcher", capsys=capsys, monkeypatch=monkeypatch)
+    code, out = run(
+        repository, "known", "--base", "adopted", "--reason", "validation moves to the launcher", capsys=capsys, monkeypatch=monkeypatch
+    )
     assert code == 0 and f"{len(records)} `changes:` record" in out, out
     assert "validation moves to the launcher" in (repository / "config-harness" / "contracts.yaml").read_text()
     git(repository, "commit", "-q", "-am", "records where the owners own them")

@@ -100,8 +100,14 @@ def test_a_typo_in_another_launch_of_a_script_with_a_known_broken_launch_is_not_
 @pytest.mark.parametrize(
     ("entry", "says"),
     [
-        ('finding: launch\n    cases: "cmd/x.sh#*"\n    path: ""', r"known.yaml:2: known entry for a whole script or case \(cases: 'cmd/x.sh#\*'"),
-        ("finding: target\n    cases: ppo/dp/default\n    path: a.b", r"known.yaml:2: known entry for a case glob .*run `config-harness known`"),
+        (
+            'finding: launch\n    cases: "cmd/x.sh#*"\n    path: ""',
+            r"known.yaml:2: known entry for a whole script or case \(cases: 'cmd/x.sh#\*'",
+        ),
+        (
+            "finding: target\n    cases: ppo/dp/default\n    path: a.b",
+            r"known.yaml:2: known entry for a case glob .*run `config-harness known`",
+        ),
         ('finding: error\n    path: ""', r"known.yaml:2: known entry for a whole case \(no path, source or message\)"),
     ],
 )
@@ -176,7 +182,9 @@ def _review(head_text: str, base_text: str, contracts_text: str = "", today: dat
     records = parse_contracts(contracts_text, Path("config-harness/contracts.yaml")).changes + head.changes
     result = CaseResult(Case("cmd/run.sh#1", "", ()), "", Status.ERROR, (LAUNCH,))
     (excused,) = known.excuse_results([result], known.known_entries(head), today)
-    found = known.added_entries([excused], known.known_entries(head), known.known_entries(base), records, today, "config-harness/contracts.yaml", "main")
+    found = known.added_entries(
+        [excused], known.known_entries(head), known.known_entries(base), records, today, "config-harness/contracts.yaml", "main"
+    )
     return head, found
 
 
@@ -222,5 +230,9 @@ def test_records_for_a_contracts_file_are_appended_after_its_other_keys():
 
 
 def test_the_codeowners_template_owns_the_known_file():
-    owned = [line.split()[0] for line in (Path(__file__).parents[2] / "templates" / "CODEOWNERS").read_text().splitlines() if line.startswith("/")]
+    owned = [
+        line.split()[0]
+        for line in (Path(__file__).parents[2] / "templates" / "CODEOWNERS").read_text().splitlines()
+        if line.startswith("/")
+    ]
     assert "/config-harness/known.yaml" in owned
