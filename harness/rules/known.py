@@ -73,12 +73,13 @@ def what_of(finding: Finding) -> str:
     return ""
 
 
-def source_of(finding: Finding) -> str:
+def source_of(finding: Finding, root: str = "") -> str:
     """Where a finding's cause is written: a launch's script line (`examples/x.sh:23`), else the config file that set
-    the key (its line left out, so an edit elsewhere in the file keeps the entry), "" when none is known."""
+    the key (its line left out, so an edit elsewhere in the file keeps the entry), else the case's root config file
+    `root` (a required key missing from a route is not the same cause as the main tree losing it)."""
     source = finding.source
     if source is None:
-        return ""
+        return "" if finding.kind == Kind.LAUNCH else root
     file, line = getattr(source, "file", None), getattr(source, "line", None)
     if file is None or getattr(source, "override", None) is not None:
         return str(source)
@@ -90,10 +91,10 @@ def words_of(finding: Finding) -> str:
     return " ".join(finding.message.split())
 
 
-def cause_of(finding: Finding) -> dict[str, str]:
+def cause_of(finding: Finding, root: str = "") -> dict[str, str]:
     """The cause a known entry names, as it is written: kind, key, script line or config file, reason word, and the
     finding's words where it names no key."""
-    cause = {"finding": str(finding.kind), "path": finding.path, "source": source_of(finding)}
+    cause = {"finding": str(finding.kind), "path": finding.path, "source": source_of(finding, root)}
     if what_of(finding):
         cause["what"] = what_of(finding)
     if not finding.path:
@@ -110,7 +111,7 @@ def _entry_cause(entry: Waiver) -> dict[str, str]:
     return cause
 
 
-def excuses(waiver: Waiver, case_id: str, finding: Finding) -> bool:
+def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> bool:
     """True when a known entry names this finding's cause, on whatever case or launch shows it. An entry an earlier
     version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did."""
     if not waiver.finding or waiver.finding != str(finding.kind) or waiver.path != finding.path:
@@ -119,7 +120,7 @@ def excuses(waiver: Waiver, case_id: str, finding: Finding) -> bool:
         return False
     if waiver.cases:
         return fnmatchcase(case_id, waiver.cases)
-    return waiver.source == source_of(finding) and (not waiver.message or waiver.message == words_of(finding))
+    return waiver.source == source_of(finding, root) and (not waiver.message or waiver.message == words_of(finding))
 
 
 def live(entry: Waiver, today: datetime.date) -> bool:
@@ -136,13 +137,13 @@ def known_entries(contract_set: ContractSet | None) -> tuple[Waiver, ...]:
     return tuple(w for w in (contract_set.waivers if contract_set is not None else ()) if w.finding)
 
 
-def excuse(findings: Sequence[Finding], entries: Sequence[Waiver], case_id: str, today: datetime.date) -> list[Finding]:
+def excuse(findings: Sequence[Finding], entries: Sequence[Waiver], case_id: str, today: datetime.date, root: str = "") -> list[Finding]:
     """The findings with each one a live known entry names as `info`, status known, its entry's reason kept."""
     if not entries:
         return list(findings)
     out = []
     for finding in findings:
-        entry = next((e for e in entries if excusable(finding) and excuses(e, case_id, finding)), None)
+        entry = next((e for e in entries if excusable(finding) and excuses(e, case_id, finding, root)), None)
         if entry is not None and live(entry, today):
             finding = replace(finding, severity=INFO, waiver=entry.reason, status=Excused.KNOWN, origin=None)
         out.append(finding)
@@ -155,7 +156,7 @@ def excuse_results(results: Iterable[CaseResult], entries: Sequence[Waiver], tod
 
     out = []
     for result in results:
-        findings = tuple(excuse(result.findings, entries, result.case.id, today))
+        findings = tuple(excuse(result.findings, entries, result.case.id, today, result.root_file))
         status = result.status
         if status == Status.ERROR and findings != result.findings and not any(f.severity == ERROR for f in findings):
             status = Status.OK
@@ -177,10 +178,10 @@ def _named(cause: dict[str, str]) -> str:
 
 def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> list[Finding]:
     """A warning for each known entry that excuses nothing any more: the problem is fixed, the entry can go."""
-    excused = [(r.case.id, f) for r in results for f in r.findings if f.status == Excused.KNOWN]
+    excused = [(r.case.id, f, r.root_file) for r in results for f in r.findings if f.status == Excused.KNOWN]
     findings = []
     for entry in entries:
-        if any(excuses(entry, case_id, finding) for case_id, finding in excused):
+        if any(excuses(entry, case_id, finding, root) for case_id, finding, root in excused):
             continue
         where = _where(entry)
         findings.append(
@@ -228,12 +229,12 @@ def loosenings(
     live_base = [e for e in base_entries if live(e, today)]
     for result in results:
         for finding in result.findings:
-            if finding.status != Excused.KNOWN or any(excuses(e, result.case.id, finding) for e in live_base):
+            if finding.status != Excused.KNOWN or any(excuses(e, result.case.id, finding, result.root_file) for e in live_base):
                 continue
-            entry = next((e for e in head_entries if live(e, today) and excuses(e, result.case.id, finding)), None)
+            entry = next((e for e in head_entries if live(e, today) and excuses(e, result.case.id, finding, result.root_file)), None)
             if entry is None:
                 continue
-            cause = cause_of(finding)
+            cause = cause_of(finding, result.root_file)
             before = [b.until for b in base_entries if _same_cause(b, entry)]
             old = _iso(max((day for day in before if day), default=None))
             found.setdefault(flow_record(cause), (record_of(cause, old, _iso(entry.until)), entry))
@@ -323,7 +324,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
         for finding in result.findings:
             if not excusable(finding):
                 continue
-            cause = cause_of(finding)
+            cause = cause_of(finding, result.root_file)
             key = flow_record(cause)
             if key in entries:
                 continue

@@ -236,3 +236,16 @@ def test_the_codeowners_template_owns_the_known_file():
         if line.startswith("/")
     ]
     assert "/config-harness/known.yaml" in owned
+
+
+def test_a_required_key_a_route_never_had_does_not_excuse_the_main_tree_losing_it():
+    # Nothing sets a missing key, so its cause is the case's root config: a route that lacked it at adoption names
+    # its own root, and the main tree dropping it later is a new cause (the base's contract fails the review).
+    missing = Finding(Kind.CONTRACT, "trainer.val", "present", None, ERROR, "validation: trainer.val is required but missing")
+    route = CaseResult(Case("route/eval", "", ()), "", Status.ERROR, (missing,), root_file="conf/eval.yaml")
+    (entry,) = entries(known.render(known.entries_for([route], TODAY)))
+    assert entry.source == "conf/eval.yaml"
+    main_case = CaseResult(Case("train/dp/default", "", ()), "", Status.ERROR, (missing,), root_file="conf/train.yaml")
+    new_engine = replace(main_case, case=Case("train/mydp/default", "", ()))
+    (excused_route, still, still_new) = known.excuse_results([route, main_case, new_engine], [entry], TODAY)
+    assert excused_route.status == Status.OK and still.findings == (missing,) and still_new.findings == (missing,)
