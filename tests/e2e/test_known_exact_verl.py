@@ -139,3 +139,17 @@ def test_moving_a_known_entrys_until_later_is_a_contract_change(adopted, capsys,
     git(repository, "commit", "-q", "-am", "renewed to 2099")
     code, out = run(repository, "diff", "--base", "dated", capsys=capsys, monkeypatch=monkeypatch)
     assert code == 1 and re.search(r"ERROR contract change: known entry renewed \(until 2027-01-31 -> 2099-01-01\)", out), out
+
+
+def test_a_repointed_submodule_is_named_with_the_owners_who_must_approve(adopted, capsys, monkeypatch):
+    # verl's `recipe` submodule holds programs its launch scripts run: a pull request that re-points it changes what
+    # they run, and the base checks launches, so it is an error until a record gives the reason.
+    repository = adopted
+    git(repository, "checkout", "-q", "-b", "repoint", "adopted")
+    git(repository, "update-index", "--cacheinfo", f"160000,{'3' * 40},recipe")
+    git(repository, "commit", "-q", "-m", "re-point recipe")
+    code, out = run(repository, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 1 and re.search(r"ERROR settings_change: .*submodule recipe re-pointed", out) or "submodule recipe re-pointed" in out, (
+        out
+    )
+    assert code == 1 and "(checked by the base)" in out and "must approve" in out, out
