@@ -150,6 +150,4 @@ def test_a_repointed_submodule_is_named_with_the_owners_who_must_approve(adopted
     git(repository, "commit", "-q", "-m", "re-point recipe")
     code, out = run(repository, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)
     assert code == 1 and "submodule recipe re-pointed" in out, out
-        out
-    )
     assert code == 1 and "(checked by the base)" in out and "must approve" in out, out
