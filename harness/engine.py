@@ -614,6 +614,12 @@ class Engine:
         else:
             cases += [_gone_result(name, run.review, records) for name in gone]
             cases = [_with_base_provenance(run.baseline, r) for r in cases]
+        if run.review is not None and run.contracts is not None and len(self.selected) == len(self.cases):
+            from harness.rules.contract_changes import unmatched_records
+
+            findings += unmatched_records(
+                run.contracts.changes, run.baseline.contract_texts(), [f for r in cases for f in r.findings] + findings
+            )
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
         return MatrixResult(
             cases=tuple(cases),

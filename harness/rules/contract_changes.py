@@ -262,3 +262,30 @@ def run_findings(
     if whole_matrix:
         findings += stale_waivers(head, violations_seen(head, results), strict_waivers)
     return findings
+
+
+def unmatched_records(
+    records: Iterable[ChangeRecord], base_texts: Mapping[str, str | None] | None, findings: Iterable[Finding]
+) -> list[Finding]:
+    """A warning for each `changes:` record the pull request adds that accepts nothing in this review: a record is
+    read only where a loosening shows it (`[recorded reason: ...]`), so one that matches no change is a reason for
+    nothing (records the base already holds are history, not news)."""
+    try:
+        before = list(read_contract_files(base_texts).changes) if base_texts else []
+    except ContractError:
+        before = []
+    shown = " ".join(f.message for f in findings if f.severity == WARNING)
+    return [
+        Finding(
+            Kind.CONTRACT,
+            record.path,
+            None,
+            None,
+            WARNING,
+            f"a `changes:` record matches no change in this review ({record.origin}): it accepts nothing; remove it or"
+            " write the record the error asks for",
+            detail=ContractRef(source=record.origin),
+        )
+        for record in records
+        if record not in before and f"[recorded reason: {record.reason}]" not in shown
+    ]

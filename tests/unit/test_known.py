@@ -249,3 +249,17 @@ def test_a_required_key_a_route_never_had_does_not_excuse_the_main_tree_losing_i
     new_engine = replace(main_case, case=Case("train/mydp/default", "", ()))
     (excused_route, still, still_new) = known.excuse_results([route, main_case, new_engine], [entry], TODAY)
     assert excused_route.status == Status.OK and still.findings == (missing,) and still_new.findings == (missing,)
+
+
+def test_a_record_the_pull_request_adds_that_accepts_nothing_is_a_warning():
+    from harness.rules.contract_changes import unmatched_records
+
+    text = (
+        "changes:\n  - {contract: c, path: a, old: require, new: null, reason: used}\n  - {setting: jobs, old: 1, new: 2, reason: idle}\n"
+    )
+    records = parse_contracts(text, Path("config-harness/contracts.yaml")).changes
+    used = Finding(Kind.CONTRACT_CHANGE, "a", "require", None, WARNING, "c: a dropped [recorded reason: used]")
+    (idle,) = unmatched_records(records, {"config-harness/contracts.yaml": None}, [used])
+    assert idle.severity == WARNING and "matches no change in this review (config-harness/contracts.yaml:3)" in idle.message
+    # A record the base already holds is history: never reported again.
+    assert unmatched_records(records, {"config-harness/contracts.yaml": text}, [used]) == []
