@@ -262,7 +262,6 @@ def check_case(
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = invariant_findings(findings, composed, tree, entry, session)
     findings = as_review(findings, run.baseline.differences) + warned
-    findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
@@ -282,7 +281,9 @@ def check_case(
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
         digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
-    return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+    annotated = annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+    # Known entries name a cause by the file that set its key: judged once the findings carry their sources.
+    return known.excuse_results([annotated], known.known_entries(run.contracts), utc_today())[0]
 
 
 def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
@@ -705,6 +706,12 @@ class Engine:
         else:
             cases += [_gone_result(name, run.review, records) for name in gone]
             cases = [_with_base_provenance(run.baseline, r) for r in cases]
+        if run.review is not None and run.contracts is not None and len(self.selected) == len(self.cases):
+            from harness.rules.contract_changes import unmatched_records
+
+            findings += unmatched_records(
+                run.contracts.changes, run.baseline.contract_texts(), [f for r in cases for f in r.findings] + findings
+            )
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
         return MatrixResult(
             cases=tuple(cases),
@@ -754,7 +761,9 @@ class Engine:
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
             judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
             findings += known.stale_entries(judged, cases)
-        if run.review is not None and entries:
+        findings += known.unheeded_records(run.contracts)
+        if run.review is not None and entries and not run.review.first_adoption:
+            # At a first adoption the base has no rules to loosen: the pull request's apply, and every report says so.
             from harness.rules.contract_changes import read_contract_files
             from harness.rules.contracts import ContractError
 
@@ -763,7 +772,11 @@ class Engine:
                 base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
             except ContractError:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
-            findings += known.added_entries(cases, base_entries, run.contracts.changes if run.contracts else ())
+            records = run.contracts.changes if run.contracts else ()
+            owned = next((path for path in run.settings.contracts if not known.is_known_file(path)), None)
+            findings += known.added_entries(
+                cases, entries, base_entries, records, utc_today(), display_path(owned) if owned is not None else "", run.review.ref
+            )
         return findings
 
     def write(self, result: MatrixResult, prune: bool) -> MatrixResult:

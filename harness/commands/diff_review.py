@@ -12,7 +12,7 @@ from harness.model.settings import settings_table
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review import baselines, gitrepo
 from harness.rules.contract_changes import read_contract_files
-from harness.rules.review_rules import rules_for_review
+from harness.rules.review_rules import around_review, rules_for_review
 from harness.targets import case_rules, program_view
 
 
@@ -24,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
     if base_settings is not None:
         base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
     review = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+    if not review.first_adoption:  # what runs the review and what it reads are reviewed too
+        review = replace(review, changes=review.changes + tuple(around_review(top, commit, base_settings)))
     baseline = baselines.at_ref(review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.

@@ -191,10 +191,15 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
             f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
             "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)"
         )
-    if any(g.kind == Kind.CONTRACT_CHANGE for g in errors):
+    if any(g.kind == Kind.CONTRACT_CHANGE and not g.finding.message.startswith("known entry ") for g in errors):
         lines.append(
             "a contract was loosened without a reason: record why under `changes:` in its contracts file "
             "(`config-harness lock ... --reason TEXT` writes it)"
+        )
+    if any(g.kind == Kind.CONTRACT_CHANGE and g.finding.message.startswith("known entry ") for g in errors):
+        lines.append(
+            "a known entry was added or renewed without a reason: record why under `changes:` in a contracts file the "
+            "base's owners own (`config-harness known --base REF --reason TEXT` writes it; the known file's own records approve nothing)"
         )
     if any(g.kind == Kind.ERROR for g in errors):
         lines.append("a case cannot be composed: fix the config named in its error above")
