@@ -286,6 +286,7 @@ class Project:
         self.version_base = version_base
         self._entries: dict[tuple[str, bool], Entry | Refusal] = {}
         self._submodules: tuple[str, ...] | None = None
+        self.sourced_files: set[str] = set()  # the files its scripts `source` (relative to the root): a review reads them at the base too
 
     @property
     def absent_submodules(self) -> tuple[str, ...]:
@@ -316,6 +317,7 @@ class Project:
 
     def sourced(self, path: str) -> bytes | str:
         """A file a script `source`s, read (never run) when it is inside the project; else why it is not."""
+        self.sourced_files.add(path)
         try:
             return read_bytes(self.root / path, (self.root,))
         except FileNotFoundError:
@@ -778,12 +780,14 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
-def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
+def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], renamed: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
     """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
-    the base, else `introduced` (it applied there, failed for another reason, or is new)."""
+    the base, else `introduced` (it applied there, failed for another reason, or is new). `renamed`: the scripts
+    that moved with their text (this side's path -> the base's), whose breaks are the base's where they were."""
 
     def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, str]:
         script = result.case.id[len(PREFIX) :].rsplit("#", 1)[0]
+        script = (renamed or {}).get(script, script)
         form = (finding.new or "").partition("=")[0] if finding.path else ""
         return script, form, finding.path, launch_reason(finding)
 
@@ -875,18 +879,19 @@ def review_commands(
     from harness.review import gitrepo
 
     records = tuple(records)
-    found = discover(settings)
+    project = project_of(settings)
+    found = command_cases(project, find_scripts(project.root, settings.command_globs), settings.search_path)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
-    folders = sorted(_folders_needed(settings, top, found))
-    key = _base_key(settings, commit, folders, case_glob)
+    reads = _base_reads(settings, top, found, project)
+    key = _base_key(settings, commit, reads, case_glob)
     base = _stored(settings.cache_dir, top, key)
 
     def this_side() -> tuple[list[Checked], list[CommandCase]]:
         return _checked_commands(settings, case_glob=case_glob, trees=True, found=found)
 
     if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
-        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob), this_side, settings.jobs or 2)
+        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, reads, case_glob), this_side, settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
     else:
         now, skipped = this_side()
@@ -899,8 +904,12 @@ def review_commands(
         modules,
         records,
     )
-    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
     pairs, gone = launch_review.paired(now, base)
+    paired_now = {c.case.id for c, _ in pairs}
+    moved, gone, new = launch_review.moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
+    pairs += moved
+    renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
+    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     values = {c.case.id: launch_review.value_findings(c, b, views, moves) for c, b in pairs}
@@ -908,10 +917,20 @@ def review_commands(
     results = [
         launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed
     ]
+    moved_from = {c.case.id: (c, b) for c, b in moved}
+    new_ones = {c.case.id: c for c in new}
+    results = [
+        launch_review.moved_launch(r, *moved_from[r.case.id])
+        if r.case.id in moved_from
+        else launch_review.new_launch(r, new_ones[r.case.id])
+        if r.case.id in new_ones
+        else r
+        for r in results
+    ]
     return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
 
 
-def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None) -> list[Checked]:
+def _base_launches(settings: Any, top: Path, commit: str, reads: BaseReads, case_glob: str | Sequence[str] | None) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
     from harness.review import gitrepo
     from harness.review.baselines import folders_at
@@ -919,11 +938,12 @@ def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str]
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
         base_root = scratch / settings.origin.parent.relative_to(top)
-        for folder in folders:
+        for folder in reads.folders:
             try:
                 gitrepo.extract_folder(top, commit, folder, scratch)
             except gitrepo.GitError:
                 continue  # the folder did not exist at the ref
+        gitrepo.extract_matching(top, commit, list(reads.pathspecs), scratch)
         base_root.mkdir(parents=True, exist_ok=True)
         # The settings' search path as it is at the base too: the working tree's would make a pull request's edit
         # there the base's, and a launch it breaks would be broken `already at base`.
@@ -933,7 +953,7 @@ def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str]
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any) -> bytes:
+def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> bytes:
     """What the base's launch results depend on: the commit (its files are fixed by it), which of its folders are
     read, the trusted settings that shape the launches, and the folders read outside the
     project as they are now (an installed package's config folder, by its modification time)."""
@@ -947,7 +967,8 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
             outside.append((str(folder), 0))
     facts = {
         "commit": commit,
-        "folders": list(folders),
+        "folders": list(reads.folders),
+        "pathspecs": list(reads.pathspecs),
         "globs": list(settings.command_globs),
         "modules": sorted(dict(settings.command_modules).items()),
         "version_base": settings.version_base,
@@ -986,25 +1007,57 @@ def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -
         return
 
 
-def _folders_needed(settings: Any, top: Path, found: Sequence[CommandCase]) -> set[str]:
-    """The folders a review reads at the base: the globs' fixed prefixes, the config folder, the entry points'."""
+@dataclass(frozen=True)
+class BaseReads:
+    """What a review copies from the base commit to compose its launches there: whole folders (the config folder,
+    the entry points', the globs' fixed prefixes, the folders the launches read configs from), and git pathspecs
+    for what lies at the top of the project (the scripts a root-level glob matches, the files the scripts
+    `source`), never the whole repository."""
+
+    folders: tuple[str, ...]
+    pathspecs: tuple[str, ...] = ()
+
+
+def _base_reads(settings: Any, top: Path, found: Sequence[CommandCase], project: Project) -> BaseReads:
+    """The folders and files a review reads at the base: see BaseReads."""
     from harness.review import gitrepo
 
     base = settings.origin.parent
+    at = gitrepo.inside(top, base)
+    prefix = "" if at == "." else at + "/"
     folders = {gitrepo.inside(top, settings.config_dir)}
+    pathspecs = {":(literal).gitmodules"}  # which folders are submodules, whose scripts are not the project's
     for pattern in settings.command_globs:
         fixed = []
         for part in pattern.split("/")[:-1]:
             if any(ch in part for ch in "*?["):
                 break
             fixed.append(part)
-        folders.add(gitrepo.inside(top, base / "/".join(fixed)) if fixed else gitrepo.inside(top, base))
-    project = project_of(settings)
+        if fixed:
+            folders.add(gitrepo.inside(top, base / "/".join(fixed)))
+        else:  # `*.sh`, `**/*.sh`: the scripts the glob matches, not the folder they share with everything else
+            pathspecs.add(f":(glob){prefix}{pattern}")
+    pathspecs |= {f":(literal){prefix}{path}" for path in project.sourced_files}
+
+    def add(path: Path | None, as_file: bool = False) -> None:
+        if path is None or not is_inside(path, top):
+            return
+        inside = gitrepo.inside(top, path.parent if as_file else path)
+        if inside != ".":
+            folders.add(inside)
+        elif as_file:
+            pathspecs.add(f":(literal){gitrepo.inside(top, path)}")
+
     for case in found:
-        entry = project.entry_file(case.launch.entry, case.launch.is_module) if case.launch.entry else None
-        if entry is not None:
-            folders.add(gitrepo.inside(top, entry.parent))
-    return {folder for folder in folders if folder != "."} or {"."}
+        if case.launch.entry:
+            add(project.entry_file(case.launch.entry, case.launch.is_module), as_file=True)
+        add(case.config_dir)
+        for folder in case.search_path:
+            add(folder)
+    if "." in folders:  # the config folder is the repository's top: every file of it may be a config
+        return BaseReads((".",))
+    kept = sorted(f for f in folders if not any(f.startswith(other + "/") for other in folders))
+    return BaseReads(tuple(kept), tuple(sorted(pathspecs)))
 
 
 def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
