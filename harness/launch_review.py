@@ -72,6 +72,7 @@ def tree_reader(project: Any) -> EntryReader:
 def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
     may come from the cache)."""
+    from harness.launches import module_path
     from harness.review import gitrepo
 
     # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
@@ -79,7 +80,7 @@ def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     prefix = "" if prefix == "." else prefix + "/"
 
     def read(entry: str, is_module: bool) -> tuple[str, str] | None:
-        candidates = [entry.replace(".", "/") + ".py", entry.replace(".", "/") + "/__main__.py"] if is_module else [entry]
+        candidates = [module_path(entry) + ".py", module_path(entry) + "/__main__.py"] if is_module else [entry]
         for candidate in candidates:
             if PurePosixPath(candidate).is_absolute() or ".." in PurePosixPath(candidate).parts:
                 continue  # never outside the project
@@ -136,10 +137,10 @@ def entry_changes(
     entries: dict[tuple[str, bool], list[str]] = {}
     for checked in base:
         if checked.case.launch.entry:
-            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), [])
+            entries.setdefault((checked.case.launch.program, checked.case.launch.is_module), [])
     for checked in now:
         if checked.case.launch.entry:
-            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), []).append(checked.case.id)
+            entries.setdefault((checked.case.launch.program, checked.case.launch.is_module), []).append(checked.case.id)
     for module in (*base_modules, *now_modules):
         entries.setdefault((module, True), [])
     findings = []
@@ -166,7 +167,7 @@ def entry_changes(
 
 def _signature(checked: Any) -> tuple[Any, ...]:
     launch = checked.case.launch
-    return launch.entry, launch.is_module, launch.config_name, tuple(o.text for o in launch.overrides)
+    return launch.program, launch.is_module, launch.config_name, tuple(o.text for o in launch.overrides)
 
 
 def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
@@ -249,6 +250,7 @@ def new_launch(result: CaseResult, checked: Any) -> CaseResult:
         runs = "its command could not be extracted"
     else:
         program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
+        program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
         count = len(launch.overrides)
         runs = f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
     finding = Finding(

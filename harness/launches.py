@@ -52,6 +52,8 @@ NOT_EXTRACTED = "not extracted"
 NOT_HYDRA = "not a Hydra program"  # the program exists and has no @hydra.main (a converter, a data script, a test)
 UNAVAILABLE = "not available"  # the program sits in a git submodule that is not checked out (CI's default checkout)
 SKIPPED = frozenset({NOT_HYDRA, UNAVAILABLE})
+# A program the repository does not have, given no override and no Hydra flag: a server or a data script, never a launch.
+MISSING_NOT_HYDRA = "is not in the repository and takes no Hydra arguments (no override, no --config-name)"
 
 
 @dataclass(frozen=True)
@@ -300,15 +302,13 @@ class Project:
 
     def submodule_of(self, entry: str, is_module: bool) -> str:
         """The absent submodule an entry's file would lie in ("" for none)."""
-        relative = entry.replace(".", "/") if is_module else entry
+        relative = module_path(entry) if is_module else entry
         return next((path for path in self.absent_submodules if relative == path or relative.startswith(path + "/")), "")
 
     def entry_file(self, entry: str, is_module: bool) -> Path | None:
         """The Python file of a module (or script) inside the project; None when there is none."""
         candidates = (
-            [self.root / (entry.replace(".", "/") + ".py"), self.root / entry.replace(".", "/") / "__main__.py"]
-            if is_module
-            else [self.root / entry]
+            [self.root / (module_path(entry) + ".py"), self.root / module_path(entry) / "__main__.py"] if is_module else [self.root / entry]
         )
         for candidate in candidates:
             if candidate.is_file() and is_inside(candidate, self.root):
@@ -327,11 +327,12 @@ class Project:
 
     def is_entry(self, entry: str, is_module: bool) -> bool:
         """True for an entry this project owns: mapped in the settings, or a module of one of its top-level packages."""
-        if entry in self.modules:
+        folder, _, module = entry.rpartition("/")
+        if entry in self.modules or module in self.modules:
             return True
         if is_module:
-            top = entry.split(".")[0]
-            return bool(top) and top.isidentifier() and (self.root / top).is_dir()
+            top = module.split(".")[0]
+            return bool(top) and top.isidentifier() and (self.root / folder / top).is_dir() and is_inside(self.root / folder, self.root)
         return entry.endswith(".py") and self.entry_file(entry, False) is not None
 
     def entry(self, entry: str, is_module: bool) -> Entry | Refusal:
@@ -353,11 +354,12 @@ class Project:
             except (OSError, InputLimitError):
                 main = None
         config_path = (main or {}).get("config_path")
-        if entry in self.modules:
+        mapped = self.modules.get(entry, self.modules.get(entry.rpartition("/")[2]) if is_module else None)
+        if mapped is not None:
             folder = self.config_dir
             if isinstance(config_path, str) and path is not None:
                 folder = (path.parent / config_path).resolve()
-            return Entry(folder, self.modules[entry], _version_base(main))
+            return Entry(folder, mapped, _version_base(main))
         if path is None:
             submodule = self.submodule_of(entry, is_module)
             if submodule:
@@ -377,6 +379,13 @@ class Project:
         config_folder = (path.parent / config_path).resolve() if isinstance(config_path, str) else None
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
         return Entry(config_folder, name, _version_base(main))
+
+
+def module_path(entry: str) -> str:
+    """A module's file path without `.py`, relative to the project (`training/verl.trainer.main_ppo` ->
+    `training/verl/trainer/main_ppo`: a module found below the root keeps its folder)."""
+    folder, _, module = entry.rpartition("/")
+    return f"{folder}/" * bool(folder) + module.replace(".", "/")
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -446,9 +455,11 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
 
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
     identifier = case_id(launch)
-    entry = project.entry(launch.entry, launch.is_module) if launch.entry else None
+    entry = project.entry(launch.program, launch.is_module) if launch.entry else None
     if isinstance(entry, Refusal) and entry.kind in SKIPPED:
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
+    if launch.error and not launch.hydra_like:  # `python missing.py --flag x`: not in the repository, and no Hydra app
+        return CommandCase(identifier, launch, problem=MISSING_NOT_HYDRA, problem_kind=NOT_HYDRA)
     if launch.error or entry is None:  # what no Hydra program's arguments can be told from is said, not skipped
         said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
         return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)
@@ -456,7 +467,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir
     if launch.config_path is not None:
-        entry_file = project.entry_file(launch.entry, launch.is_module)
+        entry_file = project.entry_file(launch.program, launch.is_module)
         base = entry_file.parent if entry_file is not None else project.root
         written = launch.config_path
         if written.startswith(PLACEHOLDER_MARK):
@@ -465,7 +476,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
             base, written = project.root, written.split("__", 2)[-1].lstrip("/")
         folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
     name = launch.config_name if launch.config_name is not None else entry.config_name
-    if launch.name_written and launch.entry in project.modules:
+    if launch.name_written and (launch.entry in project.modules or launch.program in project.modules):
         name = entry.config_name  # `--config-name=${alg}.yaml`: the settings say which config the launch checks
     if name is not None:
         name = name.removesuffix(".yaml")
@@ -1050,7 +1061,7 @@ def _base_reads(settings: Any, top: Path, found: Sequence[CommandCase], project:
 
     for case in found:
         if case.launch.entry:
-            add(project.entry_file(case.launch.entry, case.launch.is_module), as_file=True)
+            add(project.entry_file(case.launch.program, case.launch.is_module), as_file=True)
         add(case.config_dir)
         for folder in case.search_path:
             add(folder)

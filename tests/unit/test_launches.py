@@ -175,3 +175,47 @@ def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_a
 )
 def test_an_override_of_a_moved_key_or_of_a_key_below_it_is_rewritten_with_its_form(override, expected):
     assert moved_override(override, {"trainer.lr": "optim.lr"}) == expected
+
+
+SUB_PROJECT = {
+    # A sub-project's package below the root, as PRIME keeps verl in `training/` and documents its scripts as run from there.
+    "training/verl/__init__.py": "",
+    "training/verl/trainer/__init__.py": "",
+    "training/verl/trainer/main_ppo.py": (
+        "import hydra\n\n@hydra.main(config_path='config', config_name='ppo_trainer', version_base=None)\ndef main(cfg): ...\n"
+    ),
+    "training/verl/trainer/config/ppo_trainer.yaml": "trainer:\n  epochs: 3\n",
+    "training/examples/run_prime_main.sh": "python3 -m verl.trainer.main_ppo \\\n    trainer.epochs=1\n",
+    "run_from_root.sh": "cd training\npython3 -m verl.trainer.main_ppo trainer.epochs=2\n",
+    "servers.sh": "python3 tools/search_server.py --port 8000 --topk 5\npython3 tools/gone_trainer.py trainer.epochs=4\n",
+}
+
+
+@pytest.fixture(scope="module")
+def sub_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    root = write_tree(tmp_path_factory.mktemp("sub-project"), SUB_PROJECT)
+    return Project(root, root / "training" / "verl" / "trainer" / "config", {})
+
+
+def test_a_module_is_found_from_the_folder_the_script_cds_to_or_the_sub_project_above_it(sub_project):
+    """Issue 42 item 7: `python -m verl...` in `training/examples/run_prime_main.sh` (run from `training/`) and after
+    `cd training` in a root script are launches of `training/verl`, never silently absent."""
+    scripts = [sub_project.root / "training/examples/run_prime_main.sh", sub_project.root / "run_from_root.sh"]
+    cases = {c.id: c for c in command_cases(sub_project, scripts)}
+    assert list(cases) == ["cmd/training/examples/run_prime_main.sh#1", "cmd/run_from_root.sh#1"]
+    config = sub_project.root / "training" / "verl" / "trainer" / "config"
+    for case in cases.values():
+        assert (case.problem, case.config_dir, case.config_name, case.launch.folder) == ("", config, "ppo_trainer", "training")
+        assert case.launch.program == "training/verl.trainer.main_ppo"
+    checked = Composer(sub_project.root, trees=True).check(cases.values())
+    assert [(c.failures, c.tree) for c in checked] == [([], {"trainer": {"epochs": 1}}), ([], {"trainer": {"epochs": 2}})]
+
+
+def test_a_missing_program_without_hydra_arguments_is_no_launch_and_one_with_overrides_stays_one(sub_project):
+    """Search-R1's server and data scripts whose files are absent are not launches (named by `list --verbose`, never
+    known entries); a missing program given overrides is still a launch that cannot be read."""
+    server, trainer = command_cases(sub_project, [sub_project.root / "servers.sh"])
+    assert (server.skipped, server.problem_kind, server.launch.entry) == (True, NOT_HYDRA, "tools/search_server.py")
+    assert "not in the repository" in server.problem
+    assert (trainer.skipped, trainer.problem_kind) == (False, NOT_EXTRACTED)
+    assert trainer.problem == "could not be read: tools/gone_trainer.py is not a file of the project"
