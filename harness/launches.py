@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import os
 import pickle
 import posixpath
 import re
@@ -288,17 +289,37 @@ class Project:
         self.version_base = version_base
         self._entries: dict[tuple[str, bool], Entry | Refusal] = {}
         self._submodules: tuple[str, ...] | None = None
+        self._all_submodules: tuple[str, ...] | None = None
         self.sourced_files: set[str] = set()  # the files its scripts `source` (relative to the root): a review reads them at the base too
+
+    @property
+    def submodules(self) -> tuple[str, ...]:
+        """The `.gitmodules` paths below the root that git records as submodules (gitlinks), checked out or not."""
+        if self._all_submodules is None:
+            listed = submodule_paths(self.root)
+            linked = gitrepo.gitlinks(self.root) if listed else set()
+            self._all_submodules = tuple(path for path in listed if path in linked)
+        return self._all_submodules
 
     @property
     def absent_submodules(self) -> tuple[str, ...]:
         """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text, that
         git records as submodules: a `.gitmodules` entry alone would let a pull request excuse a deleted entry."""
         if self._submodules is None:
-            listed = [path for path in submodule_paths(self.root) if _empty_folder(self.root / path)]
-            linked = gitrepo.gitlinks(self.root) if listed else set()
-            self._submodules = tuple(path for path in listed if path in linked)
+            self._submodules = tuple(path for path in self.submodules if _empty_folder(self.root / path))
         return self._submodules
+
+    def linked_into_absent(self, path: Path) -> tuple[str, str] | None:
+        """(the submodule, the path it leads to) when `path` (a config file or folder) lies in a git submodule that is
+        not checked out, reached through a link or not; None otherwise. What a config that "does not exist" is."""
+        if not self.absent_submodules or not is_inside(path.parent, self.root):
+            return None
+        real = Path(os.path.realpath(path))  # as far as the links lead, dangling ones too
+        if not is_inside(real, self.root):
+            return None
+        target = real.relative_to(self.root.resolve()).as_posix()
+        submodule = next((s for s in self.absent_submodules if target.startswith(s + "/")), None)
+        return (submodule, target) if submodule is not None else None
 
     def submodule_of(self, entry: str, is_module: bool) -> str:
         """The absent submodule an entry's file would lie in ("" for none)."""
@@ -424,13 +445,31 @@ def _version_base(main: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def find_scripts(root: Path, globs: Iterable[str]) -> list[Path]:
-    """The scripts the settings' globs match below `root`, each once, sorted; none outside the project."""
+def fixed_prefix(pattern: str) -> str:
+    """The folders a glob names before its first wildcard (`examples/**/*.sh` -> `examples`; `*.sh` -> "")."""
+    fixed = []
+    for part in pattern.split("/")[:-1]:
+        if any(ch in part for ch in "*?["):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
+
+
+def find_scripts(root: Path, globs: Iterable[str], submodules: Iterable[str] = ()) -> list[Path]:
+    """The scripts the settings' globs match below `root`, each once, sorted; none outside the project. A script in
+    a git submodule (`submodules`, relative to `root`) is another repository's: only a glob whose fixed folders
+    enter that submodule matches it (`**/*.sh` does not take a checked-out `verl/`'s own scripts)."""
+    submodules = tuple(submodules)
     found: set[Path] = set()
     for pattern in globs:
+        named = fixed_prefix(pattern) + "/"
         for path in root.glob(pattern):
-            if path.is_file() and is_inside(path, root):
-                found.add(path)
+            if not path.is_file() or not is_inside(path, root):
+                continue
+            relative = path.relative_to(root).as_posix()
+            if any(relative.startswith(s + "/") and not named.startswith(s + "/") for s in submodules):
+                continue
+            found.add(path)
     return sorted(found)
 
 
@@ -490,6 +529,12 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         problem = f"the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
     elif not is_inside(folder, project.root):
         problem = "its config folder lies outside the project; it is not read"
+    elif (absent := project.linked_into_absent(folder / f"{name}.yaml")) is not None:
+        # A config that is a link into a submodule CI did not check out: not checked, said with the submodule and path.
+        config = _relative(folder / f"{name}.yaml", project.root)
+        via = f"is a link to {absent[1]}, in" if config != absent[1] else "lies in"
+        problem = f"its config {config} {via} the git submodule {absent[0]}, which is not checked out"
+        return CommandCase(identifier, launch, folder, name, problem=problem, problem_kind=UNAVAILABLE, submodule=absent[0])
     elif not folder.is_dir():
         problem = f"the config folder {folder.relative_to(project.root) if is_inside(folder, project.root) else folder} does not exist"
     extra = tuple((project.root / d).resolve() for d in launch.config_dirs if PLACEHOLDER_MARK not in d)
@@ -840,7 +885,7 @@ def project_of(settings: Any, root: Path | None = None) -> Project:
 def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
     """Every launch in the scripts the settings' `[[commands]]` globs match, as a command case."""
     project = project_of(settings, root)
-    return command_cases(project, find_scripts(project.root, settings.command_globs), settings.search_path)
+    return command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
 
 
 def _checked_commands(
@@ -891,7 +936,7 @@ def review_commands(
 
     records = tuple(records)
     project = project_of(settings)
-    found = command_cases(project, find_scripts(project.root, settings.command_globs), settings.search_path)
+    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     reads = _base_reads(settings, top, found, project)
@@ -1039,13 +1084,9 @@ def _base_reads(settings: Any, top: Path, found: Sequence[CommandCase], project:
     folders = {gitrepo.inside(top, settings.config_dir)}
     pathspecs = {":(literal).gitmodules"}  # which folders are submodules, whose scripts are not the project's
     for pattern in settings.command_globs:
-        fixed = []
-        for part in pattern.split("/")[:-1]:
-            if any(ch in part for ch in "*?["):
-                break
-            fixed.append(part)
+        fixed = fixed_prefix(pattern)
         if fixed:
-            folders.add(gitrepo.inside(top, base / "/".join(fixed)))
+            folders.add(gitrepo.inside(top, base / fixed))
         else:  # `*.sh`, `**/*.sh`: the scripts the glob matches, not the folder they share with everything else
             pathspecs.add(f":(glob){prefix}{pattern}")
     pathspecs |= {f":(literal){prefix}{path}" for path in project.sourced_files}

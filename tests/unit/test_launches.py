@@ -20,12 +20,14 @@ from harness.launches import (
     NOT_EXTRACTED,
     NOT_HYDRA,
     OPTION_REMOVED,
+    UNAVAILABLE,
     VALUE_DIFFERS,
     Checked,
     Composer,
     Project,
     case_result,
     command_cases,
+    find_scripts,
     findings_of,
     moved_override,
     origins,
@@ -219,3 +221,49 @@ def test_a_missing_program_without_hydra_arguments_is_no_launch_and_one_with_ove
     assert "not in the repository" in server.problem
     assert (trainer.skipped, trainer.problem_kind) == (False, NOT_EXTRACTED)
     assert trainer.problem == "could not be read: tools/gone_trainer.py is not a file of the project"
+
+
+def _submodule_project(root):
+    """A repository with two git submodules: `verl` not checked out (an empty folder, as CI's default checkout leaves
+    it) that the project's config links into, and `tools` checked out, holding scripts of its own."""
+    from tests.synthetic_history import git
+
+    write_tree(
+        root,
+        {
+            ".gitmodules": '[submodule "verl"]\n\tpath = verl\n[submodule "tools"]\n\tpath = tools\n',
+            "app/__init__.py": "",
+            "app/main.py": "import hydra\n\n@hydra.main(config_path='../config', config_name='ppo_trainer', version_base=None)\ndef main(cfg): ...\n",
+            "config/local.yaml": "trainer:\n  epochs: 3\n",
+            "scripts/run.sh": "python -m app.main trainer.epochs=1\npython -m app.main --config-name=local trainer.epochs=2\n",
+            "tools/run_tool.sh": "python -m app.main --config-name=local trainer.epochs=3\n",
+        },
+    )
+    (root / "verl").mkdir()
+    (root / "config" / "ppo_trainer.yaml").symlink_to("../verl/verl/trainer/config/ppo_trainer.yaml")
+    git(root, "init", "-q", "-b", "main")
+    for path in ("verl", "tools"):
+        git(root, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}")
+    return Project(root, root / "config", {})
+
+
+def test_a_config_linked_into_a_submodule_not_checked_out_is_named_with_the_submodule_and_its_path(tmp_path):
+    """Issue 42 item 8 (RAGEN without its `verl` submodule): the launch is not checked and says why, in place of a
+    'config removed' error a known entry would record as a ConfigStore config."""
+    project = _submodule_project(tmp_path)
+    linked, local = command_cases(project, find_scripts(project.root, ["scripts/*.sh"]))
+    assert (linked.skipped, linked.problem_kind, linked.submodule) == (True, UNAVAILABLE, "verl")
+    assert linked.problem == (
+        "its config config/ppo_trainer.yaml is a link to verl/verl/trainer/config/ppo_trainer.yaml, in the git submodule verl,"
+        " which is not checked out"
+    )
+    assert (local.skipped, local.problem) == (False, "")
+    assert launches_line(tally([], [linked])).endswith("1 launch of programs in the git submodule verl not checked (it is not checked out)")
+
+
+def test_scripts_inside_a_submodule_are_globbed_only_by_a_glob_that_names_the_submodule(tmp_path):
+    project = _submodule_project(tmp_path)
+    found = {p.relative_to(project.root).as_posix() for p in find_scripts(project.root, ["**/*.sh"], project.submodules)}
+    assert found == {"scripts/run.sh"}
+    named = find_scripts(project.root, ["tools/*.sh"], project.submodules)
+    assert [p.relative_to(project.root).as_posix() for p in named] == ["tools/run_tool.sh"]
