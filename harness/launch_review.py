@@ -167,7 +167,14 @@ def entry_changes(
 
 def _signature(checked: Any) -> tuple[Any, ...]:
     launch = checked.case.launch
-    return launch.program, launch.is_module, launch.config_name, tuple(o.text for o in launch.overrides)
+    # A launch checked as each root its unknown --config-name may take is one launch per root (`candidate`).
+    return (
+        launch.program,
+        launch.is_module,
+        launch.config_name,
+        tuple(o.text for o in launch.overrides),
+        checked.case.id.rpartition("@")[2] if checked.case.candidate else "",
+    )
 
 
 def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:

@@ -88,6 +88,7 @@ class CommandCase:
     problem: str = ""  # why it cannot be composed at all (not extracted, entry point gone): one line
     problem_kind: str = ""
     submodule: str = ""  # UNAVAILABLE: the git submodule (not checked out) the program lies in
+    candidate: str = ""  # `--config-name` as written when the script cannot know it: this case is one root it may take
 
     @property
     def skipped(self) -> bool:
@@ -488,8 +489,39 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
             )
             continue
         for launch in launches_in(relative, source, project.is_entry, project.sourced):
-            cases.append(_case_for(project, launch, settings_search_path))
+            cases += _candidates(project, _case_for(project, launch, settings_search_path))
     return cases
+
+
+_PLACEHOLDER = re.compile(re.escape(PLACEHOLDER_MARK) + r".*?__")
+
+
+def root_configs(folder: Path, written: str) -> list[str]:
+    """The root configs of a config folder a `--config-name` with unknown parts could name: the YAML files at its
+    top (a group's options lie in folders below it; `_`-prefixed files are not roots) whose name fits the known
+    parts (`ppo_${alg}` -> `ppo_*`), sorted."""
+    pattern = re.compile(".+".join(re.escape(part) for part in _PLACEHOLDER.split(written.removesuffix(".yaml"))))
+    try:
+        files = [p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()]
+    except OSError:
+        return []
+    return sorted({p.stem for p in files if not p.stem.startswith("_") and pattern.fullmatch(p.stem)})
+
+
+def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
+    """A launch whose `--config-name` is a value the script cannot know (its first argument) as one case per root
+    config that name could take (`cmd/<script>#<n>@<root>`), each checked as that root; the launch itself when its
+    config is known, or when no root fits (it stays "not extracted", saying why)."""
+    launch = case.launch
+    if not (case.problem_kind == NOT_EXTRACTED and launch.name_written and case.config_dir is not None):
+        return [case]
+    if PLACEHOLDER_MARK not in (case.config_name or "") or not is_inside(case.config_dir, project.root):
+        return [case]
+    roots = root_configs(case.config_dir, case.config_name or "")
+    return [
+        replace(case, id=f"{case.id}@{root}", config_name=root, problem="", problem_kind="", candidate=launch.name_written)
+        for root in roots
+    ] or [case]
 
 
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:

@@ -267,3 +267,33 @@ def test_scripts_inside_a_submodule_are_globbed_only_by_a_glob_that_names_the_su
     assert found == {"scripts/run.sh"}
     named = find_scripts(project.root, ["tools/*.sh"], project.submodules)
     assert [p.relative_to(project.root).as_posix() for p in named] == ["tools/run_tool.sh"]
+
+
+def test_a_config_name_the_script_takes_as_an_argument_is_checked_against_every_root_it_could_name(tmp_path):
+    """Issue 42 item 4 (3D-Diffusion-Policy's `--config-name=${config_name}.yaml`, the name its first argument): one
+    case per root config of the folder the name could take, each named by its root, in place of "not extracted"."""
+    root = write_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/train.py": "import hydra\n\n@hydra.main(config_path='conf', version_base=None)\ndef main(cfg): ...\n",
+            "app/conf/dp3.yaml": "training:\n  seed: 1\n",
+            "app/conf/simple_dp3.yaml": "training:\n  rng_seed: 1\n",
+            "app/conf/_base.yaml": "training: {}\n",
+            "app/conf/task/adroit.yaml": "name: adroit\n",
+            "scripts/train.sh": 'alg=${1}\npython -m app.train --config-name=${alg}.yaml training.seed=0\npython -m app.train --config-name="simple_${alg}" training.seed=0\n',
+        },
+    )
+    project = Project(root, root / "app" / "conf", {})
+    cases = command_cases(project, [root / "scripts" / "train.sh"])
+    assert [(c.id, c.config_name, c.problem, c.candidate) for c in cases] == [
+        ("cmd/scripts/train.sh#1@dp3", "dp3", "", "${alg}.yaml"),
+        ("cmd/scripts/train.sh#1@simple_dp3", "simple_dp3", "", "${alg}.yaml"),
+        ("cmd/scripts/train.sh#2@simple_dp3", "simple_dp3", "", '"simple_${alg}"'),  # only the roots its known part fits
+    ]
+    checked = {c.case.id: failures(c) for c in Composer(root).check(cases)}
+    assert checked == {
+        "cmd/scripts/train.sh#1@dp3": [],
+        "cmd/scripts/train.sh#1@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
+        "cmd/scripts/train.sh#2@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
+    }
