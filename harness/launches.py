@@ -509,7 +509,8 @@ def root_configs(folder: Path, written: str) -> list[str]:
 
 
 def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
-    """A launch whose `--config-name` is a value the script cannot know (its first argument) as one case per root
+    """A launch whose `--config-name` is a value the script is given and cannot know (its first argument, a variable
+    it never sets) as one case per root
     config that name could take (`cmd/<script>#<n>@<root>`), each checked as that root; the launch itself when its
     config is known, or when no root fits (it stays "not extracted", saying why)."""
     launch = case.launch
@@ -517,6 +518,8 @@ def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
         return [case]
     if PLACEHOLDER_MARK not in (case.config_name or "") or not is_inside(case.config_dir, project.root):
         return [case]
+    if any(mark in launch.name_written for mark in ("$(", "`", "<(")):
+        return [case]  # the output of a command, never run: not a name the script is given, so not read as one
     roots = root_configs(case.config_dir, case.config_name or "")
     return [
         replace(case, id=f"{case.id}@{root}", config_name=root, problem="", problem_kind="", candidate=launch.name_written)
