@@ -510,9 +510,8 @@ def root_configs(folder: Path, written: str) -> list[str]:
 
 def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
     """A launch whose `--config-name` is a value the script is given and cannot know (its first argument, a variable
-    it never sets) as one case per root
-    config that name could take (`cmd/<script>#<n>@<root>`), each checked as that root; the launch itself when its
-    config is known, or when no root fits (it stays "not extracted", saying why)."""
+    it never sets) as one case per root config that name could take (`cmd/<script>#<n>@<root>`), each checked as
+    that root; the launch itself when its config is known, or when no root fits (it stays "not extracted")."""
     launch = case.launch
     if not (case.problem_kind == NOT_EXTRACTED and launch.name_written and case.config_dir is not None):
         return [case]
