@@ -403,6 +403,22 @@ class Project:
         return Entry(config_folder, name, _version_base(main))
 
 
+def absent_config(settings: Any, config_name: str) -> str:
+    """Why a root config of the settings cannot be found, when it is a link into (or lies in) a git submodule that
+    is not checked out: `config/ppo_trainer.yaml is a link to verl/.../ppo_trainer.yaml, in the git submodule verl,
+    which is not checked out`; "" otherwise (a config that is simply missing, or registered from Python)."""
+    root = settings.origin.parent
+    config = settings.config_dir / f"{config_name}.yaml"
+    absent = Project(root, settings.config_dir, {}).linked_into_absent(config)
+    return "" if absent is None else _absent_said(config, root, absent)
+
+
+def _absent_said(config: Path, root: Path, absent: tuple[str, str]) -> str:
+    shown = _relative(config, root)
+    via = f"is a link to {absent[1]}, in" if shown != absent[1] else "lies in"
+    return f"{shown} {via} the git submodule {absent[0]}, which is not checked out"
+
+
 def module_path(entry: str) -> str:
     """A module's file path without `.py`, relative to the project (`training/verl.trainer.main_ppo` ->
     `training/verl/trainer/main_ppo`: a module found below the root keeps its folder)."""
@@ -565,9 +581,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         problem = "its config folder lies outside the project; it is not read"
     elif (absent := project.linked_into_absent(folder / f"{name}.yaml")) is not None:
         # A config that is a link into a submodule CI did not check out: not checked, said with the submodule and path.
-        config = _relative(folder / f"{name}.yaml", project.root)
-        via = f"is a link to {absent[1]}, in" if config != absent[1] else "lies in"
-        problem = f"its config {config} {via} the git submodule {absent[0]}, which is not checked out"
+        problem = f"its config {_absent_said(folder / f'{name}.yaml', project.root, absent)}"
         return CommandCase(identifier, launch, folder, name, problem=problem, problem_kind=UNAVAILABLE, submodule=absent[0])
     elif not folder.is_dir():
         problem = f"the config folder {folder.relative_to(project.root) if is_inside(folder, project.root) else folder} does not exist"

@@ -6,6 +6,7 @@ without `@hydra.main`, and a script whose launches apply, break in each way an o
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -297,3 +298,22 @@ def test_a_config_name_the_script_takes_as_an_argument_is_checked_against_every_
         "cmd/scripts/train.sh#1@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
         "cmd/scripts/train.sh#2@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
     }
+
+
+def test_a_root_linked_into_a_submodule_not_checked_out_is_named_so_in_check(tmp_path, capsys, monkeypatch):
+    """RAGEN's `config/ppo_trainer.yaml` is a link into its `verl` submodule: without it, `check` says so with the
+    submodule and the path, where Hydra alone says "Cannot find primary config" (and init once guessed ConfigStore)."""
+    from harness.cli import main
+
+    project = _submodule_project(tmp_path)
+    (project.root / "harness.toml").write_text(
+        'config_dir = "config"\nsnapshot_dir = "snapshots"\nroots = ["ppo_trainer", "local"]\njobs = 1\n', encoding="utf-8"
+    )
+    monkeypatch.chdir(project.root)
+    assert main(["--settings", "harness.toml", "--no-cache", "check", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (error,) = [f["message"] for c in report["cases"] if c["id"].startswith("ppo_trainer/") for f in c["findings"] if f["kind"] == "error"]
+    assert error.startswith("Cannot find primary config 'ppo_trainer'")
+    assert error.endswith(
+        "(config/ppo_trainer.yaml is a link to verl/verl/trainer/config/ppo_trainer.yaml, in the git submodule verl, which is not checked out)"
+    )
