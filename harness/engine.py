@@ -244,7 +244,10 @@ def check_case(
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
     warned = warning_findings(composed.warnings)
     if composed.config is None:
-        failure = Finding(Kind.ERROR, "", severity=ERROR, message=composed.error or "compose failed")
+        from harness.launches import absent_config
+
+        absent = absent_config(run.settings, case.config_name) if "Cannot find primary config" in (composed.error or "") else ""
+        failure = Finding(Kind.ERROR, "", severity=ERROR, message=(composed.error or "compose failed") + (f" ({absent})" if absent else ""))
         return CaseResult(case, golden, Status.ERROR, (failure, *warned))
     tree = to_plain(composed.config)
     rendered = render_golden(case, composed.config, tree, recorded_provenance(run, session, case))

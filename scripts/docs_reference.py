@@ -79,6 +79,7 @@ KIND_MEANINGS = {
     "launch": "a launch command of a script that does not compose, or whose default moved under it",
     "entry_change": "in a review: an entry point's `@hydra.main` arguments or `[commands.modules]` mapping differ from the base's",
     "launch_gone": "in a review: a launch that composed at the base is gone from the pull request",
+    "new_launch": "in a review: a launch the base does not have, named once with its script line and config",
     "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
     "unresolved": "an interpolation the program cannot resolve (`hydra.*` included), computed on the fresh composition",
     "option_gone": "an option the case selected when its golden was written (through `optional` too) no longer exists",

@@ -33,6 +33,7 @@ class Kind(StrEnum):
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
     ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
     LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
+    NEW_LAUNCH = "new_launch"  # a review: a launch the base does not have (info), named once with its script line and config
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
     UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
     OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists

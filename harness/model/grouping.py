@@ -83,6 +83,8 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.BLOCKING
     if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
+    if kind == Kind.NEW_LAUNCH or (kind == Kind.MOVED and finding.path.startswith(LAUNCH_PREFIX)):  # a launch added or moved
+        return Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
     if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
@@ -328,6 +330,15 @@ PHRASES = MappingProxyType(
 )
 
 
+# A review's launches that are new or whose script moved: named in the summary and listed, never only counted.
+LAUNCH_NEWS = frozenset({Kind.NEW_LAUNCH, Kind.MOVED})
+
+
+def _script_move(group: Group) -> str:
+    """`old.sh -> new.sh` of a moved launch's group."""
+    return " -> ".join(str(side)[len(LAUNCH_PREFIX) :].rsplit("#", 1)[0] for side in (group.old, group.new))
+
+
 def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
     """Where a tier's groups are: ` on all 13 cases`, ` only on X`, or the largest case sets with their counts."""
     buckets: dict[tuple[str, ...], list[Group]] = {}
@@ -389,6 +400,16 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
             count = count_paths(tier_groups)
             folded = " (folded)" if tier == Tier.REFACTOR else ""
             parts.append(f"{count} {one if count == 1 else many}{_where(tier_groups, all_ids)}{folded}")
+    noted = by_tier.get(Tier.NOTED, [])
+    new = sorted({case for g in noted if g.kind == Kind.NEW_LAUNCH for case in g.cases})
+    if new:
+        parts.append(f"{len(new)} new launch{'es' * (len(new) != 1)} ({describe_cases(new, all_ids, counted=False)})")
+    moved = [g for g in noted if g.kind == Kind.MOVED and g.path.startswith(LAUNCH_PREFIX)]
+    if moved:  # said by script: a `git mv` moves all of a script's launches
+        scripts = dict.fromkeys(_script_move(g) for g in moved)
+        parts.append(
+            f"{len(moved)} launch{'es' * (len(moved) != 1)} moved with {'their scripts' if len(scripts) > 1 else 'its script' if len(moved) == 1 else 'their script'} ({', '.join(scripts)})"
+        )
     if not parts:
         parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]

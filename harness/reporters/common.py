@@ -233,8 +233,11 @@ SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how 
 def launch_place(case_id: str, finding: Any) -> str:
     """Where one launch of a group is: a launch finding's `FILE:LINE` with the override as the script writes it,
     else the launch itself (`examples/x.sh#1`: its value changed under it)."""
+    launch = case_id.removeprefix(LAUNCH_PREFIX)
+    if finding.kind != Kind.LAUNCH and getattr(finding.source, "file", None) == launch.rsplit("#", 1)[0]:
+        return str(finding.source)  # a value the launch's own script line sets (`train.sh:46`)
     if finding.kind != Kind.LAUNCH or finding.source is None:
-        return case_id.removeprefix(LAUNCH_PREFIX)
+        return launch
     override = finding.new if finding.path and isinstance(finding.new, str) else ""
     return f"{finding.source}: {override}" if override else str(finding.source)
 

@@ -9,6 +9,7 @@ from harness.gates.escape import printable
 from harness.model.diff import ABSENT, show_value
 from harness.model.findings import ERROR, WARNING, CaseResult, MatrixResult, Severity, TargetReason
 from harness.model.grouping import (
+    LAUNCH_NEWS,
     TIER_TITLES,
     Group,
     Tier,
@@ -136,7 +137,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     known = tiers.get(Tier.KNOWN, []) if not quiet else []
     by_origin = [(tier, tiers[tier]) for tier in (Tier.AT_BASE, Tier.FIXED) if tiers.get(tier) and not quiet]
     lines: list[str] = []
-    if shown or refactors or result.orphans or result.pruned or by_origin or (verbose and (waived or noted or known)):
+    news = [g for g in noted if g.kind in LAUNCH_NEWS]  # a review's new or moved launches are named, never only counted
+    if shown or refactors or result.orphans or result.pruned or by_origin or news or (verbose and (waived or noted or known)):
         if not quiet:
             lines += [printable(summary_paragraph(groups, result)), ""]
         for tier in LISTED_TIERS:
