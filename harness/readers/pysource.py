@@ -205,6 +205,7 @@ class SourceIndex:
         self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
         self._exported: dict[str, frozenset[str]] = {}  # module -> what `from module import *` binds
         self._exporting: set[str] = set()  # modules whose exports are being read (each waits for the next)
+        self._all_of: dict[str, frozenset[str] | None] = {}  # module -> its `__all__`, resolved once
         self._module_names: dict[str, tuple[dict[str, tuple[ast.stmt, ast.alias | None]], tuple[str, ...]]] = {}
         self.roots: dict[str, Path] = {}
         for folder in self.folders:
@@ -694,8 +695,15 @@ def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.As
 
 def _all_names(index: SourceIndex, module: _Module, seen: frozenset[str] = frozenset()) -> set[str] | None:
     """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise (also for
-    modules whose `__all__` refer to each other, or a chain of them past the budget)."""
+    modules whose `__all__` refer to each other, or a chain of them past the budget).
+
+    Each module's `__all__` is resolved once per index: `m.__all__ + m.__all__` chained through n modules would
+    otherwise read the last one 2^n times. A cycle gives None wherever it is entered (Python fails on it too); a
+    module met past the chain budget is kept as not known, so the walk stays linear in the modules."""
     assert module.tree is not None
+    if module.name in index._all_of:
+        known = index._all_of[module.name]
+        return set(known) if known is not None else None
     if module.name in seen or len(seen) > MAX_PYTHON_CHAIN:
         return None
     seen = seen | {module.name}
@@ -706,6 +714,7 @@ def _all_names(index: SourceIndex, module: _Module, seen: frozenset[str] = froze
         elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) and statement.target.id == "__all__":
             extra = _sum_of_names(index, module, statement.value, seen)
             names = None if names is None or extra is None else names | extra
+    index._all_of[module.name] = frozenset(names) if names is not None else None
     return names
 
 
