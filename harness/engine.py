@@ -26,6 +26,7 @@ from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Source, leaf_sources
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
+from harness.config_writes import entry_write_changes
 from harness.model.diff import diff_trees
 from harness.model.findings import (
     ERROR,
@@ -597,6 +598,8 @@ class Engine:
             rules = run.review.used()
             findings = run.review.findings(records) + findings  # settings changes first, in every format
             approved = approvals(cases, findings, run.settings)
+        if run.review is not None and run.program_views is not None:  # code that writes the config after composing
+            findings += entry_write_changes(*run.program_views)
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
         tally = None
         if launches_checked:

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.composition.provenance import Source
 from harness.composition.resolve import MISSING, is_interpolation, lookup
+from harness.config_writes import node_write_changes
 from harness.gates.budget import NOT_READ
 from harness.gates.confine import project_root
 from harness.model.diff import describe_value, join_path, same_value, split_path, unflatten
@@ -104,6 +105,9 @@ class ProgramView:
         self.index = index
         self._shown: dict[str, str] = {}
         self._nodes: dict[TargetNode, tuple[Finding, ...]] = {}  # most nodes recur in every case of a matrix
+        # The code's writes to the config (harness/config_writes.py), read once per view: every case asks.
+        self.entry_writes: tuple[Any, ...] | None = None
+        self.class_writes: dict[str, tuple[Any, ...]] = {}
 
     def shown(self, file: str) -> str:
         """A source file as reports show it (relative to the working folder), computed once per file."""
@@ -342,7 +346,23 @@ def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, t
                 detail=ViaDefault(facts),
             )
         )
-    return findings
+    return findings + node_write_changes(base_view, view, built_classes(base_view, view, base_tree, tree))
+
+
+def built_classes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any) -> list[tuple[str, str | None, str | None]]:
+    """Each `_target_` node either tree builds: (path, the base's class, this tree's class), classes as the sources
+    resolve them (None where a side has no such node, or its class is not in the sources)."""
+
+    def classes(program: ProgramView, config: Any) -> dict[str, str]:
+        found = {}
+        for node in target_nodes(config):
+            signature = program.signature(node)
+            if isinstance(signature, Signature):
+                found[node.path] = signature.qualname
+        return found
+
+    before, after = classes(base_view, base_tree), classes(view, tree)
+    return [(path, before.get(path), after.get(path)) for path in sorted(before.keys() | after.keys())]
 
 
 def program_view(settings: Settings) -> ProgramView | None:

@@ -34,6 +34,7 @@ class Kind(StrEnum):
     ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
     LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
+    CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/config_writes.py)
 
 
 class Severity(StrEnum):

@@ -82,7 +82,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
-    if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
+    if kind in (Kind.EFFECTIVE, Kind.FALLBACK, Kind.CONFIG_WRITE):  # a value the job runs with changed
         return Tier.CHANGED
     if kind in (Kind.REMOVED, Kind.MOVED):
         return Tier.REMOVED

@@ -1,0 +1,171 @@
+"""Config writes as findings: what the program's code writes to the composed config, compared between two trees.
+
+The writes themselves are read by harness/readers/writes.py (with `ast`, never run). A review (`diff --base REF`)
+compares the base's sources with the pull request's: an entry point's writes are findings about the run (kind
+`config_write`, `path` the key, `source` FILE:LINE, `old`/`new` the written values or the code's text), and a
+`_target_` class's `__post_init__` writes are findings of each case and launch that builds the class, at the node's
+path. `explain KEY` names the code that writes the key after the YAML's provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.composition.provenance import Source
+from harness.model.findings import WARNING, Finding, Kind, Severity
+from harness.readers.writes import UNPLACED, EntryPoint, Write, class_writes, describe, entry_points, entry_writes
+
+
+@dataclass(frozen=True)
+class OwnedWrite:
+    """A write and the entry point (or class) whose code makes it."""
+
+    owner: str
+    write: Write
+    label: str = ""  # the owner as messages name it, when `owner` only pairs writes (a swapped class: "")
+
+    @property
+    def named(self) -> str:
+        return self.label or self.owner
+
+    def identity(self) -> tuple[Any, ...]:
+        return (self.owner, *self.write.identity())
+
+    def slot(self) -> tuple[str, str, str, str]:
+        """What a changed write keeps: its owner, file, key and action (the value is what changes)."""
+        return (self.owner, self.write.file, self.write.key, self.write.action)
+
+
+def program_writes(view: Any) -> list[OwnedWrite]:
+    """Every write of every entry point of a program view's sources (memoized on the view: both reviews ask)."""
+    if view.entry_writes is None:
+        view.entry_writes = tuple(
+            OwnedWrite(entry.name, write) for entry in entry_points(view.index) for write in entry_writes(view.index, entry)
+        )
+    return list(view.entry_writes)
+
+
+def entries_of(view: Any) -> list[EntryPoint]:
+    """The `@hydra.main` functions of a view's sources."""
+    return entry_points(view.index)
+
+
+def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of: Any, severity: Severity, what: str) -> list[Finding]:
+    """Writes added, removed or changed between two lists (compared by owner, key, action and value, never by line)."""
+    old_ids = {w.identity() for w in before}
+    new_ids = {w.identity() for w in after}
+    removed = [w for w in before if w.identity() not in new_ids]
+    added = [w for w in after if w.identity() not in old_ids]
+    removed_by_slot: dict[tuple[str, str, str, str], list[OwnedWrite]] = {}
+    for owned in removed:
+        removed_by_slot.setdefault(owned.slot(), []).append(owned)
+    findings = []
+    for owned in added:
+        was = removed_by_slot.get(owned.slot())
+        write = owned.write
+        path = path_of(write.key)
+        if was:
+            old = was.pop(0)
+            message = (
+                f"{path or 'config'}: a config write changed{what}: {describe(write, owned.named)} (was {_value(old.write)} at the base)"
+            )
+            findings.append(_finding(path, _value(old.write), _value(write), severity, message, write))
+        else:
+            message = f"{path or 'config'}: a config write added{what}: {describe(write, owned.named)}"
+            findings.append(_finding(path, None, _value(write), severity, message, write))
+    for left in removed_by_slot.values():
+        for owned in left:
+            write = owned.write
+            path = path_of(write.key)
+            message = f"{path or 'config'}: a config write removed{what}: {describe(write, owned.named)} at the base"
+            findings.append(_finding(path, _value(write), None, severity, message, write))
+    return findings
+
+
+def _value(write: Write) -> Any:
+    return write.shown
+
+
+def _finding(path: str, old: Any, new: Any, severity: Severity, message: str, write: Write) -> Finding:
+    # A removed write's line is the base's (the message says so).
+    return Finding(Kind.CONFIG_WRITE, path, old, new, severity, message, source=Source(write.file, write.line))
+
+
+def _entry_path(key: str) -> str:
+    return "" if key == UNPLACED else key
+
+
+def entry_write_changes(base_view: Any, view: Any, severity: Severity = WARNING) -> list[Finding]:
+    """Findings about the run: the writes every entry point's code makes at the base against the pull request's."""
+    return _changes(program_writes(base_view), program_writes(view), _entry_path, severity, "")
+
+
+def node_write_changes(
+    base_view: Any, view: Any, nodes: Iterable[tuple[str, str | None, str | None]], severity: Severity = WARNING
+) -> list[Finding]:
+    """Per case: for each `_target_` node (path, the base's class, this tree's class) the writes its class's
+    `__post_init__` makes to the node's fields at the base against the pull request's (a class swapped for another
+    compares the two classes)."""
+    findings: list[Finding] = []
+    for path, old_class, new_class in nodes:
+        before = [OwnedWrite(old_class, w) for w in _class_writes(base_view, old_class)] if old_class else []
+        after = [OwnedWrite(new_class, w) for w in _class_writes(view, new_class)] if new_class else []
+        if old_class != new_class:  # a swapped class: compared by key, whichever class writes it
+            before = [OwnedWrite("", o.write, o.owner) for o in before]
+            after = [OwnedWrite("", o.write, o.owner) for o in after]
+        swap = f" (_target_ {old_class} -> {new_class})" if old_class != new_class else ""
+
+        def path_of(key: str, node: str = path) -> str:
+            return node if key == UNPLACED else f"{node}.{key}" if node and key else node or key
+
+        findings += _changes(before, after, path_of, severity, swap)
+    return findings
+
+
+def _class_writes(view: Any, qualname: str) -> tuple[Write, ...]:
+    if qualname not in view.class_writes:
+        view.class_writes[qualname] = class_writes(view.index, qualname)
+    return view.class_writes[qualname]
+
+
+def writes_of(view: Any, key: str) -> list[OwnedWrite]:
+    """The entry points' writes to `key` or a node above it (`explain`): what the code does after composition."""
+    found = []
+    for owned in program_writes(view):
+        written = owned.write.key
+        if written == UNPLACED:
+            continue
+        if key == written or key.startswith(written + ".") or (written == "" and owned.write.action == "merge"):
+            found.append(owned)
+    return found
+
+
+def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
+    """The writes the `__post_init__` of the class building `key`'s nearest `_target_` node makes to `key`."""
+    from harness.model.diff import join_path, split_path
+    from harness.readers.pysource import Signature
+    from harness.targets import RESERVED_KEYS, TargetNode
+
+    keys = split_path(key)
+    node, path = tree, ""
+    best: tuple[str, dict] | None = None
+    for part in keys[:-1]:
+        if not isinstance(node, dict) or part not in node:
+            break
+        node, path = node[part], join_path(path, part)
+        if isinstance(node, dict) and isinstance(node.get("_target_"), str):
+            best = (path, node)
+    if best is None:
+        return []
+    path, value = best
+    signature = view.signature(TargetNode(path, value["_target_"], tuple(str(k) for k in value if k not in RESERVED_KEYS)))
+    if not isinstance(signature, Signature):
+        return []
+    rest = key[len(path) + 1 :]
+    return [
+        (signature.qualname, write)
+        for write in _class_writes(view, signature.qualname)
+        if write.placed and (rest == write.key or rest.startswith(write.key + "."))
+    ]

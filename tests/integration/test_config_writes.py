@@ -1,0 +1,167 @@
+"""Config writes in code (issue 43 item 1), on a small project with its own package: a review names every write the
+pull request adds, removes or changes in the code an entry point reaches and in a `_target_` class's `__post_init__`,
+with its file, line and key; `explain` names the code after the YAML's provenance. Nothing is imported."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_tree
+from tests.integration.test_targets import MARKER, SIDE_EFFECT, line_of
+from tests.synthetic_history import git
+
+CASE = "train/base/default"
+PROJECT = {
+    "harness.toml": """
+        config_dir = "conf"
+        snapshot_dir = "snapshots"
+        roots = ["train"]
+        python_sources = ["src/app"]
+        """,
+    "conf/train.yaml": """
+        model:
+          _target_: app.models.Model
+          width: 3
+        trainer:
+          epochs: 1
+          device: cpu
+        """,
+    "src/app/__init__.py": SIDE_EFFECT,
+    "src/app/models.py": SIDE_EFFECT
+    + textwrap.dedent("""
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Model:
+            width: int = 8
+            depth: int = 4
+
+            def __post_init__(self):
+                self.depth = self.width * 2
+        """),
+    "src/app/main.py": SIDE_EFFECT
+    + textwrap.dedent("""
+        import hydra
+        from omegaconf import OmegaConf, open_dict
+
+        from app.helpers import fix_device
+
+
+        def run(config):
+            print(config)
+
+
+        @hydra.main(config_path="../../conf", config_name="train", version_base=None)
+        def main(config):
+            fix_device(config)
+            run(config)
+        """),
+    "src/app/helpers.py": SIDE_EFFECT
+    + textwrap.dedent("""
+        def fix_device(config):
+            if config.trainer.device == "auto":
+                config.trainer.device = "cpu"
+        """),
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path, cli) -> Path:
+    write_tree(tmp_path, PROJECT)
+    cli("--settings", "harness.toml", "generate", cwd=tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    return tmp_path
+
+
+def writes(report: dict) -> list[dict]:
+    run_level = [f for f in report["findings"] if f["kind"] == "config_write"]
+    return run_level + [f for case in report["cases"] for f in case["findings"] if f["kind"] == "config_write"]
+
+
+def edit(file: Path, old: str, new: str) -> None:
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new, 1))
+
+
+def test_writes_the_entry_point_and_the_functions_it_calls_add_are_named_with_file_line_and_key(project, cli):
+    main_py, helpers = project / "src/app/main.py", project / "src/app/helpers.py"
+    edit(
+        main_py,
+        "    fix_device(config)\n",
+        "    with open_dict(config):\n"
+        "        config.model.use_cache = False\n"
+        '    OmegaConf.update(config, "trainer.epochs", 3, force_add=True)\n'
+        "    node = config.trainer\n"
+        '    node["device"] = "cuda"\n'
+        "    del config.model.width\n"
+        "    fix_device(config)\n",
+    )
+    edit(helpers, 'config.trainer.device = "cpu"', 'config.trainer.device = "npu"')
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    found = {(f["path"], str(f["old"]), str(f["new"]), f["source"]) for f in writes(review.json())}
+    assert found == {
+        ("model.use_cache", "None", "False", f"app/main.py:{line_of(main_py, 'use_cache = False')}"),
+        ("trainer.epochs", "None", "3", f"app/main.py:{line_of(main_py, 'OmegaConf.update')}"),
+        ("trainer.device", "None", "cuda", f"app/main.py:{line_of(main_py, 'node[')}"),
+        ("model.width", "None", "(deleted)", f"app/main.py:{line_of(main_py, 'del config')}"),
+        ("trainer.device", "cpu", "npu", f"app/helpers.py:{line_of(helpers, 'npu')}"),
+    }
+    assert review.code == 0  # news for the reviewer, in every format
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", cwd=project).out
+    assert "app.main.main sets model.use_cache = False inside open_dict at app/main.py:" in text
+    assert not (project / MARKER).exists()
+
+
+def test_a_post_init_write_added_is_named_on_every_case_that_builds_the_class(project, cli):
+    models = project / "src/app/models.py"
+    edit(models, "        self.depth = self.width * 2\n", "        self.depth = self.width * 2\n        self.width = 16\n")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    (write,) = writes(review.json())
+    assert (write["path"], write["old"], write["new"], write["source"]) == (
+        "model.width",
+        None,
+        16,
+        f"app/models.py:{line_of(models, '= 16')}",
+    )
+    assert "app.models.Model sets width = 16" in write["message"]
+
+
+def test_a_new_entry_module_that_edits_the_config_is_read_the_same_way(project, cli):
+    fast = project / "src/app/main_fast.py"
+    fast.write_text(
+        (project / "src/app/main.py")
+        .read_text()
+        .replace("    fix_device(config)\n", "    config.trainer.epochs = 1000\n    fix_device(config)\n")
+    )
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    found = {(f["path"], f["new"], f["source"]) for f in writes(review.json())}
+    # Its own write, and the helper's it reaches by name (new for this entry point).
+    assert ("trainer.epochs", 1000, f"app/main_fast.py:{line_of(fast, '1000')}") in found
+    assert any(path == "trainer.device" and source.startswith("app/helpers.py:") for path, _, source in found)
+
+
+def test_explain_says_which_code_sets_a_key_after_the_yaml(project, cli):
+    edit(project / "src/app/main.py", "    fix_device(config)\n", "    config.trainer.epochs = 7\n    fix_device(config)\n")
+    edit(
+        project / "src/app/models.py",
+        "        self.depth = self.width * 2\n",
+        "        self.depth = self.width * 2\n        self.width = 16\n",
+    )
+    out = cli("--settings", "harness.toml", "explain", "trainer.epochs", "--case", CASE, cwd=project).out.splitlines()
+    line = line_of(project / "src/app/main.py", "epochs = 7")
+    assert out[1:] == [
+        "  set by   conf/train.yaml:5  [defaults entry train] = 1",
+        f"  then set by config.trainer.epochs = 7 at app/main.py:{line} (app.main.main)",
+    ], out
+    out = cli("--settings", "harness.toml", "explain", "model.width", "--case", CASE, cwd=project).out.splitlines()
+    assert out[-1] == f"  then set by self.width = 16 at app/models.py:{line_of(project / 'src/app/models.py', '= 16')} (app.models.Model)"
+    # A key the YAML lacks: the Python default, then the __post_init__ that overwrites it.
+    out = cli("--settings", "harness.toml", "explain", "model.depth", "--case", CASE, cwd=project).out.splitlines()
+    assert out[-1].startswith("  then set by self.depth = self.width * 2 at app/models.py:"), out
