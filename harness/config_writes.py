@@ -84,6 +84,26 @@ def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of:
     return findings
 
 
+def located(view: Any, write: Write) -> Write:
+    """A write with its file as reports show it in this tree (`src/app/main.py`), found from the module path the
+    reader keeps (`app/main.py`, the same on both sides of a review): the first folder of the sources holding it."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from harness.model.settings import display_path
+
+    candidates = []
+    for folder in view.index.folders:
+        top = write.file.split("/", 1)[0].removesuffix(".py")
+        if (folder / "__init__.py").is_file():
+            if folder.name == top:
+                candidates.append(folder.parent / write.file)
+        else:
+            candidates.append(folder / write.file)
+    found = next((c for c in candidates if Path(c).is_file()), candidates[0] if candidates else None)
+    return replace(write, file=display_path(found)) if found is not None else write
+
+
 def _value(write: Write) -> Any:
     return write.shown
 
@@ -99,7 +119,11 @@ def _entry_path(key: str) -> str:
 
 def entry_write_changes(base_view: Any, view: Any, severity: Severity = WARNING) -> list[Finding]:
     """Findings about the run: the writes every entry point's code makes at the base against the pull request's."""
-    return _changes(program_writes(base_view), program_writes(view), _entry_path, severity, "")
+    return _changes(_located(view, program_writes(base_view)), _located(view, program_writes(view)), _entry_path, severity, "")
+
+
+def _located(view: Any, owned: Sequence[OwnedWrite]) -> list[OwnedWrite]:
+    return [OwnedWrite(o.owner, located(view, o.write), o.label) for o in owned]
 
 
 def node_write_changes(
@@ -120,7 +144,7 @@ def node_write_changes(
         def path_of(key: str, node: str = path) -> str:
             return node if key == UNPLACED else f"{node}.{key}" if node and key else node or key
 
-        findings += _changes(before, after, path_of, severity, swap)
+        findings += _changes(_located(view, before), _located(view, after), path_of, severity, swap)
     return findings
 
 
@@ -138,7 +162,7 @@ def writes_of(view: Any, key: str) -> list[OwnedWrite]:
         if written == UNPLACED:
             continue
         if key == written or key.startswith(written + ".") or (written == "" and owned.write.action == "merge"):
-            found.append(owned)
+            found.append(OwnedWrite(owned.owner, located(view, owned.write), owned.label))
     return found
 
 
@@ -165,7 +189,7 @@ def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
         return []
     rest = key[len(path) + 1 :]
     return [
-        (signature.qualname, write)
+        (signature.qualname, located(view, write))
         for write in _class_writes(view, signature.qualname)
         if write.placed and (rest == write.key or rest.startswith(write.key + "."))
     ]

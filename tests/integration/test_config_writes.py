@@ -107,15 +107,15 @@ def test_writes_the_entry_point_and_the_functions_it_calls_add_are_named_with_fi
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
     found = {(f["path"], str(f["old"]), str(f["new"]), f["source"]) for f in writes(review.json())}
     assert found == {
-        ("model.use_cache", "None", "False", f"app/main.py:{line_of(main_py, 'use_cache = False')}"),
-        ("trainer.epochs", "None", "3", f"app/main.py:{line_of(main_py, 'OmegaConf.update')}"),
-        ("trainer.device", "None", "cuda", f"app/main.py:{line_of(main_py, 'node[')}"),
-        ("model.width", "None", "(deleted)", f"app/main.py:{line_of(main_py, 'del config')}"),
-        ("trainer.device", "cpu", "npu", f"app/helpers.py:{line_of(helpers, 'npu')}"),
+        ("model.use_cache", "None", "False", f"src/app/main.py:{line_of(main_py, 'use_cache = False')}"),
+        ("trainer.epochs", "None", "3", f"src/app/main.py:{line_of(main_py, 'OmegaConf.update')}"),
+        ("trainer.device", "None", "cuda", f"src/app/main.py:{line_of(main_py, 'node[')}"),
+        ("model.width", "None", "(deleted)", f"src/app/main.py:{line_of(main_py, 'del config')}"),
+        ("trainer.device", "cpu", "npu", f"src/app/helpers.py:{line_of(helpers, 'npu')}"),
     }
     assert review.code == 0  # news for the reviewer, in every format
     text = cli("--settings", "harness.toml", "diff", "--base", "main", cwd=project).out
-    assert "app.main.main sets model.use_cache = False inside open_dict at app/main.py:" in text
+    assert "app.main.main sets model.use_cache = False inside open_dict at src/app/main.py:" in text
     assert not (project / MARKER).exists()
 
 
@@ -128,7 +128,7 @@ def test_a_post_init_write_added_is_named_on_every_case_that_builds_the_class(pr
         "model.width",
         None,
         16,
-        f"app/models.py:{line_of(models, '= 16')}",
+        f"src/app/models.py:{line_of(models, '= 16')}",
     )
     assert "app.models.Model sets width = 16" in write["message"]
 
@@ -143,8 +143,8 @@ def test_a_new_entry_module_that_edits_the_config_is_read_the_same_way(project, 
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
     found = {(f["path"], f["new"], f["source"]) for f in writes(review.json())}
     # Its own write, and the helper's it reaches by name (new for this entry point).
-    assert ("trainer.epochs", 1000, f"app/main_fast.py:{line_of(fast, '1000')}") in found
-    assert any(path == "trainer.device" and source.startswith("app/helpers.py:") for path, _, source in found)
+    assert ("trainer.epochs", 1000, f"src/app/main_fast.py:{line_of(fast, '1000')}") in found
+    assert any(path == "trainer.device" and source.startswith("src/app/helpers.py:") for path, _, source in found)
 
 
 def test_explain_says_which_code_sets_a_key_after_the_yaml(project, cli):
@@ -158,10 +158,10 @@ def test_explain_says_which_code_sets_a_key_after_the_yaml(project, cli):
     line = line_of(project / "src/app/main.py", "epochs = 7")
     assert out[1:] == [
         "  set by   conf/train.yaml:5  [defaults entry train] = 1",
-        f"  then set by config.trainer.epochs = 7 at app/main.py:{line} (app.main.main)",
+        f"  then set by config.trainer.epochs = 7 at src/app/main.py:{line} (app.main.main)",
     ], out
     out = cli("--settings", "harness.toml", "explain", "model.width", "--case", CASE, cwd=project).out.splitlines()
-    assert out[-1] == f"  then set by self.width = 16 at app/models.py:{line_of(project / 'src/app/models.py', '= 16')} (app.models.Model)"
+    assert out[-1] == f"  then set by self.width = 16 at src/app/models.py:{line_of(project / 'src/app/models.py', '= 16')} (app.models.Model)"
     # A key the YAML lacks: the Python default, then the __post_init__ that overwrites it.
     out = cli("--settings", "harness.toml", "explain", "model.depth", "--case", CASE, cwd=project).out.splitlines()
-    assert out[-1].startswith("  then set by self.depth = self.width * 2 at app/models.py:"), out
+    assert out[-1].startswith("  then set by self.depth = self.width * 2 at src/app/models.py:"), out
