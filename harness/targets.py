@@ -37,10 +37,13 @@ from harness.model.findings import (
 )
 from harness.model.matrix import Case
 from harness.model.settings import Settings, SettingsError, display_path
+from harness.readers.builders import BuildSites, build_sites
 from harness.readers.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 
+# Findings that say building the node fails: made only where no code builds the node some other way.
+BUILD_FAILS = frozenset({TargetReason.UNDECLARED, TargetReason.REQUIRED})
 # Keys Hydra's instantiate consumes itself: never passed to the class.
 RESERVED_KEYS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_", "_args_"})
 
@@ -105,6 +108,7 @@ class ProgramView:
         self.index = index
         self._shown: dict[str, str] = {}
         self._nodes: dict[TargetNode, tuple[Finding, ...]] = {}  # most nodes recur in every case of a matrix
+        self._sites: BuildSites | None = None
         # The code's writes to the config (harness/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
         self.class_writes: dict[str, tuple[Any, ...]] = {}
@@ -125,10 +129,54 @@ class ProgramView:
         return self.index.signature(node.target)
 
     def node_findings(self, node: TargetNode) -> list[Finding]:
-        """The findings of one node: a class that does not exist, undeclared keys, required and defaulted fields."""
+        """The findings of one node: a class that does not exist, undeclared keys, required and defaulted fields;
+        a "building the node fails" only where no code of the sources builds the node some other way."""
         if node not in self._nodes:
-            self._nodes[node] = tuple(self._node_findings(node))
+            self._nodes[node] = tuple(self._who_builds(node, self._node_findings(node)))
         return list(self._nodes[node])
+
+    @property
+    def sites(self) -> BuildSites:
+        """The sources' call sites that remove keys or build nodes (read once, and only when an error is to be judged)."""
+        if self._sites is None:
+            self._sites = build_sites(self.index.folders, self.index.scope)
+        return self._sites
+
+    def _who_builds(self, node: TargetNode, findings: list[Finding]) -> list[Finding]:
+        """Required and undeclared errors judged against what the program's code does to the node: a key it removes
+        before building, a node it builds with arguments of its own, or a node no code builds by name (the reader
+        cannot tell how it is built: "built by the program", said once) become info."""
+        fails = [f for f in findings if (facts := f.detail_as(TargetFacts)) is not None and facts.reason in BUILD_FAILS]
+        if not fails:
+            return findings
+        sites = self.sites
+        more = sites.builds_with_more(node.path)
+        unbuilt = sites.any_builder and not sites.builds(node.path) and more is None
+        kept: list[Finding] = []
+        said = False
+        for finding in findings:
+            facts = finding.detail_as(TargetFacts)
+            if facts is None or facts.reason not in BUILD_FAILS:
+                kept.append(finding)
+                continue
+            key = finding.path.rsplit(".", 1)[-1]
+            removed = sites.removes(node.path, key) if facts.reason == TargetReason.UNDECLARED else None
+            if removed is not None:
+                why = f"the program removes {key} before building the node ({removed})"
+            elif more is not None:
+                why = f"the program builds the node with arguments of its own ({more})"
+            elif unbuilt:
+                if said:
+                    continue
+                said = True
+                why = f"no code of the sources builds {node.path or 'the root'} by name: built by the program"
+                finding = replace(finding, path=node.path)
+            else:
+                kept.append(finding)
+                continue
+            message = finding.message.removesuffix("; building the node fails") + f"; {why}"
+            kept.append(replace(finding, severity=INFO, message=message, detail=replace(facts, reason=TargetReason.BUILT_BY_PROGRAM)))
+        return kept
 
     def _node_findings(self, node: TargetNode) -> list[Finding]:
         signature = self.signature(node)

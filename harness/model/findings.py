@@ -132,6 +132,7 @@ class TargetReason(StrEnum):
     UNDECLARED = "undeclared"
     REQUIRED = "required"
     DEFAULTED = "defaulted"
+    BUILT_BY_PROGRAM = "built_by_program"  # info: code removes the key, or builds the node itself (harness/readers/builders.py)
 
 
 class _NoDefault(Enum):

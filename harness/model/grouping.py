@@ -408,9 +408,9 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
 
 def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
     """A case's target findings counted by reason (waived ones included)."""
-    counted = {str(reason): 0 for reason in TargetReason}
+    counted = {str(reason): 0 for reason in TargetReason if reason != TargetReason.BUILT_BY_PROGRAM}  # those are not problems
     for finding in findings:
         facts = finding.detail_as(TargetFacts)
-        if finding.kind == Kind.TARGET and facts is not None:
+        if finding.kind == Kind.TARGET and facts is not None and facts.reason in counted:
             counted[facts.reason] += 1
     return counted
