@@ -105,7 +105,10 @@ def test_a_post_init_write_in_hf_model_config_is_named_on_the_cases_that_build_i
     model.write_text(text.replace(anchor, anchor + "        self.use_remove_padding = False\n", 1))
     _, report, text_report = review(change, capsys)
     found = {(f["path"], f["new"], f["source"]) for f in writes(report)}
-    assert found == {("actor_rollout_ref.model.use_remove_padding", False, f"{MODEL}:{line_of(model, 'self.use_remove_padding = False')}")}
+    where = f"{MODEL}:{line_of(model, 'self.use_remove_padding = False')}"
+    assert ("actor_rollout_ref.model.use_remove_padding", False, where) in found
+    # Every node that builds HFModelConfig (the critic's model, an SFT root's model), and nothing else.
+    assert {source for _, _, source in found} == {where} and all(path.endswith("model.use_remove_padding") for path, _, _ in found)
     assert "HFModelConfig sets use_remove_padding = False" in text_report
 
 
