@@ -10,11 +10,15 @@ path. `explain KEY` names the code that writes the key after the YAML's provenan
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from harness.composition.provenance import Source
+from harness.model.diff import join_path, split_path
 from harness.model.findings import WARNING, Finding, Kind, Severity
+from harness.model.settings import display_path
+from harness.readers.pysource import Signature
 from harness.readers.writes import UNPLACED, EntryPoint, Write, class_writes, describe, entry_points, entry_writes
 
 
@@ -87,11 +91,6 @@ def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of:
 def located(view: Any, write: Write) -> Write:
     """A write with its file as reports show it in this tree (`src/app/main.py`), found from the module path the
     reader keeps (`app/main.py`, the same on both sides of a review): the first folder of the sources holding it."""
-    from dataclasses import replace
-    from pathlib import Path
-
-    from harness.model.settings import display_path
-
     candidates = []
     for folder in view.index.folders:
         top = write.file.split("/", 1)[0].removesuffix(".py")
@@ -168,10 +167,6 @@ def writes_of(view: Any, key: str) -> list[OwnedWrite]:
 
 def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
     """The writes the `__post_init__` of the class building `key`'s nearest `_target_` node makes to `key`."""
-    from harness.model.diff import join_path, split_path
-    from harness.readers.pysource import Signature
-    from harness.targets import RESERVED_KEYS, TargetNode
-
     keys = split_path(key)
     node, path = tree, ""
     best: tuple[str, dict] | None = None
@@ -184,7 +179,7 @@ def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
     if best is None:
         return []
     path, value = best
-    signature = view.signature(TargetNode(path, value["_target_"], tuple(str(k) for k in value if k not in RESERVED_KEYS)))
+    signature = view.index.signature(value["_target_"])
     if not isinstance(signature, Signature):
         return []
     rest = key[len(path) + 1 :]
@@ -193,3 +188,12 @@ def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
         for write in _class_writes(view, signature.qualname)
         if write.placed and (rest == write.key or rest.startswith(write.key + "."))
     ]
+
+
+def class_write_difference(view: Any, old: str, new: str) -> list[str]:
+    """The `__post_init__` writes (and setters') one class makes and the other does not, as short phrases."""
+    before = {w.identity(): w for w in _class_writes(view, old)}
+    after = {w.identity(): w for w in _class_writes(view, new)}
+    said = [f"{new}'s __post_init__ {describe(located(view, w), '').strip()}" for key, w in after.items() if key not in before]
+    said += [f"{old}'s __post_init__ no longer {describe(located(view, w), '').strip()}" for key, w in before.items() if key not in after]
+    return said

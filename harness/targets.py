@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.composition.provenance import Source
 from harness.composition.resolve import MISSING, is_interpolation, lookup
-from harness.config_writes import node_write_changes
+from harness.config_writes import class_write_difference, node_write_changes
 from harness.gates.budget import NOT_READ
 from harness.gates.confine import project_root
 from harness.model.diff import describe_value, join_path, same_value, split_path, unflatten
@@ -321,7 +321,41 @@ class ProgramView:
                 finding = self._agrees(finding, tree)
             refined.append(finding)
         merged = {id(removed[0]): self._dropped(path, filled, removed) for path, (filled, removed) in dropped.items()}
-        return [merged.get(id(finding), finding) for finding in refined]
+        return [self._swapped(merged.get(id(finding), finding)) for finding in refined]
+
+    def _swapped(self, finding: Finding) -> Finding:
+        """A `_target_` changed from one class to another says what the new class does differently (issue 43): the
+        fields whose defaults or types differ, and the `__post_init__` writes one makes and the other does not."""
+        if finding.kind != Kind.CHANGED or not finding.path or split_path(finding.path)[-1] != "_target_":
+            return finding
+        if not isinstance(finding.old, str) or not isinstance(finding.new, str) or finding.old == finding.new:
+            return finding
+        effect = self.swap_effect(finding.old, finding.new)
+        return replace(finding, message=f"{finding.message}; {effect}") if effect else finding
+
+    def swap_effect(self, old: str, new: str) -> str:
+        """What building `new` does that building `old` did not, read from the sources ("" when nothing differs)."""
+        before, after = self.index.signature(old), self.index.signature(new)
+        if not isinstance(after, Signature):
+            return ""
+        if not isinstance(before, Signature):
+            return f"{old} is not in the sources, so what {new} does differently is not known"
+        said = []
+        for param in after.params:
+            was = before.param(param.name)
+            where = f"{self.shown(param.file)}:{param.line}"
+            if was is None:
+                said.append(f"{param.name} new ({where})")
+                continue
+            old_default = was.default.describe() if was.default is not None else "no default"
+            new_default = param.default.describe() if param.default is not None else "no default"
+            if old_default != new_default:
+                said.append(f"{param.name} default {old_default} -> {new_default} ({where})")
+            if was.annotation != param.annotation:
+                said.append(f"{param.name} type {was.annotation or '(none)'} -> {param.annotation or '(none)'} ({where})")
+        said += [f"{p.name} gone" for p in before.params if after.param(p.name) is None]
+        said += class_write_difference(self, before.qualname, after.qualname)
+        return f"{after.qualname} differs from {before.qualname}: " + ", ".join(said) if said else ""
 
     def _dropped(self, path: str, filled: Filled, removed: list[Finding]) -> Finding:
         if len(removed) == 1 and removed[0].path == path:

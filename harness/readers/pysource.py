@@ -57,6 +57,7 @@ class Param:
     file: str
     line: int
     owner: str  # the class (or function) that declares it
+    annotation: str = ""  # the type as written (`int`, `Optional[str]`), "" when none
 
 
 @dataclass(frozen=True)
@@ -643,7 +644,9 @@ def _dataclass_fields(klass: _Def) -> Iterator[Param]:
             continue
         if _is_classvar(statement.annotation):
             continue
-        yield Param(statement.target.id, _field_default(statement.value), file, statement.lineno, klass.qualname)
+        yield Param(
+            statement.target.id, _field_default(statement.value), file, statement.lineno, klass.qualname, _unparse(statement.annotation)
+        )
 
 
 def _field_default(value: ast.expr | None) -> Default | None:
@@ -677,6 +680,10 @@ def _factory(factory: ast.expr) -> Default:
     return Default(None, False, f"{_unparse(factory)[:MAX_TEXT]}()")
 
 
+def _annotation(argument: ast.arg) -> str:
+    return _unparse(argument.annotation) if argument.annotation is not None else ""
+
+
 def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.AsyncFunctionDef, skip_self: bool) -> Signature:
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args]
@@ -687,9 +694,15 @@ def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.As
             continue
         if argument in arguments.posonlyargs:
             continue  # cannot be given by keyword
-        params.append(Param(argument.arg, None if default is None else _literal(default), file, argument.lineno, qualname))
+        params.append(
+            Param(argument.arg, None if default is None else _literal(default), file, argument.lineno, qualname, _annotation(argument))
+        )
     for argument, kw_default in zip(arguments.kwonlyargs, arguments.kw_defaults):
-        params.append(Param(argument.arg, None if kw_default is None else _literal(kw_default), file, argument.lineno, qualname))
+        params.append(
+            Param(
+                argument.arg, None if kw_default is None else _literal(kw_default), file, argument.lineno, qualname, _annotation(argument)
+            )
+        )
     return Signature(qualname, file, node.lineno, tuple(params), arguments.kwarg is not None)
 
 

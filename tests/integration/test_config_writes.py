@@ -161,7 +161,32 @@ def test_explain_says_which_code_sets_a_key_after_the_yaml(project, cli):
         f"  then set by config.trainer.epochs = 7 at src/app/main.py:{line} (app.main.main)",
     ], out
     out = cli("--settings", "harness.toml", "explain", "model.width", "--case", CASE, cwd=project).out.splitlines()
-    assert out[-1] == f"  then set by self.width = 16 at src/app/models.py:{line_of(project / 'src/app/models.py', '= 16')} (app.models.Model)"
+    assert (
+        out[-1] == f"  then set by self.width = 16 at src/app/models.py:{line_of(project / 'src/app/models.py', '= 16')} (app.models.Model)"
+    )
     # A key the YAML lacks: the Python default, then the __post_init__ that overwrites it.
     out = cli("--settings", "harness.toml", "explain", "model.depth", "--case", CASE, cwd=project).out.splitlines()
     assert out[-1].startswith("  then set by self.depth = self.width * 2 at src/app/models.py:"), out
+
+
+def test_a_target_swapped_to_a_subclass_says_what_the_new_class_does_differently(project, cli):
+    """Issue 43 item 4: the review showed only the class names."""
+    models = project / "src/app/models.py"
+    models.write_text(
+        models.read_text() + "\n\n@dataclass\nclass FastModel(Model):\n    depth: float = 2\n    fused: bool = True\n\n"
+        "    def __post_init__(self):\n        self.width = 64\n"
+    )
+    train = project / "conf/train.yaml"
+    edit(train, "_target_: app.models.Model", "_target_: app.models.FastModel")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    (case,) = review.json()["cases"]
+    (swap,) = [f for f in case["findings"] if f["path"] == "model._target_"]
+    depth, fused, post = line_of(models, "depth: float = 2"), line_of(models, "fused: bool"), line_of(models, "self.width = 64")
+    assert swap["message"].endswith(
+        f"; app.models.FastModel differs from app.models.Model: depth default 4 -> 2 (src/app/models.py:{depth}), "
+        f"depth type int -> float (src/app/models.py:{depth}), fused new (src/app/models.py:{fused}), "
+        f"app.models.FastModel's __post_init__ sets width = 64 at src/app/models.py:{post}, "
+        f"app.models.Model's __post_init__ no longer sets depth (self.depth = self.width * 2) at src/app/models.py:{line_of(models, 'self.depth = self.width * 2')}"
+    ), swap["message"]
+    # The new class's __post_init__ write is a config write of the case as well (it sets width over the YAML's 3).
+    assert [(f["path"], f["new"]) for f in writes(review.json()) if f["new"] is not None] == [("model.width", 64)]

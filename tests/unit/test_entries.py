@@ -22,7 +22,11 @@ FILE = Path("/repo/app/train.py")
         ('from typing import Final\nNAME: Final = "ppo"\n', "config_name=NAME", {"config_name": "ppo"}),
         ('NAME: Final[str] = "ppo"\nFULL = NAME + "_v2"\n', "config_name=FULL", {"config_name": "ppo_v2"}),
         ('STEM = "ppo"\n', 'config_name=f"{STEM}_trainer"', {"config_name": "ppo_trainer"}),
-        ("HERE = os.path.dirname(__file__)\nCONF = os.path.join(HERE, 'config')\n", "config_path=CONF", {"config_path": "/repo/app/config"}),
+        (
+            "HERE = os.path.dirname(__file__)\nCONF = os.path.join(HERE, 'config')\n",
+            "config_path=CONF",
+            {"config_path": "/repo/app/config"},
+        ),
         ("HERE = Path(__file__).parent\nCONF = HERE / 'conf'\n", "config_path=str(CONF)", {"config_path": "/repo/app/conf"}),
         ("", 'config_path="pkg://litdet.configs"', {"config_path": "pkg://litdet.configs"}),
         ('ROOT = "late"\n', "config_name=ROOT", {"config_name": "late"}),
@@ -63,7 +67,9 @@ def test_an_entry_change_with_a_name_or_a_value_not_static_is_json():
 def test_init_gets_each_entry_point_with_its_folder_resolved(tmp_path):
     (tmp_path / "src/litdet/configs").mkdir(parents=True)
     (tmp_path / "tools/conf").mkdir(parents=True)
-    (tmp_path / "src/litdet/train.py").write_text('import hydra\n@hydra.main(config_path="pkg://litdet.configs", config_name="train")\ndef main(c): ...\n')
+    (tmp_path / "src/litdet/train.py").write_text(
+        'import hydra\n@hydra.main(config_path="pkg://litdet.configs", config_name="train")\ndef main(c): ...\n'
+    )
     (tmp_path / "tools/run.py").write_text(
         'import hydra\nfrom pathlib import Path\nCONF = Path(__file__).parent / "conf"\nNAME = "base"\n'
         "@hydra.main(config_path=str(CONF), config_name=NAME)\ndef main(c): ...\n"

@@ -74,14 +74,18 @@ def test_keys_removed_nodes_built_with_more_arguments_and_nodes_never_built_are_
         "agent.algo": (INFO, "built_by_program"),
         "global_profiler": (INFO, "built_by_program"),  # once for the node, not once per key
     }
-    assert found["ref.log_prob_micro_batch"][2].endswith("the program removes log_prob_micro_batch before building the node (app/workers.py:5)")
+    assert found["ref.log_prob_micro_batch"][2].endswith(
+        "the program removes log_prob_micro_batch before building the node (app/workers.py:5)"
+    )
     assert "builds the node with arguments of its own (app/workers.py:7)" in found["agent.algo"][2]
     assert "no code of the sources builds global_profiler by name: built by the program" in found["global_profiler"][2]
     assert "building the node fails" not in " ".join(message for _, _, message in found.values())
 
 
 def test_a_key_the_program_removes_from_another_node_still_fails(tmp_path, monkeypatch):
-    found = findings(tmp_path, WORKERS.replace('self.config.ref.pop("log_prob_micro_batch"', 'self.config.actor.pop("log_prob_micro_batch"'), monkeypatch)
+    found = findings(
+        tmp_path, WORKERS.replace('self.config.ref.pop("log_prob_micro_batch"', 'self.config.actor.pop("log_prob_micro_batch"'), monkeypatch
+    )
     assert found["ref.log_prob_micro_batch"][0] == ERROR and found["ref.log_prob_micro_batch"][2].endswith("building the node fails")
 
 
