@@ -66,3 +66,16 @@ def doubled_all_chain(length: int, uses: int = 2) -> dict[str, str]:
         files[f"m{i}.py"] = f"from . import m{i + 1}\nfrom .m{i + 1} import *\n__all__ = {summed}\n"
     files[f"m{length}.py"] = "class Model:\n    pass\n__all__ = ['Model']\n"
     return files
+
+
+def config_writes(functions: int, writes: int) -> str:
+    """Issue 43: an entry point that calls `functions` helpers by name, each writing `writes` keys of the config
+    and calling the next one and itself (a circle the reader must not follow twice)."""
+    lines = ["import hydra", ""]
+    for i in range(functions):
+        lines.append(f"def f{i}(cfg):")
+        lines += [f"    cfg.k{i}.v{j} = {j}" for j in range(writes)]
+        lines += [f"    f{(i + 1) % functions}(cfg)", f"    f{i}(cfg.k{i})", ""]
+    lines += ["@hydra.main(config_path='conf', config_name='c', version_base=None)", "def main(cfg):"]
+    lines += [f"    f{i}(cfg)" for i in range(functions)] or ["    pass"]
+    return "\n".join(lines) + "\n"
