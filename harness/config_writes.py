@@ -197,3 +197,94 @@ def class_write_difference(view: Any, old: str, new: str) -> list[str]:
     said = [f"{new}'s __post_init__ {describe(located(view, w), '').strip()}" for key, w in after.items() if key not in before]
     said += [f"{old}'s __post_init__ no longer {describe(located(view, w), '').strip()}" for key, w in before.items() if key not in after]
     return said
+
+
+# ---- the record: the entry points' writes kept beside the goldens, compared by `check` ----
+
+RECORD_NAME = "_config_writes.yaml"  # not golden-named (`_generated_*`): no case claims it, and it is never an orphan
+RECORD_HEADER = (
+    "# The writes the program's code makes to the composed config, per entry point (written by `config-harness generate`;\n"
+    "# read from python_sources with ast, never run). `check` compares the code with it; a review compares the two sides.\n"
+)
+
+
+def record_text(view: Any) -> str:
+    """The record of a view's entry points' writes: sorted, no lines (code that moves is no change), no host paths."""
+    import yaml
+
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for owned in program_writes(view):
+        write = owned.write
+        item: dict[str, Any] = {"key": write.key, "action": write.action, "file": write.file}
+        item["value" if write.literal else "code"] = write.value if write.literal else write.code
+        if write.open_dict:
+            item["open_dict"] = True
+        entries.setdefault(owned.owner, []).append(item)
+    ordered = {owner: sorted(items, key=lambda i: yaml.safe_dump(i, sort_keys=True)) for owner, items in sorted(entries.items())}
+    return RECORD_HEADER + yaml.safe_dump({"entry_points": ordered}, sort_keys=True, allow_unicode=True, width=10_000)
+
+
+def record_path(snapshot_dir: Path) -> Path:
+    return snapshot_dir / RECORD_NAME
+
+
+def write_record(view: Any, snapshot_dir: Path) -> Path | None:
+    """`generate`: write the record when it differs from the code's writes (and the code writes anything)."""
+    from harness.gates.writer import write_atomic
+
+    text = record_text(view)
+    path = record_path(snapshot_dir)
+    if not program_writes(view) and not path.exists():
+        return None
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return None
+    except OSError:
+        pass
+    write_atomic(path, text, folder=snapshot_dir)
+    return path
+
+
+def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
+    """`check`: the code's writes against the record (an error each, as a golden's difference is); nothing when no
+    record exists (a repository adopted before the record: `generate` writes it). Bad record: one line, exit 2."""
+    from harness.composition.render import parse_yaml
+    from harness.gates.reader import InputLimitError, read_text
+    from harness.model.findings import ERROR
+    from harness.model.settings import SettingsError
+
+    path = record_path(snapshot_dir)
+    if not path.is_file():
+        return []
+    shown = display_path(path)
+    try:
+        tree = parse_yaml(read_text(path, (snapshot_dir,)))
+    except (OSError, InputLimitError, UnicodeDecodeError, ValueError) as error:
+        raise SettingsError(f"{shown}: cannot be read ({error})") from None
+    except Exception as error:  # yaml.YAMLError: the parser's own message names the line
+        raise SettingsError(f"{shown}: not valid YAML ({str(error).splitlines()[0]})") from None
+    entries = tree.get("entry_points") if isinstance(tree, dict) else None
+    if not isinstance(entries, dict):
+        raise SettingsError(f"{shown}: expected a mapping `entry_points:` of entry point -> list of writes")
+    recorded: list[OwnedWrite] = []
+    for owner, items in entries.items():
+        if not isinstance(owner, str) or not isinstance(items, list):
+            raise SettingsError(f"{shown}: entry point {owner!r}: expected a list of writes")
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("key"), str) or not isinstance(item.get("action"), str):
+                raise SettingsError(f"{shown}: entry point {owner}: each write needs `key` and `action` (got {item!r})")
+            literal = "value" in item
+            write = Write(
+                item["key"],
+                item["action"],
+                item.get("value"),
+                literal,
+                str(item.get("file", "")),
+                0,
+                str(item.get("code", "")),
+                item.get("open_dict") is True,
+            )
+            recorded.append(OwnedWrite(owner, write))
+    now = [OwnedWrite(o.owner, replace(o.write, code=o.write.code if not o.write.literal else "")) for o in program_writes(view)]
+    recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
+    return _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")

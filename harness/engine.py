@@ -26,7 +26,7 @@ from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Source, leaf_sources
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
-from harness.config_writes import entry_write_changes
+from harness.config_writes import entry_write_changes, record_findings, write_record
 from harness.model.diff import diff_trees
 from harness.model.findings import (
     ERROR,
@@ -503,6 +503,15 @@ class Engine:
     def settings(self) -> Settings:
         return self.run_spec.settings
 
+    @property
+    def program(self) -> Any:
+        """The settings' program view (harness.targets) for the record of config writes; None without python_sources."""
+        if not hasattr(self, "_program"):
+            from harness.targets import program_view
+
+            self._program = program_view(self.settings) if self.settings.python_sources else None
+        return self._program
+
     def _needed(self) -> list[Case]:
         """The selected cases plus the `same_as` twins they are compared with (parity needs the twin's tree)."""
         chosen = {case.id for case in self.selected}
@@ -600,6 +609,8 @@ class Engine:
             approved = approvals(cases, findings, run.settings)
         if run.review is not None and run.program_views is not None:  # code that writes the config after composing
             findings += entry_write_changes(*run.program_views)
+        elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
+            findings += record_findings(self.program, self.settings.snapshot_dir)
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
         tally = None
         if launches_checked:
@@ -681,6 +692,8 @@ class Engine:
         """Write the goldens of a finished run (`generate`; pytest's update run writes through syrupy, with the same
         `Goldens`), then prune; return the run as it stands after (cases `written`, goldens pruned, orphans left).
         Only cases that composed and differ are rewritten."""
+        if self.program is not None:
+            write_record(self.program, self.settings.snapshot_dir)  # the code's config writes, beside the goldens
         return self.prune(self.goldens.write(result), prune)
 
     def prune(self, result: MatrixResult, every_orphan: bool) -> MatrixResult:

@@ -17,6 +17,7 @@ from one entry point.
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,8 +69,10 @@ class Write:
         return self.value if self.literal else self.code
 
     def identity(self) -> tuple[Any, ...]:
-        """What a review compares: the key, the action and the value, never the line (code above it may move)."""
-        return (self.key, self.action, repr(self.value) if self.literal else self.code, self.open_dict)
+        """What a review compares: the key, the action, the value (or the code) and the file, never the line (code
+        above it may move)."""
+        value = json.dumps(self.value, sort_keys=True, default=str) if self.literal else self.code
+        return (self.key, self.action, value, self.open_dict)
 
 
 def module_file(module: _Module) -> str:

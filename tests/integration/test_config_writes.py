@@ -190,3 +190,31 @@ def test_a_target_swapped_to_a_subclass_says_what_the_new_class_does_differently
     ), swap["message"]
     # The new class's __post_init__ write is a config write of the case as well (it sets width over the YAML's 3).
     assert [(f["path"], f["new"]) for f in writes(review.json()) if f["new"] is not None] == [("model.width", 64)]
+
+
+def test_generate_records_the_writes_and_check_fails_on_a_write_the_record_lacks(tmp_path, cli):
+    write_tree(tmp_path, PROJECT)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    record = tmp_path / "snapshots/_config_writes.yaml"
+    assert "app.main.main:" in record.read_text() and "file: app/helpers.py" in record.read_text()
+    assert str(tmp_path) not in record.read_text()
+    before = record.read_text()
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0 and record.read_text() == before  # deterministic
+    assert cli("--settings", "harness.toml", "check", cwd=tmp_path).code == 0
+    main_py = tmp_path / "src/app/main.py"
+    edit(main_py, "    fix_device(config)\n", "    config.trainer.epochs = 9\n    fix_device(config)\n")
+    run = cli("--settings", "harness.toml", "check", "--format", "json", cwd=tmp_path)
+    assert run.code == 1
+    (write,) = writes(run.json())
+    assert (write["path"], write["new"], write["severity"], write["source"]) == (
+        "trainer.epochs",
+        9,
+        "error",
+        f"src/app/main.py:{line_of(main_py, '= 9')}",
+    )
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    assert cli("--settings", "harness.toml", "check", cwd=tmp_path).code == 0
+    assert cli("--settings", "harness.toml", "generate", "--prune", cwd=tmp_path).code == 0 and record.exists()  # never an orphan
+    record.write_text("entry_points: [1, 2]\n")
+    bad = cli("--settings", "harness.toml", "check", cwd=tmp_path)
+    assert bad.code == 2 and "snapshots/_config_writes.yaml: expected a mapping `entry_points:`" in bad.err + bad.out
