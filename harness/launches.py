@@ -231,14 +231,14 @@ class Project:
                     NOT_EXTRACTED,
                     f"@hydra.main's {argument} cannot be read without running it ({main[argument].why}); map {entry} in [commands.modules]",
                 )
-        folder = config_folder(config_path, path, (self.root,))
-        if isinstance(folder, NotStatic):
+        config_folder_found = config_folder(config_path, path, (self.root,))
+        if isinstance(config_folder_found, NotStatic):
             return Refusal(
                 NOT_EXTRACTED,
-                f"@hydra.main's config_path cannot be read without running it ({folder.why}); map {entry} in [commands.modules]",
+                f"@hydra.main's config_path cannot be read without running it ({config_folder_found.why}); map {entry} in [commands.modules]",
             )
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
-        return Entry(folder, name, _version_base(main))
+        return Entry(config_folder_found, name, _version_base(main))
 
 
 def _relative(path: Path, root: Path) -> str:
