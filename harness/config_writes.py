@@ -236,11 +236,13 @@ def write_record(view: Any, snapshot_dir: Path) -> Path | None:
     path = record_path(snapshot_dir)
     if not program_writes(view) and not path.exists():
         return None
+    from harness.gates.reader import InputLimitError, read_text
+
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if read_text(path, (snapshot_dir,)) == text:
             return None
-    except OSError:
-        pass
+    except (OSError, InputLimitError, UnicodeDecodeError):
+        pass  # no record yet, or one that is not text: written anew
     write_atomic(path, text, folder=snapshot_dir)
     return path
 

@@ -78,6 +78,7 @@ KIND_MEANINGS = {
     "entry_change": "in a review: an entry point's `@hydra.main` arguments or `[commands.modules]` mapping differ from the base's",
     "launch_gone": "in a review: a launch that composed at the base is gone from the pull request",
     "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
+    "config_write": "code in `python_sources` writes the config after composition (an entry point's function, a `__post_init__`): in a review a write added, removed or changed; in `check` a write the recorded `_config_writes.yaml` lacks",
 }
 EXIT_MEANINGS = {
     "OK": "every case matches its baseline and every contract holds",

@@ -34,7 +34,7 @@ _BUILDS = tuple((name, re.compile(re.escape(name) + rb"\(\s*([\w.]+)\s*(?:,([^()
 # Keywords that change how a node is built, not what it is given: `instantiate(node, _convert_="partial")`.
 _HOW = re.compile(rb"^\s*(?:(?:_convert_|_recursive_|_partial_|dataclass_type)\s*=[^,]*,?\s*)*$")
 _PIECE = re.compile(rb"[A-Za-z_]\w*")
-MORE = {b"get_class", b"retrieve_class", b"get_method"}  # the class is taken, and called by the program with its own arguments
+MORE = frozenset({b"get_class", b"retrieve_class", b"get_method"})  # the class is taken, and called by the program with its own arguments
 
 
 NEWLINE = b"\n"
