@@ -139,7 +139,7 @@ class _Evaluator:
                 if node.func.attr == "joinpath":
                     return path.joinpath(*(_as_text(a, node) for a in arguments))
                 return path.as_posix() if node.func.attr == "as_posix" else PurePosixPath(posixpath.normpath(path))
-        raise _Dynamic(f"`{_text(node)}` is neither a literal, a module-level constant nor a path built from __file__")
+        raise _Dynamic(f"`{_text(node)}` is neither a literal nor a path built from __file__")
 
     def text(self, part: ast.AST) -> str:
         value = self.evaluate(part)

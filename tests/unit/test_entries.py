@@ -60,7 +60,7 @@ def test_an_entry_change_with_a_name_or_a_value_not_static_is_json():
     constant, _ = entry_arguments(read, "app.main", True, {})
     assert constant["config_name"] == "ppo"
     computed, _ = entry_arguments(read, "app.other", True, {})
-    assert computed["config_name"] == "not static: `pick()` is neither a literal, a module-level constant nor a path built from __file__"
+    assert computed["config_name"] == "not static: `pick()` is neither a literal nor a path built from __file__"
     json.dumps(computed)
 
 
