@@ -475,7 +475,7 @@ def _argument(keyword: ast.keyword, path: Path) -> Any:
     """A keyword's literal value; a `config_path` computed from `__file__` evaluated statically (never run)."""
     value = _literal(keyword.value)
     if value is ... and keyword.arg == "config_path":
-        from harness.launches import NotStatic, static_value
+        from harness.readers.entries import NotStatic, static_value
 
         computed = static_value(keyword.value, path)
         return ... if isinstance(computed, NotStatic) else computed
@@ -1229,7 +1229,7 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
     """What init says of each `@hydra.main` whose `config_path` is computed: the folder it evaluates to (read with
     ast from `__file__` and `os.path`/`pathlib` joins, never run) when that is this config folder, or which argument
     it cannot evaluate and why."""
-    from harness.launches import NotStatic, static_value
+    from harness.readers.entries import NotStatic, static_value
 
     said = []
     for path, line, _ in hydra_mains(repository):

@@ -27,6 +27,7 @@ from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
+from harness.config_writes import entry_write_changes, record_findings, write_record
 from harness.gates.confine import project_root
 from harness.model.diff import describe_value, diff_trees, same_value, split_path
 from harness.model.findings import (
@@ -598,6 +599,15 @@ class Engine:
     def settings(self) -> Settings:
         return self.run_spec.settings
 
+    @property
+    def program(self) -> Any:
+        """The settings' program view (harness.targets) for the record of config writes; None without python_sources."""
+        if not hasattr(self, "_program"):
+            from harness.targets import program_view
+
+            self._program = program_view(self.settings) if self.settings.python_sources else None
+        return self._program
+
     def _needed(self) -> list[Case]:
         """The selected cases plus the `same_as` twins they are compared with (parity needs the twin's tree)."""
         chosen = {case.id for case in self.selected}
@@ -693,6 +703,10 @@ class Engine:
             rules = run.review.used()
             findings = run.review.findings(records) + findings  # settings changes first, in every format
             approved = approvals(cases, findings, run.settings)
+        if run.review is not None and run.program_views is not None:  # code that writes the config after composing
+            findings += entry_write_changes(*run.program_views)
+        elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
+            findings += record_findings(self.program, self.settings.snapshot_dir)
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
         tally = None
         if launches_checked:
@@ -786,6 +800,8 @@ class Engine:
         """Write the goldens of a finished run (`generate`; pytest's update run writes through syrupy, with the same
         `Goldens`), then prune; return the run as it stands after (cases `written`, goldens pruned, orphans left).
         Only cases that composed and differ are rewritten."""
+        if self.program is not None:
+            write_record(self.program, self.settings.snapshot_dir)  # the code's config writes, beside the goldens
         return self.prune(self.goldens.write(result), prune)
 
     def prune(self, result: MatrixResult, every_orphan: bool) -> MatrixResult:

@@ -98,7 +98,7 @@ def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
 def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Mapping[str, str]) -> tuple[dict[str, Any], Source | None]:
     """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name,
     and the decorator's line. Empty when the project has no such file and no mapping."""
-    from harness.launches import hydra_main
+    from harness.readers.entries import as_shown, hydra_main
 
     arguments: dict[str, Any] = {}
     source = None
@@ -107,7 +107,7 @@ def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Map
         path, text = found
         main = hydra_main(text)
         if main is not None:
-            arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
+            arguments = {name: as_shown(main.get(name, NOT_GIVEN)) for name in MAIN_ARGUMENTS}  # NotStatic as its text
             line = next(
                 (n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None
             )

@@ -9,17 +9,15 @@ Hydra's own run stops at the first.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import os
 import pickle
-import posixpath
 import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from hydra.errors import MissingConfigException
@@ -27,13 +25,14 @@ from hydra.errors import MissingConfigException
 from harness.composition import hydra_compat, overrides
 from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
-from harness.gates.budget import NOT_READ, BudgetExceeded, python_tree
+from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
+from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.readers.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
 from harness.review import gitrepo
 from harness.rules import invariants
@@ -142,147 +141,6 @@ def case_id(launch: Launch) -> str:
     return f"{PREFIX}{launch.script}#{launch.index}"
 
 
-@dataclass(frozen=True)
-class NotStatic:
-    """A `@hydra.main` argument the reader cannot evaluate without running the program, and why."""
-
-    why: str
-
-
-def hydra_main(source: str, file: Path | None = None, where: str = "<entry>") -> dict[str, Any] | None:
-    """The arguments of a `@hydra.main(...)` decorator in Python source, read with `ast` and never run: literals,
-    and paths computed from `__file__` (the entry's `file`) with `os.path`/`pathlib`; NotStatic for anything else.
-    None without a decorator. BudgetExceeded for source nested past the Python budget (`where` names it)."""
-    try:
-        tree = python_tree(source, where)
-    except (SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for decorator in node.decorator_list:
-            if not isinstance(decorator, ast.Call):
-                continue
-            name = decorator.func
-            dotted = (
-                f"{name.value.id}.{name.attr}"
-                if isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name)
-                else getattr(name, "id", "")
-            )
-            if dotted not in ("hydra.main", "main"):
-                continue
-            arguments: dict[str, Any] = {}
-            for position, value in enumerate(decorator.args[:3]):
-                arguments[("config_path", "config_name", "version_base")[position]] = static_value(value, file)
-            for keyword in decorator.keywords:
-                if keyword.arg:
-                    arguments[keyword.arg] = static_value(keyword.value, file)
-            return arguments
-    return None
-
-
-PATH_FUNCTIONS = frozenset(
-    {
-        "os.path.join",
-        "os.path.dirname",
-        "os.path.abspath",
-        "os.path.realpath",
-        "os.path.normpath",
-        "os.fspath",
-        "str",
-        "pathlib.Path",
-        "Path",
-        "pathlib.PurePath",
-        "PurePath",
-    }
-)
-PATH_METHODS = frozenset({"joinpath", "resolve", "absolute", "as_posix"})
-
-
-def static_value(node: ast.AST, file: Path | None) -> Any:
-    """An argument's value without running code: a literal, or a path built from `__file__` and literals with
-    `os.path.join/dirname/abspath/realpath/normpath`, `pathlib.Path(...)`, `.parent`, `.parents[n]`, `/`,
-    `.joinpath(...)`, `.resolve()`, `str(...)`; NotStatic naming what it met otherwise."""
-    try:
-        value = _evaluate(node, file)
-    except _Dynamic as error:
-        return NotStatic(str(error))
-    return str(value) if isinstance(value, PurePosixPath) else value
-
-
-class _Dynamic(Exception):
-    pass
-
-
-def _evaluate(node: ast.AST, file: Path | None) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name) and node.id == "__file__":
-        if file is None:
-            raise _Dynamic("__file__ is not known here")
-        return PurePosixPath(file.as_posix())
-    if isinstance(node, ast.Attribute) and node.attr == "parent":
-        return _as_path(_evaluate(node.value, file), node).parent
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
-        index = _evaluate(node.slice, file)
-        parents = _as_path(_evaluate(node.value.value, file), node).parents
-        if not isinstance(index, int) or not 0 <= index < len(parents):
-            raise _Dynamic(f"`{ast.unparse(node)}` is not a parent the path has")
-        return parents[index]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        return _as_path(_evaluate(node.left, file), node) / _as_text(_evaluate(node.right, file), node)
-    if isinstance(node, ast.Call) and not node.keywords:
-        function = _dotted_name(node.func)
-        arguments = [_evaluate(argument, file) for argument in node.args]
-        if function in PATH_FUNCTIONS:
-            return _path_function(function, arguments, node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in PATH_METHODS:
-            path = _as_path(_evaluate(node.func.value, file), node)
-            if node.func.attr == "joinpath":
-                return path.joinpath(*(_as_text(a, node) for a in arguments))
-            return path.as_posix() if node.func.attr == "as_posix" else PurePosixPath(posixpath.normpath(path))
-    raise _Dynamic(f"`{ast.unparse(node)}` is neither a literal nor a path built from __file__")
-
-
-def _path_function(function: str, arguments: list[Any], node: ast.AST) -> Any:
-    if function in ("str", "os.fspath") and len(arguments) == 1:
-        return str(_as_path(arguments[0], node))
-    if function.endswith("Path"):
-        return PurePosixPath(*(_as_text(a, node) for a in arguments)) if arguments else PurePosixPath(".")
-    texts = [_as_text(a, node) for a in arguments]
-    if function == "os.path.join" and texts:
-        return posixpath.join(*texts)
-    if len(texts) == 1 and function == "os.path.dirname":
-        return posixpath.dirname(texts[0])
-    if len(texts) == 1 and (function == "os.path.normpath" or texts[0].startswith("/")):
-        # abspath and realpath of a path from `__file__` (absolute): normalized, as the program sees it
-        return posixpath.normpath(texts[0])
-    if len(texts) == 1:
-        raise _Dynamic(f"`{ast.unparse(node)}` depends on the folder the program runs in")
-    raise _Dynamic(f"`{ast.unparse(node)}` takes other arguments than the reader follows")
-
-
-def _as_path(value: Any, node: ast.AST) -> PurePosixPath:
-    if isinstance(value, (str, PurePosixPath)):
-        return PurePosixPath(value)
-    raise _Dynamic(f"`{ast.unparse(node)}` is not a path")
-
-
-def _as_text(value: Any, node: ast.AST) -> str:
-    if isinstance(value, (str, PurePosixPath)):
-        return str(value)
-    raise _Dynamic(f"`{ast.unparse(node)}` joins a value that is not a path")
-
-
-def _dotted_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted_name(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
-
-
 class Project:
     """The files a set of command cases reads: scripts, entry points and config folders below one root."""
 
@@ -382,8 +240,9 @@ class Project:
         mapped = self.modules.get(entry, self.modules.get(entry.rpartition("/")[2]) if is_module else None)
         if mapped is not None:
             folder = self.config_dir
-            if isinstance(config_path, str) and path is not None:
-                folder = (path.parent / config_path).resolve()
+            found = config_folder(config_path, path, (self.root,)) if path is not None else None
+            if isinstance(found, Path):
+                folder = found
             return Entry(folder, mapped, _version_base(main))
         if path is None:
             submodule = self.submodule_of(entry, is_module)
@@ -401,9 +260,14 @@ class Project:
                     NOT_EXTRACTED,
                     f"@hydra.main's {argument} cannot be read without running it ({main[argument].why}); map {entry} in [commands.modules]",
                 )
-        config_folder = (path.parent / config_path).resolve() if isinstance(config_path, str) else None
+        config_folder_found = config_folder(config_path, path, (self.root,))
+        if isinstance(config_folder_found, NotStatic):
+            return Refusal(
+                NOT_EXTRACTED,
+                f"@hydra.main's config_path cannot be read without running it ({config_folder_found.why}); map {entry} in [commands.modules]",
+            )
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
-        return Entry(config_folder, name, _version_base(main))
+        return Entry(config_folder_found, name, _version_base(main))
 
 
 def absent_config(settings: Any, config_name: str) -> str:

@@ -83,6 +83,7 @@ KIND_MEANINGS = {
     "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
     "unresolved": "an interpolation the program cannot resolve (`hydra.*` included), computed on the fresh composition",
     "option_gone": "an option the case selected when its golden was written (through `optional` too) no longer exists",
+    "config_write": "code in `python_sources` writes the config after composition (an entry point's function, a `__post_init__`): in a review a write added, removed or changed; in `check` a write the recorded `_config_writes.yaml` lacks",
 }
 EXIT_MEANINGS = {
     "OK": "every case matches its baseline and every contract holds",

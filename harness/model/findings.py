@@ -37,6 +37,7 @@ class Kind(StrEnum):
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
     UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
     OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
+    CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/config_writes.py)
 
 
 class Severity(StrEnum):
@@ -136,6 +137,7 @@ class TargetReason(StrEnum):
     UNDECLARED = "undeclared"
     REQUIRED = "required"
     DEFAULTED = "defaulted"
+    BUILT_BY_PROGRAM = "built_by_program"  # info: code removes the key, or builds the node itself (harness/readers/builders.py)
 
 
 class _NoDefault(Enum):

@@ -87,7 +87,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
-    if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
+    if kind in (Kind.EFFECTIVE, Kind.FALLBACK, Kind.CONFIG_WRITE):  # a value the job runs with changed
         return Tier.CHANGED
     if kind in (Kind.REMOVED, Kind.MOVED):
         return Tier.REMOVED
@@ -432,9 +432,9 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
 
 def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
     """A case's target findings counted by reason (waived ones included)."""
-    counted = {str(reason): 0 for reason in TargetReason}
+    counted = {str(reason): 0 for reason in TargetReason if reason != TargetReason.BUILT_BY_PROGRAM}  # those are not problems
     for finding in findings:
         facts = finding.detail_as(TargetFacts)
-        if finding.kind == Kind.TARGET and facts is not None:
+        if finding.kind == Kind.TARGET and facts is not None and facts.reason in counted:
             counted[facts.reason] += 1
     return counted

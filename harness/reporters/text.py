@@ -258,7 +258,7 @@ def target_counts_line(results: Sequence[CaseResult]) -> str | None:
     per_case = {r.case.id: counts(r.findings) for r in results if r.case.config_name}
     if not any(sum(c.values()) for c in per_case.values()):
         return None
-    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, TargetReason)}
+    total = {reason: sum(c.get(reason, 0) for c in per_case.values()) for reason in map(str, TargetReason)}
     alike: dict[tuple[int, int], list[str]] = {}
     for case_id, counted in per_case.items():
         alike.setdefault((counted["undeclared"], counted["defaulted"]), []).append(case_id)

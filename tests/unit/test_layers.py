@@ -25,6 +25,7 @@ TOP = {
     "launches": "engine",
     "launch_review": "engine",
     "targets": "engine",
+    "config_writes": "engine",
     "adopt": "engine",
     "pr_comment": "reporters",
     "terminal": "gates",
