@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import shlex
 import sys
@@ -13,10 +14,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness.composition.cases import select_cases
+from harness.composition.shards import Shard, ShardError
 from harness.engine import Engine, RuleSet
 from harness.gates.confine import UnsafeInput, project_root
 from harness.gates.errors import BadInput, ExitCode
-from harness.gates.escape import code_span, markdown_text, no_workflow_commands, printable
+from harness.gates.escape import code_span, json_text, markdown_text, no_workflow_commands, printable
 from harness.gates.writer import write_atomic
 from harness.model.findings import MatrixResult
 from harness.model.hints import case_hint, did_you_mean
@@ -59,12 +61,14 @@ class Command(Protocol):
 
 
 GLOBAL_FLAGS = ("settings", "config_dir", "snapshot_dir", "contracts", "no_cache", "cache_dir", "jobs")  # by dest
+ALL_GLOBAL_FLAGS = (*GLOBAL_FLAGS, "shard")
 SETTINGS_FLAGS = GLOBAL_FLAGS[:4]  # they shape the settings a command loads
 CACHE_FLAGS = ("no_cache", "cache_dir")
 RUN_FLAGS = GLOBAL_FLAGS  # commands that run the engine over many cases use them all
+SHARDED_FLAGS = (*RUN_FLAGS, "shard")  # check, generate and diff --base: their runs can be split (`--shard K/N`)
 
 
-def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLOBAL_FLAGS) -> None:
+def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = ALL_GLOBAL_FLAGS) -> None:
     """The global flags named by `dests`. Every command takes them all before its name (wrappers prepend them);
     after its name it takes only the ones it uses."""
 
@@ -83,6 +87,20 @@ def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLO
         help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/config-harness, else ~/.cache/config-harness)",
     )
     add("jobs", type=int, metavar="N", help="worker processes (default: one per core)")
+    add(
+        "shard",
+        type=shard_flag,
+        metavar="K/N",
+        help="check, generate, diff --base: only shard K of N of the cases and launches (`merge` joins the shards' JSON)",
+    )
+
+
+def shard_flag(text: str) -> Shard:
+    """`--shard K/N`, checked (argparse turns the error into one line and exit 2)."""
+    try:
+        return Shard.parse(text)
+    except ShardError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--shard {text!r}: ")) from None
 
 
 def flag_of(dest: str) -> str:
@@ -92,7 +110,7 @@ def flag_of(dest: str) -> str:
 def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str], who: str | None = None) -> None:
     """Global flags given before the command's name that it (`who`: or one mode of it) does not use: named on
     stderr, and unset, so that they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
-    ignored = [dest for dest in GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
+    ignored = [dest for dest in ALL_GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
     for dest in ignored:
         setattr(args, dest, False if dest == "no_cache" else None)
     if ignored:
@@ -205,7 +223,10 @@ def report_target(text: str, names: Sequence[str] = tuple(FORMATS), example: str
 
 
 def sourced(args: argparse.Namespace, review: bool = False) -> frozenset[Any]:
-    """The severities the engine sources for every report the command line asks for."""
+    """The severities the engine sources for every report the command line asks for; a shard's, for every format
+    (`merge` may print any of them from it)."""
+    if getattr(args, "shard", None) is not None:
+        return sourced_for(*FORMATS, review=review)
     return sourced_for(args.format, *(name for name, _ in args.report), review=review)
 
 
@@ -219,10 +240,11 @@ def print_result(
     steps: NextSteps | None = None,
     reports: Sequence[tuple[str, Path]] = (),
     review: bool | None = None,
+    shard: dict[str, Any] | None = None,
 ) -> None:
     """Print a run's result in the chosen format (None: print none), and write each `--report` file from the same
     result, each through its format's sink guard. `review`: differences are news, not failures (a review or a tree
-    diff); by default a run with a title is one."""
+    diff); by default a run with a title is one. `shard`: a sharded run's JSON carries it (what `merge` reads)."""
     for name, file in [*([(output_format, None)] if output_format else []), *reports]:
         options = ReportOptions(
             verbose=verbose,
@@ -234,7 +256,10 @@ def print_result(
             steps=steps,
         )
         chosen = reporter(name)
-        _emit(name, file, no_workflow_commands(chosen.render(result, options), chosen.sink))
+        text = chosen.render(result, options)
+        if shard is not None and name == "json":
+            text = json_text({**json.loads(text), "shard": shard}) + "\n"
+        _emit(name, file, no_workflow_commands(text, chosen.sink))
 
 
 def print_answer(answer: str, document: CaseList | KeyHistory, args: argparse.Namespace) -> None:
