@@ -9,7 +9,15 @@ import argparse
 from pathlib import Path
 
 from harness.commands import diff_documents, diff_review, diff_trees
-from harness.commands.common import SHARDED_FLAGS, UsageError, add_case_flag, add_format_flags, add_quiet, drop_ignored_globals, settings_from
+from harness.commands.common import (
+    SHARDED_FLAGS,
+    UsageError,
+    add_case_flag,
+    add_format_flags,
+    add_quiet,
+    drop_ignored_globals,
+    settings_from,
+)
 from harness.model.findings import Comparison, Mode
 from harness.model.settings import Settings, SettingsError
 from harness.review import diff_modes

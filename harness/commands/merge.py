@@ -306,22 +306,34 @@ def _launch_order(cases: list[CaseResult], settings: Settings) -> list[CaseResul
 
 
 def _with_moves(result: CaseResult, moves: dict[str, str]) -> CaseResult:
-    """A launch's `key removed` findings told where their key moved (a shard checks launches without the moves:
-    they are known only from every shard's cases), as harness.launches.findings_of tells them."""
+    """A launch's `key removed` findings told where their key moved, as harness.launches.findings_of tells them, and
+    (a review) its values under the moved key left to that finding, as harness.launch_review.value_findings leaves
+    them: a shard checks launches without the moves, which are known only from every shard's cases."""
     from harness.launches import KEY_REMOVED, moved_key, moved_override
 
-    changed = False
-    findings = []
+    findings, moved_to = [], []
     for finding in result.findings:
         fix = finding.detail_as(model.LaunchFix)
-        moved = moved_override(finding.new, moves) if fix is not None and fix.reason == KEY_REMOVED and isinstance(finding.new, str) else None
+        moved = (
+            moved_override(finding.new, moves) if fix is not None and fix.reason == KEY_REMOVED and isinstance(finding.new, str) else None
+        )
         if moved is not None and fix is not None:
             finding = dataclasses.replace(
                 finding, message=f"{finding.message}; it moved to {moved_key(moved)}", detail=dataclasses.replace(fix, fix=moved)
             )
-            changed = True
+            moved_to.append(moved_key(moved))
         findings.append(finding)
-    return dataclasses.replace(result, findings=tuple(findings)) if changed else result
+    if not moved_to:
+        return result
+
+    def under_moved(finding: Finding) -> bool:
+        if finding.kind in (model.Kind.LAUNCH, model.Kind.HYDRA_WARNING):
+            return False
+        touches = any(key == finding.path or finding.path.startswith(key + ".") or key.startswith(finding.path + ".") for key in moved_to)
+        reads = any(isinstance(side, str) and "${" + key + "}" in side for side in (finding.old, finding.new) for key in moved_to)
+        return touches or reads
+
+    return dataclasses.replace(result, findings=tuple(f for f in findings if not under_moved(f)))
 
 
 def _sourced_as(result: CaseResult, wanted: frozenset[Any]) -> CaseResult:
