@@ -25,8 +25,8 @@ from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Source, leaf_sources
-from harness.composition.shards import Shard
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
+from harness.composition.shards import Shard
 from harness.model.diff import diff_trees
 from harness.model.findings import (
     ERROR,

@@ -23,7 +23,6 @@ from harness.composition.provenance import Source
 from harness.composition.shards import Shard
 from harness.engine import Engine
 from harness.gates.confine import UnsafeInput
-from harness.gates.errors import ExitCode
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model import findings as model
 from harness.model.diff import Change
