@@ -67,12 +67,12 @@ def plan(cases: Sequence[Case], count: int) -> list[list[int]]:
     total = sum(weight(cases, group) for group in groups)
     # Pieces of at most a quarter of a shard's share: small enough that the heaviest-first fill below ends within
     # about an eighth of even, at the price of one more base composed per cut.
-    piece = total / count / 4
+    most = total / count / 4
     pieces: list[list[int]] = []
     for group in groups:
         heavy = weight(cases, group)
-        if count > 1 and heavy > piece:
-            parts = math.ceil(heavy / piece)
+        if count > 1 and heavy > most:
+            parts = math.ceil(heavy / most)
             size = math.ceil(len(group) / parts)
             pieces += [group[start : start + size] for start in range(0, len(group), size)]
         else:
