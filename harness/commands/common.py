@@ -6,12 +6,13 @@ import argparse
 import functools
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from harness.composition.cases import select_cases
 from harness.composition.shards import Shard, ShardError
@@ -58,6 +59,52 @@ class Command(Protocol):
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def run(self, args: argparse.Namespace) -> int: ...
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with no prefix matching (`--verbos` is not `--verbose`: a typo must not pick a flag), and its usage
+    errors in one line, exit 2, with "did you mean" for an unknown command, choice or flag, as case names and keys
+    get it (harness.model.hints)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # every parser: the subparsers and the flags' parents too
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        words = list(sys.argv[1:] if args is None else args)
+        commands = [choice for action in self._actions if isinstance(action, argparse._SubParsersAction) for choice in action.choices]
+        known = [option for action in self._actions for option in action.option_strings]
+        # A flag before the command that no global flag is (`--setings x check`): argparse would take its value for
+        # the command's name and name that instead.
+        for word in words:
+            if word in commands or word == "--":
+                break
+            if word.startswith("--") and word.partition("=")[0] not in known:
+                self.error(f"unrecognized arguments: {word}{did_you_mean(word.partition('=')[0], self._flags(argparse.Namespace()))}")
+        parsed, unknown = self.parse_known_args(words, namespace)
+        if unknown:
+            flag = next((word.partition("=")[0] for word in unknown if word.startswith("-")), "")
+            self.error(f"unrecognized arguments: {' '.join(unknown)}{did_you_mean(flag, self._flags(parsed)) if flag else ''}")
+        return parsed
+
+    def _flags(self, parsed: argparse.Namespace) -> list[str]:
+        """The flags this command line could have meant: the global ones and its command's."""
+        flags = [option for action in self._actions for option in action.option_strings]
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and getattr(parsed, action.dest, None) in action.choices:
+                command = action.choices[getattr(parsed, action.dest)]
+                flags += [option for sub in command._actions for option in sub.option_strings]
+        return [flag for flag in flags if flag.startswith("--")]
+
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
+        choice = _INVALID_CHOICE.search(message)
+        if choice is not None:
+            message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
+
+
+# argparse's words for a value outside `choices` (a command, a format): the value, then the choices it lists.
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
 GLOBAL_FLAGS = ("settings", "config_dir", "snapshot_dir", "contracts", "no_cache", "cache_dir", "jobs")  # by dest
@@ -297,9 +344,16 @@ def run_with_progress(engine: Engine) -> MatrixResult:
     """The engine over every selected case, drawing a progress bar on stderr at a terminal."""
     progress = Progress(sys.stderr)
     try:
-        return engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
+        result = engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
     finally:
         progress.close()
+    if engine.shard is not None:  # the report says this shard's part; the verdict is the merge's
+        say(
+            f"config-harness: shard {engine.shard}: {len(engine.selected)} of {len(engine.cases)} cases; "
+            "`config-harness merge` of every shard's JSON result gives the run's verdict",
+            sys.stderr,
+        )
+    return result
 
 
 def review_exit(result: MatrixResult) -> int:

@@ -13,9 +13,10 @@ import argparse
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from harness.commands import common
@@ -40,32 +41,34 @@ MAX_RESULT_BYTES = 512 * 1024 * 1024  # a 10,000-case shard writes tens of MB; p
 MAX_DEPTH = 200  # the encoded values nest as deep as a config does; the JSON parser stops near 1,000 anyway
 
 # What a shard's results are made of: each type by name, and nothing else is built from a file.
-_TYPES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        CaseResult,
-        Case,
-        Finding,
-        Source,
-        Change,
-        LaunchTally,
-        model.Difference,
-        model.PythonDefault,
-        model.TargetFacts,
-        model.ViaDefault,
-        model.Moved,
-        model.LaunchFix,
-        model.ContractRef,
-        model.ContractHygiene,
-        model.Kind,
-        model.Severity,
-        model.Origin,
-        model.Status,
-        model.Excused,
-        model.TargetReason,
-        type(model.NO_DEFAULT),
-    )
-}
+_TYPES: Mapping[str, type] = MappingProxyType(
+    {
+        cls.__name__: cls
+        for cls in (
+            CaseResult,
+            Case,
+            Finding,
+            Source,
+            Change,
+            LaunchTally,
+            model.Difference,
+            model.PythonDefault,
+            model.TargetFacts,
+            model.ViaDefault,
+            model.Moved,
+            model.LaunchFix,
+            model.ContractRef,
+            model.ContractHygiene,
+            model.Kind,
+            model.Severity,
+            model.Origin,
+            model.Status,
+            model.Excused,
+            model.TargetReason,
+            type(model.NO_DEFAULT),
+        )
+    }
+)
 
 
 class ShardMismatch(common.UsageError):
