@@ -11,7 +11,7 @@ from harness.cli import main
 from harness.composition.shards import plan
 from harness.engine import Engine, RuleSet, Run
 from harness.model.settings import load_settings
-from tests.integration.test_plugin_workflow import PYPROJECT, project, run  # noqa: F401 (a fixture)
+from tests.integration.test_plugin_workflow import project, run  # noqa: F401 (a fixture)
 
 # The repository's own suite: a conftest.py that needs what this machine lacks (verl's needs torch), a failing test.
 OWN_SUITE = {
@@ -21,7 +21,7 @@ OWN_SUITE = {
 }
 
 
-def _with_own_suite(project: pytest.Pytester) -> None:
+def _with_own_suite(project: pytest.Pytester) -> None:  # noqa: F811
     for name, text in OWN_SUITE.items():
         (project.path / name).parent.mkdir(parents=True, exist_ok=True)
         (project.path / name).write_text(text)
