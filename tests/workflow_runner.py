@@ -20,6 +20,7 @@ from tests.conftest import ROOT
 TEMPLATES = ROOT / "templates"
 TEMPLATE = TEMPLATES / "config-harness.yml"
 COMMENT_TEMPLATE = TEMPLATES / "config-harness-comment.yml"
+MATRIX_TEMPLATE = TEMPLATES / "config-harness-matrix.yml"
 
 # The GitHub expression syntax the templates use; anything else fails the test instead of being guessed.
 EXPRESSION_TOKENS = re.compile(r"\s+|!=|==|!|&&|\|\||\(|\)|'[^']*'|[A-Za-z_][A-Za-z0-9_.-]*")
@@ -88,6 +89,9 @@ def run_job(template: Path, folder: Path, env: dict[str, str], github: dict[str,
     ids: dict[str, str] = {}
     workflow = yaml.safe_load(template.read_text())
     env = {**env, **workflow.get("env", {})}
+    # The runner's own temporary folder, outside the checkout, as GitHub gives every job one.
+    env.setdefault("RUNNER_TEMP", str(folder.parent / "runner-temp"))
+    Path(env["RUNNER_TEMP"]).mkdir(parents=True, exist_ok=True)
     for index, step in enumerate(template_steps(template)):
         context = {
             "github": namespace(github),
@@ -105,7 +109,7 @@ def run_job(template: Path, folder: Path, env: dict[str, str], github: dict[str,
             continue
         if "uses" in step:
             if step["uses"].startswith("actions/upload-artifact@"):
-                source = folder / step["with"]["path"]
+                source = folder / fill(step["with"]["path"], context)  # `${{ runner.temp }}/...`: an absolute path
                 if source.is_dir():
                     shutil.copytree(source, artifacts / step["with"]["name"])
             run.outcomes[name] = "success"
