@@ -127,11 +127,17 @@ def main() -> int:
     checks = [
         (f"{largest} cases cold <= 60 s", cold, cold <= 60),
         (f"{largest} cases warm <= 5 s", rows[largest]["warm"][0], rows[largest]["warm"][0] <= 5),
-        ("peak memory <= 500 MB", max(p for r in rows.values() for *_, p in r.values()), max(p for r in rows.values() for *_, p in r.values()) <= 500),
+        (
+            "peak memory <= 500 MB",
+            max(p for r in rows.values() for *_, p in r.values()),
+            max(p for r in rows.values() for *_, p in r.values()) <= 500,
+        ),
     ]
     if largest != smallest:
         growth = cold / rows[smallest]["cold"][0]
-        checks.append((f"growth {smallest} -> {largest} cold <= {largest / smallest * 1.1:.0f}x", growth, growth <= largest / smallest * 1.1))
+        checks.append(
+            (f"growth {smallest} -> {largest} cold <= {largest / smallest * 1.1:.0f}x", growth, growth <= largest / smallest * 1.1)
+        )
     sharded = args.shard_size or largest
     for count, seconds_each, merge_seconds, _ in shard_rows:
         if count == 4:
