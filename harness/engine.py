@@ -27,6 +27,7 @@ from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
+from harness.composition.shards import Shard
 from harness.config_writes import entry_write_changes, record_findings, write_record
 from harness.gates.confine import project_root
 from harness.model.diff import describe_value, diff_trees, same_value, split_path
@@ -565,7 +566,7 @@ class Engine:
     reference the optimized path is tested against.
     """
 
-    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False) -> None:
+    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False, shard: Shard | None = None) -> None:
         if plain:
             run = replace(run, settings=replace(run.settings, cache_dir=None, jobs=1))
         self.run_spec, self.plain = run, plain
@@ -588,6 +589,12 @@ class Engine:
         self.selected = [] if self.only_launches else select_cases(cases, matrix_globs or None)
         if not self.selected and not self.only_launches:
             raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
+        # `--shard K/N`: this shard's share of what `--case` selected, and of the launches (harness.composition.shards);
+        # a shard judges nothing that needs the whole run (stale waivers and known entries), `merge` does.
+        self.shard = shard
+        if shard is not None:
+            self.selected = shard.cases(self.selected)
+        self.launch_parts: tuple[list[CaseResult], LaunchTally, list[Finding]] | None = None  # `merge` gives them
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}
@@ -680,6 +687,17 @@ class Engine:
                 self._results[case_id] = check_case(self.run_spec, session, composed, twin, self._routes)
         return self._results[case_id]
 
+    def checked(self) -> tuple[list[CaseResult], tuple[list[CaseResult], LaunchTally, list[Finding]] | None]:
+        """What a shard hands to `merge`: each selected case's result and the launches' as checked, before `finish()`
+        judged the run as a whole (it moves Hydra's warnings to the run, follows cases, excuses known launches)."""
+        return [self.result(case.id) for case in self.selected], self.launch_parts
+
+    def adopt(self, results: Iterable[CaseResult], launch_parts: tuple[list[CaseResult], LaunchTally, list[Finding]] | None) -> None:
+        """`merge`: the shards' results stand for composing the cases and launches again; `finish()` then judges the
+        run once, as an unsharded run does."""
+        self._results.update((result.case.id, result) for result in results)
+        self.launch_parts = launch_parts
+
     def finish(self) -> MatrixResult:
         """The run's result: every selected case (checked now if not yet), and the findings about the run as a
         whole, which need every case: contract changes and hygiene, stale waivers, orphan goldens, gone cases."""
@@ -745,14 +763,33 @@ class Engine:
         """The settings' launch commands as cases (parsed, never run), each composed against this tree, their tally, and
         in a review the entry points' changes; each launch finding of a review says whether its override already failed
         the same way at the base."""
-        from harness import launches
         from harness.review.moves import moved_paths
 
-        moves = moved_paths(f for r in results for f in r.findings)
+        if self.launch_parts is None:
+            # A shard's launches take no moves: which keys moved is known only from every shard's cases (`merge`).
+            moves = {} if self.shard is not None else moved_paths(f for r in results for f in r.findings)
+            self.launch_parts = self._checked_launches(moves)
+        cases, counts, entries = self.launch_parts
+        return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
+
+    def _checked_launches(self, moves: dict[str, str]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
+        """The launches composed and checked (this shard's share of them), before known entries excuse any."""
+        from glob import escape
+
+        from harness import launches
+        from harness.composition.cases import id_matches
+
         review = self.run_spec.review
         entries: list[Finding] = []
+        if review is not None and self.shard is not None and self.shard.index > 1:
+            # A review pairs each launch with the base's and finds those gone: the first shard does them all.
+            return [], LaunchTally(0, 0, 0, 0), []
         if review is None:
-            cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
+            glob = self.launch_glob
+            if self.shard is not None:  # each launch by its exact id (escaped); "" matches none
+                found = [c.id for c in launches.discover(self.settings) if id_matches(c.id, glob)]
+                glob = tuple(escape(launch) for launch in self.shard.launches(found)) or ("",)
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=glob)
         else:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
@@ -767,7 +804,7 @@ class Engine:
                 )
             except GitError as error:
                 raise SettingsError(str(error)) from None
-        return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
+        return cases, counts, entries
 
     def _known_findings(self, cases: Sequence[CaseResult], launches_checked: bool) -> list[Finding]:
         """Known entries that no longer match (on a whole run: a subset would make the others look fixed), and in a
