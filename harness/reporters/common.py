@@ -29,6 +29,8 @@ from harness.model.findings import (
     RulesUsed,
     Status,
     ViaDefault,
+    fails,
+    regenerates,
 )
 from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
@@ -51,34 +53,86 @@ STATUS_WORDS = MappingProxyType(
 )
 
 
-def summary_line(result: MatrixResult) -> str:
-    """The verdict: `OK` or `FAILED`, the cases by status (none that are zero), then errors and warnings."""
-    statuses = Counter(r.status for r in result.cases)
+@dataclass(frozen=True)
+class Tally:
+    """What a run's verdict counts, the same numbers in every format (each named by what it counts).
+
+    A cause is one line of a report (one group: the same finding over many cases or launches); a finding is one
+    case's or launch's. Stale goldens are counted as goldens to regenerate, never as errors one per value.
+    """
+
+    causes: int  # blocking causes, goldens to regenerate aside
+    findings: int  # the blocking findings those causes hold
+    goldens: int  # cases whose golden a rewrite would settle (check: they block; a review shows them as news)
+    warnings: int  # warnings that hold, waived ones included (a waiver turns an error into one)
+    warning_causes: int
+    at_base: int  # a review: errors that already held at the base (they fail nothing)
+    orphans: int
+    ok: bool
+
+    @property
+    def verdict(self) -> str:
+        return "OK" if self.ok else "FAILED"
+
+
+def tally(result: MatrixResult, groups: Sequence[Group] | None = None) -> Tally:
+    """The run's counts, from the verdict table (`harness.model.findings.VERDICTS`) and the report's groups."""
+    groups = group_findings(result.cases, result.findings) if groups is None else groups
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)
-    severities = Counter(f.severity for f in findings if f.origin != Origin.AT_BASE)
-    # One cause on many cases or launches is one line of the report: the tally says how many causes too.
-    # (Waived warnings say their own count of distinct findings.)
-    causes = Counter(
-        g.severity for g in group_findings(result.cases, result.findings) if g.finding.origin != Origin.AT_BASE and not g.waiver
+    blocking = [g for g in groups if any(fails(f) and not regenerates(f) for f in _members(g))]
+    goldens = {r.case.id for r in result.cases if any(fails(f) and regenerates(f) for f in r.findings)}
+    warned = [g for g in groups if g.severity == WARNING and g.finding.origin != Origin.AT_BASE]
+    return Tally(
+        causes=len(blocking),
+        findings=sum(1 for g in blocking for f in _members(g) if fails(f)),
+        goldens=len(goldens),
+        warnings=sum(f.severity == WARNING and f.origin != Origin.AT_BASE for f in findings),
+        warning_causes=len([g for g in warned if not g.waiver]),
+        at_base=sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings),
+        orphans=len(result.orphans),
+        ok=result.ok,
     )
-    at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
+
+
+def _members(group: Group) -> tuple[Finding, ...]:
+    """Every finding a group holds (a run-level group: its one finding)."""
+    return tuple(f for _, f in group.members) or (group.finding,)
+
+
+def _counted(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def tally_words(counted: Tally) -> list[str]:
+    """The counts of a verdict, as every format words them: blocking causes (and their findings), goldens to
+    regenerate, warnings, errors already at the base, orphan goldens; none that are zero."""
+    words = []
+    if counted.causes:
+        more = f" ({_counted(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
+        words.append(_counted(counted.causes, "blocking cause") + more)
+    if counted.goldens:
+        words.append(_counted(counted.goldens, "golden") + " to regenerate")
+    if counted.warnings:
+        causes = counted.warning_causes
+        words.append(_counted(counted.warnings, "warning") + (f" ({_counted(causes, 'cause')})" if 0 < causes < counted.warnings else ""))
+    if counted.at_base:
+        words.append(_counted(counted.at_base, "error") + " already at base")
+    if counted.orphans:
+        words.append(_counted(counted.orphans, "orphan golden"))
+    return words
+
+
+def summary_line(result: MatrixResult, groups: Sequence[Group] | None = None) -> str:
+    """The verdict: `OK` or `FAILED`, the cases by status (none that are zero), then the tally's counts."""
+    counted = tally(result, groups)
+    statuses = Counter(r.status for r in result.cases)
     against = f" against {result.baseline}" if result.baseline else ""
-    counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
-    parts = [counted_units(result) + against + (f": {counted}" if counted else "")]
-    tally = [
-        f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
-        + (f" ({causes[severity]} cause{'s' * (causes[severity] != 1)})" if 0 < causes[severity] < severities[severity] else "")
-        for severity, name in ((ERROR, "error"), (WARNING, "warning"))
-        if severities.get(severity)
-    ]
-    if at_base:
-        tally.append(f"{at_base} error{'s' * (at_base != 1)} already at base")
-    if tally:
-        parts.append(", ".join(tally))
-    if result.orphans:
-        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
-    verdict = "OK" if result.ok else "FAILED"
-    return f"{verdict}: " + "; ".join(parts)
+    by_status = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
+    parts = [counted_units(result) + against + (f": {by_status}" if by_status else "")]
+    words = tally_words(counted)
+    if words:
+        parts.append(", ".join(words))
+    return f"{counted.verdict}: " + "; ".join(parts)
 
 
 def rules_line(rules: RulesUsed | None) -> str:
