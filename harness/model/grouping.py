@@ -325,6 +325,23 @@ PHRASES = MappingProxyType(
 )
 
 
+# How a summary names the blocking causes of a kind it has no sentence of its own for (a kind without a row here is
+# named by its own name: `3 option gone errors`).
+KIND_PHRASES = MappingProxyType(
+    {
+        Kind.LAUNCH: ("cause that breaks a launch", "causes that break launches"),
+        Kind.TARGET: ("node the program cannot build", "nodes the program cannot build"),
+        Kind.SETTINGS_CHANGE: ("settings change", "settings changes"),
+        Kind.HYDRA_CHANGE: ("hydra change without a recorded reason", "hydra changes without a recorded reason"),
+        Kind.ENTRY_CHANGE: ("entry point change", "entry point changes"),
+        Kind.LAUNCH_GONE: ("launch gone", "launches gone"),
+        Kind.HIDDEN_TEXT: ("hidden character", "hidden characters"),
+        Kind.FALLBACK: ("new silent fallback", "new silent fallbacks"),
+        Kind.ERROR: ("error about the whole run", "errors about the whole run"),
+    }
+)
+
+
 def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
     """Where a tier's groups are: ` on all 13 cases`, ` only on X`, or the largest case sets with their counts."""
     buckets: dict[tuple[str, ...], list[Group]] = {}
@@ -380,6 +397,16 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     parity = [g for g in blocking if g.kind == Kind.PARITY]
     if parity:
         parts.append(f"{count_paths(parity)} route parity difference{'s' * (count_paths(parity) != 1)}")
+    # Every other blocking cause, by kind (a launch that no longer composes, a settings change...): a failing run's
+    # summary never reads as if nothing happened.
+    said = {Kind.CONTRACT_CHANGE, Kind.CONTRACT, Kind.PARITY}
+    others: dict[Kind, int] = {}
+    for group in [*by_tier.get(Tier.SETTINGS, []), *by_tier.get(Tier.BROKEN, []), *blocking]:
+        if group.severity == ERROR and group.kind not in said and not (group.kind == Kind.ERROR and group.cases):
+            others[group.kind] = others.get(group.kind, 0) + 1
+    for kind, count in others.items():
+        one, many = KIND_PHRASES.get(kind, (f"{kind.replace('_', ' ')} error", f"{kind.replace('_', ' ')} errors"))
+        parts.append(f"{count} {one if count == 1 else many}")
     for tier, (one, many) in PHRASES.items():
         tier_groups = by_tier.get(tier, [])
         if tier_groups:

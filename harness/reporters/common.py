@@ -5,6 +5,7 @@ Every format is built from the same groups (see grouping.py) in the same triage 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -305,7 +306,7 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
         parts.append(", ".join([places[0], *(p.removeprefix(file) for p in places[1:])]))
     elif launches:
         scripts = {_script(case_id, f) for case_id, f in launches}
-        count = len({case_id for case_id, _ in launches})
+        count = sum(case_id.startswith(LAUNCH_PREFIX) for case_id in group.cases)  # as describe_cases counts them
         head = f"{count} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
         if listed:
             parts.append(head)
@@ -532,3 +533,54 @@ def introduced(group: Group) -> bool:
     if group.tier in NOT_INTRODUCED or group.waiver or group.finding.status:
         return False
     return group.finding.origin in (None, Origin.INTRODUCED)
+
+
+ALIKE_WORD = re.compile(r"\S*[./:#=_\d]\S*")  # a key, file, script line or value: what differs between alike causes
+ALIKE_NAMES = 3  # the keys or entries an alike row names before it counts the rest
+
+
+@dataclass(frozen=True)
+class Alike:
+    """Causes that read the same but for one key, file or entry (`known entry added ... for X`, eleven times): one
+    row with a count, the first cause in full and the others by what differs."""
+
+    first: Group
+    others: tuple[Group, ...] = ()
+
+    def suffix(self) -> str:
+        """` (and 10 more alike: a, b, c and 7 more)`, or "" for a cause that stands alone."""
+        if not self.others:
+            return ""
+        names = [_differing(self.first, other) for other in self.others]
+        shown = ", ".join(names[:ALIKE_NAMES]) + (f" and {len(names) - ALIKE_NAMES} more" if len(names) > ALIKE_NAMES else "")
+        return f" (and {len(self.others)} more alike: {shown})"
+
+
+def _template(group: Group) -> str:
+    return ALIKE_WORD.sub("…", describe_group(group))
+
+
+def _differing(first: Group, other: Group) -> str:
+    """What names `other` apart from `first`: the first word in which their texts differ."""
+    mine, theirs = ALIKE_WORD.findall(describe_group(first)), ALIKE_WORD.findall(describe_group(other))
+    return next((word for a, word in zip(mine, theirs, strict=False) if a != word), other.path or str(other.kind))
+
+
+def alike_rows(groups: Sequence[Group]) -> list[Alike]:
+    """The groups with causes that read alike (same kind, severity, tier and cases; the same words but for keys,
+    files or values) as one row each, in the place of the first; a value's change is never folded this way."""
+    rows: dict[tuple[Any, ...], list[Group]] = {}
+    for group in groups:
+        key = (group.kind, group.severity, group.tier, group.cases, _template(group)) if group.kind not in VALUE_KINDS else (id(group),)
+        rows.setdefault(key, []).append(group)
+    return [Alike(members[0], tuple(members[1:])) for members in rows.values()]
+
+
+def cut_at_record(text: str, limit: int) -> str:
+    """`text` shortened to `limit` characters at the end of a record (after `; ` or `, `), never inside a key or a
+    value, with an ellipsis saying more was there."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 2]
+    cut = max(head.rfind("; "), head.rfind(", "))
+    return (head[:cut] if cut > limit // 3 else head.rsplit(" ", 1)[0]) + " …"
