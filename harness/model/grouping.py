@@ -413,8 +413,6 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
             count = count_paths(tier_groups)
             folded = " (folded)" if tier == Tier.REFACTOR else ""
             parts.append(f"{count} {one if count == 1 else many}{_where(tier_groups, all_ids)}{folded}")
-    if not parts:
-        parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]
     if gone:
         parts.append(
@@ -430,6 +428,8 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    if not parts:  # only when nothing at all is to be said: never above a failing verdict
+        parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     return " ".join(part[0].upper() + part[1:] + "." for part in parts)
 
 

@@ -1,0 +1,83 @@
+"""The verdict table (issue 40 item 5): every kind has one row, and every format states one verdict from it.
+
+In process, on a result built here (no compose): the quick tier's version of tests/integration/test_one_verdict.py."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from harness.model.findings import (
+    ERROR,
+    INFO,
+    VERDICTS,
+    CaseResult,
+    Excused,
+    Finding,
+    Judged,
+    Kind,
+    LaunchFix,
+    MatrixResult,
+    Origin,
+    Status,
+    blocks,
+)
+from harness.model.matrix import Case
+from harness.reporters import ReportOptions, reporter
+from harness.reporters.common import tally
+
+
+def test_every_kind_has_one_row_in_the_verdict_table():
+    # A branch that adds a kind adds its row: severity, and the runs it blocks.
+    assert set(Kind) - set(VERDICTS) == set()
+
+
+def test_a_golden_difference_blocks_check_only_and_an_excused_error_blocks_nothing():
+    changed = Finding(Kind.CHANGED, "trainer.lr", 0.1, 0.2)
+    assert blocks(changed, Judged.CHECK) and not blocks(changed, Judged.GENERATE)
+    launch = Finding(Kind.LAUNCH, "trainer.x", None, "trainer.x=1")
+    assert all(blocks(launch, judged) for judged in Judged)
+    for excused in (
+        replace(launch, origin=Origin.AT_BASE),
+        replace(launch, origin=Origin.FIXED),
+        replace(launch, severity=INFO, status=Excused.KNOWN, waiver="known at adoption"),
+    ):
+        assert not any(blocks(excused, judged) for judged in Judged)
+
+
+def case(case_id: str, *findings: Finding, status: Status = Status.CHANGED) -> CaseResult:
+    return CaseResult(Case(case_id, "train", ()), f"snapshots/{case_id}.yaml", status, findings)
+
+
+def result() -> MatrixResult:
+    """Three stale goldens (one changed value), one contract broken on two cases, one override broken on two launches."""
+    stale = Finding(Kind.CHANGED, "trainer.lr", 0.1, 0.2, message="trainer.lr: 0.1 -> 0.2")
+    contract = Finding(Kind.CONTRACT, "device.count", 8, 4, message="gpu-count: device.count is 4, not 8")
+    launch = Finding(Kind.LAUNCH, "trainer.x", None, "trainer.x=1", message="key removed: trainer.x is not in the config")
+    launch = replace(launch, detail=LaunchFix("key removed"))
+    return MatrixResult(
+        cases=(
+            case("train/cpu", stale),
+            case("train/gpu", stale, contract),
+            case("train/tpu", stale, contract),
+            case("cmd/a.sh#1", launch, status=Status.ERROR),
+            case("cmd/b.sh#1", launch, status=Status.ERROR),
+        ),
+        baseline="goldens in snapshots",
+    )
+
+
+def test_every_format_opens_with_the_same_verdict_and_counts_causes_not_findings():
+    run = result()
+    counted = tally(run)
+    assert (counted.causes, counted.findings, counted.goldens) == (2, 4, 3)
+    options = ReportOptions()
+    text = reporter("text").render(run, options).splitlines()
+    document = json.loads(reporter("json").render(run, options))
+    markdown = reporter("markdown").render(run, options).splitlines()
+    comment = json.loads(reporter("comment").render(run, options))
+    verdict = "FAILED: 5 cases against goldens in snapshots: 3 changed, 2 failing; 2 blocking causes (4 findings), 3 goldens to regenerate"
+    assert text[0] == text[-1] == document["verdict"] == verdict
+    assert markdown[0] == "**FAILED**: " + verdict.removeprefix("FAILED: ")
+    assert comment["counts"]["introduced_errors"] == 2 and comment["title"] == "config-harness: FAILED, 2 blocking causes"
+    assert not document["summary"].startswith("Nothing changed")
