@@ -104,14 +104,16 @@ def _counted(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
-def tally_words(counted: Tally) -> list[str]:
+def tally_words(counted: Tally, unit: str = "case") -> list[str]:
     """The counts of a verdict, as every format words them: blocking causes (and their findings), goldens to
     regenerate, warnings, errors already at the base, orphan goldens; none that are zero."""
     words = []
     if counted.causes:
         more = f" ({_counted(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
         words.append(_counted(counted.causes, "blocking cause") + more)
-    if counted.goldens:
+    if counted.goldens and unit != "case":  # a diff of files or snapshot folders: nothing to regenerate, they differ
+        words.append(_counted(counted.goldens, f"{unit} that differs", f"{unit}s that differ"))
+    elif counted.goldens:
         words.append(_counted(counted.goldens, "golden") + " to regenerate")
     if counted.warnings:
         causes = counted.warning_causes
@@ -130,7 +132,7 @@ def summary_line(result: MatrixResult, groups: Sequence[Group] | None = None) ->
     against = f" against {result.baseline}" if result.baseline else ""
     by_status = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
     parts = [counted_units(result) + against + (f": {by_status}" if by_status else "")]
-    words = tally_words(counted)
+    words = tally_words(counted, result.comparison.unit if result.comparison is not None else "case")
     if words:
         parts.append(", ".join(words))
     return f"{counted.verdict}: " + "; ".join(parts)

@@ -59,7 +59,8 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     # The job's result is the review's: it failed, and the verdict step says why, in the checks list.
     review = json.loads(harness(pull_request, "diff", "--base", "origin/main", "--format", "json").stdout)
     introduced_errors = [g for g in review["groups"] if g["severity"] == "error" and g.get("origin") == "introduced"]
-    verdict = f"config-harness: {len(introduced_errors)} introduced errors"
+    causes = review["counts"]["causes"]  # the blocking causes, as every format counts them
+    verdict = f"config-harness: FAILED, {causes} blocking cause{'s' * (causes != 1)}"
     assert run.outputs["review"]["exit"] == "1" and run.outcomes[verdict] == "failure" and run.failed, run.outcomes
     assert run.outcomes["Check every config case"] == "skipped"
     assert run.outcomes["Keep the comment for the commenting workflow"] == "success"
