@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.gates.escape import json_text
 from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
+from harness.model.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.common import Alike, alike_rows, cut_at_record, describe_group, introduced, launch_where, mode_properties, tally
 

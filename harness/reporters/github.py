@@ -80,7 +80,9 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
         annotations.append(("error", "orphan golden with no case; remove it with `generate --prune`", _existing(orphan, None), None, ""))
     annotations.sort(key=lambda a: KIND_ORDER.index(a[0]))  # stable: triage order within each kind
     verdict = escape_data(summary_line(result, groups))  # first and last: the log opens and ends with it
-    lines = [verdict] + [escape_data(line) for line in (mode_line(result), rules_line(result.rules), approvals_line(result.approvals)) if line]
+    lines = [verdict] + [
+        escape_data(line) for line in (mode_line(result), rules_line(result.rules), approvals_line(result.approvals)) if line
+    ]
     left_out = {kind: 0 for kind in KIND_ORDER}
     shown = {kind: 0 for kind in KIND_ORDER}
     for command, message, at_file, at_line, title in annotations:

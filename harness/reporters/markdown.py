@@ -133,8 +133,7 @@ def breakable_text(text: str) -> str:
     inline code (`config-harness known`) renders as code, never as literal backticks."""
     parts = INLINE_CODE.split(text)  # even: plain text; odd: what was between backticks
     return "".join(
-        LONG_WORD.sub(_breakable_word, markdown_text(part)) if index % 2 == 0 else breakable_code(part)
-        for index, part in enumerate(parts)
+        LONG_WORD.sub(_breakable_word, markdown_text(part)) if index % 2 == 0 else breakable_code(part) for index, part in enumerate(parts)
     )
 
 

@@ -98,7 +98,10 @@ def test_upgrade_report_opens_with_its_summary_and_fits_the_changed_defaults_on_
     assert not any("fsdp_config.entropy_checkpointing" in line for line in text)
 
     markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1").out
-    assert markdown.split("\n\n", 1)[1].startswith("## verl 0.8.0 → 0.9.1\n\nComparing two config trees, ")  # under the verdict and "</code>.\n\n7 values changed (" in markdown
+    assert (
+        markdown.split("\n\n", 1)[1].startswith("## verl 0.8.0 → 0.9.1\n\nComparing two config trees, ")
+        and "</code>.\n\n7 values changed (" in markdown
+    )
     folded = markdown[markdown.index("<summary>Refactors with unchanged values (6)</summary>") :]
     assert "<code>actor_rollout_ref.<wbr>actor.<wbr>fsdp_config.<wbr>entropy_checkpointing</code>" in folded
     assert markdown.count("<code>actor_rollout_ref.<wbr>rollout.<wbr>max_num_seqs</code>") == 1

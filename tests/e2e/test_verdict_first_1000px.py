@@ -48,9 +48,15 @@ def test_the_job_summary_and_the_comment_show_the_verdict_in_the_first_200_px(sm
     gpu = project / "conf" / "backend" / "gpu.yaml"
     gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
     train = project / "conf" / "train.yaml"
-    train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2").replace("epochs: 3", "epochs: 3\n  " + "\n  ".join(f"extra_{i}: {i}" for i in range(12))))
+    train.write_text(
+        train.read_text()
+        .replace("lr: 0.1", "lr: 0.2")
+        .replace("epochs: 3", "epochs: 3\n  " + "\n  ".join(f"extra_{i}: {i}" for i in range(12)))
+    )
     write_tree(project, {})
-    summary = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "markdown", "--report", f"comment:{tmp_path / 'comment.json'}")
+    summary = cli(
+        "--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "markdown", "--report", f"comment:{tmp_path / 'comment.json'}"
+    )
     assert summary.code == 1
     assert summary.out.splitlines()[0].startswith("**FAILED**: ")
     body = render(checked_comment((tmp_path / "comment.json").read_bytes(), tmp_path / "comment.json"), event())

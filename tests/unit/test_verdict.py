@@ -8,7 +8,6 @@ import json
 from dataclasses import replace
 
 from harness.model.findings import (
-    ERROR,
     INFO,
     VERDICTS,
     CaseResult,
