@@ -192,10 +192,11 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
     verdict, _, counted = summary_line(result, groups).partition(": ")
-    # The verdict and its counts first, then what blocks (open); every other section is folded.
-    lines = [f"**{verdict}**: {markdown_text(counted)}", ""]
-    lines += [markdown_text(line) + "  " for line in (rules_line(result.rules), approvals_line(result.approvals)) if line]
-    lines += [""] if lines[2:] else []
+    # The verdict and its counts first (in a review, right under the line that says which settings decided it: the
+    # interface's first line), then what blocks (open); every other section is folded.
+    settings = [markdown_text(rules_line(result.rules)) + "  "] if result.rules is not None else []
+    lines = [*settings, f"**{verdict}**: {markdown_text(counted)}", ""]
+    lines += [markdown_text(approvals_line(result.approvals)) + "  ", ""] if approvals_line(result.approvals) else []
     lines += [f"## {options.title}", ""]
     if result.comparison is not None:
         old, new = (breakable_code(side) for side in (result.comparison.old, result.comparison.new))  # a long path wraps

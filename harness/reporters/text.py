@@ -194,7 +194,9 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     shown_verdict = paint(verdict, verdict, color) + ":" + printable(rest)
     # The verdict is the first line (what a reader of a long report needs first) and, below a report of more than
     # a few lines, the last too: a terminal shows the end of what scrolled by.
-    return "\n".join(([shown_verdict] if lines else []) + lines + [shown_verdict]) + "\n"
+    # A review's first line says which settings decided it (the interface's rule), and the verdict follows it.
+    head = 1 if rules_line(result.rules) else 0
+    return "\n".join(lines[:head] + ([shown_verdict] if lines[head:] else []) + lines[head:] + [shown_verdict]) + "\n"
 
 
 class TextReporter:

@@ -58,7 +58,9 @@ def test_the_job_summary_and_the_comment_show_the_verdict_in_the_first_200_px(sm
         "--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "markdown", "--report", f"comment:{tmp_path / 'comment.json'}"
     )
     assert summary.code == 1
-    assert summary.out.splitlines()[0].startswith("**FAILED**: ")
+    # The interface's first line of a review says which settings decided it; the verdict is right under it.
+    first, second = summary.out.splitlines()[:2]
+    assert first.startswith("settings: HEAD") and second.startswith("**FAILED**: ")
     body = render(checked_comment((tmp_path / "comment.json").read_bytes(), tmp_path / "comment.json"), event())
     assert body.splitlines()[0].startswith("### config-harness: FAILED, 1 blocking cause")
     for name, markdown in (("summary", summary.out), ("comment", body)):
