@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import add_contracts, write_tree
+from tests.synthetic_history import git
 
 CONTRACTS = """
 contracts:
@@ -49,6 +50,9 @@ def committed(small_project, cli):
     settings = small_project / "harness.toml"
     settings.write_text(settings.read_text() + '[[commands]]\nglob = "scripts/*.sh"\n')
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    git(small_project, "init", "-q", "-b", "main")
+    git(small_project, "add", "-A")
+    git(small_project, "commit", "-qm", "base")
     return small_project
 
 
@@ -91,3 +95,19 @@ def test_every_surface_states_one_verdict_with_the_same_counts(committed, cli, c
     assert comment["ok"] == document["ok"] and comment["counts"]["introduced_errors"] == causes
     # The summary never says nothing happened above a failing verdict.
     assert code == 0 or not document["summary"].startswith("Nothing changed"), document["summary"]
+
+
+@pytest.mark.parametrize("change", list(CORPUS))
+def test_the_review_and_generate_block_on_the_same_causes_as_check(committed, cli, change):
+    """What blocks beyond stale goldens blocks everywhere: the review (which shows differences as news) and
+    `generate` (which writes the goldens) exit 1 exactly when check has a blocking cause, and a check after the
+    generate agrees with it."""
+    apply, causes, _ = CORPUS[change]
+    apply(committed)
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
+    assert review["counts"]["causes"] == causes and review["ok"] == (causes == 0), review["verdict"]
+    assert review["counts"]["goldens"] == 0  # a review's differences are news, never goldens to regenerate
+    generated = cli("--settings", "harness.toml", "generate")
+    assert generated.code == (1 if causes else 0), generated.out
+    after = cli("--settings", "harness.toml", "check", "--format", "json")
+    assert after.code == generated.code and after.json()["counts"]["causes"] == causes, after.json()["verdict"]
