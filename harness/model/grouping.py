@@ -256,7 +256,7 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
     """
     wanted = dict.fromkeys(case_ids)
     if not wanted:
-        return "the whole run"
+        return "reported once for the run"  # never "the whole run": a hoisted Hydra warning may be one case's
     launches = [case_id for case_id in wanted if case_id.startswith(LAUNCH_PREFIX)]
     if launches and len(launches) < len(wanted) or len(launches) > 1:
         # Launch ids are one script line each: counted, never listed in a line (a group's members name them).

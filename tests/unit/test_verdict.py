@@ -10,6 +10,7 @@ from dataclasses import replace
 from harness.model.findings import (
     INFO,
     VERDICTS,
+    WARNING,
     CaseResult,
     Excused,
     Finding,
@@ -80,3 +81,11 @@ def test_every_format_opens_with_the_same_verdict_and_counts_causes_not_findings
     assert markdown[0] == "**FAILED**: " + verdict.removeprefix("FAILED: ")
     assert comment["counts"]["introduced_errors"] == 2 and comment["title"] == "config-harness: FAILED, 2 blocking causes"
     assert not document["summary"].startswith("Nothing changed")
+
+
+def test_a_finding_said_once_for_the_run_is_never_labelled_the_whole_run():
+    # A Hydra warning is hoisted to the run from the one case that raised it.
+    warning = Finding(Kind.HYDRA_WARNING, "", severity=WARNING, message="hydra warning: the default list is odd")
+    run = replace(result(), findings=(warning,))
+    for name in ("text", "markdown", "json", "github", "sarif", "comment"):
+        assert "the whole run" not in reporter(name).render(run, ReportOptions()), name
