@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -95,6 +97,16 @@ def test_every_surface_states_one_verdict_with_the_same_counts(committed, cli, c
     assert comment["ok"] == document["ok"] and comment["counts"]["introduced_errors"] == causes
     # The summary never says nothing happened above a failing verdict.
     assert code == 0 or not document["summary"].startswith("Nothing changed"), document["summary"]
+    # pytest (the plugin, as the pre-commit hook's users run it in CI) states the same verdict and fails with it.
+    session = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harness-settings", "harness.toml"],
+        cwd=committed,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    stated = [line for line in session.stdout.splitlines() if line.startswith(("OK: ", "FAILED: "))]
+    assert stated == [verdict] and session.returncode == code, session.stdout[-3000:]
 
 
 @pytest.mark.parametrize("change", list(CORPUS))
