@@ -54,6 +54,8 @@ def comment_document(result: MatrixResult, options: ReportOptions) -> dict[str, 
         "ok": result.ok,
         "base": options.base,
         **mode_properties(result),
+        # How many rows there are in all (alike causes share one): the comment says how many rows it left out.
+        "rows": {"errors": len(errors), "warnings": len(warnings)},
         "errors": [cause_line(g, all_ids) for g in errors[:LISTED]],
         "warnings": [cause_line(g, all_ids) for g in warnings[: max(LISTED - len(errors), 0)]],
         "counts": {

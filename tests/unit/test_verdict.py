@@ -89,3 +89,34 @@ def test_a_finding_said_once_for_the_run_is_never_labelled_the_whole_run():
     run = replace(result(), findings=(warning,))
     for name in ("text", "markdown", "json", "github", "sarif", "comment"):
         assert "the whole run" not in reporter(name).render(run, ReportOptions()), name
+
+
+def test_alike_causes_are_one_row_with_a_count_and_a_long_row_is_cut_between_records(tmp_path):
+    from harness.pr_comment import checked_comment, render
+    from harness.reporters.common import cut_at_record
+
+    # An added engine: eleven known entries added without a reason, the same words but for the entry.
+    added = tuple(
+        Finding(Kind.CONTRACT_CHANGE, "", message=f"known entry added for ppo/new_engine/{i} (target undeclared) without a recorded reason")
+        for i in range(11)
+    )
+    run = MatrixResult(cases=(case("ppo/dp", status=Status.OK),), findings=added, baseline="goldens in snapshots")
+    document = reporter("comment").render(run, ReportOptions())
+    (tmp_path / "comment.json").write_text(document)
+    event = {"workflow_run": {"event": "pull_request", "head_sha": "a" * 40, "pull_requests": []}}
+    body = render(checked_comment(document.encode(), tmp_path / "comment.json"), event).splitlines()
+    rows = [line for line in body if line.startswith("- ")]
+    assert body[0] == "### config-harness: FAILED, 11 blocking causes" and len(rows) == 1, body
+    assert "(and 10 more alike: ppo/new_engine/1, ppo/new_engine/2, ppo/new_engine/3 and 7 more)" in rows[0]
+    markdown = reporter("markdown").render(run, ReportOptions())
+    assert markdown.count("known entry added") == 1 and "| fix |" not in markdown  # no fix to show: no fix column
+    record = "a.b: 1 -> 2; " * 40
+    cut = cut_at_record(record, 100)
+    assert len(cut) <= 100 and cut.endswith("a.b: 1 -> 2 …")
+
+
+def test_inline_code_in_a_table_cell_renders_as_code_not_backticks():
+    from harness.reporters.markdown import breakable_text
+
+    cell = breakable_text("a violation the tree already had: `config-harness known` records it | `x<y`")
+    assert "<code>config-harness known</code>" in cell and "`" not in cell and "\\|" in cell and "<code>x&lt;y</code>" in cell
