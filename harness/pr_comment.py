@@ -139,11 +139,10 @@ def checked_comment(data: bytes, where: Path) -> Comment:
     warnings = tuple(causes["warnings"][: LISTED - len(errors)])
     # The rows in all (alike causes share one row); optional: an artifact without them counts one row per cause.
     raw_rows = document.get("rows")
-    rows = []
+    rows: list[int] = []
     for key, name in (("errors", "introduced_errors"), ("warnings", "introduced_warnings")):
         value = raw_rows.get(key) if isinstance(raw_rows, dict) else None
-        valid = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
-        rows.append(value if valid else dict(counts)[name])
+        rows.append(value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT else dict(counts)[name])
     return Comment(
         ok=ok,
         base=_shortened(base or "", MAX_BASE_CHARACTERS),
