@@ -48,8 +48,9 @@ def test_one_changed_default_is_named_once_with_its_13_cases_in_text(one_default
     named = [line for line in lines if line.lstrip().startswith(("ERROR", "WARNING")) and f"{TEMPERATURE}:" in line]
     assert len(named) == 1 and f"{TEMPERATURE}: 1.0 -> 0.7  (all 13 cases; set by " in named[0]
     assert "rollout/rollout.yaml:" in named[0]
-    # The summary comes first and the change comes before the waived warnings.
-    assert lines[0].startswith("2 values changed on all 13 cases.")
+    # The verdict comes first, then the summary, and the change comes before the waived warnings.
+    assert lines[0] == lines[-1] == "FAILED: 13 cases against goldens in snapshots: 13 changed; 13 goldens to regenerate, 208 warnings"
+    assert lines[1].startswith("2 values changed on all 13 cases.")
     assert lines.index(named[0]) < next(i for i, line in enumerate(lines) if " waived warnings on 13 cases" in line)
 
 
@@ -88,10 +89,11 @@ def upgrade(project_tree):
 def test_upgrade_report_opens_with_its_summary_and_fits_the_changed_defaults_on_one_screen(upgrade, cli):
     old, new = upgrade
     text = cli("diff", str(old), str(new), cwd=ROOT).out.splitlines()
-    assert text[0].startswith("comparing two config trees, ") and text[0].endswith(f" cases: {old} -> {new}")  # the mode first
-    assert text[1].startswith("7 values changed (") and "keys removed" in text[1] and "(folded)" in text[1]
+    assert text[0] == text[-1] and text[0].startswith("OK: 16 cases against config tree ")  # the verdict first (and last)
+    assert text[1].startswith("comparing two config trees, ") and text[1].endswith(f" cases: {old} -> {new}")  # then the mode
+    assert text[2].startswith("7 values changed (") and "keys removed" in text[2] and "(folded)" in text[2]
     changed = text.index("Changed values (7 keys):")
-    assert changed < 6 and text[changed + 8] == "Removed keys (27):"  # the changed defaults fit on one screen
+    assert changed < 7 and text[changed + 8] == "Removed keys (27):"  # the changed defaults fit on one screen
     assert any(line.startswith("  actor_rollout_ref.rollout.max_num_seqs: 1024 -> 256  (all 13 cases; set by ") for line in text)
     # Literals that became interpolations with the same resolved value are folded away.
     assert "Refactors with unchanged values: 6 (folded; --verbose lists them)" in text
