@@ -34,7 +34,8 @@ check-config: setup
 # The quick tier has a budget of 90 CPU-seconds (.ci/run enforces it). The integration files that cost it most, each
 # a sweep of real CLI or pytest sessions over many inputs, run in the e2e tier instead: CI runs them on every change.
 SLOW_TESTS := tests/integration/test_review.py tests/integration/test_gates.py tests/integration/test_hostile.py \
-	tests/integration/test_reports.py tests/integration/test_plugin_workflow.py tests/integration/test_hydra_semantics.py
+	tests/integration/test_reports.py tests/integration/test_plugin_workflow.py tests/integration/test_hydra_semantics.py \
+	tests/integration/test_one_verdict.py
 test: setup
 	@$(BIN)/python -m pytest -q tests/unit tests/integration $(addprefix --ignore=,$(SLOW_TESTS))
 

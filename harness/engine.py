@@ -68,7 +68,7 @@ class RunMode(StrEnum):
     """What a run is for; it decides what the run requires of the tree and what it checks besides the matrix."""
 
     CHECK = "check"  # against the committed goldens: every engine and `same_as` case must exist; launches too
-    GENERATE = "generate"  # a check whose goldens are then written: launches have none, so they are left out
+    GENERATE = "generate"  # a check whose goldens are then written (launches have none, but they are judged as check does)
     REVIEW = "review"  # the working tree against a git ref's goldens (or its tree composed), under the ref's rules
     TREE_DIFF = "tree_diff"  # every case composed from two config trees (`diff OLD_TREE NEW_TREE`)
 
@@ -169,8 +169,9 @@ class Run:
 
     @property
     def launches(self) -> bool:
-        """The settings' launch commands are checked too (`generate` writes goldens, and launches have none)."""
-        return self.mode != RunMode.GENERATE
+        """The settings' launch commands are checked too: by `generate` as well, which says OK only where `check`
+        will (launches have no golden to write, and one that does not compose blocks both)."""
+        return True
 
     @property
     def rules(self) -> tuple[CaseChecker, ...]:

@@ -282,7 +282,9 @@ def _run_test(request: pytest.FixtureRequest) -> None:
         if updated:
             result = engine.prune(result, every_orphan=not kept_unused)
         goldens = display_path(engine.settings.snapshot_dir)
-    summary = [f"removed orphan golden {name}" for name in result.pruned] + pytest_report.run_warnings(result)
+    # The verdict first, in check's words and counts (one verdict in every surface).
+    summary = [pytest_report.verdict_line(result, updated)]
+    summary += [f"removed orphan golden {name}" for name in result.pruned] + pytest_report.run_warnings(result)
     summary += [launches_line(result.launches)] if result.launches else []  # `N launches checked of M found: ...`, as check says
     errors = pytest_report.run_errors(result)
     orphans = pytest_report.orphan_lines(result.orphans, details)

@@ -10,7 +10,8 @@ from harness.commands import common, merge
 from harness.commands.common import say
 from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
-from harness.model.findings import MatrixResult, Status
+from harness.model.findings import Judged, MatrixResult, Status, blocks
+from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.settings import Settings
 
 NAME = "generate"
@@ -55,12 +56,15 @@ def run(args: argparse.Namespace) -> int:
     for golden in written if not args.quiet else ():
         say(f"wrote {golden}", lines)
     new = sum(pending[golden] == Status.NEW for golden in written)
-    errors = sum(r.status == Status.ERROR and r.golden not in written for r in result.cases)
-    unchanged = len(result.cases) - len(written) - errors
+    goldens = [r for r in result.cases if not r.case.id.startswith(LAUNCH_PREFIX)]
+    errors = sum(r.status == Status.ERROR and r.golden not in written for r in goldens)
+    unchanged = len(goldens) - len(written) - errors
     say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)", lines)
     common.print_result(result, args.format, quiet=args.format == "text" or args.quiet, reports=args.report, shard=shard)
-    # Orphans are reported but do not fail a generate; --prune removes them.
-    return ExitCode.FINDINGS if any(r.failed for r in result.cases) else ExitCode.OK
+    # What blocks is the verdict table's, as `check` judges the goldens just written (a launch that no longer
+    # composes, a stale known entry); orphans are reported but do not fail a generate (--prune removes them).
+    findings = [f for r in result.cases for f in r.findings] + list(result.findings)
+    return ExitCode.FINDINGS if any(blocks(f, Judged.GENERATE) for f in findings) else ExitCode.OK
 
 
 def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:

@@ -128,6 +128,7 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     entries = record(settings, target, argparse.Namespace(), "known at adoption")
     stamp_known(target)
     return [
-        f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
+        # Entries, named as such: `check` counts the findings they excuse (an entry can excuse several).
+        f"  known         {files[-1]} ({len(entries)} known entr{'ies' if len(entries) != 1 else 'y'} for what the repository already has: "
         "counted, not failed; remove an entry once it is fixed)"
     ]

@@ -261,7 +261,7 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
     """
     wanted = dict.fromkeys(case_ids)
     if not wanted:
-        return "the whole run"
+        return "reported once for the run"  # never "the whole run": a hoisted Hydra warning may be one case's
     launches = [case_id for case_id in wanted if case_id.startswith(LAUNCH_PREFIX)]
     if launches and len(launches) < len(wanted) or len(launches) > 1:
         # Launch ids are one script line each: counted, never listed in a line (a group's members name them).
@@ -339,6 +339,23 @@ def _script_move(group: Group) -> str:
     return " -> ".join(str(side)[len(LAUNCH_PREFIX) :].rsplit("#", 1)[0] for side in (group.old, group.new))
 
 
+# How a summary names the blocking causes of a kind it has no sentence of its own for (a kind without a row here is
+# named by its own name: `3 option gone errors`).
+KIND_PHRASES = MappingProxyType(
+    {
+        Kind.LAUNCH: ("cause that breaks a launch", "causes that break launches"),
+        Kind.TARGET: ("node the program cannot build", "nodes the program cannot build"),
+        Kind.SETTINGS_CHANGE: ("settings change", "settings changes"),
+        Kind.HYDRA_CHANGE: ("hydra change without a recorded reason", "hydra changes without a recorded reason"),
+        Kind.ENTRY_CHANGE: ("entry point change", "entry point changes"),
+        Kind.LAUNCH_GONE: ("launch gone", "launches gone"),
+        Kind.HIDDEN_TEXT: ("hidden character", "hidden characters"),
+        Kind.FALLBACK: ("new silent fallback", "new silent fallbacks"),
+        Kind.ERROR: ("error about the whole run", "errors about the whole run"),
+    }
+)
+
+
 def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
     """Where a tier's groups are: ` on all 13 cases`, ` only on X`, or the largest case sets with their counts."""
     buckets: dict[tuple[str, ...], list[Group]] = {}
@@ -394,6 +411,16 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     parity = [g for g in blocking if g.kind == Kind.PARITY]
     if parity:
         parts.append(f"{count_paths(parity)} route parity difference{'s' * (count_paths(parity) != 1)}")
+    # Every other blocking cause, by kind (a launch that no longer composes, a settings change...): a failing run's
+    # summary never reads as if nothing happened.
+    said = {Kind.CONTRACT_CHANGE, Kind.CONTRACT, Kind.PARITY}
+    others: dict[Kind, int] = {}
+    for group in [*by_tier.get(Tier.SETTINGS, []), *by_tier.get(Tier.BROKEN, []), *blocking]:
+        if group.severity == ERROR and group.kind not in said and not (group.kind == Kind.ERROR and group.cases):
+            others[group.kind] = others.get(group.kind, 0) + 1
+    for kind, count in others.items():
+        one, many = KIND_PHRASES.get(kind, (f"{kind.replace('_', ' ')} error", f"{kind.replace('_', ' ')} errors"))
+        parts.append(f"{count} {one if count == 1 else many}")
     for tier, (one, many) in PHRASES.items():
         tier_groups = by_tier.get(tier, [])
         if tier_groups:
@@ -410,8 +437,6 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(
             f"{len(moved)} launch{'es' * (len(moved) != 1)} moved with {'their scripts' if len(scripts) > 1 else 'its script' if len(moved) == 1 else 'their script'} ({', '.join(scripts)})"
         )
-    if not parts:
-        parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]
     if gone:
         parts.append(
@@ -427,6 +452,8 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    if not parts:  # only when nothing at all is to be said: never above a failing verdict
+        parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     return " ".join(part[0].upper() + part[1:] + "." for part in parts)
 
 

@@ -187,14 +187,18 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
         lines.insert(0, printable(rules_line(result.rules)))
     if mode_line(result) and not quiet:
         lines.insert(0, printable(mode_line(result)))
-    summary = summary_line(result)
+    summary = summary_line(result, groups)
     verdict, _, rest = summary.partition(":")
     if waived and not anything_listed:
         rest += f" ({sum(len(g.cases) for g in waived)} waived, {len(waived)} distinct; --verbose lists them)"
     if known and not anything_listed:
         rest += f" ({known_count(known)})"
-    lines.append(paint(verdict, verdict, color) + ":" + printable(rest))
-    return "\n".join(lines) + "\n"
+    shown_verdict = paint(verdict, verdict, color) + ":" + printable(rest)
+    # The verdict is the first line (what a reader of a long report needs first) and, below a report of more than
+    # a few lines, the last too: a terminal shows the end of what scrolled by.
+    # A review's first line says which settings decided it (the interface's rule), and the verdict follows it.
+    head = 1 if rules_line(result.rules) else 0
+    return "\n".join(lines[:head] + ([shown_verdict] if lines[head:] else []) + lines[head:] + [shown_verdict]) + "\n"
 
 
 class TextReporter:

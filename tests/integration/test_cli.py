@@ -142,8 +142,8 @@ def test_markdown_and_github_reports(small_project, cli):
     assert row in markdown.out.splitlines() and markdown.out.count("device.<wbr>count") == 1
     assert markdown.out.index("### Errors") < markdown.out.index(row)
     github = cli("--settings", "harness.toml", "check", "--format", "github")
-    # One annotation for the three cases, at the config line that now sets the value, not at the golden.
-    assert github.out.splitlines()[:-2] == [
+    # One annotation for the three cases, at the config line that now sets the value, not at the golden. (under the verdict)
+    assert github.out.splitlines()[1:-2] == [
         "::error file=conf/backend/cpu.yaml,line=5,title=changed device.count::device.count: 1 -> 2 (3 cases: train/cpu/*)"
     ]
     assert github.out.splitlines()[-2].startswith("Next: if these changes are intended: run `config-harness")
