@@ -13,6 +13,7 @@ folder) makes the launch "not extracted", with why, instead of a guess.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import posixpath
 import re
@@ -190,6 +191,82 @@ def parse(source: bytes) -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse(source)
 
 
+# Where `$NAME` is literal text, never an expansion: single quotes, `$'...'`, comments and here-documents (a quoted
+# one is literal; an unquoted one is never read for launches). Every bare `$` token outside an expansion, too.
+_LITERAL_QUERY = '(raw_string) @literal (ansi_c_string) @literal (comment) @literal (heredoc_body) @literal ["$"] @dollar'
+_SIMPLE_NAME = re.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A script's bytes as parsed, and where the reader inserted bytes into them: `text_of` gives a node's text as the
+    script writes it."""
+
+    data: bytes
+    inserted: tuple[int, ...] = ()  # offsets in `data` of the bytes the reader inserted, ascending
+
+    def original(self, offset: int) -> int:
+        return offset - bisect.bisect_left(self.inserted, offset)
+
+    def written(self, original: bytes, node: Any) -> str:
+        if not self.inserted:
+            return _text(node)
+        return original[self.original(node.start_byte) : self.original(node.end_byte)].decode("utf-8", "replace")
+
+
+def parse_words(source: bytes) -> tuple[Any, Source]:
+    """The syntax tree of a script, with every word whole as bash forms it.
+
+    tree-sitter-bash splits some words bash keeps whole: in `key=$A/$B/$C` the `$` of `$B` is left bare and `B/$C`
+    becomes a second word (in an assignment, a command of its own). `${NAME}` means what `$NAME` means wherever bash
+    expands it, and the grammar reads every chain of braced expansions whole; so where a bare `$` shows the split,
+    each `$NAME` outside literal text is braced and the script parsed again (`text_of` still gives the script's own
+    text). A script without such a split is parsed once, as written.
+    """
+    import tree_sitter
+    import tree_sitter_bash
+
+    language = tree_sitter.Language(tree_sitter_bash.language())
+    tree = tree_sitter.Parser(language).parse(source)
+    captures = tree_sitter.QueryCursor(tree_sitter.Query(language, _LITERAL_QUERY)).captures(tree.root_node)
+    bare = [n for n in captures.get("dollar", []) if n.parent is not None and n.parent.type not in ("simple_expansion", "expansion")]
+    if not bare:
+        return tree, Source(source)
+    literal = sorted((n.start_byte, n.end_byte) for n in captures.get("literal", []))
+    pieces: list[bytes] = []
+    inserted: list[int] = []
+    size = 0  # bytes of `pieces`
+
+    def add(chunk: bytes) -> None:
+        nonlocal size
+        pieces.append(chunk)
+        size += len(chunk)
+
+    def brace(segment: bytes) -> None:
+        position = 0
+        for match in _SIMPLE_NAME.finditer(segment):
+            if match.group(1) is None:
+                continue
+            add(segment[position : match.start() + 1])
+            inserted.append(size)
+            add(b"{" + match.group(1))
+            inserted.append(size)
+            add(b"}")
+            position = match.end()
+        add(segment[position:])
+
+    position = 0
+    for start, end in literal:
+        if start < position:  # nested in a literal already kept (a comment inside a here-document)
+            continue
+        brace(source[position:start])
+        add(source[start:end])
+        position = end
+    brace(source[position:])
+    data = b"".join(pieces)
+    return tree_sitter.Parser(language).parse(data), Source(data, tuple(inserted))
+
+
 def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -208,7 +285,9 @@ class _Reader:
 
     def __init__(self, script: str, source: bytes, is_entry: Any, read: Any = None) -> None:
         self.script = script
-        self.source = source
+        self.source = source  # the bytes parsed (see `parse_words`)
+        self.written_source = source  # the bytes the script holds: what messages show
+        self.layout = Source(source)
         self.is_entry = is_entry  # (entry, is_module) -> True when it is a launch to report
         self.read = read  # project path -> the file's bytes, or a one-line reason it is not read (`source`)
         self.env = _Env()
@@ -722,7 +801,7 @@ class _Reader:
             for target in part.children if part.type == "command_name" else [part]:
                 expanded = self.words([target])
                 words += expanded
-                written += [_text(target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
+                written += [self.layout.written(self.written_source, target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
         if saved is not None:
             self.env = saved
         if not words:
@@ -816,14 +895,16 @@ class _Reader:
         marker = f"\0{depth}"
         # The pieces already held are marked, so what the sourced file writes is told apart and named by its file.
         self._retag("", marker)
-        saved = self.source, self.at
-        self.source, self.at = data.replace(b"$(((", b"$(( ("), self.at or line
+        saved = self.source, self.written_source, self.layout, self.at
+        self.written_source = data.replace(b"$(((", b"$(( (")
+        tree, self.layout = parse_words(self.written_source)
+        self.source, self.at = self.layout.data, self.at or line
         self.sourcing += (path,)
         try:
-            self.run(parse(self.source).root_node)
+            self.run(tree.root_node)
         finally:
             self.sourcing = self.sourcing[:-1]
-            self.source, self.at = saved
+            self.source, self.written_source, self.layout, self.at = saved
             self._retag("", path)
             self._retag(marker, "")
 
@@ -1069,12 +1150,12 @@ def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> 
     reader = _Reader(script, source, is_entry, read)
     # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
     source = source.replace(b"$(((", b"$(( (")
-    reader.source = source
     try:
         size_budget(source, MAX_SCRIPT_BYTES, script)
     except BudgetExceeded as error:
         return [Launch(script, 1, 1, error=str(error))]
-    tree = parse(source)
+    tree, reader.layout = parse_words(source)
+    reader.source, reader.written_source = reader.layout.data, source
     deep = syntax_depth(tree.root_node)
     if deep is not None:  # every walk below is recursive: a script nested past the budget is not read
         budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")
