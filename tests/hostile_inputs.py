@@ -45,6 +45,28 @@ def doubling_script(times: int) -> str:
     return "a=x\n" + "a=$a$a\n" * times + "python -m app.main model.width=$a\n"
 
 
+def refused_sources(count: int) -> str:
+    """`count` sources of a file whose path is not known (each refused, so remembered), then a launch."""
+    return '. "$H"\n' * count + "python -m app.main $W\n"
+
+
+def sourced_lines(count: int) -> dict[str, str]:
+    """A script sourcing one file of `count` assignments, then a launch reading the last: {path: text}."""
+    return {
+        "run.sh": ". ./env.sh\npython -m app.main model.width=$v{}\n".format(count - 1),
+        "env.sh": "".join(f"v{i}={i}\n" for i in range(count)),
+    }
+
+
+def assignments_and_sources(count: int) -> dict[str, str]:
+    """`count` assignments, each followed by a source of a 4-byte file, then a launch: every variable is held while
+    every file is read."""
+    return {
+        "run.sh": "".join(f"v{i}=x\n. ./a.sh\n" for i in range(count)) + "python -m app.main model.width=$v0 m.a=$A\n",
+        "a.sh": "A=1\n",
+    }
+
+
 def nested_defaults(depth: int) -> str:
     return "python -m app.main model.width=" + "${a:-" * depth + "1" + "}" * depth + "\n"
 

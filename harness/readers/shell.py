@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import fnmatch
+import functools
 import posixpath
 import re
 from collections import ChainMap
@@ -170,8 +171,11 @@ class _Env:
         self.cwd: str | None = ""
         self.lost = ""
         self.stack: tuple[tuple[str | None, str], ...] = ()  # pushd's folders
-        self.unread: tuple[str, ...] = ()  # the `source` lines whose file was not read: what their variables lack
-        self.written: tuple[str, ...] = ()  # files the script writes (`cat > get_model.py << EOF`), not the project's
+        # The last `source` line whose file was not read (what its variables lack): one string, never a growing copy.
+        self.unread = ""
+        # Files the script writes (`cat > get_model.py << EOF`), not the project's: one set for every branch (a
+        # file a branch writes is the script's own either way), so adding one never copies the others.
+        self.written: set[str] = set()
 
     def child(self) -> _Env:
         """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
@@ -186,9 +190,19 @@ class _Env:
 def parse(source: bytes) -> Any:
     """The script's tree-sitter syntax tree (a parser costs well under a millisecond, so each script gets its own)."""
     import tree_sitter
+
+    return tree_sitter.Parser(_grammar()[0]).parse(source)
+
+
+@functools.cache
+def _grammar() -> tuple[Any, Any]:
+    """tree-sitter-bash's language and the query for literal text, built once: compiling the query costs more than
+    parsing a small script."""
+    import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse(source)
+    language = tree_sitter.Language(tree_sitter_bash.language())
+    return language, tree_sitter.Query(language, _LITERAL_QUERY)
 
 
 # Where `$NAME` is literal text, never an expansion: single quotes, `$'...'`, comments and here-documents (a quoted
@@ -208,7 +222,7 @@ class Source:
     def original(self, offset: int) -> int:
         return offset - bisect.bisect_left(self.inserted, offset)
 
-    def written(self, original: bytes, node: Any) -> str:
+    def text_of(self, original: bytes, node: Any) -> str:
         if not self.inserted:
             return _text(node)
         return original[self.original(node.start_byte) : self.original(node.end_byte)].decode("utf-8", "replace")
@@ -224,11 +238,9 @@ def parse_words(source: bytes) -> tuple[Any, Source]:
     text). A script without such a split is parsed once, as written.
     """
     import tree_sitter
-    import tree_sitter_bash
 
-    language = tree_sitter.Language(tree_sitter_bash.language())
-    tree = tree_sitter.Parser(language).parse(source)
-    captures = tree_sitter.QueryCursor(tree_sitter.Query(language, _LITERAL_QUERY)).captures(tree.root_node)
+    tree = parse(source)
+    captures = tree_sitter.QueryCursor(_grammar()[1]).captures(tree.root_node)
     bare = [n for n in captures.get("dollar", []) if n.parent is not None and n.parent.type not in ("simple_expansion", "expansion")]
     if not bare:
         return tree, Source(source)
@@ -264,7 +276,7 @@ def parse_words(source: bytes) -> tuple[Any, Source]:
         position = end
     brace(source[position:])
     data = b"".join(pieces)
-    return tree_sitter.Parser(language).parse(data), Source(data, tuple(inserted))
+    return parse(data), Source(data, tuple(inserted))
 
 
 def _text(node: Any) -> str:
@@ -295,6 +307,12 @@ class _Reader:
         self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
         self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
         self.sourced_bytes = 0  # every sourced file read, summed: a script sourcing one file 10,000 times stays bounded
+        self.here = ""  # the sourced file being read ("" for the script): every piece made is tagged with it
+
+    def piece(self, text: str, line: int, unknown: str = "", split: bool = False) -> Piece:
+        """A piece of text written where the reader is now: tagged with its file when that is a sourced one, once, as
+        it is made (a sourced file never walks the variables already held)."""
+        return Piece(text, line, unknown, split, self.here)
 
     # ---- expansion ----
 
@@ -313,7 +331,7 @@ class _Reader:
         if index.isdigit():
             position = int(index)
             return value[position : position + 1]
-        return [(Piece("", line, f"${{{name}[{index}]}}"),)]
+        return [(self.piece("", line, f"${{{name}[{index}]}}"),)]
 
     def pieces(self, node: Any, quoted: bool = False) -> list[Word]:
         """The words a node expands to (one word unless it holds `"${ARR[@]}"` or an unquoted expansion)."""
@@ -322,24 +340,24 @@ class _Reader:
         if kind in ("word", "number", "variable_name", "extglob_pattern"):
             text = _text(node)
             if quoted:
-                return [(Piece(text, line),)]
+                return [(self.piece(text, line),)]
             text = _unescape_word(text)
             if text.startswith("~") and kind == "word":
                 user, slash, rest = text[1:].partition("/")
                 # Bash replaces `~`, `~+`, `~-` and `~LOGIN` (a home or working folder: not known here) and leaves any
                 # other tilde-prefix as written, as in a Hydra delete `~trainer.epochs`: no login name holds `.` or `=`.
                 if user in ("", "+", "-") or LOGIN_NAME.fullmatch(user):
-                    return [(Piece("", line, f"~{user}"), Piece(slash + rest, line))]
-            return [(Piece(text, line),)]
+                    return [(self.piece("", line, f"~{user}"), self.piece(slash + rest, line))]
+            return [(self.piece(text, line),)]
         if kind == "raw_string":
-            return [(Piece(_text(node)[1:-1], line),)]
+            return [(self.piece(_text(node)[1:-1], line),)]
         if kind == "ansi_c_string":
             body = _text(node)[2:-1]
             try:
                 body = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
             except UnicodeDecodeError:
                 pass
-            return [(Piece(body, line),)]
+            return [(self.piece(body, line),)]
         if kind == "string":
             return self.string(node)
         if kind == "concatenation":
@@ -349,10 +367,10 @@ class _Reader:
         if kind == "arithmetic_expansion":
             return [(self.arithmetic(node),)]
         if kind in ("command_substitution", "process_substitution"):
-            return [(Piece("", line, _text(node)[:60]),)]
+            return [(self.piece("", line, _text(node)[:60]),)]
         if kind == "brace_expression":
-            return [(Piece("", line, _text(node)),)]
-        return [(Piece(_text(node), line),)]
+            return [(self.piece("", line, _text(node)),)]
+        return [(self.piece(_text(node), line),)]
 
     def string(self, node: Any) -> list[Word]:
         """A double-quoted string: one word, except where it holds `"${ARR[@]}"`."""
@@ -364,19 +382,19 @@ class _Reader:
                 continue
             if child.start_byte > position:  # text the grammar leaves between children
                 gap = self.source[position : child.start_byte].decode("utf-8", "replace")
-                parts.append([(Piece(_unescape_double(gap), child.start_point.row + 1),)])
+                parts.append([(self.piece(_unescape_double(gap), child.start_point.row + 1),)])
             if child.type == "string_content":
-                parts.append([(Piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
+                parts.append([(self.piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
             else:
                 text = _text(child)
                 if text[:1].isspace():  # the grammar puts the space before a `${` into the expansion's first token
-                    parts.append([(Piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
+                    parts.append([(self.piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
                 parts.append(self.pieces(child, quoted=True))
             position = child.end_byte
         if position < end:
             gap = self.source[position:end].decode("utf-8", "replace")
-            parts.append([(Piece(_unescape_double(gap), node.end_point.row + 1),)])
-        return self.concatenate(parts, node.start_point.row + 1) if parts else [(Piece("", node.start_point.row + 1),)]
+            parts.append([(self.piece(_unescape_double(gap), node.end_point.row + 1),)])
+        return self.concatenate(parts, node.start_point.row + 1) if parts else [(self.piece("", node.start_point.row + 1),)]
 
     @staticmethod
     def concatenate(parts: Iterable[list[Word]], line: int = 0) -> list[Word]:
@@ -405,48 +423,48 @@ class _Reader:
         line = node.start_point.row + 1
         children = [c for c in node.children if c.type not in ("$", "${", "}")]
         if not children:
-            return [(Piece("$", line),)]
+            return [(self.piece("$", line),)]
         head = children[0]
         if head.type == "special_variable_name":
             name = _text(head)
             if name in ("@", "*"):
                 return []  # the script's own arguments: a plain run gives none
-            return [(Piece("", line, f"${name}"),)]
+            return [(self.piece("", line, f"${name}"),)]
         if head.type == "#" and len(children) > 1:  # ${#VAR} / ${#ARR[@]}
             name, index = self._name_index(children[1])
             value = self.expand_var(name, line, index)
             if value is None:
-                return [(Piece("0", line),)]
+                return [(self.piece("0", line),)]
             count = len(value) if index in ("@", "*") else len(word_text(value[0])) if value else 0
             known = all(not p.unknown for w in value for p in w)
-            return [(Piece(str(count), line) if known else Piece("", line, f"${{#{name}}}"),)]
+            return [(self.piece(str(count), line) if known else self.piece("", line, f"${{#{name}}}"),)]
         if head.type not in ("variable_name", "subscript"):
-            return [(Piece("", line, _text(node)),)]
+            return [(self.piece("", line, _text(node)),)]
         name, index = self._name_index(head)
         if not name.isidentifier() and not name.isdigit():
-            return [(Piece("", line, _text(node)),)]
+            return [(self.piece("", line, _text(node)),)]
         value = self.expand_var(name, line, index)
         operator = _text(children[1]) if len(children) > 1 else ""
         operand = children[2:]
         if operator in (":-", "-", ":=", "="):
             empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
             if empty:
-                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(Piece("", line),)]
+                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(self.piece("", line),)]
                 if operator.endswith("="):
                     self.env.values[name] = default
                 value = default
         elif operator in (":+", "+"):
             present = value is not None and (operator == "+" or any(word_text(w) for w in value))
-            value = self.concatenate([self.pieces(c, quoted) for c in operand]) if present and operand else [(Piece("", line),)]
+            value = self.concatenate([self.pieces(c, quoted) for c in operand]) if present and operand else [(self.piece("", line),)]
         elif operator:
             # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
             known = value is not None and all(not p.unknown for w in value for p in w)
-            return [(Piece("", line, _text(node)) if not known or value is None else Piece("", line, _text(node)),)]
+            return [(self.piece("", line, _text(node)) if not known or value is None else self.piece("", line, _text(node)),)]
         if value is None:  # unquoted, an unset variable may stand for any number of arguments
-            return [(Piece("", line, f"${name}", split=not quoted),)]
+            return [(self.piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
             value = self.concatenate(
-                [[(Piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
+                [[(self.piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
             )
         if quoted:
             return value
@@ -467,8 +485,8 @@ class _Reader:
         except (ArithmeticError, ValueError, RecursionError):
             value = None
         if value is None:
-            return Piece("", line, _text(node))
-        return Piece(str(value), line)
+            return self.piece("", line, _text(node))
+        return self.piece(str(value), line)
 
     def evaluate(self, node: Any) -> int | None:
         """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
@@ -483,7 +501,7 @@ class _Reader:
             elif kind == "word":
                 text, unknown = _text(node), False
             else:
-                (word,) = self.pieces(node, quoted=True) or [(Piece("0", 0),)]
+                (word,) = self.pieces(node, quoted=True) or [(self.piece("0", 0),)]
                 text, unknown = word_text(word), any(p.unknown for p in word)
             if unknown:
                 return None
@@ -596,7 +614,7 @@ class _Reader:
         value_node = node.children[2] if len(node.children) > 2 else None
         line = node.start_point.row + 1
         if value_node is None:
-            value: list[Word] = [(Piece("", line),)]
+            value: list[Word] = [(self.piece("", line),)]
         elif value_node.type == "array":
             value = self.words(c for c in value_node.children if c.type not in ("(", ")", "comment"))
             self.env.arrays.add(name)
@@ -605,7 +623,7 @@ class _Reader:
             joined: list[Piece] = []
             for position, word in enumerate(expanded):
                 if position:
-                    joined.append(Piece(" ", line))
+                    joined.append(self.piece(" ", line))
                 # No word splitting in an assignment: the value is stored as one word.
                 joined.extend(replace(p, split=False) for p in word)
                 if len(joined) > MAX_WORD_PIECES:
@@ -615,7 +633,7 @@ class _Reader:
             current = list(self.env.values.get(name, []))
             if index.isdigit():
                 position = int(index)
-                current += [(Piece("", line),)] * (position + 1 - len(current))
+                current += [(self.piece("", line),)] * (position + 1 - len(current))
                 current[position] = value[0]
                 self.env.values[name] = current
             return
@@ -772,7 +790,7 @@ class _Reader:
         saved = self.env.values.get(_text(variable)) if variable is not None else None
         if variable is not None:
             first = self.words(values)[:1]
-            self.env.values[_text(variable)] = first or [(Piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
+            self.env.values[_text(variable)] = first or [(self.piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
         for child in node.children:
             if child.type == "do_group":
                 self.statement(child)
@@ -801,7 +819,7 @@ class _Reader:
             for target in part.children if part.type == "command_name" else [part]:
                 expanded = self.words([target])
                 words += expanded
-                written += [self.layout.written(self.written_source, target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
+                written += [self.layout.text_of(self.written_source, target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
         if saved is not None:
             self.env = saved
         if not words:
@@ -829,7 +847,7 @@ class _Reader:
             return
         for word in self.words(redirect.children[1:2]):
             if not any(p.unknown for p in word) and self.env.cwd is not None:
-                self.env.written += (posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))),)
+                self.env.written.add(posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))))
 
     def change_folder(self, name: str, words: list[Word], written: list[str], line: int) -> None:
         """`cd`/`pushd`/`popd`: the folder the rest of the script (or subshell) runs in, relative to the project's root."""
@@ -882,20 +900,17 @@ class _Reader:
         else:
             data = self.read(path) if self.read is not None else "sourced files are not read here"
             if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
-                data = f"more than {MAX_SOURCED_BYTES // (1024 * 1024)} MB of sourced text in one script; the rest is not read"
+                data = f"more than {MAX_SOURCED_BYTES // 1024} KiB of sourced text in one script; the rest is not read"
             if isinstance(data, bytes):
                 self.sourced_bytes += len(data)
                 self._read_sourced(path, data, line)
                 return
             reason = f"{command}: {data}"
-        self.env.unread += (reason,)
+        self.env.unread = reason
 
     def _read_sourced(self, path: str, data: bytes, line: int) -> None:
-        depth = len(self.sourcing)
-        marker = f"\0{depth}"
-        # The pieces already held are marked, so what the sourced file writes is told apart and named by its file.
-        self._retag("", marker)
-        saved = self.source, self.written_source, self.layout, self.at
+        saved = self.source, self.written_source, self.layout, self.at, self.here
+        self.here = path
         self.written_source = data.replace(b"$(((", b"$(( (")
         tree, self.layout = parse_words(self.written_source)
         self.source, self.at = self.layout.data, self.at or line
@@ -904,21 +919,11 @@ class _Reader:
             self.run(tree.root_node)
         finally:
             self.sourcing = self.sourcing[:-1]
-            self.source, self.written_source, self.layout, self.at = saved
-            self._retag("", path)
-            self._retag(marker, "")
-
-    def _retag(self, old: str, new: str) -> None:
-        for name, words in self.env.values.items():
-            if words is not None and any(p.file == old for w in words for p in w):
-                self.env.values[name] = [tuple(replace(p, file=new) if p.file == old else p for p in w) for w in words]
+            self.source, self.written_source, self.layout, self.at, self.here = saved
 
     def file_of(self, piece: Piece) -> str:
-        """The file a piece was written in ("" for the script itself), while a sourced file may still be read."""
-        if piece.file.startswith("\0"):
-            depth = int(piece.file[2:])
-            return self.sourcing[depth - 1] if depth else ""
-        return piece.file or (self.sourcing[-1] if self.sourcing else "")
+        """The file a piece was written in ("" for the script itself)."""
+        return piece.file
 
     def launch(self, words: list[Word], line: int, written: list[str] | None = None) -> Launch | None:
         """The launch these command words make, if they run a Python entry point this project has; a command that
@@ -1024,12 +1029,13 @@ class _Reader:
         if piece.unknown.startswith(("$(", "`", "<(")):
             where = self.file_of(piece) or self.script
             return f" (`{piece.unknown}`, {where}:{piece.line})"
-        return f" (it may be set by {self.env.unread[-1]})" if self.env.unread else ""
+        return f" (it may be set by {self.env.unread})" if self.env.unread else ""
 
 
 LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
 MAX_SOURCE_DEPTH = 8
-MAX_SOURCED_BYTES = 8 * 1024 * 1024
+# What a script sources, summed, is held to a script's own bound: sourcing is reading more of the script.
+MAX_SOURCED_BYTES = MAX_SCRIPT_BYTES
 LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
 
 
