@@ -53,7 +53,7 @@ def refused_sources(count: int) -> str:
 def sourced_lines(count: int) -> dict[str, str]:
     """A script sourcing one file of `count` assignments, then a launch reading the last: {path: text}."""
     return {
-        "run.sh": ". ./env.sh\npython -m app.main model.width=$v{}\n".format(count - 1),
+        "run.sh": f". ./env.sh\npython -m app.main model.width=$v{count - 1}\n",
         "env.sh": "".join(f"v{i}={i}\n" for i in range(count)),
     }
 
