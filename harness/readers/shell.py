@@ -138,6 +138,12 @@ class Launch:
     overrides: tuple[Override, ...] = ()
     error: str = ""  # why it could not be extracted; "" when it was
     name_written: str = ""  # the script's text of --config-name when the reader does not know its value
+    # Where bash stops before running it, on a run with nothing set ("" when it runs): `set -u` and an unset
+    # variable, or an `exit`, with the line (`run.sh:5: DEVICE: unbound variable`).
+    stops: str = ""
+    # The condition a run must meet to reach it, when a plain run takes another branch ("" when a plain run does):
+    # `only when VERL_USE_UV=... (`[ "${VERL_USE_UV:-1}" != 0 ]` is false)`.
+    only_when: str = ""
 
     @property
     def where(self) -> str:
@@ -176,12 +182,19 @@ class _Env:
         # Files the script writes (`cat > get_model.py << EOF`), not the project's: one set for every branch (a
         # file a branch writes is the script's own either way), so adding one never copies the others.
         self.written: set[str] = set()
+        # The positional parameters: None for the script's own arguments (given by whoever runs it: not known), a
+        # list once `set --` or a function call gives them.
+        self.positional: list[Word] | None = None
+        self.nounset = False  # `set -u`: an unset variable stops bash
+        self.stopped = ""  # where bash stopped (`FILE:LINE: why`); "" while it runs
+        self.only_when = ""  # the condition of the branch being read, when a plain run takes another
 
     def child(self) -> _Env:
         """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
         meanwhile. A subshell, a branch and `VAR=x cmd` read in one."""
         other = _Env(self.values.new_child(), self.arrays)
         other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
+        other.positional, other.nounset, other.stopped, other.only_when = self.positional, self.nounset, self.stopped, self.only_when
         return other
 
     copy = child
@@ -308,6 +321,12 @@ class _Reader:
         self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
         self.sourced_bytes = 0  # every sourced file read, summed: a script sourcing one file 10,000 times stays bounded
         self.here = ""  # the sourced file being read ("" for the script): every piece made is tagged with it
+        # Shell functions by name: (body, the bytes it was parsed from, their layout, the file). A function runs
+        # where it is called, with its arguments; one never called is read once at the end, for its launches.
+        self.functions: dict[str, tuple[Any, bytes, bytes, Source, str]] = {}
+        self.called: set[str] = set()
+        self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
+        self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
 
     def piece(self, text: str, line: int, unknown: str = "", split: bool = False) -> Piece:
         """A piece of text written where the reader is now: tagged with its file when that is a sourced one, once, as
@@ -317,7 +336,25 @@ class _Reader:
     # ---- expansion ----
 
     def lookup(self, name: str) -> list[Word] | None:
+        if name.isdigit() and name != "0":
+            positional = self.env.positional
+            if positional is None:
+                return None
+            position = int(name) - 1
+            return positional[position : position + 1] or None
         return self.env.values.get(name)
+
+    def unset(self, name: str) -> bool:
+        """True when bash, run with nothing set, has no value for `name`: a variable the script never set (not one the
+        shell or the login provides), or a positional parameter past those a function call or `set --` gave."""
+        if name.isdigit():
+            return name != "0" and self.env.positional is not None
+        return name not in SHELL_PROVIDED
+
+    def stop(self, why: str, line: int) -> None:
+        """Bash stops here: the rest of the script never runs (what comes after is read, each launch saying so)."""
+        if not self.env.stopped:
+            self.env.stopped = f"{self.sourcing[-1] if self.sourcing else self.script}:{line}: {why}"
 
     def expand_var(self, name: str, line: int, index: str | None = None) -> list[Word] | None:
         """A variable's words (all elements for `@`/`*`), None when it is unset."""
@@ -427,8 +464,15 @@ class _Reader:
         head = children[0]
         if head.type == "special_variable_name":
             name = _text(head)
+            positional = self.env.positional
             if name in ("@", "*"):
-                return []  # the script's own arguments: a plain run gives none
+                if not positional:
+                    return []  # the script's own arguments: a plain run gives none
+                if name == "*" and quoted:
+                    return self.concatenate([[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line)
+                return list(positional) if quoted else [tuple(replace(p, split=True) for p in w) for w in positional]
+            if name == "#" and positional is not None:
+                return [(self.piece(str(len(positional)), line),)]
             return [(self.piece("", line, f"${name}"),)]
         if head.type == "#" and len(children) > 1:  # ${#VAR} / ${#ARR[@]}
             name, index = self._name_index(children[1])
@@ -460,6 +504,11 @@ class _Reader:
             # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
             known = value is not None and all(not p.unknown for w in value for p in w)
             return [(self.piece("", line, _text(node)) if not known or value is None else self.piece("", line, _text(node)),)]
+        if value is None and self.unset(name) and operator not in (":+", "+"):
+            if self.env.nounset:
+                self.stop(f"{name}: unbound variable (`set -u`)", line)
+            if name.isdigit():  # a function's or `set --`'s parameter it was not given: empty, as in bash
+                return [(self.piece("", line),)] if quoted else []
         if value is None:  # unquoted, an unset variable may stand for any number of arguments
             return [(self.piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
@@ -595,17 +644,79 @@ class _Reader:
             self.case_statement(node)
         elif kind in ("for_statement", "c_style_for_statement"):
             self.for_statement(node)
-        elif kind in ("while_statement", "function_definition"):
-            # A loop body or a function is read once, where it is written, for the launches in it; a function's
-            # `cd` moves only its own commands (it runs when called, not where it is written).
-            cwd = (self.env.cwd, self.env.lost, self.env.stack)
+        elif kind == "function_definition":
+            self.define(node)
+        elif kind == "while_statement":  # a loop body is read once, for the launches in it
             for child in node.children:
-                if child.type in ("do_group", "compound_statement"):
+                if child.type == "do_group":
                     self.statement(child)
-            if kind == "function_definition":
-                self.env.cwd, self.env.lost, self.env.stack = cwd
         elif kind == "ERROR":
             self.broken(node)
+
+    def define(self, node: Any) -> None:
+        """`f() { ...; }`: remembered with the bytes it was parsed from; it runs where it is called."""
+        name = next((c for c in node.children if c.type == "word"), None)
+        body = next((c for c in node.children if c.type in ("compound_statement", "subshell", "if_statement", "test_command")), None)
+        if name is not None and body is not None:
+            self.functions[_text(name)] = (body, self.source, self.written_source, self.layout, self.here)
+
+    def call(self, name: str, arguments: list[Word], line: int) -> bool:
+        """Run function `name` with `arguments` as bash does: its body with these positional parameters, in the
+        caller's variables and folder. False when it is not followed (it calls itself, or the bodies run so far
+        passed the script bound): then it is read once at the end, like a function never called."""
+        body, source, written_source, layout, here = self.functions[name]
+        size = body.end_byte - body.start_byte
+        if name in self.calling or len(self.calling) >= MAX_SOURCE_DEPTH or self.called_bytes + size > MAX_SCRIPT_BYTES:
+            return False
+        self.called_bytes += size
+        self.called.add(name)
+        saved = self.source, self.written_source, self.layout, self.here, self.env.positional, self.at
+        self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
+        self.env.positional = list(arguments)
+        self.at = None if not self.sourcing else self.at
+        self.calling.append(name)
+        try:
+            self.statement(body)
+        finally:
+            self.calling.pop()
+            self.source, self.written_source, self.layout, self.here, self.env.positional, self.at = saved
+        return True
+
+    def uncalled(self) -> None:
+        """Functions never called: each read once, for its launches, where the script ends (its arguments unknown)."""
+        for name in list(self.functions):
+            if name in self.called:
+                continue
+            self.called.add(name)
+            body, source, written_source, layout, here = self.functions[name]
+            saved = self.source, self.written_source, self.layout, self.here, self.env
+            self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
+            self.env = self.env.child()
+            self.env.positional, self.env.stopped = None, ""
+            try:
+                self.statement(body)
+            finally:
+                self.source, self.written_source, self.layout, self.here, self.env = saved
+
+    def set_builtin(self, words: list[Word]) -> None:
+        """`set -u`, `set -euo pipefail`, `set +u`, `set -o nounset`, `set -- a b`: the options the reader follows."""
+        texts = [word_text(w) for w in words]
+        position = 0
+        while position < len(texts):
+            text = texts[position]
+            if text == "--" or (text == "-" and position == 0):
+                self.env.positional = words[position + 1 :]
+                return
+            if not re.fullmatch(r"[-+][a-zA-Z]+", text):  # `set a b`: the positional parameters too
+                self.env.positional = words[position:]
+                return
+            if "u" in text:
+                self.env.nounset = text.startswith("-")
+            if "o" in text:  # `-o NAME` (`set -euo pipefail`): the option's name is the next word
+                position += 1
+                if position < len(texts) and texts[position] == "nounset":
+                    self.env.nounset = text.startswith("-")
+            position += 1
 
     def assign(self, node: Any, declare: bool = False) -> None:
         name_node = node.children[0]
@@ -735,9 +846,16 @@ class _Reader:
             elif kind != ";":
                 body.append(child)
         branches.append((condition, body))
-        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches])
+        conditions = [c for c, _ in branches if c is not None and c is not True]
+        notes = []
+        for position, (c, _) in enumerate(branches):
+            if c is True:  # else: every condition before it fails
+                notes.append(_only_when(conditions, " fails"))
+            else:
+                notes.append(_only_when([c] if c is not None else [], " holds" if position == 0 else " holds (and those before it fail)"))
+        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches], notes)
 
-    def choose(self, branches: list[tuple[bool | None, list[Any]]]) -> None:
+    def choose(self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None) -> None:
         """Run the branch a plain run takes; read the others for their launches with the variables left as they were.
 
         A branch's verdict is None when it cannot be told without running code: the first such branch is taken
@@ -755,6 +873,7 @@ class _Reader:
             if position == chosen:
                 continue
             self.env = saved.child()
+            self.env.only_when = saved.only_when or (notes[position] if notes else "")
             for statement in body:
                 self.statement(statement)
         self.env = saved
@@ -766,6 +885,7 @@ class _Reader:
         subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
         subject = self._test_value(subject_node) if subject_node is not None else None
         branches: list[tuple[Any, list[Any]]] = []
+        notes: list[str] = []
         for item in (c for c in node.children if c.type == "case_item"):
             patterns, body, in_body = [], [], False
             for child in item.children:
@@ -782,7 +902,9 @@ class _Reader:
                 texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
                 matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
             branches.append((matches, body))
-        self.choose(branches)
+            shown = " | ".join(_text(p) for p in patterns)
+            notes.append(_only_when([subject_node] if subject_node is not None else [], f" matches {shown}"))
+        self.choose(branches, notes)
 
     def for_statement(self, node: Any) -> None:
         variable = next((c for c in node.children if c.type == "variable_name"), None)
@@ -826,8 +948,18 @@ class _Reader:
             return
         name = word_text(words[0])
         line = self.at or node.start_point.row + 1
+        if name in self.functions and self.call(name, words[1:], line):
+            return
         if name in ("cd", "pushd", "popd"):
             self.change_folder(name, words[1:], written[1:], line)
+        elif name == "set":
+            self.set_builtin(words[1:])
+        elif name == "shift":
+            count = word_text(words[1]) if len(words) > 1 else "1"
+            if self.env.positional is not None and count.isdigit():
+                self.env.positional = self.env.positional[int(count) :]
+        elif name == "exit":
+            self.stop("`" + " ".join(written) + "`", line)
         elif name in ("source", "."):
             self.source_file(words[1:], written[1:], line)
         elif name == "eval":
@@ -839,7 +971,7 @@ class _Reader:
         else:
             launch = self.launch(words, line, written)
             if launch is not None:
-                self.launches.append(launch)
+                self.launches.append(replace(launch, stops=self.env.stopped, only_when=self.env.only_when))
 
     def writes(self, redirect: Any) -> None:
         """`> FILE` / `>> FILE`: a file the script writes itself (a here-document's program) is not the project's."""
@@ -1036,7 +1168,21 @@ LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)
 MAX_SOURCE_DEPTH = 8
 # What a script sources, summed, is held to a script's own bound: sourcing is reading more of the script.
 MAX_SOURCED_BYTES = MAX_SCRIPT_BYTES
+# Variables bash or a login gives every run: never "unset" under `set -u`.
+SHELL_PROVIDED = frozenset(
+    "HOME PATH USER LOGNAME SHELL PWD OLDPWD HOSTNAME HOSTTYPE OSTYPE MACHTYPE LANG TERM IFS PS1 PS2 PS4 PPID UID EUID"
+    " SHLVL RANDOM SECONDS LINENO BASH BASH_SOURCE BASH_VERSION BASH_VERSINFO BASH_LINENO BASHPID FUNCNAME GROUPS"
+    " HISTFILE OPTIND OPTERR SRANDOM EPOCHSECONDS EPOCHREALTIME PIPESTATUS DIRSTACK".split()
+)
 LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+
+
+def _only_when(conditions: list[Any], verdict: str) -> str:
+    """`only when VAR=... (`CONDITION` holds)`: the variables a branch's condition reads, and the condition."""
+    text = " ; ".join(" ".join(_text(c).split()) for c in conditions)
+    names = list(dict.fromkeys(re.findall(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*|[0-9@#*])", text)))
+    said = " or ".join(f"{name}=..." for name in names) if names else "the run differs"
+    return f"only when {said} (`{text[:120]}`{verdict})" if text else f"only when {said}"
 
 
 def shown_text(word: Word) -> str:
@@ -1167,6 +1313,7 @@ def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> 
         budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")
         return [Launch(script, 1, deep, error=str(BudgetExceeded(budget, f"{script}:{deep}")))]
     reader.run(tree.root_node)
+    reader.uncalled()
     return reader.launches
 
 

@@ -132,3 +132,94 @@ def test_a_chain_of_three_expansions_is_one_argument_as_in_bash(stubs):
     # `$D` is unset: the reader keeps a placeholder where bash puts nothing, and messages show the script's own text.
     assert [o.text for o in launch.overrides] == ["key=a/b/c", "w=a.b.c.__unset_D__", "p=a/b/c"]
     assert launch.overrides[1].shown == "w=$A.$B.$C.$D"
+
+
+# ---- whole scripts: the launches a run with nothing set makes (issue 43 item 2) ----
+
+VARIABLES = ("V0", "V1", "V2")  # set at the top of every drawn script
+UNSET = ("X0", "X1")  # never set: what a run with nothing in its environment sees
+WORD = st.sampled_from(["a", "b", "gpu", "0", "1", "x/y"])
+
+
+@st.composite
+def conditions(draw: st.DrawFn) -> str:
+    v, x, word = draw(st.sampled_from(VARIABLES)), draw(st.sampled_from(UNSET)), draw(WORD)
+    return draw(
+        st.sampled_from(
+            [
+                f'[ "${{{v}}}" = {word} ]',
+                f'[ "${{{x}:-1}}" != 0 ]',
+                f"[[ ${{{v}}} == {word} ]]",
+                f'[ -z "${{{x}}}" ]',
+                f'[ -n "${v}" ]',
+                f'[ "${{{x}:-gpu}}" = gpu ] && [ "${v}" != {word} ]',
+                f"! [ ${{{v}}} = {word} ]",
+                f"[ ${{{x}:-0}} -eq 0 ]",
+            ]
+        )
+    )
+
+
+@st.composite
+def statements(draw: st.DrawFn, depth: int = 0) -> str:
+    v, x, word = draw(st.sampled_from(VARIABLES)), draw(st.sampled_from(UNSET)), draw(WORD)
+    kinds = ["assign", "default", "launch", "launch", "array", "set", "shift"]
+    if depth < 2:
+        kinds += ["if", "case", "call"]
+    kind = draw(st.sampled_from(kinds))
+    body = lambda: "".join(draw(st.lists(statements(depth + 1), min_size=1, max_size=2)))  # noqa: E731
+    if kind == "assign":
+        return draw(st.sampled_from([f"{v}={word}\n", f"{v}=${{{x}:-{word}}}\n", f"{v}=${{{v}}}/{word}\n", f'{v}="$1"\n']))
+    if kind == "default":
+        return f': "${{{x}:={word}}}"\n{v}=${x}\n'
+    if kind == "launch":
+        return draw(
+            st.sampled_from(
+                [
+                    f"python3 -m app.main k.v=${v} w=${{{x}:-{word}}}\n",
+                    f'python3 -m app.main "$@" n=$# first=${{1:-none}}\n',
+                    f"python3 -m app.main k=$V0/$V1/$V2 {word}=1\n",
+                ]
+            )
+        )
+    if kind == "array":
+        return f"L=(python3 -m app.main a=${v})\nL+=(b={word})\n" + '"${L[@]}" c=1 "$@"\n'
+    if kind == "set":
+        return f"set -- {word}=1 '{word} {v}' \"${v}\"\n"
+    if kind == "shift":
+        return 'if [ "$#" -gt 0 ]; then shift; fi\n'
+    if kind == "if":
+        text = f"if {draw(conditions())}; then\n{body()}"
+        for _ in range(draw(st.integers(0, 1))):
+            text += f"elif {draw(conditions())}; then\n{body()}"
+        if draw(st.booleans()):
+            text += f"else\n{body()}"
+        return text + "fi\n"
+    if kind == "case":
+        return f'case "${v}" in\n{word})\n{body()};;\na|gpu)\n{body()};;\n*)\n{body()};;\nesac\n'
+    name = f"f{depth}"
+    arguments = " ".join(draw(st.lists(st.sampled_from(["p=1", f"q=${v}", '"r=2 3"', '"$@"', "$V0"]), max_size=3)))
+    return f"{name}() {{\n{body()}}}\n{name} {arguments}\n"
+
+
+@st.composite
+def scripts(draw: st.DrawFn) -> str:
+    # `set --` first: the script's own arguments are not known to the reader (whoever runs it gives them); with
+    # `set --` they are none, as in a run without arguments.
+    text = "set --\n" + "".join(f"{v}={draw(WORD)}\n" for v in VARIABLES)
+    text += "".join(draw(st.lists(statements(), min_size=1, max_size=4)))
+    # Where bash stops: `set -u` then an unset variable, or an `exit`; what follows never runs.
+    ending = draw(st.sampled_from(["", "set -u\npython3 -m app.main d=$X0\n", "set -u\n: $X1\n", "exit 0\n", "set -u\n"]))
+    return text + ending + "python3 -m app.main last=1 \"$@\"\n"
+
+
+def bash_run_launches(launches: list[Launch]) -> list[list[str]]:
+    """The reader's launches a run with nothing set makes, in run order: those on the branches it takes, before
+    bash stops."""
+    return [arguments(launch) for launch in launches if not launch.stops and not launch.only_when]
+
+
+@given(scripts())
+def test_the_launches_of_a_plain_run_are_those_bash_runs(stubs, script):
+    ran = [as_launched(argv) for argv in bash_runs(script, stubs)]
+    assert bash_run_launches(read(script)) == ran, script
