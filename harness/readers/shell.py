@@ -692,7 +692,7 @@ class _Reader:
             saved = self.source, self.written_source, self.layout, self.here, self.env
             self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
             self.env = self.env.child()
-            self.env.positional, self.env.stopped = None, ""
+            self.env.positional, self.env.stopped, self.env.only_when = None, "", f"only when {name} is called"
             try:
                 self.statement(body)
             finally:

@@ -175,3 +175,18 @@ def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_a
 )
 def test_an_override_of_a_moved_key_or_of_a_key_below_it_is_rewritten_with_its_form(override, expected):
     assert moved_override(override, {"trainer.lr": "optim.lr"}) == expected
+
+
+def test_a_launch_bash_never_reaches_fails_at_the_line_where_bash_stops(tmp_path):
+    """16bdafaad's parent: under `set -u`, `$DEVICE` with nothing set stops bash (`DEVICE: unbound variable`) before
+    the launch; it was counted as composing."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    files["scripts/run.sh"] = "set -xeuo pipefail\nNGPUS=${NGPUS:-8}\nif [ $DEVICE = npu ]; then NGPUS=16; fi\npython3 -m app.train trainer.epochs=$NGPUS\n"
+    root = write_tree(tmp_path, files)
+    project = Project(root, root / "app" / "conf", {})
+    (case,) = command_cases(project, [root / "scripts" / "run.sh"])
+    (result,) = Composer(root).check([case])
+    (finding,) = findings_of(result)
+    assert (finding.severity, str(finding.source)) == (ERROR, "scripts/run.sh:4")
+    assert finding.message.endswith("bash stops before this launch runs, at scripts/run.sh:3: DEVICE: unbound variable (`set -u`)")
+    assert case_result(result).status == Status.ERROR
