@@ -327,6 +327,8 @@ class _Reader:
         self.called: set[str] = set()
         self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
+        self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
+        self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
 
     def piece(self, text: str, line: int, unknown: str = "", split: bool = False) -> Piece:
         """A piece of text written where the reader is now: tagged with its file when that is a sourced one, once, as
@@ -350,6 +352,22 @@ class _Reader:
         if name.isdigit():
             return name != "0" and self.env.positional is not None
         return name not in SHELL_PROVIDED
+
+    def never_assigned(self, name: str) -> bool:
+        """True when no text read so far assigns `name` anywhere (nor may a `source` the reader could not read): only
+        then is `set -u` trusted to stop bash. A variable assigned later, or in a word the grammar splits where bash
+        does not (`X='a'\\` then `'b'` on the next line), is never called unbound on the reader's word alone."""
+        if name.isdigit():
+            return True
+        if self.env.unread:
+            return False
+        for data in (self.written_source, *self.sources_read):
+            names = self._assigned.get(id(data))
+            if names is None:
+                names = self._assigned[id(data)] = {next(g for g in m.groups() if g).decode() for m in ASSIGNED.finditer(data)}
+            if name in names:
+                return False
+        return True
 
     def stop(self, why: str, line: int) -> None:
         """Bash stops here: the rest of the script never runs (what comes after is read, each launch saying so)."""
@@ -469,7 +487,9 @@ class _Reader:
                 if not positional:
                     return []  # the script's own arguments: a plain run gives none
                 if name == "*" and quoted:
-                    return self.concatenate([[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line)
+                    return self.concatenate(
+                        [[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
+                    )
                 return list(positional) if quoted else [tuple(replace(p, split=True) for p in w) for w in positional]
             if name == "#" and positional is not None:
                 return [(self.piece(str(len(positional)), line),)]
@@ -505,7 +525,7 @@ class _Reader:
             known = value is not None and all(not p.unknown for w in value for p in w)
             return [(self.piece("", line, _text(node)) if not known or value is None else self.piece("", line, _text(node)),)]
         if value is None and self.unset(name) and operator not in (":+", "+"):
-            if self.env.nounset:
+            if self.env.nounset and self.never_assigned(name):
                 self.stop(f"{name}: unbound variable (`set -u`)", line)
             if name.isdigit():  # a function's or `set --`'s parameter it was not given: empty, as in bash
                 return [(self.piece("", line),)] if quoted else []
@@ -809,8 +829,8 @@ class _Reader:
         if len(words) != 1:
             return None
         (word,) = words
-        if any(p.unknown and not p.unknown.startswith("$") for p in word):
-            return None  # a command substitution: what it prints is not known
+        if any(p.unknown and not UNSET_VARIABLE.fullmatch(p.unknown) for p in word):
+            return None  # a command substitution (`$(probe)`) or an operator on a value: what it gives is not known
         # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
         return "".join("" if p.unknown else p.text for p in word)
 
@@ -1044,6 +1064,7 @@ class _Reader:
         saved = self.source, self.written_source, self.layout, self.at, self.here
         self.here = path
         self.written_source = data.replace(b"$(((", b"$(( (")
+        self.sources_read.append(self.written_source)
         tree, self.layout = parse_words(self.written_source)
         self.source, self.at = self.layout.data, self.at or line
         self.sourcing += (path,)
@@ -1168,6 +1189,11 @@ LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)
 MAX_SOURCE_DEPTH = 8
 # What a script sources, summed, is held to a script's own bound: sourcing is reading more of the script.
 MAX_SOURCED_BYTES = MAX_SCRIPT_BYTES
+# A name a script assigns somewhere: `NAME=`, `NAME+=`, `NAME[i]=`, `for NAME`, `read [-opts] NAME...`, `getopts S NAME`.
+ASSIGNED = re.compile(
+    rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?\+?=|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)|\b(?:read|getopts\s+\S+)(?:\s+-\S+)*\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
+UNSET_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")  # the placeholder of a variable the script never set
 # Variables bash or a login gives every run: never "unset" under `set -u`.
 SHELL_PROVIDED = frozenset(
     "HOME PATH USER LOGNAME SHELL PWD OLDPWD HOSTNAME HOSTTYPE OSTYPE MACHTYPE LANG TERM IFS PS1 PS2 PS4 PPID UID EUID"
@@ -1308,6 +1334,7 @@ def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> 
         return [Launch(script, 1, 1, error=str(error))]
     tree, reader.layout = parse_words(source)
     reader.source, reader.written_source = reader.layout.data, source
+    reader.sources_read.append(source)
     deep = syntax_depth(tree.root_node)
     if deep is not None:  # every walk below is recursive: a script nested past the budget is not read
         budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")

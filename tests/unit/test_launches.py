@@ -181,7 +181,9 @@ def test_a_launch_bash_never_reaches_fails_at_the_line_where_bash_stops(tmp_path
     """16bdafaad's parent: under `set -u`, `$DEVICE` with nothing set stops bash (`DEVICE: unbound variable`) before
     the launch; it was counted as composing."""
     files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
-    files["scripts/run.sh"] = "set -xeuo pipefail\nNGPUS=${NGPUS:-8}\nif [ $DEVICE = npu ]; then NGPUS=16; fi\npython3 -m app.train trainer.epochs=$NGPUS\n"
+    files["scripts/run.sh"] = (
+        "set -xeuo pipefail\nNGPUS=${NGPUS:-8}\nif [ $DEVICE = npu ]; then NGPUS=16; fi\npython3 -m app.train trainer.epochs=$NGPUS\n"
+    )
     root = write_tree(tmp_path, files)
     project = Project(root, root / "app" / "conf", {})
     (case,) = command_cases(project, [root / "scripts" / "run.sh"])

@@ -210,7 +210,7 @@ def scripts(draw: st.DrawFn) -> str:
     text += "".join(draw(st.lists(statements(), min_size=1, max_size=4)))
     # Where bash stops: `set -u` then an unset variable, or an `exit`; what follows never runs.
     ending = draw(st.sampled_from(["", "set -u\npython3 -m app.main d=$X0\n", "set -u\n: $X1\n", "exit 0\n", "set -u\n"]))
-    return text + ending + "python3 -m app.main last=1 \"$@\"\n"
+    return text + ending + 'python3 -m app.main last=1 "$@"\n'
 
 
 def bash_run_launches(launches: list[Launch]) -> list[list[str]]:
