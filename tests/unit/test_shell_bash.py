@@ -177,7 +177,7 @@ def statements(draw: st.DrawFn, depth: int = 0) -> str:
             st.sampled_from(
                 [
                     f"python3 -m app.main k.v=${v} w=${{{x}:-{word}}}\n",
-                    f'python3 -m app.main "$@" n=$# first=${{1:-none}}\n',
+                    'python3 -m app.main "$@" n=$# first=${1:-none}\n',
                     f"python3 -m app.main k=$V0/$V1/$V2 {word}=1\n",
                 ]
             )
