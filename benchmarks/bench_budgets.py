@@ -5,7 +5,7 @@ and 4n on the shape a hostile pull request would grow, in process (CPU time, fas
   `_target_`, an inheritance chain n deep, a lattice of n levels (two paths to every base), a class with n bases;
 - launch scripts (`harness.readers.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
   n variables read across n branches, a variable doubled n times (past the word budget from the 11th), n sources
-  refused, a sourced file of n assignments, and n assignments each followed by a source;
+  refused, a sourced file of n assignments, n assignments each followed by a source, and a function called n times;
 - settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
 
 Sizes stay within each budget where the budget would otherwise cut the work short (inheritance and nesting
@@ -117,6 +117,10 @@ def sourcing(n: int) -> Callable[[], Any]:
     return project(hostile.assignments_and_sources(n))
 
 
+def calls(n: int) -> Callable[[], Any]:
+    return read([hostile.function_calls(n)])
+
+
 def presets(n: int) -> Callable[[], Any]:
     text = 'config_dir = "conf"\n[presets]\n' + "".join(f'p{i} = ["a.b={i}", "c@d=e"]\n' for i in range(n))
     return lambda: toml_document(text, "harness.toml")
@@ -159,6 +163,7 @@ INPUTS = {
     "refused sources": (refused, 8000),  # 32,000 lines of `. "$H"` at 4n: within the script budget
     "sourced file lines": (sourced, 2500),  # 10,000 assignments (about 100 KiB) at 4n: within the sourced budget
     "variables x sources": (sourcing, 1000),
+    "function calls": (calls, 500),
     "settings presets": (presets, 1000),
     "settings nesting": (toml_depth, 40),
 }

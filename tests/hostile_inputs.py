@@ -67,6 +67,11 @@ def assignments_and_sources(count: int) -> dict[str, str]:
     }
 
 
+def function_calls(count: int) -> str:
+    """A function holding a launch, called `count` times with arguments: each call runs its body."""
+    return 'f() {\n    python -m app.main model.width=$1 "$@"\n}\n' + "".join(f"f {i} k{i}=1\n" for i in range(count))
+
+
 def nested_defaults(depth: int) -> str:
     return "python -m app.main model.width=" + "${a:-" * depth + "1" + "}" * depth + "\n"
 

@@ -4,7 +4,9 @@ Nothing in a script runs: a command substitution or a `date` is never executed; 
 unknown, and an override whose value needs it keeps a placeholder (messages show the script's own text). A file
 the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
 with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
-`if` and `case` (the branch a plain run takes: an unset variable is empty in a test, as in bash), `export`,
+`if` and `case` (the branch a run with nothing set takes: an unset variable is empty in a test, as in bash; a
+launch on another branch says `only when ...`), shell functions run where they are called with their arguments,
+`set --`/`shift`, `set -u` and `exit` (where bash stops, the launches after it say so), `export`,
 `cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
 front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
 known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.readers.shell import Launch, launches_in
@@ -26,6 +26,8 @@ NAMES = ("A", "B", "C", "D")
 LITERAL = st.text(alphabet="abxyz/._=:,+%@-", min_size=1, max_size=4)
 QUOTED = st.text(alphabet="abxyz /._=:,+%@-$", min_size=0, max_size=5)  # inside single quotes `$` is text
 VALUE = st.text(alphabet="abxyz /._=:,+%@-", min_size=0, max_size=6)  # unquoted, bash splits it on the spaces
+# Each example runs bash once: half the profile's examples (20 in the quick tier, 200 in `make test-e2e`).
+BASH_EXAMPLES = settings(max_examples=max(settings.default.max_examples // 2, 1))
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +115,7 @@ def assignments(values: list[str]) -> str:
     return "".join(f"{name}='{value}'\n" for name, value in zip(NAMES, values, strict=True))
 
 
+@BASH_EXAMPLES
 @given(st.lists(VALUE, min_size=4, max_size=4), st.lists(words(), min_size=1, max_size=4), words())
 def test_words_of_any_number_of_expansions_and_literals_are_the_arguments_bash_passes(stubs, values, drawn, assigned):
     # Every argument starts `kN=` (no Hydra flag), and one variable is assigned a concatenation too (`E=$A/$B/$C`).
@@ -219,6 +222,7 @@ def bash_run_launches(launches: list[Launch]) -> list[list[str]]:
     return [arguments(launch) for launch in launches if not launch.stops and not launch.only_when]
 
 
+@BASH_EXAMPLES
 @given(scripts())
 def test_the_launches_of_a_plain_run_are_those_bash_runs(stubs, script):
     ran = [as_launched(argv) for argv in bash_runs(script, stubs)]
