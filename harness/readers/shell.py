@@ -329,6 +329,7 @@ class _Reader:
         self.called: set[str] = set()
         self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
+        self.single_bracket = False  # the test being decided is `[ ... ]`, not `[[ ... ]]`
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
         self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
 
@@ -796,6 +797,9 @@ class _Reader:
             return None if inner is None else not inner
         if kind in ("test_command", "parenthesized_expression"):
             parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
+            if kind == "test_command":
+                # `[ a -eq 0 ]` fails (not an integer: status 2); `[[ a -eq 0 ]]` reads `a` as arithmetic instead.
+                self.single_bracket = bool(node.children) and node.children[0].type == "["
             return self.condition(parts[0]) if len(parts) == 1 else None
         if kind == "binary_expression" and len(node.children) == 3:
             operator = _text(node.children[1])
@@ -812,9 +816,11 @@ class _Reader:
             if operator == "!=":
                 return left != right
             numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
-            if operator in numeric and re.fullmatch(r"-?\d+", left) and re.fullmatch(r"-?\d+", right):
+            if operator in numeric and re.fullmatch(r"\s*[-+]?\d+\s*", left) and re.fullmatch(r"\s*[-+]?\d+\s*", right):
                 a_, b_ = int(left), int(right)
                 return [a_ == b_, a_ != b_, a_ < b_, a_ <= b_, a_ > b_, a_ >= b_][numeric[operator]]
+            if operator in numeric and self.single_bracket:
+                return False
             return None
         if kind == "unary_expression" and len(node.children) == 2:
             operator, value = _text(node.children[0]), self._test_value(node.children[1])
