@@ -223,6 +223,8 @@ def _grammar() -> tuple[Any, Any]:
 # Where `$NAME` is literal text, never an expansion: single quotes, `$'...'`, comments and here-documents (a quoted
 # one is literal; an unquoted one is never read for launches). Every bare `$` token outside an expansion, too.
 _LITERAL_QUERY = '(raw_string) @literal (ansi_c_string) @literal (comment) @literal (heredoc_body) @literal ["$"] @dollar'
+# `$A\\` at a line's end: the grammar takes the backslash and newline into the name (`A\\\n`).
+_NAME_BEFORE_CONTINUATION = re.compile(rb"\$[A-Za-z_0-9]+\\\n")
 _SIMPLE_NAME = re.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", re.DOTALL)
 
 
@@ -257,7 +259,7 @@ def parse_words(source: bytes) -> tuple[Any, Source]:
     tree = parse(source)
     captures = tree_sitter.QueryCursor(_grammar()[1]).captures(tree.root_node)
     bare = [n for n in captures.get("dollar", []) if n.parent is not None and n.parent.type not in ("simple_expansion", "expansion")]
-    if not bare:
+    if not bare and not _NAME_BEFORE_CONTINUATION.search(source):
         return tree, Source(source)
     literal = sorted((n.start_byte, n.end_byte) for n in captures.get("literal", []))
     pieces: list[bytes] = []
@@ -741,7 +743,7 @@ class _Reader:
                     self.env.nounset = text.startswith("-")
             position += 1
 
-    def assign(self, node: Any, declare: bool = False) -> None:
+    def assign(self, node: Any, declare: bool = False, extra: Iterable[Any] = ()) -> None:
         name_node = node.children[0]
         name, index = self._name_index(name_node)
         operator = _text(node.children[1]) if len(node.children) > 1 else "="
@@ -750,10 +752,13 @@ class _Reader:
         if value_node is None:
             value: list[Word] = [(self.piece("", line),)]
         elif value_node.type == "array":
-            value = self.words(c for c in value_node.children if c.type not in ("(", ")", "comment"))
+            elements = self.joined([c for c in value_node.children if c.type not in ("(", ")", "comment")])
+            value = [w for group in elements for w in self.word_group(group)]
+            if len(value) > MAX_WORDS:
+                value = [_over_budget(line)]
             self.env.arrays.add(name)
         else:
-            expanded = self.pieces(value_node)
+            expanded = self.concatenate([self.pieces(value_node), *(self.pieces(n) for n in extra)], line)
             joined: list[Piece] = []
             for position, word in enumerate(expanded):
                 if position:
@@ -954,22 +959,48 @@ class _Reader:
                 Launch(self.script, len(self.launches) + 1, node.start_point.row + 1, error="the shell syntax here could not be parsed")
             )
 
+    def joined(self, nodes: list[Any]) -> list[list[Any]]:
+        """Nodes grouped into bash's words: tree-sitter-bash ends a word at a `\\`-newline inside it (`k='a'\\`, then
+        `'b'` on the next line), where bash joins the two lines into one word."""
+        groups: list[list[Any]] = []
+        for node in nodes:
+            if groups and self.source[groups[-1][-1].end_byte : node.start_byte] == b"\\\n":
+                groups[-1].append(node)
+            else:
+                groups.append([node])
+        return groups
+
+    def word_group(self, group: list[Any]) -> list[Word]:
+        """The words one of `joined`'s groups expands to."""
+        if len(group) == 1:
+            return self.words(group)
+        return [w for word in self.concatenate([self.pieces(t) for t in group]) for w in _split(word)]
+
     def command(self, node: Any) -> None:
         saved = None
         prefix = [c for c in node.children if c.type == "variable_assignment"]
-        if prefix:  # `VAR=x cmd`: set for the command only
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        targets = self.joined([target for part in parts for target in (part.children if part.type == "command_name" else [part])])
+        if prefix and targets and self.source[prefix[-1].end_byte : targets[0][0].start_byte] == b"\\\n":
+            # `X='a'\\` then `'b'`: one assignment of `ab` (a command of its own only if more follows)
+            extra, targets = targets[0], targets[1:]
+        else:
+            extra = []
+        if prefix and targets:  # `VAR=x cmd`: set for the command only
             saved = self.env
             self.env = saved.child()
-            for assignment in prefix:
-                self.assign(assignment)
-        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        for position, assignment in enumerate(prefix):
+            self.assign(assignment, extra=extra if position == len(prefix) - 1 else ())
         words: list[Word] = []
         written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
-        for part in parts:
-            for target in part.children if part.type == "command_name" else [part]:
-                expanded = self.words([target])
-                words += expanded
-                written += [self.layout.text_of(self.written_source, target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
+        for group in targets:
+            expanded = self.word_group(group)
+            words += expanded
+            if len(expanded) == 1:
+                text = self.written_source[self.layout.original(group[0].start_byte) : self.layout.original(group[-1].end_byte)]
+                written.append(text.decode("utf-8", "replace").replace("\\\n", ""))
+            else:
+                written += [shown_text(w) for w in expanded]
         if saved is not None:
             self.env = saved
         if not words:

@@ -92,6 +92,8 @@ def words(draw: st.DrawFn) -> str:
     text = ""
     for position, (kind, part) in enumerate(parts):
         following = parts[position + 1][1][:1] if position + 1 < len(parts) else ""
+        if position and draw(st.integers(0, 4)) == 0:  # a line continuation inside the word: bash joins the lines
+            text += "\\\n"
         if kind == "literal":
             text += part
         elif kind == "simple":
