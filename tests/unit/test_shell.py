@@ -233,4 +233,4 @@ def test_bash_stops_at_an_unset_variable_under_set_u_and_at_exit():
     (joined,) = read(
         "set -u\nM='{a:{},'\\\n'b:{}}'\npython3 -m verl.trainer.main_ppo \\\n    x.m=$M \\\n    k='a'\\\n'b'\n"
     )
-    assert (joined.stops, overrides(joined)) == ("", [("x.m={a:{},b:{}}", 4), ("k=ab", 5)])
+    assert (joined.stops, overrides(joined)) == ("", [("x.m={a:{},b:{}}", 5), ("k=ab", 6)])
