@@ -230,7 +230,5 @@ def test_bash_stops_at_an_unset_variable_under_set_u_and_at_exit():
     # Without `set -u`, or for a variable bash always has, nothing stops.
     assert [x.stops for x in read("echo $DEVICE\nset -u\necho $HOME\npython3 -m verl.trainer.main_ppo b=1\n")] == [""]
     # verl's FSDP_APPLY_MODULES: quoted parts joined by `\\`-newlines are one word, one assignment, as in bash.
-    (joined,) = read(
-        "set -u\nM='{a:{},'\\\n'b:{}}'\npython3 -m verl.trainer.main_ppo \\\n    x.m=$M \\\n    k='a'\\\n'b'\n"
-    )
+    (joined,) = read("set -u\nM='{a:{},'\\\n'b:{}}'\npython3 -m verl.trainer.main_ppo \\\n    x.m=$M \\\n    k='a'\\\n'b'\n")
     assert (joined.stops, overrides(joined)) == ("", [("x.m={a:{},b:{}}", 5), ("k=ab", 6)])
