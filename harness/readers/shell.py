@@ -997,8 +997,8 @@ class _Reader:
             expanded = self.word_group(group)
             words += expanded
             if len(expanded) == 1:
-                text = self.written_source[self.layout.original(group[0].start_byte) : self.layout.original(group[-1].end_byte)]
-                written.append(text.decode("utf-8", "replace").replace("\\\n", ""))
+                span = self.written_source[self.layout.original(group[0].start_byte) : self.layout.original(group[-1].end_byte)]
+                written.append(span.decode("utf-8", "replace").replace("\\\n", ""))
             else:
                 written += [shown_text(w) for w in expanded]
         if saved is not None:
