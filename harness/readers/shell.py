@@ -752,8 +752,8 @@ class _Reader:
         if value_node is None:
             value: list[Word] = [(self.piece("", line),)]
         elif value_node.type == "array":
-            elements = self.joined([c for c in value_node.children if c.type not in ("(", ")", "comment")])
-            value = [w for group in elements for w in self.word_group(group)]
+            groups = self.joined([c for c in value_node.children if c.type not in ("(", ")", "comment")])
+            value = [w for group in groups for w in self.word_group(group)]
             if len(value) > MAX_WORDS:
                 value = [_over_budget(line)]
             self.env.arrays.add(name)
