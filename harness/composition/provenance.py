@@ -16,7 +16,7 @@ from harness.composition.compose import DefaultsEntry, HydraSession, parse_file,
 from harness.composition.render import key_lines
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.session import current
-from harness.model.diff import iter_leaves, join_path, split_path
+from harness.model.diff import iter_leaves, join_path, split_path, unflatten
 from harness.model.matrix import Case
 from harness.model.settings import display_path
 
@@ -287,3 +287,17 @@ def recorded_in(text: str | None) -> Recorded:
         except (ValueError, KeyError, TypeError):
             continue  # a hand-edited header line: it records nothing
     return Recorded(tuple(selected), keys)
+
+
+def written_hydra(session: HydraSession, case: Case) -> Any:
+    """The `hydra:` keys the case's config files write (`hydra.run.dir: outputs/${name}`), merged in Hydra's order, or
+    None when none does: what a run that does not keep the composed `hydra:` subtree can still check. (Hydra's own
+    groups, `hydra/job_logging`, are not in the defaults entries; only files at the global package write `hydra:`.)"""
+    selecting = tuple(o for o in case.overrides if session.selects_group(o))
+    merged: dict[str, Any] = {}
+    for entry in session.defaults_entries(case.config_name, selecting):
+        values = file_leaves(config_file(session, entry)).values
+        node = values.get("hydra") if isinstance(values, dict) and not entry.package else None
+        if isinstance(node, dict):
+            merged.update(iter_leaves(node))
+    return unflatten(merged) if merged else None
