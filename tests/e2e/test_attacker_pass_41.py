@@ -73,3 +73,13 @@ def test_an_assignment_the_shell_reader_does_not_model_changes_a_launch_unseen(t
     pull_request(tmp_path, {"scripts/run.sh": "W=1\n" + line + "python -m app.main model.width=$W\n"})
     result = review(tmp_path, cli)
     assert result.code != 0, result.out  # the launch now runs width 9, or at least it is no longer known what it runs
+
+
+@pytest.mark.xfail(strict=True, reason="hole: a new launch bash stops before is counted as an error already at base")
+def test_a_new_launch_after_a_known_stop_is_not_already_at_base(tmp_path, cli):
+    """Hole (high): a PR adds a launch after a known `set -u` stop; its error is 'already at base' and the review exits 0."""
+    script = "set -u\nROOT=${ROOT_DIR:-$HOME_BASE/x}\npython -m app.main model.width=2\n"
+    adopt(tmp_path, cli, {"scripts/run.sh": script})
+    pull_request(tmp_path, {"scripts/run.sh": script + "python -m app.main model.width=777 +model.evil=1\n"})
+    result = review(tmp_path, cli)
+    assert result.code == 1 and "already at base" not in result.out, result.out
