@@ -10,8 +10,7 @@ from tests.conftest import write_tree
 from tests.synthetic_history import git
 
 SETTINGS = (
-    'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\ncontracts = ["known.yaml"]\n'
-    '[[commands]]\nglob = "scripts/*.sh"\n'
+    'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\ncontracts = ["known.yaml"]\n[[commands]]\nglob = "scripts/*.sh"\n'
 )
 PROJECT = {
     "harness.toml": SETTINGS,
