@@ -109,6 +109,7 @@ class Adoption:
     nested_reason: str | None = None  # why an engine group's nested options became presets
     rewritten: str | None = None  # the table replaced (init wrote it, nobody edited it): what it had, in a few words
     contracts_stub: bool = False  # the contracts file is init's empty stub, as it wrote it
+    found_by: ConfigFolder | None = None  # without --config-dir: the folder the entry points name, and which they are
 
 
 def _one_line(text: str) -> str:
@@ -493,12 +494,24 @@ def _major_minor(value: Any) -> str | None:
     return version if version in VERSION_BASES else ("1.1" if version < "1.1" else VERSION_BASES[-1])
 
 
+def _package_folder(module: str, repository: Path) -> Path | Any:
+    """The folder of a dotted module inside the repository (at its top level or under `src/`), `...` when none:
+    `pkg://litdet.configs` and `initialize_config_module("litdet.configs")` name a package's folder."""
+    relative = module.strip("/").replace(".", "/")
+    for top in (repository, repository / "src"):
+        if relative and (top / relative).is_dir():
+            return (top / relative).resolve()
+    return ...
+
+
 def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
     """The config folder a call names (`...` when computed, None when it names none)."""
     arguments = call.keywords
+    if isinstance(arguments.get("config_path"), str) and arguments["config_path"].startswith("pkg://"):
+        return _package_folder(arguments["config_path"].removeprefix("pkg://"), repository)
     if call.kind == "initialize_config_module":
         module = arguments.get("config_module")
-        return (repository / module.replace(".", "/")).resolve() if isinstance(module, str) else ...
+        return _package_folder(module, repository) if isinstance(module, str) else ...
     if call.kind == "initialize_config_dir":
         folder = arguments.get("config_dir")
         return Path(folder).resolve() if isinstance(folder, str) and os.path.isabs(folder) else ...
@@ -506,6 +519,60 @@ def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
     if config_path is None or config_path is ...:
         return config_path
     return (call.path.parent / config_path).resolve() if isinstance(config_path, str) else ...
+
+
+@dataclass(frozen=True)
+class ConfigFolder:
+    """A config folder the application's Hydra starts name, the calls that name it and the launches that run them."""
+
+    folder: Path
+    calls: tuple[HydraCall, ...]
+    launches: int = 0
+
+    def evidence(self, base: Path) -> str:
+        """The calls that name it (the first three) and the launches that run them, in a few words."""
+        where = ", ".join(f"{call.shown} at {_relative(call.path, base)}:{call.line}" for call in self.calls[:3])
+        more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
+        runs = f"; {self.launches} launch(es) run them" if self.launches else ""
+        return f"{where}{more}{runs}"
+
+    def shown(self, base: Path) -> str:
+        return f"{_relative(self.folder, base)} (named by {self.evidence(base)})"
+
+
+def config_folders(base: Path, repository: Path, launches: Counter[Path] | None = None) -> list[ConfigFolder]:
+    """The config folders below `base` that the repository's Hydra starts name (read statically, never run), most
+    used first: by the launches that run their entry files, then by the number of calls. The one place init asks
+    where an entry point's configs are (`_call_folder`), so a better reader of entry points changes only that."""
+    launches = launches or Counter()
+    named: dict[Path, list[HydraCall]] = {}
+    for call in hydra_calls(repository):
+        folder = _call_folder(call, repository)
+        if isinstance(folder, Path) and _is_within(folder, base) and folder.is_dir() and any(folder.glob("*.yaml")):
+            named.setdefault(folder, []).append(call)
+    found = [
+        ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}))
+        for folder, calls in named.items()
+    ]
+    return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
+
+
+def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> ConfigFolder:
+    """The config folder init adopts without `--config-dir`: the one the entry points name, or the one most launches
+    and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
+    found = config_folders(base, repository, launches)
+    if not found:
+        raise AdoptError(
+            f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files; give it with --config-dir DIR"
+        )
+    if len(found) == 1 or (found[0].launches, len(found[0].calls)) > (found[1].launches, len(found[1].calls)):
+        return found[0]
+    tied = [item for item in found if (item.launches, len(item.calls)) == (found[0].launches, len(found[0].calls))]
+    raise AdoptError(
+        f"{base}: {len(tied)} config folders are used as much as each other: "
+        + "; ".join(item.shown(base) for item in tied)
+        + "; choose one with --config-dir DIR"
+    )
 
 
 def _shown_version(version: str | None) -> str:
@@ -917,7 +984,7 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Pa
 
 
 def adopt(
-    config_dir: Path,
+    config_dir: Path | None,
     settings_file: Path,
     engine_group: str | None = None,
     snapshot_dir: Path | None = None,
@@ -936,9 +1003,14 @@ def adopt(
     """
     from harness.gates.confine import project_root
 
-    config_dir = config_dir.resolve()
     settings_file = settings_file.absolute()
     base = settings_file.parent
+    launches = launch_counts(base, base)
+    found_by = None
+    if config_dir is None:  # the folder the entry points name
+        found_by = find_config_dir(base, project_root(base), launches)
+        config_dir = found_by.folder
+    config_dir = config_dir.resolve()
     if not config_dir.is_dir():
         raise AdoptError(f"{config_dir}: config folder does not exist")
     snapshot_dir = (snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
@@ -968,7 +1040,7 @@ def adopt(
         if chosen is not None and chosen not in VERSION_BASES:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
-    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launch_counts(base, config_dir))
+    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launches)
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 
@@ -1054,6 +1126,7 @@ def adopt(
         nested[1] if nested is not None else None,
         _previous_engines(previous) if previous is not None else None,
         stub,
+        found_by,
     )
 
 
@@ -1074,7 +1147,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         )
         engines = f"engine group {table['engine_group']}" if "engine_group" in table else "presets for its nested options"
         lines = [f"rewrote {where}: init wrote it and nobody edited it since (it had {adoption.rewritten}; now {engines})"]
-    lines.append(f"  config_dir    {table['config_dir']}")
+    found_by = f" (named by {adoption.found_by.evidence(adoption.settings_file.parent)})" if adoption.found_by else ""
+    lines.append(f"  config_dir    {table['config_dir']}{found_by}")
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
