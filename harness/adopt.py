@@ -10,7 +10,7 @@ import shlex
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -77,8 +77,9 @@ class Discovery:
     left_out: tuple[LeftOut, ...] = ()
     left_out_engines: tuple[LeftOut, ...] = ()
     same_as: tuple[tuple[str, str], ...] = ()  # (route, case id) for roots that are another root plus an engine
-    suggested_group: str | None = None  # without --engine-group: the group that looks like the engine
-    other_groups: tuple[str, ...] = ()  # other groups that look like it too (then init does not take the suggestion)
+    candidates: tuple[GroupEvidence, ...] = ()  # without --engine-group: the groups that may be the engine, likeliest first
+    chosen: GroupEvidence | None = None  # the one init took itself (decisive evidence); None: it asks
+    dropped_presets: tuple[LeftOut, ...] = ()  # presets that do not compose with the engine group
 
 
 @dataclass(frozen=True)
@@ -163,8 +164,16 @@ def _composes_with_every_preset(session: HydraSession, name: str, guess: Guess) 
     return None
 
 
-def discover(config_dir: Path, engine_group: str | None, cache_dir: Path | None, guess: Guess | None = None) -> Discovery:
-    """Compose every candidate root of the folder (and each engine of the group) to find what works."""
+def discover(
+    config_dir: Path,
+    engine_group: str | None,
+    cache_dir: Path | None,
+    guess: Guess | None = None,
+    launch_keys: Counter[str] | None = None,
+    rank: bool = True,
+) -> Discovery:
+    """Compose every candidate root of the folder (and each engine of the group) to find what works. Without an
+    engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates."""
     guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
@@ -188,11 +197,15 @@ def discover(config_dir: Path, engine_group: str | None, cache_dir: Path | None,
         if not composing:
             reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
             raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
+        if engine_group is None and not rank:
+            return Discovery(roots=tuple(composing), left_out=tuple(left_out))
         if engine_group is None:
-            groups = list(engine_like_groups(session, composing, guess))
-            return Discovery(
-                roots=tuple(composing), left_out=tuple(left_out), suggested_group=next(iter(groups), None), other_groups=tuple(groups[1:])
-            )
+            ranked = engine_groups(session, composing, guess, launch_keys)
+            chosen = decisive(ranked)
+            if chosen is None:
+                return Discovery(roots=tuple(composing), left_out=tuple(left_out), candidates=tuple(ranked))
+            found = _with_engines(session, config_dir, chosen.group, composing, left_out, guess)
+            return replace(found, candidates=tuple(ranked), chosen=chosen)
         return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
 
 
@@ -226,30 +239,119 @@ def _same_as(session: HydraSession, group: str, roots: list[str], engines: list[
     return found
 
 
-def engine_like_groups(session: HydraSession, roots: list[str], guess: Guess) -> Iterator[str]:
-    """Groups (of the four most roots select in their own defaults list) whose options all compose with them, in
-    that order: init takes the first itself only when it is the only one (verl has several: actor, critic, ...)."""
-    counts: Counter[str] = Counter()
-    first = guess.presets[0][1]
-    for root in roots:
-        groups = {
-            entry.config_path.split("/", 1)[0]
-            for entry in session.defaults_entries(root, first)
-            if "/" in entry.config_path and entry.parent == root
-        }
-        counts.update(sorted(groups))  # sorted: among equal counts, the same group first on every run
-    for group, _ in counts.most_common(4):
-        options = session.group_options(group)
-        if len(options) < 2:
-            continue
-        selecting = [root for root in roots if _selects_group(session, root, group, first)]
+@dataclass(frozen=True)
+class GroupEvidence:
+    """Why a group may be the engine: the roots that select it (or leave it `null`), its options, the defaults entries
+    that interpolate its value (verl's `${model_engine}_actor`), how often launches set it, and the first option
+    that does not compose (None when all do with every root)."""
+
+    group: str
+    roots: int
+    options: int
+    interpolated: tuple[str, ...] = ()
+    launches: int = 0
+    failing: str | None = None
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        return (bool(self.interpolated), self.failing is None, self.launches, self.roots)
+
+    def shown(self) -> str:
+        said = [f"{self.roots} root(s) select it", f"{self.options} options"]
+        if self.interpolated:
+            said.append(f"other defaults interpolate it ({self.interpolated[0]}{', ...' if len(self.interpolated) > 1 else ''})")
+        if self.launches:
+            said.append(f"launches set it {self.launches} time(s)")
+        said.append("every option composes with every root" if self.failing is None else f"not every option composes ({self.failing})")
+        return f"{self.group}: " + "; ".join(said)
+
+
+def null_groups(root_file: Path) -> list[str]:
+    """The groups a root's defaults list names with no option (`G: null`, `optional G: null`): `G=X` composes."""
+    try:
+        document = yaml.safe_load(read_text(root_file))
+    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+        return []
+    defaults = document.get("defaults") if isinstance(document, dict) else None
+    found = []
+    for entry in defaults if isinstance(defaults, list) else []:
+        if isinstance(entry, dict) and len(entry) == 1:
+            ((key, value),) = entry.items()
+            key = key.removeprefix("optional ").strip() if isinstance(key, str) else key
+            if value is None and isinstance(key, str) and not key.startswith(("override ", "/")) and "@" not in key:
+                found.append(key)
+    return found
+
+
+_INTERPOLATION = re.compile(r"\$\{([\w./-]+)\}")
+
+
+def interpolated_groups(config_dir: Path, limit: int = 2000) -> dict[str, list[str]]:
+    """Group -> the defaults entries (`FILE: entry`) whose option is built from that group's value, as verl's
+    `- actor@actor_rollout_ref.actor: ${model_engine}_actor`: what they select follows the engine."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(config_dir.rglob("*.yaml"))[:limit]:
         try:
-            for root in selecting:
-                for option in options:
-                    session.compose(root, [group_override(group, option), *guess.presets[0][1]])
-        except (ComposeError, SettingsError):
+            text = read_text(path)
+            if "${" not in text or "defaults" not in text:
+                continue
+            document = yaml.safe_load(text)
+        except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
             continue
-        yield group
+        defaults = document.get("defaults") if isinstance(document, dict) else None
+        for entry in defaults if isinstance(defaults, list) else []:
+            if isinstance(entry, dict) and len(entry) == 1:
+                ((key, value),) = entry.items()
+                for name in _INTERPOLATION.findall(value) if isinstance(value, str) else ():
+                    found.setdefault(name, []).append(f"{_relative(path, config_dir)}: {key}: {value}")
+    return found
+
+
+def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_keys: Counter[str] | None = None) -> list[GroupEvidence]:
+    """The groups that may be the engine, most likely first, each with its evidence. Cheap evidence ranks every
+    group; only the first four are composed option by option (every option with every root that selects it)."""
+    launch_keys = launch_keys or Counter()
+    first = guess.presets[0][1]
+    config_dir = session.config_dir
+    selecting: dict[str, set[str]] = {}
+    for root in roots:
+        for entry in session.defaults_entries(root, first):
+            if "/" in entry.config_path and entry.parent == root and not entry.config_path.startswith("hydra/"):
+                selecting.setdefault(entry.config_path.rsplit("/", 1)[0], set()).add(root)
+        for group in null_groups(config_dir / f"{root}.yaml"):
+            selecting.setdefault(group, set()).add(root)
+    interpolated = interpolated_groups(config_dir)
+    cheap = []
+    for group in sorted(selecting):
+        options = session.group_options(group)
+        if len(options) >= 2:
+            evidence = GroupEvidence(group, len(selecting[group]), len(options), tuple(interpolated.get(group, ())), launch_keys[group])
+            cheap.append(evidence)
+    cheap.sort(key=lambda item: item.key, reverse=True)
+    ranked = []
+    for evidence in cheap[:4]:
+        failing = None
+        for root in sorted(selecting[evidence.group]):
+            for option in session.group_options(evidence.group):
+                try:
+                    session.compose(root, [group_override(evidence.group, option), *first])
+                except (ComposeError, SettingsError) as error:
+                    failing = f"{root} with {evidence.group}={option}: {first_sentence(str(error), 100)}"
+                    break
+            if failing is not None:
+                break
+        ranked.append(replace(evidence, failing=failing))
+    return sorted(ranked, key=lambda item: item.key, reverse=True)
+
+
+def decisive(ranked: Sequence[GroupEvidence]) -> GroupEvidence | None:
+    """The group init takes as the engine without asking: the only one whose value other defaults interpolate, with
+    every option composing. Counts alone (roots, launches) are never decisive: a cluster or a dataset group can
+    lead them on a tree whose engines are something else."""
+    interpolated = [item for item in ranked if item.interpolated]
+    if len(interpolated) == 1 and interpolated[0].failing is None:
+        return interpolated[0]
+    return None
 
 
 def _with_engines(
@@ -259,7 +361,11 @@ def _with_engines(
     options = tuple(session.group_options(group))
     if not options:
         raise AdoptError(f"{config_dir}: engine group {group!r} has no options (no {group}/*.yaml)")
-    roots = [name for name in composing if _selects_group(session, name, group, guess.presets[0][1])]
+    roots = [
+        name
+        for name in composing
+        if _selects_group(session, name, group, guess.presets[0][1]) or group in null_groups(config_dir / f"{name}.yaml")
+    ]
     routes = [name for name in composing if name not in roots]
     if not roots:
         raise AdoptError(f"{config_dir}: no root config selects an option of engine group {group!r} in its defaults list")
@@ -954,14 +1060,24 @@ def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     return [_relative(package, base)] if package is not None else []
 
 
-def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Path]:
+@dataclass(frozen=True)
+class LaunchSurvey:
+    """What the launch scripts below a folder run (parsed, never run): launches per entry file, and how often their
+    overrides set each key or group (`model_engine=megatron` counts for `model_engine`)."""
+
+    entries: Counter[Path] = field(default_factory=Counter)
+    keys: Counter[str] = field(default_factory=Counter)
+
+
+def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurvey:
     """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
-    the entry point most launches use is the application's own, not a helper beside it."""
+    the entry point most launches use is the application's own, not a helper beside it; and which keys they set."""
     from harness.launches import Project
     from harness.readers.shell import launches_in
 
     project = Project(base, config_dir, {})
     counts: Counter[Path] = Counter()
+    keys: Counter[str] = Counter()
     scripts = 0
     for folder, subfolders, files in os.walk(base):
         subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
@@ -980,7 +1096,8 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Pa
                 entry = project.entry_file(launch.entry, launch.is_module)
                 if entry is not None:
                     counts[entry.resolve()] += 1
-    return counts
+                keys.update({override.text.partition("=")[0].lstrip("+~") for override in launch.overrides})
+    return LaunchSurvey(counts, keys)
 
 
 def adopt(
@@ -1008,7 +1125,7 @@ def adopt(
     launches = launch_counts(base, base)
     found_by = None
     if config_dir is None:  # the folder the entry points name
-        found_by = find_config_dir(base, project_root(base), launches)
+        found_by = find_config_dir(base, project_root(base), launches.entries)
         config_dir = found_by.folder
     config_dir = config_dir.resolve()
     if not config_dir.is_dir():
@@ -1040,7 +1157,7 @@ def adopt(
         if chosen is not None and chosen not in VERSION_BASES:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
-    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launches)
+    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launches.entries)
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 
@@ -1048,9 +1165,10 @@ def adopt(
     if nested is not None:
         # Presets instead of engines, as asked for this group.
         guess, engine_group = replace(guess, presets=nested[0]), None
-    discovery = discover(config_dir, engine_group, cache_dir, guess)
-    if nested is not None:
-        discovery = replace(discovery, suggested_group=None, other_groups=())  # the presets are what was asked
+    # With nested options as presets (what was asked), no other group is looked for.
+    discovery = discover(config_dir, engine_group, cache_dir, guess, launches.keys, rank=nested is None)
+    if discovery.chosen is not None:
+        engine_group = discovery.chosen.group
     discovery, guess = readable_presets(discovery, guess, bool(presets))
     table = settings_table(
         discovery,
@@ -1180,17 +1298,25 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         lines.append(f"left out {entry.name}: {entry.reason}")
     for entry in found.left_out_engines:
         lines.append(f"left out engine {entry.name}: {entry.reason}")
-    if found.suggested_group is not None:
-        others = f" (so do {', '.join(map(repr, found.other_groups))}: init does not choose among them)" if found.other_groups else ""
-        lines.append(
-            f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
-            f"options compose{others}; run init again with --engine-group {found.suggested_group} and the same flags "
-            "(it rewrites this table while nobody has edited it)"
-        )
+    if found.chosen is not None:
+        lines.append(f"engine group {found.chosen.group}, chosen by init: {found.chosen.shown()}")
+    for entry in found.dropped_presets:
+        lines.append(f"left out preset {entry.name}: {entry.reason}")
     if adoption.nested_reason:
         lines.append(f"note: {adoption.nested_reason}")
     lines += [f"note: {note}" for note in adoption.notes]
     settings_flag = "" if adoption.settings_file.name == "pyproject.toml" else f"--settings {shown(adoption.settings_file)} "
+    if "engine_group" not in table and found.candidates:
+        # A question, not "next: generate": after generate init no longer rewrites the table, so taking a
+        # candidate then would be refused.
+        lines.append("question: which group's options are the engines? The evidence does not decide, so init wrote none:")
+        lines += [f"  candidate     {item.shown()}" for item in found.candidates[:3]]
+        lines.append(
+            f"next: config-harness init --engine-group {found.candidates[0].group} (or another candidate; the same "
+            "flags: it rewrites this table), or config-harness "
+            f"{settings_flag}generate to keep no engine group"
+        )
+        return lines
     lines.append(
         f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "
         f"config-harness {settings_flag}check (or pytest) in CI"
