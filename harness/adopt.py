@@ -364,35 +364,49 @@ def _with_engines(
     roots = [
         name
         for name in composing
-        if _selects_group(session, name, group, guess.presets[0][1]) or group in null_groups(config_dir / f"{name}.yaml")
+        if any(_selects_group(session, name, group, overrides) for _, overrides in guess.presets)
+        or group in null_groups(config_dir / f"{name}.yaml")
     ]
     routes = [name for name in composing if name not in roots]
     if not roots:
         raise AdoptError(f"{config_dir}: no root config selects an option of engine group {group!r} in its defaults list")
-    engines: list[str] = []
-    left_out_engines: list[LeftOut] = []
-    for engine in options:
-        try:
-            check_name(engine, group)
-        except SettingsError:
-            left_out_engines.append(LeftOut(engine, "its name cannot name a golden file (whitespace, '__' or '$')"))
-            continue
-        failure = None
+    named = [engine for engine in options if _golden_name(engine)]
+    left_out_engines = [
+        LeftOut(engine, "its name cannot name a golden file (whitespace, '__' or '$')") for engine in options if engine not in named
+    ]
+    # failures[preset][engine]: the first root that does not compose with both, and Hydra's reason.
+    failures: dict[str, dict[str, str]] = {name: {} for name, _ in guess.presets}
+    for engine in named:
         for root in roots:
-            for _, overrides in guess.presets:
+            for preset, overrides in guess.presets:
+                if engine in failures[preset]:
+                    continue
                 try:
                     session.compose(root, [group_override(group, engine), *overrides])
                 except ComposeError as error:
-                    failure = f"{root} does not compose with {group}={engine}: {_reason(error, guess.verbose)}"
-                    break
-            if failure is not None:
-                break
+                    failures[preset][engine] = f"{root} does not compose with {group}={engine}: {_reason(error, guess.verbose)}"
+    # A preset with which no option composes does not compose with the group (schnetpack's preset without an
+    # experiment leaves `model: null`, so `model/representation=X` cannot be overridden): init drops it, not the group.
+    dropped = [
+        LeftOut(preset, f"does not compose with engine group {group}: {failures[preset][named[0]]}")
+        for preset, _ in guess.presets
+        if named and len(failures[preset]) == len(named)
+    ]
+    kept = tuple((preset, overrides) for preset, overrides in guess.presets if preset not in {entry.name for entry in dropped})
+    if not kept:
+        raise AdoptError(
+            f"{config_dir}: no preset composes with engine group {group!r} ({'; '.join(f'{e.name}: {e.reason}' for e in dropped)})"
+        )
+    engines: list[str] = []
+    for engine in named:
+        failure = next((failures[preset][engine] for preset, _ in kept if engine in failures[preset]), None)
         if failure is None:
             engines.append(engine)
         else:
             left_out_engines.append(LeftOut(engine, failure))
     if not engines:
         raise AdoptError(f"{config_dir}: no option of engine group {group!r} composes with every root")
+    guess = replace(guess, presets=kept)
     same_as = _same_as(session, group, roots, engines, guess)
     derived = {root for root, _ in same_as}
     return Discovery(
@@ -403,7 +417,16 @@ def _with_engines(
         left_out=tuple(left_out),
         left_out_engines=tuple(left_out_engines),
         same_as=tuple(same_as),
+        dropped_presets=tuple(dropped),
     )
+
+
+def _golden_name(engine: str) -> bool:
+    try:
+        check_name(engine, "engine")
+    except SettingsError:
+        return False
+    return True
 
 
 def settings_table(
@@ -1007,14 +1030,43 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
 
-def nested_options(session: HydraSession, group: str, below: str = "") -> list[str]:
-    """The options in the group's subfolders, as an override names them (`tasks/spec/validate` for `task`), sorted."""
+def groups_in_defaults(config_dir: Path, limit: int = 2000) -> set[str]:
+    """Every group some defaults list in the folder selects from, as a path below the folder: `- model: ssd` in
+    `task/base.yaml` names `task/model` (and `model`: Hydra looks beside the file first, then at the top), `/a/b: x`
+    names `a/b`."""
+    named: set[str] = set()
+    for path in sorted(config_dir.rglob("*.yaml"))[:limit]:
+        try:
+            text = read_text(path)
+            document = yaml.safe_load(text) if "defaults" in text else None
+        except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+            continue
+        defaults = document.get("defaults") if isinstance(document, dict) else None
+        here = path.parent.relative_to(config_dir).as_posix()
+        for entry in defaults if isinstance(defaults, list) else []:
+            key = next(iter(entry), None) if isinstance(entry, dict) and len(entry) == 1 else None
+            if not isinstance(key, str):
+                continue
+            key = key.removeprefix("override ").removeprefix("optional ").strip().partition("@")[0]
+            if key.startswith("/"):
+                named.add(key.strip("/"))
+            elif key:
+                named.update({key, f"{here}/{key}".lstrip("./")} if here != "." else {key})
+    return named
+
+
+def nested_options(session: HydraSession, group: str, below: str = "", groups: frozenset[str] = frozenset()) -> list[str]:
+    """The options in the group's subfolders, as an override names them (`tasks/spec/validate` for `task`), sorted.
+    A subfolder a defaults list selects from is a group of its own (`task/model/ssd.yaml` is an option of
+    `task/model`, never of `task`): it and what lies below it are left out (`groups`: from `groups_in_defaults`)."""
     found = []
     folder = f"{group}/{below}".rstrip("/")
     for sub in sorted(session.loader.list_groups(folder)):
         path = f"{below}/{sub}".lstrip("/")
+        if f"{group}/{path}" in groups:
+            continue
         found += [f"{path}/{option}" for option in session.group_options(f"{group}/{path}")]
-        found += nested_options(session, group, path)
+        found += nested_options(session, group, path, groups)
     return sorted(found)
 
 
@@ -1031,7 +1083,7 @@ def nested_presets(
     """
     with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
         warnings.simplefilter("ignore", UserWarning)
-        nested = nested_options(session, group)
+        nested = nested_options(session, group, groups=frozenset(groups_in_defaults(config_dir)))
         direct = session.group_options(group) if nested else []
     if not nested:
         return None
@@ -1169,6 +1221,9 @@ def adopt(
     discovery = discover(config_dir, engine_group, cache_dir, guess, launches.keys, rank=nested is None)
     if discovery.chosen is not None:
         engine_group = discovery.chosen.group
+    if discovery.dropped_presets:
+        dropped = {entry.name for entry in discovery.dropped_presets}
+        guess = replace(guess, presets=tuple(preset for preset in guess.presets if preset[0] not in dropped))
     discovery, guess = readable_presets(discovery, guess, bool(presets))
     table = settings_table(
         discovery,
@@ -1200,6 +1255,7 @@ def adopt(
         comments.append(nested[1])
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
+    comments += [f"Left out preset {entry.name}: {entry.reason}" for entry in discovery.dropped_presets]
     comments += [f"Left out route for {entry.name}: {entry.reason}" for entry in switches.left_out]
     text = fingerprinted(
         toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments]),
