@@ -765,51 +765,41 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
     return EntryGuess(None, Guess.version_base_reason)
 
 
-def toml_string(text: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    escapes = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-    out = []
-    for char in text:
-        if char in escapes:
-            out.append(escapes[char])
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    raise TypeError(f"init writes only strings and lists of strings, not {type(value).__name__}")
-
-
-def _toml_key(key: str) -> str:
-    bare = key.replace("-", "").replace("_", "").isascii() and key.replace("-", "").replace("_", "").isalnum()
-    return key if bare else toml_string(key)
-
-
 def toml_text(table: dict[str, Any], prefix: str | None, comments: Iterable[str] = ()) -> str:
-    """The settings table as TOML text: under `[prefix]` (pyproject.toml) or at the top level (standalone file)."""
-    head = f"{prefix}." if prefix else ""
-    lines = [f"# {comment}" for comment in comments]
-    if prefix:
-        lines.append(f"[{prefix}]")
-    for key, value in table.items():
-        if not isinstance(value, dict | list) or (isinstance(value, list) and not any(isinstance(v, dict) for v in value)):
-            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
-    for key, value in table.items():
+    """The settings table as TOML text, written by tomlkit: under `[prefix]` (pyproject.toml) or at the top level
+    (standalone file), each comment on a line of its own above it. Plain keys first, then sub-tables."""
+    import tomlkit
+
+    document = tomlkit.document()
+    for comment in comments:
+        document.add(tomlkit.comment(comment))
+    body = tomlkit.table() if prefix else document
+    for key, value in sorted(table.items(), key=lambda item: isinstance(item[1], dict) or _is_array_of_tables(item[1])):
         if isinstance(value, dict):
-            lines += ["", f"[{head}{_toml_key(key)}]"]
-            lines += [f"{_toml_key(name)} = {_toml_value(item)}" for name, item in value.items()]
-        elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
+            sub = tomlkit.table()
+            sub.update(value)
+            body.add(key, sub)
+        elif _is_array_of_tables(value):
+            array = tomlkit.aot()
             for entry in value:
-                lines += ["", f"[[{head}{_toml_key(key)}]]"]
-                lines += [f"{_toml_key(name)} = {_toml_value(item)}" for name, item in entry.items()]
-    return "\n".join(lines) + "\n"
+                row = tomlkit.table()
+                row.update(entry)
+                array.append(row)
+            body.add(key, array)
+        else:
+            body.add(key, value)
+    if prefix:
+        *outer, last = prefix.split(".")
+        for name in reversed(outer):  # `[tool.config-harness]`: `tool` is a super table, written in the header only
+            holder = tomlkit.table(is_super_table=True)
+            holder.add(last, body)
+            body, last = holder, name
+        document.add(last, body)
+    return tomlkit.dumps(document)
+
+
+def _is_array_of_tables(value: Any) -> bool:
+    return isinstance(value, list) and any(isinstance(item, dict) for item in value)
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -945,30 +935,53 @@ def _previous_engines(table: dict[str, Any]) -> str:
     return f"engine group {group}" if isinstance(group, str) else "no engine group"
 
 
-def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool, engine_group: str | None) -> Written:
-    """Where the table init wrote lies in the settings file, when `init --engine-group` may rewrite it: init wrote it
-    (its fingerprint line), nobody edited it since (the fingerprint matches and nothing else in the file adds to
-    the table), and no golden was generated from it. Otherwise the one line that says what to do (AdoptError)."""
+def _where(settings_file: Path, in_pyproject: bool) -> str:
+    return f"{settings_file}: already has a [{TABLE}] table" if in_pyproject else f"{settings_file}: already exists"
+
+
+def refuse_rewrite(settings_file: Path, existing: bytes, in_pyproject: bool) -> None:
+    """init without `--engine-group` on a settings file that already holds a table: the one line that says what to do."""
+    hint = (
+        "; `init --engine-group GROUP` rewrites it while it is exactly what init wrote" if RECORDED.search(existing.decode("utf-8")) else ""
+    )
+    where = _where(settings_file, in_pyproject)
+    raise AdoptError(
+        f"{where}; edit it, or remove it to run init again{hint}"
+        if in_pyproject
+        else f"{where}; init writes a new settings file only{hint}"
+    )
+
+
+def rewritable(
+    settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool, engine_group: str, cache_dir: Path | None = None
+) -> Written:
+    """Where the table init wrote lies in the settings file, when `init --engine-group` may rewrite it: it is byte for
+    byte what init writes again now from the flags its first line records (nothing a reader could forge: a recorded
+    line only makes init write its own table again), nothing else in the file adds to the table, and no golden was
+    generated from it. Otherwise the one line that says what to do (AdoptError)."""
     text = existing.decode("utf-8")
-    written = written_by_init(text)
-    edit = "no fingerprint line" if written is None else None if written.unedited else "the fingerprint on its first line no longer matches"
-    if written is not None and edit is None:
-        # Beside init's lines a pyproject.toml may hold anything but more of the table; a standalone file holds nothing else.
-        if in_pyproject and tomllib.loads(text[written.start : written.end]).get("tool", {}).get("config-harness") != previous:
-            edit = "the file adds keys to it outside the lines init wrote"
-        elif not in_pyproject and (written.start, written.end) != (0, len(text)):
-            edit = "the file has lines init did not write"
-    where = f"{settings_file}: already has a [{TABLE}] table" if in_pyproject else f"{settings_file}: already exists"
-    if engine_group is None:
-        hint = "; `init --engine-group GROUP` rewrites it, since init wrote it and nobody edited it" if edit is None else ""
-        raise AdoptError(
-            f"{where}; edit it, or remove it to run init again{hint}"
-            if in_pyproject
-            else f"{where}; init writes a new settings file only{hint}"
-        )
+    found = list(RECORDED.finditer(text))
+    where = _where(settings_file, in_pyproject)
     by_hand = f'set engine_group = "{engine_group}" in it by hand, or remove it to run init again'
-    if written is None:
-        raise AdoptError(f"{where} that init did not write (no fingerprint line); {by_hand}")
+    if not found:
+        raise AdoptError(f"{where} that init did not write (no line recording init's flags); {by_hand}")
+    start, edit = found[0].start(), None
+    inputs = recorded_inputs(found[0].group("flags"), settings_file.parent)
+    if len(found) > 1:
+        edit = "two lines record init's flags"
+    elif inputs is None:
+        edit = "its first line records flags init does not take"
+    else:
+        try:
+            expected = plan(inputs, settings_file, cache_dir).text
+        except AdoptError as error:
+            expected, edit = "", f"its recorded flags no longer write a table: {_one_line(str(error))}"
+        if edit is None and text[start : start + len(expected)] != expected:
+            edit = f"it is not byte for byte what `config-harness init{found[0].group('flags')}` writes now"
+        elif edit is None and in_pyproject and tomllib.loads(expected).get("tool", {}).get("config-harness") != previous:
+            edit = "the file adds keys to it outside the lines init wrote"
+        elif edit is None and not in_pyproject and (start, len(expected)) != (0, len(text)):
+            edit = "the file has lines init did not write"
     if edit is not None:
         raise AdoptError(f"{where}, edited since init wrote it ({edit}); {by_hand}")
     folder = previous.get("snapshot_dir", DEFAULT_SNAPSHOT_DIR)
@@ -980,7 +993,7 @@ def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], i
             f'init rewrites it only before the first generate: set engine_group = "{engine_group}" in the table by hand and run '
             "`config-harness generate` (the old goldens are then orphans)"
         )
-    return written
+    return Written(start, start + len(expected), True)
 
 
 def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None) -> bool:
@@ -1152,58 +1165,144 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurv
     return LaunchSurvey(counts, keys)
 
 
-def adopt(
-    config_dir: Path | None,
-    settings_file: Path,
-    engine_group: str | None = None,
-    snapshot_dir: Path | None = None,
-    contracts_file: Path | None = None,
-    cache_dir: Path | None = None,
-    version_base: str | None = None,
-    roots_glob: Sequence[str] = (),
-    presets: Sequence[str] = (),
-    search_path: Sequence[Path] = (),
-    verbose: bool = False,
-) -> Adoption:
-    """Discover the matrix of `config_dir`, then write the settings, an empty contracts file and the snapshot folder.
+@dataclass(frozen=True)
+class Inputs:
+    """What init was asked, as its flags say it (paths as given): with the tree, all its table depends on. The
+    table's first line records them, so a rewrite can write the table again and compare it byte for byte."""
 
-    `version_base` is "1.1", "1.2", "1.3" or "none" to say it; without it, it is read from the application's
-    @hydra.main or guessed from its files. Nothing is written when anything is refused.
-    """
+    config_dir: Path | None = None
+    engine_group: str | None = None
+    snapshot_dir: Path | None = None
+    contracts_file: Path | None = None
+    version_base: str | None = None
+    roots_glob: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()
+    search_path: tuple[Path, ...] = ()
+    verbose: bool = False
+
+    def flags(self, base: Path) -> list[str]:
+        """The flags that ask for these inputs again from the settings file's folder (paths relative to it)."""
+        words: list[str] = []
+        for flag, path in (
+            ("--config-dir", self.config_dir),
+            ("--write-snapshots", self.snapshot_dir),
+            ("--write-contracts", self.contracts_file),
+        ):
+            if path is not None:
+                words += [flag, _relative(path.resolve(), base)]
+        if self.engine_group is not None:
+            words += ["--engine-group", self.engine_group]
+        if self.version_base is not None:
+            words += ["--version-base", self.version_base]
+        for flag, values in (("--roots", self.roots_glob), ("--preset", self.presets)):
+            for value in values:
+                words += [flag, value]
+        for folder in self.search_path:
+            words += ["--search-path", _relative(folder.resolve(), base)]
+        return [*words, "--verbose"] if self.verbose else words
+
+
+RECORDED = re.compile(r"^# Written by `config-harness init` from `config-harness init(?P<flags>[^`\n]*)`: ", re.M)
+
+
+def recorded_line(inputs: Inputs, base: Path) -> str:
+    """The table's first line: the flags init was run with, which write this table again while nothing changed. A
+    flag holding a backtick or a control character is not recorded (the table is then never rewritten)."""
+    words = inputs.flags(base)
+    if any("`" in word or any(ord(c) < 0x20 or ord(c) == 0x7F for c in word) for word in words):
+        return (
+            "# Written by `config-harness init` with flags it cannot record; every key is described in config-harness's docs/settings.md."
+        )
+    flags = "".join(f" {shlex.quote(word)}" for word in words)
+    return (
+        f"# Written by `config-harness init` from `config-harness init{flags}`: init rewrites it only while it is exactly "
+        "what those flags write; every key is described in config-harness's docs/settings.md."
+    )
+
+
+def recorded_inputs(flags: str, base: Path) -> Inputs | None:
+    """The inputs a recorded line names; None when its flags do not read as init's (then nothing is rewritten)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
+    for flag in ("--config-dir", "--engine-group", "--write-snapshots", "--write-contracts", "--version-base"):
+        parser.add_argument(flag)
+    for flag in ("--roots", "--preset", "--search-path"):
+        parser.add_argument(flag, action="append", default=[])
+    parser.add_argument("--verbose", action="store_true")
+    try:
+        args, rest = parser.parse_known_args(shlex.split(flags))
+    except (ValueError, argparse.ArgumentError):
+        return None
+    if rest:
+        return None
+    path = lambda value: base / value if value is not None else None  # noqa: E731
+    return Inputs(
+        path(args.config_dir),
+        args.engine_group,
+        path(args.write_snapshots),
+        path(args.write_contracts),
+        args.version_base,
+        tuple(args.roots),
+        tuple(args.preset),
+        tuple(base / folder for folder in args.search_path),
+        args.verbose,
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What init would write for a set of inputs on the tree as it is, and what it found; nothing written yet."""
+
+    text: str  # the table's text, its recorded first line included
+    table: dict[str, Any]
+    discovery: Discovery
+    guess: Guess
+    config_dir: Path
+    snapshot_dir: Path
+    contracts_file: Path
+    switches: Switches
+    nested_reason: str | None = None
+    found_by: ConfigFolder | None = None
+
+
+def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
+    """The table init writes for these inputs (read-only: the tree is composed, nothing is written)."""
     from harness.gates.confine import project_root
 
-    settings_file = settings_file.absolute()
     base = settings_file.parent
     launches = launch_counts(base, base)
     found_by = None
+    config_dir = inputs.config_dir
     if config_dir is None:  # the folder the entry points name
         found_by = find_config_dir(base, project_root(base), launches.entries)
         config_dir = found_by.folder
     config_dir = config_dir.resolve()
     if not config_dir.is_dir():
         raise AdoptError(f"{config_dir}: config folder does not exist")
-    snapshot_dir = (snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
-    contracts_file = (contracts_file or base / DEFAULT_CONTRACTS).resolve()
+    snapshot_dir = (inputs.snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
+    contracts_file = (inputs.contracts_file or base / DEFAULT_CONTRACTS).resolve()
     # Inside the config folder, goldens would ship with the package data and change the tree every run composes.
     for what, path in (("snapshot folder", snapshot_dir), ("contracts file", contracts_file)):
         if _is_within(path, config_dir):
             raise AdoptError(f"{path}: the {what} must be outside the config folder {config_dir}")
+    engine_group = inputs.engine_group
     if engine_group is not None and (not engine_group.strip() or any(c.isspace() for c in engine_group)):
         raise AdoptError(f"--engine-group {engine_group!r}: a Hydra group name has no whitespace")
-    folders = tuple(path.resolve() for path in search_path)
+    folders = tuple(path.resolve() for path in inputs.search_path)
     for folder in folders:
         if not folder.is_dir():
             raise AdoptError(f"--search-path {folder}: no such folder")
     in_pyproject = settings_file.name == "pyproject.toml"
-    existing, previous = _existing_document(settings_file, in_pyproject)
-    replacing = rewritable(settings_file, existing, previous, in_pyproject, engine_group) if previous is not None else None
-    known_file = contracts_file.parent / KNOWN_NAME
-    known_anew = known_file_state(known_file, replacing is not None, engine_group)
 
-    globs = tuple(roots_glob) or ("*.yaml",)
+    globs = tuple(inputs.roots_glob) or ("*.yaml",)
     guess = Guess(
-        roots_glob=globs, search_path=folders, verbose=verbose, presets=tuple(parse_preset(text) for text in presets) or (("default", ()),)
+        roots_glob=globs,
+        search_path=folders,
+        verbose=inputs.verbose,
+        presets=tuple(parse_preset(text) for text in inputs.presets) or (("default", ()),),
     )
+    version_base = inputs.version_base
     if version_base is not None:
         chosen = None if version_base.lower() == "none" else version_base
         if chosen is not None and chosen not in VERSION_BASES:
@@ -1224,7 +1323,7 @@ def adopt(
     if discovery.dropped_presets:
         dropped = {entry.name for entry in discovery.dropped_presets}
         guess = replace(guess, presets=tuple(preset for preset in guess.presets if preset[0] not in dropped))
-    discovery, guess = readable_presets(discovery, guess, bool(presets))
+    discovery, guess = readable_presets(discovery, guess, bool(inputs.presets))
     table = settings_table(
         discovery,
         _relative(config_dir, base),
@@ -1257,12 +1356,58 @@ def adopt(
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
     comments += [f"Left out preset {entry.name}: {entry.reason}" for entry in discovery.dropped_presets]
     comments += [f"Left out route for {entry.name}: {entry.reason}" for entry in switches.left_out]
-    text = fingerprinted(
-        toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments]),
-        "; every key is described in config-harness's docs/settings.md.",
+    text = recorded_line(inputs, base) + "\n" + toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments])
+    return Plan(
+        text,
+        table,
+        discovery,
+        guess,
+        config_dir,
+        snapshot_dir,
+        contracts_file,
+        switches,
+        nested[1] if nested is not None else None,
+        found_by,
     )
-    data = _appended(existing, text, settings_file, replacing)
 
+
+def adopt(
+    config_dir: Path | None,
+    settings_file: Path,
+    engine_group: str | None = None,
+    snapshot_dir: Path | None = None,
+    contracts_file: Path | None = None,
+    cache_dir: Path | None = None,
+    version_base: str | None = None,
+    roots_glob: Sequence[str] = (),
+    presets: Sequence[str] = (),
+    search_path: Sequence[Path] = (),
+    verbose: bool = False,
+) -> Adoption:
+    """Discover the matrix of `config_dir` (without it, the folder the entry points name), then write the settings,
+    an empty contracts file and the snapshot folder.
+
+    `version_base` is "1.1", "1.2", "1.3" or "none" to say it; without it, it is read from the application's
+    @hydra.main or guessed from its files. Nothing is written when anything is refused.
+    """
+    from harness.gates.confine import project_root
+
+    settings_file = settings_file.absolute()
+    base = settings_file.parent
+    inputs = Inputs(
+        config_dir, engine_group, snapshot_dir, contracts_file, version_base, tuple(roots_glob), tuple(presets), tuple(search_path), verbose
+    )
+    in_pyproject = settings_file.name == "pyproject.toml"
+    existing, previous = _existing_document(settings_file, in_pyproject)
+    if previous is not None and engine_group is None:
+        refuse_rewrite(settings_file, existing, in_pyproject)
+    planned = plan(inputs, settings_file, cache_dir)
+    replacing = rewritable(settings_file, existing, previous, in_pyproject, engine_group or "", cache_dir) if previous is not None else None
+    known_file = planned.contracts_file.parent / KNOWN_NAME
+    known_anew = known_file_state(known_file, replacing is not None, engine_group)
+    data = _appended(existing, planned.text, settings_file, replacing)
+
+    config_dir, snapshot_dir, contracts_file, switches = planned.config_dir, planned.snapshot_dir, planned.contracts_file, planned.switches
     notes = computed_entry_points(config_dir, project_root(base))
     if switches.routes:
         notes.append(
@@ -1289,18 +1434,18 @@ def adopt(
     write_atomic(settings_file, data)
     return Adoption(
         settings_file,
-        table,
-        discovery,
+        planned.table,
+        planned.discovery,
         contracts_file,
         contracts_created,
         snapshot_dir,
         tuple(notes),
-        guess,
+        planned.guess,
         known_anew,
-        nested[1] if nested is not None else None,
+        planned.nested_reason,
         _previous_engines(previous) if previous is not None else None,
         stub,
-        found_by,
+        planned.found_by,
     )
 
 
