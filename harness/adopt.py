@@ -1024,10 +1024,23 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     from harness.launches import Project
     from harness.readers.shell import launches_in
 
+    from harness.gates.confine import project_root
+    from harness.launches import submodule_paths
+
     project = Project(base, config_dir, {})
     tops: set[str] = set()
+    root = project_root(base)
+    submodules = {(root / path).resolve() for path in submodule_paths(root)}
     for folder, subfolders, files in os.walk(base):
-        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        # A submodule's scripts are another repository's launches (RAGEN's verl/): never globbed by default.
+        subfolders[:] = sorted(
+            d
+            for d in subfolders
+            if d not in SKIPPED_FOLDERS
+            and not d.startswith(".")
+            and Path(folder, d).resolve() not in submodules
+            and not Path(folder, d, ".git").exists()
+        )
         for name in sorted(files):
             path = Path(folder, name)
             relative = path.relative_to(base)
