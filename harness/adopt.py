@@ -1021,11 +1021,9 @@ SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", 
 def command_globs(base: Path, config_dir: Path) -> list[str]:
     """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
     one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
-    from harness.launches import Project
-    from harness.readers.shell import launches_in
-
     from harness.gates.confine import project_root
-    from harness.launches import submodule_paths
+    from harness.launches import Project, submodule_paths
+    from harness.readers.shell import launches_in
 
     project = Project(base, config_dir, {})
     tops: set[str] = set()
