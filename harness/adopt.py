@@ -1049,9 +1049,24 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
                 data = read_bytes(path, limit=1024 * 1024)
             except (OSError, InputLimitError):
                 continue
-            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, project.is_entry):
+            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, _entry_near(path.parent, base, project)):
                 tops.add(top)
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
+
+
+def _entry_near(folder: Path, base: Path, project: Any) -> Any:
+    """`is_entry` for a script in `folder`: an entry point of the project, or one that lies below a folder between the
+    script's and `base` (PRIME's `training/examples/run.sh` runs `python -m verl.trainer.main_ppo` from `training/`,
+    where `verl/` is): a launch is globbed wherever it lives, and `cd` is followed when the launches are read."""
+    folders = [folder, *(parent for parent in folder.parents if _is_within(parent, base) and parent != base)]
+
+    def is_entry(entry: str, is_module: bool) -> bool:
+        if project.is_entry(entry, is_module):
+            return True
+        relative = entry.replace(".", "/") + ".py" if is_module else entry
+        return any((near / relative).is_file() or (is_module and (near / relative[:-3] / "__main__.py").is_file()) for near in folders)
+
+    return is_entry
 
 
 def groups_in_defaults(config_dir: Path, limit: int = 2000) -> set[str]:

@@ -158,3 +158,19 @@ def test_a_forged_checksum_over_a_later_section_makes_init_delete_nothing(tmp_pa
     (tmp_path / "h.toml").write_text(forged)
     result = cli("init", "--config-dir", "conf", "--write", "h.toml", "--engine-group", "engine")
     assert result.code == 2 and (tmp_path / "h.toml").read_text() == forged
+
+
+def test_init_globs_a_launch_run_from_the_folder_that_holds_its_entry_point(tmp_path, cli):
+    write_tree(
+        tmp_path,
+        {
+            "training/verl/__init__.py": "",
+            "training/verl/trainer/__init__.py": "",
+            "training/verl/trainer/main_ppo.py": MAIN.format(path="config", name="ppo"),
+            "training/verl/trainer/config/ppo.yaml": "lr: 1\n",
+            "training/examples/run_prime_main.sh": "cd training\npython -m verl.trainer.main_ppo lr=2\n",
+        },
+    )
+    result = cli("init", "--config-dir", "training/verl/trainer/config", cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["config-harness"]["commands"] == [{"glob": "training/**/*.sh"}]
