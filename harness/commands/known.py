@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from harness.commands import common
 from harness.gates.errors import ExitCode
@@ -48,11 +49,26 @@ def record(settings: Settings, target: Path, args: argparse.Namespace, when: str
     from harness.rules.contracts import utc_today
 
     result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
-    entries = known.entries_for(result.cases, utc_today(), when)
+    entries = known.entries_for(result.cases, utc_today(), when) + run_wide_entries(result.findings, utc_today(), when)
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
         try:
             write_atomic(target, known.appended(text, entries))
         except ValueError as error:
             raise common.UsageError(f"{common.display_path(target)}: {error}") from None
+    return entries
+
+
+def run_wide_entries(findings: Any, today: Any, when: str) -> list[dict]:
+    """An entry for each of Hydra's warnings, which a run says once rather than per case (RAGEN's "Defaults list is
+    missing `_self_`" on every run): it names the warning's file and words and excuses it on any case."""
+    from harness.model.findings import Kind
+    from harness.rules import known
+
+    entries = []
+    for finding in findings:
+        if finding.kind == Kind.HYDRA_WARNING and known.excusable(finding):
+            where = f" ({finding.source})" if finding.source is not None else ""
+            reason = f"{when} ({today.isoformat()}): {' '.join(finding.message.split())}{where}"
+            entries.append({"finding": str(finding.kind), "cases": "*", "path": finding.path, "reason": reason})
     return entries

@@ -174,3 +174,20 @@ def test_init_globs_a_launch_run_from_the_folder_that_holds_its_entry_point(tmp_
     result = cli("init", "--config-dir", "training/verl/trainer/config", cwd=tmp_path)
     assert result.code == 0, result.err
     assert tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["config-harness"]["commands"] == [{"glob": "training/**/*.sh"}]
+
+
+def test_hydra_s_warnings_at_adoption_are_known_and_check_stays_quiet(tmp_path, cli):
+    write_tree(
+        tmp_path,
+        {
+            "conf/train.yaml": "defaults:\n  - db: a\nx: 1\n",  # no `_self_`: Hydra 1.1 warns on every composition
+            "conf/db/a.yaml": "k: 1\n",
+            "app/__init__.py": "",
+            "app/main.py": MAIN.format(path="../conf", name="train").replace("version_base=None", 'version_base="1.1"'),
+        },
+    )
+    assert cli("init", cwd=tmp_path).code == 0
+    assert "finding: hydra_warning" in (tmp_path / "config-harness/known.yaml").read_text()
+    assert cli("generate", "--quiet").code == 0
+    check = cli("check")
+    assert check.code == 0 and "WARNING" not in check.out and "1 known finding" in check.out, check.out
