@@ -56,3 +56,30 @@ def test_verl_is_adopted_by_plain_init_with_model_engine(tmp_path, cli, ref):
     assert settings["config_dir"] == "verl/trainer/config" and settings["engine_group"] == "model_engine"
     assert "engine group model_engine, chosen by init: model_engine:" in said
     assert not any(glob["glob"].startswith("recipe/") for glob in settings.get("commands", []))  # a submodule
+
+
+def test_schnetpack_takes_its_representation_as_the_engine_group_dropping_the_presets_that_do_not_compose(tmp_path, cli, monkeypatch):
+    """Bar 32: `init --engine-group model/representation` with schnetpack's experiments as presets exits 0; the
+    presets without an experiment (`model: null`) are left out with why, not the group."""
+    import shutil
+
+    from harness.review.fetch import fetch_wheel_tree
+    from tests.conftest import CACHE
+
+    package = fetch_wheel_tree("schnetpack==2.1.1", "schnetpack", CACHE / "schnetpack-2.1.1")
+    repo = tmp_path / "repo"
+    shutil.copytree(package, repo / "schnetpack")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    monkeypatch.setenv("PWD", str(repo))
+    experiments = ("md17", "qm9_atomwise", "qm9_dipole", "response", "rmd17")
+    presets = [f"--preset={name}=experiment={name}" for name in experiments]
+    init = cli(
+        "init", "--config-dir", "schnetpack/configs", "--write", "h.toml", "--engine-group", "model/representation",
+        "--preset", "default=", *presets, cwd=repo,
+    )  # fmt: skip
+    assert init.code == 0, init.err
+    assert "left out preset default: does not compose with engine group model/representation: train does not compose" in init.out
+    settings = tomllib.loads((repo / "h.toml").read_text())
+    assert settings["engine_group"] == "model/representation" and sorted(settings["presets"]) == sorted(experiments)
+    assert cli("--settings", "h.toml", "generate", "--quiet").code == 0
+    assert cli("--settings", "h.toml", "check").code == 0
