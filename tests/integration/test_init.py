@@ -306,8 +306,7 @@ def test_init_rewrites_a_standalone_file_and_says_so_when_asked_without_a_group(
     assert cli("init", "--config-dir", "conf", "--write", "h.toml", cwd=project).code == 0
     plain = cli("init", "--config-dir", "conf", "--write", "h.toml")
     assert plain.code == 2 and plain.err.strip().endswith(
-        "already exists; init writes a new settings file only; `init --engine-group GROUP` rewrites it while it is "
-        "exactly what init wrote"
+        "already exists; init writes a new settings file only; `init --engine-group GROUP` rewrites it while it is exactly what init wrote"
     )
     result = cli("init", "--config-dir", "conf", "--write", "h.toml", "--engine-group", "backend", "--quiet")
     assert result.code == 0, result.err

@@ -5,7 +5,6 @@ rewrite, which trusts only what it can write again byte for byte (issue 41 item 
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 from tests.conftest import write_tree
 
