@@ -266,8 +266,9 @@ class GroupEvidence:
         return f"{self.group}: " + "; ".join(said)
 
 
-def null_groups(root_file: Path) -> list[str]:
-    """The groups a root's defaults list names with no option (`G: null`, `optional G: null`): `G=X` composes."""
+def null_groups(root_file: Path, optional: bool = True) -> list[str]:
+    """The groups a root's defaults list names with no option (`G: null`, and `optional G: null` unless `optional`
+    is False): `G=X` composes."""
     try:
         document = yaml.safe_load(read_text(root_file))
     except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
@@ -277,8 +278,8 @@ def null_groups(root_file: Path) -> list[str]:
     for entry in defaults if isinstance(defaults, list) else []:
         if isinstance(entry, dict) and len(entry) == 1:
             ((key, value),) = entry.items()
-            key = key.removeprefix("optional ").strip() if isinstance(key, str) else key
-            if value is None and isinstance(key, str) and not key.startswith(("override ", "/")) and "@" not in key:
+            key = key.removeprefix("optional ").strip() if isinstance(key, str) and optional else key
+            if value is None and isinstance(key, str) and not key.startswith(("override ", "optional ", "/")) and "@" not in key:
                 found.append(key)
     return found
 
@@ -1567,19 +1568,8 @@ class Switches:
 
 
 def switched_groups(root_file: Path) -> list[str]:
-    """The groups a root's defaults list leaves off (`- experiment: null`): what a user turns on per run."""
-    try:
-        document = yaml.safe_load(read_text(root_file))
-    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
-        return []
-    defaults = document.get("defaults") if isinstance(document, dict) else None
-    groups = []
-    for entry in defaults if isinstance(defaults, list) else []:
-        if isinstance(entry, dict) and len(entry) == 1:
-            ((key, value),) = entry.items()
-            if value is None and isinstance(key, str) and not key.startswith(("override ", "optional ", "/")) and "@" not in key:
-                groups.append(key)
-    return groups
+    """The groups a root's defaults list leaves off (`- experiment: null`, not `optional`): what a user turns on per run."""
+    return null_groups(root_file, optional=False)
 
 
 def switch_routes(config_dir: Path, roots: Sequence[str], guess: Guess, cache_dir: Path | None = None) -> Switches:
