@@ -284,6 +284,30 @@ def null_groups(root_file: Path, optional: bool = True) -> list[str]:
     return found
 
 
+def defaults_keys(config_file: Path) -> set[str]:
+    """The groups a config's own defaults list names, as written (`override `, `optional `, `@package` and a
+    leading `/` taken off): `environment` for `- environment: pufferlib_ocean/bandit`."""
+    try:
+        document = yaml.safe_load(read_text(config_file))
+    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+        return set()
+    defaults = document.get("defaults") if isinstance(document, dict) else None
+    keys = set()
+    for entry in defaults if isinstance(defaults, list) else []:
+        key = next(iter(entry), None) if isinstance(entry, dict) and len(entry) == 1 else None
+        if isinstance(key, str):
+            keys.add(key.removeprefix("override ").removeprefix("optional ").strip().partition("@")[0].strip("/"))
+    return keys
+
+
+def _selected_group(config_path: str, keys: set[str]) -> str:
+    """The group a root's entry selects from: the longest folder of its file the root names as a group
+    (`environment` for `environment/pufferlib_ocean/bandit` chosen as `environment: pufferlib_ocean/bandit`; a
+    nested group `model/representation` when the root names it so), else the file's top folder."""
+    parts = config_path.split("/")[:-1]
+    return next(("/".join(parts[:n]) for n in range(len(parts), 0, -1) if "/".join(parts[:n]) in keys), parts[0])
+
+
 _INTERPOLATION = re.compile(r"\$\{([\w./-]+)\}")
 
 
@@ -316,9 +340,10 @@ def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_
     config_dir = session.config_dir
     selecting: dict[str, set[str]] = {}
     for root in roots:
+        keys = defaults_keys(config_dir / f"{root}.yaml")
         for entry in session.defaults_entries(root, first):
             if "/" in entry.config_path and entry.parent == root and not entry.config_path.startswith("hydra/"):
-                selecting.setdefault(entry.config_path.rsplit("/", 1)[0], set()).add(root)
+                selecting.setdefault(_selected_group(entry.config_path, keys), set()).add(root)
         for group in null_groups(config_dir / f"{root}.yaml"):
             selecting.setdefault(group, set()).add(root)
     interpolated = interpolated_groups(config_dir)
@@ -692,8 +717,15 @@ def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> Co
     and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
     found = config_folders(base, repository, launches)
     if not found:
+        computed = [
+            f"{call.shown} at {_relative(call.path, base)}:{call.line}"
+            for call in hydra_calls(repository)
+            if _call_folder(call, repository) is ...
+        ]
+        said = f" ({', '.join(computed[:3])} compute{'s' * (len(computed) == 1)} it, read without running)" if computed else ""
         raise AdoptError(
-            f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files; give it with --config-dir DIR"
+            f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files{said}; "
+            "give it with --config-dir DIR"
         )
     if len(found) == 1 or (found[0].launches, len(found[0].calls)) > (found[1].launches, len(found[1].calls)):
         return found[0]

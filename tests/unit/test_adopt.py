@@ -174,3 +174,13 @@ def test_a_file_without_the_fingerprint_line_or_with_two_is_not_init_s_unedited_
     once = fingerprinted("a = 1\n")
     assert written_by_init(once + once).unedited is False
     assert written_by_init(once.split("\n")[0]).unedited is False  # the line alone, without the lines it counts
+
+
+def test_a_root_s_entry_belongs_to_the_group_its_defaults_list_names():
+    from harness.adopt import _selected_group
+
+    # `- environment: pufferlib_ocean/bandit` selects from `environment`, not from a group `environment/pufferlib_ocean`
+    assert _selected_group("environment/pufferlib_ocean/bandit", {"environment"}) == "environment"
+    assert _selected_group("model/representation/painn", {"model/representation"}) == "model/representation"
+    assert _selected_group("actor/dp_actor", {"actor"}) == "actor"
+    assert _selected_group("a/b/c", set()) == "a"
