@@ -119,7 +119,7 @@ def test_init_globs_no_script_inside_a_submodule(tmp_path, cli):
     launch = "python -m app.main engine=dp\n"
     write_tree(tmp_path, {**ENGINE_TREE, "run.sh": launch, "sub/scripts/run.sh": launch, "sub/app/main.py": ""})
     write_tree(tmp_path, {".gitmodules": '[submodule "sub"]\n\tpath = sub\n\turl = https://example.com/sub.git\n'})
-    result = cli("init", cwd=tmp_path)
+    result = cli("init", "--config-dir", "conf", cwd=tmp_path)
     assert result.code == 0, result.err
     assert tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["config-harness"]["commands"] == [{"glob": "*.sh"}]
 
@@ -185,7 +185,7 @@ def test_hydra_s_warnings_at_adoption_are_known_and_check_stays_quiet(tmp_path, 
             "app/main.py": MAIN.format(path="../conf", name="train").replace("version_base=None", 'version_base="1.1"'),
         },
     )
-    assert cli("init", cwd=tmp_path).code == 0
+    assert cli("init", "--config-dir", "conf", cwd=tmp_path).code == 0
     assert "finding: hydra_warning" in (tmp_path / "config-harness/known.yaml").read_text()
     assert cli("generate", "--quiet").code == 0
     check = cli("check")
