@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine-group",
         metavar="GROUP",
-        help="a Hydra group whose options are the engines (without it, init suggests one; with it, init "
-        "rewrites a table it wrote that nobody has edited)",
+        help="a Hydra group whose options are the engines (without it, init takes the group the evidence decides, "
+        "or asks; with it, init rewrites a table that is exactly what its recorded flags write)",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument(
