@@ -257,13 +257,17 @@ class GroupEvidence:
         return (bool(self.interpolated), self.failing is None, self.launches, self.roots)
 
     def shown(self) -> str:
+        return f"{self.group}: {self.evidence()}"
+
+    def evidence(self) -> str:
+        """What speaks for the group, in a few words each."""
         said = [f"{self.roots} root(s) select it", f"{self.options} options"]
         if self.interpolated:
             said.append(f"other defaults interpolate it ({self.interpolated[0]}{', ...' if len(self.interpolated) > 1 else ''})")
         if self.launches:
             said.append(f"launches set it {self.launches} time(s)")
         said.append("every option composes with every root" if self.failing is None else f"not every option composes ({self.failing})")
-        return f"{self.group}: " + "; ".join(said)
+        return "; ".join(said)
 
 
 def null_groups(root_file: Path, optional: bool = True) -> list[str]:
@@ -1559,7 +1563,7 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     for entry in found.left_out_engines:
         lines.append(f"left out engine {entry.name}: {entry.reason}")
     if found.chosen is not None:
-        lines.append(f"engine group {found.chosen.group}, chosen by init: {found.chosen.shown()}")
+        lines.append(f"engine group {found.chosen.group}, chosen by init: {found.chosen.evidence()}")
     for entry in found.dropped_presets:
         lines.append(f"left out preset {entry.name}: {entry.reason}")
     if adoption.nested_reason:

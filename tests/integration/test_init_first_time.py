@@ -33,7 +33,7 @@ def test_plain_init_finds_the_config_folder_and_the_interpolated_engine_group(tm
     assert table["config_dir"] == "conf" and table["engine_group"] == "engine"
     assert "  config_dir    conf (named by @hydra.main at app/main.py:4)" in result.out
     assert (
-        "engine group engine, chosen by init: engine: 1 root(s) select it; 2 options; other defaults interpolate it "
+        "engine group engine, chosen by init: 1 root(s) select it; 2 options; other defaults interpolate it "
         "(train.yaml: actor: ${engine}_actor); every option composes with every root"
     ) in result.out
     assert result.out.splitlines()[-1].startswith("next: config-harness generate")
