@@ -1299,6 +1299,13 @@ def recorded_inputs(flags: str, base: Path) -> Inputs | None:
         return None
     if rest:
         return None
+    # A recorded line is text a pull request may have written: its paths never lead init outside the project.
+    from harness.gates.confine import project_root
+
+    project = project_root(base)
+    named = [args.config_dir, args.write_snapshots, args.write_contracts, *args.search_path]
+    if any(value is not None and not _is_within((base / value).resolve(), project) for value in named):
+        return None
     path = lambda value: base / value if value is not None else None  # noqa: E731
     return Inputs(
         path(args.config_dir),

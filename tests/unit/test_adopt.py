@@ -184,3 +184,12 @@ def test_a_root_s_entry_belongs_to_the_group_its_defaults_list_names():
     assert _selected_group("model/representation/painn", {"model/representation"}) == "model/representation"
     assert _selected_group("actor/dp_actor", {"actor"}) == "actor"
     assert _selected_group("a/b/c", set()) == "a"
+
+
+def test_a_recorded_line_never_leads_init_outside_the_project(tmp_path):
+    from harness.adopt import recorded_inputs
+
+    (tmp_path / ".git").mkdir()
+    assert recorded_inputs(" --config-dir conf --engine-group backend", tmp_path).config_dir == tmp_path / "conf"
+    for flags in (" --config-dir /etc", " --config-dir ../..", " --search-path /", " --write-snapshots ../x", " --bogus 1", " '"):
+        assert recorded_inputs(flags, tmp_path) is None, flags
