@@ -667,7 +667,8 @@ class Engine:
         entries = known.known_entries(run.contracts)
         findings: list[Finding] = []
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
-            judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
+            # An entry for a launch's cause can only be judged on a run that checked the launches.
+            judged = [e for e in entries if launches_checked or not (e.cases.startswith(LAUNCH_PREFIX) or e.finding == Kind.LAUNCH)]
             findings += known.stale_entries(judged, cases)
         findings += known.unheeded_records(run.contracts)
         if run.review is not None and entries and not run.review.first_adoption:
