@@ -141,7 +141,7 @@ def test_a_fixed_known_launch_is_told_to_remove_its_entry_and_an_added_entry_nee
         assert code == 1, out
         added = [line for line in out.splitlines() if "known entry added" in line]
         assert len(added) == 1 and "without a recorded reason" in added[0] and "actor_rollout_ref.model.no_such_key" in added[0], out
-        record = re.search(r"add to `changes:` (\{.*\})", added[0]).group(1).replace("WHY", "the key lands next week")
+        record = re.search(r"add to `changes:` in \S+ (\{.*?reason: WHY\})", added[0]).group(1).replace("WHY", "the key lands next week")
         contracts = parent / "config-harness" / "contracts.yaml"
         contracts.write_text(contracts.read_text().replace("contracts: []", f"contracts: []\nchanges:\n  - {record}"))
         git(parent, "commit", "-q", "-am", "record why")
