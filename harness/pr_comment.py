@@ -62,6 +62,7 @@ class Comment:
     errors: tuple[str, ...]
     warnings: tuple[str, ...]
     counts: tuple[tuple[str, int], ...]
+    rows: tuple[int, int] = (0, 0)  # error rows and warning rows in all (alike causes share a row)
 
     def count(self, name: str) -> int:
         return dict(self.counts)[name]
@@ -136,7 +137,20 @@ def checked_comment(data: bytes, where: Path) -> Comment:
     # LISTED lines in all, errors first, whatever the artifact holds: the comment's length is the renderer's.
     errors = tuple(causes["errors"][:LISTED])
     warnings = tuple(causes["warnings"][: LISTED - len(errors)])
-    return Comment(ok=ok, base=_shortened(base or "", MAX_BASE_CHARACTERS), errors=errors, warnings=warnings, counts=tuple(counts))
+    # The rows in all (alike causes share one row); optional: an artifact without them counts one row per cause.
+    raw_rows = document.get("rows")
+    rows: list[int] = []
+    for key, name in (("errors", "introduced_errors"), ("warnings", "introduced_warnings")):
+        value = raw_rows.get(key) if isinstance(raw_rows, dict) else None
+        rows.append(value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT else dict(counts)[name])
+    return Comment(
+        ok=ok,
+        base=_shortened(base or "", MAX_BASE_CHARACTERS),
+        errors=errors,
+        warnings=warnings,
+        counts=tuple(counts),
+        rows=(rows[0], rows[1]),
+    )
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -196,22 +210,25 @@ def render(comment: Comment, event: Any) -> str:
     against = f" against {code_span(comment.base, False)}" if comment.base else ""
     conclusion = _get(run, "conclusion")
     job = f" The job: {conclusion}." if conclusion in CONCLUSIONS else ""
+    # GitHub's word for the job, not the artifact's: an artifact that says ok beside a job that did not succeed (a
+    # pull request that forged it, or edited the verdict step) is never shown as OK.
+    passed = comment.ok and not errors and conclusion == "success"
     lines = [
-        f"### {verdict(comment.ok and not errors, errors)}",
+        f"### {verdict(passed, errors)}",
         "",
-        f"The review of this pull request{against}: {'OK' if comment.ok and not errors else 'FAILED'}.{job}",
+        f"The review of this pull request{against}: {'OK' if passed else 'FAILED'}.{job}",
     ]
     counted = ["introduced_errors"]
     for title, shown, total in (
-        ("Introduced errors", comment.errors, errors),
-        ("Introduced warnings", comment.warnings, comment.count("introduced_warnings")),
+        ("Introduced errors", comment.errors, comment.rows[0]),
+        ("Introduced warnings", comment.warnings, comment.rows[1]),
     ):
         if shown:
             counted += ["introduced_warnings"] if title == "Introduced warnings" else []
             lines += ["", f"{title}, one line per cause:", ""]
             lines += [f"- {code_span(line, False)}" for line in shown]
             if total > len(shown):
-                lines.append(f"- and {total - len(shown)} more (the job summary lists them all)")
+                lines.append(f"- and {total - len(shown)} more row{'s' * (total - len(shown) != 1)} (the job summary lists them all)")
     rest = [
         f"{n} {one if n == 1 else many}" for name, (one, many) in COUNT_WORDS.items() if (n := comment.count(name)) and name not in counted
     ]

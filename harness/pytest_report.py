@@ -9,7 +9,7 @@ from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResul
 from harness.model.grouping import Group, Tier, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
-from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by
+from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by, summary_line
 from harness.reporters.text import printable
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
@@ -87,6 +87,12 @@ def run_errors(result: MatrixResult) -> list[str]:
 def run_warnings(result: MatrixResult) -> list[str]:
     """The warnings about the run as a whole (a waiver that excuses nothing), each on its line."""
     return [printable(f"warning: {describe_group(g)}") for g in group_findings([], result.findings) if g.severity != ERROR]
+
+
+def verdict_line(result: MatrixResult, updated: bool) -> str:
+    """The run's verdict with its counts, as `check` states it (after --snapshot-update, of the goldens as written)."""
+    cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
+    return printable(summary_line(replace(result, cases=cases)))
 
 
 def next_lines(result: MatrixResult, goldens: str, updated: bool) -> list[str]:

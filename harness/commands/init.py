@@ -105,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     )
     lines = describe(adoption, shown=display_path)
     lines[-1:-1] = _record_known(adoption, args)
+    standalone = "" if adoption.settings_file.name == "pyproject.toml" else f" --harness-settings {display_path(adoption.settings_file)}"
+    lines[-1:-1] = [f"pytest: `pytest --config-harness{standalone}` runs only these tests, none of the repository's own"]
     for line in lines[:1] if args.quiet else lines:
         say(line)
     return ExitCode.OK
@@ -126,6 +128,7 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     entries = record(settings, target, argparse.Namespace(), "known at adoption")
     stamp_known(target)
     return [
-        f"  known         {files[-1]} ({len(entries)} finding{'s' * (len(entries) != 1)} the repository already has: "
+        # Entries, named as such: `check` counts the findings they excuse (an entry can excuse several).
+        f"  known         {files[-1]} ({len(entries)} known entr{'ies' if len(entries) != 1 else 'y'} for what the repository already has: "
         "counted, not failed; remove an entry once it is fixed)"
     ]

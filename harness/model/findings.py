@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from harness.model.diff import Change
@@ -33,7 +34,11 @@ class Kind(StrEnum):
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
     ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
     LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
+    NEW_LAUNCH = "new_launch"  # a review: a launch the base does not have (info), named once with its script line and config
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
+    UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
+    OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
+    CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/config_writes.py)
 
 
 class Severity(StrEnum):
@@ -109,12 +114,95 @@ NEW_FALLBACK = " (new: the golden did not fall back here)"
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
-SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
+SOURCED_KINDS = frozenset(
+    {Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET, Kind.UNRESOLVED}
+)
+
+
+class Judged(StrEnum):
+    """What a run judges a finding for, which decides whether it blocks: `check` (and pytest and the pre-commit
+    hook, which run it), `generate` (the goldens are written afterwards), a review (`diff --base`)."""
+
+    CHECK = "check"
+    GENERATE = "generate"
+    REVIEW = "review"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of the verdict table: how loud a kind is when nothing excuses it, and in which runs it blocks.
+
+    `golden`: a rewritten golden settles it, so a report counts it as a golden to regenerate (one line for the run,
+    never one error per finding) and `generate` never blocks on it. A finding blocks only when it is an error,
+    unexcused (no waiver, no known entry) and, in a review, introduced by the change (not already at the base).
+    """
+
+    severity: Severity
+    blocks: frozenset[Judged]
+    golden: bool = False
+
+
+EVERY_RUN = frozenset(Judged)
+CHECKED = frozenset({Judged.CHECK, Judged.REVIEW})  # a golden difference: check's; in a review it is news (info)
+
+# THE verdict table: every kind's severity and the runs it blocks, read by `check`, `diff --base`, `generate`, pytest,
+# the pre-commit hook and every format through `blocks` and `regenerates`. A branch that adds a kind adds its row here
+# (tests/unit/test_verdict.py fails for a kind without one).
+VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
+    {
+        Kind.REMOVED: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.ADDED: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.CHANGED: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.EFFECTIVE: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.FORMAT: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.MISSING_GOLDEN: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.MOVED: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
+        Kind.FALLBACK: Verdict(ERROR, EVERY_RUN),  # a new fallback; a known one is info (it fails nothing)
+        Kind.CONTRACT: Verdict(ERROR, EVERY_RUN),
+        Kind.CONTRACT_CHANGE: Verdict(ERROR, CHECKED),  # unless a `changes:` record gives the reason
+        Kind.SETTINGS_CHANGE: Verdict(ERROR, CHECKED),
+        Kind.HYDRA_CHANGE: Verdict(ERROR, CHECKED),
+        Kind.ENTRY_CHANGE: Verdict(ERROR, CHECKED),
+        Kind.LAUNCH_GONE: Verdict(ERROR, CHECKED),
+        Kind.PARITY: Verdict(ERROR, EVERY_RUN),
+        Kind.HIDDEN_TEXT: Verdict(ERROR, EVERY_RUN),
+        Kind.ERROR: Verdict(ERROR, EVERY_RUN),
+        Kind.TARGET: Verdict(ERROR, EVERY_RUN),
+        Kind.LAUNCH: Verdict(ERROR, EVERY_RUN),
+        Kind.HYDRA_WARNING: Verdict(WARNING, EVERY_RUN),
+        # A config the program cannot run: computed on the fresh composition, so regenerating never settles it.
+        Kind.UNRESOLVED: Verdict(ERROR, EVERY_RUN),
+        Kind.OPTION_GONE: Verdict(ERROR, EVERY_RUN),
+        Kind.NEW_LAUNCH: Verdict(INFO, frozenset()),  # named once in a review, never a failure
+        # Check: a write the committed record lacks (generate rewrites the record, so it never blocks there); a
+        # review names writes added, removed or changed as warnings.
+        Kind.CONFIG_WRITE: Verdict(ERROR, frozenset({Judged.CHECK})),
+    }
+)
+
+
+def excused(finding: Finding) -> bool:
+    """A finding that holds but fails nothing: waived, known, or in a review already at the base (or fixed)."""
+    return finding.status is not None or bool(finding.waiver) or finding.origin in (Origin.AT_BASE, Origin.FIXED)
+
+
+def blocks(finding: Finding, judged: Judged = Judged.CHECK) -> bool:
+    """True for a finding that fails a run judged as `judged`: an unexcused error of a kind that blocks there."""
+    verdict = VERDICTS.get(finding.kind)
+    return finding.severity == ERROR and not excused(finding) and (verdict is None or judged in verdict.blocks)
+
+
+def regenerates(finding: Finding) -> bool:
+    """True for a blocking difference that a rewritten golden settles (check counts its case as a golden to regenerate)."""
+    verdict = VERDICTS.get(finding.kind)
+    return verdict is not None and verdict.golden and finding.severity == ERROR and not excused(finding)
 
 
 def fails(finding: Finding) -> bool:
-    """True for an error that fails a run: every error, except in a review one that already held at the base."""
-    return finding.severity == ERROR and finding.origin != Origin.AT_BASE
+    """True for a finding that fails the run it was made in: `blocks` as check judges it, which is every run's
+    verdict because a review makes its differences info and a written golden drops what it settles
+    (`CaseResult.written_out`)."""
+    return blocks(finding)
 
 
 class Excused(StrEnum):
@@ -131,6 +219,7 @@ class TargetReason(StrEnum):
     UNDECLARED = "undeclared"
     REQUIRED = "required"
     DEFAULTED = "defaulted"
+    BUILT_BY_PROGRAM = "built_by_program"  # info: code removes the key, or builds the node itself (harness/readers/builders.py)
 
 
 class _NoDefault(Enum):

@@ -12,9 +12,9 @@ from typing import Any
 
 from harness.gates.escape import json_text
 from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
+from harness.model.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, introduced, mode_properties
+from harness.reporters.common import Alike, alike_rows, cut_at_record, describe_group, introduced, launch_where, mode_properties, tally
 
 SCHEMA = "config-harness-comment"
 SCHEMA_VERSION = 1
@@ -22,17 +22,20 @@ LISTED = 14  # the comment's lines of causes, errors first, then warnings: with 
 LINE_CHARACTERS = 300  # one cause's line, shortened past this
 
 
-def cause_line(group: Group, all_ids: Any) -> str:
-    """One cause on one line, as the text report says it: what, then on which cases."""
-    line = f"{describe_group(group)}  ({describe_cases(group.cases, all_ids)})"
-    return line if len(line) <= LINE_CHARACTERS else line[: LINE_CHARACTERS - 1] + "…"
+def cause_line(row: Alike, all_ids: Any) -> str:
+    """One cause (or causes alike, with their count) on one line, as the text report says it: what, then where
+    (its cases, or its launches as the text report counts them), shortened at a record's end, never inside one."""
+    group = row.first
+    where = launch_where(group, all_ids) if group.launches else describe_cases(group.cases, all_ids)
+    return cut_at_record(f"{describe_group(group)}{row.suffix()}  ({where})", LINE_CHARACTERS)
 
 
 def verdict(ok: bool, introduced_errors: int) -> str:
-    """The review's verdict in a few words, for the step name in the checks list and the comment's heading."""
+    """The review's verdict in a few words, for the step name in the checks list and the comment's heading: the
+    blocking causes, counted as the verdict line of every other format counts them."""
     if introduced_errors:
-        return f"config-harness: {introduced_errors} introduced error{'s' * (introduced_errors != 1)}"
-    return "config-harness: no introduced error" if ok else "config-harness: the review failed"
+        return f"config-harness: FAILED, {introduced_errors} blocking cause{'s' * (introduced_errors != 1)}"
+    return "config-harness: OK, no blocking cause" if ok else "config-harness: FAILED"
 
 
 def comment_document(result: MatrixResult, options: ReportOptions) -> dict[str, Any]:
@@ -40,22 +43,26 @@ def comment_document(result: MatrixResult, options: ReportOptions) -> dict[str, 
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
     mine = [g for g in groups if introduced(g)]
-    errors = [g for g in mine if g.severity == ERROR]
-    warnings = [g for g in mine if g.severity == WARNING]
+    counted = tally(result, groups)
+    # Rows: alike causes are one row; the counts are the verdict line's (blocking causes), whatever the rows.
+    errors = alike_rows([g for g in mine if g.severity == ERROR])
+    warnings = alike_rows([g for g in mine if g.severity == WARNING])
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
-        "title": verdict(result.ok, len(errors)),  # for the job's own step name; the comment recomputes it
+        "title": verdict(result.ok, counted.causes),  # for the job's own step name; the comment recomputes it
         "ok": result.ok,
         "base": options.base,
         **mode_properties(result),
+        # How many rows there are in all (alike causes share one): the comment says how many rows it left out.
+        "rows": {"errors": len(errors), "warnings": len(warnings)},
         "errors": [cause_line(g, all_ids) for g in errors[:LISTED]],
         "warnings": [cause_line(g, all_ids) for g in warnings[: max(LISTED - len(errors), 0)]],
         "counts": {
-            "introduced_errors": len(errors),
-            "introduced_warnings": len(warnings),
+            "introduced_errors": counted.causes,
+            "introduced_warnings": counted.warning_causes,
             "differences": sum(g.severity not in (ERROR, WARNING) for g in mine),
-            "at_base": sum(g.tier == Tier.AT_BASE and g.severity == ERROR for g in groups),
+            "at_base": counted.at_base,
             "excused": sum(
                 g.tier in (Tier.WAIVED, Tier.KNOWN) or (bool(g.waiver or g.finding.status) and g.tier != Tier.AT_BASE) for g in groups
             ),

@@ -5,6 +5,7 @@ Every format is built from the same groups (see grouping.py) in the same triage 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,6 +30,8 @@ from harness.model.findings import (
     RulesUsed,
     Status,
     ViaDefault,
+    fails,
+    regenerates,
 )
 from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
@@ -51,34 +54,88 @@ STATUS_WORDS = MappingProxyType(
 )
 
 
-def summary_line(result: MatrixResult) -> str:
-    """The verdict: `OK` or `FAILED`, the cases by status (none that are zero), then errors and warnings."""
-    statuses = Counter(r.status for r in result.cases)
+@dataclass(frozen=True)
+class Tally:
+    """What a run's verdict counts, the same numbers in every format (each named by what it counts).
+
+    A cause is one line of a report (one group: the same finding over many cases or launches); a finding is one
+    case's or launch's. Stale goldens are counted as goldens to regenerate, never as errors one per value.
+    """
+
+    causes: int  # blocking causes, goldens to regenerate aside
+    findings: int  # the blocking findings those causes hold
+    goldens: int  # cases whose golden a rewrite would settle (check: they block; a review shows them as news)
+    warnings: int  # warnings that hold, waived ones included (a waiver turns an error into one)
+    warning_causes: int
+    at_base: int  # a review: errors that already held at the base (they fail nothing)
+    orphans: int
+    ok: bool
+
+    @property
+    def verdict(self) -> str:
+        return "OK" if self.ok else "FAILED"
+
+
+def tally(result: MatrixResult, groups: Sequence[Group] | None = None) -> Tally:
+    """The run's counts, from the verdict table (`harness.model.findings.VERDICTS`) and the report's groups."""
+    groups = group_findings(result.cases, result.findings) if groups is None else groups
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)
-    severities = Counter(f.severity for f in findings if f.origin != Origin.AT_BASE)
-    # One cause on many cases or launches is one line of the report: the tally says how many causes too.
-    # (Waived warnings say their own count of distinct findings.)
-    causes = Counter(
-        g.severity for g in group_findings(result.cases, result.findings) if g.finding.origin != Origin.AT_BASE and not g.waiver
+    blocking = [g for g in groups if any(fails(f) and not regenerates(f) for f in _members(g))]
+    goldens = {r.case.id for r in result.cases if any(fails(f) and regenerates(f) for f in r.findings)}
+    warned = [g for g in groups if g.severity == WARNING and g.finding.origin != Origin.AT_BASE]
+    return Tally(
+        causes=len(blocking),
+        findings=sum(1 for g in blocking for f in _members(g) if fails(f)),
+        goldens=len(goldens),
+        warnings=sum(f.severity == WARNING and f.origin != Origin.AT_BASE for f in findings),
+        warning_causes=len([g for g in warned if not g.waiver]),
+        at_base=sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings),
+        orphans=len(result.orphans),
+        ok=result.ok,
     )
-    at_base = sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings)
+
+
+def _members(group: Group) -> tuple[Finding, ...]:
+    """Every finding a group holds (a run-level group: its one finding)."""
+    return tuple(f for _, f in group.members) or (group.finding,)
+
+
+def _counted(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def tally_words(counted: Tally, unit: str = "case") -> list[str]:
+    """The counts of a verdict, as every format words them: blocking causes (and their findings), goldens to
+    regenerate, warnings, errors already at the base, orphan goldens; none that are zero."""
+    words = []
+    if counted.causes:
+        more = f" ({_counted(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
+        words.append(_counted(counted.causes, "blocking cause") + more)
+    if counted.goldens and unit != "case":  # a diff of files or snapshot folders: nothing to regenerate, they differ
+        words.append(_counted(counted.goldens, f"{unit} that differs", f"{unit}s that differ"))
+    elif counted.goldens:
+        words.append(_counted(counted.goldens, "golden") + " to regenerate")
+    if counted.warnings:
+        causes = counted.warning_causes
+        words.append(_counted(counted.warnings, "warning") + (f" ({_counted(causes, 'cause')})" if 0 < causes < counted.warnings else ""))
+    if counted.at_base:
+        words.append(_counted(counted.at_base, "error") + " already at base")
+    if counted.orphans:
+        words.append(_counted(counted.orphans, "orphan golden"))
+    return words
+
+
+def summary_line(result: MatrixResult, groups: Sequence[Group] | None = None) -> str:
+    """The verdict: `OK` or `FAILED`, the cases by status (none that are zero), then the tally's counts."""
+    counted = tally(result, groups)
+    statuses = Counter(r.status for r in result.cases)
     against = f" against {result.baseline}" if result.baseline else ""
-    counted = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
-    parts = [counted_units(result) + against + (f": {counted}" if counted else "")]
-    tally = [
-        f"{severities[severity]} {name}{'s' * (severities[severity] != 1)}"
-        + (f" ({causes[severity]} cause{'s' * (causes[severity] != 1)})" if 0 < causes[severity] < severities[severity] else "")
-        for severity, name in ((ERROR, "error"), (WARNING, "warning"))
-        if severities.get(severity)
-    ]
-    if at_base:
-        tally.append(f"{at_base} error{'s' * (at_base != 1)} already at base")
-    if tally:
-        parts.append(", ".join(tally))
-    if result.orphans:
-        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
-    verdict = "OK" if result.ok else "FAILED"
-    return f"{verdict}: " + "; ".join(parts)
+    by_status = ", ".join(f"{statuses[s]} {word}" for s, word in STATUS_WORDS.items() if statuses.get(s))
+    parts = [counted_units(result) + against + (f": {by_status}" if by_status else "")]
+    words = tally_words(counted, result.comparison.unit if result.comparison is not None else "case")
+    if words:
+        parts.append(", ".join(words))
+    return f"{counted.verdict}: " + "; ".join(parts)
 
 
 def rules_line(rules: RulesUsed | None) -> str:
@@ -233,8 +290,11 @@ SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how 
 def launch_place(case_id: str, finding: Any) -> str:
     """Where one launch of a group is: a launch finding's `FILE:LINE` with the override as the script writes it,
     else the launch itself (`examples/x.sh#1`: its value changed under it)."""
+    launch = case_id.removeprefix(LAUNCH_PREFIX)
+    if finding.kind != Kind.LAUNCH and getattr(finding.source, "file", None) == launch.rsplit("#", 1)[0]:
+        return str(finding.source)  # a value the launch's own script line sets (`train.sh:46`)
     if finding.kind != Kind.LAUNCH or finding.source is None:
-        return case_id.removeprefix(LAUNCH_PREFIX)
+        return launch
     override = finding.new if finding.path and isinstance(finding.new, str) else ""
     return f"{finding.source}: {override}" if override else str(finding.source)
 
@@ -256,7 +316,7 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
         parts.append(", ".join([places[0], *(p.removeprefix(file) for p in places[1:])]))
     elif launches:
         scripts = {_script(case_id, f) for case_id, f in launches}
-        count = len({case_id for case_id, _ in launches})
+        count = sum(case_id.startswith(LAUNCH_PREFIX) for case_id in group.cases)  # as describe_cases counts them
         head = f"{count} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
         if listed:
             parts.append(head)
@@ -483,3 +543,54 @@ def introduced(group: Group) -> bool:
     if group.tier in NOT_INTRODUCED or group.waiver or group.finding.status:
         return False
     return group.finding.origin in (None, Origin.INTRODUCED)
+
+
+ALIKE_WORD = re.compile(r"\S*[./:#=_\d]\S*")  # a key, file, script line or value: what differs between alike causes
+ALIKE_NAMES = 3  # the keys or entries an alike row names before it counts the rest
+
+
+@dataclass(frozen=True)
+class Alike:
+    """Causes that read the same but for one key, file or entry (`known entry added ... for X`, eleven times): one
+    row with a count, the first cause in full and the others by what differs."""
+
+    first: Group
+    others: tuple[Group, ...] = ()
+
+    def suffix(self) -> str:
+        """` (and 10 more alike: a, b, c and 7 more)`, or "" for a cause that stands alone."""
+        if not self.others:
+            return ""
+        names = [_differing(self.first, other) for other in self.others]
+        shown = ", ".join(names[:ALIKE_NAMES]) + (f" and {len(names) - ALIKE_NAMES} more" if len(names) > ALIKE_NAMES else "")
+        return f" (and {len(self.others)} more alike: {shown})"
+
+
+def _template(group: Group) -> str:
+    return ALIKE_WORD.sub("…", describe_group(group))
+
+
+def _differing(first: Group, other: Group) -> str:
+    """What names `other` apart from `first`: the first word in which their texts differ."""
+    mine, theirs = ALIKE_WORD.findall(describe_group(first)), ALIKE_WORD.findall(describe_group(other))
+    return next((word for a, word in zip(mine, theirs, strict=False) if a != word), other.path or str(other.kind))
+
+
+def alike_rows(groups: Sequence[Group]) -> list[Alike]:
+    """The groups with causes that read alike (same kind, severity, tier and cases; the same words but for keys,
+    files or values) as one row each, in the place of the first; a value's change is never folded this way."""
+    rows: dict[tuple[Any, ...], list[Group]] = {}
+    for group in groups:
+        key = (group.kind, group.severity, group.tier, group.cases, _template(group)) if group.kind not in VALUE_KINDS else (id(group),)
+        rows.setdefault(key, []).append(group)
+    return [Alike(members[0], tuple(members[1:])) for members in rows.values()]
+
+
+def cut_at_record(text: str, limit: int) -> str:
+    """`text` shortened to `limit` characters at the end of a record (after `; ` or `, `), never inside a key or a
+    value, with an ellipsis saying more was there."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 2]
+    cut = max(head.rfind("; "), head.rfind(", "))
+    return (head[:cut] if cut > limit // 3 else head.rsplit(" ", 1)[0]) + " …"

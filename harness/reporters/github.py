@@ -79,7 +79,11 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     for orphan in result.orphans:
         annotations.append(("error", "orphan golden with no case; remove it with `generate --prune`", _existing(orphan, None), None, ""))
     annotations.sort(key=lambda a: KIND_ORDER.index(a[0]))  # stable: triage order within each kind
-    lines = [escape_data(line) for line in (mode_line(result), rules_line(result.rules), approvals_line(result.approvals)) if line]
+    # The verdict opens the log (in a review right under the settings line, the interface's first line) and ends it.
+    verdict = escape_data(summary_line(result, groups))
+    said = [escape_data(line) for line in (rules_line(result.rules), mode_line(result), approvals_line(result.approvals)) if line]
+    head = 1 if rules_line(result.rules) else 0
+    lines = [*said[:head], verdict, *said[head:]]
     left_out = {kind: 0 for kind in KIND_ORDER}
     shown = {kind: 0 for kind in KIND_ORDER}
     for command, message, at_file, at_line, title in annotations:
@@ -94,7 +98,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
             escape_data(f"{counted} more are not annotated (GitHub shows {SHOWN_PER_KIND} of each kind); the job summary lists them all")
         )
     lines += [escape_data(f"Next: {step}") for step in next_steps(groups, result, options)]
-    lines.append(escape_data(summary_line(result)))
+    lines.append(verdict)
     return "\n".join(lines) + "\n"
 
 

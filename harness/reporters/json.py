@@ -17,6 +17,8 @@ from harness.reporters.common import (
     next_steps,
     rules_line,
     subtree_folds,
+    summary_line,
+    tally,
 )
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
@@ -33,6 +35,9 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         **({"approvals": approvals_line(result.approvals)} if approvals_line(result.approvals) else {}),
         **({"launches": launches_line(result.launches)} if result.launches else {}),
         "ok": result.ok,
+        # The verdict line and its counts, as every format states them (harness/reporters/common.py: tally).
+        "verdict": summary_line(result, groups),
+        "counts": {name: value for name, value in vars(tally(result, groups)).items() if name != "ok"},
         "baseline": result.baseline,
         "summary": summary_paragraph(groups, result),
         "cases": [

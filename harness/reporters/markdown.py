@@ -27,6 +27,7 @@ from harness.reporters.common import (
     LISTED_TIERS,
     SHOWN_LAUNCHES,
     Fold,
+    alike_rows,
     approvals_line,
     by_tier,
     describe_group,
@@ -123,10 +124,17 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
     return lines + ([""] + _full_values(shortened) if shortened else [])
 
 
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
 def breakable_text(text: str) -> str:
     """`text` escaped as markdown text, with a break opportunity after each dot or slash inside a word: a dotted key
-    or a script path in a message wraps instead of widening its table past the page."""
-    return LONG_WORD.sub(_breakable_word, markdown_text(text))
+    or a script path in a message wraps instead of widening its table past the page. What a message writes as
+    inline code (`config-harness known`) renders as code, never as literal backticks."""
+    parts = INLINE_CODE.split(text)  # even: plain text; odd: what was between backticks
+    return "".join(
+        LONG_WORD.sub(_breakable_word, markdown_text(part)) if index % 2 == 0 else breakable_code(part) for index, part in enumerate(parts)
+    )
 
 
 def _breakable_word(word: re.Match[str]) -> str:
@@ -153,13 +161,13 @@ def _where_cell(group: Group, all_ids: Sequence[str]) -> str:
 
 def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     """One row per cause: what it says, where (cases, or launches' script lines) and the fix in the script's text."""
-    lines = ["| finding | where | fix |", "|---|---|---|"]
-    for g in merged_launches(groups):
-        fix = fix_text(g).removeprefix("fix: ")
-        lines.append(
-            f"| {breakable_text(without_waiver_note(describe_group(g)))} | {_where_cell(g, all_ids)} "
-            f"| {breakable_text(fix) if fix else ''} |"
-        )
+    rows = alike_rows(merged_launches(groups))
+    fixes = [fix_text(row.first).removeprefix("fix: ") for row in rows]
+    lines = ["| finding | where | fix |", "|---|---|---|"] if any(fixes) else ["| finding | where |", "|---|---|"]
+    for row, fix in zip(rows, fixes, strict=True):
+        g = row.first
+        cells = [breakable_text(without_waiver_note(describe_group(g)) + row.suffix()), _where_cell(g, all_ids)]
+        lines.append("| " + " | ".join(cells + ([breakable_text(fix)] if any(fixes) else [])) + " |")
     return lines
 
 
@@ -183,8 +191,12 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     groups = group_findings(result.cases, result.findings)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
-    lines = [markdown_text(line) + "  " for line in (rules_line(result.rules), approvals_line(result.approvals)) if line]
-    lines += [""] if lines else []
+    verdict, _, counted = summary_line(result, groups).partition(": ")
+    # The verdict and its counts first (in a review, right under the line that says which settings decided it: the
+    # interface's first line), then what blocks (open); every other section is folded.
+    settings = [markdown_text(rules_line(result.rules)) + "  "] if result.rules is not None else []
+    lines = [*settings, f"**{verdict}**: {markdown_text(counted)}", ""]
+    lines += [markdown_text(approvals_line(result.approvals)) + "  ", ""] if approvals_line(result.approvals) else []
     lines += [f"## {options.title}", ""]
     if result.comparison is not None:
         old, new = (breakable_code(side) for side in (result.comparison.old, result.comparison.new))  # a long path wraps
@@ -202,7 +214,8 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
                     if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING)
                     else _value_table(folded(listed), all_ids)
                 )
-                sections += _section(tier_heading(tier, merged_launches(listed)), table, open_always=severity == ERROR)
+                title = tier_heading(tier, merged_launches(listed))
+                sections += _section(title, table, open_always=True) if severity == ERROR else _folded(title, table)
         if sections:
             lines += [f"### {heading}", "", *sections]
     if tiers.get(Tier.REFACTOR):
@@ -226,8 +239,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
         lines.append(f"- orphan golden: {code_span(orphan, in_table=False)}")
     steps = next_steps(groups, result, options)
     if steps:
-        lines += ["", "**Next steps**", "", *[f"- {markdown_text(step)}" for step in steps]]
-    lines += ["", markdown_text(summary_line(result))]
+        lines += ["", "**Next steps**", "", *[f"- {breakable_text(step)}" for step in steps]]
     return "\n".join(lines) + "\n"
 
 

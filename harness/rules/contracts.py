@@ -19,6 +19,7 @@ from harness.gates.errors import describe_yaml_error
 from harness.gates.reader import InputLimitError, read_text
 from harness.model.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
 from harness.model.matrix import Case
+from harness.model.schema import ANY, ListOf, OneOf, Shape, Table, first_problem
 from harness.model.settings import Settings, display_path
 from harness.rules import BY_KEY, KINDS
 from harness.rules.base import ContractError, ProgramLookup, View, Violation, plain
@@ -145,6 +146,24 @@ CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry
 SETTINGS, HYDRA, KNOWN, ENTRY, LAUNCH = "[settings]", "[hydra]", "[known]", "[entry]", "[launch]"
 SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN, "entry": ENTRY, "launch": LAUNCH})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
+# The shape of a contracts (or known) file before any entry is read (harness/model/schema.py): `waivers: 5` is one
+# line naming the key, never a TypeError. An empty `waivers:` is YAML's null, read as no entries.
+_ENTRIES = OneOf((ListOf(Table({}, closed=False, what="a mapping")), type(None)))
+FILE_SHAPE = Table(dict.fromkeys(FILE_KEYS, _ENTRIES), what="a mapping")
+WAIVER_SHAPE = Table(
+    {"contract": str, "path": str, "reason": str, "until": OneOf((str, datetime.date, type(None))), "cases": str},
+    required=frozenset({"contract", "path", "reason"}),
+    what="a waiver",
+)
+CHANGE_SHAPE = Table({key: ANY if key in ("old", "new") else str for key in CHANGE_KEYS}, required=frozenset({"reason"}), what="a record")
+
+
+def _conform(origin: Path, document: Any, shape: Shape) -> None:
+    """A ContractError at the line of the first key that leaves `shape`."""
+    problem = first_problem(document, shape)
+    if problem is not None:
+        holder = problem.holder if problem.holder is not None else document
+        raise ContractError(f"{_where(origin, holder, problem.key)}: {problem.at() + ': ' if problem.path else ''}{problem.message}")
 
 
 def parse_terms(origin: Path, entry: Any) -> Mapping[str, Any]:
@@ -168,7 +187,7 @@ def parse_contracts(text: str, origin: Path, legacy_known: bool = False) -> Cont
         document = yaml.load(text, Loader=_ContractLoader) or _Lines()
     except yaml.YAMLError as error:
         raise ContractError(describe_yaml_error(error, str(origin))) from None
-    _strict_keys(origin, document, FILE_KEYS, "the contracts file")
+    _conform(origin, document, FILE_SHAPE)
     contracts = [_parse_contract(origin, entry) for entry in document.get("contracts") or []]
     names = {c.name for c in contracts}
     waivers = []
@@ -176,9 +195,9 @@ def parse_contracts(text: str, origin: Path, legacy_known: bool = False) -> Cont
         if isinstance(entry, dict) and "finding" in entry:
             waivers.append(_known_entry(origin, entry, legacy_known))
             continue
-        _strict_keys(origin, entry, WAIVER_KEYS, "a waiver")
+        _conform(origin, entry, WAIVER_SHAPE)
         for required in ("contract", "path", "reason"):
-            if not isinstance(entry.get(required), str) or not entry[required].strip():
+            if not entry[required].strip():
                 raise ContractError(f"{_where(origin, entry)}: a waiver needs a non-empty {required!r}")
         if entry["contract"] not in names and entry["contract"] != TARGET_WAIVER:
             raise ContractError(f"{_where(origin, entry, 'contract')}: waiver names no contract: {entry['contract']!r}")
@@ -254,7 +273,7 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         raise ContractError(f"{_where(origin, entries)}: changes must be a list of records")
     records = []
     for entry in entries:
-        _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
+        _conform(origin, entry, CHANGE_SHAPE)
         subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
         if len(subjects) != 1:
             raise ContractError(

@@ -85,7 +85,7 @@ def test_a_built_wheel_works_alone_in_a_fresh_venv_and_runs_the_template_steps(t
         completed = sh(["bash", "-e", "-c", steps[name]["run"]], repo, env)
         assert completed.returncode == 0, f"{name}: {completed.stdout[-1500:]} {completed.stderr[-1500:]}"
     assert "## config-harness" in summary.read_text()
-    assert "exit=0\nverdict=config-harness: no introduced error\n" in (tmp_path / "github-output").read_text()
+    assert "exit=0\nverdict=config-harness: OK, no blocking cause\n" in (tmp_path / "github-output").read_text()
     break_a_config(repo)
     failed = sh(["bash", "-e", "-c", steps["Check every config case"]["run"]], repo, env)
     assert failed.returncode == 1 and "::error" in failed.stdout
@@ -113,3 +113,23 @@ def test_the_pre_commit_hook_works_remote_and_local(tmp_path):
     for command in (["try-repo", str(clone), "config-harness-check", "--all-files"], ["run", "--all-files"]):
         failed = sh([*pre_commit, *command], repo, env)
         assert failed.returncode == 1 and 'device.map.qkv: "qkv_proj" -> —' in failed.stdout, failed.stdout[-3000:]
+
+
+def test_the_pre_commit_hook_runs_when_only_a_launch_script_or_python_source_is_staged(tmp_path):
+    """Issue 40 item 7: a typo in a launch script was committed with "Skipped" (the hook ran only on YAML and TOML)."""
+    pre_commit = [sys.executable, "-m", "pre_commit"]
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    repo = small_repository(tmp_path / "repo")
+    shutil.copy(ROOT / "templates" / "pre-commit-config.yaml", repo / ".pre-commit-config.yaml")
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-q", "-m", "hook")
+    for name, text in (("scripts/run.sh", "python -m app.main trainer.lr=0.3\n"), ("app/model.py", "class Model:\n    pass\n")):
+        write_tree(repo, {name: text})
+        git(repo, "add", name)
+        staged = sh([*pre_commit, "run"], repo, env)  # what `git commit` runs: the staged files only
+        assert "Skipped" not in staged.stdout and "config-harness check" in staged.stdout, staged.stdout[-2000:]
+        assert staged.returncode == 0, staged.stdout[-2000:]

@@ -59,7 +59,8 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     # The job's result is the review's: it failed, and the verdict step says why, in the checks list.
     review = json.loads(harness(pull_request, "diff", "--base", "origin/main", "--format", "json").stdout)
     introduced_errors = [g for g in review["groups"] if g["severity"] == "error" and g.get("origin") == "introduced"]
-    verdict = f"config-harness: {len(introduced_errors)} introduced errors"
+    causes = review["counts"]["causes"]  # the blocking causes, as every format counts them
+    verdict = f"config-harness: FAILED, {causes} blocking cause{'s' * (causes != 1)}"
     assert run.outputs["review"]["exit"] == "1" and run.outcomes[verdict] == "failure" and run.failed, run.outcomes
     assert run.outcomes["Check every config case"] == "skipped"
     assert run.outcomes["Keep the comment for the commenting workflow"] == "success"
@@ -120,7 +121,10 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     assert lines[0] == f"### {verdict}" and len(lines) <= MAX_BODY_LINES and len(body) <= COMMENT_LIMIT
     errors = lines[lines.index("Introduced errors, one line per cause:") + 2 :]
     errors = errors[: errors.index("")]
-    assert len(errors) == len(introduced_errors) and all(line.startswith("- `") for line in errors), errors
+    # One row per cause, causes alike (the same words but for a key or entry) sharing one row with their count.
+    alike = [re.search(r"\(and (\d+) more alike: ", line) for line in errors]
+    assert sum(1 + (int(m.group(1)) if m else 0) for m in alike) == len(introduced_errors), errors
+    assert all(line.startswith("- `") for line in errors), errors
     for damage in DAMAGES:
         assert any(damage in line for line in errors), (damage, errors)
     # The introduced warnings, if the review has any, follow in their own list (the rest of the 14 lines of causes).

@@ -206,4 +206,6 @@ def test_upgrade_report_diffs_every_case_between_two_releases(project_tree, cli)
     assert reported == expected and expected
     assert all(f["severity"] == "info" for f in dp["findings"] if f["kind"] in ("removed", "added", "changed"))
     markdown = cli("diff", str(old), str(new), "--format", "markdown", "--title", "verl 0.8.0 → 0.9.1")
-    assert markdown.out.startswith("## verl 0.8.0 → 0.9.1\n") and "### Changed values" in markdown.out
+    # The verdict first, then the title; differences are details, folded under their count.
+    assert markdown.out.startswith("**OK**: ") and "\n\n## verl 0.8.0 → 0.9.1\n" in markdown.out
+    assert "<summary>Changed values (" in markdown.out

@@ -81,7 +81,7 @@ def test_a_real_reviews_comment_is_posted_on_the_events_pull_request(artifact, c
     assert posted.code == 0 and posted.out == "7\n", posted.err
     body = (tmp_path / "comment.md").read_text()
     lines = body.splitlines()
-    assert lines[0] == "### config-harness: 1 introduced error" and len(lines) <= MAX_BODY_LINES and len(body) < COMMENT_LIMIT
+    assert lines[0] == "### config-harness: FAILED, 1 blocking cause" and len(lines) <= MAX_BODY_LINES and len(body) < COMMENT_LIMIT
     assert "- `gpu-critical: device.map.qkv is required but missing  (3 cases: train/gpu/*)`" in lines
     assert lines[-1] == f"[The whole review is in the job summary]({RUN_URL})."
     assert "The job: failure." in body
@@ -131,7 +131,7 @@ def test_workflow_commands_markdown_links_images_html_and_mentions_in_the_artifa
     assert "evil.example" not in outside_code and "@octocat" not in outside_code and "<img" not in outside_code
     assert re.findall(r"<(\w+)", outside_code) == ["h3", "p", "p", "ul", *["li"] * len(hostile), "p", "p", "a"], outside_code
     assert outside_code.count('<a href="') == 1 and f'<a href="{RUN_URL}">' in outside_code  # the run's link, from the event
-    assert "all good" not in body and body.startswith("### config-harness: 1 introduced error\n")  # recomputed, not the artifact's
+    assert "all good" not in body and body.startswith("### config-harness: FAILED, 1 blocking cause\n")  # recomputed, not the artifact's
 
 
 def test_the_verdict_and_every_count_come_from_checked_fields(artifact, cli, tmp_path):

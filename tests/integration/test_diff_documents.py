@@ -44,7 +44,7 @@ def test_each_mode_says_what_it_compares_in_one_line_in_text_and_json(releases, 
     for args, (mode, line) in expected.items():
         text = cli("--settings", "harness.toml", "diff", *args, "--jobs", "1")
         assert text.code == 1 if mode != "trees" else text.code == 0, (args, text.err)
-        assert text.out.splitlines()[0] == line
+        assert text.out.splitlines()[1] == line  # under the verdict
         report = cli("--settings", "harness.toml", "diff", *args, "--jobs", "1", "--format", "json").json()
         assert (report["mode"], report["comparing"]) == (mode, line)
         assert ("changes" in report) == (mode != "trees")  # the interface's `changes` is a diff of files
@@ -133,7 +133,8 @@ def test_verbose_lists_what_a_file_diff_folds_and_quiet_keeps_the_errors_and_the
     verbose = cli("diff", "old.yaml", "new.yaml", "--verbose").out.splitlines()
     assert '  ERROR flag: false -> "${base_flag}"  (new.yaml)' in verbose
     quiet = cli("diff", "old.yaml", "new.yaml", "--quiet").out.splitlines()
-    assert quiet[0] == "Changed values (1 key):" and quiet[-1] == "FAILED: 1 file against old.yaml: 1 changed; 2 errors"
+    verdict = "FAILED: 1 file against old.yaml: 1 changed; 1 file that differs"
+    assert quiet[:2] == [verdict, "Changed values (1 key):"] and quiet[-1] == verdict
     assert not any(line.startswith("comparing ") for line in quiet)
 
 

@@ -43,7 +43,9 @@ def test_a_root_only_one_tree_has_is_new_or_gone_never_a_file_diff(small_project
 def test_files_mode_only_when_asked_and_it_says_so(small_project, tmp_path, cli):
     old, new = two_releases(small_project, tmp_path)
     files = cli("--settings", "harness.toml", "diff", str(old), str(new), "--files", cwd=tmp_path)
-    assert files.code == 1 and files.out.startswith(f"comparing two folders file by file, 4 files: {old} -> {new}\n")
+    assert (
+        files.code == 1 and files.out.splitlines()[1] == f"comparing two folders file by file, 4 files: {old} -> {new}"
+    )  # under the verdict
     assert "  ERROR defaults: — -> [" in files.out and "(eval.yaml, train.yaml)" not in files.out
     report = cli("diff", str(old), str(new), "--files", "--format", "json").json()
     assert (

@@ -117,7 +117,7 @@ def test_refactors_are_folded_in_text_and_markdown(project, cli):
     result = check(cli)
     assert result.code == 1  # a golden that differs is an error, refactor or not
     assert "device.kind" not in result.out and "Refactors with unchanged values: 1 (folded; --verbose lists them)" in result.out
-    assert result.out.startswith("1 refactor with an unchanged value only on train/cpu/* (folded).")
+    assert result.out.split("\n", 1)[1].startswith("1 refactor with an unchanged value only on train/cpu/* (folded).")  # under the verdict
     assert '  ERROR device.kind: "cpu" -> "${backend}"  (3 cases: train/cpu/*; set by conf/backend/cpu.yaml:4)' in (
         check(cli, "--verbose").out.splitlines()
     )
@@ -155,7 +155,7 @@ def test_a_failing_run_ends_with_its_errors_the_waived_count_the_next_step_and_t
         "  ERROR trainer.epochs: 3 -> 4  (5 cases: train/*/default, train/*/sgd, route/legacy; set by conf/train.yaml:7)",
         "3 waived warnings on 3 cases, 1 distinct (--verbose lists them)",
         "Next: if these changes are intended: run `config-harness --settings harness.toml generate` and commit snapshots",
-        "FAILED: 7 cases against goldens in snapshots: 2 ok, 5 changed; 5 errors (1 cause), 3 warnings",
+        "FAILED: 7 cases against goldens in snapshots: 2 ok, 5 changed; 5 goldens to regenerate, 3 warnings",
     ]
     assert not any("tracked upstream" in line for line in lines)
     assert check(cli, "--quiet").out.splitlines()[-2:] == lines[-2:]
@@ -198,7 +198,8 @@ def test_a_case_with_an_error_finding_is_not_ok(project, cli):
     statuses = {c["id"]: c["status"] for c in report["cases"]}
     assert {i: s for i, s in statuses.items() if s != "ok"} == {f"train/gpu/{p}": "error" for p in ("default", "fast", "sgd")}
     assert (
-        check(cli).out.splitlines()[-1] == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 3 errors (1 cause), 3 warnings"
+        check(cli).out.splitlines()[-1]
+        == "FAILED: 7 cases against goldens in snapshots: 4 ok, 3 failing; 1 blocking cause (3 findings), 3 warnings"
     )
 
 
@@ -244,7 +245,7 @@ def test_an_orphan_golden_named_with_a_newline_cannot_start_a_workflow_command(p
     )
     # In a property `,` and `:` separate values, and `%` starts an escape: all three are escaped.
     assert any(line.startswith("::error file=snapshots/_generated_a%2Cb%3Ac%250A.yaml::") for line in github)
-    assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[:-1])
+    assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[1:-1])  # the verdict opens and ends it
     markdown = check(cli, "--format", "markdown").out.splitlines()
     assert "- orphan golden: `snapshots/_generated_x ::stop-commands::pwned .yaml`" in markdown
     assert not any(line.startswith("::") for line in check(cli).out.splitlines())
@@ -263,7 +264,7 @@ def test_keys_and_values_from_a_config_cannot_inject_commands_cells_or_html(proj
     edit(train, f"note: {json.dumps(hostile_value)}", f"note: {json.dumps(hostile_value + '!')}")
 
     github = check(cli, "--format", "github").out.splitlines()
-    assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[:-1])
+    assert all(line.startswith(("::error ", "::warning ", "Next: ")) for line in github[1:-1])  # the verdict opens and ends it
     assert not any(line.startswith("::stop-commands") for line in github)
     hostile = [line for line in github if "stop-commands" in line]
     # The title property escapes `:` too; in the data after the second `::`, only the line break needs escaping.

@@ -115,7 +115,7 @@ def test_findings_about_the_whole_run_come_first_without_cases():
     result = replace(result_of({IDS[0]: [Finding(Kind.CHANGED, "a.moved", 1, 2, ERROR, "CHANGED")]}), findings=(loosened,))
     groups = group_findings(result.cases, result.findings)
     assert [(g.tier, g.path, g.cases) for g in groups] == [(Tier.BLOCKING, "b.pinned", ()), (Tier.CHANGED, "a.moved", (IDS[0],))]
-    assert describe_cases(groups[0].cases, IDS) == "the whole run"
+    assert describe_cases(groups[0].cases, IDS) == "reported once for the run"
     assert summary_paragraph(groups, result) == (
         "1 contract change (1 without a recorded reason). 1 value changed on ppo_trainer/dp/default."
     )

@@ -23,7 +23,7 @@ def test_each_mode_decides_what_the_run_requires_and_checks(settings):
     rule_set = RuleSet.of(settings, strict_waivers=True)
     check, generate = Run.check(settings, rule_set), Run.generate(settings, rule_set)
     assert (check.mode, check.strict, check.launches, check.keep_rendered) == (RunMode.CHECK, True, True, False)
-    assert (generate.mode, generate.strict, generate.launches, generate.keep_rendered) == (RunMode.GENERATE, True, False, True)
+    assert (generate.mode, generate.strict, generate.launches, generate.keep_rendered) == (RunMode.GENERATE, True, True, True)
     assert Run.generate(settings, rule_set, write=False).keep_rendered is False
     assert check.baseline == GoldenFolder(settings.snapshot_dir) == generate.baseline and check.sourced == frozenset({ERROR})
     comparison = Comparison(Mode.TREES, "old", "new")
