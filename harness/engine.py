@@ -734,7 +734,6 @@ class Engine:
             cases = followed(cases)
             rules = run.review.used()
             findings = run.review.findings(records) + findings  # settings changes first, in every format
-            approved = approvals(cases, findings, run.settings)
         if run.review is not None and run.program_views is not None:  # code that writes the config after composing
             findings += entry_write_changes(*run.program_views)
         elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
@@ -761,6 +760,8 @@ class Engine:
             findings += unmatched_records(
                 run.contracts.changes, run.baseline.contract_texts(), [f for r in cases for f in r.findings] + findings
             )
+        if run.review is not None:  # every loosening with a recorded reason counted: launches' and known entries' too
+            approved = approvals(cases, findings, run.settings)
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
         return MatrixResult(
             cases=tuple(cases),
@@ -827,7 +828,8 @@ class Engine:
         entries = known.known_entries(run.contracts)
         findings: list[Finding] = []
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
-            judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
+            # An entry for a launch's cause can only be judged on a run that checked the launches.
+            judged = [e for e in entries if launches_checked or not (e.cases.startswith(LAUNCH_PREFIX) or e.finding == Kind.LAUNCH)]
             findings += known.stale_entries(judged, cases)
         findings += known.unheeded_records(run.contracts)
         if run.review is not None and entries and not run.review.first_adoption:

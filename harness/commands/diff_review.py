@@ -13,8 +13,9 @@ from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review import baselines, gitrepo
+from harness.review.around import around_review
 from harness.rules.contract_changes import read_contract_files
-from harness.rules.review_rules import around_review, rules_for_review
+from harness.rules.review_rules import rules_for_review
 from harness.targets import case_rules, program_view
 
 
