@@ -10,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test test-e2e test-compat lint docs update-snapshots upgrade-report bench fuzz clean-cache clean
+.PHONY: setup check-config test test-e2e coverage test-compat lint docs update-snapshots upgrade-report bench fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -41,9 +41,14 @@ test: setup
 
 # The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples),
 # and the quick tier's slow integration files.
-PROPERTY_TESTS := tests/unit/test_diff.py tests/unit/test_gates.py tests/unit/test_contract_meaning.py
+PROPERTY_TESTS := tests/unit/test_diff.py tests/unit/test_gates.py tests/unit/test_contract_meaning.py tests/integration/test_fuzz_shapes.py
 test-e2e: setup
 	@CONFIG_HARNESS_HYPOTHESIS=thorough $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml $(PROPERTY_TESTS) $(SLOW_TESTS)
+
+# The quick tier again under coverage, with OmegaConf's OC_CAUSE=1 (an error's cause set to itself, as under a
+# tracer): prints the coverage of harness/ and fails under the floor in pyproject.toml ([tool.coverage.report]).
+coverage: setup
+	@OC_CAUSE=1 $(BIN)/python -m pytest -q --cov --cov-report=term tests/unit tests/integration $(addprefix --ignore=,$(SLOW_TESTS))
 
 # The compose and review tests at both ends of the supported range: fresh venvs in a temporary folder (never the
 # checkout) with the lowest Python and the floors of hydra-core, omegaconf and PyYAML, then the highest of each.

@@ -2,7 +2,9 @@
 and 4n on the shape a hostile pull request would grow, in process (CPU time, fastest of `--runs`).
 
 - Python sources (`harness.readers.pysource`, a fresh index each run, parse included): n classes each resolved as a
-  `_target_`, an inheritance chain n deep, a lattice of n levels (two paths to every base), a class with n bases;
+  `_target_`, an inheritance chain n deep, a lattice of n levels (two paths to every base), a class with n bases,
+  `__all__ = m.__all__ + m.__all__` chained through n modules (issue 41); config writes (issue 43): n writes in an
+  entry point, n functions it calls by name that call each other in a circle;
 - launch scripts (`harness.readers.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
   n variables read across n branches, and a variable doubled n times (past the word budget from the 11th);
 - settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
@@ -43,7 +45,7 @@ def sources(files: dict[str, str], targets: list[str]) -> Callable[[], Any]:
     folder = Path(tempfile.mkdtemp(prefix="bench-budgets-")) / "app"
     SCRATCH.append(folder.parent)  # removed at the end, with bench_scaling's own
     folder.mkdir()
-    for name, text in {"__init__.py": "from .m import *\n", **files}.items():
+    for name, text in ({"__init__.py": "from .m import *\n"} | files).items():
         (folder / name).write_text(text)
 
     def resolve() -> None:
@@ -71,6 +73,35 @@ def bases(n: int) -> Callable[[], Any]:
     text = "class C0:\n    pass\n" + "".join(f"class B{i}(C0):\n    pass\n" for i in range(n))
     text += f"class Model({', '.join(f'B{i}' for i in range(n))}):\n    pass\n"
     return sources({"m.py": text}, ["app.m.Model"])
+
+
+def all_chain(n: int) -> Callable[[], Any]:
+    return sources(hostile.doubled_all_chain(n), ["app.Model"])
+
+
+def writes_in(n_functions: int, n_writes: int) -> Callable[[], Any]:
+    from harness.readers.writes import entry_points, entry_writes
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-budgets-")) / "app"
+    SCRATCH.append(folder.parent)
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "main.py").write_text(hostile.config_writes(n_functions, n_writes))
+
+    def read() -> None:
+        index = SourceIndex([folder])
+        for entry in entry_points(index):
+            entry_writes(index, entry)
+
+    return read
+
+
+def write_statements(n: int) -> Callable[[], Any]:
+    return writes_in(1, n)
+
+
+def write_calls(n: int) -> Callable[[], Any]:
+    return writes_in(n, 2)
 
 
 def read(scripts: list[str]) -> Callable[[], Any]:
@@ -132,6 +163,9 @@ INPUTS = {
     "inheritance depth": (inheritance, 24),
     "class lattice": (lattice, 12),  # two classes of the chain budget per level: 48 levels stay within it
     "class bases": (bases, 16),
+    "__all__ sums chained": (all_chain, 24),  # 4n = 96 modules: within the chain budget of 100
+    "config writes": (write_statements, 400),  # issue 43: writes to the config in one entry point
+    "config write calls": (write_calls, 40),  # functions called by name, each in a circle: within 200 functions
     "scripts": (scripts, 200),
     "overrides": (overrides, 400),
     "script nesting": (nesting, 36),

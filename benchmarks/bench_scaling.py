@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.check import compare_with_base  # noqa: E402
+from harness.compare import compare_with_base  # noqa: E402
 from harness.composition.compose import HydraSession  # noqa: E402
 from harness.composition.provenance import leaf_sources  # noqa: E402
 from harness.composition.render import dump_yaml, render_golden, to_plain  # noqa: E402

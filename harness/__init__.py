@@ -43,6 +43,10 @@ _PUBLIC = {
     "BadInput": "harness.gates.errors",
     "ExitCode": "harness.gates.errors",
     "main": "harness.cli",
+    # The facade (harness/api.py, docs/python-api.md): load the settings, run a check, render its report.
+    "load": "harness.api",
+    "check": "harness.api",
+    "report": "harness.api",
 }
 
 __all__ = ["__version__", *_PUBLIC]

@@ -22,6 +22,7 @@ from omegaconf import OmegaConf
 from harness.composition.compose import ComposeError, HydraSession
 from harness.composition.hydra_compat import header_of
 from harness.gates.budget import BudgetExceeded, python_tree, toml_document
+from harness.gates.confine import ENV_READ
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.gates.writer import write_atomic
@@ -474,7 +475,7 @@ def _argument(keyword: ast.keyword, path: Path) -> Any:
     """A keyword's literal value; a `config_path` computed from `__file__` evaluated statically (never run)."""
     value = _literal(keyword.value)
     if value is ... and keyword.arg == "config_path":
-        from harness.launches import NotStatic, static_value
+        from harness.readers.entries import NotStatic, static_value
 
         computed = static_value(keyword.value, path)
         return ... if isinstance(computed, NotStatic) else computed
@@ -992,6 +993,9 @@ def adopt(
     sources = python_sources_of(entry, base)
     if sources:
         table["python_sources"] = sources
+    variables = search_path_variables(config_dir, discovery.roots)
+    if variables:  # what the roots' own search paths read (schnetpack's `file://${oc.env:PWD}`); nothing else may be
+        table["search_path_env"] = variables
     switches = switch_routes(config_dir, discovery.roots, guess, cache_dir)
     taken = {route["name"] for route in table.get("routes", [])}
     if switches.routes:
@@ -1139,6 +1143,21 @@ class Switches:
     left_out: tuple[LeftOut, ...] = ()
 
 
+def search_path_variables(config_dir: Path, roots: Sequence[str]) -> list[str]:
+    """The environment variables the roots' own `hydra.searchpath` entries read (`${oc.env:NAME}`), sorted."""
+    names: set[str] = set()
+    for root in roots:
+        try:
+            document = yaml.safe_load(read_text(config_dir / f"{root}.yaml"))
+        except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+            continue
+        hydra = document.get("hydra") if isinstance(document, dict) else None
+        entries = hydra.get("searchpath") if isinstance(hydra, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            names.update(read.group(1) for read in ENV_READ.finditer(entry if isinstance(entry, str) else ""))
+    return sorted(names)
+
+
 def switched_groups(root_file: Path) -> list[str]:
     """The groups a root's defaults list leaves off (`- experiment: null`): what a user turns on per run."""
     try:
@@ -1210,7 +1229,7 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
     """What init says of each `@hydra.main` whose `config_path` is computed: the folder it evaluates to (read with
     ast from `__file__` and `os.path`/`pathlib` joins, never run) when that is this config folder, or which argument
     it cannot evaluate and why."""
-    from harness.launches import NotStatic, static_value
+    from harness.readers.entries import NotStatic, static_value
 
     said = []
     for path, line, _ in hydra_mains(repository):

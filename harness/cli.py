@@ -7,18 +7,12 @@ import functools
 import os
 import sys
 import traceback
-from typing import NoReturn
 
 from harness import __version__
 from harness.commands import COMMANDS
-from harness.commands.common import add_global_flags, drop_ignored_globals, say
+from harness.commands.common import Parser, add_global_flags, drop_ignored_globals, say
 from harness.composition.session import Session
 from harness.gates.errors import ExitCode, bad_input_line
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
-        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
 def version_line() -> str:
@@ -42,16 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
     Built once per process: it depends on nothing but the code, parsing never changes it, and building it costs
     more than a small check (argparse looks up a translation for every help string).
     """
-    parser = _Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
+    parser = Parser(prog="config-harness", description="Golden-file regression harness for Hydra config trees.")
     parser.add_argument("--version", action="version", version=version_line())
     add_global_flags(parser)
     commands = parser.add_subparsers(
-        dest="command", required=True, parser_class=_Parser, metavar="COMMAND", help="what to do (`config-harness COMMAND --help` says how)"
+        dest="command", required=True, parser_class=Parser, metavar="COMMAND", help="what to do (`config-harness COMMAND --help` says how)"
     )
     for command in COMMANDS:
         # The global flags a command uses may also follow its name (`check --no-cache`); given there, they win.
         # SUPPRESS: absent ones leave the value given before the name alone.
-        after = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
+        after = Parser(add_help=False, argument_default=argparse.SUPPRESS)
         add_global_flags(after, command.AFTER)
         subparser = commands.add_parser(command.NAME, parents=[after], help=command.HELP, description=command.HELP)
         command.add_arguments(subparser)

@@ -19,14 +19,18 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from harness.check import as_review, compare_with_base, hydra_findings, semantic_findings
+from harness.compare import as_review, compare_with_base, hydra_findings, semantic_findings
 from harness.composition.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
-from harness.composition.provenance import Source, leaf_sources
+from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
-from harness.model.diff import diff_trees
+from harness.composition.resolve import MISSING, lookup
+from harness.composition.shards import Shard
+from harness.config_writes import entry_write_changes, record_findings, write_record
+from harness.gates.confine import project_root
+from harness.model.diff import describe_value, diff_trees, same_value, split_path
 from harness.model.findings import (
     ERROR,
     INFO,
@@ -45,6 +49,7 @@ from harness.model.findings import (
     Origin,
     Refiner,
     Status,
+    ViaDefault,
 )
 from harness.model.hints import case_hint
 from harness.model.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
@@ -52,7 +57,7 @@ from harness.model.settings import Settings, SettingsError, display_path
 from harness.review.baselines import Baseline, BaselineEntry, GoldenFolder
 from harness.review.gitrepo import GitError
 from harness.review.goldens import Goldens, golden_path
-from harness.rules import known
+from harness.rules import invariants, known
 from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
@@ -242,10 +247,13 @@ def check_case(
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
     warned = warning_findings(composed.warnings)
     if composed.config is None:
-        failure = Finding(Kind.ERROR, "", severity=ERROR, message=composed.error or "compose failed")
+        from harness.launches import absent_config
+
+        absent = absent_config(run.settings, case.config_name) if "Cannot find primary config" in (composed.error or "") else ""
+        failure = Finding(Kind.ERROR, "", severity=ERROR, message=(composed.error or "compose failed") + (f" ({absent})" if absent else ""))
         return CaseResult(case, golden, Status.ERROR, (failure, *warned))
     tree = to_plain(composed.config)
-    rendered = render_golden(case, composed.config, tree)
+    rendered = render_golden(case, composed.config, tree, recorded_provenance(run, session, case))
     entry = baseline_entry(run.baseline, case, routes_by_target)
     expects_golden = run.baseline.missing_is_error
     status, findings = compare_with_base(composed.config, tree, rendered, entry, golden if expects_golden else None)
@@ -258,8 +266,8 @@ def check_case(
         )
         checked_case = replace(case, same_as=None)
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
+    findings = invariant_findings(findings, composed, tree, entry, session)
     findings = as_review(findings, run.baseline.differences) + warned
-    findings = known.excuse(findings, known.known_entries(run.contracts), case.id, utc_today())
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
@@ -279,7 +287,95 @@ def check_case(
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
         digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
-    return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+    annotated = annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
+    # Known entries name a cause by the file that set its key: judged once the findings carry their sources.
+    return known.excuse_results([annotated], known.known_entries(run.contracts), utc_today())[0]
+
+
+def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
+    """The header lines a golden written now records (where its values came from); only for a run that writes goldens."""
+    if not run.keep_rendered:
+        return ""
+    try:
+        return provenance_lines(session, case, project_root(run.settings.origin.parent))
+    except Exception:  # provenance is a courtesy: a case that composed but cannot be replayed is written without it
+        return ""
+
+
+def traced(findings: list[Finding], recorded: Recorded, session: HydraSession) -> list[Finding]:
+    """The differences from a golden told where the golden's values came from, from the provenance its header records
+    (no git, no old tree): a removed key names the file and line that held it; a key whose line vanished while a
+    Python default keeps its value is that removal, a warning (the program sees no change); and an option the case
+    selected when the golden was written that no longer exists is `option_gone`, naming its file."""
+    if not recorded.selected and not recorded.keys:
+        return findings
+    out = []
+    for finding in findings:
+        via = finding.detail_as(ViaDefault)
+        if finding.kind == Kind.CHANGED and via is not None and same_value(finding.old, finding.new):
+            held = recorded.source_of(finding.path)
+            if held is not None:
+                finding = replace(
+                    finding,
+                    kind=Kind.REMOVED,
+                    severity=WARNING if finding.severity == ERROR else finding.severity,
+                    message=f"{finding.path}: removed from {held} (was {describe_value(finding.old)}); the program still gets "
+                    f"{describe_value(finding.new)} from the Python default of {via.facts.owner} ({via.facts.source})",
+                    source=held,
+                )
+        elif finding.kind == Kind.REMOVED and finding.source is None:
+            finding = replace(finding, source=recorded.source_of(finding.path))
+        out.append(finding)
+    removed = [f for f in out if f.kind == Kind.REMOVED]
+    if removed and recorded.selected:
+        out += options_gone(recorded, removed, session)
+    return out
+
+
+def options_gone(recorded: Recorded, removed: list[Finding], session: HydraSession) -> list[Finding]:
+    """An `option_gone` error for each option the golden's case selected that its group no longer has."""
+    findings = []
+    listed: dict[str, list[str]] = {}
+    for selected in recorded.selected:
+        if selected.group not in listed:
+            try:
+                listed[selected.group] = session.group_options(selected.group, registered=True)
+            except Exception:  # a group Hydra cannot list any more: none of its options exist
+                listed[selected.group] = []
+        if selected.option in listed[selected.group]:
+            continue
+        lost = [f.path for f in removed if f.source is not None and getattr(f.source, "file", None) == selected.file]
+        findings.append(
+            Finding(
+                Kind.OPTION_GONE,
+                selected.group,
+                selected.option,
+                None,
+                ERROR,
+                f"{selected.group}: the option {selected.option} this case selected ({selected.file}) no longer exists"
+                + (f"; {len(lost)} key(s) it set are gone ({lost[0]}{', ...' if len(lost) > 1 else ''})" if lost else ""),
+                source=Source(selected.file),
+            )
+        )
+    return findings
+
+
+def invariant_findings(
+    findings: list[Finding], composed: Composed, tree: Any, entry: BaselineEntry | None, session: HydraSession
+) -> list[Finding]:
+    """The findings with the invariants of a runnable config added, computed on the fresh composition whatever the
+    golden holds: an interpolation the program cannot resolve is one `unresolved` finding (an `effective` finding
+    that says the same of its path goes), and the golden's recorded provenance traces what is gone."""
+    if entry is not None and entry.text is not None and any(f.kind in (Kind.REMOVED, Kind.CHANGED) for f in findings):
+        findings = traced(findings, recorded_in(entry.text), session)  # the header is read only when something went
+    unresolved = invariants.unresolved_findings(composed.config, tree, composed.hydra)
+    broken = {f.path for f in unresolved if f.severity == ERROR}
+    if broken and entry is not None and entry.error is None:
+        old_tree = base_tree(entry)  # `old`: what the baseline wrote there (a golden holds no `hydra:` subtree)
+        olds = {path: lookup(old_tree, path) for path in broken if split_path(path)[0] != "hydra"}
+        unresolved = [replace(f, old=olds[f.path]) if olds.get(f.path, MISSING) is not MISSING else f for f in unresolved]
+    kept = [f for f in findings if not (f.kind == Kind.EFFECTIVE and f.path in broken)]
+    return kept + unresolved
 
 
 def check_document(pair: DocumentPair) -> CaseResult:
@@ -325,7 +421,9 @@ def base_errors(run: Run, case: Case, entry: BaselineEntry | None) -> list[Findi
         config = OmegaConf.create(tree)
     except Exception:  # a golden at the base that OmegaConf cannot hold: nothing to compare with
         return []
-    return [f for f in semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules) if f.severity == ERROR]
+    findings = semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules)
+    findings += invariants.unresolved_findings(config, tree, entry.hydra)
+    return [f for f in findings if f.severity == ERROR]
 
 
 def base_tree(entry: BaselineEntry) -> Any:
@@ -469,7 +567,7 @@ class Engine:
     reference the optimized path is tested against.
     """
 
-    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False) -> None:
+    def __init__(self, run: Run, case_glob: str | Sequence[str] | None = None, plain: bool = False, shard: Shard | None = None) -> None:
         if plain:
             run = replace(run, settings=replace(run.settings, cache_dir=None, jobs=1))
         self.run_spec, self.plain = run, plain
@@ -492,6 +590,12 @@ class Engine:
         self.selected = [] if self.only_launches else select_cases(cases, matrix_globs or None)
         if not self.selected and not self.only_launches:
             raise SettingsError(f"{run.settings.origin}: the settings describe no case in {run.settings.config_dir}")
+        # `--shard K/N`: this shard's share of what `--case` selected, and of the launches (harness.composition.shards);
+        # a shard judges nothing that needs the whole run (stale waivers and known entries), `merge` does.
+        self.shard = shard
+        if shard is not None:
+            self.selected = shard.cases(self.selected)
+        self.launch_parts: tuple[list[CaseResult], LaunchTally, list[Finding]] | None = None  # `merge` gives them
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
         self._stems: dict = {}
@@ -502,6 +606,15 @@ class Engine:
     @property
     def settings(self) -> Settings:
         return self.run_spec.settings
+
+    @property
+    def program(self) -> Any:
+        """The settings' program view (harness.targets) for the record of config writes; None without python_sources."""
+        if not hasattr(self, "_program"):
+            from harness.targets import program_view
+
+            self._program = program_view(self.settings) if self.settings.python_sources else None
+        return self._program
 
     def _needed(self) -> list[Case]:
         """The selected cases plus the `same_as` twins they are compared with (parity needs the twin's tree)."""
@@ -528,7 +641,7 @@ class Engine:
         def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
             results = []
             twins: dict[str, Any] = {}
-            with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
+            with HydraSession.for_settings(run.settings, hydra_subtree=True) as session:  # hydra.run.dir must resolve too
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -563,7 +676,7 @@ class Engine:
         if case_id not in self._results:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
-            with HydraSession.for_settings(self.settings, hydra_subtree=self.run_spec.review is not None) as session:
+            with HydraSession.for_settings(self.settings, hydra_subtree=True) as session:
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None
@@ -574,6 +687,17 @@ class Engine:
                     twin = None if twin_config is None else to_plain(twin_config)
                 self._results[case_id] = check_case(self.run_spec, session, composed, twin, self._routes)
         return self._results[case_id]
+
+    def checked(self) -> tuple[list[CaseResult], tuple[list[CaseResult], LaunchTally, list[Finding]] | None]:
+        """What a shard hands to `merge`: each selected case's result and the launches' as checked, before `finish()`
+        judged the run as a whole (it moves Hydra's warnings to the run, follows cases, excuses known launches)."""
+        return [self.result(case.id) for case in self.selected], self.launch_parts
+
+    def adopt(self, results: Iterable[CaseResult], launch_parts: tuple[list[CaseResult], LaunchTally, list[Finding]] | None) -> None:
+        """`merge`: the shards' results stand for composing the cases and launches again; `finish()` then judges the
+        run once, as an unsharded run does."""
+        self._results.update((result.case.id, result) for result in results)
+        self.launch_parts = launch_parts
 
     def finish(self) -> MatrixResult:
         """The run's result: every selected case (checked now if not yet), and the findings about the run as a
@@ -598,6 +722,10 @@ class Engine:
             rules = run.review.used()
             findings = run.review.findings(records) + findings  # settings changes first, in every format
             approved = approvals(cases, findings, run.settings)
+        if run.review is not None and run.program_views is not None:  # code that writes the config after composing
+            findings += entry_write_changes(*run.program_views)
+        elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
+            findings += record_findings(self.program, self.settings.snapshot_dir)
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
         tally = None
         if launches_checked:
@@ -614,6 +742,12 @@ class Engine:
         else:
             cases += [_gone_result(name, run.review, records) for name in gone]
             cases = [_with_base_provenance(run.baseline, r) for r in cases]
+        if run.review is not None and run.contracts is not None and len(self.selected) == len(self.cases):
+            from harness.rules.contract_changes import unmatched_records
+
+            findings += unmatched_records(
+                run.contracts.changes, run.baseline.contract_texts(), [f for r in cases for f in r.findings] + findings
+            )
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
         return MatrixResult(
             cases=tuple(cases),
@@ -630,14 +764,33 @@ class Engine:
         """The settings' launch commands as cases (parsed, never run), each composed against this tree, their tally, and
         in a review the entry points' changes; each launch finding of a review says whether its override already failed
         the same way at the base."""
-        from harness import launches
         from harness.review.moves import moved_paths
 
-        moves = moved_paths(f for r in results for f in r.findings)
+        if self.launch_parts is None:
+            # A shard's launches take no moves: which keys moved is known only from every shard's cases (`merge`).
+            moves = {} if self.shard is not None else moved_paths(f for r in results for f in r.findings)
+            self.launch_parts = self._checked_launches(moves)
+        cases, counts, entries = self.launch_parts
+        return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
+
+    def _checked_launches(self, moves: dict[str, str]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
+        """The launches composed and checked (this shard's share of them), before known entries excuse any."""
+        from glob import escape
+
+        from harness import launches
+        from harness.composition.cases import id_matches
+
         review = self.run_spec.review
         entries: list[Finding] = []
+        if review is not None and self.shard is not None and self.shard.index > 1:
+            # A review pairs each launch with the base's and finds those gone: the first shard does them all.
+            return [], LaunchTally(0, 0, 0, 0), []
         if review is None:
-            cases, counts = launches.check_commands(self.settings, moves, case_glob=self.launch_glob)
+            glob = self.launch_glob
+            if self.shard is not None:  # each launch by its exact id (escaped); "" matches none
+                found = [c.id for c in launches.discover(self.settings) if id_matches(c.id, glob)]
+                glob = tuple(escape(launch) for launch in self.shard.launches(found)) or ("",)
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=glob)
         else:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
@@ -652,7 +805,7 @@ class Engine:
                 )
             except GitError as error:
                 raise SettingsError(str(error)) from None
-        return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
+        return cases, counts, entries
 
     def _known_findings(self, cases: Sequence[CaseResult], launches_checked: bool) -> list[Finding]:
         """Known entries that no longer match (on a whole run: a subset would make the others look fixed), and in a
@@ -663,7 +816,9 @@ class Engine:
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
             judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
             findings += known.stale_entries(judged, cases)
-        if run.review is not None and entries:
+        findings += known.unheeded_records(run.contracts)
+        if run.review is not None and entries and not run.review.first_adoption:
+            # At a first adoption the base has no rules to loosen: the pull request's apply, and every report says so.
             from harness.rules.contract_changes import read_contract_files
             from harness.rules.contracts import ContractError
 
@@ -672,13 +827,19 @@ class Engine:
                 base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
             except ContractError:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
-            findings += known.added_entries(cases, base_entries, run.contracts.changes if run.contracts else ())
+            records = run.contracts.changes if run.contracts else ()
+            owned = next((path for path in run.settings.contracts if not known.is_known_file(path)), None)
+            findings += known.added_entries(
+                cases, entries, base_entries, records, utc_today(), display_path(owned) if owned is not None else "", run.review.ref
+            )
         return findings
 
     def write(self, result: MatrixResult, prune: bool) -> MatrixResult:
         """Write the goldens of a finished run (`generate`; pytest's update run writes through syrupy, with the same
         `Goldens`), then prune; return the run as it stands after (cases `written`, goldens pruned, orphans left).
         Only cases that composed and differ are rewritten."""
+        if self.program is not None:
+            write_record(self.program, self.settings.snapshot_dir)  # the code's config writes, beside the goldens
         return self.prune(self.goldens.write(result), prune)
 
     def prune(self, result: MatrixResult, every_orphan: bool) -> MatrixResult:

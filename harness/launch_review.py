@@ -72,6 +72,7 @@ def tree_reader(project: Any) -> EntryReader:
 def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
     may come from the cache)."""
+    from harness.launches import module_path
     from harness.review import gitrepo
 
     # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
@@ -79,7 +80,7 @@ def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     prefix = "" if prefix == "." else prefix + "/"
 
     def read(entry: str, is_module: bool) -> tuple[str, str] | None:
-        candidates = [entry.replace(".", "/") + ".py", entry.replace(".", "/") + "/__main__.py"] if is_module else [entry]
+        candidates = [module_path(entry) + ".py", module_path(entry) + "/__main__.py"] if is_module else [entry]
         for candidate in candidates:
             if PurePosixPath(candidate).is_absolute() or ".." in PurePosixPath(candidate).parts:
                 continue  # never outside the project
@@ -97,7 +98,7 @@ def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
 def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Mapping[str, str]) -> tuple[dict[str, Any], Source | None]:
     """What starts an entry point: its `@hydra.main` literal arguments (read with `ast`) and its mapped config name,
     and the decorator's line. Empty when the project has no such file and no mapping."""
-    from harness.launches import hydra_main
+    from harness.readers.entries import as_shown, hydra_main
 
     arguments: dict[str, Any] = {}
     source = None
@@ -106,7 +107,7 @@ def entry_arguments(read: EntryReader, entry: str, is_module: bool, modules: Map
         path, text = found
         main = hydra_main(text)
         if main is not None:
-            arguments = {name: main.get(name, NOT_GIVEN) for name in MAIN_ARGUMENTS}
+            arguments = {name: as_shown(main.get(name, NOT_GIVEN)) for name in MAIN_ARGUMENTS}  # NotStatic as its text
             line = next(
                 (n for n, written in enumerate(text.splitlines(), 1) if "main(" in written and written.lstrip().startswith("@")), None
             )
@@ -136,10 +137,10 @@ def entry_changes(
     entries: dict[tuple[str, bool], list[str]] = {}
     for checked in base:
         if checked.case.launch.entry:
-            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), [])
+            entries.setdefault((checked.case.launch.program, checked.case.launch.is_module), [])
     for checked in now:
         if checked.case.launch.entry:
-            entries.setdefault((checked.case.launch.entry, checked.case.launch.is_module), []).append(checked.case.id)
+            entries.setdefault((checked.case.launch.program, checked.case.launch.is_module), []).append(checked.case.id)
     for module in (*base_modules, *now_modules):
         entries.setdefault((module, True), [])
     findings = []
@@ -166,7 +167,14 @@ def entry_changes(
 
 def _signature(checked: Any) -> tuple[Any, ...]:
     launch = checked.case.launch
-    return launch.entry, launch.is_module, launch.config_name, tuple(o.text for o in launch.overrides)
+    # A launch checked as each root its unknown --config-name may take is one launch per root (`candidate`).
+    return (
+        launch.program,
+        launch.is_module,
+        launch.config_name,
+        tuple(o.text for o in launch.overrides),
+        checked.case.id.rpartition("@")[2] if checked.case.candidate else "",
+    )
 
 
 def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
@@ -186,6 +194,83 @@ def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any
             pairs += [(new[new_start + i], old[old_start + i]) for i in range(both)]
             gone += old[old_start + both : old_end]
     return pairs, gone
+
+
+def _script_text(launches: Sequence[Any]) -> tuple[Any, ...]:
+    """What a script's launches say, line by line: equal for two scripts that hold the same text."""
+    return tuple((_signature(c), c.case.launch.line, c.case.launch.error) for c in launches)
+
+
+def moved_scripts(
+    gone: Sequence[Any], new: Sequence[Any], now: Sequence[Any], base: Sequence[Any]
+) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
+    """The launches of scripts that moved with the same text (a `git mv`): each new launch paired with the base's
+    launch it is, then the base's launches still gone and the launches still new. A script moved when the pull
+    request has none of its launches where it was, the base none where it is now, and the launches read the same."""
+    kept_scripts = {c.case.launch.script for c in now}
+    base_scripts = {c.case.launch.script for c in base}
+    left: dict[str, list[Any]] = {}
+    arrived: dict[str, list[Any]] = {}
+    for checked in gone:
+        if checked.case.launch.script not in kept_scripts:
+            left.setdefault(checked.case.launch.script, []).append(checked)
+    for checked in new:
+        if checked.case.launch.script not in base_scripts:
+            arrived.setdefault(checked.case.launch.script, []).append(checked)
+    by_text: dict[tuple[Any, ...], list[list[Any]]] = {}
+    for launches in left.values():
+        if len(launches) == sum(c.case.launch.script == launches[0].case.launch.script for c in base):  # all of it left
+            by_text.setdefault(_script_text(launches), []).append(launches)
+    pairs: list[tuple[Any, Any]] = []
+    for launches in arrived.values():
+        candidates = by_text.get(_script_text(launches))
+        if candidates:  # two copies of one script moved: paired in path order, as git's rename detection would
+            pairs += list(zip(launches, candidates.pop(0), strict=True))
+    moved_now = {c.case.id for c, _ in pairs}
+    moved_base = {b.case.id for _, b in pairs}
+    return pairs, [c for c in gone if c.case.id not in moved_base], [c for c in new if c.case.id not in moved_now]
+
+
+def moved_launch(result: CaseResult, now: Any, base: Any) -> CaseResult:
+    """A launch whose script moved with the same text: one `moved` finding (info), the base's case id to this one."""
+    source = Source(now.case.launch.script, now.case.launch.line)
+    finding = Finding(
+        Kind.MOVED,
+        base.case.id,
+        base.case.id,
+        result.case.id,
+        INFO,
+        f"MOVED {base.case.id} -> {result.case.id} (its script moved with the same text: {base.case.launch.script} -> {now.case.launch.script})",
+        source=source,
+    )
+    return replace(result, findings=(finding, *result.findings))
+
+
+def new_launch(result: CaseResult, checked: Any) -> CaseResult:
+    """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
+    status `new` unless it fails; its values are not compared with anything, so they are not listed."""
+    from harness.launches import NOT_EXTRACTED
+
+    case = checked.case
+    launch = case.launch
+    if case.problem_kind == NOT_EXTRACTED:
+        runs = "its command could not be extracted"
+    else:
+        program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
+        program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
+        count = len(launch.overrides)
+        runs = f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
+    finding = Finding(
+        Kind.NEW_LAUNCH,
+        case.id,
+        None,
+        case.config_name,
+        INFO,
+        f"new launch: {runs}",
+        source=Source(launch.script, launch.line),
+    )
+    status = result.status if result.status == Status.ERROR else Status.NEW
+    return replace(result, findings=(finding, *result.findings), status=status)
 
 
 def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
@@ -234,7 +319,7 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
     on either side touches is left out: its launch finding is the news there."""
-    from harness.check import as_review, compare_with_base
+    from harness.compare import as_review, compare_with_base
     from harness.launches import _touches, moved_override
     from harness.targets import default_changes
 
@@ -255,7 +340,28 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
     def reads_failed(finding: Finding) -> bool:  # `logging.name: ${training.rng_seed}` under a failed seed override
         return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
 
-    return [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
+    kept = [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
+    return [_at_override(f, now, base) for f in kept]
+
+
+def _at_override(finding: Finding, now: Any, base: Any) -> Finding:
+    """A launch's value finding with the script line that sets its key (or a parent of it) as its source: this
+    side's last such override (Hydra applies them in order), else the base's (an override the change deleted);
+    unchanged when neither script sets it."""
+    if finding.source is not None or not finding.path:
+        return finding
+    for checked in (now, base):
+        launch = checked.case.launch
+        setting = [o for o in launch.overrides if _sets(o.text, finding.path)]
+        if setting:
+            return replace(finding, source=Source(setting[-1].file or launch.script, setting[-1].line))
+    return finding
+
+
+def _sets(text: str, path: str) -> bool:
+    """True when an override writes `path`: its key is the path or one of its parents."""
+    key = text.lstrip("+~").partition("=")[0]
+    return path == key or path.startswith(key + ".")
 
 
 def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:

@@ -9,31 +9,33 @@ Hydra's own run stops at the first.
 
 from __future__ import annotations
 
-import ast
 import contextlib
+import os
 import pickle
-import posixpath
 import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from hydra.errors import MissingConfigException
 
 from harness.composition import hydra_compat, overrides
-from harness.composition.compose import ComposeError, HydraSession, describe_error, error_chain, pickled
+from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
-from harness.gates.budget import NOT_READ, BudgetExceeded, python_tree
+from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
+from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
+from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.readers.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
 from harness.review import gitrepo
+from harness.rules import invariants
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
 KEY_REMOVED = "key removed"
@@ -52,6 +54,8 @@ NOT_EXTRACTED = "not extracted"
 NOT_HYDRA = "not a Hydra program"  # the program exists and has no @hydra.main (a converter, a data script, a test)
 UNAVAILABLE = "not available"  # the program sits in a git submodule that is not checked out (CI's default checkout)
 SKIPPED = frozenset({NOT_HYDRA, UNAVAILABLE})
+# A program the repository does not have, given no override and no Hydra flag: a server or a data script, never a launch.
+MISSING_NOT_HYDRA = "is not in the repository and takes no Hydra arguments (no override, no --config-name)"
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class CommandCase:
     problem: str = ""  # why it cannot be composed at all (not extracted, entry point gone): one line
     problem_kind: str = ""
     submodule: str = ""  # UNAVAILABLE: the git submodule (not checked out) the program lies in
+    candidate: str = ""  # `--config-name` as written when the script cannot know it: this case is one root it may take
 
     @property
     def skipped(self) -> bool:
@@ -128,152 +133,12 @@ class Checked:
     selection: tuple[str, ...] = ()  # the config name and the group overrides: what the launch composes before values
     tree: Any = None  # the composed config as a plain tree, when the composer keeps trees (a review compares them)
     warnings: tuple[Any, ...] = ()  # compose.HydraWarning: what Hydra warned while composing it
+    unresolved: tuple[Any, ...] = ()  # rules.invariants.Problem: interpolations the program cannot resolve
 
 
 def case_id(launch: Launch) -> str:
     """`cmd/<script path>#<n>`."""
     return f"{PREFIX}{launch.script}#{launch.index}"
-
-
-@dataclass(frozen=True)
-class NotStatic:
-    """A `@hydra.main` argument the reader cannot evaluate without running the program, and why."""
-
-    why: str
-
-
-def hydra_main(source: str, file: Path | None = None, where: str = "<entry>") -> dict[str, Any] | None:
-    """The arguments of a `@hydra.main(...)` decorator in Python source, read with `ast` and never run: literals,
-    and paths computed from `__file__` (the entry's `file`) with `os.path`/`pathlib`; NotStatic for anything else.
-    None without a decorator. BudgetExceeded for source nested past the Python budget (`where` names it)."""
-    try:
-        tree = python_tree(source, where)
-    except (SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for decorator in node.decorator_list:
-            if not isinstance(decorator, ast.Call):
-                continue
-            name = decorator.func
-            dotted = (
-                f"{name.value.id}.{name.attr}"
-                if isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name)
-                else getattr(name, "id", "")
-            )
-            if dotted not in ("hydra.main", "main"):
-                continue
-            arguments: dict[str, Any] = {}
-            for position, value in enumerate(decorator.args[:3]):
-                arguments[("config_path", "config_name", "version_base")[position]] = static_value(value, file)
-            for keyword in decorator.keywords:
-                if keyword.arg:
-                    arguments[keyword.arg] = static_value(keyword.value, file)
-            return arguments
-    return None
-
-
-PATH_FUNCTIONS = frozenset(
-    {
-        "os.path.join",
-        "os.path.dirname",
-        "os.path.abspath",
-        "os.path.realpath",
-        "os.path.normpath",
-        "os.fspath",
-        "str",
-        "pathlib.Path",
-        "Path",
-        "pathlib.PurePath",
-        "PurePath",
-    }
-)
-PATH_METHODS = frozenset({"joinpath", "resolve", "absolute", "as_posix"})
-
-
-def static_value(node: ast.AST, file: Path | None) -> Any:
-    """An argument's value without running code: a literal, or a path built from `__file__` and literals with
-    `os.path.join/dirname/abspath/realpath/normpath`, `pathlib.Path(...)`, `.parent`, `.parents[n]`, `/`,
-    `.joinpath(...)`, `.resolve()`, `str(...)`; NotStatic naming what it met otherwise."""
-    try:
-        value = _evaluate(node, file)
-    except _Dynamic as error:
-        return NotStatic(str(error))
-    return str(value) if isinstance(value, PurePosixPath) else value
-
-
-class _Dynamic(Exception):
-    pass
-
-
-def _evaluate(node: ast.AST, file: Path | None) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name) and node.id == "__file__":
-        if file is None:
-            raise _Dynamic("__file__ is not known here")
-        return PurePosixPath(file.as_posix())
-    if isinstance(node, ast.Attribute) and node.attr == "parent":
-        return _as_path(_evaluate(node.value, file), node).parent
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
-        index = _evaluate(node.slice, file)
-        parents = _as_path(_evaluate(node.value.value, file), node).parents
-        if not isinstance(index, int) or not 0 <= index < len(parents):
-            raise _Dynamic(f"`{ast.unparse(node)}` is not a parent the path has")
-        return parents[index]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        return _as_path(_evaluate(node.left, file), node) / _as_text(_evaluate(node.right, file), node)
-    if isinstance(node, ast.Call) and not node.keywords:
-        function = _dotted_name(node.func)
-        arguments = [_evaluate(argument, file) for argument in node.args]
-        if function in PATH_FUNCTIONS:
-            return _path_function(function, arguments, node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in PATH_METHODS:
-            path = _as_path(_evaluate(node.func.value, file), node)
-            if node.func.attr == "joinpath":
-                return path.joinpath(*(_as_text(a, node) for a in arguments))
-            return path.as_posix() if node.func.attr == "as_posix" else PurePosixPath(posixpath.normpath(path))
-    raise _Dynamic(f"`{ast.unparse(node)}` is neither a literal nor a path built from __file__")
-
-
-def _path_function(function: str, arguments: list[Any], node: ast.AST) -> Any:
-    if function in ("str", "os.fspath") and len(arguments) == 1:
-        return str(_as_path(arguments[0], node))
-    if function.endswith("Path"):
-        return PurePosixPath(*(_as_text(a, node) for a in arguments)) if arguments else PurePosixPath(".")
-    texts = [_as_text(a, node) for a in arguments]
-    if function == "os.path.join" and texts:
-        return posixpath.join(*texts)
-    if len(texts) == 1 and function == "os.path.dirname":
-        return posixpath.dirname(texts[0])
-    if len(texts) == 1 and (function == "os.path.normpath" or texts[0].startswith("/")):
-        # abspath and realpath of a path from `__file__` (absolute): normalized, as the program sees it
-        return posixpath.normpath(texts[0])
-    if len(texts) == 1:
-        raise _Dynamic(f"`{ast.unparse(node)}` depends on the folder the program runs in")
-    raise _Dynamic(f"`{ast.unparse(node)}` takes other arguments than the reader follows")
-
-
-def _as_path(value: Any, node: ast.AST) -> PurePosixPath:
-    if isinstance(value, (str, PurePosixPath)):
-        return PurePosixPath(value)
-    raise _Dynamic(f"`{ast.unparse(node)}` is not a path")
-
-
-def _as_text(value: Any, node: ast.AST) -> str:
-    if isinstance(value, (str, PurePosixPath)):
-        return str(value)
-    raise _Dynamic(f"`{ast.unparse(node)}` joins a value that is not a path")
-
-
-def _dotted_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted_name(node.value)
-        return f"{inner}.{node.attr}" if inner else ""
-    return ""
 
 
 class Project:
@@ -286,28 +151,47 @@ class Project:
         self.version_base = version_base
         self._entries: dict[tuple[str, bool], Entry | Refusal] = {}
         self._submodules: tuple[str, ...] | None = None
+        self._all_submodules: tuple[str, ...] | None = None
+        self.sourced_files: set[str] = set()  # the files its scripts `source` (relative to the root): a review reads them at the base too
+
+    @property
+    def submodules(self) -> tuple[str, ...]:
+        """The `.gitmodules` paths below the root that git records as submodules (gitlinks), checked out or not."""
+        if self._all_submodules is None:
+            listed = submodule_paths(self.root)
+            linked = gitrepo.gitlinks(self.root) if listed else set()
+            self._all_submodules = tuple(path for path in listed if path in linked)
+        return self._all_submodules
 
     @property
     def absent_submodules(self) -> tuple[str, ...]:
         """The `.gitmodules` paths below the root whose folder holds nothing (not checked out), read as text, that
         git records as submodules: a `.gitmodules` entry alone would let a pull request excuse a deleted entry."""
         if self._submodules is None:
-            listed = [path for path in submodule_paths(self.root) if _empty_folder(self.root / path)]
-            linked = gitrepo.gitlinks(self.root) if listed else set()
-            self._submodules = tuple(path for path in listed if path in linked)
+            self._submodules = tuple(path for path in self.submodules if _empty_folder(self.root / path))
         return self._submodules
+
+    def linked_into_absent(self, path: Path) -> tuple[str, str] | None:
+        """(the submodule, the path it leads to) when `path` (a config file or folder) lies in a git submodule that is
+        not checked out, reached through a link or not; None otherwise. What a config that "does not exist" is."""
+        if not self.absent_submodules or not is_inside(path.parent, self.root):
+            return None
+        real = Path(os.path.realpath(path))  # as far as the links lead, dangling ones too
+        if not is_inside(real, self.root):
+            return None
+        target = real.relative_to(self.root.resolve()).as_posix()
+        submodule = next((s for s in self.absent_submodules if target.startswith(s + "/")), None)
+        return (submodule, target) if submodule is not None else None
 
     def submodule_of(self, entry: str, is_module: bool) -> str:
         """The absent submodule an entry's file would lie in ("" for none)."""
-        relative = entry.replace(".", "/") if is_module else entry
+        relative = module_path(entry) if is_module else entry
         return next((path for path in self.absent_submodules if relative == path or relative.startswith(path + "/")), "")
 
     def entry_file(self, entry: str, is_module: bool) -> Path | None:
         """The Python file of a module (or script) inside the project; None when there is none."""
         candidates = (
-            [self.root / (entry.replace(".", "/") + ".py"), self.root / entry.replace(".", "/") / "__main__.py"]
-            if is_module
-            else [self.root / entry]
+            [self.root / (module_path(entry) + ".py"), self.root / module_path(entry) / "__main__.py"] if is_module else [self.root / entry]
         )
         for candidate in candidates:
             if candidate.is_file() and is_inside(candidate, self.root):
@@ -316,6 +200,7 @@ class Project:
 
     def sourced(self, path: str) -> bytes | str:
         """A file a script `source`s, read (never run) when it is inside the project; else why it is not."""
+        self.sourced_files.add(path)
         try:
             return read_bytes(self.root / path, (self.root,))
         except FileNotFoundError:
@@ -325,11 +210,12 @@ class Project:
 
     def is_entry(self, entry: str, is_module: bool) -> bool:
         """True for an entry this project owns: mapped in the settings, or a module of one of its top-level packages."""
-        if entry in self.modules:
+        folder, _, module = entry.rpartition("/")
+        if entry in self.modules or module in self.modules:
             return True
         if is_module:
-            top = entry.split(".")[0]
-            return bool(top) and top.isidentifier() and (self.root / top).is_dir()
+            top = module.split(".")[0]
+            return bool(top) and top.isidentifier() and (self.root / folder / top).is_dir() and is_inside(self.root / folder, self.root)
         return entry.endswith(".py") and self.entry_file(entry, False) is not None
 
     def entry(self, entry: str, is_module: bool) -> Entry | Refusal:
@@ -351,11 +237,13 @@ class Project:
             except (OSError, InputLimitError):
                 main = None
         config_path = (main or {}).get("config_path")
-        if entry in self.modules:
+        mapped = self.modules.get(entry, self.modules.get(entry.rpartition("/")[2]) if is_module else None)
+        if mapped is not None:
             folder = self.config_dir
-            if isinstance(config_path, str) and path is not None:
-                folder = (path.parent / config_path).resolve()
-            return Entry(folder, self.modules[entry], _version_base(main))
+            found = config_folder(config_path, path, (self.root,)) if path is not None else None
+            if isinstance(found, Path):
+                folder = found
+            return Entry(folder, mapped, _version_base(main))
         if path is None:
             submodule = self.submodule_of(entry, is_module)
             if submodule:
@@ -372,9 +260,37 @@ class Project:
                     NOT_EXTRACTED,
                     f"@hydra.main's {argument} cannot be read without running it ({main[argument].why}); map {entry} in [commands.modules]",
                 )
-        config_folder = (path.parent / config_path).resolve() if isinstance(config_path, str) else None
+        config_folder_found = config_folder(config_path, path, (self.root,))
+        if isinstance(config_folder_found, NotStatic):
+            return Refusal(
+                NOT_EXTRACTED,
+                f"@hydra.main's config_path cannot be read without running it ({config_folder_found.why}); map {entry} in [commands.modules]",
+            )
         name = main.get("config_name") if isinstance(main.get("config_name"), str) else None
-        return Entry(config_folder, name, _version_base(main))
+        return Entry(config_folder_found, name, _version_base(main))
+
+
+def absent_config(settings: Any, config_name: str) -> str:
+    """Why a root config of the settings cannot be found, when it is a link into (or lies in) a git submodule that
+    is not checked out: `config/ppo_trainer.yaml is a link to verl/.../ppo_trainer.yaml, in the git submodule verl,
+    which is not checked out`; "" otherwise (a config that is simply missing, or registered from Python)."""
+    root = settings.origin.parent
+    config = settings.config_dir / f"{config_name}.yaml"
+    absent = Project(root, settings.config_dir, {}).linked_into_absent(config)
+    return "" if absent is None else _absent_said(config, root, absent)
+
+
+def _absent_said(config: Path, root: Path, absent: tuple[str, str]) -> str:
+    shown = _relative(config, root)
+    via = f"is a link to {absent[1]}, in" if shown != absent[1] else "lies in"
+    return f"{shown} {via} the git submodule {absent[0]}, which is not checked out"
+
+
+def module_path(entry: str) -> str:
+    """A module's file path without `.py`, relative to the project (`training/verl.trainer.main_ppo` ->
+    `training/verl/trainer/main_ppo`: a module found below the root keeps its folder)."""
+    folder, _, module = entry.rpartition("/")
+    return f"{folder}/" * bool(folder) + module.replace(".", "/")
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -413,13 +329,31 @@ def _version_base(main: dict[str, Any] | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def find_scripts(root: Path, globs: Iterable[str]) -> list[Path]:
-    """The scripts the settings' globs match below `root`, each once, sorted; none outside the project."""
+def fixed_prefix(pattern: str) -> str:
+    """The folders a glob names before its first wildcard (`examples/**/*.sh` -> `examples`; `*.sh` -> "")."""
+    fixed = []
+    for part in pattern.split("/")[:-1]:
+        if any(ch in part for ch in "*?["):
+            break
+        fixed.append(part)
+    return "/".join(fixed)
+
+
+def find_scripts(root: Path, globs: Iterable[str], submodules: Iterable[str] = ()) -> list[Path]:
+    """The scripts the settings' globs match below `root`, each once, sorted; none outside the project. A script in
+    a git submodule (`submodules`, relative to `root`) is another repository's: only a glob whose fixed folders
+    enter that submodule matches it (`**/*.sh` does not take a checked-out `verl/`'s own scripts)."""
+    submodules = tuple(submodules)
     found: set[Path] = set()
     for pattern in globs:
+        named = fixed_prefix(pattern) + "/"
         for path in root.glob(pattern):
-            if path.is_file() and is_inside(path, root):
-                found.add(path)
+            if not path.is_file() or not is_inside(path, root):
+                continue
+            relative = path.relative_to(root).as_posix()
+            if any(relative.startswith(s + "/") and not named.startswith(s + "/") for s in submodules):
+                continue
+            found.add(path)
     return sorted(found)
 
 
@@ -438,15 +372,50 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
             )
             continue
         for launch in launches_in(relative, source, project.is_entry, project.sourced):
-            cases.append(_case_for(project, launch, settings_search_path))
+            cases += _candidates(project, _case_for(project, launch, settings_search_path))
     return cases
+
+
+_PLACEHOLDER = re.compile(re.escape(PLACEHOLDER_MARK) + r".*?__")
+
+
+def root_configs(folder: Path, written: str) -> list[str]:
+    """The root configs of a config folder a `--config-name` with unknown parts could name: the YAML files at its
+    top (a group's options lie in folders below it; `_`-prefixed files are not roots) whose name fits the known
+    parts (`ppo_${alg}` -> `ppo_*`), sorted."""
+    pattern = re.compile(".+".join(re.escape(part) for part in _PLACEHOLDER.split(written.removesuffix(".yaml"))))
+    try:
+        files = [p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()]
+    except OSError:
+        return []
+    return sorted({p.stem for p in files if not p.stem.startswith("_") and pattern.fullmatch(p.stem)})
+
+
+def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
+    """A launch whose `--config-name` is a value the script is given and cannot know (its first argument, a variable
+    it never sets) as one case per root config that name could take (`cmd/<script>#<n>@<root>`), each checked as
+    that root; the launch itself when its config is known, or when no root fits (it stays "not extracted")."""
+    launch = case.launch
+    if not (case.problem_kind == NOT_EXTRACTED and launch.name_written and case.config_dir is not None):
+        return [case]
+    if PLACEHOLDER_MARK not in (case.config_name or "") or not is_inside(case.config_dir, project.root):
+        return [case]
+    if any(mark in launch.name_written for mark in ("$(", "`", "<(")):
+        return [case]  # the output of a command, never run: not a name the script is given, so not read as one
+    roots = root_configs(case.config_dir, case.config_name or "")
+    return [
+        replace(case, id=f"{case.id}@{root}", config_name=root, problem="", problem_kind="", candidate=launch.name_written)
+        for root in roots
+    ] or [case]
 
 
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
     identifier = case_id(launch)
-    entry = project.entry(launch.entry, launch.is_module) if launch.entry else None
+    entry = project.entry(launch.program, launch.is_module) if launch.entry else None
     if isinstance(entry, Refusal) and entry.kind in SKIPPED:
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
+    if launch.error and not launch.hydra_like:  # `python missing.py --flag x`: not in the repository, and no Hydra app
+        return CommandCase(identifier, launch, problem=MISSING_NOT_HYDRA, problem_kind=NOT_HYDRA)
     if launch.error or entry is None:  # what no Hydra program's arguments can be told from is said, not skipped
         said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
         return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)
@@ -454,7 +423,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir
     if launch.config_path is not None:
-        entry_file = project.entry_file(launch.entry, launch.is_module)
+        entry_file = project.entry_file(launch.program, launch.is_module)
         base = entry_file.parent if entry_file is not None else project.root
         written = launch.config_path
         if written.startswith(PLACEHOLDER_MARK):
@@ -463,7 +432,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
             base, written = project.root, written.split("__", 2)[-1].lstrip("/")
         folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
     name = launch.config_name if launch.config_name is not None else entry.config_name
-    if launch.name_written and launch.entry in project.modules:
+    if launch.name_written and (launch.entry in project.modules or launch.program in project.modules):
         name = entry.config_name  # `--config-name=${alg}.yaml`: the settings say which config the launch checks
     if name is not None:
         name = name.removesuffix(".yaml")
@@ -477,6 +446,10 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         problem = f"the config folder or name is not known (set --config-name, or map {launch.entry} in [commands.modules])"
     elif not is_inside(folder, project.root):
         problem = "its config folder lies outside the project; it is not read"
+    elif (absent := project.linked_into_absent(folder / f"{name}.yaml")) is not None:
+        # A config that is a link into a submodule CI did not check out: not checked, said with the submodule and path.
+        problem = f"its config {_absent_said(folder / f'{name}.yaml', project.root, absent)}"
+        return CommandCase(identifier, launch, folder, name, problem=problem, problem_kind=UNAVAILABLE, submodule=absent[0])
     elif not folder.is_dir():
         problem = f"the config folder {folder.relative_to(project.root) if is_inside(folder, project.root) else folder} does not exist"
     extra = tuple((project.root / d).resolve() for d in launch.config_dirs if PLACEHOLDER_MARK not in d)
@@ -519,18 +492,24 @@ def _classify(error: BaseException, override: Any, unknown: bool) -> tuple[str, 
 
 
 def _cause(error: BaseException) -> str:
-    inner: BaseException | None = error
-    while inner is not None and inner.__cause__ is not None:
-        inner = inner.__cause__
-    text = " ".join(str(inner).split("\n")[0].split()) if inner is not None else ""
+    *_, inner = error_chain(error, causes_only=True)
+    text = " ".join(str(inner).split("\n")[0].split())
     return text or describe_error(error)
 
 
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None, read_also: tuple[Path, ...] = (), trees: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        cache_dir: Path | None = None,
+        read_also: tuple[Path, ...] = (),
+        trees: bool = False,
+        search_path_env: tuple[str, ...] = (),
+    ) -> None:
         self.root = root
+        self.search_path_env = search_path_env  # the settings' search_path_env: what a config's search path may read
         self.cache_dir = cache_dir
         self.read_also = read_also
         self.trees = trees  # keep each launch's composed config as a plain tree (Checked.tree)
@@ -548,9 +527,13 @@ class Composer:
         for (folder, search, version_base), group in by_session.items():
             # Launches run from the project's root: a config's relative `hydra.searchpath` (verl's
             # `file://verl/trainer/config`) is read from there, as the scripts' own instructions say.
-            with contextlib.chdir(self.root), HydraSession(folder, self.cache_dir, search, version_base, self.read_also) as session:
+            with (
+                contextlib.chdir(self.root),
+                HydraSession(folder, self.cache_dir, search, version_base, self.read_also, search_path_env=self.search_path_env) as session,
+            ):
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._lent: dict[bytes, Any] = {}
+                self._invariants = invariants.LaunchInvariants()
                 bases: dict[tuple[str, tuple[str, ...]], Any] = {}
                 for case in group:
                     start = len(session.warned)
@@ -593,6 +576,7 @@ class Composer:
         lent = None if keep_config else self._lent.pop(base, None)
         if lent is None:
             lent = hydra_compat.LentConfig(pickle.loads(base))
+        self._invariants.see_base(base, lent.config)
         with hydra_compat.errors_without_copies():
             for override, parsed in values:
                 try:
@@ -604,6 +588,7 @@ class Composer:
                     else:
                         reason, message, fix = verdict
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
+        checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
             from harness.composition.render import to_plain
 
@@ -762,6 +747,7 @@ def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> Cas
     from harness.engine import warning_findings
 
     findings = tuple(findings_of(checked, moves)) + tuple(warning_findings(checked.warnings))
+    findings += tuple(invariants.problem_findings(getattr(checked, "unresolved", ())))
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
     return CaseResult(checked.case.as_case(), checked.case.launch.where, status, findings)
 
@@ -778,22 +764,24 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
-def origins(now: Iterable[CaseResult], base: Iterable[CaseResult]) -> Iterator[CaseResult]:
+def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], renamed: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
     """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
-    the base, else `introduced` (it applied there, failed for another reason, or is new)."""
+    the base, else `introduced` (it applied there, failed for another reason, or is new). `renamed`: the scripts
+    that moved with their text (this side's path -> the base's), whose breaks are the base's where they were."""
 
     def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, str]:
         script = result.case.id[len(PREFIX) :].rsplit("#", 1)[0]
+        script = (renamed or {}).get(script, script)
         form = (finding.new or "").partition("=")[0] if finding.path else ""
         return script, form, finding.path, launch_reason(finding)
 
     base = list(base)
-    known = {signature(r, f) for r in base for f in r.findings if f.kind == Kind.LAUNCH}
+    known = {signature(r, f) for r in base for f in r.findings if f.kind in (Kind.LAUNCH, Kind.UNRESOLVED)}
     launched = {r.case.id for r in base}
     for result in now:
         findings = []
         for finding in result.findings:
-            if finding.kind == Kind.LAUNCH:
+            if finding.kind in (Kind.LAUNCH, Kind.UNRESOLVED):
                 at_base = signature(result, finding) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(
@@ -825,7 +813,7 @@ def project_of(settings: Any, root: Path | None = None) -> Project:
 def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
     """Every launch in the scripts the settings' `[[commands]]` globs match, as a command case."""
     project = project_of(settings, root)
-    return command_cases(project, find_scripts(project.root, settings.command_globs), settings.search_path)
+    return command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
 
 
 def _checked_commands(
@@ -843,7 +831,8 @@ def _checked_commands(
     cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    checked = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), trees).check(cases)
+    composer = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), trees, settings.search_path_env)
+    checked = composer.check(cases)
     return checked, [c for c in found if c.skipped]
 
 
@@ -875,18 +864,19 @@ def review_commands(
     from harness.review import gitrepo
 
     records = tuple(records)
-    found = discover(settings)
+    project = project_of(settings)
+    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
-    folders = sorted(_folders_needed(settings, top, found))
-    key = _base_key(settings, commit, folders, case_glob)
+    reads = _base_reads(settings, top, found, project)
+    key = _base_key(settings, commit, reads, case_glob)
     base = _stored(settings.cache_dir, top, key)
 
     def this_side() -> tuple[list[Checked], list[CommandCase]]:
         return _checked_commands(settings, case_glob=case_glob, trees=True, found=found)
 
     if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
-        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, folders, case_glob), this_side, settings.jobs or 2)
+        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, reads, case_glob), this_side, settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
     else:
         now, skipped = this_side()
@@ -899,8 +889,12 @@ def review_commands(
         modules,
         records,
     )
-    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base])
     pairs, gone = launch_review.paired(now, base)
+    paired_now = {c.case.id for c, _ in pairs}
+    moved, gone, new = launch_review.moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
+    pairs += moved
+    renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
+    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     values = {c.case.id: launch_review.value_findings(c, b, views, moves) for c, b in pairs}
@@ -908,10 +902,20 @@ def review_commands(
     results = [
         launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed
     ]
+    moved_from = {c.case.id: (c, b) for c, b in moved}
+    new_ones = {c.case.id: c for c in new}
+    results = [
+        launch_review.moved_launch(r, *moved_from[r.case.id])
+        if r.case.id in moved_from
+        else launch_review.new_launch(r, new_ones[r.case.id])
+        if r.case.id in new_ones
+        else r
+        for r in results
+    ]
     return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
 
 
-def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str], case_glob: str | Sequence[str] | None) -> list[Checked]:
+def _base_launches(settings: Any, top: Path, commit: str, reads: BaseReads, case_glob: str | Sequence[str] | None) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
     from harness.review import gitrepo
     from harness.review.baselines import folders_at
@@ -919,11 +923,12 @@ def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str]
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
         base_root = scratch / settings.origin.parent.relative_to(top)
-        for folder in folders:
+        for folder in reads.folders:
             try:
                 gitrepo.extract_folder(top, commit, folder, scratch)
             except gitrepo.GitError:
                 continue  # the folder did not exist at the ref
+        gitrepo.extract_matching(top, commit, list(reads.pathspecs), scratch)
         base_root.mkdir(parents=True, exist_ok=True)
         # The settings' search path as it is at the base too: the working tree's would make a pull request's edit
         # there the base's, and a launch it breaks would be broken `already at base`.
@@ -933,7 +938,7 @@ def _base_launches(settings: Any, top: Path, commit: str, folders: Sequence[str]
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any) -> bytes:
+def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> bytes:
     """What the base's launch results depend on: the commit (its files are fixed by it), which of its folders are
     read, the trusted settings that shape the launches, and the folders read outside the
     project as they are now (an installed package's config folder, by its modification time)."""
@@ -947,7 +952,8 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
             outside.append((str(folder), 0))
     facts = {
         "commit": commit,
-        "folders": list(folders),
+        "folders": list(reads.folders),
+        "pathspecs": list(reads.pathspecs),
         "globs": list(settings.command_globs),
         "modules": sorted(dict(settings.command_modules).items()),
         "version_base": settings.version_base,
@@ -958,6 +964,7 @@ def _base_key(settings: Any, commit: str, folders: Sequence[str], case_glob: Any
         "cases": case_glob if case_glob is None or isinstance(case_glob, str) else list(case_glob),
         "outside": outside,
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
+        "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 
@@ -986,25 +993,53 @@ def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -
         return
 
 
-def _folders_needed(settings: Any, top: Path, found: Sequence[CommandCase]) -> set[str]:
-    """The folders a review reads at the base: the globs' fixed prefixes, the config folder, the entry points'."""
+@dataclass(frozen=True)
+class BaseReads:
+    """What a review copies from the base commit to compose its launches there: whole folders (the config folder,
+    the entry points', the globs' fixed prefixes, the folders the launches read configs from), and git pathspecs
+    for what lies at the top of the project (the scripts a root-level glob matches, the files the scripts
+    `source`), never the whole repository."""
+
+    folders: tuple[str, ...]
+    pathspecs: tuple[str, ...] = ()
+
+
+def _base_reads(settings: Any, top: Path, found: Sequence[CommandCase], project: Project) -> BaseReads:
+    """The folders and files a review reads at the base: see BaseReads."""
     from harness.review import gitrepo
 
     base = settings.origin.parent
+    at = gitrepo.inside(top, base)
+    prefix = "" if at == "." else at + "/"
     folders = {gitrepo.inside(top, settings.config_dir)}
+    pathspecs = {":(literal).gitmodules"}  # which folders are submodules, whose scripts are not the project's
     for pattern in settings.command_globs:
-        fixed = []
-        for part in pattern.split("/")[:-1]:
-            if any(ch in part for ch in "*?["):
-                break
-            fixed.append(part)
-        folders.add(gitrepo.inside(top, base / "/".join(fixed)) if fixed else gitrepo.inside(top, base))
-    project = project_of(settings)
+        fixed = fixed_prefix(pattern)
+        if fixed:
+            folders.add(gitrepo.inside(top, base / fixed))
+        else:  # `*.sh`, `**/*.sh`: the scripts the glob matches, not the folder they share with everything else
+            pathspecs.add(f":(glob){prefix}{pattern}")
+    pathspecs |= {f":(literal){prefix}{path}" for path in project.sourced_files}
+
+    def add(path: Path | None, as_file: bool = False) -> None:
+        if path is None or not is_inside(path, top):
+            return
+        inside = gitrepo.inside(top, path.parent if as_file else path)
+        if inside != ".":
+            folders.add(inside)
+        elif as_file:
+            pathspecs.add(f":(literal){gitrepo.inside(top, path)}")
+
     for case in found:
-        entry = project.entry_file(case.launch.entry, case.launch.is_module) if case.launch.entry else None
-        if entry is not None:
-            folders.add(gitrepo.inside(top, entry.parent))
-    return {folder for folder in folders if folder != "."} or {"."}
+        if case.launch.entry:
+            add(project.entry_file(case.launch.program, case.launch.is_module), as_file=True)
+        add(case.config_dir)
+        for folder in case.search_path:
+            add(folder)
+    if "." in folders:  # the config folder is the repository's top: every file of it may be a config
+        return BaseReads((".",))
+    kept = sorted(f for f in folders if not any(f.startswith(other + "/") for other in folders))
+    return BaseReads(tuple(kept), tuple(sorted(pathspecs)))
 
 
 def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
@@ -1021,7 +1056,8 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     if len(cases) != 1:
         raise ValueError(f"--case {case_glob!r} matches {len(cases)} launch(es); name exactly one, see `config-harness list`")
     (case,) = cases
-    (checked,) = Composer(settings.origin.parent, settings.cache_dir, settings.read_outside).check([case], keep_config=True)
+    composer = Composer(settings.origin.parent, settings.cache_dir, settings.read_outside, search_path_env=settings.search_path_env)
+    (checked,) = composer.check([case], keep_config=True)
     if checked.config is None:
         reasons = "; ".join(f.message for f in checked.failures) or "it does not compose"
         raise ValueError(f"{case.id}: {reasons}")
@@ -1035,7 +1071,14 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     assert case.config_dir is not None
     with (
         contextlib.chdir(settings.origin.parent),
-        HydraSession(case.config_dir, settings.cache_dir, case.search_path, case.version_base, settings.read_outside) as session,
+        HydraSession(
+            case.config_dir,
+            settings.cache_dir,
+            case.search_path,
+            case.version_base,
+            settings.read_outside,
+            search_path_env=settings.search_path_env,
+        ) as session,
     ):
         writes = writes_of(session, case.as_case(), key)
     for index, write in enumerate(reversed(writes)):

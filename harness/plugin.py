@@ -35,11 +35,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="do not collect golden tests from the settings file",
     )
+    group.addoption(
+        "--config-harness",
+        action="store_true",
+        default=False,
+        help="run only the harness's tests, from any folder of the project (its settings: the nearest pyproject.toml "
+        "with [tool.config-harness] at or above this folder, or --harness-settings); none of the project's own tests",
+    )
+    group.addoption(
+        "--config-harness-shard",
+        dest="config_harness_shard",
+        default=None,
+        metavar="K/N",
+        help="only shard K of N of the harness's cases and launches, as `config-harness --shard K/N` (CI matrices)",
+    )
 
 
 def _settings_file(config: pytest.Config) -> Path:
     option = config.getoption("--harness-settings")
-    return Path(option).resolve() if option else config.rootpath / "pyproject.toml"
+    if option:
+        return Path(option).resolve()
+    if config.getoption("--config-harness"):
+        return _nearest_settings(config.invocation_params.dir)
+    return config.rootpath / "pyproject.toml"
+
+
+def _nearest_settings(folder: Path) -> Path:
+    """The nearest pyproject.toml with [tool.config-harness] at or above `folder`, as the command line finds it."""
+    from harness.model.settings import find_pyproject
+
+    return find_pyproject(folder.absolute()).resolve()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """`--config-harness`: the settings file is the one path collected, decided before pytest imports any folder's
+    conftest.py (a repository's own test suite may need what this machine lacks, torch for verl's)."""
+    namespace = early_config.known_args_namespace
+    if getattr(namespace, "config_harness", False):
+        option = getattr(namespace, "harness_settings", None)
+        namespace.file_or_dir = [str(Path(option).resolve() if option else _nearest_settings(early_config.invocation_params.dir))]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--config-harness"):
+        config.args[:] = [str(_settings_file(config))]  # only the harness's tests: not the paths or testpaths given
+    _shard(config)
+
+
+def _shard(config: pytest.Config) -> Any:
+    """`--config-harness-shard K/N` as a Shard (None without it); a bad one stops the run in one line."""
+    text = config.getoption("--config-harness-shard")
+    if text is None:
+        return None
+    from harness.composition.shards import Shard, ShardError
+
+    try:
+        return Shard.parse(text)
+    except ShardError as error:
+        raise pytest.UsageError(f"config-harness: {error}".replace("--shard", "--config-harness-shard")) from None
 
 
 def _session(config: pytest.Config) -> Any:
@@ -66,7 +120,7 @@ def _engine(config: pytest.Config) -> Any:
         _skip_unfetched(settings)
         rule_set = RuleSet.of(settings, strict_waivers=config.getoption("--strict-waivers"))
         # The check `check` runs, keeping each golden's text: `--snapshot-update` writes it.
-        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, rule_set, keep_rendered=True))
+        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, rule_set, keep_rendered=True), shard=_shard(config))
     return engine
 
 
@@ -297,7 +351,7 @@ class HarnessFile(pytest.File):
         except ImportError:
             pytest.skip("config-harness: the golden tests need the pytest extra: pip install 'config-harness[pytest]'")
         with _harness(self.config) as engine:
-            cases = engine.cases
+            cases = engine.selected  # every case, or this shard's (`--config-harness-shard K/N`)
         # A case's two tests side by side, cases of one stem in a row: pytest-xdist hands out runs of adjacent
         # tests, so a worker composes what it checks instead of every worker composing nearly every case.
         grouped = self.config.pluginmanager.hasplugin("xdist")

@@ -210,10 +210,13 @@ def render(comment: Comment, event: Any) -> str:
     against = f" against {code_span(comment.base, False)}" if comment.base else ""
     conclusion = _get(run, "conclusion")
     job = f" The job: {conclusion}." if conclusion in CONCLUSIONS else ""
+    # GitHub's word for the job, not the artifact's: an artifact that says ok beside a job that did not succeed (a
+    # pull request that forged it, or edited the verdict step) is never shown as OK.
+    passed = comment.ok and not errors and conclusion == "success"
     lines = [
-        f"### {verdict(comment.ok and not errors, errors)}",
+        f"### {verdict(passed, errors)}",
         "",
-        f"The review of this pull request{against}: {'OK' if comment.ok and not errors else 'FAILED'}.{job}",
+        f"The review of this pull request{against}: {'OK' if passed else 'FAILED'}.{job}",
     ]
     counted = ["introduced_errors"]
     for title, shown, total in (

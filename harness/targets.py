@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.composition.provenance import Source
 from harness.composition.resolve import MISSING, is_interpolation, lookup
+from harness.config_writes import class_write_difference, node_write_changes
 from harness.gates.budget import NOT_READ
 from harness.gates.confine import project_root
 from harness.model.diff import describe_value, join_path, same_value, split_path, unflatten
@@ -36,10 +37,13 @@ from harness.model.findings import (
 )
 from harness.model.matrix import Case
 from harness.model.settings import Settings, SettingsError, display_path
+from harness.readers.builders import BuildSites, build_sites
 from harness.readers.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 
+# Findings that say building the node fails: made only where no code builds the node some other way.
+BUILD_FAILS = frozenset({TargetReason.UNDECLARED, TargetReason.REQUIRED})
 # Keys Hydra's instantiate consumes itself: never passed to the class.
 RESERVED_KEYS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_", "_args_"})
 
@@ -104,6 +108,10 @@ class ProgramView:
         self.index = index
         self._shown: dict[str, str] = {}
         self._nodes: dict[TargetNode, tuple[Finding, ...]] = {}  # most nodes recur in every case of a matrix
+        self._sites: BuildSites | None = None
+        # The code's writes to the config (harness/config_writes.py), read once per view: every case asks.
+        self.entry_writes: tuple[Any, ...] | None = None
+        self.class_writes: dict[str, tuple[Any, ...]] = {}
 
     def shown(self, file: str) -> str:
         """A source file as reports show it (relative to the working folder), computed once per file."""
@@ -121,10 +129,54 @@ class ProgramView:
         return self.index.signature(node.target)
 
     def node_findings(self, node: TargetNode) -> list[Finding]:
-        """The findings of one node: a class that does not exist, undeclared keys, required and defaulted fields."""
+        """The findings of one node: a class that does not exist, undeclared keys, required and defaulted fields;
+        a "building the node fails" only where no code of the sources builds the node some other way."""
         if node not in self._nodes:
-            self._nodes[node] = tuple(self._node_findings(node))
+            self._nodes[node] = tuple(self._who_builds(node, self._node_findings(node)))
         return list(self._nodes[node])
+
+    @property
+    def sites(self) -> BuildSites:
+        """The sources' call sites that remove keys or build nodes (read once, and only when an error is to be judged)."""
+        if self._sites is None:
+            self._sites = build_sites(self.index.folders, self.index.scope)
+        return self._sites
+
+    def _who_builds(self, node: TargetNode, findings: list[Finding]) -> list[Finding]:
+        """Required and undeclared errors judged against what the program's code does to the node: a key it removes
+        before building, a node it builds with arguments of its own, or a node no code builds by name (the reader
+        cannot tell how it is built: "built by the program", said once) become info."""
+        fails = [f for f in findings if (facts := f.detail_as(TargetFacts)) is not None and facts.reason in BUILD_FAILS]
+        if not fails:
+            return findings
+        sites = self.sites
+        more = sites.builds_with_more(node.path)
+        unbuilt = sites.any_builder and not sites.builds(node.path) and more is None
+        kept: list[Finding] = []
+        said = False
+        for finding in findings:
+            facts = finding.detail_as(TargetFacts)
+            if facts is None or facts.reason not in BUILD_FAILS:
+                kept.append(finding)
+                continue
+            key = finding.path.rsplit(".", 1)[-1]
+            removed = sites.removes(node.path, key) if facts.reason == TargetReason.UNDECLARED else None
+            if removed is not None:
+                why = f"the program removes {key} before building the node ({removed})"
+            elif more is not None:
+                why = f"the program builds the node with arguments of its own ({more})"
+            elif unbuilt:
+                if said:
+                    continue
+                said = True
+                why = f"no code of the sources builds {node.path or 'the root'} by name: built by the program"
+                finding = replace(finding, path=node.path)
+            else:
+                kept.append(finding)
+                continue
+            message = finding.message.removesuffix("; building the node fails") + f"; {why}"
+            kept.append(replace(finding, severity=INFO, message=message, detail=replace(facts, reason=TargetReason.BUILT_BY_PROGRAM)))
+        return kept
 
     def _node_findings(self, node: TargetNode) -> list[Finding]:
         signature = self.signature(node)
@@ -269,7 +321,41 @@ class ProgramView:
                 finding = self._agrees(finding, tree)
             refined.append(finding)
         merged = {id(removed[0]): self._dropped(path, filled, removed) for path, (filled, removed) in dropped.items()}
-        return [merged.get(id(finding), finding) for finding in refined]
+        return [self._swapped(merged.get(id(finding), finding)) for finding in refined]
+
+    def _swapped(self, finding: Finding) -> Finding:
+        """A `_target_` changed from one class to another says what the new class does differently (issue 43): the
+        fields whose defaults or types differ, and the `__post_init__` writes one makes and the other does not."""
+        if finding.kind != Kind.CHANGED or not finding.path or split_path(finding.path)[-1] != "_target_":
+            return finding
+        if not isinstance(finding.old, str) or not isinstance(finding.new, str) or finding.old == finding.new:
+            return finding
+        effect = self.swap_effect(finding.old, finding.new)
+        return replace(finding, message=f"{finding.message}; {effect}") if effect else finding
+
+    def swap_effect(self, old: str, new: str) -> str:
+        """What building `new` does that building `old` did not, read from the sources ("" when nothing differs)."""
+        before, after = self.index.signature(old), self.index.signature(new)
+        if not isinstance(after, Signature):
+            return ""
+        if not isinstance(before, Signature):
+            return f"{old} is not in the sources, so what {new} does differently is not known"
+        said = []
+        for param in after.params:
+            was = before.param(param.name)
+            where = f"{self.shown(param.file)}:{param.line}"
+            if was is None:
+                said.append(f"{param.name} new ({where})")
+                continue
+            old_default = was.default.describe() if was.default is not None else "no default"
+            new_default = param.default.describe() if param.default is not None else "no default"
+            if old_default != new_default:
+                said.append(f"{param.name} default {old_default} -> {new_default} ({where})")
+            if was.annotation != param.annotation:
+                said.append(f"{param.name} type {was.annotation or '(none)'} -> {param.annotation or '(none)'} ({where})")
+        said += [f"{p.name} gone" for p in before.params if after.param(p.name) is None]
+        said += class_write_difference(self, before.qualname, after.qualname)
+        return f"{after.qualname} differs from {before.qualname}: " + ", ".join(said) if said else ""
 
     def _dropped(self, path: str, filled: Filled, removed: list[Finding]) -> Finding:
         if len(removed) == 1 and removed[0].path == path:
@@ -342,7 +428,23 @@ def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, t
                 detail=ViaDefault(facts),
             )
         )
-    return findings
+    return findings + node_write_changes(base_view, view, built_classes(base_view, view, base_tree, tree))
+
+
+def built_classes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any) -> list[tuple[str, str | None, str | None]]:
+    """Each `_target_` node either tree builds: (path, the base's class, this tree's class), classes as the sources
+    resolve them (None where a side has no such node, or its class is not in the sources)."""
+
+    def classes(program: ProgramView, config: Any) -> dict[str, str]:
+        found = {}
+        for node in target_nodes(config):
+            signature = program.signature(node)
+            if isinstance(signature, Signature):
+                found[node.path] = signature.qualname
+        return found
+
+    before, after = classes(base_view, base_tree), classes(view, tree)
+    return [(path, before.get(path), after.get(path)) for path in sorted(before.keys() | after.keys())]
 
 
 def program_view(settings: Settings) -> ProgramView | None:

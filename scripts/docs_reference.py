@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "reference"
@@ -34,6 +35,7 @@ SETTINGS_MEANINGS = {
     "source": "where an unchecked-in tree comes from, for `fetch` (keys below)",
     "jobs": "worker processes (default: one per core; never more than the cores)",
     "search_path": "more config folders (or `pkg://` entries), searched after `config_dir`",
+    "search_path_env": "environment variables a config's own `hydra.searchpath` entry may read (`${oc.env:NAME}`); no other is read",
     "version_base": 'Hydra\'s `version_base` for every composition: `"1.1"`, `"1.2"` or `"1.3"` (default: none)',
     "read_outside": "folders outside the project that `config_dir`, `contracts` and `search_path` may read",
     "python_sources": "Python source folders `_target_` paths resolve into, read with `ast`, never imported",
@@ -77,7 +79,11 @@ KIND_MEANINGS = {
     "launch": "a launch command of a script that does not compose, or whose default moved under it",
     "entry_change": "in a review: an entry point's `@hydra.main` arguments or `[commands.modules]` mapping differ from the base's",
     "launch_gone": "in a review: a launch that composed at the base is gone from the pull request",
+    "new_launch": "in a review: a launch the base does not have, named once with its script line and config",
     "hydra_warning": "a warning Hydra raised while composing (a defaults list without `_self_`), once per file and line",
+    "unresolved": "an interpolation the program cannot resolve (`hydra.*` included), computed on the fresh composition",
+    "option_gone": "an option the case selected when its golden was written (through `optional` too) no longer exists",
+    "config_write": "code in `python_sources` writes the config after composition (an entry point's function, a `__post_init__`): in a review a write added, removed or changed; in `check` a write the recorded `_config_writes.yaml` lacks",
 }
 EXIT_MEANINGS = {
     "OK": "every case matches its baseline and every contract holds",
@@ -111,8 +117,10 @@ def _checked(meanings: Mapping[str, str], names: Iterable[str], what: str) -> No
         )
 
 
-def _type_name(kind: type) -> str:
-    return {str: "string", list: "array", dict: "table", int: "integer"}.get(kind, kind.__name__)
+def _type_name(kind: Any) -> str:
+    from harness.model.schema import shape_name
+
+    return shape_name(kind)
 
 
 def _table(rows: Iterable[tuple[str, ...]], head: tuple[str, ...]) -> str:
@@ -121,7 +129,7 @@ def _table(rows: Iterable[tuple[str, ...]], head: tuple[str, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _keys_table(keys: Mapping[str, type], meanings: Mapping[str, str], what: str) -> str:
+def _keys_table(keys: Mapping[str, Any], meanings: Mapping[str, str], what: str) -> str:
     _checked(meanings, keys, what)
     return _table(((f"`{key}`", _type_name(kind), meanings[key]) for key, kind in keys.items()), ("key", "type", "meaning"))
 
@@ -137,11 +145,11 @@ def settings_page() -> str:
         + _keys_table(settings.TOP_LEVEL_KEYS, SETTINGS_MEANINGS, "settings keys")
         + "\n`cache_dir` is refused (exit 2): the cache holds pickles, so nothing a pull request controls may name it.\n"
         + "\n## `[[routes]]`\n\n"
-        + _keys_table(settings.ROUTE_KEYS, ROUTE_MEANINGS, "route keys")
+        + _keys_table(settings.ROUTE_SHAPE.fields, ROUTE_MEANINGS, "route keys")
         + "\n## `[source]`\n\n"
-        + _keys_table(settings.SOURCE_KEYS, SOURCE_MEANINGS, "source keys")
+        + _keys_table(settings.SOURCE_SHAPE.fields, SOURCE_MEANINGS, "source keys")
         + "\n## `[[commands]]`\n\n"
-        + _keys_table(settings.COMMAND_KEYS, COMMAND_MEANINGS, "commands keys")
+        + _keys_table(settings.COMMAND_SHAPE.fields, COMMAND_MEANINGS, "commands keys")
         + f"\n`version_base` takes one of {', '.join(f'`{v}`' for v in settings.VERSION_BASES)}.\n"
     )
 

@@ -55,3 +55,27 @@ def nested_ifs(depth: int) -> str:
 
 def nested_toml_array(depth: int) -> str:
     return "x = " + "[" * depth + "]" * depth + "\n"
+
+
+def doubled_all_chain(length: int, uses: int = 2) -> dict[str, str]:
+    """Issue 41: `__all__ = m.__all__ + m.__all__` chained through `length` modules (each names the next `uses`
+    times), the last declaring `Model`; a package whose `__init__` star-imports the first. File name -> text."""
+    files = {"__init__.py": "from .m0 import *\n"}
+    for i in range(length):
+        summed = " + ".join([f"m{i + 1}.__all__"] * uses)
+        files[f"m{i}.py"] = f"from . import m{i + 1}\nfrom .m{i + 1} import *\n__all__ = {summed}\n"
+    files[f"m{length}.py"] = "class Model:\n    pass\n__all__ = ['Model']\n"
+    return files
+
+
+def config_writes(functions: int, writes: int) -> str:
+    """Issue 43: an entry point that calls `functions` helpers by name, each writing `writes` keys of the config
+    and calling the next one and itself (a circle the reader must not follow twice)."""
+    lines = ["import hydra", ""]
+    for i in range(functions):
+        lines.append(f"def f{i}(cfg):")
+        lines += [f"    cfg.k{i}.v{j} = {j}" for j in range(writes)]
+        lines += [f"    f{(i + 1) % functions}(cfg)", f"    f{i}(cfg.k{i})", ""]
+    lines += ["@hydra.main(config_path='conf', config_name='c', version_base=None)", "def main(cfg):"]
+    lines += [f"    f{i}(cfg)" for i in range(functions)] or ["    pass"]
+    return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ from tests.conftest import ROOT
 TEMPLATES = ROOT / "templates"
 TEMPLATE = TEMPLATES / "config-harness.yml"
 COMMENT_TEMPLATE = TEMPLATES / "config-harness-comment.yml"
+MATRIX_TEMPLATE = TEMPLATES / "config-harness-matrix.yml"
 
 # The GitHub expression syntax the templates use; anything else fails the test instead of being guessed.
 EXPRESSION_TOKENS = re.compile(r"\s+|!=|==|!|&&|\|\||\(|\)|'[^']*'|[A-Za-z_][A-Za-z0-9_.-]*")
@@ -65,11 +66,13 @@ def step_runs(
     return bool(evaluate(condition, scope))
 
 
-def template_steps(template: Path = TEMPLATE) -> list[dict[str, Any]]:
-    """The steps of a template's one job."""
+def template_steps(template: Path = TEMPLATE, job: str | None = None) -> list[dict[str, Any]]:
+    """The steps of a template's one job (or of the job named `job`)."""
     workflow = yaml.safe_load(template.read_text())
-    (job,) = workflow["jobs"].values()
-    return job["steps"]
+    if job is not None:
+        return workflow["jobs"][job]["steps"]
+    (only,) = workflow["jobs"].values()
+    return only["steps"]
 
 
 @dataclass
@@ -82,14 +85,27 @@ class JobRun:
     failed: bool = False
 
 
-def run_job(template: Path, folder: Path, env: dict[str, str], github: dict[str, Any], artifacts: Path) -> JobRun:
-    """Run the template's job in `folder` for the event `github` describes (`event_name`, `event`, `base_ref`...)."""
+def run_job(
+    template: Path,
+    folder: Path,
+    env: dict[str, str],
+    github: dict[str, Any],
+    artifacts: Path,
+    job: str | None = None,
+    matrix: dict[str, Any] | None = None,
+) -> JobRun:
+    """Run the template's job (its one job, or `job` with its `matrix` values) in `folder` for the event `github`
+    describes (`event_name`, `event`, `base_ref`...). download-artifact copies the artifacts its `pattern` names."""
     run = JobRun()
     ids: dict[str, str] = {}
     workflow = yaml.safe_load(template.read_text())
     env = {**env, **workflow.get("env", {})}
-    for index, step in enumerate(template_steps(template)):
+    # The runner's own temporary folder, outside the checkout, as GitHub gives every job one.
+    env.setdefault("RUNNER_TEMP", str(folder.parent / "runner-temp"))
+    Path(env["RUNNER_TEMP"]).mkdir(parents=True, exist_ok=True)
+    for index, step in enumerate(template_steps(template, job)):
         context = {
+            "matrix": namespace(matrix or {}),
             "github": namespace(github),
             "env": namespace(env),
             "runner": SimpleNamespace(temp=env.get("RUNNER_TEMP", "")),
@@ -105,12 +121,16 @@ def run_job(template: Path, folder: Path, env: dict[str, str], github: dict[str,
             continue
         if "uses" in step:
             if step["uses"].startswith("actions/upload-artifact@"):
-                source = folder / step["with"]["path"]
+                source = folder / fill(step["with"]["path"], context)  # `${{ runner.temp }}/...`: an absolute path
                 if source.is_dir():
-                    shutil.copytree(source, artifacts / step["with"]["name"])
+                    shutil.copytree(source, artifacts / fill(step["with"]["name"], context))
+            elif step["uses"].startswith("actions/download-artifact@") and "pattern" in step["with"]:
+                target = folder / fill(step["with"]["path"], context)
+                for artifact in sorted(artifacts.glob(step["with"]["pattern"])):
+                    shutil.copytree(artifact, target / artifact.name)
             run.outcomes[name] = "success"
             continue
-        output = folder.parent / f"github-output-{index}"
+        output = folder.parent / f"github-output-{job + '-' if job else ''}{index}"
         output.write_text("")
         step_env = {**env, "GITHUB_OUTPUT": str(output), **{key: fill(str(value), context) for key, value in step.get("env", {}).items()}}
         completed = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=folder, env=step_env, capture_output=True, text=True)

@@ -9,10 +9,10 @@ a command is thin: it builds a `Run`, hands it to the engine and gives the resul
 
 from __future__ import annotations
 
-from harness.commands import cache, check, comment, diff, explain, fetch, generate, init, known, lock, log
+from harness.commands import cache, check, comment, diff, explain, fetch, generate, init, known, lock, log, merge
 from harness.commands import list as listing
 from harness.commands.common import Command
 
-COMMANDS: tuple[Command, ...] = (listing, generate, check, diff, explain, log, lock, known, cache, init, fetch, comment)
+COMMANDS: tuple[Command, ...] = (listing, generate, check, merge, diff, explain, log, lock, known, cache, init, fetch, comment)
 
 __all__ = ["COMMANDS", "Command"]

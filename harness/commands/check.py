@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
-from harness.commands import common
+from harness.commands import common, merge
 from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
+from harness.model.findings import MatrixResult
+from harness.model.settings import Settings
 
 NAME = "check"
 HELP = "compare every case with its golden"
-GLOBALS = AFTER = common.RUN_FLAGS
+GLOBALS = AFTER = common.SHARDED_FLAGS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,10 +29,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    engine, settings, report = merged(args)
+    result = common.run_with_progress(engine)
+    return report(result, merge.shard_document(args, NAME, engine, settings))
+
+
+def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
+    """The run `check` makes of its arguments, and how it reports a result (`merge` rebuilds a sharded one)."""
     settings = common.settings_from(args)
     run = Run.check(settings, common.rule_set_of(settings, args), sourced=common.sourced(args))
-    result = common.run_with_progress(Engine(run, args.case))
-    common.print_result(
-        result, args.format, verbose=args.verbose, quiet=args.quiet, steps=common.next_steps_for(args, settings), reports=args.report
-    )
-    return ExitCode.OK if result.ok else ExitCode.FINDINGS
+
+    def report(result: MatrixResult, shard: dict | None = None) -> int:
+        steps = common.next_steps_for(args, settings)
+        common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=steps, reports=args.report, shard=shard)
+        return ExitCode.OK if result.ok else ExitCode.FINDINGS
+
+    return Engine(run, args.case, shard=args.shard), settings, report

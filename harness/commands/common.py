@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from harness.composition.cases import select_cases
+from harness.composition.shards import Shard, ShardError
 from harness.engine import Engine, RuleSet
 from harness.gates.confine import UnsafeInput, project_root
 from harness.gates.errors import BadInput, ExitCode
-from harness.gates.escape import code_span, markdown_text, no_workflow_commands, printable
+from harness.gates.escape import code_span, json_text, markdown_text, no_workflow_commands, printable
 from harness.gates.writer import write_atomic
 from harness.model.findings import MatrixResult
 from harness.model.hints import case_hint, did_you_mean
@@ -58,13 +61,61 @@ class Command(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with no prefix matching (`--verbos` is not `--verbose`: a typo must not pick a flag), and its usage
+    errors in one line, exit 2, with "did you mean" for an unknown command, choice or flag, as case names and keys
+    get it (harness.model.hints)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # every parser: the subparsers and the flags' parents too
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        words = list(sys.argv[1:] if args is None else args)
+        commands = [choice for action in self._actions if isinstance(action, argparse._SubParsersAction) for choice in action.choices]
+        known = [option for action in self._actions for option in action.option_strings]
+        # A flag before the command that no global flag is (`--setings x check`): argparse would take its value for
+        # the command's name and name that instead.
+        for word in words:
+            if word in commands or word == "--":
+                break
+            if word.startswith("--") and word.partition("=")[0] not in known:
+                self.error(f"unrecognized arguments: {word}{did_you_mean(word.partition('=')[0], self._flags(argparse.Namespace()))}")
+        parsed, unknown = self.parse_known_args(words, namespace)
+        if unknown:
+            flag = next((word.partition("=")[0] for word in unknown if word.startswith("-")), "")
+            self.error(f"unrecognized arguments: {' '.join(unknown)}{did_you_mean(flag, self._flags(parsed)) if flag else ''}")
+        return parsed
+
+    def _flags(self, parsed: argparse.Namespace) -> list[str]:
+        """The flags this command line could have meant: the global ones and its command's."""
+        flags = [option for action in self._actions for option in action.option_strings]
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and getattr(parsed, action.dest, None) in action.choices:
+                command = action.choices[getattr(parsed, action.dest)]
+                flags += [option for sub in command._actions for option in sub.option_strings]
+        return [flag for flag in flags if flag.startswith("--")]
+
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
+        choice = _INVALID_CHOICE.search(message)
+        if choice is not None:
+            message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
+
+
+# argparse's words for a value outside `choices` (a command, a format): the value, then the choices it lists.
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
 GLOBAL_FLAGS = ("settings", "config_dir", "snapshot_dir", "contracts", "no_cache", "cache_dir", "jobs")  # by dest
+ALL_GLOBAL_FLAGS = (*GLOBAL_FLAGS, "shard")
 SETTINGS_FLAGS = GLOBAL_FLAGS[:4]  # they shape the settings a command loads
 CACHE_FLAGS = ("no_cache", "cache_dir")
 RUN_FLAGS = GLOBAL_FLAGS  # commands that run the engine over many cases use them all
+SHARDED_FLAGS = (*RUN_FLAGS, "shard")  # check, generate and diff --base: their runs can be split (`--shard K/N`)
 
 
-def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLOBAL_FLAGS) -> None:
+def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = ALL_GLOBAL_FLAGS) -> None:
     """The global flags named by `dests`. Every command takes them all before its name (wrappers prepend them);
     after its name it takes only the ones it uses."""
 
@@ -83,6 +134,20 @@ def add_global_flags(parser: argparse.ArgumentParser, dests: Sequence[str] = GLO
         help="the cache folder (default: CONFIG_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/config-harness, else ~/.cache/config-harness)",
     )
     add("jobs", type=int, metavar="N", help="worker processes (default: one per core)")
+    add(
+        "shard",
+        type=shard_flag,
+        metavar="K/N",
+        help="check, generate, diff --base: only shard K of N of the cases and launches (`merge` joins the shards' JSON)",
+    )
+
+
+def shard_flag(text: str) -> Shard:
+    """`--shard K/N`, checked (argparse turns the error into one line and exit 2)."""
+    try:
+        return Shard.parse(text)
+    except ShardError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--shard {text!r}: ")) from None
 
 
 def flag_of(dest: str) -> str:
@@ -92,7 +157,7 @@ def flag_of(dest: str) -> str:
 def drop_ignored_globals(args: argparse.Namespace, used: Sequence[str], who: str | None = None) -> None:
     """Global flags given before the command's name that it (`who`: or one mode of it) does not use: named on
     stderr, and unset, so that they are ignored indeed (a wrapper may prepend the same global flags to every command)."""
-    ignored = [dest for dest in GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
+    ignored = [dest for dest in ALL_GLOBAL_FLAGS if dest not in used and getattr(args, dest, None) not in (None, False)]
     for dest in ignored:
         setattr(args, dest, False if dest == "no_cache" else None)
     if ignored:
@@ -205,7 +270,10 @@ def report_target(text: str, names: Sequence[str] = tuple(FORMATS), example: str
 
 
 def sourced(args: argparse.Namespace, review: bool = False) -> frozenset[Any]:
-    """The severities the engine sources for every report the command line asks for."""
+    """The severities the engine sources for every report the command line asks for; a shard's, for every format
+    (`merge` may print any of them from it)."""
+    if getattr(args, "shard", None) is not None:
+        return sourced_for(*FORMATS, review=review)
     return sourced_for(args.format, *(name for name, _ in args.report), review=review)
 
 
@@ -219,10 +287,11 @@ def print_result(
     steps: NextSteps | None = None,
     reports: Sequence[tuple[str, Path]] = (),
     review: bool | None = None,
+    shard: dict[str, Any] | None = None,
 ) -> None:
     """Print a run's result in the chosen format (None: print none), and write each `--report` file from the same
     result, each through its format's sink guard. `review`: differences are news, not failures (a review or a tree
-    diff); by default a run with a title is one."""
+    diff); by default a run with a title is one. `shard`: a sharded run's JSON carries it (what `merge` reads)."""
     for name, file in [*([(output_format, None)] if output_format else []), *reports]:
         options = ReportOptions(
             verbose=verbose,
@@ -234,7 +303,10 @@ def print_result(
             steps=steps,
         )
         chosen = reporter(name)
-        _emit(name, file, no_workflow_commands(chosen.render(result, options), chosen.sink))
+        text = chosen.render(result, options)
+        if shard is not None and name == "json":
+            text = json_text({**json.loads(text), "shard": shard}) + "\n"
+        _emit(name, file, no_workflow_commands(text, chosen.sink))
 
 
 def print_answer(answer: str, document: CaseList | KeyHistory, args: argparse.Namespace) -> None:
@@ -272,9 +344,16 @@ def run_with_progress(engine: Engine) -> MatrixResult:
     """The engine over every selected case, drawing a progress bar on stderr at a terminal."""
     progress = Progress(sys.stderr)
     try:
-        return engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
+        result = engine.run(on_start=progress.start, on_done=lambda case: progress.advance(case.id))
     finally:
         progress.close()
+    if engine.shard is not None:  # the report says this shard's part; the verdict is the merge's
+        say(
+            f"config-harness: shard {engine.shard}: {len(engine.selected)} of {len(engine.cases)} cases; "
+            "`config-harness merge` of every shard's JSON result gives the run's verdict",
+            sys.stderr,
+        )
+    return result
 
 
 def review_exit(result: MatrixResult) -> int:

@@ -9,14 +9,22 @@ import argparse
 from pathlib import Path
 
 from harness.commands import diff_documents, diff_review, diff_trees
-from harness.commands.common import RUN_FLAGS, UsageError, add_case_flag, add_format_flags, add_quiet, drop_ignored_globals, settings_from
+from harness.commands.common import (
+    SHARDED_FLAGS,
+    UsageError,
+    add_case_flag,
+    add_format_flags,
+    add_quiet,
+    drop_ignored_globals,
+    settings_from,
+)
 from harness.model.findings import Comparison, Mode
 from harness.model.settings import Settings, SettingsError
 from harness.review import diff_modes
 
 NAME = "diff"
 HELP = "semantic diff of two YAML files, two snapshot folders or two config trees, or of the working tree against a git ref (--base)"
-GLOBALS = AFTER = RUN_FLAGS
+GLOBALS = AFTER = SHARDED_FLAGS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         return diff_review.run(args)
     if args.compose_base:
         raise UsageError("--compose-base goes with --base REF")
+    if args.shard is not None:
+        raise UsageError("--shard goes with diff --base REF (and check, generate); a diff of two trees runs whole")
     if not (args.old and args.new):
         raise UsageError("diff needs OLD and NEW (two files or two folders), or --base REF")
     comparison = diff_modes.detect(Path(args.old), Path(args.new), args.files)

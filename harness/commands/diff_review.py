@@ -4,19 +4,29 @@ it has none, under REF's rules."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import replace
 
-from harness.commands import common
+from harness.commands import common, merge
 from harness.engine import Engine, Run
-from harness.model.settings import settings_table
+from harness.model.findings import MatrixResult
+from harness.model.settings import Settings, settings_table
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review import baselines, gitrepo
 from harness.rules.contract_changes import read_contract_files
-from harness.rules.review_rules import rules_for_review
+from harness.rules.review_rules import around_review, rules_for_review
 from harness.targets import case_rules, program_view
 
 
 def run(args: argparse.Namespace) -> int:
+    engine, settings, report = merged(args)
+    result = common.run_with_progress(engine)
+    return report(result, merge.shard_document(args, "review", engine, settings))
+
+
+def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
+    """The review `diff --base REF` makes of its arguments, and how it reports a result (`merge` rebuilds a sharded
+    one)."""
     head = common.settings_from(args)
     top = gitrepo.toplevel(head.origin)  # a ref or a repository git refuses: GitError, bad input
     commit = gitrepo.verify_ref(top, args.base)
@@ -24,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     if base_settings is not None:
         base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
     review = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
+    if not review.first_adoption:  # what runs the review and what it reads are reviewed too
+        review = replace(review, changes=review.changes + tuple(around_review(top, commit, base_settings)))
     baseline = baselines.at_ref(review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.
@@ -39,16 +51,20 @@ def run(args: argparse.Namespace) -> int:
         base_rules,
         program_views=program_views if program_views and None not in program_views else None,
     )
-    result = common.run_with_progress(Engine(run, args.case))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
-    common.print_result(
-        result,
-        args.format,
-        verbose=args.verbose,
-        quiet=args.quiet,
-        title=title,
-        base=args.base,
-        steps=common.next_steps_for(args, review.settings),
-        reports=args.report,
-    )
-    return common.review_exit(result)
+
+    def report(result: MatrixResult, shard: dict | None = None) -> int:
+        common.print_result(
+            result,
+            args.format,
+            verbose=args.verbose,
+            quiet=args.quiet,
+            title=title,
+            base=args.base,
+            steps=common.next_steps_for(args, review.settings),
+            reports=args.report,
+            shard=shard,
+        )
+        return common.review_exit(result)
+
+    return Engine(run, args.case, shard=args.shard), review.settings, report

@@ -80,7 +80,24 @@ def run(args: argparse.Namespace) -> int:
         say(f"  depends on {key} = {shown}{origin}")
     if is_interpolation(final):
         say(f"  resolves to: {show_value(effective_value(composed.config, tree, args.key))}")
+    for line in code_writes(settings, tree, args.key):
+        say(line)
     return ExitCode.OK
+
+
+def code_writes(settings: Settings, tree: Any, key: str) -> list[str]:
+    """After the YAML: the code that writes `key` once the config is composed (an entry point's function and what it
+    calls by name, or the `__post_init__` of the class its node builds), read from `python_sources`, never run."""
+    from harness.config_writes import class_writes_of, writes_of
+    from harness.targets import program_view
+
+    view = program_view(settings)
+    if view is None:
+        return []
+    found = [(owned.owner, owned.write) for owned in writes_of(view, key)] + class_writes_of(view, tree, key)
+    return [
+        f"  then set by {write.code} at {write.where} ({owner}{', inside open_dict' if write.open_dict else ''})" for owner, write in found
+    ]
 
 
 def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, quiet: bool = False) -> int:
@@ -96,4 +113,6 @@ def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, 
     say(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")
     if not quiet:
         say(f"  declared by {filled.param.owner}; the node {filled.node.path or '(root)'} builds {filled.signature.qualname}")
+        for line in code_writes(settings, tree, key):
+            say(line)
     return ExitCode.OK

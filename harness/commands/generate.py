@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
-from harness.commands import common
+from harness.commands import common, merge
 from harness.commands.common import say
 from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
-from harness.model.findings import Judged, Status, blocks
+from harness.model.findings import Judged, MatrixResult, Status, blocks
 from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.settings import Settings
 
 NAME = "generate"
 HELP = "(re)write every golden"
-GLOBALS = AFTER = common.RUN_FLAGS
+GLOBALS = AFTER = common.SHARDED_FLAGS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,9 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
     engine = Engine(
-        Run.generate(settings, common.rule_set_of(settings, args), write=not args.check, sourced=common.sourced(args)), args.case
+        Run.generate(settings, common.rule_set_of(settings, args), write=not args.check, sourced=common.sourced(args)),
+        args.case,
+        shard=args.shard,
     )
     result = common.run_with_progress(engine)
+    shard = merge.shard_document(args, NAME, engine, settings)
     # The lines of what was (or would be) written go to standard output with the text report; with another format
     # on standard output, to stderr, so that it stays that format's document.
     lines = sys.stdout if args.format == "text" else sys.stderr
@@ -42,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             say(f"orphan golden (no case): {orphan_name}", lines)
         say(f"{len(stale)} of {len(result.cases)} goldens would change", lines)
         # The text answer of --check is the lines above; another format, and every --report, is the run's report.
-        common.print_result(result, None if args.format == "text" else args.format, quiet=args.quiet, reports=args.report)
+        common.print_result(result, None if args.format == "text" else args.format, quiet=args.quiet, reports=args.report, shard=shard)
         return ExitCode.FINDINGS if stale or not result.ok else ExitCode.OK
     # Writing is a step of its own, after checking: only cases that composed and differ are rewritten.
     pending = {r.golden: r.status for r in result.cases}
@@ -55,8 +60,21 @@ def run(args: argparse.Namespace) -> int:
     errors = sum(r.status == Status.ERROR and r.golden not in written for r in goldens)
     unchanged = len(goldens) - len(written) - errors
     say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)", lines)
-    common.print_result(result, args.format, quiet=args.format == "text" or args.quiet, reports=args.report)
+    common.print_result(result, args.format, quiet=args.format == "text" or args.quiet, reports=args.report, shard=shard)
     # What blocks is the verdict table's, as `check` judges the goldens just written (a launch that no longer
     # composes, a stale known entry); orphans are reported but do not fail a generate (--prune removes them).
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)
     return ExitCode.FINDINGS if any(blocks(f, Judged.GENERATE) for f in findings) else ExitCode.OK
+
+
+def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
+    """`merge` of `generate --shard` results: the run checked against the goldens, nothing written (each shard wrote
+    its own); reported as `generate --check` reports in a format other than text, with `check`'s exit codes."""
+    settings = common.settings_from(args)
+    engine = Engine(Run.generate(settings, common.rule_set_of(settings, args), write=False, sourced=common.sourced(args)), args.case)
+
+    def report(result: MatrixResult, shard: dict | None = None) -> int:
+        common.print_result(result, args.format, quiet=args.quiet, reports=args.report)
+        return ExitCode.OK if result.ok else ExitCode.FINDINGS
+
+    return engine, settings, report

@@ -1,10 +1,14 @@
 """`known`: record the findings that hold now as known entries (what `init` does at adoption), for later adoptions
-of a rule: contracts written after `init`, `python_sources` turned on, a new `[[commands]]` glob."""
+of a rule: contracts written after `init`, `python_sources` turned on, a new `[[commands]]` glob. With `--reason`,
+it also writes the `changes:` records a review asks for, in a contracts file that is not the known file (the file
+a pull request loosens cannot hold the reason that approves it): one per entry it adds, and with `--base REF` one
+per entry the file holds that REF's known file does not (added, or its `until` moved later)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from harness.commands import common
 from harness.gates.errors import ExitCode
@@ -17,12 +21,24 @@ GLOBALS = AFTER = common.RUN_FLAGS
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file", metavar="FILE", help="the known file (default: the contracts file named known.yaml)")
+    parser.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="why the entries are accepted: a `changes:` record for each entry added, written in the settings' first contracts file that is not a known file",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="REF",
+        help="with --reason: also record the entries REF's known file does not have (what a review against REF asks for)",
+    )
     common.add_quiet(parser, "print nothing")
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.rules import known
+
     settings = common.settings_from(args)
-    target = Path(args.file) if args.file else next((path for path in settings.contracts if path.name == "known.yaml"), None)
+    target = Path(args.file) if args.file else next((path for path in settings.contracts if known.is_known_file(path)), None)
     if target is None:
         raise common.UsageError(
             f"{settings.origin}: no contracts file is named known.yaml; name one with --file "
@@ -30,21 +46,75 @@ def run(args: argparse.Namespace) -> int:
         )
     if target.resolve() not in {path.resolve() for path in settings.contracts}:
         raise common.UsageError(f"--file {target}: not one of the settings' contracts files, so it would excuse nothing")
-    added = record(settings, target, args)
+    if args.base and not args.reason:
+        raise common.UsageError("known --base REF: give --reason TEXT too (the records it writes need one)")
+    owned = _record_file(settings, target) if args.reason else None
+    dropped = _drop_earlier_entries(settings, target)
+    added, records = _recorded(settings, target, args)
+    if owned is not None:
+        _write_records(settings, owned, records, args.reason)
     if not args.quiet:
+        if dropped:
+            common.say(
+                f"{dropped} entr{'ies' if dropped != 1 else 'y'} an earlier version wrote for a case glob dropped from {common.display_path(target)}"
+            )
         common.say(
             f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {common.display_path(target)}"
             + (" (review it: an entry is a loosening)" if added else "")
         )
+        if owned is not None:
+            common.say(
+                f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {common.display_path(owned)} (its owners approve them)"
+            )
     return ExitCode.OK
+
+
+def _record_file(settings: Settings, target: Path) -> Path:
+    from harness.rules import known
+
+    owned = next((path for path in settings.contracts if path.resolve() != target.resolve() and not known.is_known_file(path)), None)
+    if owned is None:
+        raise common.UsageError(
+            f"{settings.origin}: known --reason needs a contracts file that is not a known file for its records (the known file's own records approve nothing)"
+        )
+    return owned
+
+
+def _drop_earlier_entries(settings: Settings, target: Path) -> int:
+    """Entries an earlier version wrote for a case glob (`cases:`) are dropped so the run below records their causes
+    anew; every other byte of the file is kept when it holds none."""
+    from harness.gates.reader import read_text
+    from harness.gates.writer import write_atomic
+    from harness.rules import known
+
+    try:
+        text = read_text(target, settings.read_scope, what=str(target))
+    except FileNotFoundError:
+        return 0
+    try:
+        rewritten, dropped = known.without_earlier_entries(text)
+    except ValueError as error:
+        raise common.UsageError(f"{common.display_path(target)}: {error}") from None
+    if dropped:
+        write_atomic(target, rewritten)
+    return dropped
 
 
 def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict]:
     """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet."""
+    return _recorded(settings, target, args, when)[0]
+
+
+def _recorded(
+    settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since"
+) -> tuple[list[dict], list[dict[str, Any]]]:
+    """`record`, and with `args.reason` the records that accept what it added (with `args.base`, also what the
+    file's entries excuse that REF's do not)."""
     from harness.engine import Engine, Run
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
     from harness.rules import known
+    from harness.rules.contract_changes import flow_record
     from harness.rules.contracts import utc_today
 
     result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
@@ -55,4 +125,47 @@ def record(settings: Settings, target: Path, args: argparse.Namespace, when: str
             write_atomic(target, known.appended(text, entries))
         except ValueError as error:
             raise common.UsageError(f"{common.display_path(target)}: {error}") from None
-    return entries
+    if not getattr(args, "reason", None):
+        return entries, []
+    records = [known.record_of({key: value for key, value in entry.items() if key != "reason"}) for entry in entries]
+    if getattr(args, "base", None):
+        fresh = {flow_record(r) for r in records}
+        records += [r for r in _records_since(settings, target, args.base, result.cases) if flow_record(r) not in fresh]
+    return entries, records
+
+
+def _records_since(settings: Settings, target: Path, ref: str, cases: Any) -> list[dict[str, Any]]:
+    """The records a review against `ref` asks for: each cause the file's entries excuse that `ref`'s do not, and
+    each entry whose `until` moved later."""
+    from harness.review import gitrepo
+    from harness.rules import known
+    from harness.rules.contract_changes import read_contract_files
+    from harness.rules.contracts import ContractError, load_contracts, utc_today
+
+    top = gitrepo.toplevel(settings.origin)
+    commit = gitrepo.verify_ref(top, ref)
+    raw = gitrepo.read_file(top, commit, gitrepo.inside(top, target))
+    try:
+        base = known.known_entries(read_contract_files({str(target): raw.decode("utf-8") if raw is not None else None}))
+        head = known.known_entries(load_contracts([target], settings.read_scope))
+    except (ContractError, UnicodeDecodeError) as error:
+        raise common.UsageError(f"{ref}:{common.display_path(target)}: {error}") from None
+    today = utc_today()
+    return [wanted for wanted, _ in known.loosenings(known.excuse_results(cases, head, today), head, base, today)]
+
+
+def _write_records(settings: Settings, owned: Path, records: list[dict[str, Any]], reason: str) -> None:
+    from harness.gates.reader import read_text
+    from harness.gates.writer import write_atomic
+    from harness.rules import known
+
+    if not records:
+        return
+    try:
+        text = read_text(owned, settings.read_scope, what=str(owned))
+    except FileNotFoundError:
+        text = ""
+    try:
+        write_atomic(owned, known.appended(text, [{**r, "reason": reason} for r in records], key="changes"))
+    except ValueError as error:
+        raise common.UsageError(f"{common.display_path(owned)}: {error}") from None

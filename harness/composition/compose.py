@@ -41,7 +41,7 @@ from harness.gates.confine import (
     uses_resolver,
     within,
 )
-from harness.gates.errors import BadInput, describe_yaml_error
+from harness.gates.errors import BadInput, describe_yaml_error, error_chain
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
 from harness.model.matrix import Case
@@ -345,16 +345,6 @@ class ComposeError(BadInput):
     """A case that Hydra could not compose; the message is one line."""
 
 
-def error_chain(error: BaseException) -> Iterator[BaseException]:
-    """The error, then what caused it (or was being handled), outermost first; each once, even in a cycle."""
-    seen = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
 def describe_error(error: BaseException) -> str:
     """One line for a composition failure, preferring the innermost message that names a file."""
     messages = [text for text in (" ".join(str(e).split()) for e in error_chain(error)) if text]
@@ -450,6 +440,7 @@ class HydraSession:
         read_also: Iterable[Path] = (),
         schemas: Iterable[str] = (),
         hydra_subtree: bool = False,
+        search_path_env: Iterable[str] | None = None,
     ) -> None:
         self.config_dir = Path(config_dir).resolve()
         self.cache_dir = cache_dir
@@ -459,6 +450,8 @@ class HydraSession:
         self.read_also = tuple(Path(folder).resolve() for folder in read_also)
         self.schemas = tuple(schemas)  # modules whose ConfigStore registrations the configs use
         self.hydra_subtree = hydra_subtree
+        # The variables a config's `hydra.searchpath` may read (the settings' search_path_env); None: any (init).
+        self.search_path_env = frozenset(search_path_env) if search_path_env is not None else None
 
     @classmethod
     def for_settings(cls, settings: Any, hydra_subtree: bool = False) -> HydraSession:
@@ -471,6 +464,7 @@ class HydraSession:
             settings.read_outside,
             settings.schemas,
             hydra_subtree,
+            settings.search_path_env,
         )
 
     @property
@@ -524,7 +518,7 @@ class HydraSession:
         """A primary config's `hydra.searchpath` as Hydra would use it: `${oc.env:NAME}` read (and recorded, so a
         cached composition keys on it), each entry checked; the error names the file, the entry and the variable."""
         try:
-            pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment)
+            pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment, self.search_path_env)
         except UnsafeInput as error:
             raise ConfigCompositionException(f"{hydra_compat.config_file_name(config_name)}: hydra.searchpath: {error}") from None
         return [used for used, _ in pairs], {used: written for used, written in pairs if used != written}

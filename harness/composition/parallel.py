@@ -21,6 +21,19 @@ DERIVED_CASE_WEIGHT = 0.2
 
 def plan_shards(cases: Sequence[Case], jobs: int) -> list[list[int]]:
     """Case indexes per worker: cases sharing a base stay together, and so do a route and its twin."""
+    groups = base_groups(cases)
+    bins: list[list[int]] = [[] for _ in range(max(1, min(jobs, len(groups))))]
+    loads = [0.0] * len(bins)
+    for group in sorted(groups, key=lambda g: (-weight(cases, g), g[0])):
+        lightest = loads.index(min(loads))
+        bins[lightest].extend(group)
+        loads[lightest] += weight(cases, group)
+    return [sorted(b) for b in bins if b]
+
+
+def base_groups(cases: Sequence[Case]) -> list[list[int]]:
+    """Case indexes grouped by the base they compose on, a route with its `same_as` twin (parity needs the twin's
+    tree in the same process), in the order each group is first met."""
     index_of = {case.id: index for index, case in enumerate(cases)}
     parent = list(range(len(cases)))
 
@@ -33,22 +46,16 @@ def plan_shards(cases: Sequence[Case], jobs: int) -> list[list[int]]:
     first_of_base: dict[tuple[str, tuple[str, ...]], int] = {}
     for index, case in enumerate(cases):
         parent[find(index)] = find(first_of_base.setdefault((case.config_name, case.stem_overrides), index))
-        if case.same_as in index_of:  # parity needs the twin's tree in the same process
+        if case.same_as in index_of:
             parent[find(index)] = find(index_of[case.same_as])
     groups: dict[int, list[int]] = {}
     for index in range(len(cases)):
         groups.setdefault(find(index), []).append(index)
-
-    bins: list[list[int]] = [[] for _ in range(max(1, min(jobs, len(groups))))]
-    loads = [0.0] * len(bins)
-    for group in sorted(groups.values(), key=lambda g: (-_weight(cases, g), g[0])):
-        lightest = loads.index(min(loads))
-        bins[lightest].extend(group)
-        loads[lightest] += _weight(cases, group)
-    return [sorted(b) for b in bins if b]
+    return list(groups.values())
 
 
-def _weight(cases: Sequence[Case], group: list[int]) -> float:
+def weight(cases: Sequence[Case], group: Sequence[int]) -> float:
+    """What composing a group costs, in full composes: each base once, each preset on it a fraction."""
     bases = {(cases[i].config_name, cases[i].stem_overrides) for i in group}
     return len(bases) + DERIVED_CASE_WEIGHT * (len(group) - len(bases))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,3 +165,105 @@ def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) ->
         for leaf in [p for p in sources if p == name or p.startswith(name + ".")] or [name]:
             sources[leaf] = Source(override=override)
     return sources
+
+
+# ---- the provenance a golden carries in its comment header ----
+#
+# A golden records where its values came from, so a later run names the file and line that held a key that is gone
+# (and the option file of a group a case selected) without git and without the old tree. It lives in the comment
+# header: loaded as YAML a golden is still exactly the composed config, and two goldens that differ only in their
+# header are still the same golden. Files are named relative to the project (no host path); the lines are JSON.
+
+SELECTED_MARK = "# selected: "
+SET_MARK = "# set: "
+
+
+@dataclass(frozen=True)
+class Selected:
+    """One group option a case's defaults list selected, and its file (relative to the project)."""
+
+    group: str
+    option: str
+    file: str
+
+    @property
+    def config_path(self) -> str:
+        return f"{self.group}/{self.option}"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a golden's header says about its case: the options it selected, and the file and line of each leaf."""
+
+    selected: tuple[Selected, ...] = ()
+    keys: Any = None  # dict: leaf path -> Source (file relative to the project, line)
+
+    def source_of(self, path: str) -> Source | None:
+        """Where the leaf at `path` (or the nearest recorded leaf below it, for a removed subtree) was set."""
+        keys = self.keys or {}
+        if path in keys:
+            return keys[path]
+        below = next((source for key, source in keys.items() if key.startswith(path + ".")), None)
+        return below
+
+
+def _project_relative(path: Path, project: Path) -> str | None:
+    try:
+        return path.relative_to(project).as_posix()
+    except ValueError:
+        return None  # a folder outside the project (read_outside, an installed package): no host path is written
+
+
+def provenance_lines(session: HydraSession, case: Case, project: Path) -> str:
+    """The header lines that record a case's selected options and the file and line of every leaf a file sets."""
+    selecting = tuple(o for o in case.overrides if session.selects_group(o))
+    project = Path(os.path.realpath(project))
+    lines: list[str] = []
+    winners: dict[str, tuple[str, int | None]] = {}
+    order: list[str] = []
+    for entry in session.defaults_entries(case.config_name, selecting):
+        path = config_file(session, entry)
+        shown = _project_relative(path, project)
+        if shown is None:
+            continue
+        if "/" in entry.config_path:
+            group, option = entry.config_path.rsplit("/", 1)
+            lines.append(SELECTED_MARK + json.dumps({"group": group, "option": option, "file": shown}, ensure_ascii=False))
+        if shown not in order:
+            order.append(shown)
+        leaves = file_leaves(path)
+        if not isinstance(leaves.values, dict):
+            winners[entry.package] = (shown, 1)
+            continue
+        for relative, _ in iter_leaves(leaves.values):
+            winners[f"{entry.package}.{relative}" if entry.package else relative] = (shown, leaves.lines.get(relative))
+    by_file: dict[str, dict[str, int | None]] = {file: {} for file in order}
+    for key, (file, line) in winners.items():
+        by_file[file][key] = line
+    for file, keys in by_file.items():
+        if keys:
+            lines.append(SET_MARK + json.dumps({"file": file, "keys": keys}, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
+def recorded_in(text: str | None) -> Recorded:
+    """The provenance a golden's header records (nothing for a golden written before headers carried it)."""
+    if not text:
+        return Recorded()
+    selected: list[Selected] = []
+    keys: dict[str, Source] = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break  # the header ends at the first line of YAML
+        try:
+            if line.startswith(SELECTED_MARK):
+                item = json.loads(line[len(SELECTED_MARK) :])
+                selected.append(Selected(str(item["group"]), str(item["option"]), str(item["file"])))
+            elif line.startswith(SET_MARK):
+                item = json.loads(line[len(SET_MARK) :])
+                file = str(item["file"])
+                for key, number in dict(item["keys"]).items():
+                    keys[str(key)] = Source(file, number if isinstance(number, int) else None)
+        except (ValueError, KeyError, TypeError):
+            continue  # a hand-edited header line: it records nothing
+    return Recorded(tuple(selected), keys)

@@ -93,6 +93,16 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
             )
         return super().construct_document(node)
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+        # Python turns at most 4,300 digits into an int (a guard against quadratic parsing): past it, a one-line
+        # YAML error at the node, never a ValueError that reads as a bug.
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of {len(node.value):,} digits is too long", node.start_mark
+            ) from None
+
     def construct_mapping(self, node: yaml.Node, deep: bool = False) -> Any:
         # As omegaconf._utils.get_yaml_loader: a repeated plain key is an error, not "the last one wins".
         seen = set()
@@ -109,6 +119,8 @@ class GoldenLoader(_BaseLoader):  # type: ignore[misc,valid-type]
             seen.add(key_node.value)
         return super().construct_mapping(node, deep=deep)
 
+
+GoldenLoader.add_constructor("tag:yaml.org,2002:int", GoldenLoader.construct_yaml_int)
 
 # OmegaConf's loader differs from YAML 1.1 in floats ("1e-6") and timestamps (kept as strings); copy its resolvers.
 
@@ -158,9 +170,10 @@ def golden_body(text: str) -> str:
     return "".join(lines[start:])
 
 
-def render_golden(case: Case, config: DictConfig, tree: Any = None) -> str:
-    """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it)."""
-    return header(case) + dump_yaml(to_plain(config) if tree is None else tree)
+def render_golden(case: Case, config: DictConfig, tree: Any = None, provenance: str = "") -> str:
+    """The full golden text for a composed case (`tree` is `to_plain(config)` when the caller has it); `provenance`
+    is the header lines that record where its values came from (harness.composition.provenance)."""
+    return header(case) + provenance + dump_yaml(to_plain(config) if tree is None else tree)
 
 
 def load_config_text(text: str) -> DictConfig | Any:

@@ -359,3 +359,18 @@ def resolves_unchanged(old_tree: Any, new_tree: Any, paths: Iterable[str], budge
         if not isinstance(old, Unresolvable) and not isinstance(new, Unresolvable) and same_value(old, new):
             same.add(path)
     return frozenset(same)
+
+
+def in_order_of(tree: Any, order: Any) -> Any:
+    """`tree` with each mapping's keys in the order `order` (the composed config) has them, keys only `tree` has after.
+
+    A golden is written with sorted keys, but a program resolves in Hydra's order (the defaults list's):
+    `${oc.dict.values:metrics}` lists the mapping as composed. Compared with the composition, a golden's values are
+    resolved in the composition's order, so an unrelated edit never shows as a reordered list.
+    """
+    if isinstance(tree, dict) and isinstance(order, dict):
+        first = [key for key in order if key in tree]
+        return {key: in_order_of(tree[key], order.get(key)) for key in [*first, *(k for k in tree if k not in order)]}
+    if isinstance(tree, list) and isinstance(order, list):
+        return [in_order_of(item, order[index] if index < len(order) else None) for index, item in enumerate(tree)]
+    return tree

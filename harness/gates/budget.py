@@ -140,7 +140,17 @@ def toml_document(text: str, where: str) -> dict[str, Any]:
     line = toml_nesting(text)
     if line is not None:
         raise BudgetExceeded(depth_budget(MAX_TOML_DEPTH, "levels of arrays and inline tables"), f"{where}:{line}")
-    return _guarded(lambda: tomllib.loads(text), where)
+    return _guarded(lambda: _toml_loads(text), where)
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    # tomllib turns an integer of more than 4,300 digits into a plain ValueError; every caller handles invalid TOML.
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError as error:
+        raise tomllib.TOMLDecodeError(f"a number too long to read ({str(error).partition(':')[0]})") from None
 
 
 # ---- Python ----

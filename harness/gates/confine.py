@@ -111,7 +111,9 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
 ENV_READ = re.compile(r"\$\{\s*oc\.env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,([^${}]*))?\}")
 
 
-def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[str], str | None]) -> list[tuple[str, str]]:
+def resolved_search_path(
+    entries: list[Any], scope: Scope, read_env: Callable[[str], str | None], allowed_env: frozenset[str] | None = None
+) -> list[tuple[str, str]]:
     """A config's `hydra.searchpath` entries with their `${oc.env:NAME}` reads resolved (as Hydra resolves them),
     each then checked as any entry is: (entry to use, entry as written) pairs; UnsafeInput (one line) for an entry
     that may not be used.
@@ -119,7 +121,10 @@ def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[s
     The environment may choose a folder only inside the project, and its value is never shown: a message names
     the entry as written and the variable. An unset variable without a default is an error naming both. A folder
     the environment names that does not exist is left out, as Hydra skips a source that is not available (so the
-    value never becomes a source's name, in a message or in the cache).
+    value never becomes a source's name, in a message or in the cache). Only the variables in `allowed_env` (the
+    settings' `search_path_env`; None: any, as for init on the user's own machine) are read at all: otherwise a
+    pull request could name `conf/${oc.env:CI_TOKEN}` and commit a folder named by its guess, and learn from the
+    answer whether the guess is the secret.
     """
     resolved = []
     for entry in entries:
@@ -132,6 +137,12 @@ def resolved_search_path(entries: list[Any], scope: Scope, read_env: Callable[[s
             )
         reads = list(ENV_READ.finditer(entry))
         names = sorted({read.group(1) for read in reads})
+        refused = [name for name in names if allowed_env is not None and name not in allowed_env]
+        if refused:
+            raise UnsafeInput(
+                f"search path entry {entry!r} reads the environment variable {', '.join(refused)}, which the settings do not "
+                "allow; list it in search_path_env to let it choose the folder"
+            )
         for name in (read.group(1) for read in reads if read.group(2) is None):
             if read_env(name) is None:
                 raise UnsafeInput(

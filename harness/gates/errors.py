@@ -7,11 +7,12 @@ a bug in config-harness (exit 3). It imports nothing of the harness, so every mo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import IntEnum
 
 import yaml
 
-__all__ = ["BadInput", "ExitCode", "bad_input_line", "describe_yaml_error"]
+__all__ = ["BadInput", "ExitCode", "bad_input_line", "describe_yaml_error", "error_chain"]
 
 
 class ExitCode(IntEnum):
@@ -23,6 +24,20 @@ class ExitCode(IntEnum):
     INTERNAL = 3
     INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT)
     BROKEN_PIPE = 141  # stopped by SIGPIPE, as `yes | head -1` is
+
+
+def error_chain(error: BaseException, causes_only: bool = False) -> Iterator[BaseException]:
+    """The error, then what caused it (or, unless `causes_only`, was being handled), outermost first; each once.
+
+    Every walk over `__cause__`/`__context__` goes through here: under a tracer (coverage, a debugger) or with
+    OC_CAUSE=1, OmegaConf sets a ConfigKeyError's `__cause__` to itself, and an unguarded loop never ends.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ if causes_only else current.__cause__ or current.__context__
 
 
 class BadInput(Exception):

@@ -34,7 +34,11 @@ class Kind(StrEnum):
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
     ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
     LAUNCH_GONE = "launch_gone"  # a review: a launch that composed at the base is no longer in the pull request
+    NEW_LAUNCH = "new_launch"  # a review: a launch the base does not have (info), named once with its script line and config
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
+    UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
+    OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
+    CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/config_writes.py)
 
 
 class Severity(StrEnum):
@@ -110,7 +114,9 @@ NEW_FALLBACK = " (new: the golden did not fall back here)"
 GOLDEN_KINDS = frozenset({Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.MOVED})
 
 # Kinds whose path names a value in the composed config, so a file can be said to set it.
-SOURCED_KINDS = frozenset({Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET})
+SOURCED_KINDS = frozenset(
+    {Kind.CHANGED, Kind.ADDED, Kind.EFFECTIVE, Kind.CONTRACT, Kind.PARITY, Kind.FALLBACK, Kind.TARGET, Kind.UNRESOLVED}
+)
 
 
 class Judged(StrEnum):
@@ -210,6 +216,7 @@ class TargetReason(StrEnum):
     UNDECLARED = "undeclared"
     REQUIRED = "required"
     DEFAULTED = "defaulted"
+    BUILT_BY_PROGRAM = "built_by_program"  # info: code removes the key, or builds the node itself (harness/readers/builders.py)
 
 
 class _NoDefault(Enum):

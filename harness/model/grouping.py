@@ -72,17 +72,22 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.BLOCKING
     if kind in (Kind.CONTRACT, Kind.TARGET) and finding.waiver:
         return Tier.WAIVED
-    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET):
+    if finding.severity == INFO and kind in (Kind.CONTRACT, Kind.FALLBACK, Kind.PARITY, Kind.TARGET, Kind.UNRESOLVED):
         return Tier.NOTED
     if kind == Kind.LAUNCH and finding.path and finding.severity != ERROR:
         return Tier.CHANGED  # a launch's effective value that moved under it (its default changed)
-    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING):
+    if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING) or kind in (
+        Kind.UNRESOLVED,
+        Kind.OPTION_GONE,
+    ):
         return Tier.BLOCKING
     if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
         return Tier.BLOCKING if finding.severity == ERROR else Tier.NOTED
+    if kind == Kind.NEW_LAUNCH or (kind == Kind.MOVED and finding.path.startswith(LAUNCH_PREFIX)):  # a launch added or moved
+        return Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
-    if kind in (Kind.EFFECTIVE, Kind.FALLBACK):
+    if kind in (Kind.EFFECTIVE, Kind.FALLBACK, Kind.CONFIG_WRITE):  # a value the job runs with changed
         return Tier.CHANGED
     if kind in (Kind.REMOVED, Kind.MOVED):
         return Tier.REMOVED
@@ -325,6 +330,15 @@ PHRASES = MappingProxyType(
 )
 
 
+# A review's launches that are new or whose script moved: named in the summary and listed, never only counted.
+LAUNCH_NEWS = frozenset({Kind.NEW_LAUNCH, Kind.MOVED})
+
+
+def _script_move(group: Group) -> str:
+    """`old.sh -> new.sh` of a moved launch's group."""
+    return " -> ".join(str(side)[len(LAUNCH_PREFIX) :].rsplit("#", 1)[0] for side in (group.old, group.new))
+
+
 # How a summary names the blocking causes of a kind it has no sentence of its own for (a kind without a row here is
 # named by its own name: `3 option gone errors`).
 KIND_PHRASES = MappingProxyType(
@@ -413,6 +427,16 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
             count = count_paths(tier_groups)
             folded = " (folded)" if tier == Tier.REFACTOR else ""
             parts.append(f"{count} {one if count == 1 else many}{_where(tier_groups, all_ids)}{folded}")
+    noted = by_tier.get(Tier.NOTED, [])
+    new = sorted({case for g in noted if g.kind == Kind.NEW_LAUNCH for case in g.cases})
+    if new:
+        parts.append(f"{len(new)} new launch{'es' * (len(new) != 1)} ({describe_cases(new, all_ids, counted=False)})")
+    moved = [g for g in noted if g.kind == Kind.MOVED and g.path.startswith(LAUNCH_PREFIX)]
+    if moved:  # said by script: a `git mv` moves all of a script's launches
+        scripts = dict.fromkeys(_script_move(g) for g in moved)
+        parts.append(
+            f"{len(moved)} launch{'es' * (len(moved) != 1)} moved with {'their scripts' if len(scripts) > 1 else 'its script' if len(moved) == 1 else 'their script'} ({', '.join(scripts)})"
+        )
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]
     if gone:
         parts.append(
@@ -435,9 +459,9 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
 
 def counts(findings: tuple[Finding, ...] | list[Finding]) -> dict[str, int]:
     """A case's target findings counted by reason (waived ones included)."""
-    counted = {str(reason): 0 for reason in TargetReason}
+    counted = {str(reason): 0 for reason in TargetReason if reason != TargetReason.BUILT_BY_PROGRAM}  # those are not problems
     for finding in findings:
         facts = finding.detail_as(TargetFacts)
-        if finding.kind == Kind.TARGET and facts is not None:
+        if finding.kind == Kind.TARGET and facts is not None and facts.reason in counted:
             counted[facts.reason] += 1
     return counted

@@ -5,18 +5,16 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from harness.gates.budget import toml_document
 from harness.gates.confine import git_folder_problem, is_inside, project_package_folder, project_root
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_bytes, read_text
-from harness.model.hints import did_you_mean
+from harness.model.schema import ListOf, MapOf, Table, first_problem
 
 
 class SettingsError(BadInput):
@@ -61,6 +59,7 @@ class Settings:
     cache_dir: Path | None = None  # parsed-file cache kept between runs; None turns it off
     jobs: int | None = None  # worker processes; None means one per core
     search_path: tuple[Path, ...] = ()  # more config folders, searched after config_dir (Hydra's search path)
+    search_path_env: tuple[str, ...] = ()  # environment variables a config's hydra.searchpath may read (${oc.env:NAME})
     read_outside: tuple[Path, ...] = ()  # folders outside the project that configs may be read from
     version_base: str | None = None  # Hydra's version_base for every composition; None as initialize(version_base=None)
     python_sources: tuple[Path, ...] = ()  # folders `_target_` paths resolve into, read with ast (never imported)
@@ -82,29 +81,36 @@ class Settings:
 
 
 TABLE = "tool.config-harness"
-TOP_LEVEL_KEYS = MappingProxyType(
+NAMES = ListOf(str)
+COMMAND_SHAPE = Table({"glob": str, "modules": MapOf(str)}, required=frozenset({"glob"}))
+ROUTE_SHAPE = Table(
+    {"name": str, "config_name": str, "overrides": NAMES, "same_as": str, "became": str}, required=frozenset({"name", "config_name"})
+)
+SOURCE_SHAPE = Table({"wheel": str, "unpack": str, "into": str, "python": str}, required=frozenset({"wheel", "unpack", "into"}))
+# The whole `[tool.config-harness]` table: every key, its shape, and which are required (harness/model/schema.py).
+SETTINGS_SHAPE = Table(
     {
         "config_dir": str,
         "snapshot_dir": str,
-        "contracts": list,
-        "roots": list,
+        "contracts": NAMES,
+        "roots": NAMES,
         "engine_group": str,
-        "engines": list,
-        "presets": dict,
-        "routes": list,
-        "source": dict,
+        "engines": NAMES,
+        "presets": MapOf(NAMES),
+        "routes": ListOf(ROUTE_SHAPE),
+        "source": SOURCE_SHAPE,
         "jobs": int,
-        "search_path": list,
+        "search_path": NAMES,
+        "search_path_env": NAMES,
         "version_base": str,
-        "read_outside": list,
-        "python_sources": list,
-        "commands": list,
-        "schemas": list,
-    }
+        "read_outside": NAMES,
+        "python_sources": NAMES,
+        "commands": ListOf(COMMAND_SHAPE),
+        "schemas": NAMES,
+    },
+    required=frozenset({"config_dir"}),
 )
-COMMAND_KEYS = MappingProxyType({"glob": str, "modules": dict})
-ROUTE_KEYS = MappingProxyType({"name": str, "config_name": str, "overrides": list, "same_as": str, "became": str})
-SOURCE_KEYS = MappingProxyType({"wheel": str, "unpack": str, "into": str, "python": str})
+TOP_LEVEL_KEYS = SETTINGS_SHAPE.fields
 UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
@@ -190,7 +196,7 @@ def package_folder(entry: str, where: str, root: Path | None = None, scope: tupl
 def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ...]) -> tuple[Path, ...]:
     # A folder must lie inside the project (or read_outside); pkg:// is an installed package, found without importing.
     folders = []
-    for index, entry in enumerate(_string_list(entries, where)):
+    for index, entry in enumerate(entries):
         entry_where = f"{where}[{index}]"
         if entry.startswith(PACKAGE_SCHEME):
             folders.append(package_folder(entry, entry_where, base, readable))
@@ -201,6 +207,13 @@ def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ..
     return tuple(folders)
 
 
+def _variables(names: list[str], where: str) -> tuple[str, ...]:
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise SettingsError(f"{where}: {name!r} is not an environment variable's name")
+    return tuple(names)
+
+
 def _version_base(value: str | None, where: str) -> str | None:
     if value is not None and value not in VERSION_BASES:
         raise SettingsError(f"{where}: version_base {value!r} is not one of {', '.join(VERSION_BASES)}")
@@ -208,7 +221,7 @@ def _version_base(value: str | None, where: str) -> str | None:
 
 
 def _schemas(value: list, where: str) -> tuple[str, ...]:
-    modules = _string_list(value, where)
+    modules = tuple(value)
     for module in modules:
         if not all(part.isidentifier() for part in module.split(".")):
             raise SettingsError(f"{where}: {module!r} is not a module name such as 'benchmarl.conf'")
@@ -220,24 +233,6 @@ def _engine_group(value: str | None, where: str) -> str | None:
     if value is not None and (not group or group.startswith("/") or ".." in group or re.search(r"\s", value)):
         raise SettingsError(f"{where}: engine_group {value!r} is not a Hydra group (`group` or `group@package`)")
     return value
-
-
-def _check_table(table: Any, allowed: Mapping[str, type], where: str) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise SettingsError(f"{where}: expected a table, got {type(table).__name__}")
-    for key, value in table.items():
-        if key not in allowed:
-            raise SettingsError(f"{where}: unknown key {key!r}{did_you_mean(key, allowed)} (allowed: {', '.join(sorted(allowed))})")
-        if not isinstance(value, allowed[key]):
-            raise SettingsError(f"{where}.{key}: expected {allowed[key].__name__}, got {type(value).__name__} {value!r}")
-    return table
-
-
-def _string_list(value: list, where: str) -> tuple[str, ...]:
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise SettingsError(f"{where}[{index}]: expected a string, got {type(item).__name__} {item!r}")
-    return tuple(value)
 
 
 def default_cache_dir() -> Path | None:
@@ -266,7 +261,7 @@ def _positive(value: int | None, where: str) -> int | None:
 
 def _confined_folders(table: dict[str, Any], base: Path, where: str) -> tuple[Path, ...]:
     """The project (the git top level holding the settings), then every folder `read_outside` allows reading."""
-    extra = _string_list(table.get("read_outside", []), f"{where} read_outside")
+    extra = table.get("read_outside", [])
     return (project_root(base), *((base / folder).resolve() for folder in extra))
 
 
@@ -290,11 +285,12 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     where = f"{origin}: [{TABLE}]" if origin.name == "pyproject.toml" else f"{origin}"
     if isinstance(table, dict):
         _refuse_cache_dir(table, where)
-    table = _check_table(table, TOP_LEVEL_KEYS, where)
+    problem = first_problem(table, SETTINGS_SHAPE)
+    if problem is not None:
+        raise SettingsError(f"{where} {problem.at()}: {problem.message}" if problem.path else f"{where}: {problem.message}")
+    # From here on every key has its shape; what is left to check is what the values mean.
     base = origin.parent
-    if "config_dir" not in table:
-        raise SettingsError(f"{where}: missing required key 'config_dir'")
-    roots = _string_list(table.get("roots", []), f"{where} roots")
+    roots = tuple(table.get("roots", []))
     if not roots:
         raise SettingsError(f"{where}: 'roots' must name at least one root config")
     for root in roots:
@@ -306,31 +302,24 @@ def parse_settings(table: Any, origin: Path) -> Settings:
 
     engines = None
     if "engines" in table:
-        engines = tuple(check_name(e, f"{where} engines") for e in _string_list(table["engines"], f"{where} engines"))
+        engines = tuple(check_name(e, f"{where} engines") for e in table["engines"])
         if not engines:
             raise SettingsError(f"{where}: 'engines' is empty; name at least one engine, or drop the key")
 
     presets: list[tuple[str, tuple[str, ...]]] = []
     for name, overrides in table.get("presets", {"default": []}).items():
-        check_name(name, f"{where} presets")
-        if not isinstance(overrides, list):
-            raise SettingsError(f"{where} presets.{name}: expected a list of override strings")
-        presets.append((name, _string_list(overrides, f"{where} presets.{name}")))
+        presets.append((check_name(name, f"{where} presets"), tuple(overrides)))
     if not presets:
         raise SettingsError(f"{where}: [presets] is empty; define at least one preset")
 
     routes = []
     for index, route in enumerate(table.get("routes", [])):
         route_where = f"{where} routes[{index}]"
-        route = _check_table(route, ROUTE_KEYS, route_where)
-        for required in ("name", "config_name"):
-            if required not in route:
-                raise SettingsError(f"{route_where}: missing required key {required!r}")
         routes.append(
             Route(
                 name=check_name(route["name"], f"{route_where}.name"),
                 config_name=check_config_path(route["config_name"], f"{route_where}.config_name"),
-                overrides=_string_list(route.get("overrides", []), f"{route_where}.overrides"),
+                overrides=tuple(route.get("overrides", [])),
                 same_as=route.get("same_as"),
                 became=route.get("became"),
             )
@@ -342,10 +331,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
 
     source = None
     if "source" in table:
-        raw_source = _check_table(table["source"], SOURCE_KEYS, f"{where} source")
-        missing = sorted(set(SOURCE_KEYS) - set(raw_source) - {"python"})
-        if missing:
-            raise SettingsError(f"{where} source: missing key(s) {', '.join(missing)}")
+        raw_source = table["source"]
         into = _confined(base / raw_source["into"], (project_root(base),), f"{where} source.into", reading=False)
         if into == project_root(base) or into in origin.parents:
             raise SettingsError(f"{where} source.into: {raw_source['into']!r} would replace the project's own folder")
@@ -366,9 +352,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         origin=origin,
         config_dir=_confined(base / table["config_dir"], readable, f"{where} config_dir"),
         snapshot_dir=_confined(base / table.get("snapshot_dir", "snapshots"), readable, f"{where} snapshot_dir", reading=False),
-        contracts=tuple(
-            _confined(base / c, readable, f"{where} contracts") for c in _string_list(table.get("contracts", []), f"{where} contracts")
-        ),
+        contracts=tuple(_confined(base / c, readable, f"{where} contracts") for c in table.get("contracts", [])),
         roots=roots,
         engine_group=_engine_group(table.get("engine_group"), where),
         engines=engines,
@@ -378,12 +362,10 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         cache_dir=default_cache_dir(),
         jobs=_positive(table.get("jobs"), f"{where} jobs"),
         search_path=_search_path(table.get("search_path", []), base, f"{where} search_path", readable),
+        search_path_env=_variables(table.get("search_path_env", []), f"{where} search_path_env"),
         version_base=_version_base(table.get("version_base"), where),
         read_outside=readable[1:],
-        python_sources=tuple(
-            _confined(base / folder, readable, f"{where} python_sources")
-            for folder in _string_list(table.get("python_sources", []), f"{where} python_sources")
-        ),
+        python_sources=tuple(_confined(base / folder, readable, f"{where} python_sources") for folder in table.get("python_sources", [])),
         command_globs=globs,
         command_modules=modules,
         schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
@@ -396,15 +378,12 @@ def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[s
     modules: dict[str, str] = {}
     for index, entry in enumerate(entries):
         entry_where = f"{where}[{index}]"
-        entry = _check_table(entry, COMMAND_KEYS, entry_where)
-        pattern = entry.get("glob")
-        if pattern is None:
-            raise SettingsError(f"{entry_where}: missing required key 'glob'")
+        pattern = entry["glob"]
         if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
             raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
         globs.append(pattern)
         for module, config_name in entry.get("modules", {}).items():
-            if not isinstance(config_name, str) or not (_is_dotted(module) or _is_script_path(module)):
+            if not (_is_dotted(module) or _is_script_path(module)):
                 raise SettingsError(
                     f'{entry_where}.modules: {module!r} = {config_name!r} is neither `dotted.module = "config_name"` '
                     f'nor `"path/to/script.py" = "config_name"` (a script relative to the project, no \'..\')'
@@ -458,12 +437,12 @@ def find_pyproject(start: Path) -> Path:
     return start / "pyproject.toml"
 
 
-def load_settings(settings_file: str | Path | None = None, start: Path | None = None) -> Settings:
+def load_settings(settings_file: str | Path | None = None, start: str | Path | None = None) -> Settings:
     """Load a standalone settings TOML, or `[tool.config-harness]` from a pyproject.toml (default ./pyproject.toml)."""
     if settings_file is not None and Path(settings_file).name != "pyproject.toml":
         path = Path(settings_file).absolute()
         return parse_settings(read_toml(path), path)
-    path = Path(settings_file).absolute() if settings_file else find_pyproject((start or Path.cwd()).absolute())
+    path = Path(settings_file).absolute() if settings_file else find_pyproject(Path(start or Path.cwd()).absolute())
     table = table_of(read_toml(path), path)
     if table is None:
         raise SettingsError(f"{path}: no [{TABLE}] table")

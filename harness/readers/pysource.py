@@ -57,6 +57,7 @@ class Param:
     file: str
     line: int
     owner: str  # the class (or function) that declares it
+    annotation: str = ""  # the type as written (`int`, `Optional[str]`), "" when none
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,7 @@ class SourceIndex:
         self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
         self._exported: dict[str, frozenset[str]] = {}  # module -> what `from module import *` binds
         self._exporting: set[str] = set()  # modules whose exports are being read (each waits for the next)
+        self._all_of: dict[str, frozenset[str] | None] = {}  # module -> its `__all__`, resolved once
         self._module_names: dict[str, tuple[dict[str, tuple[ast.stmt, ast.alias | None]], tuple[str, ...]]] = {}
         self.roots: dict[str, Path] = {}
         for folder in self.folders:
@@ -642,7 +644,9 @@ def _dataclass_fields(klass: _Def) -> Iterator[Param]:
             continue
         if _is_classvar(statement.annotation):
             continue
-        yield Param(statement.target.id, _field_default(statement.value), file, statement.lineno, klass.qualname)
+        yield Param(
+            statement.target.id, _field_default(statement.value), file, statement.lineno, klass.qualname, _unparse(statement.annotation)
+        )
 
 
 def _field_default(value: ast.expr | None) -> Default | None:
@@ -676,6 +680,10 @@ def _factory(factory: ast.expr) -> Default:
     return Default(None, False, f"{_unparse(factory)[:MAX_TEXT]}()")
 
 
+def _annotation(argument: ast.arg) -> str:
+    return _unparse(argument.annotation) if argument.annotation is not None else ""
+
+
 def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.AsyncFunctionDef, skip_self: bool) -> Signature:
     arguments = node.args
     positional = [*arguments.posonlyargs, *arguments.args]
@@ -686,16 +694,29 @@ def _function_signature(qualname: str, file: str, node: ast.FunctionDef | ast.As
             continue
         if argument in arguments.posonlyargs:
             continue  # cannot be given by keyword
-        params.append(Param(argument.arg, None if default is None else _literal(default), file, argument.lineno, qualname))
+        params.append(
+            Param(argument.arg, None if default is None else _literal(default), file, argument.lineno, qualname, _annotation(argument))
+        )
     for argument, kw_default in zip(arguments.kwonlyargs, arguments.kw_defaults):
-        params.append(Param(argument.arg, None if kw_default is None else _literal(kw_default), file, argument.lineno, qualname))
+        params.append(
+            Param(
+                argument.arg, None if kw_default is None else _literal(kw_default), file, argument.lineno, qualname, _annotation(argument)
+            )
+        )
     return Signature(qualname, file, node.lineno, tuple(params), arguments.kwarg is not None)
 
 
 def _all_names(index: SourceIndex, module: _Module, seen: frozenset[str] = frozenset()) -> set[str] | None:
     """`__all__` when the module spells it as literal lists and `other.__all__` sums; None otherwise (also for
-    modules whose `__all__` refer to each other, or a chain of them past the budget)."""
+    modules whose `__all__` refer to each other, or a chain of them past the budget).
+
+    Each module's `__all__` is resolved once per index: `m.__all__ + m.__all__` chained through n modules would
+    otherwise read the last one 2^n times. A cycle gives None wherever it is entered (Python fails on it too); a
+    module met past the chain budget is kept as not known, so the walk stays linear in the modules."""
     assert module.tree is not None
+    if module.name in index._all_of:
+        known = index._all_of[module.name]
+        return set(known) if known is not None else None
     if module.name in seen or len(seen) > MAX_PYTHON_CHAIN:
         return None
     seen = seen | {module.name}
@@ -706,6 +727,7 @@ def _all_names(index: SourceIndex, module: _Module, seen: frozenset[str] = froze
         elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) and statement.target.id == "__all__":
             extra = _sum_of_names(index, module, statement.value, seen)
             names = None if names is None or extra is None else names | extra
+    index._all_of[module.name] = frozenset(names) if names is not None else None
     return names
 
 

@@ -136,11 +136,18 @@ class Launch:
     overrides: tuple[Override, ...] = ()
     error: str = ""  # why it could not be extracted; "" when it was
     name_written: str = ""  # the script's text of --config-name when the reader does not know its value
+    folder: str = ""  # a module's: the project's folder `python -m` finds it from ("" the root; after `cd`, or above the script)
+    hydra_like: bool = True  # False: a program not in the project whose arguments hold no override and no Hydra flag
 
     @property
     def where(self) -> str:
         """`FILE:LINE` of the launch."""
         return f"{self.script}:{self.line}"
+
+    @property
+    def program(self) -> str:
+        """The entry as the project finds it: a script's path, a module (`folder/module` when found below the root)."""
+        return f"{self.folder}/{self.entry}" if self.folder and self.is_module else self.entry
 
 
 class _Values(ChainMap[str, "list[Word] | None"]):
@@ -863,16 +870,35 @@ class _Reader:
                     return None  # a program the script wrote itself (a here-document): no launch of the project
                 if problem:
                     return Launch(self.script, index, line, entry_name, False, error=problem)
-            if not self.is_entry(entry_name, is_module):
-                if not is_module:
-                    return Launch(self.script, index, line, entry_name, False, error=f"{entry_name} is not a file of the project")
+            folder = self._module_folder(entry_name) if is_module else ""
+            if folder is None:
                 continue  # a module of another package (`python -m pip`): not this project's program
-            return self._hydra_arguments(Launch(self.script, index, line, entry_name, is_module), words[at + 1 :], written[at + 1 :])
+            if not is_module and not self.is_entry(entry_name, False):
+                hydra_like = any(OVERRIDE_LIKE.match(t) or t.partition("=")[0] in HYDRA_VALUE_FLAGS for t in texts[at + 1 :])
+                error = f"{entry_name} is not a file of the project"
+                return Launch(self.script, index, line, entry_name, False, error=error, hydra_like=hydra_like)
+            launch = Launch(self.script, index, line, entry_name, is_module, folder=folder)
+            return self._hydra_arguments(launch, words[at + 1 :], written[at + 1 :])
         program = words[0]
         overrides = sum(bool(OVERRIDE_LIKE.match(t)) for t in texts[1:])
         if program and all(p.unknown for p in program) and overrides >= 3:
             unknown = program[0].unknown
             return Launch(self.script, index, line, error=f"the program is {unknown}, which the script never sets")
+        return None
+
+    def _module_folder(self, module: str) -> str | None:
+        """The project's folder `python -m MODULE` finds the module from ("" the root), None when none has it: the
+        folder the script went to (`cd`), else the root, else the nearest folder above the script (a sub-project's
+        script documented as run from its own folder, as PRIME's `training/examples/*.sh` from `training/`)."""
+        folders = [self.env.cwd] if self.env.cwd else []
+        above = posixpath.dirname(self.script)
+        ancestors = []
+        while above:
+            ancestors.append(above)
+            above = posixpath.dirname(above)
+        for folder in dict.fromkeys([*folders, "", *ancestors]):
+            if self.is_entry(f"{folder}/{module}" if folder else module, True):
+                return folder
         return None
 
     def _script_path(self, word: Word, written: str, name: str) -> tuple[str, str]:

@@ -248,10 +248,15 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
             f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
             "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)"
         )
-    if any(g.kind == Kind.CONTRACT_CHANGE for g in errors):
+    if any(g.kind == Kind.CONTRACT_CHANGE and not g.finding.message.startswith("known entry ") for g in errors):
         lines.append(
             "a contract was loosened without a reason: record why under `changes:` in its contracts file "
             "(`config-harness lock ... --reason TEXT` writes it)"
+        )
+    if any(g.kind == Kind.CONTRACT_CHANGE and g.finding.message.startswith("known entry ") for g in errors):
+        lines.append(
+            "a known entry was added or renewed without a reason: record why under `changes:` in a contracts file the "
+            "base's owners own (`config-harness known --base REF --reason TEXT` writes it; the known file's own records approve nothing)"
         )
     if any(g.kind == Kind.ERROR for g in errors):
         lines.append("a case cannot be composed: fix the config named in its error above")
@@ -285,8 +290,11 @@ SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how 
 def launch_place(case_id: str, finding: Any) -> str:
     """Where one launch of a group is: a launch finding's `FILE:LINE` with the override as the script writes it,
     else the launch itself (`examples/x.sh#1`: its value changed under it)."""
+    launch = case_id.removeprefix(LAUNCH_PREFIX)
+    if finding.kind != Kind.LAUNCH and getattr(finding.source, "file", None) == launch.rsplit("#", 1)[0]:
+        return str(finding.source)  # a value the launch's own script line sets (`train.sh:46`)
     if finding.kind != Kind.LAUNCH or finding.source is None:
-        return case_id.removeprefix(LAUNCH_PREFIX)
+        return launch
     override = finding.new if finding.path and isinstance(finding.new, str) else ""
     return f"{finding.source}: {override}" if override else str(finding.source)
 

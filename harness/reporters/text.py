@@ -9,6 +9,7 @@ from harness.gates.escape import printable
 from harness.model.diff import ABSENT, show_value
 from harness.model.findings import ERROR, WARNING, CaseResult, MatrixResult, Severity, TargetReason
 from harness.model.grouping import (
+    LAUNCH_NEWS,
     TIER_TITLES,
     Group,
     Tier,
@@ -136,7 +137,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     known = tiers.get(Tier.KNOWN, []) if not quiet else []
     by_origin = [(tier, tiers[tier]) for tier in (Tier.AT_BASE, Tier.FIXED) if tiers.get(tier) and not quiet]
     lines: list[str] = []
-    if shown or refactors or result.orphans or result.pruned or by_origin or (verbose and (waived or noted or known)):
+    news = [g for g in noted if g.kind in LAUNCH_NEWS]  # a review's new or moved launches are named, never only counted
+    if shown or refactors or result.orphans or result.pruned or by_origin or news or (verbose and (waived or noted or known)):
         if not quiet:
             lines += [printable(summary_paragraph(groups, result)), ""]
         for tier in LISTED_TIERS:
@@ -260,7 +262,7 @@ def target_counts_line(results: Sequence[CaseResult]) -> str | None:
     per_case = {r.case.id: counts(r.findings) for r in results if r.case.config_name}
     if not any(sum(c.values()) for c in per_case.values()):
         return None
-    total = {reason: sum(c[reason] for c in per_case.values()) for reason in map(str, TargetReason)}
+    total = {reason: sum(c.get(reason, 0) for c in per_case.values()) for reason in map(str, TargetReason)}
     alike: dict[tuple[int, int], list[str]] = {}
     for case_id, counted in per_case.items():
         alike.setdefault((counted["undeclared"], counted["defaulted"]), []).append(case_id)

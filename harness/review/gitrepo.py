@@ -154,6 +154,25 @@ def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Pa
     return destination / folder
 
 
+def extract_matching(top: Path, commit: str, pathspecs: list[str], destination: Path) -> None:
+    """Write the files `pathspecs` match at `commit` below `destination` (git pathspecs, magic included:
+    `:(glob)*.sh` is the `.sh` files at the top); a pathspec that matches nothing there writes nothing. Unpacked as
+    extract_folder does; a submodule's files are never written (git archive leaves them out)."""
+    if not pathspecs:
+        return
+    try:
+        archives = [git(top, "archive", "--format=tar", commit, "--", *pathspecs)]
+    except GitError:  # one of them matches nothing at the commit (git refuses the whole call): one at a time
+        archives = [archive for spec in pathspecs if (archive := git(top, "archive", "--format=tar", commit, "--", spec, check=False))]
+    destination.mkdir(parents=True, exist_ok=True)
+    for archive in archives:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            try:
+                tar.extractall(destination, filter="data")
+            except tarfile.FilterError as error:
+                raise GitError(f"{' '.join(pathspecs)} at {commit[:12]}: {error}; refused") from None
+
+
 def _submodules(top: Path, commit: str, folder: str) -> list[tuple[str, str]]:
     """The submodules at or below `folder` at `commit`: (path, the commit id it pins)."""
     out = git(top, "ls-tree", "-r", "-z", "--full-tree", commit, "--", folder or ".")

@@ -106,16 +106,16 @@ def term_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) 
     return changes + _loosened_waivers(base, head, base_contracts, case_ids)
 
 
-def _canonical(value: Any) -> str:
+def canonical(value: Any) -> str:
     # JSON tells 1, 1.0, True and "1" apart; dates read from YAML compare as their ISO text.
     return json.dumps(value, sort_keys=True, default=str)
 
 
 def record_for(change: TermChange, records: Iterable[ChangeRecord]) -> ChangeRecord | None:
     """The record that excuses exactly this change (same contract, path, old and new), if any."""
-    key = (change.contract, change.path, _canonical(change.old), _canonical(change.new))
+    key = (change.contract, change.path, canonical(change.old), canonical(change.new))
     for record in records:
-        if (record.contract, record.path, _canonical(record.old), _canonical(record.new)) == key:
+        if (record.contract, record.path, canonical(record.old), canonical(record.new)) == key:
             return record
     return None
 
@@ -211,8 +211,9 @@ def unreported_check(
 
 
 def read_contract_files(files: Mapping[str, str | None]) -> ContractSet:
-    """Contract files as texts (None: the file does not exist, so it has no contracts), merged in order."""
-    return merge_sets(parse_contracts(text, Path(name)) for name, text in files.items() if text is not None)
+    """A base's contract files as texts (None: the file does not exist, so it has no contracts), merged in order;
+    known entries an earlier version wrote for a case glob are read as written (a base is what it is)."""
+    return merge_sets(parse_contracts(text, Path(name), legacy_known=True) for name, text in files.items() if text is not None)
 
 
 def contract_changes_in_files(
@@ -261,3 +262,30 @@ def run_findings(
     if whole_matrix:
         findings += stale_waivers(head, violations_seen(head, results), strict_waivers)
     return findings
+
+
+def unmatched_records(
+    records: Iterable[ChangeRecord], base_texts: Mapping[str, str | None] | None, findings: Iterable[Finding]
+) -> list[Finding]:
+    """A warning for each `changes:` record the pull request adds that accepts nothing in this review: a record is
+    read only where a loosening shows it (`[recorded reason: ...]`), so one that matches no change is a reason for
+    nothing (records the base already holds are history, not news)."""
+    try:
+        before = list(read_contract_files(base_texts).changes) if base_texts else []
+    except ContractError:
+        before = []
+    shown = " ".join(f.message for f in findings if f.severity == WARNING)
+    return [
+        Finding(
+            Kind.CONTRACT,
+            record.path,
+            None,
+            None,
+            WARNING,
+            f"a `changes:` record matches no change in this review ({record.origin}): it accepts nothing; remove it or"
+            " write the record the error asks for",
+            detail=ContractRef(source=record.origin),
+        )
+        for record in records
+        if record not in before and f"[recorded reason: {record.reason}]" not in shown
+    ]

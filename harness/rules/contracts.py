@@ -19,6 +19,7 @@ from harness.gates.errors import describe_yaml_error
 from harness.gates.reader import InputLimitError, read_text
 from harness.model.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
 from harness.model.matrix import Case
+from harness.model.schema import ANY, ListOf, OneOf, Shape, Table, first_problem
 from harness.model.settings import Settings, display_path
 from harness.rules import BY_KEY, KINDS
 from harness.rules.base import ContractError, ProgramLookup, View, Violation, plain
@@ -65,9 +66,12 @@ class Waiver:
     reason: str
     until: datetime.date | None = None
     cases: str = "*"  # a glob over case ids: a waiver for megatron's mismatch does not hide a new one on dp
-    # A known entry (harness/rules/known.py) names a finding instead of a contract: its kind, and its reason word.
+    # A known entry (harness/rules/known.py) names a finding's cause instead of a contract: its kind, the key (`path`),
+    # the script line or config file (`source`), its reason word and, for a finding about no key, its words.
     finding: str = ""
     what: str = ""
+    source: str = ""
+    message: str = ""
     origin: str = ""  # the file and line it is written at, for the line that says it is no longer needed
     line: int = 0
 
@@ -96,6 +100,7 @@ class ChangeRecord:
     old: Any
     new: Any
     reason: str
+    origin: str = field(default="", compare=False)  # the file it is written in (`FILE:LINE`)
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,9 @@ class ContractSet:
     contracts: tuple[Contract, ...] = ()
     waivers: tuple[Waiver, ...] = ()
     changes: tuple[ChangeRecord, ...] = ()
+    # Records written in a known file: the file a pull request loosens cannot also hold the reason that approves
+    # it, so these approve nothing (harness/rules/known.py reports them).
+    unheeded: tuple[ChangeRecord, ...] = ()
 
 
 class _Lines(dict):
@@ -131,13 +139,31 @@ CONTRACT_KEYS = frozenset({"name", *BY_KEY})
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
-KNOWN_KEYS = frozenset({"finding", "path", "what", "reason", "until", "cases"})  # a known entry (harness/rules/known.py)
+KNOWN_KEYS = frozenset({"finding", "path", "source", "what", "message", "reason", "until"})  # a known entry (harness/rules/known.py)
 CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry", "launch", "old", "new", "reason"})
 # The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `known: CASES`,
 # `entry: MODULE` and `launch: CASE_ID`.
 SETTINGS, HYDRA, KNOWN, ENTRY, LAUNCH = "[settings]", "[hydra]", "[known]", "[entry]", "[launch]"
 SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN, "entry": ENTRY, "launch": LAUNCH})
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
+# The shape of a contracts (or known) file before any entry is read (harness/model/schema.py): `waivers: 5` is one
+# line naming the key, never a TypeError. An empty `waivers:` is YAML's null, read as no entries.
+_ENTRIES = OneOf((ListOf(Table({}, closed=False, what="a mapping")), type(None)))
+FILE_SHAPE = Table(dict.fromkeys(FILE_KEYS, _ENTRIES), what="a mapping")
+WAIVER_SHAPE = Table(
+    {"contract": str, "path": str, "reason": str, "until": OneOf((str, datetime.date, type(None))), "cases": str},
+    required=frozenset({"contract", "path", "reason"}),
+    what="a waiver",
+)
+CHANGE_SHAPE = Table({key: ANY if key in ("old", "new") else str for key in CHANGE_KEYS}, required=frozenset({"reason"}), what="a record")
+
+
+def _conform(origin: Path, document: Any, shape: Shape) -> None:
+    """A ContractError at the line of the first key that leaves `shape`."""
+    problem = first_problem(document, shape)
+    if problem is not None:
+        holder = problem.holder if problem.holder is not None else document
+        raise ContractError(f"{_where(origin, holder, problem.key)}: {problem.at() + ': ' if problem.path else ''}{problem.message}")
 
 
 def parse_terms(origin: Path, entry: Any) -> Mapping[str, Any]:
@@ -154,23 +180,24 @@ def _parse_contract(origin: Path, entry: Any) -> Contract:
     return Contract(entry["name"], parse_terms(origin, entry), str(origin), getattr(entry, "lines", {}).get("", 0))
 
 
-def parse_contracts(text: str, origin: Path) -> ContractSet:
-    """Validate a contracts document strictly and return its contracts and waivers."""
+def parse_contracts(text: str, origin: Path, legacy_known: bool = False) -> ContractSet:
+    """Validate a contracts document strictly and return its contracts and waivers. With `legacy_known` (a base's
+    file), known entries an earlier version wrote for a case glob are read as written."""
     try:
         document = yaml.load(text, Loader=_ContractLoader) or _Lines()
     except yaml.YAMLError as error:
         raise ContractError(describe_yaml_error(error, str(origin))) from None
-    _strict_keys(origin, document, FILE_KEYS, "the contracts file")
+    _conform(origin, document, FILE_SHAPE)
     contracts = [_parse_contract(origin, entry) for entry in document.get("contracts") or []]
     names = {c.name for c in contracts}
     waivers = []
     for entry in document.get("waivers") or []:
         if isinstance(entry, dict) and "finding" in entry:
-            waivers.append(_known_entry(origin, entry))
+            waivers.append(_known_entry(origin, entry, legacy_known))
             continue
-        _strict_keys(origin, entry, WAIVER_KEYS, "a waiver")
+        _conform(origin, entry, WAIVER_SHAPE)
         for required in ("contract", "path", "reason"):
-            if not isinstance(entry.get(required), str) or not entry[required].strip():
+            if not entry[required].strip():
                 raise ContractError(f"{_where(origin, entry)}: a waiver needs a non-empty {required!r}")
         if entry["contract"] not in names and entry["contract"] != TARGET_WAIVER:
             raise ContractError(f"{_where(origin, entry, 'contract')}: waiver names no contract: {entry['contract']!r}")
@@ -180,7 +207,10 @@ def parse_contracts(text: str, origin: Path) -> ContractSet:
             raise ContractError(f"{_where(origin, entry, 'cases')}: a waiver's cases must be one glob string")
         _checked(origin, entry, "path", entry["path"])
         waivers.append(Waiver(entry["contract"], entry["path"], entry["reason"], until, cases))
-    return ContractSet(tuple(contracts), tuple(waivers), _parse_changes(origin, document.get("changes") or []))
+    records = _parse_changes(origin, document.get("changes") or [])
+    if origin.name == KNOWN_FILE_NAME or any(w.finding for w in waivers):
+        return ContractSet(tuple(contracts), tuple(waivers), (), records)
+    return ContractSet(tuple(contracts), tuple(waivers), records)
 
 
 def _until(origin: Path, entry: Any) -> datetime.date | None:
@@ -194,25 +224,44 @@ def _until(origin: Path, entry: Any) -> datetime.date | None:
         raise ContractError(f"{_where(origin, entry, 'until')}: until must be a date YYYY-MM-DD, got {until!r}") from None
 
 
-def _known_entry(origin: Path, entry: Any) -> Waiver:
-    """A waiver that names a finding (its kind, case glob, path and reason word) instead of a contract."""
-    _strict_keys(origin, entry, KNOWN_KEYS, "a known entry")
-    for key in ("finding", "cases", "reason"):
+KNOWN_FILE_NAME = "known.yaml"
+
+
+def _known_entry(origin: Path, entry: Any, legacy: bool = False) -> Waiver:
+    """A waiver that names one finding's cause (its kind, key, script line or config file, reason word and words)
+    instead of a contract. An entry for a whole case or script (`cases:`, as an earlier version wrote) is refused
+    with the way to write it again, except in a base's file (`legacy`), read as it was written."""
+    _strict_keys(origin, entry, KNOWN_KEYS | {"cases"}, "a known entry")
+    if "cases" in entry and not legacy:
+        whole = "for a whole script or case" if not entry.get("path") else "for a case glob"
+        raise ContractError(
+            f"{_where(origin, entry)}: known entry {whole} (cases: {entry['cases']!r}, path: {entry.get('path', '')!r}),"
+            " as an earlier version wrote it; an entry names one cause now (finding, path, source, what):"
+            " run `config-harness known` to write the file's entries again"
+        )
+    for key in ("finding", "reason", *(("cases",) if "cases" in entry else ())):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise ContractError(f"{_where(origin, entry)}: a known entry needs a non-empty {key!r}")
-    for key in ("path", "what"):
+    for key in ("path", "what", "source", "message"):
         if not isinstance(entry.get(key, ""), str):
             raise ContractError(f"{_where(origin, entry, key)}: a known entry's {key!r} must be a string")
     if entry.get("path"):
         _checked(origin, entry, "path", entry["path"])
+    if "cases" not in entry and not (entry.get("path") or entry.get("source") or entry.get("message")):
+        raise ContractError(
+            f"{_where(origin, entry)}: known entry for a whole case (no path, source or message): an entry names one cause;"
+            " run `config-harness known` to record it again"
+        )
     return Waiver(
         "",
         entry.get("path", ""),
         entry["reason"],
         _until(origin, entry),
-        entry["cases"],
+        entry.get("cases", ""),
         finding=entry["finding"],
         what=entry.get("what", ""),
+        source=entry.get("source", ""),
+        message=entry.get("message", ""),
         origin=str(origin),
         line=getattr(entry, "lines", {}).get("", 0),
     )
@@ -224,7 +273,7 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         raise ContractError(f"{_where(origin, entries)}: changes must be a list of records")
     records = []
     for entry in entries:
-        _strict_keys(origin, entry, CHANGE_KEYS, "a change record")
+        _conform(origin, entry, CHANGE_SHAPE)
         subjects = [key for key in ("contract", *SUBJECT_KEYS) if key in entry]
         if len(subjects) != 1:
             raise ContractError(
@@ -240,7 +289,8 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         if not isinstance(path, str):
             raise ContractError(f"{_where(origin, entry, 'path')}: a change record's path must be a dotted path")
         name = entry["contract"] if subject == "contract" else SUBJECT_KEYS[subject]
-        records.append(ChangeRecord(name, path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"]))
+        where = f"{origin}:{getattr(entry, 'lines', {}).get('', 0)}"
+        records.append(ChangeRecord(name, path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"], where))
     return tuple(records)
 
 
@@ -248,7 +298,10 @@ def merge_sets(sets: Iterable[ContractSet]) -> ContractSet:
     """Several files' contracts, waivers and records as one set, in order."""
     sets = list(sets)
     return ContractSet(
-        tuple(c for s in sets for c in s.contracts), tuple(w for s in sets for w in s.waivers), tuple(r for s in sets for r in s.changes)
+        tuple(c for s in sets for c in s.contracts),
+        tuple(w for s in sets for w in s.waivers),
+        tuple(r for s in sets for r in s.changes),
+        tuple(r for s in sets for r in s.unheeded),
     )
 
 

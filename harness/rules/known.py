@@ -2,26 +2,31 @@
 
 Adoption on a real repository finds problems nobody introduced now: a launch script that passes an override
 Hydra cannot parse, a class the program never builds from that node, a contract the tree already breaks. They
-are worth knowing once; they must not fail every later run. `init` records each as a waiver of its finding in a
+are worth knowing once; they must not fail every later run. `init` records each cause as a waiver of its own in a
 contracts file of its own (`config-harness/known.yaml`), with its finding line as the reason:
 
     waivers:
       - finding: launch                           # the finding's kind (instead of `contract:`)
-        cases: "cmd/examples/x.sh#*"              # the case (a launch: any launch of that script)
-        path: actor_rollout_ref.model.torch_dtype # "" for a finding about a whole case or launch
+        path: actor_rollout_ref.model.torch_dtype # the key or override; "" for a finding about no key
+        source: examples/x.sh:23                  # the script line, or the config file that set the key
         what: key removed                         # the finding's own reason word, where it has one
         reason: "known at adoption: key removed: ... (examples/x.sh:23)"
 
-There is one mechanism for excusing a finding, waivers, and this extends it: the same file list (`contracts`),
-the same stale rule (an entry that excuses nothing is reported once, `fixed: remove its entry`), and in a review
-the same rule as for every loosening: a finding the pull request's entries excuse and the base's do not is a
-`contract_change` error unless a `changes:` record names it. An excused finding is `info` with
-`"status": "known"`; it fails nothing and is one count line in every report.
+An entry names one cause and excuses it on any case or launch that shows it (an engine added later that inherits
+the same class, key and file is excused too), never a whole script or case: a finding about no key carries its
+words (`message`), and an entry with nothing but a case glob is exit 2. There is one mechanism for excusing a
+finding, waivers, and this extends it: the same file list (`contracts`), the same stale rule (an entry that
+excuses nothing is reported once, `fixed: remove its entry`), and in a review the same rule as for every
+loosening: a cause the pull request's entries excuse and the base's do not, or an entry whose `until` it moved
+later, is a `contract_change` error unless a `changes:` record in a file the base's owners own names it (a record
+in the known file itself approves nothing). An excused finding is `info` with `"status": "known"`; it fails
+nothing and is one count line in every report.
 """
 
 from __future__ import annotations
 
 import datetime
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -45,10 +50,9 @@ from harness.model.findings import (
     Origin,
     TargetFacts,
 )
-from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.settings import display_path
-from harness.rules.contract_changes import flow_record
-from harness.rules.contracts import KNOWN, ChangeRecord, ContractSet, Waiver
+from harness.rules.contract_changes import canonical, flow_record
+from harness.rules.contracts import KNOWN, KNOWN_FILE_NAME, ChangeRecord, ContractSet, Waiver
 
 KNOWN_FILE = "config-harness/known.yaml"
 # Differences from a golden are settled by `generate`, never excused; run-level contract findings are about the
@@ -69,28 +73,58 @@ def what_of(finding: Finding) -> str:
     return ""
 
 
-def cases_of(case_id: str) -> str:
-    """The `cases` glob an entry for this case is written with: a launch's is any launch of its script (adding a
-    launch above it renumbers the ids, not the problem); glob characters in names match only themselves."""
-    if case_id.startswith(LAUNCH_PREFIX):
-        script = case_id.rsplit("#", 1)[0]
-        return _escaped(script) + "#*"
-    return _escaped(case_id)
+def source_of(finding: Finding, root: str = "") -> str:
+    """Where a finding's cause is written: a launch's script line (`examples/x.sh:23`), else the config file that set
+    the key (its line left out, so an edit elsewhere in the file keeps the entry), else the case's root config file
+    `root` (a required key missing from a route is not the same cause as the main tree losing it)."""
+    source = finding.source
+    if source is None:
+        return "" if finding.kind == Kind.LAUNCH else root
+    file, line = getattr(source, "file", None), getattr(source, "line", None)
+    if file is None or getattr(source, "override", None) is not None:
+        return str(source)
+    return f"{file}:{line}" if finding.kind == Kind.LAUNCH and line else str(file)
 
 
-def _escaped(text: str) -> str:
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in text)
+def words_of(finding: Finding) -> str:
+    """The finding's words on one line: what tells two findings about no key apart (two broken launches of a line)."""
+    return " ".join(finding.message.split())
 
 
-def excuses(waiver: Waiver, case_id: str, finding: Finding) -> bool:
-    """True when a known entry names this finding: its kind, case, path and reason word."""
-    return (
-        bool(waiver.finding)
-        and waiver.finding == str(finding.kind)
-        and fnmatchcase(case_id, waiver.cases)
-        and waiver.path == finding.path
-        and (not waiver.what or waiver.what == what_of(finding))
-    )
+def cause_of(finding: Finding, root: str = "") -> dict[str, str]:
+    """The cause a known entry names, as it is written: kind, key, script line or config file, reason word, and the
+    finding's words where it names no key."""
+    cause = {"finding": str(finding.kind), "path": finding.path, "source": source_of(finding, root)}
+    if what_of(finding):
+        cause["what"] = what_of(finding)
+    if not finding.path:
+        cause["message"] = words_of(finding)
+    return cause
+
+
+def _entry_cause(entry: Waiver) -> dict[str, str]:
+    cause = {"finding": entry.finding, "path": entry.path, "source": entry.source}
+    if entry.what:
+        cause["what"] = entry.what
+    if entry.message:
+        cause["message"] = entry.message
+    return cause
+
+
+def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> bool:
+    """True when a known entry names this finding's cause, on whatever case or launch shows it. An entry an earlier
+    version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did."""
+    if not waiver.finding or waiver.finding != str(finding.kind) or waiver.path != finding.path:
+        return False
+    if waiver.what and waiver.what != what_of(finding):
+        return False
+    if waiver.cases:
+        return fnmatchcase(case_id, waiver.cases)
+    return waiver.source == source_of(finding, root) and (not waiver.message or waiver.message == words_of(finding))
+
+
+def live(entry: Waiver, today: datetime.date) -> bool:
+    return entry.until is None or today <= entry.until
 
 
 def excusable(finding: Finding) -> bool:
@@ -103,14 +137,14 @@ def known_entries(contract_set: ContractSet | None) -> tuple[Waiver, ...]:
     return tuple(w for w in (contract_set.waivers if contract_set is not None else ()) if w.finding)
 
 
-def excuse(findings: Sequence[Finding], entries: Sequence[Waiver], case_id: str, today: datetime.date) -> list[Finding]:
+def excuse(findings: Sequence[Finding], entries: Sequence[Waiver], case_id: str, today: datetime.date, root: str = "") -> list[Finding]:
     """The findings with each one a live known entry names as `info`, status known, its entry's reason kept."""
     if not entries:
         return list(findings)
     out = []
     for finding in findings:
-        entry = next((e for e in entries if excusable(finding) and excuses(e, case_id, finding)), None)
-        if entry is not None and (entry.until is None or today <= entry.until):
+        entry = next((e for e in entries if excusable(finding) and excuses(e, case_id, finding, root)), None)
+        if entry is not None and live(entry, today):
             finding = replace(finding, severity=INFO, waiver=entry.reason, status=Excused.KNOWN, origin=None)
         out.append(finding)
     return out
@@ -122,7 +156,7 @@ def excuse_results(results: Iterable[CaseResult], entries: Sequence[Waiver], tod
 
     out = []
     for result in results:
-        findings = tuple(excuse(result.findings, entries, result.case.id, today))
+        findings = tuple(excuse(result.findings, entries, result.case.id, today, result.root_file))
         status = result.status
         if status == Status.ERROR and findings != result.findings and not any(f.severity == ERROR for f in findings):
             status = Status.OK
@@ -130,14 +164,26 @@ def excuse_results(results: Iterable[CaseResult], entries: Sequence[Waiver], tod
     return out
 
 
+def _where(entry: Waiver) -> str:
+    return f"{display_path(Path(entry.origin))}:{entry.line}" if entry.origin else "its file"
+
+
+def _named(cause: dict[str, str]) -> str:
+    """A cause in a line: `undeclared at actor.x (ref/ref.yaml)`, `config removed at run.sh:96`."""
+    where = cause.get("path") or ""
+    source = cause.get("source") or ""
+    at = " at ".join(part for part in (where, source) if part) if where and source else where or source
+    return f"{cause.get('what') or cause['finding']}" + (f" at {at}" if at else f": {cause.get('message', '')}")
+
+
 def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> list[Finding]:
     """A warning for each known entry that excuses nothing any more: the problem is fixed, the entry can go."""
-    excused = [(r.case.id, f) for r in results for f in r.findings if f.status == Excused.KNOWN]
+    excused = [(r.case.id, f, r.root_file) for r in results for f in r.findings if f.status == Excused.KNOWN]
     findings = []
     for entry in entries:
-        if any(excuses(entry, case_id, finding) for case_id, finding in excused):
+        if any(excuses(entry, case_id, finding, root) for case_id, finding, root in excused):
             continue
-        where = f"{display_path(Path(entry.origin))}:{entry.line}" if entry.origin else "its file"
+        where = _where(entry)
         findings.append(
             Finding(
                 Kind.CONTRACT,
@@ -145,8 +191,8 @@ def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> l
                 None,
                 None,
                 WARNING,
-                f"known finding fixed: {entry.what or entry.finding} on {entry.cases}"
-                + (f" at {entry.path}" if entry.path else "")
+                f"known finding fixed: {_named(_entry_cause(entry))}"
+                + (f" on {entry.cases}" if entry.cases else "")
                 + f" no longer holds; remove its entry ({where})",
                 detail=ContractRef(source=where),
             )
@@ -154,82 +200,136 @@ def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> l
     return findings
 
 
-def record_of(entry_cases: str, finding: Finding) -> dict[str, Any]:
-    """The `changes:` record that accepts a known entry a pull request added for this finding."""
+def record_of(cause: dict[str, str], old_until: Any = None, until: Any = None) -> dict[str, Any]:
+    """The `changes:` record that accepts a known entry a pull request added (old null) or renewed (old its date)."""
     return {
-        "known": entry_cases,
-        "old": None,
-        "new": {"finding": str(finding.kind), "path": finding.path, "what": what_of(finding)},
+        "known": cause.get("path") or cause.get("source") or cause.get("message", ""),
+        "old": None if old_until is None else {"until": old_until},
+        "new": {**cause, "until": until},
         "reason": "WHY",
     }
 
 
-def added_entries(results: Iterable[CaseResult], base_entries: Sequence[Waiver], records: Sequence[ChangeRecord]) -> list[Finding]:
-    """In a review, every finding the pull request's known entries excuse and the base's do not: a loosening by
-    meaning, whatever was edited to get it. An error unless a `changes:` record with a reason accepts it."""
-    findings: dict[tuple[str, str, str, str], Finding] = {}
+def _iso(day: datetime.date | None) -> str | None:
+    return day.isoformat() if day is not None else None
+
+
+def _same_cause(base: Waiver, entry: Waiver) -> bool:
+    if base.cases:  # an earlier version's entry: its key and reason word
+        return base.finding == entry.finding and base.path == entry.path and base.what in ("", entry.what)
+    return _entry_cause(base) == _entry_cause(entry)
+
+
+def loosenings(
+    results: Iterable[CaseResult], head_entries: Sequence[Waiver], base_entries: Sequence[Waiver], today: datetime.date
+) -> list[tuple[dict[str, Any], Waiver]]:
+    """Each cause the pull request's known entries excuse and the base's live ones do not, and each entry whose
+    `until` it moved later: the `changes:` record that would accept it, and the entry."""
+    found: dict[str, tuple[dict[str, Any], Waiver]] = {}
+    live_base = [e for e in base_entries if live(e, today)]
     for result in results:
         for finding in result.findings:
-            if finding.status != Excused.KNOWN or any(excuses(e, result.case.id, finding) for e in base_entries):
+            if finding.status != Excused.KNOWN or any(excuses(e, result.case.id, finding, result.root_file) for e in live_base):
                 continue
-            cases = cases_of(result.case.id)
-            record = _record_for(records, cases, finding)
-            key = (cases, str(finding.kind), finding.path, what_of(finding))
-            if key in findings:
+            entry = next((e for e in head_entries if live(e, today) and excuses(e, result.case.id, finding, result.root_file)), None)
+            if entry is None:
                 continue
-            subject = f"known entry added for {what_of(finding) or finding.kind} on {cases}" + (
-                f" at {finding.path}" if finding.path else ""
-            )
-            if record is not None:
-                findings[key] = Finding(
-                    Kind.CONTRACT_CHANGE,
-                    finding.path,
-                    None,
-                    record_of(cases, finding)["new"],
-                    WARNING,
-                    f"{subject} [recorded reason: {record.reason}]",
-                    origin=Origin.INTRODUCED,
-                )
-            else:
-                findings[key] = Finding(
-                    Kind.CONTRACT_CHANGE,
-                    finding.path,
-                    None,
-                    record_of(cases, finding)["new"],
-                    ERROR,
-                    f"{subject} without a recorded reason; it excuses a finding the base reports;"
-                    f" to accept it, add to `changes:` {flow_record(record_of(cases, finding))}",
-                    origin=Origin.INTRODUCED,
-                )
-    return list(findings.values())
+            cause = cause_of(finding, result.root_file)
+            before = [b.until for b in base_entries if _same_cause(b, entry)]
+            old = _iso(max((day for day in before if day), default=None))
+            found.setdefault(flow_record(cause), (record_of(cause, old, _iso(entry.until)), entry))
+    for entry in head_entries:
+        before = [b.until for b in base_entries if _same_cause(b, entry)]
+        if not before or any(day is None or (entry.until is not None and entry.until <= day) for day in before):
+            continue  # added (judged by what it excuses, above) or not renewed
+        cause = _entry_cause(entry)
+        found.setdefault(flow_record(cause), (record_of(cause, _iso(max(d for d in before if d)), _iso(entry.until)), entry))
+    return list(found.values())
 
 
-def _record_for(records: Sequence[ChangeRecord], cases: str, finding: Finding) -> ChangeRecord | None:
-    new = {"finding": str(finding.kind), "path": finding.path, "what": what_of(finding)}
-    return next((r for r in records if r.contract == KNOWN and r.path == cases and r.new == new), None)
+def added_entries(
+    results: Iterable[CaseResult],
+    head_entries: Sequence[Waiver],
+    base_entries: Sequence[Waiver],
+    records: Sequence[ChangeRecord],
+    today: datetime.date,
+    record_file: str = "",
+    ref: str = "",
+) -> list[Finding]:
+    """In a review, every loosening of the base's known entries (`loosenings`), whatever was edited to get it: an
+    error unless a `changes:` record accepts it; records in a known file accept nothing (the parser keeps them
+    apart), so the reason lives in a file the base's owners own (`record_file`)."""
+    return [_change(wanted, entry, records, record_file, ref) for wanted, entry in loosenings(results, head_entries, base_entries, today)]
+
+
+def _change(wanted: dict[str, Any], entry: Waiver, records: Sequence[ChangeRecord], record_file: str, ref: str) -> Finding:
+    cause = {key: value for key, value in wanted["new"].items() if key != "until"}
+    old = (wanted["old"] or {}).get("until")
+    key = (wanted["known"], canonical(wanted["old"]), canonical(wanted["new"]))
+    record = next((r for r in records if r.contract == KNOWN and (r.path, canonical(r.old), canonical(r.new)) == key), None)
+    until = _iso(entry.until) or "never expires"
+    verb = f"renewed (until {old} -> {until})" if old else "added"
+    subject = f"known entry {verb} for {_named(cause)} ({_where(entry)})"
+    if record is not None:
+        return Finding(
+            Kind.CONTRACT_CHANGE,
+            cause["path"],
+            wanted["old"],
+            wanted["new"],
+            WARNING,
+            f"{subject} [recorded reason: {record.reason}]",
+            origin=Origin.INTRODUCED,
+            detail=ContractRef(source=_where(entry)),
+        )
+    owners = " and ".join(dict.fromkeys(f for f in (display_path(Path(entry.origin)) if entry.origin else "", record_file) if f))
+    return Finding(
+        Kind.CONTRACT_CHANGE,
+        cause["path"],
+        wanted["old"],
+        wanted["new"],
+        ERROR,
+        f"{subject} without a recorded reason; it excuses what the base reports; the owners of {owners} must approve:"
+        f" add to `changes:` in {record_file or 'a contracts file the base owns'} {flow_record(wanted)}"
+        f" (`config-harness known --base {ref or 'REF'} --reason TEXT` writes it)",
+        origin=Origin.INTRODUCED,
+        detail=ContractRef(source=_where(entry)),
+    )
+
+
+def unheeded_records(contract_set: ContractSet | None) -> list[Finding]:
+    """A warning for each `changes:` record written in a known file: it approves nothing (the file it would loosen
+    cannot hold its reason)."""
+    return [
+        Finding(
+            Kind.CONTRACT,
+            record.path,
+            None,
+            None,
+            WARNING,
+            f"a `changes:` record in a known file approves nothing ({record.origin}): write it in a contracts file the base's owners own",
+            detail=ContractRef(source=record.origin),
+        )
+        for record in (contract_set.unheeded if contract_set is not None else ())
+    ]
 
 
 # ---- what init writes ----
 
 
 def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str = "known at adoption") -> list[dict[str, Any]]:
-    """One known entry per distinct finding that already holds (errors and warnings no golden settles), in the run's
+    """One known entry per distinct cause that already holds (errors and warnings no golden settles), in the run's
     order, each with its finding line as the reason."""
-    entries: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    entries: dict[str, dict[str, Any]] = {}
     for result in results:
         for finding in result.findings:
             if not excusable(finding):
                 continue
-            cases = cases_of(result.case.id)
-            key = (str(finding.kind), cases, finding.path, what_of(finding))
+            cause = cause_of(finding, result.root_file)
+            key = flow_record(cause)
             if key in entries:
                 continue
             where = f" ({finding.source})" if finding.source is not None else ""
-            entry: dict[str, Any] = {"finding": str(finding.kind), "cases": cases, "path": finding.path}
-            if what_of(finding):
-                entry["what"] = what_of(finding)
-            entry["reason"] = f"{when} ({today.isoformat()}): {' '.join(finding.message.split())}{where}"
-            entries[key] = entry
+            entries[key] = {**cause, "reason": f"{when} ({today.isoformat()}): {words_of(finding)}{where}"}
     return list(entries.values())
 
 
@@ -240,24 +340,46 @@ HEADER = """\
 """
 
 
-def appended(text: str, entries: Sequence[dict[str, Any]]) -> str:
-    """A known file's text with `entries` added at the end of its `waivers:` list, every other byte kept; a file
-    whose last key is not `waivers:` cannot be appended to (ValueError)."""
+def appended(text: str, items: Sequence[dict[str, Any]], key: str = "waivers") -> str:
+    """A known file's text with `items` added at the end of its `waivers:` list (or a contracts file's with records
+    at the end of its `changes:` list), every other byte kept; a list written in a way appending cannot follow
+    (ValueError). A known file holds only `waivers:`."""
     document = yaml.safe_load(text) or {}
-    if not isinstance(document, dict) or set(document) - {"waivers"}:
+    if not isinstance(document, dict) or (key == "waivers" and set(document) - {"waivers"}):
         raise ValueError("a known file holds only `waivers:`; add these entries by hand or to a file of their own")
-    before = list(document.get("waivers") or [])
-    head = re.sub(r"^waivers:[ \t]*\[\][ \t]*$", "waivers:", text, flags=re.M).rstrip("\n")
-    if "waivers" not in document:
-        head += "\nwaivers:"
-    new = head + "\n" + _items(entries)
+    before = list(document.get(key) or [])
+    head = re.sub(rf"^{key}:[ \t]*\[\][ \t]*$", f"{key}:", text, flags=re.M).rstrip("\n")
+    if key not in document:
+        head += f"\n{key}:"
+    new = head.lstrip("\n") + "\n" + _items(items)
     try:
-        same = (yaml.safe_load(new) or {}).get("waivers") == before + list(entries)
+        parsed = yaml.safe_load(new) or {}
+        same = parsed.get(key) == before + list(items) and {k: v for k, v in parsed.items() if k != key} == {
+            k: v for k, v in document.items() if k != key
+        }
     except yaml.YAMLError:
         same = False  # an indentation appending cannot follow
     if not same:
-        raise ValueError("its `waivers:` list is written in a way entries cannot be appended to; add them by hand")
+        raise ValueError(f"its `{key}:` list is written in a way entries cannot be appended to; add them by hand")
     return new
+
+
+def without_earlier_entries(text: str) -> tuple[str, int]:
+    """A known file's text without the entries an earlier version wrote for a case glob (`cases:`), and how many
+    went; the text as it was when there are none. Its comment lines at the top are kept."""
+    document = yaml.safe_load(text) or {}
+    if not isinstance(document, dict) or not isinstance(document.get("waivers") or [], list):
+        return text, 0
+    waivers = document.get("waivers") or []
+    kept = [entry for entry in waivers if not (isinstance(entry, dict) and "finding" in entry and "cases" in entry)]
+    if len(kept) == len(waivers):
+        return text, 0
+    if set(document) - {"waivers"}:
+        raise ValueError("a known file holds only `waivers:`; remove its entries that name `cases:` by hand")
+    comments = "".join(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines(keepends=True)))
+    head = comments or HEADER
+    body = yaml.safe_dump({"waivers": kept}, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
+    return head + body, len(waivers) - len(kept)
 
 
 def _items(entries: Sequence[dict[str, Any]]) -> str:
@@ -268,3 +390,8 @@ def render(entries: Sequence[dict[str, Any]]) -> str:
     """The known file's text: a header, then `waivers:` with one entry per finding (an empty list when none)."""
     body = yaml.safe_dump({"waivers": list(entries)}, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
     return HEADER + body
+
+
+def is_known_file(path: Path) -> bool:
+    """True for a known file, by the name `init` and `known` give it (its records approve nothing)."""
+    return path.name == KNOWN_FILE_NAME

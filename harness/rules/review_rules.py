@@ -19,7 +19,7 @@ from typing import Any
 from harness.gates.confine import project_root, within
 from harness.model.findings import INFO, Finding, Kind, RulesUsed
 from harness.model.settings import Settings, root_id
-from harness.rules.contract_changes import TermChange, change_finding
+from harness.rules.contract_changes import TermChange, canonical, change_finding
 from harness.rules.contracts import SETTINGS, ChangeRecord
 
 # Settings keys whose every change changes what is checked or how (a different tree, goldens, grouping), or
@@ -77,10 +77,6 @@ class ReviewRules:
         return any(_removes(change, case_id) for change in recorded)
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 def _keyed(table: Mapping[str, Any]) -> dict[str, Any]:
     """A settings table flattened to the keys a review compares: presets and routes one key per name."""
     flat: dict[str, Any] = {}
@@ -101,7 +97,7 @@ def _keyed(table: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _elements(value: Any) -> list[str]:
-    return [_canonical(item) for item in value] if isinstance(value, list) else [] if value is None else [_canonical(value)]
+    return [canonical(item) for item in value] if isinstance(value, list) else [] if value is None else [canonical(value)]
 
 
 def _narrows(key: str, old: Any, new: Any) -> bool:
@@ -124,11 +120,11 @@ def _narrows(key: str, old: Any, new: Any) -> bool:
 
 def _describe(key: str, old: Any, new: Any, narrows: bool) -> str:
     if old is None:
-        what = f"{key} added: {_canonical(new)}"
+        what = f"{key} added: {canonical(new)}"
     elif new is None:
-        what = f"{key} removed (was {_canonical(old)})"
+        what = f"{key} removed (was {canonical(old)})"
     else:
-        what = f"{key}: {_canonical(old)} -> {_canonical(new)}"
+        what = f"{key}: {canonical(old)} -> {canonical(new)}"
     if key == "read_outside" and narrows:
         return f"settings {what}: widens what the harness may read"
     return f"settings {what}" + (": narrows what the review checks" if narrows else "")
@@ -140,7 +136,7 @@ def settings_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> list[S
     changes = []
     for key in list(old_keys) + [k for k in new_keys if k not in old_keys]:
         old, new = old_keys.get(key), new_keys.get(key)
-        if _canonical(old) == _canonical(new):
+        if canonical(old) == canonical(new):
             continue
         narrows = _narrows(key, old, new)
         changes.append(SettingsChange(key, old, new, narrows, _describe(key, old, new, narrows)))
@@ -154,7 +150,7 @@ def _removes(change: SettingsChange, case_id: str) -> bool:
     if change.key == "roots":
         return any(case_id.startswith(root_id(json.loads(item)) + "/") for item in dropped)
     if change.key == "engines":
-        return len(parts) == 3 and (_canonical(parts[1]) in dropped or change.old is None)
+        return len(parts) == 3 and (canonical(parts[1]) in dropped or change.old is None)
     if change.key == "engine_group":
         return len(parts) == 3
     if change.key.startswith("presets."):
@@ -211,3 +207,107 @@ def rules_for_review(
         # The modules a review imports come from the trusted side only: at a first adoption, none.
         return ReviewRules(replace(head, schemas=()), (), True, ref)
     return ReviewRules(review_settings(base, head), tuple(settings_changes(base_table, head_table)), False, ref)
+
+
+# ---- what runs the review and what it reads (issue 41 item 6) ----
+
+# The files templates/CODEOWNERS gives the owners of the rules that no other review names: the version of the
+# harness CI installs. (The settings, contracts and known file are compared by meaning elsewhere.)
+OWNED_FILES = ("config-harness/requirements.txt",)
+WORKFLOWS = ".github/workflows"
+MAX_WORKFLOW_BYTES = 1 << 20  # a workflow file is small; a larger one is read as far as this
+
+
+def _digest(data: bytes | None) -> str | None:
+    import hashlib
+
+    return None if data is None else hashlib.sha256(data).hexdigest()[:12]
+
+
+def _gitlinks_at(top: Path, commit: str | None) -> dict[str, str]:
+    """The submodules git records at `commit` (None: the index of the work tree), path -> the commit it pins."""
+    from harness.review.gitrepo import git
+
+    out = git(top, "ls-files", "--stage", "-z") if commit is None else git(top, "ls-tree", "-r", "-z", "--full-tree", commit)
+    found = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        fields = meta.split(b" ")
+        if fields and fields[0] == b"160000" and len(fields) >= 2:
+            pinned = fields[1] if commit is None else fields[2]
+            found[path.decode("utf-8", "surrogateescape")] = pinned.decode()
+    return found
+
+
+def _submodule_urls(text: str | None) -> dict[str, str]:
+    """`.gitmodules` read as git config: submodule path -> url (a file it cannot read names none)."""
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text or "")
+    except configparser.Error:
+        return {}
+    return {
+        parser[name].get("path", "").strip(): parser[name].get("url", "").strip() for name in parser.sections() if parser[name].get("path")
+    }
+
+
+def _work_file(top: Path, path: str, limit: int = MAX_WORKFLOW_BYTES) -> bytes | None:
+    """A file of the work tree as bytes (at most `limit`), None when it is absent or not a plain file (a link a pull
+    request committed is never followed)."""
+    target = top / path
+    if target.is_symlink() or not target.is_file():
+        return None
+    with target.open("rb") as handle:
+        return handle.read(limit)
+
+
+def _workflows(top: Path, commit: str) -> list[str]:
+    """The workflow files at either side (`.github/workflows/*.yml|yaml`)."""
+    from harness.review.gitrepo import git
+
+    listed = git(top, "ls-tree", "-z", "--name-only", f"{commit}:{WORKFLOWS}", check=False).split(b"\0")
+    names = {f"{WORKFLOWS}/{name.decode('utf-8', 'surrogateescape')}" for name in listed if name}
+    folder = top / WORKFLOWS
+    if folder.is_dir() and not folder.is_symlink():
+        names |= {f"{WORKFLOWS}/{entry.name}" for entry in folder.iterdir()}
+    return sorted(name for name in names if name.endswith((".yml", ".yaml")))
+
+
+def around_review(top: Path, commit: str, base: Settings | None) -> list[SettingsChange]:
+    """Changes to what runs the review and what it reads, as settings changes naming the owners who must approve:
+    a submodule re-pointed (its gitlink or its `.gitmodules` URL), an error where the base checks launches (the
+    programs in it are launched by them); a workflow that runs config-harness, or a file the CODEOWNERS template
+    lists, changed."""
+    from harness.review.gitrepo import read_file
+
+    changes = []
+    checks_launches = base is not None and bool(base.command_globs)
+    old_links, new_links = _gitlinks_at(top, commit), _gitlinks_at(top, None)
+    base_modules = read_file(top, commit, ".gitmodules")
+    old_urls = _submodule_urls(base_modules.decode("utf-8", "replace") if base_modules is not None else None)
+    head_modules = _work_file(top, ".gitmodules")
+    new_urls = _submodule_urls(head_modules.decode("utf-8", "replace") if head_modules is not None else None)
+    for path in sorted(set(old_links) | set(new_links)):
+        old = {"commit": old_links.get(path), "url": old_urls.get(path)}
+        new = {"commit": new_links.get(path), "url": new_urls.get(path)}
+        if old == new:
+            continue
+        held = f"; the launches of programs in it{' (checked by the base)' if checks_launches else ''} run what it pins"
+        description = (
+            f"submodule {path} re-pointed: {canonical(old)} -> {canonical(new)}{held};"
+            " the owners of .gitmodules and the settings must approve"
+        )
+        changes.append(SettingsChange(f"submodule.{path}", old, new, checks_launches, description))
+    for path in (*_workflows(top, commit), *OWNED_FILES):
+        before, after = read_file(top, commit, path), _work_file(top, path)
+        if _digest(before) == _digest(after):
+            continue
+        runs = any(b"config-harness" in (data or b"") for data in (before, after))
+        if path.startswith(WORKFLOWS) and not runs:
+            continue
+        what = "a workflow that runs config-harness" if path.startswith(WORKFLOWS) else "a file templates/CODEOWNERS lists"
+        description = f"{path} changed ({what}): the owners of {path} must approve (CODEOWNERS)"
+        changes.append(SettingsChange(path, _digest(before), _digest(after), True, description))
+    return changes

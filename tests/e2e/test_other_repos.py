@@ -101,10 +101,16 @@ def test_3d_diffusion_policy_launches_after_cd_are_checked_and_a_rename_names_bo
     assert "hydra         version_base None as @hydra.main at 3D-Diffusion-Policy/eval.py:21" in init.out
     assert "commands      scripts/**/*.sh" in init.out  # the scripts that `cd 3D-Diffusion-Policy` first are found
 
-    # --config-name=${config_name}.yaml is the script's first argument: the settings say which config to check it with.
+    # --config-name=${config_name}.yaml is the script's first argument: checked as every root config it could name
+    # (issue 42 item 4), each a case of its own, until the settings say which config to check it with.
     unmapped = cli("--settings", "harness.toml", "list", "--format", "json", "--case", "cmd/*", cwd=repo).json()["cases"]
-    (train,) = [row for row in unmapped if row["id"] == "cmd/scripts/train_policy.sh#1"]
-    assert not train["extracted"] and "--config-name is ${config_name}.yaml" in train["reason"]
+    roots = sorted(path.stem for path in (repo / DP3_CONFIG).glob("*.yaml"))
+    assert roots == ["dp3", "simple_dp3"]
+    for script in ("train_policy", "eval_policy"):
+        candidates = [row for row in unmapped if row["id"].startswith(f"cmd/scripts/{script}.sh#1")]
+        assert [(row["id"], row["config_name"], row["extracted"]) for row in candidates] == [
+            (f"cmd/scripts/{script}.sh#1@{root}", root, True) for root in roots
+        ]
     settings = repo / "harness.toml"
     settings.write_text(settings.read_text() + DP3_MODULES)
     listing = cli("--settings", "harness.toml", "list", "--format", "json", "--case", "cmd/*", cwd=repo).json()["cases"]
@@ -115,10 +121,13 @@ def test_3d_diffusion_policy_launches_after_cd_are_checked_and_a_rename_names_bo
         assert row["source"] == f"scripts/{case_id[len('cmd/scripts/') : -2]}:{line}" and row["config_name"] == "dp3"
         assert len(row["overrides"]) == 8 and "training.seed=${seed}" in row["overrides"]
         assert not any("__unset_" in text for text in row["overrides"])  # the script's own text, never a placeholder
-    # The demonstration scripts run third_party/ programs the bundle leaves out: named, never silently dropped.
-    assert {row["id"] for row in listing if not row["extracted"]} == {
-        f"cmd/scripts/gen_demonstration_{name}.sh#1" for name in ("adroit", "dexart", "metaworld")
-    }
+    # The demonstration scripts run third_party/ programs the bundle leaves out, given argparse flags only: no Hydra
+    # app, so no launch (issue 42 item 7), yet named with their lines, never silently dropped.
+    assert not [row["id"] for row in listing if not row["extracted"]]
+    verbose = cli("--settings", "harness.toml", "list", "--verbose", cwd=repo).out
+    for name in ("adroit", "dexart", "metaworld"):
+        (line,) = [line for line in verbose.splitlines() if f"scripts/gen_demonstration_{name}.sh:" in line]
+        assert line.startswith("not a launch: third_party/") and "is not in the repository and takes no Hydra arguments" in line
 
     # Adopted as a maintainer would: known entries the mapping fixed are removed, as check says.
     assert cli("--settings", "harness.toml", "generate", cwd=repo).code == 0

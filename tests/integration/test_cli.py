@@ -151,10 +151,20 @@ def test_markdown_and_github_reports(small_project, cli):
     assert "  ERROR device.count: 1 -> 2  (3 cases: train/cpu/*; set by conf/backend/cpu.yaml:5)" in text.out.splitlines()
 
 
-def test_github_annotation_falls_back_to_the_golden_line(small_project, cli):
+def test_github_annotation_of_a_removed_key_is_where_it_was_set_else_at_the_golden_line(small_project, cli):
     cli("--settings", "harness.toml", "generate", cwd=small_project)
     gpu = small_project / "conf" / "backend" / "gpu.yaml"
+    held = gpu.read_text().splitlines().index("    qkv: qkv_proj") + 1
     gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))
+    github = cli("--settings", "harness.toml", "check", "--format", "github").out.splitlines()
+    # The golden's header records the file and line that set each value: the annotation is where the key was.
+    assert (
+        f"::error file=conf/backend/gpu.yaml,line={held},title=removed device.map.qkv::"
+        'device.map.qkv: "qkv_proj" -> — (4 cases: train/gpu/*, route/legacy)'
+    ) in github
+    # A golden written before headers recorded it: the golden's own line.
+    for path in (small_project / "snapshots").glob("*.yaml"):
+        path.write_text("".join(line for line in path.read_text().splitlines(True) if not line.startswith(("# set: ", "# selected: "))))
     github = cli("--settings", "harness.toml", "check", "--format", "github").out.splitlines()
     golden = (small_project / "snapshots" / "_generated_train__gpu__default.yaml").read_text().splitlines()
     line = golden.index("    qkv: qkv_proj") + 1

@@ -25,7 +25,7 @@ def test_cli_py_only_builds_the_parser_and_runs_a_command():
     assert len(Path(harness.cli.__file__).read_text(encoding="utf-8").splitlines()) < 150
     assert isinstance(COMMANDS, tuple)  # an immutable registry: no module-level mutable state
     names = [command.NAME for command in COMMANDS]
-    assert len(set(names)) == len(names) == 12
+    assert len(set(names)) == len(names) == 13
     assert list(subparsers()) == names
 
 

@@ -610,3 +610,53 @@ def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, c
     assert result.code == 1 and dark["severity"] == "error" and dark["message"].startswith("not extracted: "), result.out
     assert dark["source"] == "scripts/run.sh:2"
     assert "the base extracted it (scripts/run.sh:2)" in dark["message"]
+
+
+def test_a_root_level_scripts_value_change_is_named_with_its_script_and_line(small_project, cli):
+    """A `*.sh` glob reads the scripts at the project's root at both sides (issue 40 item 2): the base side once
+    dropped the root from what it read, and a value a root script passes changed unseen ("OK ... ok")."""
+    files = {**LAUNCH_FILES, "train.sh": "python -m app.main \\\n    trainer.epochs=5 \\\n    trainer.lr=0.5\n"}
+    with_launches(small_project, files)
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "*.sh"\n', encoding="utf-8")
+    commit_small_project(small_project, cli, "")
+    script = small_project / "train.sh"
+    script.write_text(script.read_text().replace("trainer.epochs=5", "trainer.epochs=7"))
+    result, report = _review(cli)
+    found = [(c["id"], f["kind"], f["path"], f["old"], f["new"], f["source"]) for c in report["cases"] for f in c["findings"]]
+    assert found == [("cmd/train.sh#1", "changed", "trainer.epochs", 5, 7, "train.sh:2")], result.out
+    assert result.code == 0
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out
+    (line,) = [line for line in text.splitlines() if line.startswith("  trainer.epochs: 5 -> 7")]
+    assert "train.sh:2" in line, text
+
+
+def test_a_new_launch_script_is_named_once_with_its_script_line_and_config(small_project, cli):
+    with_launches(small_project, LAUNCH_FILES)
+    commit_small_project(small_project, cli, "")
+    (small_project / "scripts" / "new.sh").write_text("echo start\npython -m app.main trainer.epochs=2\n", encoding="utf-8")
+    result, report = _review(cli)
+    assert result.code == 0, result.out
+    new = [(c["id"], c["status"], f["severity"], f["source"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "new_launch"]
+    assert new == [("cmd/scripts/new.sh#1", "new", "info", "scripts/new.sh:2")], result.out
+    (message,) = [f["message"] for c in report["cases"] for f in c["findings"] if f["kind"] == "new_launch"]
+    assert "config train" in message, message
+    # Its values are the news, not a value-by-value diff against nothing: the launch is its one finding.
+    assert [f["kind"] for c in report["cases"] if c["id"] == "cmd/scripts/new.sh#1" for f in c["findings"]] == ["new_launch"]
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out
+    assert "nothing changed" not in text.lower(), text
+    assert [line for line in text.splitlines() if "scripts/new.sh:2" in line and "config train" in line], text
+
+
+def test_a_script_moved_with_the_same_text_is_moved_not_launch_gone(small_project, cli):
+    with_launches(small_project, LAUNCH_FILES)
+    commit_small_project(small_project, cli, "")
+    git(small_project, "mv", "scripts/run.sh", "scripts/train.sh")  # a pure `git mv`
+    result, report = _review(cli)
+    assert result.code == 0, result.out
+    assert not [f for c in report["cases"] for f in c["findings"] if f["kind"] == "launch_gone"], result.out
+    moved = [(c["id"], f["old"], f["new"], f["severity"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "moved"]
+    assert moved == [(f"cmd/scripts/train.sh#{n}", f"cmd/scripts/run.sh#{n}", f"cmd/scripts/train.sh#{n}", "info") for n in (1, 2, 3)]
+    assert {c["id"]: c["status"] for c in report["cases"]} == {f"cmd/scripts/train.sh#{n}": "ok" for n in (1, 2, 3)}
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out
+    assert "launch gone" not in text and "scripts/run.sh" in text and "is gone" not in text, text

@@ -31,8 +31,8 @@ waivers:
     path: trainer.epochs
     reason: a path no rule names
   - finding: fallback
-    cases: "train/cpu/default"
     path: trainer.gone_flag
+    source: conf/train.yaml
     reason: known at adoption
 """
 # A route whose root has no `_self_` in its defaults list: Hydra warns, and the warning is said once for the run.

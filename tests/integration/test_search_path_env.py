@@ -3,14 +3,13 @@ that reads the environment (`file://${oc.env:PWD}`, schnetpack's train.yaml) is 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 from tests.conftest import write_tree
 
 TRAIN = "defaults:\n  - _self_\nhydra:\n  searchpath:\n    - file://${oc.env:APP_HOME}/shared\nx: 1\n"
-SETTINGS = (
-    'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n[presets]\nadam = ["+opt=adam"]\nnone = ["hydra.searchpath=[]"]\n'
-)
+SETTINGS = 'search_path_env = ["APP_HOME"]\nconfig_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n[presets]\nadam = ["+opt=adam"]\nnone = ["hydra.searchpath=[]"]\n'
 
 
 def project(tmp_path):
@@ -64,16 +63,33 @@ def test_the_environment_chooses_a_folder_inside_the_project_the_cache_keys_on_i
 
 
 def test_a_pull_request_reading_a_secret_into_its_search_path_learns_nothing(tmp_path, cli, monkeypatch):
+    # The variable is not in search_path_env: the entry is refused before the environment is read, so a folder the
+    # pull request commits under its guess of the value gives the same answer whether the guess is right or wrong.
     root = project(tmp_path)
-    (root / "conf/train.yaml").write_text(TRAIN.replace("file://${oc.env:APP_HOME}/shared", "file://${oc.env:CI_TOKEN}"))
+    (root / "conf/train.yaml").write_text(TRAIN.replace("file://${oc.env:APP_HOME}/shared", "file://conf/${oc.env:CI_TOKEN}"))
     secret = "tok3n-v4lue-8c1f"
-    monkeypatch.setenv("CI_TOKEN", secret)  # a relative name inside the project: no such folder, so the entry is left out
+    monkeypatch.setenv("CI_TOKEN", secret)
     cache = tmp_path.parent / f"{tmp_path.name}-cache"
-    runs = [
-        cli("--settings", "harness.toml", "--cache-dir", str(cache), *command, cwd=root)
-        for command in (["generate"], ["check", "--format", "json"], ["list", "--format", "json"])
-    ]
-    assert runs[0].code == 0 and runs[1].code == 0
-    assert all(secret not in run.out + run.err for run in runs)
+    answers = []
+    for guess in (secret, "wrong-guess"):
+        write_tree(root, {f"conf/{guess}/opt/adam.yaml": "lr: 7\n"})
+        runs = [
+            cli("--settings", "harness.toml", "--cache-dir", str(cache), *command, cwd=root)
+            for command in (["generate"], ["check", "--format", "json"], ["list", "--format", "json"])
+        ]
+        assert all(secret not in run.out + run.err for run in runs)
+        answers.append([(run.code, run.out.replace(guess, "GUESS"), run.err) for run in runs])
+        shutil.rmtree(root / "conf" / guess)
+        shutil.rmtree(root / "snapshots")
+    assert answers[0] == answers[1]
+    assert "reads the environment variable CI_TOKEN, which the settings do not allow; list it in search_path_env" in answers[0][1][1]
     stored = b"".join(path.read_bytes() for path in cache.rglob("*") if path.is_file())
-    assert stored and secret.encode() not in stored
+    assert secret.encode() not in stored
+
+
+def test_init_allows_the_variables_the_roots_own_search_paths_read(tmp_path, cli, monkeypatch):
+    root = project(tmp_path)
+    (root / "harness.toml").unlink()
+    monkeypatch.setenv("APP_HOME", str(root))
+    assert cli("init", "--config-dir", "conf", "--write", "harness.toml", cwd=root).code == 0
+    assert 'search_path_env = ["APP_HOME"]' in (root / "harness.toml").read_text()

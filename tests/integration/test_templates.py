@@ -15,24 +15,26 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from tests.workflow_runner import COMMENT_TEMPLATE, TEMPLATE
+from tests.workflow_runner import COMMENT_TEMPLATE, MATRIX_TEMPLATE, TEMPLATE
 
-TEMPLATES = (TEMPLATE, COMMENT_TEMPLATE)
+TEMPLATES = (TEMPLATE, COMMENT_TEMPLATE, MATRIX_TEMPLATE)
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}  # v\d+\.\d+\.\d+$")
 
 
-def zizmor(*files: Path) -> list[dict]:
+def zizmor(*files: Path, persona: str = "regular") -> list[dict]:
     binary = Path(sys.executable).parent / "zizmor"
     assert binary.exists(), "zizmor is missing: it is in the test extra (make setup installs it)"
     completed = subprocess.run(
-        [str(binary), "--offline", "--format", "json", "--no-progress", *map(str, files)], capture_output=True, text=True
+        [str(binary), "--offline", "--format", "json", "--no-progress", f"--persona={persona}", *map(str, files)],
+        capture_output=True,
+        text=True,
     )
     assert completed.returncode in (0, 11, 12, 13, 14), completed.stderr[-2000:]  # 1x: findings of severity x
     return json.loads(completed.stdout)
 
 
 def test_the_templates_pass_zizmor_and_an_unpinned_action_does_not(tmp_path):
-    assert zizmor(*TEMPLATES) == []
+    assert zizmor(*TEMPLATES, persona="pedantic") == []
     unpinned = tmp_path / "unpinned.yml"
     unpinned.write_text(re.sub(r"actions/checkout@[0-9a-f]{40}", "actions/checkout@v4", TEMPLATE.read_text()))
     assert [(f["ident"], f["determinations"]["severity"]) for f in zizmor(unpinned)] == [("unpinned-uses", "High")]
@@ -73,3 +75,24 @@ def test_the_templates_and_the_project_workflow_pass_actionlint(tmp_path):
     )
     failed = subprocess.run([*lint, str(broken)], cwd=ROOT, capture_output=True, text=True)
     assert failed.returncode == 1 and 'undefined function "canceled"' in failed.stdout and '"reveiw"' in failed.stdout
+
+
+def test_the_matrix_template_shards_on_the_runners_and_one_merge_job_owns_the_verdict():
+    """templates/config-harness-matrix.yml (issue 46): N shard jobs of this CI's own matrix, each with its cache and
+    its JSON result, and one job that merges them and alone writes annotations, the summary, the comment, the exit."""
+    workflow = yaml.load(MATRIX_TEMPLATE.read_text(), Loader=yaml.BaseLoader)
+    shard, verdict = workflow["jobs"]["shard"], workflow["jobs"]["verdict"]
+    shards = shard["strategy"]["matrix"]["shard"]
+    assert shards == [str(k) for k in range(1, int(workflow["env"]["SHARDS"]) + 1)] and shard["strategy"]["fail-fast"] == "false"
+    (cache,) = [step for step in shard["steps"] if step.get("uses", "").startswith("actions/cache@")]
+    assert "${{ matrix.shard }}" in cache["with"]["key"] and "${{ matrix.shard }}" in cache["with"]["restore-keys"]
+    shard_runs = " ".join(step.get("run", "") for step in shard["steps"])
+    assert '--shard "$SHARD/$SHARDS" check --format json' in shard_runs and '--shard "$SHARD/$SHARDS" diff --base' in shard_runs
+    assert "GITHUB_STEP_SUMMARY" not in shard_runs and "--format github" not in shard_runs and "GITHUB_OUTPUT" not in shard_runs
+    assert verdict["needs"] == "shard" and "cancelled()" in verdict["if"]
+    verdict_runs = " ".join(step.get("run", "") for step in verdict["steps"])
+    assert "config-harness merge" in verdict_runs and "--format github" in verdict_runs and "markdown:$GITHUB_STEP_SUMMARY" in verdict_runs
+    uploads = [step["with"]["name"] for step in verdict["steps"] if step.get("uses", "").startswith("actions/upload-artifact@")]
+    assert uploads == ["config-harness-comment"] and verdict["steps"][-1]["run"] == 'exit "${REVIEW_EXIT:-3}"'
+    # The commenting workflow follows it by name, as it follows config-harness.yml.
+    assert workflow["name"] == yaml.safe_load(TEMPLATE.read_text())["name"]

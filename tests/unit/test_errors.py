@@ -17,7 +17,7 @@ HARNESS = Path(__file__).resolve().parents[2] / "harness"
 
 # Exceptions that are not about input: a harness test's failure, and control flow that never leaves its module (or
 # syrupy's assertion, which turns a golden the owner keeps into a failed snapshot).
-NOT_INPUT = {"harness.plugin.CaseFailed", "harness.launches._Dynamic", "harness.snapshot.GoldenKept"}
+NOT_INPUT = {"harness.plugin.CaseFailed", "harness.readers.entries._Dynamic", "harness.snapshot.GoldenKept"}
 
 
 def harness_modules() -> list[ModuleType]:

@@ -135,7 +135,7 @@ def test_the_policy_keeps_host_and_custom_resolvers_opaque(monkeypatch, text):
 
 
 def test_interpolations_that_each_read_a_big_mapping_end_in_a_finding_not_a_hang():
-    from harness.check import effective_findings
+    from harness.compare import effective_findings
 
     n = 3000
     old = {"k": {f"v{i}": 0 for i in range(n)}, "r": {f"r{i}": "${k}" for i in range(n)}}

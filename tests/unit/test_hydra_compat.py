@@ -13,6 +13,7 @@ from omegaconf import OmegaConf
 
 from harness.composition import hydra_compat
 from harness.composition.compose import SCHEME, CachedFileConfigSource
+from harness.gates.errors import error_chain
 from tests.conftest import write_tree
 
 TREE = {
@@ -474,11 +475,7 @@ def _outcome(apply, parsed_list, config):
             apply(parsed, config)
             outcomes.append(None)
         except Exception as error:  # noqa: BLE001 - the errors themselves are compared
-            chain = []
-            while error is not None:
-                chain.append((type(error).__name__, str(error)))
-                error = error.__cause__
-            outcomes.append(chain)
+            outcomes.append([(type(cause).__name__, str(cause)) for cause in error_chain(error, causes_only=True)])
     return outcomes
 
 

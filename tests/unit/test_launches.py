@@ -6,6 +6,7 @@ without `@hydra.main`, and a script whose launches apply, break in each way an o
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -20,12 +21,14 @@ from harness.launches import (
     NOT_EXTRACTED,
     NOT_HYDRA,
     OPTION_REMOVED,
+    UNAVAILABLE,
     VALUE_DIFFERS,
     Checked,
     Composer,
     Project,
     case_result,
     command_cases,
+    find_scripts,
     findings_of,
     moved_override,
     origins,
@@ -175,3 +178,142 @@ def test_a_review_marks_a_break_the_base_had_as_at_base_and_a_lost_entry_point_a
 )
 def test_an_override_of_a_moved_key_or_of_a_key_below_it_is_rewritten_with_its_form(override, expected):
     assert moved_override(override, {"trainer.lr": "optim.lr"}) == expected
+
+
+SUB_PROJECT = {
+    # A sub-project's package below the root, as PRIME keeps verl in `training/` and documents its scripts as run from there.
+    "training/verl/__init__.py": "",
+    "training/verl/trainer/__init__.py": "",
+    "training/verl/trainer/main_ppo.py": (
+        "import hydra\n\n@hydra.main(config_path='config', config_name='ppo_trainer', version_base=None)\ndef main(cfg): ...\n"
+    ),
+    "training/verl/trainer/config/ppo_trainer.yaml": "trainer:\n  epochs: 3\n",
+    "training/examples/run_prime_main.sh": "python3 -m verl.trainer.main_ppo \\\n    trainer.epochs=1\n",
+    "run_from_root.sh": "cd training\npython3 -m verl.trainer.main_ppo trainer.epochs=2\n",
+    "servers.sh": "python3 tools/search_server.py --port 8000 --topk 5\npython3 tools/gone_trainer.py trainer.epochs=4\n",
+}
+
+
+@pytest.fixture(scope="module")
+def sub_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    root = write_tree(tmp_path_factory.mktemp("sub-project"), SUB_PROJECT)
+    return Project(root, root / "training" / "verl" / "trainer" / "config", {})
+
+
+def test_a_module_is_found_from_the_folder_the_script_cds_to_or_the_sub_project_above_it(sub_project):
+    """Issue 42 item 7: `python -m verl...` in `training/examples/run_prime_main.sh` (run from `training/`) and after
+    `cd training` in a root script are launches of `training/verl`, never silently absent."""
+    scripts = [sub_project.root / "training/examples/run_prime_main.sh", sub_project.root / "run_from_root.sh"]
+    cases = {c.id: c for c in command_cases(sub_project, scripts)}
+    assert list(cases) == ["cmd/training/examples/run_prime_main.sh#1", "cmd/run_from_root.sh#1"]
+    config = sub_project.root / "training" / "verl" / "trainer" / "config"
+    for case in cases.values():
+        assert (case.problem, case.config_dir, case.config_name, case.launch.folder) == ("", config, "ppo_trainer", "training")
+        assert case.launch.program == "training/verl.trainer.main_ppo"
+    checked = Composer(sub_project.root, trees=True).check(cases.values())
+    assert [(c.failures, c.tree) for c in checked] == [([], {"trainer": {"epochs": 1}}), ([], {"trainer": {"epochs": 2}})]
+
+
+def test_a_missing_program_without_hydra_arguments_is_no_launch_and_one_with_overrides_stays_one(sub_project):
+    """Search-R1's server and data scripts whose files are absent are not launches (named by `list --verbose`, never
+    known entries); a missing program given overrides is still a launch that cannot be read."""
+    server, trainer = command_cases(sub_project, [sub_project.root / "servers.sh"])
+    assert (server.skipped, server.problem_kind, server.launch.entry) == (True, NOT_HYDRA, "tools/search_server.py")
+    assert "not in the repository" in server.problem
+    assert (trainer.skipped, trainer.problem_kind) == (False, NOT_EXTRACTED)
+    assert trainer.problem == "could not be read: tools/gone_trainer.py is not a file of the project"
+
+
+def _submodule_project(root):
+    """A repository with two git submodules: `verl` not checked out (an empty folder, as CI's default checkout leaves
+    it) that the project's config links into, and `tools` checked out, holding scripts of its own."""
+    from tests.synthetic_history import git
+
+    write_tree(
+        root,
+        {
+            ".gitmodules": '[submodule "verl"]\n\tpath = verl\n[submodule "tools"]\n\tpath = tools\n',
+            "app/__init__.py": "",
+            "app/main.py": "import hydra\n\n@hydra.main(config_path='../config', config_name='ppo_trainer', version_base=None)\ndef main(cfg): ...\n",
+            "config/local.yaml": "trainer:\n  epochs: 3\n",
+            "scripts/run.sh": "python -m app.main trainer.epochs=1\npython -m app.main --config-name=local trainer.epochs=2\n",
+            "tools/run_tool.sh": "python -m app.main --config-name=local trainer.epochs=3\n",
+        },
+    )
+    (root / "verl").mkdir()
+    (root / "config" / "ppo_trainer.yaml").symlink_to("../verl/verl/trainer/config/ppo_trainer.yaml")
+    git(root, "init", "-q", "-b", "main")
+    for path in ("verl", "tools"):
+        git(root, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}")
+    return Project(root, root / "config", {})
+
+
+def test_a_config_linked_into_a_submodule_not_checked_out_is_named_with_the_submodule_and_its_path(tmp_path):
+    """Issue 42 item 8 (RAGEN without its `verl` submodule): the launch is not checked and says why, in place of a
+    'config removed' error a known entry would record as a ConfigStore config."""
+    project = _submodule_project(tmp_path)
+    linked, local = command_cases(project, find_scripts(project.root, ["scripts/*.sh"]))
+    assert (linked.skipped, linked.problem_kind, linked.submodule) == (True, UNAVAILABLE, "verl")
+    assert linked.problem == (
+        "its config config/ppo_trainer.yaml is a link to verl/verl/trainer/config/ppo_trainer.yaml, in the git submodule verl,"
+        " which is not checked out"
+    )
+    assert (local.skipped, local.problem) == (False, "")
+    assert launches_line(tally([], [linked])).endswith("1 launch of programs in the git submodule verl not checked (it is not checked out)")
+
+
+def test_scripts_inside_a_submodule_are_globbed_only_by_a_glob_that_names_the_submodule(tmp_path):
+    project = _submodule_project(tmp_path)
+    found = {p.relative_to(project.root).as_posix() for p in find_scripts(project.root, ["**/*.sh"], project.submodules)}
+    assert found == {"scripts/run.sh"}
+    named = find_scripts(project.root, ["tools/*.sh"], project.submodules)
+    assert [p.relative_to(project.root).as_posix() for p in named] == ["tools/run_tool.sh"]
+
+
+def test_a_config_name_the_script_takes_as_an_argument_is_checked_against_every_root_it_could_name(tmp_path):
+    """Issue 42 item 4 (3D-Diffusion-Policy's `--config-name=${config_name}.yaml`, the name its first argument): one
+    case per root config of the folder the name could take, each named by its root, in place of "not extracted"."""
+    root = write_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/train.py": "import hydra\n\n@hydra.main(config_path='conf', version_base=None)\ndef main(cfg): ...\n",
+            "app/conf/dp3.yaml": "training:\n  seed: 1\n",
+            "app/conf/simple_dp3.yaml": "training:\n  rng_seed: 1\n",
+            "app/conf/_base.yaml": "training: {}\n",
+            "app/conf/task/adroit.yaml": "name: adroit\n",
+            "scripts/train.sh": 'alg=${1}\npython -m app.train --config-name=${alg}.yaml training.seed=0\npython -m app.train --config-name="simple_${alg}" training.seed=0\n',
+        },
+    )
+    project = Project(root, root / "app" / "conf", {})
+    cases = command_cases(project, [root / "scripts" / "train.sh"])
+    assert [(c.id, c.config_name, c.problem, c.candidate) for c in cases] == [
+        ("cmd/scripts/train.sh#1@dp3", "dp3", "", "${alg}.yaml"),
+        ("cmd/scripts/train.sh#1@simple_dp3", "simple_dp3", "", "${alg}.yaml"),
+        ("cmd/scripts/train.sh#2@simple_dp3", "simple_dp3", "", '"simple_${alg}"'),  # only the roots its known part fits
+    ]
+    checked = {c.case.id: failures(c) for c in Composer(root).check(cases)}
+    assert checked == {
+        "cmd/scripts/train.sh#1@dp3": [],
+        "cmd/scripts/train.sh#1@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
+        "cmd/scripts/train.sh#2@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
+    }
+
+
+def test_a_root_linked_into_a_submodule_not_checked_out_is_named_so_in_check(tmp_path, capsys, monkeypatch):
+    """RAGEN's `config/ppo_trainer.yaml` is a link into its `verl` submodule: without it, `check` says so with the
+    submodule and the path, where Hydra alone says "Cannot find primary config" (and init once guessed ConfigStore)."""
+    from harness.cli import main
+
+    project = _submodule_project(tmp_path)
+    (project.root / "harness.toml").write_text(
+        'config_dir = "config"\nsnapshot_dir = "snapshots"\nroots = ["ppo_trainer", "local"]\njobs = 1\n', encoding="utf-8"
+    )
+    monkeypatch.chdir(project.root)
+    assert main(["--settings", "harness.toml", "--no-cache", "check", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (error,) = [f["message"] for c in report["cases"] if c["id"].startswith("ppo_trainer/") for f in c["findings"] if f["kind"] == "error"]
+    assert error.startswith("Cannot find primary config 'ppo_trainer'")
+    assert error.endswith(
+        "(config/ppo_trainer.yaml is a link to verl/verl/trainer/config/ppo_trainer.yaml, in the git submodule verl, which is not checked out)"
+    )

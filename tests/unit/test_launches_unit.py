@@ -204,7 +204,7 @@ def test_a_config_path_computed_from_the_file_is_evaluated_without_running_it(wr
     [
         ("os.environ['CONF']", "`os.environ['CONF']` is neither a literal nor a path built from __file__"),
         ("str(Path(__file__).parents[9])", "`Path(__file__).parents[9]` is not a parent the path has"),
-        ("os.path.join(ROOT, 'conf')", "`ROOT` is neither a literal nor a path built from __file__"),
+        ("os.path.join(ROOT, 'conf')", "`ROOT` is not a module-level constant"),
         ("os.path.abspath('conf')", "`os.path.abspath('conf')` depends on the folder the program runs in"),
     ],
 )

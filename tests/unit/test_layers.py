@@ -20,10 +20,12 @@ PACKAGE = Path(harness.__file__).parent
 # The modules at the package's top: the engine over the layers, and the two shells over everything.
 TOP = {
     "engine": "engine",
-    "check": "engine",
+    "compare": "engine",
+    "api": "shells",
     "launches": "engine",
     "launch_review": "engine",
     "targets": "engine",
+    "config_writes": "engine",
     "adopt": "engine",
     "pr_comment": "reporters",
     "terminal": "gates",

@@ -1,6 +1,6 @@
 from omegaconf import OmegaConf
 
-from harness.check import effective_findings, fallback_findings
+from harness.compare import effective_findings, fallback_findings
 from harness.composition.resolve import affected_interpolations, effective_value, fallbacks, resolve_path
 from harness.model.diff import diff_trees
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.check import as_review, compare_with_base, hidden_text_findings, hydra_findings, semantic_findings
+from harness.compare import as_review, compare_with_base, hidden_text_findings, hydra_findings, semantic_findings
 from harness.composition.compose import HydraSession
 from harness.composition.render import render_golden, to_plain
 from harness.model.findings import ERROR, INFO, WARNING, Finding, Kind, Status

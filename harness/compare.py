@@ -169,6 +169,8 @@ def compare_with_base(
         except yaml.YAMLError as error:
             return Status.ERROR, [Finding(Kind.ERROR, "", severity=ERROR, message=f"golden {describe_yaml_error(error, base.display)}")]
     changes = diff.diff_trees(base_tree, tree)
+    if base.text is not None:
+        base_tree = resolve.in_order_of(base_tree, tree)  # resolved in Hydra's order, as the composition is
     if not changes and base.text is None:
         return Status.OK, fallback_findings(tree, None)
     budget = resolve.Budget()

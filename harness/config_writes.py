@@ -1,0 +1,292 @@
+"""Config writes as findings: what the program's code writes to the composed config, compared between two trees.
+
+The writes themselves are read by harness/readers/writes.py (with `ast`, never run). A review (`diff --base REF`)
+compares the base's sources with the pull request's: an entry point's writes are findings about the run (kind
+`config_write`, `path` the key, `source` FILE:LINE, `old`/`new` the written values or the code's text), and a
+`_target_` class's `__post_init__` writes are findings of each case and launch that builds the class, at the node's
+path. `explain KEY` names the code that writes the key after the YAML's provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from harness.composition.provenance import Source
+from harness.model.diff import join_path, split_path
+from harness.model.findings import WARNING, Finding, Kind, Severity
+from harness.model.settings import display_path
+from harness.readers.pysource import Signature
+from harness.readers.writes import UNPLACED, EntryPoint, Write, class_writes, describe, entry_points, entry_writes
+
+
+@dataclass(frozen=True)
+class OwnedWrite:
+    """A write and the entry point (or class) whose code makes it."""
+
+    owner: str
+    write: Write
+    label: str = ""  # the owner as messages name it, when `owner` only pairs writes (a swapped class: "")
+
+    @property
+    def named(self) -> str:
+        return self.label or self.owner
+
+    def identity(self) -> tuple[Any, ...]:
+        return (self.owner, *self.write.identity())
+
+    def slot(self) -> tuple[str, str, str, str]:
+        """What a changed write keeps: its owner, file, key and action (the value is what changes)."""
+        return (self.owner, self.write.file, self.write.key, self.write.action)
+
+
+def program_writes(view: Any) -> list[OwnedWrite]:
+    """Every write of every entry point of a program view's sources (memoized on the view: both reviews ask)."""
+    if view.entry_writes is None:
+        view.entry_writes = tuple(
+            OwnedWrite(entry.name, write) for entry in entry_points(view.index) for write in entry_writes(view.index, entry)
+        )
+    return list(view.entry_writes)
+
+
+def entries_of(view: Any) -> list[EntryPoint]:
+    """The `@hydra.main` functions of a view's sources."""
+    return entry_points(view.index)
+
+
+def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of: Any, severity: Severity, what: str) -> list[Finding]:
+    """Writes added, removed or changed between two lists (compared by owner, key, action and value, never by line)."""
+    old_ids = {w.identity() for w in before}
+    new_ids = {w.identity() for w in after}
+    removed = [w for w in before if w.identity() not in new_ids]
+    added = [w for w in after if w.identity() not in old_ids]
+    removed_by_slot: dict[tuple[str, str, str, str], list[OwnedWrite]] = {}
+    for owned in removed:
+        removed_by_slot.setdefault(owned.slot(), []).append(owned)
+    findings = []
+    for owned in added:
+        was = removed_by_slot.get(owned.slot())
+        write = owned.write
+        path = path_of(write.key)
+        if was:
+            old = was.pop(0)
+            message = (
+                f"{path or 'config'}: a config write changed{what}: {describe(write, owned.named)} (was {_value(old.write)} at the base)"
+            )
+            findings.append(_finding(path, _value(old.write), _value(write), severity, message, write))
+        else:
+            message = f"{path or 'config'}: a config write added{what}: {describe(write, owned.named)}"
+            findings.append(_finding(path, None, _value(write), severity, message, write))
+    for left in removed_by_slot.values():
+        for owned in left:
+            write = owned.write
+            path = path_of(write.key)
+            message = f"{path or 'config'}: a config write removed{what}: {describe(write, owned.named)} at the base"
+            findings.append(_finding(path, _value(write), None, severity, message, write))
+    return findings
+
+
+def located(view: Any, write: Write) -> Write:
+    """A write with its file as reports show it in this tree (`src/app/main.py`), found from the module path the
+    reader keeps (`app/main.py`, the same on both sides of a review): the first folder of the sources holding it."""
+    candidates = []
+    for folder in view.index.folders:
+        top = write.file.split("/", 1)[0].removesuffix(".py")
+        if (folder / "__init__.py").is_file():
+            if folder.name == top:
+                candidates.append(folder.parent / write.file)
+        else:
+            candidates.append(folder / write.file)
+    found = next((c for c in candidates if Path(c).is_file()), candidates[0] if candidates else None)
+    return replace(write, file=display_path(found)) if found is not None else write
+
+
+def _value(write: Write) -> Any:
+    return write.shown
+
+
+def _finding(path: str, old: Any, new: Any, severity: Severity, message: str, write: Write) -> Finding:
+    # A removed write's line is the base's (the message says so).
+    return Finding(Kind.CONFIG_WRITE, path, old, new, severity, message, source=Source(write.file, write.line))
+
+
+def _entry_path(key: str) -> str:
+    return "" if key == UNPLACED else key
+
+
+def entry_write_changes(base_view: Any, view: Any, severity: Severity = WARNING) -> list[Finding]:
+    """Findings about the run: the writes every entry point's code makes at the base against the pull request's."""
+    return _changes(_located(view, program_writes(base_view)), _located(view, program_writes(view)), _entry_path, severity, "")
+
+
+def _located(view: Any, owned: Sequence[OwnedWrite]) -> list[OwnedWrite]:
+    return [OwnedWrite(o.owner, located(view, o.write), o.label) for o in owned]
+
+
+def node_write_changes(
+    base_view: Any, view: Any, nodes: Iterable[tuple[str, str | None, str | None]], severity: Severity = WARNING
+) -> list[Finding]:
+    """Per case: for each `_target_` node (path, the base's class, this tree's class) the writes its class's
+    `__post_init__` makes to the node's fields at the base against the pull request's (a class swapped for another
+    compares the two classes)."""
+    findings: list[Finding] = []
+    for path, old_class, new_class in nodes:
+        before = [OwnedWrite(old_class, w) for w in _class_writes(base_view, old_class)] if old_class else []
+        after = [OwnedWrite(new_class, w) for w in _class_writes(view, new_class)] if new_class else []
+        if old_class != new_class:  # a swapped class: compared by key, whichever class writes it
+            before = [OwnedWrite("", o.write, o.owner) for o in before]
+            after = [OwnedWrite("", o.write, o.owner) for o in after]
+        swap = f" (_target_ {old_class} -> {new_class})" if old_class != new_class else ""
+
+        def path_of(key: str, node: str = path) -> str:
+            return node if key == UNPLACED else f"{node}.{key}" if node and key else node or key
+
+        findings += _changes(_located(view, before), _located(view, after), path_of, severity, swap)
+    return findings
+
+
+def _class_writes(view: Any, qualname: str) -> tuple[Write, ...]:
+    if qualname not in view.class_writes:
+        view.class_writes[qualname] = class_writes(view.index, qualname)
+    return view.class_writes[qualname]
+
+
+def writes_of(view: Any, key: str) -> list[OwnedWrite]:
+    """The entry points' writes to `key` or a node above it (`explain`): what the code does after composition."""
+    found = []
+    for owned in program_writes(view):
+        written = owned.write.key
+        if written == UNPLACED:
+            continue
+        if key == written or key.startswith(written + ".") or (written == "" and owned.write.action == "merge"):
+            found.append(OwnedWrite(owned.owner, located(view, owned.write), owned.label))
+    return found
+
+
+def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
+    """The writes the `__post_init__` of the class building `key`'s nearest `_target_` node makes to `key`."""
+    keys = split_path(key)
+    node, path = tree, ""
+    best: tuple[str, dict] | None = None
+    for part in keys[:-1]:
+        if not isinstance(node, dict) or part not in node:
+            break
+        node, path = node[part], join_path(path, part)
+        if isinstance(node, dict) and isinstance(node.get("_target_"), str):
+            best = (path, node)
+    if best is None:
+        return []
+    path, value = best
+    signature = view.index.signature(value["_target_"])
+    if not isinstance(signature, Signature):
+        return []
+    rest = key[len(path) + 1 :]
+    return [
+        (signature.qualname, located(view, write))
+        for write in _class_writes(view, signature.qualname)
+        if write.placed and (rest == write.key or rest.startswith(write.key + "."))
+    ]
+
+
+def class_write_difference(view: Any, old: str, new: str) -> list[str]:
+    """The `__post_init__` writes (and setters') one class makes and the other does not, as short phrases."""
+    before = {w.identity(): w for w in _class_writes(view, old)}
+    after = {w.identity(): w for w in _class_writes(view, new)}
+    said = [f"{new}'s __post_init__ {describe(located(view, w), '').strip()}" for key, w in after.items() if key not in before]
+    said += [f"{old}'s __post_init__ no longer {describe(located(view, w), '').strip()}" for key, w in before.items() if key not in after]
+    return said
+
+
+# ---- the record: the entry points' writes kept beside the goldens, compared by `check` ----
+
+RECORD_NAME = "_config_writes.yaml"  # not golden-named (`_generated_*`): no case claims it, and it is never an orphan
+RECORD_HEADER = (
+    "# The writes the program's code makes to the composed config, per entry point (written by `config-harness generate`;\n"
+    "# read from python_sources with ast, never run). `check` compares the code with it; a review compares the two sides.\n"
+)
+
+
+def record_text(view: Any) -> str:
+    """The record of a view's entry points' writes: sorted, no lines (code that moves is no change), no host paths."""
+    import yaml
+
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for owned in program_writes(view):
+        write = owned.write
+        item: dict[str, Any] = {"key": write.key, "action": write.action, "file": write.file}
+        item["value" if write.literal else "code"] = write.value if write.literal else write.code
+        if write.open_dict:
+            item["open_dict"] = True
+        entries.setdefault(owned.owner, []).append(item)
+    ordered = {owner: sorted(items, key=lambda i: yaml.safe_dump(i, sort_keys=True)) for owner, items in sorted(entries.items())}
+    return RECORD_HEADER + yaml.safe_dump({"entry_points": ordered}, sort_keys=True, allow_unicode=True, width=10_000)
+
+
+def record_path(snapshot_dir: Path) -> Path:
+    return snapshot_dir / RECORD_NAME
+
+
+def write_record(view: Any, snapshot_dir: Path) -> Path | None:
+    """`generate`: write the record when it differs from the code's writes (and the code writes anything)."""
+    from harness.gates.writer import write_atomic
+
+    text = record_text(view)
+    path = record_path(snapshot_dir)
+    if not program_writes(view) and not path.exists():
+        return None
+    from harness.gates.reader import InputLimitError, read_text
+
+    try:
+        if read_text(path, (snapshot_dir,)) == text:
+            return None
+    except (OSError, InputLimitError, UnicodeDecodeError):
+        pass  # no record yet, or one that is not text: written anew
+    write_atomic(path, text, folder=snapshot_dir)
+    return path
+
+
+def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
+    """`check`: the code's writes against the record (an error each, as a golden's difference is); nothing when no
+    record exists (a repository adopted before the record: `generate` writes it). Bad record: one line, exit 2."""
+    from harness.composition.render import parse_yaml
+    from harness.gates.reader import InputLimitError, read_text
+    from harness.model.findings import ERROR
+    from harness.model.settings import SettingsError
+
+    path = record_path(snapshot_dir)
+    if not path.is_file():
+        return []
+    shown = display_path(path)
+    try:
+        tree = parse_yaml(read_text(path, (snapshot_dir,)))
+    except (OSError, InputLimitError, UnicodeDecodeError, ValueError) as error:
+        raise SettingsError(f"{shown}: cannot be read ({error})") from None
+    except Exception as error:  # yaml.YAMLError: the parser's own message names the line
+        raise SettingsError(f"{shown}: not valid YAML ({str(error).splitlines()[0]})") from None
+    entries = tree.get("entry_points") if isinstance(tree, dict) else None
+    if not isinstance(entries, dict):
+        raise SettingsError(f"{shown}: expected a mapping `entry_points:` of entry point -> list of writes")
+    recorded: list[OwnedWrite] = []
+    for owner, items in entries.items():
+        if not isinstance(owner, str) or not isinstance(items, list):
+            raise SettingsError(f"{shown}: entry point {owner!r}: expected a list of writes")
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("key"), str) or not isinstance(item.get("action"), str):
+                raise SettingsError(f"{shown}: entry point {owner}: each write needs `key` and `action` (got {item!r})")
+            literal = "value" in item
+            write = Write(
+                item["key"],
+                item["action"],
+                item.get("value"),
+                literal,
+                str(item.get("file", "")),
+                0,
+                str(item.get("code", "")),
+                item.get("open_dict") is True,
+            )
+            recorded.append(OwnedWrite(owner, write))
+    now = [OwnedWrite(o.owner, replace(o.write, code=o.write.code if not o.write.literal else "")) for o in program_writes(view)]
+    recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
+    return _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")

@@ -1,0 +1,446 @@
+"""Config writes in code, read with `ast` and never run: what the program does to the composed config after Hydra.
+
+A `@hydra.main` function gets the composed config and may edit it before anything is built
+(`config.a.b = 1`, `config["a"] = 1`, `OmegaConf.update(config, "a.b", 1)`, `with open_dict(config): ...`, `del`,
+`.pop`), and a `_target_` class's `__post_init__` (or a property setter) may overwrite its own fields. A value the
+job runs with then comes from that line, not from any YAML. This reader walks the code reachable from each entry
+point (the `@hydra.main` function and the functions it calls by name, with the config passed on) and from each
+class's `__post_init__` (and its `super().__post_init__()`), and names every write with its key where the source
+spells it, and as "a write the reader cannot place" where it does not.
+
+What is not followed: methods reached through an object (`runner.run.remote(config)`), a config kept on an object
+(`self.config = config`) and written later, writes through a name bound to a copy. Each walk is bounded: a function
+is read once per way the config reaches it, and at most `MAX_FUNCTIONS` functions and `MAX_CALL_DEPTH` calls deep
+from one entry point.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.gates.confine import within
+from harness.gates.reader import InputLimitError, read_bytes
+from harness.readers.pysource import MAX_TEXT, SourceIndex, _Def, _dotted, _literal, _Module, _unparse
+
+# Functions read from one entry point: verl's `main_ppo.main` reaches 4 by name; a pull request cannot make the
+# walk read every function of the sources.
+MAX_FUNCTIONS = 200
+# Calls followed inside each other from one entry point: a real chain is 2 or 3 deep.
+MAX_CALL_DEPTH = 8
+# Files scanned for `@hydra.main` in the sources: verl has about 900 Python files.
+MAX_ENTRY_FILES = 20_000
+
+UNPLACED = "<a write the reader cannot place>"
+HYDRA_MAIN = frozenset({"hydra.main", "main"})
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write to the config: its key below the object written (UNPLACED where the source does not spell it),
+    what it does (`set`, `delete`, `update`, `merge`), the written value (a literal) or the code's text, and where."""
+
+    key: str
+    action: str
+    value: Any
+    literal: bool
+    file: str  # as reports show it
+    line: int
+    code: str  # the statement's text, shortened
+    open_dict: bool = False  # inside `with open_dict(...)`: may add a key the config does not have
+
+    @property
+    def placed(self) -> bool:
+        return self.key != UNPLACED
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    @property
+    def shown(self) -> Any:
+        """The written value as a finding holds it: the literal, or the code that computes it."""
+        if self.action == "delete":
+            return "(deleted)"
+        return self.value if self.literal else self.code
+
+    def identity(self) -> tuple[Any, ...]:
+        """What a review compares: the key, the action, the value (or the code) and the file, never the line (code
+        above it may move)."""
+        value = json.dumps(self.value, sort_keys=True, default=str) if self.literal else self.code
+        return (self.key, self.action, value, self.open_dict)
+
+
+def module_file(module: _Module) -> str:
+    """A module's file as its dotted name spells it (`verl/trainer/main_ppo.py`): the same on both sides of a review,
+    where the base's sources sit in a scratch folder, and never a host path."""
+    path = module.name.replace(".", "/")
+    return f"{path}/__init__.py" if module.is_package else f"{path}.py"
+
+
+def _text(node: ast.AST) -> str:
+    text = _unparse(node)
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
+def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
+    """The config key an expression denotes when it starts at a name bound to the config (or one of its nodes):
+    `config.a.b`, `config["a"].b`, `cfg.get("a")`; UNPLACED for a subscript that is not a literal; None otherwise."""
+    parts: list[str] = []
+    placed = True
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            index = node.slice
+            if isinstance(index, ast.Constant) and isinstance(index.value, str | int) and not isinstance(index.value, bool):
+                parts.append(str(index.value))
+            else:
+                placed = False
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            parts.append(node.args[0].value)
+            node = node.func.value
+        elif isinstance(node, ast.Name):
+            if node.id not in names:
+                return None
+            prefix = names[node.id]
+            if not placed:
+                return UNPLACED
+            return ".".join(part for part in (prefix, *reversed(parts)) if part)
+        else:
+            return None
+
+
+def _join(prefix: str, key: str) -> str:
+    if prefix == UNPLACED or key == UNPLACED:
+        return UNPLACED
+    return f"{prefix}.{key}" if prefix and key else prefix or key
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where a function's code is: its module (for names it calls) and the file as reports show it."""
+
+    module: _Module
+    file: str
+
+
+class _Walk:
+    """One entry point's (or class's) reach: the functions read, each once per binding, and the writes found."""
+
+    def __init__(self, index: SourceIndex) -> None:
+        self.index = index
+        self.writes: list[Write] = []
+        self.seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        self.functions = 0
+
+    def function(self, definition: _Def, names: Mapping[str, str], prefix_of: Mapping[str, str] | None = None, depth: int = 0) -> None:
+        node = definition.node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return
+        key = (f"{definition.qualname}:{node.lineno}", tuple(sorted(names.items())))
+        if key in self.seen or self.functions >= MAX_FUNCTIONS or depth > MAX_CALL_DEPTH:
+            return
+        self.seen.add(key)
+        self.functions += 1
+        place = _Place(definition.module, module_file(definition.module))
+        self.body(node.body, dict(names), place, depth, False)
+
+    def body(self, statements: Sequence[ast.stmt], names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+        for statement in statements:
+            self.statement(statement, names, place, depth, open_dict)
+
+    def statement(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return  # a nested definition runs only when called
+        self.calls(statement, names, place, depth, open_dict)
+        if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            value = statement.value
+            for target in targets:
+                self.assign(target, value, statement, names, place, open_dict)
+        elif isinstance(statement, ast.Delete):
+            for target in statement.targets:
+                key = _key_of(target, names)
+                if key is not None and not isinstance(target, ast.Name):
+                    self.record(key, "delete", None, statement, place, open_dict)
+        elif isinstance(statement, ast.With | ast.AsyncWith):
+            opens = open_dict or any(_opens_dict(item.context_expr, names) for item in statement.items)
+            self.body(statement.body, names, place, depth, opens)
+        elif isinstance(statement, ast.If | ast.For | ast.AsyncFor | ast.While):
+            self.body(statement.body, names, place, depth, open_dict)
+            self.body(statement.orelse, names, place, depth, open_dict)
+        elif isinstance(statement, ast.Try | ast.TryStar):
+            for block in (statement.body, *(h.body for h in statement.handlers), statement.orelse, statement.finalbody):
+                self.body(block, names, place, depth, open_dict)
+        elif isinstance(statement, ast.Match):
+            for case in statement.cases:
+                self.body(case.body, names, place, depth, open_dict)
+
+    def assign(
+        self, target: ast.expr, value: ast.expr | None, statement: ast.stmt, names: dict[str, str], place: _Place, open_dict: bool
+    ) -> None:
+        if isinstance(target, ast.Tuple | ast.List):
+            for item in target.elts:
+                self.assign(item, None, statement, names, place, open_dict)
+            return
+        if isinstance(target, ast.Name):
+            bound = _key_of(value, names) if value is not None else None
+            if bound is None and value is not None and _merged(value, names) is not None:
+                # `config = OmegaConf.merge(config, other)`: every key of the config may change here.
+                if target.id in names:
+                    self.record(names[target.id], "merge", value, statement, place, open_dict)
+                return
+            if bound is not None:
+                names[target.id] = bound
+            else:
+                names.pop(target.id, None)  # the name now holds something else
+            return
+        key = _key_of(target, names)
+        if key is None:
+            return
+        action = "update" if isinstance(statement, ast.AugAssign) else "set"
+        self.record(key, action, value, statement, place, open_dict)
+
+    def record(self, key: str, action: str, value: ast.expr | None, statement: ast.stmt, place: _Place, open_dict: bool) -> None:
+        """One write: the value when the source writes a literal, else only the statement's text."""
+        default = _literal(value) if value is not None and action == "set" else None
+        literal = default is not None and default.literal
+        written = default.value if default is not None and literal else None
+        self.writes.append(Write(key, action, written, literal, place.file, statement.lineno, _text(statement), open_dict))
+
+    def calls(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+        """The calls of one statement (not inside nested bodies, which are walked as statements): OmegaConf's
+        writers, a node's own `.pop`/`.update`/`.merge_with`, and functions of the sources given the config."""
+        for node in _own_nodes(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            function = _dotted(node.func) or ""
+            last = function.rsplit(".", 1)[-1]
+            if last in ("update", "set") and function.startswith(("OmegaConf.", "omegaconf.OmegaConf.")) and len(node.args) >= 2:
+                base = _key_of(node.args[0], names)
+                if base is not None:
+                    written = node.args[1]
+                    key = written.value if isinstance(written, ast.Constant) and isinstance(written.value, str) else UNPLACED
+                    value = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "value"), None)
+                    self.record(_join(base, key), "set", value, statement, place, open_dict)
+                continue
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("pop", "update", "merge_with", "setdefault", "clear"):
+                base = _key_of(node.func.value, names)
+                if base is None:
+                    continue
+                first = node.args[0] if node.args else None
+                named = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+                if node.func.attr == "pop":
+                    self.record(_join(base, named) if named else UNPLACED, "delete", None, statement, place, open_dict)
+                elif node.func.attr == "setdefault":
+                    value = node.args[1] if len(node.args) > 1 else None
+                    self.record(_join(base, named) if named else UNPLACED, "set", value, statement, place, open_dict)
+                else:  # a node merged into: its keys below are not known, the node is ("" the whole config)
+                    self.record(base, "merge", None, statement, place, open_dict)
+                continue
+            if function.endswith("__setattr__") and len(node.args) >= 3 and _dotted(node.args[0]) in names:
+                base = names[_dotted(node.args[0]) or ""]
+                written = node.args[1]
+                key = written.value if isinstance(written, ast.Constant) and isinstance(written.value, str) else UNPLACED
+                self.record(_join(base, key), "set", node.args[2], statement, place, open_dict)
+                continue
+            self.follow(node, names, place, depth)
+
+    def follow(self, call: ast.Call, names: Mapping[str, str], place: _Place, depth: int) -> None:
+        """A function of the sources called by name with the config (or a node of it) as an argument."""
+        given = [(_key_of(argument, names), argument) for argument in call.args]
+        keywords = {k.arg: _key_of(k.value, names) for k in call.keywords if k.arg}
+        if not any(key is not None for key, _ in given) and not any(v is not None for v in keywords.values()):
+            return
+        function = _dotted(call.func)
+        if function is None or function.split(".", 1)[0] in names:
+            return
+        found = self.index._expression(place.module, function, set())
+        if isinstance(found, _Def) and isinstance(found.node, ast.ClassDef):
+            init = next((s for s in found.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+            if init is None:
+                return
+            found, skip = _Def(found.module, init), 1
+        elif isinstance(found, _Def):
+            skip = 0
+        else:
+            return
+        assert isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef)
+        arguments = found.node.args
+        positional = [*arguments.posonlyargs, *arguments.args][skip:]
+        bound: dict[str, str] = {}
+        for parameter, (key, _) in zip(positional, given):
+            if key is not None and key != UNPLACED:
+                bound[parameter.arg] = key
+        for parameter in [*positional, *arguments.kwonlyargs]:
+            key = keywords.get(parameter.arg)
+            if key is not None and key != UNPLACED:
+                bound[parameter.arg] = key
+        if bound:
+            self.function(found, bound, depth=depth + 1)
+
+
+def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of a statement outside the bodies of compound statements (those are walked one statement at a time)."""
+    if isinstance(statement, ast.If | ast.While):
+        yield from ast.walk(statement.test)
+    elif isinstance(statement, ast.For | ast.AsyncFor):
+        yield from ast.walk(statement.iter)
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        for item in statement.items:
+            yield from ast.walk(item.context_expr)
+    elif isinstance(statement, ast.Try | ast.TryStar | ast.Match | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return
+    else:
+        yield from ast.walk(statement)
+
+
+def _opens_dict(expression: ast.expr, names: Mapping[str, str]) -> bool:
+    """`open_dict(config)` (or `omegaconf.open_dict`, `read_write`): keys may be added inside the block."""
+    if not isinstance(expression, ast.Call) or not expression.args:
+        return False
+    function = (_dotted(expression.func) or "").rsplit(".", 1)[-1]
+    return function in ("open_dict", "read_write") and _key_of(expression.args[0], names) is not None
+
+
+def _merged(value: ast.expr, names: Mapping[str, str]) -> str | None:
+    """The node an `OmegaConf.merge(node, ...)` starts from, when it is the config."""
+    if isinstance(value, ast.Call) and (_dotted(value.func) or "").endswith("OmegaConf.merge") and value.args:
+        return _key_of(value.args[0], names)
+    return None
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """A `@hydra.main` function of the sources: its module, its name and the parameter that receives the config."""
+
+    module: str
+    function: str
+    parameter: str
+    file: str
+    line: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}.{self.function}"
+
+
+def entry_points(index: SourceIndex) -> list[EntryPoint]:
+    """Every `@hydra.main` function of the sources (files scanned as bytes first: only those naming it are parsed),
+    sorted by module."""
+    found: list[EntryPoint] = []
+    for name in _modules_naming(index, b"hydra"):
+        module = index.module(name)
+        if module is None or module.tree is None:
+            continue
+        for statement in module.tree.body:
+            if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) or not statement.args.args:
+                continue
+            for decorator in statement.decorator_list:
+                called = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if _dotted(called) in HYDRA_MAIN:
+                    parameter = statement.args.args[0].arg
+                    found.append(EntryPoint(name, statement.name, parameter, module_file(module), statement.lineno))
+    return sorted(found, key=lambda e: (e.module, e.function))
+
+
+def _modules_naming(index: SourceIndex, needle: bytes) -> Iterator[str]:
+    """The module names of the sources' files whose bytes hold `needle` (read through the bounded reader)."""
+    count = 0
+    for top, root in sorted(index.roots.items()):
+        files: Iterable[Path] = [root] if root.is_file() else sorted(root.rglob("*.py"))
+        for file in files:
+            count += 1
+            if count > MAX_ENTRY_FILES:
+                return
+            if index.scope and not within(file, index.scope):
+                continue
+            try:
+                data = read_bytes(file)
+            except (OSError, InputLimitError):
+                continue
+            if needle not in data:
+                continue
+            if root.is_file():
+                yield top
+                continue
+            parts = list(file.relative_to(root).with_suffix("").parts)
+            if parts and parts[-1] == "__init__":
+                parts.pop()
+            if all(part.isidentifier() for part in parts):
+                yield ".".join([top, *parts])
+
+
+def entry_writes(index: SourceIndex, entry: EntryPoint) -> tuple[Write, ...]:
+    """The writes to the config the entry point's function makes, and the functions it calls by name make."""
+    located = index.locate(entry.name)
+    if not isinstance(located, _Def):
+        return ()
+    walk = _Walk(index)
+    walk.function(located, {entry.parameter: ""})
+    return tuple(walk.writes)
+
+
+def class_writes(index: SourceIndex, qualname: str) -> tuple[Write, ...]:
+    """The writes a class makes to its own fields when built: its `__post_init__` (the first in its order, and those
+    `super().__post_init__()` reaches) and its property setters; keys relative to the node."""
+    located = index.locate(qualname)
+    if not isinstance(located, _Def) or not isinstance(located.node, ast.ClassDef):
+        return ()
+    order, _ = index._mro(located)
+    walk = _Walk(index)
+    for klass in order:
+        assert isinstance(klass.node, ast.ClassDef)
+        post_init = next((s for s in klass.node.body if isinstance(s, ast.FunctionDef) and s.name == "__post_init__"), None)
+        for statement in klass.node.body:
+            if isinstance(statement, ast.FunctionDef) and any(
+                isinstance(d, ast.Attribute) and d.attr == "setter" for d in statement.decorator_list
+            ):
+                if statement.args.args:
+                    walk.function(_Def(klass.module, statement), {statement.args.args[0].arg: ""})
+        if post_init is None:
+            continue
+        if post_init.args.args:
+            walk.function(_Def(klass.module, post_init), {post_init.args.args[0].arg: ""})
+        if not _calls_super_post_init(post_init):
+            break
+    return tuple(walk.writes)
+
+
+def _calls_super_post_init(function: ast.FunctionDef) -> bool:
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__post_init__"
+        and isinstance(node.func.value, ast.Call)
+        and _dotted(node.func.value.func) == "super"
+        for node in ast.walk(function)
+    )
+
+
+def describe(write: Write, owner: str) -> str:
+    """One write as a report says it: `KEY = VALUE` (or `del KEY`) by OWNER at FILE:LINE."""
+    key = write.key if write.placed else "a key the reader cannot place"
+    if write.action == "delete":
+        what = f"deletes {key}"
+    elif write.action == "merge":
+        what = f"merges into {key or 'the whole config'} ({write.code})"
+    else:
+        value = repr(write.value) if write.literal else write.code
+        what = f"sets {key} = {value}" if write.literal else f"sets {key} ({value})"
+    inside = " inside open_dict" if write.open_dict else ""
+    return f"{owner} {what}{inside} at {write.where}"

@@ -1,0 +1,127 @@
+"""Issue 43's Why on verl's whole repository (verl-full.bundle, `main-2026-08-22`, adopted as the README says): the
+three ways a pull request changes what verl runs through code rather than a config file are each named in the
+review, with the file, the line and the key."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.conftest import ROOT
+from tests.e2e.test_review_what_runs_verl import BUNDLE, MAIN_PPO
+from tests.synthetic_history import git
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-full-writes")]
+ADOPTED = "adopted-main"
+MODEL = "verl/workers/config/model.py"
+
+
+@pytest.fixture(scope="module")
+def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not BUNDLE.is_file():
+        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_DATA): {BUNDLE}")
+    repository = tmp_path_factory.mktemp("verl-writes") / "verl"
+    git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
+    git(repository, "checkout", "-q", "-b", ADOPTED, "main-2026-08-22")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repository)
+        assert main(["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine", "--quiet"]) == 0
+        pyproject = repository / "pyproject.toml"
+        text = pyproject.read_text()
+        text = re.sub(r'\[\[tool\.config-harness\.commands\]\]\nglob = "(scripts|tests|verl)/\*\*/\*\.sh"\n\n?', "", text)
+        if "python_sources" not in text:
+            text = text.replace('engine_group = "model_engine"\n', 'engine_group = "model_engine"\npython_sources = ["verl"]\n', 1)
+        pyproject.write_text(text)
+        main(["generate"])
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "-m", "adopt config-harness")
+    return repository
+
+
+@pytest.fixture
+def change(verl: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    branch = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:60]
+    git(verl, "checkout", "-q", "-B", branch, ADOPTED)
+    monkeypatch.chdir(verl)
+    yield verl
+    git(verl, "reset", "-q", "--hard")
+    git(verl, "clean", "-qfd")
+    git(verl, "checkout", "-q", ADOPTED)
+
+
+def review(verl: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
+    git(verl, "add", "-A")
+    git(verl, "commit", "-q", "-m", "the pull request")
+    capsys.readouterr()
+    code = main(["diff", "--base", ADOPTED, "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    main(["diff", "--base", ADOPTED])
+    return code, report, capsys.readouterr().out
+
+
+def writes(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["kind"] == "config_write"] + [
+        f for case in report["cases"] for f in case["findings"] if f["kind"] == "config_write"
+    ]
+
+
+def line_of(file: Path, text: str) -> int:
+    return next(n for n, line in enumerate(file.read_text().splitlines(), 1) if text in line)
+
+
+def test_main_ppo_writing_the_config_is_named_with_file_line_and_key(change, capsys):
+    main_ppo = change / MAIN_PPO
+    text = main_ppo.read_text()
+    anchor = "    auto_set_device(config)\n"
+    assert anchor in text
+    main_ppo.write_text(
+        text.replace(
+            anchor,
+            anchor + "    with open_dict(config):\n        config.actor_rollout_ref.model.use_remove_padding = False\n"
+            '    OmegaConf.update(config, "actor_rollout_ref.rollout.n", 1, force_add=True)\n',
+            1,
+        ).replace("import hydra\n", "import hydra\nfrom omegaconf import OmegaConf, open_dict\n", 1)
+    )
+    code, report, text_report = review(change, capsys)
+    found = {(f["path"], f["new"], f["source"]) for f in writes(report)}
+    assert found == {
+        ("actor_rollout_ref.model.use_remove_padding", False, f"{MAIN_PPO}:{line_of(main_ppo, 'use_remove_padding = False')}"),
+        ("actor_rollout_ref.rollout.n", 1, f"{MAIN_PPO}:{line_of(main_ppo, 'OmegaConf.update')}"),
+    }
+    assert "actor_rollout_ref.rollout.n" in text_report and "Nothing changed" not in text_report
+    assert code == 0
+
+
+def test_a_post_init_write_in_hf_model_config_is_named_on_the_cases_that_build_it(change, capsys):
+    model = change / MODEL
+    text = model.read_text()
+    anchor = "    def __post_init__(self):\n        import_external_libs(self.external_lib)\n"
+    assert anchor in text
+    model.write_text(text.replace(anchor, anchor + "        self.use_remove_padding = False\n", 1))
+    _, report, text_report = review(change, capsys)
+    found = {(f["path"], f["new"], f["source"]) for f in writes(report)}
+    where = f"{MODEL}:{line_of(model, 'self.use_remove_padding = False')}"
+    assert ("actor_rollout_ref.model.use_remove_padding", False, where) in found
+    # Every node that builds HFModelConfig (the critic's model, an SFT root's model), and nothing else.
+    assert {source for _, _, source in found} == {where} and all(path.endswith("model.use_remove_padding") for path, _, _ in found)
+    assert "HFModelConfig sets use_remove_padding = False" in text_report
+
+
+def test_a_new_entry_module_that_edits_the_config_before_run_ppo_is_named(change, capsys):
+    fast = change / "verl/trainer/main_ppo_fast.py"
+    fast.write_text(
+        "import hydra\n\nfrom verl.trainer.main_ppo import TaskRunner, run_ppo\n\n\n"
+        '@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)\n'
+        "def main(config):\n    config.actor_rollout_ref.rollout.n = 1\n    run_ppo(config, task_runner_class=TaskRunner)\n"
+    )
+    script = change / "examples/grpo_trainer/run_qwen3-8b.sh"
+    if script.is_file():
+        script.write_text(script.read_text().replace("verl.trainer.main_ppo ", "verl.trainer.main_ppo_fast "))
+    _, report, _ = review(change, capsys)
+    found = {(f["path"], f["new"], f["source"]) for f in writes(report)}
+    assert ("actor_rollout_ref.rollout.n", 1, "verl/trainer/main_ppo_fast.py:8") in found

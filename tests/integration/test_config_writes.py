@@ -1,0 +1,220 @@
+"""Config writes in code (issue 43 item 1), on a small project with its own package: a review names every write the
+pull request adds, removes or changes in the code an entry point reaches and in a `_target_` class's `__post_init__`,
+with its file, line and key; `explain` names the code after the YAML's provenance. Nothing is imported."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_tree
+from tests.integration.test_targets import MARKER, SIDE_EFFECT, line_of
+from tests.synthetic_history import git
+
+CASE = "train/base/default"
+PROJECT = {
+    "harness.toml": """
+        config_dir = "conf"
+        snapshot_dir = "snapshots"
+        roots = ["train"]
+        python_sources = ["src/app"]
+        """,
+    "conf/train.yaml": """
+        model:
+          _target_: app.models.Model
+          width: 3
+        trainer:
+          epochs: 1
+          device: cpu
+        """,
+    "src/app/__init__.py": SIDE_EFFECT,
+    "src/app/models.py": SIDE_EFFECT
+    + textwrap.dedent("""
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Model:
+            width: int = 8
+            depth: int = 4
+
+            def __post_init__(self):
+                self.depth = self.width * 2
+        """),
+    "src/app/main.py": SIDE_EFFECT
+    + textwrap.dedent("""
+        import hydra
+        from omegaconf import OmegaConf, open_dict
+
+        from app.helpers import fix_device
+
+
+        def run(config):
+            print(config)
+
+
+        @hydra.main(config_path="../../conf", config_name="train", version_base=None)
+        def main(config):
+            fix_device(config)
+            run(config)
+        """),
+    "src/app/helpers.py": SIDE_EFFECT
+    + textwrap.dedent("""
+        def fix_device(config):
+            if config.trainer.device == "auto":
+                config.trainer.device = "cpu"
+        """),
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path, cli) -> Path:
+    write_tree(tmp_path, PROJECT)
+    cli("--settings", "harness.toml", "generate", cwd=tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    return tmp_path
+
+
+def writes(report: dict) -> list[dict]:
+    run_level = [f for f in report["findings"] if f["kind"] == "config_write"]
+    return run_level + [f for case in report["cases"] for f in case["findings"] if f["kind"] == "config_write"]
+
+
+def edit(file: Path, old: str, new: str) -> None:
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new, 1))
+
+
+def test_writes_the_entry_point_and_the_functions_it_calls_add_are_named_with_file_line_and_key(project, cli):
+    main_py, helpers = project / "src/app/main.py", project / "src/app/helpers.py"
+    edit(
+        main_py,
+        "    fix_device(config)\n",
+        "    with open_dict(config):\n"
+        "        config.model.use_cache = False\n"
+        '    OmegaConf.update(config, "trainer.epochs", 3, force_add=True)\n'
+        "    node = config.trainer\n"
+        '    node["device"] = "cuda"\n'
+        "    del config.model.width\n"
+        "    fix_device(config)\n",
+    )
+    edit(helpers, 'config.trainer.device = "cpu"', 'config.trainer.device = "npu"')
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    found = {(f["path"], str(f["old"]), str(f["new"]), f["source"]) for f in writes(review.json())}
+    assert found == {
+        ("model.use_cache", "None", "False", f"src/app/main.py:{line_of(main_py, 'use_cache = False')}"),
+        ("trainer.epochs", "None", "3", f"src/app/main.py:{line_of(main_py, 'OmegaConf.update')}"),
+        ("trainer.device", "None", "cuda", f"src/app/main.py:{line_of(main_py, 'node[')}"),
+        ("model.width", "None", "(deleted)", f"src/app/main.py:{line_of(main_py, 'del config')}"),
+        ("trainer.device", "cpu", "npu", f"src/app/helpers.py:{line_of(helpers, 'npu')}"),
+    }
+    assert review.code == 0  # news for the reviewer, in every format
+    text = cli("--settings", "harness.toml", "diff", "--base", "main", cwd=project).out
+    assert "app.main.main sets model.use_cache = False inside open_dict at src/app/main.py:" in text
+    assert not (project / MARKER).exists()
+
+
+def test_a_post_init_write_added_is_named_on_every_case_that_builds_the_class(project, cli):
+    models = project / "src/app/models.py"
+    edit(models, "        self.depth = self.width * 2\n", "        self.depth = self.width * 2\n        self.width = 16\n")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    (write,) = writes(review.json())
+    assert (write["path"], write["old"], write["new"], write["source"]) == (
+        "model.width",
+        None,
+        16,
+        f"src/app/models.py:{line_of(models, '= 16')}",
+    )
+    assert "app.models.Model sets width = 16" in write["message"]
+
+
+def test_a_new_entry_module_that_edits_the_config_is_read_the_same_way(project, cli):
+    fast = project / "src/app/main_fast.py"
+    fast.write_text(
+        (project / "src/app/main.py")
+        .read_text()
+        .replace("    fix_device(config)\n", "    config.trainer.epochs = 1000\n    fix_device(config)\n")
+    )
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    found = {(f["path"], f["new"], f["source"]) for f in writes(review.json())}
+    # Its own write, and the helper's it reaches by name (new for this entry point).
+    assert ("trainer.epochs", 1000, f"src/app/main_fast.py:{line_of(fast, '1000')}") in found
+    assert any(path == "trainer.device" and source.startswith("src/app/helpers.py:") for path, _, source in found)
+
+
+def test_explain_says_which_code_sets_a_key_after_the_yaml(project, cli):
+    edit(project / "src/app/main.py", "    fix_device(config)\n", "    config.trainer.epochs = 7\n    fix_device(config)\n")
+    edit(
+        project / "src/app/models.py",
+        "        self.depth = self.width * 2\n",
+        "        self.depth = self.width * 2\n        self.width = 16\n",
+    )
+    out = cli("--settings", "harness.toml", "explain", "trainer.epochs", "--case", CASE, cwd=project).out.splitlines()
+    line = line_of(project / "src/app/main.py", "epochs = 7")
+    assert out[1:] == [
+        "  set by   conf/train.yaml:5  [defaults entry train] = 1",
+        f"  then set by config.trainer.epochs = 7 at src/app/main.py:{line} (app.main.main)",
+    ], out
+    out = cli("--settings", "harness.toml", "explain", "model.width", "--case", CASE, cwd=project).out.splitlines()
+    assert (
+        out[-1] == f"  then set by self.width = 16 at src/app/models.py:{line_of(project / 'src/app/models.py', '= 16')} (app.models.Model)"
+    )
+    # A key the YAML lacks: the Python default, then the __post_init__ that overwrites it.
+    out = cli("--settings", "harness.toml", "explain", "model.depth", "--case", CASE, cwd=project).out.splitlines()
+    assert out[-1].startswith("  then set by self.depth = self.width * 2 at src/app/models.py:"), out
+
+
+def test_a_target_swapped_to_a_subclass_says_what_the_new_class_does_differently(project, cli):
+    """Issue 43 item 4: the review showed only the class names."""
+    models = project / "src/app/models.py"
+    models.write_text(
+        models.read_text() + "\n\n@dataclass\nclass FastModel(Model):\n    depth: float = 2\n    fused: bool = True\n\n"
+        "    def __post_init__(self):\n        self.width = 64\n"
+    )
+    train = project / "conf/train.yaml"
+    edit(train, "_target_: app.models.Model", "_target_: app.models.FastModel")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    (case,) = review.json()["cases"]
+    (swap,) = [f for f in case["findings"] if f["path"] == "model._target_"]
+    depth, fused, post = line_of(models, "depth: float = 2"), line_of(models, "fused: bool"), line_of(models, "self.width = 64")
+    assert swap["message"].endswith(
+        f"; app.models.FastModel differs from app.models.Model: depth default 4 -> 2 (src/app/models.py:{depth}), "
+        f"depth type int -> float (src/app/models.py:{depth}), fused new (src/app/models.py:{fused}), "
+        f"app.models.FastModel's __post_init__ sets width = 64 at src/app/models.py:{post}, "
+        f"app.models.Model's __post_init__ no longer sets depth (self.depth = self.width * 2) at src/app/models.py:{line_of(models, 'self.depth = self.width * 2')}"
+    ), swap["message"]
+    # The new class's __post_init__ write is a config write of the case as well (it sets width over the YAML's 3).
+    assert [(f["path"], f["new"]) for f in writes(review.json()) if f["new"] is not None] == [("model.width", 64)]
+
+
+def test_generate_records_the_writes_and_check_fails_on_a_write_the_record_lacks(tmp_path, cli):
+    write_tree(tmp_path, PROJECT)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    record = tmp_path / "snapshots/_config_writes.yaml"
+    assert "app.main.main:" in record.read_text() and "file: app/helpers.py" in record.read_text()
+    assert str(tmp_path) not in record.read_text()
+    before = record.read_text()
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0 and record.read_text() == before  # deterministic
+    assert cli("--settings", "harness.toml", "check", cwd=tmp_path).code == 0
+    main_py = tmp_path / "src/app/main.py"
+    edit(main_py, "    fix_device(config)\n", "    config.trainer.epochs = 9\n    fix_device(config)\n")
+    run = cli("--settings", "harness.toml", "check", "--format", "json", cwd=tmp_path)
+    assert run.code == 1
+    (write,) = writes(run.json())
+    assert (write["path"], write["new"], write["severity"], write["source"]) == (
+        "trainer.epochs",
+        9,
+        "error",
+        f"src/app/main.py:{line_of(main_py, '= 9')}",
+    )
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    assert cli("--settings", "harness.toml", "check", cwd=tmp_path).code == 0
+    assert cli("--settings", "harness.toml", "generate", "--prune", cwd=tmp_path).code == 0 and record.exists()  # never an orphan
+    record.write_text("entry_points: [1, 2]\n")
+    bad = cli("--settings", "harness.toml", "check", cwd=tmp_path)
+    assert bad.code == 2 and "snapshots/_config_writes.yaml: expected a mapping `entry_points:`" in bad.err + bad.out

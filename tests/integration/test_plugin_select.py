@@ -1,0 +1,53 @@
+"""`pytest --config-harness` in a repository with its own tests (issue 45 item 3), and `--config-harness-shard K/N`
+for CI matrices (issue 46 item 4): real pytest sessions in this process on the small tree."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.cli import main
+from harness.composition.shards import plan
+from harness.engine import Engine, RuleSet, Run
+from harness.model.settings import load_settings
+from tests.integration.test_plugin_workflow import project, run  # noqa: F401 (a fixture)
+
+# The repository's own suite: a conftest.py that needs what this machine lacks (verl's needs torch), a failing test.
+OWN_SUITE = {
+    "tests/conftest.py": "import no_such_module_torch  # noqa\n",
+    "tests/test_own.py": "def test_own():\n    assert False\n",
+    "src/pkg/deep/__init__.py": "",
+}
+
+
+def _with_own_suite(project: pytest.Pytester) -> None:  # noqa: F811
+    for name, text in OWN_SUITE.items():
+        (project.path / name).parent.mkdir(parents=True, exist_ok=True)
+        (project.path / name).write_text(text)
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    assert main(["--settings", str(pyproject), "generate"]) == 0
+
+
+def test_config_harness_runs_only_the_harness_tests_from_any_folder(project: pytest.Pytester, monkeypatch) -> None:  # noqa: F811
+    _with_own_suite(project)
+    plain = run(project)
+    assert plain.ret != 0  # the repository's own suite: its conftest cannot be imported here
+    monkeypatch.chdir(project.path / "src" / "pkg" / "deep")
+    only = run(project, "--config-harness")
+    only.assert_outcomes(passed=15)  # 7 cases x (golden, semantics) + the run: nothing of tests/
+    assert "test_own" not in only.stdout.str()
+
+
+def test_config_harness_shard_collects_the_shards_cases(project: pytest.Pytester) -> None:  # noqa: F811
+    _with_own_suite(project)
+    settings = load_settings(project.path / "pyproject.toml")
+    cases = Engine(Run.check(settings, RuleSet())).cases
+    for index, share in enumerate(plan(cases, 2), start=1):
+        result = run(project, "--config-harness", f"--config-harness-shard={index}/2", "-v")
+        collected = sorted(set(re.findall(r"golden\[([^\]]+)\] PASSED", result.stdout.str())))
+        assert collected == sorted(cases[i].id for i in share), result.stdout.str()
+        result.assert_outcomes(passed=2 * len(share) + 1)
+    bad = run(project, "--config-harness", "--config-harness-shard=3/2")
+    assert bad.ret == 4 and "--config-harness-shard '3/2': K must be between 1 and N (2)" in bad.stderr.str()

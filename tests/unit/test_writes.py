@@ -1,0 +1,111 @@
+"""The config-writes reader (issue 43 item 1): every write an entry point's code makes to the config, with its key
+where the source spells it, read with `ast` and never run; bounded on hostile shapes."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+from harness.readers.pysource import SourceIndex
+from harness.readers.writes import MAX_FUNCTIONS, UNPLACED, class_writes, entry_points, entry_writes
+from tests import hostile_inputs as hostile
+
+MAIN = """
+    import hydra
+    from omegaconf import OmegaConf, open_dict
+
+    from app.util import tweak
+
+    @hydra.main(config_path="conf", config_name="train", version_base=None)
+    def main(cfg):
+        rollout = cfg.actor.rollout
+        rollout.n = 4
+        cfg["trainer"]["epochs"] += 1
+        with open_dict(cfg):
+            cfg.model.extra = {"a": 1}
+        OmegaConf.update(cfg, "data.batch", 64, force_add=True)
+        OmegaConf.update(cfg.data, name, 1)
+        cfg.trainer.pop("legacy")
+        del cfg.model.old
+        cfg.data[key] = 3
+        cfg.optim.merge_with(other)
+        cfg = OmegaConf.merge(cfg, overrides)
+        tweak(cfg.actor, lr=cfg.optim)
+        print(cfg.trainer.device)
+        x = 1
+        x.y = 2
+    """
+UTIL = """
+    def tweak(actor, lr):
+        actor.lr = lr.value
+        object.__setattr__(actor, "frozen", True)
+    """
+
+
+def writes_of(tmp_path, files):
+    (tmp_path / "app").mkdir()
+    for name, text in {"__init__.py": "", **files}.items():
+        (tmp_path / "app" / name).write_text(textwrap.dedent(text))
+    index = SourceIndex([tmp_path / "app"])
+    (entry,) = entry_points(index)
+    return entry, entry_writes(index, entry)
+
+
+def test_every_kind_of_write_with_its_key(tmp_path):
+    entry, found = writes_of(tmp_path, {"main.py": MAIN, "util.py": UTIL})
+    assert (entry.name, entry.parameter, entry.file) == ("app.main.main", "cfg", "app/main.py")
+    assert [(w.key, w.action, w.shown, w.open_dict, w.line) for w in found] == [
+        ("actor.rollout.n", "set", 4, False, 10),
+        ("trainer.epochs", "update", 'cfg["trainer"]["epochs"] += 1'.replace('"', "'"), False, 11),
+        ("model.extra", "set", {"a": 1}, True, 13),
+        ("data.batch", "set", 64, False, 14),
+        (UNPLACED, "set", 1, False, 15),
+        ("trainer.legacy", "delete", "(deleted)", False, 16),
+        ("model.old", "delete", "(deleted)", False, 17),
+        (UNPLACED, "set", 3, False, 18),
+        ("optim", "merge", "cfg.optim.merge_with(other)", False, 19),
+        ("", "merge", "cfg = OmegaConf.merge(cfg, overrides)", False, 20),
+        ("actor.lr", "set", "actor.lr = lr.value", False, 3),
+        ("actor.frozen", "set", True, False, 4),
+    ]
+    assert found[-1].file == "app/util.py"
+
+
+def test_a_class_post_init_and_what_super_reaches(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app/__init__.py").write_text("")
+    (tmp_path / "app/m.py").write_text(
+        textwrap.dedent("""
+        from dataclasses import dataclass
+
+        @dataclass
+        class Base:
+            a: int = 1
+            def __post_init__(self):
+                self.a = 2
+
+        @dataclass
+        class Child(Base):
+            def __post_init__(self):
+                super().__post_init__()
+                self.b = "x"
+
+            @property
+            def c(self):
+                return 1
+
+            @c.setter
+            def c(self, value):
+                self.d = value
+        """)
+    )
+    found = class_writes(SourceIndex([tmp_path / "app"]), "app.m.Child")
+    assert sorted((w.key, w.shown) for w in found) == [("a", 2), ("b", "x"), ("d", "self.d = value")]
+
+
+def test_functions_calling_each_other_in_circles_are_read_once_each_within_the_budget(tmp_path):
+    start = time.process_time()
+    _, found = writes_of(tmp_path, {"main.py": hostile.config_writes(2 * MAX_FUNCTIONS, 3)})
+    assert time.process_time() - start < 10
+    # Each function read once per way the config reaches it, and no more than the budget of functions.
+    assert 0 < len(found) <= 3 * MAX_FUNCTIONS
