@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import replace
 
-from harness.commands import common, merge
+from harness.commands import common, shard_results
 from harness.engine import Engine, Run
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
@@ -22,7 +22,7 @@ from harness.targets import case_rules, program_view
 def run(args: argparse.Namespace) -> int:
     engine, settings, report = merged(args)
     result = common.run_with_progress(engine)
-    return report(result, merge.shard_document(args, "review", engine, settings))
+    return report(result, shard_results.shard_document(args, "review", engine, settings))
 
 
 def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
