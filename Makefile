@@ -35,9 +35,10 @@ check-config: setup
 # a sweep of real CLI or pytest sessions over many inputs, run in the e2e tier instead: CI runs them on every change.
 SLOW_TESTS := tests/integration/test_review.py tests/integration/test_gates.py tests/integration/test_hostile.py \
 	tests/integration/test_reports.py tests/integration/test_plugin_workflow.py tests/integration/test_hydra_semantics.py \
-	tests/integration/test_one_verdict.py
+	tests/integration/test_one_verdict.py tests/integration/test_schemas.py tests/integration/test_fidelity.py \
+	tests/integration/test_atomic_writes.py tests/integration/test_hydra_warnings.py tests/integration/test_log_answers.py
 test: setup
-	@$(BIN)/python -m pytest -q tests/unit tests/integration $(addprefix --ignore=,$(SLOW_TESTS))
+	@$(BIN)/python -m pytest -q tests/unit tests/integration $(addprefix --ignore=,$(SLOW_TESTS) tests/integration/test_fuzz_shapes.py)
 
 # The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples),
 # and the quick tier's slow integration files.
