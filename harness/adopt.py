@@ -10,7 +10,7 @@ import shlex
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -78,8 +78,9 @@ class Discovery:
     left_out: tuple[LeftOut, ...] = ()
     left_out_engines: tuple[LeftOut, ...] = ()
     same_as: tuple[tuple[str, str], ...] = ()  # (route, case id) for roots that are another root plus an engine
-    suggested_group: str | None = None  # without --engine-group: the group that looks like the engine
-    other_groups: tuple[str, ...] = ()  # other groups that look like it too (then init does not take the suggestion)
+    candidates: tuple[GroupEvidence, ...] = ()  # without --engine-group: the groups that may be the engine, likeliest first
+    chosen: GroupEvidence | None = None  # the one init took itself (decisive evidence); None: it asks
+    dropped_presets: tuple[LeftOut, ...] = ()  # presets that do not compose with the engine group
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Adoption:
     nested_reason: str | None = None  # why an engine group's nested options became presets
     rewritten: str | None = None  # the table replaced (init wrote it, nobody edited it): what it had, in a few words
     contracts_stub: bool = False  # the contracts file is init's empty stub, as it wrote it
+    found_by: ConfigFolder | None = None  # without --config-dir: the folder the entry points name, and which they are
 
 
 def _one_line(text: str) -> str:
@@ -163,8 +165,16 @@ def _composes_with_every_preset(session: HydraSession, name: str, guess: Guess) 
     return None
 
 
-def discover(config_dir: Path, engine_group: str | None, cache_dir: Path | None, guess: Guess | None = None) -> Discovery:
-    """Compose every candidate root of the folder (and each engine of the group) to find what works."""
+def discover(
+    config_dir: Path,
+    engine_group: str | None,
+    cache_dir: Path | None,
+    guess: Guess | None = None,
+    launch_keys: Counter[str] | None = None,
+    rank: bool = True,
+) -> Discovery:
+    """Compose every candidate root of the folder (and each engine of the group) to find what works. Without an
+    engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates."""
     guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
@@ -188,11 +198,15 @@ def discover(config_dir: Path, engine_group: str | None, cache_dir: Path | None,
         if not composing:
             reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
             raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
+        if engine_group is None and not rank:
+            return Discovery(roots=tuple(composing), left_out=tuple(left_out))
         if engine_group is None:
-            groups = list(engine_like_groups(session, composing, guess))
-            return Discovery(
-                roots=tuple(composing), left_out=tuple(left_out), suggested_group=next(iter(groups), None), other_groups=tuple(groups[1:])
-            )
+            ranked = engine_groups(session, composing, guess, launch_keys)
+            chosen = decisive(ranked)
+            if chosen is None:
+                return Discovery(roots=tuple(composing), left_out=tuple(left_out), candidates=tuple(ranked))
+            found = _with_engines(session, config_dir, chosen.group, composing, left_out, guess)
+            return replace(found, candidates=tuple(ranked), chosen=chosen)
         return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
 
 
@@ -226,30 +240,149 @@ def _same_as(session: HydraSession, group: str, roots: list[str], engines: list[
     return found
 
 
-def engine_like_groups(session: HydraSession, roots: list[str], guess: Guess) -> Iterator[str]:
-    """Groups (of the four most roots select in their own defaults list) whose options all compose with them, in
-    that order: init takes the first itself only when it is the only one (verl has several: actor, critic, ...)."""
-    counts: Counter[str] = Counter()
-    first = guess.presets[0][1]
-    for root in roots:
-        groups = {
-            entry.config_path.split("/", 1)[0]
-            for entry in session.defaults_entries(root, first)
-            if "/" in entry.config_path and entry.parent == root
-        }
-        counts.update(sorted(groups))  # sorted: among equal counts, the same group first on every run
-    for group, _ in counts.most_common(4):
-        options = session.group_options(group)
-        if len(options) < 2:
-            continue
-        selecting = [root for root in roots if _selects_group(session, root, group, first)]
+@dataclass(frozen=True)
+class GroupEvidence:
+    """Why a group may be the engine: the roots that select it (or leave it `null`), its options, the defaults entries
+    that interpolate its value (verl's `${model_engine}_actor`), how often launches set it, and the first option
+    that does not compose (None when all do with every root)."""
+
+    group: str
+    roots: int
+    options: int
+    interpolated: tuple[str, ...] = ()
+    launches: int = 0
+    failing: str | None = None
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        return (bool(self.interpolated), self.failing is None, self.launches, self.roots)
+
+    def shown(self) -> str:
+        return f"{self.group}: {self.evidence()}"
+
+    def evidence(self) -> str:
+        """What speaks for the group, in a few words each."""
+        said = [f"{self.roots} root(s) select it", f"{self.options} options"]
+        if self.interpolated:
+            said.append(f"other defaults interpolate it ({self.interpolated[0]}{', ...' if len(self.interpolated) > 1 else ''})")
+        if self.launches:
+            said.append(f"launches set it {self.launches} time(s)")
+        said.append("every option composes with every root" if self.failing is None else f"not every option composes ({self.failing})")
+        return "; ".join(said)
+
+
+def null_groups(root_file: Path, optional: bool = True) -> list[str]:
+    """The groups a root's defaults list names with no option (`G: null`, and `optional G: null` unless `optional`
+    is False): `G=X` composes."""
+    try:
+        document = yaml.safe_load(read_text(root_file))
+    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+        return []
+    defaults = document.get("defaults") if isinstance(document, dict) else None
+    found = []
+    for entry in defaults if isinstance(defaults, list) else []:
+        if isinstance(entry, dict) and len(entry) == 1:
+            ((key, value),) = entry.items()
+            key = key.removeprefix("optional ").strip() if isinstance(key, str) and optional else key
+            if value is None and isinstance(key, str) and not key.startswith(("override ", "optional ", "/")) and "@" not in key:
+                found.append(key)
+    return found
+
+
+def defaults_keys(config_file: Path) -> set[str]:
+    """The groups a config's own defaults list names, as written (`override `, `optional `, `@package` and a
+    leading `/` taken off): `environment` for `- environment: pufferlib_ocean/bandit`."""
+    try:
+        document = yaml.safe_load(read_text(config_file))
+    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+        return set()
+    defaults = document.get("defaults") if isinstance(document, dict) else None
+    keys = set()
+    for entry in defaults if isinstance(defaults, list) else []:
+        key = next(iter(entry), None) if isinstance(entry, dict) and len(entry) == 1 else None
+        if isinstance(key, str):
+            keys.add(key.removeprefix("override ").removeprefix("optional ").strip().partition("@")[0].strip("/"))
+    return keys
+
+
+def _selected_group(config_path: str, keys: set[str]) -> str:
+    """The group a root's entry selects from: the longest folder of its file the root names as a group
+    (`environment` for `environment/pufferlib_ocean/bandit` chosen as `environment: pufferlib_ocean/bandit`; a
+    nested group `model/representation` when the root names it so), else the file's top folder."""
+    parts = config_path.split("/")[:-1]
+    return next(("/".join(parts[:n]) for n in range(len(parts), 0, -1) if "/".join(parts[:n]) in keys), parts[0])
+
+
+_INTERPOLATION = re.compile(r"\$\{([\w./-]+)\}")
+
+
+def interpolated_groups(config_dir: Path, limit: int = 2000) -> dict[str, list[str]]:
+    """Group -> the defaults entries (`FILE: entry`) whose option is built from that group's value, as verl's
+    `- actor@actor_rollout_ref.actor: ${model_engine}_actor`: what they select follows the engine."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(config_dir.rglob("*.yaml"))[:limit]:
         try:
-            for root in selecting:
-                for option in options:
-                    session.compose(root, [group_override(group, option), *guess.presets[0][1]])
-        except (ComposeError, SettingsError):
+            text = read_text(path)
+            if "${" not in text or "defaults" not in text:
+                continue
+            document = yaml.safe_load(text)
+        except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
             continue
-        yield group
+        defaults = document.get("defaults") if isinstance(document, dict) else None
+        for entry in defaults if isinstance(defaults, list) else []:
+            if isinstance(entry, dict) and len(entry) == 1:
+                ((key, value),) = entry.items()
+                for name in _INTERPOLATION.findall(value) if isinstance(value, str) else ():
+                    found.setdefault(name, []).append(f"{_relative(path, config_dir)}: {key}: {value}")
+    return found
+
+
+def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_keys: Counter[str] | None = None) -> list[GroupEvidence]:
+    """The groups that may be the engine, most likely first, each with its evidence. Cheap evidence ranks every
+    group; only the first four are composed option by option (every option with every root that selects it)."""
+    launch_keys = launch_keys or Counter()
+    first = guess.presets[0][1]
+    config_dir = session.config_dir
+    selecting: dict[str, set[str]] = {}
+    for root in roots:
+        keys = defaults_keys(config_dir / f"{root}.yaml")
+        for entry in session.defaults_entries(root, first):
+            if "/" in entry.config_path and entry.parent == root and not entry.config_path.startswith("hydra/"):
+                selecting.setdefault(_selected_group(entry.config_path, keys), set()).add(root)
+        for group in null_groups(config_dir / f"{root}.yaml"):
+            selecting.setdefault(group, set()).add(root)
+    interpolated = interpolated_groups(config_dir)
+    cheap = []
+    for group in sorted(selecting):
+        options = session.group_options(group)
+        if len(options) >= 2:
+            evidence = GroupEvidence(group, len(selecting[group]), len(options), tuple(interpolated.get(group, ())), launch_keys[group])
+            cheap.append(evidence)
+    cheap.sort(key=lambda item: item.key, reverse=True)
+    ranked = []
+    for evidence in cheap[:4]:
+        failing = None
+        for root in sorted(selecting[evidence.group]):
+            for option in session.group_options(evidence.group):
+                try:
+                    session.compose(root, [group_override(evidence.group, option), *first])
+                except (ComposeError, SettingsError) as error:
+                    failing = f"{root} with {evidence.group}={option}: {first_sentence(str(error), 100)}"
+                    break
+            if failing is not None:
+                break
+        ranked.append(replace(evidence, failing=failing))
+    return sorted(ranked, key=lambda item: item.key, reverse=True)
+
+
+def decisive(ranked: Sequence[GroupEvidence]) -> GroupEvidence | None:
+    """The group init takes as the engine without asking: the only one whose value other defaults interpolate, with
+    every option composing. Counts alone (roots, launches) are never decisive: a cluster or a dataset group can
+    lead them on a tree whose engines are something else."""
+    interpolated = [item for item in ranked if item.interpolated]
+    if len(interpolated) == 1 and interpolated[0].failing is None:
+        return interpolated[0]
+    return None
 
 
 def _with_engines(
@@ -259,34 +392,52 @@ def _with_engines(
     options = tuple(session.group_options(group))
     if not options:
         raise AdoptError(f"{config_dir}: engine group {group!r} has no options (no {group}/*.yaml)")
-    roots = [name for name in composing if _selects_group(session, name, group, guess.presets[0][1])]
+    roots = [
+        name
+        for name in composing
+        if any(_selects_group(session, name, group, overrides) for _, overrides in guess.presets)
+        or group in null_groups(config_dir / f"{name}.yaml")
+    ]
     routes = [name for name in composing if name not in roots]
     if not roots:
         raise AdoptError(f"{config_dir}: no root config selects an option of engine group {group!r} in its defaults list")
-    engines: list[str] = []
-    left_out_engines: list[LeftOut] = []
-    for engine in options:
-        try:
-            check_name(engine, group)
-        except SettingsError:
-            left_out_engines.append(LeftOut(engine, "its name cannot name a golden file (whitespace, '__' or '$')"))
-            continue
-        failure = None
+    named = [engine for engine in options if _golden_name(engine)]
+    left_out_engines = [
+        LeftOut(engine, "its name cannot name a golden file (whitespace, '__' or '$')") for engine in options if engine not in named
+    ]
+    # failures[preset][engine]: the first root that does not compose with both, and Hydra's reason.
+    failures: dict[str, dict[str, str]] = {name: {} for name, _ in guess.presets}
+    for engine in named:
         for root in roots:
-            for _, overrides in guess.presets:
+            for preset, overrides in guess.presets:
+                if engine in failures[preset]:
+                    continue
                 try:
                     session.compose(root, [group_override(group, engine), *overrides])
                 except ComposeError as error:
-                    failure = f"{root} does not compose with {group}={engine}: {_reason(error, guess.verbose)}"
-                    break
-            if failure is not None:
-                break
+                    failures[preset][engine] = f"{root} does not compose with {group}={engine}: {_reason(error, guess.verbose)}"
+    # A preset with which no option composes does not compose with the group (schnetpack's preset without an
+    # experiment leaves `model: null`, so `model/representation=X` cannot be overridden): init drops it, not the group.
+    dropped = [
+        LeftOut(preset, f"does not compose with engine group {group}: {failures[preset][named[0]]}")
+        for preset, _ in guess.presets
+        if named and len(failures[preset]) == len(named)
+    ]
+    kept = tuple((preset, overrides) for preset, overrides in guess.presets if preset not in {entry.name for entry in dropped})
+    if not kept:
+        raise AdoptError(
+            f"{config_dir}: no preset composes with engine group {group!r} ({'; '.join(f'{e.name}: {e.reason}' for e in dropped)})"
+        )
+    engines: list[str] = []
+    for engine in named:
+        failure = next((failures[preset][engine] for preset, _ in kept if engine in failures[preset]), None)
         if failure is None:
             engines.append(engine)
         else:
             left_out_engines.append(LeftOut(engine, failure))
     if not engines:
         raise AdoptError(f"{config_dir}: no option of engine group {group!r} composes with every root")
+    guess = replace(guess, presets=kept)
     same_as = _same_as(session, group, roots, engines, guess)
     derived = {root for root, _ in same_as}
     return Discovery(
@@ -297,7 +448,16 @@ def _with_engines(
         left_out=tuple(left_out),
         left_out_engines=tuple(left_out_engines),
         same_as=tuple(same_as),
+        dropped_presets=tuple(dropped),
     )
+
+
+def _golden_name(engine: str) -> bool:
+    try:
+        check_name(engine, "engine")
+    except SettingsError:
+        return False
+    return True
 
 
 def settings_table(
@@ -494,12 +654,24 @@ def _major_minor(value: Any) -> str | None:
     return version if version in VERSION_BASES else ("1.1" if version < "1.1" else VERSION_BASES[-1])
 
 
+def _package_folder(module: str, repository: Path) -> Path | Any:
+    """The folder of a dotted module inside the repository (at its top level or under `src/`), `...` when none:
+    `pkg://litdet.configs` and `initialize_config_module("litdet.configs")` name a package's folder."""
+    relative = module.strip("/").replace(".", "/")
+    for top in (repository, repository / "src"):
+        if relative and (top / relative).is_dir():
+            return (top / relative).resolve()
+    return ...
+
+
 def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
     """The config folder a call names (`...` when computed, None when it names none)."""
     arguments = call.keywords
+    if isinstance(arguments.get("config_path"), str) and arguments["config_path"].startswith("pkg://"):
+        return _package_folder(arguments["config_path"].removeprefix("pkg://"), repository)
     if call.kind == "initialize_config_module":
         module = arguments.get("config_module")
-        return (repository / module.replace(".", "/")).resolve() if isinstance(module, str) else ...
+        return _package_folder(module, repository) if isinstance(module, str) else ...
     if call.kind == "initialize_config_dir":
         folder = arguments.get("config_dir")
         return Path(folder).resolve() if isinstance(folder, str) and os.path.isabs(folder) else ...
@@ -507,6 +679,67 @@ def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
     if config_path is None or config_path is ...:
         return config_path
     return (call.path.parent / config_path).resolve() if isinstance(config_path, str) else ...
+
+
+@dataclass(frozen=True)
+class ConfigFolder:
+    """A config folder the application's Hydra starts name, the calls that name it and the launches that run them."""
+
+    folder: Path
+    calls: tuple[HydraCall, ...]
+    launches: int = 0
+
+    def evidence(self, base: Path) -> str:
+        """The calls that name it (the first three) and the launches that run them, in a few words."""
+        where = ", ".join(f"{call.shown} at {_relative(call.path, base)}:{call.line}" for call in self.calls[:3])
+        more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
+        runs = f"; {self.launches} launch(es) run them" if self.launches else ""
+        return f"{where}{more}{runs}"
+
+    def shown(self, base: Path) -> str:
+        return f"{_relative(self.folder, base)} (named by {self.evidence(base)})"
+
+
+def config_folders(base: Path, repository: Path, launches: Counter[Path] | None = None) -> list[ConfigFolder]:
+    """The config folders below `base` that the repository's Hydra starts name (read statically, never run), most
+    used first: by the launches that run their entry files, then by the number of calls. The one place init asks
+    where an entry point's configs are (`_call_folder`), so a better reader of entry points changes only that."""
+    launches = launches or Counter()
+    named: dict[Path, list[HydraCall]] = {}
+    for call in hydra_calls(repository):
+        folder = _call_folder(call, repository)
+        if isinstance(folder, Path) and _is_within(folder, base) and folder.is_dir() and any(folder.glob("*.yaml")):
+            named.setdefault(folder, []).append(call)
+    found = [
+        ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}))
+        for folder, calls in named.items()
+    ]
+    return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
+
+
+def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> ConfigFolder:
+    """The config folder init adopts without `--config-dir`: the one the entry points name, or the one most launches
+    and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
+    found = config_folders(base, repository, launches)
+    if not found:
+        computed = [
+            f"{call.shown} at {_relative(call.path, base)}:{call.line}"
+            for call in hydra_calls(repository)
+            if _call_folder(call, repository) is ...
+        ]
+        said = f" ({', '.join(computed[:3])} compute{'s' * (len(computed) == 1)} it, read without running)" if computed else ""
+        raise AdoptError(
+            f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files{said}; "
+            "give it with --config-dir DIR"
+        )
+    if len(found) == 1 or (found[0].launches, len(found[0].calls)) > (found[1].launches, len(found[1].calls)):
+        return found[0]
+    tied = [item for item in found if (item.launches, len(item.calls)) == (found[0].launches, len(found[0].calls))]
+    raise AdoptError(
+        f"{base}: {len(tied)} config folders are used as much as each other: "
+        + "; ".join(item.shown(base) for item in tied)
+        + "; choose one with --config-dir DIR"
+    )
 
 
 def _shown_version(version: str | None) -> str:
@@ -570,51 +803,41 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
     return EntryGuess(None, Guess.version_base_reason)
 
 
-def toml_string(text: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    escapes = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-    out = []
-    for char in text:
-        if char in escapes:
-            out.append(escapes[char])
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    raise TypeError(f"init writes only strings and lists of strings, not {type(value).__name__}")
-
-
-def _toml_key(key: str) -> str:
-    bare = key.replace("-", "").replace("_", "").isascii() and key.replace("-", "").replace("_", "").isalnum()
-    return key if bare else toml_string(key)
-
-
 def toml_text(table: dict[str, Any], prefix: str | None, comments: Iterable[str] = ()) -> str:
-    """The settings table as TOML text: under `[prefix]` (pyproject.toml) or at the top level (standalone file)."""
-    head = f"{prefix}." if prefix else ""
-    lines = [f"# {comment}" for comment in comments]
-    if prefix:
-        lines.append(f"[{prefix}]")
-    for key, value in table.items():
-        if not isinstance(value, dict | list) or (isinstance(value, list) and not any(isinstance(v, dict) for v in value)):
-            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
-    for key, value in table.items():
+    """The settings table as TOML text, written by tomlkit: under `[prefix]` (pyproject.toml) or at the top level
+    (standalone file), each comment on a line of its own above it. Plain keys first, then sub-tables."""
+    import tomlkit
+
+    document = tomlkit.document()
+    for comment in comments:
+        document.add(tomlkit.comment(comment))
+    body = tomlkit.table() if prefix else document
+    for key, value in sorted(table.items(), key=lambda item: isinstance(item[1], dict) or _is_array_of_tables(item[1])):
         if isinstance(value, dict):
-            lines += ["", f"[{head}{_toml_key(key)}]"]
-            lines += [f"{_toml_key(name)} = {_toml_value(item)}" for name, item in value.items()]
-        elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
+            sub = tomlkit.table()
+            sub.update(value)
+            body.add(key, sub)
+        elif _is_array_of_tables(value):
+            array = tomlkit.aot()
             for entry in value:
-                lines += ["", f"[[{head}{_toml_key(key)}]]"]
-                lines += [f"{_toml_key(name)} = {_toml_value(item)}" for name, item in entry.items()]
-    return "\n".join(lines) + "\n"
+                row = tomlkit.table()
+                row.update(entry)
+                array.append(row)
+            body.add(key, array)
+        else:
+            body.add(key, value)
+    if prefix:
+        *outer, last = prefix.split(".")
+        for name in reversed(outer):  # `[tool.config-harness]`: `tool` is a super table, written in the header only
+            holder = tomlkit.table(is_super_table=True)
+            holder.add(last, body)
+            body, last = holder, name
+        document.add(last, body)
+    return tomlkit.dumps(document)
+
+
+def _is_array_of_tables(value: Any) -> bool:
+    return isinstance(value, list) and any(isinstance(item, dict) for item in value)
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -750,30 +973,53 @@ def _previous_engines(table: dict[str, Any]) -> str:
     return f"engine group {group}" if isinstance(group, str) else "no engine group"
 
 
-def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool, engine_group: str | None) -> Written:
-    """Where the table init wrote lies in the settings file, when `init --engine-group` may rewrite it: init wrote it
-    (its fingerprint line), nobody edited it since (the fingerprint matches and nothing else in the file adds to
-    the table), and no golden was generated from it. Otherwise the one line that says what to do (AdoptError)."""
+def _where(settings_file: Path, in_pyproject: bool) -> str:
+    return f"{settings_file}: already has a [{TABLE}] table" if in_pyproject else f"{settings_file}: already exists"
+
+
+def refuse_rewrite(settings_file: Path, existing: bytes, in_pyproject: bool) -> None:
+    """init without `--engine-group` on a settings file that already holds a table: the one line that says what to do."""
+    hint = (
+        "; `init --engine-group GROUP` rewrites it while it is exactly what init wrote" if RECORDED.search(existing.decode("utf-8")) else ""
+    )
+    where = _where(settings_file, in_pyproject)
+    raise AdoptError(
+        f"{where}; edit it, or remove it to run init again{hint}"
+        if in_pyproject
+        else f"{where}; init writes a new settings file only{hint}"
+    )
+
+
+def rewritable(
+    settings_file: Path, existing: bytes, previous: dict[str, Any], in_pyproject: bool, engine_group: str, cache_dir: Path | None = None
+) -> Written:
+    """Where the table init wrote lies in the settings file, when `init --engine-group` may rewrite it: it is byte for
+    byte what init writes again now from the flags its first line records (nothing a reader could forge: a recorded
+    line only makes init write its own table again), nothing else in the file adds to the table, and no golden was
+    generated from it. Otherwise the one line that says what to do (AdoptError)."""
     text = existing.decode("utf-8")
-    written = written_by_init(text)
-    edit = "no fingerprint line" if written is None else None if written.unedited else "the fingerprint on its first line no longer matches"
-    if written is not None and edit is None:
-        # Beside init's lines a pyproject.toml may hold anything but more of the table; a standalone file holds nothing else.
-        if in_pyproject and tomllib.loads(text[written.start : written.end]).get("tool", {}).get("config-harness") != previous:
-            edit = "the file adds keys to it outside the lines init wrote"
-        elif not in_pyproject and (written.start, written.end) != (0, len(text)):
-            edit = "the file has lines init did not write"
-    where = f"{settings_file}: already has a [{TABLE}] table" if in_pyproject else f"{settings_file}: already exists"
-    if engine_group is None:
-        hint = "; `init --engine-group GROUP` rewrites it, since init wrote it and nobody edited it" if edit is None else ""
-        raise AdoptError(
-            f"{where}; edit it, or remove it to run init again{hint}"
-            if in_pyproject
-            else f"{where}; init writes a new settings file only{hint}"
-        )
+    found = list(RECORDED.finditer(text))
+    where = _where(settings_file, in_pyproject)
     by_hand = f'set engine_group = "{engine_group}" in it by hand, or remove it to run init again'
-    if written is None:
-        raise AdoptError(f"{where} that init did not write (no fingerprint line); {by_hand}")
+    if not found:
+        raise AdoptError(f"{where} that init did not write (no line recording init's flags); {by_hand}")
+    start, edit = found[0].start(), None
+    inputs = recorded_inputs(found[0].group("flags"), settings_file.parent)
+    if len(found) > 1:
+        edit = "two lines record init's flags"
+    elif inputs is None:
+        edit = "its first line records flags init does not take"
+    else:
+        try:
+            expected = plan(inputs, settings_file, cache_dir).text
+        except AdoptError as error:
+            expected, edit = "", f"its recorded flags no longer write a table: {_one_line(str(error))}"
+        if edit is None and text[start : start + len(expected)] != expected:
+            edit = f"it is not byte for byte what `config-harness init{found[0].group('flags')}` writes now"
+        elif edit is None and in_pyproject and tomllib.loads(expected).get("tool", {}).get("config-harness") != previous:
+            edit = "the file adds keys to it outside the lines init wrote"
+        elif edit is None and not in_pyproject and (start, len(expected)) != (0, len(text)):
+            edit = "the file has lines init did not write"
     if edit is not None:
         raise AdoptError(f"{where}, edited since init wrote it ({edit}); {by_hand}")
     folder = previous.get("snapshot_dir", DEFAULT_SNAPSHOT_DIR)
@@ -785,7 +1031,7 @@ def rewritable(settings_file: Path, existing: bytes, previous: dict[str, Any], i
             f'init rewrites it only before the first generate: set engine_group = "{engine_group}" in the table by hand and run '
             "`config-harness generate` (the old goldens are then orphans)"
         )
-    return written
+    return Written(start, start + len(expected), True)
 
 
 def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None) -> bool:
@@ -813,13 +1059,24 @@ SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", 
 def command_globs(base: Path, config_dir: Path) -> list[str]:
     """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
     one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
-    from harness.launches import Project
+    from harness.gates.confine import project_root
+    from harness.launches import Project, submodule_paths
     from harness.readers.shell import launches_in
 
     project = Project(base, config_dir, {})
     tops: set[str] = set()
+    root = project_root(base)
+    submodules = {(root / path).resolve() for path in submodule_paths(root)}
     for folder, subfolders, files in os.walk(base):
-        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        # A submodule's scripts are another repository's launches (RAGEN's verl/): never globbed by default.
+        subfolders[:] = sorted(
+            d
+            for d in subfolders
+            if d not in SKIPPED_FOLDERS
+            and not d.startswith(".")
+            and Path(folder, d).resolve() not in submodules
+            and not Path(folder, d, ".git").exists()
+        )
         for name in sorted(files):
             path = Path(folder, name)
             relative = path.relative_to(base)
@@ -830,19 +1087,63 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
                 data = read_bytes(path, limit=1024 * 1024)
             except (OSError, InputLimitError):
                 continue
-            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, project.is_entry):
+            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, _entry_near(path.parent, base, project)):
                 tops.add(top)
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
 
-def nested_options(session: HydraSession, group: str, below: str = "") -> list[str]:
-    """The options in the group's subfolders, as an override names them (`tasks/spec/validate` for `task`), sorted."""
+def _entry_near(folder: Path, base: Path, project: Any) -> Any:
+    """`is_entry` for a script in `folder`: an entry point of the project, or one that lies below a folder between the
+    script's and `base` (PRIME's `training/examples/run.sh` runs `python -m verl.trainer.main_ppo` from `training/`,
+    where `verl/` is): a launch is globbed wherever it lives, and `cd` is followed when the launches are read."""
+    folders = [folder, *(parent for parent in folder.parents if _is_within(parent, base) and parent != base)]
+
+    def is_entry(entry: str, is_module: bool) -> bool:
+        if project.is_entry(entry, is_module):
+            return True
+        relative = entry.replace(".", "/") + ".py" if is_module else entry
+        return any((near / relative).is_file() or (is_module and (near / relative[:-3] / "__main__.py").is_file()) for near in folders)
+
+    return is_entry
+
+
+def groups_in_defaults(config_dir: Path, limit: int = 2000) -> set[str]:
+    """Every group some defaults list in the folder selects from, as a path below the folder: `- model: ssd` in
+    `task/base.yaml` names `task/model` (and `model`: Hydra looks beside the file first, then at the top), `/a/b: x`
+    names `a/b`."""
+    named: set[str] = set()
+    for path in sorted(config_dir.rglob("*.yaml"))[:limit]:
+        try:
+            text = read_text(path)
+            document = yaml.safe_load(text) if "defaults" in text else None
+        except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
+            continue
+        defaults = document.get("defaults") if isinstance(document, dict) else None
+        here = path.parent.relative_to(config_dir).as_posix()
+        for entry in defaults if isinstance(defaults, list) else []:
+            key = next(iter(entry), None) if isinstance(entry, dict) and len(entry) == 1 else None
+            if not isinstance(key, str):
+                continue
+            key = key.removeprefix("override ").removeprefix("optional ").strip().partition("@")[0]
+            if key.startswith("/"):
+                named.add(key.strip("/"))
+            elif key:
+                named.update({key, f"{here}/{key}".lstrip("./")} if here != "." else {key})
+    return named
+
+
+def nested_options(session: HydraSession, group: str, below: str = "", groups: frozenset[str] = frozenset()) -> list[str]:
+    """The options in the group's subfolders, as an override names them (`tasks/spec/validate` for `task`), sorted.
+    A subfolder a defaults list selects from is a group of its own (`task/model/ssd.yaml` is an option of
+    `task/model`, never of `task`): it and what lies below it are left out (`groups`: from `groups_in_defaults`)."""
     found = []
     folder = f"{group}/{below}".rstrip("/")
     for sub in sorted(session.loader.list_groups(folder)):
         path = f"{below}/{sub}".lstrip("/")
+        if f"{group}/{path}" in groups:
+            continue
         found += [f"{path}/{option}" for option in session.group_options(f"{group}/{path}")]
-        found += nested_options(session, group, path)
+        found += nested_options(session, group, path, groups)
     return sorted(found)
 
 
@@ -859,7 +1160,7 @@ def nested_presets(
     """
     with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
         warnings.simplefilter("ignore", UserWarning)
-        nested = nested_options(session, group)
+        nested = nested_options(session, group, groups=frozenset(groups_in_defaults(config_dir)))
         direct = session.group_options(group) if nested else []
     if not nested:
         return None
@@ -888,14 +1189,24 @@ def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     return [_relative(package, base)] if package is not None else []
 
 
-def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Path]:
+@dataclass(frozen=True)
+class LaunchSurvey:
+    """What the launch scripts below a folder run (parsed, never run): launches per entry file, and how often their
+    overrides set each key or group (`model_engine=megatron` counts for `model_engine`)."""
+
+    entries: Counter[Path] = field(default_factory=Counter)
+    keys: Counter[str] = field(default_factory=Counter)
+
+
+def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurvey:
     """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
-    the entry point most launches use is the application's own, not a helper beside it."""
+    the entry point most launches use is the application's own, not a helper beside it; and which keys they set."""
     from harness.launches import Project
     from harness.readers.shell import launches_in
 
     project = Project(base, config_dir, {})
     counts: Counter[Path] = Counter()
+    keys: Counter[str] = Counter()
     scripts = 0
     for folder, subfolders, files in os.walk(base):
         subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
@@ -914,62 +1225,161 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> Counter[Pa
                 entry = project.entry_file(launch.program, launch.is_module)  # `training/verl...` run from a sub-project
                 if entry is not None:
                     counts[entry.resolve()] += 1
-    return counts
+                keys.update({override.text.partition("=")[0].lstrip("+~") for override in launch.overrides})
+    return LaunchSurvey(counts, keys)
 
 
-def adopt(
-    config_dir: Path,
-    settings_file: Path,
-    engine_group: str | None = None,
-    snapshot_dir: Path | None = None,
-    contracts_file: Path | None = None,
-    cache_dir: Path | None = None,
-    version_base: str | None = None,
-    roots_glob: Sequence[str] = (),
-    presets: Sequence[str] = (),
-    search_path: Sequence[Path] = (),
-    verbose: bool = False,
-) -> Adoption:
-    """Discover the matrix of `config_dir`, then write the settings, an empty contracts file and the snapshot folder.
+@dataclass(frozen=True)
+class Inputs:
+    """What init was asked, as its flags say it (paths as given): with the tree, all its table depends on. The
+    table's first line records them, so a rewrite can write the table again and compare it byte for byte."""
 
-    `version_base` is "1.1", "1.2", "1.3" or "none" to say it; without it, it is read from the application's
-    @hydra.main or guessed from its files. Nothing is written when anything is refused.
-    """
+    config_dir: Path | None = None
+    engine_group: str | None = None
+    snapshot_dir: Path | None = None
+    contracts_file: Path | None = None
+    version_base: str | None = None
+    roots_glob: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()
+    search_path: tuple[Path, ...] = ()
+    verbose: bool = False
+
+    def flags(self, base: Path) -> list[str]:
+        """The flags that ask for these inputs again from the settings file's folder (paths relative to it)."""
+        words: list[str] = []
+        for flag, path in (
+            ("--config-dir", self.config_dir),
+            ("--write-snapshots", self.snapshot_dir),
+            ("--write-contracts", self.contracts_file),
+        ):
+            if path is not None:
+                words += [flag, _relative(path.resolve(), base)]
+        if self.engine_group is not None:
+            words += ["--engine-group", self.engine_group]
+        if self.version_base is not None:
+            words += ["--version-base", self.version_base]
+        for flag, values in (("--roots", self.roots_glob), ("--preset", self.presets)):
+            for value in values:
+                words += [flag, value]
+        for folder in self.search_path:
+            words += ["--search-path", _relative(folder.resolve(), base)]
+        return [*words, "--verbose"] if self.verbose else words
+
+
+RECORDED = re.compile(r"^# Written by `config-harness init` from `config-harness init(?P<flags>[^`\n]*)`: ", re.M)
+
+
+def recorded_line(inputs: Inputs, base: Path) -> str:
+    """The table's first line: the flags init was run with, which write this table again while nothing changed. A
+    flag holding a backtick or a control character is not recorded (the table is then never rewritten)."""
+    words = inputs.flags(base)
+    if any("`" in word or any(ord(c) < 0x20 or ord(c) == 0x7F for c in word) for word in words):
+        return (
+            "# Written by `config-harness init` with flags it cannot record; every key is described in config-harness's docs/settings.md."
+        )
+    flags = "".join(f" {shlex.quote(word)}" for word in words)
+    return (
+        f"# Written by `config-harness init` from `config-harness init{flags}`: init rewrites it only while it is exactly "
+        "what those flags write; every key is described in config-harness's docs/settings.md."
+    )
+
+
+def recorded_inputs(flags: str, base: Path) -> Inputs | None:
+    """The inputs a recorded line names; None when its flags do not read as init's (then nothing is rewritten)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
+    for flag in ("--config-dir", "--engine-group", "--write-snapshots", "--write-contracts", "--version-base"):
+        parser.add_argument(flag)
+    for flag in ("--roots", "--preset", "--search-path"):
+        parser.add_argument(flag, action="append", default=[])
+    parser.add_argument("--verbose", action="store_true")
+    try:
+        args, rest = parser.parse_known_args(shlex.split(flags))
+    except (ValueError, argparse.ArgumentError):
+        return None
+    if rest:
+        return None
+    # A recorded line is text a pull request may have written: its paths never lead init outside the project.
     from harness.gates.confine import project_root
 
-    config_dir = config_dir.resolve()
-    settings_file = settings_file.absolute()
+    project = project_root(base)
+    named = [args.config_dir, args.write_snapshots, args.write_contracts, *args.search_path]
+    if any(value is not None and not _is_within((base / value).resolve(), project) for value in named):
+        return None
+    path = lambda value: base / value if value is not None else None  # noqa: E731
+    return Inputs(
+        path(args.config_dir),
+        args.engine_group,
+        path(args.write_snapshots),
+        path(args.write_contracts),
+        args.version_base,
+        tuple(args.roots),
+        tuple(args.preset),
+        tuple(base / folder for folder in args.search_path),
+        args.verbose,
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What init would write for a set of inputs on the tree as it is, and what it found; nothing written yet."""
+
+    text: str  # the table's text, its recorded first line included
+    table: dict[str, Any]
+    discovery: Discovery
+    guess: Guess
+    config_dir: Path
+    snapshot_dir: Path
+    contracts_file: Path
+    switches: Switches
+    nested_reason: str | None = None
+    found_by: ConfigFolder | None = None
+
+
+def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
+    """The table init writes for these inputs (read-only: the tree is composed, nothing is written)."""
+    from harness.gates.confine import project_root
+
     base = settings_file.parent
+    launches = launch_counts(base, base)
+    found_by = None
+    config_dir = inputs.config_dir
+    if config_dir is None:  # the folder the entry points name
+        found_by = find_config_dir(base, project_root(base), launches.entries)
+        config_dir = found_by.folder
+    config_dir = config_dir.resolve()
     if not config_dir.is_dir():
         raise AdoptError(f"{config_dir}: config folder does not exist")
-    snapshot_dir = (snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
-    contracts_file = (contracts_file or base / DEFAULT_CONTRACTS).resolve()
+    snapshot_dir = (inputs.snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
+    contracts_file = (inputs.contracts_file or base / DEFAULT_CONTRACTS).resolve()
     # Inside the config folder, goldens would ship with the package data and change the tree every run composes.
     for what, path in (("snapshot folder", snapshot_dir), ("contracts file", contracts_file)):
         if _is_within(path, config_dir):
             raise AdoptError(f"{path}: the {what} must be outside the config folder {config_dir}")
+    engine_group = inputs.engine_group
     if engine_group is not None and (not engine_group.strip() or any(c.isspace() for c in engine_group)):
         raise AdoptError(f"--engine-group {engine_group!r}: a Hydra group name has no whitespace")
-    folders = tuple(path.resolve() for path in search_path)
+    folders = tuple(path.resolve() for path in inputs.search_path)
     for folder in folders:
         if not folder.is_dir():
             raise AdoptError(f"--search-path {folder}: no such folder")
     in_pyproject = settings_file.name == "pyproject.toml"
-    existing, previous = _existing_document(settings_file, in_pyproject)
-    replacing = rewritable(settings_file, existing, previous, in_pyproject, engine_group) if previous is not None else None
-    known_file = contracts_file.parent / KNOWN_NAME
-    known_anew = known_file_state(known_file, replacing is not None, engine_group)
 
-    globs = tuple(roots_glob) or ("*.yaml",)
+    globs = tuple(inputs.roots_glob) or ("*.yaml",)
     guess = Guess(
-        roots_glob=globs, search_path=folders, verbose=verbose, presets=tuple(parse_preset(text) for text in presets) or (("default", ()),)
+        roots_glob=globs,
+        search_path=folders,
+        verbose=inputs.verbose,
+        presets=tuple(parse_preset(text) for text in inputs.presets) or (("default", ()),),
     )
+    version_base = inputs.version_base
     if version_base is not None:
         chosen = None if version_base.lower() == "none" else version_base
         if chosen is not None and chosen not in VERSION_BASES:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
-    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launch_counts(base, config_dir))
+    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launches.entries)
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 
@@ -977,10 +1387,14 @@ def adopt(
     if nested is not None:
         # Presets instead of engines, as asked for this group.
         guess, engine_group = replace(guess, presets=nested[0]), None
-    discovery = discover(config_dir, engine_group, cache_dir, guess)
-    if nested is not None:
-        discovery = replace(discovery, suggested_group=None, other_groups=())  # the presets are what was asked
-    discovery, guess = readable_presets(discovery, guess, bool(presets))
+    # With nested options as presets (what was asked), no other group is looked for.
+    discovery = discover(config_dir, engine_group, cache_dir, guess, launches.keys, rank=nested is None)
+    if discovery.chosen is not None:
+        engine_group = discovery.chosen.group
+    if discovery.dropped_presets:
+        dropped = {entry.name for entry in discovery.dropped_presets}
+        guess = replace(guess, presets=tuple(preset for preset in guess.presets if preset[0] not in dropped))
+    discovery, guess = readable_presets(discovery, guess, bool(inputs.presets))
     table = settings_table(
         discovery,
         _relative(config_dir, base),
@@ -1014,13 +1428,60 @@ def adopt(
         comments.append(nested[1])
     comments += [f"Left out {entry.name}: {entry.reason}" for entry in discovery.left_out]
     comments += [f"Left out engine {entry.name}: {entry.reason}" for entry in discovery.left_out_engines]
+    comments += [f"Left out preset {entry.name}: {entry.reason}" for entry in discovery.dropped_presets]
     comments += [f"Left out route for {entry.name}: {entry.reason}" for entry in switches.left_out]
-    text = fingerprinted(
-        toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments]),
-        "; every key is described in config-harness's docs/settings.md.",
+    text = recorded_line(inputs, base) + "\n" + toml_text(table, TABLE if in_pyproject else None, [_one_line(c) for c in comments])
+    return Plan(
+        text,
+        table,
+        discovery,
+        guess,
+        config_dir,
+        snapshot_dir,
+        contracts_file,
+        switches,
+        nested[1] if nested is not None else None,
+        found_by,
     )
-    data = _appended(existing, text, settings_file, replacing)
 
+
+def adopt(
+    config_dir: Path | None,
+    settings_file: Path,
+    engine_group: str | None = None,
+    snapshot_dir: Path | None = None,
+    contracts_file: Path | None = None,
+    cache_dir: Path | None = None,
+    version_base: str | None = None,
+    roots_glob: Sequence[str] = (),
+    presets: Sequence[str] = (),
+    search_path: Sequence[Path] = (),
+    verbose: bool = False,
+) -> Adoption:
+    """Discover the matrix of `config_dir` (without it, the folder the entry points name), then write the settings,
+    an empty contracts file and the snapshot folder.
+
+    `version_base` is "1.1", "1.2", "1.3" or "none" to say it; without it, it is read from the application's
+    @hydra.main or guessed from its files. Nothing is written when anything is refused.
+    """
+    from harness.gates.confine import project_root
+
+    settings_file = settings_file.absolute()
+    base = settings_file.parent
+    inputs = Inputs(
+        config_dir, engine_group, snapshot_dir, contracts_file, version_base, tuple(roots_glob), tuple(presets), tuple(search_path), verbose
+    )
+    in_pyproject = settings_file.name == "pyproject.toml"
+    existing, previous = _existing_document(settings_file, in_pyproject)
+    if previous is not None and engine_group is None:
+        refuse_rewrite(settings_file, existing, in_pyproject)
+    planned = plan(inputs, settings_file, cache_dir)
+    replacing = rewritable(settings_file, existing, previous, in_pyproject, engine_group or "", cache_dir) if previous is not None else None
+    known_file = planned.contracts_file.parent / KNOWN_NAME
+    known_anew = known_file_state(known_file, replacing is not None, engine_group)
+    data = _appended(existing, planned.text, settings_file, replacing)
+
+    config_dir, snapshot_dir, contracts_file, switches = planned.config_dir, planned.snapshot_dir, planned.contracts_file, planned.switches
     notes = computed_entry_points(config_dir, project_root(base))
     if switches.routes:
         notes.append(
@@ -1047,17 +1508,18 @@ def adopt(
     write_atomic(settings_file, data)
     return Adoption(
         settings_file,
-        table,
-        discovery,
+        planned.table,
+        planned.discovery,
         contracts_file,
         contracts_created,
         snapshot_dir,
         tuple(notes),
-        guess,
+        planned.guess,
         known_anew,
-        nested[1] if nested is not None else None,
+        planned.nested_reason,
         _previous_engines(previous) if previous is not None else None,
         stub,
+        planned.found_by,
     )
 
 
@@ -1078,7 +1540,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         )
         engines = f"engine group {table['engine_group']}" if "engine_group" in table else "presets for its nested options"
         lines = [f"rewrote {where}: init wrote it and nobody edited it since (it had {adoption.rewritten}; now {engines})"]
-    lines.append(f"  config_dir    {table['config_dir']}")
+    found_by = f" (named by {adoption.found_by.evidence(adoption.settings_file.parent)})" if adoption.found_by else ""
+    lines.append(f"  config_dir    {table['config_dir']}{found_by}")
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
@@ -1110,17 +1573,25 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         lines.append(f"left out {entry.name}: {entry.reason}")
     for entry in found.left_out_engines:
         lines.append(f"left out engine {entry.name}: {entry.reason}")
-    if found.suggested_group is not None:
-        others = f" (so do {', '.join(map(repr, found.other_groups))}: init does not choose among them)" if found.other_groups else ""
-        lines.append(
-            f"suggestion: group {found.suggested_group!r} looks like the engine: most roots select it and all its "
-            f"options compose{others}; run init again with --engine-group {found.suggested_group} and the same flags "
-            "(it rewrites this table while nobody has edited it)"
-        )
+    if found.chosen is not None:
+        lines.append(f"engine group {found.chosen.group}, chosen by init: {found.chosen.evidence()}")
+    for entry in found.dropped_presets:
+        lines.append(f"left out preset {entry.name}: {entry.reason}")
     if adoption.nested_reason:
         lines.append(f"note: {adoption.nested_reason}")
     lines += [f"note: {note}" for note in adoption.notes]
     settings_flag = "" if adoption.settings_file.name == "pyproject.toml" else f"--settings {shown(adoption.settings_file)} "
+    if "engine_group" not in table and found.candidates:
+        # A question, not "next: generate": after generate init no longer rewrites the table, so taking a
+        # candidate then would be refused.
+        lines.append("question: which group's options are the engines? The evidence does not decide, so init wrote none:")
+        lines += [f"  candidate     {item.shown()}" for item in found.candidates[:3]]
+        lines.append(
+            f"next: config-harness init --engine-group {found.candidates[0].group} (or another candidate; the same "
+            "flags: it rewrites this table), or config-harness "
+            f"{settings_flag}generate to keep no engine group"
+        )
+        return lines
     lines.append(
         f"next: config-harness {settings_flag}generate, then commit {table['snapshot_dir']}; "
         f"config-harness {settings_flag}check (or pytest) in CI"
@@ -1159,19 +1630,8 @@ def search_path_variables(config_dir: Path, roots: Sequence[str]) -> list[str]:
 
 
 def switched_groups(root_file: Path) -> list[str]:
-    """The groups a root's defaults list leaves off (`- experiment: null`): what a user turns on per run."""
-    try:
-        document = yaml.safe_load(read_text(root_file))
-    except (OSError, UnicodeDecodeError, InputLimitError, yaml.YAMLError):
-        return []
-    defaults = document.get("defaults") if isinstance(document, dict) else None
-    groups = []
-    for entry in defaults if isinstance(defaults, list) else []:
-        if isinstance(entry, dict) and len(entry) == 1:
-            ((key, value),) = entry.items()
-            if value is None and isinstance(key, str) and not key.startswith(("override ", "optional ", "/")) and "@" not in key:
-                groups.append(key)
-    return groups
+    """The groups a root's defaults list leaves off (`- experiment: null`, not `optional`): what a user turns on per run."""
+    return null_groups(root_file, optional=False)
 
 
 def switch_routes(config_dir: Path, roots: Sequence[str], guess: Guess, cache_dir: Path | None = None) -> Switches:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, UsageError, add_quiet, cache_dir_from, say, warn
+from harness.commands.common import CACHE_FLAGS, SETTINGS_FLAGS, Deprecated, add_quiet, cache_dir_from, say, warn
 from harness.gates.errors import ExitCode
 from harness.model.settings import display_path
 
@@ -19,12 +19,17 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config-dir", dest="init_config_dir", metavar="DIR", help="the Hydra config folder (required)")
+    parser.add_argument(
+        "--config-dir",
+        dest="init_config_dir",
+        metavar="DIR",
+        help="the Hydra config folder (default: the one the application's @hydra.main and initialize calls name)",
+    )
     parser.add_argument(
         "--engine-group",
         metavar="GROUP",
-        help="a Hydra group whose options are the engines (without it, init suggests one; with it, init "
-        "rewrites a table it wrote that nobody has edited)",
+        help="a Hydra group whose options are the engines (without it, init takes the group the evidence decides, "
+        "or asks; with it, init rewrites a table that is exactly what its recorded flags write)",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument(
@@ -82,16 +87,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.adopt import adopt, describe
 
-    config_dir = args.init_config_dir or args.config_dir
-    if not config_dir:
-        raise UsageError("init needs --config-dir DIR, the folder that holds the Hydra configs")
+    config_dir = args.init_config_dir or args.config_dir  # without it, the folder the entry points name
     if args.settings and not args.write:
         warn("`--settings FILE init` is deprecated for the file init writes, use `init --write FILE`")
     settings_file = args.write or args.settings or "pyproject.toml"
     snapshot_dir = args.init_snapshot_dir or args.snapshot_dir
     contracts = args.init_contracts or (args.contracts[-1] if args.contracts else None)
     adoption = adopt(  # a folder it cannot adopt: AdoptError, bad input
-        Path(config_dir),
+        Path(config_dir) if config_dir else None,
         Path(settings_file),
         engine_group=args.engine_group,
         snapshot_dir=Path(snapshot_dir) if snapshot_dir else None,

@@ -118,7 +118,7 @@ def _recorded(
     from harness.rules.contracts import utc_today
 
     result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
-    entries = known.entries_for(result.cases, utc_today(), when)
+    entries = known.entries_for(result.cases, utc_today(), when) + run_wide_entries(result.findings, utc_today(), when)
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
         try:
@@ -169,3 +169,17 @@ def _write_records(settings: Settings, owned: Path, records: list[dict[str, Any]
         write_atomic(owned, known.appended(text, [{**r, "reason": reason} for r in records], key="changes"))
     except ValueError as error:
         raise common.UsageError(f"{common.display_path(owned)}: {error}") from None
+
+
+def run_wide_entries(findings: Any, today: Any, when: str) -> list[dict]:
+    """An entry for each of Hydra's warnings, which a run says once rather than per case (RAGEN's "Defaults list is
+    missing `_self_`" on every run), written as `known.entries_for` writes a case's."""
+    from harness.model.findings import Kind
+    from harness.rules import known
+
+    entries = []
+    for finding in findings:
+        if finding.kind == Kind.HYDRA_WARNING and known.excusable(finding):
+            where = f" ({finding.source})" if finding.source is not None else ""
+            entries.append({**known.cause_of(finding), "reason": f"{when} ({today.isoformat()}): {known.words_of(finding)}{where}"})
+    return entries

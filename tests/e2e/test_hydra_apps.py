@@ -318,7 +318,7 @@ def test_sail_on_client_names_the_missing_plugin_and_composes_with_it(tmp_path, 
         "comes from the Hydra plugin hydra-colorlog (install it beside config-harness)"
     ) in without.out.splitlines()
 
-    assert "suggestion: group 'base' looks like the engine" in without.out
+    assert "  candidate     base: " in without.out
 
     shutil.copytree(colorlog_configs(), repo / "plugin-conf")  # what installing hydra-colorlog adds to the search path
     settings = adopt_and_compare(

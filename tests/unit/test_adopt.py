@@ -7,14 +7,14 @@ import tomllib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.adopt import TABLE, toml_string, toml_text
+from harness.adopt import TABLE, toml_text
 
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
 
 
 @given(TEXT)
 def test_a_toml_string_reads_back_as_the_same_text(text):
-    assert tomllib.loads(f"key = {toml_string(text)}\n")["key"] == text
+    assert tomllib.loads(toml_text({"key": text}, None))["key"] == text
 
 
 @given(TEXT, st.lists(TEXT, max_size=3), TEXT)
@@ -174,3 +174,22 @@ def test_a_file_without_the_fingerprint_line_or_with_two_is_not_init_s_unedited_
     once = fingerprinted("a = 1\n")
     assert written_by_init(once + once).unedited is False
     assert written_by_init(once.split("\n")[0]).unedited is False  # the line alone, without the lines it counts
+
+
+def test_a_root_s_entry_belongs_to_the_group_its_defaults_list_names():
+    from harness.adopt import _selected_group
+
+    # `- environment: pufferlib_ocean/bandit` selects from `environment`, not from a group `environment/pufferlib_ocean`
+    assert _selected_group("environment/pufferlib_ocean/bandit", {"environment"}) == "environment"
+    assert _selected_group("model/representation/painn", {"model/representation"}) == "model/representation"
+    assert _selected_group("actor/dp_actor", {"actor"}) == "actor"
+    assert _selected_group("a/b/c", set()) == "a"
+
+
+def test_a_recorded_line_never_leads_init_outside_the_project(tmp_path):
+    from harness.adopt import recorded_inputs
+
+    (tmp_path / ".git").mkdir()
+    assert recorded_inputs(" --config-dir conf --engine-group backend", tmp_path).config_dir == tmp_path / "conf"
+    for flags in (" --config-dir /etc", " --config-dir ../..", " --search-path /", " --write-snapshots ../x", " --bogus 1", " '"):
+        assert recorded_inputs(flags, tmp_path) is None, flags
