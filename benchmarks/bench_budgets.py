@@ -6,7 +6,8 @@ and 4n on the shape a hostile pull request would grow, in process (CPU time, fas
   `__all__ = m.__all__ + m.__all__` chained through n modules (issue 41); config writes (issue 43): n writes in an
   entry point, n functions it calls by name that call each other in a circle;
 - launch scripts (`harness.readers.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
-  n variables read across n branches, and a variable doubled n times (past the word budget from the 11th);
+  n variables read across n branches, a variable doubled n times (past the word budget from the 11th), n sources
+  refused, a sourced file of n assignments, n assignments each followed by a source, and a function called n times;
 - settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
 
 Sizes stay within each budget where the budget would otherwise cut the work short (inheritance and nesting
@@ -129,6 +130,28 @@ def doubling(n: int) -> Callable[[], Any]:
     return read([hostile.doubling_script(n)])
 
 
+def project(files: dict[str, str]) -> Callable[[], Any]:
+    """Read `run.sh` of `files`, whose other files are what it sources."""
+    encoded = {path: text.encode() for path, text in files.items()}
+    return lambda: launches_in("run.sh", encoded["run.sh"], lambda entry, is_module: True, lambda path: encoded.get(path, "missing"))
+
+
+def refused(n: int) -> Callable[[], Any]:
+    return read([hostile.refused_sources(n)])
+
+
+def sourced(n: int) -> Callable[[], Any]:
+    return project(hostile.sourced_lines(n))
+
+
+def sourcing(n: int) -> Callable[[], Any]:
+    return project(hostile.assignments_and_sources(n))
+
+
+def calls(n: int) -> Callable[[], Any]:
+    return read([hostile.function_calls(n)])
+
+
 def presets(n: int) -> Callable[[], Any]:
     text = 'config_dir = "conf"\n[presets]\n' + "".join(f'p{i} = ["a.b={i}", "c@d=e"]\n' for i in range(n))
     return lambda: toml_document(text, "harness.toml")
@@ -171,6 +194,10 @@ INPUTS = {
     "script nesting": (nesting, 36),
     "variables x branches": (branches, 2000),
     "doubled variable": (doubling, 64),
+    "refused sources": (refused, 8000),  # 32,000 lines of `. "$H"` at 4n: within the script budget
+    "sourced file lines": (sourced, 2500),  # 10,000 assignments (about 100 KiB) at 4n: within the sourced budget
+    "variables x sources": (sourcing, 1000),
+    "function calls": (calls, 500),
     "settings presets": (presets, 1000),
     "settings nesting": (toml_depth, 40),
 }

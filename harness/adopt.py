@@ -1222,7 +1222,7 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurv
             if b"-m" not in data and b"python" not in data:
                 continue
             for launch in launches_in(path.relative_to(base).as_posix(), data, project.is_entry):
-                entry = project.entry_file(launch.entry, launch.is_module)
+                entry = project.entry_file(launch.program, launch.is_module)  # `training/verl...` run from a sub-project
                 if entry is not None:
                     counts[entry.resolve()] += 1
                 keys.update({override.text.partition("=")[0].lstrip("+~") for override in launch.overrides})

@@ -19,7 +19,7 @@ from harness.model.diff import join_path, split_path
 from harness.model.findings import WARNING, Finding, Kind, Severity
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
-from harness.readers.writes import UNPLACED, EntryPoint, Write, class_writes, describe, entry_points, entry_writes
+from harness.readers.writes import UNPLACED, Write, class_writes, describe, entry_points, entry_writes
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,6 @@ def program_writes(view: Any) -> list[OwnedWrite]:
             OwnedWrite(entry.name, write) for entry in entry_points(view.index) for write in entry_writes(view.index, entry)
         )
     return list(view.entry_writes)
-
-
-def entries_of(view: Any) -> list[EntryPoint]:
-    """The `@hydra.main` functions of a view's sources."""
-    return entry_points(view.index)
 
 
 def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of: Any, severity: Severity, what: str) -> list[Finding]:
@@ -250,6 +245,8 @@ def write_record(view: Any, snapshot_dir: Path) -> Path | None:
 def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
     """`check`: the code's writes against the record (an error each, as a golden's difference is); nothing when no
     record exists (a repository adopted before the record: `generate` writes it). Bad record: one line, exit 2."""
+    import yaml
+
     from harness.composition.render import parse_yaml
     from harness.gates.reader import InputLimitError, read_text
     from harness.model.findings import ERROR
@@ -263,7 +260,7 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
         tree = parse_yaml(read_text(path, (snapshot_dir,)))
     except (OSError, InputLimitError, UnicodeDecodeError, ValueError) as error:
         raise SettingsError(f"{shown}: cannot be read ({error})") from None
-    except Exception as error:  # yaml.YAMLError: the parser's own message names the line
+    except yaml.YAMLError as error:  # the parser's own message names the line
         raise SettingsError(f"{shown}: not valid YAML ({str(error).splitlines()[0]})") from None
     entries = tree.get("entry_points") if isinstance(tree, dict) else None
     if not isinstance(entries, dict):

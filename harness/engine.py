@@ -24,7 +24,7 @@ from harness.composition.cases import case_globs, open_matrix, select_cases, unm
 from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
-from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in
+from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in, written_hydra
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.shards import Shard
@@ -302,6 +302,14 @@ def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
         return ""
 
 
+def written_hydra_of(session: HydraSession, case: Case) -> Any:
+    """What the case's config files write under `hydra:`, or None (also when the case cannot be replayed)."""
+    try:
+        return written_hydra(session, case)
+    except Exception:  # a courtesy like provenance: the job config is still checked
+        return None
+
+
 def traced(findings: list[Finding], recorded: Recorded, session: HydraSession) -> list[Finding]:
     """The differences from a golden told where the golden's values came from, from the provenance its header records
     (no git, no old tree): a removed key names the file and line that held it; a key whose line vanished while a
@@ -368,7 +376,12 @@ def invariant_findings(
     that says the same of its path goes), and the golden's recorded provenance traces what is gone."""
     if entry is not None and entry.text is not None and any(f.kind in (Kind.REMOVED, Kind.CHANGED) for f in findings):
         findings = traced(findings, recorded_in(entry.text), session)  # the header is read only when something went
-    unresolved = invariants.unresolved_findings(composed.config, tree, composed.hydra)
+    if composed.hydra is not None:
+        unresolved = invariants.unresolved_findings(composed.config, tree, composed.hydra)
+    else:
+        # Without the composed `hydra:` subtree (check keeps its compositions relocatable in the cache), what the
+        # config files write under `hydra:` (hydra.run.dir) is checked against the job config.
+        unresolved = invariants.unresolved_findings(composed.config, tree, written_hydra_of(session, composed.case), whole_hydra=False)
     broken = {f.path for f in unresolved if f.severity == ERROR}
     if broken and entry is not None and entry.error is None:
         old_tree = base_tree(entry)  # `old`: what the baseline wrote there (a golden holds no `hydra:` subtree)
@@ -641,7 +654,7 @@ class Engine:
         def check_shard(shard: list[Case], done: Callable[[Case], None]) -> list[CaseResult]:
             results = []
             twins: dict[str, Any] = {}
-            with HydraSession.for_settings(run.settings, hydra_subtree=True) as session:  # hydra.run.dir must resolve too
+            with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
                 memo: dict = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
@@ -676,7 +689,7 @@ class Engine:
         if case_id not in self._results:
             self._prepare()
             # One session composes the case (and its twin) and says where each reported value comes from.
-            with HydraSession.for_settings(self.settings, hydra_subtree=True) as session:
+            with HydraSession.for_settings(self.settings, hydra_subtree=self.run_spec.review is not None) as session:
                 composed = self.composed(case_id, session)
                 same_as = composed.case.same_as
                 twin: Any = None
@@ -721,7 +734,6 @@ class Engine:
             cases = followed(cases)
             rules = run.review.used()
             findings = run.review.findings(records) + findings  # settings changes first, in every format
-            approved = approvals(cases, findings, run.settings)
         if run.review is not None and run.program_views is not None:  # code that writes the config after composing
             findings += entry_write_changes(*run.program_views)
         elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
@@ -748,6 +760,8 @@ class Engine:
             findings += unmatched_records(
                 run.contracts.changes, run.baseline.contract_texts(), [f for r in cases for f in r.findings] + findings
             )
+        if run.review is not None:  # every loosening with a recorded reason counted: launches' and known entries' too
+            approved = approvals(cases, findings, run.settings)
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
         return MatrixResult(
             cases=tuple(cases),
@@ -814,7 +828,8 @@ class Engine:
         entries = known.known_entries(run.contracts)
         findings: list[Finding] = []
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
-            judged = [e for e in entries if launches_checked or not e.cases.startswith(LAUNCH_PREFIX)]
+            # An entry for a launch's cause can only be judged on a run that checked the launches.
+            judged = [e for e in entries if launches_checked or not (e.cases.startswith(LAUNCH_PREFIX) or e.finding == Kind.LAUNCH)]
             findings += known.stale_entries(judged, cases)
         findings += known.unheeded_records(run.contracts)
         if run.review is not None and entries and not run.review.first_adoption:

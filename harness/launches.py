@@ -50,6 +50,7 @@ REFUSED = "not read"  # the override asks for something the harness never reads 
 ENTRY_REMOVED = "entry point removed"  # a review: the base has this Hydra entry point, the pull request lost it
 ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in the repository
 NOT_EXTRACTED = "not extracted"
+NEVER_RUNS = "bash stops before it"  # a run with nothing set stops first (`set -u` and an unset variable, `exit`)
 # Commands that are no launch of a Hydra application: no case and no finding (`list --verbose` names each once).
 NOT_HYDRA = "not a Hydra program"  # the program exists and has no @hydra.main (a converter, a data script, a test)
 UNAVAILABLE = "not available"  # the program sits in a git submodule that is not checked out (CI's default checkout)
@@ -416,6 +417,8 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     if launch.error and not launch.hydra_like:  # `python missing.py --flag x`: not in the repository, and no Hydra app
         return CommandCase(identifier, launch, problem=MISSING_NOT_HYDRA, problem_kind=NOT_HYDRA)
+    if launch.stops and not launch.only_when:  # bash never reaches it: the launch fails where bash stops
+        return CommandCase(identifier, launch, problem=f"bash stops before this launch runs, at {launch.stops}", problem_kind=NEVER_RUNS)
     if launch.error or entry is None:  # what no Hydra program's arguments can be told from is said, not skipped
         said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
         return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)

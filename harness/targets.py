@@ -139,7 +139,7 @@ class ProgramView:
     def sites(self) -> BuildSites:
         """The sources' call sites that remove keys or build nodes (read once, and only when an error is to be judged)."""
         if self._sites is None:
-            self._sites = build_sites(self.index.folders, self.index.scope)
+            self._sites = build_sites(self.index.files())
         return self._sites
 
     def _who_builds(self, node: TargetNode, findings: list[Finding]) -> list[Finding]:

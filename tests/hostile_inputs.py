@@ -45,6 +45,33 @@ def doubling_script(times: int) -> str:
     return "a=x\n" + "a=$a$a\n" * times + "python -m app.main model.width=$a\n"
 
 
+def refused_sources(count: int) -> str:
+    """`count` sources of a file whose path is not known (each refused, so remembered), then a launch."""
+    return '. "$H"\n' * count + "python -m app.main $W\n"
+
+
+def sourced_lines(count: int) -> dict[str, str]:
+    """A script sourcing one file of `count` assignments, then a launch reading the last: {path: text}."""
+    return {
+        "run.sh": f". ./env.sh\npython -m app.main model.width=$v{count - 1}\n",
+        "env.sh": "".join(f"v{i}={i}\n" for i in range(count)),
+    }
+
+
+def assignments_and_sources(count: int) -> dict[str, str]:
+    """`count` assignments, each followed by a source of a 4-byte file, then a launch: every variable is held while
+    every file is read."""
+    return {
+        "run.sh": "".join(f"v{i}=x\n. ./a.sh\n" for i in range(count)) + "python -m app.main model.width=$v0 m.a=$A\n",
+        "a.sh": "A=1\n",
+    }
+
+
+def function_calls(count: int) -> str:
+    """A function holding a launch, called `count` times with arguments: each call runs its body."""
+    return 'f() {\n    python -m app.main model.width=$1 "$@"\n}\n' + "".join(f"f {i} k{i}=1\n" for i in range(count))
+
+
 def nested_defaults(depth: int) -> str:
     return "python -m app.main model.width=" + "${a:-" * depth + "1" + "}" * depth + "\n"
 

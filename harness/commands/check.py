@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from harness.commands import common, merge
+from harness.commands import common, shard_results
 from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
 from harness.model.findings import MatrixResult
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     engine, settings, report = merged(args)
     result = common.run_with_progress(engine)
-    return report(result, merge.shard_document(args, NAME, engine, settings))
+    return report(result, shard_results.shard_document(args, NAME, engine, settings))
 
 
 def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:

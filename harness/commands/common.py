@@ -67,34 +67,45 @@ class Parser(argparse.ArgumentParser):
     get it (harness.model.hints)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.flag_names: list[str] = []  # its `--flags`, and its commands' parsers: what "did you mean" chooses from
+        self.commands: dict[str, Parser] = {}
         kwargs.setdefault("allow_abbrev", False)  # every parser: the subparsers and the flags' parents too
         super().__init__(*args, **kwargs)
+        for parent in kwargs.get("parents", ()):
+            self.flag_names += getattr(parent, "flag_names", [])
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> Any:
+        action = super().add_argument(*args, **kwargs)
+        self.flag_names += [option for option in action.option_strings if option.startswith("--")]
+        return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        add_parser = action.add_parser
+
+        def adding(name: str, **options: Any) -> Any:
+            self.commands[name] = parser = add_parser(name, **options)
+            return parser
+
+        action.add_parser = adding  # type: ignore[method-assign]
+        return action
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
         words = list(sys.argv[1:] if args is None else args)
-        commands = [choice for action in self._actions if isinstance(action, argparse._SubParsersAction) for choice in action.choices]
-        known = [option for action in self._actions for option in action.option_strings]
         # A flag before the command that no global flag is (`--setings x check`): argparse would take its value for
         # the command's name and name that instead.
         for word in words:
-            if word in commands or word == "--":
+            if word in self.commands or word == "--":
                 break
-            if word.startswith("--") and word.partition("=")[0] not in known:
-                self.error(f"unrecognized arguments: {word}{did_you_mean(word.partition('=')[0], self._flags(argparse.Namespace()))}")
+            if word.startswith("--") and word.partition("=")[0] not in self.flag_names:
+                self.error(f"unrecognized arguments: {word}{did_you_mean(word.partition('=')[0], self.flag_names)}")
         parsed, unknown = self.parse_known_args(words, namespace)
         if unknown:
             flag = next((word.partition("=")[0] for word in unknown if word.startswith("-")), "")
-            self.error(f"unrecognized arguments: {' '.join(unknown)}{did_you_mean(flag, self._flags(parsed)) if flag else ''}")
+            command = self.commands.get(getattr(parsed, "command", None) or "")
+            flags = self.flag_names + (command.flag_names if command is not None else [])
+            self.error(f"unrecognized arguments: {' '.join(unknown)}{did_you_mean(flag, flags) if flag else ''}")
         return parsed
-
-    def _flags(self, parsed: argparse.Namespace) -> list[str]:
-        """The flags this command line could have meant: the global ones and its command's."""
-        flags = [option for action in self._actions for option in action.option_strings]
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction) and getattr(parsed, action.dest, None) in action.choices:
-                command = action.choices[getattr(parsed, action.dest)]
-                flags += [option for sub in command._actions for option in sub.option_strings]
-        return [flag for flag in flags if flag.startswith("--")]
 
     def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
         choice = _INVALID_CHOICE.search(message)

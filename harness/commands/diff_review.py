@@ -7,21 +7,22 @@ import argparse
 from collections.abc import Callable
 from dataclasses import replace
 
-from harness.commands import common, merge
+from harness.commands import common, shard_results
 from harness.engine import Engine, Run
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
 from harness.reporters.markdown import code_span, markdown_text
 from harness.review import baselines, gitrepo
+from harness.review.around import around_review
 from harness.rules.contract_changes import read_contract_files
-from harness.rules.review_rules import around_review, rules_for_review
+from harness.rules.review_rules import rules_for_review
 from harness.targets import case_rules, program_view
 
 
 def run(args: argparse.Namespace) -> int:
     engine, settings, report = merged(args)
     result = common.run_with_progress(engine)
-    return report(result, merge.shard_document(args, "review", engine, settings))
+    return report(result, shard_results.shard_document(args, "review", engine, settings))
 
 
 def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from harness.commands import common, merge
+from harness.commands import common, shard_results
 from harness.commands.common import say
 from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         shard=args.shard,
     )
     result = common.run_with_progress(engine)
-    shard = merge.shard_document(args, NAME, engine, settings)
+    shard = shard_results.shard_document(args, NAME, engine, settings)
     # The lines of what was (or would be) written go to standard output with the text report; with another format
     # on standard output, to stderr, so that it stays that format's document.
     lines = sys.stdout if args.format == "text" else sys.stderr

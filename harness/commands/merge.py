@@ -11,26 +11,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from harness.commands import common
-from harness.composition.provenance import Source
-from harness.composition.shards import Shard
+from harness.commands.shard_results import TYPES, identity, invocation
 from harness.engine import Engine
 from harness.gates.confine import UnsafeInput
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model import findings as model
-from harness.model.diff import Change
 from harness.model.findings import SOURCED_KINDS, CaseResult, Finding, LaunchTally, MatrixResult
-from harness.model.matrix import Case
 from harness.model.settings import Settings
-from harness.review import gitrepo
 from harness.review.moves import moved_paths
 
 NAME = "merge"
@@ -39,36 +33,6 @@ GLOBALS = AFTER = common.CACHE_FLAGS
 
 MAX_RESULT_BYTES = 512 * 1024 * 1024  # a 10,000-case shard writes tens of MB; past this it is not a shard's result
 MAX_DEPTH = 200  # the encoded values nest as deep as a config does; the JSON parser stops near 1,000 anyway
-
-# What a shard's results are made of: each type by name, and nothing else is built from a file.
-_TYPES: Mapping[str, type] = MappingProxyType(
-    {
-        cls.__name__: cls
-        for cls in (
-            CaseResult,
-            Case,
-            Finding,
-            Source,
-            Change,
-            LaunchTally,
-            model.Difference,
-            model.PythonDefault,
-            model.TargetFacts,
-            model.ViaDefault,
-            model.Moved,
-            model.LaunchFix,
-            model.ContractRef,
-            model.ContractHygiene,
-            model.Kind,
-            model.Severity,
-            model.Origin,
-            model.Status,
-            model.Excused,
-            model.TargetReason,
-            type(model.NO_DEFAULT),
-        )
-    }
-)
 
 
 class ShardMismatch(common.UsageError):
@@ -82,25 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="text: name every case of each waived warning, list refactors and info")
 
 
-# -- the shard's side: what its JSON carries ------------------------------------------------------------------------
-
-
-def encode(value: Any) -> Any:
-    """A result's value as JSON: lists stay lists; tuples, mappings (any key), enums and dataclasses are tagged."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, Enum):
-        return {"e": type(value).__name__, "v": value.value}
-    if isinstance(value, list):
-        return [encode(item) for item in value]
-    if isinstance(value, tuple):
-        return {"t": [encode(item) for item in value]}
-    if isinstance(value, dict):
-        return {"d": [[encode(key), encode(item)] for key, item in value.items()]}
-    if dataclasses.is_dataclass(value) and type(value).__name__ in _TYPES:
-        fields = {field.name: encode(getattr(value, field.name)) for field in dataclasses.fields(value) if field.name != "rendered"}
-        return {"c": type(value).__name__, "v": fields}
-    raise TypeError(f"a shard's result holds a {type(value).__name__}, which merge cannot carry")
+# -- merge --------------------------------------------------------------------------------------------------------------
 
 
 def decode(value: Any, depth: int = 0) -> Any:
@@ -120,7 +66,7 @@ def decode(value: Any, depth: int = 0) -> Any:
         if not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
             raise ValueError("a mapping's entries are not key-value pairs")
         return {_hashable(key): item for key, item in pairs}
-    kind = _TYPES.get(value.get("e") or value.get("c") or "")
+    kind = TYPES.get(value.get("e") or value.get("c") or "")
     if set(value) == {"e", "v"} and kind is not None and issubclass(kind, Enum):
         return kind(value["v"])
     if set(value) == {"c", "v"} and kind is not None and dataclasses.is_dataclass(kind) and isinstance(value["v"], dict):
@@ -135,53 +81,6 @@ def _hashable(key: Any) -> Any:
     if isinstance(key, list | dict):
         raise ValueError("a mapping key that is a list or mapping")
     return key
-
-
-def identity(settings: Settings, run: dict[str, Any], case_ids: Sequence[str]) -> dict[str, Any]:
-    """What every shard of one run shares, and `merge` checks: the commit, the settings and contracts as read, how
-    the run was asked for, and the matrix (the cases' ids)."""
-    digest = hashlib.sha256()
-    for path in (settings.origin, *settings.contracts):
-        try:
-            digest.update(str(path).encode() + b"\0" + Path(path).read_bytes() + b"\0")
-        except OSError:
-            digest.update(str(path).encode() + b"\0(unreadable)\0")
-    digest.update(json.dumps(run, sort_keys=True).encode())
-    matrix = hashlib.sha256("\0".join(case_ids).encode()).hexdigest()
-    return {"commit": _commit(settings), "settings": digest.hexdigest(), "matrix": matrix}
-
-
-def _commit(settings: Settings) -> str | None:
-    try:
-        return gitrepo.verify_ref(gitrepo.toplevel(settings.origin), "HEAD")
-    except Exception:  # not a git checkout (or no commit yet): the settings and the matrix still have to agree
-        return None
-
-
-def invocation(args: argparse.Namespace, command: str) -> dict[str, Any]:
-    """How the run was asked for, as `merge` rebuilds it: the command, its selection and rules, the settings flags."""
-    keys = ("case", "strict_waivers", "base", "compose_base", "title", *common.SETTINGS_FLAGS)
-    return {"command": command, **{key: getattr(args, key, None) for key in keys}}
-
-
-def shard_document(args: argparse.Namespace, command: str, engine: Engine, settings: Settings) -> dict[str, Any] | None:
-    """The `shard` member of a sharded run's JSON (None: not sharded)."""
-    shard: Shard | None = args.shard
-    if shard is None:
-        return None
-    results, launches = engine.checked()
-    run = invocation(args, command)
-    return {
-        **shard.as_dict(),
-        **identity(settings, run, [case.id for case in engine.cases]),
-        "run": run,
-        "sourced": sorted(engine.run_spec.sourced),
-        "results": encode(results),
-        "launches": None if launches is None else encode(list(launches)),
-    }
-
-
-# -- merge --------------------------------------------------------------------------------------------------------------
 
 
 def run(args: argparse.Namespace) -> int:

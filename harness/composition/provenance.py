@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from harness.composition.compose import DefaultsEntry, HydraSession, parse_file,
 from harness.composition.render import key_lines
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.session import current
-from harness.model.diff import iter_leaves
+from harness.model.diff import iter_leaves, join_path, split_path, unflatten
 from harness.model.matrix import Case
 from harness.model.settings import display_path
 
@@ -215,34 +216,46 @@ def _project_relative(path: Path, project: Path) -> str | None:
 
 
 def provenance_lines(session: HydraSession, case: Case, project: Path) -> str:
-    """The header lines that record a case's selected options and the file and line of every leaf a file sets."""
+    """The header lines that record a case's selected options and the file and line of every leaf a file sets.
+
+    One `# set:` line per file and package, its keys written as inside the file (below the package), so the
+    header stays well below the size of the golden's body.
+    """
     selecting = tuple(o for o in case.overrides if session.selects_group(o))
     project = Path(os.path.realpath(project))
     lines: list[str] = []
-    winners: dict[str, tuple[str, int | None]] = {}
-    order: list[str] = []
+    winners: dict[str, tuple[tuple[str, str], str, int | None]] = {}
+    places: list[tuple[str, str]] = []
     for entry in session.defaults_entries(case.config_name, selecting):
         path = config_file(session, entry)
         shown = _project_relative(path, project)
         if shown is None:
             continue
-        if "/" in entry.config_path:
-            group, option = entry.config_path.rsplit("/", 1)
-            lines.append(SELECTED_MARK + json.dumps({"group": group, "option": option, "file": shown}, ensure_ascii=False))
-        if shown not in order:
-            order.append(shown)
+        config_path = posixpath.normpath(entry.config_path)  # `actor/../optim/fsdp` is the option fsdp of optim
+        if "/" in config_path:
+            group, option = config_path.rsplit("/", 1)
+            lines.append(
+                SELECTED_MARK + json.dumps({"group": group, "option": option, "file": shown}, ensure_ascii=False, separators=(",", ":"))
+            )
+        place = (shown, entry.package)
+        if place not in places:
+            places.append(place)
         leaves = file_leaves(path)
         if not isinstance(leaves.values, dict):
-            winners[entry.package] = (shown, 1)
+            winners[entry.package] = (place, "", 1)
             continue
         for relative, _ in iter_leaves(leaves.values):
-            winners[f"{entry.package}.{relative}" if entry.package else relative] = (shown, leaves.lines.get(relative))
-    by_file: dict[str, dict[str, int | None]] = {file: {} for file in order}
-    for key, (file, line) in winners.items():
-        by_file[file][key] = line
-    for file, keys in by_file.items():
+            winners[f"{entry.package}.{relative}" if entry.package else relative] = (place, relative, leaves.lines.get(relative))
+    by_place: dict[tuple[str, str], dict[str, Any]] = {place: {} for place in places}
+    for place, relative, line in winners.values():
+        node = by_place[place]
+        *parents, last = split_path(relative) if relative else [""]
+        for part in parents:  # nested as in the file: a long prefix is written once
+            node = node.setdefault(part, {})
+        node[last] = line
+    for (file, package), keys in by_place.items():
         if keys:
-            lines.append(SET_MARK + json.dumps({"file": file, "keys": keys}, ensure_ascii=False))
+            lines.append(SET_MARK + json.dumps({"file": file, "at": package, "keys": keys}, ensure_ascii=False, separators=(",", ":")))
     return "".join(line + "\n" for line in lines)
 
 
@@ -261,9 +274,30 @@ def recorded_in(text: str | None) -> Recorded:
                 selected.append(Selected(str(item["group"]), str(item["option"]), str(item["file"])))
             elif line.startswith(SET_MARK):
                 item = json.loads(line[len(SET_MARK) :])
-                file = str(item["file"])
-                for key, number in dict(item["keys"]).items():
-                    keys[str(key)] = Source(file, number if isinstance(number, int) else None)
+                file, package = str(item["file"]), str(item.get("at", ""))
+                pending: list[tuple[str, Any]] = [(package, dict(item["keys"]))]
+                while pending:
+                    prefix, node = pending.pop()
+                    for key, value in node.items():
+                        path = join_path(prefix, key) if key else prefix
+                        if isinstance(value, dict):
+                            pending.append((path, value))
+                        else:
+                            keys[path] = Source(file, value if isinstance(value, int) else None)
         except (ValueError, KeyError, TypeError):
             continue  # a hand-edited header line: it records nothing
     return Recorded(tuple(selected), keys)
+
+
+def written_hydra(session: HydraSession, case: Case) -> Any:
+    """The `hydra:` keys the case's config files write (`hydra.run.dir: outputs/${name}`), merged in Hydra's order, or
+    None when none does: what a run that does not keep the composed `hydra:` subtree can still check. (Hydra's own
+    groups, `hydra/job_logging`, are not in the defaults entries; only files at the global package write `hydra:`.)"""
+    selecting = tuple(o for o in case.overrides if session.selects_group(o))
+    merged: dict[str, Any] = {}
+    for entry in session.defaults_entries(case.config_name, selecting):
+        values = file_leaves(config_file(session, entry)).values
+        node = values.get("hydra") if isinstance(values, dict) and not entry.package else None
+        if isinstance(node, dict):
+            merged.update(iter_leaves(node))
+    return unflatten(merged) if merged else None

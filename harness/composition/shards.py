@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.composition.parallel import base_groups, weight
+from harness.gates.errors import BadInput
 from harness.model.matrix import Case
 
 _SPELLING = re.compile(r"(\d+)/(\d+)")
 MAX_SHARDS = 256  # far more runners than any CI matrix starts; a typo like 1/1000000 is refused, not planned
 
 
-class ShardError(ValueError):
+class ShardError(ValueError, BadInput):
     """A `--shard` that is not K/N with 1 <= K <= N."""
 
 

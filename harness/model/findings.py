@@ -147,8 +147,7 @@ CHECKED = frozenset({Judged.CHECK, Judged.REVIEW})  # a golden difference: check
 
 # THE verdict table: every kind's severity and the runs it blocks, read by `check`, `diff --base`, `generate`, pytest,
 # the pre-commit hook and every format through `blocks` and `regenerates`. A branch that adds a kind adds its row here
-# (tests/unit/test_verdict.py fails for a kind without one): `unresolved` and `option_gone` (errors, every run),
-# `new_launch` (info, never), `config_write` (a review's news: warning) each slot in with one line.
+# (tests/unit/test_verdict.py fails for a kind without one).
 VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
     {
         Kind.REMOVED: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
@@ -171,9 +170,14 @@ VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
         Kind.TARGET: Verdict(ERROR, EVERY_RUN),
         Kind.LAUNCH: Verdict(ERROR, EVERY_RUN),
         Kind.HYDRA_WARNING: Verdict(WARNING, EVERY_RUN),
-        # Rows of the kinds other branches add go here, one line each, e.g.
-        # Kind.UNRESOLVED: Verdict(ERROR, EVERY_RUN), Kind.OPTION_GONE: Verdict(ERROR, EVERY_RUN),
-        # Kind.NEW_LAUNCH: Verdict(INFO, frozenset()), Kind.CONFIG_WRITE: Verdict(WARNING, CHECKED),
+        # A config the program cannot run: computed on the fresh composition, so regenerating never settles it.
+        Kind.UNRESOLVED: Verdict(ERROR, EVERY_RUN),
+        Kind.OPTION_GONE: Verdict(ERROR, EVERY_RUN),
+        Kind.NEW_LAUNCH: Verdict(INFO, frozenset()),  # named once in a review, never a failure
+        # Check: a write the committed record lacks (generate rewrites the record, so it never blocks there); a
+        # review names writes added, removed or changed as warnings.
+        Kind.CONFIG_WRITE: Verdict(ERROR, frozenset({Judged.CHECK})),
+        # A kind a branch adds gets its row here, one line (tests/unit/test_verdict.py fails for a kind without one).
     }
 )
 

@@ -19,12 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.gates.confine import within
-from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.settings import display_path
-
-# Files read for call sites: verl has about 360; each is bounded by the reader's size limit.
-MAX_FILES = 20_000
 
 # Each pattern is a literal anchor and one character class, so a pass is linear in the bytes (no nested repeats).
 _POP = re.compile(rb"\.pop\(\s*['\"]([A-Za-z_]\w*)['\"]")  # the chain before it is read backwards
@@ -85,51 +80,40 @@ def _last(path: str) -> str:
     return path.rsplit(".", 1)[-1] if path else ""
 
 
-def build_sites(folders: Iterable[Path], scope: tuple[Path, ...] = ()) -> BuildSites:
-    """The call sites of every Python file below `folders`, in one pass (linear in the bytes, bounded in files)."""
+def build_sites(files: Iterable[tuple[str, Path, bytes]]) -> BuildSites:
+    """The call sites of the sources' files ((module, path, bytes), as `SourceIndex.files` reads them once), in one
+    pass linear in the bytes."""
     removed: dict[tuple[str, str], str] = {}
     built: dict[str, str] = {}
     more: dict[str, str] = {}
-    count = 0
-    for folder in folders:
-        files = [folder] if folder.is_file() else sorted(folder.rglob("*.py"))
-        for file in files:
-            count += 1
-            if count > MAX_FILES:
-                break
-            if scope and not within(file, scope):
-                continue
-            try:
-                data = read_bytes(file)
-            except (OSError, InputLimitError):
-                continue
-            if b"pop(" not in data and b"del " not in data and b"instantiate" not in data and b"_class(" not in data and b"to_" not in data:
-                continue
-            shown = display_path(file)
+    for _, file, data in files:
+        if b"pop(" not in data and b"del " not in data and b"instantiate" not in data and b"_class(" not in data and b"to_" not in data:
+            continue
+        shown = display_path(file)
 
-            def where(offset: int, shown: str = shown, data: bytes = data) -> str:
-                return f"{shown}:{data.count(NEWLINE, 0, offset) + 1}"
+        def where(offset: int, shown: str = shown, data: bytes = data) -> str:
+            return f"{shown}:{data.count(NEWLINE, 0, offset) + 1}"
 
-            for match in _POP.finditer(data):
-                names = _names(_chain_before(data, match.start()))
-                if names:
-                    removed.setdefault((names[-1], match.group(1).decode()), where(match.start()))
-            for match in _DEL.finditer(data):
-                if match.start() and data[match.start() - 1] in _CHAIN_BYTES:
-                    continue  # `model_del x`: not the statement
+        for match in _POP.finditer(data):
+            names = _names(_chain_before(data, match.start()))
+            if names:
+                removed.setdefault((names[-1], match.group(1).decode()), where(match.start()))
+        for match in _DEL.finditer(data):
+            if match.start() and data[match.start() - 1] in _CHAIN_BYTES:
+                continue  # `model_del x`: not the statement
+            names = _names(match.group(1))
+            if len(names) >= 2:
+                removed.setdefault((names[-2], names[-1]), where(match.start()))
+        for function, pattern in _BUILDS:
+            for match in pattern.finditer(data):
                 names = _names(match.group(1))
-                if len(names) >= 2:
-                    removed.setdefault((names[-2], names[-1]), where(match.start()))
-            for function, pattern in _BUILDS:
-                for match in pattern.finditer(data):
-                    names = _names(match.group(1))
-                    if names and names[-1] == "_target_":
-                        names = names[:-1]
-                    if len(names) < 2:
-                        continue  # a bare name (`config`, `cfg`): which node it holds is not known here
-                    rest = match.group(2)
-                    if function in MORE or (function == b"instantiate" and rest is not None and not _HOW.match(rest)):
-                        more.setdefault(names[-1], where(match.start()))
-                    else:
-                        built.setdefault(names[-1], where(match.start()))
+                if names and names[-1] == "_target_":
+                    names = names[:-1]
+                if len(names) < 2:
+                    continue  # a bare name (`config`, `cfg`): which node it holds is not known here
+                rest = match.group(2)
+                if function in MORE or (function == b"instantiate" and rest is not None and not _HOW.match(rest)):
+                    more.setdefault(names[-1], where(match.start()))
+                else:
+                    built.setdefault(names[-1], where(match.start()))
     return BuildSites(removed, built, more)

@@ -33,6 +33,8 @@ DATACLASS_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "pydanti
 # default_factory=dict and friends: the empty value the program gets (a tuple reads as a list, as in a config).
 FACTORIES: Mapping[str, type] = MappingProxyType({"dict": dict, "list": list, "tuple": list})
 MAX_TEXT = 80  # an expression's source, shown for a default that is not a literal
+# Bytes of Python the call-site readers keep in memory at once: verl's whole package is 4.6 MB.
+MAX_SCANNED_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,7 @@ class SourceIndex:
         self._all_of: dict[str, frozenset[str] | None] = {}  # module -> its `__all__`, resolved once
         self._module_names: dict[str, tuple[dict[str, tuple[ast.stmt, ast.alias | None]], tuple[str, ...]]] = {}
         self.roots: dict[str, Path] = {}
+        self._files: list[tuple[str, Path, bytes]] | None = None
         for folder in self.folders:
             if (folder / "__init__.py").is_file():
                 self.roots.setdefault(folder.name, folder)
@@ -217,6 +220,32 @@ class SourceIndex:
                     name = child.name.removesuffix(".py")
                     if name.isidentifier() and (child.is_dir() or child.suffix == ".py"):
                         self.roots.setdefault(name, child)
+
+    def files(self, limit: int = 20_000) -> list[tuple[str, Path, bytes]]:
+        """Every Python file of the sources as (its module name, its path, its bytes), read once per index through
+        the bounded reader, at most `limit` files, none outside the readable folders: the call-site readers
+        (config writes, who builds a node) scan these instead of reading the tree again."""
+        if self._files is None:
+            found: list[tuple[str, Path, bytes]] = []
+            total = 0
+            for top, root in sorted(self.roots.items()):
+                for file in [root] if root.is_file() else sorted(root.rglob("*.py")):
+                    if len(found) >= limit or total > MAX_SCANNED_BYTES:
+                        break
+                    if self.scope and not within(file, self.scope):
+                        continue
+                    try:
+                        data = self._read(file)
+                    except (OSError, InputLimitError):
+                        continue
+                    total += len(data)
+                    parts = [] if root.is_file() else list(file.relative_to(root).with_suffix("").parts)
+                    if parts and parts[-1] == "__init__":
+                        parts.pop()
+                    if all(part.isidentifier() for part in parts):
+                        found.append((".".join([top, *parts]), file, data))
+            self._files = found
+        return self._files
 
     def covers(self, dotted: str) -> bool:
         """True when the first part of `dotted` is a top-level package or module of the sources."""

@@ -4,7 +4,9 @@ Nothing in a script runs: a command substitution or a `date` is never executed; 
 unknown, and an override whose value needs it keeps a placeholder (messages show the script's own text). A file
 the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
 with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
-`if` and `case` (the branch a plain run takes: an unset variable is empty in a test, as in bash), `export`,
+`if` and `case` (the branch a run with nothing set takes: an unset variable is empty in a test, as in bash; a
+launch on another branch says `only when ...`), shell functions run where they are called with their arguments,
+`set --`/`shift`, `set -u` and `exit` (where bash stops, the launches after it say so), `export`,
 `cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
 front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
 known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
@@ -13,7 +15,9 @@ folder) makes the launch "not extracted", with why, instead of a guess.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+import functools
 import posixpath
 import re
 from collections import ChainMap
@@ -138,6 +142,12 @@ class Launch:
     name_written: str = ""  # the script's text of --config-name when the reader does not know its value
     folder: str = ""  # a module's: the project's folder `python -m` finds it from ("" the root; after `cd`, or above the script)
     hydra_like: bool = True  # False: a program not in the project whose arguments hold no override and no Hydra flag
+    # Where bash stops before running it, on a run with nothing set ("" when it runs): `set -u` and an unset
+    # variable, or an `exit`, with the line (`run.sh:5: DEVICE: unbound variable`).
+    stops: str = ""
+    # The condition a run must meet to reach it, when a plain run takes another branch ("" when a plain run does):
+    # `only when VERL_USE_UV=... (`[ "${VERL_USE_UV:-1}" != 0 ]` is false)`.
+    only_when: str = ""
 
     @property
     def where(self) -> str:
@@ -176,14 +186,24 @@ class _Env:
         self.cwd: str | None = ""
         self.lost = ""
         self.stack: tuple[tuple[str | None, str], ...] = ()  # pushd's folders
-        self.unread: tuple[str, ...] = ()  # the `source` lines whose file was not read: what their variables lack
-        self.written: tuple[str, ...] = ()  # files the script writes (`cat > get_model.py << EOF`), not the project's
+        # The last `source` line whose file was not read (what its variables lack): one string, never a growing copy.
+        self.unread = ""
+        # Files the script writes (`cat > get_model.py << EOF`), not the project's: one set for every branch (a
+        # file a branch writes is the script's own either way), so adding one never copies the others.
+        self.written: set[str] = set()
+        # The positional parameters: None for the script's own arguments (given by whoever runs it: not known), a
+        # list once `set --` or a function call gives them.
+        self.positional: list[Word] | None = None
+        self.nounset = False  # `set -u`: an unset variable stops bash
+        self.stopped = ""  # where bash stopped (`FILE:LINE: why`); "" while it runs
+        self.only_when = ""  # the condition of the branch being read, when a plain run takes another
 
     def child(self) -> _Env:
         """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
         meanwhile. A subshell, a branch and `VAR=x cmd` read in one."""
         other = _Env(self.values.new_child(), self.arrays)
         other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
+        other.positional, other.nounset, other.stopped, other.only_when = self.positional, self.nounset, self.stopped, self.only_when
         return other
 
     copy = child
@@ -192,9 +212,95 @@ class _Env:
 def parse(source: bytes) -> Any:
     """The script's tree-sitter syntax tree (a parser costs well under a millisecond, so each script gets its own)."""
     import tree_sitter
+
+    return tree_sitter.Parser(_grammar()[0]).parse(source)
+
+
+@functools.cache
+def _grammar() -> tuple[Any, Any]:
+    """tree-sitter-bash's language and the query for literal text, built once: compiling the query costs more than
+    parsing a small script."""
+    import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())).parse(source)
+    language = tree_sitter.Language(tree_sitter_bash.language())
+    return language, tree_sitter.Query(language, _LITERAL_QUERY)
+
+
+# Where `$NAME` is literal text, never an expansion: single quotes, `$'...'`, comments and here-documents (a quoted
+# one is literal; an unquoted one is never read for launches). Every bare `$` token outside an expansion, too.
+_LITERAL_QUERY = '(raw_string) @literal (ansi_c_string) @literal (comment) @literal (heredoc_body) @literal ["$"] @dollar'
+# `$A\\` at a line's end: the grammar takes the backslash and newline into the name (`A\\\n`).
+_NAME_BEFORE_CONTINUATION = re.compile(rb"\$[A-Za-z_0-9]+\\\n")
+_SIMPLE_NAME = re.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A script's bytes as parsed, and where the reader inserted bytes into them: `text_of` gives a node's text as the
+    script writes it."""
+
+    data: bytes
+    inserted: tuple[int, ...] = ()  # offsets in `data` of the bytes the reader inserted, ascending
+
+    def original(self, offset: int) -> int:
+        return offset - bisect.bisect_left(self.inserted, offset)
+
+    def text_of(self, original: bytes, node: Any) -> str:
+        if not self.inserted:
+            return _text(node)
+        return original[self.original(node.start_byte) : self.original(node.end_byte)].decode("utf-8", "replace")
+
+
+def parse_words(source: bytes) -> tuple[Any, Source]:
+    """The syntax tree of a script, with every word whole as bash forms it.
+
+    tree-sitter-bash splits some words bash keeps whole: in `key=$A/$B/$C` the `$` of `$B` is left bare and `B/$C`
+    becomes a second word (in an assignment, a command of its own). `${NAME}` means what `$NAME` means wherever bash
+    expands it, and the grammar reads every chain of braced expansions whole; so where a bare `$` shows the split,
+    each `$NAME` outside literal text is braced and the script parsed again (`text_of` still gives the script's own
+    text). A script without such a split is parsed once, as written.
+    """
+    import tree_sitter
+
+    tree = parse(source)
+    captures = tree_sitter.QueryCursor(_grammar()[1]).captures(tree.root_node)
+    bare = [n for n in captures.get("dollar", []) if n.parent is not None and n.parent.type not in ("simple_expansion", "expansion")]
+    if not bare and not _NAME_BEFORE_CONTINUATION.search(source):
+        return tree, Source(source)
+    literal = sorted((n.start_byte, n.end_byte) for n in captures.get("literal", []))
+    pieces: list[bytes] = []
+    inserted: list[int] = []
+    size = 0  # bytes of `pieces`
+
+    def add(chunk: bytes) -> None:
+        nonlocal size
+        pieces.append(chunk)
+        size += len(chunk)
+
+    def brace(segment: bytes) -> None:
+        position = 0
+        for match in _SIMPLE_NAME.finditer(segment):
+            if match.group(1) is None:
+                continue
+            add(segment[position : match.start() + 1])
+            inserted.append(size)
+            add(b"{" + match.group(1))
+            inserted.append(size)
+            add(b"}")
+            position = match.end()
+        add(segment[position:])
+
+    position = 0
+    for start, end in literal:
+        if start < position:  # nested in a literal already kept (a comment inside a here-document)
+            continue
+        brace(source[position:start])
+        add(source[start:end])
+        position = end
+    brace(source[position:])
+    data = b"".join(pieces)
+    return parse(data), Source(data, tuple(inserted))
 
 
 def _text(node: Any) -> str:
@@ -215,7 +321,9 @@ class _Reader:
 
     def __init__(self, script: str, source: bytes, is_entry: Any, read: Any = None) -> None:
         self.script = script
-        self.source = source
+        self.source = source  # the bytes parsed (see `parse_words`)
+        self.written_source = source  # the bytes the script holds: what messages show
+        self.layout = Source(source)
         self.is_entry = is_entry  # (entry, is_module) -> True when it is a launch to report
         self.read = read  # project path -> the file's bytes, or a one-line reason it is not read (`source`)
         self.env = _Env()
@@ -223,11 +331,60 @@ class _Reader:
         self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
         self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
         self.sourced_bytes = 0  # every sourced file read, summed: a script sourcing one file 10,000 times stays bounded
+        self.here = ""  # the sourced file being read ("" for the script): every piece made is tagged with it
+        # Shell functions by name: (body, the bytes it was parsed from, their layout, the file). A function runs
+        # where it is called, with its arguments; one never called is read once at the end, for its launches.
+        self.functions: dict[str, tuple[Any, bytes, bytes, Source, str]] = {}
+        self.called: set[str] = set()
+        self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
+        self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
+        self.single_bracket = False  # the test being decided is `[ ... ]`, not `[[ ... ]]`
+        self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
+        self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
+
+    def piece(self, text: str, line: int, unknown: str = "", split: bool = False) -> Piece:
+        """A piece of text written where the reader is now: tagged with its file when that is a sourced one, once, as
+        it is made (a sourced file never walks the variables already held)."""
+        return Piece(text, line, unknown, split, self.here)
 
     # ---- expansion ----
 
     def lookup(self, name: str) -> list[Word] | None:
+        if name.isdigit() and name != "0":
+            positional = self.env.positional
+            if positional is None:
+                return None
+            position = int(name) - 1
+            return positional[position : position + 1] or None
         return self.env.values.get(name)
+
+    def unset(self, name: str) -> bool:
+        """True when bash, run with nothing set, has no value for `name`: a variable the script never set (not one the
+        shell or the login provides), or a positional parameter past those a function call or `set --` gave."""
+        if name.isdigit():
+            return name != "0" and self.env.positional is not None
+        return name not in SHELL_PROVIDED
+
+    def never_assigned(self, name: str) -> bool:
+        """True when no text read so far assigns `name` anywhere (nor may a `source` the reader could not read): only
+        then is `set -u` trusted to stop bash. A variable assigned later, or in a word the grammar splits where bash
+        does not (`X='a'\\` then `'b'` on the next line), is never called unbound on the reader's word alone."""
+        if name.isdigit():
+            return True
+        if self.env.unread:
+            return False
+        for data in (self.written_source, *self.sources_read):
+            names = self._assigned.get(id(data))
+            if names is None:
+                names = self._assigned[id(data)] = {next(g for g in m.groups() if g).decode() for m in ASSIGNED.finditer(data)}
+            if name in names:
+                return False
+        return True
+
+    def stop(self, why: str, line: int) -> None:
+        """Bash stops here: the rest of the script never runs (what comes after is read, each launch saying so)."""
+        if not self.env.stopped:
+            self.env.stopped = f"{self.sourcing[-1] if self.sourcing else self.script}:{line}: {why}"
 
     def expand_var(self, name: str, line: int, index: str | None = None) -> list[Word] | None:
         """A variable's words (all elements for `@`/`*`), None when it is unset."""
@@ -241,7 +398,7 @@ class _Reader:
         if index.isdigit():
             position = int(index)
             return value[position : position + 1]
-        return [(Piece("", line, f"${{{name}[{index}]}}"),)]
+        return [(self.piece("", line, f"${{{name}[{index}]}}"),)]
 
     def pieces(self, node: Any, quoted: bool = False) -> list[Word]:
         """The words a node expands to (one word unless it holds `"${ARR[@]}"` or an unquoted expansion)."""
@@ -250,24 +407,24 @@ class _Reader:
         if kind in ("word", "number", "variable_name", "extglob_pattern"):
             text = _text(node)
             if quoted:
-                return [(Piece(text, line),)]
+                return [(self.piece(text, line),)]
             text = _unescape_word(text)
             if text.startswith("~") and kind == "word":
                 user, slash, rest = text[1:].partition("/")
                 # Bash replaces `~`, `~+`, `~-` and `~LOGIN` (a home or working folder: not known here) and leaves any
                 # other tilde-prefix as written, as in a Hydra delete `~trainer.epochs`: no login name holds `.` or `=`.
                 if user in ("", "+", "-") or LOGIN_NAME.fullmatch(user):
-                    return [(Piece("", line, f"~{user}"), Piece(slash + rest, line))]
-            return [(Piece(text, line),)]
+                    return [(self.piece("", line, f"~{user}"), self.piece(slash + rest, line))]
+            return [(self.piece(text, line),)]
         if kind == "raw_string":
-            return [(Piece(_text(node)[1:-1], line),)]
+            return [(self.piece(_text(node)[1:-1], line),)]
         if kind == "ansi_c_string":
             body = _text(node)[2:-1]
             try:
                 body = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
             except UnicodeDecodeError:
                 pass
-            return [(Piece(body, line),)]
+            return [(self.piece(body, line),)]
         if kind == "string":
             return self.string(node)
         if kind == "concatenation":
@@ -277,10 +434,10 @@ class _Reader:
         if kind == "arithmetic_expansion":
             return [(self.arithmetic(node),)]
         if kind in ("command_substitution", "process_substitution"):
-            return [(Piece("", line, _text(node)[:60]),)]
+            return [(self.piece("", line, _text(node)[:60]),)]
         if kind == "brace_expression":
-            return [(Piece("", line, _text(node)),)]
-        return [(Piece(_text(node), line),)]
+            return [(self.piece("", line, _text(node)),)]
+        return [(self.piece(_text(node), line),)]
 
     def string(self, node: Any) -> list[Word]:
         """A double-quoted string: one word, except where it holds `"${ARR[@]}"`."""
@@ -292,19 +449,19 @@ class _Reader:
                 continue
             if child.start_byte > position:  # text the grammar leaves between children
                 gap = self.source[position : child.start_byte].decode("utf-8", "replace")
-                parts.append([(Piece(_unescape_double(gap), child.start_point.row + 1),)])
+                parts.append([(self.piece(_unescape_double(gap), child.start_point.row + 1),)])
             if child.type == "string_content":
-                parts.append([(Piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
+                parts.append([(self.piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
             else:
                 text = _text(child)
                 if text[:1].isspace():  # the grammar puts the space before a `${` into the expansion's first token
-                    parts.append([(Piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
+                    parts.append([(self.piece(text[: len(text) - len(text.lstrip())], child.start_point.row + 1),)])
                 parts.append(self.pieces(child, quoted=True))
             position = child.end_byte
         if position < end:
             gap = self.source[position:end].decode("utf-8", "replace")
-            parts.append([(Piece(_unescape_double(gap), node.end_point.row + 1),)])
-        return self.concatenate(parts, node.start_point.row + 1) if parts else [(Piece("", node.start_point.row + 1),)]
+            parts.append([(self.piece(_unescape_double(gap), node.end_point.row + 1),)])
+        return self.concatenate(parts, node.start_point.row + 1) if parts else [(self.piece("", node.start_point.row + 1),)]
 
     @staticmethod
     def concatenate(parts: Iterable[list[Word]], line: int = 0) -> list[Word]:
@@ -333,48 +490,62 @@ class _Reader:
         line = node.start_point.row + 1
         children = [c for c in node.children if c.type not in ("$", "${", "}")]
         if not children:
-            return [(Piece("$", line),)]
+            return [(self.piece("$", line),)]
         head = children[0]
         if head.type == "special_variable_name":
             name = _text(head)
+            positional = self.env.positional
             if name in ("@", "*"):
-                return []  # the script's own arguments: a plain run gives none
-            return [(Piece("", line, f"${name}"),)]
+                if not positional:
+                    return []  # the script's own arguments: a plain run gives none
+                if name == "*" and quoted:
+                    return self.concatenate(
+                        [[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
+                    )
+                return list(positional) if quoted else [tuple(replace(p, split=True) for p in w) for w in positional]
+            if name == "#" and positional is not None:
+                return [(self.piece(str(len(positional)), line),)]
+            return [(self.piece("", line, f"${name}"),)]
         if head.type == "#" and len(children) > 1:  # ${#VAR} / ${#ARR[@]}
             name, index = self._name_index(children[1])
             value = self.expand_var(name, line, index)
             if value is None:
-                return [(Piece("0", line),)]
+                return [(self.piece("0", line),)]
             count = len(value) if index in ("@", "*") else len(word_text(value[0])) if value else 0
             known = all(not p.unknown for w in value for p in w)
-            return [(Piece(str(count), line) if known else Piece("", line, f"${{#{name}}}"),)]
+            return [(self.piece(str(count), line) if known else self.piece("", line, f"${{#{name}}}"),)]
         if head.type not in ("variable_name", "subscript"):
-            return [(Piece("", line, _text(node)),)]
+            return [(self.piece("", line, _text(node)),)]
         name, index = self._name_index(head)
         if not name.isidentifier() and not name.isdigit():
-            return [(Piece("", line, _text(node)),)]
+            return [(self.piece("", line, _text(node)),)]
         value = self.expand_var(name, line, index)
         operator = _text(children[1]) if len(children) > 1 else ""
         operand = children[2:]
         if operator in (":-", "-", ":=", "="):
             empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
             if empty:
-                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(Piece("", line),)]
+                default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(self.piece("", line),)]
                 if operator.endswith("="):
                     self.env.values[name] = default
                 value = default
         elif operator in (":+", "+"):
             present = value is not None and (operator == "+" or any(word_text(w) for w in value))
-            value = self.concatenate([self.pieces(c, quoted) for c in operand]) if present and operand else [(Piece("", line),)]
+            value = self.concatenate([self.pieces(c, quoted) for c in operand]) if present and operand else [(self.piece("", line),)]
         elif operator:
             # Other operators (`${V#x}`, `${V,,}`, `${V/a/b}`) change the text in ways not followed here.
             known = value is not None and all(not p.unknown for w in value for p in w)
-            return [(Piece("", line, _text(node)) if not known or value is None else Piece("", line, _text(node)),)]
+            return [(self.piece("", line, _text(node)) if not known or value is None else self.piece("", line, _text(node)),)]
+        if value is None and self.unset(name) and operator not in (":+", "+"):
+            if self.env.nounset and self.never_assigned(name):
+                self.stop(f"{name}: unbound variable (`set -u`)", line)
+            if name.isdigit():  # a function's or `set --`'s parameter it was not given: empty, as in bash
+                return [(self.piece("", line),)] if quoted else []
         if value is None:  # unquoted, an unset variable may stand for any number of arguments
-            return [(Piece("", line, f"${name}", split=not quoted),)]
+            return [(self.piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
             value = self.concatenate(
-                [[(Piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
+                [[(self.piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
             )
         if quoted:
             return value
@@ -395,8 +566,8 @@ class _Reader:
         except (ArithmeticError, ValueError, RecursionError):
             value = None
         if value is None:
-            return Piece("", line, _text(node))
-        return Piece(str(value), line)
+            return self.piece("", line, _text(node))
+        return self.piece(str(value), line)
 
     def evaluate(self, node: Any) -> int | None:
         """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
@@ -411,7 +582,7 @@ class _Reader:
             elif kind == "word":
                 text, unknown = _text(node), False
             else:
-                (word,) = self.pieces(node, quoted=True) or [(Piece("0", 0),)]
+                (word,) = self.pieces(node, quoted=True) or [(self.piece("0", 0),)]
                 text, unknown = word_text(word), any(p.unknown for p in word)
             if unknown:
                 return None
@@ -505,35 +676,100 @@ class _Reader:
             self.case_statement(node)
         elif kind in ("for_statement", "c_style_for_statement"):
             self.for_statement(node)
-        elif kind in ("while_statement", "function_definition"):
-            # A loop body or a function is read once, where it is written, for the launches in it; a function's
-            # `cd` moves only its own commands (it runs when called, not where it is written).
-            cwd = (self.env.cwd, self.env.lost, self.env.stack)
+        elif kind == "function_definition":
+            self.define(node)
+        elif kind == "while_statement":  # a loop body is read once, for the launches in it
             for child in node.children:
-                if child.type in ("do_group", "compound_statement"):
+                if child.type == "do_group":
                     self.statement(child)
-            if kind == "function_definition":
-                self.env.cwd, self.env.lost, self.env.stack = cwd
         elif kind == "ERROR":
             self.broken(node)
 
-    def assign(self, node: Any, declare: bool = False) -> None:
+    def define(self, node: Any) -> None:
+        """`f() { ...; }`: remembered with the bytes it was parsed from; it runs where it is called."""
+        name = next((c for c in node.children if c.type == "word"), None)
+        body = next((c for c in node.children if c.type in ("compound_statement", "subshell", "if_statement", "test_command")), None)
+        if name is not None and body is not None:
+            self.functions[_text(name)] = (body, self.source, self.written_source, self.layout, self.here)
+
+    def call(self, name: str, arguments: list[Word], line: int) -> bool:
+        """Run function `name` with `arguments` as bash does: its body with these positional parameters, in the
+        caller's variables and folder. False when it is not followed (it calls itself, or the bodies run so far
+        passed the script bound): then it is read once at the end, like a function never called."""
+        body, source, written_source, layout, here = self.functions[name]
+        size = body.end_byte - body.start_byte
+        if name in self.calling or len(self.calling) >= MAX_SOURCE_DEPTH or self.called_bytes + size > MAX_SCRIPT_BYTES:
+            return False
+        self.called_bytes += size
+        self.called.add(name)
+        saved = self.source, self.written_source, self.layout, self.here, self.env.positional, self.at
+        self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
+        self.env.positional = list(arguments)
+        self.at = None if not self.sourcing else self.at
+        self.calling.append(name)
+        try:
+            self.statement(body)
+        finally:
+            self.calling.pop()
+            self.source, self.written_source, self.layout, self.here, self.env.positional, self.at = saved
+        return True
+
+    def uncalled(self) -> None:
+        """Functions never called: each read once, for its launches, where the script ends (its arguments unknown)."""
+        for name in list(self.functions):
+            if name in self.called:
+                continue
+            self.called.add(name)
+            body, source, written_source, layout, here = self.functions[name]
+            saved = self.source, self.written_source, self.layout, self.here, self.env
+            self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
+            self.env = self.env.child()
+            self.env.positional, self.env.stopped, self.env.only_when = None, "", f"only when {name} is called"
+            try:
+                self.statement(body)
+            finally:
+                self.source, self.written_source, self.layout, self.here, self.env = saved
+
+    def set_builtin(self, words: list[Word]) -> None:
+        """`set -u`, `set -euo pipefail`, `set +u`, `set -o nounset`, `set -- a b`: the options the reader follows."""
+        texts = [word_text(w) for w in words]
+        position = 0
+        while position < len(texts):
+            text = texts[position]
+            if text == "--" or (text == "-" and position == 0):
+                self.env.positional = words[position + 1 :]
+                return
+            if not re.fullmatch(r"[-+][a-zA-Z]+", text):  # `set a b`: the positional parameters too
+                self.env.positional = words[position:]
+                return
+            if "u" in text:
+                self.env.nounset = text.startswith("-")
+            if "o" in text:  # `-o NAME` (`set -euo pipefail`): the option's name is the next word
+                position += 1
+                if position < len(texts) and texts[position] == "nounset":
+                    self.env.nounset = text.startswith("-")
+            position += 1
+
+    def assign(self, node: Any, declare: bool = False, extra: Iterable[Any] = ()) -> None:
         name_node = node.children[0]
         name, index = self._name_index(name_node)
         operator = _text(node.children[1]) if len(node.children) > 1 else "="
         value_node = node.children[2] if len(node.children) > 2 else None
         line = node.start_point.row + 1
         if value_node is None:
-            value: list[Word] = [(Piece("", line),)]
+            value: list[Word] = [(self.piece("", line),)]
         elif value_node.type == "array":
-            value = self.words(c for c in value_node.children if c.type not in ("(", ")", "comment"))
+            groups = self.joined([c for c in value_node.children if c.type not in ("(", ")", "comment")])
+            value = [w for group in groups for w in self.word_group(group)]
+            if len(value) > MAX_WORDS:
+                value = [_over_budget(line)]
             self.env.arrays.add(name)
         else:
-            expanded = self.pieces(value_node)
+            expanded = self.concatenate([self.pieces(value_node), *(self.pieces(n) for n in extra)], line)
             joined: list[Piece] = []
             for position, word in enumerate(expanded):
                 if position:
-                    joined.append(Piece(" ", line))
+                    joined.append(self.piece(" ", line))
                 # No word splitting in an assignment: the value is stored as one word.
                 joined.extend(replace(p, split=False) for p in word)
                 if len(joined) > MAX_WORD_PIECES:
@@ -543,7 +779,7 @@ class _Reader:
             current = list(self.env.values.get(name, []))
             if index.isdigit():
                 position = int(index)
-                current += [(Piece("", line),)] * (position + 1 - len(current))
+                current += [(self.piece("", line),)] * (position + 1 - len(current))
                 current[position] = value[0]
                 self.env.values[name] = current
             return
@@ -573,6 +809,9 @@ class _Reader:
             return None if inner is None else not inner
         if kind in ("test_command", "parenthesized_expression"):
             parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
+            if kind == "test_command":
+                # `[ a -eq 0 ]` fails (not an integer: status 2); `[[ a -eq 0 ]]` reads `a` as arithmetic instead.
+                self.single_bracket = bool(node.children) and node.children[0].type == "["
             return self.condition(parts[0]) if len(parts) == 1 else None
         if kind == "binary_expression" and len(node.children) == 3:
             operator = _text(node.children[1])
@@ -589,9 +828,11 @@ class _Reader:
             if operator == "!=":
                 return left != right
             numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
-            if operator in numeric and re.fullmatch(r"-?\d+", left) and re.fullmatch(r"-?\d+", right):
+            if operator in numeric and re.fullmatch(r"\s*[-+]?\d+\s*", left) and re.fullmatch(r"\s*[-+]?\d+\s*", right):
                 a_, b_ = int(left), int(right)
                 return [a_ == b_, a_ != b_, a_ < b_, a_ <= b_, a_ > b_, a_ >= b_][numeric[operator]]
+            if operator in numeric and self.single_bracket:
+                return False
             return None
         if kind == "unary_expression" and len(node.children) == 2:
             operator, value = _text(node.children[0]), self._test_value(node.children[1])
@@ -608,8 +849,8 @@ class _Reader:
         if len(words) != 1:
             return None
         (word,) = words
-        if any(p.unknown and not p.unknown.startswith("$") for p in word):
-            return None  # a command substitution: what it prints is not known
+        if any(p.unknown and not UNSET_VARIABLE.fullmatch(p.unknown) for p in word):
+            return None  # a command substitution (`$(probe)`) or an operator on a value: what it gives is not known
         # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
         return "".join("" if p.unknown else p.text for p in word)
 
@@ -645,9 +886,16 @@ class _Reader:
             elif kind != ";":
                 body.append(child)
         branches.append((condition, body))
-        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches])
+        conditions = [c for c, _ in branches if c is not None and c is not True]
+        notes = []
+        for position, (c, _) in enumerate(branches):
+            if c is True:  # else: every condition before it fails
+                notes.append(_only_when(conditions, " fails"))
+            else:
+                notes.append(_only_when([c] if c is not None else [], " holds" if position == 0 else " holds (and those before it fail)"))
+        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches], notes)
 
-    def choose(self, branches: list[tuple[bool | None, list[Any]]]) -> None:
+    def choose(self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None) -> None:
         """Run the branch a plain run takes; read the others for their launches with the variables left as they were.
 
         A branch's verdict is None when it cannot be told without running code: the first such branch is taken
@@ -665,6 +913,7 @@ class _Reader:
             if position == chosen:
                 continue
             self.env = saved.child()
+            self.env.only_when = saved.only_when or (notes[position] if notes else "")
             for statement in body:
                 self.statement(statement)
         self.env = saved
@@ -676,6 +925,7 @@ class _Reader:
         subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
         subject = self._test_value(subject_node) if subject_node is not None else None
         branches: list[tuple[Any, list[Any]]] = []
+        notes: list[str] = []
         for item in (c for c in node.children if c.type == "case_item"):
             patterns, body, in_body = [], [], False
             for child in item.children:
@@ -692,7 +942,9 @@ class _Reader:
                 texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
                 matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
             branches.append((matches, body))
-        self.choose(branches)
+            shown = " | ".join(_text(p) for p in patterns)
+            notes.append(_only_when([subject_node] if subject_node is not None else [], f" matches {shown}"))
+        self.choose(branches, notes)
 
     def for_statement(self, node: Any) -> None:
         variable = next((c for c in node.children if c.type == "variable_name"), None)
@@ -700,7 +952,7 @@ class _Reader:
         saved = self.env.values.get(_text(variable)) if variable is not None else None
         if variable is not None:
             first = self.words(values)[:1]
-            self.env.values[_text(variable)] = first or [(Piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
+            self.env.values[_text(variable)] = first or [(self.piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
         for child in node.children:
             if child.type == "do_group":
                 self.statement(child)
@@ -714,30 +966,66 @@ class _Reader:
                 Launch(self.script, len(self.launches) + 1, node.start_point.row + 1, error="the shell syntax here could not be parsed")
             )
 
+    def joined(self, nodes: list[Any]) -> list[list[Any]]:
+        """Nodes grouped into bash's words: tree-sitter-bash ends a word at a `\\`-newline inside it (`k='a'\\`, then
+        `'b'` on the next line), where bash joins the two lines into one word."""
+        groups: list[list[Any]] = []
+        for node in nodes:
+            if groups and self.source[groups[-1][-1].end_byte : node.start_byte] == b"\\\n":
+                groups[-1].append(node)
+            else:
+                groups.append([node])
+        return groups
+
+    def word_group(self, group: list[Any]) -> list[Word]:
+        """The words one of `joined`'s groups expands to."""
+        if len(group) == 1:
+            return self.words(group)
+        return [w for word in self.concatenate([self.pieces(t) for t in group]) for w in _split(word)]
+
     def command(self, node: Any) -> None:
         saved = None
         prefix = [c for c in node.children if c.type == "variable_assignment"]
-        if prefix:  # `VAR=x cmd`: set for the command only
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        targets = self.joined([target for part in parts for target in (part.children if part.type == "command_name" else [part])])
+        if prefix and targets and self.source[prefix[-1].end_byte : targets[0][0].start_byte] == b"\\\n":
+            # `X='a'\\` then `'b'`: one assignment of `ab` (a command of its own only if more follows)
+            extra, targets = targets[0], targets[1:]
+        else:
+            extra = []
+        if prefix and targets:  # `VAR=x cmd`: set for the command only
             saved = self.env
             self.env = saved.child()
-            for assignment in prefix:
-                self.assign(assignment)
-        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        for position, assignment in enumerate(prefix):
+            self.assign(assignment, extra=extra if position == len(prefix) - 1 else ())
         words: list[Word] = []
         written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
-        for part in parts:
-            for target in part.children if part.type == "command_name" else [part]:
-                expanded = self.words([target])
-                words += expanded
-                written += [_text(target)] if len(expanded) == 1 else [shown_text(w) for w in expanded]
+        for group in targets:
+            expanded = self.word_group(group)
+            words += expanded
+            if len(expanded) == 1:
+                span = self.written_source[self.layout.original(group[0].start_byte) : self.layout.original(group[-1].end_byte)]
+                written.append(span.decode("utf-8", "replace").replace("\\\n", ""))
+            else:
+                written += [shown_text(w) for w in expanded]
         if saved is not None:
             self.env = saved
         if not words:
             return
         name = word_text(words[0])
         line = self.at or node.start_point.row + 1
+        if name in self.functions and self.call(name, words[1:], line):
+            return
         if name in ("cd", "pushd", "popd"):
             self.change_folder(name, words[1:], written[1:], line)
+        elif name == "set":
+            self.set_builtin(words[1:])
+        elif name == "shift":
+            count = word_text(words[1]) if len(words) > 1 else "1"
+            if self.env.positional is not None and count.isdigit():
+                self.env.positional = self.env.positional[int(count) :]
+        elif name == "exit":
+            self.stop("`" + " ".join(written) + "`", line)
         elif name in ("source", "."):
             self.source_file(words[1:], written[1:], line)
         elif name == "eval":
@@ -749,7 +1037,7 @@ class _Reader:
         else:
             launch = self.launch(words, line, written)
             if launch is not None:
-                self.launches.append(launch)
+                self.launches.append(replace(launch, stops=self.env.stopped, only_when=self.env.only_when))
 
     def writes(self, redirect: Any) -> None:
         """`> FILE` / `>> FILE`: a file the script writes itself (a here-document's program) is not the project's."""
@@ -757,7 +1045,7 @@ class _Reader:
             return
         for word in self.words(redirect.children[1:2]):
             if not any(p.unknown for p in word) and self.env.cwd is not None:
-                self.env.written += (posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))),)
+                self.env.written.add(posixpath.normpath(posixpath.join(self.env.cwd, word_text(word))))
 
     def change_folder(self, name: str, words: list[Word], written: list[str], line: int) -> None:
         """`cd`/`pushd`/`popd`: the folder the rest of the script (or subshell) runs in, relative to the project's root."""
@@ -810,41 +1098,31 @@ class _Reader:
         else:
             data = self.read(path) if self.read is not None else "sourced files are not read here"
             if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
-                data = f"more than {MAX_SOURCED_BYTES // (1024 * 1024)} MB of sourced text in one script; the rest is not read"
+                data = f"more than {MAX_SOURCED_BYTES // 1024} KiB of sourced text in one script; the rest is not read"
             if isinstance(data, bytes):
                 self.sourced_bytes += len(data)
                 self._read_sourced(path, data, line)
                 return
             reason = f"{command}: {data}"
-        self.env.unread += (reason,)
+        self.env.unread = reason
 
     def _read_sourced(self, path: str, data: bytes, line: int) -> None:
-        depth = len(self.sourcing)
-        marker = f"\0{depth}"
-        # The pieces already held are marked, so what the sourced file writes is told apart and named by its file.
-        self._retag("", marker)
-        saved = self.source, self.at
-        self.source, self.at = data.replace(b"$(((", b"$(( ("), self.at or line
+        saved = self.source, self.written_source, self.layout, self.at, self.here
+        self.here = path
+        self.written_source = data.replace(b"$(((", b"$(( (")
+        self.sources_read.append(self.written_source)
+        tree, self.layout = parse_words(self.written_source)
+        self.source, self.at = self.layout.data, self.at or line
         self.sourcing += (path,)
         try:
-            self.run(parse(self.source).root_node)
+            self.run(tree.root_node)
         finally:
             self.sourcing = self.sourcing[:-1]
-            self.source, self.at = saved
-            self._retag("", path)
-            self._retag(marker, "")
-
-    def _retag(self, old: str, new: str) -> None:
-        for name, words in self.env.values.items():
-            if words is not None and any(p.file == old for w in words for p in w):
-                self.env.values[name] = [tuple(replace(p, file=new) if p.file == old else p for p in w) for w in words]
+            self.source, self.written_source, self.layout, self.at, self.here = saved
 
     def file_of(self, piece: Piece) -> str:
-        """The file a piece was written in ("" for the script itself), while a sourced file may still be read."""
-        if piece.file.startswith("\0"):
-            depth = int(piece.file[2:])
-            return self.sourcing[depth - 1] if depth else ""
-        return piece.file or (self.sourcing[-1] if self.sourcing else "")
+        """The file a piece was written in ("" for the script itself)."""
+        return piece.file
 
     def launch(self, words: list[Word], line: int, written: list[str] | None = None) -> Launch | None:
         """The launch these command words make, if they run a Python entry point this project has; a command that
@@ -969,13 +1247,33 @@ class _Reader:
         if piece.unknown.startswith(("$(", "`", "<(")):
             where = self.file_of(piece) or self.script
             return f" (`{piece.unknown}`, {where}:{piece.line})"
-        return f" (it may be set by {self.env.unread[-1]})" if self.env.unread else ""
+        return f" (it may be set by {self.env.unread})" if self.env.unread else ""
 
 
 LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
 MAX_SOURCE_DEPTH = 8
-MAX_SOURCED_BYTES = 8 * 1024 * 1024
+# What a script sources, summed, is held to a script's own bound: sourcing is reading more of the script.
+MAX_SOURCED_BYTES = MAX_SCRIPT_BYTES
+# A name a script assigns somewhere: `NAME=`, `NAME+=`, `NAME[i]=`, `for NAME`, `read [-opts] NAME...`, `getopts S NAME`.
+ASSIGNED = re.compile(
+    rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?\+?=|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)|\b(?:read|getopts\s+\S+)(?:\s+-\S+)*\s+([A-Za-z_][A-Za-z0-9_]*)"
+)
+UNSET_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")  # the placeholder of a variable the script never set
+# Variables bash or a login gives every run: never "unset" under `set -u`.
+SHELL_PROVIDED = frozenset(
+    "HOME PATH USER LOGNAME SHELL PWD OLDPWD HOSTNAME HOSTTYPE OSTYPE MACHTYPE LANG TERM IFS PS1 PS2 PS4 PPID UID EUID"
+    " SHLVL RANDOM SECONDS LINENO BASH BASH_SOURCE BASH_VERSION BASH_VERSINFO BASH_LINENO BASHPID FUNCNAME GROUPS"
+    " HISTFILE OPTIND OPTERR SRANDOM EPOCHSECONDS EPOCHREALTIME PIPESTATUS DIRSTACK".split()
+)
 LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+
+
+def _only_when(conditions: list[Any], verdict: str) -> str:
+    """`only when VAR=... (`CONDITION` holds)`: the variables a branch's condition reads, and the condition."""
+    text = " ; ".join(" ".join(_text(c).split()) for c in conditions)
+    names = list(dict.fromkeys(re.findall(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*|[0-9@#*])", text)))
+    said = " or ".join(f"{name}=..." for name in names) if names else "the run differs"
+    return f"only when {said} (`{text[:120]}`{verdict})" if text else f"only when {said}"
 
 
 def shown_text(word: Word) -> str:
@@ -1095,17 +1393,19 @@ def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> 
     reader = _Reader(script, source, is_entry, read)
     # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
     source = source.replace(b"$(((", b"$(( (")
-    reader.source = source
     try:
         size_budget(source, MAX_SCRIPT_BYTES, script)
     except BudgetExceeded as error:
         return [Launch(script, 1, 1, error=str(error))]
-    tree = parse(source)
+    tree, reader.layout = parse_words(source)
+    reader.source, reader.written_source = reader.layout.data, source
+    reader.sources_read.append(source)
     deep = syntax_depth(tree.root_node)
     if deep is not None:  # every walk below is recursive: a script nested past the budget is not read
         budget = depth_budget(MAX_SCRIPT_DEPTH, "syntax levels")
         return [Launch(script, 1, deep, error=str(BudgetExceeded(budget, f"{script}:{deep}")))]
     reader.run(tree.root_node)
+    reader.uncalled()
     return reader.launches
 
 

@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from harness.gates.confine import within
-from harness.gates.reader import InputLimitError, read_bytes
 from harness.readers.pysource import MAX_TEXT, SourceIndex, _Def, _dotted, _literal, _Module, _unparse
 
 # Functions read from one entry point: verl's `main_ppo.main` reaches 4 by name; a pull request cannot make the
@@ -359,30 +356,10 @@ def entry_points(index: SourceIndex) -> list[EntryPoint]:
 
 
 def _modules_naming(index: SourceIndex, needle: bytes) -> Iterator[str]:
-    """The module names of the sources' files whose bytes hold `needle` (read through the bounded reader)."""
-    count = 0
-    for top, root in sorted(index.roots.items()):
-        files: Iterable[Path] = [root] if root.is_file() else sorted(root.rglob("*.py"))
-        for file in files:
-            count += 1
-            if count > MAX_ENTRY_FILES:
-                return
-            if index.scope and not within(file, index.scope):
-                continue
-            try:
-                data = read_bytes(file)
-            except (OSError, InputLimitError):
-                continue
-            if needle not in data:
-                continue
-            if root.is_file():
-                yield top
-                continue
-            parts = list(file.relative_to(root).with_suffix("").parts)
-            if parts and parts[-1] == "__init__":
-                parts.pop()
-            if all(part.isidentifier() for part in parts):
-                yield ".".join([top, *parts])
+    """The module names of the sources' files whose bytes hold `needle` (read once per index, bounded)."""
+    for name, _, data in index.files(MAX_ENTRY_FILES):
+        if needle in data:
+            yield name
 
 
 def entry_writes(index: SourceIndex, entry: EntryPoint) -> tuple[Write, ...]:

@@ -14,7 +14,7 @@ from harness.gates.escape import json_text
 from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.model.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import Alike, alike_rows, cut_at_record, describe_group, introduced, launch_where, mode_properties, tally
+from harness.reporters.common import Alike, alike_rows, cut_at_record, introduced, launch_where, mode_properties, tally
 
 SCHEMA = "config-harness-comment"
 SCHEMA_VERSION = 1
@@ -27,7 +27,7 @@ def cause_line(row: Alike, all_ids: Any) -> str:
     (its cases, or its launches as the text report counts them), shortened at a record's end, never inside one."""
     group = row.first
     where = launch_where(group, all_ids) if group.launches else describe_cases(group.cases, all_ids)
-    return cut_at_record(f"{describe_group(group)}{row.suffix()}  ({where})", LINE_CHARACTERS)
+    return cut_at_record(f"{row.describe()}  ({where})", LINE_CHARACTERS)
 
 
 def verdict(ok: bool, introduced_errors: int) -> str:

@@ -557,13 +557,21 @@ class Alike:
     first: Group
     others: tuple[Group, ...] = ()
 
+    def prefix(self) -> str:
+        """`11 alike: ` before the first cause's words (first, so that a shortened line keeps the count), or ""."""
+        return f"{len(self.others) + 1} alike: " if self.others else ""
+
     def suffix(self) -> str:
-        """` (and 10 more alike: a, b, c and 7 more)`, or "" for a cause that stands alone."""
+        """` (also: a, b, c and 7 more)`: what names the others apart, or "" for a cause that stands alone."""
         if not self.others:
             return ""
         names = [_differing(self.first, other) for other in self.others]
         shown = ", ".join(names[:ALIKE_NAMES]) + (f" and {len(names) - ALIKE_NAMES} more" if len(names) > ALIKE_NAMES else "")
-        return f" (and {len(self.others)} more alike: {shown})"
+        return f" (also: {shown})"
+
+    def describe(self) -> str:
+        """The row's words: the count, the first cause as every report says it, the others by what differs."""
+        return self.prefix() + describe_group(self.first) + self.suffix()
 
 
 def _template(group: Group) -> str:

@@ -166,7 +166,7 @@ def _finding_table(groups: list[Group], all_ids: Sequence[str]) -> list[str]:
     lines = ["| finding | where | fix |", "|---|---|---|"] if any(fixes) else ["| finding | where |", "|---|---|"]
     for row, fix in zip(rows, fixes, strict=True):
         g = row.first
-        cells = [breakable_text(without_waiver_note(describe_group(g)) + row.suffix()), _where_cell(g, all_ids)]
+        cells = [breakable_text(row.prefix() + without_waiver_note(describe_group(g)) + row.suffix()), _where_cell(g, all_ids)]
         lines.append("| " + " | ".join(cells + ([breakable_text(fix)] if any(fixes) else [])) + " |")
     return lines
 

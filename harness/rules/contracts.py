@@ -289,7 +289,7 @@ def _parse_changes(origin: Path, entries: Any) -> tuple[ChangeRecord, ...]:
         if not isinstance(path, str):
             raise ContractError(f"{_where(origin, entry, 'path')}: a change record's path must be a dotted path")
         name = entry["contract"] if subject == "contract" else SUBJECT_KEYS[subject]
-        where = f"{origin}:{getattr(entry, 'lines', {}).get('', 0)}"
+        where = f"{display_path(origin)}:{getattr(entry, 'lines', {}).get('', 0)}"
         records.append(ChangeRecord(name, path, plain(entry.get("old")), plain(entry.get("new")), entry["reason"], where))
     return tuple(records)
 

@@ -126,9 +126,12 @@ def with_runtime(hydra: Any) -> dict[str, Any]:
 class Resolver:
     """Checks the interpolations of one case: the job config (`tree`, `config`) and, when given, its `hydra:` subtree."""
 
-    def __init__(self, config: DictConfig | None, tree: Any, hydra: Any = None) -> None:
+    def __init__(self, config: DictConfig | None, tree: Any, hydra: Any = None, whole_hydra: bool = True) -> None:
         self.config, self.tree = config, tree
         self.hydra = with_runtime(hydra) if hydra is not None else None
+        # False: `hydra` holds only what the config files write there, not Hydra's own keys: a `hydra.*` key is taken
+        # as present (Hydra has most), and only what the job config must hold is checked.
+        self.whole_hydra = whole_hydra
         self.whole = {"hydra": self.hydra} if self.hydra is not None else None
         self._written = ""  # the leaf being checked, as written
         self._built: dict[bool, DictConfig] = {}  # the configs the slow path resolves in, built once
@@ -156,6 +159,8 @@ class Resolver:
     def _exists(self, key: str, in_hydra: bool) -> bool:
         if key == "hydra" or key.startswith("hydra."):
             # The task's config has no `hydra:` node; Hydra's own subtree sees itself.
+            if in_hydra and not self.whole_hydra:
+                return True
             return in_hydra and self.whole is not None and lookup(self.whole, key) is not MISSING
         return lookup(self.tree, key) is not MISSING
 
@@ -200,7 +205,12 @@ class Resolver:
             return self._text(path, default, in_hydra) if "${" in default else None
         if name == "hydra":
             key = arguments.strip()
-            if self.hydra is not None and lookup(self.hydra, key) is MISSING and not key.startswith("runtime.choices."):
+            if (
+                self.whole_hydra
+                and self.hydra is not None
+                and lookup(self.hydra, key) is MISSING
+                and not key.startswith("runtime.choices.")
+            ):
                 return Problem(path, self._written, f"hydra:{key} is not a value Hydra provides (no hydra.{key})")
             return None
         if name in HOST_RESOLVERS:
@@ -247,15 +257,16 @@ class Resolver:
         return None
 
 
-def resolution(config: DictConfig | None, tree: Any, hydra: Any = None) -> Resolution:
-    """Every interpolation of a composed case checked as the program resolves it (see the module's docstring)."""
-    return Resolver(config, tree, hydra).run()
+def resolution(config: DictConfig | None, tree: Any, hydra: Any = None, whole_hydra: bool = True) -> Resolution:
+    """Every interpolation of a composed case checked as the program resolves it (see the module's docstring);
+    `whole_hydra` False: `hydra` is only what the config files write under `hydra:`."""
+    return Resolver(config, tree, hydra, whole_hydra).run()
 
 
-def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None) -> list[Finding]:
+def unresolved_findings(config: DictConfig | None, tree: Any, hydra: Any = None, whole_hydra: bool = True) -> list[Finding]:
     """One `unresolved` error per leaf the program cannot resolve (its written value `new`), and one info finding
     counting the leaves read through resolvers the program registers itself."""
-    found = resolution(config, tree, hydra)
+    found = resolution(config, tree, hydra, whole_hydra)
     findings = problem_findings(found.problems)
     if found.unknown:
         names = sorted({name for _, name in found.unknown})

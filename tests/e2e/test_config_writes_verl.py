@@ -13,11 +13,13 @@ import pytest
 
 from harness.cli import main
 from tests.conftest import ROOT
-from tests.e2e.test_review_what_runs_verl import BUNDLE, MAIN_PPO
+from tests.e2e.real_trees import SHARED_DATA
 from tests.synthetic_history import git
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-full-writes")]
 ADOPTED = "adopted-main"
+BUNDLE = SHARED_DATA / "verl-full.bundle"  # CONFIG_HARNESS_TEST_DATA, else ../shared/data
+MAIN_PPO = "verl/trainer/main_ppo.py"
 MODEL = "verl/workers/config/model.py"
 
 

@@ -134,20 +134,14 @@ def test_a_fixed_known_launch_is_told_to_remove_its_entry_and_an_added_entry_nee
         # A new break, hidden by a known entry the pull request adds: a loosening the base does not have.
         other = parent / "examples" / "grpo_trainer" / "run_qwen2-7b.sh"
         other.write_text(other.read_text().replace("trainer.logger=", "actor_rollout_ref.model.no_such_key=1 \\\n    trainer.logger=", 1))
-        known = parent / "config-harness" / "known.yaml"
-        known.write_text(
-            known.read_text()
-            + (
-                "- finding: launch\n  cases: cmd/examples/grpo_trainer/run_qwen2-7b.sh#*\n  path: actor_rollout_ref.model.no_such_key\n"
-                "  what: key removed\n  reason: 'we know'\n"
-            )
-        )
+        code, out = run(parent, "known", capsys=capsys, monkeypatch=monkeypatch)
+        assert code == 0 and out.startswith("1 finding recorded"), out
         git(parent, "commit", "-q", "-am", "a new break, recorded as known")
         code, out = run(parent, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)
         assert code == 1, out
         added = [line for line in out.splitlines() if "known entry added" in line]
         assert len(added) == 1 and "without a recorded reason" in added[0] and "actor_rollout_ref.model.no_such_key" in added[0], out
-        record = re.search(r"add to `changes:` (\{.*\})", added[0]).group(1).replace("WHY", "the key lands next week")
+        record = re.search(r"add to `changes:` in \S+ (\{.*?reason: WHY\})", added[0]).group(1).replace("WHY", "the key lands next week")
         contracts = parent / "config-harness" / "contracts.yaml"
         contracts.write_text(contracts.read_text().replace("contracts: []", f"contracts: []\nchanges:\n  - {record}"))
         git(parent, "commit", "-q", "-am", "record why")
@@ -246,7 +240,7 @@ def test_program_view_turned_on_later_is_recorded_by_known_and_check_is_green_ag
         assert code == 0 and re.match(r"\d+ findings? recorded in config-harness/known\.yaml", out), out
     known = (repository / "config-harness" / "known.yaml").read_text()
     assert re.search(
-        r"^- finding: target\n  cases: \S+\n  path: \S+\n  what: (missing_class|undeclared|required)\n  reason: .known at adoption",
+        r"^- finding: target\n  path: \S+\n  source: \S*\n  what: (missing_class|undeclared|required)\n  reason: .known at adoption",
         known,
         flags=re.M,
     ), known[-800:]

@@ -178,6 +178,23 @@ def test_scripts_answer_within_budget(form, depth, growth, times, fan_out):
         assert all(len(override.text) <= 64 * 1024 + 100 for override in found.overrides)
 
 
+# What a script sources, in each shape that once grew faster than its input (issue 41): refused sources, a long sourced
+# file, assignments interleaved with sources; repeated, nested and mixed.
+SOURCE_LINES = st.sampled_from(['. "$H"\n', ". ./a.sh\n", "v=x\n. ./a.sh\n", ". ./long.sh\n", ". ./refuses.sh\n", "v$RANDOM=1\n"])
+SOURCED = {"a.sh": "A=1\n", "long.sh": "".join(f"v{i}={i}\n" for i in range(5_000)), "refuses.sh": '. "$H"\n' * 5_000}
+
+
+@EXAMPLES
+@given(st.lists(st.tuples(SOURCE_LINES, SIZES), min_size=1, max_size=4))
+def test_sourcing_answers_within_budget(lines):
+    script = "".join(line * times for line, times in lines) + "python -m app.main $A m=$v\n"
+    encoded = {path: text.encode() for path, text in SOURCED.items()}
+    (found,) = within_time(
+        launches_in, "run.sh", script.encode(), lambda entry, is_module: True, lambda path: encoded.get(path, "no such file")
+    )
+    assert found.entry == "app.main"
+
+
 @pytest.mark.parametrize("depth", [10, 140])
 def test_a_script_within_the_budget_still_reads_its_launch(depth):
     (found,) = launches_in(

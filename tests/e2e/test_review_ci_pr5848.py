@@ -122,8 +122,8 @@ def test_the_pull_request_job_and_the_comment_on_pr_5848(pull_request, tmp_path)
     errors = lines[lines.index("Introduced errors, one line per cause:") + 2 :]
     errors = errors[: errors.index("")]
     # One row per cause, causes alike (the same words but for a key or entry) sharing one row with their count.
-    alike = [re.search(r"\(and (\d+) more alike: ", line) for line in errors]
-    assert sum(1 + (int(m.group(1)) if m else 0) for m in alike) == len(introduced_errors), errors
+    alike = [re.match(r"- `(\d+) alike: ", line) for line in errors]
+    assert sum(int(m.group(1)) if m else 1 for m in alike) == len(introduced_errors), errors
     assert all(line.startswith("- `") for line in errors), errors
     for damage in DAMAGES:
         assert any(damage in line for line in errors), (damage, errors)

@@ -220,7 +220,11 @@ def test_null_and_an_absent_key_look_different(project, cli):
     edit(gpu, "    qkv: qkv_proj\n", "")  # map: is left holding null
     edit(project / "conf" / "train.yaml", "layers: [a, b]", "layers: null")
     text = check(cli).out
-    assert '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)' in text.splitlines()
+    # check names the file and line that held the removed key, from the golden's provenance header (no git)
+    assert (
+        '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy; was set by conf/backend/gpu.yaml:7)'
+        in text.splitlines()
+    )
     assert "  ERROR device.map: — -> null  (4 cases: train/gpu/*, route/legacy; set by conf/backend/gpu.yaml:6)" in text.splitlines()
     assert '  ERROR trainer.layers: ["a", "b"] -> null  (all 7 cases; set by conf/train.yaml:9)' in text.splitlines()
     markdown = as_spans(check(cli, "--format", "markdown").out).splitlines()
@@ -391,7 +395,7 @@ def test_a_removed_subtree_is_one_line_verbose_lists_it_and_json_names_it(projec
     edit(project / "conf" / "train.yaml", "  extra: {}\n", "  extra: {}\n  sched:\n    kind: cosine\n    warmup: 10\n")
     text = check(cli).out.splitlines()
     assert "  ERROR device.map.* (1 keys) removed" not in text  # one leaf reads as that leaf
-    assert '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy)' in text
+    assert '  ERROR device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy; was set by conf/backend/gpu.yaml:7)' in text
     assert "  ERROR trainer.sched.* (2 keys) added  (all 7 cases; set by conf/train.yaml)" in text
     assert not any("trainer.sched.kind" in line for line in text)
     verbose = check(cli, "--verbose").out.splitlines()

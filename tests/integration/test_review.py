@@ -59,7 +59,8 @@ def test_review_fails_on_an_unwaived_contract_even_after_regeneration(repository
         '  device.map.qkv: "qkv_proj" -> —  (4 cases: train/gpu/*, route/legacy; was set by conf/backend/gpu.yaml:7 at main)'
     )
     assert lines[0] == "settings: main's harness.toml (the base decides what is checked; this change's settings are reviewed)"
-    assert lines[1].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
+    assert lines[1] == "FAILED: 7 cases against goldens at main: 3 ok, 4 changed; 1 blocking cause (3 findings)"  # the verdict
+    assert lines[2].startswith("1 unwaived contract error only on train/gpu/*.") and blocking < removed
 
 
 def test_a_preset_the_change_drops_is_still_reviewed_and_its_new_one_too(repository, cli):
@@ -292,7 +293,8 @@ def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_t
     )
     lines = cli("--settings", "harness.toml", "diff", "--base", "main").out.splitlines()
     assert lines[0].startswith("settings: main's harness.toml")
-    assert lines[1] == (
+    assert lines[1] == "OK: 7 cases against goldens at main: 7 ok; 1 warning"  # the verdict, under the settings line
+    assert lines[2] == (
         "1 contract, settings or hydra change carries a recorded reason: the owners of harness.toml, "
         "contracts.yaml must approve them (see templates/CODEOWNERS)"
     )

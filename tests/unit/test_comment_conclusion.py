@@ -16,10 +16,10 @@ def _event(conclusion: str) -> dict:
 
 def test_an_ok_artifact_beside_a_failed_job_is_not_ok():
     body = render(_comment(ok=True), _event("failure"))
-    assert body.splitlines()[0] == "### config-harness: the review failed"
+    assert body.splitlines()[0] == "### config-harness: FAILED"
     assert ": FAILED. The job: failure." in body and ": OK." not in body
 
 
 def test_an_ok_artifact_of_a_successful_job_is_ok():
     body = render(_comment(ok=True), _event("success"))
-    assert body.splitlines()[0] == "### config-harness: no introduced error" and ": OK. The job: success." in body
+    assert body.splitlines()[0] == "### config-harness: OK, no blocking cause" and ": OK. The job: success." in body

@@ -317,3 +317,20 @@ def test_a_root_linked_into_a_submodule_not_checked_out_is_named_so_in_check(tmp
     assert error.endswith(
         "(config/ppo_trainer.yaml is a link to verl/verl/trainer/config/ppo_trainer.yaml, in the git submodule verl, which is not checked out)"
     )
+
+
+def test_a_launch_bash_never_reaches_fails_at_the_line_where_bash_stops(tmp_path):
+    """16bdafaad's parent: under `set -u`, `$DEVICE` with nothing set stops bash (`DEVICE: unbound variable`) before
+    the launch; it was counted as composing."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    files["scripts/run.sh"] = (
+        "set -xeuo pipefail\nNGPUS=${NGPUS:-8}\nif [ $DEVICE = npu ]; then NGPUS=16; fi\npython3 -m app.train trainer.epochs=$NGPUS\n"
+    )
+    root = write_tree(tmp_path, files)
+    project = Project(root, root / "app" / "conf", {})
+    (case,) = command_cases(project, [root / "scripts" / "run.sh"])
+    (result,) = Composer(root).check([case])
+    (finding,) = findings_of(result)
+    assert (finding.severity, str(finding.source)) == (ERROR, "scripts/run.sh:4")
+    assert finding.message.endswith("bash stops before this launch runs, at scripts/run.sh:3: DEVICE: unbound variable (`set -u`)")
+    assert case_result(result).status == Status.ERROR

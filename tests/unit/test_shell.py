@@ -174,3 +174,61 @@ def test_a_hydra_delete_is_read_as_written_and_only_a_home_folder_stays_unknown(
     # A home folder is not known: the word's key stays unknown, as before.
     (home,) = read("python3 -m verl.trainer.main_ppo ~/conf/x=1\n")
     assert home.overrides == () and home.error == "`~/conf/x=1` has a key that is not known (~)"
+
+
+def test_a_launch_wrapped_in_a_function_is_read_where_it_is_called_with_its_arguments():
+    """A launch in a shell function was read once where written, without its arguments (`"$@"` gave nothing): a
+    pull request wrapping verl's launch in a function showed 42 changed values, 41 of them false."""
+    first, second = read(
+        "run_ppo() {\n"
+        "    local engine=$1\n"
+        "    shift\n"
+        '    python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.strategy="$engine" "$@"\n'
+        "}\n"
+        "run_ppo fsdp trainer.total_epochs=2 \\\n"
+        "    data.train_batch_size=${BATCH:-256}\n"
+        "run_ppo megatron\n"
+    )
+    assert (first.line, overrides(first)) == (
+        4,
+        [("actor_rollout_ref.actor.strategy=fsdp", 4), ("trainer.total_epochs=2", 6), ("data.train_batch_size=256", 7)],
+    )
+    assert overrides(second) == [("actor_rollout_ref.actor.strategy=megatron", 4)]
+    assert not first.only_when and not second.only_when
+    # A function never called is still read for its launch, once, and says it runs only when called.
+    (uncalled,) = read("f() { python3 -m verl.trainer.main_ppo a=$1; }\n")
+    assert (uncalled.only_when, uncalled.overrides[0].shown) == ("only when f is called", "a=$1")
+
+
+def test_set_dashdash_sets_the_arguments_that_follow():
+    (launch,) = read('set -- actor_rollout_ref.rollout.n=1 "$@"\npython3 -m verl.trainer.main_ppo a.b=1 "$@"\n')
+    assert overrides(launch) == [("a.b=1", 2), ("actor_rollout_ref.rollout.n=1", 1)]
+
+
+def test_the_branch_a_plain_run_skips_is_named_by_the_variables_that_would_take_it():
+    taken, skipped = read(
+        'if [ "${VERL_USE_UV:-1}" != 0 ]; then\n'
+        "    python3 -m verl.trainer.main_ppo a.b=1\n"
+        "else\n"
+        "    python3 -m verl.trainer.main_ppo a.b=2\n"
+        "fi\n"
+    )
+    # Read in file order: the `else` (not taken) first is not how bash runs, but both are named; the taken one plainly.
+    by_value = {o.text: launch.only_when for launch in (taken, skipped) for o in launch.overrides}
+    assert by_value == {"a.b=1": "", "a.b=2": 'only when VERL_USE_UV=... (`[ "${VERL_USE_UV:-1}" != 0 ]` fails)'}
+
+
+def test_bash_stops_at_an_unset_variable_under_set_u_and_at_exit():
+    """16bdafaad's parent: `DEVICE: unbound variable` stopped bash before the launch, which was counted as composing."""
+    before, after = read(
+        "set -euo pipefail\npython3 -m verl.trainer.main_ppo a=${DEVICE:-gpu}\n"
+        'if [ "$DEVICE" == npu ]; then X=1; fi\npython3 -m verl.trainer.main_ppo b=1\n'
+    )
+    assert (before.stops, after.stops) == ("", "examples/run.sh:3: DEVICE: unbound variable (`set -u`)")
+    (exited,) = read("exit 0\npython3 -m verl.trainer.main_ppo b=1\n")
+    assert exited.stops == "examples/run.sh:1: `exit 0`"
+    # Without `set -u`, or for a variable bash always has, nothing stops.
+    assert [x.stops for x in read("echo $DEVICE\nset -u\necho $HOME\npython3 -m verl.trainer.main_ppo b=1\n")] == [""]
+    # verl's FSDP_APPLY_MODULES: quoted parts joined by `\\`-newlines are one word, one assignment, as in bash.
+    (joined,) = read("set -u\nM='{a:{},'\\\n'b:{}}'\npython3 -m verl.trainer.main_ppo \\\n    x.m=$M \\\n    k='a'\\\n'b'\n")
+    assert (joined.stops, overrides(joined)) == ("", [("x.m={a:{},b:{}}", 5), ("k=ab", 6)])

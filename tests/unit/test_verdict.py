@@ -107,7 +107,8 @@ def test_alike_causes_are_one_row_with_a_count_and_a_long_row_is_cut_between_rec
     body = render(checked_comment(document.encode(), tmp_path / "comment.json"), event).splitlines()
     rows = [line for line in body if line.startswith("- ")]
     assert body[0] == "### config-harness: FAILED, 11 blocking causes" and len(rows) == 1, body
-    assert "(and 10 more alike: ppo/new_engine/1, ppo/new_engine/2, ppo/new_engine/3 and 7 more)" in rows[0]
+    assert rows[0].startswith("- `11 alike: contract change: known entry added for ppo/new_engine/0 ")
+    assert "(also: ppo/new_engine/1, ppo/new_engine/2, ppo/new_engine/3 and 7 more)" in rows[0]
     markdown = reporter("markdown").render(run, ReportOptions())
     assert markdown.count("known entry added") == 1 and "| fix |" not in markdown  # no fix to show: no fix column
     record = "a.b: 1 -> 2; " * 40

@@ -1,0 +1,231 @@
+"""The script reader against bash itself: scripts hypothesis writes run under real `bash` with a stub program that
+prints its argv, and the launches the reader extracts must hold exactly those arguments.
+
+Only scripts these tests write are run, with nothing in the environment and a PATH holding the stubs alone. The
+quick tier draws few examples (tests/conftest.py); `make test-e2e` runs this file with the thorough profile.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.readers.shell import Launch, launches_in
+
+BASH = shutil.which("bash")
+pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
+
+# Each stub prints its arguments NUL-separated, then a record separator: one record per launch, in run order.
+STUB = "#!/bin/sh\nprintf '%s\\0' \"$@\"\nprintf '\\001\\0'\n"
+NAMES = ("A", "B", "C", "D")
+LITERAL = st.text(alphabet="abxyz/._=:,+%@-", min_size=1, max_size=4)
+QUOTED = st.text(alphabet="abxyz /._=:,+%@-$", min_size=0, max_size=5)  # inside single quotes `$` is text
+VALUE = st.text(alphabet="abxyz /._=:,+%@-", min_size=0, max_size=6)  # unquoted, bash splits it on the spaces
+# Each example runs bash once: half the profile's examples (20 in the quick tier, 200 in `make test-e2e`).
+BASH_EXAMPLES = settings(max_examples=max(settings.default.max_examples // 2, 1))
+
+
+@pytest.fixture(scope="module")
+def stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("stubs")
+    for name in ("python3", "torchrun"):
+        (folder / name).write_text(STUB)
+        (folder / name).chmod(0o755)
+    return folder
+
+
+def bash_runs(script: str, stubs: Path) -> list[list[str]]:
+    """The argv of each stub program run by bash on `script`, in run order (after the program's name)."""
+    path = stubs / "script.sh"
+    path.write_text(script)
+    done = subprocess.run([BASH, str(path)], env={"PATH": str(stubs)}, cwd=stubs, capture_output=True, timeout=20, check=False)  # noqa: S603 - a script this test wrote, with only the stubs on PATH
+    runs: list[list[str]] = [[]]
+    for field in done.stdout.decode().split("\0")[:-1]:
+        if field == "\1":
+            runs.append([])
+        else:
+            runs[-1].append(field)
+    return runs[:-1]
+
+
+def read(script: str) -> list[Launch]:
+    return launches_in("run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("app."))
+
+
+def arguments(launch: Launch) -> list[str]:
+    assert not launch.error, launch.error
+    return [o.text for o in launch.overrides]
+
+
+def as_launched(argv: list[str]) -> list[str]:
+    """What the reader reports of bash's argv: the arguments after `-m app.main`, empty ones and `--` dropped (Hydra gets
+    nothing from them)."""
+    assert argv[:2] == ["-m", "app.main"]
+    return [a for a in argv[2:] if a and a != "--"]
+
+
+@st.composite
+def words(draw: st.DrawFn) -> str:
+    """One shell word: literals, `$V`, `${V}`, single- and double-quoted parts, joined with nothing between them."""
+    parts: list[tuple[str, str]] = []  # (kind, text)
+    # Half the words are chains (`$A/$B/$C`, `$A.$B-$C`): the shape tree-sitter-bash splits, rare among random parts.
+    chain = draw(st.booleans())
+    for position in range(draw(st.integers(3 if chain else 1, 7))):
+        if chain:
+            kind = "simple" if position % 2 == 0 else "literal"
+        else:
+            kind = draw(st.sampled_from(["literal", "simple", "simple", "braced", "single", "double"]))
+        if kind == "literal":
+            parts.append((kind, draw(LITERAL)))
+        elif kind in ("simple", "braced"):
+            parts.append((kind, draw(st.sampled_from(NAMES))))
+        elif kind == "single":
+            parts.append((kind, draw(QUOTED)))
+        else:
+            inner = draw(st.lists(st.one_of(LITERAL, st.sampled_from(NAMES).map(lambda n: "${" + n + "}")), max_size=3))
+            parts.append((kind, "".join(inner)))
+    text = ""
+    for position, (kind, part) in enumerate(parts):
+        following = parts[position + 1][1][:1] if position + 1 < len(parts) else ""
+        if position and draw(st.integers(0, 4)) == 0:  # a line continuation inside the word: bash joins the lines
+            text += "\\\n"
+        if kind == "literal":
+            text += part
+        elif kind == "simple":
+            # `$A` before a name's character would name another variable: bash and the reader would both read it so,
+            # but it would be unset; braces keep the drawn name.
+            text += (
+                f"${{{part}}}"
+                if parts[position + 1 : position + 2] and parts[position + 1][0] == "literal" and (following.isalnum() or following == "_")
+                else f"${part}"
+            )
+        elif kind == "braced":
+            text += f"${{{part}}}"
+        elif kind == "single":
+            text += f"'{part}'"
+        else:
+            text += f'"{part}"'
+    return text
+
+
+def assignments(values: list[str]) -> str:
+    return "".join(f"{name}='{value}'\n" for name, value in zip(NAMES, values, strict=True))
+
+
+@BASH_EXAMPLES
+@given(st.lists(VALUE, min_size=4, max_size=4), st.lists(words(), min_size=1, max_size=4), words())
+def test_words_of_any_number_of_expansions_and_literals_are_the_arguments_bash_passes(stubs, values, drawn, assigned):
+    # Every argument starts `kN=` (no Hydra flag), and one variable is assigned a concatenation too (`E=$A/$B/$C`).
+    script = assignments(values) + f"E={assigned}\n"
+    script += "python3 -m app.main " + " ".join(f"k{i}={w}" for i, w in enumerate(drawn)) + " e=$E\n"
+    (ran,) = bash_runs(script, stubs)
+    (launch,) = read(script)
+    assert arguments(launch) == as_launched(ran), script
+
+
+def test_a_chain_of_three_expansions_is_one_argument_as_in_bash(stubs):
+    """PRIME's launch: `key=$A/$B/$C` was read as two arguments (`key=a/b/$` and `B/c`), the second no override."""
+    script = "A=a\nB=b\nC=c\nP=$A/$B/$C\npython3 -m app.main key=$A/$B/$C w=$A.$B.$C.$D p=$P\n"
+    (ran,) = bash_runs(script, stubs)
+    (launch,) = read(script)
+    assert as_launched(ran) == ["key=a/b/c", "w=a.b.c.", "p=a/b/c"]
+    # `$D` is unset: the reader keeps a placeholder where bash puts nothing, and messages show the script's own text.
+    assert [o.text for o in launch.overrides] == ["key=a/b/c", "w=a.b.c.__unset_D__", "p=a/b/c"]
+    assert launch.overrides[1].shown == "w=$A.$B.$C.$D"
+
+
+# ---- whole scripts: the launches a run with nothing set makes (issue 43 item 2) ----
+
+VARIABLES = ("V0", "V1", "V2")  # set at the top of every drawn script
+UNSET = ("X0", "X1")  # never set: what a run with nothing in its environment sees
+WORD = st.sampled_from(["a", "b", "gpu", "0", "1", "x/y"])
+
+
+@st.composite
+def conditions(draw: st.DrawFn) -> str:
+    v, x, word = draw(st.sampled_from(VARIABLES)), draw(st.sampled_from(UNSET)), draw(WORD)
+    return draw(
+        st.sampled_from(
+            [
+                f'[ "${{{v}}}" = {word} ]',
+                f'[ "${{{x}:-1}}" != 0 ]',
+                f"[[ ${{{v}}} == {word} ]]",
+                f'[ -z "${{{x}}}" ]',
+                f'[ -n "${v}" ]',
+                f'[ "${{{x}:-gpu}}" = gpu ] && [ "${v}" != {word} ]',
+                f"! [ ${{{v}}} = {word} ]",
+                f"[ ${{{x}:-0}} -eq 0 ]",
+            ]
+        )
+    )
+
+
+@st.composite
+def statements(draw: st.DrawFn, depth: int = 0) -> str:
+    v, x, word = draw(st.sampled_from(VARIABLES)), draw(st.sampled_from(UNSET)), draw(WORD)
+    kinds = ["assign", "default", "launch", "launch", "array", "set", "shift"]
+    if depth < 2:
+        kinds += ["if", "case", "call"]
+    kind = draw(st.sampled_from(kinds))
+    body = lambda: "".join(draw(st.lists(statements(depth + 1), min_size=1, max_size=2)))  # noqa: E731
+    if kind == "assign":
+        return draw(st.sampled_from([f"{v}={word}\n", f"{v}=${{{x}:-{word}}}\n", f"{v}=${{{v}}}/{word}\n", f'{v}="$1"\n']))
+    if kind == "default":
+        return f': "${{{x}:={word}}}"\n{v}=${x}\n'
+    if kind == "launch":
+        return draw(
+            st.sampled_from(
+                [
+                    f"python3 -m app.main k.v=${v} w=${{{x}:-{word}}}\n",
+                    'python3 -m app.main "$@" n=$# first=${1:-none}\n',
+                    f"python3 -m app.main k=$V0/$V1/$V2 {word}=1\n",
+                ]
+            )
+        )
+    if kind == "array":
+        return f"L=(python3 -m app.main a=${v})\nL+=(b={word})\n" + '"${L[@]}" c=1 "$@"\n'
+    if kind == "set":
+        return f"set -- {word}=1 '{word} {v}' \"${v}\"\n"
+    if kind == "shift":
+        return 'if [ "$#" -gt 0 ]; then shift; fi\n'
+    if kind == "if":
+        text = f"if {draw(conditions())}; then\n{body()}"
+        for _ in range(draw(st.integers(0, 1))):
+            text += f"elif {draw(conditions())}; then\n{body()}"
+        if draw(st.booleans()):
+            text += f"else\n{body()}"
+        return text + "fi\n"
+    if kind == "case":
+        return f'case "${v}" in\n{word})\n{body()};;\na|gpu)\n{body()};;\n*)\n{body()};;\nesac\n'
+    name = f"f{depth}"
+    arguments = " ".join(draw(st.lists(st.sampled_from(["p=1", f"q=${v}", '"r=2 3"', '"$@"', "$V0"]), max_size=3)))
+    return f"{name}() {{\n{body()}}}\n{name} {arguments}\n"
+
+
+@st.composite
+def scripts(draw: st.DrawFn) -> str:
+    # `set --` first: the script's own arguments are not known to the reader (whoever runs it gives them); with
+    # `set --` they are none, as in a run without arguments.
+    text = "set --\n" + "".join(f"{v}={draw(WORD)}\n" for v in VARIABLES)
+    text += "".join(draw(st.lists(statements(), min_size=1, max_size=4)))
+    # Where bash stops: `set -u` then an unset variable, or an `exit`; what follows never runs.
+    ending = draw(st.sampled_from(["", "set -u\npython3 -m app.main d=$X0\n", "set -u\n: $X1\n", "exit 0\n", "set -u\n"]))
+    return text + ending + 'python3 -m app.main last=1 "$@"\n'
+
+
+def bash_run_launches(launches: list[Launch]) -> list[list[str]]:
+    """The reader's launches a run with nothing set makes, in run order: those on the branches it takes, before
+    bash stops."""
+    return [arguments(launch) for launch in launches if not launch.stops and not launch.only_when]
+
+
+@BASH_EXAMPLES
+@given(scripts())
+def test_the_launches_of_a_plain_run_are_those_bash_runs(stubs, script):
+    ran = [as_launched(argv) for argv in bash_runs(script, stubs)]
+    assert bash_run_launches(read(script)) == ran, script
