@@ -34,7 +34,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_matrix import peak_run, to_toml  # noqa: E402
-from harness.review.fetch import fetch_wheel_tree  # noqa: E402
+from harness.baselines.releases import fetch_wheel_tree  # noqa: E402
 
 PYTHON = sys.executable
 HARNESS = [PYTHON, "-m", "harness"]

@@ -5,7 +5,7 @@ and 4n on the shape a hostile pull request would grow, in process (CPU time, fas
   `_target_`, an inheritance chain n deep, a lattice of n levels (two paths to every base), a class with n bases,
   `__all__ = m.__all__ + m.__all__` chained through n modules (issue 41); config writes (issue 43): n writes in an
   entry point, n functions it calls by name that call each other in a circle;
-- launch scripts (`harness.readers.shell.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
+- launch scripts (`harness.readers.bash.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
   n variables read across n branches, a variable doubled n times (past the word budget from the 11th), n sources
   refused, a sourced file of n assignments, n assignments each followed by a source, and a function called n times;
 - settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_scaling import SCRATCH, doublings  # noqa: E402
 from harness.gates.budget import toml_document  # noqa: E402
+from harness.readers.bash import launches_in  # noqa: E402
 from harness.readers.pysource import SourceIndex  # noqa: E402
-from harness.readers.shell import launches_in  # noqa: E402
 from tests import hostile_inputs as hostile  # noqa: E402
 
 LIMIT = 2.2

@@ -4,7 +4,7 @@ fastest of `--runs`).
 
 - interpolation walk: a review's comparison of one case (`check.compare_with_base`) where n interpolations
   each read one big mapping (`${k}`) that changed, n others form a chain, and one value reads n keys;
-- list alignment: `diff.diff_trees` on a list of n equal strings with one element changed at each end of its
+- list alignment: `semantic_diff.diff_trees` on a list of n equal strings with one element changed at each end of its
   middle (difflib's worst case: every element matches every other);
 - grouping: every registered report format over n cases, each with 40 findings (half shared by every case);
 - provenance: `provenance.leaf_sources` of a case whose defaults list holds n files of 50 keys.
@@ -28,16 +28,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.compare import compare_with_base  # noqa: E402
+from harness.baselines.kinds import BaselineEntry  # noqa: E402
 from harness.composition.compose import HydraSession  # noqa: E402
 from harness.composition.provenance import leaf_sources  # noqa: E402
 from harness.composition.render import dump_yaml, render_golden, to_plain  # noqa: E402
 from harness.composition.session import Session  # noqa: E402
-from harness.model import diff  # noqa: E402
+from harness.model import semantic_diff  # noqa: E402
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, MatrixResult, Status  # noqa: E402
 from harness.model.matrix import Case  # noqa: E402
 from harness.reporters import FORMATS, ReportOptions, reporter  # noqa: E402
-from harness.review.baselines import BaselineEntry  # noqa: E402
+from harness.runner.compare import compare_with_base  # noqa: E402
 
 LIMIT = 2.2  # issue 31 (issue 20 asked for 2.5)
 SCRATCH: list[Path] = []  # folders the provenance bench wrote, removed at the end
@@ -66,7 +66,7 @@ def interpolation_walk(n: int) -> Callable[[], Any]:
 def list_alignment(n: int) -> Callable[[], Any]:
     old, new = ["same"] * n, ["same"] * n
     old[n // 3], new[2 * n // 3] = "was", "now"
-    return lambda: diff.diff_trees({"items": old}, {"items": new})
+    return lambda: semantic_diff.diff_trees({"items": old}, {"items": new})
 
 
 def grouping(n: int) -> Callable[[], Any]:

@@ -1,6 +1,6 @@
 """config-harness: golden-file regression harness for Hydra/OmegaConf config trees.
 
-The public Python API is the names in `__all__`, importable from here (`from harness import Engine`); every
+The public Python API is the names in `__all__`, importable from here (`from harness import Runner`); every
 module path below `harness` is internal and may move. The package is drawn in layers, each a subpackage whose
 docstring says what it owns and what it may import (tests/unit/test_layers.py holds the same table):
 
@@ -27,8 +27,8 @@ __version__ = "0.2.0"
 
 # Public name -> the module that defines it.
 _PUBLIC = {
-    "Engine": "harness.engine",
-    "Run": "harness.engine",
+    "Runner": "harness.runner.run",
+    "Run": "harness.runner.run",
     "Settings": "harness.model.settings",
     "SettingsError": "harness.model.settings",
     "load_settings": "harness.model.settings",
@@ -39,7 +39,7 @@ _PUBLIC = {
     "Kind": "harness.model.findings",
     "Severity": "harness.model.findings",
     "Status": "harness.model.findings",
-    "RunMode": "harness.engine",
+    "RunMode": "harness.runner.run",
     "BadInput": "harness.gates.errors",
     "ExitCode": "harness.gates.errors",
     "main": "harness.cli",

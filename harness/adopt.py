@@ -28,11 +28,11 @@ from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.gates.writer import write_atomic
 from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
-from harness.rules.known import render as known_text
+from harness.rules.known_entries import render as known_text
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
-KNOWN_NAME = "known.yaml"  # beside the contracts file: the findings the repository already has (harness/rules/known.py)
+KNOWN_NAME = "known.yaml"  # beside the contracts file: the findings the repository already has (harness/rules/known_entries.py)
 
 EMPTY_CONTRACTS = """\
 # config-harness contracts: what must hold in every composed case, whatever the goldens say.
@@ -1060,8 +1060,8 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
     one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
     from harness.gates.confine import project_root
-    from harness.launches import Project, submodule_paths
-    from harness.readers.shell import launches_in
+    from harness.readers.bash import launches_in
+    from harness.runner.launches import Project, submodule_paths
 
     project = Project(base, config_dir, {})
     tops: set[str] = set()
@@ -1201,8 +1201,8 @@ class LaunchSurvey:
 def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurvey:
     """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
     the entry point most launches use is the application's own, not a helper beside it; and which keys they set."""
-    from harness.launches import Project
-    from harness.readers.shell import launches_in
+    from harness.readers.bash import launches_in
+    from harness.runner.launches import Project
 
     project = Project(base, config_dir, {})
     counts: Counter[Path] = Counter()
@@ -1638,7 +1638,7 @@ def switch_routes(config_dir: Path, roots: Sequence[str], guess: Guess, cache_di
     """A route `<root>_<group>_<option>` for each option of a group the root leaves off whose composition changes a
     value the root already has (an experiment, a debug mode: they override the root's keys); an option that only
     adds keys, or does not compose, is left out with why."""
-    from harness.model.diff import iter_leaves
+    from harness.model.semantic_diff import iter_leaves
 
     routes: list[dict[str, Any]] = []
     left_out: list[LeftOut] = []

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.engine import Engine, RuleSet, Run
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, load_settings
 from harness.reporters import reporter
 from harness.reporters.base import ReportOptions
+from harness.runner.run import RuleSet, Run, Runner
 
 __all__ = ["check", "load", "report"]
 
@@ -34,7 +34,7 @@ def check(settings: Settings | str | Path | None = None, cases: Sequence[str] = 
     with the settings' contracts and known findings; nothing is written."""
     chosen = settings if isinstance(settings, Settings) else load(settings)
     run = Run.check(chosen, RuleSet.of(chosen, strict_waivers=strict_waivers))
-    return Engine(run, list(cases) or None).run()
+    return Runner(run, list(cases) or None).run()
 
 
 def report(result: MatrixResult, format: str = "text", review: bool = False) -> str:

@@ -108,19 +108,19 @@ def _session(config: pytest.Config) -> Any:
 
 
 def _engine(config: pytest.Config) -> Any:
-    """The run's Engine, built on first use (heavy imports stay lazy): the same engine `check` runs, so tests
+    """The run's Runner, built on first use (heavy imports stay lazy): the same engine `check` runs, so tests
     report exactly the findings `check` reports. Call it inside `with _harness(config)`, which maps bad input."""
     engine = config.stash.get(ENGINE_KEY, None)
     if engine is None:
-        from harness.engine import Engine, RuleSet, Run
         from harness.model.settings import load_settings
+        from harness.runner.run import RuleSet, Run, Runner
 
         path = _settings_file(config)
         settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
         _skip_unfetched(settings)
         rule_set = RuleSet.of(settings, strict_waivers=config.getoption("--strict-waivers"))
         # The check `check` runs, keeping each golden's text: `--snapshot-update` writes it.
-        engine = config.stash[ENGINE_KEY] = Engine(Run.check(settings, rule_set, keep_rendered=True), shard=_shard(config))
+        engine = config.stash[ENGINE_KEY] = Runner(Run.check(settings, rule_set, keep_rendered=True), shard=_shard(config))
     return engine
 
 
@@ -269,7 +269,7 @@ def _run_test(request: pytest.FixtureRequest) -> None:
     an orphan golden is a warning, not a failure."""
     from harness import pytest_report
     from harness.model.settings import display_path
-    from harness.reporters.common import launches_line
+    from harness.reporters.layout import launches_line
     from harness.syrupy_compat import snapshot_options
 
     config = request.config

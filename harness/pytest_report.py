@@ -9,7 +9,7 @@ from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResul
 from harness.model.grouping import Group, Tier, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
-from harness.reporters.common import Fold, describe_group, folded, next_steps, set_by, summary_line
+from harness.reporters.layout import Fold, describe_group, folded, next_steps, set_by, summary_line
 from harness.reporters.text import printable
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail

@@ -1,6 +1,6 @@
 """A syrupy extension whose snapshot files are exactly the `_generated_*.yaml` goldens.
 
-It compares, writes, reads and deletes through `harness.review.goldens.Goldens`, the owner `generate` uses, so
+It compares, writes, reads and deletes through `harness.baselines.goldens.Goldens`, the owner `generate` uses, so
 `pytest --snapshot-update` writes what `generate` writes and refuses what it refuses. syrupy sees only orphan
 goldens as snapshots nobody uses: a golden whose test was deselected, skipped or failed is never deleted.
 """
@@ -16,11 +16,11 @@ import pytest
 import yaml
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 
+from harness.baselines.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
 from harness.composition.render import parse_yaml
 from harness.gates.errors import describe_yaml_error
-from harness.model import diff
+from harness.model import semantic_diff
 from harness.model.matrix import GOLDEN_SUFFIX, golden_name
-from harness.review.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
 from harness.syrupy_compat import TextFileExtension
 
 if TYPE_CHECKING:
@@ -45,12 +45,12 @@ def goldens_of(test_location: PyTestLocation) -> Goldens:
 def semantic_diff_lines(golden_text: str, composed_text: str) -> list[str]:
     """Lines such as "REMOVED a.b.c (was 'qkv')" between a golden and a fresh rendering."""
     try:
-        changes = diff.diff_trees(parse_yaml(golden_text), parse_yaml(composed_text))
+        changes = semantic_diff.diff_trees(parse_yaml(golden_text), parse_yaml(composed_text))
     except yaml.YAMLError as error:
         return [f"golden {describe_yaml_error(error, 'snapshot')}"]
     if not changes:
         return ["the golden differs in text only (no semantic change); regenerate it"]
-    return [diff.describe_change(change) for change in changes]
+    return [semantic_diff.describe_change(change) for change in changes]
 
 
 @dataclass(frozen=True)

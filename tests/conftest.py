@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from harness.baselines.releases import fetch_wheel_tree
 from harness.cli import main
-from harness.review.fetch import fetch_wheel_tree
 from tests.synthetic_history import git
 
 pytest_plugins = ["pytester"]
@@ -108,8 +108,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """
     if hasattr(session.config, "workerinput"):  # xdist workers start after the controller fetched
         return
+    from harness.baselines.releases import FetchError, fetch_source
     from harness.model.settings import load_settings
-    from harness.review.fetch import FetchError, fetch_source
 
     source = load_settings(start=ROOT).source
     if source is not None and not (source.into / source.unpack).is_dir():

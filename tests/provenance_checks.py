@@ -8,8 +8,8 @@ from typing import Any
 from harness.composition.compose import HydraSession
 from harness.composition.provenance import leaf_sources
 from harness.composition.render import key_lines
-from harness.model.diff import iter_leaves
 from harness.model.matrix import Case
+from harness.model.semantic_diff import iter_leaves
 from harness.model.settings import load_settings
 
 

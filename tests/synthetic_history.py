@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.review.fetch import fetch_wheel_tree
+from harness.baselines.releases import fetch_wheel_tree
 
 SETTINGS = """
 [tool.config-harness]

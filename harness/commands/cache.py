@@ -7,12 +7,12 @@ import argparse
 import shutil
 from pathlib import Path
 
+from harness.baselines.kept_trees import TREES, kept_count
 from harness.commands.common import CACHE_FLAGS, UsageError, add_quiet, cache_dir_from, say
-from harness.composition.cache import CacheRefused, key_path, limit_bytes, open_folder
-from harness.composition.cache import entries as cache_entries
 from harness.composition.session import forget_content
+from harness.composition.store import CacheRefused, key_path, limit_bytes, open_folder
+from harness.composition.store import entries as cache_entries
 from harness.gates.errors import ExitCode
-from harness.review.kept_trees import TREES, kept_count
 
 NAME = "cache"
 HELP = "show (or --clear) the parse and composition cache"
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         for entry in found:
             Path(entry.path).unlink(missing_ok=True)
         trees = kept_count(folder)
-        shutil.rmtree(folder / TREES, ignore_errors=True)  # the config trees reviews kept (harness.review.kept_trees)
+        shutil.rmtree(folder / TREES, ignore_errors=True)  # the config trees reviews kept (harness.baselines.kept_trees)
         if not args.quiet:
             say(f"cleared {len(found)} entries and {trees} kept base trees from {folder}")
     else:

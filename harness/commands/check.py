@@ -6,10 +6,10 @@ import argparse
 from collections.abc import Callable
 
 from harness.commands import common, shard_results
-from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings
+from harness.runner.run import Run, Runner
 
 NAME = "check"
 HELP = "compare every case with its golden"
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     return report(result, shard_results.shard_document(args, NAME, engine, settings))
 
 
-def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
+def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., int]]:
     """The run `check` makes of its arguments, and how it reports a result (`merge` rebuilds a sharded one)."""
     settings = common.settings_from(args)
     run = Run.check(settings, common.rule_set_of(settings, args), sourced=common.sourced(args))
@@ -44,4 +44,4 @@ def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., in
         common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=steps, reports=args.report, shard=shard)
         return ExitCode.OK if result.ok else ExitCode.FINDINGS
 
-    return Engine(run, args.case, shard=args.shard), settings, report
+    return Runner(run, args.case, shard=args.shard), settings, report

@@ -1,5 +1,5 @@
 """`comment`: the commenting workflow's one step of its own: check the artifact a pull request's job uploaded, find
-the pull request it is for, write the comment's markdown, and print that pull request's number (harness.pr_comment).
+the pull request it is for, write the comment's markdown, and print that pull request's number (harness.reporters.pr_comment).
 
 It reads only the files it is given, needs no settings and composes nothing: it runs in the `workflow_run`
 workflow, which never checks out or runs the pull request's code.
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.pr_comment import MAX_EVENT_BYTES, Refused, pull_request_number, read_artifact, read_json, render
+    from harness.reporters.pr_comment import MAX_EVENT_BYTES, Refused, pull_request_number, read_artifact, read_json, render
 
     try:
         comment, claimed = read_artifact(Path(args.artifact))

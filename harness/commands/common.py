@@ -16,7 +16,6 @@ from typing import Any, NoReturn, Protocol
 
 from harness.composition.cases import select_cases
 from harness.composition.shards import Shard, ShardError
-from harness.engine import Engine, RuleSet
 from harness.gates.confine import UnsafeInput, project_root
 from harness.gates.errors import BadInput, ExitCode
 from harness.gates.escape import code_span, json_text, markdown_text, no_workflow_commands, printable
@@ -26,8 +25,9 @@ from harness.model.hints import case_hint, did_you_mean
 from harness.model.matrix import Case
 from harness.model.settings import Settings, default_cache_dir, display_path, load_settings, with_overrides
 from harness.reporters import FORMATS, CaseList, KeyHistory, NextSteps, ReportOptions, formats_for, render_answer, reporter, sourced_for
+from harness.reporters.terminal import Progress, wants_color
 from harness.rules.contracts import ContractSet
-from harness.terminal import Progress, wants_color
+from harness.runner.run import RuleSet, Runner
 
 
 class UsageError(BadInput):
@@ -249,7 +249,7 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
 
 
 def rule_set_of(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> RuleSet:
-    """The settings' rules for a Run, with the command line's `--strict-waivers` (harness.engine.RuleSet.of)."""
+    """The settings' rules for a Run, with the command line's `--strict-waivers` (harness.runner.run.RuleSet.of)."""
     return RuleSet.of(settings, strict_waivers=getattr(args, "strict_waivers", False), base=base)
 
 
@@ -351,7 +351,7 @@ def _project_holding(file: Path) -> Path | None:
     return top if written.parent == top or top in written.parents else None
 
 
-def run_with_progress(engine: Engine) -> MatrixResult:
+def run_with_progress(engine: Runner) -> MatrixResult:
     """The engine over every selected case, drawing a progress bar on stderr at a terminal."""
     progress = Progress(sys.stderr)
     try:
@@ -387,7 +387,7 @@ def one_case(cases: list[Case], patterns: Sequence[str]) -> Case:
 
 
 def one_launch(patterns: Sequence[str]) -> str:
-    """The one glob `--case cmd/...` gives for a launch (harness.launches matches it)."""
+    """The one glob `--case cmd/...` gives for a launch (harness.runner.launches matches it)."""
     if len(patterns) != 1:
         raise UsageError(f"--case {', '.join(repr(p) for p in patterns)}: a launch is named by one --case")
     return patterns[0]

@@ -1,13 +1,14 @@
 """`diff`: the one command with several modes, each a module that runs the engine. `diff OLD NEW` compares two
 YAML files or two snapshot folders as written (`diff_documents`), or two config trees case by case
 (`diff_trees`); `diff --base REF` reviews the working tree against a git ref (`diff_review`). Which mode runs is
-decided once (harness.review.diff_modes) and stated by every format; a flag that means nothing there is refused."""
+decided once (harness.baselines.diff_modes) and stated by every format; a flag that means nothing there is refused."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from harness.baselines import diff_modes
 from harness.commands import diff_documents, diff_review, diff_trees
 from harness.commands.common import (
     SHARDED_FLAGS,
@@ -20,7 +21,6 @@ from harness.commands.common import (
 )
 from harness.model.findings import Comparison, Mode
 from harness.model.settings import Settings, SettingsError
-from harness.review import diff_modes
 
 NAME = "diff"
 HELP = "semantic diff of two YAML files, two snapshot folders or two config trees, or of the working tree against a git ref (--base)"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from harness.commands.common import diff_title, print_result
 from harness.composition.documents import file_pair, folder_pairs
-from harness.engine import compare_documents
 from harness.gates.errors import ExitCode
 from harness.model.findings import Comparison
+from harness.runner.run import compare_documents
 
 
 def run(args: argparse.Namespace, comparison: Comparison) -> int:

@@ -7,16 +7,16 @@ import argparse
 from collections.abc import Callable
 from dataclasses import replace
 
+from harness.baselines import gitrepo, kinds
 from harness.commands import common, shard_results
-from harness.engine import Engine, Run
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
 from harness.reporters.markdown import code_span, markdown_text
-from harness.review import baselines, gitrepo
-from harness.review.around import around_review
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
-from harness.targets import case_rules, program_view
+from harness.runner.around import around_review
+from harness.runner.run import Run, Runner
+from harness.runner.targets import case_rules, program_view
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,22 +25,22 @@ def run(args: argparse.Namespace) -> int:
     return report(result, shard_results.shard_document(args, "review", engine, settings))
 
 
-def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
+def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., int]]:
     """The review `diff --base REF` makes of its arguments, and how it reports a result (`merge` rebuilds a sharded
     one)."""
     head = common.settings_from(args)
     top = gitrepo.toplevel(head.origin)  # a ref or a repository git refuses: GitError, bad input
     commit = gitrepo.verify_ref(top, args.base)
-    base_table, base_settings = baselines.settings_at(head, commit)
+    base_table, base_settings = kinds.settings_at(head, commit)
     if base_settings is not None:
         base_settings = replace(base_settings, cache_dir=head.cache_dir, jobs=head.jobs)
     review = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
     if not review.first_adoption:  # what runs the review and what it reads are reviewed too
         review = replace(review, changes=review.changes + tuple(around_review(top, commit, base_settings)))
-    baseline = baselines.at_ref(review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
+    baseline = kinds.at_ref(review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
     base_texts = baseline.contract_texts()
     # The base's errors are found with the base's Python sources, never the working tree's.
-    base_folders = baselines.folders_at(review.settings, top, commit) if review.settings.python_sources else review.settings
+    base_folders = kinds.folders_at(review.settings, top, commit) if review.settings.python_sources else review.settings
     base_contracts = read_contract_files(base_texts) if base_texts is not None else None
     base_rules = case_rules(base_folders, base_contracts).checks if base_contracts is not None else ()
     # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value.
@@ -68,4 +68,4 @@ def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., in
         )
         return common.review_exit(result)
 
-    return Engine(run, args.case, shard=args.shard), review.settings, report
+    return Runner(run, args.case, shard=args.shard), review.settings, report

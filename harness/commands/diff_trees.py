@@ -7,11 +7,11 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
+from harness.baselines import kinds
 from harness.commands.common import diff_title, next_steps_for, print_result, review_exit, rule_set_of, run_with_progress
-from harness.engine import Engine, Run
 from harness.model.findings import Comparison
 from harness.model.settings import Settings
-from harness.review import baselines
+from harness.runner.run import Run, Runner
 
 
 def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) -> int:
@@ -19,8 +19,8 @@ def run(args: argparse.Namespace, settings: Settings, comparison: Comparison) ->
     only the old tree has is `gone`."""
     old, new = Path(comparison.old), Path(comparison.new)
     head = tree_side(settings, new)
-    run = Run.tree_diff(head, baselines.on_disk(tree_side(settings, old), old), rule_set_of(head, args), comparison)
-    result = run_with_progress(Engine(run, args.case))
+    run = Run.tree_diff(head, kinds.on_disk(tree_side(settings, old), old), rule_set_of(head, args), comparison)
+    result = run_with_progress(Runner(run, args.case))
     print_result(
         result,
         args.format,

@@ -18,9 +18,9 @@ from harness.commands.common import (
 )
 from harness.composition.cases import open_matrix
 from harness.gates.errors import ExitCode
-from harness.model.diff import show_value
 from harness.model.hints import did_you_mean, key_paths
 from harness.model.matrix import LAUNCH_PREFIX, Case
+from harness.model.semantic_diff import show_value
 from harness.model.settings import Settings, display_path
 
 NAME = "explain"
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     if args.case[0].startswith(LAUNCH_PREFIX):
-        from harness.launches import explain_command
+        from harness.runner.launches import explain_command
 
         try:
             lines = explain_command(settings, one_launch(args.case), args.key)
@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
 def code_writes(settings: Settings, tree: Any, key: str) -> list[str]:
     """After the YAML: the code that writes `key` once the config is composed (an entry point's function and what it
     calls by name, or the `__post_init__` of the class its node builds), read from `python_sources`, never run."""
-    from harness.config_writes import class_writes_of, writes_of
-    from harness.targets import program_view
+    from harness.runner.config_writes import class_writes_of, writes_of
+    from harness.runner.targets import program_view
 
     view = program_view(settings)
     if view is None:
@@ -102,7 +102,7 @@ def code_writes(settings: Settings, tree: Any, key: str) -> list[str]:
 
 def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, quiet: bool = False) -> int:
     """A key the YAML lacks: the Python default the program takes for it, when the node's class declares one."""
-    from harness.targets import program_view
+    from harness.runner.targets import program_view
 
     view = program_view(settings)
     filled = view.filled(tree, key) if view is not None else None

@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.baselines.releases import fetch_source
     from harness.model.settings import Source
-    from harness.review.fetch import fetch_source
 
     if args.wheel or args.into or args.unpack:
         if not (args.wheel and args.into):

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 from harness.commands import common, shard_results
 from harness.commands.common import say
-from harness.engine import Engine, Run
 from harness.gates.errors import ExitCode
 from harness.model.findings import Judged, MatrixResult, Status, blocks
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.settings import Settings
+from harness.runner.run import Run, Runner
 
 NAME = "generate"
 HELP = "(re)write every golden"
@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = common.settings_from(args)
-    engine = Engine(
+    engine = Runner(
         Run.generate(settings, common.rule_set_of(settings, args), write=not args.check, sourced=common.sourced(args)),
         args.case,
         shard=args.shard,
@@ -67,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.FINDINGS if any(blocks(f, Judged.GENERATE) for f in findings) else ExitCode.OK
 
 
-def merged(args: argparse.Namespace) -> tuple[Engine, Settings, Callable[..., int]]:
+def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., int]]:
     """`merge` of `generate --shard` results: the run checked against the goldens, nothing written (each shard wrote
     its own); reported as `generate --check` reports in a format other than text, with `check`'s exit codes."""
     settings = common.settings_from(args)
-    engine = Engine(Run.generate(settings, common.rule_set_of(settings, args), write=False, sourced=common.sourced(args)), args.case)
+    engine = Runner(Run.generate(settings, common.rule_set_of(settings, args), write=False, sourced=common.sourced(args)), args.case)
 
     def report(result: MatrixResult, shard: dict | None = None) -> int:
         common.print_result(result, args.format, quiet=args.quiet, reports=args.report)

@@ -35,10 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.rules import known
+    from harness.rules import known_entries
 
     settings = common.settings_from(args)
-    target = Path(args.file) if args.file else next((path for path in settings.contracts if known.is_known_file(path)), None)
+    target = Path(args.file) if args.file else next((path for path in settings.contracts if known_entries.is_known_file(path)), None)
     if target is None:
         raise common.UsageError(
             f"{settings.origin}: no contracts file is named known.yaml; name one with --file "
@@ -70,9 +70,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record_file(settings: Settings, target: Path) -> Path:
-    from harness.rules import known
+    from harness.rules import known_entries
 
-    owned = next((path for path in settings.contracts if path.resolve() != target.resolve() and not known.is_known_file(path)), None)
+    owned = next(
+        (path for path in settings.contracts if path.resolve() != target.resolve() and not known_entries.is_known_file(path)), None
+    )
     if owned is None:
         raise common.UsageError(
             f"{settings.origin}: known --reason needs a contracts file that is not a known file for its records (the known file's own records approve nothing)"
@@ -85,14 +87,14 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     anew; every other byte of the file is kept when it holds none."""
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
-    from harness.rules import known
+    from harness.rules import known_entries
 
     try:
         text = read_text(target, settings.read_scope, what=str(target))
     except FileNotFoundError:
         return 0
     try:
-        rewritten, dropped = known.without_earlier_entries(text)
+        rewritten, dropped = known_entries.without_earlier_entries(text)
     except ValueError as error:
         raise common.UsageError(f"{common.display_path(target)}: {error}") from None
     if dropped:
@@ -110,24 +112,24 @@ def _recorded(
 ) -> tuple[list[dict], list[dict[str, Any]]]:
     """`record`, and with `args.reason` the records that accept what it added (with `args.base`, also what the
     file's entries excuse that REF's do not)."""
-    from harness.engine import Engine, Run
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
-    from harness.rules import known
+    from harness.rules import known_entries
     from harness.rules.contract_changes import flow_record
     from harness.rules.contracts import utc_today
+    from harness.runner.run import Run, Runner
 
-    result = Engine(Run.check(settings, common.rule_set_of(settings, args))).run()
-    entries = known.entries_for(result.cases, utc_today(), when) + run_wide_entries(result.findings, utc_today(), when)
+    result = Runner(Run.check(settings, common.rule_set_of(settings, args))).run()
+    entries = known_entries.entries_for(result.cases, utc_today(), when) + run_wide_entries(result.findings, utc_today(), when)
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
         try:
-            write_atomic(target, known.appended(text, entries))
+            write_atomic(target, known_entries.appended(text, entries))
         except ValueError as error:
             raise common.UsageError(f"{common.display_path(target)}: {error}") from None
     if not getattr(args, "reason", None):
         return entries, []
-    records = [known.record_of({key: value for key, value in entry.items() if key != "reason"}) for entry in entries]
+    records = [known_entries.record_of({key: value for key, value in entry.items() if key != "reason"}) for entry in entries]
     if getattr(args, "base", None):
         fresh = {flow_record(r) for r in records}
         records += [r for r in _records_since(settings, target, args.base, result.cases) if flow_record(r) not in fresh]
@@ -137,8 +139,8 @@ def _recorded(
 def _records_since(settings: Settings, target: Path, ref: str, cases: Any) -> list[dict[str, Any]]:
     """The records a review against `ref` asks for: each cause the file's entries excuse that `ref`'s do not, and
     each entry whose `until` moved later."""
-    from harness.review import gitrepo
-    from harness.rules import known
+    from harness.baselines import gitrepo
+    from harness.rules import known_entries
     from harness.rules.contract_changes import read_contract_files
     from harness.rules.contracts import ContractError, load_contracts, utc_today
 
@@ -146,18 +148,18 @@ def _records_since(settings: Settings, target: Path, ref: str, cases: Any) -> li
     commit = gitrepo.verify_ref(top, ref)
     raw = gitrepo.read_file(top, commit, gitrepo.inside(top, target))
     try:
-        base = known.known_entries(read_contract_files({str(target): raw.decode("utf-8") if raw is not None else None}))
-        head = known.known_entries(load_contracts([target], settings.read_scope))
+        base = known_entries.known_entries(read_contract_files({str(target): raw.decode("utf-8") if raw is not None else None}))
+        head = known_entries.known_entries(load_contracts([target], settings.read_scope))
     except (ContractError, UnicodeDecodeError) as error:
         raise common.UsageError(f"{ref}:{common.display_path(target)}: {error}") from None
     today = utc_today()
-    return [wanted for wanted, _ in known.loosenings(known.excuse_results(cases, head, today), head, base, today)]
+    return [wanted for wanted, _ in known_entries.loosenings(known_entries.excuse_results(cases, head, today), head, base, today)]
 
 
 def _write_records(settings: Settings, owned: Path, records: list[dict[str, Any]], reason: str) -> None:
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
-    from harness.rules import known
+    from harness.rules import known_entries
 
     if not records:
         return
@@ -166,20 +168,22 @@ def _write_records(settings: Settings, owned: Path, records: list[dict[str, Any]
     except FileNotFoundError:
         text = ""
     try:
-        write_atomic(owned, known.appended(text, [{**r, "reason": reason} for r in records], key="changes"))
+        write_atomic(owned, known_entries.appended(text, [{**r, "reason": reason} for r in records], key="changes"))
     except ValueError as error:
         raise common.UsageError(f"{common.display_path(owned)}: {error}") from None
 
 
 def run_wide_entries(findings: Any, today: Any, when: str) -> list[dict]:
     """An entry for each of Hydra's warnings, which a run says once rather than per case (RAGEN's "Defaults list is
-    missing `_self_`" on every run), written as `known.entries_for` writes a case's."""
+    missing `_self_`" on every run), written as `known_entries.entries_for` writes a case's."""
     from harness.model.findings import Kind
-    from harness.rules import known
+    from harness.rules import known_entries
 
     entries = []
     for finding in findings:
-        if finding.kind == Kind.HYDRA_WARNING and known.excusable(finding):
+        if finding.kind == Kind.HYDRA_WARNING and known_entries.excusable(finding):
             where = f" ({finding.source})" if finding.source is not None else ""
-            entries.append({**known.cause_of(finding), "reason": f"{when} ({today.isoformat()}): {known.words_of(finding)}{where}"})
+            entries.append(
+                {**known_entries.cause_of(finding), "reason": f"{when} ({today.isoformat()}): {known_entries.words_of(finding)}{where}"}
+            )
     return entries

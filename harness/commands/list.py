@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """`list` rows of the settings' launch commands (issue 24): one per launch found, extracted or not; and one
     per program the scripts run that is no Hydra application, with why and every command that runs it."""
-    from harness.launches import NOT_EXTRACTED, discover
+    from harness.runner.launches import NOT_EXTRACTED, discover
 
     rows: list[dict[str, Any]] = []
     others: dict[str, dict[str, Any]] = {}

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.composition.render import dump_yaml, to_plain
-    from harness.rules.lock import LockRefused, derive_contract, plan_lock
+    from harness.rules.derive import LockRefused, derive_contract, plan_lock
 
     if len(args.case) != 1:
         raise UsageError("lock --case: a contract covers one glob; give --case once")

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.review.history import key_log
+    from harness.baselines.history import key_log
 
     settings = settings_from(args)
     # An exact id goes to the history as given (each commit has its own matrix); globs select in the working tree.

@@ -17,15 +17,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from harness.baselines.moves import moved_paths
 from harness.commands import common
 from harness.commands.shard_results import TYPES, identity, invocation
-from harness.engine import Engine
 from harness.gates.confine import UnsafeInput
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model import findings as model
 from harness.model.findings import SOURCED_KINDS, CaseResult, Finding, LaunchTally, MatrixResult
 from harness.model.settings import Settings
-from harness.review.moves import moved_paths
+from harness.runner.run import Runner
 
 NAME = "merge"
 HELP = "one verdict from the JSON results of `--shard K/N` runs (every shard's), in any format"
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     shards = [_read(Path(name)) for name in args.results]
     first = _one_run(shards)
     recorded = first["run"]
-    builders: dict[str, Callable[[argparse.Namespace], tuple[Engine, Settings, Callable[[MatrixResult], int]]]] = _builders()
+    builders: dict[str, Callable[[argparse.Namespace], tuple[Runner, Settings, Callable[[MatrixResult], int]]]] = _builders()
     if recorded.get("command") not in builders:
         raise ShardMismatch(f"{args.results[0]}: a shard of {recorded.get('command')!r}, which merge does not know")
     rebuilt = argparse.Namespace(**{**vars(args), **recorded, "shard": None, "jobs": None, "plain": False})
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     return report(engine.finish())
 
 
-def _builders() -> dict[str, Callable[[argparse.Namespace], tuple[Engine, Settings, Callable[[MatrixResult], int]]]]:
+def _builders() -> dict[str, Callable[[argparse.Namespace], tuple[Runner, Settings, Callable[[MatrixResult], int]]]]:
     from harness.commands import check, diff_review, generate
 
     return {"check": check.merged, "generate": generate.merged, "review": diff_review.merged}
@@ -200,17 +200,17 @@ def _gathered(
 def _launch_order(cases: list[CaseResult], settings: Settings) -> list[CaseResult]:
     """The launches in the order the scripts hold them, as one run checks them (each shard checked its share in
     that order; a review's gone launches, from the first shard alone, stay last)."""
-    from harness import launches
+    from harness.runner import launches
 
     found = {case.id: position for position, case in enumerate(launches.discover(settings))}
     return sorted(cases, key=lambda result: found.get(result.case.id, len(found)))
 
 
 def _with_moves(result: CaseResult, moves: dict[str, str]) -> CaseResult:
-    """A launch's `key removed` findings told where their key moved, as harness.launches.findings_of tells them, and
-    (a review) its values under the moved key left to that finding, as harness.launch_review.value_findings leaves
+    """A launch's `key removed` findings told where their key moved, as harness.runner.launches.findings_of tells them, and
+    (a review) its values under the moved key left to that finding, as harness.runner.launch_review.value_findings leaves
     them: a shard checks launches without the moves, which are known only from every shard's cases."""
-    from harness.launches import KEY_REMOVED, moved_key, moved_override
+    from harness.runner.launches import KEY_REMOVED, moved_key, moved_override
 
     findings, moved_to = [], []
     for finding in result.findings:

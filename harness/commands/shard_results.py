@@ -12,17 +12,17 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
+from harness.baselines import gitrepo
 from harness.commands import common
 from harness.composition.provenance import Source
 from harness.composition.shards import Shard
-from harness.engine import Engine
 from harness.gates.reader import read_bytes
 from harness.model import findings as model
-from harness.model.diff import Change
 from harness.model.findings import CaseResult, Finding, LaunchTally
 from harness.model.matrix import Case
+from harness.model.semantic_diff import Change
 from harness.model.settings import Settings
-from harness.review import gitrepo
+from harness.runner.run import Runner
 
 MAX_SETTINGS_BYTES = 64 * 1024 * 1024  # the settings and contracts files hashed into a shard's identity
 
@@ -102,7 +102,7 @@ def invocation(args: argparse.Namespace, command: str) -> dict[str, Any]:
     return {"command": command, **{key: getattr(args, key, None) for key in keys}}
 
 
-def shard_document(args: argparse.Namespace, command: str, engine: Engine, settings: Settings) -> dict[str, Any] | None:
+def shard_document(args: argparse.Namespace, command: str, engine: Runner, settings: Settings) -> dict[str, Any] | None:
     """The `shard` member of a sharded run's JSON (None: not sharded)."""
     shard: Shard | None = args.shard
     if shard is None:

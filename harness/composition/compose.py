@@ -26,11 +26,11 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
 from harness.composition import hydra_compat, trace
 from harness.composition import overrides as harness_overrides
-from harness.composition.cache import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.composition.policy import resolution_policy
 from harness.composition.render import MAX_DEPTH, load_config_text
 from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.composition.session import Session, current
+from harness.composition.store import CacheRefused, cache_get, cache_put, open_store, warn_refused
 from harness.gates.confine import (
     Scope,
     UnsafeInput,

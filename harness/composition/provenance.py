@@ -16,8 +16,8 @@ from harness.composition.compose import DefaultsEntry, HydraSession, parse_file,
 from harness.composition.render import key_lines
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.session import current
-from harness.model.diff import iter_leaves, join_path, split_path, unflatten
 from harness.model.matrix import Case
+from harness.model.semantic_diff import iter_leaves, join_path, split_path, unflatten
 from harness.model.settings import display_path
 
 

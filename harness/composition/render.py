@@ -9,8 +9,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from harness.composition.hydra_compat import omegaconf_yaml_resolvers, reads_as_other_type
 from harness.gates.budget import MAX_DEPTH, MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES, InputLimitError
-from harness.model.diff import join_path, path_segment, split_path
 from harness.model.matrix import Case
+from harness.model.semantic_diff import join_path, path_segment, split_path
 
 HEADER_MARK = "# config-harness golden"
 

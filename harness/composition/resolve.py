@@ -11,7 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from harness.composition.policy import resolution_policy
-from harness.model.diff import iter_leaves, same_value, split_path
+from harness.model.semantic_diff import iter_leaves, same_value, split_path
 
 
 class _Missing:

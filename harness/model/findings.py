@@ -8,8 +8,8 @@ from enum import Enum, StrEnum
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from harness.model.diff import Change
 from harness.model.matrix import Case
+from harness.model.semantic_diff import Change
 
 
 class Kind(StrEnum):
@@ -29,7 +29,7 @@ class Kind(StrEnum):
     FORMAT = "format"  # the golden differs in text only
     HIDDEN_TEXT = "hidden_text"  # a key or value holds control, bidi or zero-width characters (shown escaped)
     ERROR = "error"
-    TARGET = "target"  # what building a `_target_` node does with it (harness/targets.py)
+    TARGET = "target"  # what building a `_target_` node does with it (harness/runner/targets.py)
     MOVED = "moved"  # a removed leaf or subtree whose value now sits under another path (`old`/`new` are paths)
     LAUNCH = "launch"  # a launch command in a script whose override no longer composes
     ENTRY_CHANGE = "entry_change"  # a review: an entry module's @hydra.main arguments or [commands.modules] entry differ
@@ -38,7 +38,7 @@ class Kind(StrEnum):
     HYDRA_WARNING = "hydra_warning"  # a warning Hydra raised while composing, once per text, with the file it names
     UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
     OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
-    CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/config_writes.py)
+    CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/runner/config_writes.py)
 
 
 class Severity(StrEnum):
@@ -210,11 +210,11 @@ class Excused(StrEnum):
     """Why an error or warning fails nothing although it holds: JSON `status` carries the value."""
 
     WAIVED = "waived"  # a contract's (or `contract: target`) waiver turned it into a warning
-    KNOWN = "known"  # a known entry (harness/rules/known.py) excuses it: info
+    KNOWN = "known"  # a known entry (harness/rules/known_entries.py) excuses it: info
 
 
 class TargetReason(StrEnum):
-    """Why a target finding was made (harness/targets.py); JSON carries it as `detail.reason`."""
+    """Why a target finding was made (harness/runner/targets.py); JSON carries it as `detail.reason`."""
 
     MISSING_CLASS = "missing_class"
     UNDECLARED = "undeclared"
@@ -483,5 +483,5 @@ class MatrixResult:
 CaseChecker = Callable[[Case, Any, Any], list[Finding]]
 
 # A rule that rereads a case's differences from its baseline: (findings, plain tree) -> findings
-# (a dropped key a Python default fills becomes one `changed` finding; harness/targets.py).
+# (a dropped key a Python default fills becomes one `changed` finding; harness/runner/targets.py).
 Refiner = Callable[[list[Finding], Any], list[Finding]]

@@ -33,7 +33,7 @@ def case_hint(pattern: str, case_ids: Iterable[str]) -> str:
 
 def key_paths(tree: object) -> list[str]:
     """Every dotted path of a plain tree, leaves and the mappings above them, for key hints."""
-    from harness.model.diff import iter_leaves, join_path, split_path
+    from harness.model.semantic_diff import iter_leaves, join_path, split_path
 
     paths = set()
     for leaf, _ in iter_leaves(tree):

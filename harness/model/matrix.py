@@ -8,7 +8,7 @@ from harness.model.settings import Settings, SettingsError, root_id
 
 BASE_ENGINE = "base"
 GOLDEN_PREFIX = "_generated_"
-LAUNCH_PREFIX = "cmd/"  # the case id of a launch command: `cmd/<script>#<n>` (harness/launches.py)
+LAUNCH_PREFIX = "cmd/"  # the case id of a launch command: `cmd/<script>#<n>` (harness/runner/launches.py)
 GOLDEN_SUFFIX = ".yaml"
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from harness.gates.budget import MAX_PYTHON_BASES, MAX_PYTHON_CHAIN, NOT_READ, BudgetExceeded, python_tree
 from harness.gates.confine import within
 from harness.gates.reader import InputLimitError, read_bytes
-from harness.model.diff import describe_value
+from harness.model.semantic_diff import describe_value
 from harness.model.settings import display_path
 
 # Bases whose constructors take no config keys and add no fields: a class built only on them is fully known.

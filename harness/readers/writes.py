@@ -144,7 +144,7 @@ class _Walk:
         self.seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self.functions = 0
 
-    def function(self, definition: _Def, names: Mapping[str, str], prefix_of: Mapping[str, str] | None = None, depth: int = 0) -> None:
+    def function(self, definition: _Def, names: Mapping[str, str], depth: int = 0) -> None:
         node = definition.node
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             return

@@ -39,7 +39,7 @@ FORMATS = MappingProxyType(
         "github": "harness.reporters.github",
         "sarif": "harness.reporters.sarif",
         "junit": "harness.reporters.junit",
-        "comment": "harness.reporters.comment",  # a review's pull-request comment, as data for `config-harness comment`
+        "comment": "harness.reporters.comment_data",  # a review's pull-request comment, as data for `config-harness comment`
     }
 )
 

@@ -42,7 +42,7 @@ class CaseList:
 
 @dataclass(frozen=True)
 class KeyHistory:
-    """`log`'s answer: the commits where one key's composed value changed in one case (a `harness.review.history.KeyLog`)."""
+    """`log`'s answer: the commits where one key's composed value changed in one case (a `harness.baselines.history.KeyLog`)."""
 
     key: str
     case: str

@@ -8,7 +8,7 @@ from harness.gates.escape import escape_data, workflow_command
 from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import (
+from harness.reporters.layout import (
     Fold,
     approvals_line,
     describe_group,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from harness.gates.escape import json_text
-from harness.model.diff import ABSENT, change_row, show_value
 from harness.model.findings import ERROR, Kind, MatrixResult, Mode, Severity
 from harness.model.grouping import counts as target_counts
 from harness.model.grouping import group_findings, summary_paragraph
+from harness.model.semantic_diff import ABSENT, change_row, show_value
 from harness.reporters.base import CaseList, KeyHistory, ReportOptions
-from harness.reporters.common import (
+from harness.reporters.layout import (
     approvals_line,
     launches_line,
     mode_properties,
@@ -35,7 +35,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         **({"approvals": approvals_line(result.approvals)} if approvals_line(result.approvals) else {}),
         **({"launches": launches_line(result.launches)} if result.launches else {}),
         "ok": result.ok,
-        # The verdict line and its counts, as every format states them (harness/reporters/common.py: tally).
+        # The verdict line and its counts, as every format states them (harness/reporters/layout.py: tally).
         "verdict": summary_line(result, groups),
         "counts": {name: value for name, value in vars(tally(result, groups)).items() if name != "ok"},
         "baseline": result.baseline,
@@ -46,7 +46,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
                 "golden": r.golden,
                 "status": r.status,
                 "findings": [f.as_dict() for f in r.findings],
-                # What building each `_target_` node does, counted by reason (harness/targets.py); an upper bound.
+                # What building each `_target_` node does, counted by reason (harness/runner/targets.py); an upper bound.
                 **({"targets": target_counts(r.findings)} if read_classes else {}),
             }
             for r in result.cases

@@ -12,7 +12,7 @@ from harness.gates.escape import xml_text
 from harness.model.findings import ERROR, WARNING, Kind, MatrixResult, Severity, Status
 from harness.model.grouping import Group, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, mode_line, mode_properties, summary_line
+from harness.reporters.layout import describe_group, mode_line, mode_properties, summary_line
 
 SUITE = "config-harness"
 RUN_CASE = "(run)"  # the test case that carries findings about the run as a whole and orphan goldens

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.gates.escape import LINE_BREAKS, code_span, markdown_text, printable
-from harness.model.diff import ABSENT, show_value
 from harness.model.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
 from harness.model.grouping import (
     TIER_TITLES,
@@ -21,8 +20,9 @@ from harness.model.grouping import (
     summary_paragraph,
     tier_heading,
 )
+from harness.model.semantic_diff import ABSENT, show_value
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import (
+from harness.reporters.layout import (
     EFFECTIVE_NOTE,
     LISTED_TIERS,
     SHOWN_LAUNCHES,

@@ -17,7 +17,7 @@ from harness.gates.escape import json_text, sarif_message
 from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import describe_group, mode_properties, summary_line
+from harness.reporters.layout import describe_group, mode_properties, summary_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = MappingProxyType({ERROR: "error", WARNING: "warning", INFO: "note"})

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
 from harness.gates.escape import printable
-from harness.model.diff import ABSENT, show_value
 from harness.model.findings import ERROR, WARNING, CaseResult, MatrixResult, Severity, TargetReason
 from harness.model.grouping import (
     LAUNCH_NEWS,
@@ -21,8 +20,9 @@ from harness.model.grouping import (
     summary_paragraph,
     tier_heading,
 )
+from harness.model.semantic_diff import ABSENT, show_value
 from harness.reporters.base import CaseList, KeyHistory, ReportOptions
-from harness.reporters.common import (
+from harness.reporters.layout import (
     LISTED_TIERS,
     Fold,
     approvals_line,

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.composition.resolve import MISSING, Unresolvable, effective_value
-from harness.model.diff import same_value
-from harness.rules.base import ContractError, Option, PathRule, TermChange, View, Violation, checked, flag, show, where
+from harness.model.semantic_diff import same_value
+from harness.rules.protocol import ContractError, Option, PathRule, TermChange, View, Violation, checked, flag, show, where
 
 if TYPE_CHECKING:
     from harness.rules.contracts import Contract

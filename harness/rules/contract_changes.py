@@ -24,7 +24,6 @@ from omegaconf import DictConfig
 from harness.model.findings import ERROR, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Finding, Kind, Origin
 from harness.model.matrix import Case
 from harness.rules import KINDS
-from harness.rules.base import ProgramLookup, TermChange
 from harness.rules.contracts import (
     SUBJECT_KEYS,
     ChangeRecord,
@@ -40,6 +39,7 @@ from harness.rules.contracts import (
     utc_today,
     violations_seen,
 )
+from harness.rules.protocol import ProgramLookup, TermChange
 
 
 def _merged(contract_set: ContractSet) -> dict[str, Contract]:

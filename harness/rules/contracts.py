@@ -22,10 +22,10 @@ from harness.model.matrix import Case
 from harness.model.schema import ANY, ListOf, OneOf, Shape, Table, first_problem
 from harness.model.settings import Settings, display_path
 from harness.rules import BY_KEY, KINDS
-from harness.rules.base import ContractError, ProgramLookup, View, Violation, plain
-from harness.rules.base import checked as _checked
-from harness.rules.base import strict_keys as _strict_keys
-from harness.rules.base import where as _where
+from harness.rules.protocol import ContractError, ProgramLookup, View, Violation, plain
+from harness.rules.protocol import checked as _checked
+from harness.rules.protocol import strict_keys as _strict_keys
+from harness.rules.protocol import where as _where
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class Waiver:
     reason: str
     until: datetime.date | None = None
     cases: str = "*"  # a glob over case ids: a waiver for megatron's mismatch does not hide a new one on dp
-    # A known entry (harness/rules/known.py) names a finding's cause instead of a contract: its kind, the key (`path`),
+    # A known entry (harness/rules/known_entries.py) names a finding's cause instead of a contract: its kind, the key (`path`),
     # the script line or config file (`source`), its reason word and, for a finding about no key, its words.
     finding: str = ""
     what: str = ""
@@ -111,7 +111,7 @@ class ContractSet:
     waivers: tuple[Waiver, ...] = ()
     changes: tuple[ChangeRecord, ...] = ()
     # Records written in a known file: the file a pull request loosens cannot also hold the reason that approves
-    # it, so these approve nothing (harness/rules/known.py reports them).
+    # it, so these approve nothing (harness/rules/known_entries.py reports them).
     unheeded: tuple[ChangeRecord, ...] = ()
 
 
@@ -135,11 +135,13 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> _Line
 _ContractLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 
 CONTRACT_KEYS = frozenset({"name", *BY_KEY})
-# A waiver naming this "contract" excuses target findings (harness/targets.py): a node the program reads raw, a
+# A waiver naming this "contract" excuses target findings (harness/runner/targets.py): a node the program reads raw, a
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
-KNOWN_KEYS = frozenset({"finding", "path", "source", "what", "message", "reason", "until"})  # a known entry (harness/rules/known.py)
+KNOWN_KEYS = frozenset(
+    {"finding", "path", "source", "what", "message", "reason", "until"}
+)  # a known entry (harness/rules/known_entries.py)
 CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry", "launch", "old", "new", "reason"})
 # The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `known: CASES`,
 # `entry: MODULE` and `launch: CASE_ID`.
@@ -448,7 +450,7 @@ def stale_waivers(contract_set: ContractSet, seen: Iterable[tuple[str, str, str]
     findings = []
     for waiver in contract_set.waivers:
         if waiver.finding:
-            continue  # a known entry: harness/rules/known.py says when it no longer matches
+            continue  # a known entry: harness/rules/known_entries.py says when it no longer matches
         if any(waiver.excuses(contract, (path,), case_id) for case_id, contract, path in seen):
             continue
         scope = "" if waiver.cases == "*" else f" in cases {waiver.cases!r}"

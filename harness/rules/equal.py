@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.composition.resolve import MISSING, Unresolvable, effective_value
-from harness.model.diff import describe_value, same_value
-from harness.rules.base import ContractError, PathRule, TermChange, View, Violation, checked, plain, show, where
+from harness.model.semantic_diff import describe_value, same_value
+from harness.rules.protocol import ContractError, PathRule, TermChange, View, Violation, checked, plain, show, where
 
 if TYPE_CHECKING:
     from harness.rules.contracts import Contract

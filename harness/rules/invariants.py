@@ -35,8 +35,8 @@ from omegaconf.errors import (
 
 from harness.composition.policy import HOST_RESOLVERS, resolution_policy
 from harness.composition.resolve import MISSING, long_chains, lookup, select_key
-from harness.model.diff import join_path, split_path
 from harness.model.findings import ERROR, INFO, Finding, Kind
+from harness.model.semantic_diff import join_path, split_path
 
 # What Hydra fills in when the application starts (hydra.conf.RuntimeConf): present, values unknown here.
 RUNTIME_KEYS = ("version", "version_base", "cwd", "config_sources", "output_dir", "choices")

@@ -1,5 +1,5 @@
 """`program_view: true`: `require` and `equal` see what the program sees, a Python default filling a key the YAML
-lacks (harness/targets.py, with the settings' `python_sources`).
+lacks (harness/runner/targets.py, with the settings' `python_sources`).
 
 Turning it on accepts a value the YAML does not hold, so it is a loosening: written `{program_view: false}` ->
 `{program_view: true}` at path `''`.
@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.rules.base import Option, TermChange, View, flag
+from harness.rules.protocol import Option, TermChange, View, flag
 
 if TYPE_CHECKING:
     from harness.rules.contracts import Contract

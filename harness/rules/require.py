@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.composition.resolve import MISSING, lookup
-from harness.rules.base import PathRule, TermChange, View, Violation, path_list
+from harness.rules.protocol import PathRule, TermChange, View, Violation, path_list
 
 if TYPE_CHECKING:
     from harness.rules.contracts import Contract

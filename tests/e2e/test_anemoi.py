@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.review.fetch import fetch_wheel_tree
+from harness.baselines.releases import fetch_wheel_tree
 from tests.conftest import CACHE
 from tests.e2e.real_trees import (
     Project,

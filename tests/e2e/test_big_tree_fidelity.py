@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine import Engine, RuleSet, Run
+from harness.baselines.goldens import write_goldens
+from harness.baselines.kinds import GoldenFolder
+from harness.baselines.releases import fetch_wheel_tree
 from harness.model.settings import parse_settings
-from harness.review.baselines import GoldenFolder
-from harness.review.fetch import fetch_wheel_tree
-from harness.review.goldens import write_goldens
+from harness.runner.run import RuleSet, Run, Runner
 from tests.conftest import CACHE, ROOT
 
 pytestmark = pytest.mark.e2e
@@ -51,7 +51,7 @@ def project(name: str, folder: Path) -> tuple[Path, dict]:
 
 
 def goldens(settings, folder: Path, plain: bool = False) -> dict[str, bytes]:
-    result = Engine(Run.check(settings, RuleSet(), keep_rendered=True, baseline=GoldenFolder(folder)), plain=plain).run()
+    result = Runner(Run.check(settings, RuleSet(), keep_rendered=True, baseline=GoldenFolder(folder)), plain=plain).run()
     failed = [case.id for case in result.cases if case.status == "error"]
     if plain and len(failed) > len(result.cases) // 2:  # a fidelity check over nothing would pass: fail instead
         pytest.fail(

@@ -196,8 +196,8 @@ def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp
 
 
 def test_verl_contracts_hold_on_0_9_1_with_no_stale_waiver_and_scoped_lora_waivers(cli):
+    from harness.baselines.releases import fetch_wheel_tree
     from harness.model.settings import load_settings
-    from harness.review.fetch import fetch_wheel_tree
     from tests.conftest import ROOT
 
     source = load_settings(start=ROOT).source

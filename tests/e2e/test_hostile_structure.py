@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from harness.composition.render import parse_yaml
 from harness.gates.budget import HOSTILE_SECONDS, NOT_READ, BudgetExceeded, toml_document
+from harness.readers.bash import launches_in
 from harness.readers.pysource import Missing, Outside, Signature, SourceIndex
-from harness.readers.shell import launches_in
 from harness.rules.contracts import ContractError, parse_contracts
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

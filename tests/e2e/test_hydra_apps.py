@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.review.fetch import fetch_wheel_tree
+from harness.baselines.releases import fetch_wheel_tree
 from tests.conftest import CACHE, ROOT, verl_tree
 from tests.e2e.real_trees import golden_tree, plain_compose
 

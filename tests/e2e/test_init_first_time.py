@@ -63,7 +63,7 @@ def test_schnetpack_takes_its_representation_as_the_engine_group_dropping_the_pr
     presets without an experiment (`model: null`) are left out with why, not the group."""
     import shutil
 
-    from harness.review.fetch import fetch_wheel_tree
+    from harness.baselines.releases import fetch_wheel_tree
     from tests.conftest import CACHE
 
     package = fetch_wheel_tree("schnetpack==2.1.1", "schnetpack", CACHE / "schnetpack-2.1.1")

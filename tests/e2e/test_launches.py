@@ -14,7 +14,7 @@ from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
 from harness.composition import hydra_compat
-from harness.launches import Composer, Project, command_cases, find_scripts
+from harness.runner.launches import Composer, Project, command_cases, find_scripts
 from tests.conftest import ROOT
 from tests.synthetic_history import git
 

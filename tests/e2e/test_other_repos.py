@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.baselines.releases import fetch_wheel_tree
 from harness.composition.render import parse_yaml
-from harness.review.fetch import fetch_wheel_tree
 from tests.conftest import CACHE, ROOT
 from tests.e2e.real_trees import plain_compose
 from tests.synthetic_history import git

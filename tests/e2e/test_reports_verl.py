@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.baselines.releases import fetch_wheel_tree
 from harness.model.settings import load_settings
-from harness.review.fetch import fetch_wheel_tree
 from tests.conftest import ROOT, verl_tree
 
 pytestmark = pytest.mark.e2e

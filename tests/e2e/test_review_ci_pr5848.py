@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.pr_comment import COMMENT_LIMIT, MAX_BODY_LINES
+from harness.reporters.pr_comment import COMMENT_LIMIT, MAX_BODY_LINES
 from tests.e2e.test_day_one import CONTRACTS, adopt, apply_pull_request
 from tests.synthetic_history import git
 from tests.workflow_runner import COMMENT_TEMPLATE, TEMPLATE, run_job

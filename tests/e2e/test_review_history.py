@@ -14,7 +14,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from harness.cli import main
-from harness.model.diff import flatten, same_value
+from harness.model.semantic_diff import flatten, same_value
 from tests.conftest import verl_tree
 from tests.synthetic_history import commit, git
 

@@ -12,10 +12,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+from harness.baselines.releases import fetch_wheel_tree
 from harness.model.settings import load_settings
 from harness.readers.pysource import Signature, SourceIndex
-from harness.review.fetch import fetch_wheel_tree
-from harness.targets import target_nodes
+from harness.runner.targets import target_nodes
 from tests.conftest import CACHE, ROOT
 
 pytestmark = pytest.mark.e2e
@@ -86,7 +86,7 @@ def test_the_project_check_prints_the_counts_of_each_case_in_one_line(cli):
     own = load_settings(start=ROOT)
     assert own.source is not None and own.source.python == "verl"
     assert own.python_sources == (own.source.into / "verl",)
-    from harness.review.fetch import fetch_source
+    from harness.baselines.releases import fetch_source
 
     fetch_source(own.source)
     run = cli("check", cwd=ROOT)

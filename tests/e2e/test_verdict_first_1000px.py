@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from harness.pr_comment import checked_comment, render
+from harness.reporters.pr_comment import checked_comment, render
 from tests.conftest import commit_small_project, write_tree
 from tests.e2e.test_reports_verl import chromium, render_github
 from tests.integration.test_comment import event

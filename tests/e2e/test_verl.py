@@ -9,10 +9,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+from harness.baselines.releases import fetch_wheel_tree
 from harness.composition.render import parse_yaml
-from harness.model.diff import flatten, same_value
+from harness.model.semantic_diff import flatten, same_value
 from harness.model.settings import load_settings
-from harness.review.fetch import fetch_wheel_tree
 from tests.conftest import ROOT, verl_tree
 
 pytestmark = pytest.mark.e2e
@@ -158,16 +158,16 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     import subprocess
     import sys
 
-    from harness.engine import Engine, RuleSet, Run
+    from harness.baselines.goldens import write_goldens
+    from harness.baselines.kinds import GoldenFolder
     from harness.reporters.json import result_as_dict, to_json
-    from harness.review.baselines import GoldenFolder
-    from harness.review.goldens import write_goldens
+    from harness.runner.run import RuleSet, Run, Runner
 
     settings = load_settings(start=ROOT)
     # The same rules `check` runs: the contracts, the program view of the classes, the run-level findings.
     checks = RuleSet.of(settings)
     plain_run = Run.check(settings, checks)
-    plain = json.loads(to_json(result_as_dict(Engine(plain_run, plain=True).run())))
+    plain = json.loads(to_json(result_as_dict(Runner(plain_run, plain=True).run())))
     harness = [sys.executable, "-m", "harness", "--jobs", "2"]
     optimized = subprocess.run(harness + ["check", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     assert optimized.returncode == 0, optimized.stderr
@@ -176,7 +176,7 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     assert document == plain
 
     plain_dir = tmp_path / "plain"
-    write_goldens(Engine(Run.check(settings, checks, keep_rendered=True, baseline=GoldenFolder(plain_dir)), plain=True).run(), plain_dir)
+    write_goldens(Runner(Run.check(settings, checks, keep_rendered=True, baseline=GoldenFolder(plain_dir)), plain=True).run(), plain_dir)
     written = subprocess.run(harness + ["--snapshot-dir", str(tmp_path / "fast"), "generate"], cwd=ROOT, capture_output=True)
     assert written.returncode == 0, written.stderr
     names = sorted(p.name for p in (tmp_path / "plain").iterdir())

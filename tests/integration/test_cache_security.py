@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.composition.cache import MAGIC, CacheRefused, SignedStore, key_path, open_store, prune
 from harness.composition.session import forget_content
+from harness.composition.store import MAGIC, CacheRefused, SignedStore, key_path, open_store, prune
 from tests.conftest import SMALL_SETTINGS, SMALL_TREE, write_tree
 
 

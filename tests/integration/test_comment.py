@@ -13,7 +13,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from harness.pr_comment import COMMENT_LIMIT, MAX_BODY_LINES, MAX_DOCUMENT_BYTES
+from harness.reporters.pr_comment import COMMENT_LIMIT, MAX_BODY_LINES, MAX_DOCUMENT_BYTES
 from tests.conftest import commit_small_project
 
 HEAD = "0123456789abcdef0123456789abcdef01234567"

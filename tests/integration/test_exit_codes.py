@@ -97,13 +97,13 @@ def test_plugin_collection_errors_are_one_line_never_internalerror(pytester: pyt
     assert "INTERNALERROR" not in bad.stdout.str() + bad.stderr.str() and "Traceback" not in bad.stdout.str()
 
     (pytester.path / "pyproject.toml").write_text(PYPROJECT)
-    import harness.engine
+    import harness.runner.run
 
     def broken(self, *args, **kwargs):  # a bug injected into the harness's own code while the plugin collects
         raise AttributeError("injected")
 
     # The session below runs in this process: monkeypatch puts the real constructor back after this test.
-    monkeypatch.setattr(harness.engine.Engine, "__init__", broken)
+    monkeypatch.setattr(harness.runner.run.Runner, "__init__", broken)
     crashed = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     assert crashed.ret == pytest.ExitCode.INTERRUPTED
     crashed.stdout.fnmatch_lines(["config-harness: internal error while collecting pyproject.toml: AttributeError: injected*"])

@@ -9,13 +9,13 @@ import subprocess
 import sys
 from dataclasses import replace
 
+from harness.baselines.goldens import write_goldens
+from harness.baselines.kinds import GoldenFolder
 from harness.composition.session import forget_content
-from harness.engine import Engine, RuleSet, Run
 from harness.model.settings import load_settings
 from harness.reporters.json import result_as_dict, to_json
-from harness.review.baselines import GoldenFolder
-from harness.review.goldens import write_goldens
 from harness.rules.contracts import contract_checks
+from harness.runner.run import RuleSet, Run, Runner
 
 
 def harness(project, *arguments):
@@ -32,7 +32,7 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
     written = harness(small_project, "--snapshot-dir", "fast", "generate")
     assert written.returncode == 0, written.stderr
     plain_dir = small_project / "plain"
-    write_goldens(Engine(Run.check(settings, RuleSet(), keep_rendered=True, baseline=GoldenFolder(plain_dir)), plain=True).run(), plain_dir)
+    write_goldens(Runner(Run.check(settings, RuleSet(), keep_rendered=True, baseline=GoldenFolder(plain_dir)), plain=True).run(), plain_dir)
     names = sorted(p.name for p in (small_project / "plain").iterdir())
     assert names == sorted(p.name for p in (small_project / "fast").iterdir()) and len(names) == 7
     for name in names:
@@ -45,7 +45,7 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
     fast = harness(small_project, "--snapshot-dir", "fast", "check", "--format", "json")
     assert fast.returncode == 1, fast.stderr
     fast_settings = replace(settings, snapshot_dir=small_project / "fast")
-    plain = Engine(Run.check(fast_settings, RuleSet(tuple(contract_checks(settings)))), plain=True).run()
+    plain = Runner(Run.check(fast_settings, RuleSet(tuple(contract_checks(settings)))), plain=True).run()
     plain_document = json.loads(to_json(result_as_dict(plain)))
     fast_document = json.loads(fast.stdout)
     assert fast_document.pop("next_steps")  # the CLI's advice names its own command line; the engine's result is the same

@@ -9,8 +9,8 @@ import pytest
 
 from harness.cli import main
 from harness.composition.shards import plan
-from harness.engine import Engine, RuleSet, Run
 from harness.model.settings import load_settings
+from harness.runner.run import RuleSet, Run, Runner
 from tests.integration.test_plugin_workflow import project, run  # noqa: F401 (a fixture)
 
 # The repository's own suite: a conftest.py that needs what this machine lacks (verl's needs torch), a failing test.
@@ -43,7 +43,7 @@ def test_config_harness_runs_only_the_harness_tests_from_any_folder(project: pyt
 def test_config_harness_shard_collects_the_shards_cases(project: pytest.Pytester) -> None:  # noqa: F811
     _with_own_suite(project)
     settings = load_settings(project.path / "pyproject.toml")
-    cases = Engine(Run.check(settings, RuleSet())).cases
+    cases = Runner(Run.check(settings, RuleSet())).cases
     for index, share in enumerate(plan(cases, 2), start=1):
         result = run(project, "--config-harness", f"--config-harness-shard={index}/2", "-v")
         collected = sorted(set(re.findall(r"golden\[([^\]]+)\] PASSED", result.stdout.str())))

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
-from harness.review.around import around_review
+from harness.runner.around import around_review
 from tests.synthetic_history import git
 
 WORKFLOW = "name: config-harness\non: pull_request\njobs:\n  review:\n    steps:\n      - run: config-harness diff --base main\n"

@@ -3,7 +3,7 @@ GitHub says failed is never posted as OK."""
 
 from __future__ import annotations
 
-from harness.pr_comment import COUNTS, Comment, render
+from harness.reporters.pr_comment import COUNTS, Comment, render
 
 
 def _comment(ok: bool) -> Comment:

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from harness.compare import as_review, compare_with_base, hidden_text_findings, hydra_findings, semantic_findings
+from harness.baselines.kinds import BaselineEntry
 from harness.composition.compose import HydraSession
 from harness.composition.render import render_golden, to_plain
 from harness.model.findings import ERROR, INFO, WARNING, Finding, Kind, Status
 from harness.model.matrix import Case
-from harness.review.baselines import BaselineEntry
 from harness.rules.contracts import HYDRA, ChangeRecord
+from harness.runner.compare import as_review, compare_with_base, hidden_text_findings, hydra_findings, semantic_findings
 from tests.conftest import write_tree
 
 APP = """

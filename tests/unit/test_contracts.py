@@ -6,7 +6,7 @@ from omegaconf import OmegaConf
 
 from harness.model.matrix import Case
 from harness.rules.contracts import ContractError, contract_findings, parse_contracts
-from harness.rules.lock import derive_contract
+from harness.rules.derive import derive_contract
 
 CONFIG = {
     "model": {"use_remove_padding": True, "lora_alpha": 16, "lora": {"alpha": 32}, "name": "???"},

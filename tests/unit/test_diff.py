@@ -2,7 +2,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.composition.render import dump_yaml, parse_yaml
-from harness.model.diff import (
+from harness.model.semantic_diff import (
     ADDED,
     CHANGED,
     REMOVED,
@@ -129,7 +129,7 @@ def _full(changes):
 
 @given(st.dictionaries(MIXED_KEYS, MIXED, max_size=5), st.dictionaries(MIXED_KEYS, MIXED, max_size=5))
 def test_the_side_by_side_walk_gives_exactly_the_flattened_diff(a, b):
-    from harness.model.diff import diff_leaves
+    from harness.model.semantic_diff import diff_leaves
 
     assert _full(diff_trees(a, b)) == _full(diff_leaves(flatten(a), flatten(b)))
     # Two trees that share most of their content (a launch now and at the base) walk the shared part once.

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from harness.baselines.kinds import BaselineEntry
 from harness.composition.provenance import Source
-from harness.engine import Engine, RuleSet, Run, with_origins
 from harness.model.findings import ERROR, INFO, WARNING, ContractRef, Finding, Kind, Origin, Severity, Status
 from harness.model.matrix import Case
 from harness.model.settings import Settings, SettingsError, load_settings
-from harness.review.baselines import BaselineEntry
+from harness.runner.run import RuleSet, Run, Runner, with_origins
 from tests.conftest import write_tree
 
 TREE = {
@@ -123,7 +123,7 @@ def kinds(case: Any) -> list[tuple[str, str, str]]:
 
 def test_a_baseline_equal_to_the_composed_trees_gives_every_case_ok_and_is_prepared_once_with_the_twins(settings):
     baseline = InMemory(every_case())
-    result = Engine(Run.check(settings, RuleSet(), baseline=baseline), "route/*").run()
+    result = Runner(Run.check(settings, RuleSet(), baseline=baseline), "route/*").run()
     assert [(c.case.id, c.status, c.findings) for c in result.cases] == [("route/legacy", Status.OK, ())]
     assert baseline.prepared == ["app/pg/default", "route/legacy"]  # the route and the twin it must equal
     assert result.ok and result.baseline == "trees in memory" and result.orphans == ()
@@ -132,7 +132,7 @@ def test_a_baseline_equal_to_the_composed_trees_gives_every_case_ok_and_is_prepa
 @pytest.mark.parametrize("differences", [INFO, ERROR])
 def test_a_changed_leaf_and_the_interpolation_reading_it_take_the_baselines_severity(settings, differences):
     was = {**SQLITE, "train": {"lr": 0.2, "steps": 10}}
-    result = Engine(
+    result = Runner(
         Run.check(settings, RuleSet(), baseline=InMemory(every_case(**{"app/sqlite/default": was}), differences=differences))
     ).run()
     case = by_id(result)["app/sqlite/default"]
@@ -150,8 +150,8 @@ def test_a_case_the_baseline_lacks_is_new_and_an_error_only_where_the_baseline_s
     """`check`'s policy (goldens in a folder): a difference is an error, and so is a case without a golden."""
     trees = every_case()
     del trees["app/pg/short"]
-    lenient = by_id(Engine(Run.check(settings, RuleSet(), baseline=InMemory(trees))).run())["app/pg/short"]
-    strict = by_id(Engine(Run.check(settings, RuleSet(), baseline=InMemory(trees, ERROR, missing_is_error=True))).run())["app/pg/short"]
+    lenient = by_id(Runner(Run.check(settings, RuleSet(), baseline=InMemory(trees))).run())["app/pg/short"]
+    strict = by_id(Runner(Run.check(settings, RuleSet(), baseline=InMemory(trees, ERROR, missing_is_error=True))).run())["app/pg/short"]
     assert (lenient.status, lenient.findings) == (Status.NEW, ())
     assert strict.status == Status.NEW and kinds(strict) == [("missing_golden", "", "error")]
     assert strict.findings[0].message.startswith("no golden at ") and strict.findings[0].message.endswith(
@@ -161,14 +161,14 @@ def test_a_case_the_baseline_lacks_is_new_and_an_error_only_where_the_baseline_s
 
 def test_a_case_the_baseline_could_not_compose_is_changed_with_the_baselines_reason_as_information(settings):
     baseline = InMemory(every_case(), errors={"app/pg/default": "db/pg.yaml: no such file"})
-    case = by_id(Engine(Run.check(settings, RuleSet(), baseline=baseline), "app/pg/default").run())["app/pg/default"]
+    case = by_id(Runner(Run.check(settings, RuleSet(), baseline=baseline), "app/pg/default").run())["app/pg/default"]
     assert case.status == Status.CHANGED and kinds(case) == [("error", "", "info")]
     assert case.findings[0].message == "the baseline could not compose memory app/pg/default: db/pg.yaml: no such file"
 
 
 def test_cases_only_the_baseline_has_are_gone_cases_or_orphans_as_its_policy_says(settings):
-    gone = Engine(Run.check(settings, RuleSet(), baseline=InMemory(every_case(), extra=("app/mysql/default",)))).run()
-    orphans = Engine(
+    gone = Runner(Run.check(settings, RuleSet(), baseline=InMemory(every_case(), extra=("app/mysql/default",)))).run()
+    orphans = Runner(
         Run.check(settings, RuleSet(), baseline=InMemory(every_case(), extra=("snapshots/_generated_x.yaml",), unclaimed_are_orphans=True))
     ).run()
     assert (by_id(gone)["app/mysql/default"].status, gone.orphans, gone.ok) == (Status.GONE, (), True)
@@ -180,7 +180,7 @@ def test_a_removed_key_names_the_file_that_set_it_at_the_baseline(settings):
     was = {**SQLITE, "db": {"driver": "sqlite", "port": 0, "path": "/tmp/db"}}
     source = Source("base/db/sqlite.yaml", 3)
     baseline = InMemory(every_case(**{"app/sqlite/default": was}), sources={"db.path": source})
-    case = by_id(Engine(Run.check(settings, RuleSet(), baseline=baseline), "app/sqlite/default").run())["app/sqlite/default"]
+    case = by_id(Runner(Run.check(settings, RuleSet(), baseline=baseline), "app/sqlite/default").run())["app/sqlite/default"]
     assert kinds(case) == [("removed", "db.path", "info")] and case.findings[0].source == source
 
 
@@ -190,7 +190,7 @@ def test_a_case_the_baseline_lacks_is_compared_with_the_route_that_became_it(tmp
     settings = load_settings(tmp_path / "harness.toml")
     trees = every_case(**{"route/legacy": {**PG, "db": {"driver": "pg", "port": 5433}}})
     del trees["app/pg/default"]
-    case = by_id(Engine(Run.check(settings, RuleSet(), baseline=InMemory(trees)), "app/pg/default").run())["app/pg/default"]
+    case = by_id(Runner(Run.check(settings, RuleSet(), baseline=InMemory(trees)), "app/pg/default").run())["app/pg/default"]
     assert (case.baseline_id, case.golden) == ("route/legacy", "memory route/legacy (became app/pg/default)")
     assert kinds(case) == [("changed", "db.port", "info")]
 
@@ -204,7 +204,7 @@ def test_a_rule_error_fails_a_case_whatever_the_baseline_says_and_a_route_is_hel
             else []
         )
 
-    result = Engine(Run.check(settings, RuleSet((small_steps,)), baseline=InMemory(every_case()))).run()
+    result = Runner(Run.check(settings, RuleSet((small_steps,)), baseline=InMemory(every_case()))).run()
     statuses = {case_id: case.status for case_id, case in by_id(result).items()}
     assert statuses == {
         "app/pg/default": Status.ERROR,
@@ -222,8 +222,8 @@ def test_a_rule_error_fails_a_case_whatever_the_baseline_says_and_a_route_is_hel
 def test_one_case_at_a_time_gives_exactly_the_findings_of_the_whole_run(settings):
     """The pytest plugin asks `result(case_id)` case by case, the CLI `run()`: one engine, the same answers."""
     trees = every_case(**{"app/pg/default": {**PG, "train": {"lr": 0.3, "steps": 10}}, "route/legacy": SQLITE})
-    whole = by_id(Engine(Run.check(settings, RuleSet(), baseline=InMemory(trees))).run())
-    engine = Engine(Run.check(settings, RuleSet(), baseline=InMemory(trees)))
+    whole = by_id(Runner(Run.check(settings, RuleSet(), baseline=InMemory(trees))).run())
+    engine = Runner(Run.check(settings, RuleSet(), baseline=InMemory(trees)))
     one_by_one = {case_id: engine.result(case_id) for case_id in reversed(list(whole))}
     assert {k: (v.status, v.findings) for k, v in one_by_one.items()} == {k: (v.status, v.findings) for k, v in whole.items()}
     assert {k for k, v in whole.items() if v.findings} == {"app/pg/default", "route/legacy"}
@@ -232,9 +232,9 @@ def test_one_case_at_a_time_gives_exactly_the_findings_of_the_whole_run(settings
 
 def test_a_glob_that_selects_nothing_is_bad_input_naming_the_glob(settings):
     with pytest.raises(SettingsError, match=r"--case 'app/mysql/\*' matches no case"):
-        Engine(Run.check(settings, RuleSet(), baseline=InMemory({})), ["app/pg/*", "app/mysql/*"])
+        Runner(Run.check(settings, RuleSet(), baseline=InMemory({})), ["app/pg/*", "app/mysql/*"])
     with pytest.raises(SettingsError, match=r"--case 'cmd/x\.sh#1': the settings have no \[\[commands\]\]"):
-        Engine(Run.check(settings, RuleSet(), baseline=InMemory({})), "cmd/x.sh#1")
+        Runner(Run.check(settings, RuleSet(), baseline=InMemory({})), "cmd/x.sh#1")
 
 
 def test_errors_are_marked_introduced_or_at_base_and_a_base_error_gone_is_fixed():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.launch_review import entry_arguments
 from harness.readers.entries import NotStatic, entry_configs, hydra_main
+from harness.runner.launch_review import entry_arguments
 
 FILE = Path("/repo/app/train.py")
 
@@ -84,7 +84,7 @@ def test_init_gets_each_entry_point_with_its_folder_resolved(tmp_path):
 
 def test_a_launch_of_an_entry_with_a_pkg_config_path_composes_from_the_package_folder(tmp_path):
     """Issue 42: `@hydra.main(config_path="pkg://litdet.configs")` was "no @hydra.main" / a folder next to the file."""
-    from harness.launches import Entry, Project
+    from harness.runner.launches import Entry, Project
 
     (tmp_path / "litdet/configs").mkdir(parents=True)
     (tmp_path / "litdet/__init__.py").write_text("")

@@ -56,9 +56,9 @@ def test_an_exception_that_forgets_the_base_is_found():
 
 
 def test_bad_input_has_one_line_and_a_bug_has_none():
+    from harness.baselines.gitrepo import GitError
     from harness.gates.budget import BudgetExceeded
     from harness.model.settings import SettingsError
-    from harness.review.gitrepo import GitError
 
     assert bad_input_line(SettingsError("harness.toml: unknown key 'x'\n  (allowed: a)")) == "harness.toml: unknown key 'x' (allowed: a)"
     assert bad_input_line(GitError("nope: not a git ref")) == "nope: not a git ref"
@@ -83,7 +83,7 @@ def test_exit_codes_are_the_interfaces():
 @pytest.mark.parametrize("kind", ["UnsafeInput", "PathError"])
 def test_errors_that_keep_a_builtin_base_are_bad_input_too(kind):
     from harness.gates import confine
-    from harness.model import diff
+    from harness.model import semantic_diff
 
-    error = getattr(confine, kind, None) or getattr(diff, kind)
+    error = getattr(confine, kind, None) or getattr(semantic_diff, kind)
     assert issubclass(error, BadInput) and issubclass(error, OSError | ValueError)

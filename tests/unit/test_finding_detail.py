@@ -36,7 +36,7 @@ from harness.model.findings import (
     ViaDefault,
 )
 from harness.model.matrix import Case
-from harness.reporters.common import approvals_line, launches_line, rules_line
+from harness.reporters.layout import approvals_line, launches_line, rules_line
 from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import contract_findings, contract_hygiene, contract_of_finding, parse_contracts, violations_seen
 

@@ -22,19 +22,19 @@ from harness.composition.render import MAX_DEPTH, parse_yaml
 from harness.gates.confine import UnsafeInput, outside_problem
 from harness.gates.reader import InputLimitError, NotAFile, read_bytes
 from harness.gates.writer import write_atomic
-from harness.model import diff
+from harness.model import semantic_diff
 
 PACKAGE = Path(harness.__file__).parent
 
 # Reads that are not of tree data, each with its reason. Anything else that opens, reads or runs `git show` or
 # `git cat-file` in the package fails the test below: tree data goes through harness/gates/reader.py.
 NOT_TREE_DATA = {
-    ("composition/cache.py", "os.open"): "the cache's own signed store and its key, in a private folder the cache checks",
-    ("composition/cache.py", "read_bytes"): "the harness's own modules, hashed into the cache's format",
+    ("composition/store.py", "os.open"): "the cache's own signed store and its key, in a private folder the cache checks",
+    ("composition/store.py", "read_bytes"): "the harness's own modules, hashed into the cache's format",
     ("cli.py", "os.open"): "/dev/null, to silence stdout after a broken pipe",
-    ("review/goldens.py", "open"): "locks a leftover temporary file of write_atomic (regular, no link) without reading it",
+    ("baselines/goldens.py", "open"): "locks a leftover temporary file of write_atomic (regular, no link) without reading it",
     ("gates/writer.py", "os.open"): "creates a new file for writing (O_EXCL, O_NOFOLLOW)",
-    ("review/fetch.py", "archive.open"): "a member of a wheel already read through the reader, bounded as it is unpacked",
+    ("baselines/releases.py", "archive.open"): "a member of a wheel already read through the reader, bounded as it is unpacked",
 }
 READ_CALLS = {"open", "read_text", "read_bytes", "fdopen", "ZipFile", "Popen", "run", "check_output"}
 
@@ -135,12 +135,12 @@ def test_the_policy_keeps_host_and_custom_resolvers_opaque(monkeypatch, text):
 
 
 def test_interpolations_that_each_read_a_big_mapping_end_in_a_finding_not_a_hang():
-    from harness.compare import effective_findings
+    from harness.runner.compare import effective_findings
 
     n = 3000
     old = {"k": {f"v{i}": 0 for i in range(n)}, "r": {f"r{i}": "${k}" for i in range(n)}}
     new = {"k": {f"v{i}": 1 for i in range(n)}, "r": old["r"]}
-    changes = diff.diff_trees(old, new)
+    changes = semantic_diff.diff_trees(old, new)
     started = time.monotonic()
     findings = effective_findings(OmegaConf.create(new), new, old, changes)
     assert time.monotonic() - started < 20
@@ -162,7 +162,7 @@ def test_list_alignment_is_bounded():
     old, new = ["same"] * n, ["same"] * n
     old[n // 3], new[2 * n // 3] = "was", "now"
     started = time.monotonic()
-    (change,) = diff.diff_trees({"l": old}, {"l": new})
+    (change,) = semantic_diff.diff_trees({"l": old}, {"l": new})
     assert time.monotonic() - started < 5
     assert "position by position" in change.detail[0]
 
@@ -178,8 +178,8 @@ def test_deep_nesting_and_circular_aliases_are_refused():
 
 def test_a_path_that_is_not_a_dotted_path_is_a_path_error():
     for bad in ('model."x', 'a."b"c', '"'):
-        with pytest.raises(diff.PathError, match="not a dotted path"):
-            diff.split_path(bad)
+        with pytest.raises(semantic_diff.PathError, match="not a dotted path"):
+            semantic_diff.split_path(bad)
 
 
 # Gate 6: no two distinct keys share a path, for any key type YAML can produce.
@@ -199,16 +199,18 @@ def test_distinct_keys_never_share_a_path(keys):
     mapping = {}
     for key in keys:
         mapping.setdefault(key, len(mapping))  # a dict merges keys Python calls equal (1, 1.0, True), as YAML does
-    paths = [diff.join_path("root", key) for key in mapping]
+    paths = [semantic_diff.join_path("root", key) for key in mapping]
     assert len(set(paths)) == len(paths), paths
-    assert len(diff.flatten({"root": {key: 0 for key in mapping}})) == len(mapping)
+    assert len(semantic_diff.flatten({"root": {key: 0 for key in mapping}})) == len(mapping)
     for path in paths:
-        assert diff.split_path(path)[0] == "root"
+        assert semantic_diff.split_path(path)[0] == "root"
 
 
 def test_keys_of_every_yaml_type_have_their_own_paths():
     tree = parse_yaml("x:\n  2: int\n  '2': str\n  1.5: float\n  '1.5': str\n  null: none\n  'None': str\n  true: bool\n  'True': str\n")
-    assert sorted(diff.flatten(tree)) == sorted(['x."2"', "x.2", 'x."1.5"', 'x.["1.5"]', 'x.["None"]', "x.None", "x.True", 'x."True"'])
+    assert sorted(semantic_diff.flatten(tree)) == sorted(
+        ['x."2"', "x.2", 'x."1.5"', 'x.["1.5"]', 'x.["None"]', "x.None", "x.True", 'x."True"']
+    )
 
 
 def test_a_search_path_entry_reads_only_the_environment_and_never_shows_the_value(tmp_path):

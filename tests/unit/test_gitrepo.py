@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.review import gitrepo
+from harness.baselines import gitrepo
 from tests.synthetic_history import commit, git
 
 

@@ -6,10 +6,10 @@ import fcntl
 
 import pytest
 
+from harness.baselines.goldens import Goldens, pending, remove_golden, same_golden, write_golden
 from harness.gates.confine import UnsafeInput
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, Status
 from harness.model.matrix import Case, golden_name
-from harness.review.goldens import Goldens, pending, remove_golden, same_golden, write_golden
 
 HEADER = "# config-harness golden for case train/cpu/default\n"
 BODY = "a: 1\nb:\n  c: two\n"

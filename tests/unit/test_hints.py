@@ -7,7 +7,7 @@ import io
 import pytest
 
 from harness.model.hints import case_hint, did_you_mean, key_paths
-from harness.terminal import wants_color
+from harness.reporters.terminal import wants_color
 
 IDS = ["ppo_trainer/dp/default", "ppo_trainer/megatron/default", "ppo_trainer/megatron/grpo", "route/ppo_megatron_trainer"]
 

@@ -11,7 +11,7 @@ import yaml
 
 from harness import __version__
 from harness.adopt import KNOWN_NAME, command_globs
-from harness.rules.known import KNOWN_FILE
+from harness.rules.known_entries import KNOWN_FILE
 from tests.conftest import SMALL_TREE, write_tree
 
 ROOT = Path(__file__).resolve().parents[2]

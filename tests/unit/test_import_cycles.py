@@ -16,8 +16,8 @@ KNOWN = (
             "harness.rules.contracts",
             "harness.rules",
             "harness.rules.agree",
-            "harness.rules.base",
-            "harness.rules.cases",
+            "harness.rules.protocol",
+            "harness.rules.scope",
             "harness.rules.equal",
             "harness.rules.forbid",
             "harness.rules.one_of",
@@ -25,7 +25,7 @@ KNOWN = (
             "harness.rules.require",
         }
     ),
-    frozenset({"harness.engine", "harness.launch_review", "harness.launches"}),
+    frozenset({"harness.runner.run", "harness.runner.launch_review", "harness.runner.launches"}),
 )
 
 

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
+from harness.baselines import kept_trees
+from harness.baselines.kept_trees import tree_at_commit
 from harness.gates.confine import project_root
-from harness.review import kept_trees
-from harness.review.kept_trees import tree_at_commit
 from tests.synthetic_history import commit, git
 
 

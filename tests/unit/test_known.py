@@ -1,4 +1,4 @@
-"""Known entries (harness/rules/known.py): which finding an entry names, how it excuses, when it is stale, and the file."""
+"""Known entries (harness/rules/known_entries.py): which finding an entry names, how it excuses, when it is stale, and the file."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 from harness.composition.provenance import Source
 from harness.model.findings import ERROR, INFO, WARNING, CaseResult, Excused, Finding, Kind, LaunchFix, Status, TargetFacts
 from harness.model.matrix import Case
-from harness.rules import known
+from harness.rules import known_entries
 from harness.rules.contracts import ContractError, parse_contracts
 
 TODAY = datetime.date(2026, 12, 1)
@@ -29,7 +29,7 @@ LAUNCH = Finding(
 
 
 def entries(text: str):
-    return known.known_entries(parse_contracts(text, Path("known.yaml")))
+    return known_entries.known_entries(parse_contracts(text, Path("known.yaml")))
 
 
 ENTRY = """\
@@ -44,12 +44,12 @@ waivers:
 
 def test_an_entry_excuses_exactly_its_kind_key_script_line_and_reason_word_on_any_launch():
     (entry,) = entries(ENTRY)
-    assert known.excuses(entry, "cmd/run.sh#4", LAUNCH)
-    assert known.excuses(entry, "cmd/run.sh#9", LAUNCH)  # the launch's number is not its cause
-    assert not known.excuses(entry, "cmd/run.sh#4", replace(LAUNCH, source=Source("run.sh", 7)))  # another launch's line
-    assert not known.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, detail=LaunchFix("key now exists")))
-    assert not known.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, path="actor.lr2"))
-    assert not known.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, kind=Kind.TARGET))
+    assert known_entries.excuses(entry, "cmd/run.sh#4", LAUNCH)
+    assert known_entries.excuses(entry, "cmd/run.sh#9", LAUNCH)  # the launch's number is not its cause
+    assert not known_entries.excuses(entry, "cmd/run.sh#4", replace(LAUNCH, source=Source("run.sh", 7)))  # another launch's line
+    assert not known_entries.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, detail=LaunchFix("key now exists")))
+    assert not known_entries.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, path="actor.lr2"))
+    assert not known_entries.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, kind=Kind.TARGET))
 
 
 TARGET = Finding(
@@ -67,11 +67,13 @@ TARGET = Finding(
 def test_a_case_added_later_with_a_cause_the_base_knows_is_excused_and_a_new_cause_is_not():
     # Recorded on the dp engine; a new engine built from the same shared file shows the same cause: excused there
     # too. The entry names the config file, not its line: an edit elsewhere in the file keeps it.
-    (entry,) = entries(known.render(known.entries_for([CaseResult(Case("ppo/dp/default", "", ()), "", Status.ERROR, (TARGET,))], TODAY)))
+    (entry,) = entries(
+        known_entries.render(known_entries.entries_for([CaseResult(Case("ppo/dp/default", "", ()), "", Status.ERROR, (TARGET,))], TODAY))
+    )
     assert (entry.source, entry.what, entry.path) == ("conf/ref/ref.yaml", "undeclared", "actor.ref.micro")
-    assert known.excuses(entry, "ppo/mydp/default", replace(TARGET, source=Source("conf/ref/ref.yaml", 15)))
-    assert not known.excuses(entry, "ppo/mydp/default", replace(TARGET, source=Source("conf/ref/mydp_ref.yaml", 13)))
-    assert not known.excuses(entry, "ppo/mydp/default", replace(TARGET, path="actor.ref.other"))
+    assert known_entries.excuses(entry, "ppo/mydp/default", replace(TARGET, source=Source("conf/ref/ref.yaml", 15)))
+    assert not known_entries.excuses(entry, "ppo/mydp/default", replace(TARGET, source=Source("conf/ref/mydp_ref.yaml", 13)))
+    assert not known_entries.excuses(entry, "ppo/mydp/default", replace(TARGET, path="actor.ref.other"))
 
 
 def test_a_typo_in_another_launch_of_a_script_with_a_known_broken_launch_is_not_excused():
@@ -89,12 +91,15 @@ def test_a_typo_in_another_launch_of_a_script_with_a_known_broken_launch_is_not_
         detail=LaunchFix("config removed"),
     )
     typo = replace(broken, message="config removed: ppo_trainr: Cannot find primary config 'ppo_trainr'", source=Source("train_all.sh", 40))
-    adopted = known.entries_for([CaseResult(Case("cmd/train_all.sh#1", "", ()), "", Status.ERROR, (broken,))], TODAY)
-    (entry,) = entries(known.render(adopted))
-    assert known.excuse([broken], [entry], "cmd/train_all.sh#1", TODAY)[0].status == Excused.KNOWN
-    assert known.excuse([typo], [entry], "cmd/train_all.sh#7", TODAY) == [typo]
+    adopted = known_entries.entries_for([CaseResult(Case("cmd/train_all.sh#1", "", ()), "", Status.ERROR, (broken,))], TODAY)
+    (entry,) = entries(known_entries.render(adopted))
+    assert known_entries.excuse([broken], [entry], "cmd/train_all.sh#1", TODAY)[0].status == Excused.KNOWN
+    assert known_entries.excuse([typo], [entry], "cmd/train_all.sh#7", TODAY) == [typo]
     # The same words on another line are another launch: still not excused.
-    assert known.excuse([replace(broken, source=Source("train_all.sh", 40))], [entry], "cmd/train_all.sh#7", TODAY)[0].severity == ERROR
+    assert (
+        known_entries.excuse([replace(broken, source=Source("train_all.sh", 40))], [entry], "cmd/train_all.sh#7", TODAY)[0].severity
+        == ERROR
+    )
 
 
 @pytest.mark.parametrize(
@@ -118,39 +123,39 @@ def test_an_entry_for_a_whole_script_or_case_is_one_line_naming_the_file_and_ent
 
 def test_a_base_written_by_the_earlier_version_is_read_as_written():
     legacy = 'waivers:\n  - finding: launch\n    cases: "cmd/run.sh#*"\n    path: actor.lr\n    what: key removed\n    reason: r\n'
-    (entry,) = known.known_entries(parse_contracts(legacy, Path("known.yaml"), legacy_known=True))
-    assert known.excuses(entry, "cmd/run.sh#2", LAUNCH) and not known.excuses(entry, "cmd/other.sh#1", LAUNCH)
+    (entry,) = known_entries.known_entries(parse_contracts(legacy, Path("known.yaml"), legacy_known=True))
+    assert known_entries.excuses(entry, "cmd/run.sh#2", LAUNCH) and not known_entries.excuses(entry, "cmd/other.sh#1", LAUNCH)
 
 
 def test_an_excused_finding_is_info_with_status_known_and_a_golden_difference_is_never_excused():
     (entry,) = entries(ENTRY)
-    (excused,) = known.excuse([LAUNCH], [entry], "cmd/run.sh#1", TODAY)
+    (excused,) = known_entries.excuse([LAUNCH], [entry], "cmd/run.sh#1", TODAY)
     assert (excused.severity, excused.status, excused.waiver) == (INFO, Excused.KNOWN, "known at adoption")
     assert excused.as_dict()["status"] == "known"
     changed = Finding(Kind.CHANGED, "actor.lr", 1, 2, ERROR)
-    assert not known.excusable(changed)
-    assert known.excuse([changed], [entry], "cmd/run.sh#1", TODAY) == [changed]
+    assert not known_entries.excusable(changed)
+    assert known_entries.excuse([changed], [entry], "cmd/run.sh#1", TODAY) == [changed]
 
 
 def test_an_entry_past_its_date_excuses_nothing():
     (entry,) = entries(ENTRY.replace("reason: known at adoption", "reason: r\n    until: 2026-11-30"))
-    assert known.excuse([LAUNCH], [entry], "cmd/run.sh#1", TODAY) == [LAUNCH]
+    assert known_entries.excuse([LAUNCH], [entry], "cmd/run.sh#1", TODAY) == [LAUNCH]
 
 
 def test_a_case_whose_only_errors_are_known_is_ok_and_an_unused_entry_is_stale():
     (entry,) = entries(ENTRY)
     result = CaseResult(Case("cmd/run.sh#1", "", ()), "run.sh:3", Status.ERROR, (LAUNCH,))
-    (excused,) = known.excuse_results([result], [entry], TODAY)
+    (excused,) = known_entries.excuse_results([result], [entry], TODAY)
     assert excused.status == Status.OK and not excused.failed
-    assert known.stale_entries([entry], [excused]) == []
-    (stale,) = known.stale_entries([entry], [result])  # nothing excused: the problem is fixed
+    assert known_entries.stale_entries([entry], [excused]) == []
+    (stale,) = known_entries.stale_entries([entry], [result])  # nothing excused: the problem is fixed
     assert stale.severity == WARNING and "known finding fixed: key removed at actor.lr at run.sh:3" in stale.message
     assert "remove its entry (known.yaml:2)" in stale.message
 
 
 def test_entries_for_records_each_distinct_finding_once_with_its_line_as_the_reason():
     results = [CaseResult(Case(f"cmd/run.sh#{n}", "", ()), "", Status.ERROR, (LAUNCH,)) for n in (1, 2)]
-    (entry,) = known.entries_for(results, TODAY)
+    (entry,) = known_entries.entries_for(results, TODAY)
     assert entry == {
         "finding": "launch",
         "path": "actor.lr",
@@ -158,21 +163,21 @@ def test_entries_for_records_each_distinct_finding_once_with_its_line_as_the_rea
         "what": "key removed",
         "reason": "known at adoption (2026-12-01): key removed: actor.lr is not in the config (run.sh:3)",
     }
-    assert entries(known.render([entry]))[0].what == "key removed"  # what init writes, the contracts reader reads
+    assert entries(known_entries.render([entry]))[0].what == "key removed"  # what init writes, the contracts reader reads
 
 
 def test_appended_keeps_every_byte_and_refuses_what_it_cannot_extend():
     one = {"finding": "launch", "path": "", "source": "a.sh:1", "what": "not extracted", "message": "m", "reason": "r"}
     two = {**one, "source": "b.sh:1"}
-    first = known.appended(known.render([]), [one])
-    assert first.startswith(known.HEADER) and yaml.safe_load(first)["waivers"] == [one]
-    second = known.appended(first, [two])
+    first = known_entries.appended(known_entries.render([]), [one])
+    assert first.startswith(known_entries.HEADER) and yaml.safe_load(first)["waivers"] == [one]
+    second = known_entries.appended(first, [two])
     assert second.startswith(first) and yaml.safe_load(second)["waivers"] == [one, two]
     with pytest.raises(ValueError, match="only `waivers:`"):
-        known.appended("contracts: []\nwaivers: []\n", [one])
+        known_entries.appended("contracts: []\nwaivers: []\n", [one])
     indented = "waivers:\n  - finding: launch\n    cases: x\n    reason: r\n"
     with pytest.raises(ValueError, match="cannot be appended"):
-        known.appended(indented, [one])
+        known_entries.appended(indented, [one])
 
 
 def _review(head_text: str, base_text: str, contracts_text: str = "", today: datetime.date = TODAY):
@@ -181,9 +186,15 @@ def _review(head_text: str, base_text: str, contracts_text: str = "", today: dat
     base = parse_contracts(base_text, Path("config-harness/known.yaml"), legacy_known=True)
     records = parse_contracts(contracts_text, Path("config-harness/contracts.yaml")).changes + head.changes
     result = CaseResult(Case("cmd/run.sh#1", "", ()), "", Status.ERROR, (LAUNCH,))
-    (excused,) = known.excuse_results([result], known.known_entries(head), today)
-    found = known.added_entries(
-        [excused], known.known_entries(head), known.known_entries(base), records, today, "config-harness/contracts.yaml", "main"
+    (excused,) = known_entries.excuse_results([result], known_entries.known_entries(head), today)
+    found = known_entries.added_entries(
+        [excused],
+        known_entries.known_entries(head),
+        known_entries.known_entries(base),
+        records,
+        today,
+        "config-harness/contracts.yaml",
+        "main",
     )
     return head, found
 
@@ -197,7 +208,7 @@ def test_an_entry_a_pull_request_adds_needs_a_record_in_a_file_the_base_owns_nev
     assert "known entry added for key removed at actor.lr at run.sh:3" in change.message
     assert "the owners of config-harness/known.yaml and config-harness/contracts.yaml must approve" in change.message
     assert "`config-harness known --base main --reason TEXT` writes it" in change.message
-    (warning,) = known.unheeded_records(head)
+    (warning,) = known_entries.unheeded_records(head)
     assert warning.severity == WARNING and "approves nothing (config-harness/known.yaml:" in warning.message
     _, (accepted,) = _review(ENTRY, "waivers: []\n", f"changes:\n  - {record}\n")
     assert accepted.severity == WARNING and "[recorded reason: ok]" in accepted.message
@@ -223,10 +234,10 @@ def test_an_entry_whose_until_a_pull_request_moves_later_is_a_contract_change():
 
 def test_records_for_a_contracts_file_are_appended_after_its_other_keys():
     text = "contracts:\n  - name: c\n    require: [a]\n"
-    out = known.appended(text, [{"known": "a", "reason": "r"}], key="changes")
+    out = known_entries.appended(text, [{"known": "a", "reason": "r"}], key="changes")
     assert out.startswith(text) and yaml.safe_load(out)["changes"] == [{"known": "a", "reason": "r"}]
     with pytest.raises(ValueError, match="cannot be appended"):
-        known.appended("changes: []\ncontracts: []\n", [{"known": "a", "reason": "r"}], key="changes")
+        known_entries.appended("changes: []\ncontracts: []\n", [{"known": "a", "reason": "r"}], key="changes")
 
 
 def test_the_codeowners_template_owns_the_known_file():
@@ -243,11 +254,11 @@ def test_a_required_key_a_route_never_had_does_not_excuse_the_main_tree_losing_i
     # its own root, and the main tree dropping it later is a new cause (the base's contract fails the review).
     missing = Finding(Kind.CONTRACT, "trainer.val", "present", None, ERROR, "validation: trainer.val is required but missing")
     route = CaseResult(Case("route/eval", "", ()), "", Status.ERROR, (missing,), root_file="conf/eval.yaml")
-    (entry,) = entries(known.render(known.entries_for([route], TODAY)))
+    (entry,) = entries(known_entries.render(known_entries.entries_for([route], TODAY)))
     assert entry.source == "conf/eval.yaml"
     main_case = CaseResult(Case("train/dp/default", "", ()), "", Status.ERROR, (missing,), root_file="conf/train.yaml")
     new_engine = replace(main_case, case=Case("train/mydp/default", "", ()))
-    (excused_route, still, still_new) = known.excuse_results([route, main_case, new_engine], [entry], TODAY)
+    (excused_route, still, still_new) = known_entries.excuse_results([route, main_case, new_engine], [entry], TODAY)
     assert excused_route.status == Status.OK and still.findings == (missing,) and still_new.findings == (missing,)
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.launch_review import head_modules, modules_of
 from harness.rules.contracts import ENTRY, LAUNCH, ContractError, parse_contracts
 from harness.rules.review_rules import SettingsChange
+from harness.runner.launch_review import head_modules, modules_of
 
 
 def test_modules_are_the_union_of_every_commands_tables_modules():

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from harness.launches import (
+from harness.model.findings import ERROR, WARNING, CaseResult, Kind, LaunchFix, Origin, Status
+from harness.reporters.layout import launches_line
+from harness.runner.launches import (
     CONFIG_REMOVED,
     ENTRY_MISSING,
     ENTRY_REMOVED,
@@ -34,8 +36,6 @@ from harness.launches import (
     origins,
     tally,
 )
-from harness.model.findings import ERROR, WARNING, CaseResult, Kind, LaunchFix, Origin, Status
-from harness.reporters.common import launches_line
 from tests.conftest import write_tree
 
 PROJECT = {

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
+from harness.baselines.moves import find_moves, fold_moves
 from harness.composition import overrides
-from harness.launches import NotStatic, hydra_main
 from harness.model.findings import Difference, Finding, Kind
-from harness.readers.shell import launches_in
-from harness.review.moves import find_moves, fold_moves
+from harness.readers.bash import launches_in
+from harness.runner.launches import NotStatic, hydra_main
 
 
 def read(script: str) -> list:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.rules.lock import LockRefused, plan_lock
+from harness.rules.derive import LockRefused, plan_lock
 
 DERIVED = {"name": "critical", "cases": "t/megatron/*", "require": ["a.qkv", "a.new"], "equal": {"a.qkv": "qkv", "a.new": 1}}
 CASES = ["t/dp/default", "t/megatron/default"]

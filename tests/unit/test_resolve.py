@@ -1,8 +1,8 @@
 from omegaconf import OmegaConf
 
-from harness.compare import effective_findings, fallback_findings
 from harness.composition.resolve import affected_interpolations, effective_value, fallbacks, resolve_path
-from harness.model.diff import diff_trees
+from harness.model.semantic_diff import diff_trees
+from harness.runner.compare import effective_findings, fallback_findings
 
 
 def test_fallback_when_key_is_absent_or_mandatory_not_when_present():

@@ -7,9 +7,9 @@ import pytest
 from omegaconf import OmegaConf
 
 from harness.rules import BY_KEY, KINDS
-from harness.rules.base import View
 from harness.rules.contract_changes import contract_changes_in_files
 from harness.rules.contracts import CONTRACT_KEYS, Contract, ContractError, parse_contracts, violations
+from harness.rules.protocol import View
 
 CASES = ["t/dp/default", "t/megatron/default"]
 EMPTY = Contract("empty")

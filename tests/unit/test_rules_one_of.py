@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 from harness.model.matrix import Case
 from harness.rules.contract_changes import contract_changes_in_files
 from harness.rules.contracts import ContractError, contract_findings, parse_contracts
-from harness.rules.lock import plan_lock
+from harness.rules.derive import plan_lock
 
 RULE = """
 contracts:

@@ -1,4 +1,4 @@
-"""harness.engine.Run: one named constructor per mode, and what each mode decides (instead of flag combinations)."""
+"""harness.runner.run.Run: one named constructor per mode, and what each mode decides (instead of flag combinations)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from harness.engine import EVERY_SEVERITY, Engine, RuleSet, Run, RunMode
+from harness.baselines.kinds import GoldenFolder
 from harness.model.findings import ERROR, Comparison, Mode
 from harness.model.settings import load_settings
-from harness.review.baselines import GoldenFolder
+from harness.runner.run import EVERY_SEVERITY, RuleSet, Run, RunMode, Runner
 from tests.conftest import add_contracts
 
 
@@ -50,8 +50,8 @@ def test_a_run_whose_fields_contradict_its_mode_is_refused(settings):
 
 def test_the_engine_follows_the_mode(settings):
     """A generate run keeps each golden's text for the writer; a check run does not, and both check the contracts."""
-    generated = Engine(Run.generate(settings, RuleSet.of(settings)), "train/gpu/*").run()
-    checked = Engine(Run.check(settings, RuleSet.of(settings)), "train/gpu/*").run()
+    generated = Runner(Run.generate(settings, RuleSet.of(settings)), "train/gpu/*").run()
+    checked = Runner(Run.check(settings, RuleSet.of(settings)), "train/gpu/*").run()
     assert (
         [r.case.id for r in generated.cases]
         == [r.case.id for r in checked.cases]

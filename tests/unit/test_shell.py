@@ -7,7 +7,7 @@ arithmetic, a launcher chosen in an `if`, `case` on the device, `$1`/`shift`/`$@
 
 from __future__ import annotations
 
-from harness.readers.shell import Launch, launches_in
+from harness.readers.bash import Launch, launches_in
 
 
 def read(script: str) -> list[Launch]:

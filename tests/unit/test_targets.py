@@ -14,7 +14,7 @@ from harness.model.grouping import counts
 from harness.model.matrix import Case
 from harness.readers.pysource import SourceIndex
 from harness.rules.contracts import Contract, ContractSet, Waiver, parse_contracts, violations
-from harness.targets import ProgramView, target_nodes, waive_targets
+from harness.runner.targets import ProgramView, target_nodes, waive_targets
 from tests.conftest import write_tree
 
 SOURCES = {
@@ -165,7 +165,7 @@ waivers:
 
 
 def test_a_changed_python_default_the_yaml_leaves_to_the_class_is_one_changed_value(tmp_path):
-    from harness.targets import default_changes
+    from harness.runner.targets import default_changes
 
     write_tree(tmp_path / "base", SOURCES)
     write_tree(tmp_path / "head", {**SOURCES, "app/models.py": SOURCES["app/models.py"].replace("batch: int = 32", "batch: int = 64")})

@@ -24,7 +24,7 @@ from harness.model.findings import (
 )
 from harness.model.matrix import Case
 from harness.reporters import ReportOptions, reporter
-from harness.reporters.common import tally
+from harness.reporters.layout import tally
 
 
 def test_every_kind_has_one_row_in_the_verdict_table():
@@ -92,8 +92,8 @@ def test_a_finding_said_once_for_the_run_is_never_labelled_the_whole_run():
 
 
 def test_alike_causes_are_one_row_with_a_count_and_a_long_row_is_cut_between_records(tmp_path):
-    from harness.pr_comment import checked_comment, render
-    from harness.reporters.common import cut_at_record
+    from harness.reporters.layout import cut_at_record
+    from harness.reporters.pr_comment import checked_comment, render
 
     # An added engine: eleven known entries added without a reason, the same words but for the entry.
     added = tuple(

@@ -9,7 +9,7 @@ from pathlib import Path
 from harness.model.findings import ERROR, INFO, TargetFacts, TargetReason
 from harness.model.grouping import counts
 from harness.readers.pysource import SourceIndex
-from harness.targets import ProgramView
+from harness.runner.targets import ProgramView
 from tests.conftest import write_tree
 
 MODELS = """

@@ -17,10 +17,8 @@ from typing import Any
 
 from harness.composition.provenance import Source
 from harness.composition.resolve import MISSING, is_interpolation, lookup
-from harness.config_writes import class_write_difference, node_write_changes
 from harness.gates.budget import NOT_READ
 from harness.gates.confine import project_root
-from harness.model.diff import describe_value, join_path, same_value, split_path, unflatten
 from harness.model.findings import (
     ERROR,
     INFO,
@@ -36,11 +34,13 @@ from harness.model.findings import (
     ViaDefault,
 )
 from harness.model.matrix import Case
+from harness.model.semantic_diff import describe_value, join_path, same_value, split_path, unflatten
 from harness.model.settings import Settings, SettingsError, display_path
 from harness.readers.builders import BuildSites, build_sites
 from harness.readers.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
+from harness.runner.config_writes import class_write_difference, node_write_changes
 
 # Findings that say building the node fails: made only where no code builds the node some other way.
 BUILD_FAILS = frozenset({TargetReason.UNDECLARED, TargetReason.REQUIRED})
@@ -109,7 +109,7 @@ class ProgramView:
         self._shown: dict[str, str] = {}
         self._nodes: dict[TargetNode, tuple[Finding, ...]] = {}  # most nodes recur in every case of a matrix
         self._sites: BuildSites | None = None
-        # The code's writes to the config (harness/config_writes.py), read once per view: every case asks.
+        # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
         self.class_writes: dict[str, tuple[Any, ...]] = {}
 

@@ -19,7 +19,9 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from harness.compare import as_review, compare_with_base, hydra_findings, semantic_findings
+from harness.baselines.gitrepo import GitError
+from harness.baselines.goldens import Goldens, golden_path
+from harness.baselines.kinds import Baseline, BaselineEntry, GoldenFolder
 from harness.composition.cases import case_globs, open_matrix, select_cases, unmatched_glob
 from harness.composition.compose import Composed, HydraSession, HydraWarning
 from harness.composition.documents import DocumentPair
@@ -28,9 +30,7 @@ from harness.composition.provenance import Recorded, Source, leaf_sources, prove
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.shards import Shard
-from harness.config_writes import entry_write_changes, record_findings, write_record
 from harness.gates.confine import project_root
-from harness.model.diff import describe_value, diff_trees, same_value, split_path
 from harness.model.findings import (
     ERROR,
     INFO,
@@ -53,15 +53,15 @@ from harness.model.findings import (
 )
 from harness.model.hints import case_hint
 from harness.model.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
+from harness.model.semantic_diff import describe_value, diff_trees, same_value, split_path
 from harness.model.settings import Settings, SettingsError, display_path
-from harness.review.baselines import Baseline, BaselineEntry, GoldenFolder
-from harness.review.gitrepo import GitError
-from harness.review.goldens import Goldens, golden_path
-from harness.rules import invariants, known
+from harness.rules import invariants, known_entries
 from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
-from harness.targets import case_rules, default_changes
+from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings
+from harness.runner.config_writes import entry_write_changes, record_findings, write_record
+from harness.runner.targets import case_rules, default_changes
 
 
 class RunMode(StrEnum):
@@ -79,7 +79,7 @@ class RuleSet:
     read (changes, hygiene, stale waivers). `RuleSet()` applies none."""
 
     rules: tuple[CaseChecker, ...] = ()
-    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/targets.py)
+    refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/runner/targets.py)
     contracts: ContractSet | None = None
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
 
@@ -110,7 +110,7 @@ class Run:
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
     review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
-    program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.targets)
+    program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.runner.targets)
     comparison: Comparison | None = None  # a tree diff: its mode, stated in every format
 
     def __post_init__(self) -> None:
@@ -247,7 +247,7 @@ def check_case(
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
     warned = warning_findings(composed.warnings)
     if composed.config is None:
-        from harness.launches import absent_config
+        from harness.runner.launches import absent_config
 
         absent = absent_config(run.settings, case.config_name) if "Cannot find primary config" in (composed.error or "") else ""
         failure = Finding(Kind.ERROR, "", severity=ERROR, message=(composed.error or "compose failed") + (f" ({absent})" if absent else ""))
@@ -289,7 +289,7 @@ def check_case(
     )
     annotated = annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
     # Known entries name a cause by the file that set its key: judged once the findings carry their sources.
-    return known.excuse_results([annotated], known.known_entries(run.contracts), utc_today())[0]
+    return known_entries.excuse_results([annotated], known_entries.known_entries(run.contracts), utc_today())[0]
 
 
 def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
@@ -570,7 +570,7 @@ def _gone_result(name: str, review: ReviewRules | None, records: Sequence[Change
     return CaseResult(Case(case_id, "", ()), name, Status.GONE, findings)
 
 
-class Engine:
+class Runner:
     """The one engine: a run's cases composed and checked against its baseline.
 
     The CLI calls `run()` for every selected case at once (in forked workers); the pytest plugin calls
@@ -622,9 +622,9 @@ class Engine:
 
     @property
     def program(self) -> Any:
-        """The settings' program view (harness.targets) for the record of config writes; None without python_sources."""
+        """The settings' program view (harness.runner.targets) for the record of config writes; None without python_sources."""
         if not hasattr(self, "_program"):
-            from harness.targets import program_view
+            from harness.runner.targets import program_view
 
             self._program = program_view(self.settings) if self.settings.python_sources else None
         return self._program
@@ -778,21 +778,21 @@ class Engine:
         """The settings' launch commands as cases (parsed, never run), each composed against this tree, their tally, and
         in a review the entry points' changes; each launch finding of a review says whether its override already failed
         the same way at the base."""
-        from harness.review.moves import moved_paths
+        from harness.baselines.moves import moved_paths
 
         if self.launch_parts is None:
             # A shard's launches take no moves: which keys moved is known only from every shard's cases (`merge`).
             moves = {} if self.shard is not None else moved_paths(f for r in results for f in r.findings)
             self.launch_parts = self._checked_launches(moves)
         cases, counts, entries = self.launch_parts
-        return known.excuse_results(cases, known.known_entries(self.run_spec.contracts), utc_today()), counts, entries
+        return known_entries.excuse_results(cases, known_entries.known_entries(self.run_spec.contracts), utc_today()), counts, entries
 
     def _checked_launches(self, moves: dict[str, str]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
         """The launches composed and checked (this shard's share of them), before known entries excuse any."""
         from glob import escape
 
-        from harness import launches
         from harness.composition.cases import id_matches
+        from harness.runner import launches
 
         review = self.run_spec.review
         entries: list[Finding] = []
@@ -825,13 +825,13 @@ class Engine:
         """Known entries that no longer match (on a whole run: a subset would make the others look fixed), and in a
         review every finding the pull request's entries excuse that the base's do not."""
         run = self.run_spec
-        entries = known.known_entries(run.contracts)
+        entries = known_entries.known_entries(run.contracts)
         findings: list[Finding] = []
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
             # An entry for a launch's cause can only be judged on a run that checked the launches.
             judged = [e for e in entries if launches_checked or not (e.cases.startswith(LAUNCH_PREFIX) or e.finding == Kind.LAUNCH)]
-            findings += known.stale_entries(judged, cases)
-        findings += known.unheeded_records(run.contracts)
+            findings += known_entries.stale_entries(judged, cases)
+        findings += known_entries.unheeded_records(run.contracts)
         if run.review is not None and entries and not run.review.first_adoption:
             # At a first adoption the base has no rules to loosen: the pull request's apply, and every report says so.
             from harness.rules.contract_changes import read_contract_files
@@ -839,12 +839,12 @@ class Engine:
 
             texts = run.baseline.contract_texts()
             try:
-                base_entries = known.known_entries(read_contract_files(texts)) if texts else ()
+                base_entries = known_entries.known_entries(read_contract_files(texts)) if texts else ()
             except ContractError:
                 base_entries = ()  # the run-level contract findings say what is wrong with them
             records = run.contracts.changes if run.contracts else ()
-            owned = next((path for path in run.settings.contracts if not known.is_known_file(path)), None)
-            findings += known.added_entries(
+            owned = next((path for path in run.settings.contracts if not known_entries.is_known_file(path)), None)
+            findings += known_entries.added_entries(
                 cases, entries, base_entries, records, utc_today(), display_path(owned) if owned is not None else "", run.review.ref
             )
         return findings

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from harness.baselines import gitrepo
+from harness.baselines.gitrepo import GitError
 from harness.composition import hydra_compat
 from harness.composition.cases import open_matrix
 from harness.composition.compose import ComposeError
@@ -28,10 +30,8 @@ from harness.composition.resolve import MISSING, lookup
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.gates.writer import replace_file
-from harness.model.diff import join_path, same_value
+from harness.model.semantic_diff import join_path, same_value
 from harness.model.settings import Settings, SettingsError
-from harness.review import gitrepo
-from harness.review.gitrepo import GitError
 
 
 class HistoryError(BadInput):

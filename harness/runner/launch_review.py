@@ -3,7 +3,7 @@ the pull request, which entry points now start from another config, and which la
 
 A pull request can change what a program runs without touching a config file: re-point `@hydra.main` at another
 root, map a module to another config, delete or rename the script, or change a Python default the YAML leaves to
-the class. Each is a finding here, from the launches both sides composed (harness/launches.py), never from running
+the class. Each is a finding here, from the launches both sides composed (harness/runner/launches.py), never from running
 anything.
 """
 
@@ -16,12 +16,12 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.baselines.kinds import BaselineEntry
 from harness.composition.provenance import Source
 from harness.gates.reader import InputLimitError, read_bytes
-from harness.model.diff import same_tree
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
 from harness.model.matrix import Case
-from harness.review.baselines import BaselineEntry
+from harness.model.semantic_diff import same_tree
 from harness.rules.contract_changes import TermChange, change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
 
@@ -72,8 +72,8 @@ def tree_reader(project: Any) -> EntryReader:
 def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
     may come from the cache)."""
-    from harness.launches import module_path
-    from harness.review import gitrepo
+    from harness.baselines import gitrepo
+    from harness.runner.launches import module_path
 
     # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
     prefix = gitrepo.inside(top, root)
@@ -249,7 +249,7 @@ def moved_launch(result: CaseResult, now: Any, base: Any) -> CaseResult:
 def new_launch(result: CaseResult, checked: Any) -> CaseResult:
     """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
     status `new` unless it fails; its values are not compared with anything, so they are not listed."""
-    from harness.launches import NOT_EXTRACTED
+    from harness.runner.launches import NOT_EXTRACTED
 
     case = checked.case
     launch = case.launch
@@ -277,7 +277,7 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     """A `launch_gone` result for each launch the base extracted that the pull request no longer has (script deleted,
     renamed, moved out of the base's globs, or the command removed): an error when it composed at the base, unless
     a `changes:` record names it; a note when it did not compose there either."""
-    from harness.launches import NOT_EXTRACTED
+    from harness.runner.launches import NOT_EXTRACTED
 
     records = tuple(records)
     results = []
@@ -319,9 +319,9 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
     on either side touches is left out: its launch finding is the news there."""
-    from harness.compare import as_review, compare_with_base
-    from harness.launches import _touches, moved_override
-    from harness.targets import default_changes
+    from harness.runner.compare import as_review, compare_with_base
+    from harness.runner.launches import _touches, moved_override
+    from harness.runner.targets import default_changes
 
     if now.tree is None or base.tree is None:
         return []
@@ -375,7 +375,7 @@ def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
 def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
     """A launch the base extracted that the pull request's reader cannot: its warning becomes an error, since what
     it runs is no longer checked."""
-    from harness.launches import NOT_EXTRACTED, launch_reason
+    from harness.runner.launches import NOT_EXTRACTED, launch_reason
 
     if base is None or base.case.problem_kind == NOT_EXTRACTED:
         return result

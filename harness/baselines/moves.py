@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any
 
-from harness.model.diff import join_path, parent_path, split_path
 from harness.model.findings import Difference, Finding, Kind, Moved
+from harness.model.semantic_diff import join_path, parent_path, split_path
 
 
 @dataclass(frozen=True)

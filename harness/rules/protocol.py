@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 
 from harness.composition.resolve import MISSING
 from harness.gates.errors import BadInput
-from harness.model.diff import PathError, describe_value, split_path
+from harness.model.semantic_diff import PathError, describe_value, split_path
 
 if TYPE_CHECKING:
     from harness.rules.contracts import Contract
@@ -29,7 +29,7 @@ class ContractError(BadInput):
 
 
 # What the program sees at a path the YAML lacks: a Python default (literal value, or an object that says it is
-# not literal), or MISSING. Given by harness/targets.py when the settings name `python_sources`.
+# not literal), or MISSING. Given by harness/runner/targets.py when the settings name `python_sources`.
 ProgramLookup = Callable[[Any, str], Any]
 
 

@@ -9,12 +9,14 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
+from harness.baselines.goldens import same_golden
+from harness.baselines.kinds import BaselineEntry
+from harness.baselines.moves import fold_moves
 from harness.composition import resolve
 from harness.composition.render import parse_yaml
 from harness.gates.errors import describe_yaml_error
 from harness.gates.escape import printable, suspicious
-from harness.model import diff
-from harness.model.diff import describe_value, diff_trees
+from harness.model import semantic_diff
 from harness.model.findings import (
     DIFFERENCE_KINDS,
     ERROR,
@@ -29,15 +31,13 @@ from harness.model.findings import (
     Status,
 )
 from harness.model.matrix import Case
-from harness.review.baselines import BaselineEntry
-from harness.review.goldens import same_golden
-from harness.review.moves import fold_moves
+from harness.model.semantic_diff import describe_value, diff_trees
 from harness.rules import contract_changes
 from harness.rules.contract_changes import TermChange
 from harness.rules.contracts import HYDRA, ChangeRecord
 
 
-def change_finding(change: diff.Change, effective_same: bool = False) -> Finding:
+def change_finding(change: semantic_diff.Change, effective_same: bool = False) -> Finding:
     """A golden-vs-composed change as an error finding."""
     return Finding(
         Kind(change.kind),
@@ -45,7 +45,7 @@ def change_finding(change: diff.Change, effective_same: bool = False) -> Finding
         change.old,
         change.new,
         ERROR,
-        diff.describe_change(change),
+        semantic_diff.describe_change(change),
         detail=Difference(change.detail, change.subtree, effective_same),
     )
 
@@ -71,7 +71,7 @@ def fallback_findings(tree: Any, golden_tree: Any | None) -> list[Finding]:
 
 
 def effective_findings(
-    config: DictConfig | None, tree: Any, golden_tree: Any, changes: list[diff.Change], budget: resolve.Budget | None = None
+    config: DictConfig | None, tree: Any, golden_tree: Any, changes: list[semantic_diff.Change], budget: resolve.Budget | None = None
 ) -> list[Finding]:
     """Interpolations written the same in both trees whose resolved value changed.
 
@@ -129,9 +129,9 @@ def effective_findings(
             continue
         if isinstance(new, resolve.Unresolvable):
             findings.append(Finding(Kind.EFFECTIVE, path, None, None, ERROR, new.reason))
-        elif isinstance(old, resolve.Unresolvable) or not diff.same_value(old, new):
+        elif isinstance(old, resolve.Unresolvable) or not semantic_diff.same_value(old, new):
             via = ", ".join(resolve.referenced_keys(path, written)) or written
-            old_shown = old.reason if isinstance(old, resolve.Unresolvable) else diff.describe_value(old)
+            old_shown = old.reason if isinstance(old, resolve.Unresolvable) else semantic_diff.describe_value(old)
             findings.append(
                 Finding(
                     Kind.EFFECTIVE,
@@ -139,7 +139,7 @@ def effective_findings(
                     None if isinstance(old, resolve.Unresolvable) else old,
                     new,
                     ERROR,
-                    f"{path} is still written {written} but now resolves to {diff.describe_value(new)} (was {old_shown}) through {via}",
+                    f"{path} is still written {written} but now resolves to {semantic_diff.describe_value(new)} (was {old_shown}) through {via}",
                 )
             )
     return findings
@@ -168,16 +168,16 @@ def compare_with_base(
             base_tree = parse_yaml(base.text)
         except yaml.YAMLError as error:
             return Status.ERROR, [Finding(Kind.ERROR, "", severity=ERROR, message=f"golden {describe_yaml_error(error, base.display)}")]
-    changes = diff.diff_trees(base_tree, tree)
+    changes = semantic_diff.diff_trees(base_tree, tree)
     if base.text is not None:
         base_tree = resolve.in_order_of(base_tree, tree)  # resolved in Hydra's order, as the composition is
     if not changes and base.text is None:
         return Status.OK, fallback_findings(tree, None)
     budget = resolve.Budget()
-    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == diff.CHANGED], budget)
+    refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == semantic_diff.CHANGED], budget)
     findings = [change_finding(change, change.path in refactors) for change in changes]
     # A removed key whose value reappears elsewhere is one `moved` finding, not a removal and an addition.
-    findings = fold_moves(findings, (path for path, _ in diff.iter_leaves(tree)))
+    findings = fold_moves(findings, (path for path, _ in semantic_diff.iter_leaves(tree)))
     findings += effective_findings(config, tree, base_tree, changes, budget)
     findings += fallback_findings(tree, base_tree)
     if not changes:
@@ -213,10 +213,10 @@ def parity_findings(case: Case, tree: Any, twin_tree: Any) -> list[Finding]:
             c.old,
             c.new,
             ERROR,
-            f"{case.id} differs from {case.same_as}: {diff.describe_change(c)}",
+            f"{case.id} differs from {case.same_as}: {semantic_diff.describe_change(c)}",
             detail=Difference(c.detail),
         )
-        for c in diff.diff_trees(twin_tree, tree)
+        for c in semantic_diff.diff_trees(twin_tree, tree)
     ]
 
 
@@ -237,7 +237,7 @@ def hidden_text_findings(tree: Any) -> list[Finding]:
     """A warning for every leaf whose path or value holds characters a reader cannot see or that reorder what
     they see (a right-to-left override makes `/models/evil` read as `/models/good`); reports show them escaped."""
     findings = []
-    for path, value in diff.iter_leaves(tree):
+    for path, value in semantic_diff.iter_leaves(tree):
         if suspicious(path) or any(suspicious(text) for text in _strings(value)):
             findings.append(
                 Finding(
@@ -246,7 +246,7 @@ def hidden_text_findings(tree: Any) -> list[Finding]:
                     None,
                     value,
                     WARNING,
-                    f"{printable(path)} holds control, bidi or zero-width characters (shown escaped): {printable(diff.describe_value(value))}",
+                    f"{printable(path)} holds control, bidi or zero-width characters (shown escaped): {printable(semantic_diff.describe_value(value))}",
                 )
             )
     return findings

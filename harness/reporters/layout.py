@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from harness.model.diff import parent_path, show_value
 from harness.model.findings import (
     ERROR,
     GOLDEN_KINDS,
@@ -35,6 +34,7 @@ from harness.model.findings import (
 )
 from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.semantic_diff import parent_path, show_value
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.

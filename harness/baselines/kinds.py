@@ -14,6 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.baselines import gitrepo
+from harness.baselines.goldens import find_orphans, golden_path, read_golden
+from harness.baselines.kept_trees import tree_at_commit
+from harness.baselines.releases import fetch_wheel_tree
 from harness.composition.cases import open_matrix
 from harness.composition.provenance import Source, leaf_sources
 from harness.composition.render import to_plain
@@ -22,10 +26,6 @@ from harness.gates.budget import BudgetExceeded, toml_document
 from harness.model.findings import ERROR, INFO, Severity
 from harness.model.matrix import Case, is_golden_name
 from harness.model.settings import Settings, SettingsError, check_requirement, display_path, parse_settings, table_of
-from harness.review import gitrepo
-from harness.review.fetch import fetch_wheel_tree
-from harness.review.goldens import find_orphans, golden_path, read_golden
-from harness.review.kept_trees import tree_at_commit
 
 
 @dataclass(frozen=True)

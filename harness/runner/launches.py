@@ -22,6 +22,7 @@ from typing import Any
 
 from hydra.errors import MissingConfigException
 
+from harness.baselines import gitrepo
 from harness.composition import hydra_compat, overrides
 from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
@@ -32,9 +33,8 @@ from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
+from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, launches_in
 from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
-from harness.readers.shell import PLACEHOLDER_MARK, Launch, Override, launches_in
-from harness.review import gitrepo
 from harness.rules import invariants
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
@@ -747,7 +747,7 @@ def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
 
 def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> CaseResult:
     """A command case as a case result beside the matrix's: `error` when a launch finding is an error."""
-    from harness.engine import warning_findings
+    from harness.runner.run import warning_findings
 
     findings = tuple(findings_of(checked, moves)) + tuple(warning_findings(checked.warnings))
     findings += tuple(invariants.problem_findings(getattr(checked, "unresolved", ())))
@@ -859,12 +859,12 @@ def review_commands(
 ) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
     """The command cases now, each launch finding with its origin against the scripts and tree at `ref`. Each
     launch's composed values are compared
-    with the base's (harness/launch_review.py), launches the base had and this change lost are `launch_gone`, and
+    with the base's (harness/runner/launch_review.py), launches the base had and this change lost are `launch_gone`, and
     the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
     changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
-    from harness import launch_review
+    from harness.baselines import gitrepo
     from harness.composition.parallel import beside
-    from harness.review import gitrepo
+    from harness.runner import launch_review
 
     records = tuple(records)
     project = project_of(settings)
@@ -920,8 +920,8 @@ def review_commands(
 
 def _base_launches(settings: Any, top: Path, commit: str, reads: BaseReads, case_glob: str | Sequence[str] | None) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
-    from harness.review import gitrepo
-    from harness.review.baselines import folders_at
+    from harness.baselines import gitrepo
+    from harness.baselines.kinds import folders_at
 
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
@@ -974,7 +974,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
 
 def _stored(cache_dir: Path | None, top: Path, key: bytes) -> list[Checked] | None:
     """The base's launch results a review of the same base already computed (the signed per-user cache), or None."""
-    from harness.composition.cache import CacheRefused, open_store
+    from harness.composition.store import CacheRefused, open_store
 
     if cache_dir is None:
         return None
@@ -986,7 +986,7 @@ def _stored(cache_dir: Path | None, top: Path, key: bytes) -> list[Checked] | No
 
 
 def _store(cache_dir: Path | None, top: Path, key: bytes, base: list[Checked]) -> None:
-    from harness.composition.cache import CacheRefused, open_store
+    from harness.composition.store import CacheRefused, open_store
 
     if cache_dir is None:
         return
@@ -1009,7 +1009,7 @@ class BaseReads:
 
 def _base_reads(settings: Any, top: Path, found: Sequence[CommandCase], project: Project) -> BaseReads:
     """The folders and files a review reads at the base: see BaseReads."""
-    from harness.review import gitrepo
+    from harness.baselines import gitrepo
 
     base = settings.origin.parent
     at = gitrepo.inside(top, base)
@@ -1052,7 +1052,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     from harness.composition.provenance import writes_of
     from harness.composition.render import to_plain
     from harness.composition.resolve import MISSING, lookup
-    from harness.model.diff import show_value
+    from harness.model.semantic_diff import show_value
     from harness.model.settings import display_path
 
     cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]

@@ -1,7 +1,7 @@
 """`--format comment`: what a review's pull-request comment says, as data (JSON), for `config-harness comment`.
 
 The pull-request job that writes it runs the pull request's own code, so the commenting workflow treats this
-document as untrusted: `harness.pr_comment` checks it and renders the markdown itself, string by string through
+document as untrusted: `harness.reporters.pr_comment` checks it and renders the markdown itself, string by string through
 the markdown sink. Hence data and not markdown: the only free text here is the error lines, and the verdict is
 recomputed there from the counts.
 """
@@ -14,7 +14,7 @@ from harness.gates.escape import json_text
 from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
 from harness.model.grouping import Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.common import Alike, alike_rows, cut_at_record, introduced, launch_where, mode_properties, tally
+from harness.reporters.layout import Alike, alike_rows, cut_at_record, introduced, launch_where, mode_properties, tally
 
 SCHEMA = "config-harness-comment"
 SCHEMA_VERSION = 1

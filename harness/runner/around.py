@@ -9,11 +9,11 @@ import configparser
 import hashlib
 from pathlib import Path
 
+from harness.baselines.gitrepo import git, read_file
 from harness.gates.budget import InputLimitError
 from harness.gates.confine import UnsafeInput
 from harness.gates.reader import NotAFile, read_bytes
 from harness.model.settings import Settings
-from harness.review.gitrepo import git, read_file
 from harness.rules.contract_changes import canonical
 from harness.rules.review_rules import SettingsChange
 

@@ -10,7 +10,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.rules.base import ContractError, Option, TermChange, View, where
+from harness.rules.protocol import ContractError, Option, TermChange, View, where
 
 if TYPE_CHECKING:
     from harness.rules.contracts import Contract

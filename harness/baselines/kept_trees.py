@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.composition.cache import CacheRefused, open_folder
+from harness.baselines import gitrepo
+from harness.composition.store import CacheRefused, open_folder
 from harness.gates.reader import InputLimitError, read_bytes
-from harness.review import gitrepo
 
 TREES = "trees"
 # An empty `.git` file at the top of each kept copy: the copy is a project of its own, so a base composed there may

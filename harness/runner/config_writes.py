@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.composition.provenance import Source
-from harness.model.diff import join_path, split_path
 from harness.model.findings import WARNING, Finding, Kind, Severity
+from harness.model.semantic_diff import join_path, split_path
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
 from harness.readers.writes import UNPLACED, Write, class_writes, describe, entry_points, entry_writes

@@ -23,7 +23,7 @@ from harness.gates.confine import UnsafeInput
 from harness.gates.errors import BadInput
 from harness.gates.escape import code_span, no_workflow_commands
 from harness.gates.reader import InputLimitError, read_bytes
-from harness.reporters.comment import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
+from harness.reporters.comment_data import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
 
 ARTIFACT_FILES = ("comment.json", "pull-request")  # what the pull-request job uploads, and nothing else
 MAX_DOCUMENT_BYTES = 64 * 1024  # the comment document is a few KB; more is not ours
