@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from harness.gates.escape import printable
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
 from harness.model.grouping import Group, Tier, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
 from harness.reporters.layout import Fold, describe_group, folded, next_steps, set_by, summary_line
-from harness.reporters.text import printable
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
 # it takes at most 2 × (header + BODY_LINES + its short-summary line) = 12 lines.

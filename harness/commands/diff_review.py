@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from harness.baselines import gitrepo, kinds
 from harness.commands import common, shard_results
+from harness.gates.escape import code_span, markdown_text
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
-from harness.reporters.markdown import code_span, markdown_text
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review

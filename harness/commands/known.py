@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.commands import common
 from harness.gates.errors import ExitCode
-from harness.model.settings import Settings
+from harness.model.settings import Settings, display_path
 
 NAME = "known"
 HELP = "record every finding that holds now as a known entry (appended; existing entries stay)"
@@ -56,15 +56,15 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         if dropped:
             common.say(
-                f"{dropped} entr{'ies' if dropped != 1 else 'y'} an earlier version wrote for a case glob dropped from {common.display_path(target)}"
+                f"{dropped} entr{'ies' if dropped != 1 else 'y'} an earlier version wrote for a case glob dropped from {display_path(target)}"
             )
         common.say(
-            f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {common.display_path(target)}"
+            f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {display_path(target)}"
             + (" (review it: an entry is a loosening)" if added else "")
         )
         if owned is not None:
             common.say(
-                f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {common.display_path(owned)} (its owners approve them)"
+                f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {display_path(owned)} (its owners approve them)"
             )
     return ExitCode.OK
 
@@ -96,7 +96,7 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     try:
         rewritten, dropped = known_entries.without_earlier_entries(text)
     except ValueError as error:
-        raise common.UsageError(f"{common.display_path(target)}: {error}") from None
+        raise common.UsageError(f"{display_path(target)}: {error}") from None
     if dropped:
         write_atomic(target, rewritten)
     return dropped
@@ -126,7 +126,7 @@ def _recorded(
         try:
             write_atomic(target, known_entries.appended(text, entries))
         except ValueError as error:
-            raise common.UsageError(f"{common.display_path(target)}: {error}") from None
+            raise common.UsageError(f"{display_path(target)}: {error}") from None
     if not getattr(args, "reason", None):
         return entries, []
     records = [known_entries.record_of({key: value for key, value in entry.items() if key != "reason"}) for entry in entries]
@@ -142,7 +142,8 @@ def _records_since(settings: Settings, target: Path, ref: str, cases: Any) -> li
     from harness.baselines import gitrepo
     from harness.rules import known_entries
     from harness.rules.contract_changes import read_contract_files
-    from harness.rules.contracts import ContractError, load_contracts, utc_today
+    from harness.rules.contracts import load_contracts, utc_today
+    from harness.rules.protocol import ContractError
 
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
@@ -151,7 +152,7 @@ def _records_since(settings: Settings, target: Path, ref: str, cases: Any) -> li
         base = known_entries.known_entries(read_contract_files({str(target): raw.decode("utf-8") if raw is not None else None}))
         head = known_entries.known_entries(load_contracts([target], settings.read_scope))
     except (ContractError, UnicodeDecodeError) as error:
-        raise common.UsageError(f"{ref}:{common.display_path(target)}: {error}") from None
+        raise common.UsageError(f"{ref}:{display_path(target)}: {error}") from None
     today = utc_today()
     return [wanted for wanted, _ in known_entries.loosenings(known_entries.excuse_results(cases, head, today), head, base, today)]
 
@@ -170,7 +171,7 @@ def _write_records(settings: Settings, owned: Path, records: list[dict[str, Any]
     try:
         write_atomic(owned, known_entries.appended(text, [{**r, "reason": reason} for r in records], key="changes"))
     except ValueError as error:
-        raise common.UsageError(f"{common.display_path(owned)}: {error}") from None
+        raise common.UsageError(f"{display_path(owned)}: {error}") from None
 
 
 def run_wide_entries(findings: Any, today: Any, when: str) -> list[dict]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from hydra import compose as hydra_compose
@@ -27,7 +27,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 from harness.composition import hydra_compat, trace
 from harness.composition import overrides as harness_overrides
 from harness.composition.policy import resolution_policy
-from harness.composition.render import MAX_DEPTH, load_config_text
+from harness.composition.render import load_config_text
 from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.composition.session import Session, current
 from harness.composition.store import CacheRefused, cache_get, cache_put, open_store, warn_refused
@@ -41,6 +41,7 @@ from harness.gates.confine import (
     uses_resolver,
     within,
 )
+from harness.gates.budget import MAX_DEPTH
 from harness.gates.errors import BadInput, describe_yaml_error, error_chain
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
@@ -67,7 +68,7 @@ class ParsedFile:
     @property
     def config(self) -> DictConfig | ListConfig:
         """A fresh copy of the parsed tree."""
-        return pickle.loads(self.blob)
+        return cast("DictConfig | ListConfig", pickle.loads(self.blob))
 
 
 def parse_file(full_path: str, display: str, data: bytes | None = None) -> ParsedFile:
@@ -423,6 +424,10 @@ class _Stem:
     blob: bytes | None = None
 
 
+# Stems by (config name, stem overrides): each composed once, or the ComposeError that composing it raised.
+Stems = dict[tuple[str, tuple[str, ...]], _Stem | ComposeError]
+
+
 class HydraSession:
     """An initialized GlobalHydra over one config dir (plus a search path); use as a context manager, never from threads.
 
@@ -502,7 +507,7 @@ class HydraSession:
         self.replayer = trace.Replayer()
         self.composed_fresh: list[tuple[str, tuple[str, ...]]] = []  # compositions not taken from the cache
         self.sharing = True  # share Hydra's repeated work between compositions (off on the plain path)
-        self._heads: dict = {}
+        self._heads: hydra_compat.MergedHeads = {}
         self._own_search_path: dict[str, bool] = {}
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
         return self
@@ -570,7 +575,7 @@ class HydraSession:
             if isinstance(cached, tuple) and len(cached) == 4 and self.replayer.holds(cached[0]):
                 self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
                 self.warned += [self._located(text) for text in cached[3]]
-                return pickle.loads(cached[1])
+                return cast(DictConfig, pickle.loads(cached[1]))
         with hydra_compat.recording_defaults_lists() as recorded, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")  # every composition's own warnings, not only a process's first
             try:
@@ -683,7 +688,7 @@ class HydraSession:
         parsed = parse_overrides(overrides)
         if not all(self.is_value_override(o) for o in parsed):
             return None
-        config = pickle.loads(base_blob if base_blob is not None else pickled(base))
+        config = cast(DictConfig, pickle.loads(base_blob if base_blob is not None else pickled(base)))
         try:
             # Hydra's override code resolves what it reads (`~a=x` compares a's resolved value): under the policy.
             with resolution_policy():
@@ -695,13 +700,13 @@ class HydraSession:
             raise ComposeError(hint or message) from error
         return config
 
-    def compose_cases(self, cases: Iterable[Case], shared_stems: bool = True, kept_stems: dict | None = None) -> Iterator[Composed]:
+    def compose_cases(self, cases: Iterable[Case], shared_stems: bool = True, kept_stems: Stems | None = None) -> Iterator[Composed]:
         """Compose cases in order; each stem (config, stem overrides) is composed once and presets applied to copies.
 
         Without `kept_stems` only the current stem is held (cases arrive grouped by stem, so memory stays
         flat); a caller that composes cases one at a time passes a dict that outlives the call.
         """
-        stems = kept_stems if kept_stems is not None else {}
+        stems: Stems = kept_stems if kept_stems is not None else {}
         self.sharing = shared_stems
         for case in cases:
             start = len(self.warned)

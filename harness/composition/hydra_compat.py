@@ -28,7 +28,7 @@ from hydra._internal.hydra import Hydra
 from hydra._internal.sources_registry import SourcesRegistry
 from hydra._internal.utils import create_config_search_path
 from hydra.core.config_store import ConfigStore
-from hydra.core.default_element import InputDefault
+from hydra.core.default_element import InputDefault, ResultDefault
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.object_type import ObjectType
 from hydra.core.plugins import Plugins
@@ -53,6 +53,7 @@ except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") war
 # private-API test fails on any use of one outside this module), so each use of Hydra's internals stays here.
 __all__ = [
     "LentConfig",
+    "MergedHeads",
     "apply_overrides",
     "errors_without_copies",
     "child_node",
@@ -256,18 +257,20 @@ def recording_defaults_lists() -> Iterator[list[Any]]:
     a second computation.
     """
     recorded: list[Any] = []
-    original = loader_module.create_defaults_list
+    # The name is patched where config_loader_impl bound it by import (the binding its compose calls), which
+    # that module does not re-export: hence the attr-defined ignores.
+    original = loader_module.create_defaults_list  # type: ignore[attr-defined]
 
     def record(*args: Any, **kwargs: Any) -> Any:
         result = original(*args, **kwargs)
         recorded.append(result)
         return result
 
-    loader_module.create_defaults_list = record
+    loader_module.create_defaults_list = record  # type: ignore[attr-defined]
     try:
         yield recorded
     finally:
-        loader_module.create_defaults_list = original
+        loader_module.create_defaults_list = original  # type: ignore[attr-defined]
 
 
 class _SearchPathStandIn:
@@ -438,7 +441,9 @@ def _resolver_cache_of(config: Any) -> dict[str, Any]:
     return {name: dict(values) for name, values in config._metadata.resolver_cache.items() if values}
 
 
-_ORIGINAL_FORMAT_AND_RAISE = omegaconf_base.format_and_raise
+# Patched where omegaconf.base bound it by import (the binding its nodes call), which that module does not
+# re-export: hence the attr-defined ignores.
+_ORIGINAL_FORMAT_AND_RAISE = omegaconf_base.format_and_raise  # type: ignore[attr-defined]
 
 
 def _format_and_raise_keeping_nodes(node: Any, key: Any, value: Any, msg: str, cause: Exception, type_override: Any = None) -> None:
@@ -455,11 +460,11 @@ def _format_and_raise_keeping_nodes(node: Any, key: Any, value: Any, msg: str, c
 def errors_without_copies() -> Iterator[None]:
     """Within the block, OmegaConf's errors keep references to the config nodes they name instead of deep copies
     (same types, same messages): for failures whose exception is read only for its text."""
-    omegaconf_base.format_and_raise = _format_and_raise_keeping_nodes
+    omegaconf_base.format_and_raise = _format_and_raise_keeping_nodes  # type: ignore[attr-defined]
     try:
         yield
     finally:
-        omegaconf_base.format_and_raise = _ORIGINAL_FORMAT_AND_RAISE
+        omegaconf_base.format_and_raise = _ORIGINAL_FORMAT_AND_RAISE  # type: ignore[attr-defined]
 
 
 def nesting_depth(config: Any, limit: int) -> int:
@@ -542,8 +547,12 @@ def saved_state() -> Callable[[], None]:
 _ORIGINAL_MAP = defaults_module._create_interpolation_map
 _ORIGINAL_COMPOSE = ConfigLoaderImpl._compose_config_from_defaults_list
 
+# A session's merged heads: the pickled merge of a leading run of Hydra's own entries, keyed by those entries
+# (their reprs) and the config sources (scheme, path) they were merged from.
+MergedHeads = dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], bytes]
 
-def _interpolation_map_when_read(overrides: Any, defaults_list: list, self_added: bool) -> Any:
+
+def _interpolation_map_when_read(overrides: Any, defaults_list: list[InputDefault], self_added: bool) -> Any:
     # Hydra builds this map (a DictConfig of every choice so far) for every node of the defaults tree, but
     # reads it only for children that are interpolations, and those are entries of `defaults_list`.
     if not any(isinstance(d, InputDefault) and d.is_interpolation() for d in defaults_list):
@@ -555,7 +564,7 @@ def _is_hydra_entry(default: Any) -> bool:
     return (default.package or "").split(".")[0] == "hydra"
 
 
-def _merge(cfg: Any, loader: ConfigLoaderImpl, defaults: list, repo: Any) -> None:
+def _merge(cfg: Any, loader: ConfigLoaderImpl, defaults: list[ResultDefault], repo: Any) -> None:
     with flag_override(cfg, "no_deepcopy_set_nodes", True):
         for default in defaults:
             loaded = loader._load_single_config(default=default, repo=repo)
@@ -567,7 +576,7 @@ def _merge(cfg: Any, loader: ConfigLoaderImpl, defaults: list, repo: Any) -> Non
                 ).with_traceback(sys.exc_info()[2]) from e
 
 
-def _compose_sharing_the_head(heads: dict, self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
+def _compose_sharing_the_head(heads: MergedHeads, self: ConfigLoaderImpl, defaults: list[ResultDefault], repo: Any) -> Any:
     """Hydra's _compose_config_from_defaults_list, with the leading run of Hydra's own entries merged once
     per session into `heads` (keyed by the entries and the config sources, so an override of `hydra/...` is a new
     head)."""
@@ -608,14 +617,14 @@ def _strip_defaults(cfg: Any) -> None:
 
 
 @contextmanager
-def shared_work(heads: dict | None) -> Iterator[None]:
+def shared_work(heads: MergedHeads | None) -> Iterator[None]:
     """Within the block, compositions share the merged heads kept in `heads` (a HydraSession's dict) and skip
     unread interpolation maps; None leaves Hydra as it is (the plain path)."""
     if heads is None:
         yield
         return
 
-    def compose(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
+    def compose(self: ConfigLoaderImpl, defaults: list[ResultDefault], repo: Any) -> Any:
         return _compose_sharing_the_head(heads, self, defaults, repo)
 
     defaults_module._create_interpolation_map = _interpolation_map_when_read

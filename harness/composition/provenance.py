@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,10 @@ def override_for(case: Case, key: str) -> str | None:
     return found
 
 
+# What leaf_sources builds once per defaults list: (config name, group-selecting overrides) -> file_sources.
+SourcesMemo = dict[tuple[str, tuple[str, ...]], dict[str, Source]]
+
+
 def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, ...]) -> dict[str, Source]:
     """For every leaf path the config files write, the file and line whose value wins (overrides left out)."""
     sources: dict[str, Source] = {}
@@ -148,7 +153,7 @@ def file_sources(session: HydraSession, config_name: str, overrides: tuple[str, 
     return sources
 
 
-def leaf_sources(session: HydraSession, case: Case, memo: dict | None = None) -> dict[str, Source]:
+def leaf_sources(session: HydraSession, case: Case, memo: SourcesMemo | None = None) -> dict[str, Source]:
     """For every leaf path of the case, the file and line (or the override) whose value wins.
 
     Cases that differ only in value overrides share one defaults list, so `memo` builds its file map once.
@@ -197,7 +202,7 @@ class Recorded:
     """What a golden's header says about its case: the options it selected, and the file and line of each leaf."""
 
     selected: tuple[Selected, ...] = ()
-    keys: Any = None  # dict: leaf path -> Source (file relative to the project, line)
+    keys: Mapping[str, Source] | None = None  # leaf path -> Source (file relative to the project, line)
 
     def source_of(self, path: str) -> Source | None:
         """Where the leaf at `path` (or the nearest recorded leaf below it, for a removed subtree) was set."""

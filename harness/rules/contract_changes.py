@@ -28,7 +28,6 @@ from harness.rules.contracts import (
     SUBJECT_KEYS,
     ChangeRecord,
     Contract,
-    ContractError,
     ContractSet,
     Waiver,
     contract_hygiene,
@@ -39,7 +38,7 @@ from harness.rules.contracts import (
     utc_today,
     violations_seen,
 )
-from harness.rules.protocol import ProgramLookup, TermChange
+from harness.rules.protocol import ContractError, ProgramLookup, TermChange
 
 
 def _merged(contract_set: ContractSet) -> dict[str, Contract]:

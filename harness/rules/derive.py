@@ -18,8 +18,9 @@ from harness.composition.render import GoldenDumper
 from harness.gates.errors import BadInput
 from harness.model.semantic_diff import flatten, same_value
 from harness.rules import KINDS
-from harness.rules.contract_changes import TermChange, record_for, term_changes
+from harness.rules.contract_changes import record_for, term_changes
 from harness.rules.contracts import ContractSet, parse_contracts, parse_terms
+from harness.rules.protocol import TermChange
 
 
 class LockRefused(BadInput):

@@ -19,8 +19,9 @@ from typing import Any
 from harness.gates.confine import project_root, within
 from harness.model.findings import INFO, Finding, Kind, RulesUsed
 from harness.model.settings import Settings, root_id
-from harness.rules.contract_changes import TermChange, canonical, change_finding
+from harness.rules.contract_changes import canonical, change_finding
 from harness.rules.contracts import SETTINGS, ChangeRecord
+from harness.rules.protocol import TermChange
 
 # Settings keys whose every change changes what is checked or how (a different tree, goldens, grouping), or
 # what may be read or run (a search path, modules to import).

@@ -33,8 +33,8 @@ from harness.model.findings import (
 from harness.model.matrix import Case
 from harness.model.semantic_diff import describe_value, diff_trees
 from harness.rules import contract_changes
-from harness.rules.contract_changes import TermChange
 from harness.rules.contracts import HYDRA, ChangeRecord
+from harness.rules.protocol import TermChange
 
 
 def change_finding(change: semantic_diff.Change, effective_same: bool = False) -> Finding:

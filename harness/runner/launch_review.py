@@ -22,8 +22,9 @@ from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
 from harness.model.matrix import Case
 from harness.model.semantic_diff import same_tree
-from harness.rules.contract_changes import TermChange, change_finding
+from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
+from harness.rules.protocol import TermChange
 
 # The @hydra.main arguments that decide which config an entry point composes, and how.
 MAIN_ARGUMENTS = ("config_path", "config_name", "version_base")

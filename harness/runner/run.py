@@ -23,10 +23,10 @@ from harness.baselines.gitrepo import GitError
 from harness.baselines.goldens import Goldens, golden_path
 from harness.baselines.kinds import Baseline, BaselineEntry, GoldenFolder
 from harness.composition.cases import case_globs, open_matrix, select_cases, unmatched_glob
-from harness.composition.compose import Composed, HydraSession, HydraWarning
+from harness.composition.compose import Composed, HydraSession, HydraWarning, Stems
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
-from harness.composition.provenance import Recorded, Source, leaf_sources, provenance_lines, recorded_in, written_hydra
+from harness.composition.provenance import Recorded, Source, SourcesMemo, leaf_sources, provenance_lines, recorded_in, written_hydra
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.shards import Shard
@@ -236,7 +236,7 @@ def check_case(
     composed: Composed,
     twin: Any,
     routes_by_target: dict[str, Case],
-    memo: dict | None = None,
+    memo: SourcesMemo | None = None,
 ) -> CaseResult:
     """Everything the harness says about one composed case against the run's baseline.
 
@@ -460,7 +460,7 @@ def with_origins(findings: list[Finding], at_base: list[Finding] | None) -> list
 
 
 def annotate(
-    session: HydraSession, result: CaseResult, severities: Iterable[str], memo: dict | None, golden_text: str | None
+    session: HydraSession, result: CaseResult, severities: Iterable[str], memo: SourcesMemo | None, golden_text: str | None
 ) -> CaseResult:
     """The result with each finding of the given severities told which file (or override) sets its value,
     and where its path sits in the golden, for annotations. Both cost a little, so only on request.
@@ -611,7 +611,7 @@ class Runner:
         self.launch_parts: tuple[list[CaseResult], LaunchTally, list[Finding]] | None = None  # `merge` gives them
         self.by_id = {case.id: case for case in cases}
         self._routes = _routes_by_target(cases)
-        self._stems: dict = {}
+        self._stems: Stems = {}
         self._composed: dict[str, Composed] = {}
         self._results: dict[str, CaseResult] = {}
         self._prepared = False
@@ -655,7 +655,7 @@ class Runner:
             results = []
             twins: dict[str, Any] = {}
             with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
-                memo: dict = {}
+                memo: SourcesMemo = {}
                 for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
                     twin = None if case.same_as is None else twins.get(case.same_as) if case.same_as in self.by_id else Kind.ERROR
@@ -835,7 +835,7 @@ class Runner:
         if run.review is not None and entries and not run.review.first_adoption:
             # At a first adoption the base has no rules to loosen: the pull request's apply, and every report says so.
             from harness.rules.contract_changes import read_contract_files
-            from harness.rules.contracts import ContractError
+            from harness.rules.protocol import ContractError
 
             texts = run.baseline.contract_texts()
             try:
