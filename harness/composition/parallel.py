@@ -86,7 +86,7 @@ class _Handoff:
 
 
 def _run_shard(indexes: list[int]) -> list[Any]:
-    handoff = current().handoff
+    handoff: _Handoff = current().handoff
     return handoff.work([handoff.cases[i] for i in indexes], lambda case: handoff.done.put(case.id))
 
 

@@ -13,7 +13,7 @@ resolvers a schema module registers while a session is open.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -25,7 +25,7 @@ PURE_RESOLVERS = frozenset({"oc.select", "oc.create", "oc.deprecated", "oc.dict.
 HOST_RESOLVERS = ("oc.env", "env", "oc.decode", "now", "hydra", "python_version")
 
 
-def _opaque(name: str) -> Any:
+def _opaque(name: str) -> Callable[..., str]:
     def keep_text(config: Any, parent: Any, node: Any, args: Any, args_str: tuple[str, ...]) -> str:
         return "${" + name + ":" + ",".join(args_str) + "}"
 

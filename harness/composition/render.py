@@ -130,7 +130,7 @@ def to_plain(config: DictConfig) -> Any:
     return OmegaConf.to_container(config, resolve=False, enum_to_str=True)
 
 
-def _key_order(key: Any) -> tuple:
+def _key_order(key: Any) -> tuple[Any, ...]:
     # Strings first, in their own order; other keys (1, 2.5, true) by type, then value. PyYAML's sort_keys gives
     # up silently on a mapping that mixes the two, which would leave the golden in composition order.
     return (0, key) if isinstance(key, str) else (1, type(key).__name__, key)

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hydra.core.override_parser.types import Override
+
 from harness.composition import hydra_compat
 from harness.composition.policy import resolution_policy
 
@@ -37,7 +39,7 @@ class Session:
     # Caches keyed by content, so they live as long as the session: an edit is a new key, never a stale hit.
     parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
     file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
-    overrides: dict[str, Any] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
+    overrides: dict[str, Override] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
     # compose: a ConfigStore node (kept, so its id is never reused) -> its ParsedFile, or None when it cannot be pickled
     structured: dict[int, tuple[Any, Any]] = field(default_factory=dict)
     # Answers of structured (ConfigStore) sources: ConfigStore registrations may change between sessions.

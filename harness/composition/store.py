@@ -152,7 +152,7 @@ def limit_bytes() -> int:
         return DEFAULT_LIMIT_MB * 1024 * 1024
 
 
-def entries(folder: Path) -> Iterator[os.DirEntry]:
+def entries(folder: Path) -> Iterator[os.DirEntry[str]]:
     """The cache's entry files (and leftovers of interrupted writes)."""
     try:
         with os.scandir(folder) as listing:

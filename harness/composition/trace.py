@@ -113,7 +113,7 @@ def package_folder(name: str) -> Path | None:
 
 def content_digest(result: ConfigResult) -> bytes:
     """What a loaded config holds (header and nodes), independent of comments and layout."""
-    digest = getattr(result, "content_digest", None)
+    digest: bytes | None = getattr(result, "content_digest", None)  # set by compose.py's parse-cached sources
     if digest is not None:
         return digest
     header = repr(sorted(result.header.items())).encode()
@@ -210,7 +210,7 @@ def read_environment(name: str) -> str | None:
 
 
 def _recording_resolver(name: str, resolver: Callable[..., Any]) -> Callable[..., Any]:
-    def resolve(config: Any, parent: Any, node: Any, args: tuple, args_str: tuple) -> Any:
+    def resolve(config: Any, parent: Any, node: Any, args: tuple[Any, ...], args_str: tuple[str, ...]) -> Any:
         recorder = current().recorder
         if recorder is not None:
             if name in ENV_RESOLVERS and args and isinstance(args[0], str):

@@ -18,7 +18,7 @@ import ast
 import re
 import tomllib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -219,7 +219,10 @@ def syntax_depth(root: Any, limit: int = MAX_SCRIPT_DEPTH) -> int | None:
 # ---- the net under every parser ----
 
 
-def _guarded(parse: Callable[[], Any], where: str) -> Any:
+_Parsed = TypeVar("_Parsed")
+
+
+def _guarded(parse: Callable[[], _Parsed], where: str) -> _Parsed:
     """`parse()`, with the recursion and memory errors a parser's own stack or buffers raise on hostile structure
     turned into BudgetExceeded naming `where` (the parser does not say the line; the checks above usually do first)."""
     try:

@@ -318,7 +318,7 @@ def _inner_changes(path: str, old: Any, new: Any) -> list[str]:
 ALIGN_BUDGET = 250_000
 
 
-def _list_changes(path: str, old: list, new: list) -> list[str]:
+def _list_changes(path: str, old: list[Any], new: list[Any]) -> list[str]:
     # Align elements by their canonical text, so one inserted element is one `added`, not a shifted tail. The
     # common head and tail are matched first (linear); only the middle that differs is aligned.
     old_keys, new_keys = [repr(canonical(x)) for x in old], [repr(canonical(x)) for x in new]

@@ -193,7 +193,7 @@ def package_folder(entry: str, where: str, root: Path | None = None, scope: tupl
     )
 
 
-def _search_path(entries: list, base: Path, where: str, readable: tuple[Path, ...]) -> tuple[Path, ...]:
+def _search_path(entries: list[str], base: Path, where: str, readable: tuple[Path, ...]) -> tuple[Path, ...]:
     # A folder must lie inside the project (or read_outside); pkg:// is an installed package, found without importing.
     folders = []
     for index, entry in enumerate(entries):
@@ -220,7 +220,7 @@ def _version_base(value: str | None, where: str) -> str | None:
     return value
 
 
-def _schemas(value: list, where: str) -> tuple[str, ...]:
+def _schemas(value: list[str], where: str) -> tuple[str, ...]:
     modules = tuple(value)
     for module in modules:
         if not all(part.isidentifier() for part in module.split(".")):
@@ -372,7 +372,7 @@ def parse_settings(table: Any, origin: Path) -> Settings:
     )
 
 
-def _commands(entries: list, where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+def _commands(entries: list[dict[str, Any]], where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """The `[[commands]]` globs (relative, inside the project) and the union of their `modules` tables."""
     globs: list[str] = []
     modules: dict[str, str] = {}
