@@ -340,7 +340,7 @@ def _may_change(edit: _Edit, read: Packages, key: str) -> bool:
     return False
 
 
-def _parsed(data: bytes) -> tuple[dict[str, str | None], Any]:
+def _parsed(data: bytes) -> tuple[dict[str, str | None], dict[Any, Any]]:
     text = data.decode("utf-8")
     tree = parse_yaml(text)
     return hydra_compat.header_of(text), tree if isinstance(tree, dict) else {"": tree}

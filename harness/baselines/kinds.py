@@ -19,7 +19,7 @@ from harness.baselines.goldens import find_orphans, golden_path, read_golden
 from harness.baselines.kept_trees import tree_at_commit
 from harness.baselines.releases import fetch_wheel_tree
 from harness.composition.cases import open_matrix
-from harness.composition.provenance import Source, leaf_sources
+from harness.composition.provenance import Source, SourcesMemo, leaf_sources
 from harness.composition.render import to_plain
 from harness.composition.session import current
 from harness.gates.budget import BudgetExceeded, toml_document
@@ -115,7 +115,7 @@ class ComposedTree:
     cases: list[Case] = field(default_factory=list)
     entries: dict[str, BaselineEntry] = field(default_factory=dict)
     composed: bool = False
-    provenance_memo: dict = field(default_factory=dict)  # cases sharing a defaults list replay it once
+    provenance_memo: SourcesMemo = field(default_factory=dict)  # cases sharing a defaults list replay it once
     hydra_subtree: bool = False  # also keep each case's `hydra:` subtree (a review compares it)
     # The working folder its compositions run in: for a tree at a git ref, the same place in a copy of the ref's
     # files, so that `pkg://` of the project's own package and relative `file://` search paths are the ref's
@@ -141,7 +141,7 @@ class ComposedTree:
                 else:
                     self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config), hydra=result.hydra)
 
-    def _in_workdir(self) -> contextlib.AbstractContextManager:
+    def _in_workdir(self) -> contextlib.AbstractContextManager[None]:
         return contextlib.chdir(self.workdir) if self.workdir is not None else contextlib.nullcontext()
 
     def entry(self, case: Case) -> BaselineEntry | None:

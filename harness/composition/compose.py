@@ -31,6 +31,7 @@ from harness.composition.render import load_config_text
 from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.composition.session import Session, current
 from harness.composition.store import CacheRefused, cache_get, cache_put, open_store, warn_refused
+from harness.gates.budget import MAX_DEPTH
 from harness.gates.confine import (
     Scope,
     UnsafeInput,
@@ -41,7 +42,6 @@ from harness.gates.confine import (
     uses_resolver,
     within,
 )
-from harness.gates.budget import MAX_DEPTH
 from harness.gates.errors import BadInput, describe_yaml_error, error_chain
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint

@@ -11,7 +11,20 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import Any
 
-from harness.model.findings import ERROR, INFO, CaseResult, Excused, Finding, Kind, MatrixResult, Origin, Status, TargetFacts, TargetReason
+from harness.model.findings import (
+    ERROR,
+    INFO,
+    CaseResult,
+    Excused,
+    Finding,
+    Kind,
+    MatrixResult,
+    Origin,
+    Severity,
+    Status,
+    TargetFacts,
+    TargetReason,
+)
 from harness.model.matrix import LAUNCH_PREFIX
 
 
@@ -124,16 +137,46 @@ class Group:
         """The group's cases that are not launch commands."""
         return tuple(case for case in self.cases if not case.startswith(LAUNCH_PREFIX))
 
-    kind = property(lambda self: self.finding.kind)
-    path = property(lambda self: self.finding.path)
-    old = property(lambda self: self.finding.old)
-    new = property(lambda self: self.finding.new)
-    severity = property(lambda self: self.finding.severity)
-    contract = property(lambda self: self.finding.contract)
-    message = property(lambda self: self.finding.message)  # the same for every case unless it names the case
-    source = property(lambda self: self.finding.source)
-    effective_same = property(lambda self: self.finding.effective_same)
-    waiver = property(lambda self: self.finding.waiver)
+    # The group's finding's fields, read through the group.
+    @property
+    def kind(self) -> Kind:
+        return self.finding.kind
+
+    @property
+    def path(self) -> str:
+        return self.finding.path
+
+    @property
+    def old(self) -> Any:
+        return self.finding.old
+
+    @property
+    def new(self) -> Any:
+        return self.finding.new
+
+    @property
+    def severity(self) -> Severity:
+        return self.finding.severity
+
+    @property
+    def contract(self) -> str:
+        return self.finding.contract
+
+    @property
+    def message(self) -> str:  # the same for every case unless it names the case
+        return self.finding.message
+
+    @property
+    def source(self) -> Any:
+        return self.finding.source
+
+    @property
+    def effective_same(self) -> bool:
+        return self.finding.effective_same
+
+    @property
+    def waiver(self) -> str:
+        return self.finding.waiver
 
     def as_dict(self) -> dict[str, Any]:
         """The group as the JSON `groups` array spells it: the finding's fields plus its cases."""
@@ -231,7 +274,7 @@ def _patterns(case_id: str) -> list[tuple[str, int]]:
     ]
 
 
-class CaseIds(tuple):
+class CaseIds(tuple[str, ...]):
     """The ids of the cases a report talks about, in report order, with the index `describe_cases` reads built
     once per report (so describing each group costs its own cases, not the whole matrix)."""
 

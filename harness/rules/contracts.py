@@ -115,8 +115,8 @@ class ContractSet:
     unheeded: tuple[ChangeRecord, ...] = ()
 
 
-class _Lines(dict):
-    """A mapping that remembers the line of each key, for error messages."""
+class _Lines(dict[Any, Any]):
+    """A mapping that remembers the line of each key, for error messages (keys and values as YAML wrote them)."""
 
     lines: dict[str, int]
 

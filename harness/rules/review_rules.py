@@ -11,10 +11,10 @@ the pull request adds are reviewed too, and it may narrow confinement, never wid
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.gates.confine import project_root, within
 from harness.model.findings import INFO, Finding, Kind, RulesUsed
@@ -161,7 +161,10 @@ def _removes(change: SettingsChange, case_id: str) -> bool:
     return False
 
 
-def _union(first: tuple, second: tuple, key: Any = lambda item: item) -> tuple:
+_Item = TypeVar("_Item")
+
+
+def _union(first: tuple[_Item, ...], second: tuple[_Item, ...], key: Callable[[_Item], Hashable] = lambda item: item) -> tuple[_Item, ...]:
     seen = {key(item) for item in first}
     return first + tuple(item for item in second if key(item) not in seen)
 

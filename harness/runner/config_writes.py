@@ -143,9 +143,10 @@ def node_write_changes(
 
 
 def _class_writes(view: Any, qualname: str) -> tuple[Write, ...]:
-    if qualname not in view.class_writes:
-        view.class_writes[qualname] = class_writes(view.index, qualname)
-    return view.class_writes[qualname]
+    cached: dict[str, tuple[Write, ...]] = view.class_writes  # a targets.ProgramView's, kept per view
+    if qualname not in cached:
+        cached[qualname] = class_writes(view.index, qualname)
+    return cached[qualname]
 
 
 def writes_of(view: Any, key: str) -> list[OwnedWrite]:
@@ -164,7 +165,7 @@ def class_writes_of(view: Any, tree: Any, key: str) -> list[tuple[str, Write]]:
     """The writes the `__post_init__` of the class building `key`'s nearest `_target_` node makes to `key`."""
     keys = split_path(key)
     node, path = tree, ""
-    best: tuple[str, dict] | None = None
+    best: tuple[str, dict[Any, Any]] | None = None  # a plain config node (OmegaConf allows non-str keys)
     for part in keys[:-1]:
         if not isinstance(node, dict) or part not in node:
             break

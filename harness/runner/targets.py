@@ -38,6 +38,7 @@ from harness.model.semantic_diff import describe_value, join_path, same_value, s
 from harness.model.settings import Settings, SettingsError, display_path
 from harness.readers.builders import BuildSites, build_sites
 from harness.readers.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
+from harness.readers.writes import Write
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
 from harness.runner.config_writes import class_write_difference, node_write_changes
@@ -111,7 +112,7 @@ class ProgramView:
         self._sites: BuildSites | None = None
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
-        self.class_writes: dict[str, tuple[Any, ...]] = {}
+        self.class_writes: dict[str, tuple[Write, ...]] = {}
 
     def shown(self, file: str) -> str:
         """A source file as reports show it (relative to the working folder), computed once per file."""
