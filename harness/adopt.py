@@ -1307,7 +1307,10 @@ def recorded_inputs(flags: str, base: Path) -> Inputs | None:
     named = [args.config_dir, args.write_snapshots, args.write_contracts, *args.search_path]
     if any(value is not None and not _is_within((base / value).resolve(), project) for value in named):
         return None
-    path = lambda value: base / value if value is not None else None  # noqa: E731
+
+    def path(value: str | None) -> Path | None:
+        return base / value if value is not None else None
+
     return Inputs(
         path(args.config_dir),
         args.engine_group,

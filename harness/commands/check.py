@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Any
 
 from harness.commands import common, shard_results
 from harness.gates.errors import ExitCode
@@ -39,7 +40,7 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
     settings = common.settings_from(args)
     run = Run.check(settings, common.rule_set_of(settings, args), sourced=common.sourced(args))
 
-    def report(result: MatrixResult, shard: dict | None = None) -> int:
+    def report(result: MatrixResult, shard: dict[str, Any] | None = None) -> int:
         steps = common.next_steps_for(args, settings)
         common.print_result(result, args.format, verbose=args.verbose, quiet=args.quiet, steps=steps, reports=args.report, shard=shard)
         return ExitCode.OK if result.ok else ExitCode.FINDINGS

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from harness.baselines import gitrepo, kinds
 from harness.commands import common, shard_results
@@ -54,7 +55,7 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
     )
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
 
-    def report(result: MatrixResult, shard: dict | None = None) -> int:
+    def report(result: MatrixResult, shard: dict[str, Any] | None = None) -> int:
         common.print_result(
             result,
             args.format,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from harness.commands import common, shard_results
 from harness.commands.common import say
@@ -73,7 +74,7 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
     settings = common.settings_from(args)
     engine = Runner(Run.generate(settings, common.rule_set_of(settings, args), write=False, sourced=common.sourced(args)), args.case)
 
-    def report(result: MatrixResult, shard: dict | None = None) -> int:
+    def report(result: MatrixResult, shard: dict[str, Any] | None = None) -> int:
         common.print_result(result, args.format, quiet=args.quiet, reports=args.report)
         return ExitCode.OK if result.ok else ExitCode.FINDINGS
 

@@ -102,14 +102,14 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     return dropped
 
 
-def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict]:
+def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict[str, Any]]:
     """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet."""
     return _recorded(settings, target, args, when)[0]
 
 
 def _recorded(
     settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since"
-) -> tuple[list[dict], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """`record`, and with `args.reason` the records that accept what it added (with `args.base`, also what the
     file's entries excuse that REF's do not)."""
     from harness.gates.reader import read_text
@@ -174,7 +174,7 @@ def _write_records(settings: Settings, owned: Path, records: list[dict[str, Any]
         raise common.UsageError(f"{display_path(owned)}: {error}") from None
 
 
-def run_wide_entries(findings: Any, today: Any, when: str) -> list[dict]:
+def run_wide_entries(findings: Any, today: Any, when: str) -> list[dict[str, Any]]:
     """An entry for each of Hydra's warnings, which a run says once rather than per case (RAGEN's "Defaults list is
     missing `_self_`" on every run), written as `known_entries.entries_for` writes a case's."""
     from harness.model.findings import Kind
