@@ -21,7 +21,7 @@ import functools
 import posixpath
 import re
 from collections import ChainMap
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -304,7 +304,8 @@ def parse_words(source: bytes) -> tuple[Any, Source]:
 
 
 def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
+    text: bytes = node.text  # a tree-sitter node's source bytes
+    return text.decode("utf-8", "replace")
 
 
 def _unescape_word(text: str) -> str:
@@ -356,7 +357,8 @@ class _Reader:
                 return None
             position = int(name) - 1
             return positional[position : position + 1] or None
-        return self.env.values.get(name)
+        words: list[Word] | None = self.env.values.get(name)
+        return words
 
     def unset(self, name: str) -> bool:
         """True when bash, run with nothing set, has no value for `name`: a variable the script never set (not one the
@@ -602,7 +604,7 @@ class _Reader:
             if left is None or right is None:
                 return None
             operator = _text(node.children[1])
-            operations = {
+            operations: dict[str, Callable[[int, int], int]] = {
                 "+": lambda a, b: a + b,
                 "-": lambda a, b: a - b,
                 "*": lambda a, b: a * b,

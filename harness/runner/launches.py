@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hydra.errors import MissingConfigException
 
@@ -500,6 +500,10 @@ def _cause(error: BaseException) -> str:
     return text or describe_error(error)
 
 
+# A check's pickled base configs by (config name, group overrides), or the ComposeError composing one raised.
+Bases = dict[tuple[str, tuple[str, ...]], bytes | ComposeError]
+
+
 class Composer:
     """Composes command cases in one Hydra session per config folder, sharing each (config, groups) base."""
 
@@ -537,7 +541,7 @@ class Composer:
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._lent: dict[bytes, Any] = {}
                 self._invariants = invariants.LaunchInvariants()
-                bases: dict[tuple[str, tuple[str, ...]], Any] = {}
+                bases: Bases = {}
                 for case in group:
                     start = len(session.warned)
                     results[case.id] = self._check_one(session, case, bases, keep_config)
@@ -551,7 +555,7 @@ class Composer:
             self._value_keys[key] = session.is_value_override(parsed)
         return self._value_keys[key]
 
-    def _check_one(self, session: HydraSession, case: CommandCase, bases: dict, keep_config: bool) -> Checked:
+    def _check_one(self, session: HydraSession, case: CommandCase, bases: Bases, keep_config: bool) -> Checked:
         checked = Checked(case)
         assert case.config_name is not None
         groups: list[tuple[Override, Any]] = []
@@ -603,7 +607,7 @@ class Composer:
         return checked
 
     def _base(
-        self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: dict
+        self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: Bases
     ) -> bytes | None:
         """The pickled config of the launch's config name and group overrides, composed once per distinct pair.
 
@@ -620,8 +624,9 @@ class Composer:
                 bases[key] = pickled(session.compose(*key))
             except ComposeError as error:
                 bases[key] = error
-        if not isinstance(bases[key], ComposeError):
-            return bases[key]
+        composed = bases[key]
+        if not isinstance(composed, ComposeError):
+            return composed
         root = (case.config_name, ())
         if root not in bases:
             try:
@@ -645,7 +650,7 @@ class Composer:
         good_key = (case.config_name, tuple(good))
         if good_key not in bases:
             bases[good_key] = pickled(session.compose(*good_key))
-        return bases[good_key]
+        return cast(bytes, bases[good_key])  # `good` (or the root, checked above) composed just now: never an error
 
 
 def _touches(text: str, key: str) -> bool:
