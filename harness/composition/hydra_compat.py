@@ -53,7 +53,6 @@ except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") war
 # private-API test fails on any use of one outside this module), so each use of Hydra's internals stays here.
 __all__ = [
     "LentConfig",
-    "MergedHeads",
     "apply_overrides",
     "errors_without_copies",
     "child_node",
