@@ -134,4 +134,5 @@ def test_verl_at_pr5848_parent_takes_model_engine_over_critic_in_one_step(tmp_pa
     assert known[0] == known[1] and str(tmp_path) not in known[0]
     diff = git(repo, "diff", "--numstat", "--", "pyproject.toml").split()
     assert diff[1] == "0"  # verl's own pyproject.toml lines are all kept: init only appended its table
-    assert "ppo_trainer/dp/default" in (repo / "config-harness/known.yaml").read_text()
+    # Each entry names its cause, never a case: the config file that sets the key a program-view finding is about.
+    assert "\n  source: verl/trainer/config/" in known[0] and "\n  cases:" not in known[0]
