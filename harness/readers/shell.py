@@ -93,6 +93,8 @@ class Piece:
     unknown: str = ""  # what the value would have come from (`$HOME`, `$(date ...)`); "" when known
     split: bool = False  # the result of an unquoted expansion: bash splits it on whitespace
     file: str = ""  # the file it was written in when a sourced file wrote it; "" for the script itself
+    # The command (and line) that may have set this unknown value in a way the reader does not follow (`eval`, `read`).
+    why: str = ""
 
 
 Word = tuple[Piece, ...]
@@ -371,7 +373,7 @@ class _Reader:
             return positional[position : position + 1] or None
         values = self.env.values
         if values.floor and name not in values:
-            return [(self.piece("", line, f"${name}{MAY_BE_SET}{values.floor}"),)]
+            return [(replace(self.piece("", line, f"${name}"), why=values.floor),)]
         return values.get(name)
 
     def unknowable(self, why: str, names: Iterable[str] = ()) -> None:
@@ -386,7 +388,7 @@ class _Reader:
             return
         for name in names:
             if name.isidentifier():
-                self.env.values[name] = [(self.piece("", self.at or 0, f"${name}{MAY_BE_SET}{why}"),)]
+                self.env.values[name] = [(replace(self.piece("", self.at or 0, f"${name}"), why=why),)]
 
     def unset(self, name: str) -> bool:
         """True when bash, run with nothing set, has no value for `name`: a variable the script never set (not one the
@@ -1284,12 +1286,13 @@ class _Reader:
                 continue
             unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
             problem = _unknowable(word, text)
-            unfollowed = next((u for u in unknown if MAY_BE_SET in u), "")
-            if unfollowed and not problem:  # a value a command the reader does not follow may have set: not a guess
-                name, _, why = unfollowed.partition(MAY_BE_SET)
-                problem = f"reads {name}, which {why} may set in a way the reader does not follow"
+            unfollowed = next((p for p in word if p.why), None)
+            origin = self._origin(word) if problem else ""
+            if unfollowed is not None:  # a value a command the reader does not follow may have set: not a guess
+                origin = f" (it may be set by {unfollowed.why})"
+                if not problem:
+                    problem, origin = f"reads {unfollowed.unknown}, which {unfollowed.why} may set in a way the reader does not follow", ""
             if problem:
-                origin = "" if unfollowed else self._origin(word)  # the problem names the command already
                 return replace(launch, error=f"`{written[index - 1]}` {problem}{origin}")
             overrides.append(Override(text, word[0].line, unknown, written[index - 1], self.file_of(word[0])))
         return replace(
@@ -1311,8 +1314,6 @@ class _Reader:
         return f" (it may be set by {self.env.unread})" if self.env.unread else ""
 
 
-# What a variable holds when a command the reader does not follow may have set it: `$W` + this + the command and line.
-MAY_BE_SET = " as set by "
 # Builtins that assign the variables they name, from input the reader never has (and `let`, whose arithmetic is not followed).
 ASSIGNING = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 # Their options that take a value (the next word), which is no variable name.
