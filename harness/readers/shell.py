@@ -211,6 +211,9 @@ class _Env:
         self.stopped = ""  # where bash stopped (`FILE:LINE: why`); "" while it runs
         self.only_when = ""  # the condition of the branch being read, when a plain run takes another
         self.aliased = ""  # the `alias` command read, when one was: it may rename any command after it
+        # The `trap ... DEBUG` (or RETURN, ERR) in force: bash runs its command between the script's own, so no
+        # variable is known while it is, not even one assigned after it.
+        self.trapped = ""
 
     def child(self) -> _Env:
         """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
@@ -218,7 +221,7 @@ class _Env:
         other = _Env(self.values.new_child(), self.arrays)
         other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
         other.positional, other.nounset, other.stopped, other.only_when = self.positional, self.nounset, self.stopped, self.only_when
-        other.aliased = self.aliased
+        other.aliased, other.trapped = self.aliased, self.trapped
         return other
 
     copy = child
@@ -372,8 +375,8 @@ class _Reader:
             position = int(name) - 1
             return positional[position : position + 1] or None
         values = self.env.values
-        if values.floor and name not in values:
-            return [(replace(self.piece("", line, f"${name}"), why=values.floor),)]
+        if self.env.trapped or (values.floor and name not in values):
+            return [(replace(self.piece("", line, f"${name}"), why=self.env.trapped or values.floor),)]
         return values.get(name)
 
     def unknowable(self, why: str, names: Iterable[str] = ()) -> None:
@@ -895,7 +898,7 @@ class _Reader:
         if len(words) != 1:
             return None
         (word,) = words
-        if any(p.unknown and not UNSET_VARIABLE.fullmatch(p.unknown) for p in word):
+        if any(p.unknown and (p.why or not UNSET_VARIABLE.fullmatch(p.unknown)) for p in word):
             return None  # a command substitution (`$(probe)`) or an operator on a value: what it gives is not known
         # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
         return "".join("" if p.unknown else p.text for p in word)
@@ -1060,6 +1063,9 @@ class _Reader:
             return
         name = word_text(words[0])
         line = self.at or node.start_point.row + 1
+        if name in self.functions and self.calling and name == self.calling[-1] and not self.env.only_when:
+            if _unconditional(node, self.functions[name][0]):  # `f() { f; }`: bash never comes back from it
+                self.stop(f"`{name}` calls itself without end", line)
         if name in self.functions and self.call(name, words[1:], line):
             return
         if name in ("cd", "pushd", "popd"):
@@ -1086,7 +1092,11 @@ class _Reader:
             if names:
                 self.unknowable(f"`{' '.join(written)[:80]}` (line {line})", names)
         elif name == "trap" and _trap_runs_before_launches([word_text(w) for w in words[1:]]):
-            self.unknowable(f"`{' '.join(written)[:80]}` (line {line})")
+            # Until `trap - DEBUG` resets it (what it changed stays unknown then), nothing is known.
+            reset = word_text(words[1]) == "-"
+            if self.env.trapped or not reset:
+                self.unknowable(self.env.trapped or f"`{' '.join(written)[:80]}` (line {line})")
+            self.env.trapped = "" if reset else f"`{' '.join(written)[:80]}` (line {line})"
         elif name == "alias" and len(words) > 1:
             self.env.aliased = f"`{' '.join(written)[:80]}` (line {line})"
         else:
@@ -1344,12 +1354,37 @@ def assigned_by(command: str, texts: list[str]) -> list[str]:
     return names or ["REPLY" if command == "read" else "MAPFILE"]
 
 
+# The traps bash runs by itself during a plain run: before each command, when a function returns, when one fails.
+# A signal's (INT, TERM) runs only when one arrives, and EXIT's once the script has ended, after every launch.
+RUN_TRAPS = frozenset({"DEBUG", "RETURN", "ERR"})
+
+
 def _trap_runs_before_launches(texts: list[str]) -> bool:
-    """True for a `trap` whose command may run before a later launch: any signal but EXIT (which runs once the
-    script has ended); `trap -p`/`-l` and `trap - SIG` (a reset) set nothing."""
-    if not texts or texts[0].startswith("-"):
+    """True for a `trap` whose command bash may run before a later launch (see RUN_TRAPS, or a signal the reader
+    does not know), or that resets one (`trap - DEBUG`); `trap -p`/`-l` print."""
+    if not texts or (texts[0].startswith("-") and texts[0] != "-"):
         return False
-    return any(signal.upper().removeprefix("SIG") not in ("EXIT", "0") for signal in texts[1:])
+    return any(signal.upper() in RUN_TRAPS or PLACEHOLDER_MARK in signal for signal in texts[1:])
+
+
+# What a function's call may sit in and still not run on every call: a branch, a loop, `&&`/`||`, a pipe, a subshell.
+_CONDITIONAL = frozenset(
+    {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement", "list", "pipeline", "subshell"}
+)
+
+
+def _unconditional(call: Any, body: Any) -> bool:
+    """True when `call` runs each time `body` does: no branch, loop, `&&`/`||` or pipe around it, and no `return` or
+    `exit` written before it in the body."""
+    node = call.parent
+    while node is not None and node != body:
+        if node.type in _CONDITIONAL:
+            return False
+        node = node.parent
+    if node is None:
+        return False
+    before = body.text[: call.start_byte - body.start_byte]
+    return not re.search(rb"\b(return|exit)\b", before)
 
 
 def _braced(node: Any) -> bool:
