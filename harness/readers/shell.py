@@ -1301,7 +1301,10 @@ class _Reader:
             if unfollowed is not None:  # a value a command the reader does not follow may have set: not a guess
                 origin = f" (it may be set by {unfollowed.why})"
                 if not problem:
-                    problem, origin = f"reads {unfollowed.unknown}, which {unfollowed.why} may set in a way the reader does not follow", ""
+                    problem, origin = (
+                        f"reads {unfollowed.unknown}, which may be set in a way the reader does not follow: {unfollowed.why}",
+                        "",
+                    )
             if problem:
                 return replace(launch, error=f"`{written[index - 1]}` {problem}{origin}")
             overrides.append(Override(text, word[0].line, unknown, written[index - 1], self.file_of(word[0])))
@@ -1337,7 +1340,11 @@ def assigned_by(command: str, texts: list[str]) -> list[str]:
     if command == "getopts":
         return [*texts[1:2], "OPTARG", "OPTIND"]
     if command == "let":
-        return [m.group(1) for t in texts if (m := re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/%&|^]|<<|>>)?=|\s*([A-Za-z_]\w*)(\+\+|--)", t)) and m.group(1)]
+        return [
+            m.group(1)
+            for t in texts
+            if (m := re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/%&|^]|<<|>>)?=|\s*([A-Za-z_]\w*)(\+\+|--)", t)) and m.group(1)
+        ]
     if command not in _VALUED_OPTIONS:
         return []
     names, position = [], 0
