@@ -10,7 +10,9 @@ launch on another branch says `only when ...`), shell functions run where they a
 `cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
 front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
 known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
-folder) makes the launch "not extracted", with why, instead of a guess.
+folder) makes the launch "not extracted", with why, instead of a guess. So does a value bash may have assigned in
+a way not followed here (`eval`, `read`, `printf -v`, `declare -n`, a computed `declare`, a DEBUG `trap`, a
+`source` not read): from that command on, what it may assign is unknown, never the value before it.
 """
 
 from __future__ import annotations
