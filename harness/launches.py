@@ -988,6 +988,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
         "outside": outside,
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
         "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
+        "never_runs_composed": True,  # a launch bash never reaches is composed too (an older entry has no tree for it)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 
