@@ -1091,7 +1091,10 @@ class _Reader:
             self.unknowable(f"`eval {text[:60]}` (line {line})")
         elif name in ASSIGNING:
             names = assigned_by(name, [word_text(w) for w in words[1:]])
-            if names:
+            if name == "getopts":  # the script's own arguments, as `$1` is: unknown, and the launch still checked
+                for assigned in names:
+                    self.env.values[assigned] = [(self.piece("", line, f"${assigned}"),)]
+            elif names:
                 self.unknowable(f"`{' '.join(written)[:80]}` (line {line})", names)
         elif name == "trap" and _trap_runs_before_launches([word_text(w) for w in words[1:]]):
             # Until `trap - DEBUG` resets it (what it changed stays unknown then), nothing is known.

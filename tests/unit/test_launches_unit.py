@@ -243,6 +243,10 @@ def test_a_source_not_read_an_alias_and_named_reads_leave_unknown_what_they_may_
     assert [o.text for o in again.overrides] == ["w=2"]
     (named,) = read_any("A=1\nB=2\nREPLY=3\nread -p 'go?' -r A\nmapfile -t\npython -m app.main a=$B b=$REPLY\n")
     assert [o.text for o in named.overrides] == ["a=2", "b=3"]  # `read A` sets A only; `mapfile` sets MAPFILE
+    # `getopts` hands out the script's own arguments: unknown as `$1` is, and the launch still checked.
+    (options,) = read_any('OPTARG=1\ngetopts "a:" o\nX=$OPTARG\npython -m app.main x=$X\n')
+    assert (options.error, options.overrides[0].written) == ("", "x=$X")
+    assert options.overrides[0].unknown == ("$OPTARG",)
     (aliased,) = read_any("alias python=echo\npython -m app.main a=1\n")
     assert aliased.error == "an alias may change what it runs (`alias python=echo` (line 1))"
     # A test on a value an unfollowed command may set is not decided as if it were empty.
