@@ -1335,7 +1335,7 @@ class _Reader:
 # Builtins that assign the variables they name, from input the reader never has (and `let`, whose arithmetic is not followed).
 ASSIGNING = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 # Their options that take a value (the next word), which is no variable name.
-_VALUED_OPTIONS = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
+_VALUED_OPTIONS = MappingProxyType({"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"})
 
 
 def assigned_by(command: str, texts: list[str]) -> list[str]:
