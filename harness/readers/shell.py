@@ -379,7 +379,8 @@ class _Reader:
         values = self.env.values
         if self.env.trapped or (values.floor and name not in values):
             return [(replace(self.piece("", line, f"${name}"), why=self.env.trapped or values.floor),)]
-        return values.get(name)
+        value: list[Word] | None = values.get(name)
+        return value
 
     def unknowable(self, why: str, names: Iterable[str] = ()) -> None:
         """A command assigned variables in a way the reader does not follow: `names` hold unknown values from here on,
