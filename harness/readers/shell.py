@@ -1089,7 +1089,7 @@ class _Reader:
                 self.launches.append(
                     Launch(self.script, len(self.launches) + 1, line, error=f"`eval` runs text the reader does not follow ({text[:80]})")
                 )
-            self.unknowable(f"`eval {text[:60]}` (line {line})")
+            self.unknowable(f"`{' '.join(written)[:80]}` (line {line})")
         elif name in ASSIGNING:
             names = assigned_by(name, [word_text(w) for w in words[1:]])
             if name == "getopts":  # the script's own arguments, as `$1` is: unknown, and the launch still checked

@@ -267,7 +267,7 @@ def test_what_is_assigned_after_an_unfollowed_command_is_known_again(stubs):
     assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["a=3"], ["b=4"]]
     known, unknown = read(script)
     assert arguments(known) == ["a=3"]
-    assert unknown.error == "`b=${Y:-4}` reads $Y, which may be set in a way the reader does not follow: `eval W=9 X=2` (line 2)"
+    assert unknown.error == "`b=${Y:-4}` reads $Y, which may be set in a way the reader does not follow: `eval 'W=9 X=2'` (line 2)"
 
 
 def test_a_function_calling_itself_without_end_never_comes_back(stubs):
