@@ -7,7 +7,7 @@ and 4n on the shape a hostile pull request would grow, in process (CPU time, fas
   entry point, n functions it calls by name that call each other in a circle;
 - launch scripts (`harness.readers.bash.launches_in`): n scripts, one launch of n overrides, `if` nested n deep,
   n variables read across n branches, a variable doubled n times (past the word budget from the 11th), n sources
-  refused, a sourced file of n assignments, n assignments each followed by a source, and a function called n times;
+  refused, a sourced file of n assignments, n assignments each followed by a source, a function called n times, and n variables hidden by `eval`/`read`/`trap`;
 - settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
 
 Sizes stay within each budget where the budget would otherwise cut the work short (inheritance and nesting
@@ -152,6 +152,13 @@ def calls(n: int) -> Callable[[], Any]:
     return read([hostile.function_calls(n)])
 
 
+def unfollowed(n: int) -> Callable[[], Any]:
+    """n variables, each assigned then hidden by an `eval`, a `read` of it and a DEBUG trap set and reset (issue 41),
+    then a launch that reads them all."""
+    body = "".join(f"v{i}=x\neval x\nread -r v{i}\ntrap 'v{i}=1' DEBUG\ntrap - DEBUG\n" for i in range(n))
+    return read([body + "python -m app.main " + " ".join(f"k{i}=$v{i}" for i in range(n)) + "\n"])
+
+
 def presets(n: int) -> Callable[[], Any]:
     text = 'config_dir = "conf"\n[presets]\n' + "".join(f'p{i} = ["a.b={i}", "c@d=e"]\n' for i in range(n))
     return lambda: toml_document(text, "harness.toml")
@@ -198,6 +205,7 @@ INPUTS = {
     "sourced file lines": (sourced, 2500),  # 10,000 assignments (about 100 KiB) at 4n: within the sourced budget
     "variables x sources": (sourcing, 1000),
     "function calls": (calls, 500),
+    "unfollowed assignments": (unfollowed, 500),  # issue 41: eval, read, trap hiding what they may set
     "settings presets": (presets, 1000),
     "settings nesting": (toml_depth, 40),
 }

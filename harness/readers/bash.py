@@ -10,7 +10,9 @@ launch on another branch says `only when ...`), shell functions run where they a
 `cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
 front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
 known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
-folder) makes the launch "not extracted", with why, instead of a guess.
+folder) makes the launch "not extracted", with why, instead of a guess. So does a value bash may have assigned in
+a way not followed here (`eval`, `read`, `printf -v`, `declare -n`, a computed `declare`, a DEBUG `trap`, a
+`source` not read): from that command on, what it may assign is unknown, never the value before it.
 """
 
 from __future__ import annotations
@@ -93,6 +95,8 @@ class Piece:
     unknown: str = ""  # what the value would have come from (`$HOME`, `$(date ...)`); "" when known
     split: bool = False  # the result of an unquoted expansion: bash splits it on whitespace
     file: str = ""  # the file it was written in when a sourced file wrote it; "" for the script itself
+    # The command (and line) that may have set this unknown value in a way the reader does not follow (`eval`, `read`).
+    why: str = ""
 
 
 Word = tuple[Piece, ...]
@@ -163,7 +167,18 @@ class Launch:
 class _Values(ChainMap[str, "list[Word] | None"]):
     """Variables in layers: a branch (or `VAR=x cmd`) writes a layer of its own over the variables around it, so
     reading it costs what it writes, not a copy of every variable (many variables and many `if`s stay linear).
-    `unset` writes None, which hides the variable of the layers below."""
+    `unset` writes None, which hides the variable of the layers below.
+
+    `floor`: why every variable not written since may hold anything ("" while none may): after `eval`, `declare -n`,
+    a `trap` or a `source` the reader could not read, bash may have assigned any name in a way not followed here.
+    The layers below are dropped then (a name not written since reads as unknown), so the layers never pile up."""
+
+    floor = ""
+
+    def new_child(self, m: Any = None) -> _Values:
+        child = super().new_child(m)
+        child.floor = self.floor
+        return child
 
     def get(self, key: str, default: Any = None) -> Any:
         value = super().get(key)
@@ -197,6 +212,10 @@ class _Env:
         self.nounset = False  # `set -u`: an unset variable stops bash
         self.stopped = ""  # where bash stopped (`FILE:LINE: why`); "" while it runs
         self.only_when = ""  # the condition of the branch being read, when a plain run takes another
+        self.aliased = ""  # the `alias` command read, when one was: it may rename any command after it
+        # The `trap ... DEBUG` (or RETURN, ERR) in force: bash runs its command between the script's own, so no
+        # variable is known while it is, not even one assigned after it.
+        self.trapped = ""
 
     def child(self) -> _Env:
         """A layer over these variables (and this folder): what it writes is dropped with it; these must not change
@@ -204,6 +223,7 @@ class _Env:
         other = _Env(self.values.new_child(), self.arrays)
         other.cwd, other.lost, other.stack, other.unread, other.written = self.cwd, self.lost, self.stack, self.unread, self.written
         other.positional, other.nounset, other.stopped, other.only_when = self.positional, self.nounset, self.stopped, self.only_when
+        other.aliased, other.trapped = self.aliased, self.trapped
         return other
 
     copy = child
@@ -350,15 +370,32 @@ class _Reader:
 
     # ---- expansion ----
 
-    def lookup(self, name: str) -> list[Word] | None:
+    def lookup(self, name: str, line: int = 0) -> list[Word] | None:
         if name.isdigit() and name != "0":
             positional = self.env.positional
             if positional is None:
                 return None
             position = int(name) - 1
             return positional[position : position + 1] or None
-        words: list[Word] | None = self.env.values.get(name)
-        return words
+        values = self.env.values
+        if self.env.trapped or (values.floor and name not in values):
+            return [(replace(self.piece("", line, f"${name}"), why=self.env.trapped or values.floor),)]
+        value: list[Word] | None = values.get(name)
+        return value
+
+    def unknowable(self, why: str, names: Iterable[str] = ()) -> None:
+        """A command assigned variables in a way the reader does not follow: `names` hold unknown values from here on,
+        or with no names every variable does (each named by `why`, the command and its line)."""
+        names = list(names)
+        if not names:
+            values = _Values()
+            values.floor = why
+            self.env.values = values
+            self.env.unread = self.env.unread or why  # `set -u` no longer trusts that a name is unassigned
+            return
+        for name in names:
+            if name.isidentifier():
+                self.env.values[name] = [(replace(self.piece("", self.at or 0, f"${name}"), why=why),)]
 
     def unset(self, name: str) -> bool:
         """True when bash, run with nothing set, has no value for `name`: a variable the script never set (not one the
@@ -390,7 +427,7 @@ class _Reader:
 
     def expand_var(self, name: str, line: int, index: str | None = None) -> list[Word] | None:
         """A variable's words (all elements for `@`/`*`), None when it is unset."""
-        value = self.lookup(name)
+        value = self.lookup(name, line)
         if value is None:
             return None
         if index in ("@", "*"):
@@ -430,6 +467,8 @@ class _Reader:
         if kind == "string":
             return self.string(node)
         if kind == "concatenation":
+            if _braced(node):  # `model.{width,name}=5`: bash makes several words of it; not followed, so not known
+                return [(self.piece("", line, _text(node)),)]
             return self.concatenate([self.pieces(child, quoted) for child in node.children], line)
         if kind in ("simple_expansion", "expansion"):
             return self.expansion(node, quoted)
@@ -656,6 +695,7 @@ class _Reader:
             for child in node.children:
                 if child.type == "variable_assignment":
                     self.assign(child, declare=True)
+            self.computed_declaration(node)
         elif kind == "unset_command":
             for child in node.children[1:]:
                 self.env.values.pop(_text(child), None)
@@ -686,6 +726,17 @@ class _Reader:
                     self.statement(child)
         elif kind == "ERROR":
             self.broken(node)
+
+    def computed_declaration(self, node: Any) -> None:
+        """`declare -n R=W` (then `R=9` assigns W) and `declare "$N=9"` (the name is a value): what they assign is
+        not followed, so every variable may hold anything after them."""
+        children = node.children[1:]
+        nameref = _text(node.children[0]) in ("declare", "typeset", "local") and any(
+            c.type == "word" and re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", _text(c)) for c in children
+        )
+        computed = any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in children)
+        if nameref or computed:
+            self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})")
 
     def define(self, node: Any) -> None:
         """`f() { ...; }`: remembered with the bytes it was parsed from; it runs where it is called."""
@@ -786,7 +837,7 @@ class _Reader:
                 self.env.values[name] = current
             return
         if operator == "+=":
-            current = self.env.values.get(name, [])
+            current = self.lookup(name, line) or []
             if value_node is not None and value_node.type == "array":
                 elements = list(current) + value
                 self.env.values[name] = elements if len(elements) <= MAX_WORDS else [_over_budget(line)]
@@ -851,7 +902,7 @@ class _Reader:
         if len(words) != 1:
             return None
         (word,) = words
-        if any(p.unknown and not UNSET_VARIABLE.fullmatch(p.unknown) for p in word):
+        if any(p.unknown and (p.why or not UNSET_VARIABLE.fullmatch(p.unknown)) for p in word):
             return None  # a command substitution (`$(probe)`) or an operator on a value: what it gives is not known
         # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
         return "".join("" if p.unknown else p.text for p in word)
@@ -1016,6 +1067,9 @@ class _Reader:
             return
         name = word_text(words[0])
         line = self.at or node.start_point.row + 1
+        if name in self.functions and self.calling and name == self.calling[-1] and not self.env.only_when:
+            if _unconditional(node, self.functions[name][0]):  # `f() { f; }`: bash never comes back from it
+                self.stop(f"`{name}` calls itself without end", line)
         if name in self.functions and self.call(name, words[1:], line):
             return
         if name in ("cd", "pushd", "popd"):
@@ -1036,9 +1090,27 @@ class _Reader:
                 self.launches.append(
                     Launch(self.script, len(self.launches) + 1, line, error=f"`eval` runs text the reader does not follow ({text[:80]})")
                 )
+            self.unknowable(f"`{' '.join(written)[:80]}` (line {line})")
+        elif name in ASSIGNING:
+            names = assigned_by(name, [word_text(w) for w in words[1:]])
+            if name == "getopts":  # the script's own arguments, as `$1` is: unknown, and the launch still checked
+                for assigned in names:
+                    self.env.values[assigned] = [(self.piece("", line, f"${assigned}"),)]
+            elif names:
+                self.unknowable(f"`{' '.join(written)[:80]}` (line {line})", names)
+        elif name == "trap" and _trap_runs_before_launches([word_text(w) for w in words[1:]]):
+            # Until `trap - DEBUG` resets it (what it changed stays unknown then), nothing is known.
+            reset = word_text(words[1]) == "-"
+            if self.env.trapped or not reset:
+                self.unknowable(self.env.trapped or f"`{' '.join(written)[:80]}` (line {line})")
+            self.env.trapped = "" if reset else f"`{' '.join(written)[:80]}` (line {line})"
+        elif name == "alias" and len(words) > 1:
+            self.env.aliased = f"`{' '.join(written)[:80]}` (line {line})"
         else:
             launch = self.launch(words, line, written)
             if launch is not None:
+                if self.env.aliased and not launch.error:
+                    launch = replace(launch, error=f"an alias may change what it runs ({self.env.aliased})")
                 self.launches.append(replace(launch, stops=self.env.stopped, only_when=self.env.only_when))
 
     def writes(self, redirect: Any) -> None:
@@ -1106,6 +1178,7 @@ class _Reader:
                 self._read_sourced(path, data, line)
                 return
             reason = f"{command}: {data}"
+        self.unknowable(reason)
         self.env.unread = reason
 
     def _read_sourced(self, path: str, data: bytes, line: int) -> None:
@@ -1230,8 +1303,17 @@ class _Reader:
                 continue
             unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
             problem = _unknowable(word, text)
+            unfollowed = next((p for p in word if p.why), None)
+            origin = self._origin(word) if problem else ""
+            if unfollowed is not None:  # a value a command the reader does not follow may have set: not a guess
+                origin = f" (it may be set by {unfollowed.why})"
+                if not problem:
+                    problem, origin = (
+                        f"reads {unfollowed.unknown}, which may be set in a way the reader does not follow: {unfollowed.why}",
+                        "",
+                    )
             if problem:
-                return replace(launch, error=f"`{written[index - 1]}` {problem}{self._origin(word)}")
+                return replace(launch, error=f"`{written[index - 1]}` {problem}{origin}")
             overrides.append(Override(text, word[0].line, unknown, written[index - 1], self.file_of(word[0])))
         return replace(
             launch,
@@ -1250,6 +1332,85 @@ class _Reader:
             where = self.file_of(piece) or self.script
             return f" (`{piece.unknown}`, {where}:{piece.line})"
         return f" (it may be set by {self.env.unread})" if self.env.unread else ""
+
+
+# Builtins that assign the variables they name, from input the reader never has (and `let`, whose arithmetic is not followed).
+ASSIGNING = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
+# Their options that take a value (the next word), which is no variable name.
+_VALUED_OPTIONS = MappingProxyType({"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"})
+
+
+def assigned_by(command: str, texts: list[str]) -> list[str]:
+    """The names a builtin of ASSIGNING assigns (bash's default name when it names none; [] when it assigns none)."""
+    if command == "printf":
+        return [texts[1]] if len(texts) > 1 and texts[0] == "-v" else []
+    if command == "getopts":
+        return [*texts[1:2], "OPTARG", "OPTIND"]
+    if command == "let":
+        return [
+            m.group(1)
+            for t in texts
+            if (m := re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/%&|^]|<<|>>)?=|\s*([A-Za-z_]\w*)(\+\+|--)", t)) and m.group(1)
+        ]
+    if command not in _VALUED_OPTIONS:
+        return []
+    names, position = [], 0
+    while position < len(texts):
+        text = texts[position]
+        if text.startswith("-") and len(text) > 1:
+            if "a" in text and command == "read" and position + 1 < len(texts):
+                names.append(texts[position + 1])  # `read -a ARR`: an array
+            if text[-1] in _VALUED_OPTIONS[command]:
+                position += 1
+        else:
+            names.append(text)
+        position += 1
+    return names or ["REPLY" if command == "read" else "MAPFILE"]
+
+
+# The traps bash runs by itself during a plain run: before each command, when a function returns, when one fails.
+# A signal's (INT, TERM) runs only when one arrives, and EXIT's once the script has ended, after every launch.
+RUN_TRAPS = frozenset({"DEBUG", "RETURN", "ERR"})
+
+
+def _trap_runs_before_launches(texts: list[str]) -> bool:
+    """True for a `trap` whose command bash may run before a later launch (see RUN_TRAPS, or a signal the reader
+    does not know), or that resets one (`trap - DEBUG`); `trap -p`/`-l` print."""
+    if not texts or (texts[0].startswith("-") and texts[0] != "-"):
+        return False
+    return any(signal.upper() in RUN_TRAPS or PLACEHOLDER_MARK in signal for signal in texts[1:])
+
+
+# What a function's call may sit in and still not run on every call: a branch, a loop, `&&`/`||`, a pipe, a subshell.
+_CONDITIONAL = frozenset(
+    {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement", "list", "pipeline", "subshell"}
+)
+
+
+def _unconditional(call: Any, body: Any) -> bool:
+    """True when `call` runs each time `body` does: no branch, loop, `&&`/`||` or pipe around it, and no `return` or
+    `exit` written before it in the body."""
+    node = call.parent
+    while node is not None and node != body:
+        if node.type in _CONDITIONAL:
+            return False
+        node = node.parent
+    if node is None:
+        return False
+    before = body.text[: call.start_byte - body.start_byte]
+    return not re.search(rb"\b(return|exit)\b", before)
+
+
+def _braced(node: Any) -> bool:
+    """True when a word holds an unquoted brace expansion (`{a,b}`, `{1..3}`): tree-sitter-bash leaves its braces bare."""
+    texts = [_text(c) if c.type == "word" else "\0" for c in node.children]
+    for start, text in enumerate(texts):
+        if text == "{" or text.startswith("{"):
+            inner = "".join(texts[start:])
+            body = inner[1 : inner.find("}")] if "}" in inner else ""
+            if body and "\0" not in body and ("," in body or ".." in body):
+                return True
+    return False
 
 
 LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")

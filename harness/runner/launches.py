@@ -98,6 +98,14 @@ class CommandCase:
         return self.problem_kind in SKIPPED
 
     @property
+    def never_runs(self) -> str:
+        """Why bash, run with nothing set, stops before this launch ("" when it reaches it). Such a launch is still
+        composed and its values compared like any launch (a pull request that edits it is seen); it also fails, at
+        its own line, with this cause."""
+        launch = self.launch
+        return f"bash stops before this launch runs, at {launch.stops}" if launch.stops and not launch.only_when else ""
+
+    @property
     def overrides(self) -> tuple[str, ...]:
         """The override texts given to Hydra (placeholders where a value is unknown)."""
         return tuple(o.text for o in self.launch.overrides)
@@ -417,8 +425,6 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     if launch.error and not launch.hydra_like:  # `python missing.py --flag x`: not in the repository, and no Hydra app
         return CommandCase(identifier, launch, problem=MISSING_NOT_HYDRA, problem_kind=NOT_HYDRA)
-    if launch.stops and not launch.only_when:  # bash never reaches it: the launch fails where bash stops
-        return CommandCase(identifier, launch, problem=f"bash stops before this launch runs, at {launch.stops}", problem_kind=NEVER_RUNS)
     if launch.error or entry is None:  # what no Hydra program's arguments can be told from is said, not skipped
         said = launch.error if launch.error.startswith(NOT_READ) else f"could not be read: {launch.error}"
         return CommandCase(identifier, launch, problem=said, problem_kind=NOT_EXTRACTED)
@@ -546,6 +552,9 @@ class Composer:
                     start = len(session.warned)
                     results[case.id] = self._check_one(session, case, bases, keep_config)
                     results[case.id].warnings = tuple(session.warned[start:])
+        for case in cases:
+            if case.never_runs:  # first: what a run with nothing set meets before any override is applied
+                results[case.id].failures.insert(0, Failure(NEVER_RUNS, "", None, case.never_runs))
         return [results[case.id] for case in cases]
 
     def _is_value(self, session: HydraSession, parsed: Any) -> bool:
@@ -772,25 +781,35 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
-def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], renamed: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
+def origins(
+    now: Iterable[CaseResult],
+    base: Iterable[CaseResult],
+    renamed: Mapping[str, str] | None = None,
+    paired: Mapping[str, str] | None = None,
+) -> Iterator[CaseResult]:
     """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
     the base, else `introduced` (it applied there, failed for another reason, or is new). `renamed`: the scripts
-    that moved with their text (this side's path -> the base's), whose breaks are the base's where they were."""
+    that moved with their text (this side's path -> the base's), whose breaks are the base's where they were.
+    `paired`: each launch's base launch (this side's id -> the base's, launch_review.paired): a launch bash never
+    reaches was at the base only when that very launch was there and stopped too, never because another launch
+    of its script stopped (a launch added after a known stop is this change's)."""
 
-    def signature(result: CaseResult, finding: Finding) -> tuple[str, str, str, str]:
+    def signature(result: CaseResult, finding: Finding, side: Mapping[str, str] | None) -> tuple[str, str, str, str]:
         script = result.case.id[len(PREFIX) :].rsplit("#", 1)[0]
         script = (renamed or {}).get(script, script)
+        if launch_reason(finding) == NEVER_RUNS:
+            script = result.case.id if side is None else side.get(result.case.id, "")
         form = (finding.new or "").partition("=")[0] if finding.path else ""
         return script, form, finding.path, launch_reason(finding)
 
     base = list(base)
-    known = {signature(r, f) for r in base for f in r.findings if f.kind in (Kind.LAUNCH, Kind.UNRESOLVED)}
+    known = {signature(r, f, None) for r in base for f in r.findings if f.kind in (Kind.LAUNCH, Kind.UNRESOLVED)}
     launched = {r.case.id for r in base}
     for result in now:
         findings = []
         for finding in result.findings:
             if finding.kind in (Kind.LAUNCH, Kind.UNRESOLVED):
-                at_base = signature(result, finding) in known
+                at_base = signature(result, finding, paired or {}) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(
                     finding,
@@ -902,7 +921,8 @@ def review_commands(
     moved, gone, new = launch_review.moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
     pairs += moved
     renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
-    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed)
+    base_of = {c.case.id: b.case.id for c, b in pairs}
+    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed, base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     values = {c.case.id: launch_review.value_findings(c, b, views, moves) for c, b in pairs}
@@ -973,6 +993,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
         "outside": outside,
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
         "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
+        "never_runs_composed": True,  # a launch bash never reaches is composed too (an older entry has no tree for it)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 

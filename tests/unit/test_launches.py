@@ -20,6 +20,7 @@ from harness.runner.launches import (
     ENTRY_REMOVED,
     KEY_EXISTS,
     KEY_REMOVED,
+    NEVER_RUNS,
     NOT_EXTRACTED,
     NOT_HYDRA,
     OPTION_REMOVED,
@@ -334,3 +335,23 @@ def test_a_launch_bash_never_reaches_fails_at_the_line_where_bash_stops(tmp_path
     assert (finding.severity, str(finding.source)) == (ERROR, "scripts/run.sh:4")
     assert finding.message.endswith("bash stops before this launch runs, at scripts/run.sh:3: DEVICE: unbound variable (`set -u`)")
     assert case_result(result).status == Status.ERROR
+
+
+def test_a_launch_bash_never_reaches_is_still_composed_and_its_stop_is_at_the_base_only_for_that_launch(tmp_path):
+    """Issue 41: a launch after a stop was never composed, so a pull request could change its values unseen; and a
+    launch added after a stop the base had took that stop as its own `already at base`."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    files["scripts/run.sh"] = (
+        "set -u\necho $DEVICE\npython3 -m app.train trainer.epochs=7 trainer.gone=1\npython3 -m app.train trainer.epochs=9\n"
+    )
+    root = write_tree(tmp_path, files)
+    project = Project(root, root / "app" / "conf", {})
+    cases = command_cases(project, [root / "scripts" / "run.sh"])
+    first, second = Composer(root, trees=True).check(cases)
+    # Composed like any launch: its values are there to compare, its overrides checked, the stop first.
+    assert (first.tree["trainer"]["epochs"], second.tree["trainer"]["epochs"]) == (7, 9)
+    assert [f.reason for f in first.failures] == [NEVER_RUNS, KEY_REMOVED]
+    base = [case_result(first)]  # the base had only the first launch, stopped there too
+    now = list(origins([case_result(first), case_result(second)], base, paired={first.case.id: first.case.id}))
+    stops = [[f.origin for f in r.findings if f.detail == LaunchFix(NEVER_RUNS)] for r in now]
+    assert stops == [[Origin.AT_BASE], [Origin.INTRODUCED]]

@@ -230,3 +230,25 @@ def test_an_interpolation_that_follows_a_renamed_key_makes_it_one_move():
     ]
     # Without the interpolation, `seed` -> `rng_seed` is too unlike a rename to be guessed from the names alone.
     assert [f.kind for f in fold_moves(findings[:2])] == [Kind.REMOVED, Kind.ADDED]
+
+
+def test_a_source_not_read_an_alias_and_named_reads_leave_unknown_what_they_may_set():
+    """Issue 41: a file the reader cannot read may set any variable; `read`/`mapfile`/`printf -v` set the names they
+    are given (REPLY, MAPFILE by default); an alias may rename any command after it."""
+    (unread,) = read_any('W=1\nsource "$HOME/env.sh"\npython -m app.main w=$W\n')
+    assert unread.error == (
+        '`w=$W` reads $W, which may be set in a way the reader does not follow: `source "$HOME/env.sh"` (line 2): its path is not known'
+    )
+    (again,) = read_any('source "$HOME/env.sh"\nW=2\npython -m app.main w=$W\n')  # assigned after it: known
+    assert [o.text for o in again.overrides] == ["w=2"]
+    (named,) = read_any("A=1\nB=2\nREPLY=3\nread -p 'go?' -r A\nmapfile -t\npython -m app.main a=$B b=$REPLY\n")
+    assert [o.text for o in named.overrides] == ["a=2", "b=3"]  # `read A` sets A only; `mapfile` sets MAPFILE
+    # `getopts` hands out the script's own arguments: unknown as `$1` is, and the launch still checked.
+    (options,) = read_any('OPTARG=1\ngetopts "a:" o\nX=$OPTARG\npython -m app.main x=$X\n')
+    assert (options.error, options.overrides[0].written) == ("", "x=$X")
+    assert options.overrides[0].unknown == ("$OPTARG",)
+    (aliased,) = read_any("alias python=echo\npython -m app.main a=1\n")
+    assert aliased.error == "an alias may change what it runs (`alias python=echo` (line 1))"
+    # A test on a value an unfollowed command may set is not decided as if it were empty.
+    (either,) = read_any('eval "$SETUP"\nif [ -z "$W" ]; then exit 0; fi\npython -m app.main a=1\n')
+    assert (either.stops, either.only_when) == ("", "")

@@ -229,3 +229,64 @@ def bash_run_launches(launches: list[Launch]) -> list[list[str]]:
 def test_the_launches_of_a_plain_run_are_those_bash_runs(stubs, script):
     ran = [as_launched(argv) for argv in bash_runs(script, stubs)]
     assert bash_run_launches(read(script)) == ran, script
+
+
+# Each line assigns W (or every variable) in a way the reader does not follow (issue 41's attacker pass).
+UNFOLLOWED = {
+    "eval": "eval 'W=9'\n",
+    "read": 'read -r W <<< "9"\n',
+    "printf -v": "printf -v W '%s' 9\n",
+    "mapfile": "mapfile -t W <<< 9\n",
+    "let": "let W=9\n",
+    "declare -n": "declare -n R=W\nR=9\n",
+    "declare computed": 'N=W\ndeclare "$N=9"\n',
+    "export computed": 'N=W=9\nexport "$N"\n',
+    "trap DEBUG": "trap 'W=9' DEBUG\n",
+    "trap DEBUG, assigned after": "trap 'W=9' DEBUG\nW=1\n",
+}
+
+
+@pytest.mark.parametrize("line", UNFOLLOWED.values(), ids=UNFOLLOWED.keys())
+def test_a_value_bash_assigns_in_a_way_the_reader_does_not_follow_is_never_the_old_one(stubs, line):
+    """Bash runs width 9; the reader must not say 1: the launch is not extracted, naming the command and its line."""
+    script = "W=1\n" + line + "python3 -m app.main model.width=$W\n"
+    assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["model.width=9"]]
+    (launch,) = read(script)
+    # The command named is the one that assigns (`declare -n`, not `R=9`), on its own line of the script.
+    assigning = next(
+        n
+        for n, text in enumerate(script.splitlines(), 1)
+        if text.startswith(("eval", "read", "printf", "mapfile", "let", "declare", "export", "trap"))
+    )
+    assert launch.error.startswith("`model.width=$W` reads $W, which may be set in a way the reader does not follow: `"), launch
+    assert launch.error.endswith(f"(line {assigning})"), launch
+
+
+def test_what_is_assigned_after_an_unfollowed_command_is_known_again(stubs):
+    script = "W=1\neval 'W=9 X=2'\nW=3\npython3 -m app.main a=$W\npython3 -m app.main b=${Y:-4}\n"
+    assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["a=3"], ["b=4"]]
+    known, unknown = read(script)
+    assert arguments(known) == ["a=3"]
+    assert unknown.error == "`b=${Y:-4}` reads $Y, which may be set in a way the reader does not follow: `eval 'W=9 X=2'` (line 2)"
+
+
+def test_a_function_calling_itself_without_end_never_comes_back(stubs):
+    """Bash recurses until it runs out of stack and dies: the launch after the call never runs."""
+    script = "f() { echo; f; }\nf\npython3 -m app.main a=1\n"
+    assert bash_runs(script, stubs) == []
+    (launch,) = read(script)
+    assert launch.stops == "run.sh:1: `f` calls itself without end"
+    # One that may end (a branch around the call), or returns first, is read as reaching what follows.
+    for script in (
+        "f() { if [ $# -gt 0 ]; then f; fi; }\nf 1\npython3 -m app.main a=1\n",
+        "f() { return; f; }\nf\npython3 -m app.main a=1\n",
+    ):
+        assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["a=1"]]
+        assert [launch.stops for launch in read(script)] == [""]
+
+
+def test_an_unquoted_brace_expansion_is_never_read_as_one_override(stubs):
+    script = "python3 -m app.main model.{width,name}=5\n"
+    assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["model.width=5", "model.name=5"]]
+    (launch,) = read(script)
+    assert launch.error.startswith("`model.{width,name}=5` is not known"), launch
