@@ -57,11 +57,13 @@ coverage: setup
 test-compat: setup
 	@$(BIN)/python scripts/test_compat.py
 
-# Lint and type gates (also run by .ci/run): ruff for style and bugs, ruff format for layout, mypy for types.
+# Lint and type gates (also run by .ci/run): ruff for style and bugs, ruff format for layout, mypy --strict for types,
+# vulture for dead code (vulture_whitelist.py says why each name it cannot see used is used).
 lint: $(STAMP)
 	@$(BIN)/ruff check harness tests benchmarks scripts
 	@$(BIN)/ruff format --check --quiet harness tests benchmarks scripts
 	@$(BIN)/mypy
+	@$(BIN)/vulture harness vulture_whitelist.py --min-confidence 80
 
 # The docs site from docs/ (mkdocs.yml), offline; --strict turns every warning (a broken link, a page missing
 # from the nav) into a failure. The reference pages under docs/reference are generated from the code

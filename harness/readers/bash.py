@@ -694,7 +694,7 @@ class _Reader:
         elif kind == "declaration_command":
             for child in node.children:
                 if child.type == "variable_assignment":
-                    self.assign(child, declare=True)
+                    self.assign(child)
             self.computed_declaration(node)
         elif kind == "unset_command":
             for child in node.children[1:]:
@@ -803,7 +803,7 @@ class _Reader:
                     self.env.nounset = text.startswith("-")
             position += 1
 
-    def assign(self, node: Any, declare: bool = False, extra: Iterable[Any] = ()) -> None:
+    def assign(self, node: Any, extra: Iterable[Any] = ()) -> None:
         name_node = node.children[0]
         name, index = self._name_index(name_node)
         operator = _text(node.children[1]) if len(node.children) > 1 else "="
