@@ -192,7 +192,8 @@ def test_a_weakened_contract_fails_the_review_until_its_reasons_are_recorded(tmp
     assert passed.code == 0, passed.out[:3000]
     # In markdown an issue reference is a code span: GitHub would link `#5848` to an issue of its own choosing.
     assert f"[recorded reason: {hand.replace('#5848:', '`#5848:`')}]" in passed.out and f"[recorded reason: {locked_reason}]" in passed.out
-    assert passed.out.index("| contract change: ") < passed.out.index("### Changed values")  # contract changes come first
+    # Contract changes come first; differences are details, folded under their count below them.
+    assert passed.out.index("| contract change: ") < passed.out.index("<summary>Changed values (")
 
 
 def test_verl_contracts_hold_on_0_9_1_with_no_stale_waiver_and_scoped_lora_waivers(cli):

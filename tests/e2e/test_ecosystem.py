@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -84,15 +85,21 @@ def test_piped_output_is_plain_text():
 
 def test_the_workflow_runs_check_tests_and_the_review_report(tmp_path):
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "config-check.yml").read_text())
-    steps = workflow["jobs"]["config-check"]["steps"]
+    job = workflow["jobs"]["config-check"]
+    steps = job["steps"]
+    # The matrix is the lowest and the highest Python the package supports: pyproject.toml's classifiers.
+    classifiers = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["classifiers"]
+    supported = sorted(c.rsplit(" :: ", 1)[1] for c in classifiers if c.startswith("Programming Language :: Python :: 3."))
+    assert job["strategy"]["matrix"]["python"] == [supported[0], supported[-1]] == ["3.11", "3.12"]
     assert {
         "uses": "actions/setup-python@v5",
-        "with": {"python-version": "3.11", "cache": "pip", "cache-dependency-path": "pyproject.toml"},
+        "with": {"python-version": "${{ matrix.python }}", "cache": "pip", "cache-dependency-path": "pyproject.toml"},
     } in steps
     runs = {step["name"]: step for step in steps if "run" in step}
     assert runs["Tests"]["run"].strip() == "make test"
     assert runs["End-to-end tests"]["run"].strip() == "make test-e2e"  # the tier this test belongs to
-    assert runs["Review report against the base branch"]["if"] == "github.event_name == 'pull_request'"
+    # One review report per pull request, not one per Python of the matrix.
+    assert runs["Review report against the base branch"]["if"] == "github.event_name == 'pull_request' && matrix.python == '3.11'"
 
     # Run the workflow's own commands, as GitHub would, except the tests (we are inside them), in a copy of the
     # checkout: `make check-config` creates and installs `.venv` where it runs, which must not be this checkout.
@@ -106,7 +113,9 @@ def test_the_workflow_runs_check_tests_and_the_review_report(tmp_path):
             # This project's only warnings are waived: known and accepted, so never annotations.
             assert not [line for line in completed.stdout.splitlines() if line.startswith("::")]
     text = summary.read_text()
-    assert text.startswith("## config-harness\n") and "<summary>Waived warnings: " in text
+    # The verdict first, then the title.
+    verdict, report = text.split("\n\n", 1)
+    assert verdict.startswith("**OK**: 13 cases") and report.startswith("## config-harness\n") and "<summary>Waived warnings: " in text
     assert "## config-harness review against `HEAD`" in text
 
 

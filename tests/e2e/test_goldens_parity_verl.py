@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.runner.config_writes import RECORD_NAME
 from tests.conftest import copy_verl_project
 from tests.integration.test_goldens_parity import LEFTOVER, ORPHAN, folder_state
 from tests.integration.test_plugin_workflow import run
@@ -55,4 +56,7 @@ def test_verl_snapshot_update_and_generate_leave_the_same_goldens(pytester: pyte
     assert main(["--settings", str(cli / "harness.toml"), "generate", "--prune", "--quiet"]) == 1
     assert run(pytester, *pytest_args).ret == 1
     after = folder_state(pytester.path / "snapshots")
-    assert after == folder_state(cli / "snapshots") and ORPHAN not in after and len(after) == 13
+    assert after == folder_state(cli / "snapshots") and ORPHAN not in after
+    # One golden per case (13) and the code-writes record, which no case claims and pruning keeps, unchanged.
+    goldens = [name for name in after if name.startswith("_generated_")]
+    assert len(goldens) == 13 and set(after) - set(goldens) == {RECORD_NAME} and after[RECORD_NAME] == before[RECORD_NAME]
