@@ -545,7 +545,9 @@ def introduced(group: Group) -> bool:
     return group.finding.origin in (None, Origin.INTRODUCED)
 
 
-ALIKE_WORD = re.compile(r"\S*[./:#=_\d]\S*")  # a key, file, script line or value: what differs between alike causes
+# A key, file, script line or value: what differs between alike causes. The punctuation around it is the sentence's
+# (`(actor.lr, ...`, `key:`), not the word's, so it is left out of the word.
+ALIKE_WORD = re.compile(r"[^\s(\[{\"'`]*[./:#=_\d][^\s,;\"'`]*(?<![:,;.)\]}])")
 ALIKE_NAMES = 3  # the keys or entries an alike row names before it counts the rest
 
 

@@ -194,3 +194,12 @@ def test_sarif_messages_hold_no_embedded_link_of_the_inputs_own():
     document = json.loads(render_with("[click](https://evil.example)", "sarif"))
     message = document["runs"][0]["results"][0]["message"]["text"]
     assert re.search(r"(?<!\\)\]\(", message) is None and "[click\\](https://evil.example)" in message
+
+
+def test_an_alike_rows_word_leaves_the_sentences_punctuation_out():
+    """`(also: actor.lr, ...)` names the key, never `(actor.lr` or `merge:` (found on a review of verl's contracts)."""
+    from harness.reporters.layout import ALIKE_WORD
+
+    assert ALIKE_WORD.findall("added for (actor_rollout_ref.ref.x, and") == ["actor_rollout_ref.ref.x"]
+    assert ALIKE_WORD.findall("actor_rollout_ref.model.lora.merge: true") == ["actor_rollout_ref.model.lora.merge"]
+    assert ALIKE_WORD.findall("at scripts/run.sh:12.") == ["scripts/run.sh:12"]
