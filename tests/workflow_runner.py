@@ -27,6 +27,13 @@ EXPRESSION_TOKENS = re.compile(r"\s+|!=|==|!|&&|\|\||\(|\)|'[^']*'|[A-Za-z_][A-Z
 STATUS_FUNCTIONS = ("success", "failure", "cancelled", "always")
 
 
+class NoSecrets:
+    """`secrets` as GitHub gives a fork's pull request: every secret the empty string."""
+
+    def __getattr__(self, name: str) -> str:
+        return ""
+
+
 def namespace(value: Any) -> Any:
     """A JSON-like mapping as nested attributes, as expressions read contexts (`github.event.pull_request.number`)."""
     if isinstance(value, dict):
@@ -109,6 +116,7 @@ def run_job(
             "github": namespace(github),
             "env": namespace(env),
             "runner": SimpleNamespace(temp=env.get("RUNNER_TEMP", "")),
+            "secrets": NoSecrets(),
             "steps": SimpleNamespace(
                 **{key: SimpleNamespace(outcome=ids[key], outputs=SimpleNamespace(**run.outputs.get(key, {}))) for key in ids}
             ),
