@@ -70,6 +70,9 @@ def test_a_built_wheel_works_alone_in_a_fresh_venv_and_runs_the_template_steps(t
     repo = small_repository(tmp_path / "repo")
     # The repository's own pin, as the template asks for it: here the wheel just built.
     write_tree(repo, {workflow["env"]["CONFIG_HARNESS_REQUIREMENTS"]: f"{wheel}\n"})
+    # Committed with the adoption: a pin the pull request changes is a settings change its owners approve (issue 41.6).
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pin config-harness")
 
     steps = {step["name"]: step for step in workflow["jobs"]["config-harness"]["steps"] if "name" in step}
     installed = sh(["bash", "-e", "-c", steps["Install config-harness"]["run"]], repo, env)
@@ -81,6 +84,8 @@ def test_a_built_wheel_works_alone_in_a_fresh_venv_and_runs_the_template_steps(t
     summary = tmp_path / "summary.md"
     env.update(GITHUB_STEP_SUMMARY=str(summary), BASE_REF="HEAD", CI="true")
     env.update(PR_NUMBER="7", GITHUB_OUTPUT=str(tmp_path / "github-output"))
+    (tmp_path / "runner-temp").mkdir()
+    env.update(RUNNER_TEMP=str(tmp_path / "runner-temp"))  # the job's own folder outside the checkout, as GitHub gives it
     for name in ("Check every config case", "Review against the base branch"):
         completed = sh(["bash", "-e", "-c", steps[name]["run"]], repo, env)
         assert completed.returncode == 0, f"{name}: {completed.stdout[-1500:]} {completed.stderr[-1500:]}"
