@@ -13,6 +13,7 @@ import json
 import os
 import pickle
 import shutil
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,13 +63,19 @@ def run_cli(*args: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def plain_compose(tree: Path, cases: list[dict[str, Any]], version_base: str | None) -> dict[str, Any]:
-    """Every case composed by plain Hydra in one fresh initialize_config_dir: unresolved tree or PlainFailure."""
+def plain_compose(tree: Path, cases: list[dict[str, Any]], version_base: str | None, warned: set[str] | None = None) -> dict[str, Any]:
+    """Every case composed by plain Hydra in one fresh initialize_config_dir: unresolved tree or PlainFailure.
+
+    `warned` collects the warnings Hydra raises while composing (not the version_base notice of initializing)."""
     plain: dict[str, Any] = {}
     with initialize_config_dir(config_dir=str(tree), version_base=version_base):
         for case in cases:
             try:
-                config = compose(case["config_name"], overrides=case["overrides"])
+                with warnings.catch_warnings(record=True) as raised:
+                    warnings.simplefilter("always")
+                    config = compose(case["config_name"], overrides=case["overrides"])
+                if warned is not None:
+                    warned.update(" ".join(str(w.message).split()) for w in raised)
             except Exception as error:  # any Hydra failure: the harness must fail that case too
                 plain[case["id"]] = PlainFailure(" ".join(str(error).split()))
             else:
