@@ -26,7 +26,7 @@ MODEL = "verl/workers/config/model.py"
 @pytest.fixture(scope="module")
 def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not BUNDLE.is_file():
-        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_DATA): {BUNDLE}")
+        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_TEST_DATA): {BUNDLE}")
     repository = tmp_path_factory.mktemp("verl-writes") / "verl"
     git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
     git(repository, "checkout", "-q", "-b", ADOPTED, "main-2026-08-22")

@@ -379,14 +379,14 @@ def test_fish_speech_version_base_is_read_from_its_initialize_call(tmp_path, cli
     assert comment == "# version_base '1.3' as initialize at fish_speech/models/dac/inference.py:25 (1 call(s) agree)"
 
 
-DATA = Path(os.environ.get("CONFIG_HARNESS_DATA", ROOT.parent / "shared" / "data"))
+DATA = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA", ROOT.parent / "shared" / "data"))
 
 
 @pytest.mark.parametrize("tag", ["pr5848-parent", "main-2026-08-22"])
 def test_init_on_verls_whole_repository_names_main_ppo_and_writes_python_sources(tmp_path, cli, tag):
     bundle = DATA / "verl-full.bundle"
     if not bundle.is_file():
-        pytest.skip(f"{bundle} is absent (CONFIG_HARNESS_DATA names its folder)")
+        pytest.skip(f"{bundle} is absent (CONFIG_HARNESS_TEST_DATA names its folder)")
     repo = tmp_path / "verl"
     subprocess.run(["git", "clone", "--quiet", str(bundle), str(repo)], check=True)
     subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", tag], check=True)

@@ -19,8 +19,8 @@ from tests.synthetic_history import git
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-full-review")]
 
-# The project's test data sit beside it (../shared/data); CONFIG_HARNESS_DATA names the folder for a checkout elsewhere.
-BUNDLE = Path(os.environ.get("CONFIG_HARNESS_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"
+# The project's test data sit beside it (../shared/data); CONFIG_HARNESS_TEST_DATA names the folder for a checkout elsewhere.
+BUNDLE = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"
 ADOPTED = "adopted"
 MAIN_PPO = "verl/trainer/main_ppo.py"
 
@@ -29,7 +29,7 @@ MAIN_PPO = "verl/trainer/main_ppo.py"
 def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """verl at `pr5848-parent` with the harness adopted on branch `adopted` (init, python_sources, generate)."""
     if not BUNDLE.is_file():
-        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_DATA): {BUNDLE}")
+        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_TEST_DATA): {BUNDLE}")
     repository = tmp_path_factory.mktemp("verl-full") / "verl"
     git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
     git(repository, "checkout", "-q", "-b", ADOPTED, "pr5848-parent")
