@@ -762,6 +762,8 @@ class Runner:
             )
         if run.review is not None:  # every loosening with a recorded reason counted: launches' and known entries' too
             approved = approvals(cases, findings, run.settings)
+        if run.review is not None:  # every finding of a review carries its origin: the run's are the change's own
+            findings = [f if f.origin is not None else replace(f, origin=Origin.INTRODUCED) for f in findings]
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
         return MatrixResult(
             cases=tuple(cases),
