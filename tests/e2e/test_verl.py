@@ -161,6 +161,7 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     from harness.baselines.goldens import write_goldens
     from harness.baselines.kinds import GoldenFolder
     from harness.reporters.json import result_as_dict, to_json
+    from harness.runner.config_writes import RECORD_NAME
     from harness.runner.run import RuleSet, Run, Runner
 
     settings = load_settings(start=ROOT)
@@ -180,7 +181,10 @@ def test_the_optimized_path_gives_the_plain_paths_goldens_and_findings(project_t
     written = subprocess.run(harness + ["--snapshot-dir", str(tmp_path / "fast"), "generate"], cwd=ROOT, capture_output=True)
     assert written.returncode == 0, written.stderr
     names = sorted(p.name for p in (tmp_path / "plain").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "fast").iterdir()) and len(names) == 13
+    fast = sorted(p.name for p in (tmp_path / "fast").iterdir())
+    # generate also writes the record of the code's config writes (snapshots/_config_writes.yaml), no golden
+    assert fast == sorted([*names, RECORD_NAME]) and len(names) == 13
+    assert (tmp_path / "fast" / RECORD_NAME).read_bytes() == (ROOT / "snapshots" / RECORD_NAME).read_bytes()
     for name in names:
         assert (tmp_path / "fast" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes(), name
 
