@@ -22,6 +22,15 @@ from harness.model.matrix import Case
 from harness.model.schema import ANY, ListOf, OneOf, Shape, Table, first_problem
 from harness.model.settings import Settings, display_path
 from harness.rules import BY_KEY, KINDS
+
+# The subjects of change records (`setting: KEY`, `hydra: PATH`, ...) live in rules/protocol.py, which a term change's
+# record reads without importing this module; they are this file format's names too.
+from harness.rules.protocol import ENTRY as ENTRY
+from harness.rules.protocol import HYDRA as HYDRA
+from harness.rules.protocol import KNOWN as KNOWN
+from harness.rules.protocol import LAUNCH as LAUNCH
+from harness.rules.protocol import SETTINGS as SETTINGS
+from harness.rules.protocol import SUBJECT_KEYS as SUBJECT_KEYS
 from harness.rules.protocol import ContractError, ProgramLookup, View, Violation, plain
 from harness.rules.protocol import checked as _checked
 from harness.rules.protocol import strict_keys as _strict_keys
@@ -143,10 +152,7 @@ KNOWN_KEYS = frozenset(
     {"finding", "path", "source", "what", "message", "reason", "until"}
 )  # a known entry (harness/rules/known_entries.py)
 CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry", "launch", "old", "new", "reason"})
-# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `known: CASES`,
-# `entry: MODULE` and `launch: CASE_ID`.
-SETTINGS, HYDRA, KNOWN, ENTRY, LAUNCH = "[settings]", "[hydra]", "[known]", "[entry]", "[launch]"
-SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN, "entry": ENTRY, "launch": LAUNCH})
+
 FILE_KEYS = frozenset({"contracts", "waivers", "changes"})
 # The shape of a contracts (or known) file before any entry is read (harness/model/schema.py): `waivers: 5` is one
 # line naming the key, never a TypeError. An empty `waivers:` is YAML's null, read as no entries.

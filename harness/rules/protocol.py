@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from omegaconf import DictConfig
@@ -55,6 +56,12 @@ class Violation:
     paths: tuple[str, ...] = ()
 
 
+# The subjects of change records that are not contracts, written `setting: KEY`, `hydra: PATH`, `known: CASES`,
+# `entry: MODULE` and `launch: CASE_ID` in a contracts file's `changes:`, each with the name its changes carry.
+SETTINGS, HYDRA, KNOWN, ENTRY, LAUNCH = "[settings]", "[hydra]", "[known]", "[entry]", "[launch]"
+SUBJECT_KEYS = MappingProxyType({"setting": SETTINGS, "hydra": HYDRA, "known": KNOWN, "entry": ENTRY, "launch": LAUNCH})
+
+
 @dataclass(frozen=True)
 class TermChange:
     """One term of one contract removed or loosened between the baseline and now."""
@@ -67,8 +74,6 @@ class TermChange:
 
     def record(self, reason: str) -> dict[str, Any]:
         """The `changes:` record that excuses this change."""
-        from harness.rules.contracts import SUBJECT_KEYS  # the record's subject keys live with the file format
-
         subject = next((key for key, name in SUBJECT_KEYS.items() if name == self.contract), None)
         named = {subject: self.path} if subject else {"contract": self.contract, "path": self.path}
         return {**named, "old": self.old, "new": self.new, "reason": reason}
