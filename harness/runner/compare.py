@@ -13,6 +13,8 @@ from harness.baselines.goldens import same_golden
 from harness.baselines.kinds import BaselineEntry
 from harness.baselines.moves import fold_moves
 from harness.composition import resolve
+from harness.composition.compose import HydraWarning
+from harness.composition.provenance import Source
 from harness.composition.render import parse_yaml
 from harness.gates.errors import describe_yaml_error
 from harness.gates.escape import printable, suspicious
@@ -304,3 +306,17 @@ def hydra_findings(old: Any, new: Any, records: Iterable[ChangeRecord]) -> list[
         else:
             findings.append(Finding(Kind.HYDRA_CHANGE, path, was, now, INFO, description))
     return findings
+
+
+def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
+    """Hydra's warnings as findings: the file and line they are about, Hydra's own words."""
+    return [
+        Finding(
+            Kind.HYDRA_WARNING,
+            "",
+            severity=WARNING,
+            message=f"hydra warning: {w.message}",
+            source=Source(w.file, w.line) if w.file else None,
+        )
+        for w in warned
+    ]

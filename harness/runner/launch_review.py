@@ -16,15 +16,38 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.baselines import gitrepo
 from harness.baselines.kinds import BaselineEntry
+from harness.composition.parallel import beside
 from harness.composition.provenance import Source
 from harness.gates.reader import InputLimitError, read_bytes
-from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, Origin, Status
+from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
 from harness.model.semantic_diff import same_tree
 from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
 from harness.rules.protocol import TermChange
+from harness.runner.launches import (
+    NOT_EXTRACTED,
+    Checked,
+    CommandCase,
+    _base_key,
+    _base_launches,
+    _base_reads,
+    _checked_commands,
+    _store,
+    _stored,
+    _touches,
+    case_result,
+    command_cases,
+    find_scripts,
+    launch_reason,
+    module_path,
+    moved_override,
+    origins,
+    project_of,
+    tally,
+)
 
 # The @hydra.main arguments that decide which config an entry point composes, and how.
 MAIN_ARGUMENTS = ("config_path", "config_name", "version_base")
@@ -74,7 +97,6 @@ def git_reader(top: Path, commit: str, root: Path) -> EntryReader:
     """Entry points as `commit` holds them, read from git (no copy of the base is needed; the base's launch results
     may come from the cache)."""
     from harness.baselines import gitrepo
-    from harness.runner.launches import module_path
 
     # Joined as text, never resolved: a link in the working tree must not choose which of the base's files is read.
     prefix = gitrepo.inside(top, root)
@@ -250,7 +272,6 @@ def moved_launch(result: CaseResult, now: Any, base: Any) -> CaseResult:
 def new_launch(result: CaseResult, checked: Any) -> CaseResult:
     """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
     status `new` unless it fails; its values are not compared with anything, so they are not listed."""
-    from harness.runner.launches import NOT_EXTRACTED
 
     case = checked.case
     launch = case.launch
@@ -278,7 +299,6 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     """A `launch_gone` result for each launch the base extracted that the pull request no longer has (script deleted,
     renamed, moved out of the base's globs, or the command removed): an error when it composed at the base, unless
     a `changes:` record names it; a note when it did not compose there either."""
-    from harness.runner.launches import NOT_EXTRACTED
 
     records = tuple(records)
     results = []
@@ -321,7 +341,6 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
     on either side touches is left out: its launch finding is the news there."""
     from harness.runner.compare import as_review, compare_with_base
-    from harness.runner.launches import _touches, moved_override
     from harness.runner.targets import default_changes
 
     if now.tree is None or base.tree is None:
@@ -376,7 +395,6 @@ def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
 def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
     """A launch the base extracted that the pull request's reader cannot: its warning becomes an error, since what
     it runs is no longer checked."""
-    from harness.runner.launches import NOT_EXTRACTED, launch_reason
 
     if base is None or base.case.problem_kind == NOT_EXTRACTED:
         return result
@@ -393,3 +411,68 @@ def not_extracted_now(result: CaseResult, base: Any | None) -> CaseResult:
     )
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else result.status
     return replace(result, findings=findings, status=status)
+
+
+def review_commands(
+    settings: Any,
+    ref: str,
+    moves: Mapping[str, str] | None = None,
+    case_glob: str | Sequence[str] | None = None,
+    changes: Iterable[Any] = (),
+    records: Iterable[Any] = (),
+    views: tuple[Any, Any] | None = None,
+) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
+    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`. Each
+    launch's composed values are compared
+    with the base's (harness/runner/py), launches the base had and this change lost are `launch_gone`, and
+    the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
+    changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
+    records = tuple(records)
+    project = project_of(settings)
+    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
+    top = gitrepo.toplevel(settings.origin)
+    commit = gitrepo.verify_ref(top, ref)
+    reads = _base_reads(settings, top, found, project)
+    key = _base_key(settings, commit, reads, case_glob)
+    base = _stored(settings.cache_dir, top, key)
+
+    def this_side() -> tuple[list[Checked], list[CommandCase]]:
+        return _checked_commands(settings, case_glob=case_glob, trees=True, found=found)
+
+    if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
+        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, reads, case_glob), this_side, settings.jobs or 2)
+        _store(settings.cache_dir, top, key, base)
+    else:
+        now, skipped = this_side()
+    modules = (dict(settings.command_modules), head_modules(dict(settings.command_modules), changes))
+    entries = entry_changes(
+        tree_reader(project_of(settings)),
+        git_reader(top, commit, settings.origin.parent),
+        now,
+        base,
+        modules,
+        records,
+    )
+    pairs, gone = paired(now, base)
+    paired_now = {c.case.id for c, _ in pairs}
+    moved, gone, new = moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
+    pairs += moved
+    renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
+    base_of = {c.case.id: b.case.id for c, b in pairs}
+    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed, base_of)
+    # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
+    # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
+    values = {c.case.id: value_findings(c, b, views, moves) for c, b in pairs}
+    at_base = {c.case.id: b for c, b in pairs}
+    results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
+    moved_from = {c.case.id: (c, b) for c, b in moved}
+    new_ones = {c.case.id: c for c in new}
+    results = [
+        moved_launch(r, *moved_from[r.case.id])
+        if r.case.id in moved_from
+        else new_launch(r, new_ones[r.case.id])
+        if r.case.id in new_ones
+        else r
+        for r in results
+    ]
+    return results + gone_launches(gone, records), tally(now, skipped), entries

@@ -36,6 +36,7 @@ from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, launches_in
 from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.rules import invariants
+from harness.runner.compare import warning_findings
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
 KEY_REMOVED = "key removed"
@@ -761,8 +762,6 @@ def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
 
 def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> CaseResult:
     """A command case as a case result beside the matrix's: `error` when a launch finding is an error."""
-    from harness.runner.run import warning_findings
-
     findings = tuple(findings_of(checked, moves)) + tuple(warning_findings(checked.warnings))
     findings += tuple(invariants.problem_findings(getattr(checked, "unresolved", ())))
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
@@ -870,77 +869,6 @@ def check_commands(
     `case_glob` (one glob or several) keeps the launches whose id matches."""
     checked, skipped = _checked_commands(settings, root, case_glob)
     return [case_result(c, moves) for c in checked], tally(checked, skipped)
-
-
-def review_commands(
-    settings: Any,
-    ref: str,
-    moves: Mapping[str, str] | None = None,
-    case_glob: str | Sequence[str] | None = None,
-    changes: Iterable[Any] = (),
-    records: Iterable[Any] = (),
-    views: tuple[Any, Any] | None = None,
-) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
-    """The command cases now, each launch finding with its origin against the scripts and tree at `ref`. Each
-    launch's composed values are compared
-    with the base's (harness/runner/launch_review.py), launches the base had and this change lost are `launch_gone`, and
-    the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
-    changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
-    from harness.baselines import gitrepo
-    from harness.composition.parallel import beside
-    from harness.runner import launch_review
-
-    records = tuple(records)
-    project = project_of(settings)
-    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
-    top = gitrepo.toplevel(settings.origin)
-    commit = gitrepo.verify_ref(top, ref)
-    reads = _base_reads(settings, top, found, project)
-    key = _base_key(settings, commit, reads, case_glob)
-    base = _stored(settings.cache_dir, top, key)
-
-    def this_side() -> tuple[list[Checked], list[CommandCase]]:
-        return _checked_commands(settings, case_glob=case_glob, trees=True, found=found)
-
-    if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
-        base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, reads, case_glob), this_side, settings.jobs or 2)
-        _store(settings.cache_dir, top, key, base)
-    else:
-        now, skipped = this_side()
-    modules = (dict(settings.command_modules), launch_review.head_modules(dict(settings.command_modules), changes))
-    entries = launch_review.entry_changes(
-        launch_review.tree_reader(project_of(settings)),
-        launch_review.git_reader(top, commit, settings.origin.parent),
-        now,
-        base,
-        modules,
-        records,
-    )
-    pairs, gone = launch_review.paired(now, base)
-    paired_now = {c.case.id for c, _ in pairs}
-    moved, gone, new = launch_review.moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
-    pairs += moved
-    renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
-    base_of = {c.case.id: b.case.id for c, b in pairs}
-    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed, base_of)
-    # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
-    # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
-    values = {c.case.id: launch_review.value_findings(c, b, views, moves) for c, b in pairs}
-    at_base = {c.case.id: b for c, b in pairs}
-    results = [
-        launch_review.not_extracted_now(launch_review.with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed
-    ]
-    moved_from = {c.case.id: (c, b) for c, b in moved}
-    new_ones = {c.case.id: c for c in new}
-    results = [
-        launch_review.moved_launch(r, *moved_from[r.case.id])
-        if r.case.id in moved_from
-        else launch_review.new_launch(r, new_ones[r.case.id])
-        if r.case.id in new_ones
-        else r
-        for r in results
-    ]
-    return results + launch_review.gone_launches(gone, records), tally(now, skipped), entries
 
 
 def _base_launches(settings: Any, top: Path, commit: str, reads: BaseReads, case_glob: str | Sequence[str] | None) -> list[Checked]:

@@ -23,7 +23,7 @@ from harness.baselines.gitrepo import GitError
 from harness.baselines.goldens import Goldens, golden_path
 from harness.baselines.kinds import Baseline, BaselineEntry, GoldenFolder
 from harness.composition.cases import case_globs, open_matrix, select_cases, unmatched_glob
-from harness.composition.compose import Composed, HydraSession, HydraWarning, Stems
+from harness.composition.compose import Composed, HydraSession, Stems
 from harness.composition.documents import DocumentPair
 from harness.composition.parallel import default_jobs, map_shards
 from harness.composition.provenance import Recorded, Source, SourcesMemo, leaf_sources, provenance_lines, recorded_in, written_hydra
@@ -59,7 +59,7 @@ from harness.rules import invariants, known_entries
 from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
-from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings
+from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
 from harness.runner.config_writes import entry_write_changes, record_findings, write_record
 from harness.runner.targets import case_rules, default_changes
 
@@ -188,20 +188,6 @@ class Run:
     @property
     def strict_waivers(self) -> bool:
         return self.rule_set.strict_waivers
-
-
-def warning_findings(warned: Iterable[HydraWarning]) -> list[Finding]:
-    """Hydra's warnings as findings: the file and line they are about, Hydra's own words."""
-    return [
-        Finding(
-            Kind.HYDRA_WARNING,
-            "",
-            severity=WARNING,
-            message=f"hydra warning: {w.message}",
-            source=Source(w.file, w.line) if w.file else None,
-        )
-        for w in warned
-    ]
 
 
 def hoisted_warnings(cases: Sequence[CaseResult]) -> tuple[list[CaseResult], list[Finding]]:
@@ -794,7 +780,7 @@ class Runner:
         from glob import escape
 
         from harness.composition.cases import id_matches
-        from harness.runner import launches
+        from harness.runner import launch_review, launches
 
         review = self.run_spec.review
         entries: list[Finding] = []
@@ -810,7 +796,7 @@ class Runner:
         else:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
-                cases, counts, entries = launches.review_commands(
+                cases, counts, entries = launch_review.review_commands(
                     self.settings,
                     review.ref,
                     moves,
