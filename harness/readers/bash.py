@@ -247,6 +247,14 @@ def _grammar() -> tuple[Any, Any]:
     return language, tree_sitter.Query(language, _LITERAL_QUERY)
 
 
+def _captures(tree_sitter: Any, query: Any, node: Any) -> dict[str, list[Any]]:
+    """A query's captures by name: through a `QueryCursor` (tree-sitter 0.25 and later), or the query itself (0.23 and
+    0.24, the floor, which have no cursor type)."""
+    cursor = getattr(tree_sitter, "QueryCursor", None)
+    found: dict[str, list[Any]] = (cursor(query) if cursor is not None else query).captures(node)
+    return found
+
+
 # Where `$NAME` is literal text, never an expansion: single quotes, `$'...'`, comments and here-documents (a quoted
 # one is literal; an unquoted one is never read for launches). Every bare `$` token outside an expansion, too.
 _LITERAL_QUERY = '(raw_string) @literal (ansi_c_string) @literal (comment) @literal (heredoc_body) @literal ["$"] @dollar'
@@ -284,7 +292,7 @@ def parse_words(source: bytes) -> tuple[Any, Source]:
     import tree_sitter
 
     tree = parse(source)
-    captures = tree_sitter.QueryCursor(_grammar()[1]).captures(tree.root_node)
+    captures = _captures(tree_sitter, _grammar()[1], tree.root_node)
     bare = [n for n in captures.get("dollar", []) if n.parent is not None and n.parent.type not in ("simple_expansion", "expansion")]
     if not bare and not _NAME_BEFORE_CONTINUATION.search(source):
         return tree, Source(source)
