@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # The tests that compose (fidelity with plain Hydra, Hydra's semantics, the pytest plugin) and review.
 TESTS = [
-    "tests/unit/test_hydra_compat.py",
-    "tests/unit/test_compose.py",
+    "tests/unit/composition/test_hydra_compat.py",
+    "tests/unit/composition/test_compose.py",
     "tests/unit/test_adopt.py",
     "tests/integration/test_fidelity.py",
     "tests/integration/test_hydra_semantics.py",
@@ -33,7 +33,7 @@ TESTS = [
     "tests/integration/test_one_engine.py",
     "tests/integration/test_schemas.py",
     "tests/integration/test_init.py",
-    "tests/unit/test_launches_unit.py",  # launch scripts through tree-sitter's bash grammar
+    "tests/unit/runner/test_launches_static.py",  # launch scripts through tree-sitter's bash grammar
     "tests/integration/test_search_path_env.py",  # Hydra's search path step, which the session takes over
     "tests/integration/test_plugin_workflow.py",  # the pytest plugin: syrupy's hooks, pytest's report
     "tests/e2e/test_plugin_sessions.py",  # two pytest-xdist workers, and verl's tree through the plugin

@@ -81,7 +81,7 @@ SMALL_TREE = {
 # process costs a third more CPU than the composing itself, and the default (one worker per core) made these
 # tests take another path on a one-core machine. Forked workers are tested where they are the subject:
 # tests/integration/test_fidelity.py (`--jobs 2`: goldens and findings equal plain Hydra's),
-# tests/unit/test_parallel.py, and the e2e tier (verl, sheeprl and anemoi with two workers).
+# tests/unit/composition/test_parallel.py, and the e2e tier (verl, sheeprl and anemoi with two workers).
 SMALL_SETTINGS = """
 jobs = 1
 config_dir = "conf"

@@ -2,7 +2,7 @@
 
 Hydra has no public API for most of what a golden-file harness needs (a cached config source, the defaults
 list a compose used, overrides applied to an existing config). Each use sits here, behind a small function,
-and `tests/unit/test_hydra_compat.py` pins each one: when a Hydra release moves or changes one of them, that
+and `tests/unit/composition/test_hydra_compat.py` pins each one: when a Hydra release moves or changes one of them, that
 test fails by name instead of compositions silently drifting from plain Hydra.
 """
 

@@ -5,7 +5,7 @@ A pull request controls every file and every name in the tree, so a read resolve
 that real path against the scope (the project and the folders the trusted side allows), opens exactly that
 path without following a link swapped in since, refuses anything that is not a regular file (a device, a FIFO,
 a socket would hang or never end), and stops reading past the size bound: a file is never read whole and then
-measured. `tests/unit/test_gates.py` walks the package and fails on any other read of tree data.
+measured. `tests/unit/gates/test_gates.py` walks the package and fails on any other read of tree data.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import write_tree
 from tests.synthetic_history import git
-from tests.unit.test_invariants import TREE, edit
+from tests.unit.rules.test_invariants import TREE, edit
 
 pytestmark = [pytest.mark.e2e]
 

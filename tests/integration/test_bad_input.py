@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.composition.render import parse_yaml
-from tests.unit.test_compose import plain_compose
+from tests.unit.composition.test_compose import plain_compose
 
 ALL_CASES = {f"train/{e}/{p}" for e in ("cpu", "gpu") for p in ("default", "fast", "sgd")} | {"route/legacy"}
 GPU_CASES = {"train/gpu/default", "train/gpu/fast", "train/gpu/sgd", "route/legacy"}

@@ -16,7 +16,7 @@ import pytest
 from harness.composition.render import parse_yaml
 from tests.conftest import write_tree, write_wheel
 from tests.synthetic_history import git
-from tests.unit.test_compose import plain_compose
+from tests.unit.composition.test_compose import plain_compose
 
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("config-harness"))
 FORMATS = ("text", "json", "markdown", "github")

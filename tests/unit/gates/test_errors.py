@@ -13,7 +13,7 @@ from hydra.errors import HydraException
 
 from harness.gates.errors import BadInput, ExitCode, bad_input_line, describe_yaml_error
 
-HARNESS = Path(__file__).resolve().parents[2] / "harness"
+HARNESS = Path(__file__).resolve().parents[3] / "harness"
 
 # Exceptions that are not about input: a harness test's failure, and control flow that never leaves its module (or
 # syrupy's assertion, which turns a golden the owner keeps into a failed snapshot).

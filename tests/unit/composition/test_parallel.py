@@ -43,7 +43,7 @@ def test_map_shards_keeps_case_order_serially():
 
 WORKERS = """
 import json, os
-from tests.unit.test_parallel import cases
+from tests.unit.composition.test_parallel import cases
 from harness.composition.parallel import map_shards
 seen = []
 results = map_shards(lambda shard, done: [done(case) or (case.id, os.getpid()) for case in shard], cases(), 2, seen.append)
@@ -63,7 +63,7 @@ def test_map_shards_forks_workers_and_returns_results_in_case_order():
 
 FAILING_WORKERS = """
 import os
-from tests.unit.test_parallel import cases
+from tests.unit.composition.test_parallel import cases
 from harness.composition.parallel import map_shards
 from harness.model.settings import SettingsError
 def refuse(shard, done):

@@ -243,7 +243,7 @@ def test_records_for_a_contracts_file_are_appended_after_its_other_keys():
 def test_the_codeowners_template_owns_the_known_file():
     owned = [
         line.split()[0]
-        for line in (Path(__file__).parents[2] / "templates" / "CODEOWNERS").read_text().splitlines()
+        for line in (Path(__file__).parents[3] / "templates" / "CODEOWNERS").read_text().splitlines()
         if line.startswith("/")
     ]
     assert "/config-harness/known.yaml" in owned
