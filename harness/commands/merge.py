@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
+import types
+import typing
 from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
@@ -73,8 +76,43 @@ def decode(value: Any, depth: int = 0) -> Any:
         names = {field.name for field in dataclasses.fields(kind)}
         if not set(value["v"]) <= names:
             raise ValueError(f"{kind.__name__} has no field {sorted(set(value['v']) - names)[0]!r}")
-        return kind(**{name: decode(item, depth + 1) for name, item in value["v"].items()})
+        fields = {name: decode(item, depth + 1) for name, item in value["v"].items()}
+        hints = _hints(kind)
+        for name, item in fields.items():
+            if not _is(item, hints[name]):
+                raise ValueError(f"{kind.__name__}.{name} is not a {hints[name]}: {str(item)[:80]}")
+        return kind(**fields)
     raise ValueError(f"not an encoded value: {str(value)[:80]}")
+
+
+@functools.cache
+def _hints(kind: type) -> dict[str, Any]:
+    return typing.get_type_hints(kind)
+
+
+def _is(value: Any, hint: Any) -> bool:
+    """Whether a decoded value has its field's declared type: a forged file's value of another type is refused here,
+    in one line, instead of failing deep in the run (exit 3)."""
+    if hint is Any:
+        return True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_is(value, arg) for arg in args)
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_is(item, args[0]) for item in value)
+        return len(args) == len(value) and all(_is(item, arg) for item, arg in zip(args, value))
+    if origin is dict:
+        return isinstance(value, dict) and all(_is(k, args[0]) and _is(v, args[1]) for k, v in value.items())
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
 
 
 def _hashable(key: Any) -> Any:

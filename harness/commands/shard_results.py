@@ -59,10 +59,10 @@ TYPES: Mapping[str, type] = MappingProxyType(
 
 def encode(value: Any) -> Any:
     """A result's value as JSON: lists stay lists; tuples, mappings (any key), enums and dataclasses are tagged."""
+    if isinstance(value, Enum):  # before str: a StrEnum is a str, and merge must get the enum back, not its text
+        return {"e": type(value).__name__, "v": value.value}
     if value is None or isinstance(value, bool | int | float | str):
         return value
-    if isinstance(value, Enum):
-        return {"e": type(value).__name__, "v": value.value}
     if isinstance(value, list):
         return [encode(item) for item in value]
     if isinstance(value, tuple):
