@@ -23,7 +23,8 @@ from harness.composition.provenance import Source
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
-from harness.model.semantic_diff import same_tree
+from harness.model.semantic_diff import describe_value, same_tree
+from harness.readers.bash import PLACEHOLDER_MARK
 from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
 from harness.rules.protocol import TermChange
@@ -38,6 +39,7 @@ from harness.runner.launches import (
     _store,
     _stored,
     _touches,
+    as_written,
     case_result,
     command_cases,
     find_scripts,
@@ -46,7 +48,9 @@ from harness.runner.launches import (
     moved_override,
     origins,
     project_of,
+    script_texts,
     tally,
+    text_as_written,
 )
 
 # The @hydra.main arguments that decide which config an entry point composes, and how.
@@ -361,7 +365,28 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
         return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
 
     kept = [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
-    return [_at_override(f, now, base) for f in kept]
+    return [_as_written(_at_override(f, now, base), now, base) for f in kept]
+
+
+def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
+    """A launch's value finding as the scripts write it: a value the script cannot know (`$save_path`, `$2`) is shown
+    in its own text on each side, never as the placeholder Hydra composed. Where two different unknowns are written
+    alike (`$out` set from `$2`, then from `$3`) the variables they stand for are shown instead."""
+    if PLACEHOLDER_MARK not in f"{finding.old!r} {finding.new!r}":
+        return finding
+    sides = (base.case.launch.overrides, now.case.launch.overrides)
+    texts = [script_texts(overrides) for overrides in sides]
+    old, new = as_written(finding.old, texts[0]), as_written(finding.new, texts[1])
+    if old == new:
+        texts = [script_texts(overrides, whole=False) for overrides in sides]
+        old, new = as_written(finding.old, texts[0]), as_written(finding.new, texts[1])
+    # The message spells old, then new; what is left (a list's inner changes) names each placeholder's variable.
+    before, was, after = finding.message.partition(describe_value(finding.old))
+    message = before + (describe_value(old) if was else "") + after
+    head, now_was, tail = message.rpartition(describe_value(finding.new))
+    message = head + describe_value(new) + tail if now_was else message
+    names = {**script_texts(sides[0], whole=False), **script_texts(sides[1], whole=False)}
+    return replace(finding, old=old, new=new, message=text_as_written(message, names))
 
 
 def _at_override(finding: Finding, now: Any, base: Any) -> Finding:

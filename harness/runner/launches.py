@@ -33,7 +33,7 @@ from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
-from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, launches_in
+from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
 from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.rules import invariants
 from harness.runner.compare import warning_findings
@@ -683,6 +683,39 @@ def _refused(error: BaseException) -> bool:
 def _only_value_unknown(override: Override) -> bool:
     key, _, value = override.text.partition("=")
     return PLACEHOLDER_MARK not in key and PLACEHOLDER_MARK in value
+
+
+def script_texts(overrides: Iterable[Override], whole: bool = True) -> dict[str, str]:
+    """What each placeholder text of a launch's overrides stands for in the script: an override's whole unknown value
+    as the script writes it (`__unset_2__` -> `$save_path`, with `whole`), and each placeholder as the variable or
+    command it replaces (`__unset_HOME__` -> `$HOME`), for what a value derived from it holds."""
+    texts: dict[str, str] = {}
+    for override in overrides:
+        if whole and override.written and PLACEHOLDER_MARK in override.text.partition("=")[2]:
+            texts.setdefault(override.text.partition("=")[2], override.written.partition("=")[2])
+        for unknown in override.unknown:
+            texts.setdefault(placeholder(Piece("", 0, unknown)), unknown)
+    return texts
+
+
+def as_written(value: Any, texts: Mapping[str, str]) -> Any:
+    """A composed value with every placeholder in it shown as the script's own text (`script_texts`): reports name
+    what the script writes, never a placeholder. Lists and mappings are walked; other values are returned as they are."""
+    if isinstance(value, str):
+        return texts[value] if value in texts else text_as_written(value, texts)
+    if isinstance(value, list):
+        return [as_written(item, texts) for item in value]
+    if isinstance(value, dict):
+        return {key: as_written(item, texts) for key, item in value.items()}
+    return value
+
+
+def text_as_written(text: str, texts: Mapping[str, str]) -> str:
+    """A message with each placeholder value in it (longest first, so a whole value wins over its parts) shown as the
+    script's own text."""
+    for raw in sorted((raw for raw in texts if raw in text), key=len, reverse=True):
+        text = text.replace(raw, texts[raw])
+    return text
 
 
 # ---- findings ----
