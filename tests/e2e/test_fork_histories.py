@@ -213,7 +213,7 @@ def test_a_real_commits_review_names_every_launch_value_it_changes_with_its_scri
 
     code, text, _ = run("diff", "--base", "adopted", "--verbose")
     assert "__unset_" not in text, text  # a value the script cannot know is shown in its own text
-    for script, key, _, _, source in expected:  # on the key's line, or among the script lines listed below it
+    for _, key, _, _, source in expected:  # on the key's line, or among the script lines listed below it
         assert source in named_with(text, key), (source, text)
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override
 from harness.rules.contracts import ENTRY, LAUNCH, ContractError, parse_contracts
 from harness.rules.review_rules import SettingsChange
-from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override
 from harness.runner.launch_review import head_modules, modules_of, value_findings
 from harness.runner.launches import Checked, CommandCase
 
@@ -50,7 +50,10 @@ def _launch(overrides: list[Override], tree: dict) -> Checked:
 def test_a_value_the_script_cannot_know_is_named_in_the_scripts_own_text_never_as_a_placeholder():
     """TinyZero c38a544 (`hdfs_path=$2` -> `save_path=$2`): the review said `"/tmp/sft_model" -> "__unset_2__"`."""
     base = _launch(
-        [Override("trainer.hdfs=__unset_2__", 3, ("$2",), "trainer.hdfs=$hdfs_path"), Override("data.home=__unset_HOME__/d", 4, ("$HOME",), "data.home=$HOME/d")],
+        [
+            Override("trainer.hdfs=__unset_2__", 3, ("$2",), "trainer.hdfs=$hdfs_path"),
+            Override("data.home=__unset_HOME__/d", 4, ("$HOME",), "data.home=$HOME/d"),
+        ],
         {"trainer": {"hdfs": "__unset_2__", "local": "/tmp/sft", "files": ["__unset_HOME__/a"]}, "data": {"home": "__unset_HOME__/d"}},
     )
     now = _launch(
