@@ -1054,7 +1054,9 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     value = lookup(to_plain(checked.config), key)
     if value is MISSING:
         raise ValueError(f"{key} does not exist in case {case.id}")
-    lines = [f"{key} = {show_value(value)}   (case {case.id}, config {case.config_name})"]
+    # A value the script cannot know is shown as the script writes it (`$BASE_MODEL`), never as its placeholder.
+    shown = as_written(value, script_texts(case.launch.overrides))
+    lines = [f"{key} = {show_value(shown)}   (case {case.id}, config {case.config_name})"]
     setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
     if setting:
         lines.append(f"  set by override: {setting[-1].shown}  ({setting[-1].file or case.launch.script}:{setting[-1].line})")

@@ -432,6 +432,15 @@ def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_l
     assert two.code == 2 and "2 cases (train/gpu/default, train/gpu/sgd)" in two.err, two.err
 
 
+def test_explain_on_a_launch_shows_a_value_the_script_cannot_know_in_the_scripts_own_text(small_project, cli):
+    """TinyZero's `actor_rollout_ref.model.path=$BASE_MODEL` was explained as `"__unset_BASE_MODEL__"`."""
+    with_launches(small_project, {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.lr=$LR trainer.name=$HOME/x\n"})
+    for key, shown in (("trainer.lr", '"$LR"'), ("trainer.name", '"$HOME/x"')):
+        explained = cli("--settings", "harness.toml", "explain", key, "--case", "cmd/scripts/run.sh#1", cwd=small_project)
+        assert explained.code == 0 and explained.out.startswith(f"{key} = {shown}   (case cmd/scripts/run.sh#1"), explained.out
+        assert "__unset_" not in explained.out, explained.out
+
+
 def test_a_base_composition_reads_the_settings_search_path_as_it_is_at_the_base(tmp_path, cli):
     project = tmp_path / "project"
     write_tree(
