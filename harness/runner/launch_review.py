@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.baselines import gitrepo
 from harness.baselines.kinds import BaselineEntry
+from harness.composition.cases import id_matches
 from harness.composition.parallel import beside
 from harness.composition.provenance import Source
 from harness.gates.reader import InputLimitError, read_bytes
@@ -41,12 +42,14 @@ from harness.runner.launches import (
     _touches,
     as_written,
     case_result,
+    changed_scripts,
     command_cases,
     find_scripts,
     launch_reason,
     module_path,
     moved_override,
     origins,
+    outside_globs,
     project_of,
     script_texts,
     tally,
@@ -273,30 +276,51 @@ def moved_launch(result: CaseResult, now: Any, base: Any) -> CaseResult:
     return replace(result, findings=(finding, *result.findings))
 
 
+def _runs(case: CommandCase) -> str:
+    """What a launch runs, as a note says it: `python -m app.main with config train, 2 overrides`."""
+    launch = case.launch
+    if case.problem_kind == NOT_EXTRACTED:
+        return "its command could not be extracted"
+    program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
+    program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
+    count = len(launch.overrides)
+    return f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
+
+
 def new_launch(result: CaseResult, checked: Any) -> CaseResult:
     """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
     status `new` unless it fails; its values are not compared with anything, so they are not listed."""
 
     case = checked.case
-    launch = case.launch
-    if case.problem_kind == NOT_EXTRACTED:
-        runs = "its command could not be extracted"
-    else:
-        program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
-        program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
-        count = len(launch.overrides)
-        runs = f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
     finding = Finding(
         Kind.NEW_LAUNCH,
         case.id,
         None,
         case.config_name,
         INFO,
-        f"new launch: {runs}",
-        source=Source(launch.script, launch.line),
+        f"new launch: {_runs(case)}",
+        source=Source(case.launch.script, case.launch.line),
     )
     status = result.status if result.status == Status.ERROR else Status.NEW
     return replace(result, findings=(finding, *result.findings), status=status)
+
+
+def unglobbed_launch(case: CommandCase) -> CaseResult:
+    """A launch in a script this change adds or edits that no `[[commands]]` glob of the base matches (TinyZero's
+    `scripts/train_tiny_zero.sh`, added where the base had no launch): a `new_launch` note (info) that says it is
+    not checked and which glob would check it; it is neither composed nor counted."""
+    script = case.launch.script
+    glob = f"{script.split('/', 1)[0]}/**/*.sh" if "/" in script else "*.sh"
+    finding = Finding(
+        Kind.NEW_LAUNCH,
+        case.id,
+        None,
+        case.config_name,
+        INFO,
+        f"launch outside the settings' commands globs, not checked: {_runs(case)} (a glob such as `{glob}` checks it)",
+        source=Source(script, case.launch.line),
+    )
+    return CaseResult(Case(case.id, case.config_name or "", case.overrides), case.launch.where, Status.NEW, (finding,))
 
 
 def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
@@ -454,7 +478,8 @@ def review_commands(
     changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
     records = tuple(records)
     project = project_of(settings)
-    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
+    scripts = find_scripts(project.root, settings.command_globs, project.submodules)
+    found = command_cases(project, scripts, settings.search_path)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     reads = _base_reads(settings, top, found, project)
@@ -500,4 +525,6 @@ def review_commands(
         else r
         for r in results
     ]
-    return results + gone_launches(gone, records), tally(now, skipped), entries
+    outside = outside_globs(project, top, changed_scripts(top, commit), scripts)
+    unglobbed = [unglobbed_launch(case) for case in outside if id_matches(case.id, case_glob)]
+    return results + gone_launches(gone, records) + unglobbed, tally(now, skipped), entries

@@ -367,6 +367,34 @@ def find_scripts(root: Path, globs: Iterable[str], submodules: Iterable[str] = (
     return sorted(found)
 
 
+def changed_scripts(top: Path, commit: str) -> list[str]:
+    """The `.sh` files the working tree adds or edits against `commit`, untracked ones too, relative to the
+    repository's top (a rename is an added file: its old name is the base's)."""
+    try:
+        listed = gitrepo.git(top, "diff", "--name-only", "--no-renames", "--diff-filter=d", "-z", commit, "--", "*.sh")
+        listed += b"\0" + gitrepo.git(top, "ls-files", "-z", "--others", "--exclude-standard", "--", "*.sh")
+    except gitrepo.GitError:
+        return []
+    return sorted({name for name in listed.decode("utf-8", "replace").split("\0") if name})
+
+
+def outside_globs(project: Project, top: Path, changed: Iterable[str], globbed: Iterable[Path]) -> list[CommandCase]:
+    """The launches of the project's Hydra programs in changed scripts that no `[[commands]]` glob matches (never a
+    submodule's): what they run changes unseen, so a review names each. Only launches whose config is known count:
+    a script outside the globs is nobody's promise, and a guess about it would be noise."""
+    root = project.root.resolve()
+    taken = {path.resolve() for path in globbed}
+    scripts = []
+    for name in changed:
+        path = (top / name).resolve()
+        if path in taken or not path.is_file() or not is_inside(path, root):
+            continue
+        relative = path.relative_to(root).as_posix()
+        if not any(relative.startswith(submodule + "/") for submodule in project.submodules):
+            scripts.append(project.root / relative)
+    return [case for case in command_cases(project, scripts) if not case.problem_kind and case.config_name]
+
+
 def command_cases(project: Project, scripts: Iterable[Path], settings_search_path: tuple[Path, ...] = ()) -> list[CommandCase]:
     """Every launch in the scripts as a command case, in file order; a launch that cannot be read stays a case."""
     cases = []
