@@ -228,3 +228,23 @@ def named_with(text: str, key: str) -> str:
             rest = lines[index + 1 :]
             found += rest[: next((n for n, below in enumerate(rest) if not below.startswith("    ")), len(rest))]
     return "\n".join(found)
+
+
+def test_tinyzeros_own_launch_script_added_outside_the_globs_is_named_as_not_checked(tmp_path, monkeypatch):
+    """TinyZero 5bab84a adds `scripts/train_tiny_zero.sh`, the project's own launch, where the base held no launch
+    (init's globs: examples/ and tests/): the review names it, with the glob that would check it."""
+    repository, _ = adopted_before(tmp_path, "tinyzero", "5bab84a", monkeypatch)
+    added = git(repository, "diff", "--name-only", "--diff-filter=A", "adopted", "--", "*.sh").splitlines()
+    assert added == ["scripts/train_tiny_zero.sh"]
+    globs = git(repository, "show", "adopted:pyproject.toml")
+    assert 'glob = "scripts/' not in globs and 'glob = "*.sh"' not in globs  # outside the base's globs indeed
+    notes = [
+        (case["id"], finding["source"], finding["message"])
+        for case in review(repository)["cases"]
+        for finding in case["findings"]
+        if finding["kind"] == "new_launch"
+    ]
+    assert len(notes) == 1, notes
+    ((case_id, source, message),) = notes
+    assert (case_id, source) == ("cmd/scripts/train_tiny_zero.sh#1", "scripts/train_tiny_zero.sh:1")
+    assert "not checked: python -m verl.trainer.main_ppo with config ppo_trainer" in message and "`scripts/**/*.sh`" in message
