@@ -405,10 +405,13 @@ def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
         texts = [script_texts(overrides, whole=False) for overrides in sides]
         old, new = as_written(finding.old, texts[0]), as_written(finding.new, texts[1])
     # The message spells old, then new; what is left (a list's inner changes) names each placeholder's variable.
-    before, was, after = finding.message.partition(describe_value(finding.old))
-    message = before + (describe_value(old) if was else "") + after
-    head, now_was, tail = message.rpartition(describe_value(finding.new))
-    message = head + describe_value(new) + tail if now_was else message
+    message = finding.message
+    if old != finding.old:
+        before, was, after = message.partition(describe_value(finding.old))
+        message = before + describe_value(old) + after if was else message
+    if new != finding.new:
+        head, was, tail = message.rpartition(describe_value(finding.new))
+        message = head + describe_value(new) + tail if was else message
     names = {**script_texts(sides[0], whole=False), **script_texts(sides[1], whole=False)}
     return replace(finding, old=old, new=new, message=text_as_written(message, names))
 
