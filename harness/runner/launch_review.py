@@ -276,31 +276,24 @@ def moved_launch(result: CaseResult, now: Any, base: Any) -> CaseResult:
     return replace(result, findings=(finding, *result.findings))
 
 
-def _runs(case: CommandCase) -> str:
-    """What a launch runs, as a note says it: `python -m app.main with config train, 2 overrides`."""
+def _new_launch_note(case: CommandCase, said: str) -> Finding:
+    """A `new_launch` note (info) on a launch's script line: `said`, then what the launch runs
+    (`python -m app.main with config train, 2 overrides`)."""
     launch = case.launch
     if case.problem_kind == NOT_EXTRACTED:
-        return "its command could not be extracted"
-    program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
-    program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
-    count = len(launch.overrides)
-    return f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
+        runs = "its command could not be extracted"
+    else:
+        program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
+        program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
+        count = len(launch.overrides)
+        runs = f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
+    return Finding(Kind.NEW_LAUNCH, case.id, None, case.config_name, INFO, f"{said}{runs}", source=Source(launch.script, launch.line))
 
 
 def new_launch(result: CaseResult, checked: Any) -> CaseResult:
     """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
     status `new` unless it fails; its values are not compared with anything, so they are not listed."""
-
-    case = checked.case
-    finding = Finding(
-        Kind.NEW_LAUNCH,
-        case.id,
-        None,
-        case.config_name,
-        INFO,
-        f"new launch: {_runs(case)}",
-        source=Source(case.launch.script, case.launch.line),
-    )
+    finding = _new_launch_note(checked.case, "new launch: ")
     status = result.status if result.status == Status.ERROR else Status.NEW
     return replace(result, findings=(finding, *result.findings), status=status)
 
@@ -311,15 +304,8 @@ def unglobbed_launch(case: CommandCase) -> CaseResult:
     not checked and which glob would check it; it is neither composed nor counted."""
     script = case.launch.script
     glob = f"{script.split('/', 1)[0]}/**/*.sh" if "/" in script else "*.sh"
-    finding = Finding(
-        Kind.NEW_LAUNCH,
-        case.id,
-        None,
-        case.config_name,
-        INFO,
-        f"launch outside the settings' commands globs, not checked: {_runs(case)} (a glob such as `{glob}` checks it)",
-        source=Source(script, case.launch.line),
-    )
+    finding = _new_launch_note(case, "launch outside the settings' commands globs, not checked: ")
+    finding = replace(finding, message=f"{finding.message} (a glob such as `{glob}` checks it)")
     return CaseResult(Case(case.id, case.config_name or "", case.overrides), case.launch.where, Status.NEW, (finding,))
 
 
