@@ -18,12 +18,14 @@ from typing import Any
 
 from harness.baselines import gitrepo
 from harness.baselines.kinds import BaselineEntry
+from harness.composition.cases import id_matches
 from harness.composition.parallel import beside
 from harness.composition.provenance import Source
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
-from harness.model.semantic_diff import same_tree
+from harness.model.semantic_diff import describe_value, same_tree
+from harness.readers.bash import PLACEHOLDER_MARK
 from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
 from harness.rules.protocol import TermChange
@@ -38,15 +40,20 @@ from harness.runner.launches import (
     _store,
     _stored,
     _touches,
+    as_written,
     case_result,
+    changed_scripts,
     command_cases,
     find_scripts,
     launch_reason,
     module_path,
     moved_override,
     origins,
+    outside_globs,
     project_of,
+    script_texts,
     tally,
+    text_as_written,
 )
 
 # The @hydra.main arguments that decide which config an entry point composes, and how.
@@ -269,11 +276,9 @@ def moved_launch(result: CaseResult, now: Any, base: Any) -> CaseResult:
     return replace(result, findings=(finding, *result.findings))
 
 
-def new_launch(result: CaseResult, checked: Any) -> CaseResult:
-    """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
-    status `new` unless it fails; its values are not compared with anything, so they are not listed."""
-
-    case = checked.case
+def _new_launch_note(case: CommandCase, said: str) -> Finding:
+    """A `new_launch` note (info) on a launch's script line: `said`, then what the launch runs
+    (`python -m app.main with config train, 2 overrides`)."""
     launch = case.launch
     if case.problem_kind == NOT_EXTRACTED:
         runs = "its command could not be extracted"
@@ -282,17 +287,26 @@ def new_launch(result: CaseResult, checked: Any) -> CaseResult:
         program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
         count = len(launch.overrides)
         runs = f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
-    finding = Finding(
-        Kind.NEW_LAUNCH,
-        case.id,
-        None,
-        case.config_name,
-        INFO,
-        f"new launch: {runs}",
-        source=Source(launch.script, launch.line),
-    )
+    return Finding(Kind.NEW_LAUNCH, case.id, None, case.config_name, INFO, f"{said}{runs}", source=Source(launch.script, launch.line))
+
+
+def new_launch(result: CaseResult, checked: Any) -> CaseResult:
+    """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
+    status `new` unless it fails; its values are not compared with anything, so they are not listed."""
+    finding = _new_launch_note(checked.case, "new launch: ")
     status = result.status if result.status == Status.ERROR else Status.NEW
     return replace(result, findings=(finding, *result.findings), status=status)
+
+
+def unglobbed_launch(case: CommandCase) -> CaseResult:
+    """A launch in a script this change adds or edits that no `[[commands]]` glob of the base matches (TinyZero's
+    `scripts/train_tiny_zero.sh`, added where the base had no launch): a `new_launch` note (info) that says it is
+    not checked and which glob would check it; it is neither composed nor counted."""
+    script = case.launch.script
+    glob = f"{script.split('/', 1)[0]}/**/*.sh" if "/" in script else "*.sh"
+    finding = _new_launch_note(case, "launch outside the settings' commands globs, not checked: ")
+    finding = replace(finding, message=f"{finding.message} (a glob such as `{glob}` checks it)")
+    return CaseResult(Case(case.id, case.config_name or "", case.overrides), case.launch.where, Status.NEW, (finding,))
 
 
 def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[CaseResult]:
@@ -361,7 +375,31 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
         return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
 
     kept = [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
-    return [_at_override(f, now, base) for f in kept]
+    return [_as_written(_at_override(f, now, base), now, base) for f in kept]
+
+
+def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
+    """A launch's value finding as the scripts write it: a value the script cannot know (`$save_path`, `$2`) is shown
+    in its own text on each side, never as the placeholder Hydra composed. Where two different unknowns are written
+    alike (`$out` set from `$2`, then from `$3`) the variables they stand for are shown instead."""
+    if PLACEHOLDER_MARK not in f"{finding.old!r} {finding.new!r}":
+        return finding
+    sides = (base.case.launch.overrides, now.case.launch.overrides)
+    texts = [script_texts(overrides) for overrides in sides]
+    old, new = as_written(finding.old, texts[0]), as_written(finding.new, texts[1])
+    if old == new:
+        texts = [script_texts(overrides, whole=False) for overrides in sides]
+        old, new = as_written(finding.old, texts[0]), as_written(finding.new, texts[1])
+    # The message spells old, then new; what is left (a list's inner changes) names each placeholder's variable.
+    message = finding.message
+    if old != finding.old:
+        before, was, after = message.partition(describe_value(finding.old))
+        message = before + describe_value(old) + after if was else message
+    if new != finding.new:
+        head, was, tail = message.rpartition(describe_value(finding.new))
+        message = head + describe_value(new) + tail if was else message
+    names = {**script_texts(sides[0], whole=False), **script_texts(sides[1], whole=False)}
+    return replace(finding, old=old, new=new, message=text_as_written(message, names))
 
 
 def _at_override(finding: Finding, now: Any, base: Any) -> Finding:
@@ -429,7 +467,8 @@ def review_commands(
     changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
     records = tuple(records)
     project = project_of(settings)
-    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
+    scripts = find_scripts(project.root, settings.command_globs, project.submodules)
+    found = command_cases(project, scripts, settings.search_path)
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     reads = _base_reads(settings, top, found, project)
@@ -475,4 +514,6 @@ def review_commands(
         else r
         for r in results
     ]
-    return results + gone_launches(gone, records), tally(now, skipped), entries
+    outside = outside_globs(project, top, changed_scripts(top, commit), scripts)
+    unglobbed = [unglobbed_launch(case) for case in outside if id_matches(case.id, case_glob)]
+    return results + gone_launches(gone, records) + unglobbed, tally(now, skipped), entries

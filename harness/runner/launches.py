@@ -33,7 +33,7 @@ from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
-from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, launches_in
+from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
 from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.rules import invariants
 from harness.runner.compare import warning_findings
@@ -367,6 +367,34 @@ def find_scripts(root: Path, globs: Iterable[str], submodules: Iterable[str] = (
     return sorted(found)
 
 
+def changed_scripts(top: Path, commit: str) -> list[str]:
+    """The `.sh` files the working tree adds or edits against `commit`, untracked ones too, relative to the
+    repository's top (a rename is an added file: its old name is the base's)."""
+    try:
+        listed = gitrepo.git(top, "diff", "--name-only", "--no-renames", "--diff-filter=d", "-z", commit, "--", "*.sh")
+        listed += b"\0" + gitrepo.git(top, "ls-files", "-z", "--others", "--exclude-standard", "--", "*.sh")
+    except gitrepo.GitError:
+        return []
+    return sorted({name for name in listed.decode("utf-8", "replace").split("\0") if name})
+
+
+def outside_globs(project: Project, top: Path, changed: Iterable[str], globbed: Iterable[Path]) -> list[CommandCase]:
+    """The launches of the project's Hydra programs in changed scripts that no `[[commands]]` glob matches (never a
+    submodule's): what they run changes unseen, so a review names each. Only launches whose config is known count:
+    a script outside the globs is nobody's promise, and a guess about it would be noise."""
+    root = project.root.resolve()
+    taken = {path.resolve() for path in globbed}
+    scripts = []
+    for name in changed:
+        path = (top / name).resolve()
+        if path in taken or not path.is_file() or not is_inside(path, root):
+            continue
+        relative = path.relative_to(root).as_posix()
+        if not any(relative.startswith(submodule + "/") for submodule in project.submodules):
+            scripts.append(project.root / relative)
+    return [case for case in command_cases(project, scripts) if not case.problem_kind and case.config_name]
+
+
 def command_cases(project: Project, scripts: Iterable[Path], settings_search_path: tuple[Path, ...] = ()) -> list[CommandCase]:
     """Every launch in the scripts as a command case, in file order; a launch that cannot be read stays a case."""
     cases = []
@@ -683,6 +711,39 @@ def _refused(error: BaseException) -> bool:
 def _only_value_unknown(override: Override) -> bool:
     key, _, value = override.text.partition("=")
     return PLACEHOLDER_MARK not in key and PLACEHOLDER_MARK in value
+
+
+def script_texts(overrides: Iterable[Override], whole: bool = True) -> dict[str, str]:
+    """What each placeholder text of a launch's overrides stands for in the script: an override's whole unknown value
+    as the script writes it (`__unset_2__` -> `$save_path`, with `whole`), and each placeholder as the variable or
+    command it replaces (`__unset_HOME__` -> `$HOME`), for what a value derived from it holds."""
+    texts: dict[str, str] = {}
+    for override in overrides:
+        if whole and override.written and PLACEHOLDER_MARK in override.text.partition("=")[2]:
+            texts.setdefault(override.text.partition("=")[2], override.written.partition("=")[2])
+        for unknown in override.unknown:
+            texts.setdefault(placeholder(Piece("", 0, unknown)), unknown)
+    return texts
+
+
+def as_written(value: Any, texts: Mapping[str, str]) -> Any:
+    """A composed value with every placeholder in it shown as the script's own text (`script_texts`): reports name
+    what the script writes, never a placeholder. Lists and mappings are walked; other values are returned as they are."""
+    if isinstance(value, str):
+        return texts[value] if value in texts else text_as_written(value, texts)
+    if isinstance(value, list):
+        return [as_written(item, texts) for item in value]
+    if isinstance(value, dict):
+        return {key: as_written(item, texts) for key, item in value.items()}
+    return value
+
+
+def text_as_written(text: str, texts: Mapping[str, str]) -> str:
+    """A message with each placeholder value in it (longest first, so a whole value wins over its parts) shown as the
+    script's own text."""
+    for raw in sorted((raw for raw in texts if raw in text), key=len, reverse=True):
+        text = text.replace(raw, texts[raw])
+    return text
 
 
 # ---- findings ----
@@ -1021,7 +1082,9 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     value = lookup(to_plain(checked.config), key)
     if value is MISSING:
         raise ValueError(f"{key} does not exist in case {case.id}")
-    lines = [f"{key} = {show_value(value)}   (case {case.id}, config {case.config_name})"]
+    # A value the script cannot know is shown as the script writes it (`$BASE_MODEL`), never as its placeholder.
+    shown = as_written(value, script_texts(case.launch.overrides))
+    lines = [f"{key} = {show_value(shown)}   (case {case.id}, config {case.config_name})"]
     setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
     if setting:
         lines.append(f"  set by override: {setting[-1].shown}  ({setting[-1].file or case.launch.script}:{setting[-1].line})")

@@ -432,6 +432,15 @@ def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_l
     assert two.code == 2 and "2 cases (train/gpu/default, train/gpu/sgd)" in two.err, two.err
 
 
+def test_explain_on_a_launch_shows_a_value_the_script_cannot_know_in_the_scripts_own_text(small_project, cli):
+    """TinyZero's `actor_rollout_ref.model.path=$BASE_MODEL` was explained as `"__unset_BASE_MODEL__"`."""
+    with_launches(small_project, {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.lr=$LR trainer.name=$HOME/x\n"})
+    for key, shown in (("trainer.lr", '"$LR"'), ("trainer.name", '"$HOME/x"')):
+        explained = cli("--settings", "harness.toml", "explain", key, "--case", "cmd/scripts/run.sh#1", cwd=small_project)
+        assert explained.code == 0 and explained.out.startswith(f"{key} = {shown}   (case cmd/scripts/run.sh#1"), explained.out
+        assert "__unset_" not in explained.out, explained.out
+
+
 def test_a_base_composition_reads_the_settings_search_path_as_it_is_at_the_base(tmp_path, cli):
     project = tmp_path / "project"
     write_tree(
@@ -660,3 +669,27 @@ def test_a_script_moved_with_the_same_text_is_moved_not_launch_gone(small_projec
     assert {c["id"]: c["status"] for c in report["cases"]} == {f"cmd/scripts/train.sh#{n}": "ok" for n in (1, 2, 3)}
     text = cli("--settings", "harness.toml", "diff", "--base", "main", "--case", "cmd/*").out
     assert "launch gone" not in text and "scripts/run.sh" in text and "is gone" not in text, text
+
+
+def test_a_launch_the_change_adds_or_edits_outside_the_globs_is_named_as_not_checked(small_project, cli):
+    """TinyZero 5bab84a adds its own launch script `scripts/train_tiny_zero.sh` where the base's globs (examples/,
+    tests/) reach nothing: the review said nothing of it. A script outside the globs the change leaves alone, or one
+    that runs no Hydra program, stays unsaid."""
+    files = {**LAUNCH_FILES, "tools/old.sh": "python -m app.main trainer.epochs=1\n"}
+    with_launches(small_project, files)
+    commit_small_project(small_project, cli, "")
+    (small_project / "tools" / "train.sh").write_text("echo go\npython -m app.main trainer.epochs=2 trainer.lr=0.3\n", encoding="utf-8")
+    (small_project / "tools" / "data.sh").write_text("echo data\npython3 -m pip --version\n", encoding="utf-8")
+    result, report = _review(cli)
+    assert result.code == 0, result.out
+    notes = [
+        (c["id"], c["status"], f["kind"], f["severity"], f["source"])
+        for c in report["cases"]
+        for f in c["findings"]
+        if c["id"].startswith("cmd/tools/")
+    ]
+    assert notes == [("cmd/tools/train.sh#1", "new", "new_launch", "info", "tools/train.sh:2")], result.out
+    text = cli("--settings", "harness.toml", "diff", "--base", "main").out
+    (line,) = [line for line in text.splitlines() if "tools/train.sh:2" in line]
+    assert "outside the settings' commands globs, not checked" in line and "`tools/**/*.sh`" in line, text
+    assert "3 launches checked of 3 found" in text, text  # counted nowhere: the globs decide what is checked

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override
 from harness.rules.contracts import ENTRY, LAUNCH, ContractError, parse_contracts
 from harness.rules.review_rules import SettingsChange
-from harness.runner.launch_review import head_modules, modules_of
+from harness.runner.launch_review import head_modules, modules_of, value_findings
+from harness.runner.launches import Checked, CommandCase
 
 
 def test_modules_are_the_union_of_every_commands_tables_modules():
@@ -38,3 +40,39 @@ def test_entry_and_launch_records_parse_as_subjects_of_their_own():
     ]
     with pytest.raises(ContractError, match="exactly one of 'contract', 'setting', 'hydra', 'known', 'entry', 'launch'"):
         parse_contracts("changes:\n  - {entry: m, launch: l, reason: r}\n", Path("c.yaml"))
+
+
+def _launch(overrides: list[Override], tree: dict) -> Checked:
+    launch = Launch("run.sh", 1, 1, entry="app.main", overrides=tuple(overrides))
+    return Checked(CommandCase("cmd/run.sh#1", launch), tree=tree)
+
+
+def test_a_value_the_script_cannot_know_is_named_in_the_scripts_own_text_never_as_a_placeholder():
+    """TinyZero c38a544 (`hdfs_path=$2` -> `save_path=$2`): the review said `"/tmp/sft_model" -> "__unset_2__"`."""
+    base = _launch(
+        [
+            Override("trainer.hdfs=__unset_2__", 3, ("$2",), "trainer.hdfs=$hdfs_path"),
+            Override("data.home=__unset_HOME__/d", 4, ("$HOME",), "data.home=$HOME/d"),
+        ],
+        {"trainer": {"hdfs": "__unset_2__", "local": "/tmp/sft", "files": ["__unset_HOME__/a"]}, "data": {"home": "__unset_HOME__/d"}},
+    )
+    now = _launch(
+        [Override("trainer.local=__unset_2__", 3, ("$2",), "trainer.local=$save_path"), Override("trainer.hdfs=null", 4)],
+        {"trainer": {"hdfs": None, "local": "__unset_2__", "files": ["/data/a"]}, "data": {"home": "/d"}},
+    )
+    found = {f.path: (f.old, f.new, f.source.line if f.source else None, f.message) for f in value_findings(now, base)}
+    assert {path: values[:3] for path, values in found.items()} == {
+        "trainer.hdfs": ("$hdfs_path", None, 4),
+        "trainer.local": ("/tmp/sft", "$save_path", 3),
+        "trainer.files": (["$HOME/a"], ["/data/a"], None),
+        "data.home": ("$HOME/d", "/d", 4),
+    }
+    assert not any(PLACEHOLDER_MARK in message for *_, message in found.values()), found
+    assert "'/tmp/sft' -> '$save_path'" in found["trainer.local"][3]
+
+
+def test_two_unknowns_written_alike_are_named_by_what_they_stand_for():
+    base = _launch([Override("a.out=__unset_2__", 2, ("$2",), "a.out=$out")], {"a": {"out": "__unset_2__"}})
+    now = _launch([Override("a.out=__unset_3__", 2, ("$3",), "a.out=$out")], {"a": {"out": "__unset_3__"}})
+    (finding,) = value_findings(now, base)
+    assert (finding.old, finding.new) == ("$2", "$3") and PLACEHOLDER_MARK not in finding.message
