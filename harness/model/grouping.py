@@ -226,6 +226,8 @@ def _key(finding: Finding) -> tuple[Any, ...]:
 def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
     """The file and line an annotation points at: the config line that sets the value, else the golden's line."""
     source = finding.source
+    if source is not None and getattr(source, "at", None) is not None:  # read at the base: on no line of this checkout
+        return "", None
     if source is not None and getattr(source, "file", None) is not None:
         return source.file, source.line
     return case_result.golden, case_result.golden_lines.get(finding.path)

@@ -349,7 +349,9 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     return results
 
 
-def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, moves: Mapping[str, str] | None = None) -> list[Finding]:
+def value_findings(
+    now: Any, base: Any, ref: str, views: tuple[Any, Any] | None = None, moves: Mapping[str, str] | None = None
+) -> list[Finding]:
     """What one launch composes to now against what it composed to at the base, as any case's changes are reported
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
@@ -375,7 +377,7 @@ def value_findings(now: Any, base: Any, views: tuple[Any, Any] | None = None, mo
         return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
 
     kept = [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
-    return [_as_written(_at_override(f, now, base), now, base) for f in kept]
+    return [_as_written(_at_override(f, now, base, ref), now, base) for f in kept]
 
 
 def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
@@ -402,17 +404,17 @@ def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
     return replace(finding, old=old, new=new, message=text_as_written(message, names))
 
 
-def _at_override(finding: Finding, now: Any, base: Any) -> Finding:
+def _at_override(finding: Finding, now: Any, base: Any, ref: str) -> Finding:
     """A launch's value finding with the script line that sets its key (or a parent of it) as its source: this
     side's last such override (Hydra applies them in order), else the base's (an override the change deleted);
     unchanged when neither script sets it."""
     if finding.source is not None or not finding.path:
         return finding
-    for checked in (now, base):
+    for checked, at in ((now, None), (base, ref)):
         launch = checked.case.launch
         setting = [o for o in launch.overrides if _sets(o.text, finding.path)]
-        if setting:
-            return replace(finding, source=Source(setting[-1].file or launch.script, setting[-1].line))
+        if setting:  # the base's line is `at` the base: this checkout's line of that number holds something else
+            return replace(finding, source=Source(setting[-1].file or launch.script, setting[-1].line, at=at))
     return finding
 
 
@@ -501,7 +503,7 @@ def review_commands(
     reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed, base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
-    values = {c.case.id: value_findings(c, b, views, moves) for c, b in pairs}
+    values = {c.case.id: value_findings(c, b, ref, views, moves) for c, b in pairs}
     at_base = {c.case.id: b for c, b in pairs}
     results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
     moved_from = {c.case.id: (c, b) for c, b in moved}

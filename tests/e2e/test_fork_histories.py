@@ -147,7 +147,8 @@ def expected_changes(repository: Path, base: dict[str, Any], now: dict[str, Any]
         for key in set(old_lines) | set(new_lines):
             old = old_lines[key][0] if key in old_lines else at(base[config_of(repository, script)], key)
             new = new_lines[key][0] if key in new_lines else at(now[config_of(repository, script)], key)
-            line = new_lines[key][1] if key in new_lines else old_lines[key][1]
+            # The base's line of an override the commit deleted is "at" the base (the review's ref, `adopted`).
+            line = new_lines[key][1] if key in new_lines else f"{old_lines[key][1]} at adopted"
             if old != new:
                 changed.add((script, key, json.dumps(old), json.dumps(new), f"{script}:{line}"))
     return changed
@@ -197,7 +198,7 @@ def test_a_real_commits_review_names_every_launch_value_it_changes_with_its_scri
                     in_matrix.add((root, finding["path"]))
                 continue
             script = case["id"].removeprefix("cmd/").rsplit("#", 1)[0]
-            if re.fullmatch(rf"{re.escape(script)}:\d+", finding["source"] or ""):
+            if re.fullmatch(rf"{re.escape(script)}:\d+( at adopted)?", finding["source"] or ""):
                 old = ABSENT if finding["kind"] == "added" else finding["old"]
                 new = ABSENT if finding["kind"] == "removed" else finding["new"]
                 named.add((script, finding["path"], json.dumps(old), json.dumps(new), finding["source"]))

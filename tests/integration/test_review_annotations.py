@@ -56,3 +56,27 @@ def test_a_review_annotates_only_introduced_findings_errors_first_ten_of_each_ki
     # The same error, in `check`, where nothing is at the base, is annotated.
     checked = cli("--settings", "harness.toml", "check", "--format", "github").out
     assert any(line.startswith("::error") and "device.map.qkv" in line for line in checked.splitlines())
+
+
+def test_a_deleted_override_is_annotated_on_no_line_of_the_changed_script(small_project, cli):
+    """The override a change deletes was on a base line that now holds another override: the annotation names the
+    base's line in its message ("at main") and points at no line of this checkout's script."""
+    app = {
+        "app/__init__.py": "",
+        "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    print(cfg)\n",
+        "scripts/run.sh": "python -m app.main \\\n  trainer.lr=0.5 \\\n  trainer.epochs=5\n",
+    }
+    write_tree(small_project, app)
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "scripts/*.sh"\n', encoding="utf-8")
+    assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0
+    git(small_project, "init", "-q", "-b", "main")
+    git(small_project, "add", "-A")
+    git(small_project, "commit", "-q", "-m", "base")
+    (small_project / "scripts" / "run.sh").write_text("python -m app.main \\\n  trainer.epochs=5\n")
+
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "github")
+    notices = [line for line in review.out.splitlines() if line.startswith("::notice") and "trainer.lr" in line]
+    assert len(notices) == 1, review.out
+    assert "scripts/run.sh,line=2" not in notices[0], notices[0]  # line 2 now sets trainer.epochs
+    assert "scripts/run.sh:2 at main" in notices[0], notices[0]

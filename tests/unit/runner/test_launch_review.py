@@ -60,7 +60,7 @@ def test_a_value_the_script_cannot_know_is_named_in_the_scripts_own_text_never_a
         [Override("trainer.local=__unset_2__", 3, ("$2",), "trainer.local=$save_path"), Override("trainer.hdfs=null", 4)],
         {"trainer": {"hdfs": None, "local": "__unset_2__", "files": ["/data/a"]}, "data": {"home": "/d"}},
     )
-    found = {f.path: (f.old, f.new, f.source.line if f.source else None, f.message) for f in value_findings(now, base)}
+    found = {f.path: (f.old, f.new, f.source.line if f.source else None, f.message) for f in value_findings(now, base, "main")}
     assert {path: values[:3] for path, values in found.items()} == {
         "trainer.hdfs": ("$hdfs_path", None, 4),
         "trainer.local": ("/tmp/sft", "$save_path", 3),
@@ -74,5 +74,5 @@ def test_a_value_the_script_cannot_know_is_named_in_the_scripts_own_text_never_a
 def test_two_unknowns_written_alike_are_named_by_what_they_stand_for():
     base = _launch([Override("a.out=__unset_2__", 2, ("$2",), "a.out=$out")], {"a": {"out": "__unset_2__"}})
     now = _launch([Override("a.out=__unset_3__", 2, ("$3",), "a.out=$out")], {"a": {"out": "__unset_3__"}})
-    (finding,) = value_findings(now, base)
+    (finding,) = value_findings(now, base, "main")
     assert (finding.old, finding.new) == ("$2", "$3") and PLACEHOLDER_MARK not in finding.message
