@@ -1228,7 +1228,33 @@ def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     """`python_sources` for the package that holds the entry point, when it lies below the settings file's folder
     (`verl` for verl/trainer/main_ppo.py): `_target_` paths resolve into it, read with ast, never imported."""
     package = _package_around(entry.entry_file.parent, base) if entry.entry_file is not None else None
-    return [_relative(package, base)] if package is not None else []
+    if package is None or entry.entry_file is None:
+        return []
+    # A package inside a namespace package (pyteia's `teia/core`: teia/ has no __init__.py) is imported by its
+    # dotted name from the folder above the namespace (`from teia.core.config import ...`): sources start there.
+    imported = _imported_modules(entry.entry_file)
+    top, dotted = package, package.name
+    while top.parent != base and _is_within(top.parent, base) and not (top.parent / "__init__.py").is_file():
+        outer = f"{top.parent.name}.{dotted}"
+        if not any(name == outer or name.startswith(f"{outer}.") for name in imported):
+            break
+        top, dotted = top.parent, outer
+    return [_relative(package if top == package else top.parent, base)]
+
+
+def _imported_modules(file: Path) -> set[str]:
+    """The absolute module names a Python file imports (read with ast, never run); empty when it cannot be read."""
+    try:
+        tree = python_tree(read_text(file), str(file))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
 
 
 @dataclass(frozen=True)
