@@ -44,6 +44,7 @@ class App:
     roots: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()  # roots init leaves out, each with its reason: what the repository already has
     search_path: tuple[str, ...] = ()  # what init writes: the flags' folders, and those the repository's plugins add
+    python_sources: tuple[str, ...] = ()  # where `_target_` paths resolve: the entry point's package
 
 
 COLORLOG = ("--search-path", "plugin-conf")  # hydra-colorlog installed: its configs reach the harness as a search path
@@ -59,6 +60,7 @@ APPS = {
             "module",
             found_by="named by @hydra.main at geoarches/main_hydra.py:94, @hydra.main at geoarches/submit.py:22",
             roots=("config",),
+            python_sources=("geoarches",),
         ),
         App(
             "litdet",
@@ -70,6 +72,7 @@ APPS = {
             found_by="named by @hydra.main at litdet/eval.py:73, @hydra.main at litdet/predict.py:67, @hydra.main at litdet/train.py:111",
             roots=("eval", "predict", "train"),
             search_path=("plugin-conf",),
+            python_sources=("litdet",),
         ),
         App(
             "mighty-rl",
@@ -83,6 +86,7 @@ APPS = {
             # sweep_rs.yaml selects `search_space: ppo_rs`, which the wheel does not ship: it does not compose.
             left_out=("sweep_rs",),
             search_path=("plugin-conf",),
+            python_sources=("mighty",),
         ),
         # pyteia computes its config folder (`initialize_config_dir(str(layout.primary.path))`, the package's
         # `conf/`) and its hydra_plugins/ SearchPathPlugin adds teia/conf to every run's search path.
@@ -98,6 +102,7 @@ APPS = {
             ),
             roots=("config",),
             search_path=("teia/conf",),
+            python_sources=(".",),  # teia/ is a namespace package: `teia.core`, `teia.node` resolve from above it
         ),
     )
 }
@@ -176,6 +181,7 @@ def test_one_init_finds_the_config_folder_and_asks_for_the_engine_group(adoption
     assert adoption.settings["engine_group"] == app.engine_group
     assert tuple(adoption.settings["roots"]) == app.roots
     assert tuple(adoption.settings.get("search_path", ())) == app.search_path
+    assert tuple(adoption.settings["python_sources"]) == app.python_sources
     left_out = [line.split(":")[0].removeprefix("left out ") for line in first.out.splitlines() if line.startswith("left out ")]
     assert left_out == list(app.left_out)
 
