@@ -603,8 +603,8 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
     return sorted(found, key=lambda call: call.line)
 
 
-# Folders no walk of the repository enters: environments, caches, other projects' installed packages.
-SKIPPED_FOLDERS = frozenset({".git", ".venv", "venv", "node_modules", "site-packages", ".cache", "__pycache__", ".tox"})
+# Folders no walk of the repository enters: environments, caches, build outputs, other projects' installed packages.
+SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "site-packages", ".tox", "build", "dist", "__pycache__"})
 
 
 def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
@@ -1095,9 +1095,6 @@ def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None
     return bool(state)
 
 
-SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"})
-
-
 def command_globs(base: Path, config_dir: Path) -> list[str]:
     """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
     one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
@@ -1129,7 +1126,13 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
                 data = read_bytes(path, limit=1024 * 1024)
             except (OSError, InputLimitError):
                 continue
-            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, _entry_near(path.parent, base, project)):
+            launches = (
+                launches_in(relative.as_posix(), data, _entry_near(path.parent, base, project))
+                if b"-m" in data or b"python" in data
+                else []
+            )
+            # As check counts them: a program that is not the repository's and takes no Hydra argument is no launch.
+            if any(not launch.error or launch.hydra_like for launch in launches):
                 tops.add(top)
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
@@ -1138,15 +1141,31 @@ def _entry_near(folder: Path, base: Path, project: Any) -> Any:
     """`is_entry` for a script in `folder`: an entry point of the project, or one that lies below a folder between the
     script's and `base` (PRIME's `training/examples/run.sh` runs `python -m verl.trainer.main_ppo` from `training/`,
     where `verl/` is): a launch is globbed wherever it lives, and `cd` is followed when the launches are read."""
+    from harness.runner.launches import NOT_HYDRA, Refusal
+
     folders = [folder, *(parent for parent in folder.parents if _is_within(parent, base) and parent != base)]
 
     def is_entry(entry: str, is_module: bool) -> bool:
+        # A program without @hydra.main (geoarches' `python -m geoarches.evaluation.eval_multistep`, an argparse
+        # script) is no launch: check skips it as "not a Hydra program", so a glob for it would only count zeros.
         if project.is_entry(entry, is_module):
-            return True
+            found = project.entry(entry, is_module)
+            return not (isinstance(found, Refusal) and found.kind == NOT_HYDRA)
         relative = entry.replace(".", "/") + ".py" if is_module else entry
-        return any((near / relative).is_file() or (is_module and (near / relative[:-3] / "__main__.py").is_file()) for near in folders)
+        files = [near / relative for near in folders] + ([near / relative[:-3] / "__main__.py" for near in folders] if is_module else [])
+        return any(file.is_file() and _has_hydra_main(file) for file in files)
 
     return is_entry
+
+
+def _has_hydra_main(file: Path) -> bool:
+    """True when a Python file has an `@hydra.main` (read with ast, never imported; False when it cannot be read)."""
+    from harness.readers.entries import hydra_main
+
+    try:
+        return hydra_main(read_text(file), file) is not None
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError, BudgetExceeded):
+        return False
 
 
 def groups_in_defaults(config_dir: Path, limit: int = 2000) -> set[str]:

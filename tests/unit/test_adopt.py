@@ -213,3 +213,25 @@ def test_python_sources_start_above_a_namespace_package_the_entry_point_imports_
     )
     assert python_sources_of(EntryGuess(None, "", tmp_path / "src/teia/core/run.py"), tmp_path) == ["src"]
     assert python_sources_of(EntryGuess(None, "", tmp_path / "lib/app/run.py"), tmp_path) == ["lib/app"]
+
+
+def test_scripts_that_run_no_hydra_program_get_no_glob(tmp_path):
+    """geoarches' evaluation/submit_eval.sh runs `python -m geoarches.evaluation.eval_multistep`, an argparse script:
+    check skips it ("not a Hydra program"), so a glob for it only printed "0 launches checked of 0 found"."""
+    from harness.adopt import command_globs
+    from tests.conftest import write_tree
+
+    main = 'import hydra\n@hydra.main(config_path="conf", config_name="train", version_base=None)\ndef main(c): ...\n'
+    write_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/main.py": main,
+            "app/conf/train.yaml": "a: 1\n",
+            "app/convert.py": "import argparse\n",
+            "eval/submit.sh": "python -m app.convert --year 2020\n",
+            "jobs/train.sh": "python -m app.main a=2\n",
+            "tools/run.sh": "python app/convert.py --out x\n",
+        },
+    )
+    assert command_globs(tmp_path, tmp_path / "app/conf") == ["jobs/**/*.sh"]
