@@ -1810,7 +1810,7 @@ def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 50
     """The folders the repository's SearchPathPlugins add (`hydra_plugins/*.py`: installed, each adds its folder to
     every Hydra run's search path, pyteia's `teia/conf`), read with ast, never imported, each with what init says
     of it; None with why when the folder cannot be read without running. `--search-path` folders are not repeated."""
-    from harness.readers.entries import NotStatic, as_shown, static_value
+    from harness.readers.entries import NotStatic, as_shown, dotted_name, static_value
 
     said: list[tuple[Path | None, str]] = []
     files = 0
@@ -1827,7 +1827,7 @@ def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 50
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
             for plugin in [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)] if tree else []:
-                if not any(_dotted(base).rsplit(".", 1)[-1] == "SearchPathPlugin" for base in plugin.bases):
+                if not any(dotted_name(base).rsplit(".", 1)[-1] == "SearchPathPlugin" for base in plugin.bases):
                     continue
                 where = f"{_relative(path, repository)}:{plugin.lineno}: the SearchPathPlugin {plugin.name} adds"
                 for argument, bound in _search_path_additions(plugin, repository):
@@ -1842,24 +1842,20 @@ def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 50
     return said
 
 
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else ""
-
-
 def _search_path_additions(plugin: ast.ClassDef, repository: Path) -> list[tuple[ast.expr, dict[str, ast.expr]]]:
     """The path arguments of a plugin's `search_path.append/prepend(provider, path)` calls, each with the names its
     loops bind: `for portion in map(Path, teia.__path__)` binds `portion` to the package's folder in the repository
     (a package's `__path__` lists its folders; pyteia's plugin adds `portion / "conf"`)."""
+    from harness.readers.entries import dotted_name
+
     loops: dict[str, ast.expr] = {}
     for node in ast.walk(plugin):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             iterated = node.iter
-            if isinstance(iterated, ast.Call) and _dotted(iterated.func) == "map" and len(iterated.args) == 2:
+            if isinstance(iterated, ast.Call) and dotted_name(iterated.func) == "map" and len(iterated.args) == 2:
                 iterated = iterated.args[1]
             if isinstance(iterated, ast.Attribute) and iterated.attr == "__path__":
-                folder = _package_folder(_dotted(iterated.value), repository)
+                folder = _package_folder(dotted_name(iterated.value), repository)
                 if isinstance(folder, Path):
                     loops[node.target.id] = ast.Call(ast.Name("Path"), [ast.Constant(folder.as_posix())], [])
     found = []

@@ -123,6 +123,7 @@ class Adoption:
     answer: Run  # `init --engine-group GROUP`, as the first init's question says
     generate: Run
     check: Run  # `check --format json`
+    said: Run  # `check`, as a user reads it
     settings: dict[str, Any]
     known: list[dict[str, Any]]
     cases: list[dict[str, Any]]
@@ -161,10 +162,11 @@ def adoption(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     answer = run(repo, "init", *app.init_flags, "--engine-group", app.engine_group)
     generate = run(repo, "generate", "--quiet")
     check = run(repo, "check", "--format", "json")
+    said = run(repo, "check")
     settings = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["config-harness"]
     known = (yaml.safe_load((repo / "config-harness/known.yaml").read_text()) or {}).get("waivers") or []
     cases = json.loads(run(repo, "list", "--format", "json").out)["cases"]
-    return Adoption(app, repo, first, answer, generate, check, settings, known, cases)
+    return Adoption(app, repo, first, answer, generate, check, said, settings, known, cases)
 
 
 def test_one_init_finds_the_config_folder_and_asks_for_the_engine_group(adoption: Adoption):
@@ -196,6 +198,9 @@ def test_check_is_green_and_quiet(adoption: Adoption):
     assert loud == []
     assert {case["status"] for case in report["cases"]} == {"ok"}
     assert adoption.known == []
+    # Quiet: the verdict and nothing else (no launch tally of scripts that run no Hydra program, no warning).
+    assert adoption.said.code == 0 and set(adoption.said.out.splitlines()) == {report["verdict"]}, adoption.said.out
+    assert adoption.said.err == ""
 
 
 def test_goldens_equal_plain_hydra(adoption: Adoption):
