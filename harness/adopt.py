@@ -603,13 +603,16 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
     return sorted(found, key=lambda call: call.line)
 
 
+# Folders no walk of the repository enters: environments, caches, build outputs, other projects' installed packages.
+SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "site-packages", ".tox", "build", "dist", "__pycache__"})
+
+
 def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
     """Every place the repository's Python files start Hydra, read with ast, never imported, in file order."""
     found = []
-    skipped = {".git", ".venv", "venv", "node_modules", "site-packages", ".cache", "__pycache__", ".tox"}
     files = 0
     for folder, subfolders, names in os.walk(repository):
-        subfolders[:] = sorted(name for name in subfolders if name not in skipped and not name.startswith("."))
+        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
         for name in sorted(names):
             if not name.endswith(".py") or files >= limit:
                 continue
@@ -683,11 +686,15 @@ def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
 
 @dataclass(frozen=True)
 class ConfigFolder:
-    """A config folder the application's Hydra starts name, the calls that name it and the launches that run them."""
+    """A config folder the application's Hydra starts name, the calls that name it and the launches that run them.
+
+    `composed` is set when the calls compute their folder (read without running) and this folder is the one that
+    holds the config they compose (`compose(config_name="config")` beside `initialize_config_dir(computed)`)."""
 
     folder: Path
     calls: tuple[HydraCall, ...]
     launches: int = 0
+    composed: str | None = None
 
     def evidence(self, base: Path) -> str:
         """The calls that name it (the first three) and the launches that run them, in a few words."""
@@ -697,6 +704,11 @@ class ConfigFolder:
         return f"{where}{more}{runs}"
 
     def shown(self, base: Path) -> str:
+        if self.composed is not None:
+            return (
+                f"{_relative(self.folder, base)} (holds {self.composed}.yaml, the config {self.evidence(base)} "
+                "composes from a folder it computes, read without running)"
+            )
         return f"{_relative(self.folder, base)} (named by {self.evidence(base)})"
 
 
@@ -717,10 +729,40 @@ def config_folders(base: Path, repository: Path, launches: Counter[Path] | None 
     return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
 
 
+def composed_folders(base: Path, repository: Path, launches: Counter[Path] | None = None, limit: int = 5000) -> list[ConfigFolder]:
+    """The folders below `base` that hold the config a Hydra start with a computed folder composes (pyteia:
+    `initialize_config_dir(config_dir=str(layout.primary.path))` then `compose(config_name="config")`, and one
+    folder of the package holds `config.yaml`), most used first as config_folders orders them. The computed
+    folder is never evaluated: the config's file name is the evidence, and init says so."""
+    launches = launches or Counter()
+    wanted: dict[str, list[HydraCall]] = {}
+    for call in hydra_calls(repository):
+        name = call.keywords.get("config_name")
+        if _call_folder(call, repository) is ... and isinstance(name, str) and name and "/" not in name:
+            wanted.setdefault(name.removesuffix(".yaml"), []).append(call)
+    if not wanted:
+        return []
+    named: dict[Path, tuple[str, list[HydraCall]]] = {}
+    seen = 0
+    for folder, subfolders, names in os.walk(base):
+        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
+        seen += 1
+        if seen > limit:
+            break
+        for name, calls in wanted.items():
+            if f"{name}.yaml" in names:
+                named.setdefault(Path(folder).resolve(), (name, calls))
+    found = [
+        ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}), name)
+        for folder, (name, calls) in named.items()
+    ]
+    return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
+
+
 def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> ConfigFolder:
     """The config folder init adopts without `--config-dir`: the one the entry points name, or the one most launches
     and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
-    found = config_folders(base, repository, launches)
+    found = config_folders(base, repository, launches) or composed_folders(base, repository, launches)
     if not found:
         computed = [
             f"{call.shown} at {_relative(call.path, base)}:{call.line}"
@@ -1053,9 +1095,6 @@ def known_file_state(known_file: Path, rewriting: bool, engine_group: str | None
     return bool(state)
 
 
-SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "build", "dist", "__pycache__"})
-
-
 def command_globs(base: Path, config_dir: Path) -> list[str]:
     """`[[commands]]` globs for the shell scripts below `base` that launch one of its Hydra entry points:
     one `<top folder>/**/*.sh` per top-level folder that holds such a script (scripts are parsed, never run)."""
@@ -1087,7 +1126,13 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
                 data = read_bytes(path, limit=1024 * 1024)
             except (OSError, InputLimitError):
                 continue
-            if (b"-m" in data or b"python" in data) and launches_in(relative.as_posix(), data, _entry_near(path.parent, base, project)):
+            launches = (
+                launches_in(relative.as_posix(), data, _entry_near(path.parent, base, project))
+                if b"-m" in data or b"python" in data
+                else []
+            )
+            # As check counts them: a program that is not the repository's and takes no Hydra argument is no launch.
+            if any(not launch.error or launch.hydra_like for launch in launches):
                 tops.add(top)
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
@@ -1096,15 +1141,31 @@ def _entry_near(folder: Path, base: Path, project: Any) -> Any:
     """`is_entry` for a script in `folder`: an entry point of the project, or one that lies below a folder between the
     script's and `base` (PRIME's `training/examples/run.sh` runs `python -m verl.trainer.main_ppo` from `training/`,
     where `verl/` is): a launch is globbed wherever it lives, and `cd` is followed when the launches are read."""
+    from harness.runner.launches import NOT_HYDRA, Refusal
+
     folders = [folder, *(parent for parent in folder.parents if _is_within(parent, base) and parent != base)]
 
     def is_entry(entry: str, is_module: bool) -> bool:
+        # A program without @hydra.main (geoarches' `python -m geoarches.evaluation.eval_multistep`, an argparse
+        # script) is no launch: check skips it as "not a Hydra program", so a glob for it would only count zeros.
         if project.is_entry(entry, is_module):
-            return True
+            found = project.entry(entry, is_module)
+            return not (isinstance(found, Refusal) and found.kind == NOT_HYDRA)
         relative = entry.replace(".", "/") + ".py" if is_module else entry
-        return any((near / relative).is_file() or (is_module and (near / relative[:-3] / "__main__.py").is_file()) for near in folders)
+        files = [near / relative for near in folders] + ([near / relative[:-3] / "__main__.py" for near in folders] if is_module else [])
+        return any(file.is_file() and _has_hydra_main(file) for file in files)
 
     return is_entry
+
+
+def _has_hydra_main(file: Path) -> bool:
+    """True when a Python file has an `@hydra.main` (read with ast, never imported; False when it cannot be read)."""
+    from harness.readers.entries import hydra_main
+
+    try:
+        return hydra_main(read_text(file), file) is not None
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError, BudgetExceeded):
+        return False
 
 
 def groups_in_defaults(config_dir: Path, limit: int = 2000) -> set[str]:
@@ -1186,7 +1247,33 @@ def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     """`python_sources` for the package that holds the entry point, when it lies below the settings file's folder
     (`verl` for verl/trainer/main_ppo.py): `_target_` paths resolve into it, read with ast, never imported."""
     package = _package_around(entry.entry_file.parent, base) if entry.entry_file is not None else None
-    return [_relative(package, base)] if package is not None else []
+    if package is None or entry.entry_file is None:
+        return []
+    # A package inside a namespace package (pyteia's `teia/core`: teia/ has no __init__.py) is imported by its
+    # dotted name from the folder above the namespace (`from teia.core.config import ...`): sources start there.
+    imported = _imported_modules(entry.entry_file)
+    top, dotted = package, package.name
+    while top.parent != base and _is_within(top.parent, base) and not (top.parent / "__init__.py").is_file():
+        outer = f"{top.parent.name}.{dotted}"
+        if not any(name == outer or name.startswith(f"{outer}.") for name in imported):
+            break
+        top, dotted = top.parent, outer
+    return [_relative(package if top == package else top.parent, base)]
+
+
+def _imported_modules(file: Path) -> set[str]:
+    """The absolute module names a Python file imports (read with ast, never run); empty when it cannot be read."""
+    try:
+        tree = python_tree(read_text(file), str(file))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
 
 
 @dataclass(frozen=True)
@@ -1338,6 +1425,7 @@ class Plan:
     switches: Switches
     nested_reason: str | None = None
     found_by: ConfigFolder | None = None
+    plugin_notes: tuple[str, ...] = ()
 
 
 def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
@@ -1367,6 +1455,9 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
     for folder in folders:
         if not folder.is_dir():
             raise AdoptError(f"--search-path {folder}: no such folder")
+    # An installed SearchPathPlugin of the repository adds its folder to every run's search path: so do the cases.
+    plugins = plugin_search_paths(project_root(base), folders)
+    folders += tuple(dict.fromkeys(folder for folder, _ in plugins if folder is not None))
     in_pyproject = settings_file.name == "pyproject.toml"
 
     globs = tuple(inputs.roots_glob) or ("*.yaml",)
@@ -1445,6 +1536,7 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
         switches,
         nested[1] if nested is not None else None,
         found_by,
+        tuple(note for _, note in plugins),
     )
 
 
@@ -1486,6 +1578,7 @@ def adopt(
 
     config_dir, snapshot_dir, contracts_file, switches = planned.config_dir, planned.snapshot_dir, planned.contracts_file, planned.switches
     notes = computed_entry_points(config_dir, project_root(base))
+    notes += planned.plugin_notes
     if switches.routes:
         notes.append(
             f"routes {', '.join(r['name'] for r in switches.routes)}: each composes a root with one option of a "
@@ -1543,8 +1636,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         )
         engines = f"engine group {table['engine_group']}" if "engine_group" in table else "presets for its nested options"
         lines = [f"rewrote {where}: init wrote it and nobody edited it since (it had {adoption.rewritten}; now {engines})"]
-    found_by = f" (named by {adoption.found_by.evidence(adoption.settings_file.parent)})" if adoption.found_by else ""
-    lines.append(f"  config_dir    {table['config_dir']}{found_by}")
+    found_by = adoption.found_by.shown(adoption.settings_file.parent) if adoption.found_by else table["config_dir"]
+    lines.append(f"  config_dir    {found_by}")
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
     lines.append(f"  roots         {', '.join(found.roots)}")
     if "engine_group" in table:
@@ -1711,6 +1804,80 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
                 f"{where}: @hydra.main with config_path computed from __file__ (read, never run): {_relative(config_dir, repository)}"
             )
     return said
+
+
+def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 5000) -> list[tuple[Path | None, str]]:
+    """The folders the repository's SearchPathPlugins add (`hydra_plugins/*.py`: installed, each adds its folder to
+    every Hydra run's search path, pyteia's `teia/conf`), read with ast, never imported, each with what init says
+    of it; None with why when the folder cannot be read without running. `--search-path` folders are not repeated."""
+    from harness.readers.entries import NotStatic, as_shown, dotted_name, static_value
+
+    said: list[tuple[Path | None, str]] = []
+    files = 0
+    for folder, subfolders, names in os.walk(repository):
+        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
+        for name in sorted(names):
+            if not name.endswith(".py") or files >= limit:
+                continue
+            files += 1
+            path = Path(folder, name)
+            try:
+                text = read_text(path)
+                tree = python_tree(text, str(path)) if "SearchPathPlugin" in text else None
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
+                continue
+            for plugin in [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)] if tree else []:
+                if not any(dotted_name(base).rsplit(".", 1)[-1] == "SearchPathPlugin" for base in plugin.bases):
+                    continue
+                where = f"{_relative(path, repository)}:{plugin.lineno}: the SearchPathPlugin {plugin.name} adds"
+                for argument, bound in _search_path_additions(plugin, repository):
+                    value = static_value(argument, path, bound)
+                    added = _plugin_folder(value, repository)
+                    if added is None:
+                        why = value.why if isinstance(value, NotStatic) else f"{as_shown(value)!r} is not a folder of the repository"
+                        said.append((None, f"{where} a folder it computes ({why}); give it with --search-path DIR"))
+                    elif added not in given:
+                        shown = _relative(added, repository)
+                        said.append((added, f"search_path {shown}: {where} it to every run's search path (read, never imported)"))
+    return said
+
+
+def _search_path_additions(plugin: ast.ClassDef, repository: Path) -> list[tuple[ast.expr, dict[str, ast.expr]]]:
+    """The path arguments of a plugin's `search_path.append/prepend(provider, path)` calls, each with the names its
+    loops bind: `for portion in map(Path, teia.__path__)` binds `portion` to the package's folder in the repository
+    (a package's `__path__` lists its folders; pyteia's plugin adds `portion / "conf"`)."""
+    from harness.readers.entries import dotted_name
+
+    loops: dict[str, ast.expr] = {}
+    for node in ast.walk(plugin):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            iterated = node.iter
+            if isinstance(iterated, ast.Call) and dotted_name(iterated.func) == "map" and len(iterated.args) == 2:
+                iterated = iterated.args[1]
+            if isinstance(iterated, ast.Attribute) and iterated.attr == "__path__":
+                folder = _package_folder(dotted_name(iterated.value), repository)
+                if isinstance(folder, Path):
+                    loops[node.target.id] = ast.Call(ast.Name("Path"), [ast.Constant(folder.as_posix())], [])
+    found = []
+    for node in ast.walk(plugin):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "prepend"):
+            path = next((k.value for k in node.keywords if k.arg == "path"), node.args[1] if len(node.args) > 1 else None)
+            provider = next((k.value for k in node.keywords if k.arg == "provider"), node.args[0] if node.args else None)
+            if path is not None and provider is not None:
+                found.append((path, loops))
+    return found
+
+
+def _plugin_folder(value: Any, repository: Path) -> Path | None:
+    """The repository's folder a plugin's `file://` or `pkg://` path names, None for any other."""
+    if not isinstance(value, str):
+        return None
+    if value.startswith("pkg://"):
+        folder = _package_folder(value.removeprefix("pkg://"), repository)
+        return folder if isinstance(folder, Path) else None
+    relative = value.removeprefix("file://")
+    folder = (repository / relative).resolve()
+    return folder if value.startswith("file://") and _is_within(folder, repository.resolve()) and folder.is_dir() else None
 
 
 def _hydra_main_keywords(text: str, line: int) -> list[ast.keyword]:

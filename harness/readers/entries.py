@@ -130,7 +130,7 @@ class _Evaluator:
                 return left + right
             raise _Dynamic(f"`{_text(node)}` adds values that are not text")
         if isinstance(node, ast.Call) and not node.keywords:
-            function = _dotted_name(node.func)
+            function = dotted_name(node.func)
             arguments = [self.evaluate(argument) for argument in node.args]
             if function in PATH_FUNCTIONS:
                 return _path_function(function, arguments, node)
@@ -201,18 +201,19 @@ def _as_text(value: Any, node: ast.AST) -> str:
     raise _Dynamic(f"`{_text(node)}` joins a value that is not a path")
 
 
-def _dotted_name(node: ast.AST) -> str:
+def dotted_name(node: ast.AST) -> str:
+    """`a.b.c` for a name or an attribute chain, "" for any other expression."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = _dotted_name(node.value)
+        inner = dotted_name(node.value)
         return f"{inner}.{node.attr}" if inner else ""
     return ""
 
 
 def is_hydra_main(decorator: ast.expr) -> bool:
     """`@hydra.main(...)` or `@main(...)` (imported from hydra)."""
-    return isinstance(decorator, ast.Call) and _dotted_name(decorator.func) in ("hydra.main", "main")
+    return isinstance(decorator, ast.Call) and dotted_name(decorator.func) in ("hydra.main", "main")
 
 
 def main_arguments(tree: ast.Module, file: Path | None) -> tuple[dict[str, Any], int] | None:

@@ -40,6 +40,92 @@ def test_plain_init_finds_the_config_folder_and_the_interpolated_engine_group(tm
     assert cli("generate").code == 0 and cli("check").code == 0
 
 
+# pyteia's start (issue 42): the folder is computed from an imported package, the config it composes is literal.
+COMPUTED_START = """from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+
+
+def primary():
+    import app
+    return Path(app.__file__).parent / "conf"
+
+
+def run():
+    with initialize_config_dir(config_dir=str(primary()), version_base="1.3"):
+        return compose(config_name="config")
+"""
+
+
+def test_init_adopts_the_one_folder_holding_the_config_a_computed_start_composes(tmp_path, cli):
+    """pyteia computes its config folder (`initialize_config_dir(str(...))`): the folder that holds the config its
+    `compose` names is the config folder; two such folders are a question, each listed with the start."""
+    tree = {"app/__init__.py": "", "app/runtime.py": COMPUTED_START, "app/conf/config.yaml": "a: 1\n", "docs/x.yaml": "b: 1\n"}
+    write_tree(tmp_path / "one", tree)
+    result = cli("init", cwd=tmp_path / "one")
+    assert result.code == 0, result.err
+    assert (
+        "  config_dir    app/conf (holds config.yaml, the config initialize_config_dir at app/runtime.py:12 composes "
+        "from a folder it computes, read without running)"
+    ) in result.out.splitlines()
+    assert "  hydra         version_base '1.3' as initialize_config_dir at app/runtime.py:12 (1 call(s) agree)" in result.out
+
+    write_tree(tmp_path / "two", {**tree, "demo/config.yaml": "c: 1\n"})
+    result = cli("init", cwd=tmp_path / "two")
+    assert result.code == 2 and len(result.err.splitlines()) == 1 and not (tmp_path / "two/pyproject.toml").exists()
+    assert "2 config folders are used as much as each other: app/conf (holds config.yaml" in result.err
+    assert "; demo (holds config.yaml, the config initialize_config_dir at app/runtime.py:12 composes" in result.err
+
+
+# pyteia's hydra_plugins/teia_searchpath.py: installed, it adds each folder of the package's `__path__` + conf/.
+PLUGIN = """from pathlib import Path
+
+import app
+from hydra.plugins.search_path_plugin import SearchPathPlugin
+
+
+class AppSearchPath(SearchPathPlugin):
+    def manipulate_search_path(self, search_path):
+        for portion in map(Path, app.__path__):
+            search_path.append(provider="app", path=f"file://{portion / 'extra'}")
+
+
+class Elsewhere(SearchPathPlugin):
+    def manipulate_search_path(self, search_path):
+        search_path.append("else", f"file://{Path.home()}/conf")
+"""
+
+
+def test_init_puts_the_folder_a_search_path_plugin_of_the_repository_adds_on_the_search_path(tmp_path, cli):
+    """A SearchPathPlugin in the repository adds its folder to every run's search path: init reads the folder
+    (never imports the plugin) and writes it, so the groups it holds are composed, and says which it cannot read."""
+    write_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/main.py": MAIN.format(path="conf", name="train"),
+            "app/conf/train.yaml": "defaults:\n  - optional engine: null\n  - _self_\nname: run\n",
+            "app/extra/engine/dp.yaml": "kind: dp\n",
+            "app/extra/engine/fsdp.yaml": "kind: fsdp\n",
+            "hydra_plugins/app_searchpath.py": PLUGIN,
+        },
+    )
+    result = cli("init", "--engine-group", "engine", cwd=tmp_path)
+    assert result.code == 0, result.err
+    table = tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["config-harness"]
+    assert table["search_path"] == ["app/extra"] and table["engine_group"] == "engine"
+    assert (
+        "note: search_path app/extra: hydra_plugins/app_searchpath.py:7: the SearchPathPlugin AppSearchPath adds it to "
+        "every run's search path (read, never imported)"
+    ) in result.out.splitlines()
+    assert (
+        "note: hydra_plugins/app_searchpath.py:13: the SearchPathPlugin Elsewhere adds a folder it computes "
+        "(`Path.home()` is neither a literal nor a path built from __file__); give it with --search-path DIR"
+    ) in result.out.splitlines()
+    assert cli("generate", "--quiet").code == 0
+    assert "kind: fsdp" in (tmp_path / "config-harness/snapshots/_generated_train__fsdp__default.yaml").read_text()
+
+
 def test_init_lists_the_config_folders_it_cannot_choose_between(tmp_path, cli):
     write_tree(
         tmp_path,

@@ -193,3 +193,45 @@ def test_a_recorded_line_never_leads_init_outside_the_project(tmp_path):
     assert recorded_inputs(" --config-dir conf --engine-group backend", tmp_path).config_dir == tmp_path / "conf"
     for flags in (" --config-dir /etc", " --config-dir ../..", " --search-path /", " --write-snapshots ../x", " --bogus 1", " '"):
         assert recorded_inputs(flags, tmp_path) is None, flags
+
+
+def test_python_sources_start_above_a_namespace_package_the_entry_point_imports_through(tmp_path):
+    """pyteia: the entry point lies in `teia/core` (a package) inside `teia/` (a namespace package, no __init__.py)
+    and imports `teia.core....`; `_target_: teia.node.X` resolves only from the folder above `teia/`."""
+    from harness.adopt import EntryGuess, python_sources_of
+    from tests.conftest import write_tree
+
+    write_tree(
+        tmp_path,
+        {
+            "src/teia/core/__init__.py": "",
+            "src/teia/core/run.py": "from teia.core.layers import primary\n",
+            "src/teia/node/__init__.py": "",
+            "lib/app/__init__.py": "",
+            "lib/app/run.py": "from app.layers import primary\n",  # lib/ is no namespace the entry imports through
+        },
+    )
+    assert python_sources_of(EntryGuess(None, "", tmp_path / "src/teia/core/run.py"), tmp_path) == ["src"]
+    assert python_sources_of(EntryGuess(None, "", tmp_path / "lib/app/run.py"), tmp_path) == ["lib/app"]
+
+
+def test_scripts_that_run_no_hydra_program_get_no_glob(tmp_path):
+    """geoarches' evaluation/submit_eval.sh runs `python -m geoarches.evaluation.eval_multistep`, an argparse script:
+    check skips it ("not a Hydra program"), so a glob for it only printed "0 launches checked of 0 found"."""
+    from harness.adopt import command_globs
+    from tests.conftest import write_tree
+
+    main = 'import hydra\n@hydra.main(config_path="conf", config_name="train", version_base=None)\ndef main(c): ...\n'
+    write_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/main.py": main,
+            "app/conf/train.yaml": "a: 1\n",
+            "app/convert.py": "import argparse\n",
+            "eval/submit.sh": "python -m app.convert --year 2020\n",
+            "jobs/train.sh": "python -m app.main a=2\n",
+            "tools/run.sh": "python app/convert.py --out x\n",
+        },
+    )
+    assert command_globs(tmp_path, tmp_path / "app/conf") == ["jobs/**/*.sh"]
