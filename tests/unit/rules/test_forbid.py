@@ -1,0 +1,50 @@
+"""`forbid`: a forbidden path present in the config is a violation, absent is fine; dropping one is a loosening."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from harness.rules.contract_changes import contract_changes_in_files
+from harness.rules.contracts import ContractError, parse_contracts, violations
+
+RULE = """
+contracts:
+  - name: no-legacy
+    forbid: [trainer.legacy, model.old_lr]
+"""
+
+
+def found(config, text=RULE):
+    (contract,) = parse_contracts(textwrap.dedent(text), Path("c.yaml")).contracts
+    return [(v.path, v.message) for v in violations(contract, OmegaConf.create(config), config)]
+
+
+def test_a_present_path_is_a_violation_and_an_absent_one_is_not():
+    assert found({"trainer": {"steps": 1}, "model": {"lr": 0.1}}) == []
+    assert found({"trainer": {"legacy": True}, "model": {"old_lr": None}}) == [
+        ("trainer.legacy", "trainer.legacy is forbidden but present (True)"),
+        ("model.old_lr", "model.old_lr is forbidden but present (None)"),
+    ]
+
+
+def test_a_present_mapping_is_forbidden_too():
+    assert [path for path, _ in found({"trainer": {"legacy": {"a": 1}}})] == ["trainer.legacy"]
+
+
+@pytest.mark.parametrize("term", ["trainer.legacy", "{a: b}", "[1]", "['\"a\"b']"])
+def test_a_bad_term_names_its_line(term):
+    with pytest.raises(ContractError, match=r"^c.yaml:3: forbid"):
+        parse_contracts(f"contracts:\n  - name: x\n    forbid: {term}\n", Path("c.yaml"))
+
+
+def test_dropping_a_forbidden_path_is_a_contract_change():
+    base = {"c.yaml": textwrap.dedent(RULE)}
+    (dropped,) = contract_changes_in_files(base, {"c.yaml": textwrap.dedent(RULE).replace(", model.old_lr", "")}, ["a"])
+    assert (dropped.path, dropped.old, dropped.new) == ("model.old_lr", "forbid", None)
+    assert dropped.message.startswith("no-legacy: forbid model.old_lr removed")
+    gone = contract_changes_in_files(base, {"c.yaml": "contracts: []\n"}, ["a"])
+    assert [f.path for f in gone] == ["trainer.legacy", "model.old_lr"]
+    assert all("(contract gone)" in f.message for f in gone)
+    assert contract_changes_in_files(base, {"c.yaml": textwrap.dedent(RULE).replace("]", ", extra]")}, ["a"]) == []
