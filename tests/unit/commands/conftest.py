@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_tree
+from tests.synthetic_history import commit, git
 
 TREE = {
     "train.yaml": """
@@ -56,3 +57,11 @@ def generated(tiny: Path, cli) -> Path:
     """The two-case project with its goldens written."""
     assert cli("--settings", "harness.toml", "generate", "--quiet").code == 0
     return tiny
+
+
+@pytest.fixture
+def committed(generated: Path) -> Path:
+    """The two-case project with its goldens, committed as `main` in a new git repository."""
+    git(generated, "init", "-q", "-b", "main")
+    commit(generated, "adopt")
+    return generated

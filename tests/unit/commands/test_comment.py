@@ -11,7 +11,9 @@ HEAD = "a" * 40
 
 
 def artifact(tmp_path, claimed=None):
-    failing = CaseResult(Case("a", "train", ()), "snapshots/a.yaml", Status.ERROR, (Finding(Kind.CONTRACT, "x", 1, 2, message="c: x broken"),))
+    failing = CaseResult(
+        Case("a", "train", ()), "snapshots/a.yaml", Status.ERROR, (Finding(Kind.CONTRACT, "x", 1, 2, message="c: x broken"),)
+    )
     folder = tmp_path / "artifact"
     folder.mkdir()
     (folder / "comment.json").write_text(reporter("comment").render(MatrixResult(cases=(failing,), baseline="goldens"), ReportOptions()))

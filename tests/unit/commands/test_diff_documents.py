@@ -32,7 +32,10 @@ def test_two_folders_compare_same_named_files_and_name_the_file(tmp_path, cli):
     run = cli("diff", "old", "new", "--files", "--format", "json", cwd=tmp_path)
     assert run.code == 1
     # A file only the new folder has is all added; the file that is the same on both sides has no change.
-    assert [(c["file"], c["kind"], c["path"]) for c in run.json()["changes"]] == [("moved.yaml", "changed", "k"), ("only-new.yaml", "added", "k")]
+    assert [(c["file"], c["kind"], c["path"]) for c in run.json()["changes"]] == [
+        ("moved.yaml", "changed", "k"),
+        ("only-new.yaml", "added", "k"),
+    ]
     assert {(case["id"], case["status"]) for case in run.json()["cases"]} >= {("only-new.yaml", "new"), ("same.yaml", "ok")}
 
 

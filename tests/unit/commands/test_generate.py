@@ -22,7 +22,11 @@ def test_check_names_what_would_change_and_writes_nothing(generated, cli):
     (generated / "conf" / "train.yaml").write_text((generated / "conf" / "train.yaml").read_text().replace("steps: 10", "steps: 20"))
     run = cli("--settings", "harness.toml", "generate", "--check")
     assert run.code == 1
-    assert run.out.splitlines()[:3] == [f"would change: {GOLDENS[0]} (changed)", f"would change: {GOLDENS[1]} (changed)", "2 of 2 goldens would change"]
+    assert run.out.splitlines()[:3] == [
+        f"would change: {GOLDENS[0]} (changed)",
+        f"would change: {GOLDENS[1]} (changed)",
+        "2 of 2 goldens would change",
+    ]
     assert golden.read_bytes() == before
     assert cli("--settings", "harness.toml", "generate", "--check", "--case", "nothing*").code == 2
 

@@ -35,5 +35,7 @@ def test_output_merges_and_a_loosening_needs_a_reason(tiny, cli):
 def test_bad_input_is_one_line(tiny, cli):
     two = cli(*LOCK, "--case", "a", "--case", "b")
     assert two.code == 2 and "a contract covers one glob; give --case once" in two.err
-    unknown = cli("--settings", "harness.toml", "lock", "--from", "train/gpu/defalt", "--against", "train/cpu/default", "--name", "x", "--case", "*")
+    unknown = cli(
+        "--settings", "harness.toml", "lock", "--from", "train/gpu/defalt", "--against", "train/cpu/default", "--name", "x", "--case", "*"
+    )
     assert unknown.code == 2 and "no case 'train/gpu/defalt'" in unknown.err and "train/gpu/default" in unknown.err
