@@ -24,7 +24,7 @@ def test_the_verdict_counts_blocking_causes():
 
 
 def distinct(count):
-    """Errors in words of their own (causes alike but for a key are one row: tests/unit/reporters/test_verdict.py)."""
+    """Errors in words of their own (causes alike but for a key are one row: tests/unit/reporters/test_reporters_verdict.py)."""
     return [contract(f"e{i:02}", message=f"rule {'z' * (i + 1)} broken") for i in range(count)]
 
 
