@@ -39,7 +39,7 @@ def test_dot_dot_or_a_link_out_of_the_scope_is_refused_and_inside_is_read(tmp_pa
         read_bytes(project / "conf" / "b.yaml", (project,))
     with pytest.raises(FileNotFoundError):
         read_bytes(project / "missing.yaml", (project,))
-    with pytest.raises(NotAFile, match="a folder, not a file"):
+    with pytest.raises(NotAFile, match="conf: a folder, not a regular file; it is not read"):
         read_bytes(project / "conf", (project,))
 
 
