@@ -1,14 +1,12 @@
 """`agree`: aliases of one setting hold the same value where present; `agree_require_both` makes a missing alias a
 violation; dropping or narrowing a group, or turning the option off, is a loosening."""
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 
-from harness.rules.contract_changes import contract_changes_in_files
-from harness.rules.contracts import ContractError, parse_contracts, violations
+from harness.rules.contracts import ContractError, parse_contracts
+from tests.unit.rules.terms import changed, violated
 
 RULE = """
 contracts:
@@ -18,8 +16,7 @@ contracts:
 
 
 def found(config, text=RULE):
-    (contract,) = parse_contracts(textwrap.dedent(text), Path("c.yaml")).contracts
-    return [(v.path, v.paths, v.message) for v in violations(contract, OmegaConf.create(config), config)]
+    return [(v.path, v.paths, v.message) for v in violated(text, config)]
 
 
 def test_present_aliases_must_agree_and_a_missing_one_is_fine():
@@ -58,7 +55,7 @@ def test_the_option_must_be_a_boolean():
 
 
 def changes(head, base=RULE):
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(base)}, {"c.yaml": textwrap.dedent(head)}, ["a"])
+    return changed(base, head)
 
 
 def test_narrowing_or_dropping_a_group_is_a_change_and_widening_is_not():

@@ -1,16 +1,14 @@
 """`equal`: the resolved value at a path must equal the pin, compared by type; a re-pin or a dropped pin is a
 loosening; lock names each new pin."""
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 
 from harness.composition.resolve import MISSING
 from harness.rules import equal
-from harness.rules.contract_changes import contract_changes_in_files
-from harness.rules.contracts import ContractError, parse_contracts, violations
+from harness.rules.contracts import ContractError, parse_contracts
+from tests.unit.rules.terms import changed, violated
 
 RULE = """
 contracts:
@@ -20,8 +18,7 @@ contracts:
 
 
 def found(config, text=RULE, program=None):
-    (contract,) = parse_contracts(textwrap.dedent(text), Path("c.yaml")).contracts
-    return [(v.path, v.actual, v.message) for v in violations(contract, OmegaConf.create(config), config, program)]
+    return [(v.path, v.actual, v.message) for v in violated(text, config, program)]
 
 
 def test_the_value_is_compared_resolved_and_by_type():
@@ -66,7 +63,7 @@ def test_a_bad_term_names_its_line():
 
 
 def changes(head):
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(RULE)}, {"c.yaml": textwrap.dedent(head)}, ["a"])
+    return changed(RULE, head)
 
 
 def test_a_re_pin_and_a_dropped_pin_are_changes():

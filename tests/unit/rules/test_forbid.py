@@ -1,13 +1,11 @@
 """`forbid`: a forbidden path present in the config is a violation, absent is fine; dropping one is a loosening."""
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 
-from harness.rules.contract_changes import contract_changes_in_files
-from harness.rules.contracts import ContractError, parse_contracts, violations
+from harness.rules.contracts import ContractError, parse_contracts
+from tests.unit.rules.terms import changed, violated
 
 RULE = """
 contracts:
@@ -17,8 +15,7 @@ contracts:
 
 
 def found(config, text=RULE):
-    (contract,) = parse_contracts(textwrap.dedent(text), Path("c.yaml")).contracts
-    return [(v.path, v.message) for v in violations(contract, OmegaConf.create(config), config)]
+    return [(v.path, v.message) for v in violated(text, config)]
 
 
 def test_a_present_path_is_a_violation_and_an_absent_one_is_not():
@@ -40,11 +37,10 @@ def test_a_bad_term_names_its_line(term):
 
 
 def test_dropping_a_forbidden_path_is_a_contract_change():
-    base = {"c.yaml": textwrap.dedent(RULE)}
-    (dropped,) = contract_changes_in_files(base, {"c.yaml": textwrap.dedent(RULE).replace(", model.old_lr", "")}, ["a"])
+    (dropped,) = changed(RULE, RULE.replace(", model.old_lr", ""))
     assert (dropped.path, dropped.old, dropped.new) == ("model.old_lr", "forbid", None)
     assert dropped.message.startswith("no-legacy: forbid model.old_lr removed")
-    gone = contract_changes_in_files(base, {"c.yaml": "contracts: []\n"}, ["a"])
+    gone = changed(RULE, "contracts: []\n")
     assert [f.path for f in gone] == ["trainer.legacy", "model.old_lr"]
     assert all("(contract gone)" in f.message for f in gone)
-    assert contract_changes_in_files(base, {"c.yaml": textwrap.dedent(RULE).replace("]", ", extra]")}, ["a"]) == []
+    assert changed(RULE, RULE.replace("]", ", extra]")) == []

@@ -7,9 +7,9 @@ import pytest
 from omegaconf import OmegaConf
 
 from harness.rules import program_view
-from harness.rules.contract_changes import contract_changes_in_files
 from harness.rules.contracts import ContractError, parse_contracts
 from harness.rules.protocol import View
+from tests.unit.rules.terms import changed
 
 RULE = """
 contracts:
@@ -35,11 +35,8 @@ def test_the_option_must_be_a_boolean():
 
 
 def test_turning_it_on_is_a_change_and_off_or_gone_is_not():
-    def changes(base, head):
-        return contract_changes_in_files({"c.yaml": textwrap.dedent(base)}, {"c.yaml": textwrap.dedent(head)}, ["a"])
-
     on = RULE + "    program_view: true\n"
-    (turned_on,) = changes(RULE, on)
+    (turned_on,) = changed(RULE, on)
     assert (turned_on.path, turned_on.old, turned_on.new) == ("", {"program_view": False}, {"program_view": True})
-    assert changes(on, RULE) == []
-    assert [f.path for f in changes(on, "contracts: []\n")] == ["model.lr"]  # the require term, not the option
+    assert changed(on, RULE) == []
+    assert [f.path for f in changed(on, "contracts: []\n")] == ["model.lr"]  # the require term, not the option

@@ -1,16 +1,14 @@
 """`require`: a required path missing from the config is a violation unless `program_view` finds a Python default;
 dropping one is a loosening unless an `equal` pin still requires it; lock names the paths it adds."""
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 
 from harness.composition.resolve import MISSING
 from harness.rules import require
-from harness.rules.contract_changes import contract_changes_in_files
-from harness.rules.contracts import ContractError, parse_contracts, violations
+from harness.rules.contracts import ContractError, parse_contracts
+from tests.unit.rules.terms import changed, violated
 
 RULE = """
 contracts:
@@ -20,8 +18,7 @@ contracts:
 
 
 def found(config, text=RULE, program=None):
-    (contract,) = parse_contracts(textwrap.dedent(text), Path("c.yaml")).contracts
-    return [v.message for v in violations(contract, OmegaConf.create(config), config, program)]
+    return [v.message for v in violated(text, config, program)]
 
 
 def test_a_missing_path_is_a_violation_and_a_null_value_is_present():
@@ -45,7 +42,7 @@ def test_a_bad_term_names_its_line():
 
 
 def changes(head):
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(RULE)}, {"c.yaml": textwrap.dedent(head)}, ["a"])
+    return changed(RULE, head)
 
 
 def test_dropping_a_path_is_a_change_unless_an_equal_pin_keeps_requiring_it():
