@@ -147,7 +147,7 @@ CHECKED = frozenset({Judged.CHECK, Judged.REVIEW})  # a golden difference: check
 
 # THE verdict table: every kind's severity and the runs it blocks, read by `check`, `diff --base`, `generate`, pytest,
 # the pre-commit hook and every format through `blocks` and `regenerates`. A branch that adds a kind adds its row here
-# (tests/unit/reporters/test_verdict.py fails for a kind without one).
+# (tests/unit/reporters/test_reporters_verdict.py fails for a kind without one).
 VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
     {
         Kind.REMOVED: Verdict(ERROR, frozenset({Judged.CHECK}), golden=True),
@@ -177,7 +177,7 @@ VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
         # Check: a write the committed record lacks (generate rewrites the record, so it never blocks there); a
         # review names writes added, removed or changed as warnings.
         Kind.CONFIG_WRITE: Verdict(ERROR, frozenset({Judged.CHECK})),
-        # A kind a branch adds gets its row here, one line (tests/unit/reporters/test_verdict.py fails for a kind without one).
+        # A kind a branch adds gets its row here, one line (tests/unit/reporters/test_reporters_verdict.py fails for a kind without one).
     }
 )
 

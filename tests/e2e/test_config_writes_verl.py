@@ -4,64 +4,35 @@ review, with the file, the line and the key."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.cli import main
-from tests.conftest import ROOT
-from tests.e2e.real_trees import SHARED_DATA
-from tests.synthetic_history import git
+from tests.e2e.adoption import adopt_verl, clone, pull_request
+from tests.e2e.adoption import review as review_json
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-full-writes")]
 ADOPTED = "adopted-main"
-BUNDLE = SHARED_DATA / "verl-full.bundle"  # CONFIG_HARNESS_TEST_DATA, else ../shared/data
 MAIN_PPO = "verl/trainer/main_ppo.py"
 MODEL = "verl/workers/config/model.py"
 
 
 @pytest.fixture(scope="module")
 def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not BUNDLE.is_file():
-        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_TEST_DATA): {BUNDLE}")
-    repository = tmp_path_factory.mktemp("verl-writes") / "verl"
-    git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
-    git(repository, "checkout", "-q", "-b", ADOPTED, "main-2026-08-22")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(repository)
-        assert main(["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine", "--quiet"]) == 0
-        pyproject = repository / "pyproject.toml"
-        text = pyproject.read_text()
-        text = re.sub(r'\[\[tool\.config-harness\.commands\]\]\nglob = "(scripts|tests|verl)/\*\*/\*\.sh"\n\n?', "", text)
-        if "python_sources" not in text:
-            text = text.replace('engine_group = "model_engine"\n', 'engine_group = "model_engine"\npython_sources = ["verl"]\n', 1)
-        pyproject.write_text(text)
-        main(["generate"])
-    git(repository, "add", "-A")
-    git(repository, "commit", "-q", "-m", "adopt config-harness")
+    repository = clone("verl-full.bundle", tmp_path_factory.mktemp("verl-writes") / "verl")
+    adopt_verl(repository, "main-2026-08-22", ADOPTED, "adopt config-harness")
     return repository
 
 
 @pytest.fixture
 def change(verl: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
-    branch = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:60]
-    git(verl, "checkout", "-q", "-B", branch, ADOPTED)
-    monkeypatch.chdir(verl)
-    yield verl
-    git(verl, "reset", "-q", "--hard")
-    git(verl, "clean", "-qfd")
-    git(verl, "checkout", "-q", ADOPTED)
+    yield from pull_request(verl, ADOPTED, request, monkeypatch)
 
 
 def review(verl: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
-    git(verl, "add", "-A")
-    git(verl, "commit", "-q", "-m", "the pull request")
-    capsys.readouterr()
-    code = main(["diff", "--base", ADOPTED, "--format", "json"])
-    report = json.loads(capsys.readouterr().out)
+    code, report = review_json(verl, ADOPTED, capsys)
     main(["diff", "--base", ADOPTED])
     return code, report, capsys.readouterr().out
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from omegaconf.errors import InterpolationKeyError
 
 from harness.baselines.releases import fetch_wheel_tree
 from tests.conftest import CACHE, ROOT, verl_tree
+from tests.e2e.adoption import clone
 from tests.e2e.real_trees import golden_tree, plain_compose
 
 pytestmark = pytest.mark.e2e
@@ -379,17 +379,9 @@ def test_fish_speech_version_base_is_read_from_its_initialize_call(tmp_path, cli
     assert comment == "# version_base '1.3' as initialize at fish_speech/models/dac/inference.py:25 (1 call(s) agree)"
 
 
-DATA = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA", ROOT.parent / "shared" / "data"))
-
-
 @pytest.mark.parametrize("tag", ["pr5848-parent", "main-2026-08-22"])
 def test_init_on_verls_whole_repository_names_main_ppo_and_writes_python_sources(tmp_path, cli, tag):
-    bundle = DATA / "verl-full.bundle"
-    if not bundle.is_file():
-        pytest.skip(f"{bundle} is absent (CONFIG_HARNESS_TEST_DATA names its folder)")
-    repo = tmp_path / "verl"
-    subprocess.run(["git", "clone", "--quiet", str(bundle), str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", tag], check=True)
+    repo = clone("verl-full.bundle", tmp_path / "verl", tag)
     result = cli("init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine", "--write", "h.toml", cwd=repo)
     assert result.code == 0, result.err
     settings = tomllib.loads((repo / "h.toml").read_text())

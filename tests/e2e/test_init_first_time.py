@@ -9,18 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.real_trees import SHARED_DATA
+from tests.e2e.adoption import clone
 
 pytestmark = pytest.mark.e2e
-
-
-def checkout(tmp_path: Path, bundle_name: str, ref: str) -> Path:
-    bundle = SHARED_DATA / bundle_name
-    if not bundle.is_file():
-        pytest.skip(f"{bundle} is absent (CONFIG_HARNESS_TEST_DATA names its folder)")
-    repo = tmp_path / ref
-    subprocess.run(["git", "clone", "--quiet", "--branch", ref, str(bundle), str(repo)], check=True)
-    return repo
 
 
 def adopt_plainly(cli, repo: Path) -> tuple[dict, str]:
@@ -36,7 +27,7 @@ def adopt_plainly(cli, repo: Path) -> tuple[dict, str]:
 
 
 def test_search_r1_at_its_tip_is_adopted_by_plain_init(tmp_path, cli):
-    repo = checkout(tmp_path, "verl-forks.bundle", "search-r1")
+    repo = clone("verl-forks.bundle", tmp_path / "search-r1", "search-r1")
     settings, said = adopt_plainly(cli, repo)
     assert settings["config_dir"] == "verl/trainer/config"
     assert "ppo_trainer" in settings["roots"]
@@ -46,12 +37,7 @@ def test_search_r1_at_its_tip_is_adopted_by_plain_init(tmp_path, cli):
 
 @pytest.mark.parametrize("ref", ["main-2026-08-22", "pr5848-parent"])
 def test_verl_is_adopted_by_plain_init_with_model_engine(tmp_path, cli, ref):
-    bundle = SHARED_DATA / "verl-full.bundle"
-    if not bundle.is_file():
-        pytest.skip(f"{bundle} is absent (CONFIG_HARNESS_TEST_DATA names its folder)")
-    repo = tmp_path / "verl"
-    subprocess.run(["git", "clone", "--quiet", str(bundle), str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", ref], check=True)
+    repo = clone("verl-full.bundle", tmp_path / "verl", ref)
     settings, said = adopt_plainly(cli, repo)
     assert settings["config_dir"] == "verl/trainer/config" and settings["engine_group"] == "model_engine"
     assert "engine group model_engine, chosen by init: " in said and "other defaults interpolate it" in said

@@ -10,29 +10,14 @@ import pytest
 
 from harness.cli import main
 from tests.conftest import copy_verl_project
+from tests.e2e.adoption import WAIVED_CONTRACT, with_contracts
 from tests.integration.test_plugin_workflow import project, run  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.e2e
 
-WAIVED_CONTRACT = """
-contracts:
-  - name: gpu-map
-    cases: 'train/gpu/*'
-    require: [device.map.proj]
-waivers:
-  - contract: gpu-map
-    path: device.map.proj
-    reason: not there yet
-"""
-
 
 def test_two_workers_report_each_case_and_the_run_summary_as_one_process_does(project: pytest.Pytester) -> None:  # noqa: F811
-    (project.path / "contracts.yaml").write_text(WAIVED_CONTRACT)
-    pyproject = project.path / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]'))
-    assert main(["--settings", str(pyproject), "generate"]) == 0
-    gpu = project.path / "conf" / "backend" / "gpu.yaml"
-    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
+    with_contracts(project.path, WAIVED_CONTRACT)
     result = run(project, "-n", "2")
     result.assert_outcomes(failed=4, passed=11)
     result.stdout.re_match_lines(

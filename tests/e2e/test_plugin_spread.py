@@ -9,24 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from tests.e2e.adoption import STALE_WAIVER, WAIVED_CONTRACT, with_contracts
 from tests.integration.test_plugin_workflow import project, run  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.e2e
 
-CONTRACTS = """
-contracts:
-  - name: gpu-map
-    cases: 'train/gpu/*'
-    require: [device.map.proj]
-waivers:
-  - contract: gpu-map
-    path: device.map.proj
-    reason: not there yet
-  - contract: gpu-map
-    path: device.map.nothing
-    reason: stale
-"""
+CONTRACTS = WAIVED_CONTRACT + STALE_WAIVER
 
 
 def _outcomes(report: Path) -> dict[str, tuple[str, str]]:
@@ -40,12 +28,7 @@ def _outcomes(report: Path) -> dict[str, tuple[str, str]]:
 
 
 def _changed_project(project: pytest.Pytester) -> None:  # noqa: F811
-    (project.path / "contracts.yaml").write_text(CONTRACTS)
-    pyproject = project.path / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]'))
-    assert main(["--settings", str(pyproject), "generate"]) == 0
-    gpu = project.path / "conf" / "backend" / "gpu.yaml"
-    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
+    with_contracts(project.path, CONTRACTS)
     train = project.path / "conf" / "train.yaml"
     train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2"))
 

@@ -5,7 +5,6 @@ way a pull request changes what verl runs while leaving the config files alone, 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -14,13 +13,12 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from tests.conftest import ROOT
+from tests.e2e.adoption import adopt_verl, clone, pull_request
+from tests.e2e.adoption import review as review_json
 from tests.synthetic_history import git
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-full-review")]
 
-# The project's test data sit beside it (../shared/data); CONFIG_HARNESS_TEST_DATA names the folder for a checkout elsewhere.
-BUNDLE = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"
 ADOPTED = "adopted"
 MAIN_PPO = "verl/trainer/main_ppo.py"
 
@@ -28,46 +26,20 @@ MAIN_PPO = "verl/trainer/main_ppo.py"
 @pytest.fixture(scope="module")
 def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """verl at `pr5848-parent` with the harness adopted on branch `adopted` (init, python_sources, generate)."""
-    if not BUNDLE.is_file():
-        pytest.skip(f"the bundle of verl's whole repository is not beside the project (or in CONFIG_HARNESS_TEST_DATA): {BUNDLE}")
-    repository = tmp_path_factory.mktemp("verl-full") / "verl"
-    git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
-    git(repository, "checkout", "-q", "-b", ADOPTED, "pr5848-parent")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(repository)
-        assert main(["init", "--config-dir", "verl/trainer/config", "--engine-group", "model_engine"]) == 0
-        pyproject = repository / "pyproject.toml"
-        text = pyproject.read_text()
-        # The examples' launch scripts only (the tests/ scripts name the `recipe` submodule, absent in this checkout).
-        text = re.sub(r'\[\[tool\.config-harness\.commands\]\]\nglob = "(scripts|tests|verl)/\*\*/\*\.sh"\n\n?', "", text)
-        assert 'glob = "examples/**/*.sh"' in text and 'glob = "tests/' not in text
-        if "python_sources" not in text:  # the classes `_target_` names, read from verl/ (never imported)
-            text = text.replace('engine_group = "model_engine"\n', 'engine_group = "model_engine"\npython_sources = ["verl"]\n', 1)
-        pyproject.write_text(text)
-        main(["generate"])
-    git(repository, "add", "-A")
-    git(repository, "commit", "-q", "-m", "adopt config-harness at the parent of PR #5848")
+    repository = clone("verl-full.bundle", tmp_path_factory.mktemp("verl-full") / "verl")
+    text = adopt_verl(repository, "pr5848-parent", ADOPTED, "adopt config-harness at the parent of PR #5848")
+    assert 'glob = "examples/**/*.sh"' in text and 'glob = "tests/' not in text
     return repository
 
 
 @pytest.fixture
 def change(verl: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """A pull request branch off the adoption, named for the test; back on `adopted`, clean, afterwards."""
-    branch = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:60]
-    git(verl, "checkout", "-q", "-B", branch, ADOPTED)
-    monkeypatch.chdir(verl)
-    yield verl
-    git(verl, "reset", "-q", "--hard")
-    git(verl, "clean", "-qfd")
-    git(verl, "checkout", "-q", ADOPTED)
+    yield from pull_request(verl, ADOPTED, request, monkeypatch)
 
 
 def review(verl: Path, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, dict[str, Any]]:
-    git(verl, "add", "-A")
-    git(verl, "commit", "-q", "-m", "the pull request")
-    capsys.readouterr()
-    code = main(["diff", "--base", ADOPTED, "--format", "json", *more])
-    return code, json.loads(capsys.readouterr().out)
+    return review_json(verl, ADOPTED, capsys, *more)
 
 
 def findings(report: dict[str, Any], kind: str) -> list[tuple[str, dict[str, Any]]]:

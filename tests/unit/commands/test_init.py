@@ -1,0 +1,49 @@
+"""`init`: adopt a folder: the settings table, an empty contracts file, a known file and the snapshot folder; an
+engine group only when the evidence (or `--engine-group`) decides it; `--quiet` is the one line naming the file."""
+
+import tomllib
+
+from harness.model.settings import load_settings
+
+
+def test_adopting_writes_the_settings_and_asks_about_the_engines(tiny, cli):
+    (tiny / "harness.toml").unlink()
+    run = cli("init", "--config-dir", "conf", "--write", "adopted.toml")
+    assert run.code == 0
+    lines = run.out.splitlines()
+    assert lines[0] == "wrote adopted.toml"
+    # Two options of one group and one root: nothing decides that `backend` holds engines, so init asks.
+    assert "question: which group's options are the engines? The evidence does not decide, so init wrote none:" in lines
+    assert any(line.split()[:2] == ["candidate", "backend:"] for line in lines)
+    table = tomllib.loads((tiny / "adopted.toml").read_text())
+    assert (table["config_dir"], table["roots"], table["presets"]) == ("conf", ["train"], {"default": []})
+    assert "engine_group" not in table
+    assert (tiny / "config-harness" / "snapshots").is_dir() and (tiny / "config-harness" / "contracts.yaml").is_file()
+    assert [case.id for case in _cases(tiny / "adopted.toml")] == ["train/base/default"]
+
+
+def test_an_engine_group_given_is_written_and_quiet_is_one_line(tiny, cli):
+    (tiny / "harness.toml").unlink()
+    run = cli("init", "--config-dir", "conf", "--write", "adopted.toml", "--engine-group", "backend", "--quiet")
+    assert run.code == 0 and run.out == "wrote adopted.toml\n"
+    assert tomllib.loads((tiny / "adopted.toml").read_text())["engine_group"] == "backend"
+    assert [case.id for case in _cases(tiny / "adopted.toml")] == ["train/cpu/default", "train/gpu/default"]
+
+
+def test_the_old_spelling_still_works_and_says_so(tiny, cli):
+    (tiny / "harness.toml").unlink()
+    run = cli("init", "--config-dir", "conf", "--settings", "old.toml", "--quiet")
+    assert run.code == 0 and (tiny / "old.toml").is_file()
+    assert "--settings is deprecated, use --write" in run.err
+
+
+def test_a_folder_that_is_not_there_is_bad_input(tmp_path, cli):
+    run = cli("init", "--config-dir", "nowhere", "--write", "h.toml", cwd=tmp_path)
+    assert run.code == 2 and run.err.count("\n") == 1 and "nowhere" in run.err and not (tmp_path / "h.toml").exists()
+
+
+def _cases(settings_file):
+    from harness.composition.cases import open_matrix
+
+    with open_matrix(load_settings(settings_file)) as (_, cases):
+        return cases

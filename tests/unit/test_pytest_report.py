@@ -1,0 +1,49 @@
+"""What the pytest plugin prints, in the text report's words: at most BODY_LINES lines per failing test (the last
+counts the rest), waived warnings as one line for the run, orphan goldens counted unless details are asked for."""
+
+from harness.model.findings import WARNING, CaseResult, Finding, Kind, MatrixResult, Status
+from harness.model.matrix import Case
+from harness.pytest_report import BODY_LINES, MORE, error_lines, next_lines, orphan_lines, run_errors, run_warnings, waived, waived_line
+
+
+def result(case_id, *findings, status=Status.CHANGED):
+    return CaseResult(Case(case_id, "train", ()), f"snapshots/{case_id}.yaml", status, findings)
+
+
+def changed(i):
+    return Finding(Kind.CHANGED, f"key{i}.x", i, i + 1, message=f"key{i}.x: {i} -> {i + 1}")
+
+
+def test_a_failing_test_shows_a_few_lines_and_counts_the_rest():
+    few = result("a", changed(1), changed(2))
+    assert error_lines(few, few.findings) == ["key1.x: 1 -> 2", "key2.x: 2 -> 3"]
+    many = result("a", *(changed(i) for i in range(BODY_LINES + 3)))
+    lines = error_lines(many, many.findings)
+    assert len(lines) == BODY_LINES and lines[-1] == f"… and 4 more ({MORE})"
+    assert len(error_lines(many, many.findings, everything=True)) == BODY_LINES + 3
+
+
+def test_waived_warnings_are_one_line_for_the_run():
+    warning = Finding(Kind.CONTRACT, "a", 1, 2, severity=WARNING, message="c: a broken", waiver="not yet")
+    texts = {"x": waived(result("x", warning)), "y": waived(result("y", warning)), "z": []}
+    assert texts["x"] == texts["y"] == ["c: a broken"]
+    assert waived_line(texts) == "2 waived warnings on 2 cases, 1 distinct (`config-harness check --verbose` lists them)"
+    assert waived_line({"x": []}) is None
+
+
+def test_orphans_are_counted_and_listed_only_with_details():
+    assert orphan_lines([], True) == []
+    assert orphan_lines(["snapshots/a.yaml"], False) == ["1 golden with no case: --snapshot-update removes it; --snapshot-details lists it"]
+    assert orphan_lines(["a", "b"], True) == ["2 goldens with no case: --snapshot-update removes them", "  a", "  b"]
+
+
+def test_what_the_run_as_a_whole_says():
+    stale = Finding(Kind.HYDRA_WARNING, "", severity=WARNING, message="the defaults list is missing `_self_`")
+    hygiene = Finding(Kind.CONTRACT_CHANGE, "", message="contract gpu gone without a recorded reason")
+    launch = result("cmd/run.sh#1", Finding(Kind.LAUNCH, "t.x", None, "t.x=1", message="key removed: t.x"), status=Status.ERROR)
+    run = MatrixResult(cases=(result("a", changed(1)), launch), findings=(stale, hygiene))
+    (warned,) = run_warnings(run)
+    assert warned.startswith("warning: ") and warned.endswith("the defaults list is missing `_self_`")
+    errors = run_errors(run)
+    assert errors[0].endswith("contract gpu gone without a recorded reason") and errors[-1] == "cmd/run.sh#1: key removed: t.x"
+    assert any("pytest --snapshot-update" in line for line in next_lines(run, "snapshots", updated=False))
