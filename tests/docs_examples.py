@@ -54,7 +54,7 @@ def documents() -> list[Path]:
 def verl_bundle() -> Path | None:
     """verl's whole repository at five tagged commits, from the team's shared data folder: beside the checkout
     (`../shared/data`, as CI lays it out), or beside the main checkout of a git worktree."""
-    candidates = [ROOT.parent / "shared" / "data" / "verl-full.bundle"]
+    candidates = [Path(os.environ.get("CONFIG_HARNESS_TEST_DATA") or ROOT.parent / "shared" / "data") / "verl-full.bundle"]
     common = subprocess.run(
         ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=ROOT, capture_output=True, text=True, check=False
     ).stdout.strip()

@@ -11,11 +11,12 @@ import pytest
 
 from harness.cli import main
 from tests.conftest import ROOT
+from tests.e2e.real_trees import SHARED_DATA
 from tests.synthetic_history import git
 
 pytestmark = pytest.mark.e2e
 
-BUNDLE = ROOT.parent / "shared" / "data" / "verl-full.bundle"
+BUNDLE = SHARED_DATA / "verl-full.bundle"
 MEGATRON = "verl/trainer/config/ppo_megatron_trainer.yaml"
 ALIAS = """\
 contracts:

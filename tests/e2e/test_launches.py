@@ -15,12 +15,12 @@ from omegaconf import OmegaConf
 
 from harness.composition import hydra_compat
 from harness.runner.launches import Composer, Project, command_cases, find_scripts
-from tests.conftest import ROOT
+from tests.e2e.real_trees import SHARED_DATA
 from tests.synthetic_history import git
 
 pytestmark = pytest.mark.e2e
 
-BUNDLE = ROOT.parent / "shared" / "data" / "verl-replay.bundle"
+BUNDLE = SHARED_DATA / "verl-replay.bundle"
 GLOBS = ("examples/**/*.sh", "verl/experimental/**/shell/*.sh")
 SETTINGS = """\
 config_dir = "verl/trainer/config"

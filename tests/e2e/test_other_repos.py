@@ -10,7 +10,6 @@ by Hydra): not installed here, so init leaves that option out and says why.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -22,14 +21,13 @@ import pytest
 
 from harness.baselines.releases import fetch_wheel_tree
 from harness.composition.render import parse_yaml
-from tests.conftest import CACHE, ROOT
-from tests.e2e.real_trees import plain_compose
+from tests.conftest import CACHE
+from tests.e2e.real_trees import SHARED_DATA, plain_compose
 from tests.synthetic_history import git
 
 pytestmark = pytest.mark.e2e
 
-DATA = Path(os.environ.get("CONFIG_HARNESS_TEST_DATA", ROOT.parent / "shared" / "data"))
-BUNDLE = DATA / "other-repos.bundle"
+BUNDLE = SHARED_DATA / "other-repos.bundle"
 DP3_CONFIG = "3D-Diffusion-Policy/diffusion_policy_3d/config"
 DP3_MODULES = '\n[commands.modules]\n"3D-Diffusion-Policy/train.py" = "dp3"\n"3D-Diffusion-Policy/eval.py" = "dp3"\n'
 
