@@ -89,10 +89,16 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     from harness.gates.writer import write_atomic
     from harness.rules import known_entries
 
+    from harness.rules.contracts import parse_contracts
+
     try:
         text = read_text(target, settings.read_scope, what=str(target))
     except FileNotFoundError:
         return 0
+    except UnicodeDecodeError as error:
+        raise common.UsageError(f"{display_path(target)}: not UTF-8 (offset {error.start})") from None
+    # Its shape first, by the one schema (a ContractError names the file, line and key): what follows reads it as YAML.
+    parse_contracts(text, target, legacy_known=True)
     try:
         rewritten, dropped = known_entries.without_earlier_entries(text)
     except ValueError as error:
