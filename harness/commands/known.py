@@ -88,7 +88,6 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
     from harness.rules import known_entries
-
     from harness.rules.contracts import parse_contracts
 
     try:

@@ -771,11 +771,17 @@ class Runner:
         if self.launch_parts is None:
             # A shard's launches take no moves: which keys moved is known only from every shard's cases (`merge`).
             moves = {} if self.shard is not None else moved_paths(f for r in results for f in r.findings)
-            self.launch_parts = self._checked_launches(moves)
+            # The keys the goldens hold and the tree lost: an override naming one is `key removed`, not `no such key`.
+            removed = (
+                frozenset() if self.shard is not None else frozenset(f.path for r in results for f in r.findings if f.kind == Kind.REMOVED)
+            )
+            self.launch_parts = self._checked_launches(moves, removed)
         cases, counts, entries = self.launch_parts
         return known_entries.excuse_results(cases, known_entries.known_entries(self.run_spec.contracts), utc_today()), counts, entries
 
-    def _checked_launches(self, moves: dict[str, str]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
+    def _checked_launches(
+        self, moves: dict[str, str], removed: frozenset[str] = frozenset()
+    ) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
         """The launches composed and checked (this shard's share of them), before known entries excuse any."""
         from glob import escape
 
@@ -792,7 +798,7 @@ class Runner:
             if self.shard is not None:  # each launch by its exact id (escaped); "" matches none
                 found = [c.id for c in launches.discover(self.settings) if id_matches(c.id, glob)]
                 glob = tuple(escape(launch) for launch in self.shard.launches(found)) or ("",)
-            cases, counts = launches.check_commands(self.settings, moves, case_glob=glob)
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=glob, removed=removed)
         else:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:

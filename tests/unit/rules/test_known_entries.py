@@ -52,6 +52,16 @@ def test_an_entry_excuses_exactly_its_kind_key_script_line_and_reason_word_on_an
     assert not known_entries.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, kind=Kind.TARGET))
 
 
+def test_an_entry_an_earlier_version_wrote_as_key_removed_excuses_the_same_override_now_said_no_such_key():
+    """An earlier version said `key removed` of a key that never existed; it is `no such key` now (issue 42 item 9):
+    the entries it wrote at adoption still excuse their launch, and a `no such key` entry excuses no `key removed`."""
+    (entry,) = entries(ENTRY)
+    typo = replace(LAUNCH, message="no such key: actor.lr is not in the config", detail=LaunchFix("no such key"))
+    assert known_entries.excuses(entry, "cmd/run.sh#4", typo)
+    (now,) = entries(ENTRY.replace("what: key removed", "what: no such key"))
+    assert known_entries.excuses(now, "cmd/run.sh#4", typo) and not known_entries.excuses(now, "cmd/run.sh#4", LAUNCH)
+
+
 TARGET = Finding(
     Kind.TARGET,
     "actor.ref.micro",
