@@ -14,6 +14,14 @@ def did_you_mean(wrong: str, known: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def first_sentence(text: str, limit: int = 160) -> str:
+    """Hydra's message shortened to its first sentence (it ends at '. ': quoted names hold dots), at most `limit` characters."""
+    text = " ".join(text.split())
+    match = re.search(r"(?<=\.)\s", text)
+    text = text[: match.start()] if match else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def case_hint(pattern: str, case_ids: Iterable[str]) -> str:
     """`; did you mean '*/megatron/*'?` for a case glob that matches nothing: each literal segment is replaced by
     the closest segment at its place among the case ids, so a typo inside a glob is found too."""
