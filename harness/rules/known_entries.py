@@ -187,6 +187,14 @@ def _named(cause: dict[str, str]) -> str:
     return f"{cause.get('what') or cause['finding']}" + (f" at {at}" if at else f": {cause.get('message', '')}")
 
 
+def _fixed(entry: Waiver) -> str:
+    """What no longer holds, in words: `the root init left out (conf/x.yaml) composes now`, `undeclared at a.b no
+    longer holds`."""
+    if _left_out(entry):
+        return f"the {entry.what} init left out ({entry.source}) composes now"
+    return _named(_entry_cause(entry)) + (f" on {entry.cases}" if entry.cases else "") + " no longer holds"
+
+
 def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult], findings: Iterable[Finding] = ()) -> list[Finding]:
     """A warning for each known entry that excuses nothing any more, in the cases or among the run's `findings`: the
     problem is fixed, the entry can go."""
@@ -204,9 +212,7 @@ def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult], find
                 None,
                 None,
                 WARNING,
-                f"known finding fixed: {_named(_entry_cause(entry))}"
-                + (f" on {entry.cases}" if entry.cases else "")
-                + f" no longer holds; remove its entry ({where})",
+                f"known finding fixed: {_fixed(entry)}; remove its entry ({where})",
                 detail=ContractRef(source=where),
             )
         )
@@ -350,7 +356,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
 
 # A root or preset `init` leaves out because it does not compose is a problem the repository already has: it is
 # recorded like any other (kind `error`, `what` root or preset, `source` the root's config file, relative to the
-# settings' folder, or the preset as `--preset` writes it, NAME=OVERRIDES), and every whole run composes it again. While
+# settings' folder, or the `--preset 'NAME=OVERRIDES'` flag that gives the preset), and every whole run composes it again. While
 # it still does not compose it is counted as known; once it composes, its entry excuses nothing and is stale.
 ROOT, PRESET = "root", "preset"
 
@@ -367,8 +373,17 @@ def root_source(settings: Settings, name: str) -> str:
 
 
 def preset_source(name: str, overrides: Sequence[str]) -> str:
-    """A preset as a known entry names it: `NAME=OVERRIDES`, as `init --preset` takes it."""
-    return f"{name}={shlex.join(overrides)}"
+    """A preset as a known entry names it: the `init` flag that gives it (`--preset 'NAME=OVERRIDES'`)."""
+    return shlex.join(["--preset", f"{name}={shlex.join(overrides)}"])
+
+
+def _preset(source: str) -> tuple[str, list[str]]:
+    """The name and overrides of a preset a known entry names (`preset_source`); ValueError for other text."""
+    words = shlex.split(source)
+    if len(words) != 2 or words[0] != "--preset" or "=" not in words[1]:
+        raise ValueError("expected --preset 'NAME=OVERRIDES'")
+    name, _, written = words[1].partition("=")
+    return name, shlex.split(written)
 
 
 def _root_name(settings: Settings, source: str) -> str:
@@ -380,11 +395,15 @@ def _root_name(settings: Settings, source: str) -> str:
     return name.as_posix() if ".." not in name.parts else name.name  # a name below the config folder, never above it
 
 
+def _left_out(entry: Waiver) -> bool:
+    return entry.finding == str(Kind.ERROR) and entry.what in (ROOT, PRESET) and bool(entry.source)
+
+
 def composed_again(settings: Settings, entries: Sequence[Waiver], stems: Sequence[tuple[str, tuple[str, ...]]]) -> list[Finding]:
     """Each root or preset a known entry names as left out, composed again: an error finding (for the entry to excuse)
     while it still does not compose, none once it does. A root is composed with every preset of the settings, a preset
     on every root and engine (`stems`: config name and engine override of each)."""
-    wanted = [e for e in entries if e.finding == str(Kind.ERROR) and e.what in (ROOT, PRESET) and e.source]
+    wanted = [e for e in entries if _left_out(e)]
     if not wanted:
         return []
     found = []
@@ -404,11 +423,10 @@ def _first_failure(
         name = _root_name(settings, source)
         tries = [(name, list(overrides)) for _, overrides in settings.presets]
     else:
-        name, _, written = source.partition("=")
         try:
-            overrides = shlex.split(written)
+            name, overrides = _preset(source)
         except ValueError as error:
-            return f"preset {name} left out by init: its overrides cannot be read ({error})"
+            return f"preset left out by init: {source!r} cannot be read ({error})"
         tries = [(root, [*stem, *overrides]) for root, stem in stems]
     for config_name, overrides in tries:
         try:

@@ -406,7 +406,7 @@ def test_a_root_init_left_out_is_a_known_entry_checked_again_until_it_composes_a
     code, findings = _run_findings(cli)
     assert code == 0 and not [f for f in findings if f["kind"] == "error"]
     (stale,) = [f for f in findings if "known finding fixed" in f["message"]]
-    assert stale["severity"] == "warning" and "root at conf/broken.yaml no longer holds; remove its entry" in stale["message"]
+    assert stale["severity"] == "warning" and "the root init left out (conf/broken.yaml) composes now; remove its entry" in stale["message"]
 
 
 NESTED_ENGINES = {
@@ -427,7 +427,7 @@ def test_a_preset_init_left_out_is_a_known_entry_checked_again_on_every_engine_u
     result = cli("init", "--config-dir", "conf", *flags, cwd=tmp_path)
     assert result.code == 0 and "left out preset bare: does not compose with engine group model/representation" in result.out
     known = (tmp_path / "config-harness/known.yaml").read_text()
-    assert "- finding: error\n  path: ''\n  source: bare=model=none\n  what: preset\n" in known, known
+    assert "- finding: error\n  path: ''\n  source: --preset bare=model=none\n  what: preset\n" in known, known
     assert cli("generate").code == 0
     code, findings = _run_findings(cli)
     (left_out,) = [f for f in findings if f["kind"] == "error"]
@@ -439,4 +439,7 @@ def test_a_preset_init_left_out_is_a_known_entry_checked_again_on_every_engine_u
     (tmp_path / "conf/model/none.yaml").write_text("defaults:\n  - representation: a\nsize: 0\n")
     code, findings = _run_findings(cli)
     assert code == 0 and [f["message"] for f in findings if f["kind"] != "contract"] == []
-    assert any("known finding fixed: preset at bare=model=none no longer holds" in f["message"] for f in findings), findings
+    assert any(
+        "known finding fixed: the preset init left out (--preset bare=model=none) composes now; remove its entry" in f["message"]
+        for f in findings
+    ), findings
