@@ -406,7 +406,7 @@ class Finding:
         }
 
 
-D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene)
+D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene, NotComposed)
 
 
 @dataclass(frozen=True)
