@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from types import MappingProxyType
 
 
@@ -50,6 +50,19 @@ def key_paths(tree: object) -> list[str]:
             prefix = join_path(prefix, key)
             paths.add(prefix)
     return sorted(paths)
+
+
+def key_hint(wrong: str, paths: Collection[str]) -> str:
+    """`did_you_mean` for a dotted key: among the keys beside it when its parent exists (a typo in its last part; a
+    config holds a thousand keys, and comparing with each costs 50 ms), else among them all."""
+    parent, _, last = wrong.rpartition(".")
+    if not parent or parent not in paths:
+        return did_you_mean(wrong, paths)
+    # The last parts compared, not the whole paths: beside a long shared prefix any two keys look alike.
+    close = difflib.get_close_matches(
+        last, sorted({p.rpartition(".")[2] for p in paths if p.rpartition(".")[0] == parent}), n=1, cutoff=0.6
+    )
+    return f"; did you mean {parent + '.' + close[0]!r}?" if close else ""
 
 
 _MISSING_OPTION = re.compile(

@@ -31,7 +31,7 @@ from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
-from harness.model.hints import did_you_mean, key_paths
+from harness.model.hints import did_you_mean, key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, launches_in
@@ -552,6 +552,8 @@ class Composer:
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._lent: dict[bytes, Any] = {}
                 self._invariants = invariants.LaunchInvariants()
+                self._paths: dict[tuple[str, ...], set[str]] = {}
+                self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
                 for case in group:
                     start = len(session.warned)
@@ -608,7 +610,7 @@ class Composer:
                         checked.unchecked.append(override)
                     else:
                         reason, message, fix = verdict
-                        hint = did_you_mean(parsed.key_or_group, self._keys(lent.config)) if reason == NO_SUCH_KEY else ""
+                        hint = self._hint(checked.selection, lent.config, parsed.key_or_group) if reason == NO_SUCH_KEY else ""
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix, hint))
         checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
@@ -621,11 +623,16 @@ class Composer:
             self._lent[base] = lent
         return checked
 
-    def _keys(self, config: Any) -> list[str]:
-        """Every key path of the launch's config, for "did you mean" (asked only when an override names no key)."""
+    def _hint(self, selection: tuple[str, ...], config: Any, key: str) -> str:
+        """`; did you mean 'x'?` for a key the launch's config lacks, once per config and group overrides (`selection`)
+        and key: the same broken override recurs in many launches of a repository."""
         from harness.composition.render import to_plain
 
-        return key_paths(to_plain(config))
+        if (selection, key) not in self._hints:
+            if selection not in self._paths:
+                self._paths[selection] = set(key_paths(to_plain(config)))
+            self._hints[(selection, key)] = key_hint(key, self._paths[selection])
+        return self._hints[(selection, key)]
 
     def _base(
         self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: Bases

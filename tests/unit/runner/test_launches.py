@@ -112,14 +112,20 @@ def test_every_override_that_no_longer_applies_is_named_not_only_the_first(check
     assert broken.failures[3].message.startswith("trainer.epochs no longer has the value `~` names (")
 
 
-def test_a_key_no_baseline_had_is_no_such_key_with_the_closest_key_and_one_the_goldens_had_is_key_removed(checked):
+def test_a_key_no_baseline_had_is_no_such_key_with_the_closest_key_and_one_the_goldens_had_is_key_removed(checked, tmp_path):
     """Issue 42 item 9: `trainer.learning_rate` is not in the config. Without a baseline that had it (a typo in a new
-    override) it is `no such key`, with the closest key there is; where the goldens had it (a REMOVED finding's path, or
-    a key above it) it is `key removed`, without a guess."""
+    override) it is `no such key`, with the closest key where one is close (`trainer.lrr`); where the goldens had it
+    (a REMOVED finding's path, or a key above it) it is `key removed`, without a guess."""
     broken = checked["cmd/scripts/run.sh#2"]
     typo = next(f for f in findings_of(broken) if f.path == "trainer.learning_rate")
-    assert typo.message == "no such key: trainer.learning_rate is not in the config; did you mean 'trainer.lr'?"
+    assert typo.message == "no such key: trainer.learning_rate is not in the config"  # nothing close beside it
     assert typo.detail == LaunchFix(NO_SUCH_KEY)
+    root = write_tree(tmp_path, {**PROJECT, "scripts/run.sh": "python3 -m app.train trainer.lrr=1 '~trainer.epoch'\n"})
+    (one,) = Composer(root).check(command_cases(Project(root, root / "app" / "conf", {}), [root / "scripts" / "run.sh"]))
+    assert [f.message for f in findings_of(one)] == [
+        "no such key: trainer.lrr is not in the config; did you mean 'trainer.lr'?",
+        "no such key: trainer.epoch does not exist, so `~` has nothing to delete; did you mean 'trainer.epochs'?",
+    ]
     for removed in (["trainer.learning_rate"], ["trainer"]):
         gone = next(f for f in findings_of(broken, removed=removed) if f.path == "trainer.learning_rate")
         assert (gone.message, gone.detail) == ("key removed: trainer.learning_rate is not in the config", LaunchFix(KEY_REMOVED))
