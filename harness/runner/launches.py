@@ -31,7 +31,7 @@ from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
-from harness.model.hints import did_you_mean, key_hint, key_paths
+from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, launches_in
@@ -1076,7 +1076,7 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     tree = to_plain(checked.config)
     value = lookup(tree, key)
     if value is MISSING:
-        raise ValueError(f"{key} does not exist in case {case.id}{did_you_mean(key, key_paths(tree))}")
+        raise ValueError(f"{key} does not exist in case {case.id}{key_hint(key, set(key_paths(tree)))}")
     lines = [f"{key} = {show_value(value)}   (case {case.id}, config {case.config_name})"]
     setting = [o for o in case.launch.overrides if o.text.lstrip("+~").partition("=")[0] == key]
     if setting:
