@@ -707,11 +707,10 @@ def _only_value_unknown(override: Override) -> bool:
 
 
 def had(key: str, moves: Mapping[str, str], removed: Iterable[str]) -> bool:
-    """True when the baseline had `key` (or a key above or below it): it moved, or it is one of the `removed` paths
-    (what the goldens hold and the tree lost, or the base's launch composed)."""
-    return moved_override(key, moves) is not None or any(
-        key == path or key.startswith(path + ".") or path.startswith(key + ".") for path in removed
-    )
+    """True when the baseline had `key`: it moved, or it is one of the `removed` leaf paths (what the goldens hold and
+    the tree lost, or what the base's launch composed) or a mapping above one. A key below a leaf was never there (an
+    empty `override_transformer_config: {}` holds no `use_flash_attn`)."""
+    return moved_override(key, moves) is not None or any(key == path or path.startswith(key + ".") for path in removed)
 
 
 def as_removed(finding: Finding) -> Finding:
