@@ -65,12 +65,19 @@ KNOWN_FILE = "config-harness/known.yaml"
 NEVER_KNOWN = GOLDEN_KINDS | {Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.FALLBACK}
 
 
+# Launch reason words that name one cause: an override whose key the config lacks is `no such key` or `key removed`
+# by whether the baseline had the key (harness/runner/launches.py), and the baseline differs between `check` after
+# `generate` and the review of the same commit. An entry names the cause, so both are `key removed`, as every entry
+# written before the two were told apart says.
+SAME_CAUSE = MappingProxyType({"no such key": "key removed"})
+
+
 def what_of(finding: Finding) -> str:
     """The finding's own reason word, which tells two findings on one path apart: a launch's (`key removed`), a
     target finding's (`missing_class`), a contract's name."""
     launch, target = finding.detail_as(LaunchFix), finding.detail_as(TargetFacts)
     if finding.kind == Kind.LAUNCH and launch is not None:
-        return launch.reason
+        return SAME_CAUSE.get(launch.reason, launch.reason)
     if finding.kind == Kind.TARGET:
         return str(target.reason) if target is not None else ""
     if finding.kind == Kind.CONTRACT:
@@ -117,17 +124,12 @@ def _entry_cause(entry: Waiver) -> dict[str, str]:
     return cause
 
 
-# Reason words an earlier version wrote for what is told apart now: it said `key removed` of a key that never existed
-# (`no such key`, harness/runner/launches.py), so an entry it wrote for one excuses the other.
-EARLIER_WORDS = MappingProxyType({"key removed": frozenset({"no such key"})})
-
-
 def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> bool:
     """True when a known entry names this finding's cause, on whatever case or launch shows it. An entry an earlier
     version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did."""
     if not waiver.finding or waiver.finding != str(finding.kind) or waiver.path != finding.path:
         return False
-    if waiver.what and waiver.what != what_of(finding) and what_of(finding) not in EARLIER_WORDS.get(waiver.what, ()):
+    if waiver.what and waiver.what != what_of(finding):
         return False
     if waiver.cases:
         return fnmatchcase(case_id, waiver.cases)
