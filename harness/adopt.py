@@ -26,6 +26,7 @@ from harness.gates.confine import ENV_READ
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.gates.writer import write_atomic
+from harness.model.hints import first_sentence
 from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
 from harness.rules.known_entries import render as known_text
@@ -65,6 +66,7 @@ class LeftOut:
 
     name: str
     reason: str
+    overrides: tuple[str, ...] = ()  # a preset's, so its known entry can compose it again
 
 
 @dataclass(frozen=True)
@@ -116,14 +118,6 @@ class Adoption:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def first_sentence(text: str, limit: int = 160) -> str:
-    """Hydra's message shortened to its first sentence (it ends at '. ': quoted names hold dots), at most `limit` characters."""
-    text = _one_line(text)
-    match = re.search(r"(?<=\.)\s", text)
-    text = text[: match.start()] if match else text
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _reason(error: BaseException, verbose: bool) -> str:
@@ -419,8 +413,8 @@ def _with_engines(
     # A preset with which no option composes does not compose with the group (schnetpack's preset without an
     # experiment leaves `model: null`, so `model/representation=X` cannot be overridden): init drops it, not the group.
     dropped = [
-        LeftOut(preset, f"does not compose with engine group {group}: {failures[preset][named[0]]}")
-        for preset, _ in guess.presets
+        LeftOut(preset, f"does not compose with engine group {group}: {failures[preset][named[0]]}", overrides)
+        for preset, overrides in guess.presets
         if named and len(failures[preset]) == len(named)
     ]
     kept = tuple((preset, overrides) for preset, overrides in guess.presets if preset not in {entry.name for entry in dropped})

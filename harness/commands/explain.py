@@ -18,7 +18,7 @@ from harness.commands.common import (
 )
 from harness.composition.cases import open_matrix
 from harness.gates.errors import ExitCode
-from harness.model.hints import did_you_mean, key_paths
+from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX, Case
 from harness.model.semantic_diff import show_value
 from harness.model.settings import Settings, display_path
@@ -107,7 +107,7 @@ def explain_python_default(settings: Settings, tree: Any, key: str, case: Case, 
     view = program_view(settings)
     filled = view.filled(tree, key) if view is not None else None
     if filled is None:
-        raise UsageError(f"{key} does not exist in case {case.id}{did_you_mean(key, key_paths(tree))}")
+        raise UsageError(f"{key} does not exist in case {case.id}{key_hint(key, set(key_paths(tree)))}")
     value = view.value_at(tree, key) if view is not None else None
     shown = show_value(value) if filled.default.literal else filled.default.describe()
     say(f"{key}: not in the config; the program uses the Python default {shown} ({filled.where})   (case {case.id})")

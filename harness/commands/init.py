@@ -128,10 +128,33 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
         return [f"  known         {files[-1]} (kept as it was)"]
     settings = replace(load_settings(adoption.settings_file), cache_dir=cache_dir_from(args))
     target = adoption.settings_file.parent / files[-1]
-    entries = record(settings, target, argparse.Namespace(), "known at adoption")
+    entries = record(settings, target, argparse.Namespace(), "known at adoption", left_out_entries(adoption, settings))
     stamp_known(target)
     return [
         # Entries, named as such: `check` counts the findings they excuse (an entry can excuse several).
         f"  known         {files[-1]} ({len(entries)} known entr{'ies' if len(entries) != 1 else 'y'} for what the repository already has: "
         "counted, not failed; remove an entry once it is fixed)"
     ]
+
+
+def left_out_entries(adoption: Any, settings: Any) -> list[dict[str, Any]]:
+    """A known entry for each root and preset init left out because it does not compose (not for a generated file or
+    a name no golden can carry): `check` composes them again, counts them while they fail, says when they compose."""
+    from harness.rules import known_entries
+    from harness.rules.contracts import utc_today
+
+    today, found = utc_today(), adoption.discovery
+    roots = [
+        known_entries.left_out_entry(
+            known_entries.ROOT, known_entries.root_source(settings, e.name), f"root {e.name} left out: {e.reason}", today
+        )
+        for e in found.left_out
+        if e.reason.startswith("does not compose")
+    ]
+    presets = [
+        known_entries.left_out_entry(
+            known_entries.PRESET, known_entries.preset_source(e.name, e.overrides), f"preset {e.name} left out: {e.reason}", today
+        )
+        for e in found.dropped_presets
+    ]
+    return roots + presets

@@ -7,6 +7,7 @@ per entry the file holds that REF's known file does not (added, or its `until` m
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,11 +89,16 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
     from harness.rules import known_entries
+    from harness.rules.contracts import parse_contracts
 
     try:
         text = read_text(target, settings.read_scope, what=str(target))
     except FileNotFoundError:
         return 0
+    except UnicodeDecodeError as error:
+        raise common.UsageError(f"{display_path(target)}: not UTF-8 (offset {error.start})") from None
+    # Its shape first, by the one schema (a ContractError names the file, line and key): what follows reads it as YAML.
+    parse_contracts(text, target, legacy_known=True)
     try:
         rewritten, dropped = known_entries.without_earlier_entries(text)
     except ValueError as error:
@@ -102,13 +108,16 @@ def _drop_earlier_entries(settings: Settings, target: Path) -> int:
     return dropped
 
 
-def record(settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since") -> list[dict[str, Any]]:
-    """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet."""
-    return _recorded(settings, target, args, when)[0]
+def record(
+    settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since", also: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """Run the checks on the settings and append to `target` an entry for every finding no entry excuses yet, and the
+    entries `also` names (what init left out)."""
+    return _recorded(settings, target, args, when, also)[0]
 
 
 def _recorded(
-    settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since"
+    settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since", also: Sequence[dict[str, Any]] = ()
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """`record`, and with `args.reason` the records that accept what it added (with `args.base`, also what the
     file's entries excuse that REF's do not)."""
@@ -120,7 +129,7 @@ def _recorded(
     from harness.runner.run import Run, Runner
 
     result = Runner(Run.check(settings, common.rule_set_of(settings, args))).run()
-    entries = known_entries.entries_for(result.cases, utc_today(), when) + run_wide_entries(result.findings, utc_today(), when)
+    entries = [*also, *known_entries.entries_for(result.cases, utc_today(), when), *run_wide_entries(result.findings, utc_today(), when)]
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
         try:

@@ -140,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
     results = [_sourced_as(result, wanted) for result in results]
     if launches is not None:
         moves = moved_paths(f for r in results for f in r.findings)
-        launches = ([_sourced_as(_with_moves(r, moves), wanted) for r in launches[0]], launches[1], launches[2])
+        removed = frozenset(f.path for r in results for f in r.findings if f.kind == model.Kind.REMOVED)
+        launches = ([_sourced_as(_with_moves(r, moves, removed), wanted) for r in launches[0]], launches[1], launches[2])
     engine.adopt(results, launches)
     return report(engine.finish())
 
@@ -244,14 +245,17 @@ def _launch_order(cases: list[CaseResult], settings: Settings) -> list[CaseResul
     return sorted(cases, key=lambda result: found.get(result.case.id, len(found)))
 
 
-def _with_moves(result: CaseResult, moves: dict[str, str]) -> CaseResult:
-    """A launch's `key removed` findings told where their key moved, as harness.runner.launches.findings_of tells them, and
-    (a review) its values under the moved key left to that finding, as harness.runner.launch_review.value_findings leaves
-    them: a shard checks launches without the moves, which are known only from every shard's cases."""
-    from harness.runner.launches import KEY_REMOVED, moved_key, moved_override
+def _with_moves(result: CaseResult, moves: dict[str, str], removed: frozenset[str] = frozenset()) -> CaseResult:
+    """A launch's `no such key` findings whose key the goldens had told `key removed`, its `key removed` findings told
+    where their key moved, as harness.runner.launches.findings_of tells them, and (a review) its values under the moved
+    key left to that finding, as harness.runner.launch_review.value_findings leaves them: a shard checks launches
+    without the moves and removed keys, which are known only from every shard's cases."""
+    from harness.runner.launches import KEY_REMOVED, as_removed, had, moved_key, moved_override
 
     findings, moved_to = [], []
     for finding in result.findings:
+        if had(finding.path, moves, removed):
+            finding = as_removed(finding)
         fix = finding.detail_as(model.LaunchFix)
         moved = (
             moved_override(finding.new, moves) if fix is not None and fix.reason == KEY_REMOVED and isinstance(finding.new, str) else None

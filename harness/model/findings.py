@@ -337,10 +337,21 @@ class ContractHygiene:
         return {}
 
 
+@dataclass(frozen=True)
+class NotComposed:
+    """A root or preset `init` left out because it does not compose, composed again by every whole run because a
+    known entry names it (harness/rules/known_entries.py): `what` is `root` or `preset`."""
+
+    what: str
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"detail": [self.what]}
+
+
 # What a finding says beyond its core, one value per kind (a changed value: a Difference or a ViaDefault; a contract
 # finding: a ContractRef, or ContractHygiene about the file). Each writes its own JSON fields (`json_fields`), which
 # follow the core's in the finding's JSON.
-Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene
+Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene | NotComposed
 
 
 @dataclass(frozen=True)
@@ -395,7 +406,7 @@ class Finding:
         }
 
 
-D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene)
+D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene, NotComposed)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from types import MappingProxyType
 
 
@@ -12,6 +12,14 @@ def did_you_mean(wrong: str, known: Iterable[str]) -> str:
     """`; did you mean 'x'?` for the closest known name, or "" when nothing is close."""
     close = difflib.get_close_matches(wrong, sorted(set(known)), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def first_sentence(text: str, limit: int = 160) -> str:
+    """Hydra's message shortened to its first sentence (it ends at '. ': quoted names hold dots), at most `limit` characters."""
+    text = " ".join(text.split())
+    match = re.search(r"(?<=\.)\s", text)
+    text = text[: match.start()] if match else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def case_hint(pattern: str, case_ids: Iterable[str]) -> str:
@@ -42,6 +50,19 @@ def key_paths(tree: object) -> list[str]:
             prefix = join_path(prefix, key)
             paths.add(prefix)
     return sorted(paths)
+
+
+def key_hint(wrong: str, paths: Collection[str]) -> str:
+    """`did_you_mean` for a dotted key: among the keys beside it when its parent exists (a typo in its last part; a
+    config holds a thousand keys, and comparing with each costs 50 ms), else among them all."""
+    parent, _, last = wrong.rpartition(".")
+    if not parent or parent not in paths:
+        return did_you_mean(wrong, paths)
+    # The last parts compared, not the whole paths: beside a long shared prefix any two keys look alike.
+    close = difflib.get_close_matches(
+        last, sorted({p.rpartition(".")[2] for p in paths if p.rpartition(".")[0] == parent}), n=1, cutoff=0.6
+    )
+    return f"; did you mean {parent + '.' + close[0]!r}?" if close else ""
 
 
 _MISSING_OPTION = re.compile(

@@ -28,14 +28,17 @@ from __future__ import annotations
 import datetime
 import itertools
 import re
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
 
+from harness.composition.compose import ComposeError, HydraSession
 from harness.model.findings import (
     ERROR,
     GOLDEN_KINDS,
@@ -47,10 +50,12 @@ from harness.model.findings import (
     Finding,
     Kind,
     LaunchFix,
+    NotComposed,
     Origin,
     TargetFacts,
 )
-from harness.model.settings import display_path
+from harness.model.hints import first_sentence
+from harness.model.settings import Settings, display_path
 from harness.rules.contract_changes import canonical, flow_record
 from harness.rules.contracts import KNOWN, KNOWN_FILE_NAME, ChangeRecord, ContractSet, Waiver
 
@@ -60,17 +65,25 @@ KNOWN_FILE = "config-harness/known.yaml"
 NEVER_KNOWN = GOLDEN_KINDS | {Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.FALLBACK}
 
 
+# Launch reason words that name one cause: an override whose key the config lacks is `no such key` or `key removed`
+# by whether the baseline had the key (harness/runner/launches.py), and the baseline differs between `check` after
+# `generate` and the review of the same commit. An entry names the cause, so both are `key removed`, as every entry
+# written before the two were told apart says.
+SAME_CAUSE = MappingProxyType({"no such key": "key removed"})
+
+
 def what_of(finding: Finding) -> str:
     """The finding's own reason word, which tells two findings on one path apart: a launch's (`key removed`), a
     target finding's (`missing_class`), a contract's name."""
     launch, target = finding.detail_as(LaunchFix), finding.detail_as(TargetFacts)
     if finding.kind == Kind.LAUNCH and launch is not None:
-        return launch.reason
+        return SAME_CAUSE.get(launch.reason, launch.reason)
     if finding.kind == Kind.TARGET:
         return str(target.reason) if target is not None else ""
     if finding.kind == Kind.CONTRACT:
         return finding.contract
-    return ""
+    left_out = finding.detail_as(NotComposed)
+    return left_out.what if left_out is not None else ""
 
 
 def source_of(finding: Finding, root: str = "") -> str:
@@ -176,28 +189,36 @@ def _named(cause: dict[str, str]) -> str:
     return f"{cause.get('what') or cause['finding']}" + (f" at {at}" if at else f": {cause.get('message', '')}")
 
 
-def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult]) -> list[Finding]:
-    """A warning for each known entry that excuses nothing any more: the problem is fixed, the entry can go."""
+def _fixed(entry: Waiver) -> str:
+    """What no longer holds, in words: `the root init left out (conf/x.yaml) composes now`, `undeclared at a.b no
+    longer holds`."""
+    if _left_out(entry):
+        return f"the {entry.what} init left out ({entry.source}) composes now"
+    return _named(_entry_cause(entry)) + (f" on {entry.cases}" if entry.cases else "") + " no longer holds"
+
+
+def stale_entries(entries: Sequence[Waiver], results: Iterable[CaseResult], findings: Iterable[Finding] = ()) -> list[Finding]:
+    """A warning for each known entry that excuses nothing any more, in the cases or among the run's `findings`: the
+    problem is fixed, the entry can go."""
     excused = [(r.case.id, f, r.root_file) for r in results for f in r.findings if f.status == Excused.KNOWN]
-    findings = []
+    excused += [("", f, "") for f in findings if f.status == Excused.KNOWN]
+    stale = []
     for entry in entries:
         if any(excuses(entry, case_id, finding, root) for case_id, finding, root in excused):
             continue
         where = _where(entry)
-        findings.append(
+        stale.append(
             Finding(
                 Kind.CONTRACT,
                 entry.path,
                 None,
                 None,
                 WARNING,
-                f"known finding fixed: {_named(_entry_cause(entry))}"
-                + (f" on {entry.cases}" if entry.cases else "")
-                + f" no longer holds; remove its entry ({where})",
+                f"known finding fixed: {_fixed(entry)}; remove its entry ({where})",
                 detail=ContractRef(source=where),
             )
         )
-    return findings
+    return stale
 
 
 def record_of(cause: dict[str, str], old_until: Any = None, until: Any = None) -> dict[str, Any]:
@@ -331,6 +352,91 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
             where = f" ({finding.source})" if finding.source is not None else ""
             entries[key] = {**cause, "reason": f"{when} ({today.isoformat()}): {words_of(finding)}{where}"}
     return list(entries.values())
+
+
+# ---- roots and presets init left out ----
+
+# A root or preset `init` leaves out because it does not compose is a problem the repository already has: it is
+# recorded like any other (kind `error`, `what` root or preset, `source` the root's config file, relative to the
+# settings' folder, or the `--preset 'NAME=OVERRIDES'` flag that gives the preset), and every whole run composes it again. While
+# it still does not compose it is counted as known; once it composes, its entry excuses nothing and is stale.
+ROOT, PRESET = "root", "preset"
+
+
+def left_out_entry(what: str, source: str, cause: str, today: datetime.date, when: str = "known at adoption") -> dict[str, Any]:
+    """The known entry for a root or preset init left out: which (`what`, `source`) and init's one-line cause."""
+    return {"finding": str(Kind.ERROR), "path": "", "source": source, "what": what, "reason": f"{when} ({today.isoformat()}): {cause}"}
+
+
+def root_source(settings: Settings, name: str) -> str:
+    """A root's config file as a known entry names it: relative to the settings' folder, the same from any folder."""
+    path = settings.config_dir / f"{name}.yaml"
+    return path.relative_to(settings.origin.parent).as_posix() if path.is_relative_to(settings.origin.parent) else str(path)
+
+
+def preset_source(name: str, overrides: Sequence[str]) -> str:
+    """A preset as a known entry names it: the `init` flag that gives it (`--preset 'NAME=OVERRIDES'`)."""
+    return shlex.join(["--preset", f"{name}={shlex.join(overrides)}"])
+
+
+def _preset(source: str) -> tuple[str, list[str]]:
+    """The name and overrides of a preset a known entry names (`preset_source`); ValueError for other text."""
+    words = shlex.split(source)
+    if len(words) != 2 or words[0] != "--preset" or "=" not in words[1]:
+        raise ValueError("expected --preset 'NAME=OVERRIDES'")
+    name, _, written = words[1].partition("=")
+    return name, shlex.split(written)
+
+
+def _root_name(settings: Settings, source: str) -> str:
+    path = settings.origin.parent / source
+    try:
+        name = path.relative_to(settings.config_dir).with_suffix("")
+    except ValueError:
+        return Path(source).stem
+    return name.as_posix() if ".." not in name.parts else name.name  # a name below the config folder, never above it
+
+
+def _left_out(entry: Waiver) -> bool:
+    return entry.finding == str(Kind.ERROR) and entry.what in (ROOT, PRESET) and bool(entry.source)
+
+
+def composed_again(settings: Settings, entries: Sequence[Waiver], stems: Sequence[tuple[str, tuple[str, ...]]]) -> list[Finding]:
+    """Each root or preset a known entry names as left out, composed again: an error finding (for the entry to excuse)
+    while it still does not compose, none once it does. A root is composed with every preset of the settings, a preset
+    on every root and engine (`stems`: config name and engine override of each)."""
+    wanted = [e for e in entries if _left_out(e)]
+    if not wanted:
+        return []
+    found = []
+    with HydraSession.for_settings(settings) as session:
+        for what, source in dict.fromkeys((e.what, e.source) for e in wanted):
+            cause = _first_failure(session, settings, what, source, stems)
+            if cause is not None:
+                found.append(Finding(Kind.ERROR, "", None, None, ERROR, cause, source=source, detail=NotComposed(what)))
+    return found
+
+
+def _first_failure(
+    session: HydraSession, settings: Settings, what: str, source: str, stems: Sequence[tuple[str, tuple[str, ...]]]
+) -> str | None:
+    """Why the root or preset `source` names does not compose (the first composition that fails), or None."""
+    if what == ROOT:
+        name = _root_name(settings, source)
+        tries = [(name, list(overrides)) for _, overrides in settings.presets]
+    else:
+        try:
+            name, overrides = _preset(source)
+        except ValueError as error:
+            return f"preset left out by init: {source!r} cannot be read ({error})"
+        tries = [(root, [*stem, *overrides]) for root, stem in stems]
+    for config_name, overrides in tries:
+        try:
+            session.compose(config_name, overrides)
+        except ComposeError as error:
+            where = f" with {' '.join(overrides)}" if overrides else ""
+            return f"{what} {name} left out by init: {config_name} does not compose{where}: {first_sentence(str(error))}"
+    return None
 
 
 HEADER = """\

@@ -30,6 +30,7 @@ from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
 from harness.rules.protocol import TermChange
 from harness.runner.launches import (
+    NO_SUCH_KEY,
     NOT_EXTRACTED,
     Checked,
     CommandCase,
@@ -46,6 +47,7 @@ from harness.runner.launches import (
     command_cases,
     find_scripts,
     launch_reason,
+    leaf_paths,
     module_path,
     moved_override,
     origins,
@@ -500,7 +502,9 @@ def review_commands(
     pairs += moved
     renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
     base_of = {c.case.id: b.case.id for c, b in pairs}
-    reviewed = origins([case_result(c, moves) for c in now], [case_result(c) for c in base], renamed, base_of)
+    # An override whose key the base's launch had is `key removed`; one the base never had either is `no such key`.
+    had = {c.case.id: leaf_paths(b.tree) for c, b in pairs if any(f.reason == NO_SUCH_KEY for f in c.failures)}
+    reviewed = origins([case_result(c, moves, had.get(c.case.id, ())) for c in now], [case_result(c) for c in base], renamed, base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     values = {c.case.id: value_findings(c, b, ref, views, moves) for c, b in pairs}

@@ -31,6 +31,7 @@ from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
+from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
@@ -39,7 +40,9 @@ from harness.rules import invariants
 from harness.runner.compare import warning_findings
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
-KEY_REMOVED = "key removed"
+KEY_REMOVED = "key removed"  # the baseline had the key (the golden, or the base's launch in a review)
+NO_SUCH_KEY = "no such key"  # the key was never there: a typo, said with the closest key that is
+HINT = "; did you mean "  # how harness.model.hints.did_you_mean starts
 KEY_EXISTS = "key now exists"
 OPTION_REMOVED = "group option removed"
 GROUP_REMOVED = "group removed"
@@ -130,6 +133,7 @@ class Failure:
     override: Override | None
     message: str
     fix: str | None = None
+    hint: str = ""  # `; did you mean 'x'?` for a key that is not in the config (said unless the baseline had it)
 
 
 @dataclass
@@ -518,12 +522,12 @@ def _classify(error: BaseException, override: Any, unknown: bool) -> tuple[str, 
     if "looks like a config group override" in hydra_says:
         return GROUP_REMOVED, f"the config group {key} does not exist", None
     if "Could not delete from config" in hydra_says and "does not exist" in hydra_says:
-        return KEY_REMOVED, f"{key} does not exist, so `~` has nothing to delete", None
+        return NO_SUCH_KEY, f"{key} does not exist, so `~` has nothing to delete", None
     if "Could not delete from config" in hydra_says:
         return VALUE_DIFFERS, f"{key} no longer has the value `~` names ({hydra_says})", f"~{key}"
     if "Could not override" in hydra_says:
         # OmegaConf's "(Key 'x' is not in struct)" says the same again, on every line.
-        return KEY_REMOVED, f"{key} is not in the config", None
+        return NO_SUCH_KEY, f"{key} is not in the config", None
     if unknown:
         return None
     return TYPE_CHANGED, f"{key} does not take this value ({_cause(error)})", None
@@ -576,6 +580,8 @@ class Composer:
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._lent: dict[bytes, Any] = {}
                 self._invariants = invariants.LaunchInvariants()
+                self._paths: dict[tuple[str, ...], set[str]] = {}
+                self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
                 for case in group:
                     start = len(session.warned)
@@ -632,7 +638,8 @@ class Composer:
                         checked.unchecked.append(override)
                     else:
                         reason, message, fix = verdict
-                        checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix))
+                        hint = self._hint(checked.selection, lent.config, parsed.key_or_group) if reason == NO_SUCH_KEY else ""
+                        checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix, hint))
         checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
             from harness.composition.render import to_plain
@@ -643,6 +650,17 @@ class Composer:
         elif lent.give_back():
             self._lent[base] = lent
         return checked
+
+    def _hint(self, selection: tuple[str, ...], config: Any, key: str) -> str:
+        """`; did you mean 'x'?` for a key the launch's config lacks, once per config and group overrides (`selection`)
+        and key: the same broken override recurs in many launches of a repository."""
+        from harness.composition.render import to_plain
+
+        if (selection, key) not in self._hints:
+            if selection not in self._paths:
+                self._paths[selection] = set(key_paths(to_plain(config)))
+            self._hints[(selection, key)] = key_hint(key, self._paths[selection])
+        return self._hints[(selection, key)]
 
     def _base(
         self, session: HydraSession, case: CommandCase, groups: list[tuple[Override, Any]], checked: Checked, bases: Bases
@@ -749,9 +767,36 @@ def text_as_written(text: str, texts: Mapping[str, str]) -> str:
 # ---- findings ----
 
 
-def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> list[Finding]:
-    """The launch findings of one checked command case: an error per failing override, with its fix where known."""
+def had(key: str, moves: Mapping[str, str], removed: Iterable[str]) -> bool:
+    """True when the baseline had `key`: it moved, or it is one of the `removed` leaf paths (what the goldens hold and
+    the tree lost, or what the base's launch composed) or a mapping above one. A key below a leaf was never there (an
+    empty `override_transformer_config: {}` holds no `use_flash_attn`)."""
+    return moved_override(key, moves) is not None or any(key == path or path.startswith(key + ".") for path in removed)
+
+
+def as_removed(finding: Finding) -> Finding:
+    """A `no such key` launch finding told `key removed` (the baseline had its key), as findings_of tells it: without
+    the closest key it names; any other finding as it is."""
+    launch = finding.detail_as(LaunchFix)
+    if launch is None or launch.reason != NO_SUCH_KEY:
+        return finding
+    words = finding.message.removeprefix(f"{NO_SUCH_KEY}: ").split(HINT)[0]
+    return replace(finding, message=f"{KEY_REMOVED}: {words}", detail=replace(launch, reason=KEY_REMOVED))
+
+
+def leaf_paths(tree: Any) -> frozenset[str]:
+    """Every leaf's dotted path of a launch's composed tree (none when it did not compose)."""
+    from harness.model.semantic_diff import iter_leaves
+
+    return frozenset(path for path, _ in iter_leaves(tree)) if tree is not None else frozenset()
+
+
+def findings_of(checked: Checked, moves: Mapping[str, str] | None = None, removed: Iterable[str] = ()) -> list[Finding]:
+    """The launch findings of one checked command case: an error per failing override, with its fix where known. An
+    override whose key the config lacks is `key removed` where the baseline had it (`moves`, `removed`), else `no
+    such key` with the closest key that exists."""
     findings = []
+    removed = frozenset(removed)
     for failure in checked.failures:
         override = failure.override
         if override is None:
@@ -770,10 +815,13 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
                 )
             )
             continue
-        fix = failure.fix
-        message = failure.message
+        fix, reason, message = failure.fix, failure.reason, failure.message
+        if reason == NO_SUCH_KEY and had(failure.key, moves or {}, removed):
+            reason = KEY_REMOVED
+        elif reason == NO_SUCH_KEY:
+            message += failure.hint
         # The script's own text (`training.seed=${seed}`), never a placeholder, in the message and in the fix.
-        moved = moved_override(override.shown, moves or {}) if failure.reason == KEY_REMOVED else None
+        moved = moved_override(override.shown, moves or {}) if reason == KEY_REMOVED else None
         if moved is not None:
             fix = moved
             message = f"{message}; it moved to {moved_key(moved)}"
@@ -789,9 +837,9 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None) -> lis
                 None,
                 override.shown,
                 ERROR,
-                f"{failure.reason}: {message}",
+                f"{reason}: {message}",
                 source=Source(override.file or checked.case.launch.script, override.line),
-                detail=LaunchFix(failure.reason, fix),
+                detail=LaunchFix(reason, fix),
             )
         )
     return findings
@@ -821,9 +869,9 @@ def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
     return None
 
 
-def case_result(checked: Checked, moves: Mapping[str, str] | None = None) -> CaseResult:
+def case_result(checked: Checked, moves: Mapping[str, str] | None = None, removed: Iterable[str] = ()) -> CaseResult:
     """A command case as a case result beside the matrix's: `error` when a launch finding is an error."""
-    findings = tuple(findings_of(checked, moves)) + tuple(warning_findings(checked.warnings))
+    findings = tuple(findings_of(checked, moves, removed)) + tuple(warning_findings(checked.warnings))
     findings += tuple(invariants.problem_findings(getattr(checked, "unresolved", ())))
     status = Status.ERROR if any(f.severity == ERROR for f in findings) else Status.OK
     return CaseResult(checked.case.as_case(), checked.case.launch.where, status, findings)
@@ -924,12 +972,18 @@ def _checked_commands(
 
 
 def check_commands(
-    settings: Any, moves: Mapping[str, str] | None = None, root: Path | None = None, case_glob: str | Sequence[str] | None = None
+    settings: Any,
+    moves: Mapping[str, str] | None = None,
+    root: Path | None = None,
+    case_glob: str | Sequence[str] | None = None,
+    removed: Iterable[str] = (),
 ) -> tuple[list[CaseResult], LaunchTally]:
     """The settings' command cases composed against the tree (at `root`, a copy of the project, when given);
-    `case_glob` (one glob or several) keeps the launches whose id matches."""
+    `case_glob` (one glob or several) keeps the launches whose id matches; `removed`: the keys the goldens hold and
+    the tree lost (an override naming one is `key removed`, not `no such key`)."""
     checked, skipped = _checked_commands(settings, root, case_glob)
-    return [case_result(c, moves) for c in checked], tally(checked, skipped)
+    removed = frozenset(removed)
+    return [case_result(c, moves, removed) for c in checked], tally(checked, skipped)
 
 
 def _base_launches(settings: Any, top: Path, commit: str, reads: BaseReads, case_glob: str | Sequence[str] | None) -> list[Checked]:
@@ -1079,9 +1133,10 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     if checked.config is None:
         reasons = "; ".join(f.message for f in checked.failures) or "it does not compose"
         raise ValueError(f"{case.id}: {reasons}")
-    value = lookup(to_plain(checked.config), key)
+    tree = to_plain(checked.config)
+    value = lookup(tree, key)
     if value is MISSING:
-        raise ValueError(f"{key} does not exist in case {case.id}")
+        raise ValueError(f"{key} does not exist in case {case.id}{key_hint(key, set(key_paths(tree)))}")
     # A value the script cannot know is shown as the script writes it (`$BASE_MODEL`), never as its placeholder.
     shown = as_written(value, script_texts(case.launch.overrides))
     lines = [f"{key} = {show_value(shown)}   (case {case.id}, config {case.config_name})"]

@@ -771,11 +771,17 @@ class Runner:
         if self.launch_parts is None:
             # A shard's launches take no moves: which keys moved is known only from every shard's cases (`merge`).
             moves = {} if self.shard is not None else moved_paths(f for r in results for f in r.findings)
-            self.launch_parts = self._checked_launches(moves)
+            # The keys the goldens hold and the tree lost: an override naming one is `key removed`, not `no such key`.
+            removed = (
+                frozenset() if self.shard is not None else frozenset(f.path for r in results for f in r.findings if f.kind == Kind.REMOVED)
+            )
+            self.launch_parts = self._checked_launches(moves, removed)
         cases, counts, entries = self.launch_parts
         return known_entries.excuse_results(cases, known_entries.known_entries(self.run_spec.contracts), utc_today()), counts, entries
 
-    def _checked_launches(self, moves: dict[str, str]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
+    def _checked_launches(
+        self, moves: dict[str, str], removed: frozenset[str] = frozenset()
+    ) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
         """The launches composed and checked (this shard's share of them), before known entries excuse any."""
         from glob import escape
 
@@ -792,7 +798,7 @@ class Runner:
             if self.shard is not None:  # each launch by its exact id (escaped); "" matches none
                 found = [c.id for c in launches.discover(self.settings) if id_matches(c.id, glob)]
                 glob = tuple(escape(launch) for launch in self.shard.launches(found)) or ("",)
-            cases, counts = launches.check_commands(self.settings, moves, case_glob=glob)
+            cases, counts = launches.check_commands(self.settings, moves, case_glob=glob, removed=removed)
         else:
             records = self.run_spec.contracts.changes if self.run_spec.contracts is not None else ()
             try:
@@ -818,7 +824,11 @@ class Runner:
         if entries and len(self.selected) == len(self.cases) and self.launch_glob is None:
             # An entry for a launch's cause can only be judged on a run that checked the launches.
             judged = [e for e in entries if launches_checked or not (e.cases.startswith(LAUNCH_PREFIX) or e.finding == Kind.LAUNCH)]
-            findings += known_entries.stale_entries(judged, cases)
+            # The roots and presets init left out are composed again: known while they fail, their entry stale after.
+            stems = list(dict.fromkeys((c.config_name, c.stem_overrides) for c in self.cases if not c.id.startswith("route/")))
+            left_out = known_entries.excuse(known_entries.composed_again(run.settings, entries, stems), entries, "", utc_today())
+            findings += left_out
+            findings += known_entries.stale_entries(judged, cases, left_out)
         findings += known_entries.unheeded_records(run.contracts)
         if run.review is not None and entries and not run.review.first_adoption:
             # At a first adoption the base has no rules to loosen: the pull request's apply, and every report says so.

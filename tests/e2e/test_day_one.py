@@ -102,7 +102,9 @@ def test_check_right_after_adoption_is_green_and_short_and_the_known_file_says_w
     assert entries and set(entries) >= {"launch"}, known[:500]
     # Each entry's reason is its finding line: what broke and the script line that breaks it.
     assert re.search(
-        r"reason: .known at adoption \(\d{4}-\d\d-\d\d\): key removed: [\w.]+ is not in the config \([\w/.-]+\.sh:\d+\)", known
+        r"reason: .known at adoption \(\d{4}-\d\d-\d\d\): (key removed|no such key): [\w.]+ is not in the config"
+        r"(; did you mean '+[\w.]+'+\?)? \([\w/.-]+\.sh:\d+\)",
+        known,
     )
     # Helpers that were never Hydra applications are no finding at all, and the submodule is no error.
     assert "has no @hydra.main" not in known and "recipe" not in known

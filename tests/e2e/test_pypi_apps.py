@@ -189,7 +189,7 @@ def test_one_init_finds_the_config_folder_and_asks_for_the_engine_group(adoption
 
 
 def test_check_is_green_and_quiet(adoption: Adoption):
-    """generate and check exit 0; no finding is an error or a warning; the known file holds at most what the
+    """generate and check exit 0; no finding is an error or a warning; the known file holds exactly what the
     repository already has (the roots init left out because they do not compose: issue 42 item 9 records them)."""
     app = adoption.app
     assert adoption.generate.code == 0, adoption.generate.out[-2000:]
@@ -199,12 +199,13 @@ def test_check_is_green_and_quiet(adoption: Adoption):
     loud = [(case["id"], f["message"]) for case in report["cases"] for f in case["findings"] if f["severity"] != "info"]
     assert loud == []
     assert {case["status"] for case in report["cases"]} == {"ok"}
-    # Each left-out root is either said once by init only, or (with left-out roots recorded as known) a known entry
-    # that every check counts as known; nothing else is known, and no finding is new.
+    # Each left-out root is a known entry (issue 42 item 9) that every check counts as known, once; nothing else is
+    # known, and no finding is new.
     left_out = {f"{app.config_dir}/{name}.yaml" for name in app.left_out}
     assert all((entry["finding"], entry.get("what")) == ("error", "root") for entry in adoption.known), adoption.known
-    assert {entry["source"] for entry in adoption.known} in (set(), left_out), adoption.known
+    assert {entry["source"] for entry in adoption.known} == left_out, adoption.known
     assert all(finding["status"] == "known" for finding in report["findings"]), report["findings"]
+    assert len(report["findings"]) == len(left_out), report["findings"]
     # Quiet: the verdict and nothing else (no launch tally of scripts that run no Hydra program, no warning).
     lines = adoption.said.out.splitlines()
     assert adoption.said.code == 0 and lines and all(line.startswith(report["verdict"]) for line in lines), adoption.said.out

@@ -201,3 +201,26 @@ def test_a_defaults_entry_of_a_group_that_does_not_exist_names_its_line_and_the_
     assert line.strip().startswith("ERROR conf/train.yaml:4: In 'train': Could not find 'backnd/cpu'")
     assert "no config group 'backnd'; did you mean 'backend'?" in line and "the groups: backend, optimizer" in line
     assert "ConfigStore" not in line  # a misspelt group is not a node registered from Python
+
+
+@pytest.mark.parametrize(
+    "known, words",
+    [
+        ("waivers: [\n", ["known.yaml:2", "invalid YAML"]),
+        ("waivers:\n  - {finding: launch, sourse: run.sh:3, reason: r}\n", ["known.yaml:2", "'sourse'", "did you mean 'source'"]),
+        ("waivers:\n  - finding: launch\n    path: [a]\n    reason: r\n", ["known.yaml:3", "path: expected str, got list"]),
+        ("waivers:\n  - {finding: launch, path: a, cases: 5, reason: r}\n", ["known.yaml:2", "cases: expected str, got int 5"]),
+    ],
+    ids=["malformed YAML", "misspelled key", "list for a string", "number for a glob"],
+)
+def test_a_known_file_of_the_wrong_shape_is_one_line_naming_file_and_key_in_check_and_known(small_project, cli, known, words):
+    """The known file is read by the one schema (harness/model/schema.py), by `check` and by `known` alike, before
+    `known` reads it as YAML to rewrite it (it once said `YAML input:2` without the file)."""
+    write(small_project, "known.yaml", known)
+    replace_in(small_project, "harness.toml", "jobs = 1", 'jobs = 1\ncontracts = ["known.yaml"]')
+    for command in ("check", "known"):
+        result = cli("--settings", "harness.toml", command, "--no-cache", cwd=small_project)
+        assert result.code == 2 and result.out == "", (command, result.out)
+        (line,) = result.err.strip().splitlines()
+        assert all(word in line for word in words), (command, line)
+    assert (small_project / "known.yaml").read_text() == known

@@ -99,6 +99,18 @@ def test_contracts_and_known_files_of_any_shape(project, capsys, monkeypatch, do
 
 
 @FUZZ
+@given(entries=st.lists(documents(CONTRACT_WORDS), max_size=3), command=st.sampled_from(["check", "known"]))
+def test_a_known_file_of_any_shape_read_by_check_and_known(project, capsys, monkeypatch, entries, command):
+    """The known file by its own name (`known` reads it to rewrite it, `check` through the one schema): each entry a
+    random document, most of them starting as a known entry does."""
+    waivers = [{"finding": "launch", "reason": "r", **entry} if isinstance(entry, dict) else entry for entry in entries]
+    text = yaml.safe_dump({"waivers": waivers}, allow_unicode=True).replace(BIG, DIGITS)
+    (project / "known.yaml").write_text(text, encoding="utf-8")
+    (project / "harness.toml").write_text('contracts = ["known.yaml"]\n' + SMALL_SETTINGS, encoding="utf-8")
+    _run(project, capsys, monkeypatch, command, "--no-cache", "--case", "train/cpu/default")
+
+
+@FUZZ
 @given(table=st.dictionaries(st.sampled_from(SETTINGS_WORDS), documents(SETTINGS_WORDS), max_size=6))
 def test_settings_of_any_shape(project, capsys, monkeypatch, table):
     lines = [f"{json.dumps(key)} = {_toml(value)}" for key, value in table.items() if value is not None]

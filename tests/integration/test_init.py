@@ -369,3 +369,77 @@ def test_init_on_a_pyproject_whose_tool_is_no_table_says_so_in_one_line(tmp_path
     result = cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=project)
     assert result.code == 2 and "appending [tool.config-harness] would make invalid TOML" in result.err
     assert (project / "pyproject.toml").read_text() == 'tool = "x"\n'
+
+
+def _run_findings(cli, *args: str) -> tuple[int, list[dict]]:
+    result = cli("check", "--format", "json", *args)
+    return result.code, result.json()["findings"]
+
+
+def test_a_root_init_left_out_is_a_known_entry_checked_again_until_it_composes_and_a_new_root_that_fails_is_an_error(tmp_path, cli):
+    """Issue 42 item 9: init said once that `broken` does not compose and then nothing did. Now it is recorded in the
+    known file (which root, the one-line cause), `check` counts it as known on one line, composes it again on every
+    run, and says its entry is stale once it composes; a root the settings name that fails is an error as ever."""
+    project = adoptable(tmp_path)
+    write_tree(project / "conf", {"broken.yaml": "defaults:\n  - backend: tpu\n"})
+    assert cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=project).code == 0
+    known = (project / "config-harness/known.yaml").read_text()
+    assert "- finding: error\n  path: ''\n  source: conf/broken.yaml\n  what: root\n" in known, known
+    assert re.search(r"reason: .known at adoption \(\S+\): root broken left out: does not compose: .*tpu", known), known
+    assert cli("generate").code == 0
+
+    check = cli("check")
+    assert check.code == 0 and check.out.splitlines()[-1].endswith("(1 known finding, excused by the known file; --verbose lists them)")
+    code, findings = _run_findings(cli)
+    (left_out,) = [f for f in findings if f["kind"] == "error"]
+    assert code == 0 and (left_out["status"], left_out["severity"], left_out["detail"]) == ("known", "info", ["root"])
+    assert left_out["message"].startswith("root broken left out by init: broken does not compose: ") and "tpu" in left_out["message"]
+
+    # A root the settings name that does not compose is an error: the entry for `broken` excuses only `broken`.
+    write_tree(project / "conf", {"other.yaml": "defaults:\n  - backend: tpu\n"})
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('roots = ["train"]', 'roots = ["train", "other"]'))
+    assert cli("check").code == 1
+    pyproject.write_text(pyproject.read_text().replace('roots = ["train", "other"]', 'roots = ["train"]'))
+
+    (project / "conf/broken.yaml").write_text("defaults:\n  - backend: gpu\n")  # it composes now
+    code, findings = _run_findings(cli)
+    assert code == 0 and not [f for f in findings if f["kind"] == "error"]
+    (stale,) = [f for f in findings if "known finding fixed" in f["message"]]
+    assert stale["severity"] == "warning" and "the root init left out (conf/broken.yaml) composes now; remove its entry" in stale["message"]
+
+
+NESTED_ENGINES = {
+    "train.yaml": "defaults:\n  - model: small\n  - _self_\nlr: 0.1\n",
+    "model/small.yaml": "defaults:\n  - representation: a\nsize: 1\n",
+    "model/none.yaml": "size: 0\n",  # selects no representation, so `model/representation=X` cannot be applied
+    "model/representation/a.yaml": "kind: a\n",
+    "model/representation/b.yaml": "kind: b\n",
+}
+
+
+def test_a_preset_init_left_out_is_a_known_entry_checked_again_on_every_engine_until_it_composes(tmp_path, cli):
+    """Bar 32's shape (schnetpack): a preset that composes with no option of the engine group is dropped by init; it
+    is recorded with its overrides, counted as known while it fails, and stale once it composes."""
+    write_tree(tmp_path / "conf", NESTED_ENGINES)
+    (tmp_path / "pyproject.toml").write_bytes(PROJECT_HEAD)
+    flags = ("--engine-group", "model/representation", "--preset", "default=", "--preset", "bare=model=none")
+    result = cli("init", "--config-dir", "conf", *flags, cwd=tmp_path)
+    assert result.code == 0 and "left out preset bare: does not compose with engine group model/representation" in result.out
+    known = (tmp_path / "config-harness/known.yaml").read_text()
+    assert "- finding: error\n  path: ''\n  source: --preset bare=model=none\n  what: preset\n" in known, known
+    assert cli("generate").code == 0
+    code, findings = _run_findings(cli)
+    (left_out,) = [f for f in findings if f["kind"] == "error"]
+    assert (
+        code == 0
+        and left_out["status"] == "known"
+        and left_out["message"].startswith("preset bare left out by init: train does not compose with model/representation=a model=none: ")
+    )
+    (tmp_path / "conf/model/none.yaml").write_text("defaults:\n  - representation: a\nsize: 0\n")
+    code, findings = _run_findings(cli)
+    assert code == 0 and [f["message"] for f in findings if f["kind"] != "contract"] == []
+    assert any(
+        "known finding fixed: the preset init left out (--preset bare=model=none) composes now; remove its entry" in f["message"]
+        for f in findings
+    ), findings

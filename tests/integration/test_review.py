@@ -693,3 +693,24 @@ def test_a_launch_the_change_adds_or_edits_outside_the_globs_is_named_as_not_che
     (line,) = [line for line in text.splitlines() if "tools/train.sh:2" in line]
     assert "outside the settings' commands globs, not checked" in line and "`tools/**/*.sh`" in line, text
     assert "3 launches checked of 3 found" in text, text  # counted nowhere: the globs decide what is checked
+
+
+def test_an_override_naming_a_key_that_never_existed_is_no_such_key_with_the_closest_in_check_review_and_explain(small_project, cli):
+    """Issue 42 item 9: `trainer.lrr` (a typo in a new override) is `no such key` with the closest key in check, the
+    review and explain alike, never `key removed`; `trainer.layers`, which the base (and its goldens) had and the
+    pull request removed, stays `key removed`."""
+    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.layers=x\npython -m app.main trainer.epochs=5\n"}
+    with_launches(small_project, files)
+    commit_small_project(small_project, cli, "")
+    train = small_project / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("  layers: [a, b]\n", ""))
+    (small_project / "scripts" / "run.sh").write_text(
+        "python -m app.main trainer.layers=x\npython -m app.main trainer.epochs=5 trainer.lrr=0.5\n"
+    )
+    closest = "no such key: trainer.lrr is not in the config; did you mean 'trainer.lr'?"
+    for command in (["check"], ["diff", "--base", "main"]):
+        result = cli("--settings", "harness.toml", *command, "--format", "json")
+        said = {f["path"]: f["message"] for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"}
+        assert said == {"trainer.layers": "key removed: trainer.layers is not in the config", "trainer.lrr": closest}, (command, said)
+    explained = cli("--settings", "harness.toml", "explain", "trainer.lrr", "--case", "cmd/scripts/run.sh#2")
+    assert explained.code == 2 and "did you mean 'trainer.lr'?" in explained.err, explained.err

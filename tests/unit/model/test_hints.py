@@ -79,3 +79,16 @@ def test_an_option_only_a_plugin_provides_names_the_plugin_package():
     assert launcher is not None and "hydra-submitit-launcher" in launcher
     other = option_hint("Could not find 'backend/tpu' Available options in 'backend': cpu gpu")
     assert other is not None and "plugin" not in other  # an application's own group: the closest option, not a plugin
+
+
+def test_a_key_hint_compares_the_last_part_among_the_keys_beside_it_and_the_whole_path_when_its_parent_is_missing():
+    """Issue 42 item 9's "did you mean" for an override's key: beside a long shared prefix every two keys look alike
+    (`...model.torch_dtype` is not `...model.mtp`), so the last parts are compared; a typo above the last part is
+    found among every path."""
+    from harness.model.hints import key_hint
+
+    paths = {"actor", "actor.model", "actor.model.mtp", "actor.model.path", "actor.optim", "actor.optim.lr", "trainer", "trainer.lr"}
+    assert key_hint("actor.model.torch_dtype", paths) == ""
+    assert key_hint("actor.model.pth", paths) == "; did you mean 'actor.model.path'?"
+    assert key_hint("actr.optim.lr", paths) == "; did you mean 'actor.optim.lr'?"
+    assert key_hint("trainer.lrr", paths) == "; did you mean 'trainer.lr'?"

@@ -52,6 +52,16 @@ def test_an_entry_excuses_exactly_its_kind_key_script_line_and_reason_word_on_an
     assert not known_entries.excuses(entry, "cmd/run.sh#1", replace(LAUNCH, kind=Kind.TARGET))
 
 
+def test_no_such_key_and_key_removed_are_one_cause_for_a_known_entry():
+    """An override whose key the config lacks is `no such key` or `key removed` by whether the baseline had the key
+    (issue 42 item 9): `check` after `generate` and the review of the same commit differ, so an entry (and the record
+    that accepts it) names the cause `key removed` either way, as entries an earlier version wrote do."""
+    (entry,) = entries(ENTRY)
+    typo = replace(LAUNCH, message="no such key: actor.lr is not in the config", detail=LaunchFix("no such key"))
+    assert known_entries.excuses(entry, "cmd/run.sh#4", typo) and known_entries.excuses(entry, "cmd/run.sh#4", LAUNCH)
+    assert known_entries.cause_of(typo) == known_entries.cause_of(LAUNCH)
+
+
 TARGET = Finding(
     Kind.TARGET,
     "actor.ref.micro",
@@ -274,3 +284,35 @@ def test_a_record_the_pull_request_adds_that_accepts_nothing_is_a_warning():
     assert idle.severity == WARNING and "matches no change in this review (config-harness/contracts.yaml:3)" in idle.message
     # A record the base already holds is history: never reported again.
     assert unmatched_records(records, {"config-harness/contracts.yaml": text}, [used]) == []
+
+
+LEFT_OUT = """\
+waivers:
+  - {finding: error, path: '', source: conf/sweep.yaml, what: root, reason: r}
+  - {finding: error, path: '', source: conf/../../outside.yaml, what: root, reason: r}
+  - {finding: error, path: '', source: "--preset 'fast=trainer.epochs=1", what: preset, reason: r}
+  - {finding: error, path: '', source: "--preset fast=trainer.epochs=1", what: preset, reason: r}
+  - {finding: error, path: '', source: "--preset 'bad=+trainer.lr=1'", what: preset, reason: r}
+"""
+
+
+def test_roots_and_presets_init_left_out_are_composed_again_inside_the_config_folder_whatever_the_entry_says(small_project):
+    """Issue 42 item 9: each entry naming a root or preset init left out is composed again; the pull request writes
+    these entries, so a source that climbs out of the config folder composes a name inside it, and one that cannot
+    be read is a finding, never an exception."""
+    from harness.model.settings import load_settings
+
+    (small_project / "conf" / "sweep.yaml").write_text("defaults:\n  - train\n  - backend: tpu\n")
+    (small_project / "outside.yaml").write_text("a: 1\n")
+    settings = load_settings(small_project / "harness.toml")
+    stems = [("train", ("backend=cpu",)), ("train", ("backend=gpu",))]
+    found = known_entries.composed_again(settings, entries(LEFT_OUT), stems)
+    assert [(f.source, f.message.split(":")[0]) for f in found] == [
+        ("conf/sweep.yaml", "root sweep left out by init"),
+        ("conf/../../outside.yaml", "root outside left out by init"),  # `outside`, looked for in conf/ only
+        ("--preset 'fast=trainer.epochs=1", "preset left out by init"),
+        ("--preset 'bad=+trainer.lr=1'", "preset bad left out by init"),
+    ]
+    assert "cannot be read (No closing quotation)" in found[2].message
+    assert "Cannot find primary config 'outside'" in found[1].message
+    assert all(known_entries.what_of(f) in ("root", "preset") for f in found)

@@ -21,6 +21,7 @@ from harness.runner.launches import (
     KEY_EXISTS,
     KEY_REMOVED,
     NEVER_RUNS,
+    NO_SUCH_KEY,
     NOT_EXTRACTED,
     NOT_HYDRA,
     OPTION_REMOVED,
@@ -103,12 +104,35 @@ def test_every_override_that_no_longer_applies_is_named_not_only_the_first(check
     broken = checked["cmd/scripts/run.sh#2"]
     assert failures(broken) == [
         (OPTION_REMOVED, "optim", None),
-        (KEY_REMOVED, "trainer.learning_rate", None),
+        (NO_SUCH_KEY, "trainer.learning_rate", None),
         (KEY_EXISTS, "trainer.lr", "trainer.lr=0.2"),  # drop the `+`
         (VALUE_DIFFERS, "trainer.epochs", "~trainer.epochs"),  # delete whatever it holds
     ]
     assert broken.failures[0].message == "optim: In 'train': 'lion' is not an option of optim (options: adam, sgd)"
     assert broken.failures[3].message.startswith("trainer.epochs no longer has the value `~` names (")
+
+
+def test_a_key_no_baseline_had_is_no_such_key_with_the_closest_key_and_one_the_goldens_had_is_key_removed(checked, tmp_path):
+    """Issue 42 item 9: `trainer.learning_rate` is not in the config. Without a baseline that had it (a typo in a new
+    override) it is `no such key`, with the closest key where one is close (`trainer.lrr`); where the goldens had it
+    (a REMOVED finding's path, or a key above it) it is `key removed`, without a guess."""
+    broken = checked["cmd/scripts/run.sh#2"]
+    typo = next(f for f in findings_of(broken) if f.path == "trainer.learning_rate")
+    assert typo.message == "no such key: trainer.learning_rate is not in the config"  # nothing close beside it
+    assert typo.detail == LaunchFix(NO_SUCH_KEY)
+    root = write_tree(tmp_path, {**PROJECT, "scripts/run.sh": "python3 -m app.train trainer.lrr=1 '~trainer.epoch'\n"})
+    (one,) = Composer(root).check(command_cases(Project(root, root / "app" / "conf", {}), [root / "scripts" / "run.sh"]))
+    assert [f.message for f in findings_of(one)] == [
+        "no such key: trainer.lrr is not in the config; did you mean 'trainer.lr'?",
+        "no such key: trainer.epoch does not exist, so `~` has nothing to delete; did you mean 'trainer.epochs'?",
+    ]
+    for removed in (["trainer.learning_rate"], ["trainer.learning_rate.warmup"]):  # the leaf, or a leaf below it
+        gone = next(f for f in findings_of(broken, removed=removed) if f.path == "trainer.learning_rate")
+        assert (gone.message, gone.detail) == ("key removed: trainer.learning_rate is not in the config", LaunchFix(KEY_REMOVED))
+    # Neither another leaf nor a leaf above it (verl's empty `override_transformer_config: {}`) had the key.
+    for removed in (["trainer.learning_rates"], ["trainer"]):
+        other = next(f for f in findings_of(broken, removed=removed) if f.path == "trainer.learning_rate")
+        assert other.detail == LaunchFix(NO_SUCH_KEY)
 
 
 def test_a_launch_that_cannot_compose_at_all_says_why_once(checked):
@@ -296,8 +320,8 @@ def test_a_config_name_the_script_takes_as_an_argument_is_checked_against_every_
     checked = {c.case.id: failures(c) for c in Composer(root).check(cases)}
     assert checked == {
         "cmd/scripts/train.sh#1@dp3": [],
-        "cmd/scripts/train.sh#1@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
-        "cmd/scripts/train.sh#2@simple_dp3": [(KEY_REMOVED, "training.seed", None)],
+        "cmd/scripts/train.sh#1@simple_dp3": [(NO_SUCH_KEY, "training.seed", None)],
+        "cmd/scripts/train.sh#2@simple_dp3": [(NO_SUCH_KEY, "training.seed", None)],
     }
 
 
@@ -350,7 +374,7 @@ def test_a_launch_bash_never_reaches_is_still_composed_and_its_stop_is_at_the_ba
     first, second = Composer(root, trees=True).check(cases)
     # Composed like any launch: its values are there to compare, its overrides checked, the stop first.
     assert (first.tree["trainer"]["epochs"], second.tree["trainer"]["epochs"]) == (7, 9)
-    assert [f.reason for f in first.failures] == [NEVER_RUNS, KEY_REMOVED]
+    assert [f.reason for f in first.failures] == [NEVER_RUNS, NO_SUCH_KEY]
     base = [case_result(first)]  # the base had only the first launch, stopped there too
     now = list(origins([case_result(first), case_result(second)], base, paired={first.case.id: first.case.id}))
     stops = [[f.origin for f in r.findings if f.detail == LaunchFix(NEVER_RUNS)] for r in now]
