@@ -131,15 +131,23 @@ class ComposedTree:
         if self.composed:
             return
         self.composed = True
+        counts, seen, from_cache = [0, 0], (0, 0), False
         with self._in_workdir(), open_matrix(self.settings, strict=False, hydra_subtree=self.hydra_subtree) as (session, cases):
             self.cases = cases
             for result in session.compose_cases(cases):
+                # Each case counted reused or recomposed (a review says how many): a case derived from a stem composed
+                # for an earlier case counts as that one did.
+                now = (len(session.composed_fresh), len(session.reused))
+                from_cache = False if now[0] > seen[0] else True if now[1] > seen[1] else from_cache
+                seen = now
+                counts[0 if from_cache else 1] += 1
                 display = f"{self.label} {result.case.id}"
                 if result.config is None:
                     error = (result.error or "compose failed").replace(str(self.settings.config_dir), self.show_as or self.label)
                     self.entries[result.case.id] = BaselineEntry(display, error=error)
                 else:
                     self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config), hydra=result.hydra)
+        current().reuse["cases"] = (counts[0], counts[1])
 
     def _in_workdir(self) -> contextlib.AbstractContextManager[None]:
         return contextlib.chdir(self.workdir) if self.workdir is not None else contextlib.nullcontext()

@@ -4,12 +4,14 @@ it has none, under REF's rules."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from harness.baselines import gitrepo, kinds
 from harness.commands import common, shard_results
+from harness.composition.session import current
 from harness.gates.escape import code_span, markdown_text
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
@@ -23,7 +25,20 @@ from harness.runner.targets import case_rules, program_view
 def run(args: argparse.Namespace) -> int:
     engine, settings, report = merged(args)
     result = common.run_with_progress(engine)
+    line = reuse_line(args.base, current().reuse)
+    if line and not args.quiet:
+        common.say(line, sys.stderr)
     return report(result, shard_results.shard_document(args, "review", engine, settings))
+
+
+def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
+    """What the review took from the cache at the base (cases and launches whose every recorded read is unchanged)
+    and what it composed there: said on stderr, never in the report, whose bytes do not depend on the cache."""
+    said = [f"{reused} of {reused + recomposed} {what} reused" for what, (reused, recomposed) in sorted(reuse.items())]
+    if not said:
+        return ""
+    recomposed = " and ".join(f"{counts[1]} {what}" for what, counts in sorted(reuse.items()))
+    return f"config-harness: at {ref}, {' and '.join(said)} from the cache (nothing they read changed); {recomposed} composed there"
 
 
 def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., int]]:
