@@ -489,11 +489,16 @@ class CaseRules:
 
 
 def case_rules(
-    settings: Settings, contract_set: ContractSet, today: datetime.date | None = None, base: ContractSet | None = None
+    settings: Settings,
+    contract_set: ContractSet,
+    today: datetime.date | None = None,
+    base: ContractSet | None = None,
+    view: ProgramView | None = None,
 ) -> CaseRules:
     """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks; in a
-    review, `base` (the base's contracts) also judges each case, for what the pull request's contracts excuse."""
-    view = program_view(settings)
+    review, `base` (the base's contracts) also judges each case, for what the pull request's contracts excuse.
+    `view`: the settings' program view when the caller has it (a review shares one per side: read once)."""
+    view = view if view is not None else program_view(settings)
     program = view.value_at if view is not None else None
     checks = checks_for(contract_set, today, program)
     if base is not None and base.contracts:
