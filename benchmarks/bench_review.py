@@ -28,9 +28,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLE = ROOT.parent / "shared" / "data" / "verl-full.bundle"
 sys.path.insert(0, str(ROOT))
+from tests.e2e.real_trees import SHARED_DATA  # noqa: E402 - where the e2e tests find the bundles (CONFIG_HARNESS_TEST_DATA)
 from tests.e2e.test_day_one import CONTRACTS  # noqa: E402 - the maintainer's contracts of the e2e test, one copy
+
+BUNDLE = SHARED_DATA / "verl-full.bundle"
 
 ONE_FILE = "verl/trainer/config/actor/megatron_actor.yaml"
 
