@@ -147,7 +147,7 @@ class ComposedTree:
                     self.entries[result.case.id] = BaselineEntry(display, error=error)
                 else:
                     self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config), hydra=result.hydra)
-        current().reuse["cases"] = (counts[0], counts[1])
+        current().reuse["case"] = (counts[0], counts[1])
 
     def _in_workdir(self) -> contextlib.AbstractContextManager[None]:
         return contextlib.chdir(self.workdir) if self.workdir is not None else contextlib.nullcontext()

@@ -33,13 +33,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
-    """What the review took from the cache at the base (cases and launches whose every recorded read is unchanged)
-    and what it composed there: said on stderr, never in the report, whose bytes do not depend on the cache."""
-    said = [f"{reused} of {reused + recomposed} {what} reused" for what, (reused, recomposed) in sorted(reuse.items())]
-    if not said:
+    """What the review took from the cache at the base (cases and launches whose every recorded read gets the same
+    answer there) and what it composed there: said on stderr, never in the report, whose bytes do not depend on the
+    cache."""
+    if not reuse:
         return ""
-    recomposed = " and ".join(f"{counts[1]} {what}" for what, counts in sorted(reuse.items()))
-    return f"config-harness: at {ref}, {' and '.join(said)} from the cache (nothing they read changed); {recomposed} composed there"
+
+    def counted(number: int, what: str) -> str:
+        return f"{number} {what if number == 1 else what + 's'}"
+
+    counts = sorted(reuse.items())
+    taken = " and ".join(f"{reused} of {counted(reused + composed, what)}" for what, (reused, composed) in counts)
+    composed = " and ".join(counted(fresh, what) for what, (_, fresh) in counts)
+    return f"config-harness: at {ref}, {taken} taken from the cache (every file they read unchanged); {composed} composed there"
 
 
 def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., int]]:

@@ -444,10 +444,10 @@ def review_commands(
         base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, reads, case_glob), this_side, settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
         composed = [c.reused for c in base if c.reused is not None]
-        current().reuse["launches"] = (composed.count(True), composed.count(False))
+        current().reuse["launch"] = (composed.count(True), composed.count(False))
     else:  # an earlier review of this base: every launch there is reused
         now, skipped = this_side()
-        current().reuse["launches"] = (sum(1 for c in base if c.tree is not None), 0)
+        current().reuse["launch"] = (sum(1 for c in base if c.tree is not None), 0)
     modules = (dict(settings.command_modules), head_modules(dict(settings.command_modules), changes))
     entries = entry_changes(
         tree_reader(project_of(settings)),

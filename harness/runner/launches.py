@@ -547,7 +547,7 @@ class Composer:
                 HydraSession(folder, self.cache_dir, search, version_base, self.read_also, search_path_env=self.search_path_env) as session,
             ):
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
-                self._reused: dict[tuple[str, ...], bool] = {}
+                self._reused: dict[bytes, bool] = {}
                 self._lent: dict[bytes, Any] = {}
                 self._invariants = invariants.LaunchInvariants()
                 bases: Bases = {}
@@ -589,12 +589,13 @@ class Composer:
         checked.selection = (case.config_name, *(o.text for o, _ in groups))
         fresh = len(session.composed_fresh)
         base = self._base(session, case, groups, checked, bases)
-        # Whether what this launch composed came from the cache: a review's base says how many it reused.
-        if len(session.composed_fresh) > fresh:
-            self._reused[checked.selection] = False
-        checked.reused = self._reused.setdefault(checked.selection, True) if base is not None else None
         if base is None:
             return checked
+        # Whether the composition this launch starts from came from the cache (a review's base says how many did):
+        # composed now for this launch, or for an earlier launch of the same composition, is not.
+        if len(session.composed_fresh) > fresh:
+            self._reused[base] = False
+        checked.reused = self._reused.setdefault(base, True)
         # Without keep_config the launch borrows the base's config: its overrides are undone afterwards, and the
         # next launch of that base starts from the same config without unpickling a copy of its own.
         lent = None if keep_config else self._lent.pop(base, None)

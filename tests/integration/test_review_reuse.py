@@ -27,11 +27,11 @@ def test_a_one_file_change_recomposes_at_the_base_only_the_cases_that_read_the_f
     # train/gpu/default and its presets, and the route that overrides the backend to gpu; the cpu cases read
     # nothing the change touched and come from the working tree's entries.
     assert review.err.splitlines() == [
-        "config-harness: at main, 3 of 7 cases reused from the cache (nothing they read changed); 4 cases composed there"
+        "config-harness: at main, 3 of 7 cases taken from the cache (every file they read unchanged); 4 cases composed there"
     ]
     cold = cli("--no-cache", "--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     assert cold.err.splitlines() == [
-        "config-harness: at main, 0 of 7 cases reused from the cache (nothing they read changed); 7 cases composed there"
+        "config-harness: at main, 0 of 7 cases taken from the cache (every file they read unchanged); 7 cases composed there"
     ]
     assert review.out == cold.out and review.code == cold.code == 0
     changed = {case["id"] for case in review.json()["cases"] if case["status"] == "changed"}
@@ -39,6 +39,6 @@ def test_a_one_file_change_recomposes_at_the_base_only_the_cases_that_read_the_f
     # A second review takes everything at the base from the cache.
     again = cli(*flags, "diff", "--base", "main", "--format", "json")
     assert again.err.splitlines() == [
-        "config-harness: at main, 7 of 7 cases reused from the cache (nothing they read changed); 0 cases composed there"
+        "config-harness: at main, 7 of 7 cases taken from the cache (every file they read unchanged); 0 cases composed there"
     ]
     assert again.out == review.out
