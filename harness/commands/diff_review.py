@@ -40,7 +40,7 @@ def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
         return ""
 
     def counted(number: int, what: str) -> str:
-        return f"{number} {what if number == 1 else what + 's'}"
+        return f"{number} {what if number == 1 else what + ('es' if what.endswith('ch') else 's')}"
 
     counts = sorted(reuse.items())
     taken = " and ".join(f"{reused} of {counted(reused + composed, what)}" for what, (reused, composed) in counts)
