@@ -396,12 +396,12 @@ class ProgramView:
         )
 
 
-def python_defaults(view: ProgramView, tree: Any) -> dict[str, tuple[Finding, TargetFacts]]:
+def python_defaults(view: ProgramView, tree: Any, nodes: list[TargetNode] | None = None) -> dict[str, tuple[Finding, TargetFacts]]:
     """Every field of a composed tree that the YAML leaves to its class's Python default: path -> its `defaulted`
-    finding (`new` holds the default) and its facts."""
+    finding (`new` holds the default) and its facts. `nodes`: only those of the tree's nodes."""
     return {
         finding.path: (finding, facts)
-        for node in target_nodes(tree)
+        for node in (target_nodes(tree) if nodes is None else nodes)
         for finding in view.node_findings(node)
         if (facts := finding.detail_as(TargetFacts)) is not None and facts.reason == TargetReason.DEFAULTED
     }
@@ -410,9 +410,17 @@ def python_defaults(view: ProgramView, tree: Any) -> dict[str, tuple[Finding, Ta
 def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: Severity = INFO) -> list[Finding]:
     """A `changed` finding "via python default" for each field neither side's YAML sets whose Python default differs
     between the base's classes and this tree's: the program sees another value although no config file changed."""
-    before = python_defaults(base_view, base_tree)
+    if base_view is view:
+        # One program for both sides (a review whose pull request left the sources alone): a field's default differs
+        # only where its node names another class, so only those nodes are read.
+        at_base = {node.path: node for node in target_nodes(base_tree)}
+        swapped = [node for node in target_nodes(tree) if node.path in at_base and at_base[node.path].target != node.target]
+        before = python_defaults(base_view, base_tree, [at_base[node.path] for node in swapped])
+        now_defaults = python_defaults(view, tree, swapped)
+    else:
+        before, now_defaults = python_defaults(base_view, base_tree), python_defaults(view, tree)
     findings = []
-    for path, (now, facts) in python_defaults(view, tree).items():
+    for path, (now, facts) in now_defaults.items():
         was, was_facts = before.get(path, (None, None))
         if was is None or was_facts is None or same_value(was.new, now.new):
             continue
