@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import struct
@@ -48,6 +49,7 @@ LOOKS_TYPED = re.compile(
 TYPED_KEY = re.compile(r'\["(?:[^"\\]|\\.)*"\]')
 
 
+@functools.lru_cache(maxsize=1 << 16, typed=True)  # the same keys recur in every case and launch; typed: 1 is not True
 def path_segment(key: Any) -> str:
     """One key as it appears in a dotted path: a plain string bare, any other string quoted as a JSON string,
     an int or a bool as written (`1`, `True`: the strings "1" and "True" are quoted), any other key bracketed

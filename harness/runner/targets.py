@@ -10,7 +10,7 @@ interpolations inside `_target_`) is not modelled: the counts are an upper bound
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -89,17 +89,25 @@ class Filled:
 
 
 def target_nodes(tree: Any, prefix: str = "") -> Iterator[TargetNode]:
-    """Every mapping with a string `_target_`, depth first (a list's items are `path.i`, as `lookup` reads them)."""
-    if isinstance(tree, dict):
-        target = tree.get("_target_")
-        if isinstance(target, str):
-            keys = tuple(str(key) for key in tree if key not in RESERVED_KEYS)
-            yield TargetNode(prefix, target, keys, tree.get("_partial_") is True)
-        for key, value in tree.items():
-            yield from target_nodes(value, join_path(prefix, key))
-    elif isinstance(tree, list):
-        for index, item in enumerate(tree):
-            yield from target_nodes(item, join_path(prefix, index))
+    """Every mapping with a string `_target_`, depth first (a list's items are `path.i`, as `lookup` reads them).
+
+    A stack, not nested generators: every case and launch of a review walks its tree more than once, and only
+    mappings and lists are entered (a leaf's path is never built)."""
+    stack: list[tuple[str, Any]] = [(prefix, tree)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            target = value.get("_target_")
+            if isinstance(target, str):
+                keys = tuple(str(key) for key in value if key not in RESERVED_KEYS)
+                yield TargetNode(path, target, keys, value.get("_partial_") is True)
+            children: Iterable[tuple[Any, Any]] = value.items()
+        elif isinstance(value, list):
+            children = enumerate(value)
+        else:
+            continue
+        inner = [(join_path(path, key), child) for key, child in children if isinstance(child, dict | list)]
+        stack.extend(reversed(inner))
 
 
 class ProgramView:
