@@ -26,10 +26,11 @@ from harness.runner.targets import case_rules, program_view
 def run(args: argparse.Namespace) -> int:
     engine, settings, report = merged(args)
     result = common.run_with_progress(engine)
+    code = report(result, shard_results.shard_document(args, "review", engine, settings))
     line = reuse_line(args.base, current().reuse)
-    if line and not args.quiet:
+    if line and not args.quiet:  # after the report: its verdict stays the first line a terminal shows
         common.say(line, sys.stderr)
-    return report(result, shard_results.shard_document(args, "review", engine, settings))
+    return code
 
 
 def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
