@@ -650,7 +650,7 @@ def plain_tree(config: Container) -> Any:
             (key.name if isinstance(key, Enum) else key): plain_tree(node) if isinstance(node, Container) else _plain_value(node)
             for key, node in config._content.items()  # type: ignore[union-attr]
         }
-    return [plain_tree(node) if isinstance(node, Container) else _plain_value(node) for node in config._content]  # type: ignore[union-attr]
+    return [plain_tree(node) if isinstance(node, Container) else _plain_value(node) for node in config._content]
 
 
 def _plain_value(node: Any) -> Any:
