@@ -10,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test test-e2e coverage test-compat lint docs update-snapshots upgrade-report bench fuzz clean-cache clean
+.PHONY: setup check-config test test-e2e coverage test-compat lint docs update-snapshots upgrade-report bench bench-review fuzz clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -107,6 +107,11 @@ bench: setup
 		&& $(BIN)/python benchmarks/bench_targets.py --runs $(BENCH_REPEAT) \
 		&& $(BIN)/python benchmarks/bench_launches.py && $(BIN)/python benchmarks/bench_review.py --runs $(BENCH_REPEAT); fi
 	@BENCH_TREES="$(filter-out verl,$(BENCH_TREES))" BENCH_REPEAT=$(BENCH_REPEAT) $(BIN)/python benchmarks/bench_big.py
+
+# The review's speed against check's (issue 45): verl PR #5848 at the adopted parent, check and the review cold and warm, and
+# a one-file change; prints the machine's cores and load with the figures (benchmarks/README.md quotes them).
+bench-review: setup
+	@$(BIN)/python benchmarks/bench_review.py --runs $(BENCH_REPEAT)
 
 # The harness's parse and composition cache (per user, outside the project); the downloaded verl trees stay.
 clean-cache:

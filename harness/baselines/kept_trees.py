@@ -17,6 +17,7 @@ import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from harness.baselines import gitrepo
@@ -113,3 +114,46 @@ def _prune(trees: Path) -> None:
     stale = [entry for entry in entries if entry.name.startswith(".partial-") and now - entry.lstat().st_mtime > 3600]
     for old in kept[:-KEEP] + stale:
         shutil.rmtree(old, ignore_errors=True)
+
+
+MAX_COMPARED_FILES = 20_000  # as many Python files as a program view reads (harness.readers.pysource)
+SKIPPED_FOLDERS = frozenset({"__pycache__"})  # bytecode Python writes beside the sources; no reader looks inside
+
+
+def same_python_sources(one: Sequence[Path], other: Sequence[Path]) -> bool:
+    """True when two lists of Python source folders hold the same thing for a reader of `.py` files: folders of the
+    same names in the same order, the same sub-folders and the same `.py` files with the same bytes. A review whose
+    base has the working tree's sources reads them once (one program view for both sides). False on any link,
+    anything unreadable or past the budget: each side is then read on its own, as before."""
+    if len(one) != len(other) or any(a.name != b.name for a, b in zip(one, other)):
+        return False
+    for a, b in zip(one, other):
+        listed = _python_files(a), _python_files(b)
+        if listed[0] is None or listed[0] != listed[1]:
+            return False
+    return True
+
+
+def _python_files(folder: Path) -> tuple[frozenset[str], dict[str, bytes]] | None:
+    """A folder's sub-folders and its `.py` files with their bytes; None when it holds a link or too much."""
+    if folder.is_symlink() or not folder.is_dir():
+        return None
+    folders: set[str] = set()
+    files: dict[str, bytes] = {}
+    for current, names, found in os.walk(folder):
+        names[:] = sorted(name for name in names if name not in SKIPPED_FOLDERS)
+        relative = Path(current).relative_to(folder)
+        for name in [*names, *found]:
+            if (Path(current) / name).is_symlink():
+                return None
+        folders.update(str(relative / name) for name in names)
+        for name in found:
+            if not name.endswith(".py"):
+                continue
+            if len(files) >= MAX_COMPARED_FILES:
+                return None
+            try:
+                files[str(relative / name)] = read_bytes(Path(current) / name)
+            except (OSError, InputLimitError):
+                return None
+    return frozenset(folders), files

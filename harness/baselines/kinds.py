@@ -131,15 +131,23 @@ class ComposedTree:
         if self.composed:
             return
         self.composed = True
+        counts, seen, from_cache = [0, 0], (0, 0), False
         with self._in_workdir(), open_matrix(self.settings, strict=False, hydra_subtree=self.hydra_subtree) as (session, cases):
             self.cases = cases
             for result in session.compose_cases(cases):
+                # Each case counted reused or recomposed (a review says how many): a case derived from a stem composed
+                # for an earlier case counts as that one did.
+                now = (len(session.composed_fresh), len(session.reused))
+                from_cache = False if now[0] > seen[0] else True if now[1] > seen[1] else from_cache
+                seen = now
+                counts[0 if from_cache else 1] += 1
                 display = f"{self.label} {result.case.id}"
                 if result.config is None:
                     error = (result.error or "compose failed").replace(str(self.settings.config_dir), self.show_as or self.label)
                     self.entries[result.case.id] = BaselineEntry(display, error=error)
                 else:
                     self.entries[result.case.id] = BaselineEntry(display, tree=to_plain(result.config), hydra=result.hydra)
+        current().reuse["case"] = (counts[0], counts[1])
 
     def _in_workdir(self) -> contextlib.AbstractContextManager[None]:
         return contextlib.chdir(self.workdir) if self.workdir is not None else contextlib.nullcontext()
@@ -273,11 +281,15 @@ def folders_at(settings: Settings, top: Path, commit: str) -> Settings:
     settings reach through a symlink is where the commit's link leads, never where the working tree's does."""
     search = _written_at(settings, top, commit, "search_path", len(settings.search_path))
     sources = _written_at(settings, top, commit, "python_sources", len(settings.python_sources))
-    python = tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.python_sources, sources))
+    python = tuple(
+        _folder_at(top, commit, folder, written, settings.cache_dir) for folder, written in zip(settings.python_sources, sources)
+    )
     moved = tuple(folder for folder, was in zip(python, settings.python_sources) if folder != was)
     return replace(
         settings,
-        search_path=tuple(_folder_at(top, commit, folder, written) for folder, written in zip(settings.search_path, search)),
+        search_path=tuple(
+            _folder_at(top, commit, folder, written, settings.cache_dir) for folder, written in zip(settings.search_path, search)
+        ),
         python_sources=python,
         read_outside=(*settings.read_outside, *moved),
     )
@@ -301,11 +313,12 @@ def _written_at(settings: Settings, top: Path, commit: str, key: str, count: int
     ]
 
 
-def _folder_at(top: Path, commit: str, folder: Path, written: str | None = None) -> Path:
+def _folder_at(top: Path, commit: str, folder: Path, written: str | None = None, cache_dir: Path | None = None) -> Path:
     """A folder git tracks, as it is at the commit (extracted; an empty folder when the commit lacks it). A folder
     git does not track (fetched, ignored, outside the repository) stays as it is: no commit holds another.
     `written`: the folder as the settings write it (relative to the top): its links are followed as the commit
-    holds them, so a pull request that re-points a link does not choose the base's folder."""
+    holds them, so a pull request that re-points a link does not choose the base's folder. With `cache_dir` the
+    copy is kept there (harness.baselines.kept_trees): a repeated review of the same base extracts it once."""
     try:
         inside = gitrepo.inside(top, folder)
     except gitrepo.GitError:
@@ -313,14 +326,14 @@ def _folder_at(top: Path, commit: str, folder: Path, written: str | None = None)
     at_commit = gitrepo.resolve_at(top, commit, written) if written is not None and not os.path.isabs(written) else None
     if at_commit is not None and at_commit != inside:
         if gitrepo.list_files(top, commit, at_commit):
-            return gitrepo.extract_folder(top, commit, at_commit, _scratch_folder()).resolve()
+            return tree_at_commit(top, commit, at_commit, cache_dir, _scratch_folder()).resolve()
         empty = _scratch_folder() / at_commit  # the working tree's link leads elsewhere: never its folder
         empty.mkdir(parents=True, exist_ok=True)
         return empty.resolve()
     if inside is None:
         return folder
     if gitrepo.list_files(top, commit, inside):
-        return gitrepo.extract_folder(top, commit, inside, _scratch_folder()).resolve()
+        return tree_at_commit(top, commit, inside, cache_dir, _scratch_folder()).resolve()
     if not gitrepo.list_files(top, "HEAD", inside):
         return folder
     empty = _scratch_folder() / inside

@@ -4,26 +4,49 @@ it has none, under REF's rules."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from harness.baselines import gitrepo, kinds
+from harness.baselines.kept_trees import same_python_sources
 from harness.commands import common, shard_results
+from harness.composition.session import current
 from harness.gates.escape import code_span, markdown_text
 from harness.model.findings import MatrixResult
 from harness.model.settings import Settings, settings_table
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review
-from harness.runner.run import Run, Runner
+from harness.runner.run import RuleSet, Run, Runner
 from harness.runner.targets import case_rules, program_view
 
 
 def run(args: argparse.Namespace) -> int:
     engine, settings, report = merged(args)
     result = common.run_with_progress(engine)
-    return report(result, shard_results.shard_document(args, "review", engine, settings))
+    code = report(result, shard_results.shard_document(args, "review", engine, settings))
+    line = reuse_line(args.base, current().reuse)
+    if line and not args.quiet:  # after the report: its verdict stays the first line a terminal shows
+        common.say(line, sys.stderr)
+    return code
+
+
+def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
+    """What the review took from the cache at the base (cases and launches whose every recorded read gets the same
+    answer there) and what it composed there: said on stderr, never in the report, whose bytes do not depend on the
+    cache."""
+    if not reuse:
+        return ""
+
+    def counted(number: int, what: str) -> str:
+        return f"{number} {what if number == 1 else what + ('es' if what.endswith('ch') else 's')}"
+
+    counts = sorted(reuse.items())
+    taken = " and ".join(f"{reused} of {counted(reused + composed, what)}" for what, (reused, composed) in counts)
+    composed = " and ".join(counted(fresh, what) for what, (_, fresh) in counts)
+    return f"config-harness: at {ref}, {taken} taken from the cache (every file they read unchanged); {composed} composed there"
 
 
 def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., int]]:
@@ -43,15 +66,19 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
     # The base's errors are found with the base's Python sources, never the working tree's.
     base_folders = kinds.folders_at(review.settings, top, commit) if review.settings.python_sources else review.settings
     base_contracts = read_contract_files(base_texts) if base_texts is not None else None
-    base_rules = case_rules(base_folders, base_contracts).checks if base_contracts is not None else ()
-    # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value.
-    program_views = (program_view(base_folders), program_view(review.settings)) if review.settings.python_sources else None
+    # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value. One
+    # view per side, shared by its rules and the comparison (each reads and parses the sources once); one for both
+    # sides when the pull request left the sources as they were at the base.
+    view = program_view(review.settings)
+    base_view = view if view is not None and same_python_sources(base_folders.python_sources, review.settings.python_sources) else None
+    base_view = base_view or program_view(base_folders)
+    base_rules = case_rules(base_folders, base_contracts, view=base_view).checks if base_contracts is not None else ()
     run = Run.review_of(
         review,
         baseline,
-        common.rule_set_of(review.settings, args, base=base_contracts),
+        RuleSet.of(review.settings, strict_waivers=args.strict_waivers, base=base_contracts, view=view),
         base_rules,
-        program_views=program_views if program_views and None not in program_views else None,
+        program_views=(base_view, view) if view is not None and base_view is not None else None,
     )
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
 

@@ -30,7 +30,7 @@ from harness.composition.policy import resolution_policy
 from harness.composition.render import load_config_text
 from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint
 from harness.composition.session import Session, current
-from harness.composition.store import CacheRefused, cache_get, cache_put, open_store, warn_refused
+from harness.composition.store import CacheRefused, cache_add_variant, cache_get, cache_put, cache_variants, open_store, warn_refused
 from harness.gates.budget import MAX_DEPTH
 from harness.gates.confine import (
     Scope,
@@ -506,6 +506,7 @@ class HydraSession:
                 warn_refused(error)
         self.replayer = trace.Replayer()
         self.composed_fresh: list[tuple[str, tuple[str, ...]]] = []  # compositions not taken from the cache
+        self.reused: list[tuple[str, tuple[str, ...]]] = []  # compositions taken from the cache (everything they read unchanged)
         self.sharing = True  # share Hydra's repeated work between compositions (off on the plain path)
         self._heads: hydra_compat.MergedHeads = {}
         self._own_search_path: dict[str, bool] = {}
@@ -561,30 +562,39 @@ class HydraSession:
         With a cache, a composition is stored with what it read (see harness.composition.trace) and reused only while every
         file, group listing and environment value it read is unchanged; its key holds the config name, the
         overrides, the search path and Hydra's version_base (the versions are in every entry's name).
+
+        Every composition is computed and cached with its `hydra:` subtree, without `hydra.runtime` (this machine's
+        folders, the only part that names where the tree is), and under names relative to the config folder: a
+        session that keeps the subtree (a review) and one that drops it (check) share entries, and so do the same
+        tree's files at another place. A review's base tree, kept in another folder, takes every composition whose
+        reads a pull request left unchanged from the working tree's entries and recomposes only the others.
         """
         overrides = list(overrides)
         key = None
-        # Without the `hydra:` subtree a composition holds no path of the tree's own, so it is cached under names
-        # relative to the config folder (the same tree elsewhere finds it); with it (runtime paths), as it is.
-        self.state.anchor = "" if self.hydra_subtree else str(self.config_dir)
+        self.state.anchor = str(self.config_dir)
         if self.state.store is not None:
             search_path = [(e.provider, trace.located_url(e.path)) for e in self.loader.get_search_path().get_path()]
-            parts = [b"compose", repr((self.version_base, search_path, self.hydra_subtree)).encode(), config_name.encode()]
+            parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
-            cached = cache_get(key)
-            if isinstance(cached, tuple) and len(cached) == 4 and self.replayer.holds(cached[0]):
-                self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
-                self.warned += [self._located(text) for text in cached[3]]
-                return cast(DictConfig, pickle.loads(cached[1]))
+            for cached in cache_variants(key):
+                if isinstance(cached, tuple) and len(cached) == 4 and self.replayer.holds(cached[0]):
+                    self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
+                    self.warned += [self._located(text) for text in cached[3]]
+                    self.reused.append((config_name, tuple(overrides)))
+                    return self._shaped(cast(DictConfig, pickle.loads(cached[1])))
         with hydra_compat.recording_defaults_lists() as recorded, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")  # every composition's own warnings, not only a process's first
             try:
                 refuse_steering_overrides(self, overrides)
                 with resolution_policy(), trace.recording() as recorder:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
-                        config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=self.hydra_subtree)
+                        config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
             except Exception as error:  # Hydra raises many types; each becomes one line.
                 raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error))) from error
+        hydra = config.get("hydra") if isinstance(config, DictConfig) else None
+        if isinstance(hydra, DictConfig) and "runtime" in hydra:
+            with open_dict(hydra):
+                hydra.pop("runtime")
         said = tuple(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
         self.warned += [self._located(text) for text in said]
         self.composed_fresh.append((config_name, tuple(overrides)))
@@ -592,7 +602,16 @@ class HydraSession:
         if entries is not None:
             self.defaults_lists[(config_name, tuple(overrides))] = entries
         if key is not None and entries is not None and recorder.cacheable:
-            cache_put(key, (recorder.trace, pickled(config), entries, said))
+            read = recorder.trace
+            cache_add_variant(key, (read, pickled(config), entries, said), lambda entry: isinstance(entry, tuple) and entry[0] == read)
+        return self._shaped(config)
+
+    def _shaped(self, config: DictConfig) -> DictConfig:
+        """The composition as this session returns it: without the `hydra:` subtree unless the session keeps it,
+        exactly as Hydra's compose drops it (`del cfg.hydra` under open_dict) for `return_hydra_config=False`."""
+        if not self.hydra_subtree and "hydra" in config:
+            with open_dict(config):
+                del config["hydra"]
         return config
 
     def _located(self, text: str) -> HydraWarning:

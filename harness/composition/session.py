@@ -52,6 +52,8 @@ class Session:
     store: Any = None  # the signed disk cache (cache.SignedStore), or None when off
     recorder: Any = None  # trace.Recorder of the composition running now
     handoff: Any = None  # parallel: the work, cases and queue that forked workers inherit
+    # A review's base: "case" or "launch" -> (how many taken from the cache, how many composed now), said on stderr
+    reuse: dict[str, tuple[int, int]] = field(default_factory=dict)
     _installed: ExitStack | None = field(default=None, repr=False)
 
     def __enter__(self) -> Session:

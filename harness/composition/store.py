@@ -18,7 +18,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -300,3 +300,24 @@ def cache_put(key: bytes, value: Any) -> None:
     store = current().store
     if store is not None:
         store.put(key, value)
+
+
+# How many entries one key keeps, each with what it read: a review composes the same config name and overrides in
+# two trees (the working tree and its base, both named relative to their config folder), whose reads differ
+# where the pull request changed a file; with one entry per key each side would evict the other's on every run.
+VARIANTS = 4
+
+
+def cache_variants(key: bytes) -> list[Any]:
+    """The entries stored under `key` (newest first; empty when none, or when the cache is off)."""
+    value = cache_get(key)
+    return value if isinstance(value, list) else []
+
+
+def cache_add_variant(key: bytes, value: Any, replaces: Callable[[Any], bool]) -> None:
+    """Store `value` first among `key`'s entries, dropping those `replaces` says it stands for and the oldest past
+    VARIANTS (two runs adding at once may lose one entry: a miss later, never a wrong answer)."""
+    if current().store is None:
+        return
+    kept = [entry for entry in cache_variants(key) if not replaces(entry)]
+    cache_put(key, [value, *kept[: VARIANTS - 1]])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import struct
@@ -48,6 +49,7 @@ LOOKS_TYPED = re.compile(
 TYPED_KEY = re.compile(r'\["(?:[^"\\]|\\.)*"\]')
 
 
+@functools.lru_cache(maxsize=1 << 16, typed=True)  # the same keys recur in every case and launch; typed: 1 is not True
 def path_segment(key: Any) -> str:
     """One key as it appears in a dotted path: a plain string bare, any other string quoted as a JSON string,
     an int or a bool as written (`1`, `True`: the strings "1" and "True" are quoted), any other key bracketed
@@ -121,12 +123,25 @@ def parent_path(path: str) -> str:
 
 
 def iter_leaves(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Yield (dotted path, value) for every leaf; an empty mapping is itself a leaf, a list is one value."""
-    if isinstance(tree, Mapping) and tree:
-        for key, value in tree.items():
-            yield from iter_leaves(value, join_path(prefix, key))
-    elif prefix:
-        yield prefix, tree
+    """Yield (dotted path, value) for every leaf; an empty mapping is itself a leaf, a list is one value.
+
+    A stack of the mappings being walked, not nested generators (each leaf would pass through one per level):
+    a review walks every case's and launch's tree several times."""
+    if not (isinstance(tree, Mapping) and tree):
+        if prefix:
+            yield prefix, tree
+        return
+    walking = [(prefix, iter(tree.items()))]
+    while walking:
+        above, items = walking[-1]
+        for key, value in items:
+            path = join_path(above, key)
+            if isinstance(value, Mapping) and value:
+                walking.append((path, iter(value.items())))
+                break
+            yield path, value
+        else:
+            walking.pop()
 
 
 def flatten(tree: Any) -> dict[str, Any]:

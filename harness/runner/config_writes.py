@@ -130,6 +130,8 @@ def node_write_changes(
     for path, old_class, new_class in nodes:
         before = [OwnedWrite(old_class, w) for w in _class_writes(base_view, old_class)] if old_class else []
         after = [OwnedWrite(new_class, w) for w in _class_writes(view, new_class)] if new_class else []
+        if before == after:  # located alike on both sides, equal writes change nothing: skip finding their files
+            continue
         if old_class != new_class:  # a swapped class: compared by key, whichever class writes it
             before = [OwnedWrite("", o.write, o.owner) for o in before]
             after = [OwnedWrite("", o.write, o.owner) for o in after]

@@ -21,6 +21,7 @@ from harness.baselines.kinds import BaselineEntry
 from harness.composition.cases import id_matches
 from harness.composition.parallel import beside
 from harness.composition.provenance import Source
+from harness.composition.session import current
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
@@ -485,8 +486,11 @@ def review_commands(
     if base is None:  # the base's launches in a worker of their own while this side's are composed (cold: both)
         base, (now, skipped) = beside(lambda: _base_launches(settings, top, commit, reads, case_glob), this_side, settings.jobs or 2)
         _store(settings.cache_dir, top, key, base)
-    else:
+        composed = [c.reused for c in base if c.reused is not None]
+        current().reuse["launch"] = (composed.count(True), composed.count(False))
+    else:  # an earlier review of this base: every launch there is reused
         now, skipped = this_side()
+        current().reuse["launch"] = (sum(1 for c in base if c.tree is not None), 0)
     modules = (dict(settings.command_modules), head_modules(dict(settings.command_modules), changes))
     entries = entry_changes(
         tree_reader(project_of(settings)),

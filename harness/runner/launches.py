@@ -148,6 +148,7 @@ class Checked:
     tree: Any = None  # the composed config as a plain tree, when the composer keeps trees (a review compares them)
     warnings: tuple[Any, ...] = ()  # compose.HydraWarning: what Hydra warned while composing it
     unresolved: tuple[Any, ...] = ()  # rules.invariants.Problem: interpolations the program cannot resolve
+    reused: bool | None = None  # its composition came from the cache (False: composed now; None: none composed)
 
 
 def case_id(launch: Launch) -> str:
@@ -578,6 +579,7 @@ class Composer:
                 HydraSession(folder, self.cache_dir, search, version_base, self.read_also, search_path_env=self.search_path_env) as session,
             ):
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
+                self._reused: dict[bytes, bool] = {}
                 self._lent: dict[bytes, Any] = {}
                 self._invariants = invariants.LaunchInvariants()
                 self._paths: dict[tuple[str, ...], set[str]] = {}
@@ -619,9 +621,15 @@ class Composer:
                 continue
             (values if self._is_value(session, parsed) else groups).append((override, parsed))
         checked.selection = (case.config_name, *(o.text for o, _ in groups))
+        fresh = len(session.composed_fresh)
         base = self._base(session, case, groups, checked, bases)
         if base is None:
             return checked
+        # Whether the composition this launch starts from came from the cache (a review's base says how many did):
+        # composed now for this launch, or for an earlier launch of the same composition, is not.
+        if len(session.composed_fresh) > fresh:
+            self._reused[base] = False
+        checked.reused = self._reused.setdefault(base, True)
         # Without keep_config the launch borrows the base's config: its overrides are undone afterwards, and the
         # next launch of that base starts from the same config without unpickling a copy of its own.
         lent = None if keep_config else self._lent.pop(base, None)
@@ -966,7 +974,9 @@ def _checked_commands(
     cases = [c for c in found if not c.skipped]
     folder = root if root is not None else settings.origin.parent
     read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    composer = Composer(folder, settings.cache_dir if root is None else None, tuple(read_also), trees, settings.search_path_env)
+    # A copy (a review's base) uses the cache too: compositions are cached relative to their config folder, so the
+    # copy takes each one whose reads are unchanged from the working tree's entries and recomposes only the others.
+    composer = Composer(folder, settings.cache_dir, tuple(read_also), trees, settings.search_path_env)
     checked = composer.check(cases)
     return checked, [c for c in found if c.skipped]
 

@@ -84,12 +84,13 @@ class RuleSet:
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
 
     @classmethod
-    def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None) -> RuleSet:
+    def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None, view: Any = None) -> RuleSet:
         """The settings' contracts (and target checks, with their `python_sources`). In a review the settings are
         the base's (harness.rules.review_rules), so which Python sources are read is never the pull request's choice,
-        and `base`, the base's contracts, judge each case too."""
+        and `base`, the base's contracts, judge each case too. `view`: the settings' program view, when the caller
+        has it (harness.runner.targets.program_view)."""
         contract_set = load_contracts(settings.contracts, settings.read_scope)
-        rules = case_rules(settings, contract_set, base=base)
+        rules = case_rules(settings, contract_set, base=base, view=view)
         return cls(rules.checks, rules.refiners, contract_set, strict_waivers)
 
 

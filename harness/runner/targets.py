@@ -10,7 +10,7 @@ interpolations inside `_target_`) is not modelled: the counts are an upper bound
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -89,17 +89,25 @@ class Filled:
 
 
 def target_nodes(tree: Any, prefix: str = "") -> Iterator[TargetNode]:
-    """Every mapping with a string `_target_`, depth first (a list's items are `path.i`, as `lookup` reads them)."""
-    if isinstance(tree, dict):
-        target = tree.get("_target_")
-        if isinstance(target, str):
-            keys = tuple(str(key) for key in tree if key not in RESERVED_KEYS)
-            yield TargetNode(prefix, target, keys, tree.get("_partial_") is True)
-        for key, value in tree.items():
-            yield from target_nodes(value, join_path(prefix, key))
-    elif isinstance(tree, list):
-        for index, item in enumerate(tree):
-            yield from target_nodes(item, join_path(prefix, index))
+    """Every mapping with a string `_target_`, depth first (a list's items are `path.i`, as `lookup` reads them).
+
+    A stack, not nested generators: every case and launch of a review walks its tree more than once, and only
+    mappings and lists are entered (a leaf's path is never built)."""
+    stack: list[tuple[str, Any]] = [(prefix, tree)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            target = value.get("_target_")
+            if isinstance(target, str):
+                keys = tuple(str(key) for key in value if key not in RESERVED_KEYS)
+                yield TargetNode(path, target, keys, value.get("_partial_") is True)
+            children: Iterable[tuple[Any, Any]] = value.items()
+        elif isinstance(value, list):
+            children = enumerate(value)
+        else:
+            continue
+        inner = [(join_path(path, key), child) for key, child in children if isinstance(child, dict | list)]
+        stack.extend(reversed(inner))
 
 
 class ProgramView:
@@ -396,12 +404,12 @@ class ProgramView:
         )
 
 
-def python_defaults(view: ProgramView, tree: Any) -> dict[str, tuple[Finding, TargetFacts]]:
+def python_defaults(view: ProgramView, tree: Any, nodes: list[TargetNode] | None = None) -> dict[str, tuple[Finding, TargetFacts]]:
     """Every field of a composed tree that the YAML leaves to its class's Python default: path -> its `defaulted`
-    finding (`new` holds the default) and its facts."""
+    finding (`new` holds the default) and its facts. `nodes`: only those of the tree's nodes."""
     return {
         finding.path: (finding, facts)
-        for node in target_nodes(tree)
+        for node in (target_nodes(tree) if nodes is None else nodes)
         for finding in view.node_findings(node)
         if (facts := finding.detail_as(TargetFacts)) is not None and facts.reason == TargetReason.DEFAULTED
     }
@@ -410,9 +418,17 @@ def python_defaults(view: ProgramView, tree: Any) -> dict[str, tuple[Finding, Ta
 def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: Severity = INFO) -> list[Finding]:
     """A `changed` finding "via python default" for each field neither side's YAML sets whose Python default differs
     between the base's classes and this tree's: the program sees another value although no config file changed."""
-    before = python_defaults(base_view, base_tree)
+    if base_view is view:
+        # One program for both sides (a review whose pull request left the sources alone): a field's default differs
+        # only where its node names another class, so only those nodes are read.
+        at_base = {node.path: node for node in target_nodes(base_tree)}
+        swapped = [node for node in target_nodes(tree) if node.path in at_base and at_base[node.path].target != node.target]
+        before = python_defaults(base_view, base_tree, [at_base[node.path] for node in swapped])
+        now_defaults = python_defaults(view, tree, swapped)
+    else:
+        before, now_defaults = python_defaults(base_view, base_tree), python_defaults(view, tree)
     findings = []
-    for path, (now, facts) in python_defaults(view, tree).items():
+    for path, (now, facts) in now_defaults.items():
         was, was_facts = before.get(path, (None, None))
         if was is None or was_facts is None or same_value(was.new, now.new):
             continue
@@ -489,11 +505,16 @@ class CaseRules:
 
 
 def case_rules(
-    settings: Settings, contract_set: ContractSet, today: datetime.date | None = None, base: ContractSet | None = None
+    settings: Settings,
+    contract_set: ContractSet,
+    today: datetime.date | None = None,
+    base: ContractSet | None = None,
+    view: ProgramView | None = None,
 ) -> CaseRules:
     """The contracts (seeing Python defaults where they opt in) and, with `python_sources`, the target checks; in a
-    review, `base` (the base's contracts) also judges each case, for what the pull request's contracts excuse."""
-    view = program_view(settings)
+    review, `base` (the base's contracts) also judges each case, for what the pull request's contracts excuse.
+    `view`: the settings' program view when the caller has it (a review shares one per side: read once)."""
+    view = view if view is not None else program_view(settings)
     program = view.value_at if view is not None else None
     checks = checks_for(contract_set, today, program)
     if base is not None and base.contracts:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from harness.baselines import kept_trees
-from harness.baselines.kept_trees import tree_at_commit
+from harness.baselines.kept_trees import same_python_sources, tree_at_commit
 from harness.gates.confine import project_root
 from tests.synthetic_history import commit, git
 
@@ -120,3 +121,24 @@ def test_anything_planted_in_a_kept_copy_means_it_is_extracted_again(repository,
     again = tree_at_commit(top, head, "conf", tmp_path / "cache", tmp_path / "scratch-2")
     assert files_of(again) == files_of(top / "conf")
     assert sorted(p.name for p in again.parent.iterdir()) == [".git", "conf"] and (again.parent / ".git").stat().st_size == 0
+
+
+def test_same_python_sources_compares_every_py_file_and_folder_and_ignores_bytecode(tmp_path):
+    def sources(name: str, extra: dict[str, str] | None = None) -> Path:
+        files = {"pkg/__init__.py": "", "pkg/config.py": "class A:\n    x: int = 1\n", "pkg/data.json": "{}", **(extra or {})}
+        for relative, text in files.items():
+            path = tmp_path / name / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        return tmp_path / name / "pkg"
+
+    base = sources("base")
+    assert same_python_sources([base], [sources("same", {"pkg/__pycache__/config.cpython-311.pyc": "bytecode"})])
+    assert same_python_sources([base], [sources("data", {"pkg/data.json": "[1]"})])  # no reader looks at it
+    assert not same_python_sources([base], [sources("edited", {"pkg/config.py": "class A:\n    x: int = 2\n"})])
+    assert not same_python_sources([base], [sources("added", {"pkg/extra.py": ""})])
+    assert not same_python_sources([base], [sources("folder", {"pkg/sub/notes.txt": ""})])  # a namespace package now
+    linked = sources("linked")
+    (linked / "link.py").symlink_to(linked / "config.py")
+    assert not same_python_sources([base], [linked])  # a link: each side read on its own
+    assert not same_python_sources([base], [base, base])

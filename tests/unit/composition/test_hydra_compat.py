@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import enum
 import warnings
 from dataclasses import dataclass, field
 
+import omegaconf
 import pytest
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
@@ -565,3 +567,38 @@ def test_written_at_gives_the_value_as_to_container_writes_it():
     for path in ("trainer.nope", "trainer.lr.x", "trainer.layers.5", "none_map.x", "alias.lr"):
         assert hydra_compat.written_at(config, path.split(".")) == (False, None), path
     assert hydra_compat.written_at(OmegaConf.create({"c": Color.RED}), ["c"]) == (True, "RED")
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+@dataclass
+class Node:
+    """A structured config with enum keys and values, a missing field and a None mapping (plain_tree's test)."""
+
+    color: Color = Color.RED
+    by_color: dict[Color, int] = field(default_factory=lambda: {Color.BLUE: 3})
+    missing: int = omegaconf.MISSING
+    nothing: dict[str, int] | None = None
+
+
+def test_plain_tree_is_to_container_unresolved_with_enums_as_names():
+    config = OmegaConf.create(
+        {
+            "a": {"b": [1, "${a.c}", {"d": None}, [True, 1.5, b"x"]], "c": "???", "e": "${oc.env:HOME}"},
+            "empty": {},
+            "none": None,
+            "lists": [[], {}, "${a}"],
+            1: {"2": 3},
+            "typed": Node,
+        }
+    )
+    OmegaConf.update(config, "inter", "${a}", force_add=True)  # a whole mapping that is an interpolation
+    config.a.f = OmegaConf.create({"g": 1})
+    config.missing_node = OmegaConf.create("???")  # a mapping that is ??? itself
+    expected = OmegaConf.to_container(config, resolve=False, enum_to_str=True)
+    assert hydra_compat.plain_tree(config) == expected and repr(hydra_compat.plain_tree(config)) == repr(expected)
+    assert hydra_compat.plain_tree(config.a) == OmegaConf.to_container(config.a, resolve=False, enum_to_str=True)
+    assert hydra_compat.plain_tree(OmegaConf.create([1, {"x": "???"}])) == [1, {"x": "???"}]
