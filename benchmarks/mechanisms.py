@@ -179,8 +179,9 @@ LAUNCHES: list[Variant] = [
 ]
 
 
-def measure(tree: str, runs: int, scratch: Path) -> dict[str, list[float]]:
-    """CPU seconds of every variant on one tree, interleaved, `runs` times."""
+def measure(tree: str, runs: int, scratch: Path, only: list[str], save: Callable[[dict[str, list[float]]], None]) -> dict[str, list[float]]:
+    """CPU seconds of every variant on one tree (those labelled as in `only`, when given), interleaved, `runs` times;
+    `save` hears the samples after every run, so an interrupted measurement keeps what it measured."""
     if tree == "verl":
         folder, settings, plugin = ROOT, [], ["--config-harness"]
         variants = COMPOSING
@@ -190,6 +191,7 @@ def measure(tree: str, runs: int, scratch: Path) -> dict[str, list[float]]:
     else:
         folder, settings, plugin = big_tree(tree, scratch)
         variants = COMPOSING
+    variants = [variant for variant in variants if not only or variant[0] in only]
     warm = {**os.environ, "CONFIG_HARNESS_CACHE_DIR": str(scratch / f"{tree}-warm")}
     cpu_seconds([PYTHON, "-m", "harness", *settings, "check", "--quiet"], folder, warm)  # fills the warm cache
     seconds: dict[str, list[float]] = {}
@@ -205,6 +207,7 @@ def measure(tree: str, runs: int, scratch: Path) -> dict[str, list[float]]:
             seconds.setdefault(label, []).append(cpu_seconds(command, folder, env))
             if cache == "cold":
                 shutil.rmtree(scratch / f"{tree}-cold-{index}", ignore_errors=True)
+        save(seconds)
         print(f"  {tree}: run {index + 1}/{runs} done (load average {os.getloadavg()[0]:.1f})", flush=True)
     return seconds
 
@@ -237,22 +240,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--trees", nargs="+", default=["verl", "sheeprl", "anemoi", "verl-launches"])
-    parser.add_argument("--json", type=Path, help="also write every sample here")
+    parser.add_argument("--only", nargs="+", default=[], metavar="LABEL", help="measure only these variants (labels as printed)")
+    parser.add_argument("--json", type=Path, help="also write every sample here, after every run")
     args = parser.parse_args()
     print(f"nproc {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     results = {}
     with tempfile.TemporaryDirectory(prefix="mechanisms-") as scratch:
         for tree in args.trees:
-            seconds = measure(tree, args.runs, Path(scratch))
-            results[tree] = seconds
+
+            def save(seconds: dict[str, list[float]], tree: str = tree) -> None:
+                results[tree] = seconds
+                if args.json:
+                    args.json.write_text(json.dumps(results, indent=1))
+
+            seconds = measure(tree, args.runs, Path(scratch), args.only, save)
             print(f"\n{tree} (CPU-seconds, median of {args.runs}; min, max)")
             for label, values in seconds.items():
                 print(f"  {label:<36}{statistics.median(values):>8.2f}{min(values):>8.2f}{max(values):>8.2f}")
             for label, on, off in SAVINGS:
                 if on in seconds and off in seconds:
                     print(f"  saved by {label}: {saving(seconds, on, off)}")
-            if args.json:
-                args.json.write_text(json.dumps(results, indent=1))
     print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
     return 0
 
