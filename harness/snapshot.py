@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
+from syrupy.extensions.single_file import SingleFileSnapshotExtension
 
 from harness.baselines.goldens import Goldens, read_golden, remove_golden, same_golden, write_golden
 from harness.composition.render import parse_yaml
 from harness.gates.errors import describe_yaml_error
 from harness.model import semantic_diff
 from harness.model.matrix import GOLDEN_SUFFIX, golden_name
-from harness.syrupy_compat import TextFileExtension
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
@@ -65,8 +65,17 @@ class GoldenKept(Exception):
     """Raised inside syrupy's assertion for a `Kept` golden: syrupy turns it into a failed snapshot."""
 
 
-class GoldenExtension(TextFileExtension):
-    """One readable YAML golden per case, written atomically, with a semantic failure message."""
+class GoldenExtension(SingleFileSnapshotExtension):
+    """One readable YAML golden per case, written atomically, with a semantic failure message.
+
+    Only syrupy's public hooks are overridden, each because a golden is not a syrupy snapshot file: its folder and
+    name come from the settings and the case (`dirname`, `discovery_dirname`, `get_snapshot_name`,
+    `get_file_basename`, `matches_test_location`), it is read, written and deleted by the goldens' one owner
+    (`read_snapshot_data_from_location`, `write_snapshot_collection`, `delete_snapshots`), only orphans are
+    discovered (`discover_snapshots`), a golden `generate` keeps is refused (`serialize`), and it compares and
+    explains itself as `check` does (`matches`, `diff_lines`). Goldens are text, read and written here, so syrupy's
+    text switch (its private `_write_mode`) is not needed.
+    """
 
     file_extension = "yaml"
 
@@ -91,20 +100,19 @@ class GoldenExtension(TextFileExtension):
     def serialize(self, data: Any, **kwargs: Any) -> Any:
         if isinstance(data, Kept):
             raise GoldenKept(data.reason)
-        return super().serialize(data, **kwargs)
+        if not isinstance(data, str):
+            raise TypeError(f"a golden is text, got {type(data).__name__}")
+        return data
 
     def discover_snapshots(self, *, test_location: PyTestLocation, ignore_extensions: list[str] | None = None) -> SnapshotCollections:
         # Only orphan goldens: syrupy deletes the snapshots it discovers and nobody used, and it would count the golden
         # of a deselected case (`-k "not cpu"`) or of a case that failed, or any other file in the folder, as unused.
         discovered = SnapshotCollections()
         for path in goldens_of(test_location).orphans():
-            discovered.add(self.read_snapshot_collection(snapshot_location=str(path)))
+            collection = SnapshotCollection(location=str(path))
+            collection.add(Snapshot(name=SNAPSHOT_NAME))
+            discovered.add(collection)
         return discovered
-
-    def read_snapshot_collection(self, *, snapshot_location: str) -> SnapshotCollection:
-        collection = SnapshotCollection(location=snapshot_location)
-        collection.add(Snapshot(name=SNAPSHOT_NAME))
-        return collection
 
     def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
         # An orphan (the only goldens discovered), through the one deletion; gone already is fine. A pytest-xdist

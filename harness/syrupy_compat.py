@@ -1,9 +1,12 @@
 """Every private syrupy API the harness relies on, in one module (Hydra's and OmegaConf's sit in hydra_compat).
 
 syrupy is an optional dependency (the `[pytest]` extra), so this module is imported only by the pytest side.
-`tests/unit/composition/test_hydra_compat.py` pins each use by name, and checks that every hook the golden extension
-overrides still exists in syrupy, so a syrupy release that renames one fails a test instead of silently
-writing goldens elsewhere (syrupy 5 made the hooks public: `file_extension`, `write_snapshot_collection`, ...).
+One use is left: the names syrupy's options take in pytest's namespace. The golden extension (harness.snapshot)
+overrides only syrupy's public extension hooks (`dirname`, `serialize`, `matches`, ..., public since syrupy 5)
+and sets none of its private attributes: it reads and writes goldens itself, so syrupy's private text switch
+(`_write_mode`) is not needed. `tests/unit/composition/test_hydra_compat.py` pins the option names and checks
+that every hook the extension overrides still exists in syrupy, so a syrupy release that renames one fails a test
+instead of silently writing goldens elsewhere.
 """
 
 from __future__ import annotations
@@ -12,9 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-
-__all__ = ["SnapshotOptions", "TextFileExtension", "snapshot_options"]
+__all__ = ["SnapshotOptions", "snapshot_options"]
 
 # Where syrupy's options land in pytest's namespace (the `dest` of each in syrupy's pytest_addoption): syrupy
 # documents the flags, not these names, so they are read here only.
@@ -43,10 +44,3 @@ class SnapshotOptions:
 def snapshot_options(config: Any) -> SnapshotOptions:
     """The syrupy options of a pytest run (each False where syrupy is not loaded)."""
     return SnapshotOptions(**{field: bool(config.getoption(name, False)) for field, name in OPTION_NAMES.items()})
-
-
-class TextFileExtension(SingleFileSnapshotExtension):
-    """One snapshot per file, read and written as UTF-8 text (syrupy's default is bytes)."""
-
-    # syrupy has no public switch for text files; its own JSON and SVG extensions set this attribute.
-    _write_mode = WriteMode.TEXT

@@ -329,15 +329,27 @@ def test_saved_state_restores_registries_version_base_and_global_hydra(tmp_path)
     assert after == before
 
 
-# syrupy's private API (harness/syrupy_compat.py) and the hooks the golden extension overrides.
+# syrupy's private API (harness/syrupy_compat.py) and the public hooks the golden extension overrides.
 
 
-def test_text_file_extension_reads_and_writes_utf8_text(tmp_path):
-    from harness.syrupy_compat import TextFileExtension
+def test_the_golden_extension_sets_no_private_syrupy_attribute():
+    """Only syrupy's public hooks: no class of ours between GoldenExtension and syrupy's sets a name syrupy keeps private."""
+    from harness.snapshot import GoldenExtension
+    from tests.unit.test_private_api import library_private_names
 
-    extension = TextFileExtension()
-    assert TextFileExtension.get_supported_dataclass() is str and TextFileExtension.get_write_encoding() == "utf-8"
-    path = tmp_path / "golden.raw"
+    ours = [cls for cls in GoldenExtension.__mro__ if cls.__module__.startswith("harness.")]
+    private = sorted(f"{cls.__name__}.{name}" for cls in ours for name in vars(cls) if name in library_private_names())
+    assert private == []
+
+
+def test_the_golden_extension_reads_and_writes_goldens_as_utf8_text(tmp_path):
+    from harness.snapshot import GoldenExtension
+
+    extension = GoldenExtension()
+    assert extension.serialize("a: é\n") == "a: é\n"
+    with pytest.raises(TypeError, match="a golden is text"):
+        extension.serialize(b"a: 1\n")
+    path = tmp_path / "_generated_case.yaml"
     path.write_text("a: é\n", encoding="utf-8")
     read = extension.read_snapshot_data_from_location(snapshot_location=str(path), snapshot_name="golden", session_id="")
     assert read == "a: é\n"
