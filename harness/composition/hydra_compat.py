@@ -35,7 +35,7 @@ from hydra.core.plugins import Plugins
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigSource
 from hydra.version import VersionBase
-from omegaconf import MISSING, Container, DictConfig, OmegaConf, ValueNode, flag_override
+from omegaconf import MISSING, Container, DictConfig, Node, OmegaConf, ValueNode, flag_override
 from omegaconf import base as omegaconf_base
 from omegaconf._utils import _raise, get_yaml_loader, is_float, is_int, yaml_is_bool
 from omegaconf.basecontainer import BaseContainer
@@ -655,4 +655,6 @@ def plain_tree(config: Container) -> Any:
 
 def _plain_value(node: Any) -> Any:
     value = node._value()
+    while isinstance(value, Node):  # a Union-typed field (benchmarl's `target_entropy: float | str`) wraps its node
+        value = value._value()
     return value.name if isinstance(value, Enum) else value

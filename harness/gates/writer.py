@@ -13,6 +13,8 @@ import fcntl
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.gates.confine import UnsafeInput, git_folder_problem, is_inside
@@ -78,6 +80,20 @@ def write_atomic(path: Path, content: str | bytes, mode: int | None = None, fold
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def held(lock: Path) -> Iterator[None]:
+    """An exclusive lock on the file `lock` (made if missing, never through a link) while the block runs: two
+    processes filling the same cache folder (two pytest-xdist workers, two `fetch` commands) take turns."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    descriptor = os.open(lock, flags, 0o666)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
 
 
 def write_new(path: Path, data: bytes, inside: Path | None = None) -> None:

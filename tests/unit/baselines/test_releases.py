@@ -60,3 +60,31 @@ def test_a_tree_already_fetched_is_not_fetched_again_and_a_bad_requirement_is_re
         fetch_wheel_tree("app==1.0 ; rm -rf /", "app/conf", tmp_path / "other")
     with pytest.raises(FetchError, match="lies inside the git folder"):
         fetch_wheel_tree("app==1.0", "app/conf", tmp_path / ".git" / "tree")
+
+
+def test_two_fetches_of_one_tree_at_once_unpack_it_once_and_never_replace_it_under_the_other(tmp_path, monkeypatch):
+    """Two pytest-xdist workers fetched the same wheel at once: the second removed the folder the first was copying
+    (a shutil.Error on every file). The second now waits for the first, finds its stamp and leaves the tree alone."""
+    import threading
+    import time
+
+    from harness.baselines import releases
+
+    unpacked: list[str] = []
+
+    def slow_unpack(wheel: str, unpack: str, into, stamped: str, python: str) -> None:
+        unpacked.append(wheel)
+        time.sleep(0.3)  # long enough for the other fetch to arrive while this one is unpacking
+        (into / unpack).mkdir(parents=True)
+        (into / STAMP).write_text(f"{stamped}\n")
+
+    monkeypatch.setattr(releases, "_unpack_wheel_into", slow_unpack)
+    into = tmp_path / "cache" / "app-1.0"
+    found: list[object] = []
+    fetches = [threading.Thread(target=lambda: found.append(fetch_wheel_tree("app==1.0", "conf", into))) for _ in range(2)]
+    for fetch in fetches:
+        fetch.start()
+    for fetch in fetches:
+        fetch.join()
+    assert unpacked == ["app==1.0"]
+    assert found == [into / "conf", into / "conf"]

@@ -614,3 +614,26 @@ def test_plain_tree_is_to_container_unresolved_with_enums_as_names():
     assert hydra_compat.plain_tree(config) == expected and repr(hydra_compat.plain_tree(config)) == repr(expected)
     assert hydra_compat.plain_tree(config.a) == OmegaConf.to_container(config.a, resolve=False, enum_to_str=True)
     assert hydra_compat.plain_tree(OmegaConf.create([1, {"x": "???"}])) == [1, {"x": "???"}]
+
+
+@dataclass
+class WithUnion:
+    """benchmarl's SAC schemas: `target_entropy: float | str = "auto"` (OmegaConf wraps the value's node in a
+    UnionNode, whose own value is that node)."""
+
+    target_entropy: float | str = "auto"
+    scale: float | str = 0.5
+    chosen: float | str | None = None
+    later: float | str = "${scale}"
+
+
+@pytest.mark.skipif(not hasattr(omegaconf.base, "UnionNode"), reason="this OmegaConf has no Union-typed fields")
+def test_plain_tree_unwraps_a_union_typed_field_as_to_container_does():
+    config = OmegaConf.create({"algorithm": WithUnion})
+    expected = OmegaConf.to_container(config, resolve=False, enum_to_str=True)
+    plain = hydra_compat.plain_tree(config)
+    # A node compares and prints as its value: the types tell them apart (PyYAML refused the node: exit 3 on benchmarl).
+    assert plain == expected and repr(plain) == repr(expected)
+    assert {key: type(value) for key, value in plain["algorithm"].items()} == {
+        key: type(value) for key, value in expected["algorithm"].items()
+    }
