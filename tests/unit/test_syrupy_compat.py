@@ -1,9 +1,7 @@
 """syrupy's private API in one place: its options read from pytest's namespace under syrupy's own names (False
-where syrupy is not loaded), and goldens written as text. (Each name pinned against syrupy: test_hydra_compat.py.)"""
+where syrupy is not loaded). (Each name pinned against syrupy, and goldens as text: test_hydra_compat.py.)"""
 
-from syrupy.extensions.single_file import WriteMode
-
-from harness.syrupy_compat import OPTION_NAMES, SnapshotOptions, TextFileExtension, snapshot_options
+from harness.syrupy_compat import OPTION_NAMES, SnapshotOptions, snapshot_options
 
 
 class Config:
@@ -19,7 +17,3 @@ def test_the_options_are_read_under_syrupy_s_names_and_false_without_it():
     given = snapshot_options(Config({"update_snapshots": True, "include_snapshot_details": 1}))
     assert given == SnapshotOptions(update=True, details=True)
     assert set(OPTION_NAMES) == set(SnapshotOptions.__dataclass_fields__)
-
-
-def test_goldens_are_text():
-    assert TextFileExtension._write_mode == WriteMode.TEXT
