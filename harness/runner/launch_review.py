@@ -10,9 +10,11 @@ anything.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
+import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -352,23 +354,104 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     return results
 
 
+def tree_digest(*parts: Any) -> bytes | None:
+    """A digest of plain values (composed trees, names): equal digests mean equal inputs, so a comparison's result
+    can be reused. Pickled bytes tell 1, 1.0 and True apart, and keep key order, where == does not: two trees that
+    compare equal yet differ in those ways only get two digests (a miss, never a wrong answer). None when a part
+    does not pickle."""
+    try:
+        return hashlib.blake2b(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL), digest_size=20).digest()
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None
+
+
+def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ...]:
+    """A launch's composed tree against its base's, as any case's changes are reported in a review (info): changed,
+    added, removed and moved values, refactors folded the same way. A pure function of the two trees."""
+    from harness.runner.compare import as_review, compare_with_base
+
+    if same_tree(base_tree, tree):  # one equality walk; the comparison diffs only what differs
+        return ()
+    entry = BaselineEntry(f"{base_id} at the base", tree=base_tree)
+    _, found = compare_with_base(None, tree, "", entry)  # the config is built only if a value must be resolved
+    return tuple(as_review(found, INFO))
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """Each launch's comparison of trees (`compared_trees`) by the digest of both trees and the base's name: a warm
+    review compares the same pairs as the last review of that base did, and two launches that compose alike at
+    both sides are compared once. `known`: what the cache held; `used`: what this review compared or took."""
+
+    known: Mapping[bytes, tuple[Finding, ...]] = field(default_factory=dict)
+    used: dict[bytes, tuple[Finding, ...]] = field(default_factory=dict)
+
+    def of(self, base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ...]:
+        digest = tree_digest(base_tree, tree, base_id)
+        if digest is None:
+            return compared_trees(base_tree, tree, base_id)
+        found = self.used.get(digest)
+        if found is None:
+            found = self.known.get(digest)
+            found = compared_trees(base_tree, tree, base_id) if found is None else found
+            self.used[digest] = found
+        return found
+
+    def changed(self) -> bool:
+        """True when the cache should hold what this review used: something compared now, or a pair gone."""
+        return self.used.keys() != self.known.keys()
+
+
+def _comparisons_key(base_key: bytes) -> bytes:
+    return b"launch-comparisons\0" + base_key
+
+
+def _stored_comparisons(cache_dir: Path | None, top: Path, base_key: bytes) -> Comparisons:
+    """The comparisons the last review of this base stored (the signed per-user cache), else none."""
+    from harness.composition.store import CacheRefused, open_store
+
+    if cache_dir is None:
+        return Comparisons()
+    try:
+        value = open_store(cache_dir, project=top).get(_comparisons_key(base_key))
+    except CacheRefused:
+        return Comparisons()
+    if not (isinstance(value, dict) and all(isinstance(k, bytes) and isinstance(v, tuple) for k, v in value.items())):
+        return Comparisons()
+    return Comparisons(known=value)
+
+
+def _store_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, comparisons: Comparisons) -> None:
+    """Keep only this review's comparisons (one entry per base, as many pairs as launches: it never grows)."""
+    from harness.composition.store import CacheRefused, open_store
+
+    if cache_dir is None or not comparisons.changed():
+        return
+    try:
+        open_store(cache_dir, project=top).put(_comparisons_key(base_key), dict(comparisons.used))
+    except CacheRefused:
+        return
+
+
 def value_findings(
-    now: Any, base: Any, ref: str, views: tuple[Any, Any] | None = None, moves: Mapping[str, str] | None = None
+    now: Any,
+    base: Any,
+    ref: str,
+    views: tuple[Any, Any] | None = None,
+    moves: Mapping[str, str] | None = None,
+    comparisons: Comparisons | None = None,
 ) -> list[Finding]:
     """What one launch composes to now against what it composed to at the base, as any case's changes are reported
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
-    on either side touches is left out: its launch finding is the news there."""
-    from harness.runner.compare import as_review, compare_with_base
+    on either side touches is left out: its launch finding is the news there. `comparisons`: the trees' comparisons
+    this review may reuse (none: each is compared)."""
     from harness.runner.targets import default_changes
 
     if now.tree is None or base.tree is None:
         return []
-    findings: list[Finding] = []
-    if not same_tree(base.tree, now.tree):  # one equality walk; the comparison diffs only what differs
-        entry = BaselineEntry(f"{base.case.id} at the base", tree=base.tree)
-        _, found = compare_with_base(None, now.tree, "", entry)  # the config is built only if a value must be resolved
-        findings = as_review(found, INFO)
+    compare = (comparisons or Comparisons()).of
+    findings = list(compare(base.tree, now.tree, base.case.id))
     if views is not None:
         findings += default_changes(views[0], views[1], base.tree, now.tree, INFO)
     failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
@@ -511,7 +594,9 @@ def review_commands(
     reviewed = origins([case_result(c, moves, had.get(c.case.id, ())) for c in now], [case_result(c) for c in base], renamed, base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
-    values = {c.case.id: value_findings(c, b, ref, views, moves) for c, b in pairs}
+    comparisons = _stored_comparisons(settings.cache_dir, top, key)
+    values = {c.case.id: value_findings(c, b, ref, views, moves, comparisons) for c, b in pairs}
+    _store_comparisons(settings.cache_dir, top, key, comparisons)
     at_base = {c.case.id: b for c, b in pairs}
     results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
     moved_from = {c.case.id: (c, b) for c, b in moved}
