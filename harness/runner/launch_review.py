@@ -463,7 +463,8 @@ def value_findings(
         return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
 
     kept = [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
-    return [_as_written(_at_override(f, now, base, ref), now, base) for f in kept]
+    setters = (_setters(now.case.launch), _setters(base.case.launch))  # once per launch, not once per finding
+    return [_as_written(_at_override(f, now, base, ref, setters), now, base) for f in kept]
 
 
 def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
@@ -490,24 +491,33 @@ def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
     return replace(finding, old=old, new=new, message=text_as_written(message, names))
 
 
-def _at_override(finding: Finding, now: Any, base: Any, ref: str) -> Finding:
+def _at_override(finding: Finding, now: Any, base: Any, ref: str, setters: tuple[Setters, Setters] | None = None) -> Finding:
     """A launch's value finding with the script line that sets its key (or a parent of it) as its source: this
     side's last such override (Hydra applies them in order), else the base's (an override the change deleted);
-    unchanged when neither script sets it."""
+    unchanged when neither script sets it. `setters`: both launches' `_setters`, when the caller has them."""
     if finding.source is not None or not finding.path:
         return finding
-    for checked, at in ((now, None), (base, ref)):
-        launch = checked.case.launch
-        setting = [o for o in launch.overrides if _sets(o.text, finding.path)]
-        if setting:  # the base's line is `at` the base: this checkout's line of that number holds something else
-            return replace(finding, source=Source(setting[-1].file or launch.script, setting[-1].line, at=at))
+    sides = setters or (_setters(now.case.launch), _setters(base.case.launch))
+    for (checked, at), keyed in zip(((now, None), (base, ref)), sides):
+        setting = _setting(keyed, finding.path)
+        if setting is not None:  # the base's line is `at` the base: this checkout's line of that number holds something else
+            return replace(finding, source=Source(setting.file or checked.case.launch.script, setting.line, at=at))
     return finding
 
 
-def _sets(text: str, path: str) -> bool:
-    """True when an override writes `path`: its key is the path or one of its parents."""
-    key = text.lstrip("+~").partition("=")[0]
-    return path == key or path.startswith(key + ".")
+Setters = dict[str, tuple[int, Any]]
+
+
+def _setters(launch: Any) -> Setters:
+    """Each key a launch's overrides write -> (its place, the last override that writes it)."""
+    return {o.text.lstrip("+~").partition("=")[0]: (place, o) for place, o in enumerate(launch.overrides)}
+
+
+def _setting(setters: Setters, path: str) -> Any | None:
+    """The last override that writes `path`: its key is the path or one of its parents (`a.b` for `a.b.c`)."""
+    keys = [path, *(path[:i] for i, letter in enumerate(path) if letter == ".")]
+    found = [setters[key] for key in keys if key in setters]
+    return max(found, key=lambda placed: placed[0])[1] if found else None
 
 
 def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
