@@ -377,23 +377,50 @@ def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ..
     return tuple(as_review(found, INFO))
 
 
+def views_digest(views: tuple[Any, Any]) -> bytes | None:
+    """What a launch's Python defaults read besides its two trees: each side's source folders and the bytes of every
+    `.py` file in them, and the working folder (reports show a class's file relative to it). None when a side's
+    files were cut short by their budget: a file past the cut could change unseen."""
+    from harness.readers.pysource import MAX_SCANNED_BYTES
+
+    parts: list[Any] = [str(Path.cwd())]
+    for view in dict.fromkeys(views):  # one view for both sides is read once
+        files = view.index.files()
+        if len(files) >= 20_000 or sum(len(data) for _, _, data in files) > MAX_SCANNED_BYTES:
+            return None
+        parts.append((tuple(map(str, view.index.folders)), tuple(map(str, view.index.scope)), [(n, str(p), d) for n, p, d in files]))
+    return tree_digest(*parts)
+
+
 @dataclass(frozen=True)
 class Comparisons:
-    """Each launch's comparison of trees (`compared_trees`) by the digest of both trees and the base's name: a warm
-    review compares the same pairs as the last review of that base did, and two launches that compose alike at
-    both sides are compared once. `known`: what the cache held; `used`: what this review compared or took."""
+    """Each launch's comparison with its base by what it reads: its values (`compared_trees`) by the digest of both
+    trees and the base's name, its Python defaults (`default_changes`) by that digest and the sources' (`views_key`,
+    None: not reused). A warm review compares the same pairs as the last review of that base did, and two launches
+    that compose alike at both sides are compared once. `known`: what the cache held; `used`: what this review
+    compared or took."""
 
     known: Mapping[bytes, tuple[Finding, ...]] = field(default_factory=dict)
     used: dict[bytes, tuple[Finding, ...]] = field(default_factory=dict)
+    views_key: bytes | None = None
 
-    def of(self, base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ...]:
+    def of(self, base_tree: Any, tree: Any, base_id: str, views: tuple[Any, Any] | None = None) -> list[Finding]:
+        from harness.runner.targets import default_changes
+
         digest = tree_digest(base_tree, tree, base_id)
+        found = list(self._reused(digest, lambda: compared_trees(base_tree, tree, base_id)))
+        if views is not None:
+            key = None if digest is None or self.views_key is None else tree_digest(b"python defaults", self.views_key, digest)
+            found += self._reused(key, lambda: tuple(default_changes(views[0], views[1], base_tree, tree, INFO)))
+        return found
+
+    def _reused(self, digest: bytes | None, compute: Callable[[], tuple[Finding, ...]]) -> tuple[Finding, ...]:
         if digest is None:
-            return compared_trees(base_tree, tree, base_id)
+            return compute()
         found = self.used.get(digest)
         if found is None:
             found = self.known.get(digest)
-            found = compared_trees(base_tree, tree, base_id) if found is None else found
+            found = compute() if found is None else found
             self.used[digest] = found
         return found
 
@@ -406,19 +433,20 @@ def _comparisons_key(base_key: bytes) -> bytes:
     return b"launch-comparisons\0" + base_key
 
 
-def _stored_comparisons(cache_dir: Path | None, top: Path, base_key: bytes) -> Comparisons:
+def _stored_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, views: tuple[Any, Any] | None) -> Comparisons:
     """The comparisons the last review of this base stored (the signed per-user cache), else none."""
     from harness.composition.store import CacheRefused, open_store
 
     if cache_dir is None:
         return Comparisons()
+    views_key = views_digest(views) if views is not None else None
     try:
         value = open_store(cache_dir, project=top).get(_comparisons_key(base_key))
     except CacheRefused:
-        return Comparisons()
+        return Comparisons(views_key=views_key)
     if not (isinstance(value, dict) and all(isinstance(k, bytes) and isinstance(v, tuple) for k, v in value.items())):
-        return Comparisons()
-    return Comparisons(known=value)
+        return Comparisons(views_key=views_key)
+    return Comparisons(known=value, views_key=views_key)
 
 
 def _store_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, comparisons: Comparisons) -> None:
@@ -446,14 +474,9 @@ def value_findings(
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
     on either side touches is left out: its launch finding is the news there. `comparisons`: the trees' comparisons
     this review may reuse (none: each is compared)."""
-    from harness.runner.targets import default_changes
-
     if now.tree is None or base.tree is None:
         return []
-    compare = (comparisons or Comparisons()).of
-    findings = list(compare(base.tree, now.tree, base.case.id))
-    if views is not None:
-        findings += default_changes(views[0], views[1], base.tree, now.tree, INFO)
+    findings = (comparisons or Comparisons()).of(base.tree, now.tree, base.case.id, views)
     failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
     # A failing override of a key that moved: where it moved to is the launch finding's news too (its fix says so).
     failed += [moved for text in failed if (moved := moved_override(text, moves or {})) is not None]
@@ -604,7 +627,7 @@ def review_commands(
     reviewed = origins([case_result(c, moves, had.get(c.case.id, ())) for c in now], [case_result(c) for c in base], renamed, base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
-    comparisons = _stored_comparisons(settings.cache_dir, top, key)
+    comparisons = _stored_comparisons(settings.cache_dir, top, key, views)
     values = {c.case.id: value_findings(c, b, ref, views, moves, comparisons) for c, b in pairs}
     _store_comparisons(settings.cache_dir, top, key, comparisons)
     at_base = {c.case.id: b for c, b in pairs}
