@@ -10,9 +10,11 @@ anything.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
+import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -352,25 +354,129 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     return results
 
 
+def tree_digest(*parts: Any) -> bytes | None:
+    """A digest of plain values (composed trees, names): equal digests mean equal inputs, so a comparison's result
+    can be reused. Pickled bytes tell 1, 1.0 and True apart, and keep key order, where == does not: two trees that
+    compare equal yet differ in those ways only get two digests (a miss, never a wrong answer). None when a part
+    does not pickle."""
+    try:
+        return hashlib.blake2b(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL), digest_size=20).digest()
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None
+
+
+def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ...]:
+    """A launch's composed tree against its base's, as any case's changes are reported in a review (info): changed,
+    added, removed and moved values, refactors folded the same way. A pure function of the two trees."""
+    from harness.runner.compare import as_review, compare_with_base
+
+    if same_tree(base_tree, tree):  # one equality walk; the comparison diffs only what differs
+        return ()
+    entry = BaselineEntry(f"{base_id} at the base", tree=base_tree)
+    _, found = compare_with_base(None, tree, "", entry)  # the config is built only if a value must be resolved
+    return tuple(as_review(found, INFO))
+
+
+def views_digest(views: tuple[Any, Any]) -> bytes | None:
+    """What a launch's Python defaults read besides its two trees: each side's source folders and the bytes of every
+    `.py` file in them, and the working folder (reports show a class's file relative to it). None when a side's
+    files were cut short by their budget: a file past the cut could change unseen."""
+    from harness.readers.pysource import MAX_SCANNED_BYTES
+
+    parts: list[Any] = [str(Path.cwd())]
+    for view in dict.fromkeys(views):  # one view for both sides is read once
+        files = view.index.files()
+        if len(files) >= 20_000 or sum(len(data) for _, _, data in files) > MAX_SCANNED_BYTES:
+            return None
+        parts.append((tuple(map(str, view.index.folders)), tuple(map(str, view.index.scope)), [(n, str(p), d) for n, p, d in files]))
+    return tree_digest(*parts)
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """Each launch's comparison with its base by what it reads: its values (`compared_trees`) by the digest of both
+    trees and the base's name, its Python defaults (`default_changes`) by that digest and the sources' (`views_key`,
+    None: not reused). A warm review compares the same pairs as the last review of that base did, and two launches
+    that compose alike at both sides are compared once. `known`: what the cache held; `used`: what this review
+    compared or took."""
+
+    known: Mapping[bytes, tuple[Finding, ...]] = field(default_factory=dict)
+    used: dict[bytes, tuple[Finding, ...]] = field(default_factory=dict)
+    views_key: bytes | None = None
+
+    def of(self, base_tree: Any, tree: Any, base_id: str, views: tuple[Any, Any] | None = None) -> list[Finding]:
+        from harness.runner.targets import default_changes
+
+        digest = tree_digest(base_tree, tree, base_id)
+        found = list(self._reused(digest, lambda: compared_trees(base_tree, tree, base_id)))
+        if views is not None:
+            key = None if digest is None or self.views_key is None else tree_digest(b"python defaults", self.views_key, digest)
+            found += self._reused(key, lambda: tuple(default_changes(views[0], views[1], base_tree, tree, INFO)))
+        return found
+
+    def _reused(self, digest: bytes | None, compute: Callable[[], tuple[Finding, ...]]) -> tuple[Finding, ...]:
+        if digest is None:
+            return compute()
+        found = self.used.get(digest)
+        if found is None:
+            found = self.known.get(digest)
+            found = compute() if found is None else found
+            self.used[digest] = found
+        return found
+
+    def changed(self) -> bool:
+        """True when the cache should hold what this review used: something compared now, or a pair gone."""
+        return self.used.keys() != self.known.keys()
+
+
+def _comparisons_key(base_key: bytes) -> bytes:
+    return b"launch-comparisons\0" + base_key
+
+
+def _stored_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, views: tuple[Any, Any] | None) -> Comparisons:
+    """The comparisons the last review of this base stored (the signed per-user cache), else none."""
+    from harness.composition.store import CacheRefused, open_store
+
+    if cache_dir is None:
+        return Comparisons()
+    views_key = views_digest(views) if views is not None else None
+    try:
+        value = open_store(cache_dir, project=top).get(_comparisons_key(base_key))
+    except CacheRefused:
+        return Comparisons(views_key=views_key)
+    if not (isinstance(value, dict) and all(isinstance(k, bytes) and isinstance(v, tuple) for k, v in value.items())):
+        return Comparisons(views_key=views_key)
+    return Comparisons(known=value, views_key=views_key)
+
+
+def _store_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, comparisons: Comparisons) -> None:
+    """Keep only this review's comparisons (one entry per base, as many pairs as launches: it never grows)."""
+    from harness.composition.store import CacheRefused, open_store
+
+    if cache_dir is None or not comparisons.changed():
+        return
+    try:
+        open_store(cache_dir, project=top).put(_comparisons_key(base_key), dict(comparisons.used))
+    except CacheRefused:
+        return
+
+
 def value_findings(
-    now: Any, base: Any, ref: str, views: tuple[Any, Any] | None = None, moves: Mapping[str, str] | None = None
+    now: Any,
+    base: Any,
+    ref: str,
+    views: tuple[Any, Any] | None = None,
+    moves: Mapping[str, str] | None = None,
+    comparisons: Comparisons | None = None,
 ) -> list[Finding]:
     """What one launch composes to now against what it composed to at the base, as any case's changes are reported
     in a review (info): changed, added, removed and moved values, refactors folded the same way, and with both
     sides' program views each Python default the YAML leaves to a class that changed. A key an override that failed
-    on either side touches is left out: its launch finding is the news there."""
-    from harness.runner.compare import as_review, compare_with_base
-    from harness.runner.targets import default_changes
-
+    on either side touches is left out: its launch finding is the news there. `comparisons`: the trees' comparisons
+    this review may reuse (none: each is compared)."""
     if now.tree is None or base.tree is None:
         return []
-    findings: list[Finding] = []
-    if not same_tree(base.tree, now.tree):  # one equality walk; the comparison diffs only what differs
-        entry = BaselineEntry(f"{base.case.id} at the base", tree=base.tree)
-        _, found = compare_with_base(None, now.tree, "", entry)  # the config is built only if a value must be resolved
-        findings = as_review(found, INFO)
-    if views is not None:
-        findings += default_changes(views[0], views[1], base.tree, now.tree, INFO)
+    findings = (comparisons or Comparisons()).of(base.tree, now.tree, base.case.id, views)
     failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
     # A failing override of a key that moved: where it moved to is the launch finding's news too (its fix says so).
     failed += [moved for text in failed if (moved := moved_override(text, moves or {})) is not None]
@@ -380,7 +486,8 @@ def value_findings(
         return any(isinstance(side, str) and any("${" + key + "}" in side for key in keys) for side in (finding.old, finding.new))
 
     kept = [f for f in findings if not any(_touches(text, f.path) for text in failed) and not reads_failed(f)]
-    return [_as_written(_at_override(f, now, base, ref), now, base) for f in kept]
+    setters = (_setters(now.case.launch), _setters(base.case.launch))  # once per launch, not once per finding
+    return [_as_written(_at_override(f, now, base, ref, setters), now, base) for f in kept]
 
 
 def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
@@ -407,24 +514,33 @@ def _as_written(finding: Finding, now: Any, base: Any) -> Finding:
     return replace(finding, old=old, new=new, message=text_as_written(message, names))
 
 
-def _at_override(finding: Finding, now: Any, base: Any, ref: str) -> Finding:
+def _at_override(finding: Finding, now: Any, base: Any, ref: str, setters: tuple[Setters, Setters] | None = None) -> Finding:
     """A launch's value finding with the script line that sets its key (or a parent of it) as its source: this
     side's last such override (Hydra applies them in order), else the base's (an override the change deleted);
-    unchanged when neither script sets it."""
+    unchanged when neither script sets it. `setters`: both launches' `_setters`, when the caller has them."""
     if finding.source is not None or not finding.path:
         return finding
-    for checked, at in ((now, None), (base, ref)):
-        launch = checked.case.launch
-        setting = [o for o in launch.overrides if _sets(o.text, finding.path)]
-        if setting:  # the base's line is `at` the base: this checkout's line of that number holds something else
-            return replace(finding, source=Source(setting[-1].file or launch.script, setting[-1].line, at=at))
+    sides = setters or (_setters(now.case.launch), _setters(base.case.launch))
+    for (checked, at), keyed in zip(((now, None), (base, ref)), sides):
+        setting = _setting(keyed, finding.path)
+        if setting is not None:  # the base's line is `at` the base: this checkout's line of that number holds something else
+            return replace(finding, source=Source(setting.file or checked.case.launch.script, setting.line, at=at))
     return finding
 
 
-def _sets(text: str, path: str) -> bool:
-    """True when an override writes `path`: its key is the path or one of its parents."""
-    key = text.lstrip("+~").partition("=")[0]
-    return path == key or path.startswith(key + ".")
+Setters = dict[str, tuple[int, Any]]
+
+
+def _setters(launch: Any) -> Setters:
+    """Each key a launch's overrides write -> (its place, the last override that writes it)."""
+    return {o.text.lstrip("+~").partition("=")[0]: (place, o) for place, o in enumerate(launch.overrides)}
+
+
+def _setting(setters: Setters, path: str) -> Any | None:
+    """The last override that writes `path`: its key is the path or one of its parents (`a.b` for `a.b.c`)."""
+    keys = [path, *(path[:i] for i, letter in enumerate(path) if letter == ".")]
+    found = [setters[key] for key in keys if key in setters]
+    return max(found, key=lambda placed: placed[0])[1] if found else None
 
 
 def with_values(result: CaseResult, values: Sequence[Finding]) -> CaseResult:
@@ -511,7 +627,9 @@ def review_commands(
     reviewed = origins([case_result(c, moves, had.get(c.case.id, ())) for c in now], [case_result(c) for c in base], renamed, base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
-    values = {c.case.id: value_findings(c, b, ref, views, moves) for c, b in pairs}
+    comparisons = _stored_comparisons(settings.cache_dir, top, key, views)
+    values = {c.case.id: value_findings(c, b, ref, views, moves, comparisons) for c, b in pairs}
+    _store_comparisons(settings.cache_dir, top, key, comparisons)
     at_base = {c.case.id: b for c, b in pairs}
     results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
     moved_from = {c.case.id: (c, b) for c, b in moved}

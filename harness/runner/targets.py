@@ -418,15 +418,16 @@ def python_defaults(view: ProgramView, tree: Any, nodes: list[TargetNode] | None
 def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, severity: Severity = INFO) -> list[Finding]:
     """A `changed` finding "via python default" for each field neither side's YAML sets whose Python default differs
     between the base's classes and this tree's: the program sees another value although no config file changed."""
+    base_nodes, nodes = list(target_nodes(base_tree)), list(target_nodes(tree))  # each tree walked once, not twice
     if base_view is view:
         # One program for both sides (a review whose pull request left the sources alone): a field's default differs
         # only where its node names another class, so only those nodes are read.
-        at_base = {node.path: node for node in target_nodes(base_tree)}
-        swapped = [node for node in target_nodes(tree) if node.path in at_base and at_base[node.path].target != node.target]
+        at_base = {node.path: node for node in base_nodes}
+        swapped = [node for node in nodes if node.path in at_base and at_base[node.path].target != node.target]
         before = python_defaults(base_view, base_tree, [at_base[node.path] for node in swapped])
         now_defaults = python_defaults(view, tree, swapped)
     else:
-        before, now_defaults = python_defaults(base_view, base_tree), python_defaults(view, tree)
+        before, now_defaults = python_defaults(base_view, base_tree, base_nodes), python_defaults(view, tree, nodes)
     findings = []
     for path, (now, facts) in now_defaults.items():
         was, was_facts = before.get(path, (None, None))
@@ -445,22 +446,26 @@ def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, t
                 detail=ViaDefault(facts),
             )
         )
-    return findings + node_write_changes(base_view, view, built_classes(base_view, view, base_tree, tree))
+    return findings + node_write_changes(base_view, view, built_classes(base_view, view, base_tree, tree, (base_nodes, nodes)))
 
 
-def built_classes(base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any) -> list[tuple[str, str | None, str | None]]:
+def built_classes(
+    base_view: ProgramView, view: ProgramView, base_tree: Any, tree: Any, walked: tuple[list[TargetNode], list[TargetNode]] | None = None
+) -> list[tuple[str, str | None, str | None]]:
     """Each `_target_` node either tree builds: (path, the base's class, this tree's class), classes as the sources
-    resolve them (None where a side has no such node, or its class is not in the sources)."""
+    resolve them (None where a side has no such node, or its class is not in the sources). `walked`: both trees'
+    `target_nodes`, when the caller has them."""
+    base_nodes, nodes = walked or (list(target_nodes(base_tree)), list(target_nodes(tree)))
 
-    def classes(program: ProgramView, config: Any) -> dict[str, str]:
+    def classes(program: ProgramView, config_nodes: list[TargetNode]) -> dict[str, str]:
         found = {}
-        for node in target_nodes(config):
+        for node in config_nodes:
             signature = program.signature(node)
             if isinstance(signature, Signature):
                 found[node.path] = signature.qualname
         return found
 
-    before, after = classes(base_view, base_tree), classes(view, tree)
+    before, after = classes(base_view, base_nodes), classes(view, nodes)
     return [(path, before.get(path), after.get(path)) for path in sorted(before.keys() | after.keys())]
 
 

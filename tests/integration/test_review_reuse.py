@@ -42,3 +42,38 @@ def test_a_one_file_change_recomposes_at_the_base_only_the_cases_that_read_the_f
         "config-harness: at main, 7 of 7 cases taken from the cache (every file they read unchanged); 0 cases composed there"
     ]
     assert again.out == review.out
+
+
+def test_a_launchs_comparison_with_its_base_is_reused_while_both_trees_are_the_same(small_project, cli, tmp_path_factory, monkeypatch):
+    """Each launch's composed tree is compared with its base's once: a later review of the same base whose two trees
+    are the same bytes takes the comparison from the cache; a tree that changed is compared again."""
+    from harness.runner import compare
+    from tests.integration.test_review import LAUNCH_FILES, with_launches
+
+    with_launches(small_project, LAUNCH_FILES)
+    project = commit_small_project(small_project, cli, "contracts:\n  - name: lr\n    require: [trainer.effective_lr]\n")
+    train = project / "conf" / "train.yaml"
+    train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.2"))  # the default under every launch moves
+    flags = ("--cache-dir", str(tmp_path_factory.mktemp("cache") / "harness"), "--settings", "harness.toml")
+    review = ("diff", "--base", "main", "--case", "cmd/*", "--format", "json")
+    first = cli(*flags, *review)
+    assert first.code == 0 and "trainer.lr" in first.out, first.out
+    compared = []
+    real = compare.compare_with_base
+
+    def counted(*args, **kwargs):
+        compared.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compare, "compare_with_base", counted)
+    again = cli(*flags, *review)
+    assert again.out == first.out and again.code == first.code
+    assert compared == []  # every launch's two trees as last time: no comparison made again
+    # This side's tree of one launch changes (the script sets another value): that launch alone is compared again,
+    # and the report says the new value, the same as a review with no cache.
+    script = project / "scripts" / "run.sh"
+    script.write_text(script.read_text().replace("effective_lr=0.7", "effective_lr=0.8"))
+    edited = cli(*flags, *review)
+    assert [tree["trainer"]["effective_lr"] for tree in compared] == [0.8]
+    assert edited.out == cli("--no-cache", "--settings", "harness.toml", *review).out
+    assert any(f["path"] == "trainer.effective_lr" and f["new"] == 0.8 for c in edited.json()["cases"] for f in c["findings"])

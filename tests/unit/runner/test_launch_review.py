@@ -76,3 +76,32 @@ def test_two_unknowns_written_alike_are_named_by_what_they_stand_for():
     now = _launch([Override("a.out=__unset_3__", 2, ("$3",), "a.out=$out")], {"a": {"out": "__unset_3__"}})
     (finding,) = value_findings(now, base, "main")
     assert (finding.old, finding.new) == ("$2", "$3") and PLACEHOLDER_MARK not in finding.message
+
+
+def test_a_launchs_python_defaults_are_reused_while_its_trees_and_the_sources_are_the_same(tmp_path, monkeypatch):
+    """A later review takes a launch's Python defaults from the cache while both trees and every `.py` file of
+    both sides are the same bytes; an edited source is read again."""
+    from harness.readers.pysource import SourceIndex
+    from harness.runner import targets
+    from harness.runner.launch_review import Comparisons, views_digest
+    from tests.unit.runner.test_targets import SOURCES, write_tree
+
+    write_tree(tmp_path / "base", SOURCES)
+    write_tree(tmp_path / "head", {**SOURCES, "app/models.py": SOURCES["app/models.py"].replace("batch: int = 32", "batch: int = 64")})
+
+    def views() -> tuple[targets.ProgramView, ...]:  # each review reads the sources afresh
+        return tuple(targets.ProgramView(SourceIndex([tmp_path / side / "app"], (tmp_path,))) for side in ("base", "head"))
+
+    tree = {"model": {"_target_": "app.Model", "width": 3}, "data": {"_target_": "app.models.Data", "path": "p"}}
+    first = Comparisons(views_key=views_digest(read := views()))
+    found = first.of(tree, tree, "cmd/run.sh#1", read)
+    assert [(f.path, f.old, f.new) for f in found] == [("data.batch", 32, 64)]
+    read_again = []
+    monkeypatch.setattr(targets, "default_changes", lambda *args, **kwargs: read_again.append(args) or [])
+    again = Comparisons(known=dict(first.used), views_key=views_digest(read := views()))
+    assert again.of(tree, tree, "cmd/run.sh#1", read) == found and read_again == []
+    models = tmp_path / "head" / "app" / "models.py"
+    models.write_text(models.read_text().replace("batch: int = 64", "batch: int = 128"))
+    monkeypatch.undo()
+    edited = Comparisons(known=dict(first.used), views_key=views_digest(read := views()))
+    assert [(f.path, f.old, f.new) for f in edited.of(tree, tree, "cmd/run.sh#1", read)] == [("data.batch", 32, 128)]
