@@ -10,7 +10,7 @@ import shlex
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -601,9 +601,9 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
 SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "site-packages", ".tox", "build", "dist", "__pycache__"})
 
 
-def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
-    """Every place the repository's Python files start Hydra, read with ast, never imported, in file order."""
-    found = []
+def python_files(repository: Path, marker: str, limit: int = 5000) -> Iterator[tuple[Path, ast.Module]]:
+    """The repository's Python files that mention `marker`, parsed with ast (never imported), in file order; at most
+    `limit` files are read, and one that cannot be read or parsed is passed over."""
     files = 0
     for folder, subfolders, names in os.walk(repository):
         subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
@@ -614,13 +614,17 @@ def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
             path = Path(folder, name)
             try:
                 text = read_text(path)
-                if "hydra" not in text:
+                if marker not in text:
                     continue
                 tree = python_tree(text, str(path))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
                 continue
-            found += _calls_in(tree, path)
-    return found
+            yield path, tree
+
+
+def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
+    """Every place the repository's Python files start Hydra, read with ast, never imported, in file order."""
+    return [call for path, tree in python_files(repository, "hydra", limit) for call in _calls_in(tree, path)]
 
 
 def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
@@ -1807,32 +1811,20 @@ def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 50
     from harness.readers.entries import NotStatic, as_shown, dotted_name, static_value
 
     said: list[tuple[Path | None, str]] = []
-    files = 0
-    for folder, subfolders, names in os.walk(repository):
-        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
-        for name in sorted(names):
-            if not name.endswith(".py") or files >= limit:
+    for path, tree in python_files(repository, "SearchPathPlugin", limit):
+        for plugin in [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]:
+            if not any(dotted_name(base).rsplit(".", 1)[-1] == "SearchPathPlugin" for base in plugin.bases):
                 continue
-            files += 1
-            path = Path(folder, name)
-            try:
-                text = read_text(path)
-                tree = python_tree(text, str(path)) if "SearchPathPlugin" in text else None
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
-                continue
-            for plugin in [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)] if tree else []:
-                if not any(dotted_name(base).rsplit(".", 1)[-1] == "SearchPathPlugin" for base in plugin.bases):
-                    continue
-                where = f"{_relative(path, repository)}:{plugin.lineno}: the SearchPathPlugin {plugin.name} adds"
-                for argument, bound in _search_path_additions(plugin, repository):
-                    value = static_value(argument, path, bound)
-                    added = _plugin_folder(value, repository)
-                    if added is None:
-                        why = value.why if isinstance(value, NotStatic) else f"{as_shown(value)!r} is not a folder of the repository"
-                        said.append((None, f"{where} a folder it computes ({why}); give it with --search-path DIR"))
-                    elif added not in given:
-                        shown = _relative(added, repository)
-                        said.append((added, f"search_path {shown}: {where} it to every run's search path (read, never imported)"))
+            where = f"{_relative(path, repository)}:{plugin.lineno}: the SearchPathPlugin {plugin.name} adds"
+            for argument, bound in _search_path_additions(plugin, repository):
+                value = static_value(argument, path, bound)
+                added = _plugin_folder(value, repository)
+                if added is None:
+                    why = value.why if isinstance(value, NotStatic) else f"{as_shown(value)!r} is not a folder of the repository"
+                    said.append((None, f"{where} a folder it computes ({why}); give it with --search-path DIR"))
+                elif added not in given:
+                    shown = _relative(added, repository)
+                    said.append((added, f"search_path {shown}: {where} it to every run's search path (read, never imported)"))
     return said
 
 
