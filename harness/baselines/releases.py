@@ -39,7 +39,7 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
     if not force and _stamp(into) == stamped:
         return into / unpack
     refuse_to_replace(into)
-    with held(into.parent / f".{into.name}.lock"):
+    with held(into.parent):
         # Another process may have unpacked it while this one waited: then it is not replaced under its readers.
         if not force and _stamp(into) == stamped:
             return into / unpack

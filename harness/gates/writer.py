@@ -83,12 +83,12 @@ def write_atomic(path: Path, content: str | bytes, mode: int | None = None, fold
 
 
 @contextmanager
-def held(lock: Path) -> Iterator[None]:
-    """An exclusive lock on the file `lock` (made if missing, never through a link) while the block runs: two
-    processes filling the same cache folder (two pytest-xdist workers, two `fetch` commands) take turns."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(lock, flags, 0o666)
+def held(folder: Path) -> Iterator[None]:
+    """An exclusive lock on `folder` (made if missing; the folder itself, so no lock file is left beside what it
+    holds) while the block runs: two processes filling the same cache folder (two pytest-xdist workers, two
+    `fetch` commands) take turns."""
+    folder.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield

@@ -1029,10 +1029,11 @@ class _Reader:
 
     def joined(self, nodes: list[Any]) -> list[list[Any]]:
         """Nodes grouped into bash's words: tree-sitter-bash ends a word at a `\\`-newline inside it (`k='a'\\`, then
-        `'b'` on the next line), where bash joins the two lines into one word."""
+        `'b'` on the next line), where bash joins the two lines into one word; and after a continuation it may split
+        one word into tokens with nothing between them (`${A}` then `==`), which bash reads as one word too."""
         groups: list[list[Any]] = []
         for node in nodes:
-            if groups and self.source[groups[-1][-1].end_byte : node.start_byte] == b"\\\n":
+            if groups and self.source[groups[-1][-1].end_byte : node.start_byte] in (b"\\\n", b""):
                 groups[-1].append(node)
             else:
                 groups.append([node])

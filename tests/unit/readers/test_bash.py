@@ -232,3 +232,11 @@ def test_bash_stops_at_an_unset_variable_under_set_u_and_at_exit():
     # verl's FSDP_APPLY_MODULES: quoted parts joined by `\\`-newlines are one word, one assignment, as in bash.
     (joined,) = read("set -u\nM='{a:{},'\\\n'b:{}}'\npython3 -m verl.trainer.main_ppo \\\n    x.m=$M \\\n    k='a'\\\n'b'\n")
     assert (joined.stops, overrides(joined)) == ("", [("x.m={a:{},b:{}}", 5), ("k=ab", 6)])
+
+
+def test_a_word_split_into_tokens_after_a_continuation_is_one_word_as_bash_reads_it():
+    """Found by the thorough hypothesis profile: after `$A\\` the grammar made `${A}`, `==` and `${A}` separate
+    tokens of a command, so `E` was never assigned; bash assigns `:==` (checked with bash itself)."""
+    script = "A=''\nE=$A\\\n:\\\n$A\\\n==$A\npython3 -m app.main e=$E\n"
+    (launch,) = launches_in("s.sh", script.encode(), lambda *_: True)
+    assert [o.text for o in launch.overrides] == ["e=:=="]
