@@ -6,7 +6,6 @@ subtree, every leaf of it), so a rename reads as one line in every report and a 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -14,7 +13,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from harness.model.findings import Difference, Finding, Kind, Moved
-from harness.model.semantic_diff import join_path, parent_path, split_path
+from harness.model.semantic_diff import join_path, parent_path, split_path, value_text
 
 
 @dataclass(frozen=True)
@@ -29,7 +28,7 @@ class Move:
 
 def _same(a: Any, b: Any) -> bool:
     # 1, 1.0 and True are different values in a config; compare their JSON with the type.
-    return type(a) is type(b) and json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+    return type(a) is type(b) and value_text(a) == value_text(b)
 
 
 def _distinctive(value: Any) -> bool:
@@ -84,15 +83,13 @@ def find_moves(
     fingerprints: dict[str, list[str]] = {}
     for prefix, tree in new_trees.items():
         if len(tree) >= 2 and not any(p.startswith(prefix + ".") for p in present):
-            fingerprints.setdefault(json.dumps(tree, sort_keys=True, default=repr), []).append(prefix)
+            fingerprints.setdefault(value_text(tree), []).append(prefix)
     for prefix in sorted(old_trees, key=lambda p: len(split_path(p))):
         tree = old_trees[prefix]
         if len(tree) < 2 or any(path.startswith(prefix + ".") for path in used_old) or any(p.startswith(prefix + ".") for p in present):
             continue
         targets = [
-            t
-            for t in fingerprints.get(json.dumps(tree, sort_keys=True, default=repr), [])
-            if t != prefix and not any(path.startswith(t + ".") for path in used_new)
+            t for t in fingerprints.get(value_text(tree), []) if t != prefix and not any(path.startswith(t + ".") for path in used_new)
         ]
         if len(targets) != 1:
             continue

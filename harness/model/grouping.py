@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
@@ -26,6 +25,7 @@ from harness.model.findings import (
     TargetReason,
 )
 from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.semantic_diff import value_text
 
 
 class Tier(IntEnum):
@@ -194,7 +194,7 @@ class Group:
 
 def _value_key(value: Any) -> str:
     # Lists and mappings are not hashable, and 1, 1.0 and True must stay distinct.
-    return type(value).__name__ + ":" + json.dumps(value, sort_keys=True, default=str)
+    return type(value).__name__ + ":" + value_text(value)
 
 
 def _key(finding: Finding) -> tuple[Any, ...]:
@@ -410,6 +410,8 @@ def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
         buckets.setdefault(group.cases, []).append(group)
 
     def on(cases: tuple[str, ...]) -> str:
+        if not cases:  # a config write, a settings change: about the run, on no case
+            return "for the run"
         text = describe_cases(cases, all_ids, counted=False)
         return f"on {text}" if set(cases) >= set(all_ids) else f"only on {text}"
 

@@ -17,11 +17,11 @@ from one entry point.
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.model.semantic_diff import value_text
 from harness.readers.pysource import MAX_TEXT, SourceIndex, _Def, _dotted, _literal, _Module, _unparse
 
 # Functions read from one entry point: verl's `main_ppo.main` reaches 4 by name; a pull request cannot make the
@@ -68,7 +68,7 @@ class Write:
     def identity(self) -> tuple[Any, ...]:
         """What a review compares: the key, the action, the value (or the code) and the file, never the line (code
         above it may move)."""
-        value = json.dumps(self.value, sort_keys=True, default=str) if self.literal else self.code
+        value = value_text(self.value) if self.literal else self.code
         return (self.key, self.action, value, self.open_dict)
 
 

@@ -10,7 +10,6 @@ excuses exactly the change with the same four values, so an old reason never exc
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -23,6 +22,7 @@ from omegaconf import DictConfig
 
 from harness.model.findings import ERROR, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Finding, Kind, Origin
 from harness.model.matrix import Case
+from harness.model.semantic_diff import value_text
 from harness.rules import KINDS
 from harness.rules.contracts import (
     SUBJECT_KEYS,
@@ -105,16 +105,11 @@ def term_changes(base: ContractSet, head: ContractSet, case_ids: Iterable[str]) 
     return changes + _loosened_waivers(base, head, base_contracts, case_ids)
 
 
-def canonical(value: Any) -> str:
-    # JSON tells 1, 1.0, True and "1" apart; dates read from YAML compare as their ISO text.
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 def record_for(change: TermChange, records: Iterable[ChangeRecord]) -> ChangeRecord | None:
     """The record that excuses exactly this change (same contract, path, old and new), if any."""
-    key = (change.contract, change.path, canonical(change.old), canonical(change.new))
+    key = (change.contract, change.path, value_text(change.old), value_text(change.new))
     for record in records:
-        if (record.contract, record.path, canonical(record.old), canonical(record.new)) == key:
+        if (record.contract, record.path, value_text(record.old), value_text(record.new)) == key:
             return record
     return None
 

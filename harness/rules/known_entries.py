@@ -55,8 +55,9 @@ from harness.model.findings import (
     TargetFacts,
 )
 from harness.model.hints import first_sentence
+from harness.model.semantic_diff import value_text
 from harness.model.settings import Settings, display_path
-from harness.rules.contract_changes import canonical, flow_record
+from harness.rules.contract_changes import flow_record
 from harness.rules.contracts import KNOWN, KNOWN_FILE_NAME, ChangeRecord, ContractSet, Waiver
 
 KNOWN_FILE = "config-harness/known.yaml"
@@ -286,8 +287,8 @@ def added_entries(
 def _change(wanted: dict[str, Any], entry: Waiver, records: Sequence[ChangeRecord], record_file: str, ref: str) -> Finding:
     cause = {key: value for key, value in wanted["new"].items() if key != "until"}
     old = (wanted["old"] or {}).get("until")
-    key = (wanted["known"], canonical(wanted["old"]), canonical(wanted["new"]))
-    record = next((r for r in records if r.contract == KNOWN and (r.path, canonical(r.old), canonical(r.new)) == key), None)
+    key = (wanted["known"], value_text(wanted["old"]), value_text(wanted["new"]))
+    record = next((r for r in records if r.contract == KNOWN and (r.path, value_text(r.old), value_text(r.new)) == key), None)
     until = _iso(entry.until) or "never expires"
     verb = f"renewed (until {old} -> {until})" if old else "added"
     subject = f"known entry {verb} for {_named(cause)} ({_where(entry)})"

@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 
 from harness.gates.confine import project_root, within
 from harness.model.findings import INFO, Finding, Kind, RulesUsed
+from harness.model.semantic_diff import value_text
 from harness.model.settings import Settings, root_id
-from harness.rules.contract_changes import canonical, change_finding
+from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import SETTINGS, ChangeRecord
 from harness.rules.protocol import TermChange
 
@@ -98,7 +99,7 @@ def _keyed(table: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _elements(value: Any) -> list[str]:
-    return [canonical(item) for item in value] if isinstance(value, list) else [] if value is None else [canonical(value)]
+    return [value_text(item) for item in value] if isinstance(value, list) else [] if value is None else [value_text(value)]
 
 
 def _narrows(key: str, old: Any, new: Any) -> bool:
@@ -121,11 +122,11 @@ def _narrows(key: str, old: Any, new: Any) -> bool:
 
 def _describe(key: str, old: Any, new: Any, narrows: bool) -> str:
     if old is None:
-        what = f"{key} added: {canonical(new)}"
+        what = f"{key} added: {value_text(new)}"
     elif new is None:
-        what = f"{key} removed (was {canonical(old)})"
+        what = f"{key} removed (was {value_text(old)})"
     else:
-        what = f"{key}: {canonical(old)} -> {canonical(new)}"
+        what = f"{key}: {value_text(old)} -> {value_text(new)}"
     if key == "read_outside" and narrows:
         return f"settings {what}: widens what the harness may read"
     return f"settings {what}" + (": narrows what the review checks" if narrows else "")
@@ -137,7 +138,7 @@ def settings_changes(base: Mapping[str, Any], head: Mapping[str, Any]) -> list[S
     changes = []
     for key in list(old_keys) + [k for k in new_keys if k not in old_keys]:
         old, new = old_keys.get(key), new_keys.get(key)
-        if canonical(old) == canonical(new):
+        if value_text(old) == value_text(new):
             continue
         narrows = _narrows(key, old, new)
         changes.append(SettingsChange(key, old, new, narrows, _describe(key, old, new, narrows)))
@@ -151,7 +152,7 @@ def _removes(change: SettingsChange, case_id: str) -> bool:
     if change.key == "roots":
         return any(case_id.startswith(root_id(json.loads(item)) + "/") for item in dropped)
     if change.key == "engines":
-        return len(parts) == 3 and (canonical(parts[1]) in dropped or change.old is None)
+        return len(parts) == 3 and (value_text(parts[1]) in dropped or change.old is None)
     if change.key == "engine_group":
         return len(parts) == 3
     if change.key.startswith("presets."):

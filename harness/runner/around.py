@@ -13,8 +13,8 @@ from harness.baselines.gitrepo import git, read_file
 from harness.gates.budget import InputLimitError
 from harness.gates.confine import UnsafeInput
 from harness.gates.reader import NotAFile, read_bytes
+from harness.model.semantic_diff import value_text
 from harness.model.settings import Settings
-from harness.rules.contract_changes import canonical
 from harness.rules.review_rules import SettingsChange
 
 # The files templates/CODEOWNERS gives the owners of the rules that no other review names: the version of the
@@ -96,7 +96,7 @@ def around_review(top: Path, commit: str, base: Settings | None) -> list[Setting
             continue
         held = f"; the launches of programs in it{' (checked by the base)' if checks_launches else ''} run what it pins"
         description = (
-            f"submodule {path} re-pointed: {canonical(old)} -> {canonical(new)}{held};"
+            f"submodule {path} re-pointed: {value_text(old)} -> {value_text(new)}{held};"
             " the owners of .gitmodules and the settings must approve"
         )
         changes.append(SettingsChange(f"submodule.{path}", old, new, checks_launches, description))

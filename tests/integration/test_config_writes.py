@@ -218,3 +218,18 @@ def test_generate_records_the_writes_and_check_fails_on_a_write_the_record_lacks
     record.write_text("entry_points: [1, 2]\n")
     bad = cli("--settings", "harness.toml", "check", cwd=tmp_path)
     assert bad.code == 2 and "snapshots/_config_writes.yaml: expected a mapping `entry_points:`" in bad.err + bad.out
+
+
+def test_a_write_of_a_mapping_with_keys_of_mixed_types_is_reviewed_and_checked(project, cli):
+    # `{1: ..., "a": ...}` is a literal Python writes and a config holds; JSON cannot sort its keys (exit 3 before).
+    main_py = project / "src/app/main.py"
+    edit(main_py, "    fix_device(config)\n", '    config.trainer.table = {1: "x", "a": 2}\n    fix_device(config)\n')
+    git(project, "commit", "-qam", "a mapping written")
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
+    git(project, "commit", "-qam", "recorded")
+    edit(main_py, '{1: "x", "a": 2}', '{1: "y", "a": 2}')
+    (write,) = writes(cli("--settings", "harness.toml", "check", "--format", "json", cwd=project).json())
+    assert (write["path"], write["severity"]) == ("trainer.table", "error")
+    review = cli("--settings", "harness.toml", "diff", "--base", "HEAD", cwd=project)
+    assert review.code == 0 and "a config write changed: app.main.main sets trainer.table = {1: 'y', 'a': 2}" in review.out
+    assert "1 value changed for the run." in review.out

@@ -119,3 +119,10 @@ def test_findings_about_the_whole_run_come_first_without_cases():
     assert summary_paragraph(groups, result) == (
         "1 contract change (1 without a recorded reason). 1 value changed on ppo_trainer/dp/default."
     )
+
+
+def test_a_change_on_no_case_is_said_to_be_for_the_run():
+    # A config write the code makes is about the run, on no case: never "only on reported once for the run".
+    write = Finding(Kind.CONFIG_WRITE, "w", 3, 4, WARNING, "w: a config write changed")
+    result = replace(result_of({IDS[0]: []}), findings=(write,))
+    assert summary_paragraph(group_findings(result.cases, result.findings), result) == "1 value changed for the run."

@@ -135,3 +135,20 @@ def test_the_side_by_side_walk_gives_exactly_the_flattened_diff(a, b):
     # Two trees that share most of their content (a launch now and at the base) walk the shared part once.
     shared = {"big": a, "other": b}
     assert _full(diff_trees(shared, {**shared, "other": a})) == _full(diff_leaves(flatten(shared), flatten({**shared, "other": a})))
+
+
+@given(st.dictionaries(MIXED_KEYS, MIXED, max_size=5))
+def test_a_value_s_text_never_fails_and_ignores_key_order(tree):
+    # A config may mix `1:`, `true:` and `a:` keys, where JSON's sort_keys raises: grouping findings, telling
+    # moves apart and a review's write identities all key values by this text.
+    from harness.model.semantic_diff import value_text
+
+    assert value_text(tree) == value_text(dict(reversed(list(tree.items()))))
+
+
+def test_a_value_s_text_tells_keys_and_values_of_other_types_apart():
+    from harness.model.semantic_diff import value_text
+
+    texts = {value_text(v) for v in ({1: "x"}, {"1": "x"}, {True: "x"}, {1.0: "x"}, [1], [1.0], [True], ["1"])}
+    assert len(texts) == 8
+    assert value_text({"b": 1, "a": [2]}) == '{"a": [2], "b": 1}'  # plain JSON where JSON can say it
