@@ -206,8 +206,10 @@ def _gathered(
             launches = None if shard.get("launches") is None else decode(shard["launches"])
         except (ValueError, TypeError, RecursionError) as error:
             raise ShardMismatch(f"{shard['file']}: its results cannot be read ({error})") from None
-        if not all(isinstance(r, CaseResult) for r in results):
+        if not isinstance(results, list) or not all(isinstance(r, CaseResult) for r in results):
             raise ShardMismatch(f"{shard['file']}: its results are not case results")
+        if launches is not None and not _is_launches(launches):
+            raise ShardMismatch(f"{shard['file']}: its launches are not launch results, a tally and findings")
         for result in results:
             if result.case.id in by_id:
                 raise ShardMismatch(f"{shard['file']}: case {result.case.id} is in another shard too")
@@ -234,6 +236,19 @@ def _gathered(
     if sum(bool(launches[0]) for launches in with_launches) > 1:
         cases = _launch_order(cases, settings)
     return [by_id[case_id] for case_id in selected], (cases, total, entries)
+
+
+def _is_launches(value: Any) -> bool:
+    """The shape `Runner.checked()` gives a shard's launches: its launch results, their tally, the entry findings."""
+    return (
+        isinstance(value, list | tuple)
+        and len(value) == 3
+        and isinstance(value[0], list | tuple)
+        and all(isinstance(r, CaseResult) for r in value[0])
+        and isinstance(value[1], LaunchTally)
+        and isinstance(value[2], list | tuple)
+        and all(isinstance(f, Finding) for f in value[2])
+    )
 
 
 def _launch_order(cases: list[CaseResult], settings: Settings) -> list[CaseResult]:

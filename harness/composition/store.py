@@ -40,19 +40,19 @@ MAX_AGE_SECONDS = 30 * 24 * 3600
 PRUNE_EVERY_SECONDS = 600
 
 
-def _code_digest() -> bytes:
-    # Every module of the package: any change to how files are parsed or composed never reads an old pickle.
-    package = Path(__file__).parent
+def code_digest(package: Path = Path(__file__).parents[1]) -> bytes:
+    """Every module of the whole package, subpackages included: entries hold what readers, rules and the runner made
+    (a launch's findings, a comparison), so any change to the code never reads an old pickle."""
     digest = hashlib.blake2b(digest_size=16)
-    for module in sorted(package.glob("*.py")):
-        digest.update(module.name.encode() + b"\0" + module.read_bytes())
+    for module in sorted(package.rglob("*.py")):
+        digest.update(module.relative_to(package).as_posix().encode() + b"\0" + module.read_bytes())
     return digest.digest()
 
 
 # Everything besides an entry's own key that shapes what it holds; part of every entry name.
 CACHE_FORMAT = (
     f"config-harness {harness_version} hydra {hydra_version} omegaconf {omegaconf_version} python {sys.version_info[:2]} ".encode()
-    + _code_digest()
+    + code_digest()
 )
 
 

@@ -4,6 +4,7 @@ foreign entry is a miss and is deleted unread; the key is private; old and least
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,23 @@ def test_the_size_cap_comes_from_the_environment(monkeypatch):
     assert limit_bytes() == 3 * 1024 * 1024
     monkeypatch.setenv(LIMIT_ENV, "lots")
     assert limit_bytes() == 512 * 1024 * 1024
+
+
+def test_the_code_digest_covers_every_subpackage(tmp_path):
+    # Entries hold what rules and the runner made (a launch's findings): editing a module below the package root,
+    # in any subpackage, must never read an old pickle (the digest once covered only composition/).
+    from harness.composition.store import code_digest
+
+    (tmp_path / "runner").mkdir()
+    (tmp_path / "__init__.py").write_text("")
+    module = tmp_path / "runner" / "launches.py"
+    module.write_text("X = 1\n")
+    before = code_digest(tmp_path)
+    module.write_text("X = 2\n")
+    assert code_digest(tmp_path) != before
+    moved = code_digest(tmp_path)
+    module.rename(tmp_path / "launches.py")  # the same bytes in another module are other code
+    assert code_digest(tmp_path) not in (before, moved)
+    import harness
+
+    assert code_digest() == code_digest(Path(harness.__file__).parent)
