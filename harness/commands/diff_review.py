@@ -19,7 +19,7 @@ from harness.model.settings import Settings, settings_table
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review
-from harness.runner.run import RuleSet, Run, Runner
+from harness.runner.run import RuleSet, Run, Runner, base_rules_key
 from harness.runner.targets import case_rules, program_view
 
 
@@ -79,6 +79,7 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
         RuleSet.of(review.settings, strict_waivers=args.strict_waivers, base=base_contracts, view=view),
         base_rules,
         program_views=(base_view, view) if view is not None and base_view is not None else None,
+        base_rules_digest=base_rules_key(review.settings, base_texts, base_view) if base_contracts is not None else None,
     )
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
 

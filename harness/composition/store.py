@@ -56,6 +56,36 @@ CACHE_FORMAT = (
 )
 
 
+def tree_digest(*parts: Any) -> bytes | None:
+    """A digest of plain values (composed trees, names): equal digests mean equal inputs, so a comparison's result
+    can be reused. Pickled bytes tell 1, 1.0 and True apart, and keep key order, where == does not: two trees that
+    compare equal yet differ in those ways only get two digests (a miss, never a wrong answer). None when a part
+    does not pickle.
+
+    Pickled without its memo (`fast`): the memo writes an object met twice as a reference to the first, so the same
+    values pickled from a fresh composition (where strings are shared) and from the cache (where they are not) gave
+    two digests, and a warm run after a cold one missed every entry."""
+    digest = _Digest()
+    pickler = pickle.Pickler(digest, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: bytes depend on the values only; a cycle raises instead of being referenced
+    try:
+        pickler.dump(parts)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None
+    return digest.hash.digest()
+
+
+class _Digest:
+    """A file-like sink for a pickler: hashes what it is given instead of holding the pickle."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.blake2b(digest_size=20)
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        return len(data)
+
+
 class CacheRefused(BadInput):
     """The cache folder (or its key) is not safe to read pickles from; the message says why."""
 

@@ -163,7 +163,26 @@ def sarif_message(text: Any) -> str:
 
 def json_text(document: Any, indent: int | None = 2) -> str:
     """JSON text, ASCII only: every control, bidi and zero-width character is a `\\uXXXX` escape."""
-    return json.dumps(document, indent=indent, sort_keys=False, default=str, ensure_ascii=True)
+    return any_json(document, indent=indent, ensure_ascii=True)
+
+
+def any_json(value: Any, **options: Any) -> str:
+    """`json.dumps` that never fails on a value a report holds: other objects as their text, and a mapping key JSON
+    cannot write (a tuple or bytes key, from a YAML file or a merged shard) as its text too."""
+    try:
+        return json.dumps(value, default=str, **options)
+    except TypeError:
+        return json.dumps(_text_keys(value), default=str, **options)
+
+
+def _text_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            key if key is None or isinstance(key, str | int | float | bool) else str(key): _text_keys(item) for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_text_keys(item) for item in value]
+    return value
 
 
 # Characters XML 1.0 cannot hold at all (ElementTree escapes markup itself), those a reader cannot see, and line

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.gates.errors import BadInput
+from harness.gates.escape import any_json
 
 REMOVED = "removed"
 ADDED = "added"
@@ -415,5 +416,5 @@ def show_value(value: Any, present: bool = True, limit: int = MAX_VALUE) -> str:
     """A value as JSON spells it (`null` for null), `—` for an absent key; long values shortened to `limit`."""
     if not present:
         return ABSENT
-    text = json.dumps(value, default=str, ensure_ascii=False)
+    text = any_json(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -10,9 +10,7 @@ anything.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
-import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -24,6 +22,7 @@ from harness.composition.cases import id_matches
 from harness.composition.parallel import beside
 from harness.composition.provenance import Source
 from harness.composition.session import current
+from harness.composition.store import tree_digest
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
@@ -354,17 +353,6 @@ def gone_launches(gone: Iterable[Any], records: Iterable[ChangeRecord]) -> list[
     return results
 
 
-def tree_digest(*parts: Any) -> bytes | None:
-    """A digest of plain values (composed trees, names): equal digests mean equal inputs, so a comparison's result
-    can be reused. Pickled bytes tell 1, 1.0 and True apart, and keep key order, where == does not: two trees that
-    compare equal yet differ in those ways only get two digests (a miss, never a wrong answer). None when a part
-    does not pickle."""
-    try:
-        return hashlib.blake2b(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL), digest_size=20).digest()
-    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
-        return None
-
-
 def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ...]:
     """A launch's composed tree against its base's, as any case's changes are reported in a review (info): changed,
     added, removed and moved values, refactors folded the same way. A pure function of the two trees."""
@@ -377,19 +365,12 @@ def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ..
     return tuple(as_review(found, INFO))
 
 
-def views_digest(views: tuple[Any, Any]) -> bytes | None:
-    """What a launch's Python defaults read besides its two trees: each side's source folders and the bytes of every
-    `.py` file in them, and the working folder (reports show a class's file relative to it). None when a side's
-    files were cut short by their budget: a file past the cut could change unseen."""
-    from harness.readers.pysource import MAX_SCANNED_BYTES
-
-    parts: list[Any] = [str(Path.cwd())]
-    for view in dict.fromkeys(views):  # one view for both sides is read once
-        files = view.index.files()
-        if len(files) >= 20_000 or sum(len(data) for _, _, data in files) > MAX_SCANNED_BYTES:
-            return None
-        parts.append((tuple(map(str, view.index.folders)), tuple(map(str, view.index.scope)), [(n, str(p), d) for n, p, d in files]))
-    return tree_digest(*parts)
+def views_digest(views: tuple[Any, ...]) -> bytes | None:
+    """What a launch's Python defaults read besides its two trees: each side's sources (`ProgramView.digest`) and the
+    working folder (reports show a class's file relative to it). None when a side's files were cut short by their
+    budget: a file past the cut could change unseen."""
+    parts = [view.digest() for view in dict.fromkeys(views)]  # one view for both sides is read once
+    return None if None in parts else tree_digest(str(Path.cwd()), *parts)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from harness.composition.provenance import Recorded, Source, SourcesMemo, leaf_s
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.shards import Shard
+from harness.composition.store import cache_get, cache_put, tree_digest
 from harness.gates.confine import project_root
 from harness.model.findings import (
     ERROR,
@@ -111,6 +112,8 @@ class Run:
     keep_rendered: bool = False  # keep each case's golden text for a shell that writes goldens
     review: ReviewRules | None = None  # a review: the base's rules, and how the pull request's settings differ
     base_rules: tuple[CaseChecker, ...] = ()  # a review: the base's contracts, to tell errors it already had
+    # A review: the digest of all the base's rules read (`base_rules_key`); None: the base's errors are not kept.
+    base_rules_digest: bytes | None = None
     program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.runner.targets)
     comparison: Comparison | None = None  # a tree diff: its mode, stated in every format
 
@@ -144,6 +147,7 @@ class Run:
         rule_set: RuleSet,
         base_rules: tuple[CaseChecker, ...] = (),
         program_views: tuple[Any, Any] | None = None,
+        base_rules_digest: bytes | None = None,
     ) -> Run:
         """`diff --base REF`: the working tree against REF under REF's settings (`review.settings`); differences
         are news, so every finding names its source. (`review` is the field this constructor fills.)"""
@@ -155,6 +159,7 @@ class Run:
             EVERY_SEVERITY,
             review=review,
             base_rules=base_rules,
+            base_rules_digest=base_rules_digest,
             program_views=program_views,
         )
 
@@ -412,13 +417,28 @@ def compare_documents(pairs: Iterable[DocumentPair], comparison: Comparison) -> 
     return MatrixResult(cases=tuple(check_document(pair) for pair in pairs), baseline=comparison.old, comparison=comparison)
 
 
+def base_rules_key(settings: Settings, contract_texts: Any, view: Any) -> bytes | None:
+    """What the base's rules read besides a case: the settings they run under (the resolver policy), the contract
+    files, the Python sources (`view`, None without) and the day (a waiver expires). None when the sources are too
+    many to digest: the base's errors are then not kept."""
+    from harness.runner.launch_review import views_digest
+
+    sources = views_digest((view,)) if view is not None else b""
+    return None if sources is None else tree_digest(b"base rules", settings, contract_texts, sources, utc_today().isoformat())
+
+
 def base_errors(run: Run, case: Case, entry: BaselineEntry | None, tree: Any = None) -> list[Finding] | None:
     """The errors the base's own rules found on the base's version of the case (None: the base has no such case).
-    `tree`: the entry's `base_tree`, when the caller has it."""
+    `tree`: the entry's `base_tree`, when the caller has it. Kept in the session's cache by the base's rules and
+    the case's golden there: a warm review judged each base case anew, a tenth of its time."""
     if entry is None:
         return None
     if entry.error is not None:
         return [Finding(Kind.ERROR, "", severity=ERROR, message=entry.error)]
+    golden = entry.text if entry.text is not None else entry.tree
+    key = None if run.base_rules_digest is None else tree_digest(b"base errors", run.base_rules_digest, case, golden, entry.hydra)
+    if key is not None and isinstance(kept := cache_get(key), tuple) and all(isinstance(f, Finding) for f in kept):
+        return list(kept)
     tree = base_tree(entry) if tree is None else tree
     try:
         config = OmegaConf.create(tree)
@@ -426,7 +446,10 @@ def base_errors(run: Run, case: Case, entry: BaselineEntry | None, tree: Any = N
         return []
     findings = semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules)
     findings += invariants.unresolved_findings(config, tree, entry.hydra)
-    return [f for f in findings if f.severity == ERROR]
+    errors = [f for f in findings if f.severity == ERROR]
+    if key is not None:
+        cache_put(key, tuple(errors))
+    return errors
 
 
 def base_tree(entry: BaselineEntry) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.composition.provenance import Source
 from harness.composition.resolve import MISSING, is_interpolation, lookup
+from harness.composition.store import tree_digest
 from harness.gates.budget import NOT_READ
 from harness.gates.confine import project_root
 from harness.model.findings import (
@@ -37,7 +38,7 @@ from harness.model.matrix import Case
 from harness.model.semantic_diff import describe_value, join_path, same_value, split_path, unflatten
 from harness.model.settings import Settings, SettingsError, display_path
 from harness.readers.builders import BuildSites, build_sites
-from harness.readers.pysource import Default, Missing, Outside, Param, Signature, SourceIndex
+from harness.readers.pysource import MAX_SCANNED_BYTES, Default, Missing, Outside, Param, Signature, SourceIndex
 from harness.readers.writes import Write
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
@@ -121,6 +122,18 @@ class ProgramView:
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
         self.class_writes: dict[str, tuple[Write, ...]] = {}
+        self._digest: tuple[bytes | None] | None = None
+
+    def digest(self) -> bytes | None:
+        """The source folders and the bytes of every `.py` file in them, digested once per view (a review's base
+        errors and its launches' Python defaults are kept by it). None when the files were cut short by their
+        budget: a file past the cut could change unseen."""
+        if self._digest is None:
+            files = self.index.files()
+            cut = len(files) >= 20_000 or sum(len(data) for _, _, data in files) > MAX_SCANNED_BYTES
+            folders = (tuple(map(str, self.index.folders)), tuple(map(str, self.index.scope)))
+            self._digest = (None if cut else tree_digest(folders, [(n, str(p), d) for n, p, d in files]),)
+        return self._digest[0]
 
     def shown(self, file: str) -> str:
         """A source file as reports show it (relative to the working folder), computed once per file."""

@@ -80,6 +80,7 @@ def test_a_forged_shard_never_ends_merge_in_exit_3(small_project, cli, tmp_path)
     # A finding's old value as a mapping whose keys JSON cannot sort (found by CI's run; a config may mix key types)
     @example(place=("results", 1, "v", "findings", "t", 2, "v", "old"), value={"d": [[None, None], [False, None]]})
     @example(place=("launches", 0, 1), value=None)  # a shard's launch tally gone (found by a seed of the thorough profile)
+    @example(place=("results", 1, "v", "findings", "t", 2, "v", "old"), value={"d": [[{"t": []}, None]]})  # a key JSON cannot write
     def merged(place: tuple[Any, ...], value: Any) -> None:
         forged_file.write_text(json.dumps({"shard": _replaced(shard, place, value)}))
         run = cli("merge", str(forged_file), str(files[1]), cwd=project)

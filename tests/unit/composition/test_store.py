@@ -111,3 +111,20 @@ def test_the_code_digest_covers_every_subpackage(tmp_path):
     import harness
 
     assert code_digest() == code_digest(Path(harness.__file__).parent)
+
+
+def test_a_digest_depends_on_the_values_only_never_on_which_objects_are_shared():
+    # A fresh composition shares its strings, the cache's copy does not: one digest for both, or a warm review
+    # after a cold one misses every entry it keeps.
+    from harness.composition.store import tree_digest
+
+    text = "actor_rollout_ref.rollout"
+    shared = {"a": text, "b": text, "c": [text]}
+    fresh = {"a": "".join(["actor_rollout_ref", ".rollout"]), "b": text[:], "c": ["actor_rollout_ref." + "rollout"]}
+    assert tree_digest(shared) == tree_digest(fresh) is not None
+    # Equal values of other types or in another order are other inputs; a cycle has no digest.
+    assert len({tree_digest({1: 2}), tree_digest({True: 2}), tree_digest({1.0: 2}), tree_digest({"1": 2})}) == 4
+    assert tree_digest({"a": 1, "b": 2}) != tree_digest({"b": 2, "a": 1})
+    cycle: list = []
+    cycle.append(cycle)
+    assert tree_digest(cycle) is None

@@ -74,3 +74,12 @@ def test_sarif_json_and_xml_text():
     assert sarif_message('see [a](b) and ["x"]') == 'see [a\\](b) and ["x"]'
     assert json_text({"a": "é\u202e"}, indent=None) == '{"a": "\\u00e9\\u202e"}'
     assert xml_text("a\nb\x00\u200b") == "a\\nb\\x00\\u200b" and xml_text("tab\there") == "tab\there"
+
+
+def test_any_json_writes_every_value_a_report_may_hold():
+    # A tuple or bytes key (a merged shard, a YAML `? !!binary` key) made json.dumps raise in every reporter.
+    from harness.gates.escape import any_json, json_text
+
+    assert any_json({(): None, b"k": 1, 2: [("a", 1)]}) == '{"()": null, "b\'k\'": 1, "2": [["a", 1]]}'
+    assert any_json({"a": 1}, indent=None) == '{"a": 1}'  # plain JSON where JSON can write it
+    assert json_text({("x",): "\u202e"}, indent=None) == '{"(\'x\',)": "\\u202e"}'
