@@ -356,12 +356,19 @@ class LentConfig:
         self.config = config
         self._undo: list[Callable[[], None]] | None = []
         self._resolved = _resolver_cache_of(config)
+        # Where the overrides applied since the config was lent changed it: (the mapping's key path, the key); None
+        # when one may have changed something elsewhere (`plain` then converts the whole config).
+        self._touched: list[tuple[tuple[str, ...], str]] | None = []
 
     def apply(self, parsed: Any) -> None:
         """Apply one parsed value override in place; raises what Hydra raises."""
         place = self._place(parsed.key_or_group) if parsed.package is None else None
+        if place is None:
+            self._touched = None
+        elif self._touched is not None:
+            self._touched.append((place[4], place[1]))
         if place is not None:
-            holder, key, child, leaf = place
+            holder, key, child, leaf, _ = place
             if leaf and isinstance(child, ValueNode) and not (parsed.is_delete() or parsed.is_add() or parsed.is_force_add()):
                 value = parsed.value()
                 if type(value) in _SCALARS:
@@ -383,6 +390,7 @@ class LentConfig:
         """Undo every override applied since the last call: True when the config is as it was, False when some
         change could not be undone (the config must then be dropped)."""
         undo, self._undo = self._undo, []
+        self._touched = []
         if undo is None or _resolver_cache_of(self.config) != self._resolved:
             return False
         for step in reversed(undo):
@@ -395,9 +403,46 @@ class LentConfig:
         elif self._undo is not None:
             self._undo.append(step)
 
-    def _place(self, path: Any) -> tuple[DictConfig, str, Any, bool] | None:
+    def plain(self, lent: Any) -> Any:
+        """The config as `plain_tree` gives it, from `lent`, the plain tree of the config as it was lent: only the
+        places the overrides changed are converted (a launch changes a few keys of a large config), the rest is
+        `lent`'s own subtrees, shared. The same keys in the same order as `plain_tree(self.config)`."""
+        touched = self._touched
+        if touched is None or not isinstance(lent, dict):
+            return plain_tree(self.config)
+        changed = {(*holder, key) for holder, key in touched}
+        keys: dict[tuple[str, ...], set[str]] = {}
+        for holder, key in touched:
+            # A place at or above another's mapping converts that mapping whole: it may be a new one.
+            if not any(holder[: len(place)] == place for place in changed if len(place) <= len(holder)):
+                keys.setdefault(holder, set()).add(key)
+        tree: dict[Any, Any] = dict(lent)
+        copied: dict[tuple[str, ...], dict[Any, Any]] = {(): tree}
+        for holder, names in sorted(keys.items(), key=lambda item: len(item[0])):
+            node: Any = self.config
+            was: Any = lent
+            parent = tree
+            for depth, part in enumerate(holder):
+                node = node.__dict__["_content"][part]
+                was = was[part] if isinstance(was, dict) and part in was else None
+                if not isinstance(was, dict):
+                    return plain_tree(self.config)
+                if holder[: depth + 1] not in copied:
+                    copied[holder[: depth + 1]] = parent[part] = dict(parent[part])
+                parent = copied[holder[: depth + 1]]
+            parent.clear()
+            for key, child in node.__dict__["_content"].items():
+                name = key.name if isinstance(key, Enum) else key
+                if str(name) in names or name not in was:  # `1` and `"1"`: converted anew, never a stale value
+                    parent[name] = plain_tree(child) if isinstance(child, Container) else _plain_value(child)
+                else:
+                    parent[name] = was[name]
+        return tree
+
+    def _place(self, path: Any) -> tuple[DictConfig, str, Any, bool, tuple[str, ...]] | None:
         """Where applying an override of `path` changes the config: (mapping, key, node there or None, whether the
-        key is the path's last); None when the path goes through something OmegaConf resolves or does not walk."""
+        key is the path's last, the mapping's key path); None when the path goes through something OmegaConf
+        resolves or does not walk."""
         if not isinstance(path, str) or not path or "[" in path or not _plain_mapping(self.config):
             return None
         parts = path.split(".")
@@ -408,7 +453,7 @@ class LentConfig:
             child = holder.__dict__["_content"].get(part)
             leaf = depth == len(parts) - 1
             if leaf or not isinstance(child, Container):
-                return holder, part, child, leaf
+                return holder, part, child, leaf, tuple(parts[:depth])
             if not isinstance(child, DictConfig) or not _plain_mapping(child):
                 return None
             holder = child

@@ -581,6 +581,7 @@ class Composer:
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._reused: dict[bytes, bool] = {}
                 self._lent: dict[bytes, Any] = {}
+                self._plain: dict[bytes, Any] = {}  # each base's plain tree (a review keeps every launch's tree)
                 self._invariants = invariants.LaunchInvariants()
                 self._paths: dict[tuple[str, ...], set[str]] = {}
                 self._hints: dict[tuple[tuple[str, ...], str], str] = {}
@@ -636,6 +637,10 @@ class Composer:
         if lent is None:
             lent = hydra_compat.LentConfig(pickle.loads(base))
         self._invariants.see_base(base, lent.config)
+        if self.trees and base not in self._plain:
+            from harness.composition.render import to_plain
+
+            self._plain[base] = to_plain(lent.config)  # before any override: each launch of it converts only what it changed
         with hydra_compat.errors_without_copies():
             for override, parsed in values:
                 try:
@@ -650,9 +655,7 @@ class Composer:
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix, hint))
         checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
-            from harness.composition.render import to_plain
-
-            checked.tree = to_plain(lent.config)
+            checked.tree = lent.plain(self._plain[base])
         if keep_config:
             checked.config = lent.config
         elif lent.give_back():

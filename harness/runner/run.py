@@ -418,13 +418,14 @@ def compare_documents(pairs: Iterable[DocumentPair], comparison: Comparison) -> 
 
 
 def base_rules_key(settings: Settings, contract_texts: Any, view: Any) -> bytes | None:
-    """What the base's rules read besides a case: the settings they run under (the resolver policy), the contract
+    """What the base's rules read besides a case: the settings they run under (the resolver policy; how many workers
+    and which cache are not), the contract
     files, the Python sources (`view`, None without) and the day (a waiver expires). None when the sources are too
     many to digest: the base's errors are then not kept."""
     from harness.runner.launch_review import views_digest
 
     sources = views_digest((view,)) if view is not None else b""
-    return None if sources is None else tree_digest(b"base rules", settings, contract_texts, sources, utc_today().isoformat())
+    return None if sources is None else tree_digest(b"base rules", replace(settings, jobs=None, cache_dir=None), contract_texts, sources, utc_today().isoformat())
 
 
 def base_errors(run: Run, case: Case, entry: BaselineEntry | None, tree: Any = None) -> list[Finding] | None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import omegaconf
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -463,6 +465,7 @@ LENT_OVERRIDES = [
     ["trainer.ref.path=z", "alias.lr=3", "none_map.x=1", "trainer.lr.x=1", "trainer.layers.0=q", "nope=1"],
     ["trainer.name.sub=1", "+none_map.k=1", "++trainer.lr=${oc.select:nope,1}", "trainer.missing.x=1"],
     ["trainer.model={path: n}", "trainer.model=null", "trainer.model.path=p", "optim={lr: 1.0}", "optim=null"],
+    ["trainer.model={dims: {h: 9}}", "trainer.model.path=q", "++trainer.model.dims.h=5", "trainer.model.dims={w: 1}"],
 ]
 
 
@@ -502,15 +505,48 @@ def test_lent_config_applies_overrides_as_apply_overrides_does_and_gives_the_con
     fresh = pickle.loads(base)
     expected = _outcome(lambda p, c: hydra_compat.apply_overrides([p], c), parser.parse_overrides(overrides), fresh)
     lent = hydra_compat.LentConfig(pickle.loads(base))
+    as_lent = hydra_compat.plain_tree(lent.config)
     for round_ in range(2):  # the second round starts from the config the first gave back
         with hydra_compat.errors_without_copies():
             got = _outcome(lambda p, _c: lent.apply(p), parser.parse_overrides(overrides), lent.config)
         assert got == expected, round_
         assert _nodes(lent.config) == _nodes(fresh)
+        _assert_same_plain(lent.plain(as_lent), hydra_compat.plain_tree(fresh))
         if not lent.give_back():
             assert round_ == 0 and any(o.startswith(("trainer.ref.", "alias.", "none_map.")) for o in overrides)
             return
         assert pickle.dumps(lent.config, protocol=pickle.HIGHEST_PROTOCOL) == base
+
+
+def _assert_same_plain(got, expected):
+    # The same keys in the same order with values of the same types: the digest a review keeps comparisons by.
+    from harness.composition.store import tree_digest
+
+    assert got == expected
+    assert tree_digest(got) == tree_digest(expected)
+
+
+LENT_POOL = sorted({override for overrides in LENT_OVERRIDES for override in overrides})
+
+
+@given(st.lists(st.sampled_from(LENT_POOL), max_size=6), st.lists(st.sampled_from(LENT_POOL), max_size=6))
+def test_a_lent_config_s_plain_tree_converts_only_what_its_overrides_changed_and_equals_plain_tree(first, second):
+    # Two launches of one base in a row (the second gets the config the first gave back, or a fresh copy), each
+    # plain tree built from the base's: what a review keeps for every launch, without converting it whole.
+    import pickle
+
+    parser = OverridesParser.create()
+    base = pickle.dumps(_lent_base(), protocol=pickle.HIGHEST_PROTOCOL)
+    lent = hydra_compat.LentConfig(pickle.loads(base))
+    as_lent = hydra_compat.plain_tree(lent.config)
+    for overrides in (first, second):
+        with hydra_compat.errors_without_copies():
+            _outcome(lambda p, _c: lent.apply(p), parser.parse_overrides(overrides), lent.config)
+        tree = lent.plain(as_lent)
+        _assert_same_plain(tree, hydra_compat.plain_tree(lent.config))
+        if not lent.give_back():
+            lent = hydra_compat.LentConfig(pickle.loads(base))
+    assert hydra_compat.plain_tree(_lent_base()) == as_lent  # the base's tree is shared, never changed
 
 
 def test_lent_config_is_not_given_back_when_a_resolver_cached_a_value():
