@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 import omegaconf
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from hydra import compose
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hypothesis import given
+from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 from harness.composition import hydra_compat
@@ -540,8 +540,9 @@ def test_a_lent_config_s_plain_tree_converts_only_what_its_overrides_changed_and
     lent = hydra_compat.LentConfig(pickle.loads(base))
     as_lent = hydra_compat.plain_tree(lent.config)
     for overrides in (first, second):
+        applying = lent
         with hydra_compat.errors_without_copies():
-            _outcome(lambda p, _c: lent.apply(p), parser.parse_overrides(overrides), lent.config)
+            _outcome(lambda p, _c: applying.apply(p), parser.parse_overrides(overrides), lent.config)
         tree = lent.plain(as_lent)
         _assert_same_plain(tree, hydra_compat.plain_tree(lent.config))
         if not lent.give_back():
