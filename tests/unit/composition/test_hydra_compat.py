@@ -540,9 +540,8 @@ def test_a_lent_config_s_plain_tree_converts_only_what_its_overrides_changed_and
     lent = hydra_compat.LentConfig(pickle.loads(base))
     as_lent = hydra_compat.plain_tree(lent.config)
     for overrides in (first, second):
-        applying = lent
         with hydra_compat.errors_without_copies():
-            _outcome(lambda p, _c: applying.apply(p), parser.parse_overrides(overrides), lent.config)
+            _outcome(lambda p, _c, lent=lent: lent.apply(p), parser.parse_overrides(overrides), lent.config)
         tree = lent.plain(as_lent)
         _assert_same_plain(tree, hydra_compat.plain_tree(lent.config))
         if not lent.give_back():
