@@ -425,7 +425,9 @@ def base_rules_key(settings: Settings, contract_texts: Any, view: Any) -> bytes 
     from harness.runner.launch_review import views_digest
 
     sources = views_digest((view,)) if view is not None else b""
-    return None if sources is None else tree_digest(b"base rules", replace(settings, jobs=None, cache_dir=None), contract_texts, sources, utc_today().isoformat())
+    if sources is None:
+        return None
+    return tree_digest(b"base rules", replace(settings, jobs=None, cache_dir=None), contract_texts, sources, utc_today().isoformat())
 
 
 def base_errors(run: Run, case: Case, entry: BaselineEntry | None, tree: Any = None) -> list[Finding] | None:
