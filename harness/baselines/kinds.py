@@ -384,12 +384,15 @@ def _contracts_at(settings: Settings, top: Path, commit: str) -> dict[str, str |
     return texts
 
 
-def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settings: Settings | None = None) -> GoldensAtRef:
+def at_ref(
+    settings: Settings, ref: str, compose_base: bool = False, base_settings: Settings | None = None, folders: Settings | None = None
+) -> GoldensAtRef:
     """The baseline of a review: the goldens at `ref`, with the tree at `ref` for cases that have none.
 
     `base_settings` are the settings committed at `ref`: they say where its goldens and contracts are and which
     cases it has (a renamed root is then gone there and new here). A base without settings (the first
-    adoption) is read with `settings`, the working tree's.
+    adoption) is read with `settings`, the working tree's. `folders`: `folders_at` of those settings at `ref`, when
+    the caller has them (each extraction checks every file of a kept tree).
     """
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
@@ -415,7 +418,12 @@ def at_ref(settings: Settings, ref: str, compose_base: bool = False, base_settin
         config_inside = gitrepo.inside(top, base_settings.config_dir)
         contract_paths = tuple(dict.fromkeys(base_settings.contracts + settings.contracts))
         tree = ComposedTree(
-            replace(folders_at(base_settings, top, commit), config_dir=folder.resolve(), cache_dir=settings.cache_dir, jobs=settings.jobs),
+            replace(
+                folders or folders_at(base_settings, top, commit),
+                config_dir=folder.resolve(),
+                cache_dir=settings.cache_dir,
+                jobs=settings.jobs,
+            ),
             f"{ref}:{config_inside}",
             show_as=config_inside,
             at=ref,

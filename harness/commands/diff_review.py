@@ -61,10 +61,20 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
     review = rules_for_review(head, base_settings, settings_table(head), base_table, args.base)
     if not review.first_adoption:  # what runs the review and what it reads are reviewed too
         review = replace(review, changes=review.changes + tuple(around_review(top, commit, base_settings)))
-    baseline = kinds.at_ref(review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings)
+    # The base's search path and Python sources as they are at the base, never the working tree's: for its tree and
+    # its errors (found once: each extraction checks every file of a kept tree).
+    try:
+        folders: Settings | None = kinds.folders_at(review.settings, top, commit)
+    except gitrepo.GitError:
+        if review.settings.python_sources:
+            raise
+        folders = None  # the base's tree says so where it needs them (its goldens may do without)
+    same = (base_settings or review.settings) == review.settings
+    baseline = kinds.at_ref(
+        review.settings, args.base, compose_base=args.compose_base, base_settings=base_settings, folders=folders if same else None
+    )
     base_texts = baseline.contract_texts()
-    # The base's errors are found with the base's Python sources, never the working tree's.
-    base_folders = kinds.folders_at(review.settings, top, commit) if review.settings.python_sources else review.settings
+    base_folders = folders if folders is not None and review.settings.python_sources else review.settings
     base_contracts = read_contract_files(base_texts) if base_texts is not None else None
     # A Python default is a value: both sides' classes, so a default the pull request changes is a changed value. One
     # view per side, shared by its rules and the comparison (each reads and parses the sources once); one for both

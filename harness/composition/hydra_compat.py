@@ -414,7 +414,7 @@ class LentConfig:
         keys: dict[tuple[str, ...], set[str]] = {}
         for holder, key in touched:
             # A place at or above another's mapping converts that mapping whole: it may be a new one.
-            if not any(holder[: len(place)] == place for place in changed if len(place) <= len(holder)):
+            if not any(holder[:depth] in changed for depth in range(1, len(holder) + 1)):
                 keys.setdefault(holder, set()).add(key)
         tree: dict[Any, Any] = dict(lent)
         copied: dict[tuple[str, ...], dict[Any, Any]] = {(): tree}
