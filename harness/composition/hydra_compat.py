@@ -423,10 +423,10 @@ class LentConfig:
             was: Any = lent
             parent = tree
             for depth, part in enumerate(holder):
-                node = node.__dict__["_content"][part]
+                node = node.__dict__["_content"].get(part)
                 was = was[part] if isinstance(was, dict) and part in was else None
-                if not isinstance(was, dict):
-                    return plain_tree(self.config)
+                if not isinstance(was, dict) or not isinstance(node, DictConfig):
+                    return plain_tree(self.config)  # not the mapping it was lent as: converted whole
                 if holder[: depth + 1] not in copied:
                     copied[holder[: depth + 1]] = parent[part] = dict(parent[part])
                 parent = copied[holder[: depth + 1]]
