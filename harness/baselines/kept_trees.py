@@ -23,6 +23,7 @@ from pathlib import Path
 from harness.baselines import gitrepo
 from harness.composition.store import CacheRefused, open_folder
 from harness.gates.reader import InputLimitError, read_bytes
+from harness.readers.pysource import MAX_FILES
 
 TREES = "trees"
 # An empty `.git` file at the top of each kept copy: the copy is a project of its own, so a base composed there may
@@ -116,7 +117,7 @@ def _prune(trees: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-MAX_COMPARED_FILES = 20_000  # as many Python files as a program view reads (harness.readers.pysource)
+MAX_COMPARED_FILES = MAX_FILES  # as many Python files as a program view reads
 SKIPPED_FOLDERS = frozenset({"__pycache__"})  # bytecode Python writes beside the sources; no reader looks inside
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -172,16 +173,19 @@ def any_json(value: Any, **options: Any) -> str:
     try:
         return json.dumps(value, default=str, **options)
     except TypeError:
-        return json.dumps(_text_keys(value), default=str, **options)
+        return json.dumps(
+            keys_as(value, lambda key: key if key is None or isinstance(key, str | int | float | bool) else str(key)),
+            default=str,
+            **options,
+        )
 
 
-def _text_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {
-            key if key is None or isinstance(key, str | int | float | bool) else str(key): _text_keys(item) for key, item in value.items()
-        }
+def keys_as(value: Any, key_of: Callable[[Any], Any]) -> Any:
+    """`value` with every mapping's keys replaced by `key_of(key)`, lists and tuples as lists: what JSON can write."""
+    if isinstance(value, Mapping):
+        return {key_of(key): keys_as(item, key_of) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_text_keys(item) for item in value]
+        return [keys_as(item, key_of) for item in value]
     return value
 
 

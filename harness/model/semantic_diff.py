@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.gates.errors import BadInput
-from harness.gates.escape import any_json
+from harness.gates.escape import any_json, keys_as
 
 REMOVED = "removed"
 ADDED = "added"
@@ -305,16 +305,12 @@ def canonical(value: Any) -> Any:
 def value_text(value: Any) -> str:
     """One text per value, for keys and identities: JSON tells 1, 1.0, True and "1" apart; a mapping's keys in
     order whatever their types (a config may mix `1:` and `a:`, where JSON's sort_keys fails); dates as their text."""
-    return json.dumps(_string_keys(value), sort_keys=True, default=str)
+    return json.dumps(keys_as(value, _marked), sort_keys=True, default=str)
 
 
-def _string_keys(value: Any) -> Any:
+def _marked(key: Any) -> str:
     # A non-string key gets a mark no YAML key text starts with, so `1` and `"1"` never become the same key.
-    if isinstance(value, Mapping):
-        return {key if isinstance(key, str) else f"\0{type(key).__name__}:{key!r}": _string_keys(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_string_keys(item) for item in value]
-    return value
+    return key if isinstance(key, str) else f"\0{type(key).__name__}:{key!r}"
 
 
 def describe_value(value: Any) -> str:

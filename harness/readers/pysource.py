@@ -35,6 +35,7 @@ FACTORIES: Mapping[str, type] = MappingProxyType({"dict": dict, "list": list, "t
 MAX_TEXT = 80  # an expression's source, shown for a default that is not a literal
 # Bytes of Python the call-site readers keep in memory at once: verl's whole package is 4.6 MB.
 MAX_SCANNED_BYTES = 64 * 1024 * 1024
+MAX_FILES = 20_000  # `.py` files a view reads; past it the view is cut short (and nothing is kept by its digest)
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ class SourceIndex:
                     if name.isidentifier() and (child.is_dir() or child.suffix == ".py"):
                         self.roots.setdefault(name, child)
 
-    def files(self, limit: int = 20_000) -> list[tuple[str, Path, bytes]]:
+    def files(self, limit: int = MAX_FILES) -> list[tuple[str, Path, bytes]]:
         """Every Python file of the sources as (its module name, its path, its bytes), read once per index through
         the bounded reader, at most `limit` files, none outside the readable folders: the call-site readers
         (config writes, who builds a node) scan these instead of reading the tree again."""

@@ -419,9 +419,8 @@ def compare_documents(pairs: Iterable[DocumentPair], comparison: Comparison) -> 
 
 def base_rules_key(settings: Settings, contract_texts: Any, view: Any) -> bytes | None:
     """What the base's rules read besides a case: the settings they run under (the resolver policy; how many workers
-    and which cache are not), the contract
-    files, the Python sources (`view`, None without) and the day (a waiver expires). None when the sources are too
-    many to digest: the base's errors are then not kept."""
+    and which cache are not), the contract files, the Python sources (`view`, None without) and the day (a waiver
+    expires). None when the sources are too many to digest: the base's errors are then not kept."""
     from harness.runner.launch_review import views_digest
 
     sources = views_digest((view,)) if view is not None else b""

@@ -38,7 +38,7 @@ from harness.model.matrix import Case
 from harness.model.semantic_diff import describe_value, join_path, same_value, split_path, unflatten
 from harness.model.settings import Settings, SettingsError, display_path
 from harness.readers.builders import BuildSites, build_sites
-from harness.readers.pysource import MAX_SCANNED_BYTES, Default, Missing, Outside, Param, Signature, SourceIndex
+from harness.readers.pysource import MAX_FILES, MAX_SCANNED_BYTES, Default, Missing, Outside, Param, Signature, SourceIndex
 from harness.readers.writes import Write
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
@@ -130,7 +130,7 @@ class ProgramView:
         budget: a file past the cut could change unseen."""
         if self._digest is None:
             files = self.index.files()
-            cut = len(files) >= 20_000 or sum(len(data) for _, _, data in files) > MAX_SCANNED_BYTES
+            cut = len(files) >= MAX_FILES or sum(len(data) for _, _, data in files) > MAX_SCANNED_BYTES
             folders = (tuple(map(str, self.index.folders)), tuple(map(str, self.index.scope)))
             self._digest = (None if cut else tree_digest(folders, [(n, str(p), d) for n, p, d in files]),)
         return self._digest[0]
