@@ -19,7 +19,7 @@ from harness.model.settings import Settings, settings_table
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review
-from harness.runner.run import RuleSet, Run, Runner, base_rules_key
+from harness.runner.run import HeadGoldens, RuleSet, Run, Runner, base_rules_key
 from harness.runner.targets import case_rules, program_view
 
 
@@ -90,6 +90,9 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
         base_rules,
         program_views=(base_view, view) if view is not None and base_view is not None else None,
         base_rules_digest=base_rules_key(review.settings, base_texts, base_view) if base_contracts is not None else None,
+        # What `check` on the merged head reads (its matrix and goldens): the review fails where it would. Never
+        # with the pull request's own modules or a wider confinement: what the review imports and reads is the base's.
+        head=HeadGoldens.of(replace(head, schemas=review.settings.schemas, read_outside=review.settings.read_outside)),
     )
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
 

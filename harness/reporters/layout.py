@@ -279,6 +279,9 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
             )
         else:
             lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
+    if options.review and any(g.kind == Kind.STALE_GOLDEN for g in errors):
+        # The push to main runs `check` on these goldens: the review fails now rather than main after the merge.
+        lines.append(f"goldens to regenerate: run `{steps.regenerate}` and commit {steps.goldens} (the push to main checks them)")
     if result.orphans:
         lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
     return lines
@@ -392,6 +395,8 @@ def new_present(group: Group) -> bool:
 
 def set_by(group: Group) -> str:
     """How a source is introduced: a removed key's file set it at the baseline, any other sets it now."""
+    if group.kind == Kind.STALE_GOLDEN:
+        return "in"  # the golden file itself, which `generate` rewrites
     return "was set by" if group.kind == Kind.REMOVED else "set by"
 
 

@@ -63,7 +63,7 @@ from harness.rules.contracts import KNOWN, KNOWN_FILE_NAME, ChangeRecord, Contra
 KNOWN_FILE = "config-harness/known.yaml"
 # Differences from a golden are settled by `generate`, never excused; run-level contract findings are about the
 # contracts files themselves.
-NEVER_KNOWN = GOLDEN_KINDS | {Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.FALLBACK}
+NEVER_KNOWN = GOLDEN_KINDS | {Kind.STALE_GOLDEN, Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.FALLBACK}
 
 
 # Launch reason words that name one cause: an override whose key the config lacks is `no such key` or `key removed`

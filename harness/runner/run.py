@@ -51,6 +51,7 @@ from harness.model.findings import (
     Refiner,
     Status,
     ViaDefault,
+    regenerates,
 )
 from harness.model.hints import case_hint
 from harness.model.matrix import GOLDEN_PREFIX, GOLDEN_SUFFIX, LAUNCH_PREFIX, Case, is_golden_name
@@ -99,6 +100,57 @@ EVERY_SEVERITY: frozenset[str] = frozenset({ERROR, WARNING, INFO})
 
 
 @dataclass(frozen=True)
+class HeadGoldens:
+    """A review's promise to the merge: the pull request's own goldens, read as `check` on its head reads them (its
+    settings' snapshot folder and matrix). A case whose golden there is not what the working tree composes is one
+    `stale_golden` error, so a review never passes what the push to main then fails."""
+
+    settings: Settings  # the pull request's settings: where its goldens are and which cases they are for
+    cases: tuple[Case, ...]
+    error: str = ""  # why `check` on the head cannot run at all (its settings describe no matrix there)
+
+    @classmethod
+    def of(cls, settings: Settings) -> HeadGoldens:
+        try:
+            with open_matrix(settings, strict=True) as (_, cases):
+                return cls(settings, tuple(cases))
+        except SettingsError as error:  # the review still runs under the base's rules; the merge would not check
+            return cls(settings, (), str(error))
+
+    @property
+    def folder(self) -> GoldenFolder:
+        return GoldenFolder(self.settings.snapshot_dir)
+
+    def stale(self, case: Case, config: Any, tree: Any, rendered: str) -> list[Finding]:
+        """The `stale_golden` error of a case composed by the review, when the head's matrix has the same case (its
+        config name and overrides) and `check` there would find its golden missing or different."""
+        if case not in self.cases:
+            return []  # a case the head describes otherwise is composed as the head does in `unmatched`
+        golden = display_path(golden_path(self.settings.snapshot_dir, case))
+        entry = self.folder.entry(case)
+        status, _ = compare_with_base(config, tree, rendered, entry, golden)
+        return [] if status == Status.OK else [stale_golden(case, golden, entry is None)]
+
+    def unmatched(self, composed: Iterable[Case]) -> list[Case]:
+        """The head's cases the review did not compose as the head does (a preset or route the pull request changed)."""
+        seen = set(composed)
+        return [case for case in self.cases if case not in seen]
+
+
+def stale_golden(case: Case, golden: str, missing: bool) -> Finding:
+    """One case's golden in the pull request that `check` on its head would fail."""
+    what = "the pull request has no golden for this case" if missing else "the pull request's golden is stale"
+    return Finding(
+        Kind.STALE_GOLDEN,
+        "",
+        severity=ERROR,
+        message=f"{what}: `check` on the merged head fails on it",
+        source=Source(golden) if not missing else None,
+        origin=Origin.INTRODUCED,  # the base's goldens are not the pull request's: this one is always its own
+    )
+
+
+@dataclass(frozen=True)
 class Run:
     """What one run checks: its mode, the settings, the baseline and the rules, and which findings name their
     source. Built by the constructor of its mode (`Run.check`, `Run.generate`, `Run.review_of`, `Run.tree_diff`),
@@ -116,6 +168,7 @@ class Run:
     base_rules_digest: bytes | None = None
     program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.runner.targets)
     comparison: Comparison | None = None  # a tree diff: its mode, stated in every format
+    head: HeadGoldens | None = None  # a review: the pull request's own goldens, checked as `check` on its head would
 
     def __post_init__(self) -> None:
         if (self.review is not None) != (self.mode == RunMode.REVIEW) or (self.comparison is not None) != (self.mode == RunMode.TREE_DIFF):
@@ -148,6 +201,7 @@ class Run:
         base_rules: tuple[CaseChecker, ...] = (),
         program_views: tuple[Any, Any] | None = None,
         base_rules_digest: bytes | None = None,
+        head: HeadGoldens | None = None,
     ) -> Run:
         """`diff --base REF`: the working tree against REF under REF's settings (`review.settings`); differences
         are news, so every finding names its source. (`review` is the field this constructor fills.)"""
@@ -161,6 +215,7 @@ class Run:
             base_rules=base_rules,
             base_rules_digest=base_rules_digest,
             program_views=program_views,
+            head=head,
         )
 
     @classmethod
@@ -269,6 +324,8 @@ def check_case(
         if run.program_views is not None and at_base is not None:
             findings += default_changes(*run.program_views, at_base, tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry, at_base))
+        if run.head is not None:  # the pull request's own golden, as the push to main will check it
+            findings += run.head.stale(case, composed.config, tree, rendered)
     if status == Status.OK and any(f.severity == ERROR for f in findings):
         status = Status.ERROR  # a contract error is not "ok", whatever the golden says
     result = CaseResult(
@@ -764,6 +821,11 @@ class Runner:
         findings += warnings
         gone = run.baseline.gone(self.cases) if not self.only_launches else []
         orphans: list[str] = []
+        if run.head is not None and not self.only_launches:
+            # The pull request's goldens as `check` on its head reads them: those it describes otherwise, and orphans.
+            if len(self.selected) == len(self.cases) and self.shard is None:
+                findings += self._head_findings(run.head)
+            orphans = run.head.folder.gone(run.head.cases) if not run.head.error else []
         if run.baseline.unclaimed_are_orphans:
             orphans = gone  # interface: check reports goldens without a case as orphans
         else:
@@ -790,6 +852,29 @@ class Runner:
             approvals=approved,
             comparison=run.comparison,
         )
+
+    def _head_findings(self, head: HeadGoldens) -> list[Finding]:
+        """`check` on the head for the cases its settings describe otherwise than the review's (a preset the pull
+        request changed): a golden it would fail is `stale_golden`, a case it cannot compose an error."""
+        from glob import escape
+
+        if head.error:
+            message = f"`check` on the merged head cannot run: {head.error}"
+            return [Finding(Kind.ERROR, "", severity=ERROR, message=message)]
+        todo = head.unmatched(self.cases)
+        if not todo:
+            return []
+        runner = Runner(Run.check(head.settings, RuleSet()), case_glob=[escape(case.id) for case in todo])
+        findings = []
+        for case in todo:
+            result = runner.result(case.id)
+            if result.status == Status.ERROR and any(f.kind == Kind.ERROR for f in result.findings):
+                cause = next(f.message for f in result.findings if f.kind == Kind.ERROR)
+                message = f"{case.id}, as the pull request's settings describe it, does not compose: {cause}"
+                findings.append(Finding(Kind.ERROR, "", severity=ERROR, message=message))
+            elif any(regenerates(f) for f in result.findings):
+                findings.append(stale_golden(case, result.golden, result.status == Status.NEW))
+        return findings
 
     def _launches(self, results: Sequence[CaseResult]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
         """The settings' launch commands as cases (parsed, never run), each composed against this tree, their tally, and

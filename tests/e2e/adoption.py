@@ -68,8 +68,15 @@ def pull_request(repository: Path, adopted: str, request: pytest.FixtureRequest,
     git(repository, "checkout", "-q", adopted)
 
 
-def review(repository: Path, base: str, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, dict[str, Any]]:
-    """The pull request committed, then `diff --base BASE --format json`: its exit code and report."""
+def review(
+    repository: Path, base: str, capsys: pytest.CaptureFixture[str], *more: str, regenerate: bool = True
+) -> tuple[int, dict[str, Any]]:
+    """The pull request committed, then `diff --base BASE --format json`: its exit code and report. `regenerate`:
+    the pull request's goldens written first, as its author runs `generate` (a review fails on stale ones)."""
+    if regenerate:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(repository)
+            main(["generate", "--quiet"])
     git(repository, "add", "-A")
     git(repository, "commit", "-q", "-m", "the pull request")
     capsys.readouterr()

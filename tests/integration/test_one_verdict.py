@@ -111,15 +111,19 @@ def test_every_surface_states_one_verdict_with_the_same_counts(committed, cli, c
 
 @pytest.mark.parametrize("change", list(CORPUS))
 def test_the_review_and_generate_block_on_the_same_causes_as_check(committed, cli, change):
-    """What blocks beyond stale goldens blocks everywhere: the review (which shows differences as news) and
-    `generate` (which writes the goldens) exit 1 exactly when check has a blocking cause, and a check after the
-    generate agrees with it."""
-    apply, causes, _ = CORPUS[change]
+    """What blocks blocks everywhere: the review (which shows differences from the base as news, and checks the
+    pull request's own goldens as `check` on its head will) counts the same causes and goldens to regenerate as
+    check and passes exactly when check does; `generate` (which writes the goldens) exits 1 exactly when check has a
+    blocking cause; after it, check and the review agree again."""
+    apply, causes, goldens = CORPUS[change]
     apply(committed)
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
-    assert review["counts"]["causes"] == causes and review["ok"] == (causes == 0), review["verdict"]
-    assert review["counts"]["goldens"] == 0  # a review's differences are news, never goldens to regenerate
+    check = cli("--settings", "harness.toml", "check", "--format", "json").json()
+    assert (review["counts"]["causes"], review["counts"]["goldens"]) == (causes, goldens), review["verdict"]
+    assert review["ok"] == check["ok"] == (causes == 0 and goldens == 0), (review["verdict"], check["verdict"])
     generated = cli("--settings", "harness.toml", "generate")
     assert generated.code == (1 if causes else 0), generated.out
     after = cli("--settings", "harness.toml", "check", "--format", "json")
     assert after.code == generated.code and after.json()["counts"]["causes"] == causes, after.json()["verdict"]
+    regenerated = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json").json()
+    assert regenerated["counts"]["goldens"] == 0 and regenerated["ok"] == after.json()["ok"], regenerated["verdict"]

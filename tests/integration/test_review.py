@@ -26,6 +26,7 @@ def repository(small_project, cli):
 def test_review_groups_changes_by_case_and_passes_without_contract_violations(repository, cli):
     cpu = repository / "conf" / "backend" / "cpu.yaml"
     cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    assert cli("--settings", "harness.toml", "generate").code == 0  # the pull request's goldens, as check on main reads them
     result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     assert result.code == 0, result.out
     report = result.json()
@@ -67,6 +68,7 @@ def test_a_preset_the_change_drops_is_still_reviewed_and_its_new_one_too(reposit
     """The base's settings decide the cases; the pull request's are reviewed, and what they add is reviewed too."""
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]', 'slow = ["trainer.epochs=9"]'))
+    cli("--settings", "harness.toml", "generate", "--prune")  # the pull request's goldens: the slow preset's, no sgd orphans
     result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     report = result.json()
     assert report["baseline"] == "goldens at main; cases without one: config tree main:conf (composed)"
@@ -107,6 +109,7 @@ def test_review_without_goldens_at_the_base_composes_the_base_tree(repository, c
     git(repository, "commit", "-q", "-m", "no goldens")
     cpu = repository / "conf" / "backend" / "cpu.yaml"
     cpu.write_text(cpu.read_text().replace("count: 1", "count: 2"))
+    assert cli("--settings", "harness.toml", "generate").code == 0  # the first goldens, in the pull request that adds them
     report = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
     assert report["baseline"] == "config tree HEAD:conf (composed) (no goldens at HEAD)"
     statuses = {c["id"]: c["status"] for c in report["cases"]}
@@ -118,6 +121,7 @@ def test_review_without_goldens_at_the_base_composes_the_base_tree(repository, c
     assert [(f["kind"], f["path"], f["old"], f["new"]) for f in default["findings"]] == [("changed", "device.count", 1, 2)]
     # Removing the key instead: the finding says which file set it at the base.
     cpu.write_text(cpu.read_text().replace("  count: 2\n", ""))
+    assert cli("--settings", "harness.toml", "generate").code == 0
     report = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "json").json()
     (default,) = [c for c in report["cases"] if c["id"] == "train/cpu/default"]
     assert [(f["kind"], f["path"], f["source"]) for f in default["findings"]] == [
@@ -134,7 +138,11 @@ def test_compose_base_ignores_the_goldens_and_every_format_names_the_baseline(re
     assert {c["id"] for c in against_goldens["cases"] if c["status"] == "changed"} == {"train/cpu/default"}
     composed = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--compose-base", "--format", "json").json()
     assert composed["baseline"] == "config tree HEAD:conf (composed) (--compose-base)"
-    assert all(c["status"] == "ok" for c in composed["cases"])
+    # Against the base's tree every case is unchanged, yet the golden committed is stale: `check` fails on it, so
+    # does the review, on that golden alone.
+    assert all(c["status"] == "ok" for c in composed["cases"] if c["id"] != "train/cpu/default")
+    (stale,) = [c for c in composed["cases"] if c["id"] == "train/cpu/default"]
+    assert [(f["kind"], f["source"]) for f in stale["findings"]] == [("stale_golden", "snapshots/_generated_train__cpu__default.yaml")]
     for output_format in ("text", "markdown", "github"):
         out = cli("--settings", "harness.toml", "diff", "--base", "HEAD", "--compose-base", "--format", output_format).out
         assert "config tree HEAD:conf (composed) (--compose-base)" in out, output_format
@@ -238,6 +246,7 @@ def test_errors_already_at_the_base_do_not_fail_a_review_and_a_new_one_does(smal
 
     gpu = repository / "conf" / "backend" / "gpu.yaml"
     gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))
+    assert cli("--settings", "harness.toml", "generate").code == 1  # written, and the contract errors it introduced fail it
     broken = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     introduced = [(c["id"], f["path"]) for c in broken.json()["cases"] for f in c["findings"] if f.get("origin") == "introduced"]
     assert broken.code == 1 and sorted(introduced) == [(f"train/gpu/{p}", "device.map.qkv") for p in ("default", "fast", "sgd")]
@@ -246,6 +255,7 @@ def test_errors_already_at_the_base_do_not_fail_a_review_and_a_new_one_does(smal
     train = repository / "conf" / "train.yaml"
     git(repository, "checkout", "-q", "conf/backend/gpu.yaml")
     train.write_text(train.read_text().replace("epochs: 3", "epochs: 5"))
+    cli("--settings", "harness.toml", "generate")  # exit 1: the base's contract errors still hold on other cases
     fixed = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
     origins = [(c["id"], f["origin"]) for c in fixed.json()["cases"] for f in c["findings"] if f.get("origin")]
     assert fixed.code == 0 and sorted(origins) == [("train/cpu/default", "fixed"), ("train/gpu/default", "fixed")]
@@ -291,6 +301,7 @@ def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_t
     contracts.write_text(
         contracts.read_text() + "changes:\n  - {setting: presets.sgd, old: ['optimizer@trainer.optim=sgd'], new: null, reason: retired}\n"
     )
+    assert cli("--settings", "harness.toml", "generate", "--prune").code == 0  # the sgd goldens go with their preset
     lines = cli("--settings", "harness.toml", "diff", "--base", "main").out.splitlines()
     assert lines[0].startswith("settings: main's harness.toml")
     assert lines[1] == "OK: 7 cases against goldens at main: 7 ok; 1 warning"  # the verdict, under the settings line

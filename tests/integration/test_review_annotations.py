@@ -36,6 +36,7 @@ def test_a_review_annotates_only_introduced_findings_errors_first_ten_of_each_ki
     for i in KEYS:  # every key the contract keeps goes, and every value changes
         edited = edited.replace(f"    k{i}: {i}\n", "").replace(f"    v{i}: {i}\n", f"    v{i}: {i * 100}\n")
     train.write_text(edited)
+    assert cli("--settings", "harness.toml", "generate").code == 1  # written; the contract errors fail it
 
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "github")
     assert review.code == 1

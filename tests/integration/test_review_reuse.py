@@ -22,6 +22,7 @@ def test_a_one_file_change_recomposes_at_the_base_only_the_cases_that_read_the_f
     flags = ("--cache-dir", str(tmp_path_factory.mktemp("cache") / "harness"), "--settings", "harness.toml")
     # The developer's loop: `check` after the edit fills the cache with the working tree's compositions.
     assert cli(*flags, "check").code == 1  # the edit differs from the goldens
+    assert cli(*flags, "generate").code == 0  # the pull request's goldens, as check on main will read them
     review = cli(*flags, "diff", "--base", "main", "--format", "json")
     # The base (a kept copy of conf/ at main, another folder) composes again only what reads backend/gpu.yaml:
     # train/gpu/default and its presets, and the route that overrides the backend to gpu; the cpu cases read
