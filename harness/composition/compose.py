@@ -322,6 +322,10 @@ class Composed:
     error: str | None = None
     hydra: Any = None  # the composed `hydra:` subtree as written (never resolved), when the session asked for it
     warnings: tuple[HydraWarning, ...] = ()  # what Hydra warned while composing it (or its stem), cached or not
+    # Everything its composition asked Hydra's config sources, with the answers (the stem's compose, the presets'
+    # overrides applied to it, a full compose): a result kept for the case holds while asking again gives the same
+    # answers. None when a part is not recorded (an uncacheable composition): nothing of it is kept.
+    reads: tuple[trace.Trace, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -511,6 +515,7 @@ class HydraSession:
         self._heads: hydra_compat.MergedHeads = {}
         self._own_search_path: dict[str, bool] = {}
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
+        self.reads: dict[tuple[str, tuple[str, ...]], trace.Trace | None] = {}  # what each composition asked (None: not recorded)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -556,6 +561,12 @@ class HydraSession:
             return list(self.loader.get_group_options(name))
         return hydra_compat.file_group_options(self.loader, name)
 
+    def holds(self, *reads: trace.Trace) -> bool:
+        """True when every recorded question gets the recorded answer in this session's tree today (the folders a
+        trace names relative to the config folder are this session's)."""
+        self.state.anchor = str(self.config_dir)
+        return all(self.replayer.holds(read) for read in reads)
+
     def compose(self, config_name: str, overrides: Iterable[str]) -> DictConfig:
         """Hydra compose; raises ComposeError with a one-line message.
 
@@ -577,8 +588,9 @@ class HydraSession:
             parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
             for cached in cache_variants(key):
-                if isinstance(cached, tuple) and len(cached) == 4 and self.replayer.holds(cached[0]):
+                if isinstance(cached, tuple) and len(cached) == 4 and self.holds(cached[0]):
                     self.defaults_lists[(config_name, tuple(overrides))] = cached[2]
+                    self.reads[(config_name, tuple(overrides))] = cached[0]
                     self.warned += [self._located(text) for text in cached[3]]
                     self.reused.append((config_name, tuple(overrides)))
                     return self._shaped(cast(DictConfig, pickle.loads(cached[1])))
@@ -601,6 +613,7 @@ class HydraSession:
         entries = config_entries(recorded[-1].defaults, self.loader) if recorded else None
         if entries is not None:
             self.defaults_lists[(config_name, tuple(overrides))] = entries
+        self.reads[(config_name, tuple(overrides))] = recorder.trace if entries is not None and recorder.cacheable else None
         if key is not None and entries is not None and recorder.cacheable:
             read = recorder.trace
             cache_add_variant(key, (read, pickled(config), entries, said), lambda entry: isinstance(entry, tuple) and entry[0] == read)
@@ -732,7 +745,8 @@ class HydraSession:
             try:
                 if not shared_stems:
                     config, hydra = self._split(self.compose(case.config_name, case.overrides))
-                    yield Composed(case, config, hydra=hydra, warnings=tuple(self.warned[start:]))
+                    reads = self._reads_of((case.config_name, tuple(case.overrides)))
+                    yield Composed(case, config, hydra=hydra, warnings=tuple(self.warned[start:]), reads=reads)
                     continue
                 key = (case.config_name, case.stem_overrides)
                 if key not in stems:
@@ -742,10 +756,20 @@ class HydraSession:
                         stems[key] = _Stem(*self._split(self.compose(case.config_name, case.stem_overrides)))
                     except ComposeError as error:
                         stems[key] = error
-                config, hydra = self._derive(case, stems[key])
-                yield Composed(case, config, hydra=hydra, warnings=tuple(self.warned[start:]))
+                with trace.recording() as derived:  # the presets' overrides ask which keys are groups
+                    config, hydra = self._derive(case, stems[key])
+                whole = (case.config_name, tuple(case.overrides))
+                reads = self._reads_of(key, *([whole] if case.preset_overrides and whole in self.reads else []))
+                if reads is not None and derived.cacheable:
+                    reads += (derived.trace,)
+                yield Composed(case, config, hydra=hydra, warnings=tuple(self.warned[start:]), reads=reads if derived.cacheable else None)
             except ComposeError as error:
                 yield Composed(case, None, str(error), warnings=tuple(self.warned[start:]))
+
+    def _reads_of(self, *keys: tuple[str, tuple[str, ...]]) -> tuple[trace.Trace, ...] | None:
+        """The recorded reads of these compositions (config name, overrides), or None when one was not recorded."""
+        found = tuple(self.reads.get(key) for key in keys)
+        return None if any(read is None for read in found) else cast(tuple[trace.Trace, ...], found)
 
     def _split(self, config: DictConfig) -> tuple[DictConfig, Any]:
         """The job config (what goldens hold) and, when asked for, the `hydra:` subtree taken out of it, as written.

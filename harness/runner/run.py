@@ -15,6 +15,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
@@ -30,8 +31,10 @@ from harness.composition.provenance import Recorded, Source, SourcesMemo, leaf_s
 from harness.composition.render import golden_body, key_lines, line_of, parse_yaml, render_golden, to_plain
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.shards import Shard
-from harness.composition.store import cache_get, cache_put, tree_digest
-from harness.gates.confine import project_root
+from harness.composition.store import CacheRefused, cache_add_variant, cache_get, cache_put, cache_variants, open_store, tree_digest
+from harness.gates.budget import InputLimitError
+from harness.gates.confine import UnsafeInput, project_root
+from harness.gates.reader import read_bytes
 from harness.model.findings import (
     ERROR,
     INFO,
@@ -62,7 +65,7 @@ from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
 from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
-from harness.runner.config_writes import entry_write_changes, record_findings, write_record
+from harness.runner.config_writes import entry_write_changes, record_findings, record_path, write_record
 from harness.runner.targets import case_rules, default_changes
 
 
@@ -290,6 +293,24 @@ def check_case(
     `twin` is the plain tree of the case's `same_as` twin, None when it failed, or Kind.ERROR when the matrix
     has no such case (a baseline tree may lack it).
     """
+    return excused(run, judged_case(run, session, composed, twin, routes_by_target, memo))
+
+
+def excused(run: Run, result: CaseResult) -> CaseResult:
+    """A case's result with the known entries applied: they name a cause by the file that set its key, so they are
+    judged once the findings carry their sources (and on a kept result, with today's entries and date)."""
+    return known_entries.excuse_results([result], known_entries.known_entries(run.contracts), utc_today())[0]
+
+
+def judged_case(
+    run: Run,
+    session: HydraSession,
+    composed: Composed,
+    twin: Any,
+    routes_by_target: dict[str, Case],
+    memo: SourcesMemo | None = None,
+) -> CaseResult:
+    """`check_case` before the known entries: what a kept result holds."""
     case = composed.case
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
     warned = warning_findings(composed.warnings)
@@ -338,9 +359,7 @@ def check_case(
         root_file=display_path(run.settings.config_dir / f"{case.config_name}.yaml"),
         digest=hashlib.sha256(golden_body(rendered).encode()).hexdigest() if run.review is not None else "",
     )
-    annotated = annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
-    # Known entries name a cause by the file that set its key: judged once the findings carry their sources.
-    return known_entries.excuse_results([annotated], known_entries.known_entries(run.contracts), utc_today())[0]
+    return annotate(session, result, run.sourced, memo, entry.text if entry is not None else None)
 
 
 def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
@@ -642,6 +661,94 @@ def _gone_result(name: str, review: ReviewRules | None, records: Sequence[Change
     return CaseResult(Case(case_id, "", ()), name, Status.GONE, findings)
 
 
+@dataclass
+class KeptResults:
+    """Each case's result in the signed cache, so that a warm `check` with nothing changed composes, renders and
+    judges nothing (issue 52). A result is a function of its inputs, and it is kept by them: the key holds the case,
+    its golden's bytes, the rules (settings, contract files, the Python sources' digest, the day: a waiver expires),
+    the mode and the working folder (reports show paths relative to it); each entry holds what its composition asked
+    Hydra's config sources with the answers (`Composed.reads`) and the bytes' digest of every file a finding names
+    (a comment shifts a line the finding cites, though the parsed content is unchanged). Taken only while every
+    answer and every digest holds.
+
+    Kept: results of cases that match their golden (`ok`), of a run against the goldens (`check`), composed through
+    recorded reads; a case with a `same_as` twin holds its twin's reads too (parity reads the twin's tree). Not
+    kept: a run that keeps golden text (pytest, generate) or imports `schemas`. A case that differs from its golden
+    is judged again each run: that is the edit being worked on."""
+
+    session: HydraSession | None
+    rules: bytes | None
+    run: Run
+
+    @classmethod
+    def of(cls, runner: Runner, session: HydraSession) -> KeptResults:
+        run = runner.run_spec
+        eligible = (
+            run.mode == RunMode.CHECK
+            and not run.keep_rendered
+            and isinstance(run.baseline, GoldenFolder)
+            and session.state.store is not None
+            and not run.settings.schemas
+            and not runner.plain
+        )
+        return cls(session if eligible else None, runner.rules_key() if eligible else None, run)
+
+    def _key(self, case: Case, entry: BaselineEntry | None) -> bytes | None:
+        if self.session is None or self.rules is None:
+            return None
+        return tree_digest(b"case result", self.rules, case, None if entry is None else (entry.display, entry.text))
+
+    def taken(self, shard: Sequence[Case]) -> dict[str, CaseResult]:
+        """The kept results of a shard's cases, less the twins a case judged again needs composed (its tree)."""
+        found = {case.id: result for case in shard if (result := self.get(case)) is not None}
+        needed = True
+        while needed:
+            needed = False
+            for case in shard:
+                if case.id not in found and case.same_as in found:
+                    del found[case.same_as]
+                    needed = True
+        return found
+
+    def get(self, case: Case) -> CaseResult | None:
+        """The kept result of a case whose every read and cited file is unchanged, else None."""
+        key = self._key(case, self.run.baseline.entry(case)) if self.session is not None else None
+        if key is None:
+            return None
+        assert self.session is not None
+        for entry in cache_variants(key):
+            if not (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[2], CaseResult)):
+                continue
+            reads, files, result = entry[0], entry[1], entry[2]
+            scope = self.run.settings.read_scope
+            if self.session.holds(*reads) and all(file_digest(f, scope) == d for f, d in files):
+                return result
+        return None
+
+    def put(self, composed: Composed, result: CaseResult, twin_reads: Any = ()) -> None:
+        """Keep an `ok` result composed through recorded reads (and its twin's: None when they were not recorded)."""
+        if self.session is None or composed.reads is None or twin_reads is None or result.status != Status.OK:
+            return
+        if composed.case.same_as is not None and not twin_reads:
+            return  # its twin was not composed here (another worker's, or absent): what parity read is unknown
+        key = self._key(composed.case, self.run.baseline.entry(composed.case))
+        cited = sorted({f.source.file for f in result.findings if isinstance(f.source, Source) and f.source.file})
+        files = tuple((name, file_digest(name, self.run.settings.read_scope)) for name in cited)
+        if key is None or any(digest is None for _, digest in files):
+            return
+        reads = composed.reads + tuple(twin_reads)
+        cache_add_variant(key, (reads, files, result), lambda entry: isinstance(entry, tuple) and entry[:2] == (reads, files))
+
+
+def file_digest(name: str, scope: tuple[Path, ...]) -> bytes | None:
+    """The digest of a file's bytes (a path as findings show it, relative to the working folder) read within the
+    settings' scope; None when it cannot be read there."""
+    try:
+        return hashlib.blake2b(read_bytes(name, scope), digest_size=20).digest()
+    except (OSError, InputLimitError, UnsafeInput):
+        return None
+
+
 class Runner:
     """The one engine: a run's cases composed and checked against its baseline.
 
@@ -692,6 +799,32 @@ class Runner:
     def settings(self) -> Settings:
         return self.run_spec.settings
 
+    def rules_key(self) -> bytes | None:
+        """What judges a case besides its composition and its golden (`KeptResults`): the settings (how many workers
+        and which cache aside), every contract file's bytes, the Python sources' digest, the day, the mode and which
+        severities name their source, and the working folder. None when the sources are too many to digest."""
+        if not hasattr(self, "_rules_key"):
+            run = self.run_spec
+            view = self.program
+            sources = view.digest() if view is not None else b""
+            texts = tuple((str(path), file_digest(str(path), run.settings.read_scope)) for path in run.settings.contracts)
+            self._rules_key = (
+                None
+                if sources is None
+                else tree_digest(
+                    b"rules",
+                    replace(run.settings, jobs=None, cache_dir=None),
+                    texts,
+                    sources,
+                    utc_today().isoformat(),
+                    str(run.mode),
+                    run.strict_waivers,
+                    sorted(run.sourced),
+                    str(Path.cwd()),
+                )
+            )
+        return self._rules_key
+
     @property
     def program(self) -> Any:
         """The settings' program view (harness.runner.targets) for the record of config writes; None without python_sources."""
@@ -708,6 +841,8 @@ class Runner:
 
     def _prepare(self) -> None:
         if not self._prepared:
+            if self.settings.cache_dir is not None and not self.plain:
+                self.rules_key()  # once, before workers fork: it digests every Python source
             self.run_spec.baseline.prepare(self._needed())  # before workers fork, so a baseline tree is composed once
             self._prepared = True
 
@@ -728,12 +863,22 @@ class Runner:
             twins: dict[str, Any] = {}
             with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
                 memo: SourcesMemo = {}
-                for composed in session.compose_cases(shard, shared_stems=not plain):
+                kept = KeptResults.of(self, session)
+                taken = kept.taken(shard)
+                for case in shard:
+                    if case.id in taken:
+                        results.append(excused(run, taken[case.id]))
+                        done(case)
+                twin_reads: dict[str, Any] = {}
+                for composed in session.compose_cases([c for c in shard if c.id not in taken], shared_stems=not plain):
                     case = composed.case
                     twin = None if case.same_as is None else twins.get(case.same_as) if case.same_as in self.by_id else Kind.ERROR
-                    results.append(check_case(run, session, composed, twin, self._routes, memo))
+                    judged = judged_case(run, session, composed, twin, self._routes, memo)
+                    kept.put(composed, judged, twin_reads.get(case.same_as, ()) if case.same_as is not None else ())
+                    results.append(excused(run, judged))
                     if case.id in twin_ids and composed.config is not None:
                         twins[case.id] = to_plain(composed.config)
+                        twin_reads[case.id] = composed.reads
                     done(case)
             return results
 
@@ -809,7 +954,7 @@ class Runner:
         if run.review is not None and run.program_views is not None:  # code that writes the config after composing
             findings += entry_write_changes(*run.program_views)
         elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
-            findings += record_findings(self.program, self.settings.snapshot_dir)
+            findings += self._config_write_findings()
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
         tally = None
         if launches_checked:
@@ -852,6 +997,31 @@ class Runner:
             approvals=approved,
             comparison=run.comparison,
         )
+
+    def _config_write_findings(self) -> list[Finding]:
+        """`check`'s findings on the code's config writes against their record, kept by the Python sources' digest,
+        the record's bytes and the settings: a warm check parses no Python source when none changed."""
+        view = self.program
+        sources = view.digest()
+        record = file_digest(str(record_path(self.settings.snapshot_dir)), self.settings.read_scope)
+        store, key = None, None
+        if sources is not None and self.settings.cache_dir is not None and not self.plain:
+            try:  # the run's compositions are done: the store is opened here, outside any Hydra session
+                store = open_store(self.settings.cache_dir, project=self.settings.config_dir)
+            except CacheRefused:
+                store = None  # said once already, where the compositions opened it
+            key = tree_digest(b"config writes", sources, record, replace(self.settings, jobs=None, cache_dir=None), str(Path.cwd()))
+        if (
+            store is not None
+            and key is not None
+            and isinstance(kept := store.get(key), tuple)
+            and all(isinstance(f, Finding) for f in kept)
+        ):
+            return list(kept)
+        findings = record_findings(view, self.settings.snapshot_dir)
+        if store is not None and key is not None:
+            store.put(key, tuple(findings))
+        return findings
 
     def _head_findings(self, head: HeadGoldens) -> list[Finding]:
         """`check` on the head for the cases its settings describe otherwise than the review's (a preset the pull

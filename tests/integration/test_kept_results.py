@@ -1,0 +1,116 @@
+"""Each case's result kept by its inputs (issue 52): a warm `check` with nothing changed composes, renders and
+judges nothing, and after any edit its report is byte for byte the report of a run without a cache.
+
+Counted in calls, not seconds: the same answer on a loaded machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.composition.compose import HydraSession
+from harness.runner import run as run_module
+from tests.conftest import add_contracts, write_tree
+
+PRESET = 'plus = ["+extra=1"]\n'  # a value today; a group selection once conf/extra/ exists
+
+
+@pytest.fixture
+def project(small_project: Path, cli, tmp_path_factory) -> tuple[Path, tuple[str, ...]]:
+    add_contracts(small_project, "contracts:\n  - name: lr\n    cases: 'train/*'\n    equal: {trainer.lr: 0.1}\n")
+    settings = small_project / "harness.toml"
+    settings.write_text(settings.read_text().replace("[presets]\n", "[presets]\n" + PRESET))
+    train = small_project / "conf" / "train.yaml"  # Hydra 1.1's semantics warn of its defaults list, citing its line
+    train.write_text(train.read_text().replace("  - _self_\n", ""))
+    settings.write_text('version_base = "1.1"\n' + settings.read_text())
+    flags = ("--settings", "harness.toml", "--cache-dir", str(tmp_path_factory.mktemp("kept") / "cache"))
+    cli(*flags, "generate", cwd=small_project)  # exit 1: the fast preset breaks the contract (a case judged each run)
+    return small_project, flags
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many compositions, goldens rendered and cases judged a run in this process does (`jobs = 1`)."""
+    calls = {"compose": 0, "render": 0, "judge": 0}
+
+    def counting(name: str, original):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(HydraSession, "compose", counting("compose", HydraSession.compose))
+    monkeypatch.setattr(run_module, "render_golden", counting("render", run_module.render_golden))
+    monkeypatch.setattr(run_module, "judged_case", counting("judge", run_module.judged_case))
+    return calls
+
+
+def reports(cli, flags: tuple[str, ...]) -> tuple[tuple[int, str], tuple[int, str]]:
+    """The text and JSON reports of `check` with the cache, and the same without any."""
+    kept = cli(*flags, "check", "--format", "json")
+    cold = cli(*flags, "--no-cache", "check", "--format", "json")
+    kept_text, cold_text = cli(*flags, "check"), cli(*flags, "--no-cache", "check")
+    return (kept.code, kept.out + kept_text.out), (cold.code, cold.out + cold_text.out)
+
+
+def test_a_warm_check_composes_renders_and_judges_only_the_cases_that_differ(project, cli, counted):
+    root, flags = project
+    first = cli(*flags, "check", "--format", "json")
+    assert first.code == 1  # the contract the fast preset breaks
+    failing = [case["id"] for case in first.json()["cases"] if case["status"] != "ok"]
+    assert failing == ["train/cpu/fast", "train/gpu/fast"]
+    counted.update(compose=0, render=0, judge=0)
+    warm = cli(*flags, "check", "--format", "json")
+    assert warm.out == first.out and warm.code == first.code
+    # Only the two failing cases are judged again (and their stems composed, from the composition cache).
+    assert counted["judge"] == counted["render"] == len(failing), counted
+    cold = cli(*flags, "--no-cache", "check", "--format", "json")
+    assert cold.out == warm.out and cold.code == warm.code
+
+
+def test_nothing_changed_costs_no_composition_at_all(project, cli, counted):
+    root, flags = project
+    contracts = root / "contracts.yaml"
+    contracts.write_text(contracts.read_text().replace("train/*", "train/cpu/default"))
+    cli(*flags, "generate")
+    assert cli(*flags, "check").code == 0
+    counted.update(compose=0, render=0, judge=0)
+    assert cli(*flags, "check").code == 0
+    assert counted == {"compose": 0, "render": 0, "judge": 0}
+
+
+EDITS = {
+    # A comment above the `defaults:` line Hydra's warning cites: same parsed content, another line number.
+    "a comment shifts a cited line": lambda root: (root / "conf/train.yaml").write_text(
+        "# moved down\n" + (root / "conf/train.yaml").read_text()
+    ),
+    "a value changed": lambda root: (root / "conf/backend/cpu.yaml").write_text(
+        (root / "conf/backend/cpu.yaml").read_text().replace("count: 1", "count: 2")
+    ),
+    "a golden edited by hand": lambda root: next((root / "snapshots").glob("*gpu__default*")).write_text(
+        next((root / "snapshots").glob("*gpu__default*")).read_text().replace("count: 8", "count: 9")
+    ),
+    "a group appears under a preset's override": lambda root: write_tree(root, {"conf/extra/1.yaml": "size: 3\n"}),
+    "a contract tightened": lambda root: (root / "contracts.yaml").write_text(
+        (root / "contracts.yaml").read_text() + "  - name: epochs\n    cases: 'train/*'\n    equal: {trainer.epochs: 3}\n"
+    ),
+    "the twin of a route changed": lambda root: (root / "conf/backend/gpu.yaml").write_text(
+        (root / "conf/backend/gpu.yaml").read_text().replace("kind: cuda", "kind: rocm")
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_after_an_edit_the_kept_report_is_the_report_without_a_cache(project, cli, edit):
+    root, flags = project
+    cli(*flags, "check")  # warm: every case kept
+    cli(*flags, "check")
+    EDITS[edit](root)
+    kept, cold = reports(cli, flags)
+    assert kept == cold
+    if edit == "a comment shifts a cited line":
+        assert "conf/train.yaml:2" in cold[1] and "conf/train.yaml:1)" not in cold[1]
+    again, _ = reports(cli, flags)  # and the run after, from what the edited run kept
+    assert again == cold
