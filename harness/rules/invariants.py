@@ -34,7 +34,7 @@ from omegaconf.errors import (
 )
 
 from harness.composition.policy import HOST_RESOLVERS, resolution_policy
-from harness.composition.resolve import MISSING, long_chains, lookup, select_key
+from harness.composition.resolve import MANDATORY, MISSING, long_chains, lookup, select_key
 from harness.model.findings import ERROR, INFO, Finding, Kind
 from harness.model.semantic_diff import join_path, split_path
 
@@ -295,6 +295,7 @@ class LaunchInvariants:
 
     def __init__(self) -> None:
         self._bases: dict[bytes, tuple[Any, tuple[Problem, ...]]] = {}
+        self._mandatory: dict[bytes, tuple[str, ...]] = {}  # each base's `???` leaves, found once
 
     def see_base(self, base_key: bytes, config: DictConfig) -> None:
         """Resolve a base (`config` before any value override) the first time it is met."""
@@ -309,6 +310,55 @@ class LaunchInvariants:
         if not overrides or (not problems and all(_keeps_keys(tree, parsed) for parsed in overrides)):
             return problems
         return resolution(config, OmegaConf.to_container(config, resolve=False)).problems
+
+    def unset(self, base_key: bytes, config: DictConfig, overrides: Any, given: Any = ()) -> tuple[str, ...]:
+        """The mandatory (`???`) keys a launch of a base `see_base` has seen leaves unset, composed as `config` after
+        `overrides` (Hydra's parsed value overrides): every `???` leaf of its base, and every key an override sets to
+        `???`, whose value is still `???`. `given`: keys the launch does give, with a value the harness cannot check
+        (an unknown value the key's type refused, an override that failed and is named already): never said unset."""
+        if base_key not in self._mandatory:
+            self._mandatory[base_key] = tuple(mandatory_paths(self._bases[base_key][0]))
+        keys = list(self._mandatory[base_key])
+        for parsed in overrides:
+            try:
+                if not parsed.is_delete() and parsed.value() == MANDATORY:
+                    keys.append(parsed.key_or_group)
+            except Exception:  # an override Hydra reads in another way: not a `???` we can name
+                continue
+        given = tuple(given)
+        return tuple(
+            key for key in dict.fromkeys(keys) if not any(_same_or_nested(key, other) for other in given) and is_mandatory(config, key)
+        )
+
+
+def mandatory_paths(tree: Any, prefix: str = "") -> Iterator[str]:
+    """Every `???` leaf of a plain tree (list items included), with its path: a value the command line must give."""
+    pending: list[tuple[str, Any]] = [(prefix, tree)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, dict):
+            pending += [(join_path(path, key), item) for key, item in reversed(list(value.items()))]
+        elif isinstance(value, list):
+            pending += [(join_path(path, index), item) for index, item in reversed(list(enumerate(value)))]
+        elif value == MANDATORY and path:
+            yield path
+
+
+def is_mandatory(config: DictConfig, path: str) -> bool:
+    """True when the value at `path` of a composed config is `???` (OmegaConf's missing value): reading it stops the
+    program. A key the config does not have, or a value that fails for another reason, is not."""
+    with resolution_policy():
+        try:
+            OmegaConf.select(config, select_key(path), throw_on_missing=True)
+        except MissingMandatoryValue:
+            return True
+        except Exception:  # not this check's business: `unresolved` names a broken interpolation
+            return False
+    return False
+
+
+def _same_or_nested(key: str, other: str) -> bool:
+    return key == other or key.startswith(other + ".") or other.startswith(key + ".")
 
 
 def _keeps_keys(tree: Any, parsed: Any) -> bool:
