@@ -347,7 +347,7 @@ def violations(
     return [found for kind in KINDS for found in kind.violations(contract, contract.term(kind.key), view)]
 
 
-def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
+def waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
     """The waiver for a violation: a live one if any (whatever the order they are written in), else an expired one."""
     paths = {violation.path, *violation.paths}
     matching = [waiver for waiver in waivers if waiver.excuses(violation.contract, paths, case_id)]
@@ -375,7 +375,7 @@ def contract_findings(
                 f"{contract.name}: {violation.message}",
                 detail=ContractRef(contract.name, contract.location()),
             )
-            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
+            findings.append(waived(finding, waiver_for(violation, contract_set.waivers, case.id, today), today))
     return findings
 
 
@@ -386,7 +386,7 @@ def unwaived_violations(
     found = []
     for contract in contract_set.contracts:
         for violation in violations(contract, config, tree, program, case_id):
-            waiver = _waiver_for(violation, contract_set.waivers, case_id, today)
+            waiver = waiver_for(violation, contract_set.waivers, case_id, today)
             if waiver is None or not _live(waiver, today):
                 found.append(violation)
     return found

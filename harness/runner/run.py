@@ -42,6 +42,7 @@ from harness.model.findings import (
     CaseChecker,
     CaseResult,
     Comparison,
+    ContractRef,
     Excused,
     Finding,
     Kind,
@@ -494,10 +495,16 @@ def annotate(
             sources = {}
         findings = tuple(
             # A source a rule already knows (a Python default's class line) stays where no config file sets the path.
-            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS else f
+            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS and not _written_by_code(f) else f
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)
+
+
+def _written_by_code(finding: Finding) -> bool:
+    """A contract finding about a value the program's code writes: its source is the writing line, kept."""
+    ref = finding.detail_as(ContractRef)
+    return ref is not None and bool(ref.written_by)
 
 
 def path_lines(text: str, paths: Iterable[str]) -> dict[str, int]:
