@@ -94,8 +94,8 @@ class Resolution:
     unknown: tuple[tuple[str, str], ...] = ()  # (leaf path, resolver name) read through a resolver the program registers
 
 
-def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """Every string holding `${` in a plain tree, list items included (`a.l.0`), with its path."""
+def text_leaves(tree: Any, holding: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every string leaf of a plain tree that holds `holding`, list items included (`a.l.0`), with its path, in order."""
     pending: list[tuple[str, Any]] = [(prefix, tree)]
     while pending:
         path, value = pending.pop()
@@ -103,8 +103,13 @@ def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
             pending += [(join_path(path, key), item) for key, item in reversed(list(value.items()))]
         elif isinstance(value, list):
             pending += [(join_path(path, index), item) for index, item in reversed(list(enumerate(value)))]
-        elif isinstance(value, str) and "${" in value and path:
+        elif isinstance(value, str) and holding in value and path:
             yield path, value
+
+
+def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every string holding `${` in a plain tree, list items included (`a.l.0`), with its path."""
+    return text_leaves(tree, "${", prefix)
 
 
 def absolute(path: str, dots: int, key: str) -> str:
@@ -331,17 +336,9 @@ class LaunchInvariants:
         )
 
 
-def mandatory_paths(tree: Any, prefix: str = "") -> Iterator[str]:
+def mandatory_paths(tree: Any) -> Iterator[str]:
     """Every `???` leaf of a plain tree (list items included), with its path: a value the command line must give."""
-    pending: list[tuple[str, Any]] = [(prefix, tree)]
-    while pending:
-        path, value = pending.pop()
-        if isinstance(value, dict):
-            pending += [(join_path(path, key), item) for key, item in reversed(list(value.items()))]
-        elif isinstance(value, list):
-            pending += [(join_path(path, index), item) for index, item in reversed(list(enumerate(value)))]
-        elif value == MANDATORY and path:
-            yield path
+    return (path for path, value in text_leaves(tree, MANDATORY) if value == MANDATORY)
 
 
 def is_mandatory(config: DictConfig, path: str) -> bool:

@@ -359,8 +359,7 @@ def written_contract_check(contract_set: Any, view: Any, today: Any, program: An
     entry point writes."""
     from omegaconf import OmegaConf
 
-    from harness.model.findings import ERROR, ContractRef
-    from harness.rules.contracts import violations, waived, waiver_for
+    from harness.rules.contracts import violation_finding, violations
 
     contracts = [c for c in contract_set.contracts if c.paths()]
     if not contracts or not program_writes(view):
@@ -394,17 +393,9 @@ def written_contract_check(contract_set: Any, view: Any, today: Any, program: An
                     continue
                 owned = by[-1]  # the last write wins, as the program runs them in order
                 write = owned.write
-                finding = Finding(
-                    Kind.CONTRACT,
-                    violation.path,
-                    violation.expected,
-                    violation.actual,
-                    ERROR,
-                    f"{contract.name}: {violation.message}: the program runs with the value {owned.named} writes at {write.where}",
-                    source=Source(write.file, write.line),
-                    detail=ContractRef(contract.name, contract.location(), written_by=owned.named),
-                )
-                findings.append(waived(finding, waiver_for(violation, contract_set.waivers, case.id, today), today))
+                said = f": the program runs with the value {owned.named} writes at {write.where}"
+                source = Source(write.file, write.line)
+                findings.append(violation_finding(contract_set, contract, violation, case.id, today, said, source, owned.named))
         return findings
 
     return check
