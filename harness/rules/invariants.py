@@ -332,7 +332,9 @@ class LaunchInvariants:
                 continue
         given = tuple(given)
         return tuple(
-            key for key in dict.fromkeys(keys) if not any(_same_or_nested(key, other) for other in given) and is_mandatory(config, key)
+            key
+            for key in dict.fromkeys(keys)
+            if not any(_same_or_nested(key, other) for other in given) and is_mandatory(config, key) and not switched_off(config, key)
         )
 
 
@@ -351,6 +353,31 @@ def is_mandatory(config: DictConfig, path: str) -> bool:
             return True
         except Exception:  # not this check's business: `unresolved` names a broken interpolation
             return False
+    return False
+
+
+# The switches a node is turned off by (`reward_model: {enable: false, rollout: {name: ???}}`): a program reads nothing
+# below a node it does not use.
+SWITCHES = ("enable", "enabled")
+
+
+def switched_off(config: DictConfig, path: str) -> bool:
+    """True when a node above `path` is switched off in `config` (its `enable` or `enabled` is false): the program does
+    not read the value (verl's `reward.reward_model.rollout.name: ???` under `reward_model.enable: false`). A launch
+    that turns the node on (`reward.reward_model.enable=true`) and leaves the value unset is judged."""
+    nodes, node = [], ""
+    for part in split_path(path)[:-1]:
+        node = join_path(node, part)
+        nodes.append(node)
+    with resolution_policy():
+        for node in reversed(nodes):
+            for switch in SWITCHES:
+                try:
+                    value = OmegaConf.select(config, select_key(join_path(node, switch)), default=None)
+                except Exception:  # a switch that does not resolve: not known to be off
+                    continue
+                if value is False:
+                    return True
     return False
 
 

@@ -27,6 +27,9 @@ PROJECT = {
         trainer:
           engine: fsdp
           epochs: 1
+        judge:
+          enable: false
+          model: ???
         """,
     "app/__init__.py": "",
     "app/main.py": (
@@ -76,10 +79,15 @@ def test_a_launch_leaving_a_mandatory_value_unset_blocks_check_and_the_case_s_ow
     text = cli("--settings", "harness.toml", "check", cwd=project).out
     assert "trainer.engine" in text and f"{SCRIPT}:3" in text
 
-    # Given a value, the launch starts: nothing blocks, though the case's own `???` is still there.
+    # Given a value, the launch starts: nothing blocks, though the case's own `???` is still there. A `???` under a
+    # node switched off (`judge.enable: false`) is not read; a launch that switches it on must give it.
     script = project / SCRIPT
     script.write_text(script.read_text().replace("trainer.epochs=3", "trainer.epochs=3 trainer.engine=fsdp"))
     assert cli("--settings", "harness.toml", "check", cwd=project).code == 0
+    script.write_text(script.read_text() + "python -m app.main trainer.engine=fsdp judge.enable=true\n")
+    errors = launch_errors(cli("--settings", "harness.toml", "check", "--format", "json", cwd=project).json())
+    assert [(f["path"], f["source"]) for f in errors["cmd/scripts/run.sh#3"]] == [("judge.model", f"{SCRIPT}:5")]
+    assert errors[UNSET_LAUNCH] == errors["cmd/scripts/run.sh#1"] == []
 
 
 def test_the_review_blocks_on_the_launch_the_change_leaves_unset_as_check_and_pytest_do(project, cli, pytester):
