@@ -364,19 +364,18 @@ def written_contract_check(contract_set: Any, view: Any, today: Any, program: An
     contracts = [c for c in contract_set.contracts if c.paths()]
     if not contracts or not program_writes(view):
         return None
-    relevant: dict[str, list[OwnedWrite]] = {}
-
-    def writes_for(config_name: str) -> list[OwnedWrite]:
-        if config_name not in relevant:
-            relevant[config_name] = [
-                owned
-                for owned in runs_with(view, config_name)
-                if any(_touches(owned.write.key, path) for contract in contracts for path in contract.paths())
-            ]
-        return relevant[config_name]
+    # Read once, before any worker forks: each config name's writes to a key some contract names.
+    paths = {path for contract in contracts for path in contract.paths()}
+    relevant = {
+        name: found
+        for name in set(entry_config_names(view).values())
+        if (found := [o for o in runs_with(view, name) if any(_touches(o.write.key, path) for path in paths)])
+    }
+    if not relevant:
+        return None
 
     def check(case: Any, config: Any, tree: Any) -> list[Finding]:
-        writes = writes_for(case.config_name)
+        writes = relevant.get(case.config_name, [])
         written = _written_tree(tree, writes) if writes else None
         if written is None:
             return []

@@ -84,6 +84,7 @@ class RuleSet:
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/runner/targets.py)
     contracts: ContractSet | None = None
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
+    view: Any = None  # the program view the rules read (harness.runner.targets.ProgramView), read once per run
 
     @classmethod
     def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None, view: Any = None) -> RuleSet:
@@ -93,7 +94,7 @@ class RuleSet:
         has it (harness.runner.targets.program_view)."""
         contract_set = load_contracts(settings.contracts, settings.read_scope)
         rules = case_rules(settings, contract_set, base=base, view=view)
-        return cls(rules.checks, rules.refiners, contract_set, strict_waivers)
+        return cls(rules.checks, rules.refiners, contract_set, strict_waivers, rules.view)
 
 
 EVERY_SEVERITY: frozenset[str] = frozenset({ERROR, WARNING, INFO})
@@ -648,7 +649,8 @@ class Runner:
         if not hasattr(self, "_program"):
             from harness.runner.targets import program_view
 
-            self._program = program_view(self.settings) if self.settings.python_sources else None
+            view = self.run_spec.rule_set.view  # the rules' own, when they read one: the sources are read once
+            self._program = view if view is not None else program_view(self.settings) if self.settings.python_sources else None
         return self._program
 
     def _needed(self) -> list[Case]:

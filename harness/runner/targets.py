@@ -521,6 +521,7 @@ class CaseRules:
 
     checks: tuple[CaseChecker, ...] = ()
     refiners: tuple[Refiner, ...] = ()
+    view: ProgramView | None = None  # the program view they read (a run's record of config writes reads the same one)
 
 
 def case_rules(
@@ -550,4 +551,4 @@ def case_rules(
     def check(case: Case, config: Any, tree: Any) -> list[Finding]:
         return waive_targets(view.findings(case, config, tree), waivers, case.id, day)
 
-    return CaseRules((*checks, check), (view.refine,))
+    return CaseRules((*checks, check), (view.refine,), view)
