@@ -612,7 +612,10 @@ def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, c
     commit_small_project(small_project, cli, "")
     script = small_project / "scripts" / "run.sh"
     script.write_text(
-        script.read_text().replace("python -m app.main trainer.name=run trainer.lr=0.5", 'python -m app.main trainer.name=run --config-name="$(pick)" trainer.lr=0.5')
+        script.read_text().replace(
+            "python -m app.main trainer.name=run trainer.lr=0.5",
+            'python -m app.main trainer.name=run --config-name="$(pick)" trainer.lr=0.5',
+        )
     )
     result, report = _review(cli)
     (dark,) = [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "launch"]
@@ -643,7 +646,9 @@ def test_a_root_level_scripts_value_change_is_named_with_its_script_and_line(sma
 def test_a_new_launch_script_is_named_once_with_its_script_line_and_config(small_project, cli):
     with_launches(small_project, LAUNCH_FILES)
     commit_small_project(small_project, cli, "")
-    (small_project / "scripts" / "new.sh").write_text("echo start\npython -m app.main trainer.name=run trainer.epochs=2\n", encoding="utf-8")
+    (small_project / "scripts" / "new.sh").write_text(
+        "echo start\npython -m app.main trainer.name=run trainer.epochs=2\n", encoding="utf-8"
+    )
     result, report = _review(cli)
     assert result.code == 0, result.out
     new = [(c["id"], c["status"], f["severity"], f["source"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "new_launch"]
@@ -678,7 +683,9 @@ def test_a_launch_the_change_adds_or_edits_outside_the_globs_is_named_as_not_che
     files = {**LAUNCH_FILES, "tools/old.sh": "python -m app.main trainer.name=run trainer.epochs=1\n"}
     with_launches(small_project, files)
     commit_small_project(small_project, cli, "")
-    (small_project / "tools" / "train.sh").write_text("echo go\npython -m app.main trainer.name=run trainer.epochs=2 trainer.lr=0.3\n", encoding="utf-8")
+    (small_project / "tools" / "train.sh").write_text(
+        "echo go\npython -m app.main trainer.name=run trainer.epochs=2 trainer.lr=0.3\n", encoding="utf-8"
+    )
     (small_project / "tools" / "data.sh").write_text("echo data\npython3 -m pip --version\n", encoding="utf-8")
     result, report = _review(cli)
     assert result.code == 0, result.out
@@ -699,7 +706,10 @@ def test_an_override_naming_a_key_that_never_existed_is_no_such_key_with_the_clo
     """Issue 42 item 9: `trainer.lrr` (a typo in a new override) is `no such key` with the closest key in check, the
     review and explain alike, never `key removed`; `trainer.layers`, which the base (and its goldens) had and the
     pull request removed, stays `key removed`."""
-    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.name=run trainer.layers=x\npython -m app.main trainer.name=run trainer.epochs=5\n"}
+    files = {
+        **LAUNCH_FILES,
+        "scripts/run.sh": "python -m app.main trainer.name=run trainer.layers=x\npython -m app.main trainer.name=run trainer.epochs=5\n",
+    }
     with_launches(small_project, files)
     commit_small_project(small_project, cli, "")
     train = small_project / "conf" / "train.yaml"
