@@ -130,6 +130,15 @@ def hydra_plugins_discovered() -> None:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def tree_sitter_imported() -> None:
+    """The bash reader keeps tree-sitter's language once built; a first import of tree_sitter inside an in-process
+    pytester run is forgotten after it, and the next test's parser (a new module's class) refuses the kept language
+    (`argument 1 must be tree_sitter.Language, not tree_sitter.Language`). Import it before any test."""
+    import tree_sitter  # noqa: F401
+    import tree_sitter_bash  # noqa: F401
+
+
+@pytest.fixture(autouse=True, scope="session")
 def hypothesis_imported() -> None:
     """Every pytest session ends in hypothesis's plugin, which imports hypothesis then. An in-process pytester run
     forgets the modules it imported, so each one would import hypothesis again, and pytest rewrites the asserts

@@ -324,9 +324,13 @@ class ContractRef:
 
     name: str = ""
     source: str = ""
+    # The code that writes the value the contract breaks (`app.main.main`): the finding's source is the writing line,
+    # never the config file that set the key before it (harness/runner/config_writes.py `written_contract_check`).
+    written_by: str = ""
 
     def json_fields(self) -> dict[str, Any]:
-        return {"contract_source": self.source} if self.source else {}
+        fields = {"contract_source": self.source} if self.source else {}
+        return fields | ({"written_by": self.written_by} if self.written_by else {})
 
 
 @dataclass(frozen=True)

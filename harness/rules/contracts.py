@@ -347,7 +347,7 @@ def violations(
     return [found for kind in KINDS for found in kind.violations(contract, contract.term(kind.key), view)]
 
 
-def _waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
+def waiver_for(violation: Violation, waivers: tuple[Waiver, ...], case_id: str, today: datetime.date) -> Waiver | None:
     """The waiver for a violation: a live one if any (whatever the order they are written in), else an expired one."""
     paths = {violation.path, *violation.paths}
     matching = [waiver for waiver in waivers if waiver.excuses(violation.contract, paths, case_id)]
@@ -366,17 +366,33 @@ def contract_findings(
     findings = []
     for contract in contract_set.contracts:
         for violation in violations(contract, config, tree, program, case.id):
-            finding = Finding(
-                Kind.CONTRACT,
-                violation.path,
-                violation.expected,
-                violation.actual,
-                ERROR,
-                f"{contract.name}: {violation.message}",
-                detail=ContractRef(contract.name, contract.location()),
-            )
-            findings.append(waived(finding, _waiver_for(violation, contract_set.waivers, case.id, today), today))
+            findings.append(violation_finding(contract_set, contract, violation, case.id, today))
     return findings
+
+
+def violation_finding(
+    contract_set: ContractSet,
+    contract: Contract,
+    violation: Violation,
+    case_id: str,
+    today: datetime.date,
+    said: str = "",
+    source: Any = None,
+    written_by: str = "",
+) -> Finding:
+    """One violation as the contract's error (a live waiver makes it a warning); `said` ends its message, `source` and
+    `written_by` name the code that writes the value it breaks (harness/runner/config_writes.py)."""
+    finding = Finding(
+        Kind.CONTRACT,
+        violation.path,
+        violation.expected,
+        violation.actual,
+        ERROR,
+        f"{contract.name}: {violation.message}{said}",
+        source=source,
+        detail=ContractRef(contract.name, contract.location(), written_by),
+    )
+    return waived(finding, waiver_for(violation, contract_set.waivers, case_id, today), today)
 
 
 def unwaived_violations(
@@ -386,7 +402,7 @@ def unwaived_violations(
     found = []
     for contract in contract_set.contracts:
         for violation in violations(contract, config, tree, program, case_id):
-            waiver = _waiver_for(violation, contract_set.waivers, case_id, today)
+            waiver = waiver_for(violation, contract_set.waivers, case_id, today)
             if waiver is None or not _live(waiver, today):
                 found.append(violation)
     return found

@@ -34,7 +34,7 @@ from omegaconf.errors import (
 )
 
 from harness.composition.policy import HOST_RESOLVERS, resolution_policy
-from harness.composition.resolve import MISSING, long_chains, lookup, select_key
+from harness.composition.resolve import MANDATORY, MISSING, long_chains, lookup, select_key
 from harness.model.findings import ERROR, INFO, Finding, Kind
 from harness.model.semantic_diff import join_path, split_path
 
@@ -94,8 +94,8 @@ class Resolution:
     unknown: tuple[tuple[str, str], ...] = ()  # (leaf path, resolver name) read through a resolver the program registers
 
 
-def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
-    """Every string holding `${` in a plain tree, list items included (`a.l.0`), with its path."""
+def text_leaves(tree: Any, holding: str, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every string leaf of a plain tree that holds `holding`, list items included (`a.l.0`), with its path, in order."""
     pending: list[tuple[str, Any]] = [(prefix, tree)]
     while pending:
         path, value = pending.pop()
@@ -103,8 +103,13 @@ def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
             pending += [(join_path(path, key), item) for key, item in reversed(list(value.items()))]
         elif isinstance(value, list):
             pending += [(join_path(path, index), item) for index, item in reversed(list(enumerate(value)))]
-        elif isinstance(value, str) and "${" in value and path:
+        elif isinstance(value, str) and holding in value and path:
             yield path, value
+
+
+def interpolations(tree: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Every string holding `${` in a plain tree, list items included (`a.l.0`), with its path."""
+    return text_leaves(tree, "${", prefix)
 
 
 def absolute(path: str, dots: int, key: str) -> str:
@@ -295,6 +300,7 @@ class LaunchInvariants:
 
     def __init__(self) -> None:
         self._bases: dict[bytes, tuple[Any, tuple[Problem, ...]]] = {}
+        self._mandatory: dict[bytes, tuple[str, ...]] = {}  # each base's `???` leaves, found once
 
     def see_base(self, base_key: bytes, config: DictConfig) -> None:
         """Resolve a base (`config` before any value override) the first time it is met."""
@@ -309,6 +315,74 @@ class LaunchInvariants:
         if not overrides or (not problems and all(_keeps_keys(tree, parsed) for parsed in overrides)):
             return problems
         return resolution(config, OmegaConf.to_container(config, resolve=False)).problems
+
+    def unset(self, base_key: bytes, config: DictConfig, overrides: Any, given: Any = ()) -> tuple[str, ...]:
+        """The mandatory (`???`) keys a launch of a base `see_base` has seen leaves unset, composed as `config` after
+        `overrides` (Hydra's parsed value overrides): every `???` leaf of its base, and every key an override sets to
+        `???`, whose value is still `???`. `given`: keys the launch does give, with a value the harness cannot check
+        (an unknown value the key's type refused, an override that failed and is named already): never said unset."""
+        if base_key not in self._mandatory:
+            self._mandatory[base_key] = tuple(mandatory_paths(self._bases[base_key][0]))
+        keys = list(self._mandatory[base_key])
+        for parsed in overrides:
+            try:
+                if not parsed.is_delete() and parsed.value() == MANDATORY:
+                    keys.append(parsed.key_or_group)
+            except Exception:  # an override Hydra reads in another way: not a `???` we can name
+                continue
+        given = tuple(given)
+        return tuple(
+            key
+            for key in dict.fromkeys(keys)
+            if not any(_same_or_nested(key, other) for other in given) and is_mandatory(config, key) and not switched_off(config, key)
+        )
+
+
+def mandatory_paths(tree: Any) -> Iterator[str]:
+    """Every `???` leaf of a plain tree (list items included), with its path: a value the command line must give."""
+    return (path for path, value in text_leaves(tree, MANDATORY) if value == MANDATORY)
+
+
+def is_mandatory(config: DictConfig, path: str) -> bool:
+    """True when the value at `path` of a composed config is `???` (OmegaConf's missing value): reading it stops the
+    program. A key the config does not have, or a value that fails for another reason, is not."""
+    with resolution_policy():
+        try:
+            OmegaConf.select(config, select_key(path), throw_on_missing=True)
+        except MissingMandatoryValue:
+            return True
+        except Exception:  # not this check's business: `unresolved` names a broken interpolation
+            return False
+    return False
+
+
+# The switches a node is turned off by (`reward_model: {enable: false, rollout: {name: ???}}`): a program reads nothing
+# below a node it does not use.
+SWITCHES = ("enable", "enabled")
+
+
+def switched_off(config: DictConfig, path: str) -> bool:
+    """True when a node above `path` is switched off in `config` (its `enable` or `enabled` is false): the program does
+    not read the value (verl's `reward.reward_model.rollout.name: ???` under `reward_model.enable: false`). A launch
+    that turns the node on (`reward.reward_model.enable=true`) and leaves the value unset is judged."""
+    nodes, node = [], ""
+    for part in split_path(path)[:-1]:
+        node = join_path(node, part)
+        nodes.append(node)
+    with resolution_policy():
+        for node in reversed(nodes):
+            for switch in SWITCHES:
+                try:
+                    value = OmegaConf.select(config, select_key(join_path(node, switch)), default=None)
+                except Exception:  # a switch that does not resolve: not known to be off
+                    continue
+                if value is False:
+                    return True
+    return False
+
+
+def _same_or_nested(key: str, other: str) -> bool:
+    return key == other or key.startswith(other + ".") or other.startswith(key + ".")
 
 
 def _keeps_keys(tree: Any, parsed: Any) -> bool:

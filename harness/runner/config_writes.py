@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.composition.provenance import Source
 from harness.model.findings import WARNING, Finding, Kind, Severity
-from harness.model.semantic_diff import join_path, split_path
+from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
 from harness.readers.writes import UNPLACED, Write, class_writes, describe, entry_points, entry_writes
@@ -290,3 +290,111 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
     now = [OwnedWrite(o.owner, replace(o.write, code=o.write.code if not o.write.literal else "")) for o in program_writes(view)]
     recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
     return _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")
+
+
+# ---- contracts judged on the value the program runs with ----
+
+WRITTEN_ACTIONS = frozenset({"set", "update"})  # a write that leaves one literal value at its key
+
+
+def entry_config_names(view: Any) -> dict[str, str]:
+    """Each entry point's config name, as its `@hydra.main` gives it statically (memoized on the view); an entry point
+    whose config name is not a static text is left out (the cases it runs cannot be told)."""
+    if view.entry_configs is None:
+        from harness.readers.entries import main_arguments
+
+        names: dict[str, str] = {}
+        for entry in entry_points(view.index):
+            module = view.index.module(entry.module)
+            found = main_arguments(module.tree, None) if module is not None and module.tree is not None else None
+            name = found[0].get("config_name") if found is not None else None
+            if isinstance(name, str):
+                names[entry.name] = name.removesuffix(".yaml")
+        view.entry_configs = names
+    return dict(view.entry_configs)
+
+
+def runs_with(view: Any, config_name: str) -> list[OwnedWrite]:
+    """The literal writes every entry point that composes `config_name` makes to one key (`set`, `update`), located."""
+    names = entry_config_names(view)
+    return [
+        OwnedWrite(o.owner, located(view, o.write), o.label)
+        for o in program_writes(view)
+        if names.get(o.owner) == config_name and o.write.literal and o.write.placed and o.write.key and o.write.action in WRITTEN_ACTIONS
+    ]
+
+
+def _touches(key: str, path: str) -> bool:
+    return key == path or path.startswith(key + ".") or key.startswith(path + ".")
+
+
+def _written_tree(tree: Any, writes: Sequence[OwnedWrite]) -> Any:
+    """A copy of a case's plain tree with each write applied in order (a missing parent only inside `open_dict`, as
+    OmegaConf's struct mode allows); None when no write lands."""
+    import copy
+
+    written, landed = copy.deepcopy(tree), False
+    for owned in writes:
+        keys = split_path(owned.write.key)
+        node = written
+        for part in keys[:-1]:
+            if isinstance(node, dict) and isinstance(node.get(part), dict):
+                node = node[part]
+            elif isinstance(node, dict) and part not in node and owned.write.open_dict:
+                node = node.setdefault(part, {})
+            else:
+                node = None
+                break
+        if isinstance(node, dict) and (keys[-1] in node or owned.write.open_dict):
+            node[keys[-1]] = owned.write.value
+            landed = True
+    return written if landed else None
+
+
+def written_contract_check(contract_set: Any, view: Any, today: Any, program: Any = None) -> Any:
+    """A case check: the contracts judged again on the value the program runs with, after the literal writes of the
+    entry points that compose the case's config (`with open_dict(config): config.a.b = 4` in `main`). A write that
+    breaks a term the YAML's value kept is that contract's error, at the writing line (FILE:LINE); a live waiver for
+    the contract and path excuses it as it excuses the YAML's. The check is None when no contract names a key any
+    entry point writes."""
+    from omegaconf import OmegaConf
+
+    from harness.rules.contracts import violation_finding, violations
+
+    contracts = [c for c in contract_set.contracts if c.paths()]
+    if not contracts or not program_writes(view):
+        return None
+    # Read once, before any worker forks: each config name's writes to a key some contract names.
+    paths = {path for contract in contracts for path in contract.paths()}
+    relevant = {
+        name: found
+        for name in set(entry_config_names(view).values())
+        if (found := [o for o in runs_with(view, name) if any(_touches(o.write.key, path) for path in paths)])
+    }
+    if not relevant:
+        return None
+
+    def check(case: Any, config: Any, tree: Any) -> list[Finding]:
+        writes = relevant.get(case.config_name, [])
+        written = _written_tree(tree, writes) if writes else None
+        if written is None:
+            return []
+        try:
+            written_config = OmegaConf.create(written)
+        except Exception:  # a written value OmegaConf cannot hold: the program would stop there, not this check's business
+            return []
+        findings = []
+        for contract in contracts:
+            before = {(v.path, value_text(v.actual)) for v in violations(contract, config, tree, program, case.id)}
+            for violation in violations(contract, written_config, written, program, case.id):
+                by = [o for o in writes if _touches(o.write.key, violation.path)]
+                if not by or (violation.path, value_text(violation.actual)) in before:
+                    continue
+                owned = by[-1]  # the last write wins, as the program runs them in order
+                write = owned.write
+                said = f": the program runs with the value {owned.named} writes at {write.where}"
+                source = Source(write.file, write.line)
+                findings.append(violation_finding(contract_set, contract, violation, case.id, today, said, source, owned.named))
+        return findings
+
+    return check

@@ -55,6 +55,7 @@ ENTRY_REMOVED = "entry point removed"  # a review: the base has this Hydra entry
 ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in the repository
 NOT_EXTRACTED = "not extracted"
 NEVER_RUNS = "bash stops before it"  # a run with nothing set stops first (`set -u` and an unset variable, `exit`)
+MANDATORY_UNSET = "mandatory value not given"  # a `???` the launch leaves unset: the program stops when it reads it
 # Commands that are no launch of a Hydra application: no case and no finding (`list --verbose` names each once).
 NOT_HYDRA = "not a Hydra program"  # the program exists and has no @hydra.main (a converter, a data script, a test)
 UNAVAILABLE = "not available"  # the program sits in a git submodule that is not checked out (CI's default checkout)
@@ -653,6 +654,13 @@ class Composer:
                         reason, message, fix = verdict
                         hint = self._hint(checked.selection, lent.config, parsed.key_or_group) if reason == NO_SUCH_KEY else ""
                         checked.failures.append(Failure(reason, parsed.key_or_group, override, message, fix, hint))
+        # A `???` the launch leaves unset stops the run when the program reads it (a case's own `???` is the user's
+        # to give: only a launch, the command that runs, is judged so). A key given with a value the harness cannot
+        # check, or by an override already named as failing, is not said unset.
+        given = [o.text.lstrip("+~").partition("=")[0] for o in checked.unchecked] + [f.key for f in checked.failures if f.key]
+        for key in self._invariants.unset(base, lent.config, [p for _, p in values], given):
+            message = f"{key} is ??? in {case.config_name} and this launch gives it no value: the program stops when it reads it"
+            checked.failures.append(Failure(MANDATORY_UNSET, key, None, message, f"{key}=VALUE"))
         checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
         if self.trees:
             checked.tree = lent.plain(self._plain[base])
@@ -816,13 +824,13 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None, remove
             findings.append(
                 Finding(
                     Kind.LAUNCH,
-                    "",
+                    failure.key,  # "" but for a key the launch as a whole leaves unset (`???`)
                     None,
                     None,
                     severity,
                     f"{failure.reason}: {failure.message}",
                     source=source,
-                    detail=LaunchFix(failure.reason),
+                    detail=LaunchFix(failure.reason, failure.fix),
                 )
             )
             continue
@@ -1050,6 +1058,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
         "trees": True,  # each launch's composed tree is kept: a review compares the values (an older entry lacks them)
         "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
         "never_runs_composed": True,  # a launch bash never reaches is composed too (an older entry has no tree for it)
+        "mandatory_unset": True,  # a `???` a launch leaves unset is its failure (an older entry lacks it)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 

@@ -45,6 +45,7 @@ from harness.model.findings import (
     CaseChecker,
     CaseResult,
     Comparison,
+    ContractRef,
     Excused,
     Finding,
     Kind,
@@ -87,6 +88,7 @@ class RuleSet:
     refiners: tuple[Refiner, ...] = ()  # reread the differences (a dropped key a Python default fills; harness/runner/targets.py)
     contracts: ContractSet | None = None
     strict_waivers: bool = False  # a waiver that excuses nothing is an error, not a warning
+    view: Any = None  # the program view the rules read (harness.runner.targets.ProgramView), read once per run
 
     @classmethod
     def of(cls, settings: Settings, strict_waivers: bool = False, base: ContractSet | None = None, view: Any = None) -> RuleSet:
@@ -96,7 +98,7 @@ class RuleSet:
         has it (harness.runner.targets.program_view)."""
         contract_set = load_contracts(settings.contracts, settings.read_scope)
         rules = case_rules(settings, contract_set, base=base, view=view)
-        return cls(rules.checks, rules.refiners, contract_set, strict_waivers)
+        return cls(rules.checks, rules.refiners, contract_set, strict_waivers, rules.view)
 
 
 EVERY_SEVERITY: frozenset[str] = frozenset({ERROR, WARNING, INFO})
@@ -570,10 +572,16 @@ def annotate(
             sources = {}
         findings = tuple(
             # A source a rule already knows (a Python default's class line) stays where no config file sets the path.
-            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS else f
+            replace(f, source=sources.get(f.path, f.source)) if want and f.kind in SOURCED_KINDS and not _written_by_code(f) else f
             for f, want in zip(findings, wanted)
         )
     return replace(result, findings=findings, golden_lines=golden_lines)
+
+
+def _written_by_code(finding: Finding) -> bool:
+    """A contract finding about a value the program's code writes: its source is the writing line, kept."""
+    ref = finding.detail_as(ContractRef)
+    return ref is not None and bool(ref.written_by)
 
 
 def path_lines(text: str, paths: Iterable[str]) -> dict[str, int]:
@@ -831,7 +839,8 @@ class Runner:
         if not hasattr(self, "_program"):
             from harness.runner.targets import program_view
 
-            self._program = program_view(self.settings) if self.settings.python_sources else None
+            view = self.run_spec.rule_set.view  # the rules' own, when they read one: the sources are read once
+            self._program = view if view is not None else program_view(self.settings) if self.settings.python_sources else None
         return self._program
 
     def _needed(self) -> list[Case]:

@@ -42,7 +42,7 @@ from harness.readers.pysource import MAX_FILES, MAX_SCANNED_BYTES, Default, Miss
 from harness.readers.writes import Write
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
-from harness.runner.config_writes import class_write_difference, node_write_changes
+from harness.runner.config_writes import class_write_difference, node_write_changes, written_contract_check
 
 # Findings that say building the node fails: made only where no code builds the node some other way.
 BUILD_FAILS = frozenset({TargetReason.UNDECLARED, TargetReason.REQUIRED})
@@ -121,6 +121,7 @@ class ProgramView:
         self._sites: BuildSites | None = None
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
+        self.entry_configs: dict[str, str] | None = None  # each entry point's static config name
         self.class_writes: dict[str, tuple[Write, ...]] = {}
         self._digest: tuple[bytes | None] | None = None
 
@@ -520,6 +521,7 @@ class CaseRules:
 
     checks: tuple[CaseChecker, ...] = ()
     refiners: tuple[Refiner, ...] = ()
+    view: ProgramView | None = None  # the program view they read (a run's record of config writes reads the same one)
 
 
 def case_rules(
@@ -540,9 +542,13 @@ def case_rules(
     if view is None:
         return CaseRules(tuple(checks))
     day = today or utc_today()
+    # The value the program runs with: the contracts judged again after the entry points' literal writes.
+    written = written_contract_check(contract_set, view, day, program)
+    if written is not None:
+        checks.append(written)
     waivers = tuple(w for w in contract_set.waivers if w.contract == TARGET_WAIVER)
 
     def check(case: Case, config: Any, tree: Any) -> list[Finding]:
         return waive_targets(view.findings(case, config, tree), waivers, case.id, day)
 
-    return CaseRules((*checks, check), (view.refine,))
+    return CaseRules((*checks, check), (view.refine,), view)

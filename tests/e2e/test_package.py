@@ -132,7 +132,10 @@ def test_the_pre_commit_hook_runs_when_only_a_launch_script_or_python_source_is_
     shutil.copy(ROOT / "templates" / "pre-commit-config.yaml", repo / ".pre-commit-config.yaml")
     git(repo, "add", ".pre-commit-config.yaml")
     git(repo, "commit", "-q", "-m", "hook")
-    for name, text in (("scripts/run.sh", "python -m app.main trainer.lr=0.3\n"), ("app/model.py", "class Model:\n    pass\n")):
+    for name, text in (
+        ("scripts/run.sh", "python -m app.main trainer.lr=0.3 trainer.name=run\n"),
+        ("app/model.py", "class Model:\n    pass\n"),
+    ):
         write_tree(repo, {name: text})
         git(repo, "add", name)
         staged = sh([*pre_commit, "run"], repo, env)  # what `git commit` runs: the staged files only

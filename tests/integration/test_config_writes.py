@@ -233,3 +233,62 @@ def test_a_write_of_a_mapping_with_keys_of_mixed_types_is_reviewed_and_checked(p
     review = cli("--settings", "harness.toml", "diff", "--base", "HEAD", cwd=project)
     assert review.code == 0 and "a config write changed: app.main.main sets trainer.table = {1: 'y', 'a': 2}" in review.out
     assert "1 value changed for the run." in review.out
+
+
+# Issue 50 item 5: contracts judge the value the program runs with, after the code's writes.
+PINNED = "contracts:\n  - name: short-runs\n    equal: {trainer.epochs: 1}\n"
+
+
+def pin_epochs(project: Path) -> None:
+    (project / "contracts.yaml").write_text(PINNED)
+    settings = project / "harness.toml"
+    settings.write_text('contracts = ["contracts.yaml"]\n' + settings.read_text())
+
+
+def contract_errors(report: dict) -> list[dict]:
+    return [f for case in report["cases"] for f in case["findings"] if f["kind"] == "contract" and f["severity"] == "error"]
+
+
+def test_a_code_write_that_breaks_a_contract_is_its_error_at_the_writing_line_in_check(tmp_path, cli):
+    write_tree(tmp_path, PROJECT)
+    pin_epochs(tmp_path)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    assert cli("--settings", "harness.toml", "check", cwd=tmp_path).code == 0  # the YAML's 1 keeps the pin
+    main_py = tmp_path / "src/app/main.py"
+    edit(main_py, "    fix_device(config)\n", "    with open_dict(config):\n        config.trainer.epochs = 4\n    fix_device(config)\n")
+    cli("--settings", "harness.toml", "generate", cwd=tmp_path)  # the record of writes follows the code: only the contract is left
+    run = cli("--settings", "harness.toml", "check", "--format", "json", cwd=tmp_path)
+    assert run.code == 1
+    (error,) = contract_errors(run.json())
+    where = f"src/app/main.py:{line_of(main_py, 'epochs = 4')}"
+    assert (error["path"], error["old"], error["new"], error["source"], error["written_by"]) == (
+        "trainer.epochs",
+        1,
+        4,
+        where,
+        "app.main.main",
+    )
+    assert error["message"].startswith("short-runs: trainer.epochs must equal 1 but is 4") and where in error["message"]
+    text = cli("--settings", "harness.toml", "check", cwd=tmp_path)
+    assert text.code == 1 and where in text.out and not text.out.startswith("OK")
+
+
+def test_a_review_blocks_on_a_code_write_that_breaks_a_contract_and_names_the_line(tmp_path, cli):
+    write_tree(tmp_path, PROJECT)
+    pin_epochs(tmp_path)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    main_py = tmp_path / "src/app/main.py"
+    edit(main_py, "    fix_device(config)\n", '    OmegaConf.update(config, "trainer.epochs", 4)\n    fix_device(config)\n')
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=tmp_path)
+    assert review.code == 1
+    (error,) = contract_errors(review.json())
+    where = f"src/app/main.py:{line_of(main_py, 'OmegaConf.update')}"
+    assert (error["path"], error["new"], error["source"], error["origin"]) == ("trainer.epochs", 4, where, "introduced")
+    # The write the base already had is at_base: a later change that leaves it alone fails nothing.
+    git(tmp_path, "commit", "-q", "-am", "write epochs")
+    edit(tmp_path / "conf/train.yaml", "device: cpu", "device: cuda")
+    again = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=tmp_path)
+    assert again.code == 0 and [e["origin"] for e in contract_errors(again.json())] == ["at_base"]

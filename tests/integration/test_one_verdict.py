@@ -39,7 +39,11 @@ CORPUS = {
     "a changed value": (lambda root: edit(root / "conf/train.yaml", "lr: 0.1", "lr: 0.2"), 0, 5),
     "a removed key": (lambda root: edit(root / "conf/backend/gpu.yaml", "    qkv: qkv_proj\n", ""), 0, 4),
     "a contract break": (lambda root: edit(root / "conf/backend/gpu.yaml", "count: 8", "count: 4"), 1, 4),
-    "a broken launch": (lambda root: write_tree(root, {"scripts/bad.sh": "python -m app.main trainer.nosuch.key=1\n"}), 1, 0),
+    "a broken launch": (
+        lambda root: write_tree(root, {"scripts/bad.sh": "python -m app.main trainer.name=run trainer.nosuch.key=1\n"}),
+        1,
+        0,
+    ),
     "a missing golden": (lambda root: next((root / "snapshots").glob("*gpu__fast*")).unlink(), 0, 1),
 }
 
@@ -48,7 +52,10 @@ CORPUS = {
 def committed(small_project, cli):
     """The small project with a contract, an entry point, a launch script and its goldens."""
     add_contracts(small_project, CONTRACTS)
-    write_tree(small_project, {"app/__init__.py": "", "app/main.py": ENTRY, "scripts/run.sh": "python -m app.main trainer.lr=0.3\n"})
+    write_tree(
+        small_project,
+        {"app/__init__.py": "", "app/main.py": ENTRY, "scripts/run.sh": "python -m app.main trainer.name=run trainer.lr=0.3\n"},
+    )
     settings = small_project / "harness.toml"
     settings.write_text(settings.read_text() + '[[commands]]\nglob = "scripts/*.sh"\n')
     assert cli("--settings", "harness.toml", "generate", cwd=small_project).code == 0

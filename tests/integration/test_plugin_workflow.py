@@ -186,7 +186,7 @@ def test_a_launch_that_no_longer_composes_fails_the_run_test_as_it_fails_check(p
             "app/__init__.py": "",
             "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\n"
             "def main(cfg):\n    print(cfg)\n",
-            "scripts/run.sh": "python -m app.main trainer.epochs=5\npython -m app.main trainer.epoch=5\n",
+            "scripts/run.sh": "python -m app.main trainer.epochs=5 trainer.name=run\npython -m app.main trainer.epoch=5 trainer.name=run\n",
         },
     )
     pyproject = project.path / "pyproject.toml"

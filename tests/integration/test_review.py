@@ -352,7 +352,7 @@ LAUNCH_FILES = {
         "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    print(cfg)\n"
     ),
     "scripts/run.sh": (
-        "python -m app.main trainer.epochs=5\npython -m app.main trainer.lr=0.5\npython -m app.main trainer.effective_lr=0.7\n"
+        "python -m app.main trainer.name=run trainer.epochs=5\npython -m app.main trainer.name=run trainer.lr=0.5\npython -m app.main trainer.name=run trainer.effective_lr=0.7\n"
     ),
 }
 
@@ -427,7 +427,7 @@ def test_a_base_composition_reads_pkg_search_paths_of_the_base_never_of_the_work
 
 
 def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_group_option(small_project, cli):
-    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main backend=tpu\n"}
+    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.name=run backend=tpu\n"}
     with_launches(small_project, files)
     result = cli("--settings", "harness.toml", "check", "--case", "cmd/*", "--format", "json", cwd=small_project)
     (finding,) = [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
@@ -593,10 +593,10 @@ def test_a_module_mapped_to_another_config_is_an_entry_change(small_project, cli
 
 
 def test_a_launch_the_pull_request_loses_is_launch_gone_unless_recorded(small_project, cli):
-    with_launches(small_project, {**LAUNCH_FILES, "scripts/other.sh": "python -m app.main trainer.epochs=1\n"})
+    with_launches(small_project, {**LAUNCH_FILES, "scripts/other.sh": "python -m app.main trainer.name=run trainer.epochs=1\n"})
     commit_small_project(small_project, cli, "")
     script = small_project / "scripts" / "run.sh"
-    script.write_text(script.read_text().replace("python -m app.main trainer.lr=0.5\n", ""))  # the second command removed
+    script.write_text(script.read_text().replace("python -m app.main trainer.name=run trainer.lr=0.5\n", ""))  # the second command removed
     (small_project / "scripts" / "other.sh").rename(small_project / "scripts" / "other.bash")  # out of the base's globs
     result, report = _review(cli)
     gone = {c["id"]: f for c in report["cases"] for f in c["findings"] if f["kind"] == "launch_gone"}
@@ -623,7 +623,10 @@ def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, c
     commit_small_project(small_project, cli, "")
     script = small_project / "scripts" / "run.sh"
     script.write_text(
-        script.read_text().replace("python -m app.main trainer.lr=0.5", 'python -m app.main --config-name="$(pick)" trainer.lr=0.5')
+        script.read_text().replace(
+            "python -m app.main trainer.name=run trainer.lr=0.5",
+            'python -m app.main trainer.name=run --config-name="$(pick)" trainer.lr=0.5',
+        )
     )
     result, report = _review(cli)
     (dark,) = [f for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "launch"]
@@ -635,7 +638,7 @@ def test_a_launch_extracted_at_the_base_and_not_now_is_an_error(small_project, c
 def test_a_root_level_scripts_value_change_is_named_with_its_script_and_line(small_project, cli):
     """A `*.sh` glob reads the scripts at the project's root at both sides (issue 40 item 2): the base side once
     dropped the root from what it read, and a value a root script passes changed unseen ("OK ... ok")."""
-    files = {**LAUNCH_FILES, "train.sh": "python -m app.main \\\n    trainer.epochs=5 \\\n    trainer.lr=0.5\n"}
+    files = {**LAUNCH_FILES, "train.sh": "python -m app.main trainer.name=run \\\n    trainer.epochs=5 \\\n    trainer.lr=0.5\n"}
     with_launches(small_project, files)
     settings = small_project / "harness.toml"
     settings.write_text(settings.read_text() + '\n[[commands]]\nglob = "*.sh"\n', encoding="utf-8")
@@ -654,7 +657,9 @@ def test_a_root_level_scripts_value_change_is_named_with_its_script_and_line(sma
 def test_a_new_launch_script_is_named_once_with_its_script_line_and_config(small_project, cli):
     with_launches(small_project, LAUNCH_FILES)
     commit_small_project(small_project, cli, "")
-    (small_project / "scripts" / "new.sh").write_text("echo start\npython -m app.main trainer.epochs=2\n", encoding="utf-8")
+    (small_project / "scripts" / "new.sh").write_text(
+        "echo start\npython -m app.main trainer.name=run trainer.epochs=2\n", encoding="utf-8"
+    )
     result, report = _review(cli)
     assert result.code == 0, result.out
     new = [(c["id"], c["status"], f["severity"], f["source"]) for c in report["cases"] for f in c["findings"] if f["kind"] == "new_launch"]
@@ -686,10 +691,12 @@ def test_a_launch_the_change_adds_or_edits_outside_the_globs_is_named_as_not_che
     """TinyZero 5bab84a adds its own launch script `scripts/train_tiny_zero.sh` where the base's globs (examples/,
     tests/) reach nothing: the review said nothing of it. A script outside the globs the change leaves alone, or one
     that runs no Hydra program, stays unsaid."""
-    files = {**LAUNCH_FILES, "tools/old.sh": "python -m app.main trainer.epochs=1\n"}
+    files = {**LAUNCH_FILES, "tools/old.sh": "python -m app.main trainer.name=run trainer.epochs=1\n"}
     with_launches(small_project, files)
     commit_small_project(small_project, cli, "")
-    (small_project / "tools" / "train.sh").write_text("echo go\npython -m app.main trainer.epochs=2 trainer.lr=0.3\n", encoding="utf-8")
+    (small_project / "tools" / "train.sh").write_text(
+        "echo go\npython -m app.main trainer.name=run trainer.epochs=2 trainer.lr=0.3\n", encoding="utf-8"
+    )
     (small_project / "tools" / "data.sh").write_text("echo data\npython3 -m pip --version\n", encoding="utf-8")
     result, report = _review(cli)
     assert result.code == 0, result.out
@@ -710,13 +717,16 @@ def test_an_override_naming_a_key_that_never_existed_is_no_such_key_with_the_clo
     """Issue 42 item 9: `trainer.lrr` (a typo in a new override) is `no such key` with the closest key in check, the
     review and explain alike, never `key removed`; `trainer.layers`, which the base (and its goldens) had and the
     pull request removed, stays `key removed`."""
-    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.layers=x\npython -m app.main trainer.epochs=5\n"}
+    files = {
+        **LAUNCH_FILES,
+        "scripts/run.sh": "python -m app.main trainer.name=run trainer.layers=x\npython -m app.main trainer.name=run trainer.epochs=5\n",
+    }
     with_launches(small_project, files)
     commit_small_project(small_project, cli, "")
     train = small_project / "conf" / "train.yaml"
     train.write_text(train.read_text().replace("  layers: [a, b]\n", ""))
     (small_project / "scripts" / "run.sh").write_text(
-        "python -m app.main trainer.layers=x\npython -m app.main trainer.epochs=5 trainer.lrr=0.5\n"
+        "python -m app.main trainer.name=run trainer.layers=x\npython -m app.main trainer.name=run trainer.epochs=5 trainer.lrr=0.5\n"
     )
     closest = "no such key: trainer.lrr is not in the config; did you mean 'trainer.lr'?"
     for command in (["check"], ["diff", "--base", "main"]):

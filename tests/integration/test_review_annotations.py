@@ -65,7 +65,7 @@ def test_a_deleted_override_is_annotated_on_no_line_of_the_changed_script(small_
     app = {
         "app/__init__.py": "",
         "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    print(cfg)\n",
-        "scripts/run.sh": "python -m app.main \\\n  trainer.lr=0.5 \\\n  trainer.epochs=5\n",
+        "scripts/run.sh": "python -m app.main \\\n  trainer.lr=0.5 \\\n  trainer.epochs=5 trainer.name=run\n",
     }
     write_tree(small_project, app)
     settings = small_project / "harness.toml"
@@ -74,7 +74,7 @@ def test_a_deleted_override_is_annotated_on_no_line_of_the_changed_script(small_
     git(small_project, "init", "-q", "-b", "main")
     git(small_project, "add", "-A")
     git(small_project, "commit", "-q", "-m", "base")
-    (small_project / "scripts" / "run.sh").write_text("python -m app.main \\\n  trainer.epochs=5\n")
+    (small_project / "scripts" / "run.sh").write_text("python -m app.main \\\n  trainer.epochs=5 trainer.name=run\n")
 
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "github")
     notices = [line for line in review.out.splitlines() if line.startswith("::notice") and "trainer.lr" in line]

@@ -33,8 +33,8 @@ waivers:
 LAUNCHES = {
     "app/__init__.py": "",
     "app/main.py": "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    print(cfg)\n",
-    "scripts/run.sh": "python -m app.main trainer.epochs=5\npython -m app.main trainer.lr=0.5\n",
-    "scripts/other.sh": "python -m app.main backend=gpu trainer.epochs=2\npython -m app.main optimizer@trainer.optim=sgd\n",
+    "scripts/run.sh": "python -m app.main trainer.name=run trainer.epochs=5\npython -m app.main trainer.name=run trainer.lr=0.5\n",
+    "scripts/other.sh": "python -m app.main trainer.name=run backend=gpu trainer.epochs=2\npython -m app.main trainer.name=run optimizer@trainer.optim=sgd\n",
 }
 
 OTHER_FORMATS = [name for name in FORMATS if name != "json"]
