@@ -1,0 +1,54 @@
+"""Issue 53's readers of pull-request bytes that grew faster than their input, each rebuilt on its probe's shape and
+held to linear work per doubling (tests/growth.py): CPU time, never a wall-clock bound."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.readers.bash import PLACEHOLDER_MARK
+from harness.runner.launches import name_fits, root_configs, submodule_paths
+from tests.growth import LIMIT, worst_doubling
+
+
+def _written(parts: list[str]) -> str:
+    """A `--config-name` as the bash reader writes it: the known parts around placeholders (`a${1}b`)."""
+    return "".join(part + f"{PLACEHOLDER_MARK}{index}__" for index, part in enumerate(parts[:-1])) + parts[-1]
+
+
+def test_a_config_name_with_unknown_parts_is_matched_in_linear_time(tmp_path):
+    # The probe: a root config named with 200 `a` and `--config-name a${1}a${2}a${3}a${4}a${5}a${6}b` (six
+    # placeholders ran past 120 s); a name that fits is still found.
+    (tmp_path / ("a" * 200 + ".yaml")).write_text("x: 1\n")
+    (tmp_path / "a_x_b.yaml").write_text("x: 1\n")
+    assert root_configs(tmp_path, _written(["a"] * 6 + ["b"]) + ".yaml") == []
+    assert root_configs(tmp_path, _written(["a", "b"]) + ".yaml") == ["a_x_b"]
+    assert root_configs(tmp_path, _written(["a", "x", "b"])) == ["a_x_b"]
+
+    def probe(n: int):
+        # The known parts found near the end of a long name: every gap is long.
+        name, parts = "c" * n + "a" * n, ["c"] + ["a"] * 12 + ["b"]
+        return lambda: [name_fits(name, parts) for _ in range(5000)]
+
+    assert worst_doubling(probe, 50_000) < LIMIT
+
+
+@given(st.text("ab_", max_size=8), st.lists(st.text("ab_", max_size=3), min_size=1, max_size=4))
+def test_the_linear_match_is_the_regular_expression_it_replaces(name, parts):
+    expression = ".+".join(re.escape(part) for part in parts)
+    assert name_fits(name, parts) == bool(re.fullmatch(expression, name))
+
+
+def test_gitmodules_is_read_in_linear_time(tmp_path):
+    (tmp_path / ".gitmodules").write_bytes(b'[submodule "a"]\n\tpath = libs/a\n' + b"\n" * 40_000 + b"  path=  b/ \n")
+    assert submodule_paths(tmp_path) == ["libs/a", "b"]
+
+    def blank_lines(n: int):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        (folder / ".gitmodules").write_bytes(b"\n" * n + b"[x]\n")  # each line start ran `\s*` to the end
+        return lambda: submodule_paths(folder)
+
+    assert worst_doubling(blank_lines, 40_000) < LIMIT
