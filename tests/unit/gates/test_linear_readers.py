@@ -4,11 +4,13 @@ held to linear work per doubling (tests/growth.py): CPU time, never a wall-clock
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.readers.bash import PLACEHOLDER_MARK
+from harness.readers.builders import only_how_keywords, build_sites
 from harness.runner.launches import name_fits, root_configs, submodule_paths
 from tests.growth import LIMIT, worst_doubling
 
@@ -52,3 +54,28 @@ def test_gitmodules_is_read_in_linear_time(tmp_path):
         return lambda: submodule_paths(folder)
 
     assert worst_doubling(blank_lines, 40_000) < LIMIT
+
+
+# The regular expression the builders reader used for "only keywords that change how a node is built".
+_OLD_HOW = re.compile(rb"^\s*(?:(?:_convert_|_recursive_|_partial_|dataclass_type)\s*=[^,]*,?\s*)*$")
+
+
+@given(
+    st.lists(st.sampled_from([b"_partial_", b"_convert_", b"=", b",", b" ", b"x", b"\n", b"_recursive_x", b"dataclass_type"]), max_size=12)
+)
+def test_the_builders_keyword_check_is_the_regular_expression_it_replaces(tokens):
+    rest = b"".join(tokens)
+    assert only_how_keywords(rest) == bool(_OLD_HOW.match(rest)), rest
+
+
+def test_builder_call_sites_are_read_in_linear_time():
+    # The probe: `instantiate(cfg.x.y, _partial_=_partial_=...)`, each call 2^r for the old expression, and every call
+    # site's line counted from the start of the file.
+    def module(n: int):
+        call = b"    instantiate(cfg.x.y, " + b"_partial_=" * 19 + b",1)\n"
+        data = call * n
+        return lambda: build_sites([("app.m", Path("app/m.py"), data)])
+
+    found = build_sites([("app.m", Path("app/m.py"), b"\n" * 3 + b"instantiate(cfg.x.y, " + b"_partial_=" * 19 + b",1)\n")])
+    assert found.builds_with_more("x.y") == "app/m.py:4"
+    assert worst_doubling(module, 500) < LIMIT
