@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.readers.bash import PLACEHOLDER_MARK
-from harness.readers.builders import only_how_keywords, build_sites
+from harness.readers.builders import build_sites, only_how_keywords
 from harness.runner.launches import name_fits, root_configs, submodule_paths
 from tests.growth import LIMIT, worst_doubling
 
