@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.composition.compose import names_entry
 from harness.readers.bash import PLACEHOLDER_MARK
 from harness.readers.builders import build_sites, only_how_keywords
 from harness.runner.launches import name_fits, root_configs, submodule_paths
@@ -79,3 +80,24 @@ def test_builder_call_sites_are_read_in_linear_time():
     found = build_sites([("app.m", Path("app/m.py"), b"\n" * 3 + b"instantiate(cfg.x.y, " + b"_partial_=" * 19 + b",1)\n")])
     assert found.builds_with_more("x.y") == "app/m.py:4"
     assert worst_doubling(module, 500) < LIMIT
+
+
+def _old_entry(group: str, option: str) -> re.Pattern[str]:
+    """The regular expression the defaults-line lookup used."""
+    return re.compile(rf"\s*-\s*(override\s+)?{re.escape(group)}(@[^:]*)?\s*:\s*(['\"]?){re.escape(option)}\3\s*(#.*)?$")
+
+
+@given(st.lists(st.sampled_from(["-", " ", "\t", "override", "override ", "g", "@", "p", ":", "'", '"', "o", "#", "x"]), max_size=10))
+def test_the_defaults_line_lookup_is_the_regular_expression_it_replaces(tokens):
+    line = "".join(tokens)
+    for group, option in (("g", "o"), ("override", "o"), ("g", "override")):
+        assert names_entry(line, group, option) == bool(_old_entry(group, option).match(line)), (line, group, option)
+
+
+def test_the_defaults_line_lookup_is_linear_in_a_long_line():
+    def line(n: int):
+        text = "- backend@" + " " * n  # no `:`: the old expression retried `\s*:` from every split
+        return lambda: [names_entry(text, "backend", "gpu") for _ in range(50)]
+
+    assert names_entry("  - override backend@x:  'gpu'  # chosen", "backend", "gpu")
+    assert worst_doubling(line, 20_000) < LIMIT
