@@ -61,6 +61,14 @@ MAX_PYTHON_CHAIN = 100
 # Bases of one class: verl's widest class has 2; the C3 merge looks at every base for each class it places.
 MAX_PYTHON_BASES = 64
 
+# ---- goldens' provenance headers ----
+
+# A golden's header writes each key once, nested under its parents; the leaf paths read back repeat every parent, so
+# they come to about the header's size (verl's goldens: at most 0.65 characters of path per byte). A forged header
+# (one long parent over 100,000 leaves) reached the square of its size: past this many characters of path per byte of
+# golden the rest of the header records nothing (its provenance only names files in messages).
+MAX_RECORDED_PATH_RATIO = 16
+
 # ---- shell scripts (`[[commands]]`), read with tree-sitter and a small evaluator ----
 
 # One script: verl's largest is 15 KB. tree-sitter and the evaluator hold about 650 bytes per byte of dense script

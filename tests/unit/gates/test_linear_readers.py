@@ -3,6 +3,7 @@ held to linear work per doubling (tests/growth.py): CPU time, never a wall-clock
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -10,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.composition.compose import names_entry
+from harness.composition.provenance import SET_MARK, recorded_in
+from harness.gates.budget import MAX_RECORDED_PATH_RATIO
 from harness.readers.bash import PLACEHOLDER_MARK
 from harness.readers.builders import build_sites, only_how_keywords
 from harness.runner.launches import name_fits, root_configs, submodule_paths
@@ -101,3 +104,31 @@ def test_the_defaults_line_lookup_is_linear_in_a_long_line():
 
     assert names_entry("  - override backend@x:  'gpu'  # chosen", "backend", "gpu")
     assert worst_doubling(line, 20_000) < LIMIT
+
+
+def test_a_forged_golden_header_costs_linear_work():
+    # The probe: n recorded keys and n removed paths none of them holds (each source a scan of every key: 1.57 MB 41.7 s).
+    def header(n: int):
+        keys = {f"k{i}": i for i in range(n)}
+        text = SET_MARK + json.dumps({"file": "conf/a.yaml", "at": "", "keys": keys}) + "\n"
+        paths = [f"x{i}" for i in range(n)] + [f"k{i}" for i in range(0, n, 7)]
+
+        def work():
+            recorded = recorded_in(text)
+            return [recorded.source_of(path) for path in paths]
+
+        return work
+
+    assert worst_doubling(header, 2_000) < LIMIT
+    recorded = recorded_in(SET_MARK + json.dumps({"file": "f", "at": "", "keys": {"b": {"c": 1}, "a": {"d": 2, "c": 3}}}) + "\n")
+    assert str(recorded.source_of("a")) == "f:2" and str(recorded.source_of("b")) == "f:1" and recorded.source_of("x") is None
+
+
+def test_a_forged_header_never_reads_back_more_than_its_budget_nor_crashes():
+    # One long parent over many leaves read back as the square of the header's size; JSON nested past the decoder's
+    # depth was a RecursionError (exit 3).
+    text = SET_MARK + json.dumps({"file": "f", "at": "", "keys": {"p" * 100_000: {f"k{i}": 1 for i in range(20_000)}}}) + "\n"
+    recorded = recorded_in(text)
+    assert sum(len(path) for path in recorded.keys or {}) <= MAX_RECORDED_PATH_RATIO * len(text)
+    deep = SET_MARK + '{"file": "f", "keys": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001 + "\n"
+    assert recorded_in(deep).keys == {}
