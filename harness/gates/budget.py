@@ -84,6 +84,14 @@ MAX_WORD_PIECES = 2_000
 MAX_WORD_BYTES = 64 * 1024
 # Words in one variable (an array) or one command: verl's longest launch has 142 overrides.
 MAX_WORDS = 10_000
+# Words every `"${A[@]}"` and `"$@"` of one script expands to, summed: an array of n words used on n lines is n*n
+# words from 2n lines of script (3.48x per doubling); a real script's expansions come to a few hundred words (verl's
+# longest launch has 142 overrides). Past it each such expansion is one placeholder (a launch using it is not
+# extracted), so a script costs what it reads.
+MAX_EXPANDED_WORDS = 50_000
+# Digits of an array index or a `shift` count: bash's are 64-bit (19 digits). `x[100000000]=1` (14 bytes) made a list
+# of 100 million slots, and `int()` of 5,000 digits raises; past MAX_WORDS an element is one placeholder.
+MAX_INDEX_DIGITS = 19
 # The time bound the tests hold every reader to on hostile input of a few KiB (each input of issue 31, and what the
 # hypothesis strategies of tests/e2e/test_hostile_structure.py build): before these budgets some took minutes.
 HOSTILE_SECONDS = 5.0
