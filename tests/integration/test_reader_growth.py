@@ -15,9 +15,14 @@ import pytest
 
 from harness.composition.compose import names_entry
 from harness.composition.provenance import SET_MARK, recorded_in
+from harness.gates.budget import MAX_WRITE_STATEMENTS, NOT_READ
+from harness.model.findings import ERROR
 from harness.readers.bash import launches_in
 from harness.readers.builders import build_sites
+from harness.readers.pysource import SourceIndex
+from harness.runner.config_writes import program_writes, unread_findings
 from harness.runner.launches import name_fits, submodule_paths
+from harness.runner.targets import ProgramView
 from tests.growth import LIMIT, worst_doubling
 
 
@@ -59,6 +64,22 @@ def golden_header(n: int) -> Callable[[], Any]:
     return work
 
 
+def _entry_points_sharing_writes(folder: Path, n: int) -> Path:
+    """n `@hydra.main` functions each calling one function of n writes: every walk read it again."""
+    (folder / "app").mkdir()
+    (folder / "app" / "__init__.py").write_text("")
+    helper = "def helper(cfg):\n" + "".join(f"    cfg.k{i} = 1\n" for i in range(n))
+    mains = "".join(f"@hydra.main(config_path='c', config_name='x')\ndef m{i}(cfg):\n    helper(cfg)\n" for i in range(n))
+    (folder / "app" / "main.py").write_text("import hydra\n" + helper + mains)
+    return folder / "app"
+
+
+def config_writes(n: int) -> Callable[[], Any]:
+    scratch = tempfile.TemporaryDirectory(prefix="growth-")  # removed once the measurement lets go of it
+    folder = _entry_points_sharing_writes(Path(scratch.name), n)
+    return lambda: (scratch, program_writes(ProgramView(SourceIndex([folder]))))
+
+
 def array_calls(n: int) -> Callable[[], Any]:
     """`"${A[@]}"` of n words passed to a function on n lines: n*n words from 2n lines."""
     script = ("A=(" + " ".join(f"x{i}" for i in range(n)) + ")\nf() { :; }\n" + 'f "${A[@]}"\n' * n + "python -m app.main a=1\n").encode()
@@ -73,6 +94,7 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "defaults-line": (defaults_line, 20_000),
     "golden-header": (golden_header, 2_000),
     "array-calls": (array_calls, 400),
+    "config-writes": (config_writes, 200),
 }
 
 
@@ -80,3 +102,11 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
 def test_doubling_the_worst_input_at_most_doubles_the_work(reader):
     build, start = READERS[reader]
     assert worst_doubling(build, start) < LIMIT
+
+
+def test_entry_points_past_the_writes_budget_are_one_blocking_finding(tmp_path):
+    # The probe at n = 400 read 160,000 statements (20.8 s) and reported each write as a warning, exit 0.
+    view = ProgramView(SourceIndex([_entry_points_sharing_writes(tmp_path, 400)]))
+    (unread,) = unread_findings(view)
+    assert unread.severity == ERROR and unread.message.startswith(f"config writes: {NOT_READ} the budget of 10,000 statements")
+    assert len(program_writes(view)) <= MAX_WRITE_STATEMENTS
