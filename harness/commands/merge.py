@@ -15,7 +15,7 @@ import functools
 import json
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -47,15 +47,17 @@ class ShardMismatch(common.UsageError):
 # What a shard's `run` member may say (how the run was asked for: shard_results.invocation) and of which type. The
 # rest of merge's options (formats, reports, the cache) are its own command line's, never a shard file's: a forged
 # `report: []` dropped the summary, and `cache_dir` made a folder where the file said.
-RUN_KEYS: dict[str, type | tuple[type, ...]] = {
-    "command": str,
-    "case": (str, type(None)),
-    "strict_waivers": (bool, type(None)),
-    "base": (str, type(None)),
-    "compose_base": (bool, type(None)),
-    "title": (str, type(None)),
-    **{flag: (str, type(None)) for flag in common.SETTINGS_FLAGS},
-}
+RUN_KEYS: Mapping[str, type | tuple[type, ...]] = types.MappingProxyType(
+    {
+        "command": str,
+        "case": (str, type(None)),
+        "strict_waivers": (bool, type(None)),
+        "base": (str, type(None)),
+        "compose_base": (bool, type(None)),
+        "title": (str, type(None)),
+        **{flag: (str, type(None)) for flag in common.SETTINGS_FLAGS},
+    }
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

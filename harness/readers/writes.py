@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.gates.budget import MAX_WRITE_STATEMENTS
+from harness.gates.errors import BadInput
 from harness.model.semantic_diff import value_text
 from harness.readers.pysource import MAX_TEXT, SourceIndex, _Def, _dotted, _literal, _Module, _unparse
 
@@ -143,7 +144,7 @@ class StatementBudget:
         self.left = statements
 
 
-class OverBudget(Exception):
+class OverBudget(BadInput):
     """The walks of one tree read more statements than their budget: the rest is not read."""
 
 

@@ -1,7 +1,7 @@
 """The readers of pull-request bytes, each with a generator of its worst input shape (issue 53: each probe that grew
 faster than its input), held to linear work per doubling: CPU time at n, 2n and 4n (tests/growth.py), never a
 wall-clock bound. One registry: a reader fixed for growth gets a row here. The correctness of each linear reader
-against what it replaced: tests/unit/gates/test_linear_readers.py. (In the e2e tier: the Makefile's SLOW_TESTS.)"""
+against what it replaced: tests/unit/gates/test_budget_linear.py. (In the e2e tier: the Makefile's SLOW_TESTS.)"""
 
 from __future__ import annotations
 
