@@ -222,25 +222,31 @@ class Recorded:
 
 class _FirstOfRange:
     """Which of some keys comes first (in their given order) among those in a range of sorted order: the keys sorted
-    once, and the first of every power-of-two run (a sparse table). A removed subtree's source was a scan of every
-    recorded key per finding: n findings over a forged header of n keys took 41.7 s for 1.57 MB."""
+    once, and a segment tree of the first of each run (2n slots, a query in log n). A removed subtree's source was a
+    scan of every recorded key per finding: n findings over a forged header of n keys took 41.7 s for 1.57 MB."""
 
     def __init__(self, keys: list[str]) -> None:
         self.keys = keys
-        self.order = sorted(range(len(keys)), key=keys.__getitem__)
-        self.sorted = [keys[index] for index in self.order]
-        self.table: list[list[int]] = [self.order]
-        while 1 << len(self.table) <= len(keys):
-            last, step = self.table[-1], 1 << (len(self.table) - 1)
-            self.table.append([min(last[i], last[i + step]) for i in range(len(last) - step)])
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        self.sorted = [keys[index] for index in order]
+        self.tree = [0] * len(order) + order  # slot i > 0 holds the first of slots 2i and 2i + 1
+        for slot in range(len(order) - 1, 0, -1):
+            self.tree[slot] = min(self.tree[2 * slot], self.tree[2 * slot + 1])
 
     def first_in(self, low: str, high: str) -> int | None:
         """The index (in the given order) of the first key `k` with `low <= k < high`, or None."""
-        start, end = bisect_left(self.sorted, low), bisect_left(self.sorted, high)
-        if start >= end:
-            return None
-        level = (end - start).bit_length() - 1
-        return min(self.table[level][start], self.table[level][end - (1 << level)])
+        size = len(self.sorted)
+        start, end = bisect_left(self.sorted, low) + size, bisect_left(self.sorted, high) + size
+        first = None
+        while start < end:
+            if start & 1:
+                first = self.tree[start] if first is None else min(first, self.tree[start])
+                start += 1
+            if end & 1:
+                end -= 1
+                first = self.tree[end] if first is None else min(first, self.tree[end])
+            start, end = start // 2, end // 2
+        return first
 
 
 def _project_relative(path: Path, project: Path) -> str | None:

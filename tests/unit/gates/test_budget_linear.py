@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.composition.compose import names_entry
-from harness.composition.provenance import SET_MARK, recorded_in
+from harness.composition.provenance import SET_MARK, Recorded, Source, recorded_in
 from harness.gates.budget import MAX_EXPANDED_WORDS, MAX_RECORDED_PATH_RATIO, NOT_READ
 from harness.readers.bash import PLACEHOLDER_MARK, launches_in
 from harness.readers.builders import build_sites, only_how_keywords
@@ -118,3 +118,10 @@ def test_an_array_index_or_a_shift_count_of_any_size_is_read_without_allocating_
     assert [o.text for o in launch.overrides] == ["a="]
     (launch,) = _launches("x[3]=1\npython -m app.main a=${x[3]}\n")
     assert [o.text for o in launch.overrides] == ["a=1"]
+
+
+@given(st.lists(st.text("ab.", min_size=1, max_size=5), unique=True, max_size=40), st.text("ab.", max_size=3))
+def test_the_first_recorded_leaf_below_a_path_is_the_scan_it_replaces(keys, path):
+    recorded = Recorded((), {key: Source("f", line) for line, key in enumerate(keys)})
+    scanned = next((Source("f", line) for line, key in enumerate(keys) if key.startswith(path + ".")), None)
+    assert recorded.source_of(path) == (Source("f", keys.index(path)) if path in keys else scanned)
