@@ -920,8 +920,11 @@ def _existing_document(settings_file: Path, in_pyproject: bool) -> tuple[bytes, 
     if not in_pyproject:
         return data, document
     tool = document.get("tool")
-    if tool is not None and not isinstance(tool, dict):  # `[[tool]]` or `tool = 1`: a table added below it is not read
-        raise AdoptError(f"{settings_file}: `tool` is not a table (it is {type(tool).__name__}); init cannot add [tool.config-harness]")
+    if isinstance(tool, list):  # `[[tool]]`: a table appended below it is valid TOML, and read as its last entry's
+        raise AdoptError(
+            f"{settings_file}: `tool` is an array of tables ([[tool]]); a [{TABLE}] appended would belong to its last"
+            " entry; use --settings FILE for a standalone settings file"
+        )
     table = tool.get("config-harness") if isinstance(tool, dict) else None
     return data, table if isinstance(table, dict) else ({} if table is not None else None)
 

@@ -47,7 +47,7 @@ def test_a_pyproject_whose_tool_is_an_array_of_tables_is_one_line_exit_2(tiny, c
     (tiny / "harness.toml").unlink()
     (tiny / "pyproject.toml").write_text("[[tool]]\nx = 1\n")
     run = cli("init", "--config-dir", "conf")
-    assert run.code == 2 and run.err.count("\n") == 1 and "`tool` is not a table" in run.err, run.err
+    assert run.code == 2 and run.err.count("\n") == 1 and "`tool` is an array of tables ([[tool]])" in run.err, run.err
     assert (tiny / "pyproject.toml").read_text() == "[[tool]]\nx = 1\n"
 
 
