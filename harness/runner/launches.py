@@ -425,7 +425,7 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
     return cases
 
 
-def _known_parts(written: str) -> list[str]:
+def known_parts(written: str) -> list[str]:
     """The parts of a `--config-name` the script knows, around its placeholders (`ppo___unset_alg__` -> `ppo_`, ``):
     a hand scanner, linear in the name (issue 53)."""
     parts, position = [], 0
@@ -457,7 +457,7 @@ def root_configs(folder: Path, written: str) -> list[str]:
     """The root configs of a config folder a `--config-name` with unknown parts could name: the YAML files at its
     top (a group's options lie in folders below it; `_`-prefixed files are not roots) whose name fits the known
     parts (`ppo_${alg}` -> `ppo_*`), sorted."""
-    parts = _known_parts(written.removesuffix(".yaml"))
+    parts = known_parts(written.removesuffix(".yaml"))
     try:
         files = [p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()]
     except OSError:

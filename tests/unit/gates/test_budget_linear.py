@@ -16,7 +16,7 @@ from harness.composition.provenance import SET_MARK, Recorded, Source, recorded_
 from harness.gates.budget import MAX_EXPANDED_WORDS, MAX_RECORDED_PATH_RATIO, NOT_READ
 from harness.readers.bash import PLACEHOLDER_MARK, launches_in
 from harness.readers.builders import build_sites, only_how_keywords
-from harness.runner.launches import name_fits, root_configs, submodule_paths
+from harness.runner.launches import known_parts, name_fits, root_configs, submodule_paths
 
 
 def _written(parts: list[str]) -> str:
@@ -125,3 +125,9 @@ def test_the_first_recorded_leaf_below_a_path_is_the_scan_it_replaces(keys, path
     recorded = Recorded((), {key: Source("f", line) for line, key in enumerate(keys)})
     scanned = next((Source("f", line) for line, key in enumerate(keys) if key.startswith(path + ".")), None)
     assert recorded.source_of(path) == (Source("f", keys.index(path)) if path in keys else scanned)
+
+
+@given(st.lists(st.sampled_from([PLACEHOLDER_MARK, "__", "_", "a", "u"]), max_size=10))
+def test_theknown_parts_of_a_config_name_are_the_split_they_replace(pieces):
+    written = "".join(pieces)
+    assert known_parts(written) == re.split(re.escape(PLACEHOLDER_MARK) + r".*?__", written)
