@@ -128,6 +128,6 @@ def test_the_first_recorded_leaf_below_a_path_is_the_scan_it_replaces(keys, path
 
 
 @given(st.lists(st.sampled_from([PLACEHOLDER_MARK, "__", "_", "a", "u"]), max_size=10))
-def test_theknown_parts_of_a_config_name_are_the_split_they_replace(pieces):
+def test_the_known_parts_of_a_config_name_are_the_split_they_replace(pieces):
     written = "".join(pieces)
     assert known_parts(written) == re.split(re.escape(PLACEHOLDER_MARK) + r".*?__", written)
