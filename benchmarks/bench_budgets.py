@@ -9,6 +9,8 @@ and 4n on the shape a hostile pull request would grow, in process (CPU time, fas
   n variables read across n branches, a variable doubled n times (past the word budget from the 11th), n sources
   refused, a sourced file of n assignments, n assignments each followed by a source, a function called n times, and n variables hidden by `eval`/`read`/`trap`;
 - settings (`harness.gates.budget.toml_document`): n presets, and arrays nested n deep (past the budget from 65).
+- issue 53's probes, from the registry of tests/integration/test_reader_growth.py (config-name patterns, `.gitmodules`,
+  builder calls, a defaults line, a golden header, whole-array expansions, config writes of many entry points).
 
 Sizes stay within each budget where the budget would otherwise cut the work short (inheritance and nesting
 depth), so the ratio measures the algorithm, not the budget. Prints one line per input with its times and the
@@ -36,6 +38,7 @@ from harness.gates.budget import toml_document  # noqa: E402
 from harness.readers.bash import launches_in  # noqa: E402
 from harness.readers.pysource import SourceIndex  # noqa: E402
 from tests import hostile_inputs as hostile  # noqa: E402
+from tests.integration.test_reader_growth import READERS  # noqa: E402
 
 LIMIT = 2.2
 LAUNCH = "python -m app.main trainer.epochs=1 model.width=${WIDTH:-3} data.path=$DATA/train +extra.flag=true\n"
@@ -208,6 +211,8 @@ INPUTS = {
     "unfollowed assignments": (unfollowed, 500),  # issue 41: eval, read, trap hiding what they may set
     "settings presets": (presets, 1000),
     "settings nesting": (toml_depth, 40),
+    # Issue 53's probes, from the registry its test holds each to 3x with (tests/integration/test_reader_growth.py).
+    **{f"issue 53: {name}": shape for name, shape in READERS.items()},
 }
 
 

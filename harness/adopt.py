@@ -920,6 +920,11 @@ def _existing_document(settings_file: Path, in_pyproject: bool) -> tuple[bytes, 
     if not in_pyproject:
         return data, document
     tool = document.get("tool")
+    if isinstance(tool, list):  # `[[tool]]`: a table appended below it is valid TOML, and read as its last entry's
+        raise AdoptError(
+            f"{settings_file}: `tool` is an array of tables ([[tool]]); a [{TABLE}] appended would belong to its last"
+            " entry; use --settings FILE for a standalone settings file"
+        )
     table = tool.get("config-harness") if isinstance(tool, dict) else None
     return data, table if isinstance(table, dict) else ({} if table is not None else None)
 
@@ -978,6 +983,8 @@ def written_by_init(text: str) -> Written | None:
     match = found[0]
     end = text.find("\n", match.end()) + 1
     body_start = end
+    if len(match.group(2)) > 9:  # more lines than any file holds (and `int()` refuses 4,300 digits): an edit
+        return Written(match.start(), len(text), False)
     for _ in range(int(match.group(2))):
         if end == 0 or end >= len(text):
             return Written(match.start(), len(text), False)
@@ -1882,8 +1889,12 @@ def pytest_hides_goldens(settings_file: Path, repository: Path) -> str | None:
     if settings_file.resolve() != pyproject.resolve():
         return None
     try:
-        options = tomllib.loads(read_text(pyproject)).get("tool", {}).get("pytest", {}).get("ini_options", {})
+        options: Any = toml_document(read_text(pyproject), str(pyproject))
     except (OSError, UnicodeDecodeError, InputLimitError, tomllib.TOMLDecodeError):
+        return None
+    for key in ("tool", "pytest", "ini_options"):  # `[[tool]]` makes `tool` a list: then there are no such options
+        options = options.get(key) if isinstance(options, dict) else None
+    if not isinstance(options, dict):
         return None
     paths = options.get("testpaths")
     paths = [paths] if isinstance(paths, str) else paths

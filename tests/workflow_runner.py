@@ -5,9 +5,11 @@ what the test prepared (this checkout's Python), upload-artifact copies its `pat
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,6 +31,13 @@ STATUS_FUNCTIONS = ("success", "failure", "cancelled", "always")
 
 class NoSecrets:
     """`secrets` as GitHub gives a fork's pull request: every secret the empty string."""
+
+    def __getattr__(self, name: str) -> str:
+        return ""
+
+
+class Outputs(SimpleNamespace):
+    """`steps.<id>.outputs` as GitHub gives them: an output the step did not set (it was skipped) is the empty string."""
 
     def __getattr__(self, name: str) -> str:
         return ""
@@ -118,7 +127,7 @@ def run_job(
             "runner": SimpleNamespace(temp=env.get("RUNNER_TEMP", "")),
             "secrets": NoSecrets(),
             "steps": SimpleNamespace(
-                **{key: SimpleNamespace(outcome=ids[key], outputs=SimpleNamespace(**run.outputs.get(key, {}))) for key in ids}
+                **{key: SimpleNamespace(outcome=ids[key], outputs=Outputs(**run.outputs.get(key, {}))) for key in ids}
             ),
         }
         name = fill(step.get("name", step.get("uses", "")), context)
@@ -149,3 +158,35 @@ def run_job(
             ids[step["id"]] = run.outcomes[name]
             run.outputs[step["id"]] = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
     return run
+
+
+def adopted_project(project: Path, pyproject: str, files: dict[str, str] | None = None) -> None:
+    """A small tree that adopted config-harness (settings, `files`, the one-line pin the templates install, goldens),
+    committed as `main` and as `origin/main`, the base a pull request's review reads."""
+    from harness.cli import main
+    from tests.conftest import SMALL_TREE, write_tree
+    from tests.synthetic_history import commit, git
+
+    write_tree(project / "conf", SMALL_TREE)
+    (project / "pyproject.toml").write_text(pyproject)
+    write_tree(project, {**(files or {}), "config-harness/requirements.txt": "config-harness\n"})
+    cwd = Path.cwd()
+    os.chdir(project)
+    try:
+        assert main(["generate"]) == 0
+    finally:
+        os.chdir(cwd)
+    git(project, "init", "-q", "-b", "main")
+    git(project, "update-ref", "refs/remotes/origin/main", commit(project, "adopt config-harness"))
+
+
+def ci_environment(tmp_path: Path, name: str) -> dict[str, str]:
+    """A runner's environment for one job: its own summary and RUNNER_TEMP, this checkout's Python first on PATH, and
+    pip answering from what is installed (the pin is the config-harness installed here)."""
+    return {
+        **os.environ,
+        "GITHUB_STEP_SUMMARY": str(tmp_path / f"summary-{name}.md"),
+        "RUNNER_TEMP": str(tmp_path / f"runner-{name}"),
+        "PIP_NO_INDEX": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }

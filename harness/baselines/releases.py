@@ -50,8 +50,10 @@ def fetch_wheel_tree(wheel: str, unpack: str, into: Path, force: bool = False, p
 def _unpack_wheel_into(wheel: str, unpack: str, into: Path, stamped: str, python: str) -> None:
     with tempfile.TemporaryDirectory() as download_dir:
         # The wheel is only unpacked, never installed or imported: the Python it asks for does not matter here.
+        # `-I`: the working folder is the pull request's checkout, where `-m pip` would import a `pip/` it commits.
         command = [
             sys.executable,
+            "-I",
             "-m",
             "pip",
             "download",

@@ -15,7 +15,7 @@ import functools
 import json
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 from harness.baselines.moves import moved_paths
 from harness.commands import common
 from harness.commands.shard_results import TYPES, identity, invocation
+from harness.composition.shards import MAX_SHARDS
 from harness.gates.confine import UnsafeInput
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model import findings as model
@@ -32,7 +33,8 @@ from harness.runner.run import Runner
 
 NAME = "merge"
 HELP = "one verdict from the JSON results of `--shard K/N` runs (every shard's), in any format"
-GLOBALS = AFTER = common.CACHE_FLAGS
+GLOBALS = (*common.SETTINGS_FLAGS, *common.CACHE_FLAGS)  # merge's own: a shard's file never sets them
+AFTER = common.CACHE_FLAGS
 
 MAX_RESULT_BYTES = 512 * 1024 * 1024  # a 10,000-case shard writes tens of MB; past this it is not a shard's result
 MAX_DEPTH = 200  # the encoded values nest as deep as a config does; the JSON parser stops near 1,000 anyway
@@ -40,6 +42,22 @@ MAX_DEPTH = 200  # the encoded values nest as deep as a config does; the JSON pa
 
 class ShardMismatch(common.UsageError):
     """Results that are not the shards of one run: one line naming the file."""
+
+
+# What a shard's `run` member may say (how the run was asked for: shard_results.invocation) and of which type. The
+# rest of merge's options (formats, reports, the cache) are its own command line's, never a shard file's: a forged
+# `report: []` dropped the summary, and `cache_dir` made a folder where the file said.
+RUN_KEYS: Mapping[str, type | tuple[type, ...]] = types.MappingProxyType(
+    {
+        "command": str,
+        "case": (str, type(None)),
+        "strict_waivers": (bool, type(None)),
+        "base": (str, type(None)),
+        "compose_base": (bool, type(None)),
+        "title": (str, type(None)),
+        **{flag: (str, type(None)) for flag in common.SETTINGS_FLAGS},
+    }
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,7 +142,7 @@ def _hashable(key: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     shards = [_read(Path(name)) for name in args.results]
     first = _one_run(shards)
-    recorded = first["run"]
+    recorded = _run_of(first, args)
     builders: dict[str, Callable[[argparse.Namespace], tuple[Runner, Settings, Callable[[MatrixResult], int]]]] = _builders()
     if recorded.get("command") not in builders:
         raise ShardMismatch(f"{args.results[0]}: a shard of {recorded.get('command')!r}, which merge does not know")
@@ -144,6 +162,23 @@ def run(args: argparse.Namespace) -> int:
         launches = ([_sourced_as(_with_moves(r, moves, removed), wanted) for r in launches[0]], launches[1], launches[2])
     engine.adopt(results, launches)
     return report(engine.finish())
+
+
+def _run_of(shard: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """How the shards' run was asked for (`_read` checked its keys and types). Settings flags are merge's own when
+    it is given any; a shard's are taken only as paths inside the working folder (a shard's file
+    named any file to open as settings), and the settings read must be the shards' (their digest is checked)."""
+    recorded: dict[str, Any] = shard["run"]
+    own = {flag: getattr(args, flag, None) for flag in common.SETTINGS_FLAGS}
+    if any(value is not None for value in own.values()):
+        return {**recorded, **own}
+    for flag in common.SETTINGS_FLAGS:
+        value = recorded.get(flag)
+        if value is not None and (Path(value).is_absolute() or ".." in Path(value).parts):
+            raise ShardMismatch(
+                f"{shard['file']}: its run's {common.flag_of(flag)} {value!r} is not inside the working folder; give merge the flag itself"
+            )
+    return recorded
 
 
 def _builders() -> dict[str, Callable[[argparse.Namespace], tuple[Runner, Settings, Callable[[MatrixResult], int]]]]:
@@ -171,6 +206,13 @@ def _read(path: Path) -> dict[str, Any]:
     for key, kind in (("index", int), ("count", int), ("run", dict), ("results", list), ("settings", str), ("matrix", str)):
         if not isinstance(shard.get(key), kind) or isinstance(shard.get(key), bool):
             raise ShardMismatch(f"{path}: its `shard` member has no valid {key!r}")
+    for key, value in shard["run"].items():
+        if key not in RUN_KEYS:
+            raise ShardMismatch(f"{path}: its `run` member holds {key!r}, which is not how a run is asked for")
+        if not isinstance(value, RUN_KEYS[key]):
+            raise ShardMismatch(f"{path}: its `run` member's {key!r} is not a {RUN_KEYS[key]}")
+    if not 1 <= shard["index"] <= shard["count"] <= MAX_SHARDS:  # a forged count of 1e9 was a list of 1e9 missing shards
+        raise ShardMismatch(f"{path}: shard {shard['index']} of {shard['count']} is not a shard of at most {MAX_SHARDS}")
     return {**shard, "file": str(path)}
 
 

@@ -53,6 +53,35 @@ SCHEME = trace.ANCHORED_SCHEME  # "harness"
 SHOWN_SCHEME = "file"
 
 
+def names_entry(line: str, group: str, option: str) -> bool:
+    """True for a defaults-list line `- [override ]GROUP[@PACKAGE]: ['"]OPTION['"] [# comment]`: read piece by piece,
+    linear in the line, where a regular expression (`(@[^:]*)?\\s*:`) retried its whitespace at every split of a
+    long line (20 KB 2.0 s, 40 KB 5.45 s)."""
+    item = line.lstrip()
+    if not item.startswith("-"):
+        return False
+    item = item[1:].lstrip()
+    heads = [item]
+    if item.startswith("override") and item[8:9].isspace():
+        heads.append(item[8:].lstrip())
+    for head in heads:
+        if not head.startswith(group):
+            continue
+        rest = head[len(group) :]
+        if rest.startswith("@"):
+            rest = rest[rest.find(":") :] if ":" in rest else ""
+        rest = rest.lstrip()
+        if not rest.startswith(":"):
+            continue
+        rest = rest[1:].lstrip()
+        for quote in ("'", '"', ""):
+            if rest.startswith(quote + option + quote):
+                tail = rest[len(quote + option + quote) :].lstrip()
+                if not tail or tail.startswith("#"):
+                    return True
+    return False
+
+
 @dataclass(frozen=True)
 class ParsedFile:
     """One config file as parsed once: its `# @package` header and its node tree, pickled.
@@ -679,10 +708,9 @@ class HydraSession:
         except (OSError, InputLimitError, UnsafeInput):
             return ""
         # The entry must name the missing option itself: one an override chose instead is not this line's doing.
-        option = re.escape(named.group(2).rpartition("/")[2])
-        entry = re.compile(rf"\s*-\s*(override\s+)?{re.escape(group)}(@[^:]*)?\s*:\s*(['\"]?){option}\3\s*(#.*)?$")
+        option = named.group(2).rpartition("/")[2]
         for number, line in enumerate(lines, 1):
-            if entry.match(line):
+            if names_entry(line, group, option):
                 return f"{display_path(path)}:{number}: "
         return ""
 

@@ -6,8 +6,10 @@ import hashlib
 import json
 import os
 import posixpath
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from harness.composition.compose import DefaultsEntry, HydraSession, parse_file,
 from harness.composition.render import key_lines
 from harness.composition.resolve import MISSING, lookup
 from harness.composition.session import current
+from harness.gates.budget import MAX_RECORDED_PATH_RATIO
 from harness.model.matrix import Case
 from harness.model.semantic_diff import iter_leaves, join_path, split_path, unflatten
 from harness.model.settings import display_path
@@ -205,12 +208,45 @@ class Recorded:
     keys: Mapping[str, Source] | None = None  # leaf path -> Source (file relative to the project, line)
 
     def source_of(self, path: str) -> Source | None:
-        """Where the leaf at `path` (or the nearest recorded leaf below it, for a removed subtree) was set."""
+        """Where the leaf at `path` (or the first recorded leaf below it, for a removed subtree) was set."""
         keys = self.keys or {}
         if path in keys:
             return keys[path]
-        below = next((source for key, source in keys.items() if key.startswith(path + ".")), None)
-        return below
+        first = self._below.first_in(path + ".", path + "/")  # "/" follows "." : the keys below `path` sort between
+        return None if first is None else keys[self._below.keys[first]]
+
+    @cached_property
+    def _below(self) -> _FirstOfRange:
+        return _FirstOfRange(list(self.keys or {}))
+
+
+class _FirstOfRange:
+    """Which of some keys comes first (in their given order) among those in a range of sorted order: the keys sorted
+    once, and a segment tree of the first of each run (2n slots, a query in log n). A removed subtree's source was a
+    scan of every recorded key per finding: n findings over a forged header of n keys took 41.7 s for 1.57 MB."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        self.sorted = [keys[index] for index in order]
+        self.tree = [0] * len(order) + order  # slot i > 0 holds the first of slots 2i and 2i + 1
+        for slot in range(len(order) - 1, 0, -1):
+            self.tree[slot] = min(self.tree[2 * slot], self.tree[2 * slot + 1])
+
+    def first_in(self, low: str, high: str) -> int | None:
+        """The index (in the given order) of the first key `k` with `low <= k < high`, or None."""
+        size = len(self.sorted)
+        start, end = bisect_left(self.sorted, low) + size, bisect_left(self.sorted, high) + size
+        first = None
+        while start < end:
+            if start & 1:
+                first = self.tree[start] if first is None else min(first, self.tree[start])
+                start += 1
+            if end & 1:
+                end -= 1
+                first = self.tree[end] if first is None else min(first, self.tree[end])
+            start, end = start // 2, end // 2
+        return first
 
 
 def _project_relative(path: Path, project: Path) -> str | None:
@@ -270,6 +306,7 @@ def recorded_in(text: str | None) -> Recorded:
         return Recorded()
     selected: list[Selected] = []
     keys: dict[str, Source] = {}
+    budget = MAX_RECORDED_PATH_RATIO * len(text)
     for line in text.splitlines():
         if not line.startswith("#"):
             break  # the header ends at the first line of YAML
@@ -285,12 +322,15 @@ def recorded_in(text: str | None) -> Recorded:
                     prefix, node = pending.pop()
                     for key, value in node.items():
                         path = join_path(prefix, key) if key else prefix
+                        budget -= len(path)
+                        if budget < 0:
+                            return Recorded(tuple(selected), keys)  # a forged header: what it recorded so far
                         if isinstance(value, dict):
                             pending.append((path, value))
                         else:
                             keys[path] = Source(file, value if isinstance(value, int) else None)
-        except (ValueError, KeyError, TypeError):
-            continue  # a hand-edited header line: it records nothing
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue  # a hand-edited header line (or JSON nested past the decoder's depth): it records nothing
     return Recorded(tuple(selected), keys)
 
 

@@ -61,6 +61,22 @@ MAX_PYTHON_CHAIN = 100
 # Bases of one class: verl's widest class has 2; the C3 merge looks at every base for each class it places.
 MAX_PYTHON_BASES = 64
 
+# ---- goldens' provenance headers ----
+
+# A golden's header writes each key once, nested under its parents; the leaf paths read back repeat every parent, so
+# they come to about the header's size (verl's goldens: at most 0.65 characters of path per byte). A forged header
+# (one long parent over 100,000 leaves) reached the square of its size: past this many characters of path per byte of
+# golden the rest of the header records nothing (its provenance only names files in messages).
+MAX_RECORDED_PATH_RATIO = 16
+
+# ---- config writes in code (harness/readers/writes.py) ----
+
+# Statements read for config writes from all the entry points of one tree, summed: each entry point's walk reads the
+# functions it calls again, so n entry points calling one function of n writes read n*n statements (n = 400: 20.8 s
+# and 160,000 warnings). verl 0.9.1's 7 entry points read 436 (23 writes). Past it the rest is not read, and the review
+# (and `check`, against the record) says so in one error finding.
+MAX_WRITE_STATEMENTS = 10_000
+
 # ---- shell scripts (`[[commands]]`), read with tree-sitter and a small evaluator ----
 
 # One script: verl's largest is 15 KB. tree-sitter and the evaluator hold about 650 bytes per byte of dense script
@@ -76,6 +92,14 @@ MAX_WORD_PIECES = 2_000
 MAX_WORD_BYTES = 64 * 1024
 # Words in one variable (an array) or one command: verl's longest launch has 142 overrides.
 MAX_WORDS = 10_000
+# Words every `"${A[@]}"` and `"$@"` of one script expands to, summed: an array of n words used on n lines is n*n
+# words from 2n lines of script (3.48x per doubling); a real script's expansions come to a few hundred words (verl's
+# longest launch has 142 overrides). Past it each such expansion is one placeholder (a launch using it is not
+# extracted), so a script costs what it reads.
+MAX_EXPANDED_WORDS = 50_000
+# Digits of an array index or a `shift` count: bash's are 64-bit (19 digits). `x[100000000]=1` (14 bytes) made a list
+# of 100 million slots, and `int()` of 5,000 digits raises; past MAX_WORDS an element is one placeholder.
+MAX_INDEX_DIGITS = 19
 # The time bound the tests hold every reader to on hostile input of a few KiB (each input of issue 31, and what the
 # hypothesis strategies of tests/e2e/test_hostile_structure.py build): before these budgets some took minutes.
 HOSTILE_SECONDS = 5.0

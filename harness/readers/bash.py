@@ -30,6 +30,8 @@ from typing import Any
 
 from harness.gates.budget import (
     ARITHMETIC_BITS,
+    MAX_EXPANDED_WORDS,
+    MAX_INDEX_DIGITS,
     MAX_SCRIPT_BYTES,
     MAX_SCRIPT_DEPTH,
     MAX_WORD_BYTES,
@@ -367,6 +369,7 @@ class _Reader:
         self.called: set[str] = set()
         self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
+        self.expanded_words = 0  # words of every `"${A[@]}"` and `"$@"`, summed (MAX_EXPANDED_WORDS)
         self.single_bracket = False  # the test being decided is `[ ... ]`, not `[[ ... ]]`
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
         self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
@@ -439,13 +442,18 @@ class _Reader:
         if value is None:
             return None
         if index in ("@", "*"):
-            return value
+            return self.all_words(value, line)
         if index is None or index == "0":
             return value[:1]
         if index.isdigit():
-            position = int(index)
+            position = int(index) if len(index) <= MAX_INDEX_DIGITS else len(value)
             return value[position : position + 1]
         return [(self.piece("", line, f"${{{name}[{index}]}}"),)]
+
+    def all_words(self, words: list[Word], line: int) -> list[Word]:
+        """`words` as a whole-array expansion gives them, counted against the script's MAX_EXPANDED_WORDS (no copy)."""
+        self.expanded_words += len(words)
+        return words if self.expanded_words <= MAX_EXPANDED_WORDS else [_over_budget(line)]
 
     def pieces(self, node: Any, quoted: bool = False) -> list[Word]:
         """The words a node expands to (one word unless it holds `"${ARR[@]}"` or an unquoted expansion)."""
@@ -551,7 +559,8 @@ class _Reader:
                     return self.concatenate(
                         [[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
                     )
-                return list(positional) if quoted else [tuple(replace(p, split=True) for p in w) for w in positional]
+                every = self.all_words(positional, line)
+                return list(every) if quoted else [tuple(replace(p, split=True) for p in w) for w in every]
             if name == "#" and positional is not None:
                 return [(self.piece(str(len(positional)), line),)]
             return [(self.piece("", line, f"${name}"),)]
@@ -839,7 +848,10 @@ class _Reader:
         if index is not None and index not in ("@", "*"):
             current = list(self.env.values.get(name, []))
             if index.isdigit():
-                position = int(index)
+                position = int(index) if len(index) <= MAX_INDEX_DIGITS else MAX_WORDS
+                if position >= MAX_WORDS:
+                    self.env.values[name] = [_over_budget(line)]
+                    return
                 current += [(self.piece("", line),)] * (position + 1 - len(current))
                 current[position] = value[0]
                 self.env.values[name] = current
@@ -1088,7 +1100,7 @@ class _Reader:
         elif name == "shift":
             count = word_text(words[1]) if len(words) > 1 else "1"
             if self.env.positional is not None and count.isdigit():
-                self.env.positional = self.env.positional[int(count) :]
+                self.env.positional = self.env.positional[int(count) if len(count) <= MAX_INDEX_DIGITS else len(self.env.positional) :]
         elif name == "exit":
             self.stop("`" + " ".join(written) + "`", line)
         elif name in ("source", "."):

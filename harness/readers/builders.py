@@ -15,6 +15,7 @@ generous match, since a wrong "fails" is the finding that costs a user trust.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +28,12 @@ _DEL = re.compile(rb"del\s+([\w.]+)")  # a literal first: the regex engine skips
 BUILDERS = (b"instantiate", b"omega_conf_to_dataclass", b"to_object", b"get_class", b"retrieve_class", b"get_method")
 _BUILDS = tuple((name, re.compile(re.escape(name) + rb"\(\s*([\w.]+)\s*(?:,([^()]{0,200}))?")) for name in BUILDERS)
 # Keywords that change how a node is built, not what it is given: `instantiate(node, _convert_="partial")`.
-_HOW = re.compile(rb"^\s*(?:(?:_convert_|_recursive_|_partial_|dataclass_type)\s*=[^,]*,?\s*)*$")
+_HOW = (b"_convert_", b"_recursive_", b"_partial_", b"dataclass_type")
 _PIECE = re.compile(rb"[A-Za-z_]\w*")
 MORE = frozenset({b"get_class", b"retrieve_class", b"get_method"})  # the class is taken, and called by the program with its own arguments
 
 
-NEWLINE = b"\n"
+_NEWLINE = re.compile(b"\n")
 
 
 _CHAIN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
@@ -44,6 +45,24 @@ def _chain_before(data: bytes, end: int, longest: int = 200) -> bytes:
     while start > 0 and end - start < longest and data[start - 1] in _CHAIN_BYTES:
         start -= 1
     return data[start:end]
+
+
+def only_how_keywords(rest: bytes) -> bool:
+    """True when the arguments after the node are only keywords of `_HOW` (`_convert_="partial", _partial_=True`), a
+    trailing comma allowed: read comma by comma, where a regular expression of nested repeats (`(KEY=[^,]*,?)*`)
+    tried every split of `_partial_=_partial_=...` (2^r; 19 of them 0.17 s a call, a 512 KiB module 6 minutes)."""
+    *pieces, last = rest.split(b",")
+    for piece in pieces if last.strip() == b"" else [*pieces, last]:
+        key = piece.lstrip()
+        if not any(key.startswith(name) and key[len(name) :].lstrip().startswith(b"=") for name in _HOW):
+            return False
+    return True
+
+
+def _line_of(newlines: list[int], offset: int) -> int:
+    """The 1-based line of `offset`, from the offsets of a file's newlines: a search, never a count from the start
+    (counting from the start at every call site was quadratic in a file's size)."""
+    return bisect_left(newlines, offset) + 1
 
 
 def _names(chain: bytes) -> list[str]:
@@ -91,8 +110,10 @@ def build_sites(files: Iterable[tuple[str, Path, bytes]]) -> BuildSites:
             continue
         shown = display_path(file)
 
-        def where(offset: int, shown: str = shown, data: bytes = data) -> str:
-            return f"{shown}:{data.count(NEWLINE, 0, offset) + 1}"
+        newlines = [match.start() for match in _NEWLINE.finditer(data)]
+
+        def where(offset: int, shown: str = shown, newlines: list[int] = newlines) -> str:
+            return f"{shown}:{_line_of(newlines, offset)}"
 
         for match in _POP.finditer(data):
             names = _names(_chain_before(data, match.start()))
@@ -112,7 +133,7 @@ def build_sites(files: Iterable[tuple[str, Path, bytes]]) -> BuildSites:
                 if len(names) < 2:
                     continue  # a bare name (`config`, `cfg`): which node it holds is not known here
                 rest = match.group(2)
-                if function in MORE or (function == b"instantiate" and rest is not None and not _HOW.match(rest)):
+                if function in MORE or (function == b"instantiate" and rest is not None and not only_how_keywords(rest)):
                     more.setdefault(names[-1], where(match.start()))
                 else:
                     built.setdefault(names[-1], where(match.start()))

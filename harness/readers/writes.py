@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.gates.budget import MAX_WRITE_STATEMENTS
+from harness.gates.errors import BadInput
 from harness.model.semantic_diff import value_text
 from harness.readers.pysource import MAX_TEXT, SourceIndex, _Def, _dotted, _literal, _Module, _unparse
 
@@ -135,14 +137,26 @@ class _Place:
     file: str
 
 
+class StatementBudget:
+    """Statements the walks of one tree may still read, shared by every entry point's walk (MAX_WRITE_STATEMENTS)."""
+
+    def __init__(self, statements: int = MAX_WRITE_STATEMENTS) -> None:
+        self.left = statements
+
+
+class OverBudget(BadInput):
+    """The walks of one tree read more statements than their budget: the rest is not read."""
+
+
 class _Walk:
     """One entry point's (or class's) reach: the functions read, each once per binding, and the writes found."""
 
-    def __init__(self, index: SourceIndex) -> None:
+    def __init__(self, index: SourceIndex, budget: StatementBudget | None = None) -> None:
         self.index = index
         self.writes: list[Write] = []
         self.seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self.functions = 0
+        self.budget = budget if budget is not None else StatementBudget()
 
     def function(self, definition: _Def, names: Mapping[str, str], depth: int = 0) -> None:
         node = definition.node
@@ -163,6 +177,9 @@ class _Walk:
     def statement(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             return  # a nested definition runs only when called
+        self.budget.left -= 1
+        if self.budget.left < 0:
+            raise OverBudget
         self.calls(statement, names, place, depth, open_dict)
         if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -362,12 +379,13 @@ def _modules_naming(index: SourceIndex, needle: bytes) -> Iterator[str]:
             yield name
 
 
-def entry_writes(index: SourceIndex, entry: EntryPoint) -> tuple[Write, ...]:
-    """The writes to the config the entry point's function makes, and the functions it calls by name make."""
+def entry_writes(index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None) -> tuple[Write, ...]:
+    """The writes to the config the entry point's function makes, and the functions it calls by name make (OverBudget
+    when the walk passes the `budget` it shares with the tree's other entry points)."""
     located = index.locate(entry.name)
     if not isinstance(located, _Def):
         return ()
-    walk = _Walk(index)
+    walk = _Walk(index, budget)
     walk.function(located, {entry.parameter: ""})
     return tuple(walk.writes)
 
@@ -380,6 +398,14 @@ def class_writes(index: SourceIndex, qualname: str) -> tuple[Write, ...]:
         return ()
     order, _ = index._mro(located)
     walk = _Walk(index)
+    try:
+        _class_walk(walk, order)
+    except OverBudget:
+        pass  # a class's own reach past the whole tree's budget: the writes found so far
+    return tuple(walk.writes)
+
+
+def _class_walk(walk: _Walk, order: Sequence[_Def]) -> None:
     for klass in order:
         assert isinstance(klass.node, ast.ClassDef)
         post_init = next((s for s in klass.node.body if isinstance(s, ast.FunctionDef) and s.name == "__post_init__"), None)
@@ -395,7 +421,6 @@ def class_writes(index: SourceIndex, qualname: str) -> tuple[Write, ...]:
             walk.function(_Def(klass.module, post_init), {post_init.args.args[0].arg: ""})
         if not _calls_super_post_init(post_init):
             break
-    return tuple(walk.writes)
 
 
 def _calls_super_post_init(function: ast.FunctionDef) -> bool:

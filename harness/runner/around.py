@@ -1,7 +1,8 @@
 """What runs a review and what it reads, reviewed too: a submodule a pull request re-points (its gitlink or its URL
-in `.gitmodules`) changes the programs its launches run; a workflow that runs config-harness, or a file the CODEOWNERS
-template lists (the version CI installs), decides the verdict. Each change is a settings change that names the owners
-who must approve it, so it is an error until a `changes:` record gives the reason."""
+in `.gitmodules`) changes the programs its launches run; a workflow that runs config-harness, a file the CODEOWNERS
+template lists (the version CI installs), or the record of the code's config writes deleted, decides the verdict.
+Each change is a settings change that names the owners who must approve it, so it is an error until a `changes:`
+record gives the reason."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from harness.gates.reader import NotAFile, read_bytes
 from harness.model.semantic_diff import value_text
 from harness.model.settings import Settings
 from harness.rules.review_rules import SettingsChange
+from harness.runner.config_writes import RECORD_NAME
 
 # The files templates/CODEOWNERS gives the owners of the rules that no other review names: the version of the
 # harness CI installs. (The settings, contracts and known file are compared by meaning elsewhere.)
@@ -110,4 +112,25 @@ def around_review(top: Path, commit: str, base: Settings | None) -> list[Setting
         what = "a workflow that runs config-harness" if path.startswith(WORKFLOWS) else "a file templates/CODEOWNERS lists"
         description = f"{path} changed ({what}): the owners of {path} must approve (CODEOWNERS)"
         changes.append(SettingsChange(path, _digest(before), _digest(after), True, description))
+    record = _record_at(top, base)
+    if record is not None:
+        before = read_file(top, commit, record)
+        if before is not None and _work_file(top, record) is None:
+            description = (
+                f"{record} deleted (the record of the code's config writes, which `check` compares the code with):"
+                " the owners of the snapshot folder must approve (CODEOWNERS)"
+            )
+            changes.append(SettingsChange(record, _digest(before), None, True, description))
     return changes
+
+
+def _record_at(top: Path, base: Settings | None) -> str | None:
+    """The base's record of config writes, relative to the repository (None outside it): a pull request that deletes
+    it while changing the code's writes leaves `check` nothing to compare the code with."""
+    folder = getattr(base, "snapshot_dir", None)  # (the tests' stand-ins for the base's settings may have none)
+    if folder is None:
+        return None
+    try:
+        return (Path(folder) / RECORD_NAME).resolve().relative_to(top.resolve()).as_posix()
+    except (OSError, ValueError):
+        return None

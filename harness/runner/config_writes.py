@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.composition.provenance import Source
-from harness.model.findings import WARNING, Finding, Kind, Severity
+from harness.gates.budget import MAX_WRITE_STATEMENTS, NOT_READ
+from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity
 from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
-from harness.readers.writes import UNPLACED, Write, class_writes, describe, entry_points, entry_writes
+from harness.readers.writes import UNPLACED, OverBudget, StatementBudget, Write, class_writes, describe, entry_points, entry_writes
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,35 @@ class OwnedWrite:
 
 
 def program_writes(view: Any) -> list[OwnedWrite]:
-    """Every write of every entry point of a program view's sources (memoized on the view: both reviews ask)."""
+    """Every write of every entry point of a program view's sources (memoized on the view: both reviews ask). The
+    walks share one budget of statements; past it the rest is not read, and `view.entry_writes_unread` names the
+    entry point where the reading stopped."""
     if view.entry_writes is None:
-        view.entry_writes = tuple(
-            OwnedWrite(entry.name, write) for entry in entry_points(view.index) for write in entry_writes(view.index, entry)
-        )
+        found: list[OwnedWrite] = []
+        budget = StatementBudget()
+        for entry in entry_points(view.index):
+            try:
+                found += [OwnedWrite(entry.name, write) for write in entry_writes(view.index, entry, budget)]
+            except OverBudget:
+                view.entry_writes_unread = f"{entry.file}:{entry.line}"
+                break
+        view.entry_writes = tuple(found)
     return list(view.entry_writes)
+
+
+def unread_findings(view: Any) -> list[Finding]:
+    """One error when the view's entry points were not all read for config writes (their budget ran out): a pull
+    request cannot hide a write behind code too big to read."""
+    program_writes(view)
+    where = view.entry_writes_unread
+    if not where:
+        return []
+    message = (
+        f"config writes: {NOT_READ} the budget of {MAX_WRITE_STATEMENTS:,} statements read from the entry points "
+        f"exceeded at {where}; the writes of the rest are not compared"
+    )
+    file, _, line = where.rpartition(":")
+    return [Finding(Kind.CONFIG_WRITE, "", None, None, ERROR, message, source=Source(file, int(line)))]
 
 
 def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of: Any, severity: Severity, what: str) -> list[Finding]:
@@ -113,7 +137,8 @@ def _entry_path(key: str) -> str:
 
 def entry_write_changes(base_view: Any, view: Any, severity: Severity = WARNING) -> list[Finding]:
     """Findings about the run: the writes every entry point's code makes at the base against the pull request's."""
-    return _changes(_located(view, program_writes(base_view)), _located(view, program_writes(view)), _entry_path, severity, "")
+    changes = _changes(_located(view, program_writes(base_view)), _located(view, program_writes(view)), _entry_path, severity, "")
+    return unread_findings(view) + changes
 
 
 def _located(view: Any, owned: Sequence[OwnedWrite]) -> list[OwnedWrite]:
@@ -252,7 +277,6 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
 
     from harness.composition.render import parse_yaml
     from harness.gates.reader import InputLimitError, read_text
-    from harness.model.findings import ERROR
     from harness.model.settings import SettingsError
 
     path = record_path(snapshot_dir)
@@ -289,7 +313,8 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
             recorded.append(OwnedWrite(owner, write))
     now = [OwnedWrite(o.owner, replace(o.write, code=o.write.code if not o.write.literal else "")) for o in program_writes(view)]
     recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
-    return _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")
+    changes = _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")
+    return unread_findings(view) + changes
 
 
 # ---- contracts judged on the value the program runs with ----

@@ -416,7 +416,11 @@ def options_gone(recorded: Recorded, removed: list[Finding], session: HydraSessi
     """An `option_gone` error for each option the golden's case selected that its group no longer has."""
     findings = []
     listed: dict[str, list[str]] = {}
-    for selected in recorded.selected:
+    lost_of: dict[str, list[str]] = {}  # file -> the removed paths it set: one pass, not one per selected option
+    for finding in removed:
+        if finding.source is not None and isinstance(getattr(finding.source, "file", None), str):
+            lost_of.setdefault(finding.source.file, []).append(finding.path)
+    for selected in dict.fromkeys(recorded.selected):  # a line repeated says one thing once
         if selected.group not in listed:
             try:
                 listed[selected.group] = session.group_options(selected.group, registered=True)
@@ -424,7 +428,7 @@ def options_gone(recorded: Recorded, removed: list[Finding], session: HydraSessi
                 listed[selected.group] = []
         if selected.option in listed[selected.group]:
             continue
-        lost = [f.path for f in removed if f.source is not None and getattr(f.source, "file", None) == selected.file]
+        lost = lost_of.get(selected.file, [])
         findings.append(
             Finding(
                 Kind.OPTION_GONE,

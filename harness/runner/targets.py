@@ -122,6 +122,7 @@ class ProgramView:
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
         self.entry_configs: dict[str, str] | None = None  # each entry point's static config name
+        self.entry_writes_unread = ""  # FILE:LINE of the entry point where the writes' budget ran out, if it did
         self.class_writes: dict[str, tuple[Write, ...]] = {}
         self._digest: tuple[bytes | None] | None = None
 

@@ -5,17 +5,14 @@ annotations, job summary and comment artifact are the one-job template's on the 
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMALL_TREE, write_tree
 from tests.integration.test_plugin_workflow import PYPROJECT
-from tests.synthetic_history import commit, git
-from tests.workflow_runner import MATRIX_TEMPLATE, TEMPLATE, run_job
+from tests.synthetic_history import commit
+from tests.workflow_runner import MATRIX_TEMPLATE, TEMPLATE, adopted_project, ci_environment, run_job
 
 pytestmark = pytest.mark.e2e
 
@@ -28,35 +25,13 @@ contracts:
 
 
 def _pull_request(project: Path) -> None:
-    write_tree(project / "conf", SMALL_TREE)
-    (project / "pyproject.toml").write_text(PYPROJECT.replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]'))
-    (project / "contracts.yaml").write_text(CONTRACTS)
-    write_tree(project / "config-harness", {"requirements.txt": "config-harness\n"})
-    from harness.cli import main
-
-    cwd = Path.cwd()
-    os.chdir(project)
-    try:
-        assert main(["generate"]) == 0
-    finally:
-        os.chdir(cwd)
-    git(project, "init", "-q", "-b", "main")
-    git(project, "update-ref", "refs/remotes/origin/main", commit(project, "adopt config-harness"))
+    pyproject = PYPROJECT.replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]')
+    adopted_project(project, pyproject, {"contracts.yaml": CONTRACTS})
     gpu = project / "conf" / "backend" / "gpu.yaml"
     gpu.write_text(gpu.read_text().replace("    qkv: qkv_proj\n", ""))  # breaks the contract: an introduced error
     train = project / "conf" / "train.yaml"
     train.write_text(train.read_text().replace("lr: 0.1", "lr: 0.3"))
     commit(project, "a pull request")
-
-
-def _environment(tmp_path: Path, name: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "GITHUB_STEP_SUMMARY": str(tmp_path / f"summary-{name}.md"),
-        "RUNNER_TEMP": str(tmp_path / f"runner-{name}"),
-        "PIP_NO_INDEX": "1",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
 
 
 def _annotations(log: str) -> list[str]:
@@ -68,18 +43,18 @@ def test_the_matrix_template_gives_the_one_job_templates_verdict(tmp_path):
     _pull_request(project)
     github = {"event_name": "pull_request", "base_ref": "main", "event": {"pull_request": {"number": 7}}}
 
-    one_job = run_job(TEMPLATE, project, _environment(tmp_path, "one"), github, tmp_path / "artifacts-one")
+    one_job = run_job(TEMPLATE, project, ci_environment(tmp_path, "one"), github, tmp_path / "artifacts-one")
     assert one_job.outputs["review"]["exit"] == "1" and one_job.failed
 
     artifacts = tmp_path / "artifacts-matrix"
     for shard in (1, 2, 3, 4):
         run = run_job(
-            MATRIX_TEMPLATE, project, _environment(tmp_path, f"shard{shard}"), github, artifacts, job="shard", matrix={"shard": shard}
+            MATRIX_TEMPLATE, project, ci_environment(tmp_path, f"shard{shard}"), github, artifacts, job="shard", matrix={"shard": shard}
         )
         assert not run.failed, run.stdout
         document = json.loads((artifacts / f"config-harness-shard-{shard}" / "result.json").read_text())
         assert document["shard"]["index"] == shard and document["shard"]["count"] == 4
-    verdict = run_job(MATRIX_TEMPLATE, project, _environment(tmp_path, "verdict"), github, artifacts, job="verdict")
+    verdict = run_job(MATRIX_TEMPLATE, project, ci_environment(tmp_path, "verdict"), github, artifacts, job="verdict")
     assert verdict.outputs["review"] == one_job.outputs["review"] and verdict.failed
     assert verdict.outcomes[one_job.outputs["review"]["verdict"]] == "failure"
     merged_log = verdict.stdout["Merge the shards"]

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMALL_TREE, write_tree
 from tests.integration.test_plugin_workflow import PYPROJECT
-from tests.synthetic_history import commit, git
-from tests.workflow_runner import TEMPLATE, run_job
+from tests.synthetic_history import commit
+from tests.workflow_runner import TEMPLATE, adopted_project, run_job
 
 pytestmark = pytest.mark.e2e
 
@@ -24,21 +23,8 @@ FORGED_TITLE = "config-harness: no introduced error\nexit=0\nverdict=forged"
 
 
 def _forged_pull_request(project: Path, outside: Path, breaks_the_review: bool) -> None:
-    write_tree(project / "conf", SMALL_TREE)
-    (project / "pyproject.toml").write_text(PYPROJECT.replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]'))
-    (project / "contracts.yaml").write_text("contracts: []\n")
-    write_tree(project / "config-harness", {"requirements.txt": "config-harness\n"})
-    from harness.cli import main
-
-    cwd = Path.cwd()
-    os.chdir(project)
-    try:
-        assert main(["generate"]) == 0
-    finally:
-        os.chdir(cwd)
-    git(project, "init", "-q", "-b", "main")
-    base = commit(project, "adopt config-harness")
-    git(project, "update-ref", "refs/remotes/origin/main", base)
+    pyproject = PYPROJECT.replace('roots = ["train"]', 'roots = ["train"]\ncontracts = ["contracts.yaml"]')
+    adopted_project(project, pyproject, {"contracts.yaml": "contracts: []\n"})
     folder = project / "config-harness-comment"
     folder.mkdir()
     forged = {"schema": "config-harness-comment", "schema_version": 1, "ok": True, "title": FORGED_TITLE, "errors": [], "warnings": []}

@@ -96,3 +96,14 @@ def test_the_matrix_template_shards_on_the_runners_and_one_merge_job_owns_the_ve
     assert uploads == ["config-harness-comment"] and verdict["steps"][-1]["run"] == 'exit "${REVIEW_EXIT:-3}"'
     # The commenting workflow follows it by name, as it follows config-harness.yml.
     assert workflow["name"] == yaml.safe_load(TEMPLATE.read_text())["name"]
+
+
+def test_every_python_a_step_runs_is_isolated_from_the_checkout():
+    # The steps run in the checkout: `python -m pip` there imported a committed `pip/`, `python -c 'import json'` a
+    # committed `json.py` (issue 53; tests/e2e/test_workflow_isolation.py runs the jobs on such a checkout).
+    for template in TEMPLATES:
+        workflow = yaml.load(template.read_text(), Loader=yaml.BaseLoader)
+        runs = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+        calls = [m.group(0) for run in runs for m in re.finditer(r"\bpython[\d.]*(?:\s+-\S+)?", run)]
+        assert calls and all(call.split()[1:2] == ["-I"] for call in calls), (template.name, calls)
+        assert "pip install" not in " ".join(runs).replace("python -I -m pip install", ""), template.name

@@ -235,3 +235,11 @@ def test_scripts_that_run_no_hydra_program_get_no_glob(tmp_path):
         },
     )
     assert command_globs(tmp_path, tmp_path / "app/conf") == ["jobs/**/*.sh"]
+
+
+def test_a_fingerprint_line_counting_more_lines_than_int_reads_is_an_edit_not_a_crash():
+    # A 5,000-digit count on the known file's first line was `ValueError: Exceeds the limit (4300 digits)`: exit 3.
+    from harness.adopt import written_by_init
+
+    line = "# Written by `config-harness init` (fingerprint 0123456789abcdef of the " + "9" * 5000 + " lines below)\n"
+    assert written_by_init(line + "waivers: []\n").unedited is False

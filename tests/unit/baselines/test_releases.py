@@ -88,3 +88,16 @@ def test_two_fetches_of_one_tree_at_once_unpack_it_once_and_never_replace_it_und
         fetch.join()
     assert unpacked == ["app==1.0"]
     assert found == [into / "conf", into / "conf"]
+
+
+def test_pip_download_never_imports_a_pip_package_of_the_working_folder(tmp_path, monkeypatch):
+    # A review runs in the pull request's checkout: `python -m pip` there imported a committed `pip/` (issue 53).
+    mark = tmp_path / "ran"
+    (tmp_path / "checkout" / "pip").mkdir(parents=True)
+    (tmp_path / "checkout" / "pip" / "__init__.py").write_text(f"open({str(mark)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path / "checkout")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    with pytest.raises(FetchError, match="pip download app==1.0 failed"):
+        fetch_wheel_tree("app==1.0", "app/conf/", tmp_path / "tree")
+    assert not mark.exists()

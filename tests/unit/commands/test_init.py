@@ -42,6 +42,15 @@ def test_a_folder_that_is_not_there_is_bad_input(tmp_path, cli):
     assert run.code == 2 and run.err.count("\n") == 1 and "nowhere" in run.err and not (tmp_path / "h.toml").exists()
 
 
+def test_a_pyproject_whose_tool_is_an_array_of_tables_is_one_line_exit_2(tiny, cli):
+    # `[[tool]]` was an AttributeError in init (exit 3); a table appended below it would be read as tool[-1]'s.
+    (tiny / "harness.toml").unlink()
+    (tiny / "pyproject.toml").write_text("[[tool]]\nx = 1\n")
+    run = cli("init", "--config-dir", "conf")
+    assert run.code == 2 and run.err.count("\n") == 1 and "`tool` is an array of tables ([[tool]])" in run.err, run.err
+    assert (tiny / "pyproject.toml").read_text() == "[[tool]]\nx = 1\n"
+
+
 def _cases(settings_file):
     from harness.composition.cases import open_matrix
 

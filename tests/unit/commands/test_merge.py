@@ -54,6 +54,23 @@ def shard(tmp_path, name, index, count=2, **changes):
         (lambda p: [(p / "x.json").write_text("{}") and "x.json"], "x.json: not the JSON result of a `--shard K/N` run"),
         (lambda p: [(p / "x.json").write_text("{") and "x.json"], "x.json: not JSON"),
         (lambda p: ["gone.json"], "gone.json: no such file"),
+        # A shard file is data (issue 53): it never sets merge's own options, opens no file outside, and its count is
+        # checked before use (1e9 was a list of a billion missing shards).
+        (lambda p: [shard(p, "a.json", 1, count=1, run={"command": "check", "report": []})], "a.json: its `run` member holds 'report'"),
+        (
+            lambda p: [shard(p, "a.json", 1, count=1, run={"command": "check", "cache_dir": "x"})],
+            "a.json: its `run` member holds 'cache_dir'",
+        ),
+        (lambda p: [shard(p, "a.json", 1, count=1, run={"command": "check", "base": 1})], "a.json: its `run` member's 'base' is not"),
+        (
+            lambda p: [shard(p, "a.json", 1, count=1, run={"command": "check", "settings": "/etc/passwd"})],
+            "--settings '/etc/passwd' is not inside",
+        ),
+        (
+            lambda p: [shard(p, "a.json", 1, count=1, run={"command": "check", "contracts": "../c.yaml"})],
+            "--contracts '../c.yaml' is not inside",
+        ),
+        (lambda p: [shard(p, "a.json", 1, count=10**9)], "a.json: shard 1 of 1000000000 is not a shard of at most 256"),
     ],
 )
 def test_results_that_are_not_the_shards_of_one_run_are_one_line(tmp_path, cli, files, said):

@@ -47,3 +47,20 @@ def test_a_workflow_replaced_by_a_link_is_not_followed(tmp_path):
     (top / WORKFLOW).symlink_to(tmp_path / "elsewhere.yml")
     (change,) = around_review(top, base, None)
     assert change.key == WORKFLOW and change.new is None  # read as absent, never through the link
+
+
+def test_deleting_the_record_of_the_code_s_config_writes_needs_its_owners(tmp_path):
+    # A pull request deleting `_config_writes.yaml` while changing the code's writes passed: `check` had no record to
+    # compare the code with (issue 53).
+    from types import SimpleNamespace
+
+    top, _ = repository(tmp_path)
+    (top / "snapshots").mkdir()
+    (top / "snapshots" / "_config_writes.yaml").write_text("entry_points: {}\n")
+    base = commit(top, "the record")
+    settings = SimpleNamespace(snapshot_dir=top / "snapshots", command_globs=())
+    assert around_review(top, base, settings) == []
+    (top / "snapshots" / "_config_writes.yaml").unlink()
+    (change,) = around_review(top, base, settings)
+    assert change.key == "snapshots/_config_writes.yaml" and change.new is None and change.narrows
+    assert "owners of the snapshot folder must approve" in change.description
