@@ -105,14 +105,36 @@ def words_of(finding: Finding) -> str:
     return " ".join(finding.message.split())
 
 
+def unplaced(text: str, script: str = "") -> str:
+    """Words with where they sit left out: `script` (a launch's own) as `the script`, and the line of every `FILE:LINE`
+    and `(line N)`, so a line shift or a moved script leaves them equal."""
+    if script:
+        text = re.sub(rf"(?<![\w./-]){re.escape(script)}(?![\w./-])", "the script", text)
+    return re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(text.split())))
+
+
+def _launch(finding: Finding) -> LaunchFix | None:
+    """A launch finding's cause and the launch it is, by content; None for any other finding (or one before launches
+    carried their identity, from an earlier version's shard)."""
+    launch = finding.detail_as(LaunchFix)
+    return launch if finding.kind == Kind.LAUNCH and launch is not None and launch.launch else None
+
+
 def cause_of(finding: Finding, root: str = "") -> dict[str, str]:
     """The cause a known entry names, as it is written: kind, key, script line or config file, reason word, and the
-    finding's words where it names no key."""
+    finding's words where it names no key. A launch's also says which launch it is by what it means, not where it sits:
+    the config name it composes (`config`) and, for a failure about no key, the launch's content identity (`launch`);
+    its `FILE:LINE` is kept for the reader."""
     cause = {"finding": str(finding.kind), "path": finding.path, "source": source_of(finding, root)}
     if what_of(finding):
         cause["what"] = what_of(finding)
     if not finding.path:
         cause["message"] = words_of(finding)
+    launch = _launch(finding)
+    if launch is not None:
+        cause["config"] = launch.config
+        if not finding.path:
+            cause["launch"] = launch.launch
     return cause
 
 
@@ -122,18 +144,44 @@ def _entry_cause(entry: Waiver) -> dict[str, str]:
         cause["what"] = entry.what
     if entry.message:
         cause["message"] = entry.message
+    if entry.config or entry.launch:
+        cause["config"] = entry.config
+    if entry.launch:
+        cause["launch"] = entry.launch
     return cause
+
+
+def _by_meaning(cause: dict[str, str]) -> dict[str, str]:
+    """A cause without where it sits (a launch's `FILE:LINE`), when it says what it means (`config`, `launch`)."""
+    return {k: v for k, v in cause.items() if k != "source"} if "config" in cause else cause
+
+
+def _script(source: str) -> str:
+    return source.rsplit(":", 1)[0] if source.rpartition(":")[2].isdigit() else source
 
 
 def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> bool:
     """True when a known entry names this finding's cause, on whatever case or launch shows it. An entry an earlier
-    version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did."""
+    version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did.
+
+    A launch's cause is what it means, never where it sits: a key's failure is the key, its reason word and the config
+    name the launch composes; a failure about no key is the launch's own text and config name (`launch`) with its
+    reason word. So a line shift, a moved script or a renamed case keeps the entry. An entry written before launches
+    carried their identity (`source: FILE:LINE`, no `config`) names its script at any line, with its words."""
     if not waiver.finding or waiver.finding != str(finding.kind) or waiver.path != finding.path:
         return False
     if waiver.what and waiver.what != what_of(finding):
         return False
     if waiver.cases:
         return fnmatchcase(case_id, waiver.cases)
+    launch = _launch(finding)
+    if launch is not None and (waiver.config or waiver.launch):
+        return waiver.config == launch.config and (bool(finding.path) or waiver.launch == launch.launch)
+    if launch is not None:
+        script = _script(source_of(finding, root))
+        return _script(waiver.source) == script and (
+            not waiver.message or unplaced(waiver.message, _script(waiver.source)) == unplaced(words_of(finding), script)
+        )
     return waiver.source == source_of(finding, root) and (not waiver.message or waiver.message == words_of(finding))
 
 
@@ -239,7 +287,7 @@ def _iso(day: datetime.date | None) -> str | None:
 def _same_cause(base: Waiver, entry: Waiver) -> bool:
     if base.cases:  # an earlier version's entry: its key and reason word
         return base.finding == entry.finding and base.path == entry.path and base.what in ("", entry.what)
-    return _entry_cause(base) == _entry_cause(entry)
+    return _by_meaning(_entry_cause(base)) == _by_meaning(_entry_cause(entry))
 
 
 def loosenings(
@@ -347,7 +395,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
             if not excusable(finding):
                 continue
             cause = cause_of(finding, result.root_file)
-            key = flow_record(cause)
+            key = flow_record(_by_meaning(cause))
             if key in entries:
                 continue
             where = f" ({finding.source})" if finding.source is not None else ""
