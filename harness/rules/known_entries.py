@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -535,6 +536,46 @@ def without_earlier_entries(text: str) -> tuple[str, int]:
     head = comments or HEADER
     body = yaml.safe_dump({"waivers": kept}, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
     return head + body, len(waivers) - len(kept)
+
+
+def with_identities(text: str, entries: Sequence[Waiver], results: Iterable[CaseResult]) -> tuple[str, int]:
+    """A known file's text with each launch entry an earlier version wrote by its line (`source: FILE:LINE`, no
+    `config`) given the identity of the launch it excuses now (`config`, and `launch` for a failure about no key), so a
+    script moved later keeps it; and how many. Every other byte is kept. An entry that excuses nothing, or launches that
+    differ in it (two config names), is left as it is, and so is the whole text where the lines cannot be added."""
+    excused = [(r.case.id, f, r.root_file) for r in results for f in r.findings if f.status == Excused.KNOWN]
+    lines = text.splitlines(keepends=True)
+    added: dict[int, dict[str, str]] = {}
+    for entry in entries:
+        if entry.finding != Kind.LAUNCH or entry.config or entry.launch or entry.cases or not 0 < entry.line <= len(lines):
+            continue
+        found = {
+            tuple((key, value) for key, value in cause_of(finding, root).items() if key in ("config", "launch"))
+            for case_id, finding, root in excused
+            if excuses(entry, case_id, finding, root)
+        }
+        if len(found) == 1 and (identity := next(iter(found))):
+            added[entry.line - 1] = dict(identity)
+    if not added:
+        return text, 0
+    out = []
+    for index, line in enumerate(lines):
+        out.append(line if line.endswith("\n") else line + "\n")
+        indent = " " * (len(line) - len(line.lstrip(" -")))
+        out += [f"{indent}{key}: {json.dumps(value)}\n" for key, value in added.get(index, {}).items()]
+    new = "".join(out)
+    try:
+        old_document, new_document = yaml.safe_load(text) or {}, yaml.safe_load(new) or {}
+    except yaml.YAMLError:
+        return text, 0
+    if not isinstance(old_document, dict) or not isinstance(new_document, dict) or set(old_document) != set(new_document):
+        return text, 0
+    before, after = old_document.get("waivers") or [], new_document.get("waivers") or []
+    if len(after) != len(before) or not all(isinstance(item, dict) for item in (*before, *after)):
+        return text, 0
+    kept = [{key: value for key, value in item.items() if key in old} for item, old in zip(after, before, strict=True)]
+    changed = sum(set(item) - set(old) <= {"config", "launch"} and item != old for item, old in zip(after, before, strict=True))
+    return (new, len(added)) if kept == before and changed == len(added) else (text, 0)
 
 
 def _items(entries: Sequence[dict[str, Any]]) -> str:

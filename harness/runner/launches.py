@@ -138,7 +138,9 @@ class CommandCase:
         """The launch's content identity: a digest of its signature, the config name it composes (the entry point's
         own when the script names none) and, for one that cannot be extracted, why (lines left out). Equal for the
         same command wherever it sits; a known entry and a review's `at_base` name a launch by it."""
-        return hashlib.sha256(repr((self.signature, self.config_name, unplaced(self.launch.error, self.launch.script))).encode()).hexdigest()[:16]
+        return hashlib.sha256(
+            repr((self.signature, self.config_name, unplaced(self.launch.error, self.launch.script))).encode()
+        ).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -917,17 +919,18 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
-def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mapping[str, str]) -> Iterator[CaseResult]:
+def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
     """Each launch finding with its origin: `at_base` when the same launch failed the same way at the base, else
     `introduced` (it applied there, failed for another reason, or is new). `paired`: each launch's base launch (this
-    side's id -> the base's, launch_review.paired, a script moved with its text included). The same launch is the one
+    side's id -> the base's, launch_review.paired, a script moved with its text included; without it, the base's launch
+    of the same case id). The same launch is the one
     paired with it, whatever its line or case id; the same way is the same key, form and reason on the same config
     name, or, for a failure about no key (a config that is not there, a program gone, a stop of bash), the same command
     (`LaunchFix.launch`: its text and config name) and reason. Another launch of its script that failed alike is not it: a launch added
     beside a known break, or after a known stop, is this change's."""
 
     def signature(result: CaseResult, finding: Finding, side: Mapping[str, str] | None) -> tuple[str, ...]:
-        launch = result.case.id if side is None else side.get(result.case.id, "")
+        launch = result.case.id if side is None else side.get(result.case.id, "")  # the base's own: its id
         if finding.path:
             form = (finding.new or "").partition("=")[0]
             return launch, result.case.config_name, form, finding.path, launch_reason(finding)
@@ -935,13 +938,14 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mappi
         return launch, fix.launch if fix is not None else "", launch_reason(finding)
 
     base = list(base)
+    pairs = {r.case.id: r.case.id for r in base} if paired is None else paired
     known = {signature(r, f, None) for r in base for f in r.findings if f.kind in (Kind.LAUNCH, Kind.UNRESOLVED)}
     launched = {r.case.id for r in base}
     for result in now:
         findings = []
         for finding in result.findings:
             if finding.kind in (Kind.LAUNCH, Kind.UNRESOLVED):
-                at_base = signature(result, finding, paired) in known
+                at_base = signature(result, finding, pairs) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(
                     finding,
