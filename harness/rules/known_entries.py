@@ -10,11 +10,13 @@ contracts file of its own (`config-harness/known.yaml`), with its finding line a
         path: actor_rollout_ref.model.torch_dtype # the key or override; "" for a finding about no key
         source: examples/x.sh:23                  # the script line, or the config file that set the key
         what: key removed                         # the finding's own reason word, where it has one
+        config: ppo_trainer                       # a launch's config name (and `launch:` for a failure about no key)
         reason: "known at adoption: key removed: ... (examples/x.sh:23)"
 
 An entry names one cause and excuses it on any case or launch that shows it (an engine added later that inherits
 the same class, key and file is excused too), never a whole script or case: a finding about no key carries its
-words (`message`), and an entry with nothing but a case glob is exit 2. There is one mechanism for excusing a
+words (`message`), and an entry with nothing but a case glob is exit 2. A launch's cause is what it means, never
+where it sits (its `source` line is for the reader): a line shift, a moved script or a renamed case keeps it. There is one mechanism for excusing a
 finding, waivers, and this extends it: the same file list (`contracts`), the same stale rule (an entry that
 excuses nothing is reported once, `fixed: remove its entry`), and in a review the same rule as for every
 loosening: a cause the pull request's entries excuse and the base's do not, or an entry whose `until` it moved
@@ -396,7 +398,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
             if not excusable(finding):
                 continue
             cause = cause_of(finding, result.root_file)
-            key = flow_record(_by_meaning(cause))
+            key = flow_record(cause)
             if key in entries:
                 continue
             where = f" ({finding.source})" if finding.source is not None else ""
