@@ -4,6 +4,8 @@ same way there. A green review is a promise the merge keeps: each test checks th
 
 from __future__ import annotations
 
+import pytest
+
 from tests.synthetic_history import commit, git
 
 APP = {
@@ -46,25 +48,22 @@ def _blocking(report) -> list[tuple[str, str]]:
     return [(c["id"], f["message"]) for c in report["cases"] for f in c["findings"] if f["severity"] == "error"]
 
 
-def test_a_comment_line_above_a_known_failing_launch_keeps_its_entry_in_the_review_and_in_check(small_project, cli):
-    """code-r1: `set -x` added at a script's top moved every known launch failure one line down; the review said
-    "known finding fixed ... remove its entry" with exit 0 and `check` on the merged branch exited 1."""
-    project = _adopted(small_project, cli)
+def _comment_line_above(project):
     script = project / "scripts" / "run.sh"
     script.write_text("set -x\n" + script.read_text(), encoding="utf-8")
-    result, report = _review(cli)
-    assert result.code == 0 and not _blocking(report), result.out
-    assert not _said(report, "known finding fixed"), result.out
-    assert not [f for f in report["findings"] if f["kind"] == "contract_change"], result.out
-    checked = cli("--settings", "harness.toml", "check")
-    assert checked.code == 0, checked.out
-    assert "known finding fixed" not in checked.out and "2 known findings" in checked.out, checked.out
 
 
-def test_a_script_moved_with_the_same_text_keeps_its_known_entries(small_project, cli):
-    """rllm 9061cb2: renames turned failures the base already excused into blocking causes and false "fixed" warnings."""
-    project = _adopted(small_project, cli)
+def _moved(project):
     git(project, "mv", "scripts/run.sh", "scripts/train.sh")
+
+
+@pytest.mark.parametrize("edit", [_comment_line_above, _moved], ids=["comment-line-above", "script-moved"])
+def test_a_known_failing_launch_keeps_its_entry_in_the_review_and_in_check_when_its_line_or_script_changes(small_project, cli, edit):
+    """code-r1: `set -x` added at a script's top moved every known launch failure one line down; rllm 9061cb2: renames
+    turned failures the base already excused into blocking causes. The review said "known finding fixed ... remove its
+    entry" with exit 0, and `check` on the merged branch exited 1."""
+    project = _adopted(small_project, cli)
+    edit(project)
     result, report = _review(cli)
     assert result.code == 0 and not _blocking(report), result.out
     assert not _said(report, "known finding fixed"), result.out
