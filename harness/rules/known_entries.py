@@ -290,7 +290,15 @@ def _iso(day: datetime.date | None) -> str | None:
 def _same_cause(base: Waiver, entry: Waiver) -> bool:
     if base.cases:  # an earlier version's entry: its key and reason word
         return base.finding == entry.finding and base.path == entry.path and base.what in ("", entry.what)
-    return _by_meaning(_entry_cause(base)) == _by_meaning(_entry_cause(entry))
+    one, other = _entry_cause(base), _entry_cause(entry)
+    if base.finding == Kind.LAUNCH and ("config" in one) != ("config" in other):  # one names its launch by its line
+        one, other = ({**_scripted(c), "source": _script(c["source"])} for c in (one, other))
+    return _by_meaning(one) == _by_meaning(other)
+
+
+def _scripted(cause: dict[str, str]) -> dict[str, str]:
+    """A launch's cause as an entry written by its line names it: no `config` or `launch`."""
+    return {key: value for key, value in cause.items() if key not in ("config", "launch")}
 
 
 def loosenings(

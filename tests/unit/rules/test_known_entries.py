@@ -240,6 +240,10 @@ def test_an_entry_whose_until_a_pull_request_moves_later_is_a_contract_change():
     _, (late,) = _review(head, base, today=datetime.date(2027, 6, 1))
     assert late.severity == ERROR and "renewed" in late.message
     assert _review(base, head)[1] == []  # an earlier date loosens nothing
+    # An entry given its launch's identity (`known` adds `config:`) is the same cause as the base's by its line: moving
+    # its `until` later in the same edit is still a renewal.
+    _, (upgraded,) = _review(head.replace("    what: key removed\n", "    what: key removed\n    config: ppo\n"), base)
+    assert "known entry renewed (until 2027-01-31 -> 2099-01-01)" in upgraded.message, upgraded
 
 
 def test_records_for_a_contracts_file_are_appended_after_its_other_keys():
