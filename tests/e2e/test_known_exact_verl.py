@@ -155,7 +155,7 @@ def test_a_repointed_submodule_is_named_with_the_owners_who_must_approve(adopted
 
 def test_known_launch_failures_keep_their_entries_when_their_scripts_shift_or_move(adopted, capsys, monkeypatch):
     """Issue 50 item 2 on verl: a comment line added under every script's first line that holds a known launch failure,
-    and one such script moved with its text, leave the review green with no false "known finding fixed", and `check`
+    and one of those scripts also moved, leave the review green with no false "known finding fixed", and `check`
     on the head green, every entry still excusing what it names (code-r1's `set -x`, rllm 9061cb2's renames)."""
     import yaml
 
