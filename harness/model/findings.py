@@ -307,7 +307,7 @@ class Moved:
 class LaunchFix:
     """A launch finding's cause word (`key removed`) and the override to write instead, where one is known; and which
     launch it is by content, never by where it sits: the config name it composes (`config`) and a digest of what it runs
-    (`launch`: its program, config name and overrides as Hydra gets them). A known entry and a review's `at_base` name a
+    (`launch`: its program, config name and overrides' keys). A known entry and a review's `at_base` name a
     launch by these, so a line shift, a moved script or a renamed case keeps them. Two findings with the same cause
     and fix are equal whichever launch they are on."""
 

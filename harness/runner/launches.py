@@ -135,12 +135,15 @@ class CommandCase:
 
     @property
     def identity(self) -> str:
-        """The launch's content identity: a digest of its signature, the config name it composes (the entry point's
-        own when the script names none) and, for one that cannot be extracted, why (lines left out). Equal for the
-        same command wherever it sits; a known entry and a review's `at_base` name a launch by it."""
-        return hashlib.sha256(
-            repr((self.signature, self.config_name, unplaced(self.launch.error, self.launch.script))).encode()
-        ).hexdigest()[:16]
+        """The launch's content identity: a digest of its command normalized (the program, `--config-name` as written,
+        the overrides' keys with their `+`/`~` but not their values, the root a computed config name takes), the config
+        name it composes (the entry point's own when the script names none) and, for one that cannot be extracted, why
+        (lines left out). Equal for the same command wherever it sits and whatever values it passes (a failure about
+        no key never depends on them); a known entry and a review's `at_base` name a launch by it."""
+        program, is_module, written, overrides, root = self.signature
+        keys = tuple(text.partition("=")[0] for text in overrides)
+        error = unplaced(self.launch.error, self.launch.script)
+        return hashlib.sha256(repr((program, is_module, written, keys, root, self.config_name, error)).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -384,8 +384,8 @@ def test_a_launch_bash_never_reaches_is_still_composed_and_its_stop_is_at_the_ba
 
 
 def test_a_launchs_identity_is_its_text_and_config_never_its_line_or_script(tmp_path):
-    """Issue 50 item 2: a known entry and a review's `at_base` name a launch by what it runs. A comment line above it or
-    a moved script keeps its identity; another config name or another override is another launch."""
+    """Issue 50 item 2: a known entry and a review's `at_base` name a launch by what it runs. A comment line above it, a
+    moved script or another value for one of its keys keeps its identity; another config name or key is another launch."""
     files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
     launch = "python3 -m app.train --config-name=evl trainer.epochs=2\n"
     files.update(
@@ -393,13 +393,14 @@ def test_a_launchs_identity_is_its_text_and_config_never_its_line_or_script(tmp_
             "scripts/a.sh": launch,
             "scripts/b.sh": "# a comment line\nset -x\n" + launch,
             "scripts/c.sh": launch.replace("evl", "evll"),
-            "scripts/d.sh": launch.replace("=2", "=3"),
+            "scripts/d.sh": launch.replace("epochs", "lr"),
+            "scripts/e.sh": launch.replace("=2", "=3"),
         }
     )
     root = write_tree(tmp_path, files)
     cases = command_cases(Project(root, root / "app" / "conf", {}), sorted((root / "scripts").glob("*.sh")))
-    a, b, c, d = (case.identity for case in cases)
-    assert a == b and len({a, c, d}) == 3 and len(a) == 16
+    a, b, c, d, e = (case.identity for case in cases)
+    assert a == b == e and len({a, c, d}) == 3 and len(a) == 16  # another value for a key is the same launch
     checked = Composer(root).check(cases)
     (finding,) = findings_of(checked[1])
     fix = finding.detail_as(LaunchFix)
