@@ -406,7 +406,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
             if not excusable(finding):
                 continue
             cause = cause_of(finding, result.root_file)
-            key = flow_record(cause)
+            key = flow_record(_by_meaning(cause))  # a launch's cause once, at the first line that shows it
             if key in entries:
                 continue
             where = f" ({finding.source})" if finding.source is not None else ""

@@ -333,6 +333,10 @@ def test_a_launchs_entry_names_what_it_means_so_a_line_shift_or_a_moved_script_k
         )
     )
     assert (entry.source, entry.config, entry.launch) == ("run.sh:3", "ppo", "")
+    # One entry per cause: the same key failing on the same config in another script is that cause again.
+    elsewhere = CaseResult(Case("cmd/x.sh#1", "ppo", ()), "x.sh:9", Status.ERROR, (replace(found, source=Source("x.sh", 9)),))
+    first = CaseResult(Case("cmd/run.sh#1", "ppo", ()), "run.sh:3", Status.ERROR, (found,))
+    assert [e["source"] for e in known_entries.entries_for([first, elsewhere], TODAY)] == ["run.sh:3"]
     assert known_entries.excuses(entry, "cmd/run.sh#2", replace(found, source=Source("run.sh", 4)))  # a comment line above
     assert known_entries.excuses(entry, "cmd/new/run.sh#1", replace(found, source=Source("new/run.sh", 3)))  # moved
     assert not known_entries.excuses(
