@@ -58,7 +58,15 @@ def _moved(project):
     git(project, "mv", "scripts/run.sh", "scripts/train.sh")
 
 
-@pytest.mark.parametrize("edit", [_comment_line_above, _moved], ids=["comment-line-above", "script-moved"])
+def _launch_added_above(project):
+    """Every launch below it is renamed (`cmd/scripts/run.sh#2` becomes `#3`) and moves a line down."""
+    script = project / "scripts" / "run.sh"
+    script.write_text("python -m app.main trainer.epochs=7\n" + script.read_text(), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "edit", [_comment_line_above, _moved, _launch_added_above], ids=["comment-line-above", "script-moved", "cases-renamed"]
+)
 def test_a_known_failing_launch_keeps_its_entry_in_the_review_and_in_check_when_its_line_or_script_changes(small_project, cli, edit):
     """code-r1: `set -x` added at a script's top moved every known launch failure one line down; rllm 9061cb2: renames
     turned failures the base already excused into blocking causes. The review said "known finding fixed ... remove its
