@@ -129,6 +129,7 @@ def _recorded(
     from harness.runner.run import Run, Runner
 
     result = Runner(Run.check(settings, common.rule_set_of(settings, args))).run()
+    _identified(settings, target, result.cases, args)
     entries = [*also, *known_entries.entries_for(result.cases, utc_today(), when), *run_wide_entries(result.findings, utc_today(), when)]
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
@@ -143,6 +144,28 @@ def _recorded(
         fresh = {flow_record(r) for r in records}
         records += [r for r in _records_since(settings, target, args.base, result.cases) if flow_record(r) not in fresh]
     return entries, records
+
+
+def _identified(settings: Settings, target: Path, cases: Any, args: argparse.Namespace) -> None:
+    """The file's launch entries an earlier version wrote by their line (`source: FILE:LINE`) given their launch's
+    identity (`config`, `launch`), so a script moved later keeps them; said in a line."""
+    from harness.gates.reader import read_text
+    from harness.gates.writer import write_atomic
+    from harness.rules import known_entries
+    from harness.rules.contracts import load_contracts
+
+    try:
+        text = read_text(target, settings.read_scope, what=str(target))
+    except FileNotFoundError:
+        return
+    entries = known_entries.known_entries(load_contracts([target], settings.read_scope))
+    rewritten, count = known_entries.with_identities(text, entries, cases)
+    if count:
+        write_atomic(target, rewritten)
+        if not getattr(args, "quiet", False):
+            common.say(
+                f"{count} launch entr{'ies' if count != 1 else 'y'} in {display_path(target)} given their launch's identity (config, launch)"
+            )
 
 
 def _records_since(settings: Settings, target: Path, ref: str, cases: Any) -> list[dict[str, Any]]:

@@ -309,10 +309,16 @@ class Moved:
 
 @dataclass(frozen=True)
 class LaunchFix:
-    """A launch finding's cause word (`key removed`) and the override to write instead, where one is known."""
+    """A launch finding's cause word (`key removed`) and the override to write instead, where one is known; and which
+    launch it is by content, never by where it sits: the config name it composes (`config`) and a digest of what it runs
+    (`launch`: its program, config name and overrides' keys). A known entry and a review's `at_base` name a
+    launch by these, so a line shift, a moved script or a renamed case keeps them. Two findings with the same cause
+    and fix are equal whichever launch they are on."""
 
     reason: str
     fix: str | None = None
+    config: str = field(default="", compare=False)
+    launch: str = field(default="", compare=False)
 
     def json_fields(self) -> dict[str, Any]:
         return {"detail": [self.reason], "fix": self.fix}

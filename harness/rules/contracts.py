@@ -81,6 +81,10 @@ class Waiver:
     what: str = ""
     source: str = ""
     message: str = ""
+    # A launch's cause by what it means (harness/rules/known_entries.py): the config name the launch composes and, for a
+    # failure about no key, the launch's content identity. An entry without them (an earlier version's) names its script.
+    config: str = ""
+    launch: str = ""
     origin: str = ""  # the file and line it is written at, for the line that says it is no longer needed
     line: int = 0
 
@@ -149,7 +153,7 @@ CONTRACT_KEYS = frozenset({"name", *BY_KEY})
 TARGET_WAIVER = "target"
 WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
 KNOWN_KEYS = frozenset(
-    {"finding", "path", "source", "what", "message", "reason", "until"}
+    {"finding", "path", "source", "what", "message", "config", "launch", "reason", "until"}
 )  # a known entry (harness/rules/known_entries.py)
 CHANGE_KEYS = frozenset({"contract", "path", "setting", "hydra", "known", "entry", "launch", "old", "new", "reason"})
 
@@ -273,6 +277,8 @@ def _known_entry(origin: Path, entry: Any, legacy: bool = False) -> Waiver:
         what=entry.get("what", ""),
         source=entry.get("source", ""),
         message=entry.get("message", ""),
+        config=entry.get("config", ""),
+        launch=entry.get("launch", ""),
         origin=str(origin),
         line=getattr(entry, "lines", {}).get("", 0),
     )

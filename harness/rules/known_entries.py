@@ -10,11 +10,13 @@ contracts file of its own (`config-harness/known.yaml`), with its finding line a
         path: actor_rollout_ref.model.torch_dtype # the key or override; "" for a finding about no key
         source: examples/x.sh:23                  # the script line, or the config file that set the key
         what: key removed                         # the finding's own reason word, where it has one
+        config: ppo_trainer                       # a launch's config name (and `launch:` for a failure about no key)
         reason: "known at adoption: key removed: ... (examples/x.sh:23)"
 
 An entry names one cause and excuses it on any case or launch that shows it (an engine added later that inherits
 the same class, key and file is excused too), never a whole script or case: a finding about no key carries its
-words (`message`), and an entry with nothing but a case glob is exit 2. There is one mechanism for excusing a
+words (`message`), and an entry with nothing but a case glob is exit 2. A launch's cause is what it means, never
+where it sits (its `source` line is for the reader): a line shift, a moved script or a renamed case keeps it. There is one mechanism for excusing a
 finding, waivers, and this extends it: the same file list (`contracts`), the same stale rule (an entry that
 excuses nothing is reported once, `fixed: remove its entry`), and in a review the same rule as for every
 loosening: a cause the pull request's entries excuse and the base's do not, or an entry whose `until` it moved
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -105,14 +108,36 @@ def words_of(finding: Finding) -> str:
     return " ".join(finding.message.split())
 
 
+def unplaced(text: str, script: str = "") -> str:
+    """Words with where they sit left out: `script` (a launch's own) as `the script`, and the line of every `FILE:LINE`
+    and `(line N)`, so a line shift or a moved script leaves them equal."""
+    if script:
+        text = re.sub(rf"(?<![\w./-]){re.escape(script)}(?![\w./-])", "the script", text)
+    return re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(text.split())))
+
+
+def _launch(finding: Finding) -> LaunchFix | None:
+    """A launch finding's cause and the launch it is, by content; None for any other finding (or one before launches
+    carried their identity, from an earlier version's shard)."""
+    launch = finding.detail_as(LaunchFix)
+    return launch if finding.kind == Kind.LAUNCH and launch is not None and launch.launch else None
+
+
 def cause_of(finding: Finding, root: str = "") -> dict[str, str]:
     """The cause a known entry names, as it is written: kind, key, script line or config file, reason word, and the
-    finding's words where it names no key."""
+    finding's words where it names no key. A launch's also says which launch it is by what it means, not where it sits:
+    the config name it composes (`config`) and, for a failure about no key, the launch's content identity (`launch`);
+    its `FILE:LINE` is kept for the reader."""
     cause = {"finding": str(finding.kind), "path": finding.path, "source": source_of(finding, root)}
     if what_of(finding):
         cause["what"] = what_of(finding)
     if not finding.path:
         cause["message"] = words_of(finding)
+    launch = _launch(finding)
+    if launch is not None:
+        cause["config"] = launch.config
+        if not finding.path:
+            cause["launch"] = launch.launch
     return cause
 
 
@@ -122,18 +147,44 @@ def _entry_cause(entry: Waiver) -> dict[str, str]:
         cause["what"] = entry.what
     if entry.message:
         cause["message"] = entry.message
+    if entry.config or entry.launch:
+        cause["config"] = entry.config
+    if entry.launch:
+        cause["launch"] = entry.launch
     return cause
+
+
+def _by_meaning(cause: dict[str, str]) -> dict[str, str]:
+    """A cause without where it sits (a launch's `FILE:LINE`), when it says what it means (`config`, `launch`)."""
+    return {k: v for k, v in cause.items() if k != "source"} if "config" in cause else cause
+
+
+def _script(source: str) -> str:
+    return source.rsplit(":", 1)[0] if source.rpartition(":")[2].isdigit() else source
 
 
 def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> bool:
     """True when a known entry names this finding's cause, on whatever case or launch shows it. An entry an earlier
-    version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did."""
+    version wrote for a case glob (`cases`, read only from a base's file) matches its cases as it did.
+
+    A launch's cause is what it means, never where it sits: a key's failure is the key, its reason word and the config
+    name the launch composes; a failure about no key is the launch's own text and config name (`launch`) with its
+    reason word. So a line shift, a moved script or a renamed case keeps the entry. An entry written before launches
+    carried their identity (`source: FILE:LINE`, no `config`) names its script at any line, with its words."""
     if not waiver.finding or waiver.finding != str(finding.kind) or waiver.path != finding.path:
         return False
     if waiver.what and waiver.what != what_of(finding):
         return False
     if waiver.cases:
         return fnmatchcase(case_id, waiver.cases)
+    launch = _launch(finding)
+    if launch is not None and (waiver.config or waiver.launch):
+        return waiver.config == launch.config and (bool(finding.path) or waiver.launch == launch.launch)
+    if launch is not None:
+        script = _script(source_of(finding, root))
+        return _script(waiver.source) == script and (
+            not waiver.message or unplaced(waiver.message, _script(waiver.source)) == unplaced(words_of(finding), script)
+        )
     return waiver.source == source_of(finding, root) and (not waiver.message or waiver.message == words_of(finding))
 
 
@@ -239,7 +290,15 @@ def _iso(day: datetime.date | None) -> str | None:
 def _same_cause(base: Waiver, entry: Waiver) -> bool:
     if base.cases:  # an earlier version's entry: its key and reason word
         return base.finding == entry.finding and base.path == entry.path and base.what in ("", entry.what)
-    return _entry_cause(base) == _entry_cause(entry)
+    one, other = _entry_cause(base), _entry_cause(entry)
+    if base.finding == Kind.LAUNCH and ("config" in one) != ("config" in other):  # one names its launch by its line
+        one, other = ({**_scripted(c), "source": _script(c["source"])} for c in (one, other))
+    return _by_meaning(one) == _by_meaning(other)
+
+
+def _scripted(cause: dict[str, str]) -> dict[str, str]:
+    """A launch's cause as an entry written by its line names it: no `config` or `launch`."""
+    return {key: value for key, value in cause.items() if key not in ("config", "launch")}
 
 
 def loosenings(
@@ -347,7 +406,7 @@ def entries_for(results: Iterable[CaseResult], today: datetime.date, when: str =
             if not excusable(finding):
                 continue
             cause = cause_of(finding, result.root_file)
-            key = flow_record(cause)
+            key = flow_record(_by_meaning(cause))  # a launch's cause once, at the first line that shows it
             if key in entries:
                 continue
             where = f" ({finding.source})" if finding.source is not None else ""
@@ -487,6 +546,46 @@ def without_earlier_entries(text: str) -> tuple[str, int]:
     head = comments or HEADER
     body = yaml.safe_dump({"waivers": kept}, sort_keys=False, allow_unicode=True, width=10**9, default_flow_style=False)
     return head + body, len(waivers) - len(kept)
+
+
+def with_identities(text: str, entries: Sequence[Waiver], results: Iterable[CaseResult]) -> tuple[str, int]:
+    """A known file's text with each launch entry an earlier version wrote by its line (`source: FILE:LINE`, no
+    `config`) given the identity of the launch it excuses now (`config`, and `launch` for a failure about no key), so a
+    script moved later keeps it; and how many. Every other byte is kept. An entry that excuses nothing, or launches that
+    differ in it (two config names), is left as it is, and so is the whole text where the lines cannot be added."""
+    excused = [(r.case.id, f, r.root_file) for r in results for f in r.findings if f.status == Excused.KNOWN]
+    lines = text.splitlines(keepends=True)
+    added: dict[int, dict[str, str]] = {}
+    for entry in entries:
+        if entry.finding != Kind.LAUNCH or entry.config or entry.launch or entry.cases or not 0 < entry.line <= len(lines):
+            continue
+        found = {
+            tuple((key, value) for key, value in cause_of(finding, root).items() if key in ("config", "launch"))
+            for case_id, finding, root in excused
+            if excuses(entry, case_id, finding, root)
+        }
+        if len(found) == 1 and (identity := next(iter(found))):
+            added[entry.line - 1] = dict(identity)
+    if not added:
+        return text, 0
+    out = []
+    for index, line in enumerate(lines):
+        out.append(line if line.endswith("\n") else line + "\n")
+        indent = " " * (len(line) - len(line.lstrip(" -")))
+        out += [f"{indent}{key}: {json.dumps(value)}\n" for key, value in added.get(index, {}).items()]
+    new = "".join(out)
+    try:
+        old_document, new_document = yaml.safe_load(text) or {}, yaml.safe_load(new) or {}
+    except yaml.YAMLError:
+        return text, 0
+    if not isinstance(old_document, dict) or not isinstance(new_document, dict) or set(old_document) != set(new_document):
+        return text, 0
+    before, after = old_document.get("waivers") or [], new_document.get("waivers") or []
+    if len(after) != len(before) or not all(isinstance(item, dict) for item in (*before, *after)):
+        return text, 0
+    kept = [{key: value for key, value in item.items() if key in old} for item, old in zip(after, before, strict=True)]
+    changed = sum(set(item) - set(old) <= {"config", "launch"} and item != old for item, old in zip(after, before, strict=True))
+    return (new, len(added)) if kept == before and changed == len(added) else (text, 0)
 
 
 def _items(entries: Sequence[dict[str, Any]]) -> str:

@@ -200,15 +200,8 @@ def entry_changes(
 
 
 def _signature(checked: Any) -> tuple[Any, ...]:
-    launch = checked.case.launch
-    # A launch checked as each root its unknown --config-name may take is one launch per root (`candidate`).
-    return (
-        launch.program,
-        launch.is_module,
-        launch.config_name,
-        tuple(o.text for o in launch.overrides),
-        checked.case.id.rpartition("@")[2] if checked.case.candidate else "",
-    )
+    signature: tuple[Any, ...] = checked.case.signature
+    return signature
 
 
 def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
@@ -601,11 +594,10 @@ def review_commands(
     paired_now = {c.case.id for c, _ in pairs}
     moved, gone, new = moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
     pairs += moved
-    renamed = {c.case.launch.script: b.case.launch.script for c, b in moved}
     base_of = {c.case.id: b.case.id for c, b in pairs}
     # An override whose key the base's launch had is `key removed`; one the base never had either is `no such key`.
     had = {c.case.id: leaf_paths(b.tree) for c, b in pairs if any(f.reason == NO_SUCH_KEY for f in c.failures)}
-    reviewed = origins([case_result(c, moves, had.get(c.case.id, ())) for c in now], [case_result(c) for c in base], renamed, base_of)
+    reviewed = origins([case_result(c, moves, had.get(c.case.id, ())) for c in now], [case_result(c) for c in base], base_of)
     # Each launch's values compared with its base's, as any case's are: what moved under an unchanged script is a
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     comparisons = _stored_comparisons(settings.cache_dir, top, key, views)

@@ -10,6 +10,7 @@ Hydra's own run stops at the first.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import pickle
 import re
@@ -37,6 +38,7 @@ from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
 from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.rules import invariants
+from harness.rules.known_entries import unplaced
 from harness.runner.compare import warning_findings
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
@@ -123,6 +125,26 @@ class CommandCase:
     def as_case(self) -> Case:
         """The matrix's Case for this launch (reports and `explain` read it)."""
         return Case(self.id, self.config_name or "", self.overrides)
+
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        """What this launch runs as its script writes it, never where it sits: the program, `--config-name` as written
+        and the overrides as Hydra gets them (a launch checked as each root its unknown `--config-name` may take is one
+        launch per root, `candidate`). A review pairs a launch with the base's by it."""
+        launch = self.launch
+        return (launch.program, launch.is_module, launch.config_name, self.overrides, self.id.rpartition("@")[2] if self.candidate else "")
+
+    @property
+    def identity(self) -> str:
+        """The launch's content identity: a digest of its command normalized (the program, `--config-name` as written,
+        the overrides' keys with their `+`/`~` but not their values, the root a computed config name takes), the config
+        name it composes (the entry point's own when the script names none) and, for one that cannot be extracted, why
+        (lines left out). Equal for the same command wherever it sits and whatever values it passes (a failure about
+        no key never depends on them); a known entry and a review's `at_base` name a launch by it."""
+        program, is_module, written, overrides, root = self.signature
+        keys = tuple(text.partition("=")[0] for text in overrides)
+        error = unplaced(self.launch.error, self.launch.script)
+        return hashlib.sha256(repr((program, is_module, written, keys, root, self.config_name, error)).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -861,7 +883,7 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None, remove
                     severity,
                     f"{failure.reason}: {failure.message}",
                     source=source,
-                    detail=LaunchFix(failure.reason, failure.fix),
+                    detail=LaunchFix(failure.reason, failure.fix, config=checked.case.config_name or "", launch=checked.case.identity),
                 )
             )
             continue
@@ -889,7 +911,7 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None, remove
                 ERROR,
                 f"{reason}: {message}",
                 source=Source(override.file or checked.case.launch.script, override.line),
-                detail=LaunchFix(reason, fix),
+                detail=LaunchFix(reason, fix, checked.case.config_name or "", checked.case.identity),
             )
         )
     return findings
@@ -939,35 +961,33 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
 
 
-def origins(
-    now: Iterable[CaseResult],
-    base: Iterable[CaseResult],
-    renamed: Mapping[str, str] | None = None,
-    paired: Mapping[str, str] | None = None,
-) -> Iterator[CaseResult]:
-    """Each launch finding with its origin: `at_base` when the same script's override failed the same way at
-    the base, else `introduced` (it applied there, failed for another reason, or is new). `renamed`: the scripts
-    that moved with their text (this side's path -> the base's), whose breaks are the base's where they were.
-    `paired`: each launch's base launch (this side's id -> the base's, launch_review.paired): a launch bash never
-    reaches was at the base only when that very launch was there and stopped too, never because another launch
-    of its script stopped (a launch added after a known stop is this change's)."""
+def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
+    """Each launch finding with its origin: `at_base` when the same launch failed the same way at the base, else
+    `introduced` (it applied there, failed for another reason, or is new). `paired`: each launch's base launch (this
+    side's id -> the base's, launch_review.paired, a script moved with its text included; without it, the base's launch
+    of the same case id). The same launch is the one
+    paired with it, whatever its line or case id; the same way is the same key, form and reason on the same config
+    name, or, for a failure about no key (a config that is not there, a program gone, a stop of bash), the same command
+    (`LaunchFix.launch`: its text and config name) and reason. Another launch of its script that failed alike is not it: a launch added
+    beside a known break, or after a known stop, is this change's."""
 
-    def signature(result: CaseResult, finding: Finding, side: Mapping[str, str] | None) -> tuple[str, str, str, str]:
-        script = result.case.id[len(PREFIX) :].rsplit("#", 1)[0]
-        script = (renamed or {}).get(script, script)
-        if launch_reason(finding) == NEVER_RUNS:
-            script = result.case.id if side is None else side.get(result.case.id, "")
-        form = (finding.new or "").partition("=")[0] if finding.path else ""
-        return script, form, finding.path, launch_reason(finding)
+    def signature(result: CaseResult, finding: Finding, side: Mapping[str, str] | None) -> tuple[str, ...]:
+        launch = result.case.id if side is None else side.get(result.case.id, "")  # the base's own: its id
+        if finding.path:
+            form = (finding.new or "").partition("=")[0]
+            return launch, result.case.config_name, form, finding.path, launch_reason(finding)
+        fix = finding.detail_as(LaunchFix)
+        return launch, fix.launch if fix is not None else "", launch_reason(finding)
 
     base = list(base)
+    pairs = {r.case.id: r.case.id for r in base} if paired is None else paired
     known = {signature(r, f, None) for r in base for f in r.findings if f.kind in (Kind.LAUNCH, Kind.UNRESOLVED)}
     launched = {r.case.id for r in base}
     for result in now:
         findings = []
         for finding in result.findings:
             if finding.kind in (Kind.LAUNCH, Kind.UNRESOLVED):
-                at_base = signature(result, finding, paired or {}) in known
+                at_base = signature(result, finding, pairs) in known
                 # A break the base already had is not this change's: it is named, and does not fail the review.
                 finding = replace(
                     finding,

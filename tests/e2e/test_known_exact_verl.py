@@ -151,3 +151,31 @@ def test_a_repointed_submodule_is_named_with_the_owners_who_must_approve(adopted
     code, out = run(repository, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)
     assert code == 1 and "submodule recipe re-pointed" in out, out
     assert code == 1 and "(checked by the base)" in out and "must approve" in out, out
+
+
+def test_known_launch_failures_keep_their_entries_when_their_scripts_shift_or_move(adopted, capsys, monkeypatch):
+    """Issue 50 item 2 on verl: a comment line added under every script's first line that holds a known launch failure,
+    and one of those scripts also moved, leave the review green with no false "known finding fixed", and `check`
+    on the head green, every entry still excusing what it names (code-r1's `set -x`, rllm 9061cb2's renames)."""
+    import yaml
+
+    repository = adopted
+    git(repository, "checkout", "-q", "-b", "shifted", "adopted")
+    code, out = run(repository, "check", capsys=capsys, monkeypatch=monkeypatch)
+    (counted,) = set(re.findall(r"\(\d+ known findings[^)]*\)", out))
+    known = yaml.safe_load((repository / "config-harness" / "known.yaml").read_text())["waivers"]
+    scripts = sorted(
+        {e["source"].rsplit(":", 1)[0] for e in known if e["finding"] == "launch" and e["source"].endswith(tuple("0123456789"))}
+    )
+    assert len(scripts) > 3, scripts
+    for name in scripts:
+        path = repository / name
+        first, _, rest = path.read_text().partition("\n")
+        path.write_text(f"{first}\n# a comment line: every launch below moves one line down\n{rest}")
+    moved = Path(scripts[0])
+    git(repository, "mv", str(moved), str(moved.with_name(f"renamed_{moved.name}")))
+    code, out = run(repository, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "known finding fixed" not in out and "contract change" not in out, out
+    git(repository, "commit", "-q", "-am", "a comment line in each script with a known launch failure; one script moved")
+    code, out = run(repository, "check", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "known finding fixed" not in out and counted in out, (counted, out)

@@ -240,6 +240,10 @@ def test_an_entry_whose_until_a_pull_request_moves_later_is_a_contract_change():
     _, (late,) = _review(head, base, today=datetime.date(2027, 6, 1))
     assert late.severity == ERROR and "renewed" in late.message
     assert _review(base, head)[1] == []  # an earlier date loosens nothing
+    # An entry given its launch's identity (`known` adds `config:`) is the same cause as the base's by its line: moving
+    # its `until` later in the same edit is still a renewal.
+    _, (upgraded,) = _review(head.replace("    what: key removed\n", "    what: key removed\n    config: ppo\n"), base)
+    assert "known entry renewed (until 2027-01-31 -> 2099-01-01)" in upgraded.message, upgraded
 
 
 def test_records_for_a_contracts_file_are_appended_after_its_other_keys():
@@ -316,3 +320,78 @@ def test_roots_and_presets_init_left_out_are_composed_again_inside_the_config_fo
     assert "cannot be read (No closing quotation)" in found[2].message
     assert "Cannot find primary config 'outside'" in found[1].message
     assert all(known_entries.what_of(f) in ("root", "preset") for f in found)
+
+
+def test_a_launchs_entry_names_what_it_means_so_a_line_shift_or_a_moved_script_keeps_it():
+    """Issue 50 item 2: an entry `init` or `known` writes for a launch says its config name (and, for a failure about no
+    key, the launch's content identity); its `FILE:LINE` is for the reader. It excuses the same cause at another line
+    or in another script, never another config's or another launch's."""
+    found = replace(LAUNCH, detail=LaunchFix("key removed", config="ppo", launch="1" * 16))
+    (entry,) = entries(
+        known_entries.render(
+            known_entries.entries_for([CaseResult(Case("cmd/run.sh#1", "ppo", ()), "run.sh:3", Status.ERROR, (found,))], TODAY)
+        )
+    )
+    assert (entry.source, entry.config, entry.launch) == ("run.sh:3", "ppo", "")
+    # One entry per cause: the same key failing on the same config in another script is that cause again.
+    elsewhere = CaseResult(Case("cmd/x.sh#1", "ppo", ()), "x.sh:9", Status.ERROR, (replace(found, source=Source("x.sh", 9)),))
+    first = CaseResult(Case("cmd/run.sh#1", "ppo", ()), "run.sh:3", Status.ERROR, (found,))
+    assert [e["source"] for e in known_entries.entries_for([first, elsewhere], TODAY)] == ["run.sh:3"]
+    assert known_entries.excuses(entry, "cmd/run.sh#2", replace(found, source=Source("run.sh", 4)))  # a comment line above
+    assert known_entries.excuses(entry, "cmd/new/run.sh#1", replace(found, source=Source("new/run.sh", 3)))  # moved
+    assert not known_entries.excuses(
+        entry, "cmd/run.sh#1", replace(found, detail=LaunchFix("key removed", config="other", launch="1" * 16))
+    )
+    config = replace(
+        found,
+        path="",
+        new=None,
+        message="config removed: evl: Cannot find primary config 'evl'",
+        detail=LaunchFix("config removed", config="evl", launch="2" * 16),
+    )
+    (gone,) = entries(
+        known_entries.render(
+            known_entries.entries_for([CaseResult(Case("cmd/run.sh#1", "evl", ()), "run.sh:3", Status.ERROR, (config,))], TODAY)
+        )
+    )
+    assert (gone.config, gone.launch) == ("evl", "2" * 16)
+    assert known_entries.excuses(gone, "cmd/x.sh#5", replace(config, source=Source("x.sh", 9)))
+    assert not known_entries.excuses(
+        gone, "cmd/run.sh#2", replace(config, detail=LaunchFix("config removed", config="evl", launch="3" * 16))
+    )
+
+
+def test_an_entry_written_by_its_line_alone_names_its_script_at_any_line_and_known_gives_it_its_identity():
+    """A known file an earlier version wrote (`source: FILE:LINE`, no `config`) keeps working for launches that carry
+    their identity: its script at any line, with its words (lines left out), never another script; `with_identities`
+    adds `config` (and `launch`) to it, every other byte kept."""
+    (entry,) = entries(ENTRY)
+    found = replace(LAUNCH, source=Source("run.sh", 5), detail=LaunchFix("key removed", config="ppo", launch="1" * 16))
+    assert known_entries.excuses(entry, "cmd/run.sh#2", found)
+    assert not known_entries.excuses(entry, "cmd/x.sh#2", replace(found, source=Source("x.sh", 3)))
+    stop = replace(
+        found,
+        path="",
+        new=None,
+        message="bash stops before this launch runs, at run.sh:2: D: unbound variable",
+        detail=LaunchFix("bash stops before it", launch="4" * 16),
+    )
+    (old,) = entries(
+        ENTRY.replace("path: actor.lr", "path: ''").replace(
+            "what: key removed", f"what: bash stops before it\n    message: '{stop.message}'"
+        )
+    )
+    assert known_entries.excuses(old, "cmd/run.sh#2", replace(stop, message=stop.message.replace("run.sh:2", "run.sh:3")))
+    assert not known_entries.excuses(old, "cmd/run.sh#2", replace(stop, message=stop.message.replace("D:", "E:")))
+    text = "# kept\n" + ENTRY
+    results = [CaseResult(Case("cmd/run.sh#1", "ppo", ()), "run.sh:5", Status.OK, (replace(found, status=Excused.KNOWN),))]
+    written, count = known_entries.with_identities(text, entries(text), results)
+    assert count == 1 and written == text.replace("    what: key removed\n", "    what: key removed\n").replace(
+        "  - finding: launch\n", '  - finding: launch\n    config: "ppo"\n'
+    )
+    assert known_entries.with_identities(text, entries(text), []) == (text, 0)  # it excuses nothing now: left as it is
+
+
+def test_unplaced_leaves_out_where_words_sit():
+    assert known_entries.unplaced("stops at  scripts/run.sh:12: D (line 4)", "scripts/run.sh") == "stops at the script: D (line)"
+    assert known_entries.unplaced("x.yaml:3:5 and a:b", "") == "x.yaml and a:b"

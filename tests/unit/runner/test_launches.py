@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from harness.composition.provenance import Source
 from harness.model.findings import ERROR, WARNING, CaseResult, Kind, LaunchFix, Origin, Status
 from harness.reporters.layout import launches_line
 from harness.runner.launches import (
@@ -34,6 +35,7 @@ from harness.runner.launches import (
     command_cases,
     find_scripts,
     findings_of,
+    launch_reason,
     moved_override,
     origins,
     tally,
@@ -379,3 +381,44 @@ def test_a_launch_bash_never_reaches_is_still_composed_and_its_stop_is_at_the_ba
     now = list(origins([case_result(first), case_result(second)], base, paired={first.case.id: first.case.id}))
     stops = [[f.origin for f in r.findings if f.detail == LaunchFix(NEVER_RUNS)] for r in now]
     assert stops == [[Origin.AT_BASE], [Origin.INTRODUCED]]
+
+
+def test_a_launchs_identity_is_its_text_and_config_never_its_line_or_script(tmp_path):
+    """Issue 50 item 2: a known entry and a review's `at_base` name a launch by what it runs. A comment line above it, a
+    moved script or another value for one of its keys keeps its identity; another config name or key is another launch."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    launch = "python3 -m app.train --config-name=evl trainer.epochs=2\n"
+    files.update(
+        {
+            "scripts/a.sh": launch,
+            "scripts/b.sh": "# a comment line\nset -x\n" + launch,
+            "scripts/c.sh": launch.replace("evl", "evll"),
+            "scripts/d.sh": launch.replace("epochs", "lr"),
+            "scripts/e.sh": launch.replace("=2", "=3"),
+        }
+    )
+    root = write_tree(tmp_path, files)
+    cases = command_cases(Project(root, root / "app" / "conf", {}), sorted((root / "scripts").glob("*.sh")))
+    a, b, c, d, e = (case.identity for case in cases)
+    assert a == b == e and len({a, c, d}) == 3 and len(a) == 16  # another value for a key is the same launch
+    checked = Composer(root).check(cases)
+    (finding,) = findings_of(checked[1])
+    fix = finding.detail_as(LaunchFix)
+    assert fix is not None and (fix.config, fix.launch) == ("evl", a) and finding.source == Source("scripts/b.sh", 3)
+
+
+def test_a_failure_about_no_key_is_at_base_only_on_the_same_launch_with_the_same_config(tmp_path):
+    """A `--config-name` typo in a new launch beside one that failed the same way at the base was `at_base` (matched
+    by kind alone) while `check` failed on it; the same launch, paired with the base's, still is."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    files["scripts/run.sh"] = "python3 -m app.train --config-name=evl\npython3 -m app.train --config-name=evll trainer.epochs=2\n"
+    root = write_tree(tmp_path, files)
+    old, new = (
+        case_result(c) for c in Composer(root).check(command_cases(Project(root, root / "app" / "conf", {}), [root / "scripts" / "run.sh"]))
+    )
+    assert [launch_reason(f) for f in (*old.findings, *new.findings)] == [CONFIG_REMOVED, CONFIG_REMOVED]
+    now = list(origins([old, new], [old], paired={old.case.id: old.case.id}))
+    assert [[f.origin for f in r.findings] for r in now] == [[Origin.AT_BASE], [Origin.INTRODUCED]]
+    # Paired with a base launch that failed alike but ran another config: not the same launch.
+    (alone,) = origins([new], [old], paired={new.case.id: old.case.id})
+    assert [f.origin for f in alone.findings] == [Origin.INTRODUCED]
