@@ -54,6 +54,7 @@ def test_the_job_summary_and_the_comment_show_the_verdict_in_the_first_200_px(sm
         .replace("epochs: 3", "epochs: 3\n  " + "\n  ".join(f"extra_{i}: {i}" for i in range(12)))
     )
     write_tree(project, {})
+    cli("--settings", "harness.toml", "generate")  # exit 1 (the contract); the goldens the push to main checks
     summary = cli(
         "--settings", "harness.toml", "diff", "--base", "HEAD", "--format", "markdown", "--report", f"comment:{tmp_path / 'comment.json'}"
     )
