@@ -491,7 +491,7 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         )
     regenerate = by_tier.get(Tier.REGENERATE, [])
     if regenerate:
-        cases = {case for g in regenerate for case in g.cases}
+        cases = {case for g in regenerate for case in g.cases or (str(g.finding.source),)}  # a run's: its file
         parts.append(f"{len(cases)} golden{'s' * (len(cases) != 1)} to regenerate")
     waived = by_tier.get(Tier.WAIVED, [])
     if waived:

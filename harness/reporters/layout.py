@@ -82,6 +82,7 @@ def tally(result: MatrixResult, groups: Sequence[Group] | None = None) -> Tally:
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)
     blocking = [g for g in groups if any(fails(f) and not regenerates(f) for f in _members(g))]
     goldens = {r.case.id for r in result.cases if any(fails(f) and regenerates(f) for f in r.findings)}
+    goldens |= {str(f.source) for f in result.findings if fails(f) and regenerates(f)}  # a review: the record of writes
     warned = [g for g in groups if g.severity == WARNING and g.finding.origin != Origin.AT_BASE]
     return Tally(
         causes=len(blocking),

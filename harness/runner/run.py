@@ -142,6 +142,16 @@ class HeadGoldens:
         return [case for case in self.cases if case not in seen]
 
 
+def stale_record(view: Any, snapshot_dir: Path) -> list[Finding]:
+    """The `stale_golden` error of the pull request's record of the code's config writes, when `check` on its head
+    would find a write the record lacks or holds otherwise (nothing when it has no record, as `check` says nothing)."""
+    if not record_findings(view, snapshot_dir):
+        return []
+    record = display_path(record_path(snapshot_dir))
+    message = "the pull request's record of the code's config writes is stale: `check` on the merged head fails on it"
+    return [Finding(Kind.STALE_GOLDEN, "", severity=ERROR, message=message, source=Source(record), origin=Origin.INTRODUCED)]
+
+
 def stale_golden(case: Case, golden: str, missing: bool) -> Finding:
     """One case's golden in the pull request that `check` on its head would fail."""
     what = "the pull request has no golden for this case" if missing else "the pull request's golden is stale"
@@ -983,6 +993,8 @@ class Runner:
             # The pull request's goldens as `check` on its head reads them: those it describes otherwise, and orphans.
             if len(self.selected) == len(self.cases) and self.shard is None:
                 findings += self._head_findings(run.head)
+                if run.program_views is not None:  # the record of the code's writes, which `check` reads too
+                    findings += stale_record(run.program_views[1], run.head.settings.snapshot_dir)
             orphans = run.head.folder.gone(run.head.cases) if not run.head.error else []
         if run.baseline.unclaimed_are_orphans:
             orphans = gone  # interface: check reports goldens without a case as orphans

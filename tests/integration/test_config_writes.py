@@ -290,5 +290,19 @@ def test_a_review_blocks_on_a_code_write_that_breaks_a_contract_and_names_the_li
     # The write the base already had is at_base: a later change that leaves it alone fails nothing.
     git(tmp_path, "commit", "-q", "-am", "write epochs")
     edit(tmp_path / "conf/train.yaml", "device: cpu", "device: cuda")
+    cli("--settings", "harness.toml", "generate", cwd=tmp_path)  # the goldens and record `check` on the head reads
     again = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=tmp_path)
     assert again.code == 0 and [e["origin"] for e in contract_errors(again.json())] == ["at_base"]
+
+
+def test_a_review_fails_where_the_pull_requests_record_of_writes_is_stale_as_check_on_its_head_does(project, cli):
+    main_py = project / "src/app/main.py"
+    edit(main_py, "    fix_device(config)\n", "    config.trainer.epochs = 9\n    fix_device(config)\n")
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    assert cli("--settings", "harness.toml", "check", cwd=project).code == 1  # the record lacks the write
+    stale = [f for f in review.json()["findings"] if f["kind"] == "stale_golden"]
+    assert review.code == 1 and [f["source"] for f in stale] == ["snapshots/_config_writes.yaml"], review.out
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
+    regenerated = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    assert regenerated.code == 0 and not [f for f in regenerated.json()["findings"] if f["kind"] == "stale_golden"]
+    assert cli("--settings", "harness.toml", "check", cwd=project).code == 0
