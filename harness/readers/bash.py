@@ -368,6 +368,11 @@ class _Reader:
         self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
         self.single_bracket = False  # the test being decided is `[ ... ]`, not `[[ ... ]]`
+        # Per function running: its `local` names and the values they hide (the caller's, back when it returns).
+        self.locals: list[dict[str, list[Word] | None]] = []
+        # Names `declare -i`/`-l`/`-u` gave an attribute: what is assigned to them is changed by bash (arithmetic,
+        # case), so it is unknown unless plain (an integer literal under `-i`); the declaration, for messages.
+        self.attributes: dict[str, str] = {}
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
         self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
 
@@ -609,14 +614,35 @@ class _Reader:
 
     def arithmetic(self, node: Any) -> Piece:
         line = node.start_point.row + 1
-        inner = [c for c in node.children if c.type not in ("$((", "))", "$[", "]")]
+        value = self.calculate(node, ("$((", "))", "$[", "]"))
+        if value is None:
+            return self.piece("", line, _text(node))
+        return self.piece(str(value), line)
+
+    def calculate(self, node: Any, delimiters: tuple[str, ...]) -> int | None:
+        """The value of `$((...))` or `((...))`, assigning what it assigns; None when it is not known, and then what
+        it may assign is unknown (never the value before it)."""
+        inner = [c for c in node.children if c.type not in delimiters]
         try:
             value = self.evaluate(inner[0]) if len(inner) == 1 else None
         except (ArithmeticError, ValueError, RecursionError):
             value = None
         if value is None:
-            return self.piece("", line, _text(node))
-        return self.piece(str(value), line)
+            names = arithmetic_assigned(_text(node))
+            if names:
+                self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})", sorted(names))
+        return value
+
+    def arithmetic_command(self, node: Any) -> None:
+        """`((X=999))`: arithmetic for what it assigns."""
+        self.calculate(node, ("((", "))"))
+
+    def set_number(self, node: Any, value: int) -> int:
+        """An arithmetic assignment to the variable `node` names: the number, as bash stores it."""
+        if node.type not in ("variable_name", "word") or not _text(node).isidentifier():
+            raise ValueError("an assignment to something else than a variable")
+        self.env.values[_text(node)] = [(self.piece(str(value), node.start_point.row + 1),)]
+        return value
 
     def evaluate(self, node: Any) -> int | None:
         """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
@@ -640,6 +666,14 @@ class _Reader:
         if kind == "parenthesized_expression":
             inner = [c for c in node.children if c.type not in ("(", ")")]
             return self.evaluate(inner[0]) if len(inner) == 1 else None
+        if kind in ("postfix_expression", "unary_expression") and len(node.children) == 2 and {"++", "--"} & {c.type for c in node.children}:
+            postfix = node.type == "postfix_expression"
+            target, step = (node.children[0], node.children[1]) if postfix else (node.children[1], node.children[0])
+            before = self.evaluate(target)
+            if before is None:
+                return None
+            after = self.set_number(target, wrap_int(before + (1 if step.type == "++" else -1)))
+            return before if postfix else after
         if kind == "unary_expression":
             operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
             if operand is None:
@@ -647,34 +681,55 @@ class _Reader:
             result = {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
             return None if result is None else wrap_int(result)
         if kind == "binary_expression" and len(node.children) == 3:
+            operator = _text(node.children[1])
+            if operator in ("&&", "||"):  # the right side is evaluated only when the left does not decide
+                left = self.evaluate(node.children[0])
+                if left is None or bool(left) == (operator == "||"):
+                    return None if left is None else int(bool(left))
+                right = self.evaluate(node.children[2])
+                return None if right is None else int(bool(right))
+            if operator.endswith("=") and operator not in ("==", "!=", "<=", ">="):
+                value = self.evaluate(node.children[2])
+                if value is None:
+                    return None
+                if operator != "=":
+                    current = self.evaluate(node.children[0])
+                    if current is None or operator[:-1] not in ("+", "-", "*", "/", "%"):
+                        return None
+                    value = self.binary(operator[:-1], current, value)
+                    if value is None:
+                        return None
+                return self.set_number(node.children[0], value)
             left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
             if left is None or right is None:
                 return None
-            operator = _text(node.children[1])
-            operations: dict[str, Callable[[int, int], int]] = {
-                "+": lambda a, b: a + b,
-                "-": lambda a, b: a - b,
-                "*": lambda a, b: a * b,
-                "/": lambda a, b: int(a / b),
-                "%": lambda a, b: a - b * int(a / b),
-                "**": lambda a, b: a**b,
-                "<": lambda a, b: int(a < b),
-                ">": lambda a, b: int(a > b),
-                "<=": lambda a, b: int(a <= b),
-                ">=": lambda a, b: int(a >= b),
-                "==": lambda a, b: int(a == b),
-                "!=": lambda a, b: int(a != b),
-                "&&": lambda a, b: int(bool(a and b)),
-                "||": lambda a, b: int(bool(a or b)),
-            }
-            if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
-                return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
-            return wrap_int(operations[operator](left, right)) if operator in operations else None
+            return self.binary(operator, left, right)
         if kind == "ternary_expression":
             parts = [c for c in node.children if c.type not in ("?", ":")]
             condition = self.evaluate(parts[0])
             return None if condition is None else self.evaluate(parts[1] if condition else parts[2])
         return None
+
+    @staticmethod
+    def binary(operator: str, left: int, right: int) -> int | None:
+        """Bash's 64-bit integer result of `left OPERATOR right`; None for an operator not followed here."""
+        if operator in ("/", "%"):  # C's division: the quotient truncated toward zero (exact, never through a float)
+            quotient = abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)
+            return wrap_int(quotient if operator == "/" else left - right * quotient)
+        if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
+            return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
+        operations: dict[str, Callable[[int, int], int]] = {
+            "+": lambda a, b: a + b,
+            "-": lambda a, b: a - b,
+            "*": lambda a, b: a * b,
+            "<": lambda a, b: int(a < b),
+            ">": lambda a, b: int(a > b),
+            "<=": lambda a, b: int(a <= b),
+            ">=": lambda a, b: int(a >= b),
+            "==": lambda a, b: int(a == b),
+            "!=": lambda a, b: int(a != b),
+        }
+        return wrap_int(operations[operator](left, right)) if operator in operations else None
 
     def words(self, nodes: Iterable[Any]) -> list[Word]:
         """The words of a command's arguments after expansion and word splitting (past the budget, a placeholder)."""
@@ -700,10 +755,7 @@ class _Reader:
             for child in node.children:
                 self.statement(child)
         elif kind == "declaration_command":
-            for child in node.children:
-                if child.type == "variable_assignment":
-                    self.assign(child)
-            self.computed_declaration(node)
+            self.declaration(node)
         elif kind == "unset_command":
             for child in node.children[1:]:
                 self.env.values.pop(_text(child), None)
@@ -715,7 +767,17 @@ class _Reader:
             for child in node.children:
                 self.statement(child)
             self.env = saved
-        elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "pipeline", "list"):
+        elif kind == "compound_statement" and node.children and node.children[0].type == "((":
+            self.arithmetic_command(node)
+        elif kind == "list" and len(node.children) == 3 and _text(node.children[1]) in ("&&", "||"):
+            self.and_or(node)
+        elif kind == "pipeline":  # each command of a pipeline runs in a subshell: what it assigns ends with it
+            saved = self.env
+            for child in node.children:
+                self.env = saved.copy()
+                self.statement(child)
+            self.env = saved
+        elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "list"):
             for child in node.children:
                 if child.type == "file_redirect":
                     self.writes(child)
@@ -728,12 +790,33 @@ class _Reader:
             self.for_statement(node)
         elif kind == "function_definition":
             self.define(node)
-        elif kind == "while_statement":  # a loop body is read once, for the launches in it
-            for child in node.children:
-                if child.type == "do_group":
-                    self.statement(child)
+        elif kind == "while_statement":
+            self.loop(node)
         elif kind == "ERROR":
             self.broken(node)
+
+    def declaration(self, node: Any) -> None:
+        """`declare`/`local`/`export`/`typeset`/`readonly`: their assignments; in a function `local` (and `declare`
+        without `-g`) makes a name the function's own, restored when it returns; `-i`, `-l`, `-u` make bash change
+        what is assigned to the name from then on (see `assign`)."""
+        command = _text(node.children[0]) if node.children else ""
+        children = node.children[1:]
+        flags = "".join(_text(c)[1:] for c in children if c.type == "word" and _text(c).startswith("-"))
+        local = bool(self.locals) and (command == "local" or (command in ("declare", "typeset") and "g" not in flags))
+        line = self.at or node.start_point.row + 1
+        for child in children:
+            if child.type not in ("variable_assignment", "variable_name"):
+                continue
+            name = _text(child.children[0] if child.type == "variable_assignment" else child).partition("[")[0]
+            if local and name not in self.locals[-1]:
+                self.locals[-1][name] = self.lookup(name, line)
+            if command != "export" and set(flags) & set("ilu"):
+                self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
+            if child.type == "variable_assignment":
+                self.assign(child)
+            elif local:
+                self.env.values[name] = None  # `local X`: unset in the function
+        self.computed_declaration(node)
 
     def computed_declaration(self, node: Any) -> None:
         """`declare -n R=W` (then `R=9` assigns W) and `declare "$N=9"` (the name is a value): what they assign is
@@ -753,9 +836,10 @@ class _Reader:
         if name is not None and body is not None:
             self.functions[_text(name)] = (body, self.source, self.written_source, self.layout, self.here)
 
-    def call(self, name: str, arguments: list[Word], line: int) -> bool:
+    def call(self, name: str, arguments: list[Word], line: int, prefix: dict[str, list[Word] | None] | None = None) -> bool:
         """Run function `name` with `arguments` as bash does: its body with these positional parameters, in the
-        caller's variables and folder. False when it is not followed (it calls itself, or the bodies run so far
+        caller's variables and folder (`prefix`: the values before its `VAR=x` prefix, which come back after it,
+        as a `local`'s do). False when it is not followed (it calls itself, or the bodies run so far
         passed the script bound): then it is read once at the end, like a function never called."""
         body, source, written_source, layout, here = self.functions[name]
         size = body.end_byte - body.start_byte
@@ -768,10 +852,13 @@ class _Reader:
         self.env.positional = list(arguments)
         self.at = None if not self.sourcing else self.at
         self.calling.append(name)
+        self.locals.append(dict(prefix or {}))
         try:
             self.statement(body)
         finally:
             self.calling.pop()
+            for local, value in self.locals.pop().items():  # the caller's values come back when it returns
+                self.env.values[local] = value
             self.source, self.written_source, self.layout, self.here, self.env.positional, self.at = saved
         return True
 
@@ -836,6 +923,11 @@ class _Reader:
                 if len(joined) > MAX_WORD_PIECES:
                     break
             value = self.concatenate([[tuple(joined)]], line)
+        if name in self.attributes:  # `declare -i N` then `N=5/5` is 1 to bash: kept only when plain
+            plain = len(value) == 1 and not any(p.unknown for p in value[0]) and re.fullmatch(r"-?(0|[1-9][0-9]*)", word_text(value[0]))
+            if operator != "=" or index is not None or not plain:
+                self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
+                return
         if index is not None and index not in ("@", "*"):
             current = list(self.env.values.get(name, []))
             if index.isdigit():
@@ -1008,17 +1100,127 @@ class _Reader:
         self.choose(branches, notes)
 
     def for_statement(self, node: Any) -> None:
+        """`for NAME in WORDS`: each pass read in turn (a launch in it is one launch per pass) when the words are
+        known and few (MAX_PASSES) and nothing in it breaks out early; any other loop is read by `loop`."""
         variable = next((c for c in node.children if c.type == "variable_name"), None)
-        values = [c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment")]
-        saved = self.env.values.get(_text(variable)) if variable is not None else None
-        if variable is not None:
-            first = self.words(values)[:1]
-            self.env.values[_text(variable)] = first or [(self.piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
+        body = next((c for c in node.children if c.type == "do_group"), None)
+        if node.type != "for_statement" or variable is None or body is None:
+            return self.loop(node)
+        if any(c.type == "in" for c in node.children):
+            items: list[Word] | None = self.words(c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment"))
+        else:  # `for NAME; do`: the positional parameters
+            items = None if self.env.positional is None else list(self.env.positional)
+        size = (body.end_byte - body.start_byte) * len(items or ())
+        if (
+            items is None
+            or len(items) > MAX_PASSES
+            or any(p.unknown for w in items for p in w)
+            or self.called_bytes + size > MAX_SCRIPT_BYTES
+            or _leaves_early(body)
+        ):
+            return self.loop(node)
+        self.called_bytes += size
+        if not items:  # no pass: its launches are read once, as a branch not taken
+            saved = self.env
+            self.env = saved.child()
+            self.env.only_when = saved.only_when or f"only when {_header(node)} (line {node.start_point.row + 1}) runs a pass"
+            self.statement(body)
+            self.env = saved
+            return None
+        for item in items:
+            self.env.values[_text(variable)] = [item]
+            self.statement(body)
+        return None
+
+    def loop(self, node: Any) -> None:
+        """A loop the reader does not run pass by pass (`while`, `until`, `for ((...))`, or a `for` over words not
+        known or too many): what it may assign is unknown before its body (a later pass sees an earlier one's
+        values) and after it, and its body is read once, for its launches."""
+        why = f"`{_header(node)}` (line {self.at or node.start_point.row + 1}), a loop not followed pass by pass"
+        self.taint(node, why)
         for child in node.children:
-            if child.type == "do_group":
+            if child.type == "do_group":  # what the condition may assign (a `read`) is unknown already
                 self.statement(child)
-        if variable is not None and saved is not None:
-            self.env.values[_text(variable)] = saved
+        self.taint(node, why)
+
+    # ---- what a part of a script may assign, without running it ----
+
+    def taint(self, node: Any, why: str, also: Iterable[Any] = ()) -> None:
+        """What `node` (and the nodes `also`) may assign holds unknown values from here on, each naming `why`: a
+        loop not followed pass by pass, a branch not known to be taken."""
+        names: set[str] | None = set()
+        for part in (node, *also):
+            found = self.may_assign(part)
+            names = None if found is None or names is None else names | found
+        if names is None:
+            self.unknowable(why)
+            return
+        variables = sorted(n for n in names if n.isidentifier())
+        if variables:  # (none named would mean every variable to `unknowable`)
+            self.unknowable(why, variables)
+        if FOLDER_CHANGE in names:
+            self.env.cwd, self.env.lost = None, f"{why} may change the folder"
+        if ARGUMENTS_CHANGE in names:
+            self.env.positional = None
+
+    def may_assign(self, node: Any, seen: frozenset[str] = frozenset()) -> set[str] | None:
+        """The variables `node` may assign when it runs, read from its syntax (None: any variable, after `eval`, a
+        `source`, `declare -n` or a syntax error): assignments, loop variables, arithmetic assignments, the names
+        `read`/`let`/... take, `unset`, declarations, `${V:=x}`, and the bodies of the functions it calls. Also
+        FOLDER_CHANGE for a `cd` and ARGUMENTS_CHANGE for a `shift` or `set`."""
+        names: set[str] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            kind = current.type
+            if kind == "function_definition":
+                continue  # its body runs where it is called
+            if kind == "ERROR":
+                return None
+            if kind == "variable_assignment" and current.children:
+                names.add(_text(current.children[0]).partition("[")[0])
+            elif kind == "for_statement":
+                names.update(_text(c) for c in current.children if c.type == "variable_name")
+            elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
+                kind == "compound_statement" and current.children and current.children[0].type == "(("
+            ):
+                names.update(arithmetic_assigned(_text(current)))
+            elif kind == "expansion" and re.match(r"\$\{([A-Za-z_]\w*)(:?=)", _text(current)):
+                names.add(re.match(r"\$\{([A-Za-z_]\w*)", _text(current)).group(1))  # type: ignore[union-attr]
+            elif kind in ("unset_command", "declaration_command"):
+                texts = [_text(c) for c in current.children[1:]]
+                if kind == "declaration_command" and (
+                    any(re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", t) for t in texts)
+                    or any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in current.children[1:])
+                ):
+                    return None
+                names.update(t.partition("=")[0] for t in texts if not t.startswith(("-", "+")))
+            elif kind == "command":
+                found = self._command_assigns(current, seen)
+                if found is None:
+                    return None
+                names |= found
+            stack.extend(current.children)
+        return names
+
+    def _command_assigns(self, node: Any, seen: frozenset[str]) -> set[str] | None:
+        """What one simple command may assign (see `may_assign`), by its literal name and arguments."""
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        texts = [_text(t) for part in parts for t in (part.children if part.type == "command_name" else [part])]
+        if not texts:
+            return set()
+        name = texts[0]
+        if name in ("eval", "source", ".", "trap", "alias"):
+            return None  # runs text the reader does not know
+        if name in ASSIGNING:
+            return {*assigned_by(name, texts[1:]), "REPLY", "MAPFILE", "OPTARG", "OPTIND"}
+        if name in ("cd", "pushd", "popd"):
+            return {FOLDER_CHANGE}
+        if name in ("shift", "set"):
+            return {ARGUMENTS_CHANGE}
+        if name in self.functions and name not in seen:
+            return self.may_assign(self.functions[name][0], seen | {name})
+        return set()
 
     def broken(self, node: Any) -> None:
         text = _text(node)
@@ -1341,6 +1543,40 @@ class _Reader:
             where = self.file_of(piece) or self.script
             return f" (`{piece.unknown}`, {where}:{piece.line})"
         return f" (it may be set by {self.env.unread})" if self.env.unread else ""
+
+
+# A `for` over known words is read pass by pass up to this many passes; a longer one is a loop not followed.
+MAX_PASSES = 16
+# What `may_assign` says besides variable names: a `cd` (the folder) and a `shift`/`set` (the positional parameters).
+FOLDER_CHANGE = "cd:"
+ARGUMENTS_CHANGE = "set:"
+# A variable an arithmetic expression assigns: `X=1`, `X+=2`, `X<<=1`, `A[i]=3`, `X++`, `--X`.
+_ARITHMETIC_ASSIGNMENT = re.compile(
+    r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:\*\*|<<|>>|[-+*/%&|^])?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+)
+
+
+def arithmetic_assigned(text: str) -> set[str]:
+    """The variables an arithmetic expression's text may assign (more than it does where a `<`, `>` or `!` precedes `=`)."""
+    return {next(g for g in m.groups() if g) for m in _ARITHMETIC_ASSIGNMENT.finditer(text)}
+
+
+def _header(node: Any) -> str:
+    """A loop's text before its body (`for lr in 1 2 3`), on one line and short."""
+    body = next((c for c in node.children if c.type == "do_group"), None)
+    text = node.text[: (body.start_byte if body is not None else node.end_byte) - node.start_byte].decode("utf-8", "replace")
+    return " ".join(text.split()).rstrip(" ;")[:80]
+
+
+def _leaves_early(body: Any) -> bool:
+    """True when a loop's body holds a `break` or `continue` (a pass may end early, or the loop)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "command_name" and _text(node) in ("break", "continue"):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 # Builtins that assign the variables they name, from input the reader never has (and `let`, whose arithmetic is not followed).
