@@ -554,7 +554,7 @@ class _Reader:
                     return []  # the script's own arguments: a plain run gives none
                 if name == "*" and quoted:
                     return self.concatenate(
-                        [[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
+                        [[self.separator(line)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
                     )
                 return list(positional) if quoted else [tuple(replace(p, split=True) for p in w) for w in positional]
             if name == "#" and positional is not None:
@@ -599,7 +599,7 @@ class _Reader:
             return [(self.piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
             value = self.concatenate(
-                [[(self.piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
+                [[self.separator(line)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
             )
         if quoted:
             return value
@@ -731,12 +731,44 @@ class _Reader:
         }
         return wrap_int(operations[operator](left, right)) if operator in operations else None
 
+    def ifs(self) -> tuple[str | None, str, int]:
+        """(IFS's value, "", the line that set it) when it is known (None when unset: bash splits as on the default);
+        (None, why, line) when it is not known (a `read` or an `eval` may have set it)."""
+        value = self.lookup("IFS")
+        if value is None:
+            return None, "", 0
+        word = value[0] if value else ()
+        line = next((p.line for p in word), 0)
+        unknown = next((p for p in word if p.unknown), None)
+        if unknown is not None:
+            return None, unknown.why or f"IFS=... (line {line}), not known", line
+        return word_text(word), "", line
+
+    def separator(self, line: int) -> Word:
+        """What `"$*"` and `"${A[*]}"` put between elements: IFS's first character (a space when it is unset)."""
+        text, why, _ = self.ifs()
+        if why:
+            return (replace(self.piece("", line, "$IFS"), why=why),)
+        return (self.piece(" " if text is None else text[:1], line),)
+
+    def split(self, word: Word) -> list[Word]:
+        """Bash's word splitting of `word`'s unquoted expansions on the default IFS. Under an IFS the script changed
+        (`IFS=:`), an expansion that would split on either is not known (splitting on it is not followed here)."""
+        text, why, set_at = self.ifs()
+        if why or (text is not None and text != " \t\n"):
+            marks = " \t\n" + (text or "")
+            split = next((p for p in word if p.split and not p.unknown and any(c in marks for c in p.text)), None)
+            if split is not None:
+                why = why or f"`IFS={text!r}` (line {set_at}): splitting on it is not followed"
+                return [(replace(self.piece("", split.line, "a value split on IFS"), why=why),)]
+        return _split(word)
+
     def words(self, nodes: Iterable[Any]) -> list[Word]:
         """The words of a command's arguments after expansion and word splitting (past the budget, a placeholder)."""
         result: list[Word] = []
         for node in nodes:
             for word in self.pieces(node):
-                result.extend(_split(word))
+                result.extend(self.split(word))
             if len(result) > MAX_WORDS:
                 return [_over_budget(node.start_point.row + 1)]
         return result
@@ -1046,39 +1078,76 @@ class _Reader:
                 notes.append(_only_when(conditions, " fails"))
             else:
                 notes.append(_only_when([c] if c is not None else [], " holds" if position == 0 else " holds (and those before it fail)"))
-        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches], notes)
+        verdicts = [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
+        line = self.at or node.start_point.row + 1
+        why = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line}), whose branch is not known"
+        self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why)
+        if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign
+            self.taint(conditions, why)
 
-    def choose(self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None) -> None:
-        """Run the branch a plain run takes; read the others for their launches with the variables left as they were.
+    def choose(
+        self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None, taken: list[int] | None = None, why: str = ""
+    ) -> None:
+        """Run the branches a plain run takes (`taken`, else the first that holds); read the others for their
+        launches with the variables left as they were.
 
         A branch's verdict is None when it cannot be told without running code: the first such branch is taken
-        unless it only stops the script.
+        unless it only stops the script, and then what any branch may assign is unknown after it (`why` names the
+        statement), never the value of the branch guessed.
         """
-        chosen = None
-        for position, (verdict, body) in enumerate(branches):
-            if verdict is None:
-                verdict = not any(_text(s).startswith("exit") for s in body)
-            if verdict:
-                chosen = position
-                break
+        guessed = False
+        if taken is None:
+            chosen = None
+            for position, (verdict, body) in enumerate(branches):
+                if verdict is None:
+                    guessed = True
+                    verdict = not any(_text(s).startswith("exit") for s in body)
+                if verdict:
+                    chosen = position
+                    break
+            taken = [] if chosen is None else [chosen]
         saved = self.env
         for position, (_, body) in enumerate(branches):
-            if position == chosen:
+            if position in taken:
                 continue
             self.env = saved.child()
             self.env.only_when = saved.only_when or (notes[position] if notes else "")
             for statement in body:
                 self.statement(statement)
         self.env = saved
-        if chosen is not None:
-            for statement in branches[chosen][1]:
+        for position in taken:
+            for statement in branches[position][1]:
                 self.statement(statement)
+        if guessed:
+            self.taint([s for _, body in branches for s in body], why)
+
+    def and_or(self, node: Any) -> None:
+        """`A && B`, `A || B`: B runs when A's status says so; when that is not known B is read as run, and what it
+        may assign is unknown after it (an `exit` there is taken not to run: `cd x || exit 1`)."""
+        left, operator, right = node.children
+        verdict = self.condition(left)
+        self.statement(left)
+        both = _text(operator) == "&&"
+        if verdict is not None and verdict != both:  # B does not run: read for its launches, as a branch not taken
+            saved = self.env
+            self.env = saved.child()
+            self.env.only_when = saved.only_when or _only_when([left], " fails" if both else " holds")
+            self.statement(right)
+            self.env = saved
+            return
+        if verdict is None and _text(right).startswith(("exit", "return")):
+            return
+        self.statement(right)
+        if verdict is None:
+            why = f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1}), whose status is not known"
+            self.taint([right], why)
 
     def case_statement(self, node: Any) -> None:
         subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
         subject = self._test_value(subject_node) if subject_node is not None else None
         branches: list[tuple[Any, list[Any]]] = []
         notes: list[str] = []
+        ends: list[str] = []  # how each item ends: `;;`, `;&` (the next body runs too), `;;&` (the next patterns are tested)
         for item in (c for c in node.children if c.type == "case_item"):
             patterns, body, in_body = [], [], False
             for child in item.children:
@@ -1091,13 +1160,17 @@ class _Reader:
                 else:
                     patterns.append(child)
             matches: bool | None = None
-            if subject is not None:
+            # A quoted or escaped `*`, `?` or `[` is literal to bash, not to fnmatch: such a pattern is not decided.
+            if subject is not None and not any(re.search(r"[\"'\\].*[*?\[]|[*?\[].*[\"'\\]", _text(p)) for p in patterns):
                 texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
                 matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
             branches.append((matches, body))
+            ends.append(next((c.type for c in item.children if c.type in (";;", ";&", ";;&")), ";;"))
             shown = " | ".join(_text(p) for p in patterns)
             notes.append(_only_when([subject_node] if subject_node is not None else [], f" matches {shown}"))
-        self.choose(branches, notes)
+        line = self.at or node.start_point.row + 1
+        why = f"`case {_text(subject_node) if subject_node is not None else ''}` (line {line}), whose branch is not known"
+        self.choose(branches, notes, _case_taken([m for m, _ in branches], ends), why)
 
     def for_statement(self, node: Any) -> None:
         """`for NAME in WORDS`: each pass read in turn (a launch in it is one launch per pass) when the words are
@@ -1137,19 +1210,19 @@ class _Reader:
         known or too many): what it may assign is unknown before its body (a later pass sees an earlier one's
         values) and after it, and its body is read once, for its launches."""
         why = f"`{_header(node)}` (line {self.at or node.start_point.row + 1}), a loop not followed pass by pass"
-        self.taint(node, why)
+        self.taint([node], why)
         for child in node.children:
             if child.type == "do_group":  # what the condition may assign (a `read`) is unknown already
                 self.statement(child)
-        self.taint(node, why)
+        self.taint([node], why)
 
     # ---- what a part of a script may assign, without running it ----
 
-    def taint(self, node: Any, why: str, also: Iterable[Any] = ()) -> None:
-        """What `node` (and the nodes `also`) may assign holds unknown values from here on, each naming `why`: a
-        loop not followed pass by pass, a branch not known to be taken."""
+    def taint(self, nodes: Iterable[Any], why: str) -> None:
+        """What `nodes` may assign holds unknown values from here on, each naming `why`: a loop not followed pass by
+        pass, a branch not known to be taken."""
         names: set[str] | None = set()
-        for part in (node, *also):
+        for part in nodes:
             found = self.may_assign(part)
             names = None if found is None or names is None else names | found
         if names is None:
@@ -1223,6 +1296,8 @@ class _Reader:
         return set()
 
     def broken(self, node: Any) -> None:
+        """Syntax tree-sitter-bash could not parse (bash may): what it assigns is not known, so nothing is after it."""
+        self.unknowable(f"shell syntax the reader could not parse (line {self.at or node.start_point.row + 1})")
         text = _text(node)
         if re.search(r"\s-m\s+\w|torchrun|python", text):
             self.launches.append(
@@ -1245,7 +1320,7 @@ class _Reader:
         """The words one of `joined`'s groups expands to."""
         if len(group) == 1:
             return self.words(group)
-        return [w for word in self.concatenate([self.pieces(t) for t in group]) for w in _split(word)]
+        return [w for word in self.concatenate([self.pieces(t) for t in group]) for w in self.split(word)]
 
     def command(self, node: Any) -> None:
         saved = None
@@ -1257,11 +1332,6 @@ class _Reader:
             extra, targets = targets[0], targets[1:]
         else:
             extra = []
-        if prefix and targets:  # `VAR=x cmd`: set for the command only
-            saved = self.env
-            self.env = saved.child()
-        for position, assignment in enumerate(prefix):
-            self.assign(assignment, extra=extra if position == len(prefix) - 1 else ())
         words: list[Word] = []
         written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
         for group in targets:
@@ -1272,17 +1342,30 @@ class _Reader:
                 written.append(span.decode("utf-8", "replace").replace("\\\n", ""))
             else:
                 written += [shown_text(w) for w in expanded]
+        # `VAR=x cmd`: bash expands the command's words first, then sets VAR for the command only (a function sees it,
+        # and the value before it comes back when the function returns); with no command, VAR is the script's.
+        name = word_text(words[0]) if words else ""
+        restore: dict[str, list[Word] | None] = {}
+        if words and name not in self.functions:
+            saved = self.env
+            self.env = saved.child()
+        for position, assignment in enumerate(prefix):
+            if name in self.functions:
+                variable = _text(assignment.children[0]).partition("[")[0]
+                restore.setdefault(variable, self.lookup(variable, node.start_point.row + 1))
+            self.assign(assignment, extra=extra if position == len(prefix) - 1 else ())
         if saved is not None:
             self.env = saved
         if not words:
             return
-        name = word_text(words[0])
         line = self.at or node.start_point.row + 1
         if name in self.functions and self.calling and name == self.calling[-1] and not self.env.only_when:
             if _unconditional(node, self.functions[name][0]):  # `f() { f; }`: bash never comes back from it
                 self.stop(f"`{name}` calls itself without end", line)
-        if name in self.functions and self.call(name, words[1:], line):
+        if name in self.functions and self.call(name, words[1:], line, restore):
             return
+        for variable, value in restore.items():  # a function not followed: its prefix ends here too
+            self.env.values[variable] = value
         if name in ("cd", "pushd", "popd"):
             self.change_folder(name, words[1:], written[1:], line)
         elif name == "set":
@@ -1559,6 +1642,23 @@ _ARITHMETIC_ASSIGNMENT = re.compile(
 def arithmetic_assigned(text: str) -> set[str]:
     """The variables an arithmetic expression's text may assign (more than it does where a `<`, `>` or `!` precedes `=`)."""
     return {next(g for g in m.groups() if g) for m in _ARITHMETIC_ASSIGNMENT.finditer(text)}
+
+
+def _case_taken(matches: list[bool | None], ends: list[str]) -> list[int] | None:
+    """The items of a `case` bash runs, in order, following `;&` and `;;&`; None when a test it needs is not known."""
+    taken: list[int] = []
+    testing = True
+    for position, (match, end) in enumerate(zip(matches, ends, strict=True)):
+        if testing:
+            if match is None:
+                return None
+            if not match:
+                continue
+        taken.append(position)
+        if end == ";;":
+            break
+        testing = end == ";;&"
+    return taken
 
 
 def _header(node: Any) -> str:
