@@ -29,7 +29,6 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.gates.budget import (
-    ARITHMETIC_BITS,
     MAX_SCRIPT_BYTES,
     MAX_SCRIPT_DEPTH,
     MAX_WORD_BYTES,
@@ -39,8 +38,8 @@ from harness.gates.budget import (
     depth_budget,
     size_budget,
     syntax_depth,
-    wrap_int,
 )
+from harness.readers import arithmetic
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
 HYDRA_VALUE_FLAGS = MappingProxyType(
@@ -622,114 +621,50 @@ class _Reader:
     def calculate(self, node: Any, delimiters: tuple[str, ...]) -> int | None:
         """The value of `$((...))` or `((...))`, assigning what it assigns; None when it is not known, and then what
         it may assign is unknown (never the value before it)."""
-        inner = [c for c in node.children if c.type not in delimiters]
-        try:
-            value = self.evaluate(inner[0]) if len(inner) == 1 else None
-        except (ArithmeticError, ValueError, RecursionError):
-            value = None
+        line = node.start_point.row + 1
+        text = self.arithmetic_text(node, delimiters)
+
+        def read(name: str) -> str | None:
+            words = self.lookup(name, line)
+            if not words:
+                return ""  # unset: 0, as a plain run reads it
+            return None if any(p.unknown for p in words[0]) else word_text(words[0])
+
+        def write(name: str, value: int) -> None:
+            self.env.values[name] = [(self.piece(str(value), line),)]
+
+        value = None if text is None else arithmetic.evaluate(text, read, write)
         if value is None:
             names = arithmetic_assigned(_text(node))
             if names:
-                self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})", sorted(names))
+                self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or line})", sorted(names))
         return value
+
+    def arithmetic_text(self, node: Any, delimiters: tuple[str, ...]) -> str | None:
+        """An arithmetic expression's text with its expansions (`$X`, `${X:-1}`, `$(...)`) replaced by their values,
+        as bash expands them before it evaluates; None when one is not known."""
+        inner = [c for c in node.children if c.type not in delimiters]
+        if not inner:
+            return ""
+        parts: list[str] = []
+        position = inner[0].start_byte
+        stack = list(reversed(inner))
+        while stack:
+            child = stack.pop()
+            if child.type not in _EXPANDED:
+                stack.extend(reversed(child.children))
+                continue
+            words = self.pieces(child, quoted=True)
+            if len(words) != 1 or any(p.unknown for p in words[0]):
+                return None
+            parts += [self.source[position : child.start_byte].decode("utf-8", "replace"), word_text(words[0])]
+            position = child.end_byte
+        parts.append(self.source[position : inner[-1].end_byte].decode("utf-8", "replace"))
+        return "".join(parts)
 
     def arithmetic_command(self, node: Any) -> None:
         """`((X=999))`: arithmetic for what it assigns."""
         self.calculate(node, ("((", "))"))
-
-    def set_number(self, node: Any, value: int) -> int:
-        """An arithmetic assignment to the variable `node` names: the number, as bash stores it."""
-        if node.type not in ("variable_name", "word") or not _text(node).isidentifier():
-            raise ValueError("an assignment to something else than a variable")
-        self.env.values[_text(node)] = [(self.piece(str(value), node.start_point.row + 1),)]
-        return value
-
-    def evaluate(self, node: Any) -> int | None:
-        """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
-        kind = node.type
-        if kind == "number":
-            return int(_text(node), 0) if not _text(node).startswith("0") or _text(node) == "0" else int(_text(node), 8)
-        if kind in ("variable_name", "simple_expansion", "expansion", "word"):
-            if kind == "variable_name" or (kind == "word" and _text(node).isidentifier()):
-                words = self.lookup(_text(node)) or []
-                text = word_text(words[0]) if words else "0"
-                unknown = bool(words) and any(p.unknown for p in words[0])
-            elif kind == "word":
-                text, unknown = _text(node), False
-            else:
-                (word,) = self.pieces(node, quoted=True) or [(self.piece("0", 0),)]
-                text, unknown = word_text(word), any(p.unknown for p in word)
-            if unknown:
-                return None
-            text = text.strip() or "0"
-            return wrap_int(int(text, 0)) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
-        if kind == "parenthesized_expression":
-            inner = [c for c in node.children if c.type not in ("(", ")")]
-            return self.evaluate(inner[0]) if len(inner) == 1 else None
-        if kind in ("postfix_expression", "unary_expression") and len(node.children) == 2 and {"++", "--"} & {c.type for c in node.children}:
-            postfix = node.type == "postfix_expression"
-            target, step = (node.children[0], node.children[1]) if postfix else (node.children[1], node.children[0])
-            before = self.evaluate(target)
-            if before is None:
-                return None
-            after = self.set_number(target, wrap_int(before + (1 if step.type == "++" else -1)))
-            return before if postfix else after
-        if kind == "unary_expression":
-            operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
-            if operand is None:
-                return None
-            result = {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
-            return None if result is None else wrap_int(result)
-        if kind == "binary_expression" and len(node.children) == 3:
-            operator = _text(node.children[1])
-            if operator in ("&&", "||"):  # the right side is evaluated only when the left does not decide
-                left = self.evaluate(node.children[0])
-                if left is None or bool(left) == (operator == "||"):
-                    return None if left is None else int(bool(left))
-                right = self.evaluate(node.children[2])
-                return None if right is None else int(bool(right))
-            if operator.endswith("=") and operator not in ("==", "!=", "<=", ">="):
-                value = self.evaluate(node.children[2])
-                if value is None:
-                    return None
-                if operator != "=":
-                    current = self.evaluate(node.children[0])
-                    if current is None or operator[:-1] not in ("+", "-", "*", "/", "%"):
-                        return None
-                    value = self.binary(operator[:-1], current, value)
-                    if value is None:
-                        return None
-                return self.set_number(node.children[0], value)
-            left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
-            if left is None or right is None:
-                return None
-            return self.binary(operator, left, right)
-        if kind == "ternary_expression":
-            parts = [c for c in node.children if c.type not in ("?", ":")]
-            condition = self.evaluate(parts[0])
-            return None if condition is None else self.evaluate(parts[1] if condition else parts[2])
-        return None
-
-    @staticmethod
-    def binary(operator: str, left: int, right: int) -> int | None:
-        """Bash's 64-bit integer result of `left OPERATOR right`; None for an operator not followed here."""
-        if operator in ("/", "%"):  # C's division: the quotient truncated toward zero (exact, never through a float)
-            quotient = abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)
-            return wrap_int(quotient if operator == "/" else left - right * quotient)
-        if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
-            return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
-        operations: dict[str, Callable[[int, int], int]] = {
-            "+": lambda a, b: a + b,
-            "-": lambda a, b: a - b,
-            "*": lambda a, b: a * b,
-            "<": lambda a, b: int(a < b),
-            ">": lambda a, b: int(a > b),
-            "<=": lambda a, b: int(a <= b),
-            ">=": lambda a, b: int(a >= b),
-            "==": lambda a, b: int(a == b),
-            "!=": lambda a, b: int(a != b),
-        }
-        return wrap_int(operations[operator](left, right)) if operator in operations else None
 
     def ifs(self) -> tuple[str | None, str, int]:
         """(IFS's value, "", the line that set it) when it is known (None when unset: bash splits as on the default);
@@ -1628,6 +1563,8 @@ class _Reader:
         return f" (it may be set by {self.env.unread})" if self.env.unread else ""
 
 
+# What bash expands in an arithmetic expression before it evaluates it.
+_EXPANDED = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution", "string", "raw_string"})
 # A `for` over known words is read pass by pass up to this many passes; a longer one is a loop not followed.
 MAX_PASSES = 16
 # What `may_assign` says besides variable names: a `cd` (the folder) and a `shift`/`set` (the positional parameters).
@@ -1691,12 +1628,8 @@ def assigned_by(command: str, texts: list[str]) -> list[str]:
         return [texts[1]] if len(texts) > 1 and texts[0] == "-v" else []
     if command == "getopts":
         return [*texts[1:2], "OPTARG", "OPTIND"]
-    if command == "let":
-        return [
-            m.group(1)
-            for t in texts
-            if (m := re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/%&|^]|<<|>>)?=|\s*([A-Za-z_]\w*)(\+\+|--)", t)) and m.group(1)
-        ]
+    if command == "let":  # every name its expressions may assign (`let X=1 Y++`)
+        return sorted({name for t in texts for name in arithmetic_assigned(t)})
     if command not in _VALUED_OPTIONS:
         return []
     names, position = [], 0

@@ -7,6 +7,7 @@ quick tier draws few examples (tests/conftest.py); `make test-e2e` runs this fil
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.readers.bash import Launch, launches_in
+from harness.readers.bash import Launch, Piece, launches_in, placeholder
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -290,3 +291,120 @@ def test_an_unquoted_brace_expansion_is_never_read_as_one_override(stubs):
     assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["model.width=5", "model.name=5"]]
     (launch,) = read(script)
     assert launch.error.startswith("`model.{width,name}=5` is not known"), launch
+
+
+# ---- soundness: what the reader states is what bash runs, else it says unknown (issue 51 item 2) ----
+
+SOUND_NAMES = ("X", "Y", "Z")
+# No glob character (an unquoted one would match the stubs' folder); spaces and `:` for word splitting and IFS.
+SOUND_VALUE = st.sampled_from(["a", "b", "1", "2", "7", "x y", "p:q", "", "0.2", "-3"])
+SOUND_WORD = SOUND_VALUE.map(lambda v: f"'{v}'")
+SOUND_LAUNCH = "python3 -m app.main i=@ID@ a.b=$X c=$Y d=${Z:-z}\n"  # @ID@: the launch's own line
+
+
+@st.composite
+def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
+    """A statement over the constructs a reader may get wrong: loops, arithmetic, `declare -i`, `let`, case
+    fall-through, `&&`/`||`, tests on the environment, IFS, `read`, `eval`, pipelines, functions and `local`."""
+    v, w = draw(st.sampled_from(SOUND_NAMES)), draw(st.sampled_from(SOUND_NAMES))
+    value, number = draw(SOUND_WORD), draw(st.integers(-3, 9))
+    kinds = ["assign", "launch", "launch", "arithmetic", "declare", "let", "ifs", "read", "eval", "and_or", "pipe", "prefix"]
+    if depth < 2:
+        kinds += ["for", "for_var", "while", "c_for", "case", "if", "call"]
+    kind = draw(st.sampled_from(kinds))
+
+    def body() -> str:
+        return "".join(draw(st.lists(sound_statements(depth + 1, loop), min_size=1, max_size=3)))
+
+    if kind == "assign":
+        return draw(st.sampled_from([f"{v}={value}\n", f"{v}=${w}\n", f'{v}="${w}/${v}"\n', f"{v}=${{U:-{number}}}\n", f"{v}+={value}\n"]))
+    if kind == "launch":
+        return SOUND_LAUNCH
+    if kind == "arithmetic":
+        return draw(
+            st.sampled_from(
+                [f"(({v}={number}))\n", f"(({v}+=2))\n", f": $(({v}={number}*2))\n", f"{v}=$(({number}+{w}))\n", f"(({v}++))\n", f"(( 0 && ({v}=5) ))\n"]
+            )
+        )
+    if kind == "declare":
+        return draw(st.sampled_from([f"declare -i {v}\n{v}={number}/{number or 1}\n", f"declare -i {v}={number}+1\n", f"declare -u {v}\n{v}={value}\n"]))
+    if kind == "let":
+        return draw(st.sampled_from([f"let {v}={number}\n", f"let {v}++\n"]))
+    if kind == "ifs":
+        return draw(st.sampled_from(["IFS=:\n", "IFS=' '\n", "unset IFS\n", "IFS=$' \\t\\n'\n"]))
+    if kind == "read":
+        return draw(st.sampled_from([f"read -r {v} <<< {value}\n", f"read -r {v} {w} <<< 'a b c'\n", f"IFS=: read -r {v} {w} <<< 'p:q'\n"]))
+    if kind == "eval":
+        return draw(st.sampled_from([f"eval '{v}={number}'\n", f"eval \"{v}=\\${w}\"\n"]))
+    if kind == "and_or":
+        return draw(st.sampled_from([f'[ "${w}" = a ] && {v}={value}\n', f"true || {v}={value}\n", f'[ -n "$CUDA_VISIBLE_DEVICES" ] || {v}={value}\n']))
+    if kind == "pipe":
+        return f"echo {number} | read -r {v}\n{v}={value} | :\n"
+    if kind == "prefix":
+        return f"{v}={value} true\n"
+    if kind == "for":
+        items = " ".join(draw(st.lists(SOUND_WORD, max_size=3)))
+        return f"for {v} in {items}; do\n{body()}done\n"
+    if kind == "for_var":
+        return f"for {v} in ${w}; do\n{body()}done\n"
+    if kind == "while":
+        counter = f"n{depth}"
+        word = draw(st.sampled_from(["while", "until"]))
+        test = f"[ ${counter} -lt {number % 3} ]" if word == "while" else f"[ ${counter} -ge {number % 3} ]"
+        return f"{counter}=0\n{word} {test}; do\n{body()}{counter}=$(({counter}+1))\ndone\n"
+    if kind == "c_for":
+        counter = f"k{depth}"
+        return f"for (({counter}=0; {counter}<{number % 3}; {counter}++)); do\n{body()}done\n"
+    if kind == "case":
+        ends = [draw(st.sampled_from([";;", ";&", ";;&"])) for _ in range(2)]  # the last item's is `;;` (see below)
+        return f'case "${w}" in\na|1)\n{body()}{ends[0]}\nx*|2)\n{body()}{ends[1]}\n*)\n{body()};;\nesac\n'
+    if kind == "if":
+        condition = draw(st.sampled_from(['[ -n "$CUDA_VISIBLE_DEVICES" ]', '[ "${U:-0}" = 1 ]', f'[ "${w}" = a ]', f"(( {w} > 1 ))", f"read -r {v} <<< b"]))
+        return f"if {condition}; then\n{body()}else\n{body()}fi\n"
+    name = f"f{depth}"
+    local = draw(st.sampled_from(["", f"local {v}={value}\n", f"local {v}\n"]))
+    return f"{name}() {{\n{local}{body()}}}\n{draw(st.sampled_from(['', f'{w}={value} ']))}{name} {value}\n"
+
+
+@st.composite
+def sound_scripts(draw: st.DrawFn) -> str:
+    text = "".join(f"{name}={draw(SOUND_WORD)}\n" for name in SOUND_NAMES)
+    text += "".join(draw(st.lists(sound_statements(), min_size=1, max_size=5))) + SOUND_LAUNCH
+    return "".join(line.replace("@ID@", str(number)) + "\n" for number, line in enumerate(text.splitlines(), 1))
+
+
+def stated(launch: Launch) -> re.Pattern[str]:
+    """What the reader states of a launch's arguments: its overrides NUL-joined, an unknown value matching anything."""
+    pattern = ""
+    for override in launch.overrides:
+        text = re.escape(override.text)
+        for unknown in override.unknown:
+            text = text.replace(re.escape(placeholder(Piece("", 0, unknown))), ".*")
+        pattern += text + "\0"
+    return re.compile(pattern, re.DOTALL)
+
+
+def assert_sound(script: str, launches: list[Launch], runs: list[list[str]]) -> None:
+    """Each launch bash runs is one the reader states (with every stated value bash's) or says is unknown; a line
+    bash runs n times that the reader reads n times is read pass by pass, in order."""
+    by_line: dict[int, list[str]] = {}
+    for argv in runs:
+        given = as_launched(argv)
+        by_line.setdefault(int(given[0].removeprefix("i=")), []).append("".join(a + "\0" for a in given))
+    for line, ran in by_line.items():
+        read_here = [launch for launch in launches if launch.line == line]
+        assert read_here, f"bash runs the launch of line {line}; the reader has none\n{script}"
+        if any(launch.error for launch in read_here):
+            continue  # unknown: not extracted, saying why
+        plain = [launch for launch in read_here if not launch.only_when and not launch.stops]
+        if len(plain) == len(ran):
+            mismatched = [(a, s.pattern) for a, s in zip(ran, map(stated, plain), strict=True) if not s.fullmatch(a)]
+        else:
+            mismatched = [(a, "") for a in ran if not any(stated(launch).fullmatch(a) for launch in read_here)]
+        assert not mismatched, f"line {line}: bash ran {mismatched}, the reader states {[arguments(x) for x in read_here]}\n{script}"
+
+
+@BASH_EXAMPLES
+@given(sound_scripts())
+def test_every_value_the_reader_states_is_the_one_bash_runs_else_it_says_unknown(stubs, script):
+    assert_sound(script, read(script), bash_runs(script, stubs))
