@@ -579,7 +579,9 @@ class _Reader:
             empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
             if empty:
                 default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(self.piece("", line),)]
-                if operator.endswith("="):
+                if operator.endswith("=") and name in self.attributes:
+                    self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
+                elif operator.endswith("="):
                     self.env.values[name] = default
                 value = default
         elif operator in (":+", "+"):
@@ -775,14 +777,16 @@ class _Reader:
             if child.type not in ("variable_assignment", "variable_name"):
                 continue
             name = _text(child.children[0] if child.type == "variable_assignment" else child).partition("[")[0]
-            if local and name not in self.locals[-1]:
+            # `local X` unsets X, unless it is this function's already (a `local` before, or the call's `X=1 f`).
+            fresh = local and name not in self.locals[-1]
+            if fresh:
                 self.locals[-1][name] = self.lookup(name, line)
             if command != "export" and set(flags) & set("ilu"):
                 self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
             if child.type == "variable_assignment":
                 self.assign(child)
-            elif local:
-                self.env.values[name] = None  # `local X`: unset in the function
+            elif fresh:
+                self.env.values[name] = None
         self.computed_declaration(node)
 
     def computed_declaration(self, node: Any) -> None:
@@ -1016,9 +1020,9 @@ class _Reader:
         verdicts = [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
         line = self.at or node.start_point.row + 1
         why = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line}), whose branch is not known"
-        self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why)
-        if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign
+        if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign, before any branch
             self.taint(conditions, why)
+        self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why)
 
     def choose(
         self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None, taken: list[int] | None = None, why: str = ""
@@ -1112,8 +1116,8 @@ class _Reader:
         known and few (MAX_PASSES) and nothing in it breaks out early; any other loop is read by `loop`."""
         variable = next((c for c in node.children if c.type == "variable_name"), None)
         body = next((c for c in node.children if c.type == "do_group"), None)
-        if node.type != "for_statement" or variable is None or body is None:
-            return self.loop(node)
+        if node.type != "for_statement" or variable is None or body is None or any(c.type == "ERROR" for c in node.children):
+            return self.loop(node)  # (`for X in ; do` is an ERROR to the grammar around its `in`)
         if any(c.type == "in" for c in node.children):
             items: list[Word] | None = self.words(c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment"))
         else:  # `for NAME; do`: the positional parameters
@@ -1125,6 +1129,7 @@ class _Reader:
             or any(p.unknown for w in items for p in w)
             or self.called_bytes + size > MAX_SCRIPT_BYTES
             or _leaves_early(body)
+            or _text(variable) in self.attributes
         ):
             return self.loop(node)
         self.called_bytes += size
@@ -1135,8 +1140,12 @@ class _Reader:
             self.statement(body)
             self.env = saved
             return None
+        name = _text(variable)
         for item in items:
-            self.env.values[_text(variable)] = [item]
+            if name in self.attributes:  # a `declare -i` in an earlier pass: bash changes what it assigns
+                self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
+            else:
+                self.env.values[name] = [item]
             self.statement(body)
         return None
 
