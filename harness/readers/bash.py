@@ -23,7 +23,7 @@ import functools
 import posixpath
 import re
 from collections import ChainMap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -1119,7 +1119,9 @@ class _Reader:
         if node.type != "for_statement" or variable is None or body is None or any(c.type == "ERROR" for c in node.children):
             return self.loop(node)  # (`for X in ; do` is an ERROR to the grammar around its `in`)
         if any(c.type == "in" for c in node.children):
-            items: list[Word] | None = self.words(c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment"))
+            items: list[Word] | None = self.words(
+                c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment")
+            )
         else:  # `for NAME; do`: the positional parameters
             items = None if self.env.positional is None else list(self.env.positional)
         size = (body.end_byte - body.start_byte) * len(items or ())
@@ -1202,8 +1204,8 @@ class _Reader:
                 kind == "compound_statement" and current.children and current.children[0].type == "(("
             ):
                 names.update(arithmetic_assigned(_text(current)))
-            elif kind == "expansion" and re.match(r"\$\{([A-Za-z_]\w*)(:?=)", _text(current)):
-                names.add(re.match(r"\$\{([A-Za-z_]\w*)", _text(current)).group(1))  # type: ignore[union-attr]
+            elif kind == "expansion" and (default := re.match(r"\$\{([A-Za-z_]\w*):?=", _text(current))):
+                names.add(default.group(1))
             elif kind in ("unset_command", "declaration_command"):
                 texts = [_text(c) for c in current.children[1:]]
                 if kind == "declaration_command" and (
@@ -1573,7 +1575,9 @@ class _Reader:
 
 
 # What bash expands in an arithmetic expression before it evaluates it.
-_EXPANDED = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution", "string", "raw_string"})
+_EXPANDED = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution", "string", "raw_string"}
+)
 # A `for` over known words is read pass by pass up to this many passes; a longer one is a loop not followed.
 MAX_PASSES = 16
 # What `may_assign` says besides variable names: a `cd` (the folder) and a `shift`/`set` (the positional parameters).

@@ -438,7 +438,7 @@ STALE = {
     "for over more words than followed": ("for LR in " + " ".join(map(str, range(20))) + "; do :; done\n", None),
     "for with a break": ("for LR in 1 2; do break; done\n", None),
     "while": ("i=0\nwhile [ $i -lt 2 ]; do LR=9; i=$((i+1)); done\n", None),
-    "until": ("until [ \"$LR\" = 9 ]; do LR=9; done\n", None),
+    "until": ('until [ "$LR" = 9 ]; do LR=9; done\n', None),
     "for ((...))": ("for ((i=0; i<2; i++)); do LR=$i; done\n", None),
     "((LR=999))": ("((LR=999))\n", "999"),
     ": $((LR=999))": (": $((LR=999))\n", "999"),
