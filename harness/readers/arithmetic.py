@@ -42,6 +42,7 @@ _BINARY = {
     "**": (14, True),
 }
 _ASSIGNMENT = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="})
+MAX_DEPTH = 8  # a variable naming a variable naming ...: followed this deep
 _UNARY_POWER = 15  # `-`, `+`, `!`, `~` bind tighter than `**`: `-2**2` is 4
 Node = tuple[Any, ...]
 
@@ -162,17 +163,19 @@ def evaluate(text: str, read: Callable[[str], str | None], write: Callable[[str,
     variable's text (None when it is not known; "" when unset), `write(name, value)` assigns as bash would (only the
     parts bash evaluates: `&&`, `||` and `?:` skip the others)."""
 
-    def value_of(name: str) -> int:
+    def value_of(name: str, depth: int = 0) -> int:
         text = read(name)
         if text is None:
             raise Unknown(name)
         text = text.strip()
         if not text:
             return 0
-        if not re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", text):
-            raise Unknown(f"{name} holds an expression")  # bash evaluates it in turn: not followed
-        sign = -1 if text.startswith("-") else 1
-        return wrap_int(sign * _number(text.lstrip("+-")))
+        if re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", text):
+            sign = -1 if text.startswith("-") else 1
+            return wrap_int(sign * _number(text.lstrip("+-")))
+        if depth >= MAX_DEPTH or not re.fullmatch(r"[A-Za-z_]\w*", text):
+            raise Unknown(f"{name} holds an expression")  # bash evaluates it in turn: only a name is followed
+        return value_of(text, depth + 1)
 
     def run(node: Node) -> int:
         kind = node[0]

@@ -928,6 +928,11 @@ class _Reader:
                 return False if a is False or b is False else (None if a is None or b is None else True)
             if _text(operator) == "||":
                 return True if a is True or b is True else (None if a is None or b is None else False)
+        if kind == "variable_assignment" and not re.search(r"\$\(|`", _text(node)):
+            return True  # an assignment's status is 0 (a command substitution's would be its own)
+        if kind == "compound_statement" and node.children and node.children[0].type == "((":
+            value = self.calculate(node, ("((", "))"))
+            return None if value is None else value != 0
         if kind == "negated_command":
             inner = self.condition(node.children[-1])
             return None if inner is None else not inner
@@ -1020,9 +1025,10 @@ class _Reader:
         verdicts = [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
         line = self.at or node.start_point.row + 1
         why = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line}), whose branch is not known"
+        unfollowed = self.unfollowed(conditions)
         if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign, before any branch
             self.taint(conditions, why)
-        self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why)
+        self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why if unfollowed else "")
 
     def choose(
         self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None, taken: list[int] | None = None, why: str = ""
@@ -1031,8 +1037,9 @@ class _Reader:
         launches with the variables left as they were.
 
         A branch's verdict is None when it cannot be told without running code: the first such branch is taken
-        unless it only stops the script, and then what any branch may assign is unknown after it (`why` names the
-        statement), never the value of the branch guessed.
+        unless it only stops the script. When the test reads a value assigned in a way the reader does not follow
+        (`why` names the statement then; "" otherwise), what any branch may assign is unknown after it, never the
+        value of the branch guessed: a `read` or an `eval` is not laundered into a known value by a test on it.
         """
         guessed = False
         if taken is None:
@@ -1057,13 +1064,15 @@ class _Reader:
         for position in taken:
             for statement in branches[position][1]:
                 self.statement(statement)
-        if guessed:
+        if guessed and why:
             self.taint([s for _, body in branches for s in body], why)
 
     def and_or(self, node: Any) -> None:
-        """`A && B`, `A || B`: B runs when A's status says so; when that is not known B is read as run, and what it
-        may assign is unknown after it (an `exit` there is taken not to run: `cd x || exit 1`)."""
+        """`A && B`, `A || B`: B runs when A's status says so; when that is not known B is read as run (an `exit`
+        there is taken not to run: `cd x || exit 1`), and what it may assign is unknown after it when A reads or
+        assigns a value in a way the reader does not follow (`read X && ...`)."""
         left, operator, right = node.children
+        unfollowed = self.unfollowed([left])
         verdict = self.condition(left)
         self.statement(left)
         both = _text(operator) == "&&"
@@ -1077,7 +1086,7 @@ class _Reader:
         if verdict is None and _text(right).startswith(("exit", "return")):
             return
         self.statement(right)
-        if verdict is None:
+        if verdict is None and unfollowed:
             why = f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1}), whose status is not known"
             self.taint([right], why)
 
@@ -1109,6 +1118,7 @@ class _Reader:
             notes.append(_only_when([subject_node] if subject_node is not None else [], f" matches {shown}"))
         line = self.at or node.start_point.row + 1
         why = f"`case {_text(subject_node) if subject_node is not None else ''}` (line {line}), whose branch is not known"
+        why = why if subject_node is not None and self.unfollowed([subject_node]) else ""
         self.choose(branches, notes, _case_taken([m for m, _ in branches], ends), why)
 
     def for_statement(self, node: Any) -> None:
@@ -1182,6 +1192,27 @@ class _Reader:
         if ARGUMENTS_CHANGE in names:
             self.env.positional = None
 
+    def unfollowed(self, nodes: Iterable[Any]) -> str:
+        """Why the test `nodes` make depends on what the reader does not follow ("" when it does not): it reads a
+        variable assigned so (`read`, `eval`, a loop), or runs a command that assigns (`read X`, `((X=2))`)."""
+        for node in nodes:
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if current.type == "command" or _is_arithmetic(current):
+                    names = (
+                        self._command_assigns(current, frozenset()) if current.type == "command" else arithmetic_assigned(_text(current))
+                    )
+                    if names is None or any(n.isidentifier() for n in names):
+                        return f"`{' '.join(_text(current).split())[:80]}` (line {self.at or current.start_point.row + 1})"
+                if current.type != "variable_name":
+                    stack.extend(current.children)
+                    continue
+                why = next((p.why for w in self.lookup(_text(current)) or [] for p in w if p.why), "")
+                if why:
+                    return why
+        return ""
+
     def may_assign(self, node: Any, seen: frozenset[str] = frozenset()) -> set[str] | None:
         """The variables `node` may assign when it runs, read from its syntax (None: any variable, after `eval`, a
         `source`, `declare -n` or a syntax error): assignments, loop variables, arithmetic assignments, the names
@@ -1200,9 +1231,7 @@ class _Reader:
                 names.add(_text(current.children[0]).partition("[")[0])
             elif kind == "for_statement":
                 names.update(_text(c) for c in current.children if c.type == "variable_name")
-            elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
-                kind == "compound_statement" and current.children and current.children[0].type == "(("
-            ):
+            elif _is_arithmetic(current):
                 names.update(arithmetic_assigned(_text(current)))
             elif kind == "expansion" and (default := re.match(r"\$\{([A-Za-z_]\w*):?=", _text(current))):
                 names.add(default.group(1))
@@ -1609,6 +1638,14 @@ def _case_taken(matches: list[bool | None], ends: list[str]) -> list[int] | None
             break
         testing = end == ";;&"
     return taken
+
+
+def _is_arithmetic(node: Any) -> bool:
+    """`$((...))`, `((...))` or `for ((...))`: arithmetic that may assign."""
+    kind = node.type
+    return kind in ("arithmetic_expansion", "c_style_for_statement") or (
+        kind == "compound_statement" and bool(node.children) and node.children[0].type == "(("
+    )
 
 
 def _header(node: Any) -> str:
