@@ -372,6 +372,10 @@ class _Reader:
         # Names `declare -i`/`-l`/`-u` gave an attribute: what is assigned to them is changed by bash (arithmetic,
         # case), so it is unknown unless plain (an integer literal under `-i`); the declaration, for messages.
         self.attributes: dict[str, str] = {}
+        # A `$((...))` bash refuses (`$((0+X))` with X='x y'): bash skips the rest of the script's command around
+        # it (an `if`, a function's call), so what that command assigns is unknown once it is read.
+        self.aborted = ""
+        self.refused = ""  # the last arithmetic bash refuses: a test on it fails in a way not followed here
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
         self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
 
@@ -625,12 +629,14 @@ class _Reader:
         it may assign is unknown (never the value before it)."""
         line = node.start_point.row + 1
         text = self.arithmetic_text(node, delimiters)
+        known = [text is not None]  # False once a value it reads is not known
 
         def read(name: str) -> str | None:
             words = self.lookup(name, line)
             if not words:
                 return ""  # unset: 0, as a plain run reads it
-            return None if any(p.unknown for p in words[0]) else word_text(words[0])
+            known[0] = known[0] and not any(p.unknown for p in words[0])
+            return word_text(words[0]) if known[0] else None
 
         def write(name: str, value: int) -> None:
             self.env.values[name] = [(self.piece(str(value), line),)]
@@ -638,8 +644,13 @@ class _Reader:
         value = None if text is None else arithmetic.evaluate(text, read, write)
         if value is None:
             names = arithmetic_assigned(_text(node))
+            why = f"`{' '.join(_text(node).split())[:80]}` (line {self.at or line})"
             if names:
-                self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or line})", sorted(names))
+                self.unknowable(why, sorted(names))
+            if known[0]:  # every value it reads is known: bash refuses it (or it is not followed here)
+                self.refused = f"{why}, which bash refuses"
+                if node.type == "arithmetic_expansion":  # bash then skips the rest of the command around it: `aborted`
+                    self.aborted = self.aborted or f"{why}, which bash refuses (it skips the rest of the command around it)"
         return value
 
     def arithmetic_text(self, node: Any, delimiters: tuple[str, ...]) -> str | None:
@@ -715,6 +726,9 @@ class _Reader:
     def run(self, node: Any) -> None:
         for child in node.children:
             self.statement(child)
+            if self.aborted:  # bash skipped the rest of this command: what it assigns after the failure is unknown
+                why, self.aborted = self.aborted, ""
+                self.taint([child], why)
 
     def statement(self, node: Any) -> None:
         kind = node.type
@@ -931,8 +945,8 @@ class _Reader:
         if kind == "variable_assignment" and not re.search(r"\$\(|`", _text(node)):
             return True  # an assignment's status is 0 (a command substitution's would be its own)
         if kind == "compound_statement" and node.children and node.children[0].type == "((":
-            value = self.calculate(node, ("((", "))"))
-            return None if value is None else value != 0
+            number = self.calculate(node, ("((", "))"))
+            return None if number is None else number != 0
         if kind == "negated_command":
             inner = self.condition(node.children[-1])
             return None if inner is None else not inner
@@ -1022,10 +1036,11 @@ class _Reader:
                 notes.append(_only_when(conditions, " fails"))
             else:
                 notes.append(_only_when([c] if c is not None else [], " holds" if position == 0 else " holds (and those before it fail)"))
+        self.refused = ""
         verdicts = [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
         line = self.at or node.start_point.row + 1
         why = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line}), whose branch is not known"
-        unfollowed = self.unfollowed(conditions)
+        unfollowed = self.unfollowed(conditions) or self.refused
         if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign, before any branch
             self.taint(conditions, why)
         self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why if unfollowed else "")
@@ -1072,8 +1087,10 @@ class _Reader:
         there is taken not to run: `cd x || exit 1`), and what it may assign is unknown after it when A reads or
         assigns a value in a way the reader does not follow (`read X && ...`)."""
         left, operator, right = node.children
+        self.refused = ""
         unfollowed = self.unfollowed([left])
         verdict = self.condition(left)
+        unfollowed = unfollowed or self.refused
         self.statement(left)
         both = _text(operator) == "&&"
         if verdict is not None and verdict != both:  # B does not run: read for its launches, as a branch not taken
