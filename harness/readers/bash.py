@@ -12,7 +12,10 @@ front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray jo
 known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
 folder) makes the launch "not extracted", with why, instead of a guess. So does a value bash may have assigned in
 a way not followed here (`eval`, `read`, `printf -v`, `declare -n`, a computed `declare`, a DEBUG `trap`, a
-`source` not read): from that command on, what it may assign is unknown, never the value before it.
+`source` not read): from that command on, what it may assign is unknown, never the value before it. The same for
+what the reader does not run exactly: a loop it does not read pass by pass (a `for` over few known words it does,
+each launch in it once per pass), arithmetic it cannot compute (`harness.readers.arithmetic` computes the rest with
+bash's precedence), `declare -i`, splitting on a changed IFS, and a branch whose test reads such a value.
 """
 
 from __future__ import annotations
