@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 from harness.gates.budget import ARITHMETIC_BITS, wrap_int
@@ -18,37 +19,35 @@ _TOKEN = re.compile(
     r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|<<=|>>=|\*\*|\+\+|--|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|<<|>>|[-+*/%<>=!~&^|?:(),])"
 )
 # Binary operators: (binding power, right-associative). Assignments bind loosest but the comma.
-_BINARY = {
-    ",": (1, False),
-    "?": (3, True),
-    "||": (4, False),
-    "&&": (5, False),
-    "|": (6, False),
-    "^": (7, False),
-    "&": (8, False),
-    "==": (9, False),
-    "!=": (9, False),
-    "<": (10, False),
-    ">": (10, False),
-    "<=": (10, False),
-    ">=": (10, False),
-    "<<": (11, False),
-    ">>": (11, False),
-    "+": (12, False),
-    "-": (12, False),
-    "*": (13, False),
-    "/": (13, False),
-    "%": (13, False),
-    "**": (14, True),
-}
+_BINARY = MappingProxyType(
+    {
+        ",": (1, False),
+        "?": (3, True),
+        "||": (4, False),
+        "&&": (5, False),
+        "|": (6, False),
+        "^": (7, False),
+        "&": (8, False),
+        "==": (9, False),
+        "!=": (9, False),
+        "<": (10, False),
+        ">": (10, False),
+        "<=": (10, False),
+        ">=": (10, False),
+        "<<": (11, False),
+        ">>": (11, False),
+        "+": (12, False),
+        "-": (12, False),
+        "*": (13, False),
+        "/": (13, False),
+        "%": (13, False),
+        "**": (14, True),
+    }
+)
 _ASSIGNMENT = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="})
 MAX_DEPTH = 8  # a variable naming a variable naming ...: followed this deep
 _UNARY_POWER = 15  # `-`, `+`, `!`, `~` bind tighter than `**`: `-2**2` is 4
 Node = tuple[Any, ...]
-
-
-class Unknown(Exception):
-    """The expression holds something not followed here."""
 
 
 def _tokens(text: str) -> list[str]:
@@ -58,7 +57,7 @@ def _tokens(text: str) -> list[str]:
             break
         match = _TOKEN.match(text, position)
         if match is None:
-            raise Unknown(text[position:])
+            raise ValueError(text[position:])
         tokens.append(match.group(1))
         position = match.end()
     return tokens
@@ -74,7 +73,7 @@ class _Parser:
     def take(self, expected: str = "") -> str:
         token = self.peek()
         if not token or (expected and token != expected):
-            raise Unknown(f"expected {expected or 'more'}")
+            raise ValueError(f"expected {expected or 'more'}")
         self.position += 1
         return token
 
@@ -84,7 +83,7 @@ class _Parser:
             operator = self.peek()
             if operator in _ASSIGNMENT and power <= 2:
                 if left[0] != "var":
-                    raise Unknown("an assignment to something else than a variable")
+                    raise ValueError("an assignment to something else than a variable")
                 self.take()
                 left = ("assign", operator, left[1], self.expression(2))
                 continue
@@ -108,7 +107,7 @@ class _Parser:
         if token in ("++", "--"):
             name = self.take()
             if not name.isidentifier():
-                raise Unknown("++ or -- before something else than a variable")
+                raise ValueError("++ or -- before something else than a variable")
             return ("pre", token, name)
         if token in ("-", "+", "!", "~"):
             return ("unary", token, self.expression(_UNARY_POWER))
@@ -118,7 +117,7 @@ class _Parser:
             if self.peek() in ("++", "--"):
                 return ("post", self.take(), token)
             return ("var", token)
-        raise Unknown(token)
+        raise ValueError(token)
 
 
 def _number(text: str) -> int:
@@ -136,7 +135,7 @@ def _binary(operator: str, left: int, right: int) -> int:
         return wrap_int(quotient if operator == "/" else left - right * quotient)
     if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
         if right < 0:
-            raise Unknown("a negative exponent")
+            raise ValueError("a negative exponent")
         return wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
     if operator in ("<<", ">>"):
         shift = right % ARITHMETIC_BITS
@@ -166,7 +165,7 @@ def evaluate(text: str, read: Callable[[str], str | None], write: Callable[[str,
     def value_of(name: str, depth: int = 0) -> int:
         text = read(name)
         if text is None:
-            raise Unknown(name)
+            raise ValueError(name)
         text = text.strip()
         if not text:
             return 0
@@ -174,7 +173,7 @@ def evaluate(text: str, read: Callable[[str], str | None], write: Callable[[str,
             sign = -1 if text.startswith("-") else 1
             return wrap_int(sign * _number(text.lstrip("+-")))
         if depth >= MAX_DEPTH or not re.fullmatch(r"[A-Za-z_]\w*", text):
-            raise Unknown(f"{name} holds an expression")  # bash evaluates it in turn: only a name is followed
+            raise ValueError(f"{name} holds an expression")  # bash evaluates it in turn: only a name is followed
         return value_of(text, depth + 1)
 
     def run(node: Node) -> int:
@@ -214,5 +213,5 @@ def evaluate(text: str, read: Callable[[str], str | None], write: Callable[[str,
         if parser.peek():
             return None
         return run(tree)
-    except (Unknown, ArithmeticError, ValueError, RecursionError, KeyError):
+    except (ArithmeticError, ValueError, RecursionError, KeyError):  # ValueError: refused by bash, or not followed
         return None
