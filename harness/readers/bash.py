@@ -378,6 +378,7 @@ class _Reader:
         # A `$((...))` bash refuses (`$((0+X))` with X='x y'): bash skips the rest of the script's command around
         # it (an `if`, a function's call), so what that command assigns is unknown once it is read.
         self.aborted = ""
+        self.passes = 0  # loop passes read one by one, summed (MAX_SCRIPT_PASSES)
         self.refused = ""  # the last arithmetic bash refuses: a test on it fails in a way not followed here
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
         self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
@@ -1160,11 +1161,13 @@ class _Reader:
             or len(items) > MAX_PASSES
             or any(p.unknown for w in items for p in w)
             or self.called_bytes + size > MAX_SCRIPT_BYTES
+            or self.passes + len(items) > MAX_SCRIPT_PASSES
             or _leaves_early(body)
             or _text(variable) in self.attributes
         ):
             return self.loop(node)
         self.called_bytes += size
+        self.passes += len(items)
         if not items:  # no pass: its launches are read once, as a branch not taken
             saved = self.env
             self.env = saved.child()
@@ -1627,8 +1630,10 @@ class _Reader:
 _EXPANDED = frozenset(
     {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution", "string", "raw_string"}
 )
-# A `for` over known words is read pass by pass up to this many passes; a longer one is a loop not followed.
+# A `for` over known words is read pass by pass up to this many passes; a longer one is a loop not followed. So is
+# one past MAX_SCRIPT_PASSES passes in the script (nested loops of 16 would make 16**n launches).
 MAX_PASSES = 16
+MAX_SCRIPT_PASSES = 256
 # What `may_assign` says besides variable names: a `cd` (the folder) and a `shift`/`set` (the positional parameters).
 FOLDER_CHANGE = "cd:"
 ARGUMENTS_CHANGE = "set:"

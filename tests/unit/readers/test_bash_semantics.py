@@ -495,3 +495,13 @@ def test_splitting_on_a_changed_ifs_is_unknown_not_a_wrong_override(stubs):
     # `"$*"` joins with IFS's first character, as bash does.
     script = 'IFS=:\nset -- a=1 b\npython3 -m app.main "$*"\n'
     assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["a=1:b"]] == [arguments(x) for x in read(script)]
+
+
+def test_nested_loops_are_read_pass_by_pass_only_up_to_a_bound():
+    """16 * 16 * 16 passes would be 4,096 launches: past MAX_SCRIPT_PASSES the loop is one not followed (unknown)."""
+    words = " ".join(str(n) for n in range(16))
+    script = f"for a in {words}; do for b in {words}; do for c in {words}; do\npython3 -m app.main x=$a$b$c\ndone; done; done\n"
+    launches = read(script)
+    assert len(launches) < 300
+    assert [arguments(x) for x in launches[:2]] == [["x=000"], ["x=001"]]
+    assert launches[-1].error.endswith("a loop not followed pass by pass"), launches[-1]
