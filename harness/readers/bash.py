@@ -12,7 +12,10 @@ front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray jo
 known without running code (a whole argument from an unset variable or a command, `eval`, a `cd` to an unknown
 folder) makes the launch "not extracted", with why, instead of a guess. So does a value bash may have assigned in
 a way not followed here (`eval`, `read`, `printf -v`, `declare -n`, a computed `declare`, a DEBUG `trap`, a
-`source` not read): from that command on, what it may assign is unknown, never the value before it.
+`source` not read): from that command on, what it may assign is unknown, never the value before it. The same for
+what the reader does not run exactly: a loop it does not read pass by pass (a `for` over few known words it does,
+each launch in it once per pass), arithmetic it cannot compute (`harness.readers.arithmetic` computes the rest with
+bash's precedence), `declare -i`, splitting on a changed IFS, and a branch whose test reads such a value.
 """
 
 from __future__ import annotations
@@ -23,13 +26,12 @@ import functools
 import posixpath
 import re
 from collections import ChainMap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
 from harness.gates.budget import (
-    ARITHMETIC_BITS,
     MAX_EXPANDED_WORDS,
     MAX_INDEX_DIGITS,
     MAX_SCRIPT_BYTES,
@@ -41,8 +43,8 @@ from harness.gates.budget import (
     depth_budget,
     size_budget,
     syntax_depth,
-    wrap_int,
 )
+from harness.readers import arithmetic
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
 HYDRA_VALUE_FLAGS = MappingProxyType(
@@ -371,6 +373,16 @@ class _Reader:
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
         self.expanded_words = 0  # words of every `"${A[@]}"` and `"$@"`, summed (MAX_EXPANDED_WORDS)
         self.single_bracket = False  # the test being decided is `[ ... ]`, not `[[ ... ]]`
+        # Per function running: its `local` names and the values they hide (the caller's, back when it returns).
+        self.locals: list[dict[str, list[Word] | None]] = []
+        # Names `declare -i`/`-l`/`-u` gave an attribute: what is assigned to them is changed by bash (arithmetic,
+        # case), so it is unknown unless plain (an integer literal under `-i`); the declaration, for messages.
+        self.attributes: dict[str, str] = {}
+        # A `$((...))` bash refuses (`$((0+X))` with X='x y'): bash skips the rest of the script's command around
+        # it (an `if`, a function's call), so what that command assigns is unknown once it is read.
+        self.aborted = ""
+        self.passes = 0  # loop passes read one by one, summed (MAX_SCRIPT_PASSES)
+        self.refused = ""  # the last arithmetic bash refuses: a test on it fails in a way not followed here
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
         self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
 
@@ -557,7 +569,7 @@ class _Reader:
                     return []  # the script's own arguments: a plain run gives none
                 if name == "*" and quoted:
                     return self.concatenate(
-                        [[(self.piece(" ", line),)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
+                        [[self.separator(line)] if i % 2 else [positional[i // 2]] for i in range(2 * len(positional) - 1)], line
                     )
                 every = self.all_words(positional, line)
                 return list(every) if quoted else [tuple(replace(p, split=True) for p in w) for w in every]
@@ -584,7 +596,9 @@ class _Reader:
             empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
             if empty:
                 default: list[Word] = self.concatenate([self.pieces(c, quoted) for c in operand]) if operand else [(self.piece("", line),)]
-                if operator.endswith("="):
+                if operator.endswith("=") and name in self.attributes:
+                    self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
+                elif operator.endswith("="):
                     self.env.values[name] = default
                 value = default
         elif operator in (":+", "+"):
@@ -603,7 +617,7 @@ class _Reader:
             return [(self.piece("", line, f"${name}", split=not quoted),)]
         if index == "*" or (quoted and index != "@" and len(value) > 1):
             value = self.concatenate(
-                [[(self.piece(" ", line),)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
+                [[self.separator(line)] if position % 2 else [value[position // 2]] for position in range(2 * len(value) - 1)], line
             )
         if quoted:
             return value
@@ -618,79 +632,104 @@ class _Reader:
 
     def arithmetic(self, node: Any) -> Piece:
         line = node.start_point.row + 1
-        inner = [c for c in node.children if c.type not in ("$((", "))", "$[", "]")]
-        try:
-            value = self.evaluate(inner[0]) if len(inner) == 1 else None
-        except (ArithmeticError, ValueError, RecursionError):
-            value = None
+        value = self.calculate(node, ("$((", "))", "$[", "]"))
         if value is None:
             return self.piece("", line, _text(node))
         return self.piece(str(value), line)
 
-    def evaluate(self, node: Any) -> int | None:
-        """Bash integer arithmetic over the expression's tree; None where a value is unknown."""
-        kind = node.type
-        if kind == "number":
-            return int(_text(node), 0) if not _text(node).startswith("0") or _text(node) == "0" else int(_text(node), 8)
-        if kind in ("variable_name", "simple_expansion", "expansion", "word"):
-            if kind == "variable_name" or (kind == "word" and _text(node).isidentifier()):
-                words = self.lookup(_text(node)) or []
-                text = word_text(words[0]) if words else "0"
-                unknown = bool(words) and any(p.unknown for p in words[0])
-            elif kind == "word":
-                text, unknown = _text(node), False
-            else:
-                (word,) = self.pieces(node, quoted=True) or [(self.piece("0", 0),)]
-                text, unknown = word_text(word), any(p.unknown for p in word)
-            if unknown:
+    def calculate(self, node: Any, delimiters: tuple[str, ...]) -> int | None:
+        """The value of `$((...))` or `((...))`, assigning what it assigns; None when it is not known, and then what
+        it may assign is unknown (never the value before it)."""
+        line = node.start_point.row + 1
+        text = self.arithmetic_text(node, delimiters)
+        known = [text is not None]  # False once a value it reads is not known
+
+        def read(name: str) -> str | None:
+            words = self.lookup(name, line)
+            if not words:
+                return ""  # unset: 0, as a plain run reads it
+            known[0] = known[0] and not any(p.unknown for p in words[0])
+            return word_text(words[0]) if known[0] else None
+
+        def write(name: str, value: int) -> None:
+            self.env.values[name] = [(self.piece(str(value), line),)]
+
+        value = None if text is None else arithmetic.evaluate(text, read, write)
+        if value is None:
+            names = arithmetic_assigned(_text(node))
+            why = f"`{' '.join(_text(node).split())[:80]}` (line {self.at or line})"
+            if names:
+                self.unknowable(why, sorted(names))
+            if known[0]:  # every value it reads is known: bash refuses it (or it is not followed here)
+                self.refused = f"{why}, which bash refuses"
+                if node.type == "arithmetic_expansion":  # bash then skips the rest of the command around it: `aborted`
+                    self.aborted = self.aborted or f"{why}, which bash refuses (it skips the rest of the command around it)"
+        return value
+
+    def arithmetic_text(self, node: Any, delimiters: tuple[str, ...]) -> str | None:
+        """An arithmetic expression's text with its expansions (`$X`, `${X:-1}`, `$(...)`) replaced by their values,
+        as bash expands them before it evaluates; None when one is not known."""
+        inner = [c for c in node.children if c.type not in delimiters]
+        if not inner:
+            return ""
+        parts: list[str] = []
+        position = inner[0].start_byte
+        stack = list(reversed(inner))
+        while stack:
+            child = stack.pop()
+            if child.type not in _EXPANDED:
+                stack.extend(reversed(child.children))
+                continue
+            words = self.pieces(child, quoted=True)
+            if len(words) != 1 or any(p.unknown for p in words[0]):
                 return None
-            text = text.strip() or "0"
-            return wrap_int(int(text, 0)) if re.fullmatch(r"[-+]?(0x[0-9a-fA-F]+|\d+)", text) else None
-        if kind == "parenthesized_expression":
-            inner = [c for c in node.children if c.type not in ("(", ")")]
-            return self.evaluate(inner[0]) if len(inner) == 1 else None
-        if kind == "unary_expression":
-            operator, operand = _text(node.children[0]), self.evaluate(node.children[1])
-            if operand is None:
-                return None
-            result = {"-": -operand, "+": operand, "!": int(not operand), "~": ~operand}.get(operator)
-            return None if result is None else wrap_int(result)
-        if kind == "binary_expression" and len(node.children) == 3:
-            left, right = self.evaluate(node.children[0]), self.evaluate(node.children[2])
-            if left is None or right is None:
-                return None
-            operator = _text(node.children[1])
-            operations: dict[str, Callable[[int, int], int]] = {
-                "+": lambda a, b: a + b,
-                "-": lambda a, b: a - b,
-                "*": lambda a, b: a * b,
-                "/": lambda a, b: int(a / b),
-                "%": lambda a, b: a - b * int(a / b),
-                "**": lambda a, b: a**b,
-                "<": lambda a, b: int(a < b),
-                ">": lambda a, b: int(a > b),
-                "<=": lambda a, b: int(a <= b),
-                ">=": lambda a, b: int(a >= b),
-                "==": lambda a, b: int(a == b),
-                "!=": lambda a, b: int(a != b),
-                "&&": lambda a, b: int(bool(a and b)),
-                "||": lambda a, b: int(bool(a or b)),
-            }
-            if operator == "**":  # bash refuses a negative exponent; a big one wraps as the 64-bit product does
-                return None if right < 0 else wrap_int(pow(left, right, 1 << ARITHMETIC_BITS))
-            return wrap_int(operations[operator](left, right)) if operator in operations else None
-        if kind == "ternary_expression":
-            parts = [c for c in node.children if c.type not in ("?", ":")]
-            condition = self.evaluate(parts[0])
-            return None if condition is None else self.evaluate(parts[1] if condition else parts[2])
-        return None
+            parts += [self.source[position : child.start_byte].decode("utf-8", "replace"), word_text(words[0])]
+            position = child.end_byte
+        parts.append(self.source[position : inner[-1].end_byte].decode("utf-8", "replace"))
+        return "".join(parts)
+
+    def arithmetic_command(self, node: Any) -> None:
+        """`((X=999))`: arithmetic for what it assigns."""
+        self.calculate(node, ("((", "))"))
+
+    def ifs(self) -> tuple[str | None, str, int]:
+        """(IFS's value, "", the line that set it) when it is known (None when unset: bash splits as on the default);
+        (None, why, line) when it is not known (a `read` or an `eval` may have set it)."""
+        value = self.lookup("IFS")
+        if value is None:
+            return None, "", 0
+        word = value[0] if value else ()
+        line = next((p.line for p in word), 0)
+        unknown = next((p for p in word if p.unknown), None)
+        if unknown is not None:
+            return None, unknown.why or f"IFS=... (line {line}), not known", line
+        return word_text(word), "", line
+
+    def separator(self, line: int) -> Word:
+        """What `"$*"` and `"${A[*]}"` put between elements: IFS's first character (a space when it is unset)."""
+        text, why, _ = self.ifs()
+        if why:
+            return (replace(self.piece("", line, "$IFS"), why=why),)
+        return (self.piece(" " if text is None else text[:1], line),)
+
+    def split(self, word: Word) -> list[Word]:
+        """Bash's word splitting of `word`'s unquoted expansions on the default IFS. Under an IFS the script changed
+        (`IFS=:`), an expansion that would split on either is not known (splitting on it is not followed here)."""
+        text, why, set_at = self.ifs()
+        if why or (text is not None and text != " \t\n"):
+            marks = " \t\n" + (text or "")
+            split = next((p for p in word if p.split and not p.unknown and any(c in marks for c in p.text)), None)
+            if split is not None:
+                why = why or f"`IFS={text!r}` (line {set_at}): splitting on it is not followed"
+                return [(replace(self.piece("", split.line, "a value split on IFS"), why=why),)]
+        return _split(word)
 
     def words(self, nodes: Iterable[Any]) -> list[Word]:
         """The words of a command's arguments after expansion and word splitting (past the budget, a placeholder)."""
         result: list[Word] = []
         for node in nodes:
             for word in self.pieces(node):
-                result.extend(_split(word))
+                result.extend(self.split(word))
             if len(result) > MAX_WORDS:
                 return [_over_budget(node.start_point.row + 1)]
         return result
@@ -700,6 +739,9 @@ class _Reader:
     def run(self, node: Any) -> None:
         for child in node.children:
             self.statement(child)
+            if self.aborted:  # bash skipped the rest of this command: what it assigns after the failure is unknown
+                why, self.aborted = self.aborted, ""
+                self.taint([child], why)
 
     def statement(self, node: Any) -> None:
         kind = node.type
@@ -709,10 +751,7 @@ class _Reader:
             for child in node.children:
                 self.statement(child)
         elif kind == "declaration_command":
-            for child in node.children:
-                if child.type == "variable_assignment":
-                    self.assign(child)
-            self.computed_declaration(node)
+            self.declaration(node)
         elif kind == "unset_command":
             for child in node.children[1:]:
                 self.env.values.pop(_text(child), None)
@@ -724,7 +763,17 @@ class _Reader:
             for child in node.children:
                 self.statement(child)
             self.env = saved
-        elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "pipeline", "list"):
+        elif kind == "compound_statement" and node.children and node.children[0].type == "((":
+            self.arithmetic_command(node)
+        elif kind == "list" and len(node.children) == 3 and _text(node.children[1]) in ("&&", "||"):
+            self.and_or(node)
+        elif kind == "pipeline":  # each command of a pipeline runs in a subshell: what it assigns ends with it
+            saved = self.env
+            for child in node.children:
+                self.env = saved.copy()
+                self.statement(child)
+            self.env = saved
+        elif kind in ("redirected_statement", "negated_command", "compound_statement", "do_group", "list"):
             for child in node.children:
                 if child.type == "file_redirect":
                     self.writes(child)
@@ -737,12 +786,35 @@ class _Reader:
             self.for_statement(node)
         elif kind == "function_definition":
             self.define(node)
-        elif kind == "while_statement":  # a loop body is read once, for the launches in it
-            for child in node.children:
-                if child.type == "do_group":
-                    self.statement(child)
+        elif kind == "while_statement":
+            self.loop(node)
         elif kind == "ERROR":
             self.broken(node)
+
+    def declaration(self, node: Any) -> None:
+        """`declare`/`local`/`export`/`typeset`/`readonly`: their assignments; in a function `local` (and `declare`
+        without `-g`) makes a name the function's own, restored when it returns; `-i`, `-l`, `-u` make bash change
+        what is assigned to the name from then on (see `assign`)."""
+        command = _text(node.children[0]) if node.children else ""
+        children = node.children[1:]
+        flags = "".join(_text(c)[1:] for c in children if c.type == "word" and _text(c).startswith("-"))
+        local = bool(self.locals) and (command == "local" or (command in ("declare", "typeset") and "g" not in flags))
+        line = self.at or node.start_point.row + 1
+        for child in children:
+            if child.type not in ("variable_assignment", "variable_name"):
+                continue
+            name = _text(child.children[0] if child.type == "variable_assignment" else child).partition("[")[0]
+            # `local X` unsets X, unless it is this function's already (a `local` before, or the call's `X=1 f`).
+            fresh = local and name not in self.locals[-1]
+            if fresh:
+                self.locals[-1][name] = self.lookup(name, line)
+            if command != "export" and set(flags) & set("ilu"):
+                self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
+            if child.type == "variable_assignment":
+                self.assign(child)
+            elif fresh:
+                self.env.values[name] = None
+        self.computed_declaration(node)
 
     def computed_declaration(self, node: Any) -> None:
         """`declare -n R=W` (then `R=9` assigns W) and `declare "$N=9"` (the name is a value): what they assign is
@@ -762,9 +834,10 @@ class _Reader:
         if name is not None and body is not None:
             self.functions[_text(name)] = (body, self.source, self.written_source, self.layout, self.here)
 
-    def call(self, name: str, arguments: list[Word], line: int) -> bool:
+    def call(self, name: str, arguments: list[Word], line: int, prefix: dict[str, list[Word] | None] | None = None) -> bool:
         """Run function `name` with `arguments` as bash does: its body with these positional parameters, in the
-        caller's variables and folder. False when it is not followed (it calls itself, or the bodies run so far
+        caller's variables and folder (`prefix`: the values before its `VAR=x` prefix, which come back after it,
+        as a `local`'s do). False when it is not followed (it calls itself, or the bodies run so far
         passed the script bound): then it is read once at the end, like a function never called."""
         body, source, written_source, layout, here = self.functions[name]
         size = body.end_byte - body.start_byte
@@ -777,10 +850,13 @@ class _Reader:
         self.env.positional = list(arguments)
         self.at = None if not self.sourcing else self.at
         self.calling.append(name)
+        self.locals.append(dict(prefix or {}))
         try:
             self.statement(body)
         finally:
             self.calling.pop()
+            for local, value in self.locals.pop().items():  # the caller's values come back when it returns
+                self.env.values[local] = value
             self.source, self.written_source, self.layout, self.here, self.env.positional, self.at = saved
         return True
 
@@ -845,6 +921,11 @@ class _Reader:
                 if len(joined) > MAX_WORD_PIECES:
                     break
             value = self.concatenate([[tuple(joined)]], line)
+        if name in self.attributes:  # `declare -i N` then `N=5/5` is 1 to bash: kept only when plain
+            plain = len(value) == 1 and not any(p.unknown for p in value[0]) and re.fullmatch(r"-?(0|[1-9][0-9]*)", word_text(value[0]))
+            if operator != "=" or index is not None or not plain:
+                self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
+                return
         if index is not None and index not in ("@", "*"):
             current = list(self.env.values.get(name, []))
             if index.isdigit():
@@ -877,6 +958,11 @@ class _Reader:
                 return False if a is False or b is False else (None if a is None or b is None else True)
             if _text(operator) == "||":
                 return True if a is True or b is True else (None if a is None or b is None else False)
+        if kind == "variable_assignment" and not re.search(r"\$\(|`", _text(node)):
+            return True  # an assignment's status is 0 (a command substitution's would be its own)
+        if kind == "compound_statement" and node.children and node.children[0].type == "((":
+            number = self.calculate(node, ("((", "))"))
+            return None if number is None else number != 0
         if kind == "negated_command":
             inner = self.condition(node.children[-1])
             return None if inner is None else not inner
@@ -966,39 +1052,83 @@ class _Reader:
                 notes.append(_only_when(conditions, " fails"))
             else:
                 notes.append(_only_when([c] if c is not None else [], " holds" if position == 0 else " holds (and those before it fail)"))
-        self.choose([(True if c is True else None if c is None else self.condition(c), b) for c, b in branches], notes)
+        self.refused = ""
+        verdicts = [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
+        line = self.at or node.start_point.row + 1
+        why = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line}), whose branch is not known"
+        unfollowed = self.unfollowed(conditions) or self.refused
+        if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign, before any branch
+            self.taint(conditions, why)
+        self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why if unfollowed else "")
 
-    def choose(self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None) -> None:
-        """Run the branch a plain run takes; read the others for their launches with the variables left as they were.
+    def choose(
+        self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None, taken: list[int] | None = None, why: str = ""
+    ) -> None:
+        """Run the branches a plain run takes (`taken`, else the first that holds); read the others for their
+        launches with the variables left as they were.
 
         A branch's verdict is None when it cannot be told without running code: the first such branch is taken
-        unless it only stops the script.
+        unless it only stops the script. When the test reads a value assigned in a way the reader does not follow
+        (`why` names the statement then; "" otherwise), what any branch may assign is unknown after it, never the
+        value of the branch guessed: a `read` or an `eval` is not laundered into a known value by a test on it.
         """
-        chosen = None
-        for position, (verdict, body) in enumerate(branches):
-            if verdict is None:
-                verdict = not any(_text(s).startswith("exit") for s in body)
-            if verdict:
-                chosen = position
-                break
+        guessed = False
+        if taken is None:
+            chosen = None
+            for position, (verdict, body) in enumerate(branches):
+                if verdict is None:
+                    guessed = True
+                    verdict = not any(_text(s).startswith("exit") for s in body)
+                if verdict:
+                    chosen = position
+                    break
+            taken = [] if chosen is None else [chosen]
         saved = self.env
         for position, (_, body) in enumerate(branches):
-            if position == chosen:
+            if position in taken:
                 continue
             self.env = saved.child()
             self.env.only_when = saved.only_when or (notes[position] if notes else "")
             for statement in body:
                 self.statement(statement)
         self.env = saved
-        if chosen is not None:
-            for statement in branches[chosen][1]:
+        for position in taken:
+            for statement in branches[position][1]:
                 self.statement(statement)
+        if guessed and why:
+            self.taint([s for _, body in branches for s in body], why)
+
+    def and_or(self, node: Any) -> None:
+        """`A && B`, `A || B`: B runs when A's status says so; when that is not known B is read as run (an `exit`
+        there is taken not to run: `cd x || exit 1`), and what it may assign is unknown after it when A reads or
+        assigns a value in a way the reader does not follow (`read X && ...`)."""
+        left, operator, right = node.children
+        self.refused = ""
+        unfollowed = self.unfollowed([left])
+        verdict = self.condition(left)
+        unfollowed = unfollowed or self.refused
+        self.statement(left)
+        both = _text(operator) == "&&"
+        if verdict is not None and verdict != both:  # B does not run: read for its launches, as a branch not taken
+            saved = self.env
+            self.env = saved.child()
+            self.env.only_when = saved.only_when or _only_when([left], " fails" if both else " holds")
+            self.statement(right)
+            self.env = saved
+            return
+        if verdict is None and _text(right).startswith(("exit", "return")):
+            return
+        self.statement(right)
+        if verdict is None and unfollowed:
+            why = f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1}), whose status is not known"
+            self.taint([right], why)
 
     def case_statement(self, node: Any) -> None:
         subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
         subject = self._test_value(subject_node) if subject_node is not None else None
         branches: list[tuple[Any, list[Any]]] = []
         notes: list[str] = []
+        ends: list[str] = []  # how each item ends: `;;`, `;&` (the next body runs too), `;;&` (the next patterns are tested)
         for item in (c for c in node.children if c.type == "case_item"):
             patterns, body, in_body = [], [], False
             for child in item.children:
@@ -1011,28 +1141,173 @@ class _Reader:
                 else:
                     patterns.append(child)
             matches: bool | None = None
-            if subject is not None:
+            # A quoted or escaped `*`, `?` or `[` is literal to bash, not to fnmatch: such a pattern is not decided.
+            if subject is not None and not any(re.search(r"[\"'\\].*[*?\[]|[*?\[].*[\"'\\]", _text(p)) for p in patterns):
                 texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
                 matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
             branches.append((matches, body))
+            ends.append(next((c.type for c in item.children if c.type in (";;", ";&", ";;&")), ";;"))
             shown = " | ".join(_text(p) for p in patterns)
             notes.append(_only_when([subject_node] if subject_node is not None else [], f" matches {shown}"))
-        self.choose(branches, notes)
+        line = self.at or node.start_point.row + 1
+        why = f"`case {_text(subject_node) if subject_node is not None else ''}` (line {line}), whose branch is not known"
+        why = why if subject_node is not None and self.unfollowed([subject_node]) else ""
+        self.choose(branches, notes, _case_taken([m for m, _ in branches], ends), why)
 
     def for_statement(self, node: Any) -> None:
+        """`for NAME in WORDS`: each pass read in turn (a launch in it is one launch per pass) when the words are
+        known and few (MAX_PASSES) and nothing in it breaks out early; any other loop is read by `loop`."""
         variable = next((c for c in node.children if c.type == "variable_name"), None)
-        values = [c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment")]
-        saved = self.env.values.get(_text(variable)) if variable is not None else None
-        if variable is not None:
-            first = self.words(values)[:1]
-            self.env.values[_text(variable)] = first or [(self.piece("", node.start_point.row + 1, f"${_text(variable)}"),)]
+        body = next((c for c in node.children if c.type == "do_group"), None)
+        if node.type != "for_statement" or variable is None or body is None or any(c.type == "ERROR" for c in node.children):
+            return self.loop(node)  # (`for X in ; do` is an ERROR to the grammar around its `in`)
+        if any(c.type == "in" for c in node.children):
+            items: list[Word] | None = self.words(
+                c for c in node.children if c.type not in ("for", "in", ";", "do_group", "variable_name", "comment")
+            )
+        else:  # `for NAME; do`: the positional parameters
+            items = None if self.env.positional is None else list(self.env.positional)
+        size = (body.end_byte - body.start_byte) * len(items or ())
+        if (
+            items is None
+            or len(items) > MAX_PASSES
+            or any(p.unknown for w in items for p in w)
+            or self.called_bytes + size > MAX_SCRIPT_BYTES
+            or self.passes + len(items) > MAX_SCRIPT_PASSES
+            or _leaves_early(body)
+            or _text(variable) in self.attributes
+        ):
+            return self.loop(node)
+        self.called_bytes += size
+        self.passes += len(items)
+        if not items:  # no pass: its launches are read once, as a branch not taken
+            saved = self.env
+            self.env = saved.child()
+            self.env.only_when = saved.only_when or f"only when {_header(node)} (line {node.start_point.row + 1}) runs a pass"
+            self.statement(body)
+            self.env = saved
+            return None
+        name = _text(variable)
+        for item in items:
+            if name in self.attributes:  # a `declare -i` in an earlier pass: bash changes what it assigns
+                self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
+            else:
+                self.env.values[name] = [item]
+            self.statement(body)
+        return None
+
+    def loop(self, node: Any) -> None:
+        """A loop the reader does not run pass by pass (`while`, `until`, `for ((...))`, or a `for` over words not
+        known or too many): what it may assign is unknown before its body (a later pass sees an earlier one's
+        values) and after it, and its body is read once, for its launches."""
+        why = f"`{_header(node)}` (line {self.at or node.start_point.row + 1}), a loop not followed pass by pass"
+        self.taint([node], why)
         for child in node.children:
-            if child.type == "do_group":
+            if child.type == "do_group":  # what the condition may assign (a `read`) is unknown already
                 self.statement(child)
-        if variable is not None and saved is not None:
-            self.env.values[_text(variable)] = saved
+        self.taint([node], why)
+
+    # ---- what a part of a script may assign, without running it ----
+
+    def taint(self, nodes: Iterable[Any], why: str) -> None:
+        """What `nodes` may assign holds unknown values from here on, each naming `why`: a loop not followed pass by
+        pass, a branch not known to be taken."""
+        names: set[str] | None = set()
+        for part in nodes:
+            found = self.may_assign(part)
+            names = None if found is None or names is None else names | found
+        if names is None:
+            self.unknowable(why)
+            return
+        variables = sorted(n for n in names if n.isidentifier())
+        if variables:  # (none named would mean every variable to `unknowable`)
+            self.unknowable(why, variables)
+        if FOLDER_CHANGE in names:
+            self.env.cwd, self.env.lost = None, f"{why} may change the folder"
+        if ARGUMENTS_CHANGE in names:
+            self.env.positional = None
+
+    def unfollowed(self, nodes: Iterable[Any]) -> str:
+        """Why the test `nodes` make depends on what the reader does not follow ("" when it does not): it reads a
+        variable assigned so (`read`, `eval`, a loop), or runs a command that assigns (`read X`, `((X=2))`)."""
+        for node in nodes:
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if current.type == "command" or _is_arithmetic(current):
+                    names = (
+                        self._command_assigns(current, frozenset()) if current.type == "command" else arithmetic_assigned(_text(current))
+                    )
+                    if names is None or any(n.isidentifier() for n in names):
+                        return f"`{' '.join(_text(current).split())[:80]}` (line {self.at or current.start_point.row + 1})"
+                if current.type != "variable_name":
+                    stack.extend(current.children)
+                    continue
+                why = next((p.why for w in self.lookup(_text(current)) or [] for p in w if p.why), "")
+                if why:
+                    return why
+        return ""
+
+    def may_assign(self, node: Any, seen: frozenset[str] = frozenset()) -> set[str] | None:
+        """The variables `node` may assign when it runs, read from its syntax (None: any variable, after `eval`, a
+        `source`, `declare -n` or a syntax error): assignments, loop variables, arithmetic assignments, the names
+        `read`/`let`/... take, `unset`, declarations, `${V:=x}`, and the bodies of the functions it calls. Also
+        FOLDER_CHANGE for a `cd` and ARGUMENTS_CHANGE for a `shift` or `set`."""
+        names: set[str] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            kind = current.type
+            if kind == "function_definition":
+                continue  # its body runs where it is called
+            if kind == "ERROR":
+                return None
+            if kind == "variable_assignment" and current.children:
+                names.add(_text(current.children[0]).partition("[")[0])
+            elif kind == "for_statement":
+                names.update(_text(c) for c in current.children if c.type == "variable_name")
+            elif _is_arithmetic(current):
+                names.update(arithmetic_assigned(_text(current)))
+            elif kind == "expansion" and (default := re.match(r"\$\{([A-Za-z_]\w*):?=", _text(current))):
+                names.add(default.group(1))
+            elif kind in ("unset_command", "declaration_command"):
+                texts = [_text(c) for c in current.children[1:]]
+                if kind == "declaration_command" and (
+                    any(re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", t) for t in texts)
+                    or any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in current.children[1:])
+                ):
+                    return None
+                names.update(t.partition("=")[0] for t in texts if not t.startswith(("-", "+")))
+            elif kind == "command":
+                found = self._command_assigns(current, seen)
+                if found is None:
+                    return None
+                names |= found
+            stack.extend(current.children)
+        return names
+
+    def _command_assigns(self, node: Any, seen: frozenset[str]) -> set[str] | None:
+        """What one simple command may assign (see `may_assign`), by its literal name and arguments."""
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        texts = [_text(t) for part in parts for t in (part.children if part.type == "command_name" else [part])]
+        if not texts:
+            return set()
+        name = texts[0]
+        if name in ("eval", "source", ".", "trap", "alias"):
+            return None  # runs text the reader does not know
+        if name in ASSIGNING:
+            return {*assigned_by(name, texts[1:]), "REPLY", "MAPFILE", "OPTARG", "OPTIND"}
+        if name in ("cd", "pushd", "popd"):
+            return {FOLDER_CHANGE}
+        if name in ("shift", "set"):
+            return {ARGUMENTS_CHANGE}
+        if name in self.functions and name not in seen:
+            return self.may_assign(self.functions[name][0], seen | {name})
+        return set()
 
     def broken(self, node: Any) -> None:
+        """Syntax tree-sitter-bash could not parse (bash may): what it assigns is not known, so nothing is after it."""
+        self.unknowable(f"shell syntax the reader could not parse (line {self.at or node.start_point.row + 1})")
         text = _text(node)
         if re.search(r"\s-m\s+\w|torchrun|python", text):
             self.launches.append(
@@ -1055,7 +1330,7 @@ class _Reader:
         """The words one of `joined`'s groups expands to."""
         if len(group) == 1:
             return self.words(group)
-        return [w for word in self.concatenate([self.pieces(t) for t in group]) for w in _split(word)]
+        return [w for word in self.concatenate([self.pieces(t) for t in group]) for w in self.split(word)]
 
     def command(self, node: Any) -> None:
         saved = None
@@ -1067,11 +1342,6 @@ class _Reader:
             extra, targets = targets[0], targets[1:]
         else:
             extra = []
-        if prefix and targets:  # `VAR=x cmd`: set for the command only
-            saved = self.env
-            self.env = saved.child()
-        for position, assignment in enumerate(prefix):
-            self.assign(assignment, extra=extra if position == len(prefix) - 1 else ())
         words: list[Word] = []
         written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
         for group in targets:
@@ -1082,17 +1352,30 @@ class _Reader:
                 written.append(span.decode("utf-8", "replace").replace("\\\n", ""))
             else:
                 written += [shown_text(w) for w in expanded]
+        # `VAR=x cmd`: bash expands the command's words first, then sets VAR for the command only (a function sees it,
+        # and the value before it comes back when the function returns); with no command, VAR is the script's.
+        name = word_text(words[0]) if words else ""
+        restore: dict[str, list[Word] | None] = {}
+        if words and name not in self.functions:
+            saved = self.env
+            self.env = saved.child()
+        for position, assignment in enumerate(prefix):
+            if name in self.functions:
+                variable = _text(assignment.children[0]).partition("[")[0]
+                restore.setdefault(variable, self.lookup(variable, node.start_point.row + 1))
+            self.assign(assignment, extra=extra if position == len(prefix) - 1 else ())
         if saved is not None:
             self.env = saved
         if not words:
             return
-        name = word_text(words[0])
         line = self.at or node.start_point.row + 1
         if name in self.functions and self.calling and name == self.calling[-1] and not self.env.only_when:
             if _unconditional(node, self.functions[name][0]):  # `f() { f; }`: bash never comes back from it
                 self.stop(f"`{name}` calls itself without end", line)
-        if name in self.functions and self.call(name, words[1:], line):
+        if name in self.functions and self.call(name, words[1:], line, restore):
             return
+        for variable, value in restore.items():  # a function not followed: its prefix ends here too
+            self.env.values[variable] = value
         if name in ("cd", "pushd", "popd"):
             self.change_folder(name, words[1:], written[1:], line)
         elif name == "set":
@@ -1355,6 +1638,71 @@ class _Reader:
         return f" (it may be set by {self.env.unread})" if self.env.unread else ""
 
 
+# What bash expands in an arithmetic expression before it evaluates it.
+_EXPANDED = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution", "string", "raw_string"}
+)
+# A `for` over known words is read pass by pass up to this many passes; a longer one is a loop not followed. So is
+# one past MAX_SCRIPT_PASSES passes in the script (nested loops of 16 would make 16**n launches).
+MAX_PASSES = 16
+MAX_SCRIPT_PASSES = 256
+# What `may_assign` says besides variable names: a `cd` (the folder) and a `shift`/`set` (the positional parameters).
+FOLDER_CHANGE = "cd:"
+ARGUMENTS_CHANGE = "set:"
+# A variable an arithmetic expression assigns: `X=1`, `X+=2`, `X<<=1`, `A[i]=3`, `X++`, `--X`.
+_ARITHMETIC_ASSIGNMENT = re.compile(
+    r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:\*\*|<<|>>|[-+*/%&|^])?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+)
+
+
+def arithmetic_assigned(text: str) -> set[str]:
+    """The variables an arithmetic expression's text may assign (more than it does where a `<`, `>` or `!` precedes `=`)."""
+    return {next(g for g in m.groups() if g) for m in _ARITHMETIC_ASSIGNMENT.finditer(text)}
+
+
+def _case_taken(matches: list[bool | None], ends: list[str]) -> list[int] | None:
+    """The items of a `case` bash runs, in order, following `;&` and `;;&`; None when a test it needs is not known."""
+    taken: list[int] = []
+    testing = True
+    for position, (match, end) in enumerate(zip(matches, ends, strict=True)):
+        if testing:
+            if match is None:
+                return None
+            if not match:
+                continue
+        taken.append(position)
+        if end == ";;":
+            break
+        testing = end == ";;&"
+    return taken
+
+
+def _is_arithmetic(node: Any) -> bool:
+    """`$((...))`, `((...))` or `for ((...))`: arithmetic that may assign."""
+    kind = node.type
+    return kind in ("arithmetic_expansion", "c_style_for_statement") or (
+        kind == "compound_statement" and bool(node.children) and node.children[0].type == "(("
+    )
+
+
+def _header(node: Any) -> str:
+    """A loop's text before its body (`for lr in 1 2 3`), on one line and short."""
+    body = next((c for c in node.children if c.type == "do_group"), None)
+    text = node.text[: (body.start_byte if body is not None else node.end_byte) - node.start_byte].decode("utf-8", "replace")
+    return " ".join(text.split()).rstrip(" ;")[:80]
+
+
+def _leaves_early(body: Any) -> bool:
+    """True when a loop's body holds a `break` or `continue` (a pass may end early, or the loop)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "command_name" and _text(node) in ("break", "continue"):
+            return True
+        stack.extend(node.children)
+    return False
+
+
 # Builtins that assign the variables they name, from input the reader never has (and `let`, whose arithmetic is not followed).
 ASSIGNING = frozenset({"read", "printf", "mapfile", "readarray", "getopts", "let"})
 # Their options that take a value (the next word), which is no variable name.
@@ -1367,12 +1715,8 @@ def assigned_by(command: str, texts: list[str]) -> list[str]:
         return [texts[1]] if len(texts) > 1 and texts[0] == "-v" else []
     if command == "getopts":
         return [*texts[1:2], "OPTARG", "OPTIND"]
-    if command == "let":
-        return [
-            m.group(1)
-            for t in texts
-            if (m := re.match(r"\s*([A-Za-z_]\w*)\s*([-+*/%&|^]|<<|>>)?=|\s*([A-Za-z_]\w*)(\+\+|--)", t)) and m.group(1)
-        ]
+    if command == "let":  # every name its expressions may assign (`let X=1 Y++`)
+        return sorted({name for t in texts for name in arithmetic_assigned(t)})
     if command not in _VALUED_OPTIONS:
         return []
     names, position = [], 0

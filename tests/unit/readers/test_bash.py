@@ -158,8 +158,9 @@ def test_ray_job_submit_and_a_loop_run_the_entry_point_behind_them():
         "    trainer.nnodes=2\n"
     )
     assert (submitted.entry, overrides(submitted)) == ("verl.trainer.main_ppo", [("trainer.nnodes=2", 6)])
-    (looped,) = read("export VLLM_USE_V1=1\nfor seed in 1 2; do\n    python3 -m verl.trainer.main_ppo trainer.seed=$seed\ndone\n")
-    assert overrides(looped) == [("trainer.seed=1", 3)]  # one launch, read with the first value
+    looped = read("export VLLM_USE_V1=1\nfor seed in 1 2; do\n    python3 -m verl.trainer.main_ppo trainer.seed=$seed\ndone\n")
+    # One launch per pass, as bash runs them (issue 51: never only the first value).
+    assert [overrides(x) for x in looped] == [[("trainer.seed=1", 3)], [("trainer.seed=2", 3)]]
 
 
 def test_programs_that_are_no_entry_point_are_no_launch():
