@@ -103,6 +103,7 @@ BENCH_REPEAT ?= 3
 # The two doubling benchmarks print FAILED past 2.2x and make says "Error 1 (ignored)": on a busy shared machine a
 # ratio can pass the limit by noise, and the sections after them still run.
 bench: setup
+	-@$(BIN)/python benchmarks/budgets.py --runs $(BENCH_REPEAT)
 	-@$(BIN)/python benchmarks/bench_scaling.py --runs $(BENCH_REPEAT)
 	-@$(BIN)/python benchmarks/bench_budgets.py --runs $(BENCH_REPEAT)
 	@if echo " $(BENCH_TREES) " | grep -q " verl "; then \
