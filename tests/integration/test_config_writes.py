@@ -104,6 +104,7 @@ def test_writes_the_entry_point_and_the_functions_it_calls_add_are_named_with_fi
         "    fix_device(config)\n",
     )
     edit(helpers, 'config.trainer.device = "cpu"', 'config.trainer.device = "npu"')
+    cli("--settings", "harness.toml", "generate", cwd=project)  # the record `check` on the merged head reads
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
     found = {(f["path"], str(f["old"]), str(f["new"]), f["source"]) for f in writes(review.json())}
     assert found == {
@@ -230,6 +231,9 @@ def test_a_write_of_a_mapping_with_keys_of_mixed_types_is_reviewed_and_checked(p
     edit(main_py, '{1: "x", "a": 2}', '{1: "y", "a": 2}')
     (write,) = writes(cli("--settings", "harness.toml", "check", "--format", "json", cwd=project).json())
     assert (write["path"], write["severity"]) == ("trainer.table", "error")
+    stale = cli("--settings", "harness.toml", "diff", "--base", "HEAD", cwd=project)
+    assert stale.code == 1 and "record of the code's config writes is stale" in stale.out  # as check fails above
+    assert cli("--settings", "harness.toml", "generate", cwd=project).code == 0
     review = cli("--settings", "harness.toml", "diff", "--base", "HEAD", cwd=project)
     assert review.code == 0 and "a config write changed: app.main.main sets trainer.table = {1: 'y', 'a': 2}" in review.out
     assert "1 value changed for the run." in review.out
