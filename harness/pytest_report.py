@@ -95,12 +95,20 @@ def verdict_line(result: MatrixResult, updated: bool) -> str:
     return printable(summary_line(replace(result, cases=cases)))
 
 
-def next_lines(result: MatrixResult, goldens: str, updated: bool) -> list[str]:
-    """What to do about the run's errors, as `check` says it, with pytest's command for rewriting goldens.
+def rewrite_command(settings_option: str | None = None) -> str:
+    """pytest's command that rewrites the goldens and runs nothing else: plain `pytest --snapshot-update` in a
+    repository with a suite of its own (verl's) collects that suite too, and fails on it."""
+    chosen = f" --harness-settings {settings_option}" if settings_option else ""
+    return f"pytest --config-harness{chosen} --snapshot-update"
+
+
+def next_lines(result: MatrixResult, goldens: str, updated: bool, rewrite: str | None = None) -> list[str]:
+    """What to do about the run's errors, as `check` says it, with pytest's command for rewriting goldens (`rewrite`,
+    default `rewrite_command()`).
 
     After --snapshot-update the differences are written, so only what rewriting cannot settle is left.
     """
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
     settled = replace(result, cases=cases, orphans=())  # orphans have their own line (pytest's options)
-    steps = NextSteps(regenerate="pytest --snapshot-update", goldens=goldens)
+    steps = NextSteps(regenerate=rewrite or rewrite_command(), goldens=goldens)
     return [printable(f"Next: {step}") for step in next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]

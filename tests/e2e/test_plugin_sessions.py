@@ -28,7 +28,7 @@ def test_two_workers_report_each_case_and_the_run_summary_as_one_process_does(pr
                 "device.count: 8 -> 4  (set by conf/backend/gpu.yaml:5)",
                 "= config-harness =",
                 "3 waived warnings on 3 cases, 1 distinct (`config-harness check --verbose` lists them)",
-                "Next: if these changes are intended: run `pytest --snapshot-update` and commit snapshots",
+                "Next: if these changes are intended: run `pytest --config-harness --snapshot-update` and commit snapshots",
             )
         ]
     )
@@ -76,7 +76,7 @@ def test_verl_two_edits_print_at_most_twelve_lines_per_failing_case(pytester: py
             "*= config-harness =*",
             waived.replace(" (--verbose lists them)", " (`config-harness check --verbose` lists them)"),
             "Next: contract megatron-critical fails: fix the config, or change the contract at contracts.yaml:*",
-            "Next: if these changes are intended: run `pytest --snapshot-update` and commit snapshots",
+            "Next: if these changes are intended: run `pytest --config-harness --harness-settings *harness.toml --snapshot-update` and commit snapshots",
         ]
     )
     assert "waived:" not in result.stdout.str()  # never per test

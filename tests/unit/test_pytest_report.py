@@ -3,7 +3,18 @@ counts the rest), waived warnings as one line for the run, orphan goldens counte
 
 from harness.model.findings import WARNING, CaseResult, Finding, Kind, MatrixResult, Status
 from harness.model.matrix import Case
-from harness.pytest_report import BODY_LINES, MORE, error_lines, next_lines, orphan_lines, run_errors, run_warnings, waived, waived_line
+from harness.pytest_report import (
+    BODY_LINES,
+    MORE,
+    error_lines,
+    next_lines,
+    orphan_lines,
+    rewrite_command,
+    run_errors,
+    run_warnings,
+    waived,
+    waived_line,
+)
 
 
 def result(case_id, *findings, status=Status.CHANGED):
@@ -46,4 +57,9 @@ def test_what_the_run_as_a_whole_says():
     assert warned.startswith("warning: ") and warned.endswith("the defaults list is missing `_self_`")
     errors = run_errors(run)
     assert errors[0].endswith("contract gpu gone without a recorded reason") and errors[-1] == "cmd/run.sh#1: key removed: t.x"
-    assert any("pytest --snapshot-update" in line for line in next_lines(run, "snapshots", updated=False))
+    # The command that runs the harness's tests alone: plain `pytest --snapshot-update` collects a repository's own suite.
+    assert any("run `pytest --config-harness --snapshot-update`" in line for line in next_lines(run, "snapshots", updated=False))
+    assert any(
+        "`pytest --config-harness --harness-settings h.toml --snapshot-update`" in line
+        for line in next_lines(run, "snapshots", False, rewrite_command("h.toml"))
+    )
