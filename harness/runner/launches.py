@@ -27,6 +27,7 @@ from harness.baselines import gitrepo
 from harness.composition import hydra_compat, overrides
 from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
+from harness.composition.store import cache_get, cache_put, tree_digest
 from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
@@ -637,7 +638,7 @@ class Composer:
                 self._lent: dict[bytes, Any] = {}
                 self._plain: dict[bytes, Any] = {}  # each base's plain tree (a review keeps every launch's tree)
                 self._invariants = invariants.LaunchInvariants()
-                self._paths: dict[tuple[str, ...], set[str]] = {}
+                self._paths: dict[tuple[str, ...], tuple[set[str], bytes | None]] = {}
                 self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
                 for case in group:
@@ -730,8 +731,18 @@ class Composer:
 
         if (selection, key) not in self._hints:
             if selection not in self._paths:
-                self._paths[selection] = set(key_paths(to_plain(config)))
-            self._hints[(selection, key)] = key_hint(key, self._paths[selection])
+                paths = set(key_paths(to_plain(config)))
+                self._paths[selection] = (paths, tree_digest(b"key paths", sorted(paths)))
+            paths, digest = self._paths[selection]
+            # A pure function of the key and the config's paths, kept in the cache: difflib over a thousand paths is
+            # most of a warm check's launches (a repository's known failing overrides ask again every run).
+            kept_key = tree_digest(b"key hint", key, digest) if digest is not None else None
+            kept = cache_get(kept_key) if kept_key is not None else None
+            if not isinstance(kept, str):
+                kept = key_hint(key, paths)
+                if kept_key is not None:
+                    cache_put(kept_key, kept)
+            self._hints[(selection, key)] = kept
         return self._hints[(selection, key)]
 
     def _base(
