@@ -617,4 +617,28 @@ def review_commands(
     ]
     outside = outside_globs(project, top, changed_scripts(top, commit), scripts)
     unglobbed = [unglobbed_launch(case) for case in outside if id_matches(case.id, case_glob)]
+    entries += base_blind(now, base, top, commit, ref)
     return results + gone_launches(gone, records) + unglobbed, tally(now, skipped), entries
+
+
+def base_blind(now: Sequence[Checked], base: Sequence[Checked], top: Path, commit: str, ref: str) -> list[Finding]:
+    """An error when no launch composed at the base although launches compose now and their scripts are there: the
+    base was not composed as it was (a git submodule or a link its copy lacks, RAGEN's layout), so every launch
+    would look new or unchanged. Said and blocking, never "nothing changed" (issue 50)."""
+    composed = [checked for checked in now if checked.tree is not None]
+    if not composed or any(checked.tree is not None for checked in base):
+        return []
+    scripts = sorted({checked.case.launch.script for checked in composed})
+    try:
+        there = [script for script, data in gitrepo.read_files(top, commit, scripts).items() if data is not None]
+    except gitrepo.GitError:
+        there = []
+    if not there:
+        return []  # the change adds every script that composes: nothing at the base to compare with
+    cause = next((failure.message for checked in base for failure in checked.failures), "")
+    message = (
+        f"no launch composed at {ref} ({len(base)} found there), although {len(there)} of the scripts whose launches "
+        f"compose now are there: the base was not composed as it was (a git submodule or a link its copy lacks?), "
+        f"so what {len(composed)} launches run is not compared" + (f"; the first failure there: {cause}" if cause else "")
+    )
+    return [Finding(Kind.ERROR, "", severity=ERROR, message=message, source=Source(there[0]))]
