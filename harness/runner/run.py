@@ -1068,7 +1068,8 @@ class Runner:
                 message = f"{case.id}, as the pull request's settings describe it, does not compose: {cause}"
                 findings.append(Finding(Kind.ERROR, "", severity=ERROR, message=message))
             elif any(regenerates(f) for f in result.findings):
-                findings.append(stale_golden(case, result.golden, result.status == Status.NEW))
+                stale = stale_golden(case, result.golden, result.status == Status.NEW)
+                findings.append(replace(stale, message=f"{case.id} (as the pull request's settings describe it): {stale.message}"))
         return findings
 
     def _launches(self, results: Sequence[CaseResult]) -> tuple[list[CaseResult], LaunchTally, list[Finding]]:
