@@ -179,6 +179,27 @@ def test_an_innocent_pull_request_on_main_gets_a_short_green_review_that_names_t
         git(main_branch, "checkout", "-q", "-f", "adopted")
 
 
+def test_a_pull_request_that_does_not_regenerate_its_goldens_fails_its_review_as_check_fails_on_main(main_branch, capsys, monkeypatch):
+    """Issue 50's first reproducer: `trainer.total_epochs` 30 -> 15 without `generate`. The review passed (16 changed)
+    while `check` on the same commit, which the push to main runs, failed with 5 goldens to regenerate."""
+    git(main_branch, "checkout", "-q", "-B", "stale", "adopted")
+    try:
+        trainer = main_branch / "verl" / "trainer" / "config" / "ppo_trainer.yaml"
+        trainer.write_text(trainer.read_text().replace("total_epochs: 30", "total_epochs: 15", 1))
+        git(main_branch, "commit", "-q", "-am", "fewer epochs, goldens not regenerated")
+        code, out = run(main_branch, "diff", "--base", "adopted", "--format", "json", capsys=capsys, monkeypatch=monkeypatch)
+        review = json.loads(out)
+        check_code, check_out = run(main_branch, "check", "--format", "json", capsys=capsys, monkeypatch=monkeypatch)
+        check = json.loads(check_out)
+        assert code == check_code == 1 and review["counts"]["goldens"] == check["counts"]["goldens"] == 5, review["verdict"]
+        assert "5 goldens to regenerate" in review["verdict"] and "5 goldens to regenerate" in check["verdict"]
+        stale = {c["id"] for c in review["cases"] for f in c["findings"] if f["kind"] == "stale_golden"}
+        assert stale == {c["id"] for c in check["cases"] if c["status"] != "ok" and not c["id"].startswith("cmd/")}
+        assert any(step.startswith("goldens to regenerate: run `config-harness generate`") for step in review["next_steps"])
+    finally:
+        git(main_branch, "checkout", "-q", "-f", "adopted")
+
+
 @pytest.fixture(scope="module")
 def pr5848(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repository = adopt(tmp_path_factory.mktemp("pr5848"), "pr5848-parent", CONTRACTS)
