@@ -27,7 +27,8 @@ from harness.baselines import gitrepo
 from harness.composition import hydra_compat, overrides
 from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
-from harness.composition.store import cache_get, cache_put, tree_digest
+from harness.composition.session import current
+from harness.composition.store import cache_add_variant, cache_get, cache_put, cache_variants, tree_digest
 from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
@@ -641,14 +642,71 @@ class Composer:
                 self._paths: dict[tuple[str, ...], tuple[set[str], bytes | None]] = {}
                 self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
+                keeping = not keep_config and not self.trees and session.state.store is not None
                 for case in group:
+                    kept = self._kept(session, case) if keeping else None
+                    if kept is not None:
+                        results[case.id] = kept
+                        continue
                     start = len(session.warned)
+                    self._used: list[tuple[str, tuple[str, ...]]] = []
                     results[case.id] = self._check_one(session, case, bases, keep_config)
                     results[case.id].warnings = tuple(session.warned[start:])
+                    if keeping:
+                        self._keep(session, case, results[case.id])
         for case in cases:
             if case.never_runs:  # first: what a run with nothing set meets before any override is applied
                 results[case.id].failures.insert(0, Failure(NEVER_RUNS, "", None, case.never_runs))
         return [results[case.id] for case in cases]
+
+    # A launch's check kept in the signed cache (issue 52: a warm `check` costs what changed). Its result is a function
+    # of the launch as read (its script line, config and overrides: the key), the compositions it starts from (their
+    # recorded reads, asked again), which of its overrides select a group (asked again: a folder added makes a value a
+    # group) and the bytes of every config file its warnings cite. Only in `check` (no trees, no configs kept); a
+    # launch whose composition failed is checked again each run.
+
+    def _kept_key(self, case: CommandCase) -> bytes | None:
+        return tree_digest(b"launch checked", case, str(self.root), self.search_path_env, self.read_also)
+
+    def _kinds(self, session: HydraSession, case: CommandCase) -> tuple[bool | None, ...]:
+        """Which of the launch's overrides set a value (None: Hydra cannot parse it)."""
+        kinds: list[bool | None] = []
+        for override in case.launch.overrides:
+            try:
+                kinds.append(self._is_value(session, overrides.parse(override.text)))
+            except Exception:  # Hydra's parser raises many types: the launch says so as a failure
+                kinds.append(None)
+        return tuple(kinds)
+
+    def _kept(self, session: HydraSession, case: CommandCase) -> Checked | None:
+        key = self._kept_key(case)
+        if key is None:
+            return None
+        for entry in cache_variants(key):
+            if not (isinstance(entry, tuple) and len(entry) == 4 and isinstance(entry[3], Checked)):
+                continue
+            reads, kinds, files, checked = entry[0], entry[1], entry[2], entry[3]
+            if not isinstance(checked, Checked):
+                continue
+            if session.holds(*reads) and kinds == self._kinds(session, case) and all(_digest(f) == d for f, d in files):
+                return checked
+        return None
+
+    def _keep(self, session: HydraSession, case: CommandCase, checked: Checked) -> None:
+        key = self._kept_key(case)
+        reads = [session.reads.get(used) for used in self._used]
+        if key is None or not self._used or any(read is None for read in reads):
+            return
+        cited = sorted({warning.file for warning in checked.warnings if getattr(warning, "file", None)})
+        files = tuple((name, _digest(name)) for name in cited)
+        if any(digest is None for _, digest in files):
+            return
+        entry = (tuple(reads), self._kinds(session, case), files, checked)
+        try:
+            pickle.dumps(entry)
+        except Exception:  # a value pickle cannot hold: checked again next run
+            return
+        cache_add_variant(key, entry, lambda old: isinstance(old, tuple) and old[:3] == entry[:3])
 
     def _is_value(self, session: HydraSession, parsed: Any) -> bool:
         # The session's answer, asked once per key: looking a group up in Hydra's repository is slow.
@@ -758,6 +816,7 @@ class Composer:
         kept = [(o, p) for o, p in groups if not (o.unknown and _only_value_unknown(o))]
         checked.unchecked += [o for o, p in groups if (o, p) not in kept]
         key = (case.config_name, tuple(o.text for o, _ in kept))
+        self._used.append(key)
         if key not in bases:
             try:
                 bases[key] = pickled(session.compose(*key))
@@ -767,6 +826,7 @@ class Composer:
         if not isinstance(composed, ComposeError):
             return composed
         root = (case.config_name, ())
+        self._used.append(root)
         if root not in bases:
             try:
                 bases[root] = pickled(session.compose(case.config_name, []))
@@ -787,9 +847,18 @@ class Composer:
                 reason = OPTION_REMOVED if _missing_config(error) else REFUSED if _refused(error) else TYPE_CHANGED
                 checked.failures.append(Failure(reason, parsed.key_or_group, override, f"{parsed.key_or_group}: {text}"))
         good_key = (case.config_name, tuple(good))
+        self._used.append(good_key)
         if good_key not in bases:
             bases[good_key] = pickled(session.compose(*good_key))
         return cast(bytes, bases[good_key])  # `good` (or the root, checked above) composed just now: never an error
+
+
+def _digest(name: str) -> bytes | None:
+    """A file's bytes digested (a warning's config file, as shown relative to the working folder), None if unreadable."""
+    try:
+        return hashlib.blake2b(read_bytes(name, current().scope or None), digest_size=20).digest()
+    except (OSError, InputLimitError, UnsafeInput):
+        return None
 
 
 def _touches(text: str, key: str) -> bool:

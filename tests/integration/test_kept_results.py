@@ -14,6 +14,12 @@ from harness.runner import run as run_module
 from tests.conftest import add_contracts, write_tree
 
 PRESET = 'plus = ["+extra=1"]\n'  # a value today; a group selection once conf/extra/ exists
+ENTRY = "import hydra\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n"
+LAUNCHES = (
+    "python -m app.main trainer.name=a trainer.lr=0.3\n"
+    "python -m app.main trainer.name=b trainer.lrr=0.3\n"
+    "python -m app.main trainer.name=c +extra=2\n"
+)
 
 
 @pytest.fixture
@@ -23,7 +29,9 @@ def project(small_project: Path, cli, tmp_path_factory) -> tuple[Path, tuple[str
     settings.write_text(settings.read_text().replace("[presets]\n", "[presets]\n" + PRESET))
     train = small_project / "conf" / "train.yaml"  # Hydra 1.1's semantics warn of its defaults list, citing its line
     train.write_text(train.read_text().replace("  - _self_\n", ""))
-    settings.write_text('version_base = "1.1"\n' + settings.read_text())
+    settings.write_text('version_base = "1.1"\n' + settings.read_text() + '[[commands]]\nglob = "scripts/*.sh"\n')
+    # Launches: one that composes, one whose override names no key (a hint), one whose override may become a group.
+    write_tree(small_project, {"app/__init__.py": "", "app/main.py": ENTRY, "scripts/run.sh": LAUNCHES})
     flags = ("--settings", "harness.toml", "--cache-dir", str(tmp_path_factory.mktemp("kept") / "cache"))
     cli(*flags, "generate", cwd=small_project)  # exit 1: the fast preset breaks the contract (a case judged each run)
     return small_project, flags
@@ -59,7 +67,7 @@ def test_a_warm_check_composes_renders_and_judges_only_the_cases_that_differ(pro
     root, flags = project
     first = cli(*flags, "check", "--format", "json")
     assert first.code == 1  # the contract the fast preset breaks
-    failing = [case["id"] for case in first.json()["cases"] if case["status"] != "ok"]
+    failing = [case["id"] for case in first.json()["cases"] if case["status"] != "ok" and not case["id"].startswith("cmd/")]
     assert failing == ["train/cpu/fast", "train/gpu/fast"]
     counted.update(compose=0, render=0, judge=0)
     warm = cli(*flags, "check", "--format", "json")
@@ -74,6 +82,8 @@ def test_nothing_changed_costs_no_composition_at_all(project, cli, counted):
     root, flags = project
     contracts = root / "contracts.yaml"
     contracts.write_text(contracts.read_text().replace("train/*", "train/cpu/default"))
+    script = root / "scripts" / "run.sh"
+    script.write_text(script.read_text().replace("trainer.lrr=", "trainer.lr="))
     cli(*flags, "generate")
     assert cli(*flags, "check").code == 0
     counted.update(compose=0, render=0, judge=0)
@@ -95,6 +105,12 @@ EDITS = {
     "a group appears under a preset's override": lambda root: write_tree(root, {"conf/extra/1.yaml": "size: 3\n"}),
     "a contract tightened": lambda root: (root / "contracts.yaml").write_text(
         (root / "contracts.yaml").read_text() + "  - name: epochs\n    cases: 'train/*'\n    equal: {trainer.epochs: 3}\n"
+    ),
+    "a launch's script changed": lambda root: (root / "scripts/run.sh").write_text(
+        (root / "scripts/run.sh").read_text().replace("trainer.lr=0.3", "trainer.lr=0.4 trainer.epochs=x")
+    ),
+    "a key a launch names appears": lambda root: (root / "conf/train.yaml").write_text(
+        (root / "conf/train.yaml").read_text().replace("  lr: 0.1\n", "  lr: 0.1\n  lrr: 0.2\n")
     ),
     "the twin of a route changed": lambda root: (root / "conf/backend/gpu.yaml").write_text(
         (root / "conf/backend/gpu.yaml").read_text().replace("kind: cuda", "kind: rocm")
