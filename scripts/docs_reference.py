@@ -41,6 +41,8 @@ SETTINGS_MEANINGS = {
     "python_sources": "Python source folders `_target_` paths resolve into, read with `ast`, never imported",
     "commands": "launch scripts whose commands are cases (keys below)",
     "schemas": "modules imported before composing, for their ConfigStore registrations (trusted side only)",
+    "unverified": "what a review does with a change it cannot compare (a config file no case reads, a write the reader "
+    'cannot resolve, a new channel): `"warn"` (default) names it, `"block"` fails the review; the base\'s value decides',
 }
 ROUTE_MEANINGS = {
     "name": "the route's name: its case id is `route/<name>`",

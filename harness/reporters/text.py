@@ -25,6 +25,7 @@ from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.layout import (
     LISTED_TIERS,
     Fold,
+    accounted_line,
     approvals_line,
     by_tier,
     describe_group,
@@ -179,6 +180,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
+    if accounted_line(result) and not quiet and anything_listed:
+        lines.insert(0, printable(accounted_line(result)))
     if launches_line(result.launches) and not quiet:
         lines.insert(0, printable(launches_line(result.launches)))
     if approvals_line(result.approvals):
