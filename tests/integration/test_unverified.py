@@ -221,3 +221,33 @@ def test_changes_the_readers_follow_are_compared_and_the_rest_not_relevant(proje
     assert verdicts["scripts/run.sh"] == verdicts["conf/optim/adam.yaml"] == verdicts["app/main.py"] == "compared"
     assert verdicts["README.md"] == "not relevant"
     assert "not verified" not in report["verdict"]
+
+
+def _changed(report: dict) -> dict[str, list[tuple[str, object, object]]]:
+    return {
+        case["id"]: [(f["path"], f["old"], f["new"]) for f in case["findings"] if f["kind"] == "changed"]
+        for case in report["cases"]
+        if case["id"].startswith("cmd/")
+    }
+
+
+def test_a_launch_inserted_before_another_never_takes_its_place(project, cli):
+    """Issue 51 item 3: the real launch's change is compared with the base's launch it is, not with the one inserted
+    above it (which is `new`)."""
+    (project / "scripts/run.sh").write_text("python -m app.main optim=sgd\npython -m app.main trainer.epochs=7\n")
+    report = review(cli, project).json()
+    changed = _changed(report)
+    assert changed["cmd/scripts/run.sh#2"] == [("trainer.epochs", 5, 7)], changed
+    assert not changed.get("cmd/scripts/run.sh#1"), changed
+    assert [c["status"] for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#1"] == ["new"]
+
+
+def test_a_copy_of_a_launch_inserted_above_it_leaves_its_change_compared(project, cli):
+    """The inserted launch is the base's launch as it was; the real one, edited below it, is new and is still compared
+    with the base's launch that runs the same command."""
+    (project / "scripts/run.sh").write_text("python -m app.main trainer.epochs=5\npython -m app.main trainer.epochs=7\n")
+    report = review(cli, project).json()
+    changed = _changed(report)
+    assert changed["cmd/scripts/run.sh#2"] == [("trainer.epochs", 5, 7)], changed
+    notes = [f["message"] for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "new_launch"]
+    assert notes and "compared with scripts/run.sh:1 at the base" in notes[0]
