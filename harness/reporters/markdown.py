@@ -205,7 +205,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     lines += [markdown_text(summary_paragraph(groups, result)), ""]
     if result.baseline:
         lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]
-    if accounted_line(result):
+    if accounted_line(result) and any(f.kind == Kind.UNVERIFIED for f in result.findings):
         lines += [markdown_text(accounted_line(result)) + ".", ""]
     for severity, heading in SEVERITY_TITLES:
         sections: list[str] = []

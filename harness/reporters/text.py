@@ -147,6 +147,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
             if listed:
                 merged = merged_launches(listed)
                 lines.append(f"{tier_heading(tier, merged)}:")
+                if tier == Tier.UNVERIFIED and accounted_line(result):  # how the whole diff was accounted for
+                    lines.append(printable(f"  ({accounted_line(result)})"))
                 lines += _item_lines(folded(merged), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")
@@ -180,8 +182,6 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     program = target_counts_line(result.cases) if not options.review and verbose else None
     if program and not quiet:
         lines.insert(max(len(lines) - len(next_steps(groups, result, options)), 0), printable(program))
-    if accounted_line(result) and not quiet and anything_listed:
-        lines.insert(0, printable(accounted_line(result)))
     if launches_line(result.launches) and not quiet:
         lines.insert(0, printable(launches_line(result.launches)))
     if approvals_line(result.approvals):
