@@ -101,12 +101,23 @@ class DiffAccounting:
         """One `unverified` finding per line not verified: a warning, or an error where the base's settings say
         `unverified = "block"`."""
         severity = ERROR if self.block else WARNING
-        found = []
+        # Files not verified for the same reason (five generated references no case reads) are one line, at the first
+        # file, naming the others: the section stays readable.
+        alike: dict[str, list[Accounted]] = {}
         for item in accounted:
-            if item.verdict != NOT_VERIFIED:
-                continue
+            if item.verdict == NOT_VERIFIED:
+                alike.setdefault(item.reason, []).append(item)
+        found = []
+        for reason, items in alike.items():
+            item = items[0]
             shown = display_path(self.top / item.file) if item.file else ""
-            message = f"not verified: {item.reason}"
+            message = f"not verified: {reason}"
+            if len(items) > 1:
+                others = [other.file for other in items[1:]]
+                named = ", ".join(others[:MAX_LINES_NAMED]) + (
+                    f" and {len(others) - MAX_LINES_NAMED} more" if len(others) > MAX_LINES_NAMED else ""
+                )
+                message += f" ({len(items)} files: {item.file}, {named})"
             found.append(
                 Finding(
                     Kind.UNVERIFIED,
