@@ -232,7 +232,8 @@ def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any
 def _edited(old: Sequence[Any], new: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
     """The launches of a replaced run paired: by content identity first, then the rest of each unmatched stretch in
     order; the base's left without one."""
-    pairs, gone = [], []
+    pairs: list[tuple[Any, Any]] = []
+    gone: list[Any] = []
     matcher = difflib.SequenceMatcher(None, [c.case.identity for c in old], [c.case.identity for c in new], autojunk=False)
     for _, old_start, old_end, new_start, new_end in matcher.get_opcodes():
         both = min(old_end - old_start, new_end - new_start)
