@@ -367,8 +367,7 @@ def _entry_points(account: DiffAccounting, path: str) -> Accounted | None:
 
 
 def _entries(path: str, text: str | None) -> Any:
-    if text is None:
-        return None
+    text = text or ""  # an absent file declares no entry point
     try:
         if path.endswith(".toml"):
             document = toml_document(text, path)

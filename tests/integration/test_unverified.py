@@ -251,3 +251,8 @@ def test_a_copy_of_a_launch_inserted_above_it_leaves_its_change_compared(project
     assert changed["cmd/scripts/run.sh#2"] == [("trainer.epochs", 5, 7)], changed
     notes = [f["message"] for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#2" for f in c["findings"] if f["kind"] == "new_launch"]
     assert notes and "compared with scripts/run.sh:1 at the base" in notes[0]
+
+
+def test_an_entry_point_added_in_pyproject_is_named(project, cli):
+    write_tree(project, {"pyproject.toml": '[project]\nname = "app"\n\n[project.scripts]\ntrain = "app.main:main"\n'})
+    named(cli, project, "pyproject.toml", 4, "an entry point added or changed")
