@@ -67,9 +67,6 @@ class Accounted:
     reason: str
     line: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "verdict": self.verdict, "reason": self.reason, "line": self.line}
-
 
 @dataclass(frozen=True)
 class DiffAccounting:
