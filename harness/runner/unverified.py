@@ -52,6 +52,7 @@ YAML_SUFFIXES = (".yaml", ".yml")
 PATH_CHANGE = re.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+)?PATH\+?=")
 XARGS = re.compile(r"(?:^|[\s;&|(])xargs(?:\s|$)")
 ENV_PREFIX = re.compile(r"^\s*(?:env\s+)?[A-Za-z_][A-Za-z0-9_]*=\S*\s")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 SOURCE_DIRECTIVE = re.compile(r"^\s*(?:source|\.)\s")
 MAX_LINES_NAMED = 5  # lines of one file's unresolved writes a reason names before it counts the rest
 HUNK = re.compile(rb"^@@ -[0-9]+(?:,[0-9]+)? \+([0-9]+)(?:,([0-9]+))? @@")
@@ -397,29 +398,23 @@ def _script(account: DiffAccounting, seen: Seen, path: str, lines: frozenset[int
         return [Accounted(path, NOT_VERIFIED, "a script the review cannot read (too large, a link or not UTF-8)", 1)]
     found = []
     launches = seen.launches
+    # PATH and xargs matter where launches run: a launch script, or a script that names one (a wrapper).
+    runs = launch or any(name in text for name in launches)
     for number, row in enumerate(text.splitlines(), 1):
         if lines is not None and number not in lines:
             continue
         stripped = row.lstrip()
         if stripped.startswith("#"):
             continue
-        if XARGS.search(row):
-            found.append(
-                Accounted(path, NOT_VERIFIED, "`xargs` builds a command from its input: the overrides it passes are not read", number)
-            )
-        elif PATH_CHANGE.search(row):
-            found.append(
-                Accounted(path, NOT_VERIFIED, "a PATH change: the programs the launches run may not be the ones the reader assumes", number)
-            )
+        if runs and XARGS.search(row):
+            reason = "`xargs` builds a command from its input: the overrides it passes are not read"
+        elif runs and PATH_CHANGE.search(row):
+            reason = "a PATH change: the programs the launches run may not be the ones the reader assumes"
         elif (called := _calls_launch(row, launches, path)) is not None:
-            found.append(
-                Accounted(
-                    path,
-                    NOT_VERIFIED,
-                    f"calls the launch script {called} with an environment prefix or arguments: the reader reads that script with its own values",
-                    number,
-                )
-            )
+            reason = f"calls the launch script {called} with an environment prefix or arguments: the reader reads that script with its own values"
+        else:
+            continue
+        found.append(Accounted(path, NOT_VERIFIED, reason, number))
     if found:
         return found
     if launch:
@@ -433,9 +428,13 @@ def _calls_launch(row: str, launches: frozenset[str], own: str) -> str | None:
     words = row.split()
     for index, word in enumerate(words):
         name = word.strip("'\"").removeprefix("./")
-        if name == own or not name.endswith(SHELL_SUFFIXES):
+        if name in (own, own.rsplit("/", 1)[-1]) or not name.endswith(SHELL_SUFFIXES):
             continue
         if not any(name == launch or launch.endswith("/" + name) for launch in launches):
+            continue
+        # In command position: after environment assignments (and `env`), as the command or a shell's script.
+        before = [w for w in words[:index] if not (ASSIGNMENT.match(w) or w == "env")]
+        if before not in ([], ["bash"], ["sh"], ["source"], ["."], ["exec"], ["exec", "bash"]):
             continue
         prefix = row[: row.find(word)]
         arguments = [w for w in words[index + 1 :] if not w.startswith(("#", ">", "2>", "&", "|", ";"))]
@@ -503,12 +502,6 @@ def candidate_writes(tree: ast.Module) -> Iterator[tuple[int, str]]:
     assignment or `del` through a name the code gives the config (or an alias of one), `OmegaConf.update(...)`, and
     `self.X = ...` in a helper method a class's `__post_init__` calls."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            func = _dotted(node.func)
-            if func == "setattr":
-                yield node.lineno, "setattr"
-            elif func.endswith("object.__setattr__") or func == "object.__setattr__":
-                yield node.lineno, "object.__setattr__"
         if isinstance(node, ast.ClassDef):
             yield from _post_init_helpers(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -535,13 +528,55 @@ def _root(node: ast.expr) -> str:
 
 
 def _configish(name: str, aliases: Mapping[str, bool]) -> bool:
-    bare = name.removeprefix("self.").lower()
-    return bare in CONFIG_NAMES or bare.endswith(("_config", "_cfg", "_conf")) or aliases.get(name, False)
+    return name.removeprefix("self.").lower() in CONFIG_NAMES or aliases.get(name, False)
+
+
+def _handles_config(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A function that names the config (a parameter, a name or `self.config`), or a `__post_init__` (a config
+    node's own fields)."""
+    if function.name == "__post_init__":
+        return True
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id.lower() in CONFIG_NAMES or isinstance(node, ast.arg) and node.arg.lower() in CONFIG_NAMES:
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and node.attr.lower() in CONFIG_NAMES
+        ):
+            return True
+    return False
+
+
+def _dynamic_writes(function: ast.FunctionDef | ast.AsyncFunctionDef, aliases: Mapping[str, bool]) -> Iterator[tuple[int, str]]:
+    """`setattr(...)` and `object.__setattr__(...)` in a function that handles the config: the writes reader does not
+    follow them (or not on another node than the one it walks)."""
+    handles = _handles_config(function)
+    for node in _own_statements(function):
+        for call in (n for n in _own_nodes(node) if isinstance(n, ast.Call)):
+            func = _dotted(call.func)
+            if func not in ("setattr", "object.__setattr__") or not call.args:
+                continue
+            if handles or _configish(_root(call.args[0]) or _dotted(call.args[0]), aliases):
+                yield call.lineno, func
+
+
+def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
+    """A statement's expressions, never those of a nested block (each block's statements are walked on their own)."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.stmt, ast.excepthandler)):
+                stack.append(child)
 
 
 def _function_writes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, str]]:
     """The writes of one function's own statements through the config's names and their aliases."""
     aliases: dict[str, bool] = {}
+    yield from _dynamic_writes(function, aliases)
     for node in _own_statements(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
@@ -555,6 +590,8 @@ def _function_writes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
         elif isinstance(node, ast.Delete):
             targets = list(node.targets)
         for target in targets:
+            if _binds_self(target):
+                continue  # `self.config = config` keeps the config; it does not write it
             if isinstance(target, (ast.Attribute, ast.Subscript)) and _configish(_root(target), aliases):
                 root = _root(target)
                 yield node.lineno, f"a write through an alias of the config ({root})" if aliases.get(root) else "a write to the config"
@@ -563,6 +600,10 @@ def _function_writes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
             if func in ("OmegaConf.update", "OmegaConf.set_struct") and node.value.args:
                 if _configish(_root(node.value.args[0]) or _dotted(node.value.args[0]), aliases):
                     yield node.lineno, func
+
+
+def _binds_self(target: ast.expr) -> bool:
+    return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
 
 
 def _own_statements(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.stmt]:
