@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import subprocess
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
 import pytest
 
@@ -42,7 +41,7 @@ def test_ordinary_commits_show_at_most_three_lines_not_verified(tmp_path, monkey
     git(repository, "commit", "-q", "-m", "adopt config-harness")
     settings = load_settings(repository / "pyproject.toml")
     over: dict[str, list[str]] = {}
-    named = 0
+
     for commit_id in touched[1:]:
         base = git(repository, "rev-parse", "HEAD").strip()
         git(repository, "rm", "-rq", "--cached", ".")
@@ -53,7 +52,7 @@ def test_ordinary_commits_show_at_most_three_lines_not_verified(tmp_path, monkey
         rows = account.classify([])
         assert rows, commit_id  # every commit changes something, and every change is accounted for
         lines = [f"{f.source}: {f.message}" for f in account.findings(rows)]
-        named += len(lines)
+
         if len(lines) > MAX_LINES:
             over[commit_id[:7]] = lines
         git(repository, "add", "-A")
