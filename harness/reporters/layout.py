@@ -418,6 +418,8 @@ def set_by(group: Group) -> str:
     """How a source is introduced: a removed key's file set it at the baseline, any other sets it now."""
     if group.kind == Kind.STALE_GOLDEN:
         return "in"  # the golden file itself, which `generate` rewrites
+    if group.kind == Kind.UNVERIFIED:
+        return "at"  # the changed line the review could not compare
     return "was set by" if group.kind == Kind.REMOVED else "set by"
 
 
