@@ -89,7 +89,7 @@ class DiffAccounting:
         except GitError as error:
             return [Accounted("", NOT_VERIFIED, f"the pull request's files could not be listed ({error})")]
         seen = Seen(config_reads(self.settings, cases), launch_scripts(self.settings, self.top))
-        accounted = [classify_file(self, seen, path, status, lines.get(path)) for path, status in changed[:MAX_CHANGED_FILES]]
+        accounted = [_classified(self, seen, path, status, lines.get(path)) for path, status in changed[:MAX_CHANGED_FILES]]
         if len(changed) > MAX_CHANGED_FILES:
             more = len(changed) - MAX_CHANGED_FILES
             accounted.append([Accounted(changed[MAX_CHANGED_FILES][0], NOT_VERIFIED, f"{more} more changed files not classified", 1)])
@@ -249,6 +249,14 @@ def _golden_reads(golden: Path) -> set[Path]:
 
 
 # ---------------------------------------------------------------------------------------------------- the rules
+
+
+def _classified(account: DiffAccounting, seen: Seen, path: str, status: str, lines: frozenset[int] | None) -> list[Accounted]:
+    """`classify_file`, where a file the rules cannot read is named as not verified, never a failed review."""
+    try:
+        return classify_file(account, seen, path, status, lines)
+    except (BadInput, OSError, ValueError, RecursionError, GitError) as error:
+        return [Accounted(path, NOT_VERIFIED, f"the review could not read it ({type(error).__name__}: {str(error)[:200]})", 1)]
 
 
 def classify_file(account: DiffAccounting, seen: Seen, path: str, status: str, lines: frozenset[int] | None) -> list[Accounted]:

@@ -256,3 +256,10 @@ def test_a_copy_of_a_launch_inserted_above_it_leaves_its_change_compared(project
 def test_an_entry_point_added_in_pyproject_is_named(project, cli):
     write_tree(project, {"pyproject.toml": '[project]\nname = "app"\n\n[project.scripts]\ntrain = "app.main:main"\n'})
     named(cli, project, "pyproject.toml", 4, "an entry point added or changed")
+
+
+def test_a_python_source_past_the_budget_is_named_not_read(project, cli):
+    """Pull-request bytes are read within the budgets: a source past the Python budget is named, never parsed."""
+    (project / "app/big.py").write_text("x = 1\n" * 120_000)
+    report = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project).json()
+    assert any(f["path"] == "app/big.py" and "not read" in f["message"] for f in report["findings"] if f["kind"] == "unverified"), report
