@@ -38,6 +38,7 @@ MAX_SCANNED_BYTES = 1 << 20
 MAX_DIFF_BYTES = 64 << 20
 
 COMPARED, NOT_RELEVANT, NOT_VERIFIED = "compared", "not relevant", "not verified"
+UNTRACKED = "?"  # git's status of a file the working tree adds that git does not track (classified as added)
 
 # Executables a launch runs: one of these names added to the repository (`bin/python3`) and put first on `PATH`
 # replaces what every launch runs.
@@ -89,11 +90,16 @@ class DiffAccounting:
         except GitError as error:
             return [Accounted("", NOT_VERIFIED, f"the pull request's files could not be listed ({error})")]
         seen = Seen(config_reads(self.settings, cases), launch_scripts(self.settings, self.top))
-        accounted = [_classified(self, seen, path, status, lines.get(path)) for path, status in changed[:MAX_CHANGED_FILES]]
+        accounted = []
+        for path, status in changed[:MAX_CHANGED_FILES]:
+            rows = _classified(self, seen, path, status, lines.get(path))
+            # An untracked file nothing of the run reads is no part of a pull request (a CI checkout has none): a
+            # report or shard result the harness wrote beside the tree is not listed.
+            accounted += [row for row in rows if status != UNTRACKED or row.verdict != NOT_RELEVANT]
         if len(changed) > MAX_CHANGED_FILES:
             more = len(changed) - MAX_CHANGED_FILES
-            accounted.append([Accounted(changed[MAX_CHANGED_FILES][0], NOT_VERIFIED, f"{more} more changed files not classified", 1)])
-        return [a for found in accounted for a in found]
+            accounted.append(Accounted(changed[MAX_CHANGED_FILES][0], NOT_VERIFIED, f"{more} more changed files not classified", 1))
+        return accounted
 
     def findings(self, accounted: Iterable[Accounted]) -> list[Finding]:
         """One `unverified` finding per line not verified: a warning, or an error where the base's settings say
@@ -161,7 +167,7 @@ def changed_files(top: Path, commit: str) -> tuple[list[tuple[str, str]], dict[s
     fields = [f.decode("utf-8", "surrogateescape") for f in listed.split(b"\0") if f]
     changed = [(fields[i + 1], fields[i]) for i in range(0, len(fields) - 1, 2)]
     untracked = git(top, "ls-files", "-z", "--others", "--exclude-standard")
-    changed += [(name.decode("utf-8", "surrogateescape"), "A") for name in untracked.split(b"\0") if name]
+    changed += [(name.decode("utf-8", "surrogateescape"), UNTRACKED) for name in untracked.split(b"\0") if name]
     lines: dict[str, set[int]] = {}
     current: str | None = None
     diff = git(
