@@ -41,6 +41,8 @@ SETTINGS_MEANINGS = {
     "python_sources": "Python source folders `_target_` paths resolve into, read with `ast`, never imported",
     "commands": "launch scripts whose commands are cases (keys below)",
     "schemas": "modules imported before composing, for their ConfigStore registrations (trusted side only)",
+    "unverified": "what a review does with a change it cannot compare (a config file no case reads, a write the reader "
+    'cannot resolve, a new channel): `"warn"` (default) names it, `"block"` fails the review; the base\'s value decides',
 }
 ROUTE_MEANINGS = {
     "name": "the route's name: its case id is `route/<name>`",
@@ -85,6 +87,7 @@ KIND_MEANINGS = {
     "option_gone": "an option the case selected when its golden was written (through `optional` too) no longer exists",
     "config_write": "code in `python_sources` writes the config after composition (an entry point's function, a `__post_init__`): in a review a write added, removed or changed; in `check` a write the recorded `_config_writes.yaml` lacks",
     "stale_golden": "a review: the pull request's own golden of a case is missing or not what its tree composes, so `check` on the merged head would fail; counted with the goldens to regenerate (`generate` settles it)",
+    "unverified": 'a review: a change of the pull request the review cannot compare (a config file no case reads, a write to the config the reader cannot resolve, a Hydra plugin, a `PATH` shim, `xargs`, a launch script called with an environment prefix, an entry point), named at its line; a warning, an error where the base\'s settings say `unverified = "block"`',
 }
 EXIT_MEANINGS = {
     "OK": "every case matches its baseline and every contract holds",

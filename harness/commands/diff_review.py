@@ -21,6 +21,7 @@ from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review
 from harness.runner.run import HeadGoldens, RuleSet, Run, Runner, base_rules_key
 from harness.runner.targets import case_rules, program_view
+from harness.runner.unverified import DiffAccounting
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,6 +95,10 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
         # with the pull request's own modules or a wider confinement: what the review imports and reads is the base's.
         head=HeadGoldens.of(replace(head, schemas=review.settings.schemas, read_outside=review.settings.read_outside)),
     )
+    # Every file the pull request changes is accounted for; the base's settings decide whether a change not verified
+    # blocks (at a first adoption the pull request's own value never does).
+    block = base_settings is not None and not review.first_adoption and base_settings.unverified == "block"
+    run = replace(run, accounting=DiffAccounting(top, commit, review.settings, block, view))
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
 
     def report(result: MatrixResult, shard: dict[str, Any] | None = None) -> int:

@@ -40,6 +40,7 @@ class Kind(StrEnum):
     OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
     CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/runner/config_writes.py)
     STALE_GOLDEN = "stale_golden"  # a review: the pull request's own golden of a case is not what its tree composes
+    UNVERIFIED = "unverified"  # a review: a changed file (or line) the review cannot compare (harness/runner/unverified.py)
 
 
 class Severity(StrEnum):
@@ -181,6 +182,9 @@ VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
         # A review: `check` on the merged head would fail on this golden (stale, missing or hand-edited); the pull
         # request settles it by running `generate`, so it is counted with the goldens to regenerate.
         Kind.STALE_GOLDEN: Verdict(ERROR, CHECKED, golden=True),
+        # A review: a change the readers cannot compare, named with its line; a warning, an error (it blocks) where
+        # the base's settings say `unverified = "block"`.
+        Kind.UNVERIFIED: Verdict(WARNING, CHECKED),
         # A kind a branch adds gets its row here, one line (tests/unit/reporters/test_reporters_verdict.py fails for a kind without one).
     }
 )
@@ -497,6 +501,9 @@ class MatrixResult:
     launches: LaunchTally | None = None  # the settings' launch commands, counted
     approvals: Approvals | None = None  # a review: the loosenings with recorded reasons, and who approves them
     comparison: Comparison | None = None  # a `diff OLD NEW`: its mode, stated in every format
+    # A review: every file the pull request changes, as (file, verdict, reason, line): compared, not relevant or not
+    # verified (JSON `changed_files`; the not-verified ones are also `unverified` findings)
+    accounted: tuple[tuple[str, str, str, int | None], ...] = ()
 
     @property
     def ok(self) -> bool:

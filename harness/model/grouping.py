@@ -44,6 +44,7 @@ class Tier(IntEnum):
     NOTED = 8  # info that is not a difference (known fallbacks): only on request
     AT_BASE = 9  # a review: errors that already held at the base; they fail nothing, one line
     FIXED = 10  # a review: errors the base had that no longer hold, one line
+    UNVERIFIED = 11  # a review: changes the review cannot compare, each named with its line (listed after the blocking tiers)
 
 
 TIER_TITLES = MappingProxyType(
@@ -61,6 +62,7 @@ TIER_TITLES = MappingProxyType(
         Tier.NOTED: "Notes",
         Tier.AT_BASE: "Errors already at the base",
         Tier.FIXED: "Errors the base had, fixed here",
+        Tier.UNVERIFIED: "Changes not verified",
     }
 )
 
@@ -73,6 +75,8 @@ def tier_of(finding: Finding) -> Tier:
     kind = finding.kind
     if kind == Kind.SETTINGS_CHANGE:
         return Tier.SETTINGS
+    if kind == Kind.UNVERIFIED:
+        return Tier.UNVERIFIED
     if finding.status == Excused.KNOWN:
         return Tier.KNOWN
     if finding.origin == Origin.AT_BASE:
@@ -246,7 +250,7 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
         for finding in case_result.findings:
             members.setdefault(_key(finding), []).append((case_result, finding))
     groups = [
-        Group(tier=tier_of(finding), finding=finding, cases=(), anchor=(getattr(finding.source, "file", None) or "", None))
+        Group(tier=tier_of(finding), finding=finding, cases=(), anchor=(getattr(finding.source, "file", None) or "", _line(finding)))
         for finding in run_findings
     ]
     for pairs in members.values():
@@ -264,6 +268,11 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
     # A weakened contract is read before its effects, a broken contract before other blocking findings (the rules
     # a team wrote come first), and findings about the whole run before those of cases.
     return sorted(groups, key=lambda g: (g.tier, _KIND_RANK.get(g.kind, 2), bool(g.cases), g.path, g.kind, -len(g.cases)))
+
+
+def _line(finding: Finding) -> int | None:
+    """The line a run-level finding's annotation points at: a change not verified is named at its line."""
+    return getattr(finding.source, "line", None) if finding.kind == Kind.UNVERIFIED else None
 
 
 def _patterns(case_id: str) -> list[tuple[str, int]]:

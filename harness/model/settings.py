@@ -67,6 +67,7 @@ class Settings:
     command_modules: tuple[tuple[str, str], ...] = ()  # [commands.modules]: entry module -> config name
     schemas: tuple[str, ...] = ()  # modules imported before composing (their ConfigStore registrations); trusted
     named: tuple[Path, ...] = ()  # folders and files the command line named (trusted, so readable wherever they are)
+    unverified: str = "warn"  # a review: a change it cannot compare warns, or blocks ("block"); the base's value decides
 
     @property
     def project(self) -> Path:
@@ -107,6 +108,7 @@ SETTINGS_SHAPE = Table(
         "python_sources": NAMES,
         "commands": ListOf(COMMAND_SHAPE),
         "schemas": NAMES,
+        "unverified": str,
     },
     required=frozenset({"config_dir"}),
 )
@@ -369,7 +371,18 @@ def parse_settings(table: Any, origin: Path) -> Settings:
         command_globs=globs,
         command_modules=modules,
         schemas=_schemas(table.get("schemas", []), f"{where} schemas"),
+        unverified=_unverified(table.get("unverified", "warn"), where),
     )
+
+
+UNVERIFIED_MODES = ("warn", "block")
+
+
+def _unverified(value: str, where: str) -> str:
+    """What a review does with a change it cannot compare: `warn` (the default) or `block`."""
+    if value not in UNVERIFIED_MODES:
+        raise SettingsError(f"{where} unverified: {value!r} must be one of {', '.join(repr(m) for m in UNVERIFIED_MODES)}")
+    return value
 
 
 def _commands(entries: list[dict[str, Any]], where: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:

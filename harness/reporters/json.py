@@ -11,6 +11,7 @@ from harness.model.grouping import group_findings, summary_paragraph
 from harness.model.semantic_diff import ABSENT, change_row, show_value
 from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.layout import (
+    accounted_line,
     approvals_line,
     launches_line,
     mode_properties,
@@ -34,6 +35,7 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         **({"settings": rules_line(result.rules)} if result.rules else {}),
         **({"approvals": approvals_line(result.approvals)} if approvals_line(result.approvals) else {}),
         **({"launches": launches_line(result.launches)} if result.launches else {}),
+        **({"changed_files_line": accounted_line(result)} if result.accounted else {}),
         "ok": result.ok,
         # The verdict line and its counts, as every format states them (harness/reporters/layout.py: tally).
         "verdict": summary_line(result, groups),
@@ -55,6 +57,12 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         "subtrees": [fold.as_dict() for fold in subtree_folds(groups)],
         "orphans": result.orphans,
         "findings": [f.as_dict() for f in result.findings],
+        # A review: every file the pull request changes, compared, not relevant or not verified, with the reason.
+        **(
+            {"changed_files": [dict(zip(("file", "verdict", "reason", "line"), row, strict=True)) for row in result.accounted]}
+            if result.accounted
+            else {}
+        ),
         **({"changes": change_rows(result)} if result.comparison is not None and result.comparison.mode != Mode.TREES else {}),
     }
 

@@ -38,7 +38,7 @@ from harness.model.semantic_diff import parent_path, show_value
 from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
-LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
+LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.UNVERIFIED, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
 EFFECTIVE_NOTE = "(resolved value; the written interpolation is unchanged)"
 DETAIL_LINES = 5  # changes inside one list shown in a report line; JSON carries them all
 
@@ -70,6 +70,7 @@ class Tally:
     at_base: int  # a review: errors that already held at the base (they fail nothing)
     orphans: int
     ok: bool
+    unverified: int = 0  # a review: changes it could not compare (each a warning, or an error the base's settings block on)
 
     @property
     def verdict(self) -> str:
@@ -83,16 +84,17 @@ def tally(result: MatrixResult, groups: Sequence[Group] | None = None) -> Tally:
     blocking = [g for g in groups if any(fails(f) and not regenerates(f) for f in _members(g))]
     goldens = {r.case.id for r in result.cases if any(fails(f) and regenerates(f) for f in r.findings)}
     goldens |= {str(f.source) for f in result.findings if fails(f) and regenerates(f)}  # a review: the record of writes
-    warned = [g for g in groups if g.severity == WARNING and g.finding.origin != Origin.AT_BASE]
+    warned = [g for g in groups if g.severity == WARNING and g.finding.origin != Origin.AT_BASE and g.kind != Kind.UNVERIFIED]
     return Tally(
         causes=len(blocking),
         findings=sum(1 for g in blocking for f in _members(g) if fails(f)),
         goldens=len(goldens),
-        warnings=sum(f.severity == WARNING and f.origin != Origin.AT_BASE for f in findings),
+        warnings=sum(f.severity == WARNING and f.origin != Origin.AT_BASE and f.kind != Kind.UNVERIFIED for f in findings),
         warning_causes=len([g for g in warned if not g.waiver]),
         at_base=sum(f.severity == ERROR and f.origin == Origin.AT_BASE for f in findings),
         orphans=len(result.orphans),
         ok=result.ok,
+        unverified=sum(f.kind == Kind.UNVERIFIED for f in findings),
     )
 
 
@@ -123,6 +125,8 @@ def tally_words(counted: Tally, unit: str = "case") -> list[str]:
         words.append(_counted(counted.at_base, "error") + " already at base")
     if counted.orphans:
         words.append(_counted(counted.orphans, "orphan golden"))
+    if counted.unverified:
+        words.append(_counted(counted.unverified, "change") + " not verified")
     return words
 
 
@@ -171,6 +175,17 @@ def launches_line(tally: LaunchTally | None) -> str:
     for submodule, count in tally.unavailable:
         text += f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked (it is not checked out)"
     return text
+
+
+def accounted_line(result: MatrixResult) -> str:
+    """A review: how the pull request's changed files were accounted for (`changed files: 4 compared, 2 not relevant,
+    1 not verified`; "" for any other run)."""
+    if not result.accounted:
+        return ""
+    counts = Counter(verdict for _, verdict, _, _ in result.accounted)
+    files = len({file for file, _, _, _ in result.accounted})
+    shown = ", ".join(f"{counts[v]} {v}" for v in ("compared", "not relevant", "not verified") if counts.get(v))
+    return f"{files} changed file{'s' * (files != 1)}: {shown}"
 
 
 def counted_units(result: MatrixResult) -> str:
@@ -280,6 +295,11 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
             )
         else:
             lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
+    if options.review and any(g.kind == Kind.UNVERIFIED for g in errors):
+        lines.append(
+            'changes not verified block (the base\'s `unverified = "block"`): compare them by hand, then record the '
+            "review, or make them readable (a config file a case selects, a write the reader follows)"
+        )
     if options.review and any(g.kind == Kind.STALE_GOLDEN for g in errors):
         # The push to main runs `check` on these goldens: the review fails now rather than main after the merge.
         lines.append(f"goldens to regenerate: run `{steps.regenerate}` and commit {steps.goldens} (the push to main checks them)")
@@ -398,6 +418,8 @@ def set_by(group: Group) -> str:
     """How a source is introduced: a removed key's file set it at the baseline, any other sets it now."""
     if group.kind == Kind.STALE_GOLDEN:
         return "in"  # the golden file itself, which `generate` rewrites
+    if group.kind == Kind.UNVERIFIED:
+        return "at"  # the changed line the review could not compare
     return "was set by" if group.kind == Kind.REMOVED else "set by"
 
 

@@ -27,6 +27,7 @@ from harness.reporters.layout import (
     LISTED_TIERS,
     SHOWN_LAUNCHES,
     Fold,
+    accounted_line,
     alike_rows,
     approvals_line,
     by_tier,
@@ -204,6 +205,8 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
     lines += [markdown_text(summary_paragraph(groups, result)), ""]
     if result.baseline:
         lines += [f"Compared with {code_span(result.baseline, in_table=False)}.", ""]
+    if accounted_line(result) and any(f.kind == Kind.UNVERIFIED for f in result.findings):
+        lines += [markdown_text(accounted_line(result)) + ".", ""]
     for severity, heading in SEVERITY_TITLES:
         sections: list[str] = []
         for tier in LISTED_TIERS:
@@ -211,7 +214,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
             if listed:
                 table = (
                     _finding_table(listed, all_ids)
-                    if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING)
+                    if tier in (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.UNVERIFIED)
                     else _value_table(folded(listed), all_ids)
                 )
                 title = tier_heading(tier, merged_launches(listed))

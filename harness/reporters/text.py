@@ -25,6 +25,7 @@ from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.layout import (
     LISTED_TIERS,
     Fold,
+    accounted_line,
     approvals_line,
     by_tier,
     describe_group,
@@ -146,6 +147,8 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
             if listed:
                 merged = merged_launches(listed)
                 lines.append(f"{tier_heading(tier, merged)}:")
+                if tier == Tier.UNVERIFIED and accounted_line(result):  # how the whole diff was accounted for
+                    lines.append(printable(f"  ({accounted_line(result)})"))
                 lines += _item_lines(folded(merged), all_ids, options)
         if refactors and verbose:
             lines.append(f"{TIER_TITLES[Tier.REFACTOR]} ({count_paths(refactors)}):")

@@ -117,6 +117,8 @@ def _narrows(key: str, old: Any, new: Any) -> bool:
         return new is not None and (old is None or bool(set(_elements(old)) - set(_elements(new))))
     if key == "read_outside":
         return bool(set(_elements(new)) - set(_elements(old)))  # confinement widened
+    if key == "unverified":  # a change not verified that blocked at the base now only warns
+        return (old or "warn") == "block" and (new or "warn") != "block"
     return True  # a key this version does not know how to weigh: the author says why
 
 

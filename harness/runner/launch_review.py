@@ -216,11 +216,45 @@ def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any
     pairs, gone = [], []
     for old, new in by_script.values():
         matcher = difflib.SequenceMatcher(None, [_signature(c) for c in old], [_signature(c) for c in new], autojunk=False)
-        for _, old_start, old_end, new_start, new_end in matcher.get_opcodes():
-            both = min(old_end - old_start, new_end - new_start)  # a replaced run: the same commands, edited
-            pairs += [(new[new_start + i], old[old_start + i]) for i in range(both)]
-            gone += old[old_start + both : old_end]
+        for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+            if tag == "equal":
+                pairs += [(new[new_start + i], old[old_start + i]) for i in range(old_end - old_start)]
+                continue
+            # A replaced run: the same commands, edited. Aligned by what each command is (its content identity: the
+            # program, the config and the overrides' keys), so a launch inserted before another never takes the
+            # other's place; what is left is paired in order.
+            found, left = _edited(old[old_start:old_end], new[new_start:new_end])
+            pairs += found
+            gone += left
     return pairs, gone
+
+
+def _edited(old: Sequence[Any], new: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
+    """The launches of a replaced run paired: by content identity first, then the rest of each unmatched stretch in
+    order; the base's left without one."""
+    pairs: list[tuple[Any, Any]] = []
+    gone: list[Any] = []
+    matcher = difflib.SequenceMatcher(None, [c.case.identity for c in old], [c.case.identity for c in new], autojunk=False)
+    for _, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        both = min(old_end - old_start, new_end - new_start)
+        pairs += [(new[new_start + i], old[old_start + i]) for i in range(both)]
+        gone += old[old_start + both : old_end]
+    return pairs, gone
+
+
+def twins(new: Sequence[Any], base: Sequence[Any]) -> dict[str, Any]:
+    """For each new launch, the base's launch of the same script that runs the same command (the same content
+    identity), when there is one: a launch inserted as a copy of another with the base's values leaves the real one
+    `new`, and its values are compared with the base's launch it copies, never with nothing."""
+    by_identity: dict[tuple[str, str], Any] = {}
+    for checked in base:
+        by_identity.setdefault((checked.case.launch.script, checked.case.identity), checked)
+    found = {}
+    for checked in new:
+        twin = by_identity.get((checked.case.launch.script, checked.case.identity))
+        if twin is not None:
+            found[checked.case.id] = twin
+    return found
 
 
 def _script_text(launches: Sequence[Any]) -> tuple[Any, ...]:
@@ -287,10 +321,17 @@ def _new_launch_note(case: CommandCase, said: str) -> Finding:
     return Finding(Kind.NEW_LAUNCH, case.id, None, case.config_name, INFO, f"{said}{runs}", source=Source(launch.script, launch.line))
 
 
-def new_launch(result: CaseResult, checked: Any) -> CaseResult:
+def new_launch(result: CaseResult, checked: Any, twin: Any = None) -> CaseResult:
     """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
-    status `new` unless it fails; its values are not compared with anything, so they are not listed."""
-    finding = _new_launch_note(checked.case, "new launch: ")
+    status `new` unless it fails; its values are not compared with anything, so they are not listed, unless the base
+    has a launch of its script that runs the same command (`twin`): then they were compared with that one's, and the
+    note says which."""
+    said = (
+        "new launch: "
+        if twin is None
+        else f"new launch, compared with {twin.case.launch.script}:{twin.case.launch.line} at the base (the same command): "
+    )
+    finding = _new_launch_note(checked.case, said)
     status = result.status if result.status == Status.ERROR else Status.NEW
     return replace(result, findings=(finding, *result.findings), status=status)
 
@@ -602,6 +643,9 @@ def review_commands(
     # changed value of that launch, grouped with the matrix's cases of the same cause (no parallel warning).
     comparisons = _stored_comparisons(settings.cache_dir, top, key, views)
     values = {c.case.id: value_findings(c, b, ref, views, moves, comparisons) for c, b in pairs}
+    # A new launch that runs what a launch of its script ran at the base is compared with that launch too.
+    copied = twins(new, base)
+    values.update({c.case.id: value_findings(c, copied[c.case.id], ref, views, moves, comparisons) for c in new if c.case.id in copied})
     _store_comparisons(settings.cache_dir, top, key, comparisons)
     at_base = {c.case.id: b for c, b in pairs}
     results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
@@ -610,7 +654,7 @@ def review_commands(
     results = [
         moved_launch(r, *moved_from[r.case.id])
         if r.case.id in moved_from
-        else new_launch(r, new_ones[r.case.id])
+        else new_launch(r, new_ones[r.case.id], copied.get(r.case.id))
         if r.case.id in new_ones
         else r
         for r in results

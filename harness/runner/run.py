@@ -184,6 +184,7 @@ class Run:
     program_views: tuple[Any, Any] | None = None  # a review with python_sources: the base's and this tree's (harness.runner.targets)
     comparison: Comparison | None = None  # a tree diff: its mode, stated in every format
     head: HeadGoldens | None = None  # a review: the pull request's own goldens, checked as `check` on its head would
+    accounting: Any = None  # a review: every changed file classified (harness.runner.unverified.DiffAccounting)
 
     def __post_init__(self) -> None:
         if (self.review is not None) != (self.mode == RunMode.REVIEW) or (self.comparison is not None) != (self.mode == RunMode.TREE_DIFF):
@@ -1009,6 +1010,12 @@ class Runner:
             )
         if run.review is not None:  # every loosening with a recorded reason counted: launches' and known entries' too
             approved = approvals(cases, findings, run.settings)
+        accounted: tuple[tuple[str, str, str, int | None], ...] = ()
+        if run.review is not None and run.accounting is not None and not self.only_launches:
+            # Every file the pull request changes: compared, not relevant, or named as not verified (never silent).
+            classified = run.accounting.classify(cases)
+            findings += run.accounting.findings(classified)
+            accounted = tuple((a.file, a.verdict, a.reason, a.line) for a in classified)
         if run.review is not None:  # every finding of a review carries its origin: the run's are the change's own
             findings = [f if f.origin is not None else replace(f, origin=Origin.INTRODUCED) for f in findings]
         baseline = "launch commands" if launches_checked and self.only_launches else run.baseline.description
@@ -1021,6 +1028,7 @@ class Runner:
             launches=tally,
             approvals=approved,
             comparison=run.comparison,
+            accounted=accounted,
         )
 
     def _config_write_findings(self) -> list[Finding]:

@@ -1,0 +1,115 @@
+"""Issue 51 "done when", on verl's own repository (verl-full.bundle at main-2026-08-22, adopted as `init` writes it):
+the evasions a verl maintainer tried, each of which the review passed with nothing named, are each named as not
+verified at their line. Each attempt is reviewed alone against the adopted base."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.e2e.adoption import adopt_verl, clone
+from tests.synthetic_history import git
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("verl-full-unverified")]
+MAIN_PPO = "verl/trainer/main_ppo.py"
+
+
+@pytest.fixture(scope="module")
+def verl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repository = clone("verl-full.bundle", tmp_path_factory.mktemp("verl-attempts") / "verl")
+    adopt_verl(repository, "main-2026-08-22", "adopted", "adopt config-harness")
+    return repository
+
+
+def _insert_after(file: Path, anchor: str, text: str) -> int:
+    """`text` inserted as the line after the first line holding `anchor`; its line number."""
+    lines = file.read_text().splitlines(keepends=True)
+    index = next(n for n, line in enumerate(lines) if anchor in line) + 1
+    lines.insert(index, text)
+    file.write_text("".join(lines))
+    return index + 1
+
+
+def _launch_script(repository: Path) -> str:
+    return next(
+        line
+        for line in git(repository, "ls-files", "examples").splitlines()
+        if line.endswith(".sh") and "python3 -m verl.trainer.main_ppo" in (repository / line).read_text()
+    )
+
+
+def setattr_in_main(repository: Path) -> tuple[str, int, str]:
+    line = _insert_after(repository / MAIN_PPO, "auto_set_device(config)", '    setattr(config.trainer, "total_epochs", 1)\n')
+    return MAIN_PPO, line, "write not resolved"
+
+
+def write_in_task_runner_run(repository: Path) -> tuple[str, int, str]:
+    line = _insert_after(
+        repository / MAIN_PPO, "config.transfer_queue.enable = True", "        config.actor_rollout_ref.rollout.temperature = 0.6\n"
+    )
+    return MAIN_PPO, line, "write not resolved"
+
+
+def search_path_plugin(repository: Path) -> tuple[str, int, str]:
+    (repository / "extra_conf").mkdir()
+    (repository / "extra_conf/ppo_trainer.yaml").write_text("actor_rollout_ref:\n  rollout:\n    temperature: 0.6\n")
+    plugin = repository / "hydra_plugins/extra/extra_plugin.py"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(
+        "from hydra.plugins.search_path_plugin import SearchPathPlugin\n\n\n"
+        "class ExtraPlugin(SearchPathPlugin):\n"
+        "    def manipulate_search_path(self, search_path):\n"
+        '        search_path.prepend(provider="extra", path="file://extra_conf")\n'
+    )
+    return "hydra_plugins/extra/extra_plugin.py", 4, "SearchPathPlugin"
+
+
+def xargs_overrides(repository: Path) -> tuple[str, int, str]:
+    script = _launch_script(repository)
+    path = repository / script
+    path.write_text(path.read_text() + "echo trainer.total_epochs=1 | xargs python3 -m verl.trainer.main_ppo\n")
+    return script, len(path.read_text().splitlines()), "`xargs`"
+
+
+def path_shim(repository: Path) -> tuple[str, int, str]:
+    (repository / "tools").mkdir(exist_ok=True)
+    (repository / "tools/python3").write_text('#!/bin/sh\nexec /usr/bin/python3 "$@" trainer.total_epochs=1\n')
+    script = _launch_script(repository)
+    path = repository / script
+    path.write_text('export PATH="$PWD/tools:$PATH"\n' + path.read_text())
+    return script, 1, "a PATH change"
+
+
+def wrapper_with_prefix(repository: Path) -> tuple[str, int, str]:
+    (repository / "run_all.sh").write_text(f"ROLLOUT_N=1 bash {_launch_script(repository)}\n")
+    return "run_all.sh", 1, "calls the launch script"
+
+
+ATTEMPTS: list[Callable[[Path], tuple[str, int, str]]] = [
+    setattr_in_main,
+    write_in_task_runner_run,
+    search_path_plugin,
+    xargs_overrides,
+    path_shim,
+    wrapper_with_prefix,
+]
+
+
+@pytest.mark.parametrize("attempt", ATTEMPTS, ids=[a.__name__ for a in ATTEMPTS])
+def test_each_attempt_is_named_at_its_line(verl, capsys, monkeypatch, attempt):
+    git(verl, "checkout", "-q", "-f", "adopted")
+    subprocess.run(["git", "-C", str(verl), "clean", "-qfd"], check=True)
+    file, line, words = attempt(verl)
+    monkeypatch.chdir(verl)
+    capsys.readouterr()
+    main(["diff", "--base", "adopted", "--format", "json"])
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    found = [(f["source"], f["message"]) for f in report["findings"] if f["kind"] == "unverified"]
+    assert any(source == f"{file}:{line}" and words in message for source, message in found), found
+    assert "not verified" in report["verdict"]
