@@ -15,7 +15,11 @@ APP = {
     ),
 }
 # One launch that composes, one whose override names a key the config never had, one whose config is not there.
-RUN = "echo start\npython -m app.main trainer.epochs=5\npython -m app.main trainer.nokey=1\npython -m app.main --config-name trainx\n"
+# Each gives trainer.name, which the small tree leaves `???` (a launch that does not is an error of its own).
+RUN = (
+    "echo start\npython -m app.main trainer.epochs=5 trainer.name=run\npython -m app.main trainer.nokey=1 trainer.name=run\n"
+    "python -m app.main --config-name trainx\n"
+)
 
 
 def _adopted(project, cli, script: str = RUN):
@@ -61,7 +65,7 @@ def _moved(project):
 def _launch_added_above(project):
     """Every launch below it is renamed (`cmd/scripts/run.sh#2` becomes `#3`) and moves a line down."""
     script = project / "scripts" / "run.sh"
-    script.write_text("python -m app.main trainer.epochs=7\n" + script.read_text(), encoding="utf-8")
+    script.write_text("python -m app.main trainer.epochs=7 trainer.name=run\n" + script.read_text(), encoding="utf-8")
 
 
 @pytest.mark.parametrize(

@@ -132,6 +132,8 @@ REVIEWED = {
     ("harness/readers/builders.py", "_BUILDS"): "a fixed builder name, then one repeat and a bounded one ({0,200}) with no repeat inside",
     ("harness/rules/invariants.py", "PLAIN_KEY"): "the inner repeat starts with `.`, which the repeat before it cannot match",
     ("harness/rules/known_entries.py", "appended"): "`key` is `waivers` or `changes`, the harness's own words; no repeat inside a repeat",
+    ("harness/rules/known_entries.py", "unplaced"): "each outer repeat starts with `:`, which the inner `\\d+` cannot match: "
+    "one way to split `:12:3`; the script's path is escaped and bounded by its words",
 }
 REGEX_FUNCTIONS = frozenset({"compile", "match", "search", "fullmatch", "sub", "subn", "findall", "finditer", "split"})
 
