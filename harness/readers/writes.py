@@ -39,6 +39,22 @@ HYDRA_MAIN = frozenset({"hydra.main", "main"})
 
 
 @dataclass(frozen=True)
+class Read:
+    """One strict read of the config (`config.a.b`, `config["a"]`, `getattr(config, "a")`): a key the code expects,
+    whose absence stops the program. Tolerant reads are not kept: `.get`, `getattr` with a default,
+    `OmegaConf.select`, `"k" in config`, reads under a test for the key or inside a `try`, and keys written before."""
+
+    key: str
+    file: str  # as reports show it
+    line: int
+    code: str  # the reading expression's text, shortened
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
 class Write:
     """One write to the config: its key below the object written (UNPLACED where the source does not spell it),
     what it does (`set`, `delete`, `update`, `merge`), the written value (a literal) or the code's text, and where."""
@@ -123,6 +139,53 @@ def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
             return None
 
 
+def _read_key(node: ast.expr, names: Mapping[str, str]) -> str | None:
+    """The key a strict read denotes: only attributes and literal subscripts from a name bound to the config (a
+    `.get` on the way, or a subscript that is not a literal, is not a read that fails)."""
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            index = node.slice
+            if not (isinstance(index, ast.Constant) and isinstance(index.value, str)):
+                return None
+            parts.append(index.value)
+            node = node.value
+        elif isinstance(node, ast.Name):
+            prefix = names.get(node.id)
+            if prefix is None or prefix == UNPLACED:
+                return None
+            return ".".join(part for part in (prefix, *reversed(parts)) if part)
+        else:
+            return None
+
+
+def _guards(nodes: Iterator[ast.AST] | Sequence[ast.AST], names: Mapping[str, str]) -> list[str]:
+    """The keys a test (or any expression of a statement) checks for before reading them: `"k" in node`,
+    `hasattr(node, "k")`, `node.get("k")`, `OmegaConf.select(node, "k")` (each, with its prefix, excuses reads below)."""
+    found = []
+    for node in nodes:
+        base: str | None = None
+        key: Any = None
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops):
+            base, key = _key_of(node.comparators[0], names), node.left.value
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and (_dotted(node.func) or "").rsplit(".", 1)[-1] in ("hasattr", "getattr", "select"):
+            base, key = _key_of(node.args[0], names), node.args[1]
+            key = key.value if isinstance(key, ast.Constant) else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+            first = node.args[0]
+            base, key = _key_of(node.func.value, names), first.value if isinstance(first, ast.Constant) else None
+        if base is not None and isinstance(key, str) and base != UNPLACED:
+            found.append(_join(base, key))
+    return found
+
+
+def _covers(keys: Sequence[str], key: str) -> bool:
+    return any(k == "" or key == k or key.startswith(k + ".") for k in keys)
+
+
 def _join(prefix: str, key: str) -> str:
     if prefix == UNPLACED or key == UNPLACED:
         return UNPLACED
@@ -154,6 +217,9 @@ class _Walk:
     def __init__(self, index: SourceIndex, budget: StatementBudget | None = None) -> None:
         self.index = index
         self.writes: list[Write] = []
+        self.reads: list[Read] = []
+        self.guards: list[str] = []  # keys tested for (or "" inside a `try`): reads below them may fail harmlessly
+        self.soft: set[str] = set()  # names bound through `.get(...)`: what is read through them may be absent
         self.seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self.functions = 0
         self.budget = budget if budget is not None else StatementBudget()
@@ -180,6 +246,9 @@ class _Walk:
         self.budget.left -= 1
         if self.budget.left < 0:
             raise OverBudget
+        guards = _guards(list(_own_nodes(statement)), names)
+        self.guards += guards
+        self.read(statement, names, place)
         self.calls(statement, names, place, depth, open_dict)
         if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -198,11 +267,42 @@ class _Walk:
             self.body(statement.body, names, place, depth, open_dict)
             self.body(statement.orelse, names, place, depth, open_dict)
         elif isinstance(statement, ast.Try | ast.TryStar):
-            for block in (statement.body, *(h.body for h in statement.handlers), statement.orelse, statement.finalbody):
+            if statement.handlers:  # a read that fails there is caught
+                self.guards.append("")
+            self.body(statement.body, names, place, depth, open_dict)
+            if statement.handlers:
+                self.guards.pop()
+            for block in (*(h.body for h in statement.handlers), statement.orelse, statement.finalbody):
                 self.body(block, names, place, depth, open_dict)
         elif isinstance(statement, ast.Match):
             for case in statement.cases:
                 self.body(case.body, names, place, depth, open_dict)
+        del self.guards[len(self.guards) - len(guards) :]
+
+    def read(self, statement: ast.stmt, names: Mapping[str, str], place: _Place) -> None:
+        """The strict reads of one statement (outside nested bodies): each longest attribute or subscript chain from a
+        config name that is not a method called on a node (`config.a.items()` reads `a`), and `getattr(node, "k")`."""
+        nodes = list(_own_nodes(statement))
+        called = {id(n.func) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        inner = {id(n.value) for n in nodes if isinstance(n, ast.Attribute | ast.Subscript) and isinstance(n.ctx, ast.Load) and id(n) not in called}
+        for node in nodes:
+            key: str | None = None
+            root = ""
+            if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Load):
+                if id(node) in inner or id(node) in called:
+                    continue
+                key, root = _read_key(node, names), _root(node)
+            elif isinstance(node, ast.Call) and _dotted(node.func) == "getattr" and len(node.args) == 2 and not node.keywords:
+                base, attribute = _read_key(node.args[0], names), node.args[1]
+                if base is not None and isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                    key, root = _join(base, attribute.value), _root(node.args[0])
+            if not key or root in self.soft or _covers(self.guards, key) or self.written(key):
+                continue
+            self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node)))
+
+    def written(self, key: str) -> bool:
+        """True when the walk wrote the key, or a node above it (merged into), before reading it."""
+        return any(w.placed and (key == w.key or key.startswith(w.key + ".") or w.key == "") for w in self.writes)
 
     def assign(
         self, target: ast.expr, value: ast.expr | None, statement: ast.stmt, names: dict[str, str], place: _Place, open_dict: bool
@@ -220,6 +320,8 @@ class _Walk:
                 return
             if bound is not None:
                 names[target.id] = bound
+                if value is not None and _read_key(value, names) is None:
+                    self.soft.add(target.id)  # bound through `.get`: what is read through it may be absent
             else:
                 names.pop(target.id, None)  # the name now holds something else
             return
@@ -323,6 +425,13 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
         yield from ast.walk(statement)
 
 
+def _root(node: ast.AST) -> str:
+    """The name a chain of attributes, subscripts and calls starts from ("" for anything else)."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def _opens_dict(expression: ast.expr, names: Mapping[str, str]) -> bool:
     """`open_dict(config)` (or `omegaconf.open_dict`, `read_write`): keys may be added inside the block."""
     if not isinstance(expression, ast.Call) or not expression.args:
@@ -382,12 +491,20 @@ def _modules_naming(index: SourceIndex, needle: bytes) -> Iterator[str]:
 def entry_writes(index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None) -> tuple[Write, ...]:
     """The writes to the config the entry point's function makes, and the functions it calls by name make (OverBudget
     when the walk passes the `budget` it shares with the tree's other entry points)."""
+    return entry_reach(index, entry, budget)[0]
+
+
+def entry_reach(
+    index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None
+) -> tuple[tuple[Write, ...], tuple[Read, ...]]:
+    """What one walk of the entry point finds: its writes (`entry_writes`) and its strict reads, in the order the
+    code makes them."""
     located = index.locate(entry.name)
     if not isinstance(located, _Def):
-        return ()
+        return (), ()
     walk = _Walk(index, budget)
     walk.function(located, {entry.parameter: ""})
-    return tuple(walk.writes)
+    return tuple(walk.writes), tuple(walk.reads)
 
 
 def class_writes(index: SourceIndex, qualname: str) -> tuple[Write, ...]:

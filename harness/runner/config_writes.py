@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.composition.provenance import Source
 from harness.gates.budget import MAX_WRITE_STATEMENTS, NOT_READ
@@ -20,7 +20,10 @@ from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity
 from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
-from harness.readers.writes import UNPLACED, OverBudget, StatementBudget, Write, class_writes, describe, entry_points, entry_writes
+from harness.readers.writes import UNPLACED, OverBudget, Read, StatementBudget, Write, class_writes, describe, entry_points, entry_reach
+
+
+Located = TypeVar("Located", Write, Read)
 
 
 @dataclass(frozen=True)
@@ -49,15 +52,25 @@ def program_writes(view: Any) -> list[OwnedWrite]:
     entry point where the reading stopped."""
     if view.entry_writes is None:
         found: list[OwnedWrite] = []
+        reads: list[tuple[str, Read]] = []
         budget = StatementBudget()
         for entry in entry_points(view.index):
             try:
-                found += [OwnedWrite(entry.name, write) for write in entry_writes(view.index, entry, budget)]
+                writes, entry_reads = entry_reach(view.index, entry, budget)
             except OverBudget:
                 view.entry_writes_unread = f"{entry.file}:{entry.line}"
                 break
+            found += [OwnedWrite(entry.name, write) for write in writes]
+            reads += [(entry.name, read) for read in entry_reads]
         view.entry_writes = tuple(found)
+        view.entry_reads = tuple(reads)
     return list(view.entry_writes)
+
+
+def program_reads(view: Any) -> list[tuple[str, Read]]:
+    """Every strict read of the config by every entry point (with its name), read in the same walk as the writes."""
+    program_writes(view)
+    return list(view.entry_reads)
 
 
 def unread_findings(view: Any) -> list[Finding]:
@@ -107,7 +120,7 @@ def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of:
     return findings
 
 
-def located(view: Any, write: Write) -> Write:
+def located(view: Any, write: Located) -> Located:
     """A write with its file as reports show it in this tree (`src/app/main.py`), found from the module path the
     reader keeps (`app/main.py`, the same on both sides of a review): the first folder of the sources holding it."""
     candidates = []
@@ -315,6 +328,52 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
     recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
     changes = _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")
     return unread_findings(view) + changes
+
+
+# ---- keys the program reads: a case that no longer has one stops the program there ----
+
+
+def _absent(tree: Any, key: str) -> str | None:
+    """The first prefix of `key` the tree does not have (`optim.bnb_optimizer`), or None: it has the key, or a value on
+    the way is not a mapping (a list, a leaf, None: what reading it does is not this check's to say)."""
+    node, path = tree, ""
+    for part in split_path(key):
+        if not isinstance(node, dict):
+            return None
+        path = join_path(path, part)
+        if part not in node:
+            return path
+        node = node[part]
+    return None
+
+
+def read_check(view: Any) -> Any:
+    """A case check: each key an entry point composing the case's config reads strictly (`config.optim.lr`, not
+    `.get`, `in` or a key the code wrote first) that the case's tree lacks is an error (kind `config_read`) at the
+    reading line. None when no entry point reads the config."""
+    names = entry_config_names(view)
+    by_config: dict[str, list[tuple[str, Read]]] = {}
+    for owner, read in program_reads(view):
+        if owner in names:
+            by_config.setdefault(names[owner], []).append((owner, located(view, read)))
+    if not by_config:
+        return None
+
+    def check(case: Any, config: Any, tree: Any) -> list[Finding]:
+        found: dict[str, tuple[str, Read, int]] = {}
+        for owner, read in by_config.get(case.config_name, ()):
+            gone = _absent(tree, read.key)
+            if gone is not None:
+                first = found.get(gone)
+                found[gone] = (owner, read, 1) if first is None else (first[0], first[1], first[2] + 1)
+        findings = []
+        for gone, (owner, read, count) in found.items():
+            more = f" (and {count - 1} more read{'s' if count > 2 else ''} of it)" if count > 1 else ""
+            message = f"{gone}: read by {owner} at {read.where} ({read.code}), but the composed config has no such key{more}"
+            findings.append(Finding(Kind.CONFIG_READ, gone, None, None, ERROR, message, source=Source(read.file, read.line)))
+        return findings
+
+    return check
 
 
 # ---- contracts judged on the value the program runs with ----
