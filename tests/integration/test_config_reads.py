@@ -114,12 +114,15 @@ def test_a_removed_key_the_program_reads_blocks_check_and_the_review_naming_the_
 
 
 def test_get_in_a_tested_key_and_a_key_the_code_wrote_are_not_reads_that_fail(project, cli):
-    # `extra` is read only under `if "extra" in ...`, `lr` through `.get` in main (and strictly in the helper, kept
-    # here), `trainer.seed` is written before it is read.
+    # `extra` is read only under `if "extra" in ...`, `lr` through `.get` in main (and strictly by the helper's
+    # subscript, the one failing read), `trainer.seed` is written before it is read.
     edit(project / "conf/train.yaml", "  extra: 1\n", "")
-    edit(project / "src/app/helpers.py", 'optim["lr"]', "optim.get('lr')")
     edit(project / "conf/train.yaml", "  lr: 0.1\n", "")
     cli("--settings", "harness.toml", "generate", cwd=project)
+    check = cli("--settings", "harness.toml", "check", "--format", "json", cwd=project)
+    helpers = project / "src/app/helpers.py"
+    assert [(f["path"], f["source"]) for f in reads(check.json())] == [("optim.lr", f"src/app/helpers.py:{line_of(helpers, 'optim[')}")]
+    edit(helpers, 'optim["lr"]', "optim.get('lr')")
     check = cli("--settings", "harness.toml", "check", "--format", "json", cwd=project)
     assert (check.code, reads(check.json())) == (0, [])
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
