@@ -48,10 +48,81 @@ class Read:
     file: str  # as reports show it
     line: int
     code: str  # the reading expression's text, shortened
+    # The tests of the `if`s (and `while`s) around it, as `condition` spells them: the read happens only where each holds.
+    when: tuple[Any, ...] = ()
 
     @property
     def where(self) -> str:
         return f"{self.file}:{self.line}"
+
+
+UNKNOWN_TEST: tuple[str] = ("unknown",)
+
+
+def condition(test: ast.expr, names: Mapping[str, str]) -> tuple[Any, ...]:
+    """A branch's test as data a case's tree decides (`holds`): ("key", path), ("literal", value), ("not", t),
+    ("and"|"or", t, ...), ("compare", op, left, right); ("unknown",) for anything else (the environment, a call)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ("not", condition(test.operand, names))
+    if isinstance(test, ast.BoolOp):
+        return ("and" if isinstance(test.op, ast.And) else "or", *(condition(v, names) for v in test.values))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "==", ast.IsNot: "!="}.get(type(test.ops[0]))
+        if op is not None:
+            return ("compare", op, condition(test.left, names), condition(test.comparators[0], names))
+        return UNKNOWN_TEST
+    key = _read_key(test, names) if isinstance(test, ast.Attribute | ast.Subscript) else None
+    if key:
+        return ("key", key)
+    default = _literal(test)
+    return ("literal", default.value) if default.literal else UNKNOWN_TEST
+
+
+_NOT_KNOWN = object()
+
+
+def _value(term: tuple[Any, ...], tree: Any) -> Any:
+    if term[0] == "literal":
+        return term[1]
+    if term[0] == "key":
+        node = tree
+        for part in term[1].split("."):
+            if not isinstance(node, dict) or part not in node:
+                return _NOT_KNOWN
+            node = node[part]
+        if isinstance(node, str) and "${" in node:
+            return _NOT_KNOWN  # an interpolation: its value is the program's to resolve
+        return node
+    truth = holds(term, tree)
+    return _NOT_KNOWN if truth is None else truth
+
+
+def holds(term: tuple[Any, ...], tree: Any) -> bool | None:
+    """Whether a `condition` holds on a case's plain tree: True, False, or None when the tree does not decide it."""
+    kind = term[0]
+    if kind == "not":
+        inner = holds(term[1], tree)
+        return None if inner is None else not inner
+    if kind in ("and", "or"):
+        found = [holds(t, tree) for t in term[1:]]
+        if kind == "and":
+            return False if False in found else None if None in found else True
+        return True if True in found else None if None in found else False
+    if kind == "compare":
+        left, right = _value(term[2], tree), _value(term[3], tree)
+        if left is _NOT_KNOWN or right is _NOT_KNOWN:
+            return None
+        op = term[1]
+        try:
+            if op in ("in", "not in"):
+                return (left in right) == (op == "in") if isinstance(right, list | dict | str) else None
+            return (left == right) == (op == "==")
+        except TypeError:
+            return None
+    if kind not in ("key", "literal"):
+        return None  # ("unknown",): what the test depends on is not in the config
+    value = _value(term, tree)
+    return None if value is _NOT_KNOWN else bool(value)
 
 
 @dataclass(frozen=True)
@@ -169,9 +240,17 @@ def _guards(nodes: Iterator[ast.AST] | Sequence[ast.AST], names: Mapping[str, st
     for node in nodes:
         base: str | None = None
         key: Any = None
-        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Constant)
+            and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops)
+        ):
             base, key = _key_of(node.comparators[0], names), node.left.value
-        elif isinstance(node, ast.Call) and len(node.args) >= 2 and (_dotted(node.func) or "").rsplit(".", 1)[-1] in ("hasattr", "getattr", "select"):
+        elif (
+            isinstance(node, ast.Call)
+            and len(node.args) >= 2
+            and (_dotted(node.func) or "").rsplit(".", 1)[-1] in ("hasattr", "getattr", "select")
+        ):
             base, key = _key_of(node.args[0], names), node.args[1]
             key = key.value if isinstance(key, ast.Constant) else None
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
@@ -219,6 +298,7 @@ class _Walk:
         self.writes: list[Write] = []
         self.reads: list[Read] = []
         self.guards: list[str] = []  # keys tested for (or "" inside a `try`): reads below them may fail harmlessly
+        self.when: list[tuple[Any, ...]] = []  # the tests of the branches the walk is inside
         self.soft: set[str] = set()  # names bound through `.get(...)`: what is read through them may be absent
         self.seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self.functions = 0
@@ -263,7 +343,14 @@ class _Walk:
         elif isinstance(statement, ast.With | ast.AsyncWith):
             opens = open_dict or any(_opens_dict(item.context_expr, names) for item in statement.items)
             self.body(statement.body, names, place, depth, opens)
-        elif isinstance(statement, ast.If | ast.For | ast.AsyncFor | ast.While):
+        elif isinstance(statement, ast.If | ast.While):
+            test = condition(statement.test, names)
+            self.when.append(test)
+            self.body(statement.body, names, place, depth, open_dict)
+            self.when[-1] = ("not", test)
+            self.body(statement.orelse, names, place, depth, open_dict)
+            self.when.pop()
+        elif isinstance(statement, ast.For | ast.AsyncFor):
             self.body(statement.body, names, place, depth, open_dict)
             self.body(statement.orelse, names, place, depth, open_dict)
         elif isinstance(statement, ast.Try | ast.TryStar):
@@ -284,7 +371,11 @@ class _Walk:
         config name that is not a method called on a node (`config.a.items()` reads `a`), and `getattr(node, "k")`."""
         nodes = list(_own_nodes(statement))
         called = {id(n.func) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
-        inner = {id(n.value) for n in nodes if isinstance(n, ast.Attribute | ast.Subscript) and isinstance(n.ctx, ast.Load) and id(n) not in called}
+        inner = {
+            id(n.value)
+            for n in nodes
+            if isinstance(n, ast.Attribute | ast.Subscript) and isinstance(n.ctx, ast.Load) and id(n) not in called
+        }
         for node in nodes:
             key: str | None = None
             root = ""
@@ -298,7 +389,7 @@ class _Walk:
                     key, root = _join(base, attribute.value), _root(node.args[0])
             if not key or root in self.soft or _covers(self.guards, key) or self.written(key):
                 continue
-            self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node)))
+            self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node), tuple(self.when)))
 
     def written(self, key: str) -> bool:
         """True when the walk wrote the key, or a node above it (merged into), before reading it."""
@@ -494,9 +585,7 @@ def entry_writes(index: SourceIndex, entry: EntryPoint, budget: StatementBudget 
     return entry_reach(index, entry, budget)[0]
 
 
-def entry_reach(
-    index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None
-) -> tuple[tuple[Write, ...], tuple[Read, ...]]:
+def entry_reach(index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None) -> tuple[tuple[Write, ...], tuple[Read, ...]]:
     """What one walk of the entry point finds: its writes (`entry_writes`) and its strict reads, in the order the
     code makes them."""
     located = index.locate(entry.name)

@@ -20,8 +20,18 @@ from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity
 from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
-from harness.readers.writes import UNPLACED, OverBudget, Read, StatementBudget, Write, class_writes, describe, entry_points, entry_reach
-
+from harness.readers.writes import (
+    UNPLACED,
+    OverBudget,
+    Read,
+    StatementBudget,
+    Write,
+    class_writes,
+    describe,
+    entry_points,
+    entry_reach,
+    holds,
+)
 
 Located = TypeVar("Located", Write, Read)
 
@@ -362,6 +372,8 @@ def read_check(view: Any) -> Any:
     def check(case: Any, config: Any, tree: Any) -> list[Finding]:
         found: dict[str, tuple[str, Read, int]] = {}
         for owner, read in by_config.get(case.config_name, ()):
+            if not all(holds(test, tree) for test in read.when):
+                continue  # inside a branch this case does not take, or one its tree does not decide
             gone = _absent(tree, read.key)
             if gone is not None:
                 first = found.get(gone)

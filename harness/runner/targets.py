@@ -475,7 +475,9 @@ def _nested_default_changes(
     differ: one `changed` finding per leaf (`server.timeout: 60 -> 5`), at the line of the nested class's field."""
     signature = view.index.signature(facts.owner)
     param = signature.param(split_path(path)[-1]) if isinstance(signature, Signature) else None
-    fields = {leaf: (field, file, line) for leaf, field, file, line in (param.default.leaves if param is not None and param.default else ())}
+    fields = {
+        leaf: (field, file, line) for leaf, field, file, line in (param.default.leaves if param is not None and param.default else ())
+    }
     before, after = flatten(old), flatten(new)
     findings = []
     for leaf in sorted(before.keys() | after.keys()):

@@ -109,7 +109,10 @@ def test_a_removed_key_the_program_reads_blocks_check_and_the_review_naming_the_
     assert review.code == 1
     (found,) = reads(review.json())
     assert (found["path"], found["source"], found["origin"]) == ("optim.bnb_optimizer", where, "introduced")
-    assert f"optim.bnb_optimizer: read by app.main.main at {where}" in cli("--settings", "harness.toml", "diff", "--base", "main", cwd=project).out
+    assert (
+        f"optim.bnb_optimizer: read by app.main.main at {where}"
+        in cli("--settings", "harness.toml", "diff", "--base", "main", cwd=project).out
+    )
     assert not (project / MARKER).exists()
 
 
