@@ -529,7 +529,7 @@ class SourceIndex:
             value[param.name] = param.default.value
             inner = param.default.leaves
             own = (param.name, f"{param.owner}.{param.name}", param.file, param.line)
-            leaves += [(f"{param.name}.{leaf}", *rest) for leaf, *rest in inner] if inner else [own]
+            leaves += [(f"{param.name}.{leaf}", field, file, line) for leaf, field, file, line in inner] if inner else [own]
         return replace(default, value=value, literal=True, leaves=tuple(leaves))
 
     def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:

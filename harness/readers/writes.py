@@ -112,11 +112,15 @@ def holds(term: tuple[Any, ...], tree: Any) -> bool | None:
         left, right = _value(term[2], tree), _value(term[3], tree)
         if left is _NOT_KNOWN or right is _NOT_KNOWN:
             return None
-        op = term[1]
+        op: str = term[1]
         try:
             if op in ("in", "not in"):
-                return (left in right) == (op == "in") if isinstance(right, list | dict | str) else None
-            return (left == right) == (op == "==")
+                if not isinstance(right, list | dict | str):
+                    return None
+                found_in = bool(left in right)
+                return found_in if op == "in" else not found_in
+            same = bool(left == right)
+            return same if op == "==" else not same
         except TypeError:
             return None
     if kind not in ("key", "literal"):
@@ -173,9 +177,10 @@ def _text(node: ast.AST) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
+def _key_of(node: ast.expr, names: Mapping[str, str], strict: bool = False) -> str | None:
     """The config key an expression denotes when it starts at a name bound to the config (or one of its nodes):
-    `config.a.b`, `config["a"].b`, `cfg.get("a")`; UNPLACED for a subscript that is not a literal; None otherwise."""
+    `config.a.b`, `config["a"].b`, `cfg.get("a")`; UNPLACED for a subscript that is not a literal; None otherwise.
+    `strict`: only what fails when the key is absent (no `.get`, no subscript but a literal text)."""
     parts: list[str] = []
     placed = True
     while True:
@@ -185,12 +190,15 @@ def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
         elif isinstance(node, ast.Subscript):
             index = node.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, str | int) and not isinstance(index.value, bool):
+                if strict and not isinstance(index.value, str):
+                    return None
                 parts.append(str(index.value))
             else:
                 placed = False
             node = node.value
         elif (
-            isinstance(node, ast.Call)
+            not strict
+            and isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "get"
             and node.args
@@ -213,24 +221,8 @@ def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
 def _read_key(node: ast.expr, names: Mapping[str, str]) -> str | None:
     """The key a strict read denotes: only attributes and literal subscripts from a name bound to the config (a
     `.get` on the way, or a subscript that is not a literal, is not a read that fails)."""
-    parts: list[str] = []
-    while True:
-        if isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        elif isinstance(node, ast.Subscript):
-            index = node.slice
-            if not (isinstance(index, ast.Constant) and isinstance(index.value, str)):
-                return None
-            parts.append(index.value)
-            node = node.value
-        elif isinstance(node, ast.Name):
-            prefix = names.get(node.id)
-            if prefix is None or prefix == UNPLACED:
-                return None
-            return ".".join(part for part in (prefix, *reversed(parts)) if part)
-        else:
-            return None
+    key = _key_of(node, names, strict=True)
+    return None if key == UNPLACED else key
 
 
 def _guards(nodes: Iterator[ast.AST] | Sequence[ast.AST], names: Mapping[str, str]) -> list[str]:
@@ -246,11 +238,7 @@ def _guards(nodes: Iterator[ast.AST] | Sequence[ast.AST], names: Mapping[str, st
             and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops)
         ):
             base, key = _key_of(node.comparators[0], names), node.left.value
-        elif (
-            isinstance(node, ast.Call)
-            and len(node.args) >= 2
-            and (_dotted(node.func) or "").rsplit(".", 1)[-1] in ("hasattr", "getattr", "select")
-        ):
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and _tests_for(node):
             base, key = _key_of(node.args[0], names), node.args[1]
             key = key.value if isinstance(key, ast.Constant) else None
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
@@ -259,6 +247,13 @@ def _guards(nodes: Iterator[ast.AST] | Sequence[ast.AST], names: Mapping[str, st
         if base is not None and isinstance(key, str) and base != UNPLACED:
             found.append(_join(base, key))
     return found
+
+
+def _tests_for(call: ast.Call) -> bool:
+    """`hasattr(node, "k")`, `getattr(node, "k", default)`, `OmegaConf.select(node, "k")`: a call that asks for a key
+    without failing when it is absent."""
+    function = (_dotted(call.func) or "").rsplit(".", 1)[-1]
+    return function in ("hasattr", "select") or (function == "getattr" and len(call.args) + len(call.keywords) >= 3)
 
 
 def _covers(keys: Sequence[str], key: str) -> bool:

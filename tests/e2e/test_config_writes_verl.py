@@ -103,8 +103,8 @@ def test_a_new_entry_module_that_edits_the_config_before_run_ppo_is_named(change
 def test_a_key_main_ppo_reads_removed_from_the_yaml_blocks_the_review_naming_the_reading_line(change, capsys):
     """Issue 51 item 4: `trainer.use_v1` removed from ppo_trainer.yaml while main_ppo.py reads it strictly (the
     goldens regenerated, as the pull request must): an error at the reading line, on every case of the entry point's
-    config; a read that already failed at adoption (main_generation_server's `data.output_path`, which its launches add)
-is known there and blocks nothing."""
+    config; a read that already failed at adoption (main_generation_server's `data.output_path`, which its launches
+    add) is known there and blocks nothing."""
     trainer = change / "verl/trainer/config/ppo_trainer.yaml"
     text = trainer.read_text()
     anchor = "  # Whether to use V1 trainer\n  use_v1: true\n"

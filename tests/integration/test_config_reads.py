@@ -11,18 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import write_tree
+from tests.conftest import commit_small_project, write_tree
+from tests.integration.test_config_writes import PROJECT as WRITES_PROJECT
 from tests.integration.test_config_writes import edit
 from tests.integration.test_targets import MARKER, SIDE_EFFECT, line_of
-from tests.synthetic_history import git
 
 PROJECT = {
-    "harness.toml": """
-        config_dir = "conf"
-        snapshot_dir = "snapshots"
-        roots = ["train"]
-        python_sources = ["src/app"]
-        """,
+    **WRITES_PROJECT,  # its settings and package marker; its own config, classes and code below
     "conf/train.yaml": """
         model:
           _target_: app.models.Model
@@ -35,7 +30,6 @@ PROJECT = {
           epochs: 1
           device: cpu
         """,
-    "src/app/__init__.py": SIDE_EFFECT,
     "src/app/models.py": SIDE_EFFECT
     + textwrap.dedent("""
         from dataclasses import dataclass, field
@@ -83,11 +77,7 @@ PROJECT = {
 @pytest.fixture
 def project(tmp_path: Path, cli) -> Path:
     write_tree(tmp_path, PROJECT)
-    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "base")
-    return tmp_path
+    return commit_small_project(tmp_path, cli, None)
 
 
 def reads(report: dict) -> list[dict]:
