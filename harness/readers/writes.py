@@ -6,7 +6,9 @@ A `@hydra.main` function gets the composed config and may edit it before anythin
 job runs with then comes from that line, not from any YAML. This reader walks the code reachable from each entry
 point (the `@hydra.main` function and the functions it calls by name, with the config passed on) and from each
 class's `__post_init__` (and its `super().__post_init__()`), and names every write with its key where the source
-spells it, and as "a write the reader cannot place" where it does not.
+spells it, and as "a write the reader cannot place" where it does not. The same walk of an entry point collects its
+strict reads (`Read`: `config.a.b`, not `.get`, `in` or a key it wrote first), each with the tests of the branches
+around it, which a case's tree decides (`holds`).
 
 What is not followed: methods reached through an object (`runner.run.remote(config)`), a config kept on an object
 (`self.config = config`) and written later, writes through a name bound to a copy. Each walk is bounded: a function

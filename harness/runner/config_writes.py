@@ -4,12 +4,13 @@ The writes themselves are read by harness/readers/writes.py (with `ast`, never r
 compares the base's sources with the pull request's: an entry point's writes are findings about the run (kind
 `config_write`, `path` the key, `source` FILE:LINE, `old`/`new` the written values or the code's text), and a
 `_target_` class's `__post_init__` writes are findings of each case and launch that builds the class, at the node's
-path. `explain KEY` names the code that writes the key after the YAML's provenance.
+path. `explain KEY` names the code that writes the key after the YAML's provenance. A key an entry point reads that a
+case no longer has (its baseline had it) is a `config_read` error at the reading line (`read_findings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -357,35 +358,43 @@ def _absent(tree: Any, key: str) -> str | None:
     return None
 
 
-def read_check(view: Any) -> Any:
-    """A case check: each key an entry point composing the case's config reads strictly (`config.optim.lr`, not
-    `.get`, `in` or a key the code wrote first) that the case's tree lacks is an error (kind `config_read`) at the
-    reading line. None when no entry point reads the config."""
-    names = entry_config_names(view)
-    by_config: dict[str, list[tuple[str, Read]]] = {}
-    for owner, read in program_reads(view):
-        if owner in names:
-            by_config.setdefault(names[owner], []).append((owner, located(view, read)))
-    if not by_config:
-        return None
+def reads_by_config(view: Any) -> dict[str, list[tuple[str, Read]]]:
+    """The entry points' strict reads (each with its entry point's name, located) by the config name its
+    `@hydra.main` composes, memoized on the view (every case asks)."""
+    if view.reads_by_config is None:
+        names = entry_config_names(view)
+        found: dict[str, list[tuple[str, Read]]] = {}
+        for owner, read in program_reads(view):
+            if owner in names:
+                found.setdefault(names[owner], []).append((owner, located(view, read)))
+        view.reads_by_config = found
+    return dict(view.reads_by_config)
 
-    def check(case: Any, config: Any, tree: Any) -> list[Finding]:
-        found: dict[str, tuple[str, Read, int]] = {}
-        for owner, read in by_config.get(case.config_name, ()):
-            if not all(holds(test, tree) for test in read.when):
-                continue  # inside a branch this case does not take, or one its tree does not decide
+
+def read_findings(view: Any, case: Any, tree: Any, before: Callable[[], Any]) -> list[Finding]:
+    """Each key an entry point composing the case's config reads strictly (`config.optim.lr`, not `.get`, `in`, a key
+    the code wrote first, or one in a branch this case does not take) that the case's tree no longer has: an error
+    (kind `config_read`) at the reading line. "No longer": the baseline's tree (`before()`, the golden or the base's
+    case; parsed only when a read misses) had it, so a key the program reads only with an override of its launches
+    (`+data.output_path=...`) is not a finding."""
+    missing: dict[str, list[tuple[str, Read]]] = {}
+    for owner, read in reads_by_config(view).get(case.config_name, ()):
+        if all(holds(test, tree) for test in read.when):  # not inside a branch this case skips or does not decide
             gone = _absent(tree, read.key)
             if gone is not None:
-                first = found.get(gone)
-                found[gone] = (owner, read, 1) if first is None else (first[0], first[1], first[2] + 1)
-        findings = []
-        for gone, (owner, read, count) in found.items():
-            more = f" (and {count - 1} more read{'s' if count > 2 else ''} of it)" if count > 1 else ""
-            message = f"{gone}: read by {owner} at {read.where} ({read.code}), but the composed config has no such key{more}"
-            findings.append(Finding(Kind.CONFIG_READ, gone, None, None, ERROR, message, source=Source(read.file, read.line)))
-        return findings
-
-    return check
+                missing.setdefault(gone, []).append((owner, read))
+    if not missing:
+        return []
+    base = before()
+    findings = []
+    for gone, found in missing.items():
+        if base is None or _absent(base, gone) is not None:
+            continue  # the baseline did not have it either: not this change's doing
+        owner, read = found[0]
+        more = f" (and {len(found) - 1} more read{'s' if len(found) > 2 else ''} of it)" if len(found) > 1 else ""
+        message = f"{gone}: read by {owner} at {read.where} ({read.code}), but the composed config no longer has it{more}"
+        findings.append(Finding(Kind.CONFIG_READ, gone, None, None, ERROR, message, source=Source(read.file, read.line)))
+    return findings
 
 
 # ---- contracts judged on the value the program runs with ----

@@ -42,7 +42,7 @@ from harness.readers.pysource import MAX_FILES, MAX_SCANNED_BYTES, Default, Miss
 from harness.readers.writes import Write
 from harness.rules.contract_changes import unreported_check
 from harness.rules.contracts import TARGET_WAIVER, ContractSet, Waiver, checks_for, utc_today, waived
-from harness.runner.config_writes import class_write_difference, node_write_changes, read_check, written_contract_check
+from harness.runner.config_writes import class_write_difference, node_write_changes, written_contract_check
 
 # Findings that say building the node fails: made only where no code builds the node some other way.
 BUILD_FAILS = frozenset({TargetReason.UNDECLARED, TargetReason.REQUIRED})
@@ -122,6 +122,7 @@ class ProgramView:
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
         self.entry_reads: tuple[Any, ...] = ()  # the entry points' strict reads, found by the same walk
+        self.reads_by_config: dict[str, list[Any]] | None = None  # those reads by the config name each entry composes
         self.entry_configs: dict[str, str] | None = None  # each entry point's static config name
         self.entry_writes_unread = ""  # FILE:LINE of the entry point where the writes' budget ran out, if it did
         self.class_writes: dict[str, tuple[Write, ...]] = {}
@@ -587,10 +588,6 @@ def case_rules(
     written = written_contract_check(contract_set, view, day, program)
     if written is not None:
         checks.append(written)
-    # The keys the program reads: one a case lacks stops the program at the reading line.
-    reads = read_check(view)
-    if reads is not None:
-        checks.append(reads)
     waivers = tuple(w for w in contract_set.waivers if w.contract == TARGET_WAIVER)
 
     def check(case: Case, config: Any, tree: Any) -> list[Finding]:
