@@ -314,8 +314,13 @@ class _Walk:
         self.body(node.body, dict(names), place, depth, False)
 
     def body(self, statements: Sequence[ast.stmt], names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+        depth_of_when = len(self.when)
         for statement in statements:
             self.statement(statement, names, place, depth, open_dict)
+            if isinstance(statement, ast.If) and not statement.orelse and _leaves(statement.body):
+                # `if not cfg.enable: return`: what follows runs only where the test does not hold.
+                self.when.append(("not", condition(statement.test, names)))
+        del self.when[depth_of_when:]
 
     def statement(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -511,6 +516,11 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
         return
     else:
         yield from ast.walk(statement)
+
+
+def _leaves(statements: Sequence[ast.stmt]) -> bool:
+    """True for a block that ends by leaving (`return`, `raise`, `continue`, `break`)."""
+    return bool(statements) and isinstance(statements[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
 
 
 def _root(node: ast.AST) -> str:

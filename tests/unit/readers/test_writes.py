@@ -141,6 +141,9 @@ READS = """
         else:
             build(cfg.model)
         print(cfg[name].x)
+        if not cfg.profiler.enable:
+            return
+        print(cfg.profiler.nsys)
     """
 
 
@@ -167,8 +170,11 @@ def test_strict_reads_and_the_tolerant_ones_left_out(tmp_path):
         ("model.experts", 27),
         ("model", 29),
         ("model.width", 2),  # in the function called with the node, under the same branch
+        ("profiler.enable", 31),
+        ("profiler.nsys", 33),  # only where the early return is not taken
     ], found
     when = {r.key: r.when for r in reads}
     assert holds(when["model.experts"][0], {"model": {"kind": "moe"}}) is True
     assert holds(when["model.width"][0], {"model": {"kind": "moe"}}) is False
     assert holds(when["model.width"][0], {"model": {}}) is None  # the tree does not decide it: no finding
+    assert holds(when["profiler.nsys"][0], {"profiler": {"enable": False}}) is False
