@@ -96,7 +96,8 @@ def test_a_removed_key_the_program_reads_blocks_check_and_the_review_naming_the_
     assert found["message"].startswith(f"optim.bnb_optimizer: read by app.main.main at {where} (optim.bnb_optimizer)")
     # The goldens regenerated (the key accepted as gone, so `check` passes again): the review against the base's
     # goldens, which had it, still blocks.
-    cli("--settings", "harness.toml", "generate", cwd=project)
+    generate = cli("--settings", "harness.toml", "generate", "--format", "json", cwd=project)
+    assert generate.code == 0 and reads(generate.json()) != []  # said, and accepted with the goldens it writes
     assert reads(cli("--settings", "harness.toml", "check", "--format", "json", cwd=project).json()) == []
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
     assert review.code == 1
