@@ -86,6 +86,7 @@ KIND_MEANINGS = {
     "unresolved": "an interpolation the program cannot resolve (`hydra.*` included), computed on the fresh composition",
     "option_gone": "an option the case selected when its golden was written (through `optional` too) no longer exists",
     "config_write": "code in `python_sources` writes the config after composition (an entry point's function, a `__post_init__`): in a review a write added, removed or changed; in `check` a write the recorded `_config_writes.yaml` lacks",
+    "config_read": "code in `python_sources` that an entry point reaches reads a key (`config.optim.lr`, not `.get`, `in` or a key it wrote first) that the case's baseline (its golden, or the base's case in a review) had and the composed config no longer has: the program stops at that line (`source`)",
     "stale_golden": "a review: the pull request's own golden of a case is missing or not what its tree composes, so `check` on the merged head would fail; counted with the goldens to regenerate (`generate` settles it)",
     "unverified": 'a review: a change of the pull request the review cannot compare (a config file no case reads, a write to the config the reader cannot resolve, a Hydra plugin, a `PATH` shim, `xargs`, a launch script called with an environment prefix, an entry point), named at its line; a warning, an error where the base\'s settings say `unverified = "block"`',
 }

@@ -231,8 +231,8 @@ def copy_verl_project(path: Path) -> Path:
     return settings
 
 
-def commit_small_project(project: Path, cli, contracts: str) -> Path:
-    """The small project with `contracts`, its goldens generated, committed as `main` in a new git repository;
+def commit_small_project(project: Path, cli, contracts: str | None) -> Path:
+    """The small project with `contracts` (None: the project's own settings as they are), its goldens generated, committed as `main` in a new git repository;
     the working directory is the project afterwards.
 
     Many review tests start here, so the result is built once per process for each starting point (the
@@ -243,7 +243,8 @@ def commit_small_project(project: Path, cli, contracts: str) -> Path:
         holder = tempfile.TemporaryDirectory(prefix="committed-small-project-")
         template = Path(holder.name) / project.name
         shutil.copytree(project, template, symlinks=True)
-        add_contracts(template, contracts)
+        if contracts is not None:
+            add_contracts(template, contracts)
         assert cli("--settings", "harness.toml", "generate", cwd=template).code == 0
         git(template, "init", "-q", "-b", "main")
         git(template, "add", "-A")
@@ -257,7 +258,7 @@ def commit_small_project(project: Path, cli, contracts: str) -> Path:
 
 # commit_small_project's results in this process: (starting files, contracts) -> the committed folder, kept
 # in temporary directories that are removed when the process ends.
-_COMMITTED: dict[tuple[tuple[tuple[str, bytes], ...], str], Path] = {}
+_COMMITTED: dict[tuple[tuple[tuple[str, bytes], ...], str | None], Path] = {}
 _HOLDERS: list[tempfile.TemporaryDirectory] = []
 
 

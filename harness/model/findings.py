@@ -39,6 +39,7 @@ class Kind(StrEnum):
     UNRESOLVED = "unresolved"  # an interpolation the program cannot resolve (harness/rules/invariants.py)
     OPTION_GONE = "option_gone"  # an option the case selected when its golden was written no longer exists
     CONFIG_WRITE = "config_write"  # a review: code in python_sources writes the config after composition (harness/runner/config_writes.py)
+    CONFIG_READ = "config_read"  # code in python_sources reads a key the composed config lacks (harness/runner/config_writes.py)
     STALE_GOLDEN = "stale_golden"  # a review: the pull request's own golden of a case is not what its tree composes
     UNVERIFIED = "unverified"  # a review: a changed file (or line) the review cannot compare (harness/runner/unverified.py)
 
@@ -179,6 +180,9 @@ VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
         # Check: a write the committed record lacks (generate rewrites the record, so it never blocks there); a
         # review names writes added, removed or changed as warnings.
         Kind.CONFIG_WRITE: Verdict(ERROR, frozenset({Judged.CHECK})),
+        # The program stops at the reading line. Judged against the baseline's tree (the golden had the key), so
+        # `generate`, which accepts the key as gone, does not block on it; a review, against the base's, does.
+        Kind.CONFIG_READ: Verdict(ERROR, CHECKED),
         # A review: `check` on the merged head would fail on this golden (stale, missing or hand-edited); the pull
         # request settles it by running `generate`, so it is counted with the goldens to regenerate.
         Kind.STALE_GOLDEN: Verdict(ERROR, CHECKED, golden=True),

@@ -96,6 +96,7 @@ def tier_of(finding: Finding) -> Tier:
     if kind in (Kind.ERROR, Kind.PARITY, Kind.CONTRACT, Kind.TARGET, Kind.LAUNCH, Kind.HIDDEN_TEXT, Kind.HYDRA_WARNING) or kind in (
         Kind.UNRESOLVED,
         Kind.OPTION_GONE,
+        Kind.CONFIG_READ,
     ):
         return Tier.BLOCKING
     if kind in (Kind.HYDRA_CHANGE, Kind.ENTRY_CHANGE, Kind.LAUNCH_GONE):  # what runs (or stops being checked): blocking unless recorded
@@ -399,6 +400,7 @@ KIND_PHRASES = MappingProxyType(
     {
         Kind.LAUNCH: ("cause that breaks a launch", "causes that break launches"),
         Kind.TARGET: ("node the program cannot build", "nodes the program cannot build"),
+        Kind.CONFIG_READ: ("key the program reads that the config lacks", "keys the program reads that the config lacks"),
         Kind.SETTINGS_CHANGE: ("settings change", "settings changes"),
         Kind.HYDRA_CHANGE: ("hydra change without a recorded reason", "hydra changes without a recorded reason"),
         Kind.ENTRY_CHANGE: ("entry point change", "entry point changes"),

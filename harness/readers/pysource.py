@@ -13,7 +13,7 @@ import ast
 import builtins
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
@@ -45,6 +45,10 @@ class Default:
     value: Any = None
     literal: bool = True
     text: str = ""
+    factory: str = ""  # `default_factory=ServerConfig`: the class named, whose fields' defaults make the value
+    # A nested dataclass's default: each leaf (`timeout`, `inner.depth`) with the field that declares its own default
+    # (`app.ServerConfig.timeout`), its FILE and line.
+    leaves: tuple[tuple[str, str, str, int], ...] = ()
 
     def describe(self) -> str:
         """The default as a report shows it: the value, or the expression marked "not literal"."""
@@ -206,6 +210,7 @@ class SourceIndex:
         self._read = read
         self._modules: dict[str, _Module | None] = {}
         self._signatures: dict[str, Signature | Missing] = {}
+        self._expanding: set[str] = set()  # dataclasses whose default is being read as a nested default (a cycle stops)
         self._linearized: dict[str, tuple[list[_Def], tuple[str, ...]]] = {}  # qualname -> (MRO, its problems)
         self._exported: dict[str, frozenset[str]] = {}  # module -> what `from module import *` binds
         self._exporting: set[str] = set()  # modules whose exports are being read (each waits for the next)
@@ -489,6 +494,8 @@ class SourceIndex:
                 for param in _dataclass_fields(klass):
                     if param.default is _NOT_INIT:
                         fields.pop(param.name, None)
+                    elif param.default is not None and param.default.factory:
+                        fields[param.name] = replace(param, default=self._nested_default(klass.module, param.default))
                     else:
                         fields[param.name] = param
         return Signature(
@@ -500,6 +507,30 @@ class SourceIndex:
             not problems,
             "; ".join(problems),
         )
+
+    def _nested_default(self, module: _Module, default: Default) -> Default:
+        """`field(default_factory=ServerConfig)` with a dataclass of the sources whose every field has a literal
+        default: that mapping, a value like the others (a changed `ServerConfig.timeout` changes it); else as written."""
+        found = self._expression(module, default.factory, set())
+        if not isinstance(found, _Def) or not isinstance(found.node, ast.ClassDef) or found.qualname in self._expanding:
+            return default
+        self._expanding.add(found.qualname)
+        try:
+            signature = self.signature(found.qualname)
+        finally:
+            self._expanding.discard(found.qualname)
+        if not isinstance(signature, Signature) or not signature.complete or signature.var_kwargs:
+            return default
+        value: dict[str, Any] = {}
+        leaves: list[tuple[str, str, str, int]] = []
+        for param in signature.params:
+            if param.default is None or not param.default.literal:
+                return default
+            value[param.name] = param.default.value
+            inner = param.default.leaves
+            own = (param.name, f"{param.owner}.{param.name}", param.file, param.line)
+            leaves += [(f"{param.name}.{leaf}", field, file, line) for leaf, field, file, line in inner] if inner else [own]
+        return replace(default, value=value, literal=True, leaves=tuple(leaves))
 
     def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:
         """The class's method resolution order among classes of the sources (C3), and the bases that are unknown.
@@ -707,7 +738,7 @@ def _factory(factory: ast.expr) -> Default:
         if body.literal:
             return body
         return Default(None, False, body.text)
-    return Default(None, False, f"{_unparse(factory)[:MAX_TEXT]}()")
+    return Default(None, False, f"{_unparse(factory)[:MAX_TEXT]}()", name or "")
 
 
 def _annotation(argument: ast.arg) -> str:

@@ -6,7 +6,9 @@ A `@hydra.main` function gets the composed config and may edit it before anythin
 job runs with then comes from that line, not from any YAML. This reader walks the code reachable from each entry
 point (the `@hydra.main` function and the functions it calls by name, with the config passed on) and from each
 class's `__post_init__` (and its `super().__post_init__()`), and names every write with its key where the source
-spells it, and as "a write the reader cannot place" where it does not.
+spells it, and as "a write the reader cannot place" where it does not. The same walk of an entry point collects its
+strict reads (`Read`: `config.a.b`, not `.get`, `in` or a key it wrote first), each with the tests of the branches
+around it, which a case's tree decides (`holds`).
 
 What is not followed: methods reached through an object (`runner.run.remote(config)`), a config kept on an object
 (`self.config = config`) and written later, writes through a name bound to a copy. Each walk is bounded: a function
@@ -36,6 +38,97 @@ MAX_ENTRY_FILES = 20_000
 
 UNPLACED = "<a write the reader cannot place>"
 HYDRA_MAIN = frozenset({"hydra.main", "main"})
+
+
+@dataclass(frozen=True)
+class Read:
+    """One strict read of the config (`config.a.b`, `config["a"]`, `getattr(config, "a")`): a key the code expects,
+    whose absence stops the program. Tolerant reads are not kept: `.get`, `getattr` with a default,
+    `OmegaConf.select`, `"k" in config`, reads under a test for the key or inside a `try`, and keys written before."""
+
+    key: str
+    file: str  # as reports show it
+    line: int
+    code: str  # the reading expression's text, shortened
+    # The tests of the `if`s (and `while`s) around it, as `condition` spells them: the read happens only where each holds.
+    when: tuple[Any, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+UNKNOWN_TEST: tuple[str] = ("unknown",)
+
+
+def condition(test: ast.expr, names: Mapping[str, str]) -> tuple[Any, ...]:
+    """A branch's test as data a case's tree decides (`holds`): ("key", path), ("literal", value), ("not", t),
+    ("and"|"or", t, ...), ("compare", op, left, right); ("unknown",) for anything else (the environment, a call)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ("not", condition(test.operand, names))
+    if isinstance(test, ast.BoolOp):
+        return ("and" if isinstance(test.op, ast.And) else "or", *(condition(v, names) for v in test.values))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "==", ast.IsNot: "!="}.get(type(test.ops[0]))
+        if op is not None:
+            return ("compare", op, condition(test.left, names), condition(test.comparators[0], names))
+        return UNKNOWN_TEST
+    key = _read_key(test, names) if isinstance(test, ast.Attribute | ast.Subscript) else None
+    if key:
+        return ("key", key)
+    default = _literal(test)
+    return ("literal", default.value) if default.literal else UNKNOWN_TEST
+
+
+_NOT_KNOWN = object()
+
+
+def _value(term: tuple[Any, ...], tree: Any) -> Any:
+    if term[0] == "literal":
+        return term[1]
+    if term[0] == "key":
+        node = tree
+        for part in term[1].split("."):
+            if not isinstance(node, dict) or part not in node:
+                return _NOT_KNOWN
+            node = node[part]
+        if isinstance(node, str) and "${" in node:
+            return _NOT_KNOWN  # an interpolation: its value is the program's to resolve
+        return node
+    truth = holds(term, tree)
+    return _NOT_KNOWN if truth is None else truth
+
+
+def holds(term: tuple[Any, ...], tree: Any) -> bool | None:
+    """Whether a `condition` holds on a case's plain tree: True, False, or None when the tree does not decide it."""
+    kind = term[0]
+    if kind == "not":
+        inner = holds(term[1], tree)
+        return None if inner is None else not inner
+    if kind in ("and", "or"):
+        found = [holds(t, tree) for t in term[1:]]
+        if kind == "and":
+            return False if False in found else None if None in found else True
+        return True if True in found else None if None in found else False
+    if kind == "compare":
+        left, right = _value(term[2], tree), _value(term[3], tree)
+        if left is _NOT_KNOWN or right is _NOT_KNOWN:
+            return None
+        op: str = term[1]
+        try:
+            if op in ("in", "not in"):
+                if not isinstance(right, list | dict | str):
+                    return None
+                found_in = bool(left in right)
+                return found_in if op == "in" else not found_in
+            same = bool(left == right)
+            return same if op == "==" else not same
+        except TypeError:
+            return None
+    if kind not in ("key", "literal"):
+        return None  # ("unknown",): what the test depends on is not in the config
+    value = _value(term, tree)
+    return None if value is _NOT_KNOWN else bool(value)
 
 
 @dataclass(frozen=True)
@@ -86,9 +179,10 @@ def _text(node: ast.AST) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
+def _key_of(node: ast.expr, names: Mapping[str, str], strict: bool = False) -> str | None:
     """The config key an expression denotes when it starts at a name bound to the config (or one of its nodes):
-    `config.a.b`, `config["a"].b`, `cfg.get("a")`; UNPLACED for a subscript that is not a literal; None otherwise."""
+    `config.a.b`, `config["a"].b`, `cfg.get("a")`; UNPLACED for a subscript that is not a literal; None otherwise.
+    `strict`: only what fails when the key is absent (no `.get`, no subscript but a literal text)."""
     parts: list[str] = []
     placed = True
     while True:
@@ -98,12 +192,15 @@ def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
         elif isinstance(node, ast.Subscript):
             index = node.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, str | int) and not isinstance(index.value, bool):
+                if strict and not isinstance(index.value, str):
+                    return None
                 parts.append(str(index.value))
             else:
                 placed = False
             node = node.value
         elif (
-            isinstance(node, ast.Call)
+            not strict
+            and isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "get"
             and node.args
@@ -121,6 +218,48 @@ def _key_of(node: ast.expr, names: Mapping[str, str]) -> str | None:
             return ".".join(part for part in (prefix, *reversed(parts)) if part)
         else:
             return None
+
+
+def _read_key(node: ast.expr, names: Mapping[str, str]) -> str | None:
+    """The key a strict read denotes: only attributes and literal subscripts from a name bound to the config (a
+    `.get` on the way, or a subscript that is not a literal, is not a read that fails)."""
+    key = _key_of(node, names, strict=True)
+    return None if key == UNPLACED else key
+
+
+def _guards(nodes: Iterator[ast.AST] | Sequence[ast.AST], names: Mapping[str, str]) -> list[str]:
+    """The keys a test (or any expression of a statement) checks for before reading them: `"k" in node`,
+    `hasattr(node, "k")`, `node.get("k")`, `OmegaConf.select(node, "k")` (each, with its prefix, excuses reads below)."""
+    found = []
+    for node in nodes:
+        base: str | None = None
+        key: Any = None
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Constant)
+            and any(isinstance(o, ast.In | ast.NotIn) for o in node.ops)
+        ):
+            base, key = _key_of(node.comparators[0], names), node.left.value
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and _tests_for(node):
+            base, key = _key_of(node.args[0], names), node.args[1]
+            key = key.value if isinstance(key, ast.Constant) else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+            first = node.args[0]
+            base, key = _key_of(node.func.value, names), first.value if isinstance(first, ast.Constant) else None
+        if base is not None and isinstance(key, str) and base != UNPLACED:
+            found.append(_join(base, key))
+    return found
+
+
+def _tests_for(call: ast.Call) -> bool:
+    """`hasattr(node, "k")`, `getattr(node, "k", default)`, `OmegaConf.select(node, "k")`: a call that asks for a key
+    without failing when it is absent."""
+    function = (_dotted(call.func) or "").rsplit(".", 1)[-1]
+    return function in ("hasattr", "select") or (function == "getattr" and len(call.args) + len(call.keywords) >= 3)
+
+
+def _covers(keys: Sequence[str], key: str) -> bool:
+    return any(k == "" or key == k or key.startswith(k + ".") for k in keys)
 
 
 def _join(prefix: str, key: str) -> str:
@@ -154,6 +293,10 @@ class _Walk:
     def __init__(self, index: SourceIndex, budget: StatementBudget | None = None) -> None:
         self.index = index
         self.writes: list[Write] = []
+        self.reads: list[Read] = []
+        self.guards: list[str] = []  # keys tested for (or "" inside a `try`): reads below them may fail harmlessly
+        self.when: list[tuple[Any, ...]] = []  # the tests of the branches the walk is inside
+        self.soft: set[str] = set()  # names bound through `.get(...)`: what is read through them may be absent
         self.seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self.functions = 0
         self.budget = budget if budget is not None else StatementBudget()
@@ -171,8 +314,13 @@ class _Walk:
         self.body(node.body, dict(names), place, depth, False)
 
     def body(self, statements: Sequence[ast.stmt], names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+        depth_of_when = len(self.when)
         for statement in statements:
             self.statement(statement, names, place, depth, open_dict)
+            if isinstance(statement, ast.If) and not statement.orelse and _leaves(statement.body):
+                # `if not cfg.enable: return`: what follows runs only where the test does not hold.
+                self.when.append(("not", condition(statement.test, names)))
+        del self.when[depth_of_when:]
 
     def statement(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -180,6 +328,9 @@ class _Walk:
         self.budget.left -= 1
         if self.budget.left < 0:
             raise OverBudget
+        guards = _guards(list(_own_nodes(statement)), names)
+        self.guards += guards
+        self.read(statement, names, place)
         self.calls(statement, names, place, depth, open_dict)
         if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -194,15 +345,57 @@ class _Walk:
         elif isinstance(statement, ast.With | ast.AsyncWith):
             opens = open_dict or any(_opens_dict(item.context_expr, names) for item in statement.items)
             self.body(statement.body, names, place, depth, opens)
-        elif isinstance(statement, ast.If | ast.For | ast.AsyncFor | ast.While):
+        elif isinstance(statement, ast.If | ast.While):
+            test = condition(statement.test, names)
+            self.when.append(test)
+            self.body(statement.body, names, place, depth, open_dict)
+            self.when[-1] = ("not", test)
+            self.body(statement.orelse, names, place, depth, open_dict)
+            self.when.pop()
+        elif isinstance(statement, ast.For | ast.AsyncFor):
             self.body(statement.body, names, place, depth, open_dict)
             self.body(statement.orelse, names, place, depth, open_dict)
         elif isinstance(statement, ast.Try | ast.TryStar):
-            for block in (statement.body, *(h.body for h in statement.handlers), statement.orelse, statement.finalbody):
+            if statement.handlers:  # a read that fails there is caught
+                self.guards.append("")
+            self.body(statement.body, names, place, depth, open_dict)
+            if statement.handlers:
+                self.guards.pop()
+            for block in (*(h.body for h in statement.handlers), statement.orelse, statement.finalbody):
                 self.body(block, names, place, depth, open_dict)
         elif isinstance(statement, ast.Match):
             for case in statement.cases:
                 self.body(case.body, names, place, depth, open_dict)
+        del self.guards[len(self.guards) - len(guards) :]
+
+    def read(self, statement: ast.stmt, names: Mapping[str, str], place: _Place) -> None:
+        """The strict reads of one statement (outside nested bodies): each longest attribute or subscript chain from a
+        config name that is not a method called on a node (`config.a.items()` reads `a`), and `getattr(node, "k")`."""
+        nodes = list(_own_nodes(statement))
+        called = {id(n.func) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        inner = {
+            id(n.value)
+            for n in nodes
+            if isinstance(n, ast.Attribute | ast.Subscript) and isinstance(n.ctx, ast.Load) and id(n) not in called
+        }
+        for node in nodes:
+            key: str | None = None
+            root = ""
+            if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Load):
+                if id(node) in inner or id(node) in called:
+                    continue
+                key, root = _read_key(node, names), _root(node)
+            elif isinstance(node, ast.Call) and _dotted(node.func) == "getattr" and len(node.args) == 2 and not node.keywords:
+                base, attribute = _read_key(node.args[0], names), node.args[1]
+                if base is not None and isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                    key, root = _join(base, attribute.value), _root(node.args[0])
+            if not key or root in self.soft or _covers(self.guards, key) or self.written(key):
+                continue
+            self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node), tuple(self.when)))
+
+    def written(self, key: str) -> bool:
+        """True when the walk wrote the key, or a node above it (merged into), before reading it."""
+        return any(w.placed and (key == w.key or key.startswith(w.key + ".") or w.key == "") for w in self.writes)
 
     def assign(
         self, target: ast.expr, value: ast.expr | None, statement: ast.stmt, names: dict[str, str], place: _Place, open_dict: bool
@@ -220,6 +413,8 @@ class _Walk:
                 return
             if bound is not None:
                 names[target.id] = bound
+                if value is not None and _read_key(value, names) is None:
+                    self.soft.add(target.id)  # bound through `.get`: what is read through it may be absent
             else:
                 names.pop(target.id, None)  # the name now holds something else
             return
@@ -323,6 +518,18 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
         yield from ast.walk(statement)
 
 
+def _leaves(statements: Sequence[ast.stmt]) -> bool:
+    """True for a block that ends by leaving (`return`, `raise`, `continue`, `break`)."""
+    return bool(statements) and isinstance(statements[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+
+
+def _root(node: ast.AST) -> str:
+    """The name a chain of attributes, subscripts and calls starts from ("" for anything else)."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def _opens_dict(expression: ast.expr, names: Mapping[str, str]) -> bool:
     """`open_dict(config)` (or `omegaconf.open_dict`, `read_write`): keys may be added inside the block."""
     if not isinstance(expression, ast.Call) or not expression.args:
@@ -382,12 +589,18 @@ def _modules_naming(index: SourceIndex, needle: bytes) -> Iterator[str]:
 def entry_writes(index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None) -> tuple[Write, ...]:
     """The writes to the config the entry point's function makes, and the functions it calls by name make (OverBudget
     when the walk passes the `budget` it shares with the tree's other entry points)."""
+    return entry_reach(index, entry, budget)[0]
+
+
+def entry_reach(index: SourceIndex, entry: EntryPoint, budget: StatementBudget | None = None) -> tuple[tuple[Write, ...], tuple[Read, ...]]:
+    """What one walk of the entry point finds: its writes (`entry_writes`) and its strict reads, in the order the
+    code makes them."""
     located = index.locate(entry.name)
     if not isinstance(located, _Def):
-        return ()
+        return (), ()
     walk = _Walk(index, budget)
     walk.function(located, {entry.parameter: ""})
-    return tuple(walk.writes)
+    return tuple(walk.writes), tuple(walk.reads)
 
 
 def class_writes(index: SourceIndex, qualname: str) -> tuple[Write, ...]:

@@ -4,15 +4,16 @@ The writes themselves are read by harness/readers/writes.py (with `ast`, never r
 compares the base's sources with the pull request's: an entry point's writes are findings about the run (kind
 `config_write`, `path` the key, `source` FILE:LINE, `old`/`new` the written values or the code's text), and a
 `_target_` class's `__post_init__` writes are findings of each case and launch that builds the class, at the node's
-path. `explain KEY` names the code that writes the key after the YAML's provenance.
+path. `explain KEY` names the code that writes the key after the YAML's provenance. A key an entry point reads that a
+case no longer has (its baseline had it) is a `config_read` error at the reading line (`read_findings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.composition.provenance import Source
 from harness.gates.budget import MAX_WRITE_STATEMENTS, NOT_READ
@@ -20,7 +21,20 @@ from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity
 from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
-from harness.readers.writes import UNPLACED, OverBudget, StatementBudget, Write, class_writes, describe, entry_points, entry_writes
+from harness.readers.writes import (
+    UNPLACED,
+    OverBudget,
+    Read,
+    StatementBudget,
+    Write,
+    class_writes,
+    describe,
+    entry_points,
+    entry_reach,
+    holds,
+)
+
+Located = TypeVar("Located", Write, Read)
 
 
 @dataclass(frozen=True)
@@ -49,15 +63,25 @@ def program_writes(view: Any) -> list[OwnedWrite]:
     entry point where the reading stopped."""
     if view.entry_writes is None:
         found: list[OwnedWrite] = []
+        reads: list[tuple[str, Read]] = []
         budget = StatementBudget()
         for entry in entry_points(view.index):
             try:
-                found += [OwnedWrite(entry.name, write) for write in entry_writes(view.index, entry, budget)]
+                writes, entry_reads = entry_reach(view.index, entry, budget)
             except OverBudget:
                 view.entry_writes_unread = f"{entry.file}:{entry.line}"
                 break
+            found += [OwnedWrite(entry.name, write) for write in writes]
+            reads += [(entry.name, read) for read in entry_reads]
         view.entry_writes = tuple(found)
+        view.entry_reads = tuple(reads)
     return list(view.entry_writes)
+
+
+def program_reads(view: Any) -> list[tuple[str, Read]]:
+    """Every strict read of the config by every entry point (with its name), read in the same walk as the writes."""
+    program_writes(view)
+    return list(view.entry_reads)
 
 
 def unread_findings(view: Any) -> list[Finding]:
@@ -107,7 +131,7 @@ def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of:
     return findings
 
 
-def located(view: Any, write: Write) -> Write:
+def located(view: Any, write: Located) -> Located:
     """A write with its file as reports show it in this tree (`src/app/main.py`), found from the module path the
     reader keeps (`app/main.py`, the same on both sides of a review): the first folder of the sources holding it."""
     candidates = []
@@ -315,6 +339,62 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
     recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
     changes = _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")
     return unread_findings(view) + changes
+
+
+# ---- keys the program reads: a case that no longer has one stops the program there ----
+
+
+def _absent(tree: Any, key: str) -> str | None:
+    """The first prefix of `key` the tree does not have (`optim.bnb_optimizer`), or None: it has the key, or a value on
+    the way is not a mapping (a list, a leaf, None: what reading it does is not this check's to say)."""
+    node, path = tree, ""
+    for part in split_path(key):
+        if not isinstance(node, dict):
+            return None
+        path = join_path(path, part)
+        if part not in node:
+            return path
+        node = node[part]
+    return None
+
+
+def reads_by_config(view: Any) -> dict[str, list[tuple[str, Read]]]:
+    """The entry points' strict reads (each with its entry point's name, located) by the config name its
+    `@hydra.main` composes, memoized on the view (every case asks)."""
+    if view.reads_by_config is None:
+        names = entry_config_names(view)
+        found: dict[str, list[tuple[str, Read]]] = {}
+        for owner, read in program_reads(view):
+            if owner in names:
+                found.setdefault(names[owner], []).append((owner, located(view, read)))
+        view.reads_by_config = found
+    return dict(view.reads_by_config)
+
+
+def read_findings(view: Any, case: Any, tree: Any, before: Callable[[], Any]) -> list[Finding]:
+    """Each key an entry point composing the case's config reads strictly (`config.optim.lr`, not `.get`, `in`, a key
+    the code wrote first, or one in a branch this case does not take) that the case's tree no longer has: an error
+    (kind `config_read`) at the reading line. "No longer": the baseline's tree (`before()`, the golden or the base's
+    case; parsed only when a read misses) had it, so a key the program reads only with an override of its launches
+    (`+data.output_path=...`) is not a finding."""
+    missing: dict[str, list[tuple[str, Read]]] = {}
+    for owner, read in reads_by_config(view).get(case.config_name, ()):
+        if all(holds(test, tree) for test in read.when):  # not inside a branch this case skips or does not decide
+            gone = _absent(tree, read.key)
+            if gone is not None:
+                missing.setdefault(gone, []).append((owner, read))
+    if not missing:
+        return []
+    base = before()
+    findings = []
+    for gone, found in missing.items():
+        if base is None or _absent(base, gone) is not None:
+            continue  # the baseline did not have it either: not this change's doing
+        owner, read = found[0]
+        more = f" (and {len(found) - 1} more read{'s' if len(found) > 2 else ''} of it)" if len(found) > 1 else ""
+        message = f"{gone}: read by {owner} at {read.where} ({read.code}), but the composed config no longer has it{more}"
+        findings.append(Finding(Kind.CONFIG_READ, gone, None, None, ERROR, message, source=Source(read.file, read.line)))
+    return findings
 
 
 # ---- contracts judged on the value the program runs with ----

@@ -66,7 +66,7 @@ from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
 from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
-from harness.runner.config_writes import entry_write_changes, record_findings, record_path, write_record
+from harness.runner.config_writes import entry_write_changes, read_findings, record_findings, record_path, write_record
 from harness.runner.targets import case_rules, default_changes
 
 
@@ -349,6 +349,10 @@ def judged_case(
     findings += semantic_findings(checked_case, composed.config, tree, None if twin is Kind.ERROR else twin, run.rules)
     findings = invariant_findings(findings, composed, tree, entry, session)
     findings = as_review(findings, run.baseline.differences) + warned
+    # What the program reads (harness/runner/config_writes.py): a key its code reads that the baseline had is gone.
+    view = run.program_views[1] if run.program_views is not None else run.rule_set.view
+    if view is not None and entry is not None and entry.error is None:
+        findings += read_findings(view, case, tree, lambda: base_tree(entry))
     if run.review is not None:
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()

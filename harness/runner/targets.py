@@ -35,7 +35,7 @@ from harness.model.findings import (
     ViaDefault,
 )
 from harness.model.matrix import Case
-from harness.model.semantic_diff import describe_value, join_path, same_value, split_path, unflatten
+from harness.model.semantic_diff import describe_value, flatten, join_path, same_value, split_path, unflatten
 from harness.model.settings import Settings, SettingsError, display_path
 from harness.readers.builders import BuildSites, build_sites
 from harness.readers.pysource import MAX_FILES, MAX_SCANNED_BYTES, Default, Missing, Outside, Param, Signature, SourceIndex
@@ -121,6 +121,8 @@ class ProgramView:
         self._sites: BuildSites | None = None
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
+        self.entry_reads: tuple[Any, ...] = ()  # the entry points' strict reads, found by the same walk
+        self.reads_by_config: dict[str, list[Any]] | None = None  # those reads by the config name each entry composes
         self.entry_configs: dict[str, str] | None = None  # each entry point's static config name
         self.entry_writes_unread = ""  # FILE:LINE of the entry point where the writes' budget ran out, if it did
         self.class_writes: dict[str, tuple[Write, ...]] = {}
@@ -448,6 +450,9 @@ def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, t
         was, was_facts = before.get(path, (None, None))
         if was is None or was_facts is None or same_value(was.new, now.new):
             continue
+        if isinstance(was.new, dict) and isinstance(now.new, dict):  # a nested dataclass's default: leaf by leaf
+            findings += _nested_default_changes(view, path, was.new, now.new, facts, severity)
+            continue
         findings.append(
             Finding(
                 Kind.CHANGED,
@@ -462,6 +467,42 @@ def default_changes(base_view: ProgramView, view: ProgramView, base_tree: Any, t
             )
         )
     return findings + node_write_changes(base_view, view, built_classes(base_view, view, base_tree, tree, (base_nodes, nodes)))
+
+
+def _nested_default_changes(
+    view: ProgramView, path: str, old: dict[str, Any], new: dict[str, Any], facts: TargetFacts, severity: Severity
+) -> list[Finding]:
+    """A field defaulted to a dataclass of the sources (`field(default_factory=ServerConfig)`) whose own defaults
+    differ: one `changed` finding per leaf (`server.timeout: 60 -> 5`), at the line of the nested class's field."""
+    signature = view.index.signature(facts.owner)
+    param = signature.param(split_path(path)[-1]) if isinstance(signature, Signature) else None
+    fields = {
+        leaf: (field, file, line) for leaf, field, file, line in (param.default.leaves if param is not None and param.default else ())
+    }
+    before, after = flatten(old), flatten(new)
+    findings = []
+    for leaf in sorted(before.keys() | after.keys()):
+        was, now = before.get(leaf, MISSING), after.get(leaf, MISSING)
+        if was is not MISSING and now is not MISSING and same_value(was, now):
+            continue
+        field, file, line = fields.get(leaf, (f"{facts.owner}.{path}", "", 0))
+        where = f"{view.shown(file)}:{line}" if file else facts.source
+        leaf_path = join_path(path, leaf)
+        findings.append(
+            Finding(
+                Kind.CHANGED,
+                leaf_path,
+                None if was is MISSING else was,
+                None if now is MISSING else now,
+                severity,
+                f"{leaf_path}: {'new' if was is MISSING else describe_value(was)} -> {'gone' if now is MISSING else describe_value(now)} "
+                f"via python default: no config sets it, and the default of {field} ({where}) changed, a dataclass "
+                f"{facts.owner} builds by default_factory ({facts.source})",
+                source=Source(view.shown(file), line) if file else None,
+                detail=ViaDefault(replace(facts, source=where, default=None if now is MISSING else now)),
+            )
+        )
+    return findings
 
 
 def built_classes(

@@ -98,3 +98,22 @@ def test_a_new_entry_module_that_edits_the_config_before_run_ppo_is_named(change
     _, report, _ = review(change, capsys)
     found = {(f["path"], f["new"], f["source"]) for f in writes(report)}
     assert ("actor_rollout_ref.rollout.n", 1, "verl/trainer/main_ppo_fast.py:8") in found
+
+
+def test_a_key_main_ppo_reads_removed_from_the_yaml_blocks_the_review_naming_the_reading_line(change, capsys):
+    """Issue 51 item 4: `trainer.use_v1` removed from ppo_trainer.yaml while main_ppo.py reads it strictly (the
+    goldens regenerated, as the pull request must): an error at the reading line, on every case of the entry point's
+    config, and nothing else: a key verl reads that no case ever had (main_generation_server's `data.output_path`,
+    which its launches add) is no finding."""
+    trainer = change / "verl/trainer/config/ppo_trainer.yaml"
+    text = trainer.read_text()
+    anchor = "  # Whether to use V1 trainer\n  use_v1: true\n"
+    assert anchor in text
+    trainer.write_text(text.replace(anchor, "", 1))
+    assert main(["generate"]) in (0, 1)
+    code, report, text_report = review(change, capsys)
+    where = f"{MAIN_PPO}:{line_of(change / MAIN_PPO, 'if config.trainer.use_v1')}"
+    found = [(case["id"], f) for case in report["cases"] for f in case["findings"] if f["kind"] == "config_read"]
+    assert {(f["path"], f["source"], f["origin"]) for _, f in found} == {("trainer.use_v1", where, "introduced")}
+    assert {case_id.split("/")[0] for case_id, _ in found} == {"ppo_trainer"}
+    assert code == 1 and f"trainer.use_v1: read by verl.trainer.main_ppo.main at {where}" in text_report

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.plugin import RUN_PROPERTY
-from tests.conftest import write_tree
-from tests.synthetic_history import git
+from tests.conftest import commit_small_project, write_tree
 
 SCRIPT = "scripts/run.sh"
 PROJECT = {
@@ -44,11 +43,7 @@ UNSET_LAUNCH = "cmd/scripts/run.sh#2"
 @pytest.fixture
 def project(tmp_path: Path, cli) -> Path:
     write_tree(tmp_path, PROJECT)
-    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "base")
-    return tmp_path
+    return commit_small_project(tmp_path, cli, None)
 
 
 def make_mandatory(project: Path, cli) -> None:

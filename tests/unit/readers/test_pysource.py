@@ -151,3 +151,23 @@ def test_reading_never_imports(index):
     index.signature("pkg.models.Model")
     index.signature("pkg.torchy.Net")
     assert "pkg" not in sys.modules and "pkg.models" not in sys.modules
+
+
+def test_a_nested_dataclass_default_is_its_fields_defaults_and_a_cycle_stays_an_expression(tmp_path):
+    (tmp_path / "nest").mkdir()
+    (tmp_path / "nest/__init__.py").write_text("")
+    (tmp_path / "nest/m.py").write_text(
+        "from dataclasses import dataclass, field\n\n\n@dataclass\nclass Server:\n    timeout: int = 60\n\n\n"
+        "@dataclass\nclass Config:\n    server: Server = field(default_factory=Server)\n\n\n"
+        "@dataclass\nclass Loop:\n    again: 'Loop' = field(default_factory=lambda: None)\n    me: object = field(default_factory=lambda: 1)\n"
+        "    self_made: 'Loop2' = None\n\n\n@dataclass\nclass Loop2:\n    inner: 'Loop2' = field(default_factory=Loop2)\n"
+    )
+    index = SourceIndex([tmp_path / "nest"], (tmp_path,))
+    signature = index.signature("nest.m.Config")
+    assert isinstance(signature, Signature)
+    (server,) = signature.params
+    assert server.default is not None and (server.default.value, server.default.leaves) == (
+        {"timeout": 60},
+        (("timeout", "nest.m.Server.timeout", str(tmp_path / "nest/m.py"), 6),),
+    )
+    assert params(index.signature("nest.m.Loop2")) == {"inner": "not literal: Loop2()"}

@@ -109,3 +109,72 @@ def test_functions_calling_each_other_in_circles_are_read_once_each_within_the_b
     assert time.process_time() - start < 10
     # Each function read once per way the config reaches it, and no more than the budget of functions.
     assert 0 < len(found) <= 3 * MAX_FUNCTIONS
+
+
+READS = """
+    import hydra
+    from omegaconf import OmegaConf, open_dict
+
+    from app.util import build
+
+    @hydra.main(config_path="conf", config_name="train", version_base=None)
+    def main(cfg):
+        print(cfg.optim.lr, cfg["data"]["path"], getattr(cfg.trainer, "epochs"))
+        cfg.model.layers.items()
+        cfg.optim.get("warmup", 0)
+        getattr(cfg.optim, "decay", 0.1)
+        OmegaConf.select(cfg, "trainer.seed", default=1)
+        print("beta" in cfg.optim)
+        if "extra" in cfg.model:
+            print(cfg.model.extra.size)
+        sched = cfg.get("scheduler")
+        print(sched.kind)
+        try:
+            print(cfg.logger.wandb)
+        except AttributeError:
+            pass
+        with open_dict(cfg):
+            cfg.trainer.note = "x"
+        print(cfg.trainer.note.upper())
+        if cfg.model.kind == "moe":
+            print(cfg.model.experts)
+        else:
+            build(cfg.model)
+        print(cfg[name].x)
+        if not cfg.profiler.enable:
+            return
+        print(cfg.profiler.nsys)
+    """
+
+
+def test_strict_reads_and_the_tolerant_ones_left_out(tmp_path):
+    from harness.readers.writes import entry_reach, holds
+
+    writes_of(tmp_path, {"main.py": READS, "util.py": "def build(model):\n    return model.width\n"})
+    index = SourceIndex([tmp_path / "app"])
+    (entry,) = entry_points(index)
+    _, reads = entry_reach(index, entry)
+    found = [(r.key, r.line) for r in reads]
+    assert found == [
+        ("optim.lr", 9),
+        ("data.path", 9),
+        ("trainer.epochs", 9),
+        ("trainer", 9),
+        ("model.layers", 10),
+        ("optim", 11),
+        ("optim", 12),
+        ("optim", 14),
+        ("model", 15),
+        ("trainer", 24),  # the node written into (`trainer.note` itself, written first, is not a failing read)
+        ("model.kind", 26),
+        ("model.experts", 27),
+        ("model", 29),
+        ("model.width", 2),  # in the function called with the node, under the same branch
+        ("profiler.enable", 31),
+        ("profiler.nsys", 33),  # only where the early return is not taken
+    ], found
+    when = {r.key: r.when for r in reads}
+    assert holds(when["model.experts"][0], {"model": {"kind": "moe"}}) is True
+    assert holds(when["model.width"][0], {"model": {"kind": "moe"}}) is False
+    assert holds(when["model.width"][0], {"model": {}}) is None  # the tree does not decide it: no finding
+    assert holds(when["profiler.nsys"][0], {"profiler": {"enable": False}}) is False
