@@ -153,10 +153,11 @@ def test_the_template_checks_pushes_and_reviews_pull_requests_and_the_verdict_st
     assert '-r "$CONFIG_HARNESS_REQUIREMENTS"' in steps["Install config-harness"]["run"]
 
 
-def test_the_template_run_in_order_on_a_pull_request_that_forgot_its_goldens_passes_on_the_review(tmp_path):
+def test_the_template_run_in_order_fails_a_pull_request_that_forgot_its_goldens_and_passes_it_regenerated(tmp_path):
     """The template's steps, run one after another as GitHub would, on a pull request that changes a value and does
-    not regenerate the goldens: `check` would fail, but on a pull request the review is the judge, and a changed
-    value is news, not an error. The job passes, the summary has the review, the artifact the comment."""
+    not regenerate the goldens: `check` on the merged head would fail, so the review fails too (issue 50: a green
+    review is a promise the merge keeps), saying to regenerate. Regenerated, a changed value is news, not an error:
+    the job passes, the summary has the review, the artifact the comment."""
     project = tmp_path / "project"
     write_tree(project / "conf", SMALL_TREE)
     (project / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
@@ -179,6 +180,12 @@ def test_the_template_run_in_order_on_a_pull_request_that_forgot_its_goldens_pas
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
     github = {"event_name": "pull_request", "base_ref": "main", "event": {"pull_request": {"number": 7}}}
+    forgot = run_job(TEMPLATE, project, env, github, tmp_path / "forgot")
+    assert forgot.failed and forgot.outputs["review"]["exit"] == "1", forgot.stdout
+    assert "golden to regenerate" in summary.read_text() or "goldens to regenerate" in summary.read_text()
+    summary.unlink()
+    subprocess.run([sys.executable, "-m", "harness", "generate"], cwd=project, check=True, capture_output=True)
+    commit(project, "the goldens regenerated")
     run = run_job(TEMPLATE, project, env, github, artifacts)
     assert {name: outcome for name, outcome in run.outcomes.items() if not name.startswith("actions/")} == {
         "Install config-harness": "success",
