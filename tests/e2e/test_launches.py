@@ -270,8 +270,9 @@ def test_a_renamed_key_and_a_moved_subtree_are_one_moved_finding_each_and_launch
     )
     (repo / "launch").mkdir()
     (repo / "launch" / "run.sh").write_text(
+        # rollout.name is `???` in verl's config: a launch that does not give it is an error of its own (issue 50).
         "python3 -m verl.trainer.main_ppo \\\n    trainer.val_before_train=False \\\n"
-        "    trainer.total_training_steps=5 \\\n    trainer.project_name=demo\n",
+        "    trainer.total_training_steps=5 \\\n    trainer.project_name=demo actor_rollout_ref.rollout.name=vllm\n",
         encoding="utf-8",
     )
     git(repo, "add", "-A")
@@ -319,7 +320,8 @@ def test_no_script_code_runs(tmp_path, cli):
     (repo / "launch").mkdir()
     (repo / "launch" / "run.sh").write_text(
         f"touch {victim}\nSTEPS=$(touch {victim}; echo 5)\nmkdir -p {victim}.d && echo hi > {victim}.txt\n"
-        f"python3 -m verl.trainer.main_ppo trainer.total_training_steps=$STEPS trainer.project_name=$(touch {victim})\n",
+        f"python3 -m verl.trainer.main_ppo trainer.total_training_steps=$STEPS trainer.project_name=$(touch {victim}) "
+        "actor_rollout_ref.rollout.name=vllm\n",
         encoding="utf-8",
     )
     (repo / "harness.toml").write_text(SETTINGS.replace("examples/**/*.sh", "launch/*.sh"), encoding="utf-8")
