@@ -16,6 +16,7 @@ from tests.e2e.real_trees import (
     Project,
     assert_goldens_equal_plain_hydra,
     check_edit,
+    run_cli,
     shared_project,
 )
 from tests.provenance_checks import assert_every_leaf_names_its_writing_line
@@ -67,3 +68,16 @@ def test_a_gym_env_edit_fails_exactly_the_changed_cases(sheeprl, tmp_path):
 def test_every_leaf_has_a_source_whose_line_holds_its_key(sheeprl, case_id):
     case = next(c for c in sheeprl.cases if c["id"] == case_id)
     assert_every_leaf_names_its_writing_line(sheeprl.folder / "harness.toml", case, sheeprl.plain[case_id])
+
+
+def test_reports_are_the_same_cold_warm_and_uncached(sheeprl, tmp_path):
+    """Issue 52: each case's result kept in the cache by its inputs; the report's bytes never depend on the cache."""
+    settings = str(sheeprl.folder / "harness.toml")
+    cache = str(tmp_path / "cache")
+
+    def reports(*more: str) -> list[tuple[int, str]]:
+        return [run_cli("--settings", settings, *more, "check", "--format", output) for output in ("json", "text")]
+
+    cold = reports("--cache-dir", cache)
+    warm = reports("--cache-dir", cache)
+    assert cold == warm == reports("--no-cache")
