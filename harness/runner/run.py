@@ -707,18 +707,23 @@ class KeptResults:
     rules: bytes | None
     run: Run
 
-    @classmethod
-    def of(cls, runner: Runner, session: HydraSession) -> KeptResults:
+    @staticmethod
+    def kept_for(runner: Runner) -> bool:
+        """Whether the run's results are kept at all (the cache on, a `check` against the goldens)."""
         run = runner.run_spec
-        eligible = (
+        return (
             run.mode == RunMode.CHECK
             and not run.keep_rendered
             and isinstance(run.baseline, GoldenFolder)
-            and session.state.store is not None
+            and run.settings.cache_dir is not None
             and not run.settings.schemas
             and not runner.plain
         )
-        return cls(session if eligible else None, runner.rules_key() if eligible else None, run)
+
+    @classmethod
+    def of(cls, runner: Runner, session: HydraSession) -> KeptResults:
+        eligible = cls.kept_for(runner) and session.state.store is not None
+        return cls(session if eligible else None, runner.rules_key() if eligible else None, runner.run_spec)
 
     def _key(self, case: Case, entry: BaselineEntry | None) -> bytes | None:
         if self.session is None or self.rules is None:
@@ -892,13 +897,8 @@ class Runner:
             with HydraSession.for_settings(run.settings, hydra_subtree=run.review is not None) as session:
                 memo: SourcesMemo = {}
                 kept = KeptResults.of(self, session)
-                taken = kept.taken(shard)
-                for case in shard:
-                    if case.id in taken:
-                        results.append(excused(run, taken[case.id]))
-                        done(case)
                 twin_reads: dict[str, Any] = {}
-                for composed in session.compose_cases([c for c in shard if c.id not in taken], shared_stems=not plain):
+                for composed in session.compose_cases(shard, shared_stems=not plain):
                     case = composed.case
                     twin = None if case.same_as is None else twins.get(case.same_as) if case.same_as in self.by_id else Kind.ERROR
                     judged = judged_case(run, session, composed, twin, self._routes, memo)
@@ -914,7 +914,17 @@ class Runner:
             if case.id in chosen:
                 on_done(case)
 
-        outcomes = map_shards(check_shard, needed, run.settings.jobs or default_jobs(), report_done) if needed else []
+        # Kept results are taken here, before any worker forks: a warm run with nothing changed forks none.
+        taken: dict[str, CaseResult] = {}
+        if KeptResults.kept_for(self):
+            with HydraSession.for_settings(run.settings) as session:
+                taken = KeptResults.of(self, session).taken(needed)
+        for case in needed:
+            if case.id in taken:
+                self._results[case.id] = excused(run, taken[case.id])
+                report_done(case)
+        todo = [case for case in needed if case.id not in taken]
+        outcomes = map_shards(check_shard, todo, run.settings.jobs or default_jobs(), report_done) if todo else []
         self._results.update((r.case.id, r) for r in outcomes)
         return self.finish()
 
