@@ -8,6 +8,7 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from harness.composition.hydra_compat import omegaconf_yaml_resolvers, plain_tree, reads_as_other_type
+from harness.composition.session import current
 from harness.gates.budget import MAX_DEPTH, MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES, InputLimitError
 from harness.model.matrix import Case
 from harness.model.semantic_diff import join_path, path_segment, split_path
@@ -163,12 +164,6 @@ class _Folded(_Unsafe):
     """A scalar the emitter may fold or write on several lines: its text depends on its column and indentation."""
 
 
-# The text of each scalar as the emitter writes it after `k: `, by (type, value): equal values of one type always
-# read the same, and a check runs a few thousand distinct scalars through the real emitter, not millions.
-_SCALARS: dict[tuple[type, Any], str] = {}  # by _memo_key
-_KEYS: dict[tuple[type, Any], str] = {}
-_ENTRIES: dict[tuple[int, tuple[type, Any], tuple[type, Any]], str] = {}
-_MEMO_LIMIT = 200_000
 _WIDTH = 80  # PyYAML's default best_width: plain and single-quoted scalars fold at a space past it
 
 
@@ -188,10 +183,6 @@ class _BlockWriter:
     def document(self, tree: Any) -> str | None:
         if not isinstance(tree, dict) or not tree:
             return None
-        if max(len(_SCALARS), len(_KEYS), len(_ENTRIES)) > _MEMO_LIMIT:
-            _SCALARS.clear()
-            _KEYS.clear()
-            _ENTRIES.clear()
         try:
             self.mapping(tree, 0, "")
         except (_Unsafe, RecursionError):
@@ -247,10 +238,13 @@ def _memo_key(value: Any) -> tuple[type, Any]:
 def _scalar_text(value: Any, column: int) -> str:
     if type(value) not in (str, int, float, bool, type(None)):
         raise _Unsafe
-    memo = _memo_key(value)
-    text = _SCALARS.get(memo)
+    # The text of each scalar as the emitter writes it after `k: `, kept for the session: equal values of one type
+    # always read the same, and a check runs a few thousand distinct scalars through the emitter, not millions.
+    memo = ("scalar", *_memo_key(value))
+    known = current().rendered
+    text = known.get(memo)
     if text is None:
-        text = _SCALARS[memo] = _yaml_dump({"k": value})[3:-1]
+        text = known[memo] = _yaml_dump({"k": value})[3:-1]
     # One line, and no fold the emitter could make at this column: plain and single-quoted text folds only at a
     # space past the width, double-quoted text anywhere.
     if len(text.splitlines()) != 1 or (column + len(text) > _WIDTH - 2 and (" " in text or text.startswith('"'))):
@@ -261,26 +255,28 @@ def _scalar_text(value: Any, column: int) -> str:
 def _entry_text(key: Any, value: Any, indent: int) -> str:
     """The lines of `key: value` in a mapping at `indent`, for a value the emitter may fold: written by the emitter
     inside mappings nested to the same indentation, where its column and indentation are the same as in the golden."""
-    memo = (indent, _memo_key(key), _memo_key(value))
-    text = _ENTRIES.get(memo)
+    memo = ("entry", indent, *_memo_key(key), *_memo_key(value))
+    known = current().rendered
+    text = known.get(memo)
     if text is None:
         nested: Any = {key: value}
         for _ in range(indent // 2):
             nested = {"a": nested}
-        text = _ENTRIES[memo] = _yaml_dump(nested).split("\n", indent // 2)[-1]
+        text = known[memo] = _yaml_dump(nested).split("\n", indent // 2)[-1]
     return text
 
 
 def _key_text(key: Any) -> str:
     if type(key) not in (str, int, float, bool, type(None)):
         raise _Unsafe
-    memo = _memo_key(key)
-    text = _KEYS.get(memo)
+    memo = ("key", *_memo_key(key))
+    known = current().rendered
+    text = known.get(memo)
     if text is None:
         dumped = _yaml_dump({key: 0})
         if not dumped.endswith(": 0\n") or dumped.startswith("? ") or len(dumped.splitlines()) != 1:
             raise _Unsafe
-        text = _KEYS[memo] = dumped[: -len(": 0\n")]
+        text = known[memo] = dumped[: -len(": 0\n")]
     return text
 
 
