@@ -66,7 +66,7 @@ from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
 from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
-from harness.runner.config_writes import entry_write_changes, read_findings, record_findings, record_path, write_record
+from harness.runner.config_writes import entry_write_changes, program_writes, read_findings, record_findings, record_path, write_record
 from harness.runner.targets import case_rules, default_changes
 
 
@@ -924,6 +924,8 @@ class Runner:
                 self._results[case.id] = excused(run, taken[case.id])
                 report_done(case)
         todo = [case for case in needed if case.id not in taken]
+        if todo and self.run_spec.rule_set.view is not None:
+            program_writes(self.run_spec.rule_set.view)  # once, before workers fork: the checks read the writes
         outcomes = map_shards(check_shard, todo, run.settings.jobs or default_jobs(), report_done) if todo else []
         self._results.update((r.case.id, r) for r in outcomes)
         return self.finish()
