@@ -544,6 +544,7 @@ class HydraSession:
         self._heads: hydra_compat.MergedHeads = {}
         self._own_search_path: dict[str, bool] = {}
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
+        self.hydra_writes: dict[tuple[str, tuple[str, ...]], Any] = {}  # provenance.written_hydra, by defaults list
         self.reads: dict[tuple[str, tuple[str, ...]], trace.Trace | None] = {}  # what each composition asked (None: not recorded)
         return self
 
