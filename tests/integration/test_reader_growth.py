@@ -86,6 +86,13 @@ def array_calls(n: int) -> Callable[[], Any]:
     return lambda: launches_in("run.sh", script, lambda entry, is_module: entry.startswith("app."), lambda path: "missing")
 
 
+def set_u_sources(n: int) -> Callable[[], Any]:
+    """Under `set -u`, n sourced files each reading a variable nothing assigns: every lookup scanned every file read."""
+    files = {f"lib/f{i}.sh": f'V{i}=1\necho "$U{i}"\n'.encode() for i in range(n)}
+    script = ("set -u\n" + "".join(f"source lib/f{i}.sh\n" for i in range(n)) + "python -m app.main a=1\n").encode()
+    return lambda: launches_in("run.sh", script, lambda entry, is_module: entry.startswith("app."), lambda path: files[path])
+
+
 # name -> (the generator of the worst input of size n, the first n)
 READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "config-name": (config_name, 50_000),
@@ -95,6 +102,7 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "golden-header": (golden_header, 2_000),
     "array-calls": (array_calls, 400),
     "config-writes": (config_writes, 200),
+    "set-u-sources": (set_u_sources, 1_000),
 }
 
 
