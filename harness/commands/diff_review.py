@@ -14,7 +14,7 @@ from harness.baselines.kept_trees import same_python_sources
 from harness.commands import common, shard_results
 from harness.composition.parallel import review_budget, within_budget
 from harness.composition.session import current
-from harness.gates.budget import UNREADABLE, OverBudget
+from harness.gates.budget import UNREADABLE, ProcessBudgetExceeded
 from harness.gates.escape import code_span, markdown_text
 from harness.model.findings import ERROR, Finding, Kind, MatrixResult, Origin
 from harness.model.settings import Settings, settings_table
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     # ProcessBudget): past them the review is one blocking finding. The report is printed here, from what it sent back.
     try:
         result, shard, steps, reuse = within_budget(lambda: _reviewed(args), review_budget())
-    except OverBudget as error:
+    except ProcessBudgetExceeded as error:
         result, shard, steps, reuse = over_budget(args.base, str(error)), None, None, {}
     code = review_report(args, steps)(result, shard)
     line = reuse_line(args.base, reuse)

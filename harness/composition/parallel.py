@@ -1,4 +1,5 @@
-"""Spread a matrix over forked worker processes, whole bases per worker, results back in case order."""
+"""Spread a matrix over forked worker processes, whole bases per worker, results back in case order; and run a review
+in a forked process under the operating system's limits (`within_budget`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.composition.session import current
-from harness.gates.budget import PROCESS_CPU_ENV, PROCESS_MEMORY_ENV, OverBudget, ProcessBudget
+from harness.gates.budget import PROCESS_CPU_ENV, PROCESS_MEMORY_ENV, ProcessBudget, ProcessBudgetExceeded
 from harness.gates.errors import BadInput, bad_input_line
 from harness.model.matrix import Case
 
@@ -230,7 +231,7 @@ def _serve_beside(results: Any) -> None:
 
 def within_budget(work: Callable[[], Any], budget: ProcessBudget) -> Any:
     """`work()` in a forked child process under `budget` (the operating system limits its address space and CPU time,
-    and those of every process it starts), its result back here; OverBudget when it went past either, or was stopped
+    and those of every process it starts), its result back here; ProcessBudgetExceeded when it went past either, or was stopped
     by a signal while reading (a parser in C that met the memory limit aborts); any other exception it raises is
     raised here. The child runs in a process group of its own, stopped whole when it ends, and makes its temporary
     folders in one of this session's. Its standard output and error reach this process's (through the file
@@ -266,7 +267,7 @@ def within_budget(work: Callable[[], Any], budget: ProcessBudget) -> Any:
     for name, text in held.items():
         getattr(sys, name).write(text)
     if outcome == "memory":
-        raise OverBudget(f"the review went past its {budget.memory_mib} MiB of memory ({PROCESS_MEMORY_ENV})")
+        raise ProcessBudgetExceeded(f"the review went past its {budget.memory_mib} MiB of memory ({PROCESS_MEMORY_ENV})")
     if outcome == "raised":
         raise value
     return value
@@ -334,8 +335,8 @@ def _died(code: int | None, budget: ProcessBudget) -> BaseException:
         if stopped in (signal.SIGINT, signal.SIGTERM):
             return KeyboardInterrupt()
         if stopped == signal.SIGXCPU:
-            return OverBudget(f"the review went past its {budget.cpu_seconds} CPU-seconds ({PROCESS_CPU_ENV})")
-        return OverBudget(
+            return ProcessBudgetExceeded(f"the review went past its {budget.cpu_seconds} CPU-seconds ({PROCESS_CPU_ENV})")
+        return ProcessBudgetExceeded(
             f"the review was stopped by {_signal_name(stopped)} while reading (its budget: {budget.memory_mib} MiB, "
             f"{budget.cpu_seconds} CPU-seconds)"
         )
@@ -353,5 +354,5 @@ def _worker_died(code: int | None) -> BaseException:
     """What a worker that died without a result stands for: stopped by a signal (a limit it inherited, the system's
     out-of-memory killer), the input was over a budget; any other end is a bug."""
     if code is not None and code < 0:
-        return OverBudget(f"a worker process was stopped by {_signal_name(-code)} while composing")
+        return ProcessBudgetExceeded(f"a worker process was stopped by {_signal_name(-code)} while composing")
     return RuntimeError(f"a worker process died (exit code {code})")

@@ -152,7 +152,7 @@ class ProcessBudget:
         return cls(number(PROCESS_MEMORY_ENV, memory), number(PROCESS_CPU_ENV, PROCESS_CPU_SECONDS))
 
 
-class OverBudget(BadInput):
+class ProcessBudgetExceeded(BadInput):
     """A process reading the pull request went past its ProcessBudget (or was stopped while reading it)."""
 
 

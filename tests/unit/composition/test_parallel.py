@@ -107,7 +107,7 @@ BUDGETED = """
 import io, os, signal, subprocess, sys, time
 from harness.composition.parallel import within_budget
 from harness.composition.session import Session
-from harness.gates.budget import BudgetExceeded, OverBudget, ProcessBudget
+from harness.gates.budget import BudgetExceeded, ProcessBudgetExceeded, ProcessBudget
 from harness.gates.errors import BadInput
 
 def size_mib():
@@ -136,14 +136,14 @@ with Session():
     ):
         try:
             within_budget(work, budget)
-        except OverBudget as error:
+        except ProcessBudgetExceeded as error:
             print(name + ":", "over budget:", error)
         except BadInput as error:
             print(name + ":", "bad input:", error)
     held, sys.stdout = sys.stdout, io.StringIO()
     try:
         within_budget(leave_a_process_and_crash, ProcessBudget())
-    except OverBudget as error:
+    except ProcessBudgetExceeded as error:
         print("signal:", error, file=held)
     sleeper = int(sys.stdout.getvalue() or 0)
     sys.stdout = held
