@@ -114,7 +114,7 @@ ARITHMETIC_BITS = 64
 # as one "unreadable: over budget" finding that blocks, never a hang, an out-of-memory kill or exit 3. Measured peaks
 # of one process, verl's review of PR #5848 on its whole repository, cold: 95 MiB of address space and 8.9 CPU-seconds
 # in the reading process, 281 MiB and 1.5 CPU-seconds in a composing worker, 226 MiB and 4.6 in the worker reading the
-# base's launches (benchmarks/README.md has the e2e apps'). The memory budget is 14x the largest of those, and at most
+# base's launches (docs/threat-model.md has the e2e tier's). The memory budget is 14x the largest of those, and at most
 # the machine's memory shared by the processes a review runs at once (so they meet their limits before the system's
 # out-of-memory killer meets them), never under PROCESS_MEMORY_FLOOR_MIB; the CPU budget is 100x verl's reading
 # process and 8x a cold `check` of 10,000 cases on one core. The trusted environment may set others.
