@@ -275,7 +275,10 @@ def within_budget(work: Callable[[], Any], budget: ProcessBudget) -> Any:
 
 def _serve_budgeted(writer: Any, budget: ProcessBudget, scratch: str) -> None:
     """In the forked child: limit this process, run the session's handed-off work, send back what came of it."""
-    os.setpgid(0, 0)  # a group of its own: whatever it starts (workers, git) is stopped with it
+    try:
+        os.setpgid(0, 0)  # a group of its own: whatever it starts (workers, git) is stopped with it
+    except OSError:  # pragma: no cover - refused only to a session leader, which a forked child is not
+        pass
     tempfile.tempdir = scratch  # inside the parent's session: removed with it, however this process ends
     held = {name: io.StringIO() for name in ("stdout", "stderr") if not _has_descriptor(getattr(sys, name))}
     for name, stream in held.items():
@@ -297,6 +300,8 @@ def _serve_budgeted(writer: Any, budget: ProcessBudget, scratch: str) -> None:
         data = pickle.dumps((*outcome, texts))
     except MemoryError:
         data = pickle.dumps(("memory", None, texts))
+    except Exception as error:  # a result pickle cannot carry: a bug, said as one
+        data = pickle.dumps(("raised", RuntimeError(f"the review's result cannot be sent back: {error}"), texts))
     writer.send_bytes(data)
 
 
