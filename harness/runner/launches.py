@@ -642,7 +642,8 @@ class Composer:
                 self._paths: dict[tuple[str, ...], tuple[set[str], bytes | None]] = {}
                 self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
-                keeping = not keep_config and not self.trees and session.state.store is not None
+                # Kept with its tree too when the composer keeps trees: a warm review composes no launch of its own side.
+                keeping = not keep_config and session.state.store is not None
                 for case in group:
                     kept = self._kept(session, case) if keeping else None
                     if kept is not None:
@@ -662,11 +663,11 @@ class Composer:
     # A launch's check kept in the signed cache (issue 52: a warm `check` costs what changed). Its result is a function
     # of the launch as read (its script line, config and overrides: the key), the compositions it starts from (their
     # recorded reads, asked again), which of its overrides select a group (asked again: a folder added makes a value a
-    # group) and the bytes of every config file its warnings cite. Only in `check` (no trees, no configs kept); a
-    # launch whose composition failed is checked again each run.
+    # group) and the bytes of every config file its warnings cite. Not when the caller keeps each launch's config; a
+    # review's side keeps each launch's plain tree with it. A launch whose composition failed is checked again each run.
 
     def _kept_key(self, case: CommandCase) -> bytes | None:
-        return tree_digest(b"launch checked", case, str(self.root), self.search_path_env, self.read_also)
+        return tree_digest(b"launch checked", case, str(self.root), self.search_path_env, self.read_also, self.trees)
 
     def _kinds(self, session: HydraSession, case: CommandCase) -> tuple[bool | None, ...]:
         """Which of the launch's overrides set a value (None: Hydra cannot parse it)."""
