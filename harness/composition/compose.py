@@ -490,6 +490,8 @@ class HydraSession:
         self.hydra_subtree = hydra_subtree
         # The variables a config's `hydra.searchpath` may read (the settings' search_path_env); None: any (init).
         self.search_path_env = frozenset(search_path_env) if search_path_env is not None else None
+        self._deleted: dict[str, str] = {}  # a node no file provides -> how git knows its file was deleted ("": not)
+        self._searched: dict[Path, None] = {}  # folders configs' own `hydra.searchpath` added, in the order met
 
     @classmethod
     def for_settings(cls, settings: Any, hydra_subtree: bool = False) -> HydraSession:
@@ -561,6 +563,10 @@ class HydraSession:
             pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment, self.search_path_env)
         except UnsafeInput as error:
             raise ConfigCompositionException(f"{hydra_compat.config_file_name(config_name)}: hydra.searchpath: {error}") from None
+        for used, _ in pairs:  # the folders a config's own search path adds: where a deleted file may have been
+            scheme, _, folder = used.partition("://")
+            if scheme == "file":
+                self._searched.setdefault(Path(folder).resolve(), None)
         return [used for used, _ in pairs], {used: written for used, written in pairs if used != written}
 
     def _has_own_search_path(self, config_name: str) -> bool:
@@ -677,6 +683,9 @@ class HydraSession:
         match = MISSING_NODE.search(message)
         if match is None:
             return message
+        gone = self._deleted_file(match.group(2))
+        if gone:
+            return f"{message} ({match.group(2)!r}: {gone}; restore it, or remove what names it)"
         group = match.group(2).rpartition("/")[0]
         try:
             if group and match.group(1) == "find" and not hydra_compat.group_exists(self.loader, group):
@@ -691,6 +700,19 @@ class HydraSession:
             options = {}
         hint = missing_node_hint(message, options, self.schemas)
         return f"{message} ({hint})" if hint else message
+
+    def _deleted_file(self, node: str) -> str:
+        """`conf/x.yaml was deleted by commit abc1234 (...)` for a node whose file git had in a config folder and the
+        working tree lacks (asked once per node and session), else "": a file deleted is not a node Python registers."""
+        if node not in self._deleted:
+            from harness.baselines import gitrepo
+
+            files = [folder / f"{node}.yaml" for folder in (*self.folders, *self._searched)]
+            said = ""
+            if not any(file.exists() for file in files):
+                said = next((f"{display_path(file)} {how}" for file in files if (how := gitrepo.deleted(file))), "")
+            self._deleted[node] = said
+        return self._deleted[node]
 
     def _entry_line(self, error: BaseException) -> str:
         """`FILE:LINE: ` of the defaults entry a composition error blames ("In 'train': Could not find 'group/x'"),

@@ -313,11 +313,17 @@ class Project:
 def absent_config(settings: Any, config_name: str) -> str:
     """Why a root config of the settings cannot be found, when it is a link into (or lies in) a git submodule that
     is not checked out: `config/ppo_trainer.yaml is a link to verl/.../ppo_trainer.yaml, in the git submodule verl,
-    which is not checked out`; "" otherwise (a config that is simply missing, or registered from Python)."""
+    which is not checked out`; `conf/x.yaml was deleted by commit abc1234 (...)` for a file git had; "" otherwise (a
+    config that is simply missing, or registered from Python)."""
+    from harness.baselines import gitrepo
+
     root = settings.origin.parent
     config = settings.config_dir / f"{config_name}.yaml"
     absent = Project(root, settings.config_dir, {}).linked_into_absent(config)
-    return "" if absent is None else _absent_said(config, root, absent)
+    if absent is not None:
+        return _absent_said(config, root, absent)
+    gone = "" if config.exists() else gitrepo.deleted(config)
+    return f"{_relative(config, root)} {gone}" if gone else ""
 
 
 def _absent_said(config: Path, root: Path, absent: tuple[str, str]) -> str:
