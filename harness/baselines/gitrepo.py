@@ -242,28 +242,6 @@ def changed_files(top: Path, old: str, new: str, folder: str) -> list[str]:
     return [entry for entry in out.decode("utf-8", "surrogateescape").split("\0") if entry]
 
 
-MAX_SUBJECT = 72  # characters of a commit's subject a message quotes
-
-
-def deleted(path: Path) -> str:
-    """How git knows that `path`, a file the working tree lacks, was deleted: `was deleted (the last commit has it)`,
-    `was deleted by commit abc1234 (its subject)`, or "" when git never had it there (or there is no repository).
-    The path is a literal pathspec: a config name the pull request writes is never read as git's pattern magic."""
-    try:
-        top = toplevel(path)
-        relative = inside(top, path)
-        if git(top, "--literal-pathspecs", "ls-tree", "--name-only", "HEAD", "--", relative, check=False).strip():
-            return "was deleted (the last commit has it)"
-        out = git(top, "--literal-pathspecs", "log", "-1", "--diff-filter=D", "--format=%h%x00%s", "HEAD", "--", relative, check=False)
-    except GitError:
-        return ""
-    commit, _, subject = out.decode("utf-8", "replace").strip().partition("\0")
-    if not commit:
-        return ""
-    subject = subject if len(subject) <= MAX_SUBJECT else subject[: MAX_SUBJECT - 1] + "…"
-    return f"was deleted by commit {commit} ({subject})"
-
-
 def is_ancestor(top: Path, commit: str, descendant: str) -> bool:
     """Whether `commit` is `descendant` or one of its ancestors (both verified commit ids or HEAD)."""
     code, _, err = git_output(["git", "-C", str(top), "merge-base", "--is-ancestor", commit, descendant])

@@ -43,7 +43,7 @@ from harness.gates.confine import (
     within,
 )
 from harness.gates.errors import BadInput, describe_yaml_error, error_chain
-from harness.gates.reader import InputLimitError, read_bytes, read_text
+from harness.gates.reader import InputLimitError, git_deletion, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
 from harness.model.matrix import Case
 from harness.model.settings import display_path
@@ -683,7 +683,7 @@ class HydraSession:
         match = MISSING_NODE.search(message)
         if match is None:
             return message
-        gone = self._deleted_file(match.group(2))
+        gone = self.deleted_file(match.group(2))
         if gone:
             return f"{message} ({match.group(2)!r}: {gone}; restore it, or remove what names it)"
         group = match.group(2).rpartition("/")[0]
@@ -701,16 +701,14 @@ class HydraSession:
         hint = missing_node_hint(message, options, self.schemas)
         return f"{message} ({hint})" if hint else message
 
-    def _deleted_file(self, node: str) -> str:
+    def deleted_file(self, node: str) -> str:
         """`conf/x.yaml was deleted by commit abc1234 (...)` for a node whose file git had in a config folder and the
         working tree lacks (asked once per node and session), else "": a file deleted is not a node Python registers."""
         if node not in self._deleted:
-            from harness.baselines import gitrepo
-
             files = [folder / f"{node}.yaml" for folder in (*self.folders, *self._searched)]
             said = ""
             if not any(file.exists() for file in files):
-                said = next((f"{display_path(file)} {how}" for file in files if (how := gitrepo.deleted(file))), "")
+                said = next((f"{display_path(file)} {how}" for file in files if (how := git_deletion(file))), "")
             self._deleted[node] = said
         return self._deleted[node]
 
