@@ -294,6 +294,28 @@ hydra:
     assert cli("--settings", "harness.toml", "diff", "--base", "main").code == 0
 
 
+def test_a_hydra_run_dir_refactor_that_resolves_to_the_same_folder_does_not_block(small_project, cli):
+    """`hydra.run.dir: runs` -> `${trainer.run_root}` with `run_root: runs` moves nothing: the application writes to
+    `runs` on both sides. Compared resolved (against each side's whole config, as Hydra resolves it), it is a refactor
+    (`effective_same`, noted); a run_root that resolves elsewhere still blocks (issue 56)."""
+    train = small_project / "conf" / "train.yaml"
+    train.write_text(train.read_text() + "hydra:\n  run:\n    dir: runs\n")
+    commit_small_project(small_project, cli, CONTRACTS)
+    text = train.read_text().replace("    dir: runs\n", "    dir: ${trainer.run_root}\n")
+    train.write_text(text.replace("trainer:\n", "trainer:\n  run_root: runs\n", 1))
+    assert cli("--settings", "harness.toml", "generate").code == 0  # the pull request's goldens: run_root is a new key
+
+    def hydra_groups() -> tuple[int, list[tuple[str, str, bool, str]]]:
+        result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+        groups = result.json()["groups"]
+        return result.code, [(g["path"], g["severity"], g["effective_same"], g["tier"]) for g in groups if g["kind"] == "hydra_change"]
+
+    assert hydra_groups() == (0, [("hydra.run.dir", "info", True, "noted")])
+    train.write_text(train.read_text().replace("run_root: runs", "run_root: elsewhere"))
+    assert cli("--settings", "harness.toml", "generate").code == 0
+    assert hydra_groups() == (1, [("hydra.run.dir", "error", False, "blocking")])
+
+
 def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_them(repository, cli):
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]\n', ""))
