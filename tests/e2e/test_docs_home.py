@@ -137,7 +137,9 @@ def test_the_home_shows_the_install_line_and_the_failing_reviews_verdict_without
 
 def test_the_home_the_readme_and_getting_started_tell_one_install_story():
     """One line in all three, and no page (nor template) tells a reader to install from a package index."""
-    assert {install_line(page) for page in INSTALL_PAGES} == {"$ pip install './config-harness[pytest]'    # from a clone: it is not on PyPI"}
+    assert {install_line(page) for page in INSTALL_PAGES} == {
+        "$ pip install './config-harness[pytest]'    # from a clone: it is not on PyPI"
+    }
     told = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "templates").iterdir())]
     assert [(path.name, match.group()) for path in told for match in FROM_AN_INDEX.finditer(path.read_text(encoding="utf-8"))] == []
 
