@@ -19,10 +19,14 @@ END = "<!-- end of the last `make bench` run -->"
 
 
 def machine() -> str:
-    model = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
-        platform.processor() or "unknown CPU",
-    ) if Path("/proc/cpuinfo").exists() else platform.processor() or "unknown CPU"
+    model = (
+        next(
+            (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+            platform.processor() or "unknown CPU",
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor() or "unknown CPU"
+    )
     memory = ""
     if Path("/proc/meminfo").exists():
         total_kib = int(Path("/proc/meminfo").read_text().split()[1])

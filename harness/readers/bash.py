@@ -384,7 +384,10 @@ class _Reader:
         self.passes = 0  # loop passes read one by one, summed (MAX_SCRIPT_PASSES)
         self.refused = ""  # the last arithmetic bash refuses: a test on it fails in a way not followed here
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
-        self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
+        # The names those assign anywhere, and how many of them are counted in it: each text is scanned once, so a
+        # `set -u` lookup costs the same after n sourced files as after one (a scan per file per lookup was n*n).
+        self._assigned: set[str] = set()
+        self._assigned_from = 0
 
     def piece(self, text: str, line: int, unknown: str = "", split: bool = False) -> Piece:
         """A piece of text written where the reader is now: tagged with its file when that is a sourced one, once, as
@@ -435,13 +438,11 @@ class _Reader:
             return True
         if self.env.unread:
             return False
-        for data in (self.written_source, *self.sources_read):
-            names = self._assigned.get(id(data))
-            if names is None:
-                names = self._assigned[id(data)] = {next(g for g in m.groups() if g).decode() for m in ASSIGNED.finditer(data)}
-            if name in names:
-                return False
-        return True
+        # What the reader is reading now (the script, a sourced file, a function's) is always one of these.
+        for data in self.sources_read[self._assigned_from :]:
+            self._assigned.update(next(g for g in m.groups() if g).decode() for m in ASSIGNED.finditer(data))
+        self._assigned_from = len(self.sources_read)
+        return name not in self._assigned
 
     def stop(self, why: str, line: int) -> None:
         """Bash stops here: the rest of the script never runs (what comes after is read, each launch saying so)."""
