@@ -305,6 +305,17 @@ def _links(start: Path) -> list[Path]:
     return found
 
 
+def unreadable_at(top: Path, commit: str, path: str) -> str | None:
+    """Why `path` (from the top, the commit's links followed) cannot be read at `commit`: it lies in a submodule whose
+    checkout lacks the commit `commit` pins it at (the one-line reason names both); None when it can, or is not there."""
+    found = _resolve(top, commit, path)
+    try:
+        _holder(top, commit, found[0] if found is not None else path)
+    except GitError as error:
+        return str(error)
+    return None
+
+
 def _holder(top: Path, commit: str, path: str) -> tuple[Path, str, str, str] | None:
     """Where `path` (from the top, no link followed) lies at `commit`: (the repository that holds it, the commit
     there, its path there, the submodule it lies in from the top, "" for the top's own); None when it is not there.
