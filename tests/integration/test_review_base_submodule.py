@@ -88,7 +88,9 @@ def _review(project: Path, cli) -> tuple[int, dict, int]:
 
 
 @pytest.mark.parametrize(
-    ("layout", "change"), [("folder", _bump_submodule), ("files", _bump_submodule), ("files", _edit_own_file)], ids=["folder-bump", "files-bump", "files-own"]
+    ("layout", "change"),
+    [("folder", _bump_submodule), ("files", _bump_submodule), ("files", _edit_own_file)],
+    ids=["folder-bump", "files-bump", "files-own"],
 )
 def test_a_base_linked_into_a_submodule_is_composed_as_it_was_and_its_launches_compared(tmp_path: Path, cli, layout, change):
     project = _project(tmp_path, layout, cli)
