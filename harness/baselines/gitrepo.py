@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,18 +63,46 @@ def inside(top: Path, path: Path) -> str:
 
 
 def list_files(top: Path, commit: str, folder: str) -> list[str]:
-    """Paths of the files below `folder` at `commit` (empty when the folder did not exist)."""
-    listing = git(top, "ls-tree", "-r", "-z", "--name-only", commit, "--", f"{folder}/" if folder else ".")
-    return [entry for entry in listing.decode("utf-8", "surrogateescape").split("\0") if entry]
+    """Paths of the files below `folder` at `commit` (empty when the folder did not exist); a folder inside a submodule
+    lists the submodule's files at the commit `commit` pins it at (see _holder)."""
+    return [path for _, _, _, path in tree_entries(top, commit, folder)]
+
+
+def tree_entries(top: Path, commit: str, folder: str) -> list[tuple[str, str, str, str]]:
+    """(mode, kind, object id, path from the top) of each entry below `folder` at `commit`, read as list_files reads."""
+    held = _holder(top, commit, folder)
+    if held is None:
+        return []
+    repository, at, inner, mount = held
+    listing = git(repository, "ls-tree", "-r", "-z", "--full-tree", at, "--", f"{inner}/" if inner else ".")
+    prefix = f"{mount}/" if mount else ""
+    entries = []
+    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = record.partition("\t")
+        if path:
+            mode, kind, identifier = meta.split(" ")
+            entries.append((mode, kind, identifier, prefix + path))
+    return entries
 
 
 def resolve_at(top: Path, commit: str, path: str) -> str | None:
     """`path` (relative to the top, as written) with the symlinks the commit holds followed, as the checkout of that
     commit would resolve it: the working tree's links are the pull request's. None when it leads out of the top,
-    through an absolute link, or through more than 40 links."""
+    through an absolute link, or through more than 40 links. Links inside a submodule are its own, at the commit
+    `commit` pins it at (when its checkout holds it; else its path is taken as written)."""
+    found = _resolve(top, commit, path)
+    return found[0] if found is not None else None
+
+
+def _resolve(top: Path, commit: str, path: str) -> tuple[str, tuple[str, ...]] | None:
+    """resolve_at, and the links followed on the way (each as the path it lies at, from the top)."""
+    entry = git(top, "ls-tree", "-z", commit, "--", path) if path not in ("", ".") else b""
+    if entry and not entry.startswith(b"120000 "):
+        return path, ()  # what the top holds at that path, no link on the way: one git call
     parts = [part for part in path.split("/") if part not in ("", ".")]
     done: list[str] = []
-    hops = 0
+    links: list[str] = []
+    mounts: list[tuple[str, Path, str]] = []  # the submodules entered on the way: (path from the top, repository, commit)
     while parts:
         part = parts.pop(0)
         if part == "..":
@@ -82,16 +111,24 @@ def resolve_at(top: Path, commit: str, path: str) -> str | None:
             done.pop()
             continue
         candidate = "/".join([*done, part])
-        entry = git(top, "ls-tree", "-z", commit, "--", candidate)
+        mount = next((m for m in reversed(mounts) if candidate.startswith(m[0] + "/")), None)
+        repository, at, inner = (mount[1], mount[2], candidate[len(mount[0]) + 1 :]) if mount else (top, commit, candidate)
+        entry = git(repository, "ls-tree", "-z", at, "--", inner)
         if entry.startswith(b"120000 "):
-            hops += 1
-            target = read_file(top, commit, candidate)
-            if hops > 40 or target is None or target.startswith(b"/"):
+            target = read_file(repository, at, inner)
+            if len(links) >= 40 or target is None or target.startswith(b"/"):
                 return None
+            links.append(candidate)
             parts = [p for p in target.decode("utf-8", "surrogateescape").split("/") if p not in ("", ".")] + parts
-        else:
-            done.append(part)
-    return "/".join(done)
+            continue
+        if entry.startswith(b"160000 "):
+            pinned = entry.split(b" ")[2].split(b"\t")[0].decode()
+            try:
+                mounts.append((candidate, _submodule_repository(repository, inner, pinned, at), pinned))
+            except GitError:
+                pass  # its files are not at hand: what lies below it is taken as written (extracting it says why)
+        done.append(part)
+    return "/".join(done), tuple(links)
 
 
 def read_file(top: Path, commit: str, path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
@@ -134,43 +171,163 @@ def read_files(top: Path, commit: str, paths: list[str], limit: int = MAX_FILE_B
     return found
 
 
-def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Path:
-    """Write `folder` as it was at `commit` below `destination` and return the copy of `folder`.
+# Links a copy follows to what it lacks (each at most once): a bound on the git calls a base's links can cost.
+MAX_LINKS_FOLLOWED = 1000
 
-    The archive is unpacked with tarfile's `data` filter: no absolute paths, no links leading out, no devices.
-    A submodule below `folder` (which git archive leaves out, an empty folder) holds the files of the commit
-    `commit` pins it at, read from the submodule's repository (a commit id names its files whatever repository
-    holds it); a GitError when that repository lacks the commit, never a folder left empty.
+
+def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Path:
+    """Write `folder` (or a file) as it was at `commit` below `destination` and return the copy of `folder`.
+
+    The copy is the repository as the commit held it, read from git objects only:
+    - a link on the way to `folder` (RAGEN's `conf -> vendor/conf`) is written as the commit holds it, and `folder`
+      where it leads;
+    - a submodule at or below `folder` (which git archive leaves out, an empty folder) holds the files of the commit
+      `commit` pins it at, read from the submodule's checkout (a commit id names its files whatever repository holds
+      it), and a path inside a submodule is read there; a GitError naming the submodule and the commit when its
+      checkout lacks that commit, never a folder left empty;
+    - a link the copy holds that leads to what the copy lacks (a config file linked into a submodule, another
+      folder) is followed as the commit holds it, and what it leads to is written too;
+    - a link leading out of the repository is written last, as it is, never followed: the confinement gate refuses
+      to read through it there as it does in the working tree (harness.gates.confine).
+    The archives are unpacked with tarfile's `data` filter (no absolute paths, no devices, no member written
+    through a link); a GitError when `folder` is not there at `commit`.
     """
-    archive = git(top, "archive", "--format=tar", commit, *(("--", folder) if folder else ()))
-    destination.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        try:
-            tar.extractall(destination, filter="data")
-        except tarfile.FilterError as error:  # a link leading out of the tree, an absolute path, a device
-            raise GitError(f"{folder} at {commit[:12]}: {error}; refused") from None
-    for path, pinned in _submodules(top, commit, folder):
-        extract_folder(_submodule_repository(top, path, pinned, commit), pinned, "", destination / path)
+    outward: list[tuple[Path, str]] = []
+    found = _resolve(top, commit, folder) if folder else ("", ())
+    if found is None:
+        raise GitError(f"{folder} at {commit[:12]} is a link leading out of the repository; refused")
+    target, through = found
+    for link in through:
+        _extract(top, commit, link, destination, outward)
+    if not _extract(top, commit, target, destination, outward):
+        raise GitError(f"{folder} does not exist at {commit[:12]}")
+    _complete(top, commit, destination, [destination / target], outward)
     return destination / folder
 
 
 def extract_matching(top: Path, commit: str, pathspecs: list[str], destination: Path) -> None:
     """Write the files `pathspecs` match at `commit` below `destination` (git pathspecs, magic included:
-    `:(glob)*.sh` is the `.sh` files at the top); a pathspec that matches nothing there writes nothing. Unpacked as
-    extract_folder does; a submodule's files are never written (git archive leaves them out)."""
+    `:(glob)*.sh` is the `.sh` files at the top); a pathspec that matches nothing there writes nothing. Unpacked and
+    completed as extract_folder does (links followed); a submodule's files are never written (git archive leaves
+    them out)."""
     if not pathspecs:
         return
     try:
         archives = [git(top, "archive", "--format=tar", commit, "--", *pathspecs)]
     except GitError:  # one of them matches nothing at the commit (git refuses the whole call): one at a time
         archives = [archive for spec in pathspecs if (archive := git(top, "archive", "--format=tar", commit, "--", spec, check=False))]
-    destination.mkdir(parents=True, exist_ok=True)
+    outward: list[tuple[Path, str]] = []
+    written: list[Path] = []
     for archive in archives:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            try:
-                tar.extractall(destination, filter="data")
-            except tarfile.FilterError as error:
-                raise GitError(f"{' '.join(pathspecs)} at {commit[:12]}: {error}; refused") from None
+        written += _unpack(archive, destination, outward, f"{' '.join(pathspecs)} at {commit[:12]}")
+    _complete(top, commit, destination, [path for path in written if path.is_symlink()], outward)
+
+
+def _extract(top: Path, commit: str, path: str, destination: Path, outward: list[tuple[Path, str]]) -> bool:
+    """Write `path` (no link followed) as it is at `commit` below `destination`, its submodules' files included;
+    False when it is not there. Links leading out of `destination` are added to `outward`, not written."""
+    held = _holder(top, commit, path)
+    if held is None:
+        return False
+    repository, at, inner, mount = held
+    if mount:
+        return _extract(repository, at, inner, destination / mount, outward)
+    archive = git(top, "archive", "--format=tar", commit, *(("--", path) if path else ()))
+    _unpack(archive, destination, outward, f"{path or '.'} at {commit[:12]}")
+    for below, pinned in _submodules(top, commit, path):
+        _extract(_submodule_repository(top, below, pinned, commit), pinned, "", destination / below, outward)
+    return True
+
+
+def _unpack(archive: bytes, destination: Path, outward: list[tuple[Path, str]], what: str) -> list[Path]:
+    """Unpack a git archive below `destination` with tarfile's `data` filter; a symlink leading out of it is added
+    to `outward` (written later, see _complete), never written now: a member after it could be written through it.
+    The paths written; a GitError ("refused") for anything else the filter refuses."""
+
+    def kept(member: tarfile.TarInfo, into: str) -> tarfile.TarInfo | None:
+        try:
+            return tarfile.data_filter(member, into)
+        except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError):
+            if not member.issym():
+                raise
+            outward.append((Path(into) / member.name, member.linkname))
+            return None
+
+    destination.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        members = tar.getmembers()
+        try:
+            tar.extractall(destination, members=members, filter=kept)
+        except tarfile.FilterError as error:  # an absolute path, a member outside the tree, a device, a hard link out
+            raise GitError(f"{what}: {error}; refused") from None
+    return [destination / member.name for member in members]
+
+
+def _complete(top: Path, commit: str, destination: Path, starts: list[Path], outward: list[tuple[Path, str]]) -> None:
+    """Follow the links at or below `starts` that lead to what the copy at `destination` lacks, as the commit holds
+    them, and write what they lead to (with the links on the way); then write the links `outward` holds, as they are.
+    What is written whole is known (`starts`, then each target): a folder that exists only because a file below it
+    was written is not, so a link leading to it is followed too."""
+    pending = list(starts)
+    whole = [Path(os.path.realpath(start)) for start in starts if not start.is_symlink()]
+    seen: set[Path] = set()
+    while pending:
+        for link in _links(pending.pop()):
+            real = Path(os.path.realpath(link))
+            if link in seen or (real.exists() and any(real.is_relative_to(folder) for folder in whole)):
+                continue
+            seen.add(link)
+            found = _resolve(top, commit, link.relative_to(destination).as_posix())
+            if found is None:
+                continue  # it leads out of the repository: written as it is, the confinement gate refuses it there
+            if len(seen) > MAX_LINKS_FOLLOWED:
+                raise GitError(f"{link.relative_to(destination)} at {commit[:12]}: more than {MAX_LINKS_FOLLOWED} links to follow; refused")
+            target, through = found
+            for path in through:
+                if not (destination / path).is_symlink():
+                    _extract(top, commit, path, destination, outward)
+            if _extract(top, commit, target, destination, outward):
+                whole.append(Path(os.path.realpath(destination / target)))
+                pending.append(destination / target)
+    for at, text in outward:
+        if not at.is_symlink() and not at.exists() and at.parent.resolve().is_relative_to(destination.resolve()):
+            at.parent.mkdir(parents=True, exist_ok=True)
+            at.symlink_to(text)
+
+
+def _links(start: Path) -> list[Path]:
+    """The symlinks at or below `start`, none followed."""
+    if start.is_symlink():
+        return [start]
+    found = []
+    for current, folders, files in os.walk(start):
+        found += [Path(current) / name for name in (*folders, *files) if (Path(current) / name).is_symlink()]
+    return found
+
+
+def unreadable_at(top: Path, commit: str, path: str) -> str | None:
+    """Why `path` (from the top, the commit's links followed) cannot be read at `commit`: it lies in a submodule whose
+    checkout lacks the commit `commit` pins it at (the one-line reason names both); None when it can, or is not there."""
+    found = _resolve(top, commit, path)
+    try:
+        _holder(top, commit, found[0] if found is not None else path)
+    except GitError as error:
+        return str(error)
+    return None
+
+
+def _holder(top: Path, commit: str, path: str) -> tuple[Path, str, str, str] | None:
+    """Where `path` (from the top, no link followed) lies at `commit`: (the repository that holds it, the commit
+    there, its path there, the submodule it lies in from the top, "" for the top's own); None when it is not there.
+    Below a submodule's path it is the submodule's own, read from its checkout at the commit `commit` pins it at
+    (nested submodules too): a GitError naming the submodule and that commit when the checkout lacks it."""
+    if path in ("", ".") or git(top, "ls-tree", "-z", commit, "--", path):
+        return top, commit, path if path != "." else "", ""
+    for mount, pinned in _submodules(top, commit, ""):
+        if path.startswith(mount + "/"):
+            held = _holder(_submodule_repository(top, mount, pinned, commit), pinned, path[len(mount) + 1 :])
+            return None if held is None else (*held[:3], f"{mount}/{held[3]}" if held[3] else mount)
+    return None
 
 
 def _submodules(top: Path, commit: str, folder: str) -> list[tuple[str, str]]:
@@ -187,6 +344,15 @@ def _submodules(top: Path, commit: str, folder: str) -> list[tuple[str, str]]:
 def gitlinks(top: Path) -> set[str]:
     """The paths git's index records as submodules (gitlinks, mode 160000) in the work tree at `top`; none outside
     a git work tree. A `.gitmodules` entry alone is text anyone can write: only a gitlink makes a submodule."""
+    return _staged(top, b"160000 ")
+
+
+def tracked_links(top: Path) -> set[str]:
+    """The paths git's index records as symlinks (mode 120000) in the work tree at `top`."""
+    return _staged(top, b"120000 ")
+
+
+def _staged(top: Path, mode: bytes) -> set[str]:
     try:
         out = git(top, "ls-files", "--stage", "-z", check=False)
     except GitError:
@@ -194,7 +360,7 @@ def gitlinks(top: Path) -> set[str]:
     found = set()
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
-        if meta.startswith(b"160000 "):
+        if meta.startswith(mode):
             found.add(path.decode("utf-8", "surrogateescape"))
     return found
 

@@ -30,18 +30,18 @@ TREES = "trees"
 # read only inside it (confine.project_root stops there, not at a git checkout the cache folder lies in).
 MARKER = ".git"
 KEEP = 16  # trees kept; the least recently used go first
-REGULAR_MODES = (b"100644", b"100755")
+REGULAR_MODES = ("100644", "100755")
 
 
 def tree_at_commit(top: Path, commit: str, folder: str, cache_dir: Path | None, scratch: Path) -> Path:
     """`folder` as it is at `commit`: a kept copy in the cache folder when there is one, else in `scratch`."""
     listing = _listing(top, commit, folder) if cache_dir is not None and folder not in ("", ".") else None
     if cache_dir is None or listing is None:
-        return gitrepo.extract_folder(top, commit, folder, scratch)
+        return _in_scratch(top, commit, folder, scratch)
     try:
         trees = open_folder(Path(cache_dir) / TREES, project=top)
     except CacheRefused:
-        return gitrepo.extract_folder(top, commit, folder, scratch)
+        return _in_scratch(top, commit, folder, scratch)
     kept = trees / hashlib.blake2b(f"{commit}\0{folder}".encode(), digest_size=12).hexdigest()
     if kept.is_dir() and not kept.is_symlink() and _holds(kept, listing):
         os.utime(kept)
@@ -58,19 +58,23 @@ def tree_at_commit(top: Path, commit: str, folder: str, cache_dir: Path | None, 
     return kept / folder
 
 
+def _in_scratch(top: Path, commit: str, folder: str, scratch: Path) -> Path:
+    """`folder` extracted below `scratch`, a project of its own as a kept copy is (its MARKER): a link in it that leads
+    elsewhere in the copy (into a submodule's files) is read there, never beyond it."""
+    copy = gitrepo.extract_folder(top, commit, folder, scratch)
+    (scratch / MARKER).touch()
+    return copy
+
+
 def _listing(top: Path, commit: str, folder: str) -> dict[str, bytes] | None:
-    """The files below `folder` at `commit` with their blob ids; None when it holds anything but regular files."""
-    out = gitrepo.git(top, "ls-tree", "-r", "-z", "--full-name", commit, "--", f"{folder}/")
+    """The files below `folder` at `commit` (a submodule's, for a folder inside one) with their blob ids; None when
+    it holds anything but regular files, or nothing."""
     files = {}
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, kind, blob = meta.split(b" ")
-        if kind != b"blob" or mode not in REGULAR_MODES:
+    for mode, kind, blob, path in gitrepo.tree_entries(top, commit, folder):
+        if kind != "blob" or mode not in REGULAR_MODES:
             return None  # a symlink or a submodule: extracted each time
-        files[path.decode("utf-8", "surrogateescape")] = blob
-    return files
+        files[path] = blob.encode()
+    return files or None
 
 
 def _holds(kept: Path, listing: dict[str, bytes]) -> bool:

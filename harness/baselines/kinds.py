@@ -265,7 +265,11 @@ def _workdir_at(folder: Path, config_inside: str, top: Path) -> Path:
 def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> tuple[Path, Path]:
     """The config tree as it was at the commit (from git when committed there, else the wheel pinned there), and
     the working folder to compose it in (see _workdir_at; an empty folder for a wheel's tree)."""
-    config_inside = gitrepo.inside(top, settings.config_dir)
+    # Where the commit's links lead from the folder its settings write (RAGEN's `config -> verl/...`, into a
+    # submodule), never where the working tree's do: a pull request that re-points a link does not choose the base.
+    (written,) = _written_at(settings, top, commit, "config_dir", 1)
+    at_commit = gitrepo.resolve_at(top, commit, written) if written is not None and not os.path.isabs(written) else None
+    config_inside = at_commit or gitrepo.inside(top, settings.config_dir)
     if gitrepo.list_files(top, commit, config_inside):
         folder = tree_at_commit(top, commit, config_inside, settings.cache_dir, _scratch_folder())
         return folder, _workdir_at(folder, config_inside, top)
@@ -300,8 +304,9 @@ def folders_at(settings: Settings, top: Path, commit: str) -> Settings:
 
 
 def _written_at(settings: Settings, top: Path, commit: str, key: str, count: int) -> list[str | None]:
-    """The folders of the settings' `key` as the commit's settings file writes them, relative to the top and not
-    resolved (None for a `pkg://` entry, or for each when the commit's settings do not give `count` of them)."""
+    """The folders of the settings' `key` (a list, or config_dir: one) as the commit's settings file writes them,
+    relative to the top and not resolved (None for a `pkg://` entry, or for each when the commit's settings do not give
+    `count` of them)."""
     none: list[str | None] = [None] * count
     try:
         data = gitrepo.read_file(top, commit, gitrepo.inside(top, settings.origin))
@@ -310,6 +315,7 @@ def _written_at(settings: Settings, top: Path, commit: str, key: str, count: int
     except (gitrepo.GitError, tomllib.TOMLDecodeError, UnicodeDecodeError, SettingsError, BudgetExceeded):
         return none
     entries = table.get(key) if isinstance(table, dict) else None
+    entries = [entries] if isinstance(entries, str) else entries  # config_dir: one folder
     if not isinstance(entries, list) or len(entries) != count or not all(isinstance(entry, str) for entry in entries):
         return none
     return [

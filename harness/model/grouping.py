@@ -203,7 +203,15 @@ def _value_key(value: Any) -> str:
 
 
 def _key(finding: Finding) -> tuple[Any, ...]:
-    """What makes findings one cause: kind, path, old and new value, severity, contract and origin.
+    """What makes findings one group of a report: their cause, and a review's origin (a break already at the base is
+    another line than the same break introduced)."""
+    return (*cause(finding), str(finding.origin))
+
+
+def cause(finding: Finding) -> tuple[Any, ...]:
+    """What makes findings one cause, whichever run found it: kind, path, old and new value, severity, contract,
+    waiver. A review's cause and `check`'s on the same head are the same cause (the promise: a review blocks on what
+    `check` on its head would, tests/e2e/test_promise_history.py).
 
     A finding without a path (a compose error) says what it is only in its message. A launch's message names its
     cause (`key removed: K is not in the config`); the override's text (`new`), where the script writes it and the
@@ -223,7 +231,6 @@ def _key(finding: Finding) -> tuple[Any, ...]:
         finding.contract,
         finding.effective_same,
         detail,
-        str(finding.origin),
         finding.waiver,
     )
 

@@ -666,10 +666,29 @@ def review_commands(
 
 
 def base_blind(now: Sequence[Checked], base: Sequence[Checked], top: Path, commit: str, ref: str) -> list[Finding]:
-    """An error when no launch composed at the base although launches compose now and their scripts are there: the
-    base was not composed as it was (a git submodule or a link its copy lacks, RAGEN's layout), so every launch
-    would look new or unchanged. Said and blocking, never "nothing changed" (issue 50)."""
+    """Errors where launches that compose now were not composed at the base as it was, so what they run is not
+    compared (every launch would look new or unchanged). Said and blocking, never "nothing changed" (issue 50):
+    - the launches whose config lies (through links or not) in a git submodule whose checkout lacks the commit the
+      base pins it at: one error per submodule and commit, naming both;
+    - else, when no launch composed at the base although their scripts are there (a link or a folder the base's copy
+      lacks, an untracked folder): one error with the first failure there."""
     composed = [checked for checked in now if checked.tree is not None]
+    failed_there = {checked.case.id for checked in base if checked.tree is None}
+    unreadable: dict[str, list[Checked]] = {}
+    for checked in composed:
+        if checked.case.id in failed_there and (reason := _unreadable_config(checked, top, commit)) is not None:
+            unreadable.setdefault(reason, []).append(checked)
+    if unreadable:
+        return [
+            Finding(
+                Kind.ERROR,
+                "",
+                severity=ERROR,
+                message=f"{len(launches)} launch{'es' if len(launches) > 1 else ''} that compose now not compared at {ref}: {reason}",
+                source=Source(launches[0].case.launch.script),
+            )
+            for reason, launches in sorted(unreadable.items())
+        ]
     if not composed or any(checked.tree is not None for checked in base):
         return []
     scripts = sorted({checked.case.launch.script for checked in composed})
@@ -686,3 +705,19 @@ def base_blind(now: Sequence[Checked], base: Sequence[Checked], top: Path, commi
         f"so what {len(composed)} launches run is not compared" + (f"; the first failure there: {cause}" if cause else "")
     )
     return [Finding(Kind.ERROR, "", severity=ERROR, message=message, source=Source(there[0]))]
+
+
+def _unreadable_config(checked: Checked, top: Path, commit: str) -> str | None:
+    """Why the launch's config (its folder, or its root file through the working tree's links) cannot be read at the
+    base commit: a submodule whose checkout lacks the commit the base pins (gitrepo.unreadable_at); None otherwise."""
+    folder, name = checked.case.config_dir, checked.case.config_name
+    if folder is None:
+        return None
+    for path in (folder, folder / f"{name}.yaml") if name else (folder,):
+        try:
+            reason = gitrepo.unreadable_at(top, commit, gitrepo.inside(top, path))
+        except gitrepo.GitError:
+            continue  # outside the repository: no commit holds it
+        if reason is not None:
+            return reason
+    return None

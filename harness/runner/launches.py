@@ -1156,11 +1156,13 @@ def check_commands(
 def _base_launches(settings: Any, top: Path, commit: str, reads: BaseReads, case_glob: str | Sequence[str] | None) -> list[Checked]:
     """The launches of the base commit, composed and checked in a scratch copy of the folders they read there."""
     from harness.baselines import gitrepo
+    from harness.baselines.kept_trees import MARKER
     from harness.baselines.kinds import folders_at
 
     scratch = Path(tempfile.mkdtemp(prefix="config-harness-commands-"))
     try:
         base_root = scratch / settings.origin.parent.relative_to(top)
+        (scratch / MARKER).touch()  # a project of its own: a link in the copy is read only inside it
         for folder in reads.folders:
             try:
                 gitrepo.extract_folder(top, commit, folder, scratch)
@@ -1278,8 +1280,25 @@ def _base_reads(settings: Any, top: Path, found: Sequence[CommandCase], project:
             add(folder)
     if "." in folders:  # the config folder is the repository's top: every file of it may be a config
         return BaseReads((".",))
+    folders |= _through_links(top, folders)
     kept = sorted(f for f in folders if not any(f.startswith(other + "/") for other in folders))
     return BaseReads(tuple(kept), tuple(sorted(pathspecs)))
+
+
+def _through_links(top: Path, folders: set[str]) -> set[str]:
+    """Each folder as the working tree's links reach it (RAGEN's `conf -> vendor/conf`: an entry's `config_path` names
+    the link, a search path the folder): copied as the base holds that path, its links followed as the base holds
+    them (gitrepo.extract_folder), so the base's launches find their configs where they found them."""
+    from harness.baselines import gitrepo
+
+    found = set()
+    for link in gitrepo.tracked_links(top):
+        try:
+            target = gitrepo.inside(top, top / link)
+        except gitrepo.GitError:
+            continue  # it leads out of the repository: never read
+        found |= {link + folder[len(target) :] for folder in folders if folder == target or folder.startswith(target + "/")}
+    return found
 
 
 def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:

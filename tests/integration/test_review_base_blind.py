@@ -33,4 +33,4 @@ def test_a_base_whose_launches_compose_nowhere_blocks_the_review_and_says_why(tm
     review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=tmp_path)
     (blind,) = [f for f in review.json()["findings"] if f["message"].startswith("no launch composed at main")]
     assert review.code == 1 and blind["severity"] == "error" and blind["source"] == "scripts/run.sh"
-    assert "the config folder conf does not exist" in blind["message"]
+    assert "the config folder vendor/conf does not exist" in blind["message"]  # where the base's link leads

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from harness.baselines import gitrepo
@@ -71,3 +73,50 @@ def test_extract_folder_holds_a_submodules_files_as_the_commit_pins_them(tmp_pat
     (top / "vendor" / ".git").unlink()  # the submodule's repository is not there: an error, never a folder left empty
     with pytest.raises(gitrepo.GitError, match="submodule"):
         gitrepo.extract_folder(top, base, "vendor", tmp_path / "again")
+
+
+def test_a_folder_inside_a_submodule_is_read_from_the_submodule_at_the_commit_the_base_pins(tmp_path):
+    top, base, head = _with_submodule(tmp_path)
+    assert gitrepo.list_files(top, base, "vendor/extra") == ["vendor/extra/x.yaml"]
+    copy = gitrepo.extract_folder(top, base, "vendor/extra", tmp_path / "base")
+    assert copy == tmp_path / "base" / "vendor" / "extra" and (copy / "x.yaml").read_text() == "k: 2\n"
+    assert (gitrepo.extract_folder(top, head, "vendor/extra", tmp_path / "head") / "x.yaml").read_text() == "k: 3\n"
+
+
+def test_links_into_a_submodule_are_followed_as_the_commit_holds_them_never_as_the_working_tree_does(tmp_path):
+    """RAGEN's layout: config files of the project that are links into its submodule, through another link."""
+    top, _, _ = _with_submodule(tmp_path)
+    (top / "conf").mkdir()
+    (top / "conf" / "x.yaml").symlink_to("../lib/extra/x.yaml")
+    (top / "lib").symlink_to("vendor")
+    base = commit(top, "links")
+    (top / "conf" / "x.yaml").unlink()
+    (top / "conf" / "x.yaml").symlink_to("../elsewhere.yaml")  # the pull request re-points it: not the base's
+    assert gitrepo.resolve_at(top, base, "conf/x.yaml") == "vendor/extra/x.yaml"
+    copy = gitrepo.extract_folder(top, base, "conf", tmp_path / "base")
+    assert (copy / "x.yaml").read_text() == "k: 3\n"  # the submodule as the links commit pins it
+    assert [(p, (tmp_path / "base" / p).is_symlink()) for p in ("conf/x.yaml", "lib", "vendor")] == [
+        ("conf/x.yaml", True),
+        ("lib", True),
+        ("vendor", False),
+    ]
+    assert sorted(p.name for p in (tmp_path / "base" / "vendor").rglob("*")) == ["extra", "x.yaml"]  # what the link reads, no more
+
+
+def test_a_link_leading_out_of_the_repository_is_copied_as_it_is_and_never_followed(tmp_path):
+    """The confinement gate refuses to read through it at the base as in the working tree; the copy never holds
+    what it names, and the rest of the folder is there (one such link does not refuse the whole base)."""
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    (tmp_path / "secret.yaml").write_text("token: 1\n")
+    (top / "conf").mkdir()
+    (top / "conf" / "a.yaml").write_text("a: 1\n")
+    (top / "conf" / "out.yaml").symlink_to("../../secret.yaml")
+    (top / "conf" / "abs.yaml").symlink_to(tmp_path / "secret.yaml")
+    base = commit(top, "links out")
+    copy = gitrepo.extract_folder(top, base, "conf", tmp_path / "base" / "copy")
+    assert (copy / "a.yaml").read_text() == "a: 1\n"
+    assert os.readlink(copy / "out.yaml") == "../../secret.yaml" and os.readlink(copy / "abs.yaml") == str(tmp_path / "secret.yaml")
+    assert not any(p.name == "secret.yaml" for p in (tmp_path / "base").rglob("*"))
+    assert gitrepo.resolve_at(top, base, "conf/out.yaml") is None
