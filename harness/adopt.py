@@ -30,6 +30,7 @@ from harness.model.hints import first_sentence
 from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
 from harness.rules.known_entries import render as known_text
+from harness.runner.root_kinds import fragments, required_group
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
@@ -168,16 +169,23 @@ def discover(
     rank: bool = True,
 ) -> Discovery:
     """Compose every candidate root of the folder (and each engine of the group) to find what works. Without an
-    engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates."""
+    engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates. A root
+    that composes only once a mandatory group (`experiment: ???`) is chosen offers that group as an engine group."""
     guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
+    requiring: dict[str, tuple[str, str]] = {}  # root -> (the mandatory group it needs chosen, why it fails alone)
     with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
         # Hydra warns about every Hydra 1.0-style file under version_base 1.1: the application chose that style.
         warnings.simplefilter("ignore", UserWarning)
-        for name in offered_roots(config_dir, guess):
+        offered = offered_roots(config_dir, guess)
+        parts = fragments(config_dir, offered)
+        for name in offered:
             if name.rsplit("/", 1)[-1].startswith(GOLDEN_PREFIX):
                 left_out.append(LeftOut(name, f"a generated file ({GOLDEN_PREFIX}*), not a config to compose"))
+                continue
+            if name in parts:
+                left_out.append(LeftOut(name, f"a part of {parts[name]}.yaml (its defaults list includes it), not a root of its own"))
                 continue
             try:
                 check_root(name, "root")
@@ -185,23 +193,64 @@ def discover(
                 left_out.append(LeftOut(name, "its name cannot name a golden file (whitespace, '__' or '$')"))
                 continue
             failure = _composes_with_every_preset(session, name, guess)
-            if failure is not None:
+            if failure is None:
+                composing.append(name)
+            elif (group := required_group(config_dir / f"{name}.yaml", failure)) is not None:
+                requiring[name] = (group, failure)
+            else:
                 left_out.append(LeftOut(name, failure))
-                continue
-            composing.append(name)
-        if not composing:
-            reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
-            raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
+
+        def out_unless(group: str | None) -> list[LeftOut]:
+            return left_out + [LeftOut(root, why) for root, (needed, why) in requiring.items() if needed != group]
+
+        def required_by(group: str) -> list[str]:
+            return [root for root, (needed, _) in requiring.items() if needed == group]
+
+        if not composing and (engine_group is None or not required_by(engine_group)):
+            if not requiring or not rank:
+                raise AdoptError(_nothing_composes(config_dir, out_unless(None), guess, _preset_hint(session, requiring, guess)))
         if engine_group is None and not rank:
-            return Discovery(roots=tuple(composing), left_out=tuple(left_out))
+            return Discovery(roots=tuple(composing), left_out=tuple(out_unless(None)))
         if engine_group is None:
-            ranked = engine_groups(session, composing, guess, launch_keys)
+            ranked = engine_groups(session, composing, guess, launch_keys, {root: group for root, (group, _) in requiring.items()})
             chosen = decisive(ranked)
             if chosen is None:
-                return Discovery(roots=tuple(composing), left_out=tuple(left_out), candidates=tuple(ranked))
-            found = _with_engines(session, config_dir, chosen.group, composing, left_out, guess)
+                if not composing:
+                    raise AdoptError(_nothing_composes(config_dir, out_unless(None), guess, _preset_hint(session, requiring, guess)))
+                return Discovery(roots=tuple(composing), left_out=tuple(out_unless(None)), candidates=tuple(ranked))
+            needing = required_by(chosen.group)
+            found = _with_engines(session, config_dir, chosen.group, composing + needing, out_unless(chosen.group), guess, needing)
             return replace(found, candidates=tuple(ranked), chosen=chosen)
-        return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
+        needing = required_by(engine_group)
+        return _with_engines(session, config_dir, engine_group, composing + needing, out_unless(engine_group), guess, needing)
+
+
+def _nothing_composes(config_dir: Path, left_out: Sequence[LeftOut], guess: Guess, hint: str) -> str:
+    reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
+    return f"{config_dir}: no root config composes ({reasons}){hint}"
+
+
+def _preset_hint(session: HydraSession, requiring: dict[str, tuple[str, str]], guess: Guess) -> str:
+    """For roots that need a mandatory group chosen whose options lie in subfolders (vissl's `config: ???`, every
+    option below `config/pretrain/...`): the `--preset` that composes one, found by composing the options in order
+    (at most a few); "" when there is none."""
+    for root, (group, _) in sorted(requiring.items()):
+        options = [*session.group_options(group), *nested_options(session, group)]
+        for option in options[:PRESET_TRIES]:
+            override = f"{group}={option}"
+            try:
+                session.compose(root, [override, *guess.presets[0][1]])
+            except ComposeError:
+                continue
+            name = option.rsplit("/", 1)[-1]
+            return (
+                f"; {root} needs its mandatory group {group} chosen ({len(options)} options): "
+                f"config-harness init --preset '{name}={override}' composes it (one --preset per option to check)"
+            )
+    return ""
+
+
+PRESET_TRIES = 20  # options composed to find the one a hint names; a tree's first options compose or none does
 
 
 def _plain(session: HydraSession, name: str, overrides: Sequence[str]) -> Any:
@@ -246,10 +295,11 @@ class GroupEvidence:
     interpolated: tuple[str, ...] = ()
     launches: int = 0
     failing: str | None = None
+    required: tuple[str, ...] = ()  # the roots whose defaults list leaves it mandatory (`experiment: ???`)
 
     @property
-    def key(self) -> tuple[int, int, int, int]:
-        return (bool(self.interpolated), self.failing is None, self.launches, self.roots)
+    def key(self) -> tuple[int, int, int, int, int]:
+        return (bool(self.interpolated), bool(self.required), self.failing is None, self.launches, self.roots)
 
     def shown(self) -> str:
         return f"{self.group}: {self.evidence()}"
@@ -257,6 +307,8 @@ class GroupEvidence:
     def evidence(self) -> str:
         """What speaks for the group, in a few words each."""
         said = [f"{self.roots} root(s) select it", f"{self.options} options"]
+        if self.required:
+            said.insert(1, f"{len(self.required)} compose only with it chosen ({self.group}: ??? in {', '.join(self.required[:3])})")
         if self.interpolated:
             said.append(f"other defaults interpolate it ({self.interpolated[0]}{', ...' if len(self.interpolated) > 1 else ''})")
         if self.launches:
@@ -331,10 +383,19 @@ def interpolated_groups(config_dir: Path, limit: int = 2000) -> dict[str, list[s
     return found
 
 
-def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_keys: Counter[str] | None = None) -> list[GroupEvidence]:
+def engine_groups(
+    session: HydraSession,
+    roots: list[str],
+    guess: Guess,
+    launch_keys: Counter[str] | None = None,
+    requiring: dict[str, str] | None = None,
+) -> list[GroupEvidence]:
     """The groups that may be the engine, most likely first, each with its evidence. Cheap evidence ranks every
-    group; only the first four are composed option by option (every option with every root that selects it)."""
+    group; only the first four are composed option by option (every option with every root that selects it).
+    `requiring`: roots that compose only once their mandatory group is chosen (root -> group); each such group is
+    a candidate, whatever its count of options."""
     launch_keys = launch_keys or Counter()
+    requiring = requiring or {}
     first = guess.presets[0][1]
     config_dir = session.config_dir
     selecting: dict[str, set[str]] = {}
@@ -345,12 +406,17 @@ def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_
                 selecting.setdefault(_selected_group(entry.config_path, keys), set()).add(root)
         for group in null_groups(config_dir / f"{root}.yaml"):
             selecting.setdefault(group, set()).add(root)
+    for root, group in requiring.items():
+        selecting.setdefault(group, set()).add(root)
     interpolated = interpolated_groups(config_dir)
     cheap = []
     for group in sorted(selecting):
         options = session.group_options(group)
-        if len(options) >= 2:
-            evidence = GroupEvidence(group, len(selecting[group]), len(options), tuple(interpolated.get(group, ())), launch_keys[group])
+        required = tuple(sorted(root for root, needed in requiring.items() if needed == group))
+        if len(options) >= 2 or (required and options):
+            evidence = GroupEvidence(
+                group, len(selecting[group]), len(options), tuple(interpolated.get(group, ())), launch_keys[group], required=required
+            )
             cheap.append(evidence)
     cheap.sort(key=lambda item: item.key, reverse=True)
     ranked = []
@@ -371,25 +437,37 @@ def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_
 
 def decisive(ranked: Sequence[GroupEvidence]) -> GroupEvidence | None:
     """The group init takes as the engine without asking: the only one whose value other defaults interpolate, with
-    every option composing. Counts alone (roots, launches) are never decisive: a cluster or a dataset group can
-    lead them on a tree whose engines are something else."""
+    every option composing; without such a group, the only mandatory one (`experiment: ???`: its roots compose with
+    no other choice) whose every option composes. Counts alone (roots, launches) are never decisive: a cluster or a
+    dataset group can lead them on a tree whose engines are something else."""
     interpolated = [item for item in ranked if item.interpolated]
     if len(interpolated) == 1 and interpolated[0].failing is None:
         return interpolated[0]
+    required = [item for item in ranked if item.required]
+    if not interpolated and len(required) == 1 and required[0].failing is None:
+        return required[0]
     return None
 
 
 def _with_engines(
-    session: HydraSession, config_dir: Path, group: str, composing: list[str], left_out: list[LeftOut], guess: Guess
+    session: HydraSession,
+    config_dir: Path,
+    group: str,
+    composing: list[str],
+    left_out: list[LeftOut],
+    guess: Guess,
+    required: Sequence[str] = (),
 ) -> Discovery:
-    """Split composing configs into roots (they select the group) and routes; keep engines every root composes with."""
+    """Split composing configs into roots (they select the group) and routes; keep engines every root composes with.
+    `required`: configs that compose only with the group chosen (a mandatory group): roots."""
     options = tuple(session.group_options(group))
     if not options:
         raise AdoptError(f"{config_dir}: engine group {group!r} has no options (no {group}/*.yaml)")
     roots = [
         name
         for name in composing
-        if any(_selects_group(session, name, group, overrides) for _, overrides in guess.presets)
+        if name in required
+        or any(_selects_group(session, name, group, overrides) for _, overrides in guess.presets)
         or group in null_groups(config_dir / f"{name}.yaml")
     ]
     routes = [name for name in composing if name not in roots]
@@ -432,7 +510,7 @@ def _with_engines(
     if not engines:
         raise AdoptError(f"{config_dir}: no option of engine group {group!r} composes with every root")
     guess = replace(guess, presets=kept)
-    same_as = _same_as(session, group, roots, engines, guess)
+    same_as = _same_as(session, group, [root for root in roots if root not in required], engines, guess)
     derived = {root for root, _ in same_as}
     return Discovery(
         roots=tuple(root for root in roots if root not in derived),

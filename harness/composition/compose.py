@@ -36,6 +36,8 @@ from harness.gates.confine import (
     Scope,
     UnsafeInput,
     defaults_problem,
+    package_is_loaded,
+    package_is_missing,
     project_root,
     resolved_search_path,
     search_path_problem,
@@ -241,6 +243,8 @@ class LoadedPackages(ParsedSource):
         folder = trace.package_folder(location) if location else None
         if folder is not None:
             return GUARDED_SOURCES["file"](provider, f"file://{folder}")
+        if location and not package_is_loaded(location) and package_is_missing(location):
+            return MISSING_PACKAGE(provider, path)
         return super().__new__(cls)
 
     def __init__(self, provider: str, path: str) -> None:
@@ -273,6 +277,28 @@ class LoadedPackages(ParsedSource):
         if not self._on_disk:
             return trace.content_digest(self.load_config(config_path))
         return super().content_digest_of(config_path)
+
+
+class MissingPackage(ConfigSource):
+    """Before Hydra's package config source, for a `pkg://` search path entry that no installed package provides
+    (foundry's `pkg://configs`): a source that is not available and holds nothing, as Hydra's own is for such an
+    entry, so Hydra skips it with its own warning ("... is not available"), recorded as every Hydra warning is.
+    Nothing is imported to tell: see package_is_missing."""
+
+    def available(self) -> bool:
+        return False
+
+    def is_group(self, config_path: str) -> bool:
+        return False
+
+    def is_config(self, config_path: str) -> bool:
+        return False
+
+    def list(self, config_path: str, results_filter: Any) -> list[str]:
+        return []
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        raise ConfigLoadError(f"Config not found : {hydra_compat.config_file_name(config_path)}")
 
 
 class SharedStructuredSource(ConfigSource):
@@ -316,6 +342,7 @@ GUARDED_SOURCES = MappingProxyType(
         "structured": trace.recording_type(hydra_compat.structured_source(SharedStructuredSource)),
     }
 )
+MISSING_PACKAGE = trace.recording_type(hydra_compat.package_source(MissingPackage))
 
 
 # Hydra's words for a defaults entry whose config it cannot find: the config holding the entry, and the node.
