@@ -30,6 +30,7 @@ from harness.model.hints import first_sentence
 from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
 from harness.rules.known_entries import render as known_text
+from harness.runner.config_trees import candidate_folders, other_trees_note, own_settings_flags
 from harness.runner.root_kinds import fragments, required_group
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
@@ -647,6 +648,8 @@ def _called(func: ast.AST, starts: dict[str, str], modules: set[str]) -> str | N
 
 
 def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
+    from harness.readers.entries import module_constants
+
     starts, modules = _hydra_names(tree)
     if not starts and not modules:
         return []
@@ -668,7 +671,8 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
             if name is None or parameters is None or any(f.line == call.lineno and f.path == path for f in found):
                 continue
             given = [ast.keyword(arg=parameters[position], value=value) for position, value in enumerate(call.args[: len(parameters)])]
-            arguments = {k.arg: _argument(k, path) for k in [*given, *call.keywords] if k.arg}
+            constants = module_constants(tree, call.lineno) if isinstance(tree, ast.Module) else {}
+            arguments = {k.arg: _argument(k, path, constants) for k in [*given, *call.keywords] if k.arg}
             if name != "main" and "config_name" not in arguments and composed:
                 arguments["config_name"] = composed[0]
             found.append(HydraCall(path, call.lineno, name, tuple(arguments.items())))
@@ -710,13 +714,14 @@ def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, di
     return [(call.path, call.line, call.keywords) for call in hydra_calls(repository, limit) if call.kind == "main"]
 
 
-def _argument(keyword: ast.keyword, path: Path) -> Any:
-    """A keyword's literal value; a `config_path` computed from `__file__` evaluated statically (never run)."""
+def _argument(keyword: ast.keyword, path: Path, constants: dict[str, ast.expr] | None = None) -> Any:
+    """A keyword's literal value; a config folder computed from `__file__`, a package's folder or the module's
+    constants above the call (`_config_path = os.path.join(...)`) evaluated statically (never run)."""
     value = _literal(keyword.value)
-    if value is ... and keyword.arg == "config_path":
+    if value is ... and keyword.arg in ("config_path", "config_dir"):
         from harness.readers.entries import NotStatic, static_value
 
-        computed = static_value(keyword.value, path)
+        computed = static_value(keyword.value, path, constants)
         return ... if isinstance(computed, NotStatic) else computed
     return value
 
@@ -818,16 +823,24 @@ def composed_folders(base: Path, repository: Path, launches: Counter[Path] | Non
             wanted.setdefault(name.removesuffix(".yaml"), []).append(call)
     if not wanted:
         return []
-    named: dict[Path, tuple[str, list[HydraCall]]] = {}
+    holding: dict[str, list[Path]] = {}
     seen = 0
     for folder, subfolders, names in os.walk(base):
         subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
         seen += 1
         if seen > limit:
             break
-        for name, calls in wanted.items():
+        for name in wanted:
             if f"{name}.yaml" in names:
-                named.setdefault(Path(folder).resolve(), (name, calls))
+                holding.setdefault(name, []).append(Path(folder).resolve())
+    named: dict[Path, tuple[str, list[HydraCall]]] = {}
+    for name, calls in wanted.items():
+        for call in calls:
+            # A call composes from the folder nearest its own file (foundry's rf3/cli.py from rf3/configs, never from
+            # rfd3/configs, which holds an inference.yaml too).
+            nearest = _nearest(call.path.resolve(), holding.get(name, []))
+            for folder in nearest:
+                named.setdefault(folder, (name, []))[1].append(call)
     found = [
         ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}), name)
         for folder, (name, calls) in named.items()
@@ -835,29 +848,46 @@ def composed_folders(base: Path, repository: Path, launches: Counter[Path] | Non
     return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
 
 
+def _nearest(file: Path, folders: Sequence[Path]) -> list[Path]:
+    """The folders that share the longest leading path with the file (all of them when none shares more)."""
+
+    def shared(folder: Path) -> int:
+        return len(os.path.commonpath([file, folder]).split(os.sep))
+
+    most = max((shared(folder) for folder in folders), default=0)
+    return [folder for folder in folders if shared(folder) == most]
+
+
 def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> ConfigFolder:
     """The config folder init adopts without `--config-dir`: the one the entry points name, or the one most launches
     and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
     found = config_folders(base, repository, launches) or composed_folders(base, repository, launches)
     if not found:
-        computed = [
-            f"{call.shown} at {_relative(call.path, base)}:{call.line}"
-            for call in hydra_calls(repository)
-            if _call_folder(call, repository) is ...
-        ]
-        said = f" ({', '.join(computed[:3])} compute{'s' * (len(computed) == 1)} it, read without running)" if computed else ""
-        raise AdoptError(
-            f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files{said}; "
-            "give it with --config-dir DIR"
-        )
+        raise AdoptError(_no_folder_named(base, repository))
     if len(found) == 1 or (found[0].launches, len(found[0].calls)) > (found[1].launches, len(found[1].calls)):
         return found[0]
     tied = [item for item in found if (item.launches, len(item.calls)) == (found[0].launches, len(found[0].calls))]
     raise AdoptError(
         f"{base}: {len(tied)} config folders are used as much as each other: "
         + "; ".join(item.shown(base) for item in tied)
-        + "; choose one with --config-dir DIR"
+        + "; choose one with --config-dir DIR (each other one is a config tree of its own: "
+        + f"config-harness init {own_settings_flags(tied[1].folder, base)} adopts it beside)"
     )
+
+
+def _no_folder_named(base: Path, repository: Path) -> str:
+    """The one line init says when no Hydra start names a folder it can read: the starts that compute theirs (read
+    without running) and the folders that look like config folders, so the answer is one `--config-dir`."""
+    computed = [f"{call.shown} at {_relative(call.path, base)}:{call.line}" for call in hydra_calls(repository) if _call_folder(call, repository) is ...]
+    looks = candidate_folders(base, SKIPPED_FOLDERS)
+    folders = f"; folders that look like config folders: {'; '.join(item.shown(base) for item in looks[:3])}" if looks else ""
+    if computed:
+        starts = f"{', '.join(computed[:3])}{f' and {len(computed) - 3} more' if len(computed) > 3 else ''}"
+        return (
+            f"{base}: the Hydra start(s) below compute their config folder at run time ({starts}; read without running), "
+            f"so which folder it is cannot be read{folders}; answer with config-harness init --config-dir DIR"
+        )
+    return f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files{folders}; give it with --config-dir DIR"
 
 
 def _shown_version(version: str | None) -> str:
@@ -891,6 +921,16 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
         value = call.keywords.get("version_base", "1.1")
         if (by_path or by_name) and value is not ...:  # a computed version_base: nothing to read here
             matching.append((call, None if value is None else _major_minor(value)))
+    computed = not matching
+    if not matching:
+        # No start names this folder: the starts that compute theirs at run time and name no config of another
+        # folder (classy's `initialize_config_dir(config_dir=config_dir)` over a folder it builds) are the ones that
+        # compose it, the folder being the one the user answered with.
+        for call in hydra_calls(repository):
+            config_name = call.keywords.get("config_name")
+            value = call.keywords.get("version_base", "1.1")
+            if _call_folder(call, repository) is ... and not isinstance(config_name, str) and value is not ...:
+                matching.append((call, None if value is None else _major_minor(value)))
     if matching:
         votes = Counter(version for _, version in matching)
         # The call most launches run decides; among equals, the version most calls agree on, then file order.
@@ -906,6 +946,8 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
                 f"{n} say {_shown_version(v)}" + ("" if v == version else f" (first at {first[v]})")
                 for v, n in sorted(votes.items(), key=lambda item: (item[0] != version, -item[1]))
             )
+        if computed:
+            count += ", computing the folder they compose from at run time"
         reason = f"version_base {_shown_version(version)} as {call.shown} at {_relative(call.path, repository)}:{call.line} ({why}{count})"
         return EntryGuess(version, reason, call.path)
     for path in sorted(config_dir.rglob("*.yaml")):
@@ -1329,9 +1371,15 @@ def nested_presets(
 def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     """`python_sources` for the package that holds the entry point, when it lies below the settings file's folder
     (`verl` for verl/trainer/main_ppo.py): `_target_` paths resolve into it, read with ast, never imported."""
-    package = _package_around(entry.entry_file.parent, base) if entry.entry_file is not None else None
-    if package is None or entry.entry_file is None:
+    if entry.entry_file is None or not _is_within(entry.entry_file.resolve(), base.resolve()):
         return []
+    package = _package_around(entry.entry_file.parent, base)
+    if package is None:
+        # No __init__.py between (F5-TTS's wheel: `f5_tts/` is a namespace package): its imports resolve from the
+        # repository's root, as the program runs there (`from f5_tts.model import CFM`), so sources start at the
+        # top folder that holds the entry point, or at the root for a script that lies there.
+        parts = entry.entry_file.resolve().relative_to(base.resolve()).parts
+        return [parts[0] if len(parts) > 1 else "."]
     # A package inside a namespace package (pyteia's `teia/core`: teia/ has no __init__.py) is imported by its
     # dotted name from the folder above the namespace (`from teia.core.config import ...`): sources start there.
     imported = _imported_modules(entry.entry_file)
@@ -1509,6 +1557,7 @@ class Plan:
     nested_reason: str | None = None
     found_by: ConfigFolder | None = None
     plugin_notes: tuple[str, ...] = ()
+    trees_note: str | None = None  # the config trees the entry points name besides this one, not adopted
 
 
 def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
@@ -1523,6 +1572,8 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
         found_by = find_config_dir(base, project_root(base), launches.entries)
         config_dir = found_by.folder
     config_dir = config_dir.resolve()
+    named = config_folders(base, project_root(base), launches.entries) or composed_folders(base, project_root(base), launches.entries)
+    trees_note = other_trees_note(config_dir, [item.folder for item in named], base)
     if not config_dir.is_dir():
         raise AdoptError(f"{config_dir}: config folder does not exist")
     snapshot_dir = (inputs.snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
@@ -1620,6 +1671,7 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
         nested[1] if nested is not None else None,
         found_by,
         tuple(note for _, note in plugins),
+        trees_note,
     )
 
 
@@ -1662,6 +1714,8 @@ def adopt(
     config_dir, snapshot_dir, contracts_file, switches = planned.config_dir, planned.snapshot_dir, planned.contracts_file, planned.switches
     notes = computed_entry_points(config_dir, project_root(base))
     notes += planned.plugin_notes
+    if planned.trees_note is not None:
+        notes.append(planned.trees_note)
     if switches.routes:
         notes.append(
             f"routes {', '.join(r['name'] for r in switches.routes)}: each composes a root with one option of a "
@@ -1868,17 +1922,23 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
     """What init says of each `@hydra.main` whose `config_path` is computed: the folder it evaluates to (read with
     ast from `__file__` and `os.path`/`pathlib` joins, never run) when that is this config folder, or which argument
     it cannot evaluate and why."""
-    from harness.readers.entries import NotStatic, static_value
+    from harness.readers.entries import NotStatic, module_constants, static_value
 
     said = []
-    for path, line, _ in hydra_mains(repository):
+    names = {name.removesuffix(".yaml") for name in candidate_roots(config_dir, ("*.yaml",))}
+    for path, line, arguments in hydra_mains(repository):
+        config_name = arguments.get("config_name")
+        if isinstance(config_name, str) and config_name.removesuffix(".yaml") not in names:
+            continue  # the entry point of another folder's config (foundry's rfd3/train.py beside rf3/configs)
         try:
-            node = next((k.value for k in _hydra_main_keywords(read_text(path), line) if k.arg == "config_path"), None)
+            text = read_text(path)
+            node = next((k.value for k in _hydra_main_keywords(text, line) if k.arg == "config_path"), None)
+            constants = module_constants(ast.parse(text), line)
         except (OSError, UnicodeDecodeError, InputLimitError, SyntaxError, ValueError):
             continue
         if node is None or _literal(node) is not ...:
             continue  # a literal (or no) config_path: nothing computed to say
-        value = static_value(node, path)
+        value = static_value(node, path, constants)
         where = f"{_relative(path, repository)}:{line}"
         if isinstance(value, NotStatic):
             said.append(f"{where}: @hydra.main's config_path cannot be read without running it ({value.why})")

@@ -1,9 +1,10 @@
 """Hydra entry points read as Python reads them, with `ast` and never run: `@hydra.main(...)`'s arguments.
 
 A value is static when the source spells it: a literal, a module-level constant (`ROOT = "ppo"`, `CONFIG: Final =
-"conf"`) assigned above the decorator, a path built from `__file__` through a few assignments
-(`os.path.join(os.path.dirname(__file__), "config")`, `Path(__file__).parent / "conf"`, `HERE / "conf"`), a sum
-or f-string of static strings, and `pkg://package.path` config paths (the package's folder in the repository).
+"conf"`) assigned above the decorator, a path built from `__file__` or from a package's folder through a few
+assignments (`os.path.join(os.path.dirname(__file__), "config")`, `Path(__file__).parent / "conf"`, `HERE / "conf"`,
+`files("f5_tts").joinpath("configs")`), a sum or f-string of static strings, and `pkg://package.path` config paths
+(the package's folder in the repository).
 Anything else is `NotStatic`, a value type that names why and shows as text wherever a value is shown
 (`str()`, and `as_shown` for JSON), so no report has to know it.
 """
@@ -61,6 +62,8 @@ PATH_FUNCTIONS = frozenset(
     }
 )
 PATH_METHODS = frozenset({"joinpath", "resolve", "absolute", "as_posix"})
+# `importlib.resources.files("pkg")`: a package's folder (F5-TTS's `files("f5_tts").joinpath("configs")`).
+PACKAGE_FILES = frozenset({"files", "resources.files", "importlib.resources.files", "importlib_resources.files"})
 
 
 def module_constants(tree: ast.Module, before: int | None = None) -> dict[str, ast.expr]:
@@ -132,6 +135,8 @@ class _Evaluator:
         if isinstance(node, ast.Call) and not node.keywords:
             function = dotted_name(node.func)
             arguments = [self.evaluate(argument) for argument in node.args]
+            if function in PACKAGE_FILES:
+                return self.package(arguments, node)
             if function in PATH_FUNCTIONS:
                 return _path_function(function, arguments, node)
             if isinstance(node.func, ast.Attribute) and node.func.attr in PATH_METHODS:
@@ -140,6 +145,16 @@ class _Evaluator:
                     return path.joinpath(*(_as_text(a, node) for a in arguments))
                 return path.as_posix() if node.func.attr == "as_posix" else PurePosixPath(posixpath.normpath(path))
         raise _Dynamic(f"`{_text(node)}` is neither a literal nor a path built from __file__")
+
+    def package(self, arguments: list[Any], node: ast.AST) -> PurePosixPath:
+        """`files("f5_tts")`: the package's folder, where Python finds it from the program's file (the nearest folder
+        above it that holds the package, as running from the repository's root does), never imported."""
+        if len(arguments) != 1 or not isinstance(arguments[0], str) or self.file is None:
+            raise _Dynamic(f"`{_text(node)}` names no package the reader can find")
+        found = package_folder(arguments[0], self.file.parents)
+        if found is None:
+            raise _Dynamic(f"`{_text(node)}` names a package that is not a folder above the file")
+        return PurePosixPath(found.as_posix())
 
     def text(self, part: ast.AST) -> str:
         value = self.evaluate(part)

@@ -108,3 +108,113 @@ def test_a_mandatory_group_whose_options_lie_in_subfolders_names_the_preset_that
     answer = cli("init", "--preset", "simclr_8node=config=pretrain/simclr/simclr_8node")
     assert answer.code == 0, answer.err
     assert cli("generate", "--quiet").code == 0 and cli("check").code == 0
+
+
+def test_a_config_folder_built_from_a_package_s_files_is_read_and_its_sources_written(tmp_path, cli):
+    """F5-TTS: `@hydra.main(config_path=str(files("f5_tts").joinpath("configs")), config_name=None)` in a package
+    without __init__.py: the folder is read from the call's arguments (never run), every config is a root, the
+    version_base is the call's and `python_sources` names the package the program imports from."""
+    write_tree(
+        tmp_path,
+        {
+            "f5_tts/train/train.py": (
+                "from importlib.resources import files\n\nimport hydra\n\nfrom f5_tts.model import CFM\n\n\n"
+                '@hydra.main(version_base="1.3", config_path=str(files("f5_tts").joinpath("configs")), config_name=None)\n'
+                "def main(cfg):\n    pass\n"
+            ),
+            "f5_tts/model/cfm.py": "class CFM:\n    def __init__(self, dim: int = 1):\n        self.dim = dim\n",
+            "f5_tts/configs/F5TTS_Base.yaml": "model:\n  name: F5TTS_Base\n  dim: 1024\n",
+            "f5_tts/configs/F5TTS_Small.yaml": "model:\n  name: F5TTS_Small\n  dim: 768\n",
+        },
+    )
+    result = cli("init", cwd=tmp_path)
+    assert result.code == 0, result.err
+    settings = table(tmp_path)
+    assert settings["config_dir"] == "f5_tts/configs" and settings["roots"] == ["F5TTS_Base", "F5TTS_Small"]
+    assert settings["version_base"] == "1.3" and settings["python_sources"] == ["f5_tts"]
+    assert "  config_dir    f5_tts/configs (named by @hydra.main at f5_tts/train/train.py:8)" in result.out.splitlines()
+    assert cli("generate", "--quiet").code == 0 and cli("check").code == 0
+
+
+CLASSY_TRAIN = """import shutil
+import tempfile
+from pathlib import Path
+
+import hydra
+
+import classy
+
+
+def main(args):
+    with tempfile.TemporaryDirectory() as config_dir:
+        shutil.copytree(str(Path(classy.__file__).parent.parent / "configurations"), config_dir, dirs_exist_ok=True)
+        with hydra.initialize_config_dir(config_dir=config_dir, job_name="train"):
+            return hydra.compose(config_name=args.task, return_hydra_config=True)
+"""
+
+
+def test_a_folder_computed_at_run_time_is_asked_once_with_the_candidates_and_the_answer_takes_the_call_s_semantics(tmp_path, cli):
+    """classy copies its `configurations/` into a temporary folder and composes from there: init cannot read which
+    folder it is, says so (never "no @hydra.main found") with the folders that look like config folders, and the
+    answer adopts it with the semantics of that call (no version_base: Hydra 1.1) and its package's sources."""
+    write_tree(
+        tmp_path,
+        {
+            "classy/__init__.py": "",
+            "classy/scripts/__init__.py": "",
+            "classy/scripts/train.py": CLASSY_TRAIN,
+            "configurations/__init__.py": "",
+            "configurations/sequence.yaml": "defaults:\n  - data: sequence\n  - _self_\ntask: sequence\n",
+            "configurations/token.yaml": "defaults:\n  - data: token\n  - _self_\ntask: token\n",
+            "configurations/data/sequence.yaml": "kind: sequence\n",
+            "configurations/data/token.yaml": "kind: token\n",
+            "configurations/profiles/small.yaml": "size: 1\n",
+        },
+    )
+    first = cli("init", cwd=tmp_path)
+    assert first.code == 2 and len(first.err.splitlines()) == 1 and not (tmp_path / "pyproject.toml").exists()
+    assert "the Hydra start(s) below compute their config folder at run time (initialize_config_dir at classy/scripts/train.py:13;" in first.err
+    assert "folders that look like config folders: configurations (2 config(s) with a defaults list, 2 group folder(s))" in first.err
+    assert first.err.rstrip().endswith("answer with config-harness init --config-dir DIR")
+    answer = cli("init", "--config-dir", "configurations")
+    assert answer.code == 0, answer.err
+    settings = table(tmp_path)
+    assert settings["version_base"] == "1.1" and settings["python_sources"] == ["classy"]
+    assert "  hydra         version_base '1.1' as initialize_config_dir at classy/scripts/train.py:13 (1 call(s) agree" in answer.out
+    assert cli("generate", "--quiet").code == 0 and cli("check").code == 0
+
+
+def test_several_config_trees_are_asked_for_and_the_others_named_with_the_command_that_adopts_each(tmp_path, cli):
+    """foundry: rf3/, rfd3/ and rfd3na/ each compose `inference` from their own configs/ (a folder computed in each
+    cli.py): each start pairs with the folder nearest it; a tie is one question naming, for the others, the flags
+    that adopt each beside; the answer adopts one, says which it left, and that command adopts the next."""
+    cli_py = (
+        "from pathlib import Path\n\nfrom hydra import compose, initialize_config_dir\n\n\ndef run(args):\n"
+        "    folder = Path(__file__).parent / 'configs' if args else Path('.')\n"
+        '    with initialize_config_dir(config_dir=str(folder), version_base="1.3"):\n'
+        '        return compose(config_name="inference", overrides=args)\n'
+    )
+    tree = {}
+    for package in ("rf3", "rfd3"):
+        tree |= {
+            f"{package}/__init__.py": "",
+            f"{package}/cli.py": cli_py,
+            f"{package}/configs/inference.yaml": f"defaults:\n  - engine: a\n  - _self_\nname: {package}\n",
+            f"{package}/configs/engine/a.yaml": "k: a\n",
+            f"{package}/configs/engine/b.yaml": "k: b\n",
+        }
+    write_tree(tmp_path, tree)
+    first = cli("init", cwd=tmp_path)
+    assert first.code == 2 and len(first.err.splitlines()) == 1
+    assert "2 config folders are used as much as each other: rf3/configs (holds inference.yaml, the config initialize_config_dir at rf3/cli.py:8 composes" in first.err
+    others = "--config-dir rfd3/configs --write config-harness-rfd3-configs.toml --write-snapshots config-harness/rfd3-configs/snapshots --write-contracts config-harness/rfd3-configs/contracts.yaml"
+    assert f"config-harness init {others} adopts it beside" in first.err
+    answer = cli("init", "--config-dir", "rf3/configs", "--engine-group", "engine")
+    assert answer.code == 0, answer.err
+    assert f"note: 1 other config tree(s) the entry points name are not adopted: rfd3/configs; adopt each in a settings file of its own, e.g. config-harness init {others}" in answer.out
+    second = cli("init", *others.split(), "--engine-group", "engine")
+    assert second.code == 0, second.err
+    for settings in ([], ["--settings", "config-harness-rfd3-configs.toml"]):
+        assert cli(*settings, "generate", "--quiet").code == 0 and cli(*settings, "check").code == 0
+    assert "name: rfd3" in (tmp_path / "config-harness/rfd3-configs/snapshots/_generated_inference__b__default.yaml").read_text()
+    assert "name: rf3" in (tmp_path / "config-harness/snapshots/_generated_inference__b__default.yaml").read_text()
