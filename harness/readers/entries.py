@@ -335,3 +335,57 @@ def entry_configs(files: Iterable[Path], root: Path, roots: Sequence[Path] = (),
         name = values.get("config_name")
         found.append(EntryConfig(module, folder, name if isinstance(name, str | NotStatic) else None, file, line))
     return found
+
+
+# What makes a folder a project an installer installs (`pip install -e ./verl`): rllm and deepscaler vendor verl as
+# `verl/` holding setup.py and the package `verl/verl/`.
+PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+
+
+def install_roots(root: Path) -> list[Path]:
+    """Where Python finds a repository's modules, run from `root` with its projects installed as their installers
+    would: the root and its `src/`, then each folder right below the root that is a project of its own (it holds a
+    setup.py, pyproject.toml or setup.cfg) and that project's `src/`."""
+    roots = [root, root / "src"]
+    try:
+        children = sorted(child for child in root.iterdir() if child.is_dir() and not child.name.startswith("."))
+    except OSError:
+        children = []
+    for child in children:
+        if any((child / name).is_file() for name in PROJECT_FILES):
+            roots += [child, child / "src"]
+    return roots
+
+
+def _module_files(base: Path, parts: Sequence[str]) -> tuple[Path, Path]:
+    return base.joinpath(*parts[:-1], f"{parts[-1]}.py"), base.joinpath(*parts, "__main__.py")
+
+
+def module_file(module: str, root: Path) -> Path | None:
+    """The file `python -m module` runs from `root` (never imported): a regular package (one with __init__.py) wins
+    wherever it lies among install_roots, as Python's import system prefers it to a namespace portion (rllm's `verl/`
+    at the root holds setup.py, not __init__.py: `verl.trainer.main_ppo` is `verl/verl/trainer/main_ppo.py`); else
+    the first root that holds the file. None when no root does."""
+    parts = module.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    roots = install_roots(root)
+    regular = [base for base in roots if (base / parts[0] / "__init__.py").is_file()] if len(parts) > 1 else []
+    for base in regular or roots:
+        for candidate in _module_files(base, parts):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def is_package_of(module: str, root: Path) -> bool:
+    """True when the top of `module` is a Python package of the repository run from `root`: a folder with
+    __init__.py, or one that holds the module's file (a namespace package). A folder that merely has the name (VAGEN's
+    `examples/evaluate/frozenlake/sglang/`, holding the scripts that start `python3 -m sglang.launch_server`) is not."""
+    parts = module.split(".")
+    if not parts[0].isidentifier():
+        return False
+    for base in install_roots(root):
+        if (base / parts[0] / "__init__.py").is_file() or (len(parts) > 1 and any(f.is_file() for f in _module_files(base, parts))):
+            return True
+    return False

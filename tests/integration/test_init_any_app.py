@@ -218,3 +218,56 @@ def test_several_config_trees_are_asked_for_and_the_others_named_with_the_comman
         assert cli(*settings, "generate", "--quiet").code == 0 and cli(*settings, "check").code == 0
     assert "name: rfd3" in (tmp_path / "config-harness/rfd3-configs/snapshots/_generated_inference__b__default.yaml").read_text()
     assert "name: rf3" in (tmp_path / "config-harness/snapshots/_generated_inference__b__default.yaml").read_text()
+
+
+def vendored_verl_tree(scripts: int = 3) -> dict[str, str]:
+    """rllm's and deepscaler's layout: verl vendored as `verl/` (its setup.py and the package `verl/verl/`, installed
+    with `pip install -e ./verl`), the fork's package beside it, an example with an entry point of its own (two calls
+    on one folder), and launch scripts that run `python3 -m verl.trainer.main_ppo` from the repository's root."""
+    tree = {
+        "verl/setup.py": "from setuptools import setup\n\nsetup(name='verl')\n",
+        "verl/verl/__init__.py": "",
+        "verl/verl/trainer/__init__.py": "",
+        "verl/verl/trainer/main_ppo.py": MAIN.format(path="config", name="ppo_trainer", base="None"),
+        "verl/verl/trainer/config/ppo_trainer.yaml": "defaults:\n  - _self_\ndata:\n  train_batch_size: 8\ntrainer:\n  nnodes: 1\n",
+        "deepscaler/__init__.py": "",
+        "deepscaler/rewards.py": "def score(text):\n    return 0\n",
+        "examples/toy/main_toy.py": MAIN.format(path="config", name="toy", base="None"),
+        "examples/toy/eval_toy.py": MAIN.format(path="config", name="toy", base="None"),
+        "examples/toy/config/toy.yaml": "steps: 1\n",
+    }
+    for number in range(scripts):
+        tree[f"scripts/train/run_{number}.sh"] = f"python3 -m verl.trainer.main_ppo \\\n    data.train_batch_size={number + 1} \\\n    trainer.nnodes=2\n"
+    return tree
+
+
+def test_verl_vendored_in_a_subfolder_is_resolved_as_its_installer_would(tmp_path, cli):
+    """rllm and deepscaler vendor verl in `verl/` (setup.py and `verl/verl/`): `python3 -m verl.trainer.main_ppo` runs
+    `verl/verl/trainer/main_ppo.py`, so init adopts that entry point's folder (not the example's, named by more calls)
+    and every launch composes."""
+    write_tree(tmp_path, vendored_verl_tree())
+    result = cli("init", cwd=tmp_path)
+    assert result.code == 0, result.err
+    settings = table(tmp_path)
+    assert settings["config_dir"] == "verl/verl/trainer/config" and settings["python_sources"] == ["verl/verl"]
+    assert "  config_dir    verl/verl/trainer/config (named by @hydra.main at verl/verl/trainer/main_ppo.py:4; 3 launch(es) run them)" in result.out
+    assert cli("generate", "--quiet").code == 0
+    check = cli("check")
+    assert check.code == 0 and "3 launches checked of 3 found: 3 compose" in check.out, check.out
+
+
+def test_a_folder_named_like_a_package_is_not_the_package(tmp_path, cli):
+    """VAGEN starts its rollout server with `python3 -m sglang.launch_server` from scripts in a folder named
+    `sglang/`: that folder holds no Python package, so the launch is another program's, not a failing project launch."""
+    write_tree(
+        tmp_path,
+        {
+            **vendored_verl_tree(1),
+            "examples/evaluate/sglang/serve.sh": "cd \"$(dirname \"$0\")/..\"\npython3 -m sglang.launch_server --model-path x --port 30000\n",
+        },
+    )
+    assert cli("init", cwd=tmp_path).code == 0
+    assert cli("generate", "--quiet").code == 0
+    check = cli("check")
+    assert check.code == 0 and "launches checked of 1 found: 1 compose, 0 fail" in check.out, check.out
+    assert "sglang" not in (tmp_path / "config-harness/known.yaml").read_text()
