@@ -10,7 +10,7 @@ import shlex
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -776,9 +776,13 @@ class ConfigFolder:
     calls: tuple[HydraCall, ...]
     launches: int = 0
     composed: str | None = None
+    flagged: tuple[str, ...] = ()  # the launches that name it with `--config-path` (`SCRIPT:LINE`)
 
     def evidence(self, base: Path) -> str:
         """The calls that name it (the first three) and the launches that run them, in a few words."""
+        if self.flagged and not self.calls:
+            more = f" and {len(self.flagged) - 1} more" if len(self.flagged) > 1 else ""
+            return f"--config-path in {len(self.flagged)} launch(es) ({self.flagged[0]}{more})"
         where = ", ".join(f"{call.shown} at {_relative(call.path, base)}:{call.line}" for call in self.calls[:3])
         more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
         runs = f"; {self.launches} launch(es) run them" if self.launches else ""
@@ -858,10 +862,12 @@ def _nearest(file: Path, folders: Sequence[Path]) -> list[Path]:
     return [folder for folder in folders if shared(folder) == most]
 
 
-def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> ConfigFolder:
+def find_config_dir(base: Path, repository: Path, launches: Counter[Path], flagged: dict[Path, list[str]] | None = None) -> ConfigFolder:
     """The config folder init adopts without `--config-dir`: the one the entry points name, or the one most launches
-    and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
+    and calls use when that is clear (a folder launches name with `--config-path` counts those launches); else
+    AdoptError listing the candidates with the entry points of each."""
     found = config_folders(base, repository, launches) or composed_folders(base, repository, launches)
+    found = _with_flagged(found, flagged or {})
     if not found:
         raise AdoptError(_no_folder_named(base, repository))
     if len(found) == 1 or (found[0].launches, len(found[0].calls)) > (found[1].launches, len(found[1].calls)):
@@ -873,6 +879,16 @@ def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> Co
         + "; choose one with --config-dir DIR (each other one is a config tree of its own: "
         + f"config-harness init {own_settings_flags(tied[1].folder, base)} adopts it beside)"
     )
+
+
+def _with_flagged(found: list[ConfigFolder], flagged: dict[Path, list[str]]) -> list[ConfigFolder]:
+    """The folders the Hydra starts name, and those launches name with `--config-path` (Hydra reads the flag over
+    the decorator's config_path), each launch counted once for the folder it names, most used first."""
+    by_folder = {item.folder: item for item in found}
+    for folder, where in flagged.items():
+        item = by_folder.get(folder, ConfigFolder(folder, ()))
+        by_folder[folder] = replace(item, launches=max(item.launches, len(where)), flagged=tuple(where))
+    return sorted(by_folder.values(), key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
 
 
 def _no_folder_named(base: Path, repository: Path) -> str:
@@ -903,11 +919,14 @@ class EntryGuess:
     entry_file: Path | None = None
 
 
-def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], launches: Counter[Path] | None = None) -> EntryGuess:
+def read_entry_points(
+    config_dir: Path, repository: Path, roots: Sequence[str], launches: Counter[Path] | None = None, flagged: Collection[Path] = ()
+) -> EntryGuess:
     """The version_base of the way the application starts Hydra for this folder, and the one-line reason.
 
     A call matches when its literal config folder is this folder, or (computed folder) its `config_name` is one
-    of the roots. Without `version_base=` Hydra assumes 1.1. When calls disagree, the one whose file most launch
+    of the roots, or it is the `@hydra.main` of a file that launches run with `--config-path` naming this folder
+    (`flagged`: those entry files). Without `version_base=` Hydra assumes 1.1. When calls disagree, the one whose file most launch
     scripts run decides (`launches`: entry file -> launches), then the most calls. Without any call, files in
     Hydra 1.0/1.1 style (`# @package _group_` or `_name_` headers) mean 1.1, anything else this Hydra's semantics.
     """
@@ -918,6 +937,8 @@ def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], 
         folder, config_name = _call_folder(call, repository), call.keywords.get("config_name")
         by_path = isinstance(folder, Path) and folder == config_dir
         by_name = folder is ... and isinstance(config_name, str) and config_name.removesuffix(".yaml") in names
+        # An entry point the launches run with `--config-path` naming this folder (VAGEN's vagen/main_ppo.py).
+        by_path = by_path or (call.kind == "main" and call.path.resolve() in flagged)
         value = call.keywords.get("version_base", "1.1")
         if (by_path or by_name) and value is not ...:  # a computed version_base: nothing to read here
             matching.append((call, None if value is None else _major_minor(value)))
@@ -1414,17 +1435,23 @@ class LaunchSurvey:
 
     entries: Counter[Path] = field(default_factory=Counter)
     keys: Counter[str] = field(default_factory=Counter)
+    # folder -> where the launches that name it with `--config-path` are (`SCRIPT:LINE`): VAGEN's scripts all say
+    # `--config-path="$V/vagen/configs"` beside an entry point whose own config_path names no folder.
+    flagged: dict[Path, list[str]] = field(default_factory=dict)
+    flagged_entries: dict[Path, set[Path]] = field(default_factory=dict)  # folder -> the entry files those launches run
 
 
 def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurvey:
     """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
     the entry point most launches use is the application's own, not a helper beside it; and which keys they set."""
     from harness.readers.bash import launches_in
-    from harness.runner.launches import Project
+    from harness.runner.launches import Project, flagged_config_folder
 
     project = Project(base, config_dir, {})
     counts: Counter[Path] = Counter()
     keys: Counter[str] = Counter()
+    flagged: dict[Path, list[str]] = {}
+    flagged_entries: dict[Path, set[Path]] = {}
     scripts = 0
     for folder, subfolders, files in os.walk(base):
         subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
@@ -1444,7 +1471,11 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurv
                 if entry is not None:
                     counts[entry.resolve()] += 1
                 keys.update({override.text.partition("=")[0].lstrip("+~") for override in launch.overrides})
-    return LaunchSurvey(counts, keys)
+                named = flagged_config_folder(project, launch) if entry is not None and not launch.error else None
+                if named is not None and _is_within(named, base.resolve()) and named.is_dir():
+                    flagged.setdefault(named, []).append(launch.where)
+                    flagged_entries.setdefault(named, set()).add(entry.resolve())
+    return LaunchSurvey(counts, keys, flagged, flagged_entries)
 
 
 @dataclass(frozen=True)
@@ -1569,7 +1600,7 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
     found_by = None
     config_dir = inputs.config_dir
     if config_dir is None:  # the folder the entry points name
-        found_by = find_config_dir(base, project_root(base), launches.entries)
+        found_by = find_config_dir(base, project_root(base), launches.entries, launches.flagged)
         config_dir = found_by.folder
     config_dir = config_dir.resolve()
     named = config_folders(base, project_root(base), launches.entries) or composed_folders(base, project_root(base), launches.entries)
@@ -1607,7 +1638,9 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
         if chosen is not None and chosen not in VERSION_BASES:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
-    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launches.entries)
+    entry = read_entry_points(
+        config_dir, project_root(base), candidate_roots(config_dir, globs), launches.entries, launches.flagged_entries.get(config_dir, set())
+    )
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 

@@ -7,7 +7,7 @@ import os
 import pickle
 import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import resources
@@ -28,7 +28,7 @@ from harness.composition import hydra_compat, trace
 from harness.composition import overrides as harness_overrides
 from harness.composition.policy import resolution_policy
 from harness.composition.render import load_config_text
-from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint
+from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint, unavailable_folders
 from harness.composition.session import Session, current
 from harness.composition.store import CacheRefused, cache_add_variant, cache_get, cache_put, cache_variants, open_store, warn_refused
 from harness.gates.budget import MAX_DEPTH
@@ -658,7 +658,8 @@ class HydraSession:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
                         config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
             except Exception as error:  # Hydra raises many types; each becomes one line.
-                raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error))) from error
+                unavailable = [str(w.message) for w in caught]  # a search path entry Hydra skipped says why a node is missing
+                raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error), unavailable)) from error
         hydra = config.get("hydra") if isinstance(config, DictConfig) else None
         if isinstance(hydra, DictConfig) and "runtime" in hydra:
             with open_dict(hydra):
@@ -699,8 +700,9 @@ class HydraSession:
             line = next((number for number, row in enumerate(lines, 1) if re.match(r"defaults\s*:", row)), None)
         return HydraWarning(text, display_path(path), line)
 
-    def _hinted(self, message: str) -> str:
-        """Hydra's message, and for a node no file provides, the one line that says how to register it."""
+    def _hinted(self, message: str, warned: Sequence[str] = ()) -> str:
+        """Hydra's message, and for a node no file provides, the one line that says how to register it (or which
+        search path entry Hydra skipped, from its warnings `warned`)."""
         match = MISSING_NODE.search(message)
         if match is None:
             return message
@@ -716,7 +718,7 @@ class HydraSession:
             options = {group: self.group_options(group, registered=True)} if group else {}
         except Exception:  # the hint is a courtesy; the message stands without it
             options = {}
-        hint = missing_node_hint(message, options, self.schemas)
+        hint = missing_node_hint(message, options, self.schemas, unavailable_folders(warned))
         return f"{message} ({hint})" if hint else message
 
     def _entry_line(self, error: BaseException) -> str:

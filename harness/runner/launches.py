@@ -508,6 +508,21 @@ def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
     ] or [case]
 
 
+def flagged_config_folder(project: Project, launch: Launch) -> Path | None:
+    """The folder a launch's `--config-path` names (relative to its entry's file, as Hydra reads it), None when it
+    names none or one the reader cannot know."""
+    if launch.config_path is None:
+        return None
+    entry_file = project.entry_file(launch.program, launch.is_module)
+    base = entry_file.parent if entry_file is not None else project.root
+    written = launch.config_path
+    if written.startswith(PLACEHOLDER_MARK):
+        # `--config-path="$PROJECT_DIR/examples/x/config"` with PROJECT_DIR="$(pwd)": scripts run from the
+        # project's root, so the part after the unknown prefix is read from there.
+        base, written = project.root, written.split("__", 2)[-1].lstrip("/")
+    return None if PLACEHOLDER_MARK in written else (base / written).resolve()
+
+
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
     identifier = case_id(launch)
     entry = project.entry(launch.program, launch.is_module) if launch.entry else None
@@ -522,14 +537,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir
     if launch.config_path is not None:
-        entry_file = project.entry_file(launch.program, launch.is_module)
-        base = entry_file.parent if entry_file is not None else project.root
-        written = launch.config_path
-        if written.startswith(PLACEHOLDER_MARK):
-            # `--config-path="$PROJECT_DIR/examples/x/config"` with PROJECT_DIR="$(pwd)": scripts run from the
-            # project's root, so the part after the unknown prefix is read from there.
-            base, written = project.root, written.split("__", 2)[-1].lstrip("/")
-        folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
+        folder = flagged_config_folder(project, launch)
     name = launch.config_name if launch.config_name is not None else entry.config_name
     if launch.name_written and (launch.entry in project.modules or launch.program in project.modules):
         name = entry.config_name  # `--config-name=${alg}.yaml`: the settings say which config the launch checks

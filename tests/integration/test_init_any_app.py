@@ -4,11 +4,18 @@ by the one answer its question names, and `check` green."""
 
 from __future__ import annotations
 
+import subprocess
 import tomllib
 
 from tests.conftest import write_tree
 
 MAIN = 'import hydra\n\n\n@hydra.main(config_path="{path}", config_name="{name}", version_base={base})\ndef main(cfg):\n    pass\n'
+
+
+def repository(folder, tree: dict[str, str]) -> None:
+    """The tree in a git repository (the project init adopts is the git top level)."""
+    write_tree(folder, tree)
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
 
 
 def table(folder) -> dict:
@@ -271,3 +278,88 @@ def test_a_folder_named_like_a_package_is_not_the_package(tmp_path, cli):
     check = cli("check")
     assert check.code == 0 and "launches checked of 1 found: 1 compose, 0 fail" in check.out, check.out
     assert "sglang" not in (tmp_path / "config-harness/known.yaml").read_text()
+
+
+def vagen_tree(scripts: int = 3) -> dict[str, str]:
+    """VAGEN's layout: `vagen/main_ppo.py` is verl's main with `config_path="config"` (no such folder); every launch
+    script names the real one, `--config-path="$V/vagen/configs" --config-name=vagen_multiturn`, $V computed from the
+    script's own folder; the configs build on verl's, found through `hydra.searchpath` in the verl submodule."""
+    tree = {
+        "vagen/__init__.py": "",
+        "vagen/main_ppo.py": MAIN.format(path="config", name="ppo_trainer", base="None"),
+        "vagen/configs/vagen_multiturn.yaml": (
+            "hydra:\n  searchpath:\n    - file://verl/verl/trainer/config\n"
+            "defaults:\n  - ppo_trainer\n  - env_registry\n  - _self_\ndata:\n  max_prompt_length: 9000\n"
+        ),
+        "vagen/configs/env_registry.yaml": "env_registry:\n  sokoban: vagen.envs.sokoban\n",
+    }
+    for number in range(scripts):
+        tree[f"examples/train/game_{number}/train_ppo.sh"] = (
+            'V=$(cd "$(dirname "$0")/../../.." && pwd)\n'
+            'PYTHONUNBUFFERED=1 python3 -m vagen.main_ppo \\\n    --config-path="$V/vagen/configs" --config-name=vagen_multiturn \\\n'
+            f"    data.max_prompt_length={number + 100} \\\n    trainer.nnodes=1\n"
+        )
+    return tree
+
+
+VERL_CONFIG = {
+    "verl/verl/__init__.py": "",
+    "verl/verl/trainer/config/ppo_trainer.yaml": "defaults:\n  - _self_\ndata:\n  max_prompt_length: 512\ntrainer:\n  nnodes: 8\n",
+}
+
+
+def test_the_config_folder_every_launch_names_with_config_path_is_adopted(tmp_path, cli):
+    """VAGEN: init adopts the folder its launch scripts name with `--config-path` (the entry point's own config_path
+    names none), with that entry point's semantics and sources, and each launch composes."""
+    repository(tmp_path, {**vagen_tree(), **VERL_CONFIG})
+    result = cli("init", cwd=tmp_path)
+    assert result.code == 0, result.err
+    settings = table(tmp_path)
+    assert settings["config_dir"] == "vagen/configs" and settings["roots"] == ["vagen_multiturn"]
+    assert settings["python_sources"] == ["vagen"]
+    assert (
+        "  config_dir    vagen/configs (named by --config-path in 3 launch(es) (examples/train/game_0/train_ppo.sh:2 and 2 more))"
+        in result.out.splitlines()
+    )
+    assert "  hydra         version_base None as @hydra.main at vagen/main_ppo.py:4" in result.out
+    assert "left out env_registry: a part of vagen_multiturn.yaml (its defaults list includes it), not a root of its own" in result.out
+    assert cli("generate", "--quiet").code == 0
+    check = cli("check")
+    assert check.code == 0 and "launches checked of 3 found: 3 compose, 0 fail" in check.out, check.out
+
+
+def without_submodule(folder, path: str) -> None:
+    """`path` a git submodule that is not checked out (its gitlink recorded, its folder empty), as a CI checkout
+    without `submodules: true` leaves it."""
+    (folder / path).mkdir(parents=True, exist_ok=True)
+    (folder / ".gitmodules").write_text(f'[submodule "{path}"]\n\tpath = {path}\n\turl = https://example.com/{path}.git\n')
+    subprocess.run(["git", "-C", str(folder), "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}"], check=True)
+
+
+def test_a_search_path_into_a_submodule_not_checked_out_is_named_never_a_configstore_node(tmp_path, cli):
+    """VAGEN's and RAGEN's configs build on verl's through a search path into the `verl` submodule: without it, what
+    init and check say is that folder (Hydra skipped it), not "probably registered from Python (ConfigStore)"."""
+    repository(tmp_path, {**vagen_tree(), "vagen/configs/agent.yaml": "agent:\n  turns: 3\n"})
+    without_submodule(tmp_path, "verl")
+    result = cli("init", "--verbose", cwd=tmp_path)
+    assert result.code == 0, result.err
+    said = (
+        "Could not load 'ppo_trainer'. ('ppo_trainer' is in no folder the search path reaches: Hydra skipped "
+        "'verl/verl/trainer/config', which is not available (verl/ is an empty folder: a git submodule not checked out?))"
+    )
+    assert f"left out vagen_multiturn: does not compose: In 'vagen_multiturn': {said}" in result.out.splitlines()
+    known = (tmp_path / "config-harness/known.yaml").read_text()
+    assert "ConfigStore" not in known and "a git submodule not checked out?" in known
+    assert cli("generate", "--quiet").code == 0 and cli("check").code == 0
+
+    # RAGEN: its only root builds on verl's: nothing composes, and the one line says why.
+    ragen = tmp_path / "ragen"
+    repository(ragen, {"train.py": MAIN.format(path="config", name="base", base="None"), "config/base.yaml": VAGEN_BASE})
+    without_submodule(ragen, "verl")
+    assert "ConfigStore" not in cli("init", cwd=ragen).err
+    refused = cli("init", "--verbose")
+    assert refused.code == 2 and "ConfigStore" not in refused.err
+    assert "Hydra skipped 'verl/verl/trainer/config', which is not available (verl/ is an empty folder" in refused.err
+
+
+VAGEN_BASE = "hydra:\n  searchpath:\n    - file://verl/verl/trainer/config\ndefaults:\n  - ppo_trainer\n  - _self_\nmicro_batch_size: 4\n"
