@@ -234,10 +234,12 @@ def _nothing_composes(config_dir: Path, left_out: Sequence[LeftOut], guess: Gues
 def _preset_hint(session: HydraSession, requiring: dict[str, tuple[str, str]], guess: Guess) -> str:
     """For roots that need a mandatory group chosen whose options lie in subfolders (vissl's `config: ???`, every
     option below `config/pretrain/...`): the `--preset` that composes one, found by composing the options in order
-    (at most a few); "" when there is none."""
+    (the shallowest first, at most a few); "" when there is none."""
     for root, (group, _) in sorted(requiring.items()):
         options = [*session.group_options(group), *nested_options(session, group)]
-        for option in options[:PRESET_TRIES]:
+        # The shallowest first: whole configs sit above the folders of the parts they combine (vissl's
+        # `feature_extraction/extract_resnet_in1k_8gpu` beside `benchmark/fulltune/imagenet1k/datasets/imagenet_1k`).
+        for option in sorted(options, key=lambda option: (option.count("/"), option))[:PRESET_TRIES]:
             override = f"{group}={option}"
             try:
                 session.compose(root, [override, *guess.presets[0][1]])
@@ -2000,7 +2002,7 @@ def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 50
                 if added is None:
                     why = value.why if isinstance(value, NotStatic) else f"{as_shown(value)!r} is not a folder of the repository"
                     said.append((None, f"{where} a folder it computes ({why}); give it with --search-path DIR"))
-                elif added not in given:
+                elif added not in given and all(folder != added for folder, _ in said):  # vissl adds configs/ twice
                     shown = _relative(added, repository)
                     said.append((added, f"search_path {shown}: {where} it to every run's search path (read, never imported)"))
     return said

@@ -8,8 +8,7 @@ import subprocess
 import tomllib
 
 from tests.conftest import write_tree
-
-MAIN = 'import hydra\n\n\n@hydra.main(config_path="{path}", config_name="{name}", version_base={base})\ndef main(cfg):\n    pass\n'
+from tests.layouts import MAIN, VAGEN_BASE, VERL_CONFIG, vagen_tree, vendored_verl_tree, without_submodule
 
 
 def repository(folder, tree: dict[str, str]) -> None:
@@ -65,7 +64,10 @@ def test_a_mandatory_group_is_the_engine_group_init_takes(tmp_path, cli):
     settings = table(tmp_path)
     assert settings["engine_group"] == "experiment" and settings["roots"] == ["train"]
     assert [route["name"] for route in settings["routes"]] == ["inference"]
-    assert "engine group experiment, chosen by init: 1 root(s) select it; 1 compose only with it chosen (experiment: ??? in train)" in result.out
+    assert (
+        "engine group experiment, chosen by init: 1 root(s) select it; 1 compose only with it chosen (experiment: ??? in train)"
+        in result.out
+    )
     assert cli("generate", "--quiet").code == 0 and cli("check").code == 0
     assert "lr: 3" in (tmp_path / "config-harness/snapshots/_generated_train__long__default.yaml").read_text()
 
@@ -180,7 +182,10 @@ def test_a_folder_computed_at_run_time_is_asked_once_with_the_candidates_and_the
     )
     first = cli("init", cwd=tmp_path)
     assert first.code == 2 and len(first.err.splitlines()) == 1 and not (tmp_path / "pyproject.toml").exists()
-    assert "the Hydra start(s) below compute their config folder at run time (initialize_config_dir at classy/scripts/train.py:13;" in first.err
+    assert (
+        "the Hydra start(s) below compute their config folder at run time (initialize_config_dir at classy/scripts/train.py:13;"
+        in first.err
+    )
     assert "folders that look like config folders: configurations (2 config(s) with a defaults list, 2 group folder(s))" in first.err
     assert first.err.rstrip().endswith("answer with config-harness init --config-dir DIR")
     answer = cli("init", "--config-dir", "configurations")
@@ -213,39 +218,24 @@ def test_several_config_trees_are_asked_for_and_the_others_named_with_the_comman
     write_tree(tmp_path, tree)
     first = cli("init", cwd=tmp_path)
     assert first.code == 2 and len(first.err.splitlines()) == 1
-    assert "2 config folders are used as much as each other: rf3/configs (holds inference.yaml, the config initialize_config_dir at rf3/cli.py:8 composes" in first.err
+    assert (
+        "2 config folders are used as much as each other: rf3/configs (holds inference.yaml, the config initialize_config_dir at rf3/cli.py:8 composes"
+        in first.err
+    )
     others = "--config-dir rfd3/configs --write config-harness-rfd3-configs.toml --write-snapshots config-harness/rfd3-configs/snapshots --write-contracts config-harness/rfd3-configs/contracts.yaml"
     assert f"config-harness init {others} adopts it beside" in first.err
     answer = cli("init", "--config-dir", "rf3/configs", "--engine-group", "engine")
     assert answer.code == 0, answer.err
-    assert f"note: 1 other config tree(s) the entry points name are not adopted: rfd3/configs; adopt each in a settings file of its own, e.g. config-harness init {others}" in answer.out
+    assert (
+        f"note: 1 other config tree(s) the entry points name are not adopted: rfd3/configs; adopt each in a settings file of its own, e.g. config-harness init {others}"
+        in answer.out
+    )
     second = cli("init", *others.split(), "--engine-group", "engine")
     assert second.code == 0, second.err
     for settings in ([], ["--settings", "config-harness-rfd3-configs.toml"]):
         assert cli(*settings, "generate", "--quiet").code == 0 and cli(*settings, "check").code == 0
     assert "name: rfd3" in (tmp_path / "config-harness/rfd3-configs/snapshots/_generated_inference__b__default.yaml").read_text()
     assert "name: rf3" in (tmp_path / "config-harness/snapshots/_generated_inference__b__default.yaml").read_text()
-
-
-def vendored_verl_tree(scripts: int = 3) -> dict[str, str]:
-    """rllm's and deepscaler's layout: verl vendored as `verl/` (its setup.py and the package `verl/verl/`, installed
-    with `pip install -e ./verl`), the fork's package beside it, an example with an entry point of its own (two calls
-    on one folder), and launch scripts that run `python3 -m verl.trainer.main_ppo` from the repository's root."""
-    tree = {
-        "verl/setup.py": "from setuptools import setup\n\nsetup(name='verl')\n",
-        "verl/verl/__init__.py": "",
-        "verl/verl/trainer/__init__.py": "",
-        "verl/verl/trainer/main_ppo.py": MAIN.format(path="config", name="ppo_trainer", base="None"),
-        "verl/verl/trainer/config/ppo_trainer.yaml": "defaults:\n  - _self_\ndata:\n  train_batch_size: 8\ntrainer:\n  nnodes: 1\n",
-        "deepscaler/__init__.py": "",
-        "deepscaler/rewards.py": "def score(text):\n    return 0\n",
-        "examples/toy/main_toy.py": MAIN.format(path="config", name="toy", base="None"),
-        "examples/toy/eval_toy.py": MAIN.format(path="config", name="toy", base="None"),
-        "examples/toy/config/toy.yaml": "steps: 1\n",
-    }
-    for number in range(scripts):
-        tree[f"scripts/train/run_{number}.sh"] = f"python3 -m verl.trainer.main_ppo \\\n    data.train_batch_size={number + 1} \\\n    trainer.nnodes=2\n"
-    return tree
 
 
 def test_verl_vendored_in_a_subfolder_is_resolved_as_its_installer_would(tmp_path, cli):
@@ -257,7 +247,10 @@ def test_verl_vendored_in_a_subfolder_is_resolved_as_its_installer_would(tmp_pat
     assert result.code == 0, result.err
     settings = table(tmp_path)
     assert settings["config_dir"] == "verl/verl/trainer/config" and settings["python_sources"] == ["verl/verl"]
-    assert "  config_dir    verl/verl/trainer/config (named by @hydra.main at verl/verl/trainer/main_ppo.py:4; 3 launch(es) run them)" in result.out
+    assert (
+        "  config_dir    verl/verl/trainer/config (named by @hydra.main at verl/verl/trainer/main_ppo.py:4; 3 launch(es) run them)"
+        in result.out
+    )
     assert cli("generate", "--quiet").code == 0
     check = cli("check")
     assert check.code == 0 and "3 launches checked of 3 found: 3 compose" in check.out, check.out
@@ -270,7 +263,7 @@ def test_a_folder_named_like_a_package_is_not_the_package(tmp_path, cli):
         tmp_path,
         {
             **vendored_verl_tree(1),
-            "examples/evaluate/sglang/serve.sh": "cd \"$(dirname \"$0\")/..\"\npython3 -m sglang.launch_server --model-path x --port 30000\n",
+            "examples/evaluate/sglang/serve.sh": 'cd "$(dirname "$0")/.."\npython3 -m sglang.launch_server --model-path x --port 30000\n',
         },
     )
     assert cli("init", cwd=tmp_path).code == 0
@@ -278,34 +271,6 @@ def test_a_folder_named_like_a_package_is_not_the_package(tmp_path, cli):
     check = cli("check")
     assert check.code == 0 and "launches checked of 1 found: 1 compose, 0 fail" in check.out, check.out
     assert "sglang" not in (tmp_path / "config-harness/known.yaml").read_text()
-
-
-def vagen_tree(scripts: int = 3) -> dict[str, str]:
-    """VAGEN's layout: `vagen/main_ppo.py` is verl's main with `config_path="config"` (no such folder); every launch
-    script names the real one, `--config-path="$V/vagen/configs" --config-name=vagen_multiturn`, $V computed from the
-    script's own folder; the configs build on verl's, found through `hydra.searchpath` in the verl submodule."""
-    tree = {
-        "vagen/__init__.py": "",
-        "vagen/main_ppo.py": MAIN.format(path="config", name="ppo_trainer", base="None"),
-        "vagen/configs/vagen_multiturn.yaml": (
-            "hydra:\n  searchpath:\n    - file://verl/verl/trainer/config\n"
-            "defaults:\n  - ppo_trainer\n  - env_registry\n  - _self_\ndata:\n  max_prompt_length: 9000\n"
-        ),
-        "vagen/configs/env_registry.yaml": "env_registry:\n  sokoban: vagen.envs.sokoban\n",
-    }
-    for number in range(scripts):
-        tree[f"examples/train/game_{number}/train_ppo.sh"] = (
-            'V=$(cd "$(dirname "$0")/../../.." && pwd)\n'
-            'PYTHONUNBUFFERED=1 python3 -m vagen.main_ppo \\\n    --config-path="$V/vagen/configs" --config-name=vagen_multiturn \\\n'
-            f"    data.max_prompt_length={number + 100} \\\n    trainer.nnodes=1\n"
-        )
-    return tree
-
-
-VERL_CONFIG = {
-    "verl/verl/__init__.py": "",
-    "verl/verl/trainer/config/ppo_trainer.yaml": "defaults:\n  - _self_\ndata:\n  max_prompt_length: 512\ntrainer:\n  nnodes: 8\n",
-}
 
 
 def test_the_config_folder_every_launch_names_with_config_path_is_adopted(tmp_path, cli):
@@ -326,14 +291,6 @@ def test_the_config_folder_every_launch_names_with_config_path_is_adopted(tmp_pa
     assert cli("generate", "--quiet").code == 0
     check = cli("check")
     assert check.code == 0 and "launches checked of 3 found: 3 compose, 0 fail" in check.out, check.out
-
-
-def without_submodule(folder, path: str) -> None:
-    """`path` a git submodule that is not checked out (its gitlink recorded, its folder empty), as a CI checkout
-    without `submodules: true` leaves it."""
-    (folder / path).mkdir(parents=True, exist_ok=True)
-    (folder / ".gitmodules").write_text(f'[submodule "{path}"]\n\tpath = {path}\n\turl = https://example.com/{path}.git\n')
-    subprocess.run(["git", "-C", str(folder), "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}"], check=True)
 
 
 def test_a_search_path_into_a_submodule_not_checked_out_is_named_never_a_configstore_node(tmp_path, cli):
@@ -360,6 +317,3 @@ def test_a_search_path_into_a_submodule_not_checked_out_is_named_never_a_configs
     refused = cli("init", "--verbose")
     assert refused.code == 2 and "ConfigStore" not in refused.err
     assert "Hydra skipped 'verl/verl/trainer/config', which is not available (verl/ is an empty folder" in refused.err
-
-
-VAGEN_BASE = "hydra:\n  searchpath:\n    - file://verl/verl/trainer/config\ndefaults:\n  - ppo_trainer\n  - _self_\nmicro_batch_size: 4\n"
