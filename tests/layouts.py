@@ -5,6 +5,7 @@ distributions. Each mirrors the layout the issue describes, with a few configs o
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 MAIN = 'import hydra\n\n\n@hydra.main(config_path="{path}", config_name="{name}", version_base={base})\ndef main(cfg):\n    pass\n'
 
@@ -69,3 +70,66 @@ def without_submodule(folder, path: str) -> None:
 
 
 VAGEN_BASE = "hydra:\n  searchpath:\n    - file://verl/verl/trainer/config\ndefaults:\n  - ppo_trainer\n  - _self_\nmicro_batch_size: 4\n"
+
+
+def carps_tree() -> dict[str, str]:
+    """CARP-S's layout (its PyPI release is an sdist only, never built here): `carps/run.py` composes `base.yaml`,
+    whose defaults list includes `logger.yaml` (a `# @package _global_` block, a part of it), and launches pick an
+    optimizer and a task from nested groups with `+optimizer/smac20=blackbox +task/BBOB=cfg_2_1_0`."""
+    return {
+        "carps/__init__.py": "",
+        "carps/run.py": MAIN.format(path="configs", name="base.yaml", base="None"),
+        "carps/run_from_db.py": MAIN.format(path="configs", name="runfromdb.yaml", base="None"),
+        "carps/configs/__init__.py": "",
+        "carps/configs/base.yaml": (
+            "defaults:\n  - _self_\n  - logger\n\nseed: 1\ntask: ???\nbenchmark_id: ???\noptimizer: ???\noptimizer_id: ???\n"
+            "baserundir: runs\noutdir: ${baserundir}/${optimizer_id}/${benchmark_id}/${seed}\n"
+        ),
+        "carps/configs/logger.yaml": "# @package _global_\nloggers:\n  - _target_: carps.loggers.FileLogger\n    _partial_: true\n",
+        "carps/configs/runfromdb.yaml": "defaults:\n  - _self_\njob_nr_dummy: 1\nexperiment_name: carps\n",
+        "carps/configs/optimizer/smac20/base.yaml": "# @package _global_\noptimizer_container_id: SMAC3\noptimizer:\n  n_trials: 10\n",
+        "carps/configs/optimizer/smac20/blackbox.yaml": "# @package _global_\ndefaults:\n  - base\noptimizer_id: SMAC3-BlackBoxFacade\n",
+        "carps/configs/task/BBOB/cfg_2_1_0.yaml": "# @package _global_\nbenchmark_id: BBOB\ntask:\n  name: bbob/2/1/0\n  dimension: 2\n",
+        "carps/loggers.py": "class FileLogger:\n    def __init__(self, overwrite: bool = False):\n        self.overwrite = overwrite\n",
+        "scripts/run_bbob.sh": (
+            "python -m carps.run +optimizer/smac20=blackbox +task/BBOB=cfg_2_1_0 seed=1\n"
+            "python -m carps.run +optimizer/smac20=blackbox +task/BBOB=cfg_2_1_0 seed=2 baserundir=other\n"
+        ),
+    }
+
+
+def ragen_tree() -> dict[str, str]:
+    """RAGEN's layout: `train.py` composes `config/base.yaml`, which builds on verl's `ppo_trainer` through a search
+    path into the `verl` submodule and includes its own `envs.yaml`; its scripts pass `--config-name`."""
+    return {
+        "train.py": MAIN.format(path="config", name="base", base="None"),
+        "ragen/__init__.py": "",
+        "config/base.yaml": VAGEN_BASE.replace("  - _self_\n", "  - envs\n  - _self_\n"),
+        "config/envs.yaml": "custom_envs:\n  SimpleSokoban:\n    max_actions_per_traj: 10\n",
+        "scripts/train_sokoban.sh": "python train.py --config-name base micro_batch_size=2 trainer.nnodes=1\n",
+    }
+
+
+def verl_upstream(folder: Path) -> Path:
+    """A git repository laid out as verl's (setup.py, `verl/trainer/config`), to be a fork's submodule."""
+    files = {
+        "setup.py": "from setuptools import setup\n\nsetup(name='verl')\n",
+        **{k.removeprefix("verl/"): v for k, v in VERL_CONFIG.items()},
+    }
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    git(folder, "init", "-q")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "verl")
+    return folder
+
+
+def with_submodule(repo: Path, upstream: Path, path: str) -> None:
+    """`upstream` checked out as the git submodule `path` of `repo`, as `git clone --recurse-submodules` leaves it."""
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), path)
+
+
+def git(folder: Path, *arguments: str) -> None:
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", *identity, *arguments], cwd=folder, check=True, capture_output=True)
