@@ -845,8 +845,8 @@ def composed_folders(base: Path, repository: Path, launches: Counter[Path] | Non
             # A call composes from the folder nearest its own file (foundry's rf3/cli.py from rf3/configs, never from
             # rfd3/configs, which holds an inference.yaml too).
             nearest = _nearest(call.path.resolve(), holding.get(name, []))
-            for folder in nearest:
-                named.setdefault(folder, (name, []))[1].append(call)
+            for near in nearest:
+                named.setdefault(near, (name, []))[1].append(call)
     found = [
         ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}), name)
         for folder, (name, calls) in named.items()
@@ -896,7 +896,11 @@ def _with_flagged(found: list[ConfigFolder], flagged: dict[Path, list[str]]) -> 
 def _no_folder_named(base: Path, repository: Path) -> str:
     """The one line init says when no Hydra start names a folder it can read: the starts that compute theirs (read
     without running) and the folders that look like config folders, so the answer is one `--config-dir`."""
-    computed = [f"{call.shown} at {_relative(call.path, base)}:{call.line}" for call in hydra_calls(repository) if _call_folder(call, repository) is ...]
+    computed = [
+        f"{call.shown} at {_relative(call.path, base)}:{call.line}"
+        for call in hydra_calls(repository)
+        if _call_folder(call, repository) is ...
+    ]
     looks = candidate_folders(base, SKIPPED_FOLDERS)
     folders = f"; folders that look like config folders: {'; '.join(item.shown(base) for item in looks[:3])}" if looks else ""
     if computed:
@@ -1474,7 +1478,7 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurv
                     counts[entry.resolve()] += 1
                 keys.update({override.text.partition("=")[0].lstrip("+~") for override in launch.overrides})
                 named = flagged_config_folder(project, launch) if entry is not None and not launch.error else None
-                if named is not None and _is_within(named, base.resolve()) and named.is_dir():
+                if entry is not None and named is not None and _is_within(named, base.resolve()) and named.is_dir():
                     flagged.setdefault(named, []).append(launch.where)
                     flagged_entries.setdefault(named, set()).add(entry.resolve())
     return LaunchSurvey(counts, keys, flagged, flagged_entries)
@@ -1641,7 +1645,11 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
     entry = read_entry_points(
-        config_dir, project_root(base), candidate_roots(config_dir, globs), launches.entries, launches.flagged_entries.get(config_dir, set())
+        config_dir,
+        project_root(base),
+        candidate_roots(config_dir, globs),
+        launches.entries,
+        launches.flagged_entries.get(config_dir, set()),
     )
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)

@@ -255,7 +255,9 @@ class Project:
             return True
         if is_module:
             # A package of the project (entries.is_package_of), or one inside a submodule not checked out (said so).
-            return is_inside(self.root / folder, self.root) and (is_package_of(module, self.root / folder) or bool(self.submodule_of(entry, True)))
+            return is_inside(self.root / folder, self.root) and (
+                is_package_of(module, self.root / folder) or bool(self.submodule_of(entry, True))
+            )
         return entry.endswith(".py") and self.entry_file(entry, False) is not None
 
     def entry(self, entry: str, is_module: bool) -> Entry | Refusal:
