@@ -40,6 +40,7 @@ class App:
     name: str
     lay_out: Callable[[Path], None]
     config_dir: str
+    roots: tuple[str, ...]
     answer: tuple[str, ...] = ()
     said: str = ""  # a line of the first init's output (or error) that names the answer
 
@@ -79,11 +80,17 @@ VISSL_PRESET = "extract_resnet_in1k_8gpu=config=feature_extraction/extract_resne
 APPS = {
     app.name: app
     for app in (
-        App("f5-tts", wheel("f5-tts==1.1.22", "f5_tts"), "f5_tts/configs"),
+        App(
+            "f5-tts",
+            wheel("f5-tts==1.1.22", "f5_tts"),
+            "f5_tts/configs",
+            ("E2TTS_Base", "E2TTS_Small", "F5TTS_Base", "F5TTS_Small", "F5TTS_v1_Base", "F5TTS_v1_Small"),
+        ),
         App(
             "foundry",
             wheel("rc-foundry==0.2.0", "foundry", "rf3", "rfd3", "rfd3na"),
             "rf3/configs",
+            ("train", "validate"),  # they leave `experiment` mandatory: it is the engine group, inference a route
             ("--config-dir", "rf3/configs"),
             "3 config folders are used as much as each other: rf3/configs (holds inference.yaml",
         ),
@@ -91,6 +98,7 @@ APPS = {
             "vissl",
             wheel("vissl==0.1.6", "vissl", "configs", "hydra_plugins", "tools"),
             "vissl/config",
+            ("defaults",),
             ("--preset", VISSL_PRESET),
             f"config-harness init --preset '{VISSL_PRESET}' composes it",
         ),
@@ -98,14 +106,15 @@ APPS = {
             "classy",
             wheel("classy-core==0.3.2", "classy", "configurations"),
             "configurations",
+            ("generation", "qa", "sentence-pair", "sequence", "token"),
             ("--config-dir", "configurations"),
             "folders that look like config folders: configurations (5 config(s) with a defaults list",
         ),
-        App("carps", tree(carps_tree), "carps/configs"),
-        App("rllm", rllm, "verl/verl/trainer/config"),
-        App("deepscaler", tree(vendored_verl_tree), "verl/verl/trainer/config"),
-        App("vagen", vagen, "vagen/configs"),
-        App("ragen", ragen, "config"),
+        App("carps", tree(carps_tree), "carps/configs", ("base", "runfromdb")),  # logger.yaml is a part of base
+        App("rllm", rllm, "verl/verl/trainer/config", ("ppo_trainer",)),
+        App("deepscaler", tree(vendored_verl_tree), "verl/verl/trainer/config", ("ppo_trainer",)),
+        App("vagen", vagen, "vagen/configs", ("vagen_multiturn",)),
+        App("ragen", ragen, "config", ("base",)),
     )
 }
 
@@ -146,6 +155,7 @@ def test_a_plain_init_or_the_one_answer_it_names_adopts_it(adoption: Adoption):
         assert app.said in adoption.first.out + adoption.first.err, adoption.first.out + adoption.first.err
         assert adoption.answer is not None and adoption.answer.code == 0, adoption.answer.err if adoption.answer else ""
     assert adoption.settings["config_dir"] == app.config_dir
+    assert tuple(adoption.settings["roots"]) == app.roots
     assert adoption.settings.get("python_sources"), "every adopted application has an entry point: its sources are read"
 
 
