@@ -44,11 +44,6 @@ def mandatory_groups(config_file: Path) -> list[str]:
     return found
 
 
-def selects_a_group(config_file: Path) -> bool:
-    """True when a config's own defaults list selects from some group (`- model: ssd`, `- db: ???`)."""
-    return any(isinstance(entry, dict) and len(entry) == 1 for entry in defaults_list(config_file))
-
-
 def included_configs(config_file: Path, config_dir: Path) -> set[str]:
     """The configs a config's defaults list includes by name (`- logger`, `- /common/base`), as names below the
     folder (`_self_` left out); group entries are not included configs."""
@@ -65,14 +60,14 @@ def included_configs(config_file: Path, config_dir: Path) -> set[str]:
 
 def fragments(config_dir: Path, names: Iterable[str]) -> dict[str, str]:
     """Candidate roots that are parts of another candidate, not roots of their own: configs another one's defaults
-    list includes by name and that select no group themselves (CARP-S's `logger` in `base.yaml`), each with the
-    first config that includes it. A config with a defaults list of its own stays a root even when another root
-    builds on it (verl's `ppo_trainer`, which `ppo_megatron_trainer` lists: that one is a route, `same_as`)."""
+    list includes by name and that have no defaults list themselves (CARP-S's `logger` in `base.yaml`), each with
+    the first config that includes it. A config with a defaults list of its own stays a root even when another
+    root builds on it (verl's `ppo_trainer`, which `ppo_megatron_trainer` lists: that one is a route, `same_as`)."""
     names = sorted(names)
     found: dict[str, str] = {}
     for includer in names:
         for name in sorted(included_configs(config_dir / f"{includer}.yaml", config_dir)):
-            if name != includer and name in names and name not in found and not selects_a_group(config_dir / f"{name}.yaml"):
+            if name != includer and name in names and name not in found and not defaults_list(config_dir / f"{name}.yaml"):
                 found[name] = includer
     return found
 
