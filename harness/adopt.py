@@ -743,11 +743,10 @@ def _major_minor(value: Any) -> str | None:
 def _package_folder(module: str, repository: Path) -> Path | Any:
     """The folder of a dotted module inside the repository (at its top level or under `src/`), `...` when none:
     `pkg://litdet.configs` and `initialize_config_module("litdet.configs")` name a package's folder."""
-    relative = module.strip("/").replace(".", "/")
-    for top in (repository, repository / "src"):
-        if relative and (top / relative).is_dir():
-            return (top / relative).resolve()
-    return ...
+    from harness.readers.entries import package_folder  # the one pkg:// resolver of entry points
+
+    found = package_folder(module.strip("/").replace("/", "."), [repository])
+    return found.resolve() if found is not None else ...
 
 
 def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
