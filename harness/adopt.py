@@ -685,12 +685,21 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
 SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "site-packages", ".tox", "build", "dist", "__pycache__"})
 
 
+def walked_into(folder: str, subfolders: Iterable[str]) -> list[str]:
+    """The subfolders a walk of the repository enters, sorted: not an environment, cache or build output
+    (SKIPPED_FOLDERS), not hidden, and not another repository (a checked-out git submodule or a nested clone holds
+    `.git`: RAGEN's and VAGEN's `verl/`, whose own entry points and launches are verl's, never the fork's)."""
+    return sorted(
+        name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith(".") and not Path(folder, name, ".git").exists()
+    )
+
+
 def python_files(repository: Path, marker: str, limit: int = 5000) -> Iterator[tuple[Path, ast.Module]]:
     """The repository's Python files that mention `marker`, parsed with ast (never imported), in file order; at most
     `limit` files are read, and one that cannot be read or parsed is passed over."""
     files = 0
     for folder, subfolders, names in os.walk(repository):
-        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
+        subfolders[:] = walked_into(folder, subfolders)
         for name in sorted(names):
             if not name.endswith(".py") or files >= limit:
                 continue
@@ -831,7 +840,7 @@ def composed_folders(base: Path, repository: Path, launches: Counter[Path] | Non
     holding: dict[str, list[Path]] = {}
     seen = 0
     for folder, subfolders, names in os.walk(base):
-        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
+        subfolders[:] = walked_into(folder, subfolders)
         seen += 1
         if seen > limit:
             break
@@ -900,7 +909,7 @@ def _no_folder_named(base: Path, repository: Path) -> str:
         for call in hydra_calls(repository)
         if _call_folder(call, repository) is ...
     ]
-    looks = candidate_folders(base, SKIPPED_FOLDERS)
+    looks = candidate_folders(base, walked_into)
     folders = f"; folders that look like config folders: {'; '.join(item.shown(base) for item in looks[:3])}" if looks else ""
     if computed:
         starts = f"{', '.join(computed[:3])}{f' and {len(computed) - 3} more' if len(computed) > 3 else ''}"
@@ -1459,7 +1468,7 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurv
     flagged_entries: dict[Path, set[Path]] = {}
     scripts = 0
     for folder, subfolders, files in os.walk(base):
-        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        subfolders[:] = walked_into(folder, subfolders)
         for name in sorted(files):
             path = Path(folder, name)
             if not name.endswith(".sh") or path.is_symlink() or scripts >= limit:

@@ -115,6 +115,10 @@ def verl_upstream(folder: Path) -> Path:
     files = {
         "setup.py": "from setuptools import setup\n\nsetup(name='verl')\n",
         **{k.removeprefix("verl/"): v for k, v in VERL_CONFIG.items()},
+        # verl's own entry point and example launches: another repository's, inside the fork's submodule.
+        "verl/trainer/__init__.py": "",
+        "verl/trainer/main_ppo.py": MAIN.format(path="config", name="ppo_trainer", base="None"),
+        **{f"examples/run_{n}.sh": f"python3 -m verl.trainer.main_ppo trainer.nnodes={n}\n" for n in range(1, 4)},
     }
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)

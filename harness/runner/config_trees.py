@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,13 +30,14 @@ class LooksLikeConfigs:
         return f"{where} ({self.roots} config(s) with a defaults list, {self.groups} group folder(s))"
 
 
-def candidate_folders(base: Path, skipped: Collection[str], limit: int = 5000) -> list[LooksLikeConfigs]:
+def candidate_folders(base: Path, entered: Callable[[str, list[str]], list[str]], limit: int = 5000) -> list[LooksLikeConfigs]:
     """The folders below `base` whose own YAML files include one with a `defaults:` list (what a primary config has),
-    most such configs first, then most group folders; at most `limit` folders are walked."""
+    most such configs first, then most group folders; at most `limit` folders are walked, entering the subfolders
+    `entered(folder, subfolders)` keeps."""
     found = []
     walked = 0
     for folder, subfolders, names in os.walk(base):
-        subfolders[:] = sorted(name for name in subfolders if name not in skipped and not name.startswith("."))
+        subfolders[:] = entered(folder, subfolders)
         walked += 1
         if walked > limit:
             break
