@@ -707,18 +707,21 @@ class HydraSession:
         if match is None:
             return message
         group = match.group(2).rpartition("/")[0]
+        skipped = unavailable_folders(warned)
         try:
             if group and match.group(1) == "find" and not hydra_compat.group_exists(self.loader, group):
-                # An option of a group nothing provides: a misspelt or removed group, not a Python node.
+                # An option of a group nothing provides: a misspelt or removed group, not a Python node, or one in a
+                # search path entry Hydra skipped.
                 parent, _, name = group.rpartition("/")
                 groups = sorted(g for g in self.loader.list_groups(parent) if parent or g != "hydra")  # Hydra's own
                 where = f" in {parent!r}" if parent else ""
-                hint = f"no config group {group!r}{did_you_mean(name, groups)}; the groups{where}: {', '.join(groups) or 'none'}"
+                also = f", and Hydra skipped {skipped[0]!r}, which is not available" if skipped else ""
+                hint = f"no config group {group!r}{did_you_mean(name, groups)}{also}; the groups{where}: {', '.join(groups) or 'none'}"
                 return f"{message} ({hint})"
             options = {group: self.group_options(group, registered=True)} if group else {}
         except Exception:  # the hint is a courtesy; the message stands without it
             options = {}
-        hint = missing_node_hint(message, options, self.schemas, unavailable_folders(warned))
+        hint = missing_node_hint(message, options, self.schemas, skipped)
         return f"{message} ({hint})" if hint else message
 
     def _entry_line(self, error: BaseException) -> str:
