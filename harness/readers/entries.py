@@ -380,12 +380,19 @@ def module_file(module: str, root: Path) -> Path | None:
 
 def is_package_of(module: str, root: Path) -> bool:
     """True when the top of `module` is a Python package of the repository run from `root`: a folder with
-    __init__.py, or one that holds the module's file (a namespace package). A folder that merely has the name (VAGEN's
+    __init__.py, one that holds Python files or the module's file (a namespace package), or one that holds the
+    module's own package folders (`verl/trainer/` for `verl.trainer.main_ppo_sync`: a module missing from the
+    repository's package is the repository's, and missing). A folder that merely has the name (VAGEN's
     `examples/evaluate/frozenlake/sglang/`, holding the scripts that start `python3 -m sglang.launch_server`) is not."""
     parts = module.split(".")
     if not parts[0].isidentifier():
         return False
     for base in install_roots(root):
-        if (base / parts[0] / "__init__.py").is_file() or (len(parts) > 1 and any(f.is_file() for f in _module_files(base, parts))):
+        top = base / parts[0]
+        if not top.is_dir():
+            continue
+        if (top / "__init__.py").is_file() or any(top.glob("*.py")) or any(f.is_file() for f in _module_files(base, parts)):
+            return True
+        if len(parts) > 2 and base.joinpath(*parts[:-1]).is_dir():
             return True
     return False
