@@ -10,26 +10,44 @@ import shlex
 import tomllib
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import yaml
 from omegaconf import OmegaConf
 
 from harness.composition.compose import ComposeError, HydraSession
-from harness.composition.hydra_compat import header_of
 from harness.gates.budget import BudgetExceeded, python_tree, toml_document
 from harness.gates.confine import ENV_READ
-from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_bytes, read_text
 from harness.gates.writer import write_atomic
 from harness.model.hints import first_sentence
 from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
 from harness.rules.known_entries import render as known_text
+from harness.runner.config_trees import other_trees_note
+from harness.runner.hydra_starts import (
+    NO_START,
+    SKIPPED_FOLDERS,
+    AdoptError,
+    ConfigFolder,
+    EntryGuess,
+    composed_folders,
+    config_folders,
+    find_config_dir,
+    hydra_mains,
+    is_hydra_main_call,
+    is_within,
+    literal_value,
+    python_files,
+    read_entry_points,
+    repository_package,
+    shown_relative,
+    walked_into,
+)
+from harness.runner.root_kinds import fragments, required_group
 
 DEFAULT_SNAPSHOT_DIR = "config-harness/snapshots"
 DEFAULT_CONTRACTS = "config-harness/contracts.yaml"
@@ -54,10 +72,6 @@ EMPTY_CONTRACTS = """\
 contracts: []
 waivers: []
 """
-
-
-class AdoptError(BadInput):
-    """The repository cannot be adopted as asked (exit 2); the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +104,7 @@ class Guess:
     """What init found out about the repository before composing, and from where (said in one line each)."""
 
     version_base: str | None = None
-    version_base_reason: str = "no @hydra.main or initialize call found and no Hydra 1.0/1.1-style file: this Hydra's semantics"
+    version_base_reason: str = NO_START
     roots_glob: tuple[str, ...] = ("*.yaml",)
     presets: tuple[tuple[str, tuple[str, ...]], ...] = (("default", ()),)
     search_path: tuple[Path, ...] = ()
@@ -168,16 +182,23 @@ def discover(
     rank: bool = True,
 ) -> Discovery:
     """Compose every candidate root of the folder (and each engine of the group) to find what works. Without an
-    engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates."""
+    engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates. A root
+    that composes only once a mandatory group (`experiment: ???`) is chosen offers that group as an engine group."""
     guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
+    requiring: dict[str, tuple[str, str]] = {}  # root -> (the mandatory group it needs chosen, why it fails alone)
     with warnings.catch_warnings(), HydraSession(config_dir, cache_dir, guess.search_path, guess.version_base) as session:
         # Hydra warns about every Hydra 1.0-style file under version_base 1.1: the application chose that style.
         warnings.simplefilter("ignore", UserWarning)
-        for name in offered_roots(config_dir, guess):
+        offered = offered_roots(config_dir, guess)
+        parts = fragments(config_dir, offered)
+        for name in offered:
             if name.rsplit("/", 1)[-1].startswith(GOLDEN_PREFIX):
                 left_out.append(LeftOut(name, f"a generated file ({GOLDEN_PREFIX}*), not a config to compose"))
+                continue
+            if name in parts:
+                left_out.append(LeftOut(name, f"a part of {parts[name]}.yaml (its defaults list includes it), not a root of its own"))
                 continue
             try:
                 check_root(name, "root")
@@ -185,23 +206,66 @@ def discover(
                 left_out.append(LeftOut(name, "its name cannot name a golden file (whitespace, '__' or '$')"))
                 continue
             failure = _composes_with_every_preset(session, name, guess)
-            if failure is not None:
+            if failure is None:
+                composing.append(name)
+            elif (group := required_group(config_dir / f"{name}.yaml", failure)) is not None:
+                requiring[name] = (group, failure)
+            else:
                 left_out.append(LeftOut(name, failure))
-                continue
-            composing.append(name)
-        if not composing:
-            reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
-            raise AdoptError(f"{config_dir}: no root config composes ({reasons})")
+
+        def out_unless(group: str | None) -> list[LeftOut]:
+            return left_out + [LeftOut(root, why) for root, (needed, why) in requiring.items() if needed != group]
+
+        def required_by(group: str) -> list[str]:
+            return [root for root, (needed, _) in requiring.items() if needed == group]
+
+        if not composing and (engine_group is None or not required_by(engine_group)):
+            if not requiring or not rank:
+                raise AdoptError(_nothing_composes(config_dir, out_unless(None), guess, _preset_hint(session, requiring, guess)))
         if engine_group is None and not rank:
-            return Discovery(roots=tuple(composing), left_out=tuple(left_out))
+            return Discovery(roots=tuple(composing), left_out=tuple(out_unless(None)))
         if engine_group is None:
-            ranked = engine_groups(session, composing, guess, launch_keys)
+            ranked = engine_groups(session, composing, guess, launch_keys, {root: group for root, (group, _) in requiring.items()})
             chosen = decisive(ranked)
             if chosen is None:
-                return Discovery(roots=tuple(composing), left_out=tuple(left_out), candidates=tuple(ranked))
-            found = _with_engines(session, config_dir, chosen.group, composing, left_out, guess)
+                if not composing:
+                    raise AdoptError(_nothing_composes(config_dir, out_unless(None), guess, _preset_hint(session, requiring, guess)))
+                return Discovery(roots=tuple(composing), left_out=tuple(out_unless(None)), candidates=tuple(ranked))
+            needing = required_by(chosen.group)
+            found = _with_engines(session, config_dir, chosen.group, composing + needing, out_unless(chosen.group), guess, needing)
             return replace(found, candidates=tuple(ranked), chosen=chosen)
-        return _with_engines(session, config_dir, engine_group, composing, left_out, guess)
+        needing = required_by(engine_group)
+        return _with_engines(session, config_dir, engine_group, composing + needing, out_unless(engine_group), guess, needing)
+
+
+def _nothing_composes(config_dir: Path, left_out: Sequence[LeftOut], guess: Guess, hint: str) -> str:
+    reasons = "; ".join(f"{entry.name}: {entry.reason}" for entry in left_out) or f"no file matches {', '.join(guess.roots_glob)}"
+    return f"{config_dir}: no root config composes ({reasons}){hint}"
+
+
+def _preset_hint(session: HydraSession, requiring: dict[str, tuple[str, str]], guess: Guess) -> str:
+    """For roots that need a mandatory group chosen whose options lie in subfolders (vissl's `config: ???`, every
+    option below `config/pretrain/...`): the `--preset` that composes one, found by composing the options in order
+    (the shallowest first, at most a few); "" when there is none."""
+    for root, (group, _) in sorted(requiring.items()):
+        options = [*session.group_options(group), *nested_options(session, group)]
+        # The shallowest first: whole configs sit above the folders of the parts they combine (vissl's
+        # `feature_extraction/extract_resnet_in1k_8gpu` beside `benchmark/fulltune/imagenet1k/datasets/imagenet_1k`).
+        for option in sorted(options, key=lambda option: (option.count("/"), option))[:PRESET_TRIES]:
+            override = f"{group}={option}"
+            try:
+                session.compose(root, [override, *guess.presets[0][1]])
+            except ComposeError:
+                continue
+            name = option.rsplit("/", 1)[-1]
+            return (
+                f"; {root} needs its mandatory group {group} chosen ({len(options)} options): "
+                f"config-harness init --preset '{name}={override}' composes it (one --preset per option to check)"
+            )
+    return ""
+
+
+PRESET_TRIES = 20  # options composed to find the one a hint names; a tree's first options compose or none does
 
 
 def _plain(session: HydraSession, name: str, overrides: Sequence[str]) -> Any:
@@ -246,10 +310,11 @@ class GroupEvidence:
     interpolated: tuple[str, ...] = ()
     launches: int = 0
     failing: str | None = None
+    required: tuple[str, ...] = ()  # the roots whose defaults list leaves it mandatory (`experiment: ???`)
 
     @property
-    def key(self) -> tuple[int, int, int, int]:
-        return (bool(self.interpolated), self.failing is None, self.launches, self.roots)
+    def key(self) -> tuple[int, int, int, int, int]:
+        return (bool(self.interpolated), bool(self.required), self.failing is None, self.launches, self.roots)
 
     def shown(self) -> str:
         return f"{self.group}: {self.evidence()}"
@@ -257,6 +322,8 @@ class GroupEvidence:
     def evidence(self) -> str:
         """What speaks for the group, in a few words each."""
         said = [f"{self.roots} root(s) select it", f"{self.options} options"]
+        if self.required:
+            said.insert(1, f"{len(self.required)} compose only with it chosen ({self.group}: ??? in {', '.join(self.required[:3])})")
         if self.interpolated:
             said.append(f"other defaults interpolate it ({self.interpolated[0]}{', ...' if len(self.interpolated) > 1 else ''})")
         if self.launches:
@@ -327,14 +394,23 @@ def interpolated_groups(config_dir: Path, limit: int = 2000) -> dict[str, list[s
             if isinstance(entry, dict) and len(entry) == 1:
                 ((key, value),) = entry.items()
                 for name in _INTERPOLATION.findall(value) if isinstance(value, str) else ():
-                    found.setdefault(name, []).append(f"{_relative(path, config_dir)}: {key}: {value}")
+                    found.setdefault(name, []).append(f"{shown_relative(path, config_dir)}: {key}: {value}")
     return found
 
 
-def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_keys: Counter[str] | None = None) -> list[GroupEvidence]:
+def engine_groups(
+    session: HydraSession,
+    roots: list[str],
+    guess: Guess,
+    launch_keys: Counter[str] | None = None,
+    requiring: dict[str, str] | None = None,
+) -> list[GroupEvidence]:
     """The groups that may be the engine, most likely first, each with its evidence. Cheap evidence ranks every
-    group; only the first four are composed option by option (every option with every root that selects it)."""
+    group; only the first four are composed option by option (every option with every root that selects it).
+    `requiring`: roots that compose only once their mandatory group is chosen (root -> group); each such group is
+    a candidate, whatever its count of options."""
     launch_keys = launch_keys or Counter()
+    requiring = requiring or {}
     first = guess.presets[0][1]
     config_dir = session.config_dir
     selecting: dict[str, set[str]] = {}
@@ -345,12 +421,17 @@ def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_
                 selecting.setdefault(_selected_group(entry.config_path, keys), set()).add(root)
         for group in null_groups(config_dir / f"{root}.yaml"):
             selecting.setdefault(group, set()).add(root)
+    for root, group in requiring.items():
+        selecting.setdefault(group, set()).add(root)
     interpolated = interpolated_groups(config_dir)
     cheap = []
     for group in sorted(selecting):
         options = session.group_options(group)
-        if len(options) >= 2:
-            evidence = GroupEvidence(group, len(selecting[group]), len(options), tuple(interpolated.get(group, ())), launch_keys[group])
+        required = tuple(sorted(root for root, needed in requiring.items() if needed == group))
+        if len(options) >= 2 or (required and options):
+            evidence = GroupEvidence(
+                group, len(selecting[group]), len(options), tuple(interpolated.get(group, ())), launch_keys[group], required=required
+            )
             cheap.append(evidence)
     cheap.sort(key=lambda item: item.key, reverse=True)
     ranked = []
@@ -371,25 +452,37 @@ def engine_groups(session: HydraSession, roots: list[str], guess: Guess, launch_
 
 def decisive(ranked: Sequence[GroupEvidence]) -> GroupEvidence | None:
     """The group init takes as the engine without asking: the only one whose value other defaults interpolate, with
-    every option composing. Counts alone (roots, launches) are never decisive: a cluster or a dataset group can
-    lead them on a tree whose engines are something else."""
+    every option composing; without such a group, the only mandatory one (`experiment: ???`: its roots compose with
+    no other choice) whose every option composes. Counts alone (roots, launches) are never decisive: a cluster or a
+    dataset group can lead them on a tree whose engines are something else."""
     interpolated = [item for item in ranked if item.interpolated]
     if len(interpolated) == 1 and interpolated[0].failing is None:
         return interpolated[0]
+    required = [item for item in ranked if item.required]
+    if not interpolated and len(required) == 1 and required[0].failing is None:
+        return required[0]
     return None
 
 
 def _with_engines(
-    session: HydraSession, config_dir: Path, group: str, composing: list[str], left_out: list[LeftOut], guess: Guess
+    session: HydraSession,
+    config_dir: Path,
+    group: str,
+    composing: list[str],
+    left_out: list[LeftOut],
+    guess: Guess,
+    required: Sequence[str] = (),
 ) -> Discovery:
-    """Split composing configs into roots (they select the group) and routes; keep engines every root composes with."""
+    """Split composing configs into roots (they select the group) and routes; keep engines every root composes with.
+    `required`: configs that compose only with the group chosen (a mandatory group): roots."""
     options = tuple(session.group_options(group))
     if not options:
         raise AdoptError(f"{config_dir}: engine group {group!r} has no options (no {group}/*.yaml)")
     roots = [
         name
         for name in composing
-        if any(_selects_group(session, name, group, overrides) for _, overrides in guess.presets)
+        if name in required
+        or any(_selects_group(session, name, group, overrides) for _, overrides in guess.presets)
         or group in null_groups(config_dir / f"{name}.yaml")
     ]
     routes = [name for name in composing if name not in roots]
@@ -432,7 +525,7 @@ def _with_engines(
     if not engines:
         raise AdoptError(f"{config_dir}: no option of engine group {group!r} composes with every root")
     guess = replace(guess, presets=kept)
-    same_as = _same_as(session, group, roots, engines, guess)
+    same_as = _same_as(session, group, [root for root in roots if root not in required], engines, guess)
     derived = {root for root, _ in same_as}
     return Discovery(
         roots=tuple(root for root in roots if root not in derived),
@@ -506,343 +599,6 @@ def parse_preset(text: str) -> tuple[str, tuple[str, ...]]:
         raise AdoptError(str(error)) from None
 
 
-# Which Hydra semantics an application uses: read from its @hydra.main, else from the style of its files.
-
-
-def _literal(node: ast.AST | None) -> Any:
-    try:
-        return ast.literal_eval(node) if node is not None else None
-    except ValueError:
-        return ...  # not a literal: the entry point computes it
-
-
-# Every way an application starts Hydra, and the positional parameters of each (Hydra 1.3's signatures).
-HYDRA_STARTS = MappingProxyType(
-    {
-        "main": ("config_path", "config_name", "version_base"),
-        "initialize": ("config_path", "job_name", "caller_stack_depth", "version_base"),
-        "initialize_config_dir": ("config_dir", "job_name", "version_base"),
-        "initialize_config_module": ("config_module", "job_name", "version_base"),
-    }
-)
-
-
-@dataclass(frozen=True)
-class HydraCall:
-    """One place an application starts Hydra (`@hydra.main`, `initialize`, `initialize_config_dir`,
-    `initialize_config_module`), read with ast: its literal arguments (`...` when computed, absent when not given)."""
-
-    path: Path
-    line: int
-    kind: str
-    arguments: tuple[tuple[str, Any], ...]
-
-    @property
-    def keywords(self) -> dict[str, Any]:
-        return dict(self.arguments)
-
-    @property
-    def shown(self) -> str:
-        return "@hydra.main" if self.kind == "main" else self.kind
-
-
-def _hydra_names(tree: ast.AST) -> tuple[dict[str, str], set[str]]:
-    """The names a module binds to Hydra's starts (`from hydra import initialize as init`: init -> initialize)
-    and to `compose`, and the names bound to the `hydra` module itself."""
-    starts: dict[str, str] = {}
-    modules: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "hydra":
-            for alias in node.names:
-                if alias.name in HYDRA_STARTS or alias.name == "compose":
-                    starts[alias.asname or alias.name] = alias.name
-        elif isinstance(node, ast.Import):
-            modules.update(alias.asname or alias.name for alias in node.names if alias.name == "hydra")
-    return starts, modules
-
-
-def _called(func: ast.AST, starts: dict[str, str], modules: set[str]) -> str | None:
-    """Which of Hydra's functions a call's target is (`hydra.initialize`, an imported `initialize`), or None."""
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in modules:
-        return func.attr if func.attr in HYDRA_STARTS or func.attr == "compose" else None
-    return starts.get(func.id) if isinstance(func, ast.Name) else None
-
-
-def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
-    starts, modules = _hydra_names(tree)
-    if not starts and not modules:
-        return []
-    found: list[HydraCall] = []
-    # Innermost scopes first (ast.walk goes outward in): a call pairs with the `compose` of its own function.
-    scopes = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]
-    for scope in reversed(scopes):
-        body = [node for statement in getattr(scope, "body", []) for node in ast.walk(statement)]
-        names = [_called(node.func, starts, modules) for node in body if isinstance(node, ast.Call)]
-        calls = [node for node in body if isinstance(node, ast.Call)]
-        # `compose(config_name=...)` beside an initialize names the config the application composes.
-        composed = [
-            _literal(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
-            for call, name in zip(calls, names, strict=True)
-            if name == "compose"
-        ]
-        for call, name in zip(calls, names, strict=True):
-            parameters = HYDRA_STARTS.get(name or "")
-            if name is None or parameters is None or any(f.line == call.lineno and f.path == path for f in found):
-                continue
-            given = [ast.keyword(arg=parameters[position], value=value) for position, value in enumerate(call.args[: len(parameters)])]
-            arguments = {k.arg: _argument(k, path) for k in [*given, *call.keywords] if k.arg}
-            if name != "main" and "config_name" not in arguments and composed:
-                arguments["config_name"] = composed[0]
-            found.append(HydraCall(path, call.lineno, name, tuple(arguments.items())))
-    return sorted(found, key=lambda call: call.line)
-
-
-# Folders no walk of the repository enters: environments, caches, build outputs, other projects' installed packages.
-SKIPPED_FOLDERS = frozenset({".git", ".cache", ".venv", "venv", "node_modules", "site-packages", ".tox", "build", "dist", "__pycache__"})
-
-
-def python_files(repository: Path, marker: str, limit: int = 5000) -> Iterator[tuple[Path, ast.Module]]:
-    """The repository's Python files that mention `marker`, parsed with ast (never imported), in file order; at most
-    `limit` files are read, and one that cannot be read or parsed is passed over."""
-    files = 0
-    for folder, subfolders, names in os.walk(repository):
-        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
-        for name in sorted(names):
-            if not name.endswith(".py") or files >= limit:
-                continue
-            files += 1
-            path = Path(folder, name)
-            try:
-                text = read_text(path)
-                if marker not in text:
-                    continue
-                tree = python_tree(text, str(path))
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, InputLimitError):
-                continue
-            yield path, tree
-
-
-def hydra_calls(repository: Path, limit: int = 5000) -> list[HydraCall]:
-    """Every place the repository's Python files start Hydra, read with ast, never imported, in file order."""
-    return [call for path, tree in python_files(repository, "hydra", limit) for call in _calls_in(tree, path)]
-
-
-def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, dict[str, Any]]]:
-    """Every `@hydra.main(...)` in the repository: (file, line, its arguments as hydra_calls reads them)."""
-    return [(call.path, call.line, call.keywords) for call in hydra_calls(repository, limit) if call.kind == "main"]
-
-
-def _argument(keyword: ast.keyword, path: Path) -> Any:
-    """A keyword's literal value; a `config_path` computed from `__file__` evaluated statically (never run)."""
-    value = _literal(keyword.value)
-    if value is ... and keyword.arg == "config_path":
-        from harness.readers.entries import NotStatic, static_value
-
-        computed = static_value(keyword.value, path)
-        return ... if isinstance(computed, NotStatic) else computed
-    return value
-
-
-def _is_hydra_main(func: ast.AST) -> bool:
-    return isinstance(func, ast.Attribute) and func.attr == "main" and isinstance(func.value, ast.Name) and func.value.id == "hydra"
-
-
-def _major_minor(value: Any) -> str | None:
-    match = re.match(r"(\d+)\.(\d+)", value) if isinstance(value, str) else None
-    if match is None:
-        return None
-    version = f"{match.group(1)}.{match.group(2)}"
-    return version if version in VERSION_BASES else ("1.1" if version < "1.1" else VERSION_BASES[-1])
-
-
-def _package_folder(module: str, repository: Path) -> Path | Any:
-    """The folder of a dotted module inside the repository (at its top level or under `src/`), `...` when none:
-    `pkg://litdet.configs` and `initialize_config_module("litdet.configs")` name a package's folder."""
-    relative = module.strip("/").replace(".", "/")
-    for top in (repository, repository / "src"):
-        if relative and (top / relative).is_dir():
-            return (top / relative).resolve()
-    return ...
-
-
-def _call_folder(call: HydraCall, repository: Path) -> Path | None | Any:
-    """The config folder a call names (`...` when computed, None when it names none)."""
-    arguments = call.keywords
-    if isinstance(arguments.get("config_path"), str) and arguments["config_path"].startswith("pkg://"):
-        return _package_folder(arguments["config_path"].removeprefix("pkg://"), repository)
-    if call.kind == "initialize_config_module":
-        module = arguments.get("config_module")
-        return _package_folder(module, repository) if isinstance(module, str) else ...
-    if call.kind == "initialize_config_dir":
-        folder = arguments.get("config_dir")
-        return Path(folder).resolve() if isinstance(folder, str) and os.path.isabs(folder) else ...
-    config_path = arguments.get("config_path", "." if call.kind == "main" else None)
-    if config_path is None or config_path is ...:
-        return config_path
-    return (call.path.parent / config_path).resolve() if isinstance(config_path, str) else ...
-
-
-@dataclass(frozen=True)
-class ConfigFolder:
-    """A config folder the application's Hydra starts name, the calls that name it and the launches that run them.
-
-    `composed` is set when the calls compute their folder (read without running) and this folder is the one that
-    holds the config they compose (`compose(config_name="config")` beside `initialize_config_dir(computed)`)."""
-
-    folder: Path
-    calls: tuple[HydraCall, ...]
-    launches: int = 0
-    composed: str | None = None
-
-    def evidence(self, base: Path) -> str:
-        """The calls that name it (the first three) and the launches that run them, in a few words."""
-        where = ", ".join(f"{call.shown} at {_relative(call.path, base)}:{call.line}" for call in self.calls[:3])
-        more = f" and {len(self.calls) - 3} more" if len(self.calls) > 3 else ""
-        runs = f"; {self.launches} launch(es) run them" if self.launches else ""
-        return f"{where}{more}{runs}"
-
-    def shown(self, base: Path) -> str:
-        if self.composed is not None:
-            return (
-                f"{_relative(self.folder, base)} (holds {self.composed}.yaml, the config {self.evidence(base)} "
-                "composes from a folder it computes, read without running)"
-            )
-        return f"{_relative(self.folder, base)} (named by {self.evidence(base)})"
-
-
-def config_folders(base: Path, repository: Path, launches: Counter[Path] | None = None) -> list[ConfigFolder]:
-    """The config folders below `base` that the repository's Hydra starts name (read statically, never run), most
-    used first: by the launches that run their entry files, then by the number of calls. The one place init asks
-    where an entry point's configs are (`_call_folder`), so a better reader of entry points changes only that."""
-    launches = launches or Counter()
-    named: dict[Path, list[HydraCall]] = {}
-    for call in hydra_calls(repository):
-        folder = _call_folder(call, repository)
-        if isinstance(folder, Path) and _is_within(folder, base) and folder.is_dir() and any(folder.glob("*.yaml")):
-            named.setdefault(folder, []).append(call)
-    found = [
-        ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}))
-        for folder, calls in named.items()
-    ]
-    return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
-
-
-def composed_folders(base: Path, repository: Path, launches: Counter[Path] | None = None, limit: int = 5000) -> list[ConfigFolder]:
-    """The folders below `base` that hold the config a Hydra start with a computed folder composes (pyteia:
-    `initialize_config_dir(config_dir=str(layout.primary.path))` then `compose(config_name="config")`, and one
-    folder of the package holds `config.yaml`), most used first as config_folders orders them. The computed
-    folder is never evaluated: the config's file name is the evidence, and init says so."""
-    launches = launches or Counter()
-    wanted: dict[str, list[HydraCall]] = {}
-    for call in hydra_calls(repository):
-        name = call.keywords.get("config_name")
-        if _call_folder(call, repository) is ... and isinstance(name, str) and name and "/" not in name:
-            wanted.setdefault(name.removesuffix(".yaml"), []).append(call)
-    if not wanted:
-        return []
-    named: dict[Path, tuple[str, list[HydraCall]]] = {}
-    seen = 0
-    for folder, subfolders, names in os.walk(base):
-        subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS and not name.startswith("."))
-        seen += 1
-        if seen > limit:
-            break
-        for name, calls in wanted.items():
-            if f"{name}.yaml" in names:
-                named.setdefault(Path(folder).resolve(), (name, calls))
-    found = [
-        ConfigFolder(folder, tuple(calls), sum(launches[path] for path in {call.path.resolve() for call in calls}), name)
-        for folder, (name, calls) in named.items()
-    ]
-    return sorted(found, key=lambda item: (-item.launches, -len(item.calls), item.folder.as_posix()))
-
-
-def find_config_dir(base: Path, repository: Path, launches: Counter[Path]) -> ConfigFolder:
-    """The config folder init adopts without `--config-dir`: the one the entry points name, or the one most launches
-    and calls use when that is clear; else AdoptError listing the candidates with the entry points of each."""
-    found = config_folders(base, repository, launches) or composed_folders(base, repository, launches)
-    if not found:
-        computed = [
-            f"{call.shown} at {_relative(call.path, base)}:{call.line}"
-            for call in hydra_calls(repository)
-            if _call_folder(call, repository) is ...
-        ]
-        said = f" ({', '.join(computed[:3])} compute{'s' * (len(computed) == 1)} it, read without running)" if computed else ""
-        raise AdoptError(
-            f"{base}: no @hydra.main or initialize call below names a config folder that holds YAML files{said}; "
-            "give it with --config-dir DIR"
-        )
-    if len(found) == 1 or (found[0].launches, len(found[0].calls)) > (found[1].launches, len(found[1].calls)):
-        return found[0]
-    tied = [item for item in found if (item.launches, len(item.calls)) == (found[0].launches, len(found[0].calls))]
-    raise AdoptError(
-        f"{base}: {len(tied)} config folders are used as much as each other: "
-        + "; ".join(item.shown(base) for item in tied)
-        + "; choose one with --config-dir DIR"
-    )
-
-
-def _shown_version(version: str | None) -> str:
-    return "None" if version is None else repr(version)
-
-
-@dataclass(frozen=True)
-class EntryGuess:
-    """The Hydra start init read for a config folder: its version_base, the reason in one line, and its file."""
-
-    version_base: str | None
-    reason: str
-    entry_file: Path | None = None
-
-
-def read_entry_points(config_dir: Path, repository: Path, roots: Sequence[str], launches: Counter[Path] | None = None) -> EntryGuess:
-    """The version_base of the way the application starts Hydra for this folder, and the one-line reason.
-
-    A call matches when its literal config folder is this folder, or (computed folder) its `config_name` is one
-    of the roots. Without `version_base=` Hydra assumes 1.1. When calls disagree, the one whose file most launch
-    scripts run decides (`launches`: entry file -> launches), then the most calls. Without any call, files in
-    Hydra 1.0/1.1 style (`# @package _group_` or `_name_` headers) mean 1.1, anything else this Hydra's semantics.
-    """
-    names = {root.removesuffix(".yaml") for root in roots}
-    launches = launches or Counter()
-    matching: list[tuple[HydraCall, str | None]] = []
-    for call in hydra_calls(repository):
-        folder, config_name = _call_folder(call, repository), call.keywords.get("config_name")
-        by_path = isinstance(folder, Path) and folder == config_dir
-        by_name = folder is ... and isinstance(config_name, str) and config_name.removesuffix(".yaml") in names
-        value = call.keywords.get("version_base", "1.1")
-        if (by_path or by_name) and value is not ...:  # a computed version_base: nothing to read here
-            matching.append((call, None if value is None else _major_minor(value)))
-    if matching:
-        votes = Counter(version for _, version in matching)
-        # The call most launches run decides; among equals, the version most calls agree on, then file order.
-        call, version = max(matching, key=lambda item: (launches[item[0].path.resolve()], votes[item[1]]))
-        used = launches[call.path.resolve()]
-        why = f"the entry point {used} launch(es) run; " if used else ""
-        kinds = "entry point(s)" if all(c.kind == "main" for c, _ in matching) else "call(s)"
-        if len(votes) == 1:
-            count = f"{votes[version]} {kinds} agree"
-        else:
-            first = {v: next(f"{_relative(c.path, repository)}:{c.line}" for c, w in matching if w == v) for v in votes}
-            count = f"the {kinds} disagree: " + ", ".join(
-                f"{n} say {_shown_version(v)}" + ("" if v == version else f" (first at {first[v]})")
-                for v, n in sorted(votes.items(), key=lambda item: (item[0] != version, -item[1]))
-            )
-        reason = f"version_base {_shown_version(version)} as {call.shown} at {_relative(call.path, repository)}:{call.line} ({why}{count})"
-        return EntryGuess(version, reason, call.path)
-    for path in sorted(config_dir.rglob("*.yaml")):
-        try:
-            header = header_of(read_text(path)[:512])
-        except (OSError, UnicodeDecodeError, InputLimitError):
-            continue
-        package = header.get("package") or ""
-        if "_group_" in package or "_name_" in package:
-            return EntryGuess(
-                "1.1", f"version_base '1.1': {_relative(path, config_dir)} has a Hydra 1.0-style '# @package {package}' header"
-            )
-    return EntryGuess(None, Guess.version_base_reason)
-
-
 def toml_text(table: dict[str, Any], prefix: str | None, comments: Iterable[str] = ()) -> str:
     """The settings table as TOML text, written by tomlkit: under `[prefix]` (pyproject.toml) or at the top level
     (standalone file), each comment on a line of its own above it. Plain keys first, then sub-tables."""
@@ -878,14 +634,6 @@ def toml_text(table: dict[str, Any], prefix: str | None, comments: Iterable[str]
 
 def _is_array_of_tables(value: Any) -> bool:
     return isinstance(value, list) and any(isinstance(item, dict) for item in value)
-
-
-def _relative(path: Path, base: Path) -> str:
-    return Path(os.path.relpath(path, base)).as_posix()
-
-
-def _is_within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def _package_around(path: Path, stop: Path) -> Path | None:
@@ -1148,7 +896,7 @@ def _entry_near(folder: Path, base: Path, project: Any) -> Any:
     where `verl/` is): a launch is globbed wherever it lives, and `cd` is followed when the launches are read."""
     from harness.runner.launches import NOT_HYDRA, Refusal
 
-    folders = [folder, *(parent for parent in folder.parents if _is_within(parent, base) and parent != base)]
+    folders = [folder, *(parent for parent in folder.parents if is_within(parent, base) and parent != base)]
 
     def is_entry(entry: str, is_module: bool) -> bool:
         # A program without @hydra.main (geoarches' `python -m geoarches.evaluation.eval_multistep`, an argparse
@@ -1251,19 +999,25 @@ def nested_presets(
 def python_sources_of(entry: EntryGuess, base: Path) -> list[str]:
     """`python_sources` for the package that holds the entry point, when it lies below the settings file's folder
     (`verl` for verl/trainer/main_ppo.py): `_target_` paths resolve into it, read with ast, never imported."""
-    package = _package_around(entry.entry_file.parent, base) if entry.entry_file is not None else None
-    if package is None or entry.entry_file is None:
+    if entry.entry_file is None or not is_within(entry.entry_file.resolve(), base.resolve()):
         return []
+    package = _package_around(entry.entry_file.parent, base)
+    if package is None:
+        # No __init__.py between (F5-TTS's wheel: `f5_tts/` is a namespace package): its imports resolve from the
+        # repository's root, as the program runs there (`from f5_tts.model import CFM`), so sources start at the
+        # top folder that holds the entry point, or at the root for a script that lies there.
+        parts = entry.entry_file.resolve().relative_to(base.resolve()).parts
+        return [parts[0] if len(parts) > 1 else "."]
     # A package inside a namespace package (pyteia's `teia/core`: teia/ has no __init__.py) is imported by its
     # dotted name from the folder above the namespace (`from teia.core.config import ...`): sources start there.
     imported = _imported_modules(entry.entry_file)
     top, dotted = package, package.name
-    while top.parent != base and _is_within(top.parent, base) and not (top.parent / "__init__.py").is_file():
+    while top.parent != base and is_within(top.parent, base) and not (top.parent / "__init__.py").is_file():
         outer = f"{top.parent.name}.{dotted}"
         if not any(name == outer or name.startswith(f"{outer}.") for name in imported):
             break
         top, dotted = top.parent, outer
-    return [_relative(package if top == package else top.parent, base)]
+    return [shown_relative(package if top == package else top.parent, base)]
 
 
 def _imported_modules(file: Path) -> set[str]:
@@ -1288,20 +1042,26 @@ class LaunchSurvey:
 
     entries: Counter[Path] = field(default_factory=Counter)
     keys: Counter[str] = field(default_factory=Counter)
+    # folder -> where the launches that name it with `--config-path` are (`SCRIPT:LINE`): VAGEN's scripts all say
+    # `--config-path="$V/vagen/configs"` beside an entry point whose own config_path names no folder.
+    flagged: dict[Path, list[str]] = field(default_factory=dict)
+    flagged_entries: dict[Path, set[Path]] = field(default_factory=dict)  # folder -> the entry files those launches run
 
 
 def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurvey:
     """How many launches the shell scripts below `base` make of each of its Python entry files (parsed, never run):
     the entry point most launches use is the application's own, not a helper beside it; and which keys they set."""
     from harness.readers.bash import launches_in
-    from harness.runner.launches import Project
+    from harness.runner.launches import Project, flagged_config_folder
 
     project = Project(base, config_dir, {})
     counts: Counter[Path] = Counter()
     keys: Counter[str] = Counter()
+    flagged: dict[Path, list[str]] = {}
+    flagged_entries: dict[Path, set[Path]] = {}
     scripts = 0
     for folder, subfolders, files in os.walk(base):
-        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED_FOLDERS and not d.startswith("."))
+        subfolders[:] = walked_into(folder, subfolders)
         for name in sorted(files):
             path = Path(folder, name)
             if not name.endswith(".sh") or path.is_symlink() or scripts >= limit:
@@ -1318,7 +1078,11 @@ def launch_counts(base: Path, config_dir: Path, limit: int = 5000) -> LaunchSurv
                 if entry is not None:
                     counts[entry.resolve()] += 1
                 keys.update({override.text.partition("=")[0].lstrip("+~") for override in launch.overrides})
-    return LaunchSurvey(counts, keys)
+                named = flagged_config_folder(project, launch) if entry is not None and not launch.error else None
+                if entry is not None and named is not None and is_within(named, base.resolve()) and named.is_dir():
+                    flagged.setdefault(named, []).append(launch.where)
+                    flagged_entries.setdefault(named, set()).add(entry.resolve())
+    return LaunchSurvey(counts, keys, flagged, flagged_entries)
 
 
 @dataclass(frozen=True)
@@ -1345,7 +1109,7 @@ class Inputs:
             ("--write-contracts", self.contracts_file),
         ):
             if path is not None:
-                words += [flag, _relative(path.resolve(), base)]
+                words += [flag, shown_relative(path.resolve(), base)]
         if self.engine_group is not None:
             words += ["--engine-group", self.engine_group]
         if self.version_base is not None:
@@ -1354,7 +1118,7 @@ class Inputs:
             for value in values:
                 words += [flag, value]
         for folder in self.search_path:
-            words += ["--search-path", _relative(folder.resolve(), base)]
+            words += ["--search-path", shown_relative(folder.resolve(), base)]
         return [*words, "--verbose"] if self.verbose else words
 
 
@@ -1397,7 +1161,7 @@ def recorded_inputs(flags: str, base: Path) -> Inputs | None:
 
     project = project_root(base)
     named = [args.config_dir, args.write_snapshots, args.write_contracts, *args.search_path]
-    if any(value is not None and not _is_within((base / value).resolve(), project) for value in named):
+    if any(value is not None and not is_within((base / value).resolve(), project) for value in named):
         return None
 
     def path(value: str | None) -> Path | None:
@@ -1431,6 +1195,7 @@ class Plan:
     nested_reason: str | None = None
     found_by: ConfigFolder | None = None
     plugin_notes: tuple[str, ...] = ()
+    trees_note: str | None = None  # the config trees the entry points name besides this one, not adopted
 
 
 def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
@@ -1442,16 +1207,18 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
     found_by = None
     config_dir = inputs.config_dir
     if config_dir is None:  # the folder the entry points name
-        found_by = find_config_dir(base, project_root(base), launches.entries)
+        found_by = find_config_dir(base, project_root(base), launches.entries, launches.flagged)
         config_dir = found_by.folder
     config_dir = config_dir.resolve()
+    named = config_folders(base, project_root(base), launches.entries) or composed_folders(base, project_root(base), launches.entries)
+    trees_note = other_trees_note(config_dir, [item.folder for item in named], base)
     if not config_dir.is_dir():
         raise AdoptError(f"{config_dir}: config folder does not exist")
     snapshot_dir = (inputs.snapshot_dir or base / DEFAULT_SNAPSHOT_DIR).resolve()
     contracts_file = (inputs.contracts_file or base / DEFAULT_CONTRACTS).resolve()
     # Inside the config folder, goldens would ship with the package data and change the tree every run composes.
     for what, path in (("snapshot folder", snapshot_dir), ("contracts file", contracts_file)):
-        if _is_within(path, config_dir):
+        if is_within(path, config_dir):
             raise AdoptError(f"{path}: the {what} must be outside the config folder {config_dir}")
     engine_group = inputs.engine_group
     if engine_group is not None and (not engine_group.strip() or any(c.isspace() for c in engine_group)):
@@ -1478,7 +1245,13 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
         if chosen is not None and chosen not in VERSION_BASES:
             raise AdoptError(f"--version-base {version_base!r}: expected one of {', '.join(VERSION_BASES)} or none")
         guess = replace(guess, version_base=chosen, version_base_reason=f"version_base {chosen!r} (--version-base)")
-    entry = read_entry_points(config_dir, project_root(base), candidate_roots(config_dir, globs), launches.entries)
+    entry = read_entry_points(
+        config_dir,
+        project_root(base),
+        candidate_roots(config_dir, globs),
+        launches.entries,
+        launches.flagged_entries.get(config_dir, set()),
+    )
     if version_base is None:
         guess = replace(guess, version_base=entry.version_base, version_base_reason=entry.reason)
 
@@ -1496,12 +1269,12 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
     discovery, guess = readable_presets(discovery, guess, bool(inputs.presets))
     table = settings_table(
         discovery,
-        _relative(config_dir, base),
-        _relative(snapshot_dir, base),
-        _relative(contracts_file, base),
+        shown_relative(config_dir, base),
+        shown_relative(snapshot_dir, base),
+        shown_relative(contracts_file, base),
         engine_group,
         guess,
-        [_relative(folder, base) for folder in folders],
+        [shown_relative(folder, base) for folder in folders],
     )
     sources = python_sources_of(entry, base)
     if sources:
@@ -1542,6 +1315,7 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
         nested[1] if nested is not None else None,
         found_by,
         tuple(note for _, note in plugins),
+        trees_note,
     )
 
 
@@ -1584,6 +1358,8 @@ def adopt(
     config_dir, snapshot_dir, contracts_file, switches = planned.config_dir, planned.snapshot_dir, planned.contracts_file, planned.switches
     notes = computed_entry_points(config_dir, project_root(base))
     notes += planned.plugin_notes
+    if planned.trees_note is not None:
+        notes.append(planned.trees_note)
     if switches.routes:
         notes.append(
             f"routes {', '.join(r['name'] for r in switches.routes)}: each composes a root with one option of a "
@@ -1596,7 +1372,7 @@ def adopt(
     package = _package_around(snapshot_dir, base)
     if package is not None:
         notes.append(
-            f"{_relative(snapshot_dir, base)} is inside the Python package {_relative(package, base)}: "
+            f"{shown_relative(snapshot_dir, base)} is inside the Python package {shown_relative(package, base)}: "
             "check that its package data does not ship the goldens"
         )
     contracts_created = not contracts_file.exists()
@@ -1790,23 +1566,29 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
     """What init says of each `@hydra.main` whose `config_path` is computed: the folder it evaluates to (read with
     ast from `__file__` and `os.path`/`pathlib` joins, never run) when that is this config folder, or which argument
     it cannot evaluate and why."""
-    from harness.readers.entries import NotStatic, static_value
+    from harness.readers.entries import NotStatic, module_constants, static_value
 
     said = []
-    for path, line, _ in hydra_mains(repository):
+    names = {name.removesuffix(".yaml") for name in candidate_roots(config_dir, ("*.yaml",))}
+    for path, line, arguments in hydra_mains(repository):
+        config_name = arguments.get("config_name")
+        if isinstance(config_name, str) and config_name.removesuffix(".yaml") not in names:
+            continue  # the entry point of another folder's config (foundry's rfd3/train.py beside rf3/configs)
         try:
-            node = next((k.value for k in _hydra_main_keywords(read_text(path), line) if k.arg == "config_path"), None)
+            text = read_text(path)
+            node = next((k.value for k in _hydra_main_keywords(text, line) if k.arg == "config_path"), None)
+            constants = module_constants(ast.parse(text), line)
         except (OSError, UnicodeDecodeError, InputLimitError, SyntaxError, ValueError):
             continue
-        if node is None or _literal(node) is not ...:
+        if node is None or literal_value(node) is not ...:
             continue  # a literal (or no) config_path: nothing computed to say
-        value = static_value(node, path)
-        where = f"{_relative(path, repository)}:{line}"
+        value = static_value(node, path, constants)
+        where = f"{shown_relative(path, repository)}:{line}"
         if isinstance(value, NotStatic):
             said.append(f"{where}: @hydra.main's config_path cannot be read without running it ({value.why})")
         elif isinstance(value, str) and (path.parent / value).resolve() == config_dir:
             said.append(
-                f"{where}: @hydra.main with config_path computed from __file__ (read, never run): {_relative(config_dir, repository)}"
+                f"{where}: @hydra.main with config_path computed from __file__ (read, never run): {shown_relative(config_dir, repository)}"
             )
     return said
 
@@ -1822,15 +1604,15 @@ def plugin_search_paths(repository: Path, given: Sequence[Path], limit: int = 50
         for plugin in [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]:
             if not any(dotted_name(base).rsplit(".", 1)[-1] == "SearchPathPlugin" for base in plugin.bases):
                 continue
-            where = f"{_relative(path, repository)}:{plugin.lineno}: the SearchPathPlugin {plugin.name} adds"
+            where = f"{shown_relative(path, repository)}:{plugin.lineno}: the SearchPathPlugin {plugin.name} adds"
             for argument, bound in _search_path_additions(plugin, repository):
                 value = static_value(argument, path, bound)
                 added = _plugin_folder(value, repository)
                 if added is None:
                     why = value.why if isinstance(value, NotStatic) else f"{as_shown(value)!r} is not a folder of the repository"
                     said.append((None, f"{where} a folder it computes ({why}); give it with --search-path DIR"))
-                elif added not in given:
-                    shown = _relative(added, repository)
+                elif added not in given and all(folder != added for folder, _ in said):  # vissl adds configs/ twice
+                    shown = shown_relative(added, repository)
                     said.append((added, f"search_path {shown}: {where} it to every run's search path (read, never imported)"))
     return said
 
@@ -1848,7 +1630,7 @@ def _search_path_additions(plugin: ast.ClassDef, repository: Path) -> list[tuple
             if isinstance(iterated, ast.Call) and dotted_name(iterated.func) == "map" and len(iterated.args) == 2:
                 iterated = iterated.args[1]
             if isinstance(iterated, ast.Attribute) and iterated.attr == "__path__":
-                folder = _package_folder(dotted_name(iterated.value), repository)
+                folder = repository_package(dotted_name(iterated.value), repository)
                 if isinstance(folder, Path):
                     loops[node.target.id] = ast.Call(ast.Name("Path"), [ast.Constant(folder.as_posix())], [])
     found = []
@@ -1866,17 +1648,17 @@ def _plugin_folder(value: Any, repository: Path) -> Path | None:
     if not isinstance(value, str):
         return None
     if value.startswith("pkg://"):
-        folder = _package_folder(value.removeprefix("pkg://"), repository)
+        folder = repository_package(value.removeprefix("pkg://"), repository)
         return folder if isinstance(folder, Path) else None
     relative = value.removeprefix("file://")
     folder = (repository / relative).resolve()
-    return folder if value.startswith("file://") and _is_within(folder, repository.resolve()) and folder.is_dir() else None
+    return folder if value.startswith("file://") and is_within(folder, repository.resolve()) and folder.is_dir() else None
 
 
 def _hydra_main_keywords(text: str, line: int) -> list[ast.keyword]:
     """The keywords of the `hydra.main(...)` call at `line`."""
     for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Call) and node.lineno == line and _is_hydra_main(node.func):
+        if isinstance(node, ast.Call) and node.lineno == line and is_hydra_main_call(node.func):
             return node.keywords
     return []
 
@@ -1903,8 +1685,8 @@ def pytest_hides_goldens(settings_file: Path, repository: Path) -> str | None:
     target = settings_file.resolve()
     if any(target == (repository / p).resolve() or (repository / p).resolve() in target.parents for p in paths):
         return None
-    fixed = ", ".join(f'"{p}"' for p in [*paths, _relative(settings_file, repository)])
+    fixed = ", ".join(f'"{p}"' for p in [*paths, shown_relative(settings_file, repository)])
     return (
         f"pyproject.toml's [tool.pytest.ini_options] testpaths = {paths!r} keeps plain `pytest` from collecting "
-        f"the golden tests in {_relative(settings_file, repository)}; write testpaths = [{fixed}]"
+        f"the golden tests in {shown_relative(settings_file, repository)}; write testpaths = [{fixed}]"
     )

@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config-dir",
         dest="init_config_dir",
         metavar="DIR",
-        help="the Hydra config folder (default: the one the application's @hydra.main and initialize calls name)",
+        help="the Hydra config folder (default: the one the application's @hydra.main and initialize calls, or its launch "
+        "scripts' --config-path, name)",
     )
     parser.add_argument(
         "--engine-group",

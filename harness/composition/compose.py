@@ -7,7 +7,7 @@ import os
 import pickle
 import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import resources
@@ -28,7 +28,7 @@ from harness.composition import hydra_compat, trace
 from harness.composition import overrides as harness_overrides
 from harness.composition.policy import resolution_policy
 from harness.composition.render import load_config_text
-from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint
+from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint, unavailable_folders
 from harness.composition.session import Session, current
 from harness.composition.store import CacheRefused, cache_add_variant, cache_get, cache_put, cache_variants, open_store, warn_refused
 from harness.gates.budget import MAX_DEPTH
@@ -36,6 +36,8 @@ from harness.gates.confine import (
     Scope,
     UnsafeInput,
     defaults_problem,
+    package_is_loaded,
+    package_is_missing,
     project_root,
     resolved_search_path,
     search_path_problem,
@@ -241,6 +243,8 @@ class LoadedPackages(ParsedSource):
         folder = trace.package_folder(location) if location else None
         if folder is not None:
             return GUARDED_SOURCES["file"](provider, f"file://{folder}")
+        if location and not package_is_loaded(location) and package_is_missing(location):
+            return MISSING_PACKAGE(provider, path)
         return super().__new__(cls)
 
     def __init__(self, provider: str, path: str) -> None:
@@ -273,6 +277,28 @@ class LoadedPackages(ParsedSource):
         if not self._on_disk:
             return trace.content_digest(self.load_config(config_path))
         return super().content_digest_of(config_path)
+
+
+class MissingPackage(ConfigSource):
+    """Before Hydra's package config source, for a `pkg://` search path entry that no installed package provides
+    (foundry's `pkg://configs`): a source that is not available and holds nothing, as Hydra's own is for such an
+    entry, so Hydra skips it with its own warning ("... is not available"), recorded as every Hydra warning is.
+    Nothing is imported to tell: see package_is_missing."""
+
+    def available(self) -> bool:
+        return False
+
+    def is_group(self, config_path: str) -> bool:
+        return False
+
+    def is_config(self, config_path: str) -> bool:
+        return False
+
+    def list(self, config_path: str, results_filter: Any) -> list[str]:
+        return []
+
+    def load_config(self, config_path: str) -> ConfigResult:
+        raise ConfigLoadError(f"Config not found : {hydra_compat.config_file_name(config_path)}")
 
 
 class SharedStructuredSource(ConfigSource):
@@ -316,6 +342,7 @@ GUARDED_SOURCES = MappingProxyType(
         "structured": trace.recording_type(hydra_compat.structured_source(SharedStructuredSource)),
     }
 )
+MISSING_PACKAGE = trace.recording_type(hydra_compat.package_source(MissingPackage))
 
 
 # Hydra's words for a defaults entry whose config it cannot find: the config holding the entry, and the node.
@@ -638,7 +665,8 @@ class HydraSession:
                     with hydra_compat.shared_work(self._heads if self.sharing else None):
                         config = hydra_compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
             except Exception as error:  # Hydra raises many types; each becomes one line.
-                raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error))) from error
+                unavailable = [str(w.message) for w in caught]  # a search path entry Hydra skipped says why a node is missing
+                raise ComposeError(self._entry_line(error) + self._hinted(describe_error(error), unavailable)) from error
         hydra = config.get("hydra") if isinstance(config, DictConfig) else None
         if isinstance(hydra, DictConfig) and "runtime" in hydra:
             with open_dict(hydra):
@@ -679,8 +707,9 @@ class HydraSession:
             line = next((number for number, row in enumerate(lines, 1) if re.match(r"defaults\s*:", row)), None)
         return HydraWarning(text, display_path(path), line)
 
-    def _hinted(self, message: str) -> str:
-        """Hydra's message, and for a node no file provides, the one line that says how to register it."""
+    def _hinted(self, message: str, warned: Sequence[str] = ()) -> str:
+        """Hydra's message, and for a node no file provides, the one line that says how to register it (or which
+        search path entry Hydra skipped, from its warnings `warned`)."""
         match = MISSING_NODE.search(message)
         if match is None:
             return message
@@ -688,18 +717,21 @@ class HydraSession:
         if gone:
             return f"{message} ({match.group(2)!r}: {gone}; restore it, or remove what names it)"
         group = match.group(2).rpartition("/")[0]
+        skipped = unavailable_folders(warned)
         try:
             if group and match.group(1) == "find" and not hydra_compat.group_exists(self.loader, group):
-                # An option of a group nothing provides: a misspelt or removed group, not a Python node.
+                # An option of a group nothing provides: a misspelt or removed group, not a Python node, or one in a
+                # search path entry Hydra skipped.
                 parent, _, name = group.rpartition("/")
                 groups = sorted(g for g in self.loader.list_groups(parent) if parent or g != "hydra")  # Hydra's own
                 where = f" in {parent!r}" if parent else ""
-                hint = f"no config group {group!r}{did_you_mean(name, groups)}; the groups{where}: {', '.join(groups) or 'none'}"
+                also = f", and Hydra skipped {skipped[0]!r}, which is not available" if skipped else ""
+                hint = f"no config group {group!r}{did_you_mean(name, groups)}{also}; the groups{where}: {', '.join(groups) or 'none'}"
                 return f"{message} ({hint})"
             options = {group: self.group_options(group, registered=True)} if group else {}
         except Exception:  # the hint is a courtesy; the message stands without it
             options = {}
-        hint = missing_node_hint(message, options, self.schemas)
+        hint = missing_node_hint(message, options, self.schemas, skipped)
         return f"{message} ({hint})" if hint else message
 
     def deleted_file(self, node: str) -> str:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from harness.model.settings import SettingsError
 
@@ -35,7 +37,30 @@ def import_schemas(modules: Iterable[str]) -> None:
             raise SchemaImportError(f"schemas: cannot import {module!r} ({summary})") from None
 
 
-def missing_node_hint(message: str, options_of: dict[str, list[str]] | None = None, schemas: Iterable[str] = ()) -> str:
+# Hydra's warning for a search path entry it skips: a folder that does not exist, a package nothing provides.
+NOT_AVAILABLE = re.compile(r"^provider=.*?, path=(.+) is not available\.$")
+
+
+def unavailable_folders(warned: Iterable[str]) -> list[str]:
+    """The search path entries Hydra's warnings say it skipped ("provider=..., path=X is not available."), in order."""
+    return [match.group(1) for match in map(NOT_AVAILABLE.match, (" ".join(text.split()) for text in warned)) if match]
+
+
+def _why_absent(entry: str) -> str:
+    """What a skipped folder entry lies in when that is an empty folder (a git submodule not checked out)."""
+    path = Path(entry).absolute()
+    for folder in path.parents:
+        if folder.is_dir():
+            if not any(folder.iterdir()):
+                shown = os.path.relpath(folder)
+                return f" ({shown}/ is an empty folder: a git submodule not checked out?)"
+            return ""
+    return ""
+
+
+def missing_node_hint(
+    message: str, options_of: dict[str, list[str]] | None = None, schemas: Iterable[str] = (), unavailable: Sequence[str] = ()
+) -> str:
     """The one line said after Hydra's message when a defaults entry names a node that no file provides.
 
     Hydra "could not load" a config a defaults entry names directly (`- vmas_balance_config`, the way schemas are
@@ -53,6 +78,10 @@ def missing_node_hint(message: str, options_of: dict[str, list[str]] | None = No
         return ""  # an option of a group that has options (Hydra lists them): a typo, not a Python node
     if difflib.get_close_matches(name, [option.rpartition("/")[2] for option in options], n=1, cutoff=0.8):
         return ""
+    if unavailable:
+        # The search path names a folder that is not there (VAGEN's and RAGEN's verl submodule, not checked out): the
+        # node is in it, not registered from Python.
+        return f"{node!r} is in no folder the search path reaches: Hydra skipped {unavailable[0]!r}, which is not available{_why_absent(unavailable[0])}"
     named = list(schemas)
     if named:
         return f"{node!r} is not registered by the modules in `schemas` ({', '.join(named)}) and no file provides it"

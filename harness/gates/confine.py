@@ -6,6 +6,7 @@ function that says what is wrong (or nothing); callers raise their own error typ
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -87,8 +88,9 @@ def uses_resolver(value: Any) -> bool:
 def search_path_problem(entry: Any, scope: Scope) -> str | None:
     """Why a search path entry is refused, or None for a folder inside `scope`.
 
-    `pkg://` would import a package (running its `__init__`), so only packages already imported (Hydra's own)
-    and the project's own package folders (read as files, see project_package_folder) are allowed; a resolver would let the environment choose the folder; a folder outside the project would
+    `pkg://` would import a package (running its `__init__`), so only packages already imported (Hydra's own),
+    the project's own package folders (read as files, see project_package_folder) and packages nothing installed
+    provides (skipped as Hydra skips them, see package_is_missing) are allowed; a resolver would let the environment choose the folder; a folder outside the project would
     let a config read host files. Used for `hydra.searchpath` in configs and overrides, and by every source
     a session creates; a settings-level search path checks its entries here too (pkg:// found from metadata
     instead of refused, its folder added to the scope).
@@ -103,7 +105,7 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
     if scheme == "pkg":
         return (
             None
-            if package_is_loaded(location) or project_package_folder(location, scope) is not None
+            if package_is_loaded(location) or project_package_folder(location, scope) is not None or package_is_missing(location)
             else (
                 f"search path entry {entry!r} would import the package {location!r} (pkg:// runs its code), and it is not "
                 "a folder of the project's own; use a folder inside the project instead"
@@ -192,6 +194,21 @@ def project_package_folder(name: str, scope: Scope, root: Path | None = None) ->
 def package_is_loaded(name: str) -> bool:
     """True when the module `name` is already imported (or is Hydra's own config), so serving it runs no new code."""
     return name in sys.modules or name == "hydra.conf"
+
+
+def package_is_missing(name: str) -> bool:
+    """True when no installed package provides `name`'s top-level package (foundry's `pkg://configs`), found without
+    importing anything: plain Hydra finds no such package either, skips the search path entry and warns that it
+    "is not available". A top that is installed may hold the package only importing it would tell: not missing."""
+    top = name.strip("/").split(".")[0]
+    if not top.isidentifier():
+        return True  # no module has such a name: Hydra's lookup fails too
+    if package_is_loaded(top):
+        return False
+    try:
+        return importlib.util.find_spec(top) is None  # a top-level name: its finders are asked, nothing is imported
+    except (ImportError, ValueError):
+        return False
 
 
 def _entry_texts(entry: Any) -> list[str]:

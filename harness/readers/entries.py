@@ -1,9 +1,10 @@
 """Hydra entry points read as Python reads them, with `ast` and never run: `@hydra.main(...)`'s arguments.
 
 A value is static when the source spells it: a literal, a module-level constant (`ROOT = "ppo"`, `CONFIG: Final =
-"conf"`) assigned above the decorator, a path built from `__file__` through a few assignments
-(`os.path.join(os.path.dirname(__file__), "config")`, `Path(__file__).parent / "conf"`, `HERE / "conf"`), a sum
-or f-string of static strings, and `pkg://package.path` config paths (the package's folder in the repository).
+"conf"`) assigned above the decorator, a path built from `__file__` or from a package's folder through a few
+assignments (`os.path.join(os.path.dirname(__file__), "config")`, `Path(__file__).parent / "conf"`, `HERE / "conf"`,
+`files("f5_tts").joinpath("configs")`), a sum or f-string of static strings, and `pkg://package.path` config paths
+(the package's folder in the repository).
 Anything else is `NotStatic`, a value type that names why and shows as text wherever a value is shown
 (`str()`, and `as_shown` for JSON), so no report has to know it.
 """
@@ -61,6 +62,8 @@ PATH_FUNCTIONS = frozenset(
     }
 )
 PATH_METHODS = frozenset({"joinpath", "resolve", "absolute", "as_posix"})
+# `importlib.resources.files("pkg")`: a package's folder (F5-TTS's `files("f5_tts").joinpath("configs")`).
+PACKAGE_FILES = frozenset({"files", "resources.files", "importlib.resources.files", "importlib_resources.files"})
 
 
 def module_constants(tree: ast.Module, before: int | None = None) -> dict[str, ast.expr]:
@@ -132,6 +135,8 @@ class _Evaluator:
         if isinstance(node, ast.Call) and not node.keywords:
             function = dotted_name(node.func)
             arguments = [self.evaluate(argument) for argument in node.args]
+            if function in PACKAGE_FILES:
+                return self.package(arguments, node)
             if function in PATH_FUNCTIONS:
                 return _path_function(function, arguments, node)
             if isinstance(node.func, ast.Attribute) and node.func.attr in PATH_METHODS:
@@ -140,6 +145,16 @@ class _Evaluator:
                     return path.joinpath(*(_as_text(a, node) for a in arguments))
                 return path.as_posix() if node.func.attr == "as_posix" else PurePosixPath(posixpath.normpath(path))
         raise _Dynamic(f"`{_text(node)}` is neither a literal nor a path built from __file__")
+
+    def package(self, arguments: list[Any], node: ast.AST) -> PurePosixPath:
+        """`files("f5_tts")`: the package's folder, where Python finds it from the program's file (the nearest folder
+        above it that holds the package, as running from the repository's root does), never imported."""
+        if len(arguments) != 1 or not isinstance(arguments[0], str) or self.file is None:
+            raise _Dynamic(f"`{_text(node)}` names no package the reader can find")
+        found = package_folder(arguments[0], self.file.parents)
+        if found is None:
+            raise _Dynamic(f"`{_text(node)}` names a package that is not a folder above the file")
+        return PurePosixPath(found.as_posix())
 
     def text(self, part: ast.AST) -> str:
         value = self.evaluate(part)
@@ -320,3 +335,64 @@ def entry_configs(files: Iterable[Path], root: Path, roots: Sequence[Path] = (),
         name = values.get("config_name")
         found.append(EntryConfig(module, folder, name if isinstance(name, str | NotStatic) else None, file, line))
     return found
+
+
+# What makes a folder a project an installer installs (`pip install -e ./verl`): rllm and deepscaler vendor verl as
+# `verl/` holding setup.py and the package `verl/verl/`.
+PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+
+
+def install_roots(root: Path) -> list[Path]:
+    """Where Python finds a repository's modules, run from `root` with its projects installed as their installers
+    would: the root and its `src/`, then each folder right below the root that is a project of its own (it holds a
+    setup.py, pyproject.toml or setup.cfg) and that project's `src/`."""
+    roots = [root, root / "src"]
+    try:
+        children = sorted(child for child in root.iterdir() if child.is_dir() and not child.name.startswith("."))
+    except OSError:
+        children = []
+    for child in children:
+        if any((child / name).is_file() for name in PROJECT_FILES):
+            roots += [child, child / "src"]
+    return roots
+
+
+def _module_files(base: Path, parts: Sequence[str]) -> tuple[Path, Path]:
+    return base.joinpath(*parts[:-1], f"{parts[-1]}.py"), base.joinpath(*parts, "__main__.py")
+
+
+def module_file(module: str, root: Path) -> Path | None:
+    """The file `python -m module` runs from `root` (never imported): a regular package (one with __init__.py) wins
+    wherever it lies among install_roots, as Python's import system prefers it to a namespace portion (rllm's `verl/`
+    at the root holds setup.py, not __init__.py: `verl.trainer.main_ppo` is `verl/verl/trainer/main_ppo.py`); else
+    the first root that holds the file. None when no root does."""
+    parts = module.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    roots = install_roots(root)
+    regular = [base for base in roots if (base / parts[0] / "__init__.py").is_file()] if len(parts) > 1 else []
+    for base in regular or roots:
+        for candidate in _module_files(base, parts):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def is_package_of(module: str, root: Path) -> bool:
+    """True when the top of `module` is a Python package of the repository run from `root`: a folder with
+    __init__.py, one that holds Python files or the module's file (a namespace package), or one that holds the
+    module's own package folders (`verl/trainer/` for `verl.trainer.main_ppo_sync`: a module missing from the
+    repository's package is the repository's, and missing). A folder that merely has the name (VAGEN's
+    `examples/evaluate/frozenlake/sglang/`, holding the scripts that start `python3 -m sglang.launch_server`) is not."""
+    parts = module.split(".")
+    if not parts[0].isidentifier():
+        return False
+    for base in install_roots(root):
+        top = base / parts[0]
+        if not top.is_dir():
+            continue
+        if (top / "__init__.py").is_file() or any(top.glob("*.py")) or any(f.is_file() for f in _module_files(base, parts)):
+            return True
+        if len(parts) > 2 and base.joinpath(*parts[:-1]).is_dir():
+            return True
+    return False

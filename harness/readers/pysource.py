@@ -320,7 +320,7 @@ class SourceIndex:
             if isinstance(current, _Module):
                 current = self.attribute(current, part, set())
             elif isinstance(current, _Def) and isinstance(current.node, ast.ClassDef):
-                current = _nested(current, part)
+                current = self._member(current, part)
             else:
                 current = None
             if current is None:
@@ -422,7 +422,7 @@ class SourceIndex:
             if isinstance(current, _Module):
                 current = self.attribute(current, part, seen)
             elif isinstance(current, _Def) and isinstance(current.node, ast.ClassDef):
-                current = _nested(current, part)
+                current = self._member(current, part)
             else:
                 return None
             if current is None or isinstance(current, Missing):
@@ -478,7 +478,9 @@ class SourceIndex:
             return Missing(f"{located.name} is a module, not a class or a function")
         file = str(located.module.file)
         if not isinstance(located.node, ast.ClassDef):
-            return _function_signature(located.qualname, file, located.node, skip_self=False)
+            # A classmethod (`from_file`) is called on its class: its first parameter is bound, never a config key.
+            bound = any(_dotted(decorator) == "classmethod" for decorator in located.node.decorator_list)
+            return _function_signature(located.qualname, file, located.node, skip_self=bound)
         mro, problems = self._mro(located)
         over = next((problem for problem in problems if NOT_READ in problem), None)
         if over is not None:  # the hierarchy past a budget: what the class takes is not known at all
@@ -539,6 +541,20 @@ class SourceIndex:
             own = (param.name, f"{param.owner}.{param.name}", param.file, param.line)
             leaves += [(f"{param.name}.{leaf}", field, file, line) for leaf, field, file, line in inner] if inner else [own]
         return replace(default, value=value, literal=True, leaves=tuple(leaves))
+
+    def _member(self, klass: _Def, name: str) -> Resolved | None:
+        """A class's attribute as Python finds it: in its body, else along its bases in method resolution order
+        (classy's `HFQADataset.from_file`, a classmethod its base defines); Outside when a base is not in the
+        sources (it may define the name), None when no class of the order does."""
+        found = _nested(klass, name)
+        if found is not None:
+            return found
+        order, unknown = self._mro(klass)
+        for base in order[1:]:
+            found = _nested(base, name)
+            if found is not None:
+                return found
+        return Outside(f"{klass.qualname}.{name}") if unknown else None
 
     def _mro(self, located: _Def) -> tuple[list[_Def], list[str]]:
         """The class's method resolution order among classes of the sources (C3), and the bases that are unknown.

@@ -97,7 +97,9 @@ def source_of(finding: Finding, root: str = "") -> str:
     `root` (a required key missing from a route is not the same cause as the main tree losing it)."""
     source = finding.source
     if source is None:
-        return "" if finding.kind == Kind.LAUNCH else root
+        # A Hydra warning that names no file (a search path entry "is not available") is the run's, not a root's:
+        # init records it once for the run (commands/known.py: run_wide_entries), with no root.
+        return "" if finding.kind in (Kind.LAUNCH, Kind.HYDRA_WARNING) else root
     file, line = getattr(source, "file", None), getattr(source, "line", None)
     if file is None or getattr(source, "override", None) is not None:
         return str(source)

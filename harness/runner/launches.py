@@ -38,7 +38,7 @@ from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
-from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
+from harness.readers.entries import NotStatic, config_folder, hydra_main, is_package_of, module_file  # entry points as Python reads them
 from harness.rules import invariants
 from harness.rules.known_entries import unplaced
 from harness.runner.compare import warning_findings
@@ -230,14 +230,14 @@ class Project:
         return next((path for path in self.absent_submodules if relative == path or relative.startswith(path + "/")), "")
 
     def entry_file(self, entry: str, is_module: bool) -> Path | None:
-        """The Python file of a module (or script) inside the project; None when there is none."""
-        candidates = (
-            [self.root / (module_path(entry) + ".py"), self.root / module_path(entry) / "__main__.py"] if is_module else [self.root / entry]
-        )
-        for candidate in candidates:
-            if candidate.is_file() and is_inside(candidate, self.root):
-                return candidate
-        return None
+        """The Python file of a module (or script) inside the project, a module's found as `python -m` finds it with
+        the project's vendored projects installed (entries.module_file); None when there is none."""
+        if is_module:
+            folder, _, module = entry.rpartition("/")
+            found = module_file(module, self.root / folder)
+            return found if found is not None and is_inside(found, self.root) else None
+        candidate = self.root / entry
+        return candidate if candidate.is_file() and is_inside(candidate, self.root) else None
 
     def sourced(self, path: str) -> bytes | str:
         """A file a script `source`s, read (never run) when it is inside the project; else why it is not."""
@@ -255,8 +255,10 @@ class Project:
         if entry in self.modules or module in self.modules:
             return True
         if is_module:
-            top = module.split(".")[0]
-            return bool(top) and top.isidentifier() and (self.root / folder / top).is_dir() and is_inside(self.root / folder, self.root)
+            # A package of the project (entries.is_package_of), or one inside a submodule not checked out (said so).
+            return is_inside(self.root / folder, self.root) and (
+                is_package_of(module, self.root / folder) or bool(self.submodule_of(entry, True))
+            )
         return entry.endswith(".py") and self.entry_file(entry, False) is not None
 
     def entry(self, entry: str, is_module: bool) -> Entry | Refusal:
@@ -513,6 +515,21 @@ def _candidates(project: Project, case: CommandCase) -> list[CommandCase]:
     ] or [case]
 
 
+def flagged_config_folder(project: Project, launch: Launch) -> Path | None:
+    """The folder a launch's `--config-path` names (relative to its entry's file, as Hydra reads it), None when it
+    names none or one the reader cannot know."""
+    if launch.config_path is None:
+        return None
+    entry_file = project.entry_file(launch.program, launch.is_module)
+    base = entry_file.parent if entry_file is not None else project.root
+    written = launch.config_path
+    if written.startswith(PLACEHOLDER_MARK):
+        # `--config-path="$PROJECT_DIR/examples/x/config"` with PROJECT_DIR="$(pwd)": scripts run from the
+        # project's root, so the part after the unknown prefix is read from there.
+        base, written = project.root, written.split("__", 2)[-1].lstrip("/")
+    return None if PLACEHOLDER_MARK in written else (base / written).resolve()
+
+
 def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path, ...]) -> CommandCase:
     identifier = case_id(launch)
     entry = project.entry(launch.program, launch.is_module) if launch.entry else None
@@ -527,14 +544,7 @@ def _case_for(project: Project, launch: Launch, settings_search_path: tuple[Path
         return CommandCase(identifier, launch, problem=entry.reason, problem_kind=entry.kind, submodule=entry.submodule)
     folder = entry.config_dir
     if launch.config_path is not None:
-        entry_file = project.entry_file(launch.program, launch.is_module)
-        base = entry_file.parent if entry_file is not None else project.root
-        written = launch.config_path
-        if written.startswith(PLACEHOLDER_MARK):
-            # `--config-path="$PROJECT_DIR/examples/x/config"` with PROJECT_DIR="$(pwd)": scripts run from the
-            # project's root, so the part after the unknown prefix is read from there.
-            base, written = project.root, written.split("__", 2)[-1].lstrip("/")
-        folder = None if PLACEHOLDER_MARK in written else (base / written).resolve()
+        folder = flagged_config_folder(project, launch)
     name = launch.config_name if launch.config_name is not None else entry.config_name
     if launch.name_written and (launch.entry in project.modules or launch.program in project.modules):
         name = entry.config_name  # `--config-name=${alg}.yaml`: the settings say which config the launch checks

@@ -137,9 +137,10 @@ def test_init_roots_in_subfolders_presets_and_a_suggested_engine_group(tmp_path,
             "task/a.yaml": "size: 1\n",
         },
     )
-    bare = cli("init", "--config-dir", "conf", "--roots", "experiments/*.yaml", "--settings", "x.toml", cwd=tmp_path)
-    assert bare.code == 2 and "You must specify 'task'" in bare.err  # the root needs an override
-    assert not (tmp_path / "x.toml").exists()
+    # The root leaves `task` mandatory (`/task: ???`): init takes it as the engine group (issue 54), so the root composes.
+    bare = cli("init", "--config-dir", "conf", "--roots", "experiments/*.yaml", "--settings", "bare.toml", cwd=tmp_path)
+    assert bare.code == 0, bare.err
+    assert tomllib.loads((tmp_path / "bare.toml").read_text())["engine_group"] == "task"
     result = cli("init", "--config-dir", "conf", "--roots", "experiments/*.yaml", "--preset", "a=task=a", "--settings", "x.toml")
     assert result.code == 0, result.err
     table = tomllib.loads((tmp_path / "x.toml").read_text())

@@ -70,11 +70,16 @@ def test_init_adopts_the_one_folder_holding_the_config_a_computed_start_composes
     ) in result.out.splitlines()
     assert "  hydra         version_base '1.3' as initialize_config_dir at app/runtime.py:12 (1 call(s) agree)" in result.out
 
-    write_tree(tmp_path / "two", {**tree, "demo/config.yaml": "c: 1\n"})
+    # A folder farther from the start (docs/demo beside app/) is not the one it composes from (issue 54: foundry's
+    # rf3/cli.py and rf3/configs, beside rfd3/configs): the nearest holds it.
+    write_tree(tmp_path / "near", {**tree, "demo/config.yaml": "c: 1\n"})
+    result = cli("init", cwd=tmp_path / "near")
+    assert result.code == 0 and "  config_dir    app/conf (holds config.yaml" in result.out, result.err
+    write_tree(tmp_path / "two", {**tree, "app/demo/config.yaml": "c: 1\n"})
     result = cli("init", cwd=tmp_path / "two")
     assert result.code == 2 and len(result.err.splitlines()) == 1 and not (tmp_path / "two/pyproject.toml").exists()
     assert "2 config folders are used as much as each other: app/conf (holds config.yaml" in result.err
-    assert "; demo (holds config.yaml, the config initialize_config_dir at app/runtime.py:12 composes" in result.err
+    assert "; app/demo (holds config.yaml, the config initialize_config_dir at app/runtime.py:12 composes" in result.err
 
 
 # pyteia's hydra_plugins/teia_searchpath.py: installed, it adds each folder of the package's `__path__` + conf/.

@@ -56,7 +56,8 @@ def test_nothing_is_written_into_a_git_folder(project):
     [
         (3, "is not a string"),
         ("${oc.env:HOME}/conf", "uses an interpolation; the environment must not choose which files are read"),
-        ("pkg://unit44_not_imported", "would import the package 'unit44_not_imported'"),
+        # Installed and not imported (the standard library's `this` prints on import): only importing would tell.
+        ("pkg://this.configs", "would import the package 'this.configs'"),
         ("http://example.com/conf", "only folders inside the project may be searched"),
         ("/etc", "lies outside the project"),
     ],
@@ -74,6 +75,8 @@ def test_allowed_search_path_entries(project, monkeypatch):
     assert search_path_problem("pkg://pkg.configs", (project,)) is None  # the project's own folder, read as files
     assert project_package_folder("pkg.configs", (project,)) == project / "pkg" / "configs"
     assert project_package_folder("pkg.no-such", (project,)) is None
+    # Nothing installed provides it: Hydra skips it as "not available", and so does the harness (issue 54).
+    assert search_path_problem("pkg://unit54_nothing_provides.configs", (project,)) is None
 
 
 def test_the_environment_may_choose_a_folder_only_inside_the_project_and_is_never_shown(project, tmp_path, monkeypatch):

@@ -93,3 +93,39 @@ def test_a_launch_of_an_entry_with_a_pkg_config_path_composes_from_the_package_f
     )
     entry = Project(tmp_path, tmp_path / "litdet/configs", {}).entry("litdet.train", True)
     assert entry == Entry((tmp_path / "litdet/configs").resolve(), "train", None)
+
+
+def test_a_package_s_files_are_its_folder_above_the_file(tmp_path):
+    """F5-TTS: `files("f5_tts").joinpath("configs")` is the package's folder, found above the file, never imported."""
+    import ast
+
+    from harness.readers.entries import NotStatic, static_value
+
+    (tmp_path / "f5_tts" / "train").mkdir(parents=True)
+    file = tmp_path / "f5_tts" / "train" / "train.py"
+    node = ast.parse('str(files("f5_tts").joinpath("configs"))', mode="eval").body
+    assert static_value(node, file) == (tmp_path / "f5_tts" / "configs").as_posix()
+    missing = static_value(ast.parse('files("nowhere_pkg")', mode="eval").body, file)
+    assert isinstance(missing, NotStatic) and "not a folder above the file" in missing.why
+
+
+def test_a_module_is_found_as_python_finds_it_with_vendored_projects_installed(tmp_path):
+    from harness.readers.entries import is_package_of, module_file
+    from tests.conftest import write_tree
+
+    write_tree(
+        tmp_path,
+        {
+            "verl/setup.py": "",
+            "verl/verl/__init__.py": "",
+            "verl/verl/trainer/main_ppo.py": "",
+            "tools/run.py": "",
+            "sglang/serve.sh": "",
+            "ns/pkg/mod.py": "",
+        },
+    )
+    assert module_file("verl.trainer.main_ppo", tmp_path) == tmp_path / "verl/verl/trainer/main_ppo.py"
+    assert module_file("tools.run", tmp_path) == tmp_path / "tools/run.py"  # a namespace package at the root
+    assert module_file("verl.nothing", tmp_path) is None
+    assert is_package_of("verl.trainer.main_ppo", tmp_path) and is_package_of("ns.pkg.mod", tmp_path)
+    assert not is_package_of("sglang.launch_server", tmp_path)  # a folder with the name holds no package

@@ -171,3 +171,23 @@ def test_a_nested_dataclass_default_is_its_fields_defaults_and_a_cycle_stays_an_
         (("timeout", "nest.m.Server.timeout", str(tmp_path / "nest/m.py"), 6),),
     )
     assert params(index.signature("nest.m.Loop2")) == {"inner": "not literal: Loop2()"}
+
+
+def test_a_classmethod_a_base_defines_is_found_through_the_subclass(tmp_path):
+    """classy's `_target_: ...HFQADataset.from_file`: `from_file` is a classmethod of the base, which Python finds
+    along the bases; one no class defines is missing, one a base outside the sources may define is not known."""
+    write_tree(
+        tmp_path,
+        {
+            "ds/__init__.py": "",
+            "ds/base.py": "class BaseDataset:\n    @classmethod\n    def from_file(cls, path, vocabulary=None):\n        return cls()\n",
+            "ds/hf.py": (
+                "import torch\n\nfrom ds.base import BaseDataset\n\n\nclass HFDataset(BaseDataset):\n    pass\n\n\n"
+                "class QADataset(HFDataset):\n    pass\n\n\nclass TorchDataset(torch.utils.data.Dataset):\n    pass\n"
+            ),
+        },
+    )
+    index = SourceIndex([tmp_path / "ds"], (tmp_path,))
+    assert params(index.signature("ds.hf.QADataset.from_file")) == {"path": "required", "vocabulary": "None"}
+    assert index.signature("ds.hf.QADataset.to_file") == Missing("ds.hf.QADataset has no attribute or submodule to_file")
+    assert isinstance(index.signature("ds.hf.TorchDataset.from_file"), Outside)
