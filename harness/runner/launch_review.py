@@ -47,6 +47,7 @@ from harness.runner.launches import (
     case_result,
     changed_scripts,
     command_cases,
+    composer_of,
     find_scripts,
     launch_reason,
     leaf_paths,
@@ -604,7 +605,7 @@ def review_commands(
     records = tuple(records)
     project = project_of(settings)
     scripts = find_scripts(project.root, settings.command_globs, project.submodules)
-    found = command_cases(project, scripts, settings.search_path)
+    found = composer_of(settings).expanded(command_cases(project, scripts, settings.search_path))
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     reads = _base_reads(settings, top, found, project)
