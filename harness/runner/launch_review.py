@@ -247,12 +247,13 @@ def twins(new: Sequence[Any], base: Sequence[Any]) -> dict[str, Any]:
     """For each new launch, the base's launch of the same script that runs the same command (the same content
     identity), when there is one: a launch inserted as a copy of another with the base's values leaves the real one
     `new`, and its values are compared with the base's launch it copies, never with nothing."""
-    by_identity: dict[tuple[str, str], Any] = {}
+    # A sweep's new point (a value the sweep now takes, an option a `glob` now finds) copies no other point.
+    by_identity: dict[tuple[str, str, tuple[str, ...]], Any] = {}
     for checked in base:
-        by_identity.setdefault((checked.case.launch.script, checked.case.identity), checked)
+        by_identity.setdefault((checked.case.launch.script, checked.case.identity, checked.case.point), checked)
     found = {}
     for checked in new:
-        twin = by_identity.get((checked.case.launch.script, checked.case.identity))
+        twin = by_identity.get((checked.case.launch.script, checked.case.identity, checked.case.point))
         if twin is not None:
             found[checked.case.id] = twin
     return found
