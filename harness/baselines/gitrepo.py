@@ -7,6 +7,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.gates import copies
 from harness.gates.errors import BadInput
 from harness.gates.reader import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, InputLimitError, git_output
 
@@ -134,8 +135,10 @@ def read_files(top: Path, commit: str, paths: list[str], limit: int = MAX_FILE_B
     return found
 
 
-def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Path:
-    """Write `folder` as it was at `commit` below `destination` and return the copy of `folder`.
+def extract_folder(top: Path, commit: str, folder: str, destination: Path, submodule: bool = False) -> Path:
+    """Write `folder` as it was at `commit` below `destination` and return the copy of `folder`. `destination` is
+    marked a copy of the repository's top (harness.gates.copies: reports name its files as the repository does),
+    unless it is a `submodule`'s place inside such a copy.
 
     The archive is unpacked with tarfile's `data` filter: no absolute paths, no links leading out, no devices.
     A submodule below `folder` (which git archive leaves out, an empty folder) holds the files of the commit
@@ -149,8 +152,10 @@ def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Pa
             tar.extractall(destination, filter="data")
         except tarfile.FilterError as error:  # a link leading out of the tree, an absolute path, a device
             raise GitError(f"{folder} at {commit[:12]}: {error}; refused") from None
+    if not submodule:
+        copies.mark(destination)
     for path, pinned in _submodules(top, commit, folder):
-        extract_folder(_submodule_repository(top, path, pinned, commit), pinned, "", destination / path)
+        extract_folder(_submodule_repository(top, path, pinned, commit), pinned, "", destination / path, submodule=True)
     return destination / folder
 
 
@@ -164,7 +169,7 @@ def extract_matching(top: Path, commit: str, pathspecs: list[str], destination: 
         archives = [git(top, "archive", "--format=tar", commit, "--", *pathspecs)]
     except GitError:  # one of them matches nothing at the commit (git refuses the whole call): one at a time
         archives = [archive for spec in pathspecs if (archive := git(top, "archive", "--format=tar", commit, "--", spec, check=False))]
-    destination.mkdir(parents=True, exist_ok=True)
+    copies.mark(destination)
     for archive in archives:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             try:
