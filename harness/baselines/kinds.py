@@ -38,6 +38,7 @@ class BaselineEntry:
     tree: Any = None  # a composed plain tree (tree baselines)
     error: str | None = None  # the baseline could not compose this case
     hydra: Any = None  # the case's composed `hydra:` subtree there, as written (reviews compare it)
+    order: Any = None  # the case's composed tree there, for the order of its mappings (a golden's keys are sorted)
     case_id: str = ""  # the baseline's own case id, when another case stands in (a route that `became` it)
 
 
@@ -218,7 +219,8 @@ class GoldensAtRef:
         if not self.compose_all and case.golden_name in self.goldens:
             display, text = self.goldens[case.golden_name]
             composed = self.tree.entry(case) if self.tree is not None and self.tree.hydra_subtree else None
-            return BaselineEntry(display, text=text, hydra=composed.hydra if composed is not None else None)
+            held = composed if composed is not None and composed.tree is not None else None
+            return BaselineEntry(display, text=text, hydra=held.hydra if held else None, order=held.tree if held else None)
         return self.tree.entry(case) if self.tree is not None else None
 
     def gone(self, cases: Sequence[Case]) -> list[str]:

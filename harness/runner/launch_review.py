@@ -26,7 +26,7 @@ from harness.composition.store import tree_digest
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
-from harness.model.semantic_diff import describe_value, same_tree
+from harness.model.semantic_diff import describe_value, order_changes, same_tree
 from harness.readers.bash import PLACEHOLDER_MARK
 from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
@@ -394,7 +394,7 @@ def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ..
     added, removed and moved values, refactors folded the same way. A pure function of the two trees."""
     from harness.runner.compare import as_review, compare_with_base
 
-    if same_tree(base_tree, tree):  # one equality walk; the comparison diffs only what differs
+    if same_tree(base_tree, tree) and not order_changes(base_tree, tree):  # the comparison diffs only what differs
         return ()
     entry = BaselineEntry(f"{base_id} at the base", tree=base_tree)
     _, found = compare_with_base(None, tree, "", entry)  # the config is built only if a value must be resolved
