@@ -447,7 +447,7 @@ class Comparisons:
 
 
 def _comparisons_key(base_key: bytes) -> bytes:
-    return b"launch-comparisons\0" + base_key
+    return b"launch-comparisons (order)\0" + base_key  # an entry kept before `order` was compared lacks it
 
 
 def _stored_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, views: tuple[Any, Any] | None) -> Comparisons:

@@ -668,9 +668,10 @@ def sweep_points(session: HydraSession, case: CommandCase) -> list[CommandCase]:
     head = tuple(launch.overrides[i] for i, _ in on_hydra)
     made: dict[str, CommandCase] = {}
     for point in found.points:
-        at_point = head + tuple(_at_point(written[i], text) for i, text in point.overrides) + tuple(unparsed)
-        shown = tuple(_at_point(written[i], text).shown for i, text in point.overrides if text in point.swept)
+        placed = [(text, _at_point(written[i], text)) for i, text in point.overrides]
+        shown = [override.shown for text, override in placed if text in point.swept]  # the script's text of an unknown value
         identifier = f"{case.id}({','.join(shown)})" if point.swept else case.id
+        at_point = (*head, *(override for _, override in placed), *unparsed)
         made.setdefault(identifier, replace(case, id=identifier, launch=replace(launch, overrides=at_point), point=point.swept))
     points = list(made.values())
     if not found.all_listed:
