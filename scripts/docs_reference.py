@@ -88,6 +88,7 @@ KIND_MEANINGS = {
     "config_write": "code in `python_sources` writes the config after composition (an entry point's function, a `__post_init__`): in a review a write added, removed or changed; in `check` a write the recorded `_config_writes.yaml` lacks",
     "config_read": "code in `python_sources` that an entry point reaches reads a key (`config.optim.lr`, not `.get`, `in` or a key it wrote first) that the case's baseline (its golden, or the base's case in a review) had and the composed config no longer has: the program stops at that line (`source`)",
     "stale_golden": "a review: the pull request's own golden of a case is missing or not what its tree composes, so `check` on the merged head would fail; counted with the goldens to regenerate (`generate` settles it)",
+    "order": "a review or a tree diff (both sides composed): the entries of a collection of `_target_` nodes (Lightning's `callbacks`, `logger`) come in another order, so the program builds them in another order; `old`/`new` the common keys in each order (goldens keep sorted keys, so `check` never has one)",
     "unverified": 'a review: a change of the pull request the review cannot compare (a config file no case reads, a write to the config the reader cannot resolve, a Hydra plugin, a `PATH` shim, `xargs`, a launch script called with an environment prefix, an entry point), named at its line; a warning, an error where the base\'s settings say `unverified = "block"`',
 }
 EXIT_MEANINGS = {

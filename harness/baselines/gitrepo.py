@@ -8,6 +8,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.gates import copies
 from harness.gates.errors import BadInput
 from harness.gates.reader import MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, InputLimitError, git_output
 
@@ -202,6 +203,7 @@ def extract_folder(top: Path, commit: str, folder: str, destination: Path) -> Pa
     if not _extract(top, commit, target, destination, outward):
         raise GitError(f"{folder} does not exist at {commit[:12]}")
     _complete(top, commit, destination, [destination / target], outward)
+    copies.mark(destination)  # reports name the copy's files as the repository does (harness.gates.copies)
     return destination / folder
 
 
@@ -221,6 +223,7 @@ def extract_matching(top: Path, commit: str, pathspecs: list[str], destination: 
     for archive in archives:
         written += _unpack(archive, destination, outward, f"{' '.join(pathspecs)} at {commit[:12]}")
     _complete(top, commit, destination, [path for path in written if path.is_symlink()], outward)
+    copies.mark(destination)  # last: the copy's marker is the harness's, whatever the commit holds
 
 
 def _extract(top: Path, commit: str, path: str, destination: Path, outward: list[tuple[Path, str]]) -> bool:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from harness.baselines import gitrepo
 from harness.composition.store import CacheRefused, open_folder
+from harness.gates import copies
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.readers.pysource import MAX_FILES
 
@@ -78,8 +79,9 @@ def _listing(top: Path, commit: str, folder: str) -> dict[str, bytes] | None:
 
 
 def _holds(kept: Path, listing: dict[str, bytes]) -> bool:
-    """True when `kept` holds exactly the listed regular files with their blobs, the folders they lie in and the
-    empty MARKER file: no other file, folder or link (a cache restored in CI may have been planted)."""
+    """True when `kept` holds exactly the listed regular files with their blobs, the folders they lie in, the empty
+    MARKER file and the copy's marker (harness.gates.copies: the repository's top, said by an empty file): no other
+    file, folder or link (a cache restored in CI may have been planted)."""
     folders = {str(parent) for path in listing for parent in Path(path).parents if str(parent) != "."}
     seen_files: set[str] = set()
     seen_folders: set[str] = set()
@@ -92,7 +94,8 @@ def _holds(kept: Path, listing: dict[str, bytes]) -> bool:
             if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
                 return False  # a link or a device
         seen_files.update(str(relative / name) for name in files)
-    if seen_files != set(listing) | {MARKER} or seen_folders != folders or (kept / MARKER).stat().st_size:
+    markers = {MARKER, copies.MARKER}
+    if seen_files != set(listing) | markers or seen_folders != folders or any((kept / marker).stat().st_size for marker in markers):
         return False
     for path, blob in listing.items():
         try:

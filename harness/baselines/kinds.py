@@ -22,6 +22,7 @@ from harness.composition.cases import open_matrix
 from harness.composition.provenance import Source, SourcesMemo, leaf_sources
 from harness.composition.render import to_plain
 from harness.composition.session import current
+from harness.gates import copies
 from harness.gates.budget import BudgetExceeded, toml_document
 from harness.gates.confine import project_root
 from harness.model.findings import ERROR, INFO, Severity
@@ -38,6 +39,7 @@ class BaselineEntry:
     tree: Any = None  # a composed plain tree (tree baselines)
     error: str | None = None  # the baseline could not compose this case
     hydra: Any = None  # the case's composed `hydra:` subtree there, as written (reviews compare it)
+    order: Any = None  # the case's composed tree there, for the order of its mappings (a golden's keys are sorted)
     case_id: str = ""  # the baseline's own case id, when another case stands in (a route that `became` it)
 
 
@@ -177,13 +179,16 @@ class ComposedTree:
         if baseline_id not in by_id:
             return {}
         root = str(self.settings.config_dir)
-        with self._in_workdir(), open_matrix(self.settings, strict=False) as (session, _):
-            sources = leaf_sources(session, by_id[baseline_id], self.provenance_memo)
+        try:
+            with self._in_workdir(), open_matrix(self.settings, strict=False) as (session, _):
+                sources = leaf_sources(session, by_id[baseline_id], self.provenance_memo)
+        except Exception:  # Hydra raises many types: a base whose defaults list does not resolve says no file, not exit 2
+            return {}
         shown = {}
         for path, source in sources.items():
+            # A file of a copy of the ref is named as the repository names it already (display_path); a tree on disk
+            # outside the repository by the name the report gives that tree.
             file = source.file
-            if file is not None and self.workdir is not None and not os.path.isabs(file):
-                file = str(self.workdir / file)  # shown relative to the workdir it was read in
             if file is not None and self.show_as and file.startswith(root):
                 file = self.show_as + file[len(root) :]
             shown[path] = replace(source, file=file, at=self.at)
@@ -218,7 +223,8 @@ class GoldensAtRef:
         if not self.compose_all and case.golden_name in self.goldens:
             display, text = self.goldens[case.golden_name]
             composed = self.tree.entry(case) if self.tree is not None and self.tree.hydra_subtree else None
-            return BaselineEntry(display, text=text, hydra=composed.hydra if composed is not None else None)
+            held = composed if composed is not None and composed.tree is not None else None
+            return BaselineEntry(display, text=text, hydra=held.hydra if held else None, order=held.tree if held else None)
         return self.tree.entry(case) if self.tree is not None else None
 
     def gone(self, cases: Sequence[Case]) -> list[str]:
@@ -280,6 +286,8 @@ def _tree_at(settings: Settings, top: Path, commit: str, ref: str) -> tuple[Path
     # Unpacked in a scratch folder: a review writes nothing into the project.
     unpacked = _scratch_folder() / "tree"
     fetch_wheel_tree(pinned, source.unpack, unpacked)
+    if source.into.is_relative_to(top):  # the wheel's tree stands where the working tree keeps it (`.cache/verl`)
+        copies.mark(unpacked, source.into.relative_to(top).as_posix())
     return unpacked / settings.config_dir.relative_to(source.into), _scratch_folder()
 
 
@@ -337,7 +345,9 @@ def _folder_at(top: Path, commit: str, folder: Path, written: str | None = None,
     if at_commit is not None and at_commit != inside:
         if gitrepo.list_files(top, commit, at_commit):
             return tree_at_commit(top, commit, at_commit, cache_dir, _scratch_folder()).resolve()
-        empty = _scratch_folder() / at_commit  # the working tree's link leads elsewhere: never its folder
+        scratch = _scratch_folder()
+        copies.mark(scratch)
+        empty = scratch / at_commit  # the working tree's link leads elsewhere: never its folder
         empty.mkdir(parents=True, exist_ok=True)
         return empty.resolve()
     if inside is None:
@@ -346,7 +356,9 @@ def _folder_at(top: Path, commit: str, folder: Path, written: str | None = None,
         return tree_at_commit(top, commit, inside, cache_dir, _scratch_folder()).resolve()
     if not gitrepo.list_files(top, "HEAD", inside):
         return folder
-    empty = _scratch_folder() / inside
+    scratch = _scratch_folder()
+    copies.mark(scratch)
+    empty = scratch / inside
     empty.mkdir(parents=True, exist_ok=True)
     return empty.resolve()
 

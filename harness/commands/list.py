@@ -85,7 +85,7 @@ def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[
             "overrides": list(case.written),
             "extracted": case.problem_kind != NOT_EXTRACTED,
         }
-        if case.problem or case.never_runs:  # a launch bash never reaches is composed, and says why it fails
-            row["reason"] = "; ".join(r for r in (case.problem, case.never_runs) if r)
+        if case.problem or case.never_runs or case.note:  # a launch bash never reaches is composed, and says why it fails
+            row["reason"] = "; ".join(r for r in (case.problem, case.never_runs, case.note) if r)
         rows.append(row)
     return rows, list(others.values())

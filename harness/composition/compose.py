@@ -683,6 +683,15 @@ class HydraSession:
             cache_add_variant(key, (read, pickled(config), entries, said), lambda entry: isinstance(entry, tuple) and entry[0] == read)
         return self._shaped(config)
 
+    def hydra_node(self, config_name: str, overrides: Iterable[str]) -> Any:
+        """The `hydra:` subtree of a composition (without `hydra.runtime`), whether or not this session keeps it: what
+        the app's run mode and sweeper are (a launch's sweep). Raises ComposeError as `compose` does."""
+        keep, self.hydra_subtree = self.hydra_subtree, True
+        try:
+            return self.compose(config_name, overrides).get("hydra")
+        finally:
+            self.hydra_subtree = keep
+
     def _shaped(self, config: DictConfig) -> DictConfig:
         """The composition as this session returns it: without the `hydra:` subtree unless the session keeps it,
         exactly as Hydra's compose drops it (`del cfg.hydra` under open_dict) for `return_hydra_config=False`."""

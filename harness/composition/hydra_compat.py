@@ -21,6 +21,7 @@ from hydra import version as hydra_version
 from hydra._internal import config_loader_impl as loader_module
 from hydra._internal import defaults_list as defaults_module
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra._internal.core_plugins.file_config_source import FileConfigSource
 from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
 from hydra._internal.core_plugins.structured_config_source import StructuredConfigSource
@@ -54,6 +55,7 @@ except ImportError:  # hydra-core < 1.3.5: no such class, and setbase("1.1") war
 __all__ = [
     "LentConfig",
     "apply_overrides",
+    "basic_sweep",
     "errors_without_copies",
     "child_node",
     "config_file_name",
@@ -62,6 +64,7 @@ __all__ = [
     "file_source",
     "find_config_file",
     "group_exists",
+    "is_basic_sweeper",
     "header_of",
     "stored_config",
     "is_file_source",
@@ -318,6 +321,20 @@ def search_path_resolved(resolve: Callable[[str, list[Any]], tuple[list[str], di
         yield
     finally:
         ConfigLoaderImpl._process_config_searchpath = original  # type: ignore[method-assign]
+
+
+def is_basic_sweeper(target: str) -> bool:
+    """True for the `_target_` of Hydra's own sweeper (`hydra/sweeper: basic`, the default): the one whose points
+    the command line and `hydra.sweeper.params` say."""
+    return target == f"{BasicSweeper.__module__}.{BasicSweeper.__name__}"
+
+
+def basic_sweep(parsed_overrides: list[Any]) -> list[list[str]]:
+    """The points of a multirun as Hydra's basic sweeper makes them from its parsed arguments (`hydra.sweeper.params`
+    then the command line's task overrides): each point's overrides, in Hydra's order. It lists every point at once:
+    the caller bounds their number first."""
+    (batch,) = BasicSweeper.split_arguments(parsed_overrides, None)
+    return batch
 
 
 def apply_overrides(parsed_overrides: list[Any], config: Any) -> None:

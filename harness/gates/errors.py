@@ -69,5 +69,7 @@ def bad_input_line(error: BaseException) -> str | None:
     if isinstance(error, yaml.YAMLError):
         return describe_yaml_error(error, "YAML input")
     if isinstance(error, BadInput | OSError | HydraException):
-        return " ".join(str(error).split()) or type(error).__name__
+        # Hydra lists its whole search path after a config it cannot find: folders of this machine (a review's copy of
+        # its base in the cache), which no one acts on and no report names.
+        return " ".join(str(error).split()).split(" Config search path:", 1)[0] or type(error).__name__
     return None

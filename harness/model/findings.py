@@ -42,6 +42,7 @@ class Kind(StrEnum):
     CONFIG_READ = "config_read"  # code in python_sources reads a key the composed config lacks (harness/runner/config_writes.py)
     STALE_GOLDEN = "stale_golden"  # a review: the pull request's own golden of a case is not what its tree composes
     UNVERIFIED = "unverified"  # a review: a changed file (or line) the review cannot compare (harness/runner/unverified.py)
+    ORDER = "order"  # a review: the entries of a collection of `_target_` nodes (callbacks) come in another order
 
 
 class Severity(StrEnum):
@@ -104,7 +105,7 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Kinds that only say "this differs from the baseline": the change under review, not a failure of a rule.
 DIFFERENCE_KINDS = frozenset(
-    {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED}
+    {Kind.REMOVED, Kind.ADDED, Kind.CHANGED, Kind.EFFECTIVE, Kind.FORMAT, Kind.MISSING_GOLDEN, Kind.FALLBACK, Kind.MOVED, Kind.ORDER}
 )
 
 # Kinds whose loosening a `changes:` record with a reason accepts (one mechanism; the review counts them).
@@ -189,6 +190,9 @@ VERDICTS: MappingProxyType[Kind, Verdict] = MappingProxyType(
         # A review: a change the readers cannot compare, named with its line; a warning, an error (it blocks) where
         # the base's settings say `unverified = "block"`.
         Kind.UNVERIFIED: Verdict(WARNING, CHECKED),
+        # A review or a tree diff, both sides composed (a golden keeps sorted keys, so `check` never has one): news
+        # (info) there, like any difference.
+        Kind.ORDER: Verdict(ERROR, frozenset({Judged.CHECK})),
         # A kind a branch adds gets its row here, one line (tests/unit/reporters/test_reporters_verdict.py fails for a kind without one).
     }
 )

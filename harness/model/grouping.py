@@ -105,7 +105,7 @@ def tier_of(finding: Finding) -> Tier:
         return Tier.NOTED
     if kind == Kind.CHANGED:
         return Tier.REFACTOR if finding.effective_same else Tier.CHANGED
-    if kind in (Kind.EFFECTIVE, Kind.FALLBACK, Kind.CONFIG_WRITE):  # a value the job runs with changed
+    if kind in (Kind.EFFECTIVE, Kind.FALLBACK, Kind.CONFIG_WRITE, Kind.ORDER):  # a value the job runs with changed (or its order)
         return Tier.CHANGED
     if kind in (Kind.REMOVED, Kind.MOVED):
         return Tier.REMOVED

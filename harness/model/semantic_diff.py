@@ -17,6 +17,7 @@ from harness.gates.escape import any_json, keys_as
 REMOVED = "removed"
 ADDED = "added"
 CHANGED = "changed"
+ORDER = "order"  # a collection whose entries come in another order (`order_changes`)
 
 
 @dataclass(frozen=True)
@@ -282,6 +283,35 @@ def _below(path: str, leaf: str) -> str:
     return below[0] if len(below) > 1 else ""
 
 
+def is_collection(mapping: Any) -> bool:
+    """A mapping a program builds objects from in its own order: two or more named `_target_` nodes (Lightning's
+    `callbacks` and `logger`, each entry a mapping with `_target_`, or null to switch one off) and no `_target_` of its
+    own. Hydra keeps a mapping's keys in the order it merges them, and code that instantiates each value of such a
+    mapping (`for cb in cfg.callbacks.values()`) builds them in that order. The fields of one `_target_` node (a
+    dataclass, a constructor's keywords) mean the same in any order; so do the other mappings of a config."""
+    if not isinstance(mapping, Mapping) or "_target_" in mapping:
+        return False
+    built = sum(isinstance(value, Mapping) and "_target_" in value for value in mapping.values())
+    return built >= 2 and all(value is None or (isinstance(value, Mapping) and "_target_" in value) for value in mapping.values())
+
+
+def order_changes(old: Any, new: Any) -> list[Change]:
+    """Each collection (`is_collection`, on either side) both trees hold whose common entries come in another order: kind
+    ORDER, `path` the collection, `old`/`new` its common keys in each tree's order (an entry added or removed is an
+    added or removed leaf already). Sorted by path. The trees must keep Hydra's order: a golden's keys are sorted."""
+    out = []
+    walking = [("", old, new)]
+    while walking:
+        path, before, after = walking.pop()
+        if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
+            continue
+        common = [key for key in before if key in after]
+        if (is_collection(before) or is_collection(after)) and common != [key for key in after if key in before]:
+            out.append(Change(ORDER, path, common, [key for key in after if key in before]))
+        walking += [(join_path(path, key), before[key], after[key]) for key in common]
+    return sorted(out, key=lambda change: change.path)
+
+
 def apply_changes(tree: Any, changes: list[Change]) -> dict[str, Any]:
     """Apply changes to a tree's leaves and rebuild it (used to prove the diff is complete)."""
     leaves = flatten(tree)
@@ -398,6 +428,8 @@ def describe_change(change: Change) -> str:
         return f"REMOVED {change.path} (was {describe_value(change.old)})"
     if change.kind == ADDED:
         return f"ADDED {change.path} = {describe_value(change.new)}"
+    if change.kind == ORDER:
+        return f"ORDER {change.path}: {', '.join(map(str, change.old))} -> {', '.join(map(str, change.new))} (the order they are built in)"
     if change.detail:
         return f"CHANGED {change.path} (list): {'; '.join(change.detail)}"
     return f"CHANGED {change.path}: {describe_value(change.old)} -> {describe_value(change.new)}"

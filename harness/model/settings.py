@@ -10,6 +10,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.gates import copies
 from harness.gates.budget import toml_document
 from harness.gates.confine import git_folder_problem, is_inside, project_package_folder, project_root
 from harness.gates.errors import BadInput
@@ -503,8 +504,17 @@ def with_overrides(
 
 
 def display_path(path: Path) -> str:
-    """Show a path relative to the working directory when it lies below it."""
-    try:
-        return str(path.relative_to(Path.cwd().resolve()))
-    except ValueError:
+    """A file as reports name it: relative to the repository that holds the working folder (its git top level; the
+    working folder outside any), whatever folder of it the command runs in, as GitHub's annotations and SARIF read
+    it; a file of a copy of the repository the harness made (a review's base, kept in the cache or in a scratch
+    folder) as the repository names it, never by where the copy lies (harness.gates.copies). A relative path is
+    shown as it is; a file outside the repository and every copy keeps its absolute path."""
+    if not path.is_absolute():
         return str(path)
+    top = project_root(Path.cwd())  # the repository, or the copy of it a base composes in
+    if path.is_relative_to(top):
+        inside = path.relative_to(top)
+        prefix = copies.top_place(top)  # a copy of a folder of the repository (a pinned wheel's tree): where it stands
+        return f"{prefix}/{inside.as_posix()}" if prefix else str(inside)
+    in_repository = copies.place(path)
+    return in_repository if in_repository is not None else str(path)

@@ -66,6 +66,7 @@ HYDRA_VALUE_FLAGS = MappingProxyType(
         "-sc": "",
     }
 )
+MULTIRUN_SWITCHES = frozenset({"--multirun", "-m"})
 HYDRA_SWITCHES = frozenset({"--multirun", "-m", "--run", "-r", "--resolve", "--help", "-h", "--hydra-help", "--version"})
 TORCHRUN_SWITCHES = frozenset(
     {
@@ -156,6 +157,7 @@ class Launch:
     # The condition a run must meet to reach it, when a plain run takes another branch ("" when a plain run does):
     # `only when VERL_USE_UV=... (`[ "${VERL_USE_UV:-1}" != 0 ]` is false)`.
     only_when: str = ""
+    multirun: bool = False  # run with `-m`/`--multirun`: a sweep, one run per point (harness/runner/launches.py)
 
     @property
     def where(self) -> str:
@@ -1593,6 +1595,7 @@ class _Reader:
         config_dirs: list[str] = []
         overrides: list[Override] = []
         name_written = ""
+        multirun = False
         index = 0
         while index < len(words):
             word = words[index]
@@ -1611,6 +1614,7 @@ class _Reader:
                     values[target] = value
                 continue
             index += 1
+            multirun = multirun or text in MULTIRUN_SWITCHES
             if text in HYDRA_SWITCHES or text == "--" or not text:
                 continue
             unknown = tuple(dict.fromkeys(p.unknown for p in word if p.unknown))
@@ -1634,6 +1638,7 @@ class _Reader:
             config_dirs=tuple(config_dirs),
             overrides=tuple(overrides),
             name_written=name_written,
+            multirun=multirun,
         )
 
     def _origin(self, word: Word) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.gates.confine import project_root
 from harness.gates.escape import escape_data, workflow_command
 from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
 from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
@@ -26,10 +27,12 @@ KIND_ORDER = ("error", "warning", "notice")
 
 
 def _existing(file: str | None, fallback: str | None) -> str | None:
-    """A file an annotation can point at in this checkout: `file` when it exists here, else `fallback`."""
-    if file and Path(file).is_file():
+    """A file an annotation can point at in this checkout: `file` when it exists here, else `fallback`. Reports name
+    files from the repository's top (harness.model.settings.display_path), wherever the run started."""
+    top = project_root(Path.cwd())
+    if file and (top / file).is_file():
         return file
-    return fallback if fallback and Path(fallback).is_file() else None
+    return fallback if fallback and (top / fallback).is_file() else None
 
 
 def annotated(group: Group) -> str | None:

@@ -161,9 +161,13 @@ def compare_with_base(
     if base.error is not None:
         message = f"the baseline could not compose {base.display}: {base.error}"
         return Status.CHANGED, [Finding(Kind.ERROR, "", severity=INFO, message=message)] + fallback_findings(tree, None)
+    # The order the program builds a collection of `_target_` nodes in (callbacks), where the baseline kept it: a
+    # composed tree (a review's base, a tree diff), never a golden alone (its keys are sorted).
+    ordered = base.order if base.order is not None else base.tree
+    order = [change_finding(change) for change in semantic_diff.order_changes(ordered, tree)] if ordered is not None else []
     if base.text is not None and same_golden(base.text, rendered):
         # Same bytes (the comment header aside) means same tree, same fallbacks and same resolved values.
-        return Status.OK, fallback_findings(tree, None)
+        return (Status.CHANGED if order else Status.OK), order + fallback_findings(tree, None)
     base_tree = base.tree
     if base.text is not None:
         try:
@@ -174,13 +178,13 @@ def compare_with_base(
     if base.text is not None:
         base_tree = resolve.in_order_of(base_tree, tree)  # resolved in Hydra's order, as the composition is
     if not changes and base.text is None:
-        return Status.OK, fallback_findings(tree, None)
+        return (Status.CHANGED if order else Status.OK), order + fallback_findings(tree, None)
     budget = resolve.Budget()
     refactors = resolve.resolves_unchanged(base_tree, tree, [c.path for c in changes if c.kind == semantic_diff.CHANGED], budget)
     findings = [change_finding(change, change.path in refactors) for change in changes]
     # A removed key whose value reappears elsewhere is one `moved` finding, not a removal and an addition.
     findings = fold_moves(findings, (path for path, _ in semantic_diff.iter_leaves(tree)))
-    findings += effective_findings(config, tree, base_tree, changes, budget)
+    findings += order + effective_findings(config, tree, base_tree, changes, budget)
     findings += fallback_findings(tree, base_tree)
     if not changes:
         findings.insert(

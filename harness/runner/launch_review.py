@@ -26,7 +26,7 @@ from harness.composition.store import tree_digest
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
 from harness.model.matrix import Case
-from harness.model.semantic_diff import describe_value, same_tree
+from harness.model.semantic_diff import describe_value, order_changes, same_tree
 from harness.readers.bash import PLACEHOLDER_MARK
 from harness.rules.contract_changes import change_finding
 from harness.rules.contracts import ENTRY, LAUNCH, ChangeRecord
@@ -47,6 +47,7 @@ from harness.runner.launches import (
     case_result,
     changed_scripts,
     command_cases,
+    composer_of,
     find_scripts,
     launch_reason,
     leaf_paths,
@@ -246,12 +247,13 @@ def twins(new: Sequence[Any], base: Sequence[Any]) -> dict[str, Any]:
     """For each new launch, the base's launch of the same script that runs the same command (the same content
     identity), when there is one: a launch inserted as a copy of another with the base's values leaves the real one
     `new`, and its values are compared with the base's launch it copies, never with nothing."""
-    by_identity: dict[tuple[str, str], Any] = {}
+    # A sweep's new point (a value the sweep now takes, an option a `glob` now finds) copies no other point.
+    by_identity: dict[tuple[str, str, tuple[str, ...]], Any] = {}
     for checked in base:
-        by_identity.setdefault((checked.case.launch.script, checked.case.identity), checked)
+        by_identity.setdefault((checked.case.launch.script, checked.case.identity, checked.case.point), checked)
     found = {}
     for checked in new:
-        twin = by_identity.get((checked.case.launch.script, checked.case.identity))
+        twin = by_identity.get((checked.case.launch.script, checked.case.identity, checked.case.point))
         if twin is not None:
             found[checked.case.id] = twin
     return found
@@ -392,7 +394,7 @@ def compared_trees(base_tree: Any, tree: Any, base_id: str) -> tuple[Finding, ..
     added, removed and moved values, refactors folded the same way. A pure function of the two trees."""
     from harness.runner.compare import as_review, compare_with_base
 
-    if same_tree(base_tree, tree):  # one equality walk; the comparison diffs only what differs
+    if same_tree(base_tree, tree) and not order_changes(base_tree, tree):  # the comparison diffs only what differs
         return ()
     entry = BaselineEntry(f"{base_id} at the base", tree=base_tree)
     _, found = compare_with_base(None, tree, "", entry)  # the config is built only if a value must be resolved
@@ -445,7 +447,7 @@ class Comparisons:
 
 
 def _comparisons_key(base_key: bytes) -> bytes:
-    return b"launch-comparisons\0" + base_key
+    return b"launch-comparisons (order)\0" + base_key  # an entry kept before `order` was compared lacks it
 
 
 def _stored_comparisons(cache_dir: Path | None, top: Path, base_key: bytes, views: tuple[Any, Any] | None) -> Comparisons:
@@ -604,7 +606,7 @@ def review_commands(
     records = tuple(records)
     project = project_of(settings)
     scripts = find_scripts(project.root, settings.command_globs, project.submodules)
-    found = command_cases(project, scripts, settings.search_path)
+    found = composer_of(settings).expanded(command_cases(project, scripts, settings.search_path))
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     reads = _base_reads(settings, top, found, project)

@@ -24,7 +24,7 @@ from typing import Any, cast
 from hydra.errors import MissingConfigException
 
 from harness.baselines import gitrepo
-from harness.composition import hydra_compat, overrides
+from harness.composition import hydra_compat, overrides, sweeps
 from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
 from harness.composition.session import current
@@ -61,6 +61,12 @@ ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in t
 NOT_EXTRACTED = "not extracted"
 NEVER_RUNS = "bash stops before it"  # a run with nothing set stops first (`set -u` and an unset variable, `exit`)
 MANDATORY_UNSET = "mandatory value not given"  # a `???` the launch leaves unset: the program stops when it reads it
+# A launch run with `-m` (or a config's `hydra.mode: MULTIRUN`) is a sweep: one launch per point (harness/composition/sweeps.py).
+SWEEP_REFUSED = "sweep refused"  # Hydra's basic sweeper refuses it (an `interval(...)`, a sweep over `hydra.*`)
+SWEEP_EMPTY = "sweep runs nothing"  # a swept value list that is empty (a `glob` no option matches, `range(5,1)`)
+SWEEP_IN_PART = "sweep checked in part"  # warning: more points than sweeps.MAX_POINTS; those checked take each value once
+SWEEP_PLUGIN = "sweep not expanded"  # warning: a sweeper plugin (optuna, ax, nevergrad) chooses its points when it runs
+SWEEP_UNRUN = "sweep without --multirun"  # a sweep in a launch Hydra runs as one run: it refuses the override
 # Commands that are no launch of a Hydra application: no case and no finding (`list --verbose` names each once).
 NOT_HYDRA = "not a Hydra program"  # the program exists and has no @hydra.main (a converter, a data script, a test)
 UNAVAILABLE = "not available"  # the program sits in a git submodule that is not checked out (CI's default checkout)
@@ -101,6 +107,9 @@ class CommandCase:
     problem_kind: str = ""
     submodule: str = ""  # UNAVAILABLE: the git submodule (not checked out) the program lies in
     candidate: str = ""  # `--config-name` as written when the script cannot know it: this case is one root it may take
+    point: tuple[str, ...] = ()  # one point of a sweep: its swept overrides, in Hydra's order (the id names them)
+    note: str = ""  # a warning on a launch that composes: a sweep checked in part, or whose points a plugin chooses
+    note_kind: str = ""  # SWEEP_IN_PART or SWEEP_PLUGIN
 
     @property
     def skipped(self) -> bool:
@@ -135,7 +144,7 @@ class CommandCase:
         and the overrides as Hydra gets them (a launch checked as each root its unknown `--config-name` may take is one
         launch per root, `candidate`). A review pairs a launch with the base's by it."""
         launch = self.launch
-        return (launch.program, launch.is_module, launch.config_name, self.overrides, self.id.rpartition("@")[2] if self.candidate else "")
+        return (launch.program, launch.is_module, launch.config_name, self.overrides, self.config_name if self.candidate else "")
 
     @property
     def identity(self) -> str:
@@ -611,6 +620,94 @@ def _cause(error: BaseException) -> str:
     return text or describe_error(error)
 
 
+# ---- sweeps ----
+
+
+def _may_sweep(case: CommandCase) -> bool:
+    """True for a launch that may run as a multirun: `-m`, or an override Hydra reads as a sweep (its config may set
+    `hydra.mode: MULTIRUN`). A point is never expanded again."""
+    if case.problem or case.point or case.note_kind or case.config_name is None:
+        return False
+    return case.launch.multirun or any(sweeps.is_sweep(o.text) for o in case.launch.overrides)
+
+
+def sweep_points(session: HydraSession, case: CommandCase) -> list[CommandCase]:
+    """A launch that sweeps as Hydra runs it: one case per point of Hydra's basic sweeper (`cmd/x.sh#1(a=1,b=x)`,
+    each point's overrides in Hydra's order: the `hydra.*` ones first, then the point), a sweep a sweeper plugin runs
+    once without its sweep overrides and named, a sweep Hydra refuses or that runs nothing an error of its own. A
+    launch Hydra runs as one run (no `-m`, a config that does not set `hydra.mode: MULTIRUN`) stays itself: its sweep
+    fails as Hydra's run fails."""
+    assert case.config_name is not None
+    launch = case.launch
+    parsed: list[tuple[int, Any]] = []
+    unparsed: list[Override] = []  # Hydra refuses the whole command: the composition names each such override
+    for index, override in enumerate(launch.overrides):
+        try:
+            parsed.append((index, overrides.parse(override.text)))
+        except Exception:  # Hydra's parser raises many types
+            unparsed.append(override)
+    # What Hydra composes first (its run mode, its sweeper): the config with the overrides that select groups or set
+    # `hydra.*`; a value override cannot change either, and a misspelled one must not hide the sweep.
+    selecting = [launch.overrides[i].text for i, p in parsed if not p.is_sweep_override() and not session.is_value_override(p)]
+    try:
+        hydra = session.hydra_node(case.config_name, selecting)
+    except ComposeError:
+        hydra = None  # what `-m` says decides; each point's composition names what fails
+    if not (launch.multirun or sweeps.mode_of(hydra) == "MULTIRUN"):
+        return [case]
+    on_hydra = [(i, p) for i, p in parsed if p.is_hydra_override()]
+    swept_hydra = next((launch.overrides[i] for i, p in on_hydra if p.is_sweep_override()), None)
+    if swept_hydra is not None:
+        return [replace(case, problem=f"Hydra does not sweep over its own configuration: {swept_hydra.shown}", problem_kind=SWEEP_REFUSED)]
+    sweeper = sweeps.sweeper_of(hydra)
+    if sweeper:
+        left = [launch.overrides[i] for i, p in parsed if p.is_sweep_override()]
+        kept = tuple(o for o in launch.overrides if o not in left)
+        note = f"the sweeper {sweeper} chooses the points when it runs: checked once with the launch's other overrides" + (
+            f"; not checked: {', '.join(o.shown for o in left)}" if left else ""
+        )
+        return [replace(case, launch=replace(launch, overrides=kept), note=note, note_kind=SWEEP_PLUGIN)]
+    params = [Override(text, launch.line) for text in sweeps.sweep_params(hydra)]  # said at the launch's line
+    written = [*launch.overrides, *params]
+    try:
+        task = [(len(launch.overrides) + n, overrides.parse(o.text)) for n, o in enumerate(params)]
+        task += [(i, p) for i, p in parsed if not p.is_hydra_override()]
+        found = sweeps.points(task, session.loader)
+    except sweeps.SweepRefused as error:
+        return [replace(case, problem=str(error), problem_kind=SWEEP_REFUSED)]
+    except Exception as error:  # a `hydra.sweeper.params` entry Hydra cannot parse
+        return [replace(case, problem=f"hydra.sweeper.params: {describe_error(error)}", problem_kind=SWEEP_REFUSED)]
+    if not found.points:
+        empty = ", ".join(o.shown for o in launch.overrides if sweeps.is_sweep(o.text))
+        return [replace(case, problem=f"its sweep has no point, so it runs nothing: {empty}", problem_kind=SWEEP_EMPTY)]
+    head = tuple(launch.overrides[i] for i, _ in on_hydra)
+    made: dict[str, CommandCase] = {}
+    for point in found.points:
+        placed = [(text, _at_point(written[i], text)) for i, text in point.overrides]
+        shown = [override.shown for text, override in placed if text in point.swept]  # the script's text of an unknown value
+        identifier = f"{case.id}({','.join(shown)})" if point.swept else case.id
+        at_point = (*head, *(override for _, override in placed), *unparsed)
+        made.setdefault(identifier, replace(case, id=identifier, launch=replace(launch, overrides=at_point), point=point.swept))
+    points = list(made.values())
+    if not found.all_listed:
+        total = f"{found.total}" if found.exact else f"more than {found.total}"
+        values = (
+            "each swept value" if found.longest <= sweeps.MAX_POINTS else f"each of the first {sweeps.MAX_POINTS} values of each swept key"
+        )
+        note = f"a sweep of {total} runs, more than {sweeps.MAX_POINTS}: {len(points)} checked, which take {values} once, not every combination"
+        points[0] = replace(points[0], note=note, note_kind=SWEEP_IN_PART)
+    return points
+
+
+def _at_point(override: Override, text: str) -> Override:
+    """A launch's override as one point of its sweep writes it (`lr=0.1` of `lr=0.1,0.01`): where the script writes
+    it, and the script's own text of each value it cannot know."""
+    if text == override.text:
+        return override
+    unknown = tuple(u for u in override.unknown if placeholder(Piece("", 0, u)) in text)
+    return replace(override, text=text, unknown=unknown, written=text_as_written(text, script_texts([override], whole=False)))
+
+
 # A check's pickled base configs by (config name, group overrides), or the ComposeError composing one raised.
 Bases = dict[tuple[str, tuple[str, ...]], bytes | ComposeError]
 
@@ -632,6 +729,32 @@ class Composer:
         self.read_also = read_also
         self.trees = trees  # keep each launch's composed config as a plain tree (Checked.tree)
 
+    @contextlib.contextmanager
+    def _session(self, folder: Path, search: tuple[Path, ...], version_base: str | None) -> Iterator[HydraSession]:
+        # Launches run from the project's root: a config's relative `hydra.searchpath` (verl's
+        # `file://verl/trainer/config`) is read from there, as the scripts' own instructions say.
+        with (
+            contextlib.chdir(self.root),
+            HydraSession(folder, self.cache_dir, search, version_base, self.read_also, search_path_env=self.search_path_env) as session,
+        ):
+            yield session
+
+    def expanded(self, cases: Iterable[CommandCase]) -> list[CommandCase]:
+        """The cases with each sweep (a launch run with `-m`, or one its config runs as a multirun) as one case per
+        point, in Hydra's order, after the launch's place; every other case as it is. A session is opened only for a
+        config folder one of whose launches may sweep."""
+        cases = list(cases)
+        by_session: dict[tuple[Any, ...], list[CommandCase]] = {}
+        for case in cases:
+            if _may_sweep(case):
+                by_session.setdefault((case.config_dir, case.search_path, case.version_base), []).append(case)
+        made: dict[str, list[CommandCase]] = {}
+        for (folder, search, version_base), group in by_session.items():
+            with self._session(folder, search, version_base) as session:
+                for case in group:
+                    made[case.id] = sweep_points(session, case)
+        return [point for case in cases for point in made.get(case.id, [case])]
+
     def check(self, cases: Iterable[CommandCase], keep_config: bool = False) -> list[Checked]:
         """Every case composed and each override checked; results in the order given."""
         cases = list(cases)
@@ -643,12 +766,7 @@ class Composer:
             else:
                 by_session.setdefault((case.config_dir, case.search_path, case.version_base), []).append(case)
         for (folder, search, version_base), group in by_session.items():
-            # Launches run from the project's root: a config's relative `hydra.searchpath` (verl's
-            # `file://verl/trainer/config`) is read from there, as the scripts' own instructions say.
-            with (
-                contextlib.chdir(self.root),
-                HydraSession(folder, self.cache_dir, search, version_base, self.read_also, search_path_env=self.search_path_env) as session,
-            ):
+            with self._session(folder, search, version_base) as session:
                 self._value_keys: dict[tuple[Any, ...], bool] = {}
                 self._reused: dict[bytes, bool] = {}
                 self._lent: dict[bytes, Any] = {}
@@ -748,6 +866,14 @@ class Composer:
                         f"Hydra cannot parse it: {describe_error(error)}",
                     )
                 )
+                continue
+            if parsed.is_sweep_override():  # a launch that sweeps is expanded (`expanded`): this one runs once
+                key = parsed.key_or_group
+                message = (
+                    f"{key} is swept, and a run without -m/--multirun (or a config's `hydra.mode: MULTIRUN`) refuses a sweep: "
+                    "add -m to sweep it, or write a list as [a,b] and a string with commas quoted"
+                )
+                checked.failures.append(Failure(SWEEP_UNRUN, key, override, message))
                 continue
             (values if self._is_value(session, parsed) else groups).append((override, parsed))
         checked.selection = (case.config_name, *(o.text for o, _ in groups))
@@ -1016,6 +1142,21 @@ def findings_of(checked: Checked, moves: Mapping[str, str] | None = None, remove
                 detail=LaunchFix(reason, fix, checked.case.config_name or "", checked.case.identity),
             )
         )
+    case = checked.case
+    if case.note:  # a sweep checked in part: said once, at its launch's line (a warning: what is checked composes)
+        detail = LaunchFix(case.note_kind, None, case.config_name or "", case.identity)
+        findings.append(
+            Finding(
+                Kind.LAUNCH,
+                "",
+                None,
+                None,
+                WARNING,
+                f"{case.note_kind}: {case.note}",
+                source=Source(case.launch.script, case.launch.line),
+                detail=detail,
+            )
+        )
     return findings
 
 
@@ -1121,9 +1262,20 @@ def project_of(settings: Any, root: Path | None = None) -> Project:
 
 
 def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
-    """Every launch in the scripts the settings' `[[commands]]` globs match, as a command case."""
+    """Every launch in the scripts the settings' `[[commands]]` globs match, as a command case (a sweep's points each
+    a case of their own)."""
     project = project_of(settings, root)
-    return command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
+    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
+    return composer_of(settings, root).expanded(found)
+
+
+def composer_of(settings: Any, root: Path | None = None, trees: bool = False) -> Composer:
+    """The settings' launches' composer, for the project at `root` (a copy of it) when given."""
+    folder = root if root is not None else settings.origin.parent
+    read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
+    # A copy (a review's base) uses the cache too: compositions are cached relative to their config folder, so the
+    # copy takes each one whose reads are unchanged from the working tree's entries and recomposes only the others.
+    return Composer(folder, settings.cache_dir, tuple(read_also), trees, settings.search_path_env)
 
 
 def _checked_commands(
@@ -1139,12 +1291,7 @@ def _checked_commands(
 
     found = [c for c in (discover(settings, root) if found is None else found) if id_matches(c.id, case_glob)]
     cases = [c for c in found if not c.skipped]
-    folder = root if root is not None else settings.origin.parent
-    read_also = (*settings.read_outside, folder) if root is not None else settings.read_outside
-    # A copy (a review's base) uses the cache too: compositions are cached relative to their config folder, so the
-    # copy takes each one whose reads are unchanged from the working tree's entries and recomposes only the others.
-    composer = Composer(folder, settings.cache_dir, tuple(read_also), trees, settings.search_path_env)
-    checked = composer.check(cases)
+    checked = composer_of(settings, root, trees).check(cases)
     return checked, [c for c in found if c.skipped]
 
 
@@ -1217,6 +1364,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
         "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
         "never_runs_composed": True,  # a launch bash never reaches is composed too (an older entry has no tree for it)
         "mandatory_unset": True,  # a `???` a launch leaves unset is its failure (an older entry lacks it)
+        "sweeps": True,  # a sweep is one launch per point (an older entry composed it as one run)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 

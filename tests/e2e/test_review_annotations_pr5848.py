@@ -33,9 +33,15 @@ DAMAGE = ("layer_name_map", "moe_config", "use_remove_padding")
 
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return replay_pr5848(tmp_path_factory.mktemp("pr5848"))
+
+
+def replay_pr5848(folder: Path) -> Path:
+    """verl at PR #5848's parent with the settings init writes and CONTRACTS, committed as `main`, and the PR's own
+    change on the branch `pr5848-review` (checked out), in `folder`/verl."""
     if not BUNDLE.is_file():
         pytest.skip(f"the replay bundle of verl's history is not beside the project: {BUNDLE}")
-    repository = tmp_path_factory.mktemp("pr5848") / "verl"
+    repository = folder / "verl"
     git(ROOT, "clone", "--quiet", str(BUNDLE), str(repository))
     git(repository, "checkout", "-q", "-B", "main", "pr5848-parent")
     (repository / "pyproject.toml").write_text('[project]\nname = "verl"\n')

@@ -58,7 +58,7 @@ def test_a_kept_tree_that_differs_from_git_in_any_way_is_extracted_again(reposit
     again = tree_at_commit(top, head, "conf", cache, tmp_path / "scratch-2")
     assert files_of(again) == files_of(top / "conf") and not any(p.is_symlink() for p in again.rglob("*"))
     assert {p.name for p in again.rglob("*")} == {"train.yaml", "backend", "cpu.yaml"}
-    assert sorted(p.name for p in again.parent.iterdir()) == [".git", "conf"]
+    assert sorted(p.name for p in again.parent.iterdir()) == [".config-harness-copy", ".git", "conf"]
 
 
 def test_without_a_cache_or_with_a_link_in_the_tree_it_is_extracted_into_scratch(repository, tmp_path):
@@ -98,6 +98,7 @@ def test_a_nested_config_folder_is_kept_and_its_copy_is_a_project_of_its_own(tmp
     kept = first.parents[2]
     assert project_root(first) == kept  # not a git checkout the cache folder happens to lie in
     assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*")) == [
+        ".config-harness-copy",  # the copy's place in the repository: its top (harness.gates.copies)
         ".git",
         "pkg",
         "pkg/trainer",
@@ -106,7 +107,7 @@ def test_a_nested_config_folder_is_kept_and_its_copy_is_a_project_of_its_own(tmp
     ]
 
 
-@pytest.mark.parametrize("plant", ["beside_the_folder", "at_the_top", "too_big", "marker_with_content"])
+@pytest.mark.parametrize("plant", ["beside_the_folder", "at_the_top", "too_big", "marker_with_content", "place_elsewhere"])
 def test_anything_planted_in_a_kept_copy_means_it_is_extracted_again(repository, tmp_path, plant):
     top, head = repository
     kept = tree_at_commit(top, head, "conf", tmp_path / "cache", tmp_path / "scratch").parent
@@ -116,11 +117,14 @@ def test_anything_planted_in_a_kept_copy_means_it_is_extracted_again(repository,
         (kept / "notes.yaml").write_text("x: 1\n")
     elif plant == "too_big":
         (kept / "conf" / "train.yaml").write_bytes(b"#" * (9 * 1024 * 1024))
+    elif plant == "place_elsewhere":  # a copy that would name its files under another folder of the repository
+        (kept / ".config-harness-copy").write_text("elsewhere")
     else:
         (kept / ".git").write_text("gitdir: /elsewhere\n")
     again = tree_at_commit(top, head, "conf", tmp_path / "cache", tmp_path / "scratch-2")
     assert files_of(again) == files_of(top / "conf")
-    assert sorted(p.name for p in again.parent.iterdir()) == [".git", "conf"] and (again.parent / ".git").stat().st_size == 0
+    assert sorted(p.name for p in again.parent.iterdir()) == [".config-harness-copy", ".git", "conf"]
+    assert (again.parent / ".git").stat().st_size == 0 and (again.parent / ".config-harness-copy").stat().st_size == 0
 
 
 def test_same_python_sources_compares_every_py_file_and_folder_and_ignores_bytecode(tmp_path):

@@ -673,3 +673,18 @@ def test_plain_tree_unwraps_a_union_typed_field_as_to_container_does():
     assert {key: type(value) for key, value in plain["algorithm"].items()} == {
         key: type(value) for key, value in expected["algorithm"].items()
     }
+
+
+def test_basic_sweep_gives_the_basic_sweeper_s_points_and_is_basic_sweeper_knows_its_target():
+    parsed = OverridesParser.create().parse_overrides(["b=x", "a=1,2", "c=range(2)", "b=y"])
+    # By key as first written (a key written twice keeps its place and takes the last value), the product in that order.
+    assert hydra_compat.basic_sweep(parsed) == [
+        ["b=y", "a=1", "c=0"],
+        ["b=y", "a=1", "c=1"],
+        ["b=y", "a=2", "c=0"],
+        ["b=y", "a=2", "c=1"],
+    ]
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeperConf
+
+    assert hydra_compat.is_basic_sweeper(BasicSweeperConf._target_)
+    assert not hydra_compat.is_basic_sweeper("hydra_plugins.hydra_optuna_sweeper.optuna_sweeper.OptunaSweeper")

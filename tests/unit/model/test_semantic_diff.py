@@ -5,6 +5,7 @@ from harness.composition.render import dump_yaml, parse_yaml
 from harness.model.semantic_diff import (
     ADDED,
     CHANGED,
+    ORDER,
     REMOVED,
     Change,
     apply_changes,
@@ -12,7 +13,9 @@ from harness.model.semantic_diff import (
     describe_value,
     diff_trees,
     flatten,
+    is_collection,
     list_detail,
+    order_changes,
     unflatten,
 )
 
@@ -152,3 +155,51 @@ def test_a_value_s_text_tells_keys_and_values_of_other_types_apart():
     texts = {value_text(v) for v in ({1: "x"}, {"1": "x"}, {True: "x"}, {1.0: "x"}, [1], [1.0], [True], ["1"])}
     assert len(texts) == 8
     assert value_text({"b": 1, "a": [2]}) == '{"a": [2], "b": 1}'  # plain JSON where JSON can say it
+
+
+CALLBACKS = {
+    "early_stopping": {"_target_": "lightning.pytorch.callbacks.EarlyStopping", "patience": 3},
+    "checkpoint": {"_target_": "lightning.pytorch.callbacks.ModelCheckpoint"},
+    "summary": None,  # switched off
+}
+
+
+def test_a_collection_of_target_nodes_swapped_is_one_order_change_and_nothing_else_is():
+    old = {"callbacks": CALLBACKS, "trainer": {"max_epochs": 3}}
+    swapped = {"trainer": {"max_epochs": 3}, "callbacks": {key: CALLBACKS[key] for key in ("checkpoint", "summary", "early_stopping")}}
+    (change,) = order_changes(old, swapped)
+    assert (change.kind, change.path, change.old, change.new) == (
+        ORDER,
+        "callbacks",
+        ["early_stopping", "checkpoint", "summary"],
+        ["checkpoint", "summary", "early_stopping"],
+    )
+    assert describe_change(change) == (
+        "ORDER callbacks: early_stopping, checkpoint, summary -> checkpoint, summary, early_stopping (the order they are built in)"
+    )
+    assert diff_trees(old, swapped) == []  # the same values: only the order tells them apart
+
+
+def test_no_order_change_for_a_target_node_s_fields_plain_mappings_or_entries_added_and_removed():
+    fields = {"_target_": "verl.workers.config.FSDPActorConfig", "lr": 1, "clip": 0.2}
+    plain = {"a": {"x": 1}, "b": {"y": 2}}
+    old = {"actor": fields, "plain": plain, "callbacks": CALLBACKS}
+    new = {
+        "actor": {key: fields[key] for key in ("clip", "lr", "_target_")},  # a dataclass's fields: any order
+        "plain": {"b": {"y": 2}, "a": {"x": 1}},  # mappings the program reads by key
+        "callbacks": {"new": {"_target_": "x.New"}, **{k: v for k, v in CALLBACKS.items() if k != "summary"}},  # added first
+    }
+    assert order_changes(old, new) == []
+
+
+def test_is_collection_needs_two_named_target_nodes_and_no_target_of_its_own():
+    assert is_collection(CALLBACKS)
+    assert not is_collection({"only": {"_target_": "x.A"}, "off": None})
+    assert not is_collection({**CALLBACKS, "_target_": "x.Holder"})
+    assert not is_collection({**CALLBACKS, "verbose": True})
+    assert not is_collection([1, 2])
+
+
+@given(TREES)
+def test_a_tree_has_no_order_change_with_itself(tree):
+    assert order_changes(tree, tree) == []
