@@ -7,10 +7,9 @@ from dataclasses import replace
 
 from harness.gates.escape import printable
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
-from harness.model.grouping import Group, Tier, group_findings
-from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.grouping import Group, Tier, compared_ids, group_findings
 from harness.reporters.base import NextSteps, ReportOptions
-from harness.reporters.layout import Fold, describe_group, folded, next_steps, set_by, summary_line
+from harness.reporters.layout import Fold, cause_text, describe_group, folded, merged_launches, next_steps, set_by, summary_line
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
 # it takes at most 2 × (header + BODY_LINES + its short-summary line) = 12 lines.
@@ -75,13 +74,15 @@ def orphan_lines(orphans: Sequence[str], details: bool) -> list[str]:
 
 
 def run_errors(result: MatrixResult) -> list[str]:
-    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers), then each
-    launch command that fails (launch cases have no golden, so they have no test of their own)."""
+    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers), then each cause
+    that fails a launch command (launch cases have no golden, so they have no test of their own), one line per cause
+    as `check` writes it: a key an interpolation still reads, renamed, is one line with the cases and launches it
+    breaks and the line that reads it, never a line per launch."""
     lines = [_line(g) for g in group_findings([], result.findings) if g.severity == ERROR]
-    launches = [r for r in result.cases if r.case.id.startswith(LAUNCH_PREFIX) and any(fails(f) for f in r.findings)]
-    for launch in launches:
-        lines += [printable(f"{launch.case.id}: {line}") for line in error_lines(launch, [f for f in launch.findings if fails(f)])]
-    return lines
+    failing = [replace(r, findings=tuple(f for f in r.findings if fails(f))) for r in result.cases]
+    causes = [g for g in merged_launches(group_findings(r for r in failing if r.findings)) if g.launches]
+    all_ids = compared_ids(result)
+    return lines + [printable(cause_text(group, all_ids)) for group in causes]
 
 
 def run_warnings(result: MatrixResult) -> list[str]:

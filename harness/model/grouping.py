@@ -210,14 +210,18 @@ def _key(finding: Finding) -> tuple[Any, ...]:
     fix differ from launch to launch and are the group's members, not separate causes.
     """
     detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
-    new = finding.new
+    old, new = finding.old, finding.new
     if finding.kind == Kind.LAUNCH:
         detail = finding.message
         new = None
+    if finding.kind == Kind.UNRESOLVED:
+        # One interpolation that reads a key the config lacks is one cause on every case and launch it breaks: `old`
+        # is what the baseline wrote there (a golden's; a launch has none), not part of the cause.
+        old = None
     return (
         str(finding.kind),
         finding.path,
-        _value_key(finding.old),
+        _value_key(old),
         _value_key(new),
         str(finding.severity),
         finding.contract,
@@ -248,7 +252,7 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
     """
     members: dict[tuple[Any, ...], list[tuple[CaseResult, Finding]]] = {}
     for case_result in results:
-        for finding in case_result.findings:
+        for finding in said_once(case_result.findings):
             members.setdefault(_key(finding), []).append((case_result, finding))
     groups = [
         Group(tier=tier_of(finding), finding=finding, cases=(), anchor=(getattr(finding.source, "file", None) or "", _line(finding)))
@@ -269,6 +273,15 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
     # A weakened contract is read before its effects, a broken contract before other blocking findings (the rules
     # a team wrote come first), and findings about the whole run before those of cases.
     return sorted(groups, key=lambda g: (g.tier, _KIND_RANK.get(g.kind, 2), bool(g.cases), g.path, g.kind, -len(g.cases)))
+
+
+def said_once(findings: Iterable[Finding]) -> list[Finding]:
+    """A case's findings with each cause said once: a value that cannot be resolved is its `unresolved` error, never
+    also an `effective` change of the same path (a review compares a launch's resolved values too, and the broken
+    one reads as changed)."""
+    findings = list(findings)
+    broken = {f.path for f in findings if f.kind == Kind.UNRESOLVED and f.severity == ERROR and f.path}
+    return [f for f in findings if not (f.kind == Kind.EFFECTIVE and f.path in broken)] if broken else findings
 
 
 def _line(finding: Finding) -> int | None:

@@ -351,6 +351,26 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
     return parts[0] if len(parts) == 1 else f"{parts[0]}; also in {parts[1]}" if parts else ""
 
 
+def cause_parts(group: Group, all_ids: Sequence[str], listed: bool = False) -> tuple[str, str]:
+    """Where one cause is and what follows it on its line, as every format writes it: its cases, or its launches'
+    script lines (`listed`: the lines below name them); then its fix in the script's text and the file that sets it."""
+    if group.launches:
+        fix = fix_text(group)
+        where = launch_where(group, all_ids, listed)
+        tail = (f"; {fix}" if fix and not listed else "") + (
+            f"; {set_by(group)} {group.source}" if group.matrix_cases and group.source is not None else ""
+        )
+        return where, tail
+    return describe_cases(group.cases, all_ids), f"; {set_by(group)} {group.source}" if group.source is not None else ""
+
+
+def cause_text(group: Group, all_ids: Sequence[str], listed: bool = False, what: str | None = None) -> str:
+    """One cause on one line, the same in the terminal, pytest's report and the pull-request comment: what it says
+    (`what`, else `describe_group`), then where, its fix and the file that sets it."""
+    where, tail = cause_parts(group, all_ids, listed)
+    return f"{describe_group(group) if what is None else what}  ({where}{tail})"
+
+
 def fix_text(group: Group) -> str:
     """What to write instead, in the script's own text: the one fix, every fix of one launch, or the first launch's
     where they differ from launch to launch."""

@@ -28,11 +28,10 @@ from harness.reporters.layout import (
     accounted_line,
     approvals_line,
     by_tier,
+    cause_text,
     describe_group,
-    fix_text,
     folded,
     known_count,
-    launch_where,
     launches_line,
     member_lines,
     merged_launches,
@@ -73,14 +72,7 @@ def _severity_tag(severity: str, color: bool) -> str:
 
 def _text_line(group: Group, all_ids: Sequence[str], color: bool, listed: bool = False) -> str:
     """One line for one cause: what it says, then where (its cases, or its launches' script lines) and its fix."""
-    if group.launches:
-        fix = fix_text(group)
-        where = launch_where(group, all_ids, listed) + (f"; {fix}" if fix and not listed else "")
-        source = f"; {set_by(group)} {group.source}" if group.matrix_cases and group.source is not None else ""
-    else:
-        where = describe_cases(group.cases, all_ids)
-        source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
-    return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
+    return f"  {_severity_tag(group.severity, color)}{printable(cause_text(group, all_ids, listed))}"
 
 
 def _group_lines(group: Group, all_ids: Sequence[str], options: ReportOptions) -> list[str]:
