@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -9,7 +10,8 @@ from harness.gates.escape import printable
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
 from harness.model.grouping import Group, Tier, compared_ids, group_findings
 from harness.reporters.base import NextSteps, ReportOptions
-from harness.reporters.layout import Fold, cause_text, describe_group, folded, merged_launches, next_steps, set_by, summary_line
+from harness.reporters.layout import Fold, cause_text, describe_group, folded, merged_launches, set_by, summary_line
+from harness.reporters.steps import next_steps
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
 # it takes at most 2 × (header + BODY_LINES + its short-summary line) = 12 lines.
@@ -99,11 +101,20 @@ def verdict_line(result: MatrixResult, updated: bool) -> str:
 def rewrite_command(settings_option: str | None = None) -> str:
     """pytest's command that rewrites the goldens and runs nothing else: plain `pytest --snapshot-update` in a
     repository with a suite of its own (verl's) collects that suite too, and fails on it."""
-    chosen = f" --harness-settings {settings_option}" if settings_option else ""
-    return f"pytest --config-harness{chosen} --snapshot-update"
+    return shlex.join(
+        ["pytest", "--config-harness", *(["--harness-settings", settings_option] if settings_option else []), "--snapshot-update"]
+    )
 
 
-def next_lines(result: MatrixResult, goldens: str, updated: bool, rewrite: str | None = None) -> list[str]:
+def generate_command(settings_option: str | None = None) -> str:
+    """The CLI's `generate` for the plugin's settings: what writes the record of the code's config writes, which
+    `--snapshot-update` does not."""
+    return shlex.join(["config-harness", *(["--settings", settings_option] if settings_option else []), "generate"])
+
+
+def next_lines(
+    result: MatrixResult, goldens: str, updated: bool, rewrite: str | None = None, settings_option: str | None = None
+) -> list[str]:
     """What to do about the run's errors, as `check` says it, with pytest's command for rewriting goldens (`rewrite`,
     default `rewrite_command()`).
 
@@ -111,5 +122,5 @@ def next_lines(result: MatrixResult, goldens: str, updated: bool, rewrite: str |
     """
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
     settled = replace(result, cases=cases, orphans=())  # orphans have their own line (pytest's options)
-    steps = NextSteps(regenerate=rewrite or rewrite_command(), goldens=goldens)
+    steps = NextSteps(regenerate=rewrite or rewrite_command(), goldens=goldens, generate=generate_command(settings_option))
     return [printable(f"Next: {step}") for step in next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]

@@ -15,10 +15,10 @@ from harness.reporters.layout import (
     folded,
     introduced,
     mode_line,
-    next_steps,
     rules_line,
     summary_line,
 )
+from harness.reporters.steps import next_steps
 
 # GitHub shows this many annotations of each kind per step; the rest are only in the log and the job summary.
 SHOWN_PER_KIND = 10

@@ -14,11 +14,9 @@ from typing import Any
 
 from harness.model.findings import (
     ERROR,
-    GOLDEN_KINDS,
     VIA_PYTHON_DEFAULT,
     WARNING,
     Approvals,
-    ContractRef,
     Difference,
     Finding,
     Kind,
@@ -35,7 +33,6 @@ from harness.model.findings import (
 from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.semantic_diff import parent_path, show_value
-from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
 LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.UNVERIFIED, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
@@ -245,67 +242,6 @@ def waived_count(groups: Sequence[Group]) -> str:
         f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
         f"{len(groups)} distinct (--verbose lists them)"
     )
-
-
-def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOptions) -> list[str]:
-    """What to do about each kind of error in the run, most blocking first; nothing when there is no error."""
-    steps = options.steps
-    errors = [g for g in groups if g.severity == ERROR and g.tier != Tier.AT_BASE]
-    if steps is None or not (errors or result.orphans):
-        return []
-    lines = []
-    contracts = dict.fromkeys(
-        (ref.name, ref.source)
-        for g in errors
-        if g.kind == Kind.CONTRACT and (ref := g.finding.detail_as(ContractRef)) is not None and ref.name
-    )
-    for name, where in contracts:
-        lines.append(
-            f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
-            "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)"
-        )
-    if any(g.kind == Kind.CONTRACT_CHANGE and not g.finding.message.startswith("known entry ") for g in errors):
-        lines.append(
-            "a contract was loosened without a reason: record why under `changes:` in its contracts file "
-            "(`config-harness lock ... --reason TEXT` writes it)"
-        )
-    if any(g.kind == Kind.CONTRACT_CHANGE and g.finding.message.startswith("known entry ") for g in errors):
-        lines.append(
-            "a known entry was added or renewed without a reason: record why under `changes:` in a contracts file the "
-            "base's owners own (`config-harness known --base REF --reason TEXT` writes it; the known file's own records approve nothing)"
-        )
-    if any(g.kind == Kind.ERROR for g in errors):
-        lines.append("a case cannot be composed: fix the config named in its error above")
-    if any(g.kind == Kind.TARGET for g in errors):
-        lines.append(
-            "the program cannot build a node from the config: fix the key in the file named above, or the class at "
-            "its FILE:LINE (a node the program reads raw: a `contract: target` waiver with the reason)"
-        )
-    if any(g.kind == Kind.LAUNCH for g in errors):
-        lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
-    if not options.review and any(g.kind == Kind.REMOVED for g in errors):
-        lines.append(
-            "a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file that set it)"
-        )
-    if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
-        if steps.in_commit_hook:
-            lines.append(
-                f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
-                f"then `git add {steps.goldens}` and commit again"
-            )
-        else:
-            lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
-    if options.review and any(g.kind == Kind.UNVERIFIED for g in errors):
-        lines.append(
-            'changes not verified block (the base\'s `unverified = "block"`): compare them by hand, then record the '
-            "review, or make them readable (a config file a case selects, a write the reader follows)"
-        )
-    if options.review and any(g.kind == Kind.STALE_GOLDEN for g in errors):
-        # The push to main runs `check` on these goldens: the review fails now rather than main after the merge.
-        lines.append(f"goldens to regenerate: run `{steps.regenerate}` and commit {steps.goldens} (the push to main checks them)")
-    if result.orphans:
-        lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
-    return lines
 
 
 SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)

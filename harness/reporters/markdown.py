@@ -40,13 +40,13 @@ from harness.reporters.layout import (
     merged_launches,
     mode_words,
     new_present,
-    next_steps,
     old_present,
     rules_line,
     shows_detail,
     summary_line,
     without_waiver_note,
 )
+from harness.reporters.steps import next_steps
 
 SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
 MAX_ROWS = 20  # a longer table is folded in <details>

@@ -36,13 +36,13 @@ from harness.reporters.layout import (
     member_lines,
     merged_launches,
     mode_line,
-    next_steps,
     origin_count,
     rules_line,
     set_by,
     summary_line,
     waived_count,
 )
+from harness.reporters.steps import next_steps
 
 COLORS = MappingProxyType(
     {

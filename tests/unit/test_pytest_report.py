@@ -72,11 +72,18 @@ def test_a_cause_that_breaks_many_launches_is_one_line_as_check_writes_it():
     written = "${.ppo_max_token_len_per_gpu}"
     message = f"critic.forward_max_token_len_per_gpu cannot be resolved: {written}: critic.ppo_max_token_len_per_gpu is not in the config"
     on_case = Finding(Kind.UNRESOLVED, "critic.forward_max_token_len_per_gpu", written, written, message=message)
-    on_case = CaseResult(Case("ppo_trainer/dp/default", "ppo_trainer", ()), "g.yaml", Status.ERROR, (
-        Finding(**{**on_case.__dict__, "source": Source("critic.yaml", 49)}),
-    ))
+    on_case = CaseResult(
+        Case("ppo_trainer/dp/default", "ppo_trainer", ()),
+        "g.yaml",
+        Status.ERROR,
+        (Finding(**{**on_case.__dict__, "source": Source("critic.yaml", 49)}),),
+    )
     launches = [
-        result(f"cmd/examples/run_{n}.sh#1", Finding(Kind.UNRESOLVED, on_case.findings[0].path, None, written, message=message), status=Status.ERROR)
+        result(
+            f"cmd/examples/run_{n}.sh#1",
+            Finding(Kind.UNRESOLVED, on_case.findings[0].path, None, written, message=message),
+            status=Status.ERROR,
+        )
         for n in range(40)
     ]
     (line,) = run_errors(MatrixResult(cases=(on_case, *launches)))
