@@ -476,7 +476,8 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     contract_warnings = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity != ERROR]
     if contract_warnings:
         parts.append(f"{len(contract_warnings)} warning{'s' * (len(contract_warnings) != 1)} about the contracts themselves")
-    broken = sorted({case for g in blocking if g.kind == Kind.ERROR for case in g.cases})
+    # A case that cannot be composed is in the broken tier (an error of kind `error` on a case: harness.model.grouping.tier_of).
+    broken = sorted({case for g in by_tier.get(Tier.BROKEN, []) if g.kind == Kind.ERROR for case in g.cases})
     if broken:
         parts.append(f"{len(broken)} case{'s' * (len(broken) != 1)} cannot be composed ({describe_cases(broken, all_ids)})")
     parity = [g for g in blocking if g.kind == Kind.PARITY]
@@ -523,6 +524,12 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    unverified = by_tier.get(Tier.UNVERIFIED, [])
+    if unverified:
+        parts.append(f"{len(unverified)} change{'s' * (len(unverified) != 1)} not verified")
+    failing = [r.case.id for r in result.cases if r.failed]
+    if not parts and failing:  # a failure no sentence above names: never "nothing changed" above it
+        parts.append(f"{len(failing)} case{'s' * (len(failing) != 1)} failing ({describe_cases(failing, all_ids, counted=False)})")
     if not parts:  # only when nothing at all is to be said: never above a failing verdict
         parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     return " ".join(part[0].upper() + part[1:] + "." for part in parts)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harness.model.findings import ERROR, GOLDEN_KINDS, RECORDED_KINDS, ContractRef, Kind, MatrixResult
+from harness.model.findings import DOES_NOT_COMPOSE, ERROR, GOLDEN_KINDS, RECORDED_KINDS, ContractRef, Kind, LaunchFix, MatrixResult
 from harness.model.grouping import Group, Tier
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
@@ -106,8 +106,16 @@ def _known_reason(facts: Facts) -> list[str]:
     ]
 
 
+def _config_broken(group: Group) -> bool:
+    """A launch that fails because its config itself does not compose: the config is to fix, not the script."""
+    launch = group.finding.detail_as(LaunchFix)
+    return group.kind == Kind.LAUNCH and launch is not None and launch.reason == DOES_NOT_COMPOSE
+
+
 def _compose(facts: Facts) -> list[str]:
-    return ["a case cannot be composed: fix the config named in its error above"] if facts.of(Kind.ERROR) else []
+    if not (facts.of(Kind.ERROR) or any(_config_broken(g) for g in facts.errors)):
+        return []
+    return ["a case cannot be composed: fix the config named in its error above"]
 
 
 MISSING_KEY = re.compile(r"(\S+) is not in the config$")
@@ -139,7 +147,7 @@ def _target(facts: Facts) -> list[str]:
 
 
 def _launch(facts: Facts) -> list[str]:
-    if not facts.of(Kind.LAUNCH):
+    if not [g for g in facts.of(Kind.LAUNCH) if not _config_broken(g)]:
         return []
     return ["a launch no longer composes: edit the script at the line named above (write its fix where one is given)"]
 

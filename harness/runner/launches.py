@@ -33,7 +33,7 @@ from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, read_bytes
-from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
+from harness.model.findings import DOES_NOT_COMPOSE, ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
@@ -834,7 +834,7 @@ class Composer:
                 bases[root] = error
         if isinstance(bases[root], ComposeError):
             text = str(bases[root])
-            reason = CONFIG_REMOVED if "Cannot find primary config" in text else "does not compose"
+            reason = CONFIG_REMOVED if "Cannot find primary config" in text else DOES_NOT_COMPOSE
             checked.failures.append(Failure(reason, "", None, f"{case.config_name}: {text}"))
             return None
         good: list[str] = []

@@ -144,3 +144,16 @@ def test_an_interpolation_that_reads_a_renamed_key_is_one_cause_on_every_case_an
     (group,) = group_findings(result.cases)
     assert group.kind == Kind.UNRESOLVED and group.cases == (IDS[0], IDS[1], "cmd/a.sh#1", "cmd/b.sh#1")
     assert str(group.source) == "critic.yaml:49" and group.matrix_cases == (IDS[0], IDS[1])
+
+
+def test_the_summary_never_says_nothing_changed_above_failing_cases():
+    """Issue 56: a case that cannot be composed (three apps: a missing Hydra plugin, a removed option) was summed up
+    as "Nothing changed on all N cases" above its FAILED verdict; so were changes a review could not verify."""
+    broken = Finding(Kind.ERROR, "", severity=ERROR, message="conf/train.yaml:2: In 'train': 'adamw' is not an option of optim")
+    result = result_of({IDS[0]: [broken], IDS[1]: []})
+    result = replace(result, cases=(replace(result.cases[0], status=Status.ERROR), replace(result.cases[1], status=Status.OK)))
+    said = summary_paragraph(group_findings(result.cases), result)
+    assert said == f"1 case cannot be composed ({IDS[0]})."
+    unverified = Finding(Kind.UNVERIFIED, "app/main.py", severity=ERROR, message="not verified: a write not resolved")
+    review = replace(result_of({IDS[0]: []}), findings=(unverified,))
+    assert summary_paragraph(group_findings(review.cases, review.findings), review) == "1 change not verified."
