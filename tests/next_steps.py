@@ -1,0 +1,91 @@
+"""What the next-step tests share (tests/integration/test_next_steps.py on a small repository with a failing test
+suite of its own, tests/e2e/test_next_steps_verl.py on verl's real tree): a report's `Next:` lines by the table row
+that printed them, and each step done as its line says, the commands in it run as printed (`config-harness` in this
+process, anything else, `pytest` and `git` included, as a subprocess of the reader's shell would run it)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.reporters.steps import STEPS
+
+IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def shell_env(**more: str) -> dict[str, str]:
+    """The environment a reader's shell gives a command: this checkout's scripts on PATH, a git identity."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **IDENTITY, **more}
+
+
+def next_lines(report: str) -> dict[str, list[str]]:
+    """The report's `Next:` lines by the name of the table row that printed each (every line is some row's)."""
+    found: dict[str, list[str]] = {}
+    for line in report.splitlines():
+        if not line.startswith("Next: "):
+            continue
+        text = line.removeprefix("Next: ")
+        (step,) = [s for s in STEPS if text.startswith(s.lead)] or [None]
+        assert step is not None, f"a Next: line no row of the table prints: {text}"
+        found.setdefault(step.name, []).append(text)
+    return found
+
+
+def the_step(report: str, name: str) -> str:
+    """The one line row `name` printed in `report` (the test fails, showing the report, when there is none)."""
+    lines = next_lines(report).get(name, [])
+    assert len(lines) == 1, f"expected one Next: line of step {name!r}:\n{report}"
+    return lines[0]
+
+
+def commands(line: str) -> list[str]:
+    """The commands a step's line gives, between backticks, in order."""
+    return re.findall(r"`([^`]+)`", line)
+
+
+def run_command(
+    command: str, cwd: Path, capsys: pytest.CaptureFixture[str] | None = None, reason: str = "accepted in the test"
+) -> tuple[int, str]:
+    """One command as printed, from `cwd`, its placeholder for the reader's reason (WHY) filled in: exit code and output
+    (`capsys`: the test's, which a `config-harness` command run in this process prints to)."""
+    words = [reason if word == "WHY" else word for word in shlex.split(command)]
+    if words[0] == "config-harness":
+        assert capsys is not None, command
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(cwd)
+            capsys.readouterr()
+            code = int(main(words[1:]))
+            captured = capsys.readouterr()
+        return code, captured.out + captured.err
+    done = subprocess.run(words, cwd=cwd, env=shell_env(), capture_output=True, text=True, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+def replace_on_line(file: Path, line: int, old: str, new: str) -> None:
+    """Edit one line of a file as a reader told "edit FILE:LINE" would: `old` must be on it."""
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert old in lines[line - 1], f"{file}:{line} does not hold {old!r}: {lines[line - 1]!r}"
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    file.write_text("".join(lines), encoding="utf-8")
+
+
+def insert_at(file: Path, line: int, text: str) -> None:
+    """`text` (one line) put back at line `line`, where a report says it was set."""
+    lines = file.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(line - 1, text)
+    file.write_text("".join(lines), encoding="utf-8")
+
+
+PLACE = re.compile(r"([\w./-]+\.(?:ya?ml|sh|py)):(\d+)")
+
+
+def places(text: str) -> list[tuple[str, int]]:
+    """Every `FILE:LINE` a line names, in order."""
+    return [(file, int(line)) for file, line in PLACE.findall(text)]
