@@ -317,6 +317,7 @@ class Moved:
 
 # A launch's reason word when the config it names does not compose at all (no override of the script is to blame).
 DOES_NOT_COMPOSE = "does not compose"
+KEY_REMOVED = "key removed"  # a launch's reason word: the baseline had the key its override sets (the golden, or the base's launch)
 
 
 @dataclass(frozen=True)

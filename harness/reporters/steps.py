@@ -13,7 +13,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harness.model.findings import DOES_NOT_COMPOSE, ERROR, GOLDEN_KINDS, RECORDED_KINDS, ContractRef, Kind, LaunchFix, MatrixResult
+from harness.model.findings import (
+    DOES_NOT_COMPOSE,
+    ERROR,
+    GOLDEN_KINDS,
+    KEY_REMOVED,
+    RECORDED_KINDS,
+    ContractRef,
+    Kind,
+    LaunchFix,
+    MatrixResult,
+)
 from harness.model.grouping import Group, Tier
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
@@ -30,6 +40,7 @@ class Facts:
     review: bool
     steps: NextSteps
     base: str | None = None
+    groups: tuple[Group, ...] = ()  # every group of the run, warnings and differences too
 
     def of(self, *kinds: Kind) -> list[Group]:
         """The errors of these kinds, in report order."""
@@ -152,15 +163,26 @@ def _launch(facts: Facts) -> list[str]:
     return ["a launch no longer composes: edit the script at the line named above (write its fix where one is given)"]
 
 
+def _launch_keys_removed(facts: Facts) -> set[str]:
+    """The keys launches set that the config no longer has although the baseline had them."""
+    return {
+        g.path for g in facts.of(Kind.LAUNCH) if (launch := g.finding.detail_as(LaunchFix)) is not None and launch.reason == KEY_REMOVED
+    }
+
+
 def _removed(facts: Facts) -> list[str]:
-    groups = [] if facts.review else facts.of(Kind.REMOVED)
+    """A removed key: in `check` an error until the golden is rewritten; in any run, the cause of a launch that sets
+    it (the removal itself may be only a warning: a Python default gives the program the same value)."""
+    launched = _launch_keys_removed(facts)
+    errors = [] if facts.review else facts.of(Kind.REMOVED)
+    groups = errors + [g for g in facts.groups if g.kind == Kind.REMOVED and g.path in launched and g not in errors]
     if not groups:
         return []
-    traced = [(g.path, str(g.source)) for g in groups if g.source is not None and getattr(g.source, "line", None)]
+    traced = dict.fromkeys(f"{g.path} at {g.source}" for g in groups if g.source is not None and getattr(g.source, "line", None))
+    also = "; the launches that set it compose again" if any(g.path in launched for g in groups) else ""
     if traced:
-        named = _places([f"{path} at {where}" for path, where in traced])
-        return [f"a key was removed: if that was not intended, restore it where the golden says it was set ({named})"]
-    return ["a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file that set it)"]
+        return [f"a key was removed: if that was not intended, restore it where the golden says it was set ({_places(list(traced))}){also}"]
+    return [f"a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file that set it){also}"]
 
 
 def _settled_by_goldens(facts: Facts) -> bool:
@@ -221,8 +243,8 @@ STEPS: tuple[NextStep, ...] = (
     NextStep("compose", "a case cannot be composed", "the config named in the error fixed: the case composes", _compose),
     NextStep("unresolved", "an interpolation reads a key", "the named line edited (or the key restored): every case resolves", _unresolved),
     NextStep("target", "the program cannot build a node", "the key fixed in the named file: the node builds", _target),
-    NextStep("launch", "a launch no longer composes", "the fix written at the named line: the launch composes", _launch),
     NextStep("removed", "a key was removed", "the key restored where it was set: check is green", _removed),
+    NextStep("launch", "a launch no longer composes", "the fix written at the named line: the launch composes", _launch),
     NextStep("regenerate", "if these changes are intended", "the command run: check (or pytest) is green", _regenerate),
     NextStep("hook", "pre-commit checks what is staged", "the command run, the goldens staged: the commit passes the hook", _hook),
     NextStep("config_write", "the code's writes to the config", "the command run: check is green", _config_write),
@@ -240,5 +262,5 @@ def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOpt
     errors = tuple(g for g in groups if g.severity == ERROR and g.tier != Tier.AT_BASE)
     if not (errors or result.orphans):
         return []
-    facts = Facts(errors, result, options.review, options.steps, options.base)
+    facts = Facts(errors, result, options.review, options.steps, options.base, tuple(groups))
     return [line for step in STEPS for line in step.says(facts)]

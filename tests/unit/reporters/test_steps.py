@@ -101,3 +101,21 @@ def test_every_row_says_its_lead_first():
     for step in STEPS:
         assert any(line.startswith(step.lead) for line in said), step.name
     assert all(any(line.startswith(step.lead) for step in STEPS) for line in said)
+
+
+def test_a_removed_key_a_launch_sets_is_restored_where_it_was_set_even_when_the_removal_only_warns():
+    """Issue 56: `sequence_parallel` deleted from verl's engine/megatron.yaml:32 (a warning: the Python default gives the
+    same value) breaks a launch that sets it, and the only step was "edit the script"."""
+    from harness.model.findings import WARNING, LaunchFix
+
+    path = "actor_rollout_ref.actor.megatron.sequence_parallel"
+    removal = Finding(Kind.REMOVED, path, True, None, WARNING, "REMOVED", source=Source("verl/trainer/config/engine/megatron.yaml", 32))
+    launch = Finding(
+        Kind.LAUNCH, path, None, f"{path}=True", ERROR, f"key removed: {path} is not in the config", detail=LaunchFix("key removed")
+    )
+    restore, edit = steps_of(REVIEW, case("ppo_trainer/megatron/default", removal), case("cmd/examples/run.sh#1", launch))
+    assert restore == (
+        f"a key was removed: if that was not intended, restore it where the golden says it was set ({path} at "
+        "verl/trainer/config/engine/megatron.yaml:32); the launches that set it compose again"
+    )
+    assert edit.startswith("a launch no longer composes: edit the script")
