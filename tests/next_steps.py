@@ -5,6 +5,7 @@ process, anything else, `pytest` and `git` included, as a subprocess of the read
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -16,6 +17,7 @@ import pytest
 
 from harness.cli import main
 from harness.reporters.steps import STEPS
+from tests.synthetic_history import git
 
 IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
 
@@ -89,3 +91,50 @@ PLACE = re.compile(r"([\w./-]+\.(?:ya?ml|sh|py)):(\d+)")
 def places(text: str) -> list[tuple[str, int]]:
     """Every `FILE:LINE` a line names, in order."""
     return [(file, int(line)) for file, line in PLACE.findall(text)]
+
+
+def edit(repository: Path, name: str, old: str, new: str) -> None:
+    file = repository / name
+    text = file.read_text(encoding="utf-8")
+    assert old in text, (name, old)
+    file.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def check(repository: Path, capsys) -> tuple[int, str]:
+    return run_command("config-harness check", repository, capsys)
+
+
+def review_against(repository: Path, capsys: pytest.CaptureFixture[str], base: str) -> tuple[int, str]:
+    """The pull request committed, then reviewed against `base`."""
+    git(repository, "add", "-A")
+    git(repository, "commit", "-q", "--allow-empty", "-m", "pull request")
+    return run_command(f"config-harness diff --base {base}", repository, capsys)
+
+
+def do(line: str, repository: Path, capsys) -> None:
+    """Every command a step's line gives, run as printed; each must succeed."""
+    for command in commands(line):
+        code, out = run_command(command, repository, capsys)
+        assert code == 0, f"{command}: exit {code}\n{out}"
+
+
+def json_check(repository: Path, capsys) -> dict:
+    _, out = run_command("config-harness check --format json", repository, capsys)
+    return json.loads(out)
+
+
+def findings(report: dict, kind: str) -> list[dict]:
+    return [f for f in report["findings"] if f["kind"] == kind] + [f for c in report["cases"] for f in c["findings"] if f["kind"] == kind]
+
+
+def error_line(report: str, *words: str) -> str:
+    """The report's ERROR line that holds every one of `words`."""
+    (line,) = [line for line in report.splitlines() if "ERROR " in line and all(word in line for word in words)]
+    return line
+
+
+def fails(repository: Path, capsys, name: str, how=None) -> tuple[str, str]:
+    """check (or `how`) fails, printing step `name`: its line, and the whole report."""
+    code, out = (how or check)(repository, capsys)
+    assert code == 1, out
+    return the_step(out, name), out

@@ -7,7 +7,6 @@ The same on verl's real tree: tests/e2e/test_next_steps_verl.py."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import shutil
@@ -18,7 +17,24 @@ import pytest
 
 from harness.reporters.steps import STEPS
 from tests.conftest import ROOT, write_tree
-from tests.next_steps import commands, insert_at, next_lines, places, replace_on_line, run_command, shell_env, the_step
+from tests.next_steps import (
+    check,
+    commands,
+    do,
+    edit,
+    error_line,
+    fails,
+    findings,
+    insert_at,
+    json_check,
+    next_lines,
+    places,
+    replace_on_line,
+    review_against,
+    run_command,
+    shell_env,
+    the_step,
+)
 from tests.synthetic_history import git
 
 SETTINGS = """
@@ -114,51 +130,9 @@ def repo(adopted: Path) -> Path:
     git(adopted, "checkout", "-q", "main")
 
 
-def edit(repository: Path, name: str, old: str, new: str) -> None:
-    file = repository / name
-    text = file.read_text(encoding="utf-8")
-    assert old in text, (name, old)
-    file.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-
-def check(repository: Path, capsys) -> tuple[int, str]:
-    return run_command("config-harness check", repository, capsys)
-
-
 def review(repository: Path, capsys) -> tuple[int, str]:
     """The pull request committed, then reviewed against `main`."""
-    git(repository, "add", "-A")
-    git(repository, "commit", "-q", "--allow-empty", "-m", "pull request")
-    return run_command("config-harness diff --base main", repository, capsys)
-
-
-def do(line: str, repository: Path, capsys) -> None:
-    """Every command a step's line gives, run as printed; each must succeed."""
-    for command in commands(line):
-        code, out = run_command(command, repository, capsys)
-        assert code == 0, f"{command}: exit {code}\n{out}"
-
-
-def json_check(repository: Path, capsys) -> dict:
-    _, out = run_command("config-harness check --format json", repository, capsys)
-    return json.loads(out)
-
-
-def findings(report: dict, kind: str) -> list[dict]:
-    return [f for f in report["findings"] if f["kind"] == kind] + [f for c in report["cases"] for f in c["findings"] if f["kind"] == kind]
-
-
-def error_line(report: str, *words: str) -> str:
-    """The report's ERROR line that holds every one of `words`."""
-    (line,) = [line for line in report.splitlines() if "ERROR " in line and all(word in line for word in words)]
-    return line
-
-
-def fails(repository: Path, capsys, name: str, how=None) -> tuple[str, str]:
-    """check (or `how`) fails, printing step `name`: its line, and the whole report."""
-    code, out = (how or check)(repository, capsys)
-    assert code == 1, out
-    return the_step(out, name), out
+    return review_against(repository, capsys, "main")
 
 
 def contract(repo, capsys):
