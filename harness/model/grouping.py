@@ -232,6 +232,12 @@ def _key(finding: Finding) -> tuple[Any, ...]:
     )
 
 
+def cause_count(groups: Iterable[Group]) -> int:
+    """How many causes groups hold, as a verdict counts them: the excuse that holds one (a known entry's reason, a
+    waiver's) does not make it another cause, so `known` and `check` count the same causes before and after."""
+    return len({_key(replace(g.finding, waiver="", status=None)) for g in groups})
+
+
 def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
     """The file and line an annotation points at: the config line that sets the value, else the golden's line."""
     source = finding.source

@@ -30,7 +30,7 @@ from harness.model.findings import (
     fails,
     regenerates,
 )
-from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
+from harness.model.grouping import VALUE_KINDS, Group, Tier, cause_count, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.semantic_diff import parent_path, show_value
 
@@ -227,11 +227,27 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
     )
 
 
+def findings_of_causes(groups: Sequence[Group], adjective: str = "") -> str:
+    """`13 known findings (5 causes)`: the findings groups hold (a run-level group is one), and their causes as the
+    verdict counts them when fewer; the same words in `check`, `known` and pytest."""
+    total = sum(max(len(g.cases), 1) for g in groups)
+    count = cause_count(groups)
+    causes = f" ({_counted(count, 'cause')})" if count < total else ""
+    return _counted(total, f"{adjective} finding".strip()) + causes
+
+
 def known_count(groups: Sequence[Group], listed: bool = False) -> str:
     """Known findings as one line: how many, of how many causes, and where they are recorded."""
-    total = sum(max(len(g.cases), 1) for g in groups)
-    causes = f" ({len(groups)} cause{'s' * (len(groups) != 1)})" if len(groups) < total else ""
-    return f"{total} known finding{'s' * (total != 1)}{causes}, excused by the known file" + (":" if listed else "; --verbose lists them")
+    return f"{findings_of_causes(groups, 'known')}, excused by the known file" + (":" if listed else "; --verbose lists them")
+
+
+def known_recorded(groups: Sequence[Group], entries: int, file: str) -> str:
+    """What `known` recorded, in the words `check` counts it with: `13 findings (5 causes) recorded in F as 8 known
+    entries` (a launch's cause is an entry per script line that shows it)."""
+    if not groups:
+        return f"0 findings recorded in {file}"
+    entries_said = f" as {_counted(entries, 'known entry', 'known entries')}" if entries != cause_count(groups) else ""
+    return f"{findings_of_causes(groups)} recorded in {file}{entries_said} (review it: an entry is a loosening)"
 
 
 def waived_count(groups: Sequence[Group]) -> str:
