@@ -10,7 +10,7 @@ from harness.gates.escape import printable
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
 from harness.model.grouping import Group, Tier, compared_ids, group_findings
 from harness.reporters.base import NextSteps, ReportOptions
-from harness.reporters.layout import Fold, cause_text, describe_group, folded, merged_launches, set_by, summary_line
+from harness.reporters.layout import Fold, cause_text, describe_group, folded, known_count, merged_launches, set_by, summary_line
 from harness.reporters.steps import next_steps
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
@@ -93,9 +93,13 @@ def run_warnings(result: MatrixResult) -> list[str]:
 
 
 def verdict_line(result: MatrixResult, updated: bool) -> str:
-    """The run's verdict with its counts, as `check` states it (after --snapshot-update, of the goldens as written)."""
+    """The run's verdict with its counts, as `check` states it (after --snapshot-update, of the goldens as written),
+    with the known findings counted as check counts them."""
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
-    return printable(summary_line(replace(result, cases=cases)))
+    groups = group_findings(cases, result.findings)
+    known = [g for g in groups if g.tier == Tier.KNOWN]
+    counted = f" ({known_count(known, lists='`config-harness check --verbose`')})" if known else ""
+    return printable(summary_line(replace(result, cases=cases), groups) + counted)
 
 
 def rewrite_command(settings_option: str | None = None) -> str:

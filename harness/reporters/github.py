@@ -55,7 +55,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     order, at most ten of each kind (what GitHub shows), then one line saying how many more the summary has.
     Every `file=` is a file of this checkout: a value set only at the base (a removed key) or a golden that does
     not exist here points at the case's root config, with the base's FILE:LINE in the message.
-    The next steps and the verdict end the log as plain lines.
+    The next steps and, for a failing run, the verdict again end the log as plain lines.
     """
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
@@ -98,7 +98,8 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
             escape_data(f"{counted} more are not annotated (GitHub shows {SHOWN_PER_KIND} of each kind); the job summary lists them all")
         )
     lines += [escape_data(f"Next: {step}") for step in next_steps(groups, result, options)]
-    lines.append(verdict)
+    if not result.ok:  # a failing verdict ends the log too (where a reader lands); a passing one is said once
+        lines.append(verdict)
     return "\n".join(lines) + "\n"
 
 

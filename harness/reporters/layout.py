@@ -166,8 +166,9 @@ def launches_line(tally: LaunchTally | None) -> str:
     run checked no launch command)."""
     if tally is None:
         return ""
-    text = f"{tally.extracted} launches checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail" + (
-        f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else ""
+    text = (
+        f"{_counted(tally.extracted, 'launch', 'launches')} checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
+        + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else "")
     )
     for submodule, count in tally.unavailable:
         text += f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked (it is not checked out)"
@@ -236,9 +237,10 @@ def findings_of_causes(groups: Sequence[Group], adjective: str = "") -> str:
     return _counted(total, f"{adjective} finding".strip()) + causes
 
 
-def known_count(groups: Sequence[Group], listed: bool = False) -> str:
-    """Known findings as one line: how many, of how many causes, and where they are recorded."""
-    return f"{findings_of_causes(groups, 'known')}, excused by the known file" + (":" if listed else "; --verbose lists them")
+def known_count(groups: Sequence[Group], listed: bool = False, lists: str = "--verbose") -> str:
+    """Known findings as one line: how many, of how many causes, and where they are recorded (`lists`: the command
+    line that lists them, unless they are `listed` below)."""
+    return f"{findings_of_causes(groups, 'known')}, excused by the known file" + (":" if listed else f"; {lists} lists them")
 
 
 def known_recorded(groups: Sequence[Group], entries: int, file: str) -> str:

@@ -189,11 +189,11 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     if known and not anything_listed:
         rest += f" ({known_count(known)})"
     shown_verdict = paint(verdict, verdict, color) + ":" + printable(rest)
-    # The verdict is the first line (what a reader of a long report needs first) and, below a report of more than
-    # a few lines, the last too: a terminal shows the end of what scrolled by.
-    # A review's first line says which settings decided it (the interface's rule), and the verdict follows it.
+    # The verdict is the first line (what a reader of a long report needs first); a failing one is the last too,
+    # below a report of more than a line: a terminal shows the end of what scrolled by, and a passing verdict said
+    # once is enough. A review's first line says which settings decided it (the interface's rule), the verdict next.
     head = 1 if rules_line(result.rules) else 0
-    return "\n".join(lines[:head] + ([shown_verdict] if lines[head:] else []) + lines[head:] + [shown_verdict]) + "\n"
+    return "\n".join(lines[:head] + [shown_verdict] + lines[head:] + ([shown_verdict] if lines[head:] and not result.ok else [])) + "\n"
 
 
 class TextReporter:

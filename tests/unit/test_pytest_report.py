@@ -13,6 +13,7 @@ from harness.pytest_report import (
     rewrite_command,
     run_errors,
     run_warnings,
+    verdict_line,
     waived,
     waived_line,
 )
@@ -89,3 +90,14 @@ def test_a_cause_that_breaks_many_launches_is_one_line_as_check_writes_it():
     (line,) = run_errors(MatrixResult(cases=(on_case, *launches)))
     assert line.startswith(message + "  (ppo_trainer/dp/default; also in 40 launches in 40 scripts: examples/run_0.sh#1")
     assert line.endswith("and 37 more; set by critic.yaml:49)")
+
+
+def test_the_ok_line_counts_the_known_findings_as_check_does():
+    """Issue 56: pytest's OK line dropped the known count that check's OK line carries."""
+    from harness.model.findings import INFO, Excused
+
+    known = Finding(Kind.CONTRACT, "a", 1, 2, severity=INFO, message="c: a broken", status=Excused.KNOWN, waiver="known since 2026")
+    run = MatrixResult(cases=(result("x", known, status=Status.OK), result("y", known, status=Status.OK)))
+    assert verdict_line(run, updated=False) == (
+        "OK: 2 cases: 2 ok (2 known findings (1 cause), excused by the known file; `config-harness check --verbose` lists them)"
+    )

@@ -59,5 +59,8 @@ def test_known_counts_what_it_records_in_check_s_words(generated, cli):
     settings.write_text('contracts = ["contracts.yaml", "known.yaml"]\n' + settings.read_text())
     failing = cli("--settings", "harness.toml", "check")
     assert "1 blocking cause (2 findings)" in failing.out.splitlines()[0]
-    assert cli("--settings", "harness.toml", "known").out == "2 findings (1 cause) recorded in known.yaml (review it: an entry is a loosening)\n"
+    assert (
+        cli("--settings", "harness.toml", "known").out
+        == "2 findings (1 cause) recorded in known.yaml (review it: an entry is a loosening)\n"
+    )
     assert "(2 known findings (1 cause), excused by the known file" in cli("--settings", "harness.toml", "check").out
