@@ -291,8 +291,11 @@ def said_once(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _line(finding: Finding) -> int | None:
-    """The line a run-level finding's annotation points at: a change not verified is named at its line."""
-    return getattr(finding.source, "line", None) if finding.kind == Kind.UNVERIFIED else None
+    """The line a run-level finding's annotation points at: a change not verified, and a config write the code makes
+    now, at its line (a write removed was on a line of the base, which this checkout may not have)."""
+    if finding.kind == Kind.UNVERIFIED or (finding.kind == Kind.CONFIG_WRITE and (finding.new is not None or finding.old is None)):
+        return getattr(finding.source, "line", None)
+    return None
 
 
 def _patterns(case_id: str) -> list[tuple[str, int]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.gates.escape import escape_data, workflow_command
-from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
+from harness.model.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
 from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.layout import (
@@ -70,6 +70,10 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
         file, line = group.anchor
         what, path = (item.describe(), item.root) if isinstance(item, Fold) else (describe_group(group), group.path)
         message = f"{what} ({describe_cases(group.cases, all_ids)})"
+        if group.kind == Kind.SETTINGS_CHANGE and not file:
+            # A changed file the review's runs depend on (a workflow that runs config-harness, a CODEOWNERS file) is
+            # its own path; a settings key's change is in the settings file.
+            file = group.path if _existing(group.path, None) else (result.rules.file if result.rules is not None else "")
         at = _existing(file, None)
         if at is None:
             at, line = _existing(None, next((roots[c] for c in group.cases if c in roots), None)), None
