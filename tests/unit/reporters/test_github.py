@@ -73,7 +73,9 @@ def test_a_new_workflow_and_a_code_write_are_annotated_at_their_file_and_line(tm
     workflow = Finding(Kind.SETTINGS_CHANGE, ".github/workflows/ch.yml", None, "0315aeeaf567", message="a workflow changed")
     engines = Finding(Kind.SETTINGS_CHANGE, "engines", ["a"], ["b"], message="engines narrowed")
     write = Finding(Kind.CONFIG_WRITE, "rollout.n", None, 4, WARNING, "a config write added", source=Source("app/main.py", 175))
-    run = MatrixResult(cases=(case("a", status=Status.OK),), findings=(workflow, engines, write), rules=RulesUsed("pyproject.toml", "main", False))
+    run = MatrixResult(
+        cases=(case("a", status=Status.OK),), findings=(workflow, engines, write), rules=RulesUsed("pyproject.toml", "main", False)
+    )
     lines = to_github(run, ReportOptions(review=True)).splitlines()
     assert any(line.startswith("::error file=.github/workflows/ch.yml,title=settings_change") for line in lines), lines
     assert any(line.startswith("::error file=pyproject.toml,title=settings_change engines") for line in lines), lines
