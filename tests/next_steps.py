@@ -11,6 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,60 @@ def fails(repository: Path, capsys, name: str, how=None) -> tuple[str, str]:
     code, out = (how or check)(repository, capsys)
     assert code == 1, out
     return the_step(out, name), out
+
+
+def by_name(*scenarios: Callable[..., None]) -> dict[str, Callable[..., None]]:
+    """A repository's scenarios by the table row each does (a function is named for its row)."""
+    return {scenario.__name__: scenario for scenario in scenarios}
+
+
+def commit_through_the_hook(repository: Path, file: str, old: str, new: str) -> None:
+    """The pre-commit template installed as a reader installs it; a commit of `file` edited fails in the hook, its
+    step is done as printed (commands run by the shell), and the commit passes."""
+    env = shell_env(PRE_COMMIT_HOME=str(repository.parent / "pre-commit-home"))
+    subprocess.run(["pre-commit", "install"], cwd=repository, env=env, check=True, capture_output=True)
+    try:
+        edit(repository, file, old, new)
+        git(repository, "add", file)
+        commit = ["git", "commit", "-q", "-m", f"{file}: {new}"]
+        first = subprocess.run(commit, cwd=repository, env=env, capture_output=True, text=True, check=False)
+        assert first.returncode == 1, first.stdout + first.stderr
+        for command in commands(the_step(first.stdout + first.stderr, "hook")):
+            done = subprocess.run(shlex.split(command), cwd=repository, env=env, capture_output=True, check=False)
+            assert done.returncode == 0, command
+        again = subprocess.run(commit, cwd=repository, env=env, capture_output=True, text=True, check=False)
+        assert again.returncode == 0, again.stdout + again.stderr
+    finally:
+        (repository / ".git/hooks/pre-commit").unlink()
+
+
+def pytest_rewrites(repository: Path, snapshots: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """A changed config fails `pytest --config-harness`; its step is `pytest --config-harness --snapshot-update`,
+    which rewrites the goldens, and pytest passes after it. Returns what plain `pytest --snapshot-update` did first
+    and what it changed in the snapshot folder (`git status --porcelain`; restored after it), for the caller to show
+    why that is the wrong advice there."""
+    env = shell_env()
+
+    def pytest(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["pytest", *arguments, "-q"], cwd=repository, env=env, capture_output=True, text=True, check=False)
+
+    failing = pytest("--config-harness")
+    assert failing.returncode == 1, failing.stdout
+    (command,) = commands(the_step(failing.stdout, "regenerate"))
+    assert command == "pytest --config-harness --snapshot-update"
+    plain = pytest("--snapshot-update")
+    touched = git(repository, "status", "--porcelain", snapshots)
+    git(repository, "checkout", "-q", "--", snapshots)
+    code, out = run_command(command, repository)
+    assert code == 0, out
+    again = pytest("--config-harness")
+    assert again.returncode == 0, again.stdout
+    return plain, touched
+
+
+def green_after(repository: Path, capsys: pytest.CaptureFixture[str], name: str) -> str:
+    """check fails printing step `name`, whose commands are run as printed; check is green after them. Its line."""
+    line, _ = fails(repository, capsys, name)
+    do(line, repository, capsys)
+    assert check(repository, capsys)[0] == 0
+    return line

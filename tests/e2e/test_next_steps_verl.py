@@ -7,9 +7,7 @@ The same table on a small repository: tests/integration/test_next_steps.py."""
 from __future__ import annotations
 
 import re
-import shlex
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,22 +16,24 @@ from harness.reporters.steps import STEPS
 from tests.conftest import ROOT
 from tests.e2e.adoption import adopt_verl, clone, pull_request
 from tests.next_steps import (
+    by_name,
     check,
     commands,
+    commit_through_the_hook,
     do,
     edit,
     error_line,
     fails,
     findings,
+    green_after,
     insert_at,
     json_check,
     next_lines,
     places,
+    pytest_rewrites,
     replace_on_line,
     review_against,
     run_command,
-    shell_env,
-    the_step,
 )
 from tests.synthetic_history import git
 
@@ -163,33 +163,17 @@ def removed(repo, capsys):
 
 def regenerate(repo, capsys):
     edit(repo, ACTOR, "ppo_mini_batch_size: 256", "ppo_mini_batch_size: 128")
-    line, _ = fails(repo, capsys, "regenerate")
-    do(line, repo, capsys)
-    assert check(repo, capsys)[0] == 0
+    green_after(repo, capsys, "regenerate")
 
 
 def hook(repo, capsys):
-    env = shell_env(PRE_COMMIT_HOME=str(repo.parent / "pre-commit-home"))
-    subprocess.run(["pre-commit", "install"], cwd=repo, env=env, check=True, capture_output=True)
-    try:
-        edit(repo, ACTOR, "ppo_mini_batch_size: 256", "ppo_mini_batch_size: 128")
-        git(repo, "add", ACTOR)
-        commit = ["git", "commit", "-q", "-m", "smaller mini-batches"]
-        first = subprocess.run(commit, cwd=repo, env=env, capture_output=True, text=True, check=False)
-        assert first.returncode == 1, first.stdout + first.stderr
-        for command in commands(the_step(first.stdout + first.stderr, "hook")):
-            assert subprocess.run(shlex.split(command), cwd=repo, env=env, capture_output=True, check=False).returncode == 0, command
-        again = subprocess.run(commit, cwd=repo, env=env, capture_output=True, text=True, check=False)
-        assert again.returncode == 0, again.stdout + again.stderr
-    finally:
-        (repo / ".git/hooks/pre-commit").unlink()
+    commit_through_the_hook(repo, ACTOR, "ppo_mini_batch_size: 256", "ppo_mini_batch_size: 128")
+    assert check(repo, capsys)[0] == 0
 
 
 def config_write(repo, capsys):
     edit(repo, MAIN_PPO, "    auto_set_device(config)\n", "    auto_set_device(config)\n    config.actor_rollout_ref.rollout.n = 4\n")
-    line, _ = fails(repo, capsys, "config_write")
-    do(line, repo, capsys)
-    assert check(repo, capsys)[0] == 0
+    green_after(repo, capsys, "config_write")
 
 
 def unverified(repo, capsys):
@@ -223,30 +207,26 @@ def orphans(repo, capsys):
     snapshots = repo / "config-harness/snapshots"
     orphan = snapshots / "_generated_ppo_trainer__gone__default.yaml"
     shutil.copy(snapshots / "_generated_ppo_trainer__dp__default.yaml", orphan)
-    line, _ = fails(repo, capsys, "orphans")
-    do(line, repo, capsys)
-    assert check(repo, capsys)[0] == 0 and not orphan.exists()
+    green_after(repo, capsys, "orphans")
+    assert not orphan.exists()
 
 
-SCENARIOS = {
-    scenario.__name__: scenario
-    for scenario in (
-        contract,
-        record_reason,
-        known_reason,
-        compose,
-        unresolved,
-        target,
-        launch,
-        removed,
-        regenerate,
-        hook,
-        config_write,
-        unverified,
-        stale_golden,
-        orphans,
-    )
-}
+SCENARIOS = by_name(
+    contract,
+    record_reason,
+    known_reason,
+    compose,
+    unresolved,
+    target,
+    launch,
+    removed,
+    regenerate,
+    hook,
+    config_write,
+    unverified,
+    stale_golden,
+    orphans,
+)
 
 
 def test_every_row_of_the_table_has_a_scenario_on_verl():
@@ -262,17 +242,5 @@ def test_pytest_rewrites_verl_s_goldens_without_running_verl_s_own_suite(repo):
     """`pytest --snapshot-update` in verl collects verl's own suite: exit 2 and 196 collection errors, the goldens
     untouched. The step pytest prints rewrites them and runs nothing else."""
     edit(repo, ACTOR, "ppo_mini_batch_size: 256", "ppo_mini_batch_size: 128")
-    env = shell_env()
-    failing = subprocess.run(["pytest", "--config-harness", "-q"], cwd=repo, env=env, capture_output=True, text=True, check=False)
-    assert failing.returncode == 1, failing.stdout
-    (command,) = commands(the_step(failing.stdout, "regenerate"))
-    assert command == "pytest --config-harness --snapshot-update"
-    plain = subprocess.run(["pytest", "--snapshot-update", "-q"], cwd=repo, env=env, capture_output=True, text=True, check=False)
-    assert plain.returncode == 2 and "errors during collection" in plain.stdout
-    assert (
-        subprocess.run(["git", "status", "--porcelain", "config-harness/snapshots"], cwd=repo, capture_output=True, text=True).stdout == ""
-    )
-    code, out = run_command(command, repo)
-    assert code == 0, out
-    again = subprocess.run(["pytest", "--config-harness", "-q"], cwd=repo, env=env, capture_output=True, text=True, check=False)
-    assert again.returncode == 0, again.stdout
+    plain, touched = pytest_rewrites(repo, "config-harness/snapshots")
+    assert plain.returncode == 2 and "errors during collection" in plain.stdout and touched == ""

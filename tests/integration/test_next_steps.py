@@ -8,9 +8,7 @@ The same on verl's real tree: tests/e2e/test_next_steps_verl.py."""
 from __future__ import annotations
 
 import re
-import shlex
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,22 +16,24 @@ import pytest
 from harness.reporters.steps import STEPS
 from tests.conftest import ROOT, write_tree
 from tests.next_steps import (
+    by_name,
     check,
     commands,
+    commit_through_the_hook,
     do,
     edit,
     error_line,
     fails,
     findings,
+    green_after,
     insert_at,
     json_check,
     next_lines,
     places,
+    pytest_rewrites,
     replace_on_line,
     review_against,
     run_command,
-    shell_env,
-    the_step,
 )
 from tests.synthetic_history import git
 
@@ -215,36 +215,17 @@ def removed(repo, capsys):
 
 def regenerate(repo, capsys):
     edit(repo, TRAIN_YAML, "width: 3", "width: 4")
-    line, _ = fails(repo, capsys, "regenerate")
-    do(line, repo, capsys)
-    assert check(repo, capsys)[0] == 0
+    green_after(repo, capsys, "regenerate")
 
 
 def hook(repo, capsys):
-    """The pre-commit template installed as a reader installs it; the commit fails, the step is done, it passes."""
-    env = shell_env(PRE_COMMIT_HOME=str(repo.parent / "pre-commit-home"))
-    subprocess.run(["pre-commit", "install"], cwd=repo, env=env, check=True, capture_output=True)
-    try:
-        edit(repo, TRAIN_YAML, "width: 3", "width: 4")
-        git(repo, "add", TRAIN_YAML)
-        commit = ["git", "commit", "-q", "-m", "width 4"]
-        first = subprocess.run(commit, cwd=repo, env=env, capture_output=True, text=True, check=False)
-        assert first.returncode == 1, first.stdout + first.stderr
-        line = the_step(first.stdout + first.stderr, "hook")
-        for command in commands(line):
-            assert subprocess.run(shlex.split(command), cwd=repo, env=env, capture_output=True, check=False).returncode == 0, command
-        again = subprocess.run(commit, cwd=repo, env=env, capture_output=True, text=True, check=False)
-        assert again.returncode == 0, again.stdout + again.stderr
-        assert check(repo, capsys)[0] == 0
-    finally:
-        (repo / ".git/hooks/pre-commit").unlink()
+    commit_through_the_hook(repo, TRAIN_YAML, "width: 3", "width: 4")
+    assert check(repo, capsys)[0] == 0
 
 
 def config_write(repo, capsys):
     edit(repo, "app/main.py", "    print(config.trainer.device)", "    config.trainer.epochs = 4\n    print(config.trainer.device)")
-    line, _ = fails(repo, capsys, "config_write")
-    do(line, repo, capsys)
-    assert check(repo, capsys)[0] == 0
+    green_after(repo, capsys, "config_write")
 
 
 def unverified(repo, capsys):
@@ -284,30 +265,26 @@ def stale_golden(repo, capsys):
 def orphans(repo, capsys):
     orphan = repo / "snapshots/_generated_old__base__default.yaml"
     shutil.copy(repo / "snapshots/_generated_train__base__default.yaml", orphan)
-    line, _ = fails(repo, capsys, "orphans")
-    do(line, repo, capsys)
-    assert check(repo, capsys)[0] == 0 and not orphan.exists()
+    green_after(repo, capsys, "orphans")
+    assert not orphan.exists()
 
 
-SCENARIOS = {
-    scenario.__name__: scenario
-    for scenario in (
-        contract,
-        record_reason,
-        known_reason,
-        compose,
-        unresolved,
-        target,
-        launch,
-        removed,
-        regenerate,
-        hook,
-        config_write,
-        unverified,
-        stale_golden,
-        orphans,
-    )
-}
+SCENARIOS = by_name(
+    contract,
+    record_reason,
+    known_reason,
+    compose,
+    unresolved,
+    target,
+    launch,
+    removed,
+    regenerate,
+    hook,
+    config_write,
+    unverified,
+    stale_golden,
+    orphans,
+)
 
 
 def test_every_row_of_the_table_has_a_scenario():
@@ -320,17 +297,7 @@ def test_the_step_does_what_it_says(name, repo, capsys):
 
 
 def test_pytest_rewrites_the_goldens_without_running_the_repository_s_own_suite(repo):
+    """Plain `pytest --snapshot-update` collects the repository's own suite, which fails: the wrong advice here."""
     edit(repo, TRAIN_YAML, "width: 3", "width: 4")
-    env = shell_env()
-    failing = subprocess.run(["pytest", "--config-harness", "-q"], cwd=repo, env=env, capture_output=True, text=True)
-    assert failing.returncode == 1, failing.stdout
-    (command,) = commands(the_step(failing.stdout, "regenerate"))
-    assert command == "pytest --config-harness --snapshot-update"
-    # Plain `pytest --snapshot-update` collects the repository's own suite, which fails: the wrong advice here.
-    plain = subprocess.run(["pytest", "--snapshot-update", "-q"], cwd=repo, env=env, capture_output=True, text=True)
+    plain, _ = pytest_rewrites(repo, "snapshots")
     assert plain.returncode == 1 and "the repository's own failing test" in plain.stdout
-    git(repo, "checkout", "-q", "--", "snapshots")
-    code, out = run_command(command, repo)
-    assert code == 0, out
-    again = subprocess.run(["pytest", "--config-harness", "-q"], cwd=repo, env=env, capture_output=True, text=True)
-    assert again.returncode == 0, again.stdout
