@@ -100,7 +100,7 @@ def _members(group: Group) -> tuple[Finding, ...]:
     return tuple(f for _, f in group.members) or (group.finding,)
 
 
-def _counted(count: int, one: str, many: str | None = None) -> str:
+def count_of(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
@@ -109,21 +109,21 @@ def tally_words(counted: Tally, unit: str = "case") -> list[str]:
     regenerate, warnings, errors already at the base, orphan goldens; none that are zero."""
     words = []
     if counted.causes:
-        more = f" ({_counted(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
-        words.append(_counted(counted.causes, "blocking cause") + more)
+        more = f" ({count_of(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
+        words.append(count_of(counted.causes, "blocking cause") + more)
     if counted.goldens and unit != "case":  # a diff of files or snapshot folders: nothing to regenerate, they differ
-        words.append(_counted(counted.goldens, f"{unit} that differs", f"{unit}s that differ"))
+        words.append(count_of(counted.goldens, f"{unit} that differs", f"{unit}s that differ"))
     elif counted.goldens:
-        words.append(_counted(counted.goldens, "golden") + " to regenerate")
+        words.append(count_of(counted.goldens, "golden") + " to regenerate")
     if counted.warnings:
         causes = counted.warning_causes
-        words.append(_counted(counted.warnings, "warning") + (f" ({_counted(causes, 'cause')})" if 0 < causes < counted.warnings else ""))
+        words.append(count_of(counted.warnings, "warning") + (f" ({count_of(causes, 'cause')})" if 0 < causes < counted.warnings else ""))
     if counted.at_base:
-        words.append(_counted(counted.at_base, "error") + " already at base")
+        words.append(count_of(counted.at_base, "error") + " already at base")
     if counted.orphans:
-        words.append(_counted(counted.orphans, "orphan golden"))
+        words.append(count_of(counted.orphans, "orphan golden"))
     if counted.unverified:
-        words.append(_counted(counted.unverified, "change") + " not verified")
+        words.append(count_of(counted.unverified, "change") + " not verified")
     return words
 
 
@@ -167,7 +167,7 @@ def launches_line(tally: LaunchTally | None) -> str:
     if tally is None:
         return ""
     text = (
-        f"{_counted(tally.extracted, 'launch', 'launches')} checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
+        f"{count_of(tally.extracted, 'launch', 'launches')} checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
         + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else "")
     )
     for submodule, count in tally.unavailable:
@@ -233,8 +233,8 @@ def findings_of_causes(groups: Sequence[Group], adjective: str = "") -> str:
     verdict counts them when fewer; the same words in `check`, `known` and pytest."""
     total = sum(max(len(g.cases), 1) for g in groups)
     count = cause_count(groups)
-    causes = f" ({_counted(count, 'cause')})" if count < total else ""
-    return _counted(total, f"{adjective} finding".strip()) + causes
+    causes = f" ({count_of(count, 'cause')})" if count < total else ""
+    return count_of(total, f"{adjective} finding".strip()) + causes
 
 
 def known_count(groups: Sequence[Group], listed: bool = False, lists: str = "--verbose") -> str:
@@ -248,7 +248,7 @@ def known_recorded(groups: Sequence[Group], entries: int, file: str) -> str:
     entries` (a launch's cause is an entry per script line that shows it)."""
     if not groups:
         return f"0 findings recorded in {file}"
-    entries_said = f" as {_counted(entries, 'known entry', 'known entries')}" if entries != cause_count(groups) else ""
+    entries_said = f" as {count_of(entries, 'known entry', 'known entries')}" if entries != cause_count(groups) else ""
     return f"{findings_of_causes(groups)} recorded in {file}{entries_said} (review it: an entry is a loosening)"
 
 

@@ -27,6 +27,7 @@ from harness.model.findings import (
 from harness.model.grouping import Group, Tier
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.reporters.base import NextSteps, ReportOptions
+from harness.reporters.layout import count_of
 
 SHOWN_PLACES = 3  # the lines a step names before it says how many more (the report above lists them all)
 
@@ -64,16 +65,12 @@ def _places(places: Sequence[str]) -> str:
     return shown + (f" and {len(places) - SHOWN_PLACES} more" if len(places) > SHOWN_PLACES else "")
 
 
-def _counted(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
 def _breaks(groups: Sequence[Group]) -> str:
     """`2 cases and 153 launches`: what a set of causes breaks, counted by what each is."""
     cases = {case for g in groups for case in g.cases}
     launches = sum(case.startswith(LAUNCH_PREFIX) for case in cases)
-    parts = [_counted(len(cases) - launches, "case", "cases")] if len(cases) > launches else []
-    parts += [_counted(launches, "launch", "launches")] if launches else []
+    parts = [count_of(len(cases) - launches, "case", "cases")] if len(cases) > launches else []
+    parts += [count_of(launches, "launch", "launches")] if launches else []
     return " and ".join(parts)
 
 
