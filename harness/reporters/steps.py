@@ -1,10 +1,11 @@
 """Every next step a report can print, in one table: when it applies, what it says and what doing it achieves.
 
-`check`, a review (`diff --base`), the pytest plugin and the pre-commit hook print their `Next:` lines (JSON
-`next_steps`, markdown's "Next steps") from `STEPS` alone. A step's words are the exact command to run (between
-backticks, with this run's own flags) or the file and line to edit. tests/integration/test_next_steps.py and
-tests/e2e/test_next_steps_verl.py do what each row says on scratch repositories (a small one with a failing test
-suite of its own, and verl's real tree) and assert it does what `does` says; a row without a scenario there fails.
+`check`, a review (`diff --base`), the pytest plugin, the pre-commit hook and `generate` (what is left after it
+wrote the goldens) print their `Next:` lines (JSON `next_steps`, markdown's "Next steps") from `STEPS` alone. A
+step's words are the exact command to run (between backticks, with this run's own flags) or the file and line to
+edit. tests/integration/test_next_steps.py and tests/e2e/test_next_steps_verl.py do what each row says on scratch
+repositories (a small one with a failing test suite of its own, and verl's real tree) and assert it does what `does`
+says; a row without a scenario there fails.
 """
 
 from __future__ import annotations
