@@ -44,6 +44,8 @@ from harness.reporters.layout import (
 )
 from harness.reporters.steps import next_steps
 
+SCREEN_LINES = 40  # a report longer than this scrolls its first line away on a terminal (issue 56: 100x50 screens)
+
 COLORS = MappingProxyType(
     {
         "ok": "32",
@@ -190,10 +192,12 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
         rest += f" ({known_count(known)})"
     shown_verdict = paint(verdict, verdict, color) + ":" + printable(rest)
     # The verdict is the first line (what a reader of a long report needs first); a failing one is the last too,
-    # below a report of more than a line: a terminal shows the end of what scrolled by, and a passing verdict said
-    # once is enough. A review's first line says which settings decided it (the interface's rule), the verdict next.
+    # below a report of more than a line, and a passing one below a report longer than a screen: a terminal shows the
+    # end of what scrolled by. A passing verdict above a screenful is said once. A review's first line says which
+    # settings decided it (the interface's rule), the verdict next.
     head = 1 if rules_line(result.rules) else 0
-    return "\n".join(lines[:head] + [shown_verdict] + lines[head:] + ([shown_verdict] if lines[head:] and not result.ok else [])) + "\n"
+    again = bool(lines[head:]) and (not result.ok or len(lines) > SCREEN_LINES)
+    return "\n".join(lines[:head] + [shown_verdict] + lines[head:] + ([shown_verdict] if again else [])) + "\n"
 
 
 class TextReporter:
