@@ -292,8 +292,8 @@ def _run_test(request: pytest.FixtureRequest) -> None:
         summary += [f"warning: {line}" if index == 0 else line for index, line in enumerate(orphans)]
     else:
         errors += orphans
-    rewrite = pytest_report.rewrite_command(config.getoption("--harness-settings"))
-    steps = pytest_report.next_lines(result, goldens, updated, rewrite)
+    settings_option = config.getoption("--harness-settings")
+    steps = pytest_report.next_lines(result, goldens, updated, pytest_report.rewrite_command(settings_option), settings_option)
     request.node.user_properties.append((RUN_PROPERTY, {"lines": summary, "next": steps}))
     # The run-level findings as data, as `check --format json` has them under "findings" (the shells are compared on them).
     request.node.user_properties.append((FINDINGS_PROPERTY, [f.as_dict() for f in result.findings]))

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from harness.gates.escape import printable
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
-from harness.model.grouping import Group, Tier, group_findings
-from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.grouping import Group, Tier, compared_ids, group_findings
 from harness.reporters.base import NextSteps, ReportOptions
-from harness.reporters.layout import Fold, describe_group, folded, next_steps, set_by, summary_line
+from harness.reporters.layout import Fold, cause_text, describe_group, folded, known_count, merged_launches, set_by, summary_line
+from harness.reporters.steps import next_steps
 
 # Lines under pytest's header of a failing test. A case has two tests (golden, semantics), so even when both fail
 # it takes at most 2 × (header + BODY_LINES + its short-summary line) = 12 lines.
@@ -75,13 +76,15 @@ def orphan_lines(orphans: Sequence[str], details: bool) -> list[str]:
 
 
 def run_errors(result: MatrixResult) -> list[str]:
-    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers), then each
-    launch command that fails (launch cases have no golden, so they have no test of their own)."""
+    """The errors about the run as a whole (contract hygiene, a stale waiver under --strict-waivers), then each cause
+    that fails a launch command (launch cases have no golden, so they have no test of their own), one line per cause
+    as `check` writes it: a key an interpolation still reads, renamed, is one line with the cases and launches it
+    breaks and the line that reads it, never a line per launch."""
     lines = [_line(g) for g in group_findings([], result.findings) if g.severity == ERROR]
-    launches = [r for r in result.cases if r.case.id.startswith(LAUNCH_PREFIX) and any(fails(f) for f in r.findings)]
-    for launch in launches:
-        lines += [printable(f"{launch.case.id}: {line}") for line in error_lines(launch, [f for f in launch.findings if fails(f)])]
-    return lines
+    failing = [replace(r, findings=tuple(f for f in r.findings if fails(f))) for r in result.cases]
+    causes = [g for g in merged_launches(group_findings(r for r in failing if r.findings)) if g.launches]
+    all_ids = compared_ids(result)
+    return lines + [printable(cause_text(group, all_ids)) for group in causes]
 
 
 def run_warnings(result: MatrixResult) -> list[str]:
@@ -90,19 +93,32 @@ def run_warnings(result: MatrixResult) -> list[str]:
 
 
 def verdict_line(result: MatrixResult, updated: bool) -> str:
-    """The run's verdict with its counts, as `check` states it (after --snapshot-update, of the goldens as written)."""
+    """The run's verdict with its counts, as `check` states it (after --snapshot-update, of the goldens as written),
+    with the known findings counted as check counts them."""
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
-    return printable(summary_line(replace(result, cases=cases)))
+    groups = group_findings(cases, result.findings)
+    known = [g for g in groups if g.tier == Tier.KNOWN]
+    counted = f" ({known_count(known, lists='`config-harness check --verbose`')})" if known else ""
+    return printable(summary_line(replace(result, cases=cases), groups) + counted)
 
 
 def rewrite_command(settings_option: str | None = None) -> str:
     """pytest's command that rewrites the goldens and runs nothing else: plain `pytest --snapshot-update` in a
     repository with a suite of its own (verl's) collects that suite too, and fails on it."""
-    chosen = f" --harness-settings {settings_option}" if settings_option else ""
-    return f"pytest --config-harness{chosen} --snapshot-update"
+    return shlex.join(
+        ["pytest", "--config-harness", *(["--harness-settings", settings_option] if settings_option else []), "--snapshot-update"]
+    )
 
 
-def next_lines(result: MatrixResult, goldens: str, updated: bool, rewrite: str | None = None) -> list[str]:
+def generate_command(settings_option: str | None = None) -> str:
+    """The CLI's `generate` for the plugin's settings: what writes the record of the code's config writes, which
+    `--snapshot-update` does not."""
+    return shlex.join(["config-harness", *(["--settings", settings_option] if settings_option else []), "generate"])
+
+
+def next_lines(
+    result: MatrixResult, goldens: str, updated: bool, rewrite: str | None = None, settings_option: str | None = None
+) -> list[str]:
     """What to do about the run's errors, as `check` says it, with pytest's command for rewriting goldens (`rewrite`,
     default `rewrite_command()`).
 
@@ -110,5 +126,5 @@ def next_lines(result: MatrixResult, goldens: str, updated: bool, rewrite: str |
     """
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
     settled = replace(result, cases=cases, orphans=())  # orphans have their own line (pytest's options)
-    steps = NextSteps(regenerate=rewrite or rewrite_command(), goldens=goldens)
+    steps = NextSteps(regenerate=rewrite or rewrite_command(), goldens=goldens, generate=generate_command(settings_option))
     return [printable(f"Next: {step}") for step in next_steps(group_findings(cases, result.findings), settled, ReportOptions(steps=steps))]

@@ -245,7 +245,8 @@ def next_steps_for(args: argparse.Namespace, settings: Settings) -> NextSteps:
     for glob in getattr(args, "case", None) or ():
         words += ["--case", glob]
     # pre-commit sets PRE_COMMIT=1 for its hooks and stashes unstaged files, goldens included.
-    return NextSteps(shlex.join(words), display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1")
+    command = shlex.join(words)
+    return NextSteps(command, display_path(settings.snapshot_dir), in_commit_hook=os.environ.get("PRE_COMMIT") == "1", generate=command)
 
 
 def rule_set_of(settings: Settings, args: argparse.Namespace, base: ContractSet | None = None) -> RuleSet:

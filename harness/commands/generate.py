@@ -61,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
     errors = sum(r.status == Status.ERROR and r.golden not in written for r in goldens)
     unchanged = len(goldens) - len(written) - errors
     say(f"{len(written)} golden(s) written: {new} new, {len(written) - new} changed; {unchanged} unchanged; {errors} error(s)", lines)
-    common.print_result(result, args.format, quiet=args.format == "text" or args.quiet, reports=args.report, shard=shard)
+    # The goldens are written: what is left to do about the rest (a launch, a contract) is said as `check` says it.
+    steps = common.next_steps_for(args, settings)
+    common.print_result(result, args.format, quiet=args.format == "text" or args.quiet, steps=steps, reports=args.report, shard=shard)
     # What blocks is the verdict table's, as `check` judges the goldens just written (a launch that no longer
     # composes, a stale known entry); orphans are reported but do not fail a generate (--prune removes them).
     findings = [f for r in result.cases for f in r.findings] + list(result.findings)

@@ -51,18 +51,17 @@ def run(args: argparse.Namespace) -> int:
         raise common.UsageError("known --base REF: give --reason TEXT too (the records it writes need one)")
     owned = _record_file(settings, target) if args.reason else None
     dropped = _drop_earlier_entries(settings, target)
-    added, records = _recorded(settings, target, args)
+    added, records, causes = _recorded(settings, target, args)
     if owned is not None:
         _write_records(settings, owned, records, args.reason)
     if not args.quiet:
+        from harness.reporters.layout import known_recorded
+
         if dropped:
             common.say(
                 f"{dropped} entr{'ies' if dropped != 1 else 'y'} an earlier version wrote for a case glob dropped from {display_path(target)}"
             )
-        common.say(
-            f"{len(added)} finding{'s' * (len(added) != 1)} recorded in {display_path(target)}"
-            + (" (review it: an entry is a loosening)" if added else "")
-        )
+        common.say(known_recorded(causes if added else [], len(added), display_path(target)))
         if owned is not None:
             common.say(
                 f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {display_path(owned)} (its owners approve them)"
@@ -118,9 +117,9 @@ def record(
 
 def _recorded(
     settings: Settings, target: Path, args: argparse.Namespace, when: str = "known since", also: Sequence[dict[str, Any]] = ()
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[Any]]:
     """`record`, and with `args.reason` the records that accept what it added (with `args.base`, also what the
-    file's entries excuse that REF's do not)."""
+    file's entries excuse that REF's do not); and what it recorded, grouped as `check` groups its causes."""
     from harness.gates.reader import read_text
     from harness.gates.writer import write_atomic
     from harness.rules import known_entries
@@ -130,6 +129,7 @@ def _recorded(
 
     result = Runner(Run.check(settings, common.rule_set_of(settings, args))).run()
     _identified(settings, target, result.cases, args)
+    causes = recorded_causes(result)
     entries = [*also, *known_entries.entries_for(result.cases, utc_today(), when), *run_wide_entries(result.findings, utc_today(), when)]
     if entries:
         text = read_text(target, settings.read_scope, what=str(target))
@@ -138,12 +138,26 @@ def _recorded(
         except ValueError as error:
             raise common.UsageError(f"{display_path(target)}: {error}") from None
     if not getattr(args, "reason", None):
-        return entries, []
+        return entries, [], causes
     records = [known_entries.record_of({key: value for key, value in entry.items() if key != "reason"}) for entry in entries]
     if getattr(args, "base", None):
         fresh = {flow_record(r) for r in records}
         records += [r for r in _records_since(settings, target, args.base, result.cases) if flow_record(r) not in fresh]
-    return entries, records
+    return entries, records, causes
+
+
+def recorded_causes(result: Any) -> list[Any]:
+    """The findings `known` records (errors and warnings no entry excuses yet, no golden settles), grouped as `check`
+    groups them: `known` says how many causes and findings it recorded in check's words."""
+    from dataclasses import replace
+
+    from harness.model.findings import Kind
+    from harness.model.grouping import group_findings
+    from harness.rules import known_entries
+
+    cases = [replace(r, findings=tuple(f for f in r.findings if known_entries.excusable(f))) for r in result.cases]
+    run_wide = [f for f in result.findings if f.kind == Kind.HYDRA_WARNING and known_entries.excusable(f)]
+    return group_findings([r for r in cases if r.findings], run_wide)
 
 
 def _identified(settings: Settings, target: Path, cases: Any, args: argparse.Namespace) -> None:

@@ -307,7 +307,8 @@ def _with_moves(result: CaseResult, moves: dict[str, str], removed: frozenset[st
     where their key moved, as harness.runner.launches.findings_of tells them, and (a review) its values under the moved
     key left to that finding, as harness.runner.launch_review.value_findings leaves them: a shard checks launches
     without the moves and removed keys, which are known only from every shard's cases."""
-    from harness.runner.launches import KEY_REMOVED, as_removed, had, moved_key, moved_override
+    from harness.model.findings import KEY_REMOVED
+    from harness.runner.launches import as_removed, had, moved_key, moved_override
 
     findings, moved_to = [], []
     for finding in result.findings:

@@ -319,6 +319,11 @@ class Moved:
         return {"value": self.value, **({"subtree": self.subtree} if self.subtree else {})}
 
 
+# A launch's reason word when the config it names does not compose at all (no override of the script is to blame).
+DOES_NOT_COMPOSE = "does not compose"
+KEY_REMOVED = "key removed"  # a launch's reason word: the baseline had the key its override sets (the golden, or the base's launch)
+
+
 @dataclass(frozen=True)
 class LaunchFix:
     """A launch finding's cause word (`key removed`) and the override to write instead, where one is known; and which

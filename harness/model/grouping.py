@@ -218,14 +218,18 @@ def cause(finding: Finding) -> tuple[Any, ...]:
     fix differ from launch to launch and are the group's members, not separate causes.
     """
     detail = finding.message if not finding.path and finding.kind in (Kind.ERROR, Kind.PARITY) else ""
-    new = finding.new
+    old, new = finding.old, finding.new
     if finding.kind == Kind.LAUNCH:
         detail = finding.message
         new = None
+    if finding.kind == Kind.UNRESOLVED:
+        # One interpolation that reads a key the config lacks is one cause on every case and launch it breaks: `old`
+        # is what the baseline wrote there (a golden's; a launch has none), not part of the cause.
+        old = None
     return (
         str(finding.kind),
         finding.path,
-        _value_key(finding.old),
+        _value_key(old),
         _value_key(new),
         str(finding.severity),
         finding.contract,
@@ -233,6 +237,12 @@ def cause(finding: Finding) -> tuple[Any, ...]:
         detail,
         finding.waiver,
     )
+
+
+def cause_count(groups: Iterable[Group]) -> int:
+    """How many causes groups hold, as a verdict counts them: the excuse that holds one (a known entry's reason, a
+    waiver's) does not make it another cause, so `known` and `check` count the same causes before and after."""
+    return len({_key(replace(g.finding, waiver="", status=None)) for g in groups})
 
 
 def annotation_target(case_result: CaseResult, finding: Finding) -> tuple[str, int | None]:
@@ -255,7 +265,7 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
     """
     members: dict[tuple[Any, ...], list[tuple[CaseResult, Finding]]] = {}
     for case_result in results:
-        for finding in case_result.findings:
+        for finding in said_once(case_result.findings):
             members.setdefault(_key(finding), []).append((case_result, finding))
     groups = [
         Group(tier=tier_of(finding), finding=finding, cases=(), anchor=(getattr(finding.source, "file", None) or "", _line(finding)))
@@ -278,9 +288,21 @@ def group_findings(results: Iterable[CaseResult], run_findings: Iterable[Finding
     return sorted(groups, key=lambda g: (g.tier, _KIND_RANK.get(g.kind, 2), bool(g.cases), g.path, g.kind, -len(g.cases)))
 
 
+def said_once(findings: Iterable[Finding]) -> list[Finding]:
+    """A case's findings with each cause said once: a value that cannot be resolved is its `unresolved` error, never
+    also an `effective` change of the same path (a review compares a launch's resolved values too, and the broken
+    one reads as changed)."""
+    findings = list(findings)
+    broken = {f.path for f in findings if f.kind == Kind.UNRESOLVED and f.severity == ERROR and f.path}
+    return [f for f in findings if not (f.kind == Kind.EFFECTIVE and f.path in broken)] if broken else findings
+
+
 def _line(finding: Finding) -> int | None:
-    """The line a run-level finding's annotation points at: a change not verified is named at its line."""
-    return getattr(finding.source, "line", None) if finding.kind == Kind.UNVERIFIED else None
+    """The line a run-level finding's annotation points at: a change not verified, and a config write the code makes
+    now, at its line (a write removed was on a line of the base, which this checkout may not have)."""
+    if finding.kind == Kind.UNVERIFIED or (finding.kind == Kind.CONFIG_WRITE and (finding.new is not None or finding.old is None)):
+        return getattr(finding.source, "line", None)
+    return None
 
 
 def _patterns(case_id: str) -> list[tuple[str, int]]:
@@ -470,7 +492,8 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     contract_warnings = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity != ERROR]
     if contract_warnings:
         parts.append(f"{len(contract_warnings)} warning{'s' * (len(contract_warnings) != 1)} about the contracts themselves")
-    broken = sorted({case for g in blocking if g.kind == Kind.ERROR for case in g.cases})
+    # A case that cannot be composed is in the broken tier (an error of kind `error` on a case: harness.model.grouping.tier_of).
+    broken = sorted({case for g in by_tier.get(Tier.BROKEN, []) if g.kind == Kind.ERROR for case in g.cases})
     if broken:
         parts.append(f"{len(broken)} case{'s' * (len(broken) != 1)} cannot be composed ({describe_cases(broken, all_ids)})")
     parity = [g for g in blocking if g.kind == Kind.PARITY]
@@ -517,6 +540,12 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
         parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
     if result.orphans:
         parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+    unverified = by_tier.get(Tier.UNVERIFIED, [])
+    if unverified:
+        parts.append(f"{len(unverified)} change{'s' * (len(unverified) != 1)} not verified")
+    failing = [r.case.id for r in result.cases if r.failed]
+    if not parts and failing:  # a failure no sentence above names: never "nothing changed" above it
+        parts.append(f"{len(failing)} case{'s' * (len(failing) != 1)} failing ({describe_cases(failing, all_ids, counted=False)})")
     if not parts:  # only when nothing at all is to be said: never above a failing verdict
         parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     return " ".join(part[0].upper() + part[1:] + "." for part in parts)

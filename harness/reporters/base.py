@@ -16,6 +16,7 @@ class NextSteps:
     regenerate: str = "config-harness generate"  # the exact command that rewrites the goldens of this run
     goldens: str = "snapshots"  # the snapshot folder, as the reader's shell would name it
     in_commit_hook: bool = False  # pre-commit checks the staged files: goldens written but not staged still differ
+    generate: str = "config-harness generate"  # `generate` with this run's settings: it also writes the record of config writes
 
 
 @dataclass(frozen=True)

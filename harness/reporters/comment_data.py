@@ -12,22 +12,27 @@ from typing import Any
 
 from harness.gates.escape import json_text
 from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.model.grouping import Tier, compared_ids, describe_cases, group_findings
+from harness.model.grouping import Tier, compared_ids, group_findings
 from harness.reporters.base import ReportOptions
-from harness.reporters.layout import Alike, alike_rows, cut_at_record, introduced, launch_where, mode_properties, tally
+from harness.reporters.layout import Alike, alike_rows, cause_parts, cut_at_record, introduced, mode_properties, tally
 
 SCHEMA = "config-harness-comment"
 SCHEMA_VERSION = 1
 LISTED = 14  # the comment's lines of causes, errors first, then warnings: with the rest of it, at most 30 lines
 LINE_CHARACTERS = 300  # one cause's line, shortened past this
+MIN_WHERE = 40  # where a cause is, shortened to make room for its fix and file, keeps at least this much
 
 
 def cause_line(row: Alike, all_ids: Any) -> str:
-    """One cause (or causes alike, with their count) on one line, as the text report says it: what, then where
-    (its cases, or its launches as the text report counts them), shortened at a record's end, never inside one."""
-    group = row.first
-    where = launch_where(group, all_ids) if group.launches else describe_cases(group.cases, all_ids)
-    return cut_at_record(f"{row.describe()}  ({where})", LINE_CHARACTERS)
+    """One cause (or causes alike, with their count) on one line, as the text report says it: what, then where (its
+    cases, or its launches as the text report counts them), its fix and the file that sets it. A line too long is
+    shortened in where it is (at a record's end, never inside one), so the fix and the file stay on it."""
+    what = row.describe()
+    where, tail = cause_parts(row.first, all_ids)
+    room = LINE_CHARACTERS - len(what) - len(tail) - 4  # the two spaces and the parentheses
+    if len(where) > room >= MIN_WHERE:
+        where = cut_at_record(where, room)
+    return cut_at_record(f"{what}  ({where}{tail})", LINE_CHARACTERS)
 
 
 def verdict(ok: bool, introduced_errors: int) -> str:

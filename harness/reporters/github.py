@@ -6,7 +6,7 @@ from pathlib import Path
 
 from harness.gates.confine import project_root
 from harness.gates.escape import escape_data, workflow_command
-from harness.model.findings import ERROR, INFO, WARNING, MatrixResult, Severity
+from harness.model.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
 from harness.model.grouping import Group, Tier, compared_ids, describe_cases, group_findings
 from harness.reporters.base import ReportOptions
 from harness.reporters.layout import (
@@ -16,10 +16,10 @@ from harness.reporters.layout import (
     folded,
     introduced,
     mode_line,
-    next_steps,
     rules_line,
     summary_line,
 )
+from harness.reporters.steps import next_steps
 
 # GitHub shows this many annotations of each kind per step; the rest are only in the log and the job summary.
 SHOWN_PER_KIND = 10
@@ -58,7 +58,7 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
     order, at most ten of each kind (what GitHub shows), then one line saying how many more the summary has.
     Every `file=` is a file of this checkout: a value set only at the base (a removed key) or a golden that does
     not exist here points at the case's root config, with the base's FILE:LINE in the message.
-    The next steps and the verdict end the log as plain lines.
+    The next steps and, for a failing run, the verdict again end the log as plain lines.
     """
     groups = group_findings(result.cases, result.findings)
     all_ids = compared_ids(result)
@@ -73,6 +73,10 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
         file, line = group.anchor
         what, path = (item.describe(), item.root) if isinstance(item, Fold) else (describe_group(group), group.path)
         message = f"{what} ({describe_cases(group.cases, all_ids)})"
+        if group.kind == Kind.SETTINGS_CHANGE and not file:
+            # A changed file the review's runs depend on (a workflow that runs config-harness, a CODEOWNERS file) is
+            # its own path; a settings key's change is in the settings file.
+            file = group.path if _existing(group.path, None) else (result.rules.file if result.rules is not None else "")
         at = _existing(file, None)
         if at is None:
             at, line = _existing(None, next((roots[c] for c in group.cases if c in roots), None)), None
@@ -101,7 +105,8 @@ def to_github(result: MatrixResult, options: ReportOptions) -> str:
             escape_data(f"{counted} more are not annotated (GitHub shows {SHOWN_PER_KIND} of each kind); the job summary lists them all")
         )
     lines += [escape_data(f"Next: {step}") for step in next_steps(groups, result, options)]
-    lines.append(verdict)
+    if not result.ok:  # a failing verdict ends the log too (where a reader lands); a passing one is said once
+        lines.append(verdict)
     return "\n".join(lines) + "\n"
 
 

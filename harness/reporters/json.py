@@ -15,12 +15,12 @@ from harness.reporters.layout import (
     approvals_line,
     launches_line,
     mode_properties,
-    next_steps,
     rules_line,
     subtree_folds,
     summary_line,
     tally,
 )
+from harness.reporters.steps import next_steps
 
 SCHEMA_VERSION = 2  # every JSON answer carries it; 2 added baseline, run-level findings, `gone` cases and groups
 

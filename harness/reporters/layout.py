@@ -14,11 +14,9 @@ from typing import Any
 
 from harness.model.findings import (
     ERROR,
-    GOLDEN_KINDS,
     VIA_PYTHON_DEFAULT,
     WARNING,
     Approvals,
-    ContractRef,
     Difference,
     Finding,
     Kind,
@@ -32,10 +30,9 @@ from harness.model.findings import (
     fails,
     regenerates,
 )
-from harness.model.grouping import VALUE_KINDS, Group, Tier, describe_cases, group_findings
+from harness.model.grouping import VALUE_KINDS, Group, Tier, cause_count, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX
 from harness.model.semantic_diff import parent_path, show_value
-from harness.reporters.base import ReportOptions
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
 LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.UNVERIFIED, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
@@ -103,7 +100,7 @@ def _members(group: Group) -> tuple[Finding, ...]:
     return tuple(f for _, f in group.members) or (group.finding,)
 
 
-def _counted(count: int, one: str, many: str | None = None) -> str:
+def count_of(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
@@ -112,21 +109,21 @@ def tally_words(counted: Tally, unit: str = "case") -> list[str]:
     regenerate, warnings, errors already at the base, orphan goldens; none that are zero."""
     words = []
     if counted.causes:
-        more = f" ({_counted(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
-        words.append(_counted(counted.causes, "blocking cause") + more)
+        more = f" ({count_of(counted.findings, 'finding')})" if counted.findings > counted.causes else ""
+        words.append(count_of(counted.causes, "blocking cause") + more)
     if counted.goldens and unit != "case":  # a diff of files or snapshot folders: nothing to regenerate, they differ
-        words.append(_counted(counted.goldens, f"{unit} that differs", f"{unit}s that differ"))
+        words.append(count_of(counted.goldens, f"{unit} that differs", f"{unit}s that differ"))
     elif counted.goldens:
-        words.append(_counted(counted.goldens, "golden") + " to regenerate")
+        words.append(count_of(counted.goldens, "golden") + " to regenerate")
     if counted.warnings:
         causes = counted.warning_causes
-        words.append(_counted(counted.warnings, "warning") + (f" ({_counted(causes, 'cause')})" if 0 < causes < counted.warnings else ""))
+        words.append(count_of(counted.warnings, "warning") + (f" ({count_of(causes, 'cause')})" if 0 < causes < counted.warnings else ""))
     if counted.at_base:
-        words.append(_counted(counted.at_base, "error") + " already at base")
+        words.append(count_of(counted.at_base, "error") + " already at base")
     if counted.orphans:
-        words.append(_counted(counted.orphans, "orphan golden"))
+        words.append(count_of(counted.orphans, "orphan golden"))
     if counted.unverified:
-        words.append(_counted(counted.unverified, "change") + " not verified")
+        words.append(count_of(counted.unverified, "change") + " not verified")
     return words
 
 
@@ -169,8 +166,9 @@ def launches_line(tally: LaunchTally | None) -> str:
     run checked no launch command)."""
     if tally is None:
         return ""
-    text = f"{tally.extracted} launches checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail" + (
-        f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else ""
+    text = (
+        f"{count_of(tally.extracted, 'launch', 'launches')} checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
+        + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else "")
     )
     for submodule, count in tally.unavailable:
         text += f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked (it is not checked out)"
@@ -230,11 +228,28 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
     )
 
 
-def known_count(groups: Sequence[Group], listed: bool = False) -> str:
-    """Known findings as one line: how many, of how many causes, and where they are recorded."""
+def findings_of_causes(groups: Sequence[Group], adjective: str = "") -> str:
+    """`13 known findings (5 causes)`: the findings groups hold (a run-level group is one), and their causes as the
+    verdict counts them when fewer; the same words in `check`, `known` and pytest."""
     total = sum(max(len(g.cases), 1) for g in groups)
-    causes = f" ({len(groups)} cause{'s' * (len(groups) != 1)})" if len(groups) < total else ""
-    return f"{total} known finding{'s' * (total != 1)}{causes}, excused by the known file" + (":" if listed else "; --verbose lists them")
+    count = cause_count(groups)
+    causes = f" ({count_of(count, 'cause')})" if count < total else ""
+    return count_of(total, f"{adjective} finding".strip()) + causes
+
+
+def known_count(groups: Sequence[Group], listed: bool = False, lists: str = "--verbose") -> str:
+    """Known findings as one line: how many, of how many causes, and where they are recorded (`lists`: the command
+    line that lists them, unless they are `listed` below)."""
+    return f"{findings_of_causes(groups, 'known')}, excused by the known file" + (":" if listed else f"; {lists} lists them")
+
+
+def known_recorded(groups: Sequence[Group], entries: int, file: str) -> str:
+    """What `known` recorded, in the words `check` counts it with: `13 findings (5 causes) recorded in F as 8 known
+    entries` (a launch's cause is an entry per script line that shows it)."""
+    if not groups:
+        return f"0 findings recorded in {file}"
+    entries_said = f" as {count_of(entries, 'known entry', 'known entries')}" if entries != cause_count(groups) else ""
+    return f"{findings_of_causes(groups)} recorded in {file}{entries_said} (review it: an entry is a loosening)"
 
 
 def waived_count(groups: Sequence[Group]) -> str:
@@ -245,67 +260,6 @@ def waived_count(groups: Sequence[Group]) -> str:
         f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
         f"{len(groups)} distinct (--verbose lists them)"
     )
-
-
-def next_steps(groups: Sequence[Group], result: MatrixResult, options: ReportOptions) -> list[str]:
-    """What to do about each kind of error in the run, most blocking first; nothing when there is no error."""
-    steps = options.steps
-    errors = [g for g in groups if g.severity == ERROR and g.tier != Tier.AT_BASE]
-    if steps is None or not (errors or result.orphans):
-        return []
-    lines = []
-    contracts = dict.fromkeys(
-        (ref.name, ref.source)
-        for g in errors
-        if g.kind == Kind.CONTRACT and (ref := g.finding.detail_as(ContractRef)) is not None and ref.name
-    )
-    for name, where in contracts:
-        lines.append(
-            f"contract {name} fails: fix the config, or change the contract at {where or 'its contracts file'} "
-            "(a violation the tree already had: `config-harness known` records it, or add a waiver with a reason)"
-        )
-    if any(g.kind == Kind.CONTRACT_CHANGE and not g.finding.message.startswith("known entry ") for g in errors):
-        lines.append(
-            "a contract was loosened without a reason: record why under `changes:` in its contracts file "
-            "(`config-harness lock ... --reason TEXT` writes it)"
-        )
-    if any(g.kind == Kind.CONTRACT_CHANGE and g.finding.message.startswith("known entry ") for g in errors):
-        lines.append(
-            "a known entry was added or renewed without a reason: record why under `changes:` in a contracts file the "
-            "base's owners own (`config-harness known --base REF --reason TEXT` writes it; the known file's own records approve nothing)"
-        )
-    if any(g.kind == Kind.ERROR for g in errors):
-        lines.append("a case cannot be composed: fix the config named in its error above")
-    if any(g.kind == Kind.TARGET for g in errors):
-        lines.append(
-            "the program cannot build a node from the config: fix the key in the file named above, or the class at "
-            "its FILE:LINE (a node the program reads raw: a `contract: target` waiver with the reason)"
-        )
-    if any(g.kind == Kind.LAUNCH for g in errors):
-        lines.append("a launch no longer composes: edit the script at the line named above (write its fix where one is given)")
-    if not options.review and any(g.kind == Kind.REMOVED for g in errors):
-        lines.append(
-            "a key was removed: if that was not intended, restore it (`config-harness diff --base HEAD` names the file that set it)"
-        )
-    if not options.review and any(g.kind in GOLDEN_KINDS for g in errors):
-        if steps.in_commit_hook:
-            lines.append(
-                f"pre-commit checks what is staged: run `{steps.regenerate}` if you have not, "
-                f"then `git add {steps.goldens}` and commit again"
-            )
-        else:
-            lines.append(f"if these changes are intended: run `{steps.regenerate}` and commit {steps.goldens}")
-    if options.review and any(g.kind == Kind.UNVERIFIED for g in errors):
-        lines.append(
-            'changes not verified block (the base\'s `unverified = "block"`): compare them by hand, then record the '
-            "review, or make them readable (a config file a case selects, a write the reader follows)"
-        )
-    if options.review and any(g.kind == Kind.STALE_GOLDEN for g in errors):
-        # The push to main runs `check` on these goldens: the review fails now rather than main after the merge.
-        lines.append(f"goldens to regenerate: run `{steps.regenerate}` and commit {steps.goldens} (the push to main checks them)")
-    if result.orphans:
-        lines.append(f"remove orphan goldens: `{steps.regenerate} --prune`")
-    return lines
 
 
 SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)
@@ -349,6 +303,26 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
             more = count - len(shown)
             parts.append(f"{head}: {', '.join(shown)}" + (f" and {more} more" if more else ""))
     return parts[0] if len(parts) == 1 else f"{parts[0]}; also in {parts[1]}" if parts else ""
+
+
+def cause_parts(group: Group, all_ids: Sequence[str], listed: bool = False) -> tuple[str, str]:
+    """Where one cause is and what follows it on its line, as every format writes it: its cases, or its launches'
+    script lines (`listed`: the lines below name them); then its fix in the script's text and the file that sets it."""
+    if group.launches:
+        fix = fix_text(group)
+        where = launch_where(group, all_ids, listed)
+        tail = (f"; {fix}" if fix and not listed else "") + (
+            f"; {set_by(group)} {group.source}" if group.matrix_cases and group.source is not None else ""
+        )
+        return where, tail
+    return describe_cases(group.cases, all_ids), f"; {set_by(group)} {group.source}" if group.source is not None else ""
+
+
+def cause_text(group: Group, all_ids: Sequence[str], listed: bool = False, what: str | None = None) -> str:
+    """One cause on one line, the same in the terminal, pytest's report and the pull-request comment: what it says
+    (`what`, else `describe_group`), then where, its fix and the file that sets it."""
+    where, tail = cause_parts(group, all_ids, listed)
+    return f"{describe_group(group) if what is None else what}  ({where}{tail})"
 
 
 def fix_text(group: Group) -> str:

@@ -40,13 +40,13 @@ from harness.reporters.layout import (
     merged_launches,
     mode_words,
     new_present,
-    next_steps,
     old_present,
     rules_line,
     shows_detail,
     summary_line,
     without_waiver_note,
 )
+from harness.reporters.steps import next_steps
 
 SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
 MAX_ROWS = 20  # a longer table is folded in <details>
@@ -88,7 +88,13 @@ def _source_cell(group: Group | Fold) -> str:
 
 def _change(group: Group) -> tuple[str, bool]:
     """The `change` cell of a value (`old → new`) and whether a value had to be shortened."""
-    if group.path and group.kind != Kind.LAUNCH and (group.kind != Kind.EFFECTIVE or group.new is not None) and not shows_detail(group):
+    # A code write's `old` is the write at the base (none: `null`), never the YAML value it replaces: its words say it.
+    if (
+        group.path
+        and group.kind not in (Kind.LAUNCH, Kind.CONFIG_WRITE)
+        and (group.kind != Kind.EFFECTIVE or group.new is not None)
+        and not shows_detail(group)
+    ):
         old_shown, new_shown = show_value(group.old, old_present(group)), show_value(group.new, new_present(group))
         cut = any(len(shown) > SHORT_VALUE for shown in (old_shown, new_shown))
         note = f" {markdown_text(EFFECTIVE_NOTE)}" if group.kind == Kind.EFFECTIVE else ""

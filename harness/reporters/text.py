@@ -28,22 +28,23 @@ from harness.reporters.layout import (
     accounted_line,
     approvals_line,
     by_tier,
+    cause_text,
     describe_group,
-    fix_text,
     folded,
     known_count,
-    launch_where,
     launches_line,
     member_lines,
     merged_launches,
     mode_line,
-    next_steps,
     origin_count,
     rules_line,
     set_by,
     summary_line,
     waived_count,
 )
+from harness.reporters.steps import next_steps
+
+SCREEN_LINES = 40  # a report longer than this scrolls its first line away on a terminal (issue 56: 100x50 screens)
 
 COLORS = MappingProxyType(
     {
@@ -73,14 +74,7 @@ def _severity_tag(severity: str, color: bool) -> str:
 
 def _text_line(group: Group, all_ids: Sequence[str], color: bool, listed: bool = False) -> str:
     """One line for one cause: what it says, then where (its cases, or its launches' script lines) and its fix."""
-    if group.launches:
-        fix = fix_text(group)
-        where = launch_where(group, all_ids, listed) + (f"; {fix}" if fix and not listed else "")
-        source = f"; {set_by(group)} {group.source}" if group.matrix_cases and group.source is not None else ""
-    else:
-        where = describe_cases(group.cases, all_ids)
-        source = f"; {set_by(group)} {group.source}" if group.source is not None else ""
-    return f"  {_severity_tag(group.severity, color)}{printable(f'{describe_group(group)}  ({where}{source})')}"
+    return f"  {_severity_tag(group.severity, color)}{printable(cause_text(group, all_ids, listed))}"
 
 
 def _group_lines(group: Group, all_ids: Sequence[str], options: ReportOptions) -> list[str]:
@@ -197,11 +191,13 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     if known and not anything_listed:
         rest += f" ({known_count(known)})"
     shown_verdict = paint(verdict, verdict, color) + ":" + printable(rest)
-    # The verdict is the first line (what a reader of a long report needs first) and, below a report of more than
-    # a few lines, the last too: a terminal shows the end of what scrolled by.
-    # A review's first line says which settings decided it (the interface's rule), and the verdict follows it.
+    # The verdict is the first line (what a reader of a long report needs first); a failing one is the last too,
+    # below a report of more than a line, and a passing one below a report longer than a screen: a terminal shows the
+    # end of what scrolled by. A passing verdict above a screenful is said once. A review's first line says which
+    # settings decided it (the interface's rule), the verdict next.
     head = 1 if rules_line(result.rules) else 0
-    return "\n".join(lines[:head] + ([shown_verdict] if lines[head:] else []) + lines[head:] + [shown_verdict]) + "\n"
+    again = bool(lines[head:]) and (not result.ok or len(lines) > SCREEN_LINES)
+    return "\n".join(lines[:head] + [shown_verdict] + lines[head:] + ([shown_verdict] if again else [])) + "\n"
 
 
 class TextReporter:

@@ -33,7 +33,19 @@ from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
 from harness.gates.reader import InputLimitError, git_deletion, read_bytes
-from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
+from harness.model.findings import (
+    DOES_NOT_COMPOSE,
+    ERROR,
+    KEY_REMOVED,
+    WARNING,
+    CaseResult,
+    Finding,
+    Kind,
+    LaunchFix,
+    LaunchTally,
+    Origin,
+    Status,
+)
 from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
@@ -44,7 +56,6 @@ from harness.rules.known_entries import unplaced
 from harness.runner.compare import warning_findings
 
 # Why an override no longer applies, in our words; JSON carries the key in a launch finding's `detail`.
-KEY_REMOVED = "key removed"  # the baseline had the key (the golden, or the base's launch in a review)
 NO_SUCH_KEY = "no such key"  # the key was never there: a typo, said with the closest key that is
 HINT = "; did you mean "  # how harness.model.hints.did_you_mean starts
 KEY_EXISTS = "key now exists"
@@ -976,7 +987,7 @@ class Composer:
                 bases[root] = error
         if isinstance(bases[root], ComposeError):
             text = str(bases[root])
-            reason = CONFIG_REMOVED if "Cannot find primary config" in text else "does not compose"
+            reason = CONFIG_REMOVED if "Cannot find primary config" in text else DOES_NOT_COMPOSE
             checked.failures.append(Failure(reason, "", None, f"{case.config_name}: {text}"))
             return None
         good: list[str] = []

@@ -96,7 +96,7 @@ def test_a_known_entry_and_its_records_in_the_known_file_alone_buy_nothing(adopt
     trainer.write_text(trainer.read_text().replace("  val_before_train: True\n", ""))
     assert run(repository, "generate", "--quiet", capsys=capsys, monkeypatch=monkeypatch)[0] in (0, 1)
     code, out = run(repository, "known", capsys=capsys, monkeypatch=monkeypatch)
-    assert code == 0 and re.match(r"[1-9]\d* findings? recorded", out), out
+    assert code == 0 and re.match(r"[1-9]\d* findings?( \(\d+ causes?\))? recorded", out), out
     git(repository, "add", "-A")
     git(repository, "commit", "-q", "-m", "drop a required key, excused by a known entry")
     code, out = run(repository, "diff", "--base", "adopted", capsys=capsys, monkeypatch=monkeypatch)

@@ -78,14 +78,16 @@ def surfaces(root: Path, cli) -> tuple[int, dict[str, str], dict]:
     junit = ET.fromstring(read["junit"]).find("testsuite/system-out").text.splitlines()[-1]  # type: ignore[union-attr]
     verdicts = {
         "text first": text[0],
-        "text last": text[-1],
         "json": document["verdict"],
         "markdown": html.unescape(re.sub(r"\*\*(OK|FAILED)\*\*", r"\1", markdown_first).replace("\\", "")),
         "github first": github[0],
-        "github last": github[-1],
         "sarif": json.loads(read["sarif"])["runs"][0]["invocations"][0]["properties"]["verdict"],
         "junit": junit,
     }
+    if not document["ok"]:  # a failing verdict ends the text and the log too; a passing one is said once
+        verdicts |= {"text last": text[-1], "github last": github[-1]}
+    else:
+        assert sum(line == text[0] for line in text) == 1 and sum(line == github[0] for line in github) == 1
     return run.code, verdicts, {"json": document, "comment": json.loads(read["comment"])}
 
 

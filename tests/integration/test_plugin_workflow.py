@@ -194,4 +194,6 @@ def test_a_launch_that_no_longer_composes_fails_the_run_test_as_it_fails_check(p
     assert run(project, "--snapshot-update").ret == 1  # the goldens are written; the broken launch still fails
     result = run(project)
     result.assert_outcomes(failed=1, passed=14)
-    result.stdout.fnmatch_lines(["*cmd/scripts/run.sh#2: *trainer.epoch*", "*2 launches checked of 2 found: 1 compose, 1 fail*"])
+    result.stdout.fnmatch_lines(
+        ["*trainer.epoch*  (scripts/run.sh:2: trainer.epoch=5)", "*2 launches checked of 2 found: 1 compose, 1 fail*"]
+    )

@@ -100,6 +100,9 @@ def test_the_review_blocks_on_the_launch_the_change_leaves_unset_as_check_and_py
         "--harness-settings", str(project / "harness.toml"), "-p", "no:cacheprovider", str(project / "harness.toml")
     )
     (run,) = [r for r in recorder.getreports("pytest_runtest_logreport") if r.when == "call" and r.nodeid.endswith("::run")]
-    assert run.failed and UNSET_LAUNCH in str(run.longrepr) and "trainer.engine" in str(run.longrepr)
+    # One line per cause, as check writes it: the script line of the launch (cmd/scripts/run.sh#2) and its fix.
+    assert (
+        run.failed and "(scripts/run.sh:3; fix: write trainer.engine=VALUE)" in str(run.longrepr) and "trainer.engine" in str(run.longrepr)
+    )
     (said,) = [value for name, value in run.user_properties if name == RUN_PROPERTY]
     assert check_tally in said["lines"]

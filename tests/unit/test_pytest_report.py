@@ -1,6 +1,7 @@
 """What the pytest plugin prints, in the text report's words: at most BODY_LINES lines per failing test (the last
 counts the rest), waived warnings as one line for the run, orphan goldens counted unless details are asked for."""
 
+from harness.composition.provenance import Source
 from harness.model.findings import WARNING, CaseResult, Finding, Kind, MatrixResult, Status
 from harness.model.matrix import Case
 from harness.pytest_report import (
@@ -12,6 +13,7 @@ from harness.pytest_report import (
     rewrite_command,
     run_errors,
     run_warnings,
+    verdict_line,
     waived,
     waived_line,
 )
@@ -56,10 +58,46 @@ def test_what_the_run_as_a_whole_says():
     (warned,) = run_warnings(run)
     assert warned.startswith("warning: ") and warned.endswith("the defaults list is missing `_self_`")
     errors = run_errors(run)
-    assert errors[0].endswith("contract gpu gone without a recorded reason") and errors[-1] == "cmd/run.sh#1: key removed: t.x"
+    assert errors[0].endswith("contract gpu gone without a recorded reason") and errors[-1] == "key removed: t.x  (run.sh#1)"
     # The command that runs the harness's tests alone: plain `pytest --snapshot-update` collects a repository's own suite.
     assert any("run `pytest --config-harness --snapshot-update`" in line for line in next_lines(run, "snapshots", updated=False))
     assert any(
         "`pytest --config-harness --harness-settings h.toml --snapshot-update`" in line
         for line in next_lines(run, "snapshots", False, rewrite_command("h.toml"))
+    )
+
+
+def test_a_cause_that_breaks_many_launches_is_one_line_as_check_writes_it():
+    """Issue 56: a renamed key an interpolation still reads broke 153 of verl's launches, and pytest listed a line per
+    launch (496 rows against check's 35): one line, with the cases and launches it breaks and the line that reads it."""
+    written = "${.ppo_max_token_len_per_gpu}"
+    message = f"critic.forward_max_token_len_per_gpu cannot be resolved: {written}: critic.ppo_max_token_len_per_gpu is not in the config"
+    on_case = Finding(Kind.UNRESOLVED, "critic.forward_max_token_len_per_gpu", written, written, message=message)
+    on_case = CaseResult(
+        Case("ppo_trainer/dp/default", "ppo_trainer", ()),
+        "g.yaml",
+        Status.ERROR,
+        (Finding(**{**on_case.__dict__, "source": Source("critic.yaml", 49)}),),
+    )
+    launches = [
+        result(
+            f"cmd/examples/run_{n}.sh#1",
+            Finding(Kind.UNRESOLVED, on_case.findings[0].path, None, written, message=message),
+            status=Status.ERROR,
+        )
+        for n in range(40)
+    ]
+    (line,) = run_errors(MatrixResult(cases=(on_case, *launches)))
+    assert line.startswith(message + "  (ppo_trainer/dp/default; also in 40 launches in 40 scripts: examples/run_0.sh#1")
+    assert line.endswith("and 37 more; set by critic.yaml:49)")
+
+
+def test_the_ok_line_counts_the_known_findings_as_check_does():
+    """Issue 56: pytest's OK line dropped the known count that check's OK line carries."""
+    from harness.model.findings import INFO, Excused
+
+    known = Finding(Kind.CONTRACT, "a", 1, 2, severity=INFO, message="c: a broken", status=Excused.KNOWN, waiver="known since 2026")
+    run = MatrixResult(cases=(result("x", known, status=Status.OK), result("y", known, status=Status.OK)))
+    assert verdict_line(run, updated=False) == (
+        "OK: 2 cases: 2 ok (2 known findings (1 cause), excused by the known file; `config-harness check --verbose` lists them)"
     )

@@ -36,6 +36,8 @@ def test_an_orphan_golden_is_kept_unless_pruned(generated, cli):
     orphan.write_text("a: 1\n")
     kept = cli("--settings", "harness.toml", "generate")
     assert kept.code == 0 and orphan.exists() and "orphan golden (no case): snapshots/_generated_gone__cpu__default.yaml" in kept.out
+    # generate says what is left to do as check says it (issue 56: every surface prints the table's steps).
+    assert "Next: remove orphan goldens: `config-harness --settings harness.toml generate --prune`" in kept.out.splitlines()
     assert cli("--settings", "harness.toml", "generate", "--prune").code == 0 and not orphan.exists()
 
 

@@ -48,3 +48,19 @@ def test_without_a_known_file_or_with_a_stranger_it_refuses(generated, cli):
     assert stranger.code == 2 and "--file other.yaml: not one of the settings' contracts files, so it would excuse nothing" in stranger.err
     base = cli("--settings", "harness.toml", "known", "--file", "contracts.yaml", "--base", "main")
     assert base.code == 2 and "known --base REF: give --reason TEXT too" in base.err
+
+
+def test_known_counts_what_it_records_in_check_s_words(generated, cli):
+    """Issue 56: `known` said "8 findings recorded" (its entries) where check said "5 causes (13 findings)". It says
+    the findings and causes check counted, and the entries when they are not one per cause; check then counts them so."""
+    (generated / "contracts.yaml").write_text("contracts:\n  - name: tpu\n    require: [trainer.tpu_cores]\n")  # on both cases
+    (generated / "known.yaml").write_text("")
+    settings = generated / "harness.toml"
+    settings.write_text('contracts = ["contracts.yaml", "known.yaml"]\n' + settings.read_text())
+    failing = cli("--settings", "harness.toml", "check")
+    assert "1 blocking cause (2 findings)" in failing.out.splitlines()[0]
+    assert (
+        cli("--settings", "harness.toml", "known").out
+        == "2 findings (1 cause) recorded in known.yaml (review it: an entry is a loosening)\n"
+    )
+    assert "(2 known findings (1 cause), excused by the known file" in cli("--settings", "harness.toml", "check").out

@@ -126,3 +126,34 @@ def test_a_change_on_no_case_is_said_to_be_for_the_run():
     write = Finding(Kind.CONFIG_WRITE, "w", 3, 4, WARNING, "w: a config write changed")
     result = replace(result_of({IDS[0]: []}), findings=(write,))
     assert summary_paragraph(group_findings(result.cases, result.findings), result) == "1 value changed for the run."
+
+
+def test_an_interpolation_that_reads_a_renamed_key_is_one_cause_on_every_case_and_launch():
+    """Issue 56: verl's critic.yaml:49 reads `${.ppo_max_token_len_per_gpu}`; renamed, `check` listed it twice (the
+    cases, whose golden wrote the value, and the launches, which have none) and a review a third time, as the
+    launches' resolved value changed. One group: every case and launch, the line that reads it."""
+    from harness.composition.provenance import Source
+
+    written = "${.ppo_max_token_len_per_gpu}"
+    path = "critic.forward_max_token_len_per_gpu"
+    message = f"{path} cannot be resolved: {written}: critic.ppo_max_token_len_per_gpu is not in the config"
+    on_case = Finding(Kind.UNRESOLVED, path, written, written, ERROR, message, source=Source("critic.yaml", 49))
+    on_launch = Finding(Kind.UNRESOLVED, path, None, written, ERROR, message)
+    resolved = Finding(Kind.EFFECTIVE, path, 32768, None, INFO, f"{path} cannot be resolved: Interpolation key not found")
+    result = result_of({IDS[0]: [on_case], IDS[1]: [on_case], "cmd/a.sh#1": [on_launch, resolved], "cmd/b.sh#1": [on_launch, resolved]})
+    (group,) = group_findings(result.cases)
+    assert group.kind == Kind.UNRESOLVED and group.cases == (IDS[0], IDS[1], "cmd/a.sh#1", "cmd/b.sh#1")
+    assert str(group.source) == "critic.yaml:49" and group.matrix_cases == (IDS[0], IDS[1])
+
+
+def test_the_summary_never_says_nothing_changed_above_failing_cases():
+    """Issue 56: a case that cannot be composed (three apps: a missing Hydra plugin, a removed option) was summed up
+    as "Nothing changed on all N cases" above its FAILED verdict; so were changes a review could not verify."""
+    broken = Finding(Kind.ERROR, "", severity=ERROR, message="conf/train.yaml:2: In 'train': 'adamw' is not an option of optim")
+    result = result_of({IDS[0]: [broken], IDS[1]: []})
+    result = replace(result, cases=(replace(result.cases[0], status=Status.ERROR), replace(result.cases[1], status=Status.OK)))
+    said = summary_paragraph(group_findings(result.cases), result)
+    assert said == f"1 case cannot be composed ({IDS[0]})."
+    unverified = Finding(Kind.UNVERIFIED, "app/main.py", severity=ERROR, message="not verified: a write not resolved")
+    review = replace(result_of({IDS[0]: []}), findings=(unverified,))
+    assert summary_paragraph(group_findings(review.cases, review.findings), review) == "1 change not verified."

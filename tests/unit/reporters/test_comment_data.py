@@ -53,3 +53,37 @@ def test_a_clean_review_has_no_lines():
         [],
         [],
     )
+
+
+def test_a_cause_line_carries_the_file_and_the_fix_the_text_report_gives():
+    """Issue 56: the sticky comment dropped the file that sets a value and a launch's fix, which the text report gives;
+    a long list of launches is shortened, never the file or the fix."""
+    from harness.composition.provenance import Source
+    from harness.model.findings import LaunchFix
+
+    contract_error = Finding(Kind.CONTRACT, "trainer.lr", 1, 2, message="c: trainer.lr broken", source=Source("conf/train.yaml", 4))
+    launches = [
+        CaseResult(
+            Case(f"cmd/examples/a_very_long_directory_name/run_{n:03}.sh#1", "train", ()),
+            "",
+            Status.ERROR,
+            (
+                Finding(
+                    Kind.LAUNCH,
+                    "trainer.epochs",
+                    None,
+                    "trainer.epochs=5",
+                    message="key removed: trainer.epochs is not in the config; it moved to trainer.num_epochs",
+                    source=Source(f"examples/a_very_long_directory_name/run_{n:03}.sh", 7),
+                    detail=LaunchFix("key removed", "trainer.num_epochs=5"),
+                ),
+            ),
+        )
+        for n in range(40)
+    ]
+    result = MatrixResult(cases=(CaseResult(Case("a", "train", ()), "snapshots/a.yaml", Status.ERROR, (contract_error,)), *launches))
+    errors = json.loads(REPORTER.render(result, ReportOptions(review=True)))["errors"]
+    assert "c: trainer.lr broken  (a; set by conf/train.yaml:4)" in errors
+    (launch,) = [line for line in errors if line.startswith("key removed")]
+    assert launch.endswith("; fix: write trainer.num_epochs=5)") and len(launch) <= LINE_CHARACTERS
+    assert "40 launches in 40 scripts" in launch

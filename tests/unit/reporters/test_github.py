@@ -59,3 +59,24 @@ def test_what_is_annotated_and_as_what():
     assert annotated(group(Tier.CHANGED, INFO)) == "notice"  # a review's difference, on its line
     assert annotated(group(Tier.NOTED, INFO)) is None
     assert annotated(group(Tier.AT_BASE, "error")) is None  # not this change's: on lines it never touched
+
+
+def test_a_new_workflow_and_a_code_write_are_annotated_at_their_file_and_line(tmp_path, monkeypatch):
+    """Issue 56: the error for a workflow that runs config-harness had no file, and a config write's annotation no line."""
+    from harness.composition.provenance import Source
+    from harness.model.findings import RulesUsed
+
+    monkeypatch.chdir(tmp_path)
+    for name in (".github/workflows/ch.yml", "app/main.py", "pyproject.toml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    workflow = Finding(Kind.SETTINGS_CHANGE, ".github/workflows/ch.yml", None, "0315aeeaf567", message="a workflow changed")
+    engines = Finding(Kind.SETTINGS_CHANGE, "engines", ["a"], ["b"], message="engines narrowed")
+    write = Finding(Kind.CONFIG_WRITE, "rollout.n", None, 4, WARNING, "a config write added", source=Source("app/main.py", 175))
+    run = MatrixResult(
+        cases=(case("a", status=Status.OK),), findings=(workflow, engines, write), rules=RulesUsed("pyproject.toml", "main", False)
+    )
+    lines = to_github(run, ReportOptions(review=True)).splitlines()
+    assert any(line.startswith("::error file=.github/workflows/ch.yml,title=settings_change") for line in lines), lines
+    assert any(line.startswith("::error file=pyproject.toml,title=settings_change engines") for line in lines), lines
+    assert any(line.startswith("::warning file=app/main.py,line=175,title=config_write") for line in lines), lines

@@ -48,3 +48,17 @@ def test_long_words_may_wrap_and_inline_code_stays_code():
     assert breakable_text("run `config-harness known` now") == "run <code>config-harness known</code> now"
     assert breakable_text("a.short.word") == "a.short.word"  # shorter than a cell's share of the page
     assert "<wbr>" in breakable_text("actor_rollout_ref.rollout.tensor_model_parallel_size")
+
+
+def test_a_code_write_is_said_in_its_words_never_as_null_to_its_value():
+    """Issue 56: a write added in code was shown `null` → `4` where the YAML value it replaces is 1: `old` is the write
+    at the base (none), not a value the program ever had."""
+    from harness.composition.provenance import Source
+    from harness.reporters import ReportOptions
+    from harness.reporters.markdown import to_markdown
+
+    message = "rollout.n: a config write added: app.main.main sets rollout.n = 4 at app/main.py:8"
+    write = Finding(Kind.CONFIG_WRITE, "rollout.n", None, 4, WARNING, message, source=Source("app/main.py", 8))
+    text = to_markdown(MatrixResult(findings=(write,)), ReportOptions(review=True))
+    (row,) = [line for line in text.splitlines() if line.startswith("| <code>rollout.<wbr>n</code>")]
+    assert "`null`" not in row and f"| {message} |" in row, row

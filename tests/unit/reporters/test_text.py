@@ -76,3 +76,19 @@ def test_a_key_history_is_a_line_per_change_and_a_count():
         "2 change(s) of t.lr in train/a",
     ]
     assert REPORTER.log(history, ReportOptions(quiet=True)).count("\n") == 2
+
+
+def test_a_passing_review_says_its_verdict_once():
+    """Issue 56: every passing review printed its OK line twice, under the settings line and again at the end."""
+    from harness.model.findings import INFO, LaunchTally, RulesUsed
+
+    news = Finding(Kind.CHANGED, "trainer.lr", 0.1, 0.2, severity=INFO, message="trainer.lr: 0.1 -> 0.2")
+    review = MatrixResult(
+        cases=(case("train/cpu", news),),
+        baseline="goldens at main",
+        rules=RulesUsed("pyproject.toml", "main", False),
+        launches=LaunchTally(3, 3, 3, 0),
+    )
+    lines = REPORTER.render(review, ReportOptions(review=True)).splitlines()
+    assert lines[0].startswith("settings: main's pyproject.toml") and lines[1].startswith("OK: 1 case against goldens at main")
+    assert sum(line.startswith("OK: ") for line in lines) == 1 and lines[-1] != lines[1]
