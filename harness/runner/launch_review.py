@@ -55,6 +55,7 @@ from harness.runner.launches import (
     origins,
     outside_globs,
     project_of,
+    readings_under,
     script_texts,
     tally,
     text_as_written,
@@ -632,6 +633,10 @@ def review_commands(
         records,
     )
     pairs, gone = paired(now, base)
+    again = read_again(settings, project, now, gone, case_glob)
+    if again:  # the base's readings under an environment this change's scripts no longer test, read here too
+        now = [*now, *again]
+        pairs, gone = paired(now, base)
     paired_now = {c.case.id for c, _ in pairs}
     moved, gone, new = moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
     pairs += moved
@@ -663,6 +668,21 @@ def review_commands(
     unglobbed = [unglobbed_launch(case) for case in outside if id_matches(case.id, case_glob)]
     entries += base_blind(now, base, top, commit, ref)
     return results + gone_launches(gone, records) + unglobbed, tally(now, skipped), entries
+
+
+def read_again(settings: Any, project: Any, now: Sequence[Checked], gone: Sequence[Checked], case_glob: Any) -> list[Checked]:
+    """The base's readings of a launch under an environment its script tests (`only when CUDA_VISIBLE_DEVICES is set`)
+    that the pull request has no reading under (its script no longer tests it): the pull request's script read under
+    each such environment and composed, so what runs there is compared with the base's reading, never called gone
+    while the script is there."""
+    have = {(c.case.launch.script, c.case.launch.environment) for c in now}
+    wanted = {
+        (c.case.launch.script, c.case.launch.environment): c.case.launch.when
+        for c in gone
+        if c.case.launch.environment and (c.case.launch.script, c.case.launch.environment) not in have
+    }
+    cases = [case for (script, environment), when in wanted.items() for case in readings_under(project, script, environment, when, settings.search_path)]
+    return _checked_commands(settings, case_glob=case_glob, trees=True, found=cases)[0] if cases else []
 
 
 def base_blind(now: Sequence[Checked], base: Sequence[Checked], top: Path, commit: str, ref: str) -> list[Finding]:

@@ -37,7 +37,7 @@ from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, La
 from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
-from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
+from harness.readers.bash import PLACEHOLDER_MARK, Environment, Launch, Override, Piece, alternatives_of, launches_in, placeholder
 from harness.readers.entries import NotStatic, config_folder, hydra_main  # entry points as Python reads them
 from harness.rules import invariants
 from harness.rules.known_entries import unplaced
@@ -134,7 +134,8 @@ class CommandCase:
         and the overrides as Hydra gets them (a launch checked as each root its unknown `--config-name` may take is one
         launch per root, `candidate`). A review pairs a launch with the base's by it."""
         launch = self.launch
-        return (launch.program, launch.is_module, launch.config_name, self.overrides, self.id.rpartition("@")[2] if self.candidate else "")
+        root = self.id.rpartition("@")[2] if self.candidate else ""
+        return (launch.program, launch.is_module, launch.config_name, self.overrides, root, *((launch.environment,) if launch.environment else ()))
 
     @property
     def identity(self) -> str:
@@ -143,7 +144,7 @@ class CommandCase:
         name it composes (the entry point's own when the script names none) and, for one that cannot be extracted, why
         (lines left out). Equal for the same command wherever it sits and whatever values it passes (a failure about
         no key never depends on them); a known entry and a review's `at_base` name a launch by it."""
-        program, is_module, written, overrides, root = self.signature
+        program, is_module, written, overrides, root, *_ = self.signature
         keys = tuple(text.partition("=")[0] for text in overrides)
         error = unplaced(self.launch.error, self.launch.script)
         return hashlib.sha256(repr((program, is_module, written, keys, root, self.config_name, error)).encode()).hexdigest()[:16]
@@ -177,8 +178,9 @@ class Checked:
 
 
 def case_id(launch: Launch) -> str:
-    """`cmd/<script path>#<n>`."""
-    return f"{PREFIX}{launch.script}#{launch.index}"
+    """`cmd/<script path>#<n>`; a reading under an environment its script tests names it after
+    (`cmd/run.sh#2 (only when CUDA_VISIBLE_DEVICES is set)`)."""
+    return f"{PREFIX}{launch.script}#{launch.index}" + (f" ({launch.when})" if launch.when else "")
 
 
 class Project:
@@ -448,6 +450,20 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
         for launch in launches_in(relative, source, project.is_entry, project.sourced):
             cases += _candidates(project, _case_for(project, launch, settings_search_path))
     return cases
+
+
+def readings_under(project: Project, script: str, environment: Environment, when: str, search_path: tuple[Path, ...] = ()) -> list[CommandCase]:
+    """Every launch of `script` (relative to the project) read under `environment` (`when`, in words), as command
+    cases with the ids of that environment's readings: a review compares the base's reading under an environment
+    its script tested with what the pull request's script runs there, when it no longer tests it. None when the
+    script is not there."""
+    try:
+        source = read_bytes(project.root / script, (project.root,))
+    except (OSError, InputLimitError):
+        return []
+    plain = [launch for launch in launches_in(script, source, project.is_entry, project.sourced) if not launch.environment]
+    read = launches_in(script, source, project.is_entry, project.sourced, environment=environment)
+    return [case for launch in alternatives_of(plain, read, environment, when, every=True) for case in _candidates(project, _case_for(project, launch, search_path))]
 
 
 def known_parts(written: str) -> list[str]:
@@ -1038,7 +1054,10 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     for case in skipped:
         if case.problem_kind == UNAVAILABLE:
             per_submodule[case.submodule] = per_submodule.get(case.submodule, 0) + 1
-    return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
+    environments = sum(bool(r.case.launch.environment) for r in results)
+    return LaunchTally(
+        len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())), environments
+    )
 
 
 def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
@@ -1190,6 +1209,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
         "unresolved": True,  # each launch's unresolved interpolations are kept (an older entry lacks them)
         "never_runs_composed": True,  # a launch bash never reaches is composed too (an older entry has no tree for it)
         "mandatory_unset": True,  # a `???` a launch leaves unset is its failure (an older entry lacks it)
+        "environments": True,  # each launch is read under the environments its script tests too (an older entry lacks them)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 
