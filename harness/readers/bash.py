@@ -21,6 +21,7 @@ bash's precedence), `declare -i`, splitting on a changed IFS, and a branch whose
 from __future__ import annotations
 
 import bisect
+import contextlib
 import fnmatch
 import functools
 import itertools
@@ -48,6 +49,7 @@ from harness.gates.budget import (
 from harness.readers import arithmetic
 
 _T = TypeVar("_T")
+_ABSENT = object()  # what a mapping held for a key it did not have
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
 HYDRA_VALUE_FLAGS = MappingProxyType(
@@ -460,6 +462,8 @@ class _Reader:
         self.compared: list[tuple[str, str]] | None = None  # (a variable, a text it is compared with; "": any)
         self.tested: set[str] = set()  # the environment's variables the last test value read
         self.substitute: dict[str, str | None] = {}  # a trial's environment, for values copied from the environment
+        # While a part bash does not run is read (`aside`): the declarations it made, each with what was there before.
+        self.undo: list[tuple[dict[str, Any], str, Any]] | None = None
         self.launches: list[Launch] = []
         self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
         self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
@@ -469,6 +473,7 @@ class _Reader:
         # where it is called, with its arguments; one never called is read once at the end, for its launches.
         self.functions: dict[str, tuple[Any, bytes, bytes, Source, str]] = {}
         self.called: set[str] = set()
+        self.unreached: list[tuple[str, tuple[Any, bytes, bytes, Source, str]]] = []  # defined aside, never called there
         self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
         self.expanded_words = 0  # words of every `"${A[@]}"` and `"$@"`, summed (MAX_EXPANDED_WORDS)
@@ -927,8 +932,10 @@ class _Reader:
             # `local X` unsets X, unless it is this function's already (a `local` before, or the call's `X=1 f`).
             fresh = local and name not in self.locals[-1]
             if fresh:
+                self.keep(self.locals[-1], name)
                 self.locals[-1][name] = self.lookup(name, line)
             if command != "export" and set(flags) & set("ilu"):
+                self.keep(self.attributes, name)
                 self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
             if child.type == "variable_assignment":
                 self.assign(child)
@@ -947,11 +954,38 @@ class _Reader:
         if nameref or computed:
             self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})")
 
+    @contextlib.contextmanager
+    def aside(self, only_when: str) -> Iterator[None]:
+        """Read a part bash does not run here (a branch not taken), for its launches only: in a layer of the variables
+        that ends with it, saying `only_when` (unless the part around says more), and with what it declares (a
+        function, a `local`, `declare -i`) put back as it was, since bash never declared it."""
+        saved, undo = self.env, self.undo
+        self.env = saved.child()
+        self.env.only_when = saved.only_when or only_when
+        self.undo = []
+        try:
+            yield
+        finally:
+            for mapping, key, old in reversed(self.undo):
+                if mapping is self.functions and key not in self.called:  # bash never defines it; its launches are read
+                    self.unreached.append((key, mapping[key]))
+                if old is _ABSENT:
+                    mapping.pop(key, None)
+                else:
+                    mapping[key] = old
+            self.env, self.undo = saved, undo
+
+    def keep(self, mapping: dict[str, Any], key: str) -> None:
+        """Before `mapping[key]` changes while a part is read aside: how to put it back."""
+        if self.undo is not None:
+            self.undo.append((mapping, key, mapping.get(key, _ABSENT)))
+
     def define(self, node: Any) -> None:
         """`f() { ...; }`: remembered with the bytes it was parsed from; it runs where it is called."""
         name = next((c for c in node.children if c.type == "word"), None)
         body = next((c for c in node.children if c.type in ("compound_statement", "subshell", "if_statement", "test_command")), None)
         if name is not None and body is not None:
+            self.keep(self.functions, _text(name))
             self.functions[_text(name)] = (body, self.source, self.written_source, self.layout, self.here)
 
     def call(self, name: str, arguments: list[Word], line: int, prefix: dict[str, list[Word] | None] | None = None) -> bool:
@@ -982,11 +1016,11 @@ class _Reader:
 
     def uncalled(self) -> None:
         """Functions never called: each read once, for its launches, where the script ends (its arguments unknown)."""
-        for name in list(self.functions):
-            if name in self.called:
+        for name, definition in [*self.functions.items(), *self.unreached]:
+            if name in self.called and definition is self.functions.get(name):
                 continue
             self.called.add(name)
-            body, source, written_source, layout, here = self.functions[name]
+            body, source, written_source, layout, here = definition
             saved = self.source, self.written_source, self.layout, self.here, self.env
             self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
             self.env = self.env.child()
@@ -1230,15 +1264,12 @@ class _Reader:
                     chosen = position
                     break
             taken = [] if chosen is None else [chosen]
-        saved = self.env
         for position, (_, body) in enumerate(branches):
             if position in taken:
                 continue
-            self.env = saved.child()
-            self.env.only_when = saved.only_when or (notes[position] if notes else "")
-            for statement in body:
-                self.statement(statement)
-        self.env = saved
+            with self.aside(notes[position] if notes else ""):
+                for statement in body:
+                    self.statement(statement)
         for position in taken:
             for statement in branches[position][1]:
                 self.statement(statement)
@@ -1270,11 +1301,8 @@ class _Reader:
         left, operator, right = node.children
         both = _text(operator) == "&&"
         if verdict is not None and verdict != both:  # B does not run: read for its launches, as a branch not taken
-            saved = self.env
-            self.env = saved.child()
-            self.env.only_when = saved.only_when or _only_when([left], " fails" if both else " holds")
-            self.statement(right)
-            self.env = saved
+            with self.aside(_only_when([left], " fails" if both else " holds")):
+                self.statement(right)
             return
         if verdict is None and _text(right).startswith(("exit", "return")):
             return
@@ -1362,11 +1390,8 @@ class _Reader:
         self.called_bytes += size
         self.passes += len(items)
         if not items:  # no pass: its launches are read once, as a branch not taken
-            saved = self.env
-            self.env = saved.child()
-            self.env.only_when = saved.only_when or f"only when {_header(node)} (line {node.start_point.row + 1}) runs a pass"
-            self.statement(body)
-            self.env = saved
+            with self.aside(f"only when {_header(node)} (line {node.start_point.row + 1}) runs a pass"):
+                self.statement(body)
             return None
         name = _text(variable)
         for item in items:
@@ -2221,7 +2246,8 @@ def _runs(launch: Launch) -> tuple[Any, ...]:
 def alternatives_of(plain: list[Launch], read: list[Launch], environment: Environment, when: str, every: bool = False) -> list[Launch]:
     """The launches of a reading under `environment` (`when`: in words) that run otherwise than the plain reading's
     launch at the same place (its line, and which pass of it), each with that launch's index; one neither reading
-    extracts is left to the plain one's reason. `every`: each launch of the reading, the same or not."""
+    extracts is left to the plain one's reason, and one bash stops before is none. `every`: each launch of the
+    reading, the same or not."""
     places: dict[tuple[int, int], Launch] = {}
     for launch in plain:
         places[launch.line, sum(key[0] == launch.line for key in places)] = launch
@@ -2230,8 +2256,8 @@ def alternatives_of(plain: list[Launch], read: list[Launch], environment: Enviro
     for launch in read:
         at = passes[launch.line] = passes.get(launch.line, -1) + 1
         same = places.get((launch.line, at))
-        if not every and same is not None and (_runs(same) == _runs(launch) or (same.error and launch.error)):
-            continue
+        if not every and (launch.stops or (same is not None and (_runs(same) == _runs(launch) or (same.error and launch.error)))):
+            continue  # (one bash never reaches there runs nothing under it: the script refuses that environment)
         index = same.index if same is not None else len(plain) + len(found) + 1
         found.append(replace(launch, index=index, environment=environment, when=when))
     return found

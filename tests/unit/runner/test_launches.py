@@ -355,12 +355,14 @@ def test_a_launch_bash_never_reaches_fails_at_the_line_where_bash_stops(tmp_path
     )
     root = write_tree(tmp_path, files)
     project = Project(root, root / "app" / "conf", {})
-    (case,) = command_cases(project, [root / "scripts" / "run.sh"])
-    (result,) = Composer(root).check([case])
+    case, on_npu = command_cases(project, [root / "scripts" / "run.sh"])
+    result, npu = Composer(root).check([case, on_npu])
     (finding,) = findings_of(result)
     assert (finding.severity, str(finding.source)) == (ERROR, "scripts/run.sh:4")
     assert finding.message.endswith("bash stops before this launch runs, at scripts/run.sh:3: DEVICE: unbound variable (`set -u`)")
     assert case_result(result).status == Status.ERROR
+    # With DEVICE=npu bash reaches it, with 16: that reading is a case of its own, and composes.
+    assert (on_npu.id, on_npu.overrides, findings_of(npu)) == ("cmd/scripts/run.sh#1 (only when DEVICE=npu)", ("trainer.epochs=16",), [])
 
 
 def test_a_launch_bash_never_reaches_is_still_composed_and_its_stop_is_at_the_base_only_for_that_launch(tmp_path):
