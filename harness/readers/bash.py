@@ -1187,12 +1187,16 @@ class _Reader:
 
     def if_statement(self, node: Any) -> None:
         branches: list[tuple[Any, list[Any]]] = []  # (condition or None for else, body statements)
+        # The statements of a condition before its last (`if D=${DEVICE:-gpu}; [ "$D" != gpu ]`): the first branch's
+        # always run; an `elif`'s only when the conditions before it fail.
+        first: list[Any] = []
+        later: list[Any] = []
         condition: Any = None
         body: list[Any] = []
         state = "start"
         for child in node.children:
             kind = child.type
-            if kind == "if" or kind == "fi":
+            if kind == "if" or kind == "fi" or (kind == "comment" and state == "start"):
                 continue
             if kind == "then":
                 state = "body"
@@ -1200,11 +1204,12 @@ class _Reader:
                 branches.append((condition, body))
                 sub_condition, sub_body, sub_state = None, [], "start" if kind == "elif_clause" else "body"
                 for grandchild in child.children:
-                    if grandchild.type in ("elif", "else", ";"):
+                    if grandchild.type in ("elif", "else", ";") or (grandchild.type == "comment" and sub_state == "start"):
                         continue
                     if grandchild.type == "then":
                         sub_state = "body"
                     elif sub_state == "start":
+                        later += [sub_condition] if sub_condition is not None else []
                         sub_condition = grandchild
                     else:
                         sub_body.append(grandchild)
@@ -1213,10 +1218,13 @@ class _Reader:
                     condition = True
             elif state == "start":
                 if kind != ";":
+                    first += [condition] if condition is not None else []
                     condition = child
             elif kind != ";":
                 body.append(child)
         branches.append((condition, body))
+        for statement in first:
+            self.statement(statement)
         conditions = [c for c, _ in branches if c is not None and c is not True]
         notes = []
         for position, (c, _) in enumerate(branches):
@@ -1234,6 +1242,13 @@ class _Reader:
         test = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line})"
         why = f"{test}, whose branch is not known"
         unfollowed = self.unfollowed(conditions) or self.refused or self.given_read(names, None in verdicts)
+        if later and verdicts[0] is not True:  # an `elif` reached runs statements before its test: what they assign
+            unfollowed = unfollowed or why  # and the tests after them are not followed (read for launches, then unknown)
+            verdicts = [v if position == 0 or c is True else None for position, (v, (c, _)) in enumerate(zip(verdicts, branches, strict=True))]
+            with self.aside(_only_when(conditions[:1], " fails")):
+                for statement in later:
+                    self.statement(statement)
+            self.taint(later, why)
         if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign, before any branch
             self.taint(conditions, why)
         others = self.other_environments(

@@ -415,9 +415,25 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
     return f"{name}() {{\n{local}{body()}}}\n{draw(st.sampled_from(['', f'{w}={value} ']))}{name} {value}\n"
 
 
+# Tests on the environment as verl's scripts write them (issue 51 item 5).
+ENVIRONMENT_TESTS = (
+    '[ -n "$CUDA_VISIBLE_DEVICES" ]',
+    '[[ -z "${CUDA_VISIBLE_DEVICES:-}" ]]',
+    '[ "$DEVICE" = npu ] && [ "${U:-0}" != 0 ]',
+    '[ "${N_GPUS:-8}" -gt 4 ]',
+    '[ "${U:-0}" = 1 ]',
+    'D=${DEVICE:-gpu}; [ "$D" != gpu ]',
+)
+
+
 @st.composite
-def sound_scripts(draw: st.DrawFn) -> str:
+def sound_scripts(draw: st.DrawFn, tested: bool = False) -> str:
+    """A script over `sound_statements`; `tested`: it starts with a branch on the environment that sets a value
+    each way (as `if [ -n "$CUDA_VISIBLE_DEVICES" ]; then N_GPUS=8; else N_GPUS=1; fi`), and launches in it."""
     text = "".join(f"{name}={draw(SOUND_WORD)}\n" for name in SOUND_NAMES)
+    if tested:
+        v, test = draw(st.sampled_from(SOUND_NAMES)), draw(st.sampled_from(ENVIRONMENT_TESTS))
+        text += f"if {test}; then\n{v}={draw(SOUND_WORD)}\n{SOUND_LAUNCH}else\n{v}={draw(SOUND_WORD)}\nfi\n"
     text += "".join(draw(st.lists(sound_statements(), min_size=1, max_size=5))) + SOUND_LAUNCH
     return "".join(line.replace("@ID@", str(number)) + "\n" for number, line in enumerate(text.splitlines(), 1))
 
@@ -490,7 +506,7 @@ def assert_environments_sound(script: str, launches: list[Launch], stubs: Path) 
 
 
 @BASH_EXAMPLES
-@given(sound_scripts())
+@given(sound_scripts(tested=True))
 def test_each_reading_under_an_environment_the_script_tests_is_what_bash_runs_under_it(stubs, script):
     assert_environments_sound(script, read(script), stubs)
 
