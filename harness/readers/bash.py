@@ -388,6 +388,14 @@ class _Environments:
         # it, so independent tests add one environment per way each takes, never their product; a test met only
         # under an environment (nested in its branch) adds to that environment.
         self.tried: set[tuple[str, int]] = set()
+        self._parsed: dict[bytes, tuple[Any, Source]] = {}
+
+    def parsed(self, source: bytes) -> tuple[Any, Source]:
+        """`parse_words(source)`, once for every reading of the script (its syntax is the same under any environment)."""
+        found = self._parsed.get(source)
+        if found is None:
+            found = self._parsed[source] = parse_words(source)
+        return found
 
     def add(self, environment: Environment, said: dict[str, str]) -> bool:
         """True when the script is read under `environment` (added now or before); False past the bound. `said`:
@@ -700,8 +708,8 @@ class _Reader:
         operator = _text(children[1]) if len(children) > 1 else ""
         given = operator in ("", ":-", "-", ":=", "=") and self.from_environment(name)
         words = self.expanded(node, name, index, value, operator, children[2:], quoted)
-        if given:  # the environment's value, or the default written for it
-            return [tuple(replace(p, env=name) for p in word) for word in words]
+        if given:  # the environment's value, or the default written for it (pieces made directly: `replace` costs more)
+            return [tuple(Piece(p.text, p.line, p.unknown, p.split, p.file, p.why, p.given, name) for p in word) for word in words]
         return words
 
     def from_environment(self, name: str) -> bool:
@@ -1796,7 +1804,7 @@ class _Reader:
         self.here = path
         self.written_source = data.replace(b"$(((", b"$(( (")
         self.sources_read.append(self.written_source)
-        tree, self.layout = parse_words(self.written_source)
+        tree, self.layout = self.environments.parsed(self.written_source)
         self.source, self.at = self.layout.data, self.at or line
         self.sourcing += (path,)
         try:
@@ -2287,7 +2295,7 @@ def _read(script: str, source: bytes, is_entry: Any, read: Any, environment: Env
         size_budget(source, MAX_SCRIPT_BYTES, script)
     except BudgetExceeded as error:
         return [Launch(script, 1, 1, error=str(error))]
-    tree, reader.layout = parse_words(source)
+    tree, reader.layout = environments.parsed(source)
     reader.source, reader.written_source = reader.layout.data, source
     reader.sources_read.append(source)
     deep = syntax_depth(tree.root_node)
