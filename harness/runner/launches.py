@@ -770,12 +770,18 @@ class Composer:
             from harness.composition.render import to_plain
 
             self._plain[base] = to_plain(lent.config)  # before any override: each launch of it converts only what it changed
+        # A group whose option is not known (`engine=$BACKEND`) was left at its default: what its package holds is not
+        # known either (anywhere, for a `_global_` one), so a key there the default lacks is not checked, never "no
+        # such key".
+        unknown = tuple(_package(p) for o, p in groups if o in checked.unchecked)
         with hydra_compat.errors_without_copies():
             for override, parsed in values:
                 try:
                     lent.apply(parsed)
                 except Exception as error:
                     verdict = _classify(error, parsed, bool(override.unknown))
+                    if verdict is not None and verdict[0] == NO_SUCH_KEY and any(not p or _touches(p, parsed.key_or_group) for p in unknown):
+                        verdict = None
                     if verdict is None:
                         checked.unchecked.append(override)
                     else:
@@ -892,6 +898,12 @@ def _missing_config(error: BaseException) -> bool:
 def _refused(error: BaseException) -> bool:
     """True when the harness's own bounds refused what the override asks (a search path it will not read)."""
     return any(isinstance(cause, UnsafeInput) for cause in error_chain(error))
+
+
+def _package(group: Any) -> str:
+    """Where a group override's option goes: its `@package`, else the group's path (`model/optim` -> `model.optim`)."""
+    package = group.package if isinstance(group.package, str) and group.package else group.key_or_group.replace("/", ".")
+    return str(package).removeprefix("_global_").lstrip(".")
 
 
 def _only_value_unknown(override: Override) -> bool:

@@ -424,3 +424,15 @@ def test_a_failure_about_no_key_is_at_base_only_on_the_same_launch_with_the_same
     # Paired with a base launch that failed alike but ran another config: not the same launch.
     (alone,) = origins([new], [old], paired={new.case.id: old.case.id})
     assert [f.origin for f in alone.findings] == [Origin.INTRODUCED]
+
+
+def test_a_key_under_a_group_whose_option_is_not_known_is_not_checked_never_no_such_key(tmp_path):
+    """`optim=$OPTIM optim.momentum=0.9` with OPTIM not known: the group keeps its default (adam, no momentum), so
+    the key's absence there says nothing of the option a run selects (issue 51: a reading under `OPTIM is set`)."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    files["scripts/run.sh"] = "python3 -m app.train optim=$OPTIM optim.momentum=0.9 trainer.nope=1\n"
+    root = write_tree(tmp_path, files)
+    (case,) = command_cases(Project(root, root / "app" / "conf", {}), [root / "scripts" / "run.sh"])
+    (result,) = Composer(root).check([case])
+    assert [o.text for o in result.unchecked] == ["optim=__unset_OPTIM__", "optim.momentum=0.9"]
+    assert [(f.reason, f.key) for f in result.failures] == [(NO_SUCH_KEY, "trainer.nope")]  # elsewhere still checked
