@@ -150,7 +150,7 @@ class Override:
 # sets none: (). A script is read once plainly, then once under each environment that takes a branch on them
 # (`if [ -n "$CUDA_VISIBLE_DEVICES" ]`) the plain run does not, up to MAX_ENVIRONMENTS (see `launches_in`).
 Environment = tuple[tuple[str, "str | None"], ...]
-MAX_ENVIRONMENTS = 8
+MAX_ENVIRONMENTS = 16
 # An environment's value the reader names in a launch's id and a report: plain characters, never `#`, `@`, quotes,
 # spaces or a newline (a case id is `cmd/<script>#<n>`; `@` starts a root candidate).
 NAMED_VALUE = re.compile(r"[\w.:/%+,=-]{0,40}")
@@ -1130,6 +1130,10 @@ class _Reader:
         if kind == "negated_command":
             inner = self.condition(node.children[-1])
             return None if inner is None else not inner
+        if kind == "subshell" or (kind == "compound_statement" and node.children and node.children[0].type == "{"):
+            # `{ [ A ] || [ B ]; }`, `( ... )`: one command's status (several would run the ones before it)
+            inner = [c for c in node.children if c.type not in ("{", "}", "(", ")", ";", "comment")]
+            return self.condition(inner[0]) if len(inner) == 1 else None
         if kind in ("test_command", "parenthesized_expression"):
             parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
             if kind == "test_command":
@@ -1492,17 +1496,18 @@ class _Reader:
         return [], ""
 
     def changes(self, names: list[str], compared: list[tuple[str, str]]) -> Iterator[dict[str, str | None]]:
-        """The environments tried for a test that reads `names`: each set to a value no test names (None), to a text
-        the test compares it with (an integer's neighbours too) or, when this reading's environment sets it, unset
-        (UNSET); one variable at a time, then two (MAX_TRIALS)."""
+        """The environments tried for a test that reads `names`: each set to a text the test compares it with (an
+        integer's neighbours too), to a value no test names (None) or, when this reading's environment sets it, unset
+        (UNSET), in that order; one variable at a time, then two (MAX_TRIALS)."""
         tried: dict[str, list[str | None]] = {}
         for name in names:
-            values: list[str | None] = [None, UNSET]
+            values: list[str | None] = []  # what the script names first: `DEVICE=npu` says more than `DEVICE is set`
             for named, text in compared:
                 if named in (name, "") and not text.startswith(GIVEN_MARK) and NAMED_VALUE.fullmatch(text):
                     values.append(text)
                     if re.fullmatch(r"-?\d+", text):
                         values += [str(int(text) - 1), str(int(text) + 1)]
+            values += [None, UNSET]
             tried[name] = [value for value in dict.fromkeys(values) if self.environment.get(name, UNSET) != value]
         singles = ({name: value} for name in names for value in tried[name])
         pairs = ({a: first, b: second} for a, b in itertools.combinations(names[:4], 2) for first in tried[a] for second in tried[b])

@@ -112,8 +112,10 @@ def test_past_the_bound_of_environments_what_the_tests_set_is_unknown_naming_why
         ('if D=${DEVICE:-gpu}; [ "$D" != gpu ]; then X=a; else X=b; fi\n', "b"),
         # A function defined in a branch bash does not take does not exist after it.
         ("X=a\nif false; then f() { X=c; }; fi\nf 2>/dev/null\n", "a"),
+        # A group of tests in braces is decided (verl's `&& { [ "$B" = vllm ] || [ "$B" = sglang ]; }`), not guessed.
+        ('if [ -z "$U" ] && { false || [ -n "$U" ]; }; then X=a; else X=b; fi\n', "b"),
     ],
-    ids=["declare aside", "condition of two statements", "function defined aside"],
+    ids=["declare aside", "condition of two statements", "function defined aside", "tests in braces"],
 )
 def test_what_a_branch_not_taken_declares_and_what_a_condition_runs_are_as_bash_has_them(stubs, lines, expected):  # noqa: F811
     script = lines + "python3 -m app.main x=$X\n"

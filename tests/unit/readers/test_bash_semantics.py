@@ -406,6 +406,7 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
                     '[ "$DEVICE" = npu ] && [ "${U:-0}" != 0 ]',
                     '[ "${N_GPUS:-8}" -gt 4 ]',
                     f'[ "${w}" = npu ]',
+                    '[ "${U:-0}" != 0 ] && { [ "$DEVICE" = npu ] || [ "$DEVICE" = cpu ]; }',
                 ]
             )
         )
@@ -423,6 +424,7 @@ ENVIRONMENT_TESTS = (
     '[ "${N_GPUS:-8}" -gt 4 ]',
     '[ "${U:-0}" = 1 ]',
     'D=${DEVICE:-gpu}; [ "$D" != gpu ]',
+    '[ "${U:-1}" != 0 ] && { [ "${DEVICE:-gpu}" = gpu ] || [ "$DEVICE" = cpu ]; }',
 )
 
 
