@@ -1454,8 +1454,9 @@ class _Reader:
 
     def given_read(self, names: set[str], undecided: bool) -> str:
         """Why a test this reading cannot decide depends on the environment it is read under ("" when it does not): it
-        reads a variable the environment sets, so what any branch may assign is unknown after it, never a guess."""
-        given = sorted(name for name in names if name in self.environment)
+        reads a variable the environment sets to a value no test names (whose text decides `-eq`, a pattern...), so
+        what any branch may assign is unknown after it, never a guess."""
+        given = sorted(name for name in names if name in self.environment and self.environment[name] is None)
         return f"a test on {', '.join(given)} as the environment sets it" if undecided and given else ""
 
     def other_environments(
@@ -1570,15 +1571,14 @@ class _Reader:
     def may_assign(self, node: Any, seen: frozenset[str] = frozenset()) -> set[str] | None:
         """The variables `node` may assign when it runs, read from its syntax (None: any variable, after `eval`, a
         `source`, `declare -n` or a syntax error): assignments, loop variables, arithmetic assignments, the names
-        `read`/`let`/... take, `unset`, declarations, `${V:=x}`, and the bodies of the functions it calls. Also
+        `read`/`let`/... take, `unset`, declarations, `${V:=x}`, and the bodies of the functions it calls or defines. Also
         FOLDER_CHANGE for a `cd` and ARGUMENTS_CHANGE for a `shift` or `set`."""
         names: set[str] = set()
         stack = [node]
         while stack:
             current = stack.pop()
             kind = current.type
-            if kind == "function_definition":
-                continue  # its body runs where it is called
+            # A function defined here may run here too (`while ...; do f() { X=...; }; f; done`): its body counts.
             if kind == "ERROR":
                 return None
             if kind == "variable_assignment" and current.children:

@@ -570,6 +570,15 @@ def test_a_loop_of_launches_is_every_launch_or_unknown(stubs):
     )
 
 
+def test_a_function_a_loop_defines_and_calls_is_read_as_the_loop_is(stubs):
+    """Found by the differential test under an environment: what the function assigns was left out of what the loop
+    may assign before its body (it was not defined yet), so its launch stated the first pass's value alone."""
+    script = "X=a\ni=0\nwhile [ $i -lt 2 ]; do\n  f() { X=$X/x; python3 -m app.main x=$X; }\n  f\n  i=$((i+1))\ndone\n"
+    assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["x=a/x"], ["x=a/x/x"]]
+    (launch,) = plain(read(script))
+    assert launch.error.startswith("`x=$X` reads $X, which may be set in a way the reader does not follow: `while [ $i -lt 2 ]`")
+
+
 def test_splitting_on_a_changed_ifs_is_unknown_not_a_wrong_override(stubs):
     script = "IFS=:\nX='a=1:b=2'\npython3 -m app.main $X\n"
     assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["a=1", "b=2"]]
