@@ -28,7 +28,7 @@ import itertools
 import posixpath
 import re
 from collections import ChainMap
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -437,7 +437,9 @@ def said_value(name: str, value: str | None, others: Iterable[str]) -> str:
     if value is not None:
         return f"{name}={value or repr('')}"
     named = sorted({text for text in others if text and NAMED_VALUE.fullmatch(text)})
-    return f"{name} is set" + (f", not to {', '.join(named[:-1])} or {named[-1]}" if len(named) > 1 else f", not to {named[0]}" if named else "")
+    return f"{name} is set" + (
+        f", not to {', '.join(named[:-1])} or {named[-1]}" if len(named) > 1 else f", not to {named[0]}" if named else ""
+    )
 
 
 class _Reader:
@@ -1132,8 +1134,8 @@ class _Reader:
             return None if inner is None else not inner
         if kind == "subshell" or (kind == "compound_statement" and node.children and node.children[0].type == "{"):
             # `{ [ A ] || [ B ]; }`, `( ... )`: one command's status (several would run the ones before it)
-            inner = [c for c in node.children if c.type not in ("{", "}", "(", ")", ";", "comment")]
-            return self.condition(inner[0]) if len(inner) == 1 else None
+            grouped = [c for c in node.children if c.type not in ("{", "}", "(", ")", ";", "comment")]
+            return self.condition(grouped[0]) if len(grouped) == 1 else None
         if kind in ("test_command", "parenthesized_expression"):
             parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
             if kind == "test_command":
@@ -1151,7 +1153,9 @@ class _Reader:
             read = self.tested
             right = self._test_value(node.children[2])
             if self.compared is not None:  # each side's variables, with the other side's text
-                self.compared += [(name, text) for names, text in ((read, right), (self.tested, left)) if text is not None for name in names]
+                self.compared += [
+                    (name, text) for names, text in ((read, right), (self.tested, left)) if text is not None for name in names
+                ]
             if left is None or right is None:
                 return None
             if operator in ("=", "=="):
@@ -1194,7 +1198,7 @@ class _Reader:
                 value = self.substitute.get(piece.env, UNSET)
                 if value != UNSET:
                     first = position == 0 or word[position - 1].env != piece.env
-                    texts[position] = ("" if not first else given_text(piece.env) if value is None else value)
+                    texts[position] = "" if not first else given_text(piece.env) if value is None else value
         return "".join(texts)
 
     def if_statement(self, node: Any) -> None:
@@ -1256,7 +1260,9 @@ class _Reader:
         unfollowed = self.unfollowed(conditions) or self.refused or self.given_read(names, None in verdicts)
         if later and verdicts[0] is not True:  # an `elif` reached runs statements before its test: what they assign
             unfollowed = unfollowed or why  # and the tests after them are not followed (read for launches, then unknown)
-            verdicts = [v if position == 0 or c is True else None for position, (v, (c, _)) in enumerate(zip(verdicts, branches, strict=True))]
+            verdicts = [
+                v if position == 0 or c is True else None for position, (v, (c, _)) in enumerate(zip(verdicts, branches, strict=True))
+            ]
             with self.aside(_only_when(conditions[:1], " fails")):
                 for statement in later:
                     self.statement(statement)
@@ -1489,7 +1495,9 @@ class _Reader:
             under = {name: value for name, value in {**self.environment, **change}.items() if value != UNSET}
             said = {name: said_value(name, value, ()) for name, value in self.reading}
             said |= self.environments.said.get(self.reading, {})
-            said |= {name: said_value(name, value, [text for named, text in compared if named in (name, "")]) for name, value in change.items()}
+            said |= {
+                name: said_value(name, value, [text for named, text in compared if named in (name, "")]) for name, value in change.items()
+            }
             if not self.environments.add(tuple(sorted(under.items())), said):
                 read = ", ".join(sorted(names))
                 return [s for body in bodies for s in body], f"{test}, a test on {read}: more than {MAX_ENVIRONMENTS} environments to read"
@@ -1518,7 +1526,9 @@ class _Reader:
         """What `decide` gives when the environment also sets `change`, the reading left exactly as it was."""
         env = self.env
         saved = env.values, env.stopped, self.refused, self.aborted, self.single_bracket, self.expanded_words, self.reads, self.compared
-        env.values = env.values.new_child({name: None if value == UNSET else environment_value(name, value) for name, value in change.items()})
+        env.values = env.values.new_child(
+            {name: None if value == UNSET else environment_value(name, value) for name, value in change.items()}
+        )
         self.reads = self.compared = None
         self.substitute = change
         try:
@@ -2268,7 +2278,16 @@ def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None, env
 def _runs(launch: Launch) -> tuple[Any, ...]:
     """What a launch runs: its program and its arguments as Hydra gets them (or why they are not known)."""
     overrides = tuple(o.text for o in launch.overrides)
-    return launch.entry, launch.is_module, launch.folder, launch.config_path, launch.config_name, launch.config_dirs, overrides, launch.error
+    return (
+        launch.entry,
+        launch.is_module,
+        launch.folder,
+        launch.config_path,
+        launch.config_name,
+        launch.config_dirs,
+        overrides,
+        launch.error,
+    )
 
 
 def alternatives_of(plain: list[Launch], read: list[Launch], environment: Environment, when: str, every: bool = False) -> list[Launch]:

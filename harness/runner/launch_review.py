@@ -681,7 +681,11 @@ def read_again(settings: Any, project: Any, now: Sequence[Checked], gone: Sequen
         for c in gone
         if c.case.launch.environment and (c.case.launch.script, c.case.launch.environment) not in have
     }
-    cases = [case for (script, environment), when in wanted.items() for case in readings_under(project, script, environment, when, settings.search_path)]
+    cases = [
+        case
+        for (script, environment), when in wanted.items()
+        for case in readings_under(project, script, environment, when, settings.search_path)
+    ]
     return _checked_commands(settings, case_glob=case_glob, trees=True, found=cases)[0] if cases else []
 
 

@@ -135,7 +135,14 @@ class CommandCase:
         launch per root, `candidate`). A review pairs a launch with the base's by it."""
         launch = self.launch
         root = self.id.rpartition("@")[2] if self.candidate else ""
-        return (launch.program, launch.is_module, launch.config_name, self.overrides, root, *((launch.environment,) if launch.environment else ()))
+        return (
+            launch.program,
+            launch.is_module,
+            launch.config_name,
+            self.overrides,
+            root,
+            *((launch.environment,) if launch.environment else ()),
+        )
 
     @property
     def identity(self) -> str:
@@ -452,7 +459,9 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
     return cases
 
 
-def readings_under(project: Project, script: str, environment: Environment, when: str, search_path: tuple[Path, ...] = ()) -> list[CommandCase]:
+def readings_under(
+    project: Project, script: str, environment: Environment, when: str, search_path: tuple[Path, ...] = ()
+) -> list[CommandCase]:
     """Every launch of `script` (relative to the project) read under `environment` (`when`, in words), as command
     cases with the ids of that environment's readings: a review compares the base's reading under an environment
     its script tested with what the pull request's script runs there, when it no longer tests it. None when the
@@ -463,7 +472,11 @@ def readings_under(project: Project, script: str, environment: Environment, when
         return []
     plain = [launch for launch in launches_in(script, source, project.is_entry, project.sourced) if not launch.environment]
     read = launches_in(script, source, project.is_entry, project.sourced, environment=environment)
-    return [case for launch in alternatives_of(plain, read, environment, when, every=True) for case in _candidates(project, _case_for(project, launch, search_path))]
+    return [
+        case
+        for launch in alternatives_of(plain, read, environment, when, every=True)
+        for case in _candidates(project, _case_for(project, launch, search_path))
+    ]
 
 
 def known_parts(written: str) -> list[str]:
@@ -780,7 +793,11 @@ class Composer:
                     lent.apply(parsed)
                 except Exception as error:
                     verdict = _classify(error, parsed, bool(override.unknown))
-                    if verdict is not None and verdict[0] == NO_SUCH_KEY and any(not p or _touches(p, parsed.key_or_group) for p in unknown):
+                    if (
+                        verdict is not None
+                        and verdict[0] == NO_SUCH_KEY
+                        and any(not p or _touches(p, parsed.key_or_group) for p in unknown)
+                    ):
                         verdict = None
                     if verdict is None:
                         checked.unchecked.append(override)

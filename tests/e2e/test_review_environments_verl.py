@@ -60,7 +60,9 @@ def test_a_change_only_in_the_branch_on_mcore_model_path_is_a_changed_value_unde
     code, report = review(change, "adopted", capsys)
     assert code == 0, report["verdict"]
     found = values(report)
-    assert found == {(f"{LAUNCH} (only when MCORE_MODEL_PATH is set)", "actor_rollout_ref.actor.megatron.use_dist_checkpointing", True, False)}
+    assert found == {
+        (f"{LAUNCH} (only when MCORE_MODEL_PATH is set)", "actor_rollout_ref.actor.megatron.use_dist_checkpointing", True, False)
+    }
     assert "(only when MCORE_MODEL_PATH is set)" in report["summary"]
 
 

@@ -84,19 +84,24 @@ def test_a_change_of_the_gpu_branch_alone_is_a_changed_value_named_with_its_cond
     assert "scripts/run.sh:6 (only when CUDA_VISIBLE_DEVICES is set)" in markdown, markdown
     github = review(cli, project, "github").out
     assert (
-        "::notice file=scripts/run.sh,line=6,title=changed trainer.n_gpus_per_node::trainer.n_gpus_per_node: 8 -> 16 "
-        f"({GPU})"
+        f"::notice file=scripts/run.sh,line=6,title=changed trainer.n_gpus_per_node::trainer.n_gpus_per_node: 8 -> 16 ({GPU})"
     ) in github, github
 
 
 def test_an_override_the_gpu_branch_breaks_blocks_the_review_at_its_line_with_the_condition(project, cli):
-    script(project, SCRIPT.replace("N_GPUS=8\n", "N_GPUS=8\n    EXTRA=trainer.nope=1\n").replace("epochs=5", 'epochs=5 "${EXTRA:-trainer.epochs=5}"'))
+    script(
+        project,
+        SCRIPT.replace("N_GPUS=8\n", "N_GPUS=8\n    EXTRA=trainer.nope=1\n").replace("epochs=5", 'epochs=5 "${EXTRA:-trainer.epochs=5}"'),
+    )
     result = review(cli, project)
     assert result.code == 1, result.out
     (failure,) = [(c["id"], f["source"]) for c in result.json()["cases"] for f in c["findings"] if f["severity"] == "error"]
     assert failure == (GPU, "scripts/run.sh:3")
     text = review(cli, project, "text").out
-    assert "ERROR no such key: trainer.nope is not in the config  (scripts/run.sh:3 (only when CUDA_VISIBLE_DEVICES is set): trainer.nope=1)" in text
+    assert (
+        "ERROR no such key: trainer.nope is not in the config  (scripts/run.sh:3 (only when CUDA_VISIBLE_DEVICES is set): trainer.nope=1)"
+        in text
+    )
 
 
 def test_a_branch_the_pull_request_removes_or_adds_is_compared_under_its_condition(project, cli):

@@ -328,7 +328,14 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
     if kind == "assign":
         return draw(
             st.sampled_from(
-                [f"{v}={value}\n", f"{v}=${w}\n", f'{v}="${w}/${v}"\n', f"{v}=${{U:-{number}}}\n", f"{v}+={value}\n", f"{v}=${{DEVICE:-gpu}}\n"]
+                [
+                    f"{v}={value}\n",
+                    f"{v}=${w}\n",
+                    f'{v}="${w}/${v}"\n',
+                    f"{v}=${{U:-{number}}}\n",
+                    f"{v}+={value}\n",
+                    f"{v}=${{DEVICE:-gpu}}\n",
+                ]
             )
         )
     if kind == "launch":
