@@ -2255,17 +2255,20 @@ def _entry(texts: list[str], position: int, style: str) -> tuple[str, bool, int]
     return None
 
 
-def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None, environment: Environment | None = None) -> list[Launch]:
-    """Every launch in a script, in file order; `is_entry(name, is_module)` says which programs are Hydra entry points,
-    `read(path)` gives a file the script sources (its bytes, or why it is not read).
-
-    Each launch is read as a run with nothing set runs it; then, for each environment that takes a branch on it
-    another way (`if [ -n "$CUDA_VISIBLE_DEVICES" ]`), the launches that read otherwise there follow as alternatives
-    (`Launch.environment`, with the plain launch's index). `environment`: the reading under that one alone."""
+def launches_in(
+    script: str, source: bytes, is_entry: Any, read: Any = None, environment: Environment | None = None, readings: bool = False
+) -> list[Launch]:
+    """Every launch in a script, in file order, as a run with nothing set reads it; `is_entry(name, is_module)` says
+    which programs are Hydra entry points, `read(path)` gives a file the script sources (its bytes, or why it is not
+    read). `readings`: then, for each environment that takes a branch on it another way (`if [ -n
+    "$CUDA_VISIBLE_DEVICES" ]`), the launches that run otherwise there (`Launch.environment`, with the plain
+    launch's index). `environment`: the reading under that one alone."""
     if environment is not None:
         return _read(script, source, is_entry, read, environment, _Environments())
     environments = _Environments()
     plain = _read(script, source, is_entry, read, (), environments)
+    if not readings:
+        return plain
     alternatives: list[Launch] = []
     position = 1
     while position < len(environments.found):  # a reading may find more environments (a test nested in a branch)

@@ -652,6 +652,7 @@ def review_commands(
     copied = twins(new, base)
     values.update({c.case.id: value_findings(c, copied[c.case.id], ref, views, moves, comparisons) for c in new if c.case.id in copied})
     _store_comparisons(settings.cache_dir, top, key, comparisons)
+    values = only_under_condition(values, now)
     at_base = {c.case.id: b for c, b in pairs}
     results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
     moved_from = {c.case.id: (c, b) for c, b in moved}
@@ -668,6 +669,25 @@ def review_commands(
     unglobbed = [unglobbed_launch(case) for case in outside if id_matches(case.id, case_glob)]
     entries += base_blind(now, base, top, commit, ref)
     return results + gone_launches(gone, records) + unglobbed, tally(now, skipped), entries
+
+
+def only_under_condition(values: Mapping[str, list[Finding]], now: Sequence[Checked]) -> dict[str, list[Finding]]:
+    """Each launch's changed values, a reading under an environment (`only when ...`) without those its plain launch
+    shows too (the same kind, key, old and new value): the plain launch's line names them, and a reading names what
+    changes only under its condition (a change of the config tree under every launch is one launch's, not each
+    reading's again)."""
+
+    def place(checked: Checked) -> tuple[str, int, str]:
+        launch = checked.case.launch
+        return launch.script, launch.index, checked.case.id.rpartition("@")[2] if checked.case.candidate else ""
+
+    plain = {place(c): c.case.id for c in now if not c.case.launch.environment}
+    kept = dict(values)
+    for checked in now:
+        if checked.case.launch.environment and checked.case.id in kept and (same := plain.get(place(checked))) is not None:
+            shown = {(f.kind, f.path, repr(f.old), repr(f.new)) for f in values.get(same, [])}
+            kept[checked.case.id] = [f for f in values[checked.case.id] if (f.kind, f.path, repr(f.old), repr(f.new)) not in shown]
+    return kept
 
 
 def read_again(settings: Any, project: Any, now: Sequence[Checked], gone: Sequence[Checked], case_glob: Any) -> list[Checked]:

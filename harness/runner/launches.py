@@ -454,7 +454,7 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
                 )
             )
             continue
-        for launch in launches_in(relative, source, project.is_entry, project.sourced):
+        for launch in launches_in(relative, source, project.is_entry, project.sourced, readings=True):
             cases += _candidates(project, _case_for(project, launch, settings_search_path))
     return cases
 
@@ -470,7 +470,7 @@ def readings_under(
         source = read_bytes(project.root / script, (project.root,))
     except (OSError, InputLimitError):
         return []
-    plain = [launch for launch in launches_in(script, source, project.is_entry, project.sourced) if not launch.environment]
+    plain = launches_in(script, source, project.is_entry, project.sourced)
     read = launches_in(script, source, project.is_entry, project.sourced, environment=environment)
     return [
         case

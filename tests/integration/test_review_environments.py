@@ -116,3 +116,21 @@ def test_a_branch_the_pull_request_removes_or_adds_is_compared_under_its_conditi
     npu = "cmd/scripts/run.sh#1 (only when DEVICE=npu)"
     assert (npu, "trainer.n_gpus_per_node", 1, 16) in values(report)
     assert [f["kind"] for c in report["cases"] if c["id"] == npu for f in c["findings"]] == ["new_launch", "changed"]
+
+
+def test_a_change_under_every_reading_is_named_once_on_the_plain_launch(project, cli):
+    """A value the config tree changes under the launch whichever way the script goes is that launch's change: its
+    readings under a condition name only what changes there."""
+    config = project / "conf" / "train.yaml"
+    config.write_text(config.read_text() + "  lr: 0.1\n")
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: a learning rate")
+    config.write_text(config.read_text().replace("lr: 0.1", "lr: 0.2"))
+    script(project, SCRIPT.replace("N_GPUS=8", "N_GPUS=16"))
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    found = values(review(cli, project).json())
+    assert found == {
+        ("train/base/default", "trainer.lr", 0.1, 0.2),
+        ("cmd/scripts/run.sh#1", "trainer.lr", 0.1, 0.2),
+        (GPU, "trainer.n_gpus_per_node", 8, 16),
+    }

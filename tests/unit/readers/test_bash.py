@@ -12,7 +12,7 @@ from harness.readers.bash import Launch, launches_in
 
 def read(script: str) -> list[Launch]:
     """The launches of `examples/run.sh`, whose entry points are `verl.` modules."""
-    return launches_in("examples/run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("verl."))
+    return launches_in("examples/run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("verl."), readings=True)
 
 
 def overrides(launch: Launch) -> list[tuple[str, int]]:

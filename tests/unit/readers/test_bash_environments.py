@@ -11,7 +11,7 @@ from tests.unit.readers.test_bash_semantics import as_launched, bash_runs, stubs
 
 
 def read(script: str) -> list[Launch]:
-    return launches_in("run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("app."))
+    return launches_in("run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("app."), readings=True)
 
 
 def texts(launch: Launch) -> list[str]:

@@ -59,7 +59,8 @@ def bash_runs(script: str, stubs: Path, environment: Environment = ()) -> list[l
 
 def read(script: str, environment: Environment | None = None) -> list[Launch]:
     """The script's launches (every reading), or its reading under `environment` alone."""
-    return launches_in("run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("app."), environment=environment)
+    entry = lambda entry, is_module: is_module and entry.startswith("app.")  # noqa: E731
+    return launches_in("run.sh", script.encode(), entry, environment=environment, readings=True)
 
 
 def plain(launches: list[Launch]) -> list[Launch]:

@@ -15,7 +15,7 @@ from harness.runner.launches import NotStatic, hydra_main
 
 
 def read(script: str) -> list:
-    return launches_in("run.sh", script.encode(), lambda entry, is_module: entry.startswith("app."))
+    return launches_in("run.sh", script.encode(), lambda entry, is_module: entry.startswith("app."), readings=True)
 
 
 def test_defaults_arithmetic_arrays_conditionals_and_continuations():
