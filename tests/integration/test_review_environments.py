@@ -134,3 +134,14 @@ def test_a_change_under_every_reading_is_named_once_on_the_plain_launch(project,
         ("cmd/scripts/run.sh#1", "trainer.lr", 0.1, 0.2),
         (GPU, "trainer.n_gpus_per_node", 8, 16),
     }
+
+
+def test_list_and_explain_name_the_reading_under_its_condition(project, cli):
+    rows = {row["id"]: row for row in cli("--settings", "harness.toml", "list", "--format", "json", cwd=project).json()["cases"]}
+    assert (rows[GPU]["when"], rows[GPU]["overrides"]) == (
+        "only when CUDA_VISIBLE_DEVICES is set",
+        ["trainer.n_gpus_per_node=8", "trainer.epochs=5"],
+    )
+    assert "when" not in rows["cmd/scripts/run.sh#1"]
+    explained = cli("--settings", "harness.toml", "explain", "trainer.n_gpus_per_node", "--case", GPU, cwd=project).out
+    assert explained.startswith(f"trainer.n_gpus_per_node = 8   (case {GPU}, config train)"), explained
