@@ -5,7 +5,8 @@ unknown, and an override whose value needs it keeps a placeholder (messages show
 the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
 with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
 `if` and `case` (the branch a run with nothing set takes: an unset variable is empty in a test, as in bash; a
-launch on another branch says `only when ...`), shell functions run where they are called with their arguments,
+launch on another branch says `only when ...`; with `readings`, the script is read again under each environment that
+takes a branch on the environment another way, see `launches_in`), shell functions run where they are called with their arguments,
 `set --`/`shift`, `set -u` and `exit` (where bash stops, the launches after it say so), `export`,
 `cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
 front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
@@ -180,7 +181,7 @@ class Launch:
     # `only when VERL_USE_UV=... (`[ "${VERL_USE_UV:-1}" != 0 ]` is false)`.
     only_when: str = ""
     # The environment this reading of the launch runs under, when it differs from the plain run's reading of the same
-    # launch (an alternative, with the plain launch's `index`); () for the plain reading. `when` says it in words:
+    # launch (with the plain launch's `index`); () for the plain reading. `when` says it in words:
     # `only when CUDA_VISIBLE_DEVICES is set`, `only when VERL_USE_UV=0`, `only when DEVICE is set, not to gpu`.
     environment: Environment = ()
     when: str = ""
@@ -519,8 +520,8 @@ class _Reader:
         if self.env.trapped or (values.floor and name not in values):
             return [(replace(self.piece("", line, f"${name}"), why=self.env.trapped or values.floor),)]
         value: list[Word] | None = values.get(name)
-        if self.reads is not None and name not in SHELL_PROVIDED and not any(name in m for m in values.maps if m is not self.layer):
-            self.reads.add(name)  # the script has not set it (nor unset it): its value is the environment's
+        if self.reads is not None and self.from_environment(name):
+            self.reads.add(name)  # a test reads the environment
         return value
 
     def unknowable(self, why: str, names: Iterable[str] = ()) -> None:
@@ -708,9 +709,9 @@ class _Reader:
             return [(self.piece("", line, _text(node)),)]
         value = self.expand_var(name, line, index)
         operator = _text(children[1]) if len(children) > 1 else ""
-        given = operator in ("", ":-", "-", ":=", "=") and self.from_environment(name)
+        environment = operator in ("", ":-", "-", ":=", "=") and self.from_environment(name)
         words = self.expanded(node, name, index, value, operator, children[2:], quoted)
-        if given:  # the environment's value, or the default written for it (pieces made directly: `replace` costs more)
+        if environment:  # the environment's value, or the default written for it (pieces made directly: `replace` costs more)
             return [tuple(Piece(p.text, p.line, p.unknown, p.split, p.file, p.why, p.given, name) for p in word) for word in words]
         return words
 
@@ -719,8 +720,7 @@ class _Reader:
         shell give it)."""
         if not name.isidentifier() or name in SHELL_PROVIDED:
             return False
-        values = self.env.values
-        return name not in values or (name in self.layer and not any(name in m for m in values.maps if m is not self.layer))
+        return not any(name in m for m in self.env.values.maps if m is not self.layer)
 
     def expanded(
         self, node: Any, name: str, index: str | None, value: list[Word] | None, operator: str, operand: list[Any], quoted: bool
@@ -1493,8 +1493,8 @@ class _Reader:
             if outcome is None or outcome in outcomes:
                 continue
             under = {name: value for name, value in {**self.environment, **change}.items() if value != UNSET}
-            said = {name: said_value(name, value, ()) for name, value in self.reading}
-            said |= self.environments.said.get(self.reading, {})
+            # In words: this reading's variables as its environment says them, each one the trial sets as it says it.
+            said = {name: said_value(name, value, ()) for name, value in self.reading} | self.environments.said.get(self.reading, {})
             said |= {
                 name: said_value(name, value, [text for named, text in compared if named in (name, "")]) for name, value in change.items()
             }
