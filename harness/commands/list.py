@@ -85,6 +85,8 @@ def launch_rows(settings: Settings, case_globs: list[str] | None) -> tuple[list[
             "overrides": list(case.written),
             "extracted": case.problem_kind != NOT_EXTRACTED,
         }
+        if case.launch.when:  # a reading under an environment its script tests (issue 51): the condition
+            row["when"] = case.launch.when
         if case.problem or case.never_runs or case.note:  # a launch bash never reaches is composed, and says why it fails
             row["reason"] = "; ".join(r for r in (case.problem, case.never_runs, case.note) if r)
         rows.append(row)

@@ -272,7 +272,8 @@ def _gathered(
     for tally in tallies:
         for submodule, count in tally.unavailable:
             unavailable[submodule] = unavailable.get(submodule, 0) + count
-    total = LaunchTally(*(sum(getattr(t, name) for t in tallies) for name in ("found", "extracted", "composed", "failing")))
+    counted = ("found", "extracted", "composed", "failing", "environments")
+    total = LaunchTally(**{name: sum(getattr(t, name) for t in tallies) for name in counted})
     total = dataclasses.replace(total, unavailable=tuple(sorted(unavailable.items())))
     entries = [finding for launches in with_launches for finding in launches[2]]
     if sum(bool(launches[0]) for launches in with_launches) > 1:

@@ -499,6 +499,8 @@ class LaunchTally:
     composed: int
     failing: int
     unavailable: tuple[tuple[str, int], ...] = ()  # (submodule, launches of its programs) for each absent submodule
+    # Of those found, the readings of a launch under an environment its script tests (`only when ...`, issue 51)
+    environments: int = 0
 
 
 @dataclass(frozen=True)

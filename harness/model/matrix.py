@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from harness.model.settings import Settings, SettingsError, root_id
@@ -10,6 +11,14 @@ BASE_ENGINE = "base"
 GOLDEN_PREFIX = "_generated_"
 LAUNCH_PREFIX = "cmd/"  # the case id of a launch command: `cmd/<script>#<n>` (harness/runner/launches.py)
 GOLDEN_SUFFIX = ".yaml"
+# A launch read under an environment its script tests: `cmd/<script>#<n> (only when CUDA_VISIBLE_DEVICES is set)`.
+LAUNCH_CONDITION = re.compile(r"#\d+ \((only when [^()]*)\)")
+
+
+def launch_condition(case_id: str) -> str:
+    """`only when CUDA_VISIBLE_DEVICES is set` for a launch's reading under an environment; "" for any other case."""
+    found = LAUNCH_CONDITION.search(case_id) if case_id.startswith(LAUNCH_PREFIX) else None
+    return found.group(1) if found else ""
 
 
 @dataclass(frozen=True)

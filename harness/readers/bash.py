@@ -5,7 +5,8 @@ unknown, and an override whose value needs it keeps a placeholder (messages show
 the script `source`s is read the same way, never run. The evaluator follows what real scripts do: assignments
 with `${VAR:-default}`, `$((...))` arithmetic, arrays and `"${ARR[@]}"`, `+=`, line continuations, quoting,
 `if` and `case` (the branch a run with nothing set takes: an unset variable is empty in a test, as in bash; a
-launch on another branch says `only when ...`), shell functions run where they are called with their arguments,
+launch on another branch says `only when ...`; with `readings`, the script is read again under each environment that
+takes a branch on the environment another way, see `launches_in`), shell functions run where they are called with their arguments,
 `set --`/`shift`, `set -u` and `exit` (where bash stops, the launches after it say so), `export`,
 `cd`/`pushd`/`popd` (scripts start at the project's root; a subshell's folder ends with it), and launchers in
 front of Python (`uv run`, `torchrun`, `accelerate launch`, `deepspeed`, `ray job submit --`). What cannot be
@@ -21,15 +22,17 @@ bash's precedence), `declare -i`, splitting on a changed IFS, and a branch whose
 from __future__ import annotations
 
 import bisect
+import contextlib
 import fnmatch
 import functools
+import itertools
 import posixpath
 import re
 from collections import ChainMap
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.gates.budget import (
     MAX_EXPANDED_WORDS,
@@ -45,6 +48,9 @@ from harness.gates.budget import (
     syntax_depth,
 )
 from harness.readers import arithmetic
+
+_T = TypeVar("_T")
+_ABSENT = object()  # what a mapping held for a key it did not have
 
 # Hydra's own command-line flags that take a value (`--config-name X` or `--config-name=X`).
 HYDRA_VALUE_FLAGS = MappingProxyType(
@@ -102,6 +108,13 @@ class Piece:
     file: str = ""  # the file it was written in when a sourced file wrote it; "" for the script itself
     # The command (and line) that may have set this unknown value in a way the reader does not follow (`eval`, `read`).
     why: str = ""
+    # A value the run's environment gives that no test of the script names (`CUDA_VISIBLE_DEVICES` set to some
+    # devices): unknown, and not empty (see `Environment`).
+    given: bool = False
+    # The environment's variable this text stands for (its value, or the default written for it when it is unset:
+    # `${N_GPUS:-8}`), when the script has not set that variable; "" otherwise. A test on it is a test on the
+    # environment (see `launches_in`), wherever the value was copied to (`N=${N_GPUS:-8}`, then `[ "$N" = 8 ]`).
+    env: str = ""
 
 
 Word = tuple[Piece, ...]
@@ -134,6 +147,17 @@ class Override:
         return self.written if self.unknown and self.written else self.text
 
 
+# The variables a run's environment sets, for a reading of a script under them: (name, value) pairs sorted by name,
+# a value of None for "set to a value no test of the script names" (`CUDA_VISIBLE_DEVICES is set`). A plain run
+# sets none: (). A script is read once plainly, then once under each environment that takes a branch on them
+# (`if [ -n "$CUDA_VISIBLE_DEVICES" ]`) the plain run does not, up to MAX_ENVIRONMENTS (see `launches_in`).
+Environment = tuple[tuple[str, "str | None"], ...]
+MAX_ENVIRONMENTS = 16
+# An environment's value the reader names in a launch's id and a report: plain characters, never `#`, `@`, quotes,
+# spaces or a newline (a case id is `cmd/<script>#<n>`; `@` starts a root candidate).
+NAMED_VALUE = re.compile(r"[\w.:/%+,=-]{0,40}")
+
+
 @dataclass(frozen=True)
 class Launch:
     """One launch of a Python entry point with Hydra overrides, found in a script."""
@@ -158,6 +182,11 @@ class Launch:
     # `only when VERL_USE_UV=... (`[ "${VERL_USE_UV:-1}" != 0 ]` is false)`.
     only_when: str = ""
     multirun: bool = False  # run with `-m`/`--multirun`: a sweep, one run per point (harness/runner/launches.py)
+    # The environment this reading of the launch runs under, when it differs from the plain run's reading of the same
+    # launch (with the plain launch's `index`); () for the plain reading. `when` says it in words:
+    # `only when CUDA_VISIBLE_DEVICES is set`, `only when VERL_USE_UV=0`, `only when DEVICE is set, not to gpu`.
+    environment: Environment = ()
+    when: str = ""
 
     @property
     def where(self) -> str:
@@ -351,17 +380,103 @@ def _unescape_double(text: str) -> str:
     return re.sub(r"\\([\"$`\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
+class _Environments:
+    """The environments a script is read under: the plain run's first, then each one a reading finds that takes a
+    branch on the environment another way, in the order found, up to MAX_ENVIRONMENTS besides the plain run."""
+
+    def __init__(self) -> None:
+        self.found: list[Environment] = [()]
+        self.said: dict[Environment, dict[str, str]] = {(): {}}  # each variable of each, in words
+        # The tests on the environment already tried, by file and place: each is tried in the first reading that meets
+        # it, so independent tests add one environment per way each takes, never their product; a test met only
+        # under an environment (nested in its branch) adds to that environment.
+        self.tried: set[tuple[str, int]] = set()
+        self._parsed: dict[bytes, tuple[Any, Source]] = {}
+
+    def parsed(self, source: bytes) -> tuple[Any, Source]:
+        """`parse_words(source)`, once for every reading of the script (its syntax is the same under any environment)."""
+        found = self._parsed.get(source)
+        if found is None:
+            found = self._parsed[source] = parse_words(source)
+        return found
+
+    def add(self, environment: Environment, said: dict[str, str]) -> bool:
+        """True when the script is read under `environment` (added now or before); False past the bound. `said`:
+        its variables in words, each unless an environment found before says it."""
+        if environment in self.said:
+            return True
+        if len(self.found) > MAX_ENVIRONMENTS:
+            return False
+        self.found.append(environment)
+        self.said[environment] = {name: said[name] for name, _ in environment}
+        return True
+
+    def when(self, environment: Environment) -> str:
+        """`only when CUDA_VISIBLE_DEVICES is set and VERL_USE_UV=0`."""
+        return "only when " + " and ".join(self.said[environment].values())
+
+
+# What a test reads of a variable the environment sets to a value no test of the script names: a text no literal
+# equals (the differential tests give bash this very value).
+GIVEN_MARK = "\x01"
+# Values tried for the variables a test on the environment reads, besides "set" and the texts it compares them with.
+MAX_TRIALS = 64
+UNSET = "\x00"  # a trial's value for a variable the environment does not set (no value of an environment holds NUL)
+
+
+def given_text(name: str) -> str:
+    """The value `Environment`'s None stands for, for variable `name`, as a test reads it."""
+    return f"{GIVEN_MARK}{name}"
+
+
+def environment_value(name: str, value: str | None) -> list[Word]:
+    """Variable `name` as an environment sets it: `value`, or (None) a value no test names, unknown."""
+    return [(Piece("", 0, f"${name}", given=True, env=name) if value is None else Piece(value, 0, env=name),)]
+
+
+def said_value(name: str, value: str | None, others: Iterable[str]) -> str:
+    """`CUDA_VISIBLE_DEVICES is set`, `DEVICE is set, not to gpu` (`others`: the texts the test compared it with),
+    `VERL_USE_UV=0`, `MODE=''`: one variable of an environment in words."""
+    if value is not None:
+        return f"{name}={value or repr('')}"
+    named = sorted({text for text in others if text and NAMED_VALUE.fullmatch(text)})
+    return f"{name} is set" + (
+        f", not to {', '.join(named[:-1])} or {named[-1]}" if len(named) > 1 else f", not to {named[0]}" if named else ""
+    )
+
+
 class _Reader:
     """Walks a script's syntax tree in order, keeping variables, and collects its launches."""
 
-    def __init__(self, script: str, source: bytes, is_entry: Any, read: Any = None) -> None:
+    def __init__(
+        self,
+        script: str,
+        source: bytes,
+        is_entry: Any,
+        read: Any = None,
+        environment: Environment = (),
+        environments: _Environments | None = None,
+    ) -> None:
         self.script = script
         self.source = source  # the bytes parsed (see `parse_words`)
         self.written_source = source  # the bytes the script holds: what messages show
         self.layout = Source(source)
         self.is_entry = is_entry  # (entry, is_module) -> True when it is a launch to report
         self.read = read  # project path -> the file's bytes, or a one-line reason it is not read (`source`)
-        self.env = _Env()
+        # The run's environment (see `Environment`): the bottom layer of the variables, below all the script writes.
+        self.environment = dict(environment)
+        self.reading = environment
+        self.environments = environments if environments is not None else _Environments()
+        self.layer: dict[str, list[Word] | None] = {name: environment_value(name, value) for name, value in environment}
+        self.env = _Env(_Values(self.layer).new_child())
+        # While a test is decided: the variables it reads that the script has not set or unset (the environment's),
+        # and the texts it compares values with; None otherwise.
+        self.reads: set[str] | None = None
+        self.compared: list[tuple[str, str]] | None = None  # (a variable, a text it is compared with; "": any)
+        self.tested: set[str] = set()  # the environment's variables the last test value read
+        self.substitute: dict[str, str | None] = {}  # a trial's environment, for values copied from the environment
+        # While a part bash does not run is read (`aside`): the declarations it made, each with what was there before.
+        self.undo: list[tuple[dict[str, Any], str, Any]] | None = None
         self.launches: list[Launch] = []
         self.sourcing: tuple[str, ...] = ()  # the files being sourced, outermost first
         self.at: int | None = None  # inside a sourced file: the line of the script's `source` command
@@ -371,6 +486,7 @@ class _Reader:
         # where it is called, with its arguments; one never called is read once at the end, for its launches.
         self.functions: dict[str, tuple[Any, bytes, bytes, Source, str]] = {}
         self.called: set[str] = set()
+        self.unreached: list[tuple[str, tuple[Any, bytes, bytes, Source, str]]] = []  # defined aside, never called there
         self.calling: list[str] = []  # the functions running, outermost first (a function calling itself stops there)
         self.called_bytes = 0  # function bodies run, summed: bounded like sourced text, so calls cost what they read
         self.expanded_words = 0  # words of every `"${A[@]}"` and `"$@"`, summed (MAX_EXPANDED_WORDS)
@@ -409,6 +525,8 @@ class _Reader:
         if self.env.trapped or (values.floor and name not in values):
             return [(replace(self.piece("", line, f"${name}"), why=self.env.trapped or values.floor),)]
         value: list[Word] | None = values.get(name)
+        if self.reads is not None and self.from_environment(name):
+            self.reads.add(name)  # a test reads the environment
         return value
 
     def unknowable(self, why: str, names: Iterable[str] = ()) -> None:
@@ -601,7 +719,24 @@ class _Reader:
             return [(self.piece("", line, _text(node)),)]
         value = self.expand_var(name, line, index)
         operator = _text(children[1]) if len(children) > 1 else ""
-        operand = children[2:]
+        environment = operator in ("", ":-", "-", ":=", "=") and self.from_environment(name)
+        words = self.expanded(node, name, index, value, operator, children[2:], quoted)
+        if environment:  # the environment's value, or the default written for it (pieces made directly: `replace` costs more)
+            return [tuple(Piece(p.text, p.line, p.unknown, p.split, p.file, p.why, p.given, name) for p in word) for word in words]
+        return words
+
+    def from_environment(self, name: str) -> bool:
+        """True for a variable whose value is the environment's: the script has not set it, nor unset it (nor does the
+        shell give it)."""
+        if not name.isidentifier() or name in SHELL_PROVIDED:
+            return False
+        return not any(name in m for m in self.env.values.maps if m is not self.layer)
+
+    def expanded(
+        self, node: Any, name: str, index: str | None, value: list[Word] | None, operator: str, operand: list[Any], quoted: bool
+    ) -> list[Word]:
+        """The words of `${NAME[index]OPERATOR OPERAND}` (`node`) once NAME's value (None: unset) is known."""
+        line = node.start_point.row + 1
         if operator in (":-", "-", ":=", "="):
             empty = value is None or (operator.startswith(":") and all(word_text(w) == "" for w in value))
             if empty:
@@ -817,8 +952,10 @@ class _Reader:
             # `local X` unsets X, unless it is this function's already (a `local` before, or the call's `X=1 f`).
             fresh = local and name not in self.locals[-1]
             if fresh:
+                self.keep(self.locals[-1], name)
                 self.locals[-1][name] = self.lookup(name, line)
             if command != "export" and set(flags) & set("ilu"):
+                self.keep(self.attributes, name)
                 self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
             if child.type == "variable_assignment":
                 self.assign(child)
@@ -837,11 +974,38 @@ class _Reader:
         if nameref or computed:
             self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})")
 
+    @contextlib.contextmanager
+    def aside(self, only_when: str) -> Iterator[None]:
+        """Read a part bash does not run here (a branch not taken), for its launches only: in a layer of the variables
+        that ends with it, saying `only_when` (unless the part around says more), and with what it declares (a
+        function, a `local`, `declare -i`) put back as it was, since bash never declared it."""
+        saved, undo = self.env, self.undo
+        self.env = saved.child()
+        self.env.only_when = saved.only_when or only_when
+        self.undo = []
+        try:
+            yield
+        finally:
+            for mapping, key, old in reversed(self.undo):
+                if mapping is self.functions and key not in self.called:  # bash never defines it; its launches are read
+                    self.unreached.append((key, mapping[key]))
+                if old is _ABSENT:
+                    mapping.pop(key, None)
+                else:
+                    mapping[key] = old
+            self.env, self.undo = saved, undo
+
+    def keep(self, mapping: dict[str, Any], key: str) -> None:
+        """Before `mapping[key]` changes while a part is read aside: how to put it back."""
+        if self.undo is not None:
+            self.undo.append((mapping, key, mapping.get(key, _ABSENT)))
+
     def define(self, node: Any) -> None:
         """`f() { ...; }`: remembered with the bytes it was parsed from; it runs where it is called."""
         name = next((c for c in node.children if c.type == "word"), None)
         body = next((c for c in node.children if c.type in ("compound_statement", "subshell", "if_statement", "test_command")), None)
         if name is not None and body is not None:
+            self.keep(self.functions, _text(name))
             self.functions[_text(name)] = (body, self.source, self.written_source, self.layout, self.here)
 
     def call(self, name: str, arguments: list[Word], line: int, prefix: dict[str, list[Word] | None] | None = None) -> bool:
@@ -872,11 +1036,11 @@ class _Reader:
 
     def uncalled(self) -> None:
         """Functions never called: each read once, for its launches, where the script ends (its arguments unknown)."""
-        for name in list(self.functions):
-            if name in self.called:
+        for name, definition in [*self.functions.items(), *self.unreached]:
+            if name in self.called and definition is self.functions.get(name):
                 continue
             self.called.add(name)
-            body, source, written_source, layout, here = self.functions[name]
+            body, source, written_source, layout, here = definition
             saved = self.source, self.written_source, self.layout, self.here, self.env
             self.source, self.written_source, self.layout, self.here = source, written_source, layout, here
             self.env = self.env.child()
@@ -971,11 +1135,17 @@ class _Reader:
         if kind == "variable_assignment" and not re.search(r"\$\(|`", _text(node)):
             return True  # an assignment's status is 0 (a command substitution's would be its own)
         if kind == "compound_statement" and node.children and node.children[0].type == "((":
+            if self.compared is not None:
+                self.compared += [("", number) for number in re.findall(r"\d+", _text(node))]
             number = self.calculate(node, ("((", "))"))
             return None if number is None else number != 0
         if kind == "negated_command":
             inner = self.condition(node.children[-1])
             return None if inner is None else not inner
+        if kind == "subshell" or (kind == "compound_statement" and node.children and node.children[0].type == "{"):
+            # `{ [ A ] || [ B ]; }`, `( ... )`: one command's status (several would run the ones before it)
+            grouped = [c for c in node.children if c.type not in ("{", "}", "(", ")", ";", "comment")]
+            return self.condition(grouped[0]) if len(grouped) == 1 else None
         if kind in ("test_command", "parenthesized_expression"):
             parts = [c for c in node.children if c.type not in ("[", "]", "[[", "]]", "(", ")")]
             if kind == "test_command":
@@ -989,7 +1159,13 @@ class _Reader:
                 if operator in ("&&", "-a"):
                     return False if a is False or b is False else (None if a is None or b is None else True)
                 return True if a is True or b is True else (None if a is None or b is None else False)
-            left, right = self._test_value(node.children[0]), self._test_value(node.children[2])
+            left = self._test_value(node.children[0])
+            read = self.tested
+            right = self._test_value(node.children[2])
+            if self.compared is not None:  # each side's variables, with the other side's text
+                self.compared += [
+                    (name, text) for names, text in ((read, right), (self.tested, left)) if text is not None for name in names
+                ]
             if left is None or right is None:
                 return None
             if operator in ("=", "=="):
@@ -1014,23 +1190,39 @@ class _Reader:
         return None
 
     def _test_value(self, node: Any) -> str | None:
+        self.tested = set()
         words = self.pieces(node, quoted=True)
         if len(words) != 1:
             return None
         (word,) = words
+        self.tested = {p.env for p in word if p.env}
         if any(p.unknown and (p.why or not UNSET_VARIABLE.fullmatch(p.unknown)) for p in word):
             return None  # a command substitution (`$(probe)`) or an operator on a value: what it gives is not known
-        # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs.
-        return "".join("" if p.unknown else p.text for p in word)
+        if self.reads is not None:
+            self.reads |= self.tested
+        # An unset variable is empty in a test, as bash reads it; a plain run sets none of the script's knobs. One the
+        # environment sets to a value no test names is that value (GIVEN_MARK: no literal equals it).
+        texts = [given_text(p.unknown[1:]) if p.given else "" if p.unknown else p.text for p in word]
+        if self.substitute:  # a trial: what the environment's variables stand for, as the trial sets them
+            for position, piece in enumerate(word):
+                value = self.substitute.get(piece.env, UNSET)
+                if value != UNSET:
+                    first = position == 0 or word[position - 1].env != piece.env
+                    texts[position] = "" if not first else given_text(piece.env) if value is None else value
+        return "".join(texts)
 
     def if_statement(self, node: Any) -> None:
         branches: list[tuple[Any, list[Any]]] = []  # (condition or None for else, body statements)
+        # The statements of a condition before its last (`if D=${DEVICE:-gpu}; [ "$D" != gpu ]`): the first branch's
+        # always run; an `elif`'s only when the conditions before it fail.
+        first: list[Any] = []
+        later: list[Any] = []
         condition: Any = None
         body: list[Any] = []
         state = "start"
         for child in node.children:
             kind = child.type
-            if kind == "if" or kind == "fi":
+            if kind == "if" or kind == "fi" or (kind == "comment" and state == "start"):
                 continue
             if kind == "then":
                 state = "body"
@@ -1038,11 +1230,12 @@ class _Reader:
                 branches.append((condition, body))
                 sub_condition, sub_body, sub_state = None, [], "start" if kind == "elif_clause" else "body"
                 for grandchild in child.children:
-                    if grandchild.type in ("elif", "else", ";"):
+                    if grandchild.type in ("elif", "else", ";") or (grandchild.type == "comment" and sub_state == "start"):
                         continue
                     if grandchild.type == "then":
                         sub_state = "body"
                     elif sub_state == "start":
+                        later += [sub_condition] if sub_condition is not None else []
                         sub_condition = grandchild
                     else:
                         sub_body.append(grandchild)
@@ -1051,10 +1244,13 @@ class _Reader:
                     condition = True
             elif state == "start":
                 if kind != ";":
+                    first += [condition] if condition is not None else []
                     condition = child
             elif kind != ";":
                 body.append(child)
         branches.append((condition, body))
+        for statement in first:
+            self.statement(statement)
         conditions = [c for c, _ in branches if c is not None and c is not True]
         notes = []
         for position, (c, _) in enumerate(branches):
@@ -1063,13 +1259,31 @@ class _Reader:
             else:
                 notes.append(_only_when([c] if c is not None else [], " holds" if position == 0 else " holds (and those before it fail)"))
         self.refused = ""
-        verdicts = [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
+
+        def decide() -> list[bool | None]:
+            return [True if c is True else None if c is None else self.condition(c) for c, _ in branches]
+
+        verdicts, names, compared = self.decided(decide)
         line = self.at or node.start_point.row + 1
-        why = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line}), whose branch is not known"
-        unfollowed = self.unfollowed(conditions) or self.refused
+        test = f"`if {' '.join(_text(conditions[0]).split())[:80] if conditions else ''}` (line {line})"
+        why = f"{test}, whose branch is not known"
+        unfollowed = self.unfollowed(conditions) or self.refused or self.given_read(names, None in verdicts)
+        if later and verdicts[0] is not True:  # an `elif` reached runs statements before its test: what they assign
+            unfollowed = unfollowed or why  # and the tests after them are not followed (read for launches, then unknown)
+            verdicts = [
+                v if position == 0 or c is True else None for position, (v, (c, _)) in enumerate(zip(verdicts, branches, strict=True))
+            ]
+            with self.aside(_only_when(conditions[:1], " fails")):
+                for statement in later:
+                    self.statement(statement)
+            self.taint(later, why)
         if None in verdicts:  # a condition that runs a command (`read X`, `((X=2))`) may assign, before any branch
             self.taint(conditions, why)
+        others = self.other_environments(
+            conditions, lambda: _first_holding(decide()), _first_holding(verdicts), names, compared, [b for _, b in branches], test
+        )
         self.choose([(v, b) for v, (_, b) in zip(verdicts, branches, strict=True)], notes, why=why if unfollowed else "")
+        self.taint(*others)
 
     def choose(
         self, branches: list[tuple[bool | None, list[Any]]], notes: list[str] | None = None, taken: list[int] | None = None, why: str = ""
@@ -1093,15 +1307,12 @@ class _Reader:
                     chosen = position
                     break
             taken = [] if chosen is None else [chosen]
-        saved = self.env
         for position, (_, body) in enumerate(branches):
             if position in taken:
                 continue
-            self.env = saved.child()
-            self.env.only_when = saved.only_when or (notes[position] if notes else "")
-            for statement in body:
-                self.statement(statement)
-        self.env = saved
+            with self.aside(notes[position] if notes else ""):
+                for statement in body:
+                    self.statement(statement)
         for position in taken:
             for statement in branches[position][1]:
                 self.statement(statement)
@@ -1115,16 +1326,26 @@ class _Reader:
         left, operator, right = node.children
         self.refused = ""
         unfollowed = self.unfollowed([left])
-        verdict = self.condition(left)
-        unfollowed = unfollowed or self.refused
+        verdict, names, compared = self.decided(lambda: self.condition(left))
+        unfollowed = unfollowed or self.refused or self.given_read(names, verdict is None)
+        both = _text(operator) == "&&"
+        test = f"`{' '.join(_text(left).split())[:80]}` (line {self.at or node.start_point.row + 1})"
+
+        def runs(verdict: bool | None) -> tuple[int, ...] | None:
+            return None if verdict is None else (0,) if verdict == both else ()
+
+        others = self.other_environments([left], lambda: runs(self.condition(left)), runs(verdict), names, compared, [[right]], test)
         self.statement(left)
+        self.and_or_right(node, verdict, unfollowed)
+        self.taint(*others)
+
+    def and_or_right(self, node: Any, verdict: bool | None, unfollowed: str) -> None:
+        """The right side of `A && B` or `A || B`, once A's status is decided (`verdict`; None: not known)."""
+        left, operator, right = node.children
         both = _text(operator) == "&&"
         if verdict is not None and verdict != both:  # B does not run: read for its launches, as a branch not taken
-            saved = self.env
-            self.env = saved.child()
-            self.env.only_when = saved.only_when or _only_when([left], " fails" if both else " holds")
-            self.statement(right)
-            self.env = saved
+            with self.aside(_only_when([left], " fails" if both else " holds")):
+                self.statement(right)
             return
         if verdict is None and _text(right).startswith(("exit", "return")):
             return
@@ -1135,8 +1356,7 @@ class _Reader:
 
     def case_statement(self, node: Any) -> None:
         subject_node = next((c for c in node.children[1:] if c.type not in ("in",)), None)
-        subject = self._test_value(subject_node) if subject_node is not None else None
-        branches: list[tuple[Any, list[Any]]] = []
+        items: list[tuple[list[Any], list[Any]]] = []  # (patterns, body)
         notes: list[str] = []
         ends: list[str] = []  # how each item ends: `;;`, `;&` (the next body runs too), `;;&` (the next patterns are tested)
         for item in (c for c in node.children if c.type == "case_item"):
@@ -1150,19 +1370,41 @@ class _Reader:
                     body.append(child)
                 else:
                     patterns.append(child)
-            matches: bool | None = None
-            # A quoted or escaped `*`, `?` or `[` is literal to bash, not to fnmatch: such a pattern is not decided.
-            if subject is not None and not any(re.search(r"[\"'\\].*[*?\[]|[*?\[].*[\"'\\]", _text(p)) for p in patterns):
-                texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
-                matches = any(fnmatch.fnmatchcase(subject, t) for t in texts)
-            branches.append((matches, body))
+            items.append((patterns, body))
             ends.append(next((c.type for c in item.children if c.type in (";;", ";&", ";;&")), ";;"))
             shown = " | ".join(_text(p) for p in patterns)
             notes.append(_only_when([subject_node] if subject_node is not None else [], f" matches {shown}"))
+
+        def decide() -> list[bool | None]:
+            """Whether each item's patterns match the subject (None: not known)."""
+            subject = self._test_value(subject_node) if subject_node is not None else None
+            tested = self.tested
+            matches: list[bool | None] = []
+            for patterns, _ in items:
+                # A quoted or escaped `*`, `?` or `[` is literal to bash, not to fnmatch: such a pattern is not decided.
+                if subject is None or any(re.search(r"[\"'\\].*[*?\[]|[*?\[].*[\"'\\]", _text(p)) for p in patterns):
+                    matches.append(None)
+                    continue
+                texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
+                if self.compared is not None:
+                    self.compared += [(name, text) for name in tested for text in texts]
+                matches.append(any(fnmatch.fnmatchcase(subject, t) for t in texts))
+            return matches
+
+        def taken(matches: list[bool | None]) -> tuple[int, ...] | None:
+            found = _case_taken(matches, ends)
+            return None if found is None else tuple(found)
+
+        matches, names, compared = self.decided(decide)
         line = self.at or node.start_point.row + 1
-        why = f"`case {_text(subject_node) if subject_node is not None else ''}` (line {line}), whose branch is not known"
-        why = why if subject_node is not None and self.unfollowed([subject_node]) else ""
-        self.choose(branches, notes, _case_taken([m for m, _ in branches], ends), why)
+        test = f"`case {_text(subject_node) if subject_node is not None else ''}` (line {line})"
+        why = f"{test}, whose branch is not known"
+        tests = [subject_node] if subject_node is not None else []
+        unfollowed = subject_node is not None and (self.unfollowed(tests) or self.given_read(names, taken(matches) is None))
+        others = self.other_environments(tests, lambda: taken(decide()), taken(matches), names, compared, [b for _, b in items], test)
+        branches = [(match, body) for match, (_, body) in zip(matches, items, strict=True)]
+        self.choose(branches, notes, _case_taken(matches, ends), why if unfollowed else "")
+        self.taint(*others)
 
     def for_statement(self, node: Any) -> None:
         """`for NAME in WORDS`: each pass read in turn (a launch in it is one launch per pass) when the words are
@@ -1191,11 +1433,8 @@ class _Reader:
         self.called_bytes += size
         self.passes += len(items)
         if not items:  # no pass: its launches are read once, as a branch not taken
-            saved = self.env
-            self.env = saved.child()
-            self.env.only_when = saved.only_when or f"only when {_header(node)} (line {node.start_point.row + 1}) runs a pass"
-            self.statement(body)
-            self.env = saved
+            with self.aside(f"only when {_header(node)} (line {node.start_point.row + 1}) runs a pass"):
+                self.statement(body)
             return None
         name = _text(variable)
         for item in items:
@@ -1216,6 +1455,97 @@ class _Reader:
             if child.type == "do_group":  # what the condition may assign (a `read`) is unknown already
                 self.statement(child)
         self.taint([node], why)
+
+    # ---- branches on the environment ----
+
+    def decided(self, decide: Callable[[], _T]) -> tuple[_T, set[str], list[tuple[str, str]]]:
+        """What `decide` (a test) gives, the environment's variables it reads (those the script has not set) and the
+        texts it compares values with."""
+        saved = self.reads, self.compared
+        self.reads, self.compared = set(), []
+        try:
+            return decide(), self.reads, self.compared
+        finally:
+            self.reads, self.compared = saved
+
+    def given_read(self, names: set[str], undecided: bool) -> str:
+        """Why a test this reading cannot decide depends on the environment it is read under ("" when it does not): it
+        reads a variable the environment sets to a value no test names (whose text decides `-eq`, a pattern...), so
+        what any branch may assign is unknown after it, never a guess."""
+        given = sorted(name for name in names if name in self.environment and self.environment[name] is None)
+        return f"a test on {', '.join(given)} as the environment sets it" if undecided and given else ""
+
+    def other_environments(
+        self,
+        tests: list[Any],
+        decide: Callable[[], tuple[int, ...] | None],
+        now: tuple[int, ...] | None,
+        names: set[str],
+        compared: list[tuple[str, str]],
+        bodies: list[list[Any]],
+        test: str,
+    ) -> tuple[list[Any], str]:
+        """A test on the environment (`names`: the variables it reads that the script has not set, or values copied
+        from them) ran the bodies `now` (their positions): each other way an environment makes it take (`decide` under
+        that environment, the fewest variables first) adds that environment to the script's readings, so a value set
+        only there is read and compared too. Past MAX_ENVIRONMENTS, what any of the bodies may assign is unknown from
+        here on, whichever the run takes (never a value dropped): returned as `taint`'s arguments, for the caller to
+        taint once the branch taken has run."""
+        place = (self.here, tests[0].start_byte) if tests else ("", -1)
+        if not names or now is None or self.env.only_when or place in self.environments.tried:
+            return [], ""  # (a branch read only for its launches runs under another environment: not tried there)
+        if any(self.may_assign(t) != set() for t in tests):
+            return [], ""
+        self.environments.tried.add(place)
+        outcomes = {now}
+        for change in self.changes(sorted(names), compared):
+            outcome = self.trial(change, decide)
+            if outcome is None or outcome in outcomes:
+                continue
+            under = {name: value for name, value in {**self.environment, **change}.items() if value != UNSET}
+            # In words: this reading's variables as its environment says them, each one the trial sets as it says it.
+            said = {name: said_value(name, value, ()) for name, value in self.reading} | self.environments.said.get(self.reading, {})
+            said |= {
+                name: said_value(name, value, [text for named, text in compared if named in (name, "")]) for name, value in change.items()
+            }
+            if not self.environments.add(tuple(sorted(under.items())), said):
+                read = ", ".join(sorted(names))
+                return [s for body in bodies for s in body], f"{test}, a test on {read}: more than {MAX_ENVIRONMENTS} environments to read"
+            outcomes.add(outcome)
+        return [], ""
+
+    def changes(self, names: list[str], compared: list[tuple[str, str]]) -> Iterator[dict[str, str | None]]:
+        """The environments tried for a test that reads `names`: each set to a text the test compares it with (an
+        integer's neighbours too), to a value no test names (None) or, when this reading's environment sets it, unset
+        (UNSET), in that order; one variable at a time, then two (MAX_TRIALS)."""
+        tried: dict[str, list[str | None]] = {}
+        for name in names:
+            values: list[str | None] = []  # what the script names first: `DEVICE=npu` says more than `DEVICE is set`
+            for named, text in compared:
+                if named in (name, "") and not text.startswith(GIVEN_MARK) and NAMED_VALUE.fullmatch(text):
+                    values.append(text)
+                    if re.fullmatch(r"-?\d+", text):
+                        values += [str(int(text) - 1), str(int(text) + 1)]
+            values += [None, UNSET]
+            tried[name] = [value for value in dict.fromkeys(values) if self.environment.get(name, UNSET) != value]
+        singles = ({name: value} for name in names for value in tried[name])
+        pairs = ({a: first, b: second} for a, b in itertools.combinations(names[:4], 2) for first in tried[a] for second in tried[b])
+        return itertools.islice(itertools.chain(singles, pairs), MAX_TRIALS)
+
+    def trial(self, change: dict[str, str | None], decide: Callable[[], _T]) -> _T:
+        """What `decide` gives when the environment also sets `change`, the reading left exactly as it was."""
+        env = self.env
+        saved = env.values, env.stopped, self.refused, self.aborted, self.single_bracket, self.expanded_words, self.reads, self.compared
+        env.values = env.values.new_child(
+            {name: None if value == UNSET else environment_value(name, value) for name, value in change.items()}
+        )
+        self.reads = self.compared = None
+        self.substitute = change
+        try:
+            return decide()
+        finally:
+            env.values, env.stopped, self.refused, self.aborted, self.single_bracket, self.expanded_words, self.reads, self.compared = saved
+            self.substitute = {}
 
     # ---- what a part of a script may assign, without running it ----
 
@@ -1261,15 +1591,14 @@ class _Reader:
     def may_assign(self, node: Any, seen: frozenset[str] = frozenset()) -> set[str] | None:
         """The variables `node` may assign when it runs, read from its syntax (None: any variable, after `eval`, a
         `source`, `declare -n` or a syntax error): assignments, loop variables, arithmetic assignments, the names
-        `read`/`let`/... take, `unset`, declarations, `${V:=x}`, and the bodies of the functions it calls. Also
+        `read`/`let`/... take, `unset`, declarations, `${V:=x}`, and the bodies of the functions it calls or defines. Also
         FOLDER_CHANGE for a `cd` and ARGUMENTS_CHANGE for a `shift` or `set`."""
         names: set[str] = set()
         stack = [node]
         while stack:
             current = stack.pop()
             kind = current.type
-            if kind == "function_definition":
-                continue  # its body runs where it is called
+            # A function defined here may run here too (`while ...; do f() { X=...; }; f; done`): its body counts.
             if kind == "ERROR":
                 return None
             if kind == "variable_assignment" and current.children:
@@ -1500,7 +1829,7 @@ class _Reader:
         self.here = path
         self.written_source = data.replace(b"$(((", b"$(( (")
         self.sources_read.append(self.written_source)
-        tree, self.layout = parse_words(self.written_source)
+        tree, self.layout = self.environments.parsed(self.written_source)
         self.source, self.at = self.layout.data, self.at or line
         self.sourcing += (path,)
         try:
@@ -1671,6 +2000,17 @@ _ARITHMETIC_ASSIGNMENT = re.compile(
 def arithmetic_assigned(text: str) -> set[str]:
     """The variables an arithmetic expression's text may assign (more than it does where a `<`, `>` or `!` precedes `=`)."""
     return {next(g for g in m.groups() if g) for m in _ARITHMETIC_ASSIGNMENT.finditer(text)}
+
+
+def _first_holding(verdicts: list[bool | None]) -> tuple[int, ...] | None:
+    """The branch of an `if` chain that runs (its position, or none), from its conditions' verdicts; None when a
+    verdict it needs is not known."""
+    for position, verdict in enumerate(verdicts):
+        if verdict is None:
+            return None
+        if verdict:
+            return (position,)
+    return ()
 
 
 def _case_taken(matches: list[bool | None], ends: list[str]) -> list[int] | None:
@@ -1929,17 +2269,74 @@ def _entry(texts: list[str], position: int, style: str) -> tuple[str, bool, int]
     return None
 
 
-def launches_in(script: str, source: bytes, is_entry: Any, read: Any = None) -> list[Launch]:
-    """Every launch in a script, in file order; `is_entry(name, is_module)` says which programs are Hydra entry points,
-    `read(path)` gives a file the script sources (its bytes, or why it is not read)."""
-    reader = _Reader(script, source, is_entry, read)
+def launches_in(
+    script: str, source: bytes, is_entry: Any, read: Any = None, environment: Environment | None = None, readings: bool = False
+) -> list[Launch]:
+    """Every launch in a script, in file order, as a run with nothing set reads it; `is_entry(name, is_module)` says
+    which programs are Hydra entry points, `read(path)` gives a file the script sources (its bytes, or why it is not
+    read). `readings`: then, for each environment that takes a branch on it another way (`if [ -n
+    "$CUDA_VISIBLE_DEVICES" ]`), the launches that run otherwise there (`Launch.environment`, with the plain
+    launch's index). `environment`: the reading under that one alone."""
+    if environment is not None:
+        return _read(script, source, is_entry, read, environment, _Environments())
+    environments = _Environments()
+    plain = _read(script, source, is_entry, read, (), environments)
+    if not readings:
+        return plain
+    alternatives: list[Launch] = []
+    position = 1
+    while position < len(environments.found):  # a reading may find more environments (a test nested in a branch)
+        under = environments.found[position]
+        alternatives += alternatives_of(plain, _read(script, source, is_entry, read, under, environments), under, environments.when(under))
+        position += 1
+    return plain + alternatives
+
+
+def _runs(launch: Launch) -> tuple[Any, ...]:
+    """What a launch runs: its program and its arguments as Hydra gets them (or why they are not known)."""
+    overrides = tuple(o.text for o in launch.overrides)
+    return (
+        launch.entry,
+        launch.is_module,
+        launch.folder,
+        launch.config_path,
+        launch.config_name,
+        launch.config_dirs,
+        overrides,
+        launch.error,
+    )
+
+
+def alternatives_of(plain: list[Launch], read: list[Launch], environment: Environment, when: str, every: bool = False) -> list[Launch]:
+    """The launches of a reading under `environment` (`when`: in words) that run otherwise than the plain reading's
+    launch at the same place (its line, and which pass of it), each with that launch's index; one neither reading
+    extracts is left to the plain one's reason, and one bash stops before is none. `every`: each launch of the
+    reading, the same or not."""
+    places: dict[tuple[int, int], Launch] = {}
+    for launch in plain:
+        places[launch.line, sum(key[0] == launch.line for key in places)] = launch
+    found: list[Launch] = []
+    passes: dict[int, int] = {}
+    for launch in read:
+        at = passes[launch.line] = passes.get(launch.line, -1) + 1
+        same = places.get((launch.line, at))
+        if not every and (launch.stops or (same is not None and (_runs(same) == _runs(launch) or (same.error and launch.error)))):
+            continue  # (one bash never reaches there runs nothing under it: the script refuses that environment)
+        index = same.index if same is not None else len(plain) + len(found) + 1
+        found.append(replace(launch, index=index, environment=environment, when=when))
+    return found
+
+
+def _read(script: str, source: bytes, is_entry: Any, read: Any, environment: Environment, environments: _Environments) -> list[Launch]:
+    """The launches of one reading of a script, under `environment` (what it finds besides goes to `environments`)."""
+    reader = _Reader(script, source, is_entry, read, environment, environments)
     # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
     source = source.replace(b"$(((", b"$(( (")
     try:
         size_budget(source, MAX_SCRIPT_BYTES, script)
     except BudgetExceeded as error:
         return [Launch(script, 1, 1, error=str(error))]
-    tree, reader.layout = parse_words(source)
+    tree, reader.layout = environments.parsed(source)
     reader.source, reader.written_source = reader.layout.data, source
     reader.sources_read.append(source)
     deep = syntax_depth(tree.root_node)

@@ -8,6 +8,7 @@ from harness.gates.escape import json_text
 from harness.model.findings import ERROR, Kind, MatrixResult, Mode, Severity
 from harness.model.grouping import counts as target_counts
 from harness.model.grouping import group_findings, summary_paragraph
+from harness.model.matrix import launch_condition
 from harness.model.semantic_diff import ABSENT, change_row, show_value
 from harness.reporters.base import CaseList, KeyHistory, ReportOptions
 from harness.reporters.layout import (
@@ -45,6 +46,8 @@ def result_as_dict(result: MatrixResult) -> dict[str, Any]:
         "cases": [
             {
                 "id": r.case.id,
+                # A launch read under an environment its script tests: the condition its values hold under (issue 51).
+                **({"when": when} if (when := launch_condition(r.case.id)) else {}),
                 "golden": r.golden,
                 "status": r.status,
                 "findings": [f.as_dict() for f in r.findings],

@@ -31,7 +31,7 @@ from harness.model.findings import (
     regenerates,
 )
 from harness.model.grouping import VALUE_KINDS, Group, Tier, cause_count, describe_cases, group_findings
-from harness.model.matrix import LAUNCH_PREFIX
+from harness.model.matrix import LAUNCH_PREFIX, launch_condition
 from harness.model.semantic_diff import parent_path, show_value
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
@@ -166,8 +166,9 @@ def launches_line(tally: LaunchTally | None) -> str:
     run checked no launch command)."""
     if tally is None:
         return ""
+    under = f" ({tally.environments} of them read under an environment their script tests)" if tally.environments else ""
     text = (
-        f"{count_of(tally.extracted, 'launch', 'launches')} checked of {tally.found} found: {tally.composed} compose, {tally.failing} fail"
+        f"{count_of(tally.extracted, 'launch', 'launches')} checked of {tally.found} found{under}: {tally.composed} compose, {tally.failing} fail"
         + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else "")
     )
     for submodule, count in tally.unavailable:
@@ -269,12 +270,13 @@ def launch_place(case_id: str, finding: Any) -> str:
     """Where one launch of a group is: a launch finding's `FILE:LINE` with the override as the script writes it,
     else the launch itself (`examples/x.sh#1`: its value changed under it)."""
     launch = case_id.removeprefix(LAUNCH_PREFIX)
+    when = f" ({condition})" if (condition := launch_condition(case_id)) else ""  # a reading under an environment
     if finding.kind != Kind.LAUNCH and getattr(finding.source, "file", None) == launch.rsplit("#", 1)[0]:
-        return str(finding.source)  # a value the launch's own script line sets (`train.sh:46`)
+        return f"{finding.source}{when}"  # a value the launch's own script line sets (`train.sh:46`)
     if finding.kind != Kind.LAUNCH or finding.source is None:
         return launch
     override = finding.new if finding.path and isinstance(finding.new, str) else ""
-    return f"{finding.source}: {override}" if override else str(finding.source)
+    return f"{finding.source}{when}: {override}" if override else f"{finding.source}{when}"
 
 
 def _script(case_id: str, finding: Any) -> str:

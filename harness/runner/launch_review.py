@@ -56,6 +56,7 @@ from harness.runner.launches import (
     origins,
     outside_globs,
     project_of,
+    readings_under,
     script_texts,
     tally,
     text_as_written,
@@ -634,6 +635,10 @@ def review_commands(
         records,
     )
     pairs, gone = paired(now, base)
+    again = read_again(settings, project, now, gone, case_glob)
+    if again:  # the base's readings under an environment this change's scripts no longer test, read here too
+        now = [*now, *again]
+        pairs, gone = paired(now, base)
     paired_now = {c.case.id for c, _ in pairs}
     moved, gone, new = moved_scripts(gone, [c for c in now if c.case.id not in paired_now], now, base)
     pairs += moved
@@ -649,6 +654,7 @@ def review_commands(
     copied = twins(new, base)
     values.update({c.case.id: value_findings(c, copied[c.case.id], ref, views, moves, comparisons) for c in new if c.case.id in copied})
     _store_comparisons(settings.cache_dir, top, key, comparisons)
+    values = only_under_condition(values, now)
     at_base = {c.case.id: b for c, b in pairs}
     results = [not_extracted_now(with_values(r, values.get(r.case.id, [])), at_base.get(r.case.id)) for r in reviewed]
     moved_from = {c.case.id: (c, b) for c, b in moved}
@@ -665,6 +671,44 @@ def review_commands(
     unglobbed = [unglobbed_launch(case) for case in outside if id_matches(case.id, case_glob)]
     entries += base_blind(now, base, top, commit, ref)
     return results + gone_launches(gone, records) + unglobbed, tally(now, skipped), entries
+
+
+def only_under_condition(values: Mapping[str, list[Finding]], now: Sequence[Checked]) -> dict[str, list[Finding]]:
+    """Each launch's changed values, a reading under an environment (`only when ...`) without those its plain launch
+    shows too (the same kind, key, old and new value): the plain launch's line names them, and a reading names what
+    changes only under its condition (a change of the config tree under every launch is one launch's, not each
+    reading's again)."""
+
+    def place(checked: Checked) -> tuple[str, int, str]:
+        launch = checked.case.launch
+        return launch.script, launch.index, checked.case.id.rpartition("@")[2] if checked.case.candidate else ""
+
+    plain = {place(c): c.case.id for c in now if not c.case.launch.environment}
+    kept = dict(values)
+    for checked in now:
+        if checked.case.launch.environment and checked.case.id in kept and (same := plain.get(place(checked))) is not None:
+            shown = {(f.kind, f.path, repr(f.old), repr(f.new)) for f in values.get(same, [])}
+            kept[checked.case.id] = [f for f in values[checked.case.id] if (f.kind, f.path, repr(f.old), repr(f.new)) not in shown]
+    return kept
+
+
+def read_again(settings: Any, project: Any, now: Sequence[Checked], gone: Sequence[Checked], case_glob: Any) -> list[Checked]:
+    """The base's readings of a launch under an environment its script tests (`only when CUDA_VISIBLE_DEVICES is set`)
+    that the pull request has no reading under (its script no longer tests it): the pull request's script read under
+    each such environment and composed, so what runs there is compared with the base's reading, never called gone
+    while the script is there."""
+    have = {(c.case.launch.script, c.case.launch.environment) for c in now}
+    wanted = {
+        (c.case.launch.script, c.case.launch.environment): c.case.launch.when
+        for c in gone
+        if c.case.launch.environment and (c.case.launch.script, c.case.launch.environment) not in have
+    }
+    cases = [
+        case
+        for (script, environment), when in wanted.items()
+        for case in readings_under(project, script, environment, when, settings.search_path)
+    ]
+    return _checked_commands(settings, case_glob=case_glob, trees=True, found=cases)[0] if cases else []
 
 
 def base_blind(now: Sequence[Checked], base: Sequence[Checked], top: Path, commit: str, ref: str) -> list[Finding]:

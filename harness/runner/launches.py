@@ -49,7 +49,7 @@ from harness.model.findings import (
 from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
-from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override, Piece, launches_in, placeholder
+from harness.readers.bash import PLACEHOLDER_MARK, Environment, Launch, Override, Piece, alternatives_of, launches_in, placeholder
 from harness.readers.entries import NotStatic, config_folder, hydra_main, is_package_of, module_file  # entry points as Python reads them
 from harness.rules import invariants
 from harness.rules.known_entries import unplaced
@@ -155,7 +155,14 @@ class CommandCase:
         and the overrides as Hydra gets them (a launch checked as each root its unknown `--config-name` may take is one
         launch per root, `candidate`). A review pairs a launch with the base's by it."""
         launch = self.launch
-        return (launch.program, launch.is_module, launch.config_name, self.overrides, self.config_name if self.candidate else "")
+        return (
+            launch.program,
+            launch.is_module,
+            launch.config_name,
+            self.overrides,
+            self.config_name if self.candidate else "",
+            *((launch.environment,) if launch.environment else ()),
+        )
 
     @property
     def identity(self) -> str:
@@ -164,7 +171,7 @@ class CommandCase:
         name it composes (the entry point's own when the script names none) and, for one that cannot be extracted, why
         (lines left out). Equal for the same command wherever it sits and whatever values it passes (a failure about
         no key never depends on them); a known entry and a review's `at_base` name a launch by it."""
-        program, is_module, written, overrides, root = self.signature
+        program, is_module, written, overrides, root, *_ = self.signature
         keys = tuple(text.partition("=")[0] for text in overrides)
         error = unplaced(self.launch.error, self.launch.script)
         return hashlib.sha256(repr((program, is_module, written, keys, root, self.config_name, error)).encode()).hexdigest()[:16]
@@ -198,8 +205,9 @@ class Checked:
 
 
 def case_id(launch: Launch) -> str:
-    """`cmd/<script path>#<n>`."""
-    return f"{PREFIX}{launch.script}#{launch.index}"
+    """`cmd/<script path>#<n>`; a reading under an environment its script tests names it after
+    (`cmd/run.sh#2 (only when CUDA_VISIBLE_DEVICES is set)`)."""
+    return f"{PREFIX}{launch.script}#{launch.index}" + (f" ({launch.when})" if launch.when else "")
 
 
 class Project:
@@ -472,9 +480,29 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
                 )
             )
             continue
-        for launch in launches_in(relative, source, project.is_entry, project.sourced):
+        for launch in launches_in(relative, source, project.is_entry, project.sourced, readings=True):
             cases += _candidates(project, _case_for(project, launch, settings_search_path))
     return cases
+
+
+def readings_under(
+    project: Project, script: str, environment: Environment, when: str, search_path: tuple[Path, ...] = ()
+) -> list[CommandCase]:
+    """Every launch of `script` (relative to the project) read under `environment` (`when`, in words), as command
+    cases with the ids of that environment's readings: a review compares the base's reading under an environment
+    its script tested with what the pull request's script runs there, when it no longer tests it. None when the
+    script is not there."""
+    try:
+        source = read_bytes(project.root / script, (project.root,))
+    except (OSError, InputLimitError):
+        return []
+    plain = launches_in(script, source, project.is_entry, project.sourced)
+    read = launches_in(script, source, project.is_entry, project.sourced, environment=environment)
+    return [
+        case
+        for launch in alternatives_of(plain, read, environment, when, every=True)
+        for case in _candidates(project, _case_for(project, launch, search_path))
+    ]
 
 
 def known_parts(written: str) -> list[str]:
@@ -907,12 +935,22 @@ class Composer:
             from harness.composition.render import to_plain
 
             self._plain[base] = to_plain(lent.config)  # before any override: each launch of it converts only what it changed
+        # A group whose option is not known (`engine=$BACKEND`) was left at its default: what its package holds is not
+        # known either (anywhere, for a `_global_` one), so a key there the default lacks is not checked, never "no
+        # such key".
+        unknown = tuple(_package(p) for o, p in groups if o in checked.unchecked)
         with hydra_compat.errors_without_copies():
             for override, parsed in values:
                 try:
                     lent.apply(parsed)
                 except Exception as error:
                     verdict = _classify(error, parsed, bool(override.unknown))
+                    if (
+                        verdict is not None
+                        and verdict[0] == NO_SUCH_KEY
+                        and any(not p or _touches(p, parsed.key_or_group) for p in unknown)
+                    ):
+                        verdict = None
                     if verdict is None:
                         checked.unchecked.append(override)
                     else:
@@ -1035,6 +1073,12 @@ def _missing_config(error: BaseException) -> str | None:
 def _refused(error: BaseException) -> bool:
     """True when the harness's own bounds refused what the override asks (a search path it will not read)."""
     return any(isinstance(cause, UnsafeInput) for cause in error_chain(error))
+
+
+def _package(group: Any) -> str:
+    """Where a group override's option goes: its `@package`, else the group's path (`model/optim` -> `model.optim`)."""
+    package = group.package if isinstance(group.package, str) and group.package else group.key_or_group.replace("/", ".")
+    return str(package).removeprefix("_global_").lstrip(".")
 
 
 def _only_value_unknown(override: Override) -> bool:
@@ -1212,7 +1256,10 @@ def tally(results: Iterable[Checked], skipped: Iterable[CommandCase] = ()) -> La
     for case in skipped:
         if case.problem_kind == UNAVAILABLE:
             per_submodule[case.submodule] = per_submodule.get(case.submodule, 0) + 1
-    return LaunchTally(len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())))
+    environments = sum(bool(r.case.launch.environment) for r in results)
+    return LaunchTally(
+        len(results), len(extracted), len(extracted) - len(failing), len(failing), tuple(sorted(per_submodule.items())), environments
+    )
 
 
 def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mapping[str, str] | None = None) -> Iterator[CaseResult]:
@@ -1376,6 +1423,7 @@ def _base_key(settings: Any, commit: str, reads: BaseReads, case_glob: Any) -> b
         "never_runs_composed": True,  # a launch bash never reaches is composed too (an older entry has no tree for it)
         "mandatory_unset": True,  # a `???` a launch leaves unset is its failure (an older entry lacks it)
         "sweeps": True,  # a sweep is one launch per point (an older entry composed it as one run)
+        "environments": True,  # each launch is read under the environments its script tests too (an older entry lacks them)
     }
     return b"base-launches\0" + json.dumps(facts, sort_keys=True, default=str).encode()
 

@@ -93,6 +93,15 @@ def set_u_sources(n: int) -> Callable[[], Any]:
     return lambda: launches_in("run.sh", script, lambda entry, is_module: entry.startswith("app."), lambda path: files[path])
 
 
+def environment_tests(n: int) -> Callable[[], Any]:
+    """n tests on n variables of the environment, each setting a value the launch passes: one reading per test up to
+    the bound of environments (issue 51), the rest made unknown; never their product."""
+    script = "".join(f'if [ -n "$E{i}" ]; then A{i}=1; else A{i}=0; fi\n' for i in range(n))
+    script += "python -m app.main " + " ".join(f"a.k{i}=$A{i}" for i in range(n)) + "\n"
+    entry = lambda entry, is_module: entry.startswith("app.")  # noqa: E731
+    return lambda: launches_in("run.sh", script.encode(), entry, lambda path: "missing", readings=True)
+
+
 # name -> (the generator of the worst input of size n, the first n)
 READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "config-name": (config_name, 50_000),
@@ -102,6 +111,7 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "golden-header": (golden_header, 2_000),
     "array-calls": (array_calls, 400),
     "config-writes": (config_writes, 200),
+    "environment-tests": (environment_tests, 100),
     "set-u-sources": (set_u_sources, 1_000),
 }
 
@@ -116,6 +126,7 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "array-calls": ("harness.readers.bash.launches_in",),
     "config-writes": ("harness.runner.config_writes.program_writes", "harness.readers.writes.entry_writes"),
     "set-u-sources": ("harness.readers.bash.launches_in",),
+    "environment-tests": ("harness.readers.bash.launches_in",),
 }
 
 # The public functions and classes of harness/readers/ (the package of readers of pull-request bytes) that no row above

@@ -12,7 +12,7 @@ from harness.readers.bash import Launch, launches_in
 
 def read(script: str) -> list[Launch]:
     """The launches of `examples/run.sh`, whose entry points are `verl.` modules."""
-    return launches_in("examples/run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("verl."))
+    return launches_in("examples/run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("verl."), readings=True)
 
 
 def overrides(launch: Launch) -> list[tuple[str, int]]:
@@ -54,7 +54,7 @@ def test_parameter_arrays_knobs_and_arithmetic_expand_as_bash_would():
 
 
 def test_the_launcher_an_if_chooses_is_the_one_a_plain_run_takes_with_its_config_flags():
-    (launch,) = read(
+    launch, other = read(
         "LAUNCH=(python)\n"
         "RAY=(ray_kwargs.ray_init.runtime_env.py_executable=null)\n"
         'if [ "${VERL_USE_UV:-1}" != 0 ] && [ "${DEVICE:-gpu}" = gpu ]; then\n'
@@ -72,6 +72,9 @@ def test_the_launcher_an_if_chooses_is_the_one_a_plain_run_takes_with_its_config
         "fully_async_ppo_megatron_trainer.yaml",
     )
     assert overrides(launch) == [("ray_kwargs.ray_init.runtime_env.py_executable=uv -v run --frozen", 5)]
+    # A run on another device takes the other way: read too, as the same launch under that condition (issue 51).
+    assert (other.index, other.environment, other.when) == (1, (("DEVICE", None),), "only when DEVICE is set, not to gpu")
+    assert overrides(other) == [("ray_kwargs.ray_init.runtime_env.py_executable=null", 2)]
     # The other spelling of Hydra's flags, behind an environment prefix, nohup and a redirect, in the background.
     first, second = read(
         "PYTHONUNBUFFERED=1 nohup python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer a.b=1 > out.log 2>&1 &\n"
@@ -94,10 +97,13 @@ def test_a_case_on_the_device_takes_the_branch_its_default_selects():
         "esac\n"
         "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=${n_devices_per_node:-8}\n"
     )
-    (gpu,) = read(script % "gpu")
-    (npu,) = read(script % "npu")
+    gpu, on_npu = read(script % "gpu")
+    npu, on_gpu = read(script % "npu")
     assert [o.text for o in gpu.overrides] == ["trainer.n_gpus_per_node=8"]
     assert [o.text for o in npu.overrides] == ["trainer.n_gpus_per_node=16"]
+    # Each default's other device is the same launch under that condition (any other device stops at `exit 1`).
+    assert (on_npu.when, [o.text for o in on_npu.overrides]) == ("only when DEVICE=npu", ["trainer.n_gpus_per_node=16"])
+    assert (on_gpu.when, [o.text for o in on_gpu.overrides]) == ("only when DEVICE=gpu", ["trainer.n_gpus_per_node=8"])
 
 
 def test_the_sft_scripts_positional_arguments_stay_unknown_and_messages_show_the_scripts_text():
@@ -221,11 +227,13 @@ def test_the_branch_a_plain_run_skips_is_named_by_the_variables_that_would_take_
 
 def test_bash_stops_at_an_unset_variable_under_set_u_and_at_exit():
     """16bdafaad's parent: `DEVICE: unbound variable` stopped bash before the launch, which was counted as composing."""
-    before, after = read(
+    before, after, on_npu = read(
         "set -euo pipefail\npython3 -m verl.trainer.main_ppo a=${DEVICE:-gpu}\n"
         'if [ "$DEVICE" == npu ]; then X=1; fi\npython3 -m verl.trainer.main_ppo b=1\n'
     )
     assert (before.stops, after.stops) == ("", "examples/run.sh:3: DEVICE: unbound variable (`set -u`)")
+    # With DEVICE=npu (the test's other way) bash runs on: the first launch is read under it too.
+    assert (on_npu.index, on_npu.when, overrides(on_npu), on_npu.stops) == (1, "only when DEVICE=npu", [("a=npu", 2)], "")
     (exited,) = read("exit 0\npython3 -m verl.trainer.main_ppo b=1\n")
     assert exited.stops == "examples/run.sh:1: `exit 0`"
     # Without `set -u`, or for a variable bash always has, nothing stops.

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.readers.bash import Launch, Piece, launches_in, placeholder
+from harness.readers.bash import Environment, Launch, Piece, given_text, launches_in, placeholder
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -40,11 +40,14 @@ def stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def bash_runs(script: str, stubs: Path) -> list[list[str]]:
-    """The argv of each stub program run by bash on `script`, in run order (after the program's name)."""
+def bash_runs(script: str, stubs: Path, environment: Environment = ()) -> list[list[str]]:
+    """The argv of each stub program run by bash on `script`, in run order (after the program's name); `environment`:
+    what the run's environment sets besides PATH (a variable "set to a value no test names" gets the very value the
+    reader tests it as)."""
     path = stubs / "script.sh"
     path.write_text(script)
-    done = subprocess.run([BASH, str(path)], env={"PATH": str(stubs)}, cwd=stubs, capture_output=True, timeout=20, check=False)  # noqa: S603 - a script this test wrote, with only the stubs on PATH
+    env = {"PATH": str(stubs), **{name: given_text(name) if value is None else value for name, value in environment}}
+    done = subprocess.run([BASH, str(path)], env=env, cwd=stubs, capture_output=True, timeout=20, check=False)  # noqa: S603 - a script this test wrote, with only the stubs on PATH
     runs: list[list[str]] = [[]]
     for field in done.stdout.decode().split("\0")[:-1]:
         if field == "\1":
@@ -54,8 +57,15 @@ def bash_runs(script: str, stubs: Path) -> list[list[str]]:
     return runs[:-1]
 
 
-def read(script: str) -> list[Launch]:
-    return launches_in("run.sh", script.encode(), lambda entry, is_module: is_module and entry.startswith("app."))
+def read(script: str, environment: Environment | None = None) -> list[Launch]:
+    """The script's launches (every reading), or its reading under `environment` alone."""
+    entry = lambda entry, is_module: is_module and entry.startswith("app.")  # noqa: E731
+    return launches_in("run.sh", script.encode(), entry, environment=environment, readings=True)
+
+
+def plain(launches: list[Launch]) -> list[Launch]:
+    """The launches as a run with nothing set reads them (no reading under an environment)."""
+    return [launch for launch in launches if not launch.environment]
 
 
 def arguments(launch: Launch) -> list[str]:
@@ -222,7 +232,7 @@ def scripts(draw: st.DrawFn) -> str:
 def bash_run_launches(launches: list[Launch]) -> list[list[str]]:
     """The reader's launches a run with nothing set makes, in run order: those on the branches it takes, before
     bash stops."""
-    return [arguments(launch) for launch in launches if not launch.stops and not launch.only_when]
+    return [arguments(launch) for launch in plain(launches) if not launch.stops and not launch.only_when]
 
 
 @BASH_EXAMPLES
@@ -299,7 +309,7 @@ SOUND_NAMES = ("X", "Y", "Z")
 # No glob character (an unquoted one would match the stubs' folder); spaces and `:` for word splitting and IFS.
 SOUND_VALUE = st.sampled_from(["a", "b", "1", "2", "7", "x y", "p:q", "", "0.2", "-3"])
 SOUND_WORD = SOUND_VALUE.map(lambda v: f"'{v}'")
-SOUND_LAUNCH = "python3 -m app.main i=@ID@ a.b=$X c=$Y d=${Z:-z}\n"  # @ID@: the launch's own line
+SOUND_LAUNCH = "python3 -m app.main i=@ID@ a.b=$X c=$Y d=${Z:-z} g=${DEVICE:-gpu}\n"  # @ID@: the launch's own line
 
 
 @st.composite
@@ -317,7 +327,18 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
         return "".join(draw(st.lists(sound_statements(depth + 1, loop), min_size=1, max_size=3)))
 
     if kind == "assign":
-        return draw(st.sampled_from([f"{v}={value}\n", f"{v}=${w}\n", f'{v}="${w}/${v}"\n', f"{v}=${{U:-{number}}}\n", f"{v}+={value}\n"]))
+        return draw(
+            st.sampled_from(
+                [
+                    f"{v}={value}\n",
+                    f"{v}=${w}\n",
+                    f'{v}="${w}/${v}"\n',
+                    f"{v}=${{U:-{number}}}\n",
+                    f"{v}+={value}\n",
+                    f"{v}=${{DEVICE:-gpu}}\n",
+                ]
+            )
+        )
     if kind == "launch":
         return SOUND_LAUNCH
     if kind == "arithmetic":
@@ -350,7 +371,12 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
     if kind == "and_or":
         return draw(
             st.sampled_from(
-                [f'[ "${w}" = a ] && {v}={value}\n', f"true || {v}={value}\n", f'[ -n "$CUDA_VISIBLE_DEVICES" ] || {v}={value}\n']
+                [
+                    f'[ "${w}" = a ] && {v}={value}\n',
+                    f"true || {v}={value}\n",
+                    f'[ -n "$CUDA_VISIBLE_DEVICES" ] || {v}={value}\n',
+                    f'[ "$DEVICE" = npu ] && {v}={value}\n',
+                ]
             )
         )
     if kind == "pipe":
@@ -372,11 +398,24 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
         return f"for (({counter}=0; {counter}<{number % 3}; {counter}++)); do\n{body()}done\n"
     if kind == "case":
         ends = [draw(st.sampled_from([";;", ";&", ";;&"])) for _ in range(2)]  # the last item's is `;;` (see below)
-        return f'case "${w}" in\na|1)\n{body()}{ends[0]}\nx*|2)\n{body()}{ends[1]}\n*)\n{body()};;\nesac\n'
+        subject = draw(st.sampled_from([f"${w}", "${DEVICE:-gpu}"]))
+        return f'case "{subject}" in\na|1|npu)\n{body()}{ends[0]}\nx*|2)\n{body()}{ends[1]}\n*)\n{body()};;\nesac\n'
     if kind == "if":
         condition = draw(
             st.sampled_from(
-                ['[ -n "$CUDA_VISIBLE_DEVICES" ]', '[ "${U:-0}" = 1 ]', f'[ "${w}" = a ]', f"(( {w} > 1 ))", f"read -r {v} <<< b"]
+                [
+                    '[ -n "$CUDA_VISIBLE_DEVICES" ]',
+                    '[ "${U:-0}" = 1 ]',
+                    f'[ "${w}" = a ]',
+                    f"(( {w} > 1 ))",
+                    f"read -r {v} <<< b",
+                    # The environment, tested as verl's scripts test it (issue 51 item 5): each way is read.
+                    '[[ -z "${CUDA_VISIBLE_DEVICES:-}" ]]',
+                    '[ "$DEVICE" = npu ] && [ "${U:-0}" != 0 ]',
+                    '[ "${N_GPUS:-8}" -gt 4 ]',
+                    f'[ "${w}" = npu ]',
+                    '[ "${U:-0}" != 0 ] && { [ "$DEVICE" = npu ] || [ "$DEVICE" = cpu ]; }',
+                ]
             )
         )
         return f"if {condition}; then\n{body()}else\n{body()}fi\n"
@@ -385,9 +424,26 @@ def sound_statements(draw: st.DrawFn, depth: int = 0, loop: str = "") -> str:
     return f"{name}() {{\n{local}{body()}}}\n{draw(st.sampled_from(['', f'{w}={value} ']))}{name} {value}\n"
 
 
+# Tests on the environment as verl's scripts write them (issue 51 item 5).
+ENVIRONMENT_TESTS = (
+    '[ -n "$CUDA_VISIBLE_DEVICES" ]',
+    '[[ -z "${CUDA_VISIBLE_DEVICES:-}" ]]',
+    '[ "$DEVICE" = npu ] && [ "${U:-0}" != 0 ]',
+    '[ "${N_GPUS:-8}" -gt 4 ]',
+    '[ "${U:-0}" = 1 ]',
+    'D=${DEVICE:-gpu}; [ "$D" != gpu ]',
+    '[ "${U:-1}" != 0 ] && { [ "${DEVICE:-gpu}" = gpu ] || [ "$DEVICE" = cpu ]; }',
+)
+
+
 @st.composite
-def sound_scripts(draw: st.DrawFn) -> str:
+def sound_scripts(draw: st.DrawFn, tested: bool = False) -> str:
+    """A script over `sound_statements`; `tested`: it starts with a branch on the environment that sets a value
+    each way (as `if [ -n "$CUDA_VISIBLE_DEVICES" ]; then N_GPUS=8; else N_GPUS=1; fi`), and launches in it."""
     text = "".join(f"{name}={draw(SOUND_WORD)}\n" for name in SOUND_NAMES)
+    if tested:
+        v, test = draw(st.sampled_from(SOUND_NAMES)), draw(st.sampled_from(ENVIRONMENT_TESTS))
+        text += f"if {test}; then\n{v}={draw(SOUND_WORD)}\n{SOUND_LAUNCH}else\n{v}={draw(SOUND_WORD)}\nfi\n"
     text += "".join(draw(st.lists(sound_statements(), min_size=1, max_size=5))) + SOUND_LAUNCH
     return "".join(line.replace("@ID@", str(number)) + "\n" for number, line in enumerate(text.splitlines(), 1))
 
@@ -426,7 +482,43 @@ def assert_sound(script: str, launches: list[Launch], runs: list[list[str]]) -> 
 @BASH_EXAMPLES
 @given(sound_scripts())
 def test_every_value_the_reader_states_is_the_one_bash_runs_else_it_says_unknown(stubs, script):
-    assert_sound(script, read(script), bash_runs(script, stubs))
+    assert_sound(script, plain(read(script)), bash_runs(script, stubs))
+
+
+def places(launches: list[Launch]) -> dict[tuple[int, int], Launch]:
+    """Launches by where they are: their line, and which of that line's launches (a loop's passes, a function's calls)."""
+    found: dict[tuple[int, int], Launch] = {}
+    for launch in launches:
+        found[launch.line, sum(line == launch.line for line, _ in found)] = launch
+    return found
+
+
+def runs_as(launch: Launch) -> tuple[object, ...]:
+    return launch.entry, launch.config_name, tuple(o.text for o in launch.overrides), bool(launch.error)
+
+
+def assert_environments_sound(script: str, launches: list[Launch], stubs: Path) -> None:
+    """Under each environment the reader names (its alternatives'), bash run with it runs what the reader states or
+    says is unknown: the reading under that environment is sound, and each launch's claim there (its alternative, or
+    the plain reading's launch where it has none) is that reading's."""
+    first = places(plain(launches))
+    for environment in dict.fromkeys(launch.environment for launch in launches if launch.environment):
+        under = read(script, environment)
+        assert_sound(script, under, bash_runs(script, stubs, environment))
+        alternatives = {launch.index: launch for launch in launches if launch.environment == environment}
+        for place, reading in places(under).items():
+            claimed = first.get(place)
+            if reading.stops or claimed is None:
+                continue
+            claimed = alternatives.get(claimed.index, claimed)
+            if not (claimed.error and reading.error):
+                assert runs_as(claimed) == runs_as(reading), f"{environment}: line {place[0]}\n{script}"
+
+
+@BASH_EXAMPLES
+@given(sound_scripts(tested=True))
+def test_each_reading_under_an_environment_the_script_tests_is_what_bash_runs_under_it(stubs, script):
+    assert_environments_sound(script, read(script), stubs)
 
 
 # Each assigns LR in a way the reader once got wrong (the value before it, or a wrong one): bash's LR, then what the
@@ -467,7 +559,7 @@ STALE = {
 def test_a_value_the_reader_cannot_know_is_unknown_never_the_old_one(stubs, lines, expected):
     script = "LR=0.2\n" + lines + "python3 -m app.main a=$LR\n"
     (ran,) = bash_runs(script, stubs)
-    (launch,) = read(script)
+    (launch,) = plain(read(script))
     if expected is None:  # not extracted, naming the command (a syntax error swallows the launch with it)
         reason = "`a=$LR` reads $LR, which may be set in a way the reader does not follow: "
         assert launch.error.startswith(reason) or launch.error == "the shell syntax here could not be parsed", launch
@@ -484,6 +576,15 @@ def test_a_loop_of_launches_is_every_launch_or_unknown(stubs):
     assert unknown.error == (
         "`lr=$lr` reads $lr, which may be set in a way the reader does not follow: `for lr in $LRS` (line 1), a loop not followed pass by pass"
     )
+
+
+def test_a_function_a_loop_defines_and_calls_is_read_as_the_loop_is(stubs):
+    """Found by the differential test under an environment: what the function assigns was left out of what the loop
+    may assign before its body (it was not defined yet), so its launch stated the first pass's value alone."""
+    script = "X=a\ni=0\nwhile [ $i -lt 2 ]; do\n  f() { X=$X/x; python3 -m app.main x=$X; }\n  f\n  i=$((i+1))\ndone\n"
+    assert [as_launched(argv) for argv in bash_runs(script, stubs)] == [["x=a/x"], ["x=a/x/x"]]
+    (launch,) = plain(read(script))
+    assert launch.error.startswith("`x=$X` reads $X, which may be set in a way the reader does not follow: `while [ $i -lt 2 ]`")
 
 
 def test_splitting_on_a_changed_ifs_is_unknown_not_a_wrong_override(stubs):

@@ -355,12 +355,14 @@ def test_a_launch_bash_never_reaches_fails_at_the_line_where_bash_stops(tmp_path
     )
     root = write_tree(tmp_path, files)
     project = Project(root, root / "app" / "conf", {})
-    (case,) = command_cases(project, [root / "scripts" / "run.sh"])
-    (result,) = Composer(root).check([case])
+    case, on_npu = command_cases(project, [root / "scripts" / "run.sh"])
+    result, npu = Composer(root).check([case, on_npu])
     (finding,) = findings_of(result)
     assert (finding.severity, str(finding.source)) == (ERROR, "scripts/run.sh:4")
     assert finding.message.endswith("bash stops before this launch runs, at scripts/run.sh:3: DEVICE: unbound variable (`set -u`)")
     assert case_result(result).status == Status.ERROR
+    # With DEVICE=npu bash reaches it, with 16: that reading is a case of its own, and composes.
+    assert (on_npu.id, on_npu.overrides, findings_of(npu)) == ("cmd/scripts/run.sh#1 (only when DEVICE=npu)", ("trainer.epochs=16",), [])
 
 
 def test_a_launch_bash_never_reaches_is_still_composed_and_its_stop_is_at_the_base_only_for_that_launch(tmp_path):
@@ -422,3 +424,15 @@ def test_a_failure_about_no_key_is_at_base_only_on_the_same_launch_with_the_same
     # Paired with a base launch that failed alike but ran another config: not the same launch.
     (alone,) = origins([new], [old], paired={new.case.id: old.case.id})
     assert [f.origin for f in alone.findings] == [Origin.INTRODUCED]
+
+
+def test_a_key_under_a_group_whose_option_is_not_known_is_not_checked_never_no_such_key(tmp_path):
+    """`optim=$OPTIM optim.momentum=0.9` with OPTIM not known: the group keeps its default (adam, no momentum), so
+    the key's absence there says nothing of the option a run selects (issue 51: a reading under `OPTIM is set`)."""
+    files = {k: v for k, v in PROJECT.items() if k.startswith("app/")}
+    files["scripts/run.sh"] = "python3 -m app.train optim=$OPTIM optim.momentum=0.9 trainer.nope=1\n"
+    root = write_tree(tmp_path, files)
+    (case,) = command_cases(Project(root, root / "app" / "conf", {}), [root / "scripts" / "run.sh"])
+    (result,) = Composer(root).check([case])
+    assert [o.text for o in result.unchecked] == ["optim=__unset_OPTIM__", "optim.momentum=0.9"]
+    assert [(f.reason, f.key) for f in result.failures] == [(NO_SUCH_KEY, "trainer.nope")]  # elsewhere still checked

@@ -15,11 +15,11 @@ from harness.runner.launches import NotStatic, hydra_main
 
 
 def read(script: str) -> list:
-    return launches_in("run.sh", script.encode(), lambda entry, is_module: entry.startswith("app."))
+    return launches_in("run.sh", script.encode(), lambda entry, is_module: entry.startswith("app."), readings=True)
 
 
 def test_defaults_arithmetic_arrays_conditionals_and_continuations():
-    (launch,) = read(
+    launch, slow = read(
         'N=${N:-4}\nLEN=$((N * 256 + 1))\nARGS=(\n  a.x=1\n  "a.y=two words"\n)\n'
         'if [ "${MODE:-fast}" = fast ]; then ARGS+=(a.fast=true); else ARGS+=(a.slow=true); fi\n'
         'LAUNCH=(uv run python3)\n"${LAUNCH[@]}" -X dev -m app.main --config-name=big.yaml \\\n'
@@ -30,14 +30,19 @@ def test_defaults_arithmetic_arrays_conditionals_and_continuations():
     assert texts == ["a.len=1025", "a.x=1", "a.y=two words", "a.fast=true", "a.home=__unset_HOME__/x"]
     assert [o.line for o in launch.overrides] == [10, 4, 5, 7, 10]
     assert launch.overrides[-1].unknown == ("$HOME",)
+    # MODE set to anything else takes the other branch: the same launch, read under that condition.
+    assert (slow.index, slow.when) == (1, "only when MODE is set, not to fast")
+    assert [o.text for o in slow.overrides] == [*texts[:3], "a.slow=true", texts[-1]]
 
 
 def test_torchrun_module_and_case_and_unknown_program():
-    first, second = read(
+    first, second, on_gpu = read(
         'case "$B" in\n  gpu) E=1 ;;\n  *) E=2 ;;\nesac\ntorchrun --nnodes 1 --standalone -m app.sft e=$E\n$CMD x.a=1 x.b=2 x.c=3\n'
     )
     assert first.entry == "app.sft" and [o.text for o in first.overrides] == ["e=2"]
     assert second.error == "the program is $CMD, which the script never sets"
+    # B=gpu takes the other item; the launch not extracted stays one (its reason is the plain reading's).
+    assert (on_gpu.index, on_gpu.when, [o.text for o in on_gpu.overrides]) == (1, "only when B=gpu", ["e=1"])
 
 
 def test_other_programs_are_not_launches():
