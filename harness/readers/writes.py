@@ -144,6 +144,8 @@ class Write:
     line: int
     code: str  # the statement's text, shortened
     open_dict: bool = False  # inside `with open_dict(...)`: may add a key the config does not have
+    # The tests of the branches around it, as `condition` spells them: the write happens only where each holds.
+    when: tuple[Any, ...] = ()
 
     @property
     def placed(self) -> bool:

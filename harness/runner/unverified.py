@@ -471,14 +471,20 @@ def _python(account: DiffAccounting, path: str, lines: frozenset[int] | None) ->
         tree = python_tree(text, path)
     except (SyntaxError, ValueError, BadInput):
         return [Accounted(path, NOT_VERIFIED, "a Python source that does not parse: its writes and defaults are not read", 1)]
-    resolved = _resolved_lines(account.view, path)
-    found = sorted({(line, shape) for line, shape in candidate_writes(tree) if (lines is None or line in lines) and line not in resolved})
+    found = not_resolved(account.view, path, tree, lines)
     if found:  # one line per file: the first write, then where the others are
         (line, shape), others = found[0], found[1:]
         more = f"; also at line{'s' * (len(others) > 1)} {', '.join(str(n) for n, _ in others[:MAX_LINES_NAMED])}" if others else ""
         more += f" and {len(others) - MAX_LINES_NAMED} more" if len(others) > MAX_LINES_NAMED else ""
         return [Accounted(path, NOT_VERIFIED, f"write not resolved at {path}:{line} ({shape}){more}", line)]
     return [Accounted(path, COMPARED, "a Python source: its entry points' writes and its classes' defaults are read")]
+
+
+def not_resolved(view: Any, path: str, tree: ast.Module, lines: frozenset[int] | None = None) -> list[tuple[int, str]]:
+    """The writes to the config in `path` (on `lines`, None: every line) that the writes reader does not resolve, each
+    with its line and shape, in line order: what a review names "write not resolved at FILE:LINE"."""
+    resolved = _resolved_lines(view, path)
+    return sorted({(line, shape) for line, shape in candidate_writes(tree) if (lines is None or line in lines) and line not in resolved})
 
 
 def _resolved_lines(view: Any, path: str) -> frozenset[int]:

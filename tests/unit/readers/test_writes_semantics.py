@@ -1,0 +1,503 @@
+"""The config-writes reader against Python itself (issue 51 item 2): small programs hypothesis writes are run on a real
+OmegaConf config (an `@hydra.main` function given the config, as Hydra's `cfg_passthrough` does) or built as a real
+dataclass (its `__post_init__`), traced line by line, and every write that really happens is compared with what the
+reader (harness/readers/writes.py) claims and what the review names as not verified (harness/runner/unverified.py).
+
+What must hold, for every program:
+- a literal value the reader claims a line writes is the value that key holds after the line ran;
+- a key the reader claims a line writes is one that line changed (or the line changed nothing);
+- a write the reader claims unconditionally happens (unless the program stopped first), and one it claims under a
+  condition the config decides happens exactly when that condition holds;
+- every key a line really changed is claimed at that line (its key, a node above it, or "a key the reader cannot
+  place") or the line is named "write not resolved at FILE:LINE".
+
+Only programs these tests write are run (compiled from text, in a fresh namespace): never a pull request's code.
+The quick tier draws few examples (tests/conftest.py); `make test-e2e` runs this file with the thorough profile.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from omegaconf import OmegaConf
+
+from harness.readers.pysource import SourceIndex
+from harness.readers.writes import UNPLACED, Write, class_writes, entry_points, entry_reach, holds
+from harness.runner.targets import ProgramView
+from harness.runner.unverified import not_resolved
+
+CONFIG: dict[str, Any] = {
+    "a": {"x": 1, "y": "s", "b": {"z": 2, "w": [1, 2]}},
+    "c": {"x": 3, "flag": True},
+    "n": 5,
+    "mode": "m1",
+    "flag": False,
+}
+# The config's mappings and the leaves of each (what the programs write; "new" is a key no node has).
+NODES: dict[str, tuple[str, ...]] = {"": ("n", "mode", "flag"), "a": ("x", "y"), "a.b": ("z", "w"), "c": ("x", "flag")}
+NUMERIC = {"": ("n",), "a": ("x",), "a.b": ("z",), "c": ("x",)}
+LITERALS = st.sampled_from(["7", "'t'", "True", "None", "[3]", "{'k': 1}", "0.5", "-2"])
+CONDITIONS = st.sampled_from(
+    ["cfg.flag", "not cfg.flag", "cfg.mode == 'm1'", "cfg.mode != 'm1'", "cfg.c.flag", "cfg.n > 3", "len('ab') == 2", "False"]
+)
+CLASS_CONDITIONS = st.sampled_from(["self.flag", "not self.flag", "self.x == 1", "self.y == 'q'", "len('ab') == 2", "False"])
+PROGRAM = "app/main.py"
+
+
+@dataclasses.dataclass
+class Lines:
+    """A program's text as it is drawn: lines at an indent, and the helpers it defines."""
+
+    lines: list[str] = dataclasses.field(default_factory=list)
+    helpers: list[str] = dataclasses.field(default_factory=list)
+    counter: int = 0
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+
+def node_expression(draw: st.DrawFn, name: str, steps: list[str]) -> str:
+    """A name followed by the steps to a node, each step spelled as an attribute, a subscript or a `.get`."""
+    text = name
+    for step in steps:
+        text += draw(st.sampled_from([f".{step}", f"[{step!r}]", f".{step}", f".get({step!r})"]))
+    return text
+
+
+def below(path: str, node: str) -> list[str]:
+    """The steps from `path` down to `node` (a node under it)."""
+    rest = node[len(path) :].lstrip(".") if path else node
+    return rest.split(".") if rest else []
+
+
+@st.composite
+def target(draw: st.DrawFn, bound: dict[str, str]) -> tuple[str, str, str]:
+    """A node reachable from a bound name: (its expression, its path, a leaf of it)."""
+    name = draw(st.sampled_from(sorted(bound)))
+    path = bound[name]
+    nodes = [n for n in NODES if n == path or (n.startswith(path + ".") if path else True)]
+    node = draw(st.sampled_from(nodes))
+    return node_expression(draw, name, below(path, node)), node, draw(st.sampled_from(NODES[node]))
+
+
+def value(draw: st.DrawFn, bound: dict[str, str]) -> str:
+    if draw(st.integers(0, 3)) == 0:
+        expression, _, leaf = draw(target(bound))
+        return draw(st.sampled_from([f"{expression}.{leaf}", f"str({expression}.{leaf}) + '!'", "len('abc')"]))
+    return draw(LITERALS)
+
+
+def statements(draw: st.DrawFn, out: Lines, bound: dict[str, str], indent: str, depth: int, in_function: bool, dataclass: bool) -> None:
+    """One to four statements over the names bound to config nodes."""
+    for _ in range(draw(st.integers(1, 4))):
+        statement(draw, out, bound, indent, depth, in_function, dataclass)
+
+
+def statement(draw: st.DrawFn, out: Lines, bound: dict[str, str], indent: str, depth: int, in_function: bool, dataclass: bool) -> None:
+    kinds = ["set", "set", "aug", "setattr", "alias", "read", "del", "list", "chain", "other"]
+    kinds += ["object_setattr"] if dataclass else ["update", "open_dict", "merge_with", "method"]
+    if depth < 2:
+        kinds += ["if", "if", "for", "for_nodes", "while", "try", "with", "alias_branch", "call"]
+    if in_function:
+        kinds.append("return")
+    kind = draw(st.sampled_from(kinds))
+    emit = out.lines.append
+    expression, node, leaf = draw(target(bound))
+    condition = draw(CLASS_CONDITIONS if dataclass else CONDITIONS)
+    if kind == "set":
+        spelled = draw(st.sampled_from([f"{expression}.{leaf}", f"{expression}[{leaf!r}]"]))
+        emit(f"{indent}{spelled} = {value(draw, bound)}")
+    elif kind == "aug":
+        numeric = draw(st.sampled_from(NUMERIC[node]))
+        emit(f"{indent}{expression}.{numeric} += {draw(st.sampled_from(['1', '2']))}")
+    elif kind == "setattr":
+        if draw(st.booleans()):
+            emit(f"{indent}setattr({expression}, {leaf!r}, {value(draw, bound)})")
+        else:
+            key = out.fresh("k")
+            emit(f"{indent}{key} = {leaf!r}")
+            emit(f"{indent}setattr({expression}, {key}, {value(draw, bound)})")
+    elif kind == "object_setattr":
+        emit(f"{indent}object.__setattr__({expression}, {leaf!r}, {value(draw, bound)})")
+    elif kind == "update":
+        key = draw(st.sampled_from([leaf, f"{leaf}.q", "b.z" if node == "a" else leaf]))
+        flags = draw(st.sampled_from(["", ", merge=False", ", force_add=True"]))
+        emit(f"{indent}OmegaConf.update({expression}, {key!r}, {value(draw, bound)}{flags})")
+    elif kind == "merge_with":
+        emit(f"{indent}{expression}.merge_with({{{leaf!r}: {draw(LITERALS)}}})")
+    elif kind == "open_dict":
+        emit(f"{indent}with open_dict({expression}):")
+        emit(f"{indent}    {expression}.{draw(st.sampled_from(['new', leaf]))} = {draw(LITERALS)}")
+        statements(draw, out, bound, indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "alias":
+        name = out.fresh("v")
+        emit(f"{indent}{name} = {expression}")
+        bound[name] = node
+    elif kind == "alias_branch":
+        name = draw(st.sampled_from(sorted(bound)))
+        other, other_node, _ = draw(target(bound))
+        emit(f"{indent}if {condition}:")
+        emit(f"{indent}    {name} = {other}")
+        if draw(st.booleans()):
+            emit(f"{indent}else:")
+            emit(f"{indent}    {name} = {expression}")
+        del other_node  # the drawing keeps the first binding: what the name holds is the reader's to tell
+    elif kind == "read":
+        emit(f"{indent}_ = {expression}.{leaf}")
+    elif kind == "del":
+        emit(f"{indent}" + draw(st.sampled_from([f"del {expression}.{leaf}", f"{expression}.pop({leaf!r})", f"{expression}.pop('new', None)"])))
+    elif kind == "list":
+        lists = [n for n in NODES if "w" in NODES[n]]
+        name = draw(st.sampled_from(sorted(bound)))
+        if bound[name] in ("", "a", "a.b") and not dataclass:
+            reach = node_expression(draw, name, below(bound[name], lists[0]))
+            emit(f"{indent}" + draw(st.sampled_from([f"{reach}.w.append(3)", f"{reach}.w[0] = 9", f"{reach}.w.extend([4])"])))
+        else:
+            emit(f"{indent}{expression}.{leaf} = {draw(LITERALS)}")
+    elif kind == "chain":
+        second, _, second_leaf = draw(target(bound))
+        if draw(st.booleans()):
+            emit(f"{indent}{expression}.{leaf} = {second}.{second_leaf} = {draw(LITERALS)}")
+        else:
+            emit(f"{indent}{expression}.{leaf}, {second}.{second_leaf} = {draw(LITERALS)}, {draw(LITERALS)}")
+    elif kind == "other":
+        name = out.fresh("o")
+        emit(f"{indent}{name} = types.SimpleNamespace({leaf}=0)")
+        emit(f"{indent}{name}.{leaf} = {draw(LITERALS)}")
+    elif kind == "if":
+        emit(f"{indent}if {condition}:")
+        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        if draw(st.booleans()):
+            emit(f"{indent}else:")
+            statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "for":
+        emit(f"{indent}for {out.fresh('i')} in range({draw(st.integers(0, 2))}):")
+        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "for_nodes":
+        name = out.fresh("v")
+        second, _, _ = draw(target(bound))
+        emit(f"{indent}for {name} in ({expression}, {second}):")
+        statements(draw, out, {**bound, name: node}, indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "while":
+        counter = out.fresh("i")
+        emit(f"{indent}{counter} = 0")
+        emit(f"{indent}while {counter} < {draw(st.integers(0, 2))}:")
+        emit(f"{indent}    {counter} += 1")
+        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "try":
+        emit(f"{indent}try:")
+        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        if draw(st.booleans()):
+            emit(f"{indent}    raise ValueError('drawn')")
+        emit(f"{indent}except Exception:")
+        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        if draw(st.booleans()):
+            emit(f"{indent}finally:")
+            statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "with":
+        emit(f"{indent}with contextlib.nullcontext():")
+        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+    elif kind == "return":
+        emit(f"{indent}if {condition}:")
+        emit(f"{indent}    return")
+    elif kind == "call":
+        helper(draw, out, expression, node, indent, dataclass)
+    elif kind == "method":
+        method(draw, out, expression, node, indent)
+
+
+def helper(draw: st.DrawFn, out: Lines, expression: str, node: str, indent: str, dataclass: bool) -> None:
+    """A function of the module called by name with a node (or, in a class, a method `__post_init__` calls)."""
+    name = out.fresh("helper")
+    inner = Lines(counter=out.counter * 100)
+    if dataclass:
+        inner.lines.append(f"    def {name}(self):")
+        statements(draw, inner, {"self": ""}, " " * 8, 1, True, True)
+        out.lines.append(f"{indent}self.{name}()")
+    else:
+        parameter = draw(st.sampled_from(["node", "cfg", "section"]))
+        inner.lines.append(f"def {name}({parameter}):")
+        statements(draw, inner, {parameter: node}, "    ", 1, True, False)
+        keyword = draw(st.booleans())
+        out.lines.append(f"{indent}{name}({parameter + '=' if keyword else ''}{expression})")
+    out.helpers += [*inner.helpers, "\n".join(inner.lines)]
+
+
+def method(draw: st.DrawFn, out: Lines, expression: str, node: str, indent: str) -> None:
+    """A method reached through an object (`Runner().run(config)`): the shape of verl's `TaskRunner.run`."""
+    name = out.fresh("Runner")
+    parameter = draw(st.sampled_from(["config", "node"]))
+    inner = Lines(counter=out.counter * 100)
+    inner.lines += [f"class {name}:", f"    def run(self, {parameter}):"]
+    statements(draw, inner, {parameter: node}, " " * 8, 1, True, False)
+    out.helpers += [*inner.helpers, "\n".join(inner.lines)]
+    if draw(st.booleans()):
+        out.lines.append(f"{indent}{name}().run({expression})")
+    else:
+        runner = out.fresh("runner")
+        out.lines += [f"{indent}{runner} = {name}()", f"{indent}{runner}.run({expression})"]
+
+
+HEADER = "import contextlib\nimport dataclasses\nimport types\n\nimport hydra\nfrom omegaconf import OmegaConf, open_dict\n"
+
+
+@st.composite
+def entry_programs(draw: st.DrawFn) -> str:
+    """A module with an `@hydra.main` function `main(cfg)` and the helpers and classes it calls."""
+    out = Lines()
+    statements(draw, out, {"cfg": ""}, "    ", 0, True, False)
+    main = '@hydra.main(config_path=None, config_name="train", version_base=None)\ndef main(cfg):\n' + "\n".join(out.lines)
+    return "\n\n\n".join([HEADER, *out.helpers, main]) + "\n"
+
+
+@st.composite
+def class_programs(draw: st.DrawFn) -> str:
+    """A module with a dataclass `Node` whose `__post_init__` writes its own fields (and helper methods it calls)."""
+    out = Lines()
+    statements(draw, out, {"self": ""}, " " * 8, 0, True, True)
+    fields = "    x: int = 1\n    y: str = 's'\n    flag: bool = True\n    inner: Inner = dataclasses.field(default_factory=Inner)\n"
+    inner = "@dataclasses.dataclass\nclass Inner:\n    x: int = 1\n    y: str = 's'\n    z: int = 2\n    w: list = dataclasses.field(default_factory=list)\n    flag: bool = False\n    n: int = 0\n    mode: str = 'm'\n"
+    body = "\n".join(out.lines)
+    methods = "\n\n".join(out.helpers)
+    node = f"@dataclasses.dataclass\nclass Node:\n{fields}\n    def __post_init__(self):\n{body}\n" + (f"\n{methods}\n" if methods else "")
+    return "\n\n\n".join([HEADER, inner, node]) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------------- running
+
+
+MISSING = object()
+
+
+def plain(value: Any) -> Any:
+    """A config or dataclass as plain data (what the reader's literal values are compared with)."""
+    if OmegaConf.is_config(value):
+        return OmegaConf.to_container(value, resolve=False)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {k: plain(v) for k, v in vars(value).items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def at(tree: Any, key: str) -> Any:
+    node = tree
+    for part in key.split(".") if key else []:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return MISSING
+    return node
+
+
+def changed(before: Any, after: Any, path: str = "") -> Iterator[str]:
+    """The highest paths where two trees differ."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in [*before, *(k for k in after if k not in before)]:
+            yield from changed(before.get(key, MISSING), after.get(key, MISSING), f"{path}.{key}" if path else str(key))
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            yield from changed(old, new, f"{path}.{index}" if path else str(index))
+    elif before != after or type(before) is not type(after):
+        yield path
+
+
+@dataclasses.dataclass
+class Run:
+    """One program run, traced: each execution of a line (its tree before and after, whether it raised), the paths
+    each line changed, and whether the program stopped on an exception it did not catch."""
+
+    executions: list[tuple[int, Any, Any, bool]] = dataclasses.field(default_factory=list)
+    changes: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    stopped: bool = False
+
+
+def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], Any]) -> Run:
+    """Runs `start` under a tracer of `file`'s lines. `watched(frame)` gives the object whose writes count once the
+    program's first frame is entered (the config, or the dataclass being built)."""
+    run = Run()
+    state: dict[str, Any] = {"root": None, "last": None, "running": None}
+    open_lines: dict[int, list[Any]] = {}  # frame id -> [line, tree before, raised]
+
+    def settle() -> Any:
+        now = plain(state["root"])
+        if now != state["last"]:
+            frame = state["running"]
+            line = open_lines.get(id(frame), [None])[0] if frame is not None else None
+            if line is not None:
+                run.changes += [(line, path) for path in changed(state["last"], now)]
+            state["last"] = now
+        return now
+
+    def local(frame: FrameType, event: str, _: Any) -> Any:
+        now = settle()
+        opened = open_lines.get(id(frame))
+        if event in ("line", "return") and opened is not None:
+            run.executions.append((opened[0], opened[1], now, opened[2]))
+            del open_lines[id(frame)]
+        if event == "line":
+            open_lines[id(frame)] = [frame.f_lineno, now, False]
+            state["running"] = frame
+        elif event == "exception" and opened is not None:
+            opened[2] = True
+            open_lines[id(frame)] = opened
+        elif event == "return":
+            caller = frame.f_back
+            state["running"] = caller if caller is not None and caller.f_code.co_filename == file else None
+        return local
+
+    def tracer(frame: FrameType, event: str, _: Any) -> Any:
+        if frame.f_code.co_filename != file:
+            return None
+        if state["root"] is None:
+            state["root"] = watched(frame)
+            state["last"] = plain(state["root"])
+        settle()
+        state["running"] = frame
+        return local
+
+    sys.settrace(tracer)
+    try:
+        start()
+    except Exception:  # the program stopped; what it wrote before stays
+        run.stopped = True
+    finally:
+        sys.settrace(None)
+    return run
+
+
+def run_entry(source: str, file: str) -> Run:
+    config = OmegaConf.create(CONFIG)
+    OmegaConf.set_struct(config, True)  # as Hydra composes it
+    namespace: dict[str, Any] = {"__name__": "app.main"}
+    exec(compile(source, file, "exec"), namespace)  # noqa: S102 - a program this test wrote
+    return traced(file, lambda: namespace["main"](config), lambda frame: config)
+
+
+def run_class(source: str, file: str) -> Run:
+    namespace: dict[str, Any] = {"__name__": "app.main"}
+    exec(compile(source, file, "exec"), namespace)  # noqa: S102 - a program this test wrote
+    # The instance is watched from `__post_init__`'s first frame (what the generated `__init__` set is its start).
+    return traced(file, namespace["Node"], lambda frame: frame.f_locals["self"])
+
+
+# ------------------------------------------------------------------------------------------------------- checking
+
+
+def claims_of(folder: Path, dataclass: bool) -> tuple[list[Write], set[int]]:
+    """What the reader claims the program writes, and the lines the review names as "write not resolved"."""
+    index = SourceIndex([folder / "app"])
+    if dataclass:
+        writes = list(class_writes(index, "app.main.Node"))
+    else:
+        (entry,) = entry_points(index)
+        writes = list(entry_reach(index, entry)[0])
+    source = (folder / PROGRAM).read_text()
+    named = {line for line, _ in not_resolved(ProgramView(index), PROGRAM, ast.parse(source))}
+    return writes, named
+
+
+def covers(claim: str, path: str) -> bool:
+    return claim == "" or claim == path or path.startswith(claim + ".") or claim.startswith(path + ".")
+
+
+def decided(write: Write, tree: Any) -> bool | None:
+    """Whether the reader says the write happens on this tree: True, False, or None (it does not say)."""
+    found = [holds(test, tree) for test in write.when]
+    return False if False in found else None if None in found else True
+
+
+def check(source: str, dataclass: bool) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        (folder / "app").mkdir()
+        (folder / "app/__init__.py").write_text("")
+        (folder / PROGRAM).write_text(source)
+        file = str(folder / PROGRAM)
+        run = run_class(source, file) if dataclass else run_entry(source, file)
+        writes, named = claims_of(folder, dataclass)
+    start = plain(_fresh_node(source)) if dataclass else CONFIG
+    numbered = "\n".join(f"{n:3} {line}" for n, line in enumerate(source.splitlines(), 1))
+    ran = {line for line, _, _, raised in run.executions if not raised}
+    for write in writes:
+        said = f"{write.key!r} {write.action} {write.shown!r} at line {write.line} (when {write.when})\n{numbered}"
+        if not write.placed:
+            continue
+        outcomes = [(b, a) for line, b, a, raised in run.executions if line == write.line and not raised]
+        if write.action == "set" and write.literal and outcomes:
+            assert any(at(a, write.key) == write.value for _, a in outcomes), f"claimed value not written: {said}"
+        if write.action == "delete" and outcomes:
+            assert any(at(a, write.key) is MISSING for _, a in outcomes), f"claimed delete did not happen: {said}"
+        at_line = [p for line, p in run.changes if line == write.line]
+        if at_line:
+            assert any(covers(write.key, p) for p in at_line), f"claimed key not the one written ({at_line}): {said}"
+        happens = decided(write, start)
+        if happens is True and not run.stopped:
+            assert write.line in ran, f"claimed unconditionally but never ran: {said}"
+        if happens is False:
+            assert write.line not in ran, f"claimed not to happen on this config but ran: {said}"
+    for line, path in run.changes:
+        claimed = [w for w in writes if w.line == line and (not w.placed or covers(w.key, path))]
+        assert claimed or line in named, f"line {line} changed {path!r}: neither claimed nor named\n{numbered}"
+
+
+def _fresh_node(source: str) -> Any:
+    """The dataclass's instance before `__post_init__` (the generated `__init__` alone)."""
+    namespace: dict[str, Any] = {"__name__": "app.main"}
+    exec(compile(source, "<start>", "exec"), namespace)  # noqa: S102 - a program this test wrote
+    node = namespace["Node"]
+    instance = object.__new__(node)
+    for field in dataclasses.fields(node):
+        default = field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
+        object.__setattr__(instance, field.name, default)
+    return instance
+
+
+PROPERTY = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@PROPERTY
+@given(entry_programs())
+def test_every_write_an_entry_point_makes_is_claimed_as_it_happens_or_named(program):
+    check(program, dataclass=False)
+
+
+@PROPERTY
+@given(class_programs())
+def test_every_write_a_post_init_makes_is_claimed_as_it_happens_or_named(program):
+    check(program, dataclass=True)
+
+
+def test_the_tracer_sees_each_line_write_and_the_value_after(tmp_path):
+    source = HEADER + textwrap.dedent("""
+
+        def helper(node):
+            node.x = 9
+
+
+        @hydra.main(config_path=None, config_name="train", version_base=None)
+        def main(cfg):
+            cfg.a.y = 't'
+            helper(cfg.c)
+            OmegaConf.update(cfg, "a.b.z", 4)
+        """)
+    (tmp_path / "main.py").write_text(source)
+    run = run_entry(source, str(tmp_path / "main.py"))
+    assert run.changes == [(15, "a.y"), (10, "c.x"), (17, "a.b.z")]
+    assert not run.stopped
