@@ -27,10 +27,11 @@ from harness.readers.writes import (
     Read,
     StatementBudget,
     Write,
+    Unresolved,
     class_writes,
     describe,
     entry_points,
-    entry_reach,
+    entry_walk,
     holds,
 )
 
@@ -64,18 +65,27 @@ def program_writes(view: Any) -> list[OwnedWrite]:
     if view.entry_writes is None:
         found: list[OwnedWrite] = []
         reads: list[tuple[str, Read]] = []
+        unresolved: list[Unresolved] = []
         budget = StatementBudget()
         for entry in entry_points(view.index):
             try:
-                writes, entry_reads = entry_reach(view.index, entry, budget)
+                reach = entry_walk(view.index, entry, budget)
             except OverBudget:
                 view.entry_writes_unread = f"{entry.file}:{entry.line}"
                 break
-            found += [OwnedWrite(entry.name, write) for write in writes]
-            reads += [(entry.name, read) for read in entry_reads]
+            found += [OwnedWrite(entry.name, write) for write in reach.writes]
+            reads += [(entry.name, read) for read in reach.reads]
+            unresolved += reach.unresolved
         view.entry_writes = tuple(found)
         view.entry_reads = tuple(reads)
+        view.entry_unresolved = tuple(dict.fromkeys(unresolved))
     return list(view.entry_writes)
+
+
+def program_unresolved(view: Any) -> list[Unresolved]:
+    """The writes the entry points' walks met but could not resolve (a review names their lines)."""
+    program_writes(view)
+    return list(view.entry_unresolved)
 
 
 def program_reads(view: Any) -> list[tuple[str, Read]]:

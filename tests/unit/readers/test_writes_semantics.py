@@ -27,13 +27,12 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 from harness.readers.pysource import SourceIndex
-from harness.readers.writes import UNPLACED, Write, class_writes, entry_points, entry_reach, holds
+from harness.readers.writes import Write, class_writes, entry_points, entry_reach, holds
 from harness.runner.targets import ProgramView
 from harness.runner.unverified import not_resolved
 
@@ -44,14 +43,33 @@ CONFIG: dict[str, Any] = {
     "mode": "m1",
     "flag": False,
 }
-# The config's mappings and the leaves of each (what the programs write; "new" is a key no node has).
-NODES: dict[str, tuple[str, ...]] = {"": ("n", "mode", "flag"), "a": ("x", "y"), "a.b": ("z", "w"), "c": ("x", "flag")}
-NUMERIC = {"": ("n",), "a": ("x",), "a.b": ("z",), "c": ("x",)}
-LITERALS = st.sampled_from(["7", "'t'", "True", "None", "[3]", "{'k': 1}", "0.5", "-2"])
-CONDITIONS = st.sampled_from(
-    ["cfg.flag", "not cfg.flag", "cfg.mode == 'm1'", "cfg.mode != 'm1'", "cfg.c.flag", "cfg.n > 3", "len('ab') == 2", "False"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """What a program writes: the nodes (mappings, or a dataclass's nested instances) and the leaves of each, the
+    numeric leaves, and the tests its branches take."""
+
+    nodes: dict[str, tuple[str, ...]]
+    numeric: dict[str, tuple[str, ...]]
+    conditions: tuple[str, ...]
+    dataclass: bool
+
+
+CONFIG_SHAPE = Shape(
+    {"": ("n", "mode", "flag"), "a": ("x", "y"), "a.b": ("z", "w"), "c": ("x", "flag")},
+    {"": ("n",), "a": ("x",), "a.b": ("z",), "c": ("x",)},
+    ("cfg.flag", "not cfg.flag", "cfg.mode == 'm1'", "cfg.mode != 'm1'", "cfg.c.flag", "cfg.n > 3", "len('ab') == 2", "False"),
+    False,
 )
-CLASS_CONDITIONS = st.sampled_from(["self.flag", "not self.flag", "self.x == 1", "self.y == 'q'", "len('ab') == 2", "False"])
+# `Node` below: `inner` and `other` are instances of `Inner`; `other` may be made the same object as `inner`.
+CLASS_SHAPE = Shape(
+    {"": ("x", "y", "flag"), "inner": ("x", "y", "z", "n", "mode", "flag"), "other": ("x", "z", "flag")},
+    {"": ("x",), "inner": ("x", "z", "n"), "other": ("x", "z")},
+    ("self.flag", "not self.flag", "self.x == 1", "self.y == 'q'", "self.inner.flag", "len('ab') == 2", "False"),
+    True,
+)
+LITERALS = st.sampled_from(["7", "'t'", "True", "None", "[3]", "{'k': 1}", "0.5", "-2"])
 PROGRAM = "app/main.py"
 
 
@@ -68,11 +86,13 @@ class Lines:
         return f"{stem}{self.counter}"
 
 
-def node_expression(draw: st.DrawFn, name: str, steps: list[str]) -> str:
-    """A name followed by the steps to a node, each step spelled as an attribute, a subscript or a `.get`."""
+def node_expression(draw: st.DrawFn, name: str, steps: list[str], shape: Shape) -> str:
+    """A name followed by the steps to a node, each step spelled as an attribute, a subscript or a `.get` (a
+    dataclass's nodes by attribute only)."""
     text = name
+    spellings = (lambda s: [f".{s}"]) if shape.dataclass else (lambda s: [f".{s}", f"[{s!r}]", f".{s}", f".get({s!r})"])
     for step in steps:
-        text += draw(st.sampled_from([f".{step}", f"[{step!r}]", f".{step}", f".get({step!r})"]))
+        text += draw(st.sampled_from(spellings(step)))
     return text
 
 
@@ -83,181 +103,234 @@ def below(path: str, node: str) -> list[str]:
 
 
 @st.composite
-def target(draw: st.DrawFn, bound: dict[str, str]) -> tuple[str, str, str]:
+def target(draw: st.DrawFn, bound: dict[str, str], shape: Shape) -> tuple[str, str, str]:
     """A node reachable from a bound name: (its expression, its path, a leaf of it)."""
     name = draw(st.sampled_from(sorted(bound)))
     path = bound[name]
-    nodes = [n for n in NODES if n == path or (n.startswith(path + ".") if path else True)]
+    nodes = [n for n in shape.nodes if n == path or (n.startswith(path + ".") if path else True)]
     node = draw(st.sampled_from(nodes))
-    return node_expression(draw, name, below(path, node)), node, draw(st.sampled_from(NODES[node]))
+    return node_expression(draw, name, below(path, node), shape), node, draw(st.sampled_from(shape.nodes[node]))
 
 
-def value(draw: st.DrawFn, bound: dict[str, str]) -> str:
+def value(draw: st.DrawFn, bound: dict[str, str], shape: Shape) -> str:
     if draw(st.integers(0, 3)) == 0:
-        expression, _, leaf = draw(target(bound))
+        expression, _, leaf = draw(target(bound, shape))
         return draw(st.sampled_from([f"{expression}.{leaf}", f"str({expression}.{leaf}) + '!'", "len('abc')"]))
     return draw(LITERALS)
 
 
-def statements(draw: st.DrawFn, out: Lines, bound: dict[str, str], indent: str, depth: int, in_function: bool, dataclass: bool) -> None:
+@dataclasses.dataclass
+class Context:
+    """Where statements are drawn: the program's text so far, its shape, the indent, how deep in blocks, and whether
+    a `return` may end the function here."""
+
+    out: Lines
+    shape: Shape
+    indent: str
+    depth: int
+
+    def inside(self) -> Context:
+        return Context(self.out, self.shape, self.indent + "    ", self.depth + 1)
+
+    def emit(self, line: str) -> None:
+        self.out.lines.append(self.indent + line)
+
+
+def statements(draw: st.DrawFn, here: Context, bound: dict[str, str]) -> None:
     """One to four statements over the names bound to config nodes."""
     for _ in range(draw(st.integers(1, 4))):
-        statement(draw, out, bound, indent, depth, in_function, dataclass)
+        statement(draw, here, bound)
 
 
-def statement(draw: st.DrawFn, out: Lines, bound: dict[str, str], indent: str, depth: int, in_function: bool, dataclass: bool) -> None:
-    kinds = ["set", "set", "aug", "setattr", "alias", "read", "del", "list", "chain", "other"]
-    kinds += ["object_setattr"] if dataclass else ["update", "open_dict", "merge_with", "method"]
-    if depth < 2:
+def statement(draw: st.DrawFn, here: Context, bound: dict[str, str]) -> None:
+    shape, emit, out = here.shape, here.emit, here.out
+    kinds = ["set", "set", "aug", "setattr", "object_setattr", "alias", "alias_if", "read", "del", "chain", "other", "return"]
+    kinds += ["field_alias"] if shape.dataclass else ["update", "open_dict", "merge_with", "method", "list"]
+    if here.depth < 2:
         kinds += ["if", "if", "for", "for_nodes", "while", "try", "with", "alias_branch", "call"]
-    if in_function:
-        kinds.append("return")
     kind = draw(st.sampled_from(kinds))
-    emit = out.lines.append
-    expression, node, leaf = draw(target(bound))
-    condition = draw(CLASS_CONDITIONS if dataclass else CONDITIONS)
+    expression, node, leaf = draw(target(bound, shape))
+    condition = draw(st.sampled_from(shape.conditions))
     if kind == "set":
-        spelled = draw(st.sampled_from([f"{expression}.{leaf}", f"{expression}[{leaf!r}]"]))
-        emit(f"{indent}{spelled} = {value(draw, bound)}")
+        spelled = draw(
+            st.sampled_from([f"{expression}.{leaf}"] if shape.dataclass else [f"{expression}.{leaf}", f"{expression}[{leaf!r}]"])
+        )
+        emit(f"{spelled} = {value(draw, bound, shape)}")
     elif kind == "aug":
-        numeric = draw(st.sampled_from(NUMERIC[node]))
-        emit(f"{indent}{expression}.{numeric} += {draw(st.sampled_from(['1', '2']))}")
+        emit(f"{expression}.{draw(st.sampled_from(shape.numeric[node]))} += {draw(st.sampled_from(['1', '2']))}")
     elif kind == "setattr":
         if draw(st.booleans()):
-            emit(f"{indent}setattr({expression}, {leaf!r}, {value(draw, bound)})")
+            emit(f"setattr({expression}, {leaf!r}, {value(draw, bound, shape)})")
         else:
             key = out.fresh("k")
-            emit(f"{indent}{key} = {leaf!r}")
-            emit(f"{indent}setattr({expression}, {key}, {value(draw, bound)})")
+            emit(f"{key} = {leaf!r}")
+            emit(f"setattr({expression}, {key}, {value(draw, bound, shape)})")
     elif kind == "object_setattr":
-        emit(f"{indent}object.__setattr__({expression}, {leaf!r}, {value(draw, bound)})")
+        # On an OmegaConf node `object.__setattr__` sets a Python attribute, not a key: drawn for dataclasses only.
+        if shape.dataclass:
+            emit(f"object.__setattr__({expression}, {leaf!r}, {value(draw, bound, shape)})")
+        else:
+            emit(f"{expression}.{leaf} = {draw(LITERALS)}")
     elif kind == "update":
         key = draw(st.sampled_from([leaf, f"{leaf}.q", "b.z" if node == "a" else leaf]))
         flags = draw(st.sampled_from(["", ", merge=False", ", force_add=True"]))
-        emit(f"{indent}OmegaConf.update({expression}, {key!r}, {value(draw, bound)}{flags})")
+        emit(f"OmegaConf.update({expression}, {key!r}, {value(draw, bound, shape)}{flags})")
     elif kind == "merge_with":
-        emit(f"{indent}{expression}.merge_with({{{leaf!r}: {draw(LITERALS)}}})")
+        emit(f"{expression}.merge_with({{{leaf!r}: {draw(LITERALS)}}})")
     elif kind == "open_dict":
-        emit(f"{indent}with open_dict({expression}):")
-        emit(f"{indent}    {expression}.{draw(st.sampled_from(['new', leaf]))} = {draw(LITERALS)}")
-        statements(draw, out, bound, indent + "    ", depth + 1, in_function, dataclass)
+        if draw(st.booleans()):
+            emit(f"with open_dict({expression}):")
+            here.inside().emit(f"{expression}.{draw(st.sampled_from(['new', leaf]))} = {draw(LITERALS)}")
+        else:
+            name = out.fresh("d")
+            emit(f"with open_dict({expression}) as {name}:")
+            here.inside().emit(f"{name}.{draw(st.sampled_from(['new', leaf]))} = {draw(LITERALS)}")
+        statements(draw, here.inside(), bound)
     elif kind == "alias":
         name = out.fresh("v")
-        emit(f"{indent}{name} = {expression}")
+        if draw(st.booleans()):
+            emit(f"{name} = {expression}")
+        else:
+            second, second_node, _ = draw(target(bound, shape))
+            emit(f"{name}, {out.fresh('w')} = {expression}, {second}")
+            del second_node
+        bound[name] = node
+    elif kind == "alias_if":
+        name = out.fresh("v")
+        second, _, _ = draw(target(bound, shape))
+        emit(f"{name} = {expression} if {condition} else {second}")
         bound[name] = node
     elif kind == "alias_branch":
         name = draw(st.sampled_from(sorted(bound)))
-        other, other_node, _ = draw(target(bound))
-        emit(f"{indent}if {condition}:")
-        emit(f"{indent}    {name} = {other}")
+        other, _, _ = draw(target(bound, shape))
+        emit(f"if {condition}:")
+        here.inside().emit(f"{name} = {other}")
         if draw(st.booleans()):
-            emit(f"{indent}else:")
-            emit(f"{indent}    {name} = {expression}")
-        del other_node  # the drawing keeps the first binding: what the name holds is the reader's to tell
+            emit("else:")
+            here.inside().emit(f"{name} = {expression}")
+        # The drawing keeps the first binding: what the name holds is the reader's to tell.
+    elif kind == "field_alias":
+        emit("self.other = self.inner")  # one object under two fields (verl's `self.engine = self.fsdp_config`)
     elif kind == "read":
-        emit(f"{indent}_ = {expression}.{leaf}")
+        emit(f"_ = {expression}.{leaf}")
     elif kind == "del":
-        emit(f"{indent}" + draw(st.sampled_from([f"del {expression}.{leaf}", f"{expression}.pop({leaf!r})", f"{expression}.pop('new', None)"])))
+        choices = [f"del {expression}.{leaf}", f"delattr({expression}, {leaf!r})"]
+        choices += [] if shape.dataclass else [f"{expression}.pop({leaf!r})", f"{expression}.pop('new', None)"]
+        emit(draw(st.sampled_from(choices)))
     elif kind == "list":
-        lists = [n for n in NODES if "w" in NODES[n]]
         name = draw(st.sampled_from(sorted(bound)))
-        if bound[name] in ("", "a", "a.b") and not dataclass:
-            reach = node_expression(draw, name, below(bound[name], lists[0]))
-            emit(f"{indent}" + draw(st.sampled_from([f"{reach}.w.append(3)", f"{reach}.w[0] = 9", f"{reach}.w.extend([4])"])))
+        if bound[name] in ("", "a", "a.b"):
+            reach = node_expression(draw, name, below(bound[name], "a.b"), shape)
+            emit(draw(st.sampled_from([f"{reach}.w.append(3)", f"{reach}.w[0] = 9", f"{reach}.w.extend([4])"])))
         else:
-            emit(f"{indent}{expression}.{leaf} = {draw(LITERALS)}")
+            emit(f"{expression}.{leaf} = {draw(LITERALS)}")
     elif kind == "chain":
-        second, _, second_leaf = draw(target(bound))
+        second, _, second_leaf = draw(target(bound, shape))
         if draw(st.booleans()):
-            emit(f"{indent}{expression}.{leaf} = {second}.{second_leaf} = {draw(LITERALS)}")
+            emit(f"{expression}.{leaf} = {second}.{second_leaf} = {draw(LITERALS)}")
         else:
-            emit(f"{indent}{expression}.{leaf}, {second}.{second_leaf} = {draw(LITERALS)}, {draw(LITERALS)}")
+            emit(f"{expression}.{leaf}, {second}.{second_leaf} = {draw(LITERALS)}, {draw(LITERALS)}")
     elif kind == "other":
         name = out.fresh("o")
-        emit(f"{indent}{name} = types.SimpleNamespace({leaf}=0)")
-        emit(f"{indent}{name}.{leaf} = {draw(LITERALS)}")
+        emit(f"{name} = types.SimpleNamespace({leaf}=0)")
+        emit(f"{name}.{leaf} = {draw(LITERALS)}")
+    elif kind == "return":
+        emit(f"if {condition}:")
+        here.inside().emit("return")
     elif kind == "if":
-        emit(f"{indent}if {condition}:")
-        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        emit(f"if {condition}:")
+        statements(draw, here.inside(), dict(bound))
         if draw(st.booleans()):
-            emit(f"{indent}else:")
-            statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+            emit("else:")
+            statements(draw, here.inside(), dict(bound))
     elif kind == "for":
-        emit(f"{indent}for {out.fresh('i')} in range({draw(st.integers(0, 2))}):")
-        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        emit(f"for {out.fresh('i')} in range({draw(st.integers(0, 2))}):")
+        statements(draw, here.inside(), dict(bound))
+        if draw(st.integers(0, 3)) == 0:
+            here.inside().emit(f"if {condition}:")
+            here.inside().inside().emit(draw(st.sampled_from(["break", "continue"])))
+            statements(draw, here.inside(), dict(bound))
     elif kind == "for_nodes":
         name = out.fresh("v")
-        second, _, _ = draw(target(bound))
-        emit(f"{indent}for {name} in ({expression}, {second}):")
-        statements(draw, out, {**bound, name: node}, indent + "    ", depth + 1, in_function, dataclass)
+        second, _, _ = draw(target(bound, shape))
+        emit(f"for {name} in ({expression}, {second}):")
+        statements(draw, here.inside(), {**bound, name: node})
     elif kind == "while":
         counter = out.fresh("i")
-        emit(f"{indent}{counter} = 0")
-        emit(f"{indent}while {counter} < {draw(st.integers(0, 2))}:")
-        emit(f"{indent}    {counter} += 1")
-        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        emit(f"{counter} = 0")
+        emit(f"while {counter} < {draw(st.integers(0, 2))}:")
+        here.inside().emit(f"{counter} += 1")
+        statements(draw, here.inside(), dict(bound))
     elif kind == "try":
-        emit(f"{indent}try:")
-        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+        emit("try:")
+        statements(draw, here.inside(), dict(bound))
         if draw(st.booleans()):
-            emit(f"{indent}    raise ValueError('drawn')")
-        emit(f"{indent}except Exception:")
-        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+            here.inside().emit("raise ValueError('drawn')")
+        emit("except Exception:")
+        statements(draw, here.inside(), dict(bound))
         if draw(st.booleans()):
-            emit(f"{indent}finally:")
-            statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
+            emit("finally:")
+            statements(draw, here.inside(), dict(bound))
     elif kind == "with":
-        emit(f"{indent}with contextlib.nullcontext():")
-        statements(draw, out, dict(bound), indent + "    ", depth + 1, in_function, dataclass)
-    elif kind == "return":
-        emit(f"{indent}if {condition}:")
-        emit(f"{indent}    return")
+        emit(draw(st.sampled_from(["with contextlib.nullcontext():", "with contextlib.suppress(Exception):"])))
+        statements(draw, here.inside(), dict(bound))
     elif kind == "call":
-        helper(draw, out, expression, node, indent, dataclass)
+        helper(draw, here, expression, node)
     elif kind == "method":
-        method(draw, out, expression, node, indent)
+        method(draw, here, expression, node)
 
 
-def helper(draw: st.DrawFn, out: Lines, expression: str, node: str, indent: str, dataclass: bool) -> None:
+def helper(draw: st.DrawFn, here: Context, expression: str, node: str) -> None:
     """A function of the module called by name with a node (or, in a class, a method `__post_init__` calls)."""
+    out = here.out
     name = out.fresh("helper")
     inner = Lines(counter=out.counter * 100)
-    if dataclass:
+    if here.shape.dataclass:
         inner.lines.append(f"    def {name}(self):")
-        statements(draw, inner, {"self": ""}, " " * 8, 1, True, True)
-        out.lines.append(f"{indent}self.{name}()")
+        statements(draw, Context(inner, here.shape, " " * 8, 1), {"self": ""})
+        here.emit(f"self.{name}()")
     else:
         parameter = draw(st.sampled_from(["node", "cfg", "section"]))
         inner.lines.append(f"def {name}({parameter}):")
-        statements(draw, inner, {parameter: node}, "    ", 1, True, False)
+        statements(draw, Context(inner, here.shape, "    ", 1), {parameter: node})
         keyword = draw(st.booleans())
-        out.lines.append(f"{indent}{name}({parameter + '=' if keyword else ''}{expression})")
+        here.emit(f"{name}({parameter + '=' if keyword else ''}{expression})")
     out.helpers += [*inner.helpers, "\n".join(inner.lines)]
 
 
-def method(draw: st.DrawFn, out: Lines, expression: str, node: str, indent: str) -> None:
+def method(draw: st.DrawFn, here: Context, expression: str, node: str) -> None:
     """A method reached through an object (`Runner().run(config)`): the shape of verl's `TaskRunner.run`."""
+    out = here.out
     name = out.fresh("Runner")
     parameter = draw(st.sampled_from(["config", "node"]))
     inner = Lines(counter=out.counter * 100)
     inner.lines += [f"class {name}:", f"    def run(self, {parameter}):"]
-    statements(draw, inner, {parameter: node}, " " * 8, 1, True, False)
+    statements(draw, Context(inner, here.shape, " " * 8, 1), {parameter: node})
     out.helpers += [*inner.helpers, "\n".join(inner.lines)]
     if draw(st.booleans()):
-        out.lines.append(f"{indent}{name}().run({expression})")
+        here.emit(f"{name}().run({expression})")
     else:
         runner = out.fresh("runner")
-        out.lines += [f"{indent}{runner} = {name}()", f"{indent}{runner}.run({expression})"]
+        here.emit(f"{runner} = {name}()")
+        here.emit(f"{runner}.run({expression})")
 
 
 HEADER = "import contextlib\nimport dataclasses\nimport types\n\nimport hydra\nfrom omegaconf import OmegaConf, open_dict\n"
+INNER = (
+    "@dataclasses.dataclass\nclass Inner:\n    x: int = 1\n    y: str = 's'\n    z: int = 2\n    flag: bool = False\n"
+    "    n: int = 0\n    mode: str = 'm'\n"
+)
+FIELDS = (
+    "    x: int = 1\n    y: str = 's'\n    flag: bool = True\n    inner: Inner = dataclasses.field(default_factory=Inner)\n"
+    "    other: Inner = dataclasses.field(default_factory=Inner)\n"
+)
 
 
 @st.composite
 def entry_programs(draw: st.DrawFn) -> str:
     """A module with an `@hydra.main` function `main(cfg)` and the helpers and classes it calls."""
     out = Lines()
-    statements(draw, out, {"cfg": ""}, "    ", 0, True, False)
+    statements(draw, Context(out, CONFIG_SHAPE, "    ", 0), {"cfg": ""})
     main = '@hydra.main(config_path=None, config_name="train", version_base=None)\ndef main(cfg):\n' + "\n".join(out.lines)
     return "\n\n\n".join([HEADER, *out.helpers, main]) + "\n"
 
@@ -266,13 +339,10 @@ def entry_programs(draw: st.DrawFn) -> str:
 def class_programs(draw: st.DrawFn) -> str:
     """A module with a dataclass `Node` whose `__post_init__` writes its own fields (and helper methods it calls)."""
     out = Lines()
-    statements(draw, out, {"self": ""}, " " * 8, 0, True, True)
-    fields = "    x: int = 1\n    y: str = 's'\n    flag: bool = True\n    inner: Inner = dataclasses.field(default_factory=Inner)\n"
-    inner = "@dataclasses.dataclass\nclass Inner:\n    x: int = 1\n    y: str = 's'\n    z: int = 2\n    w: list = dataclasses.field(default_factory=list)\n    flag: bool = False\n    n: int = 0\n    mode: str = 'm'\n"
-    body = "\n".join(out.lines)
+    statements(draw, Context(out, CLASS_SHAPE, " " * 8, 0), {"self": ""})
     methods = "\n\n".join(out.helpers)
-    node = f"@dataclasses.dataclass\nclass Node:\n{fields}\n    def __post_init__(self):\n{body}\n" + (f"\n{methods}\n" if methods else "")
-    return "\n\n\n".join([HEADER, inner, node]) + "\n"
+    node = f"@dataclasses.dataclass\nclass Node:\n{FIELDS}\n    def __post_init__(self):\n" + "\n".join(out.lines) + "\n"
+    return "\n\n\n".join([HEADER, INNER, node + (f"\n{methods}\n" if methods else "")])
 
 
 # ------------------------------------------------------------------------------------------------------- running
@@ -292,6 +362,11 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+def same(one: Any, other: Any) -> bool:
+    """Equal values of the same types (`1 == True` in Python, not in a config)."""
+    return repr(one) == repr(other)
 
 
 def at(tree: Any, key: str) -> Any:
@@ -314,7 +389,7 @@ def changed(before: Any, after: Any, path: str = "") -> Iterator[str]:
     elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
         for index, (old, new) in enumerate(zip(before, after, strict=True)):
             yield from changed(old, new, f"{path}.{index}" if path else str(index))
-    elif before != after or type(before) is not type(after):
+    elif not same(before, after):
         yield path
 
 
@@ -337,7 +412,7 @@ def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], A
 
     def settle() -> Any:
         now = plain(state["root"])
-        if now != state["last"]:
+        if not same(now, state["last"]):
             frame = state["running"]
             line = open_lines.get(id(frame), [None])[0] if frame is not None else None
             if line is not None:
@@ -386,13 +461,13 @@ def run_entry(source: str, file: str) -> Run:
     config = OmegaConf.create(CONFIG)
     OmegaConf.set_struct(config, True)  # as Hydra composes it
     namespace: dict[str, Any] = {"__name__": "app.main"}
-    exec(compile(source, file, "exec"), namespace)  # noqa: S102 - a program this test wrote
+    exec(compile(source, file, "exec", dont_inherit=True), namespace)  # noqa: S102 - a program this test wrote
     return traced(file, lambda: namespace["main"](config), lambda frame: config)
 
 
 def run_class(source: str, file: str) -> Run:
     namespace: dict[str, Any] = {"__name__": "app.main"}
-    exec(compile(source, file, "exec"), namespace)  # noqa: S102 - a program this test wrote
+    exec(compile(source, file, "exec", dont_inherit=True), namespace)  # noqa: S102 - a program this test wrote
     # The instance is watched from `__post_init__`'s first frame (what the generated `__init__` set is its start).
     return traced(file, namespace["Node"], lambda frame: frame.f_locals["self"])
 
@@ -435,17 +510,23 @@ def check(source: str, dataclass: bool) -> None:
     start = plain(_fresh_node(source)) if dataclass else CONFIG
     numbered = "\n".join(f"{n:3} {line}" for n, line in enumerate(source.splitlines(), 1))
     ran = {line for line, _, _, raised in run.executions if not raised}
-    for write in writes:
+    for position, write in enumerate(writes):
         said = f"{write.key!r} {write.action} {write.shown!r} at line {write.line} (when {write.when})\n{numbered}"
         if not write.placed:
             continue
         outcomes = [(b, a) for line, b, a, raised in run.executions if line == write.line and not raised]
-        if write.action == "set" and write.literal and outcomes:
-            assert any(at(a, write.key) == write.value for _, a in outcomes), f"claimed value not written: {said}"
+        same_line = [w for w in writes if w.line == write.line]
+        # A later write of the same line to the same key (`cfg.n, cfg.n = 7, 't'`) leaves its own value.
+        last = not any(w.line == write.line and w.placed and covers(w.key, write.key) for w in writes[position + 1 :])
+        at_line = [p for line, p in run.changes if line == write.line]
+        if write.action == "set" and write.literal and outcomes and last:
+            assert any(
+                same(at(a, write.key), write.value) and (any(covers(write.key, p) for p in at_line) or same(at(b, write.key), write.value))
+                for b, a in outcomes
+            ), f"claimed value not written: {said}"
         if write.action == "delete" and outcomes:
             assert any(at(a, write.key) is MISSING for _, a in outcomes), f"claimed delete did not happen: {said}"
-        at_line = [p for line, p in run.changes if line == write.line]
-        if at_line:
+        if at_line and len(same_line) == 1 and write.line not in named:  # the line's only claim: what it changed is its key
             assert any(covers(write.key, p) for p in at_line), f"claimed key not the one written ({at_line}): {said}"
         happens = decided(write, start)
         if happens is True and not run.stopped:
@@ -460,7 +541,7 @@ def check(source: str, dataclass: bool) -> None:
 def _fresh_node(source: str) -> Any:
     """The dataclass's instance before `__post_init__` (the generated `__init__` alone)."""
     namespace: dict[str, Any] = {"__name__": "app.main"}
-    exec(compile(source, "<start>", "exec"), namespace)  # noqa: S102 - a program this test wrote
+    exec(compile(source, "<start>", "exec", dont_inherit=True), namespace)  # noqa: S102 - a program this test wrote
     node = namespace["Node"]
     instance = object.__new__(node)
     for field in dataclasses.fields(node):
