@@ -368,6 +368,7 @@ class _Walk:
         self.functions = 0
         self.order: Sequence[_Def] = ()  # a class walk's classes, in method resolution order (`self.helper()`)
         self.classes: list[int] = []  # the place in `order` of each method being walked (`super()` looks after it)
+        self.place: list[_Place] = []  # where each function being walked is (the innermost last)
         self.budget = budget if budget is not None else StatementBudget()
 
     def function(self, definition: _Def, names: Mapping[str, str], depth: int = 0) -> None:
@@ -381,7 +382,9 @@ class _Walk:
         self.seen.add(key)
         self.functions += 1
         place = _Place(definition.module, module_file(definition.module))
+        self.place.append(place)
         self.body(node.body, dict(names), place, depth, False)
+        self.place.pop()
 
     def body(self, statements: Sequence[ast.stmt], names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
         depth_of_when = len(self.when)
@@ -479,7 +482,8 @@ class _Walk:
         the keys it may change are changed before it, and its writes happen only where it runs (a `while` test decides)."""
         effects = _block_effects([*statement.body, *statement.orelse], names)
         self.changed += effects.touched
-        self.shared += effects.shared  # a later pass may write below a node an earlier one shared
+        if self.order:  # a later pass may write below a node an earlier one shared (a class's fields, not OmegaConf's)
+            self.shared += effects.shared
         start = dict(names)
         for name in effects.related:
             start[name] = AMBIGUOUS
@@ -565,7 +569,7 @@ class _Walk:
         if isinstance(value, ast.IfExp) and not each:
             sides = {_key_of(value.body, names), _key_of(value.orelse, names)}
             bound = sides.pop() if len(sides) == 1 else None
-        if bound is None and value is not None and _mentions(value, names) and _may_hold_node(value, each):
+        if bound is None and value is not None and _mentions(value, names) and self.may_hold_node(value, each):
             bound = AMBIGUOUS
         if bound is None:
             names.pop(target.id, None)  # the name now holds something else
@@ -573,6 +577,18 @@ class _Walk:
         names[target.id] = bound
         if value is not None and bound != AMBIGUOUS and _read_key(value, names) is None:
             self.soft.add(target.id)  # bound through `.get`: what is read through it may be absent
+
+    def may_hold_node(self, value: ast.expr, each: bool) -> bool:
+        """Whether a value that uses config names may be one of its nodes: an item of what it loops over, `cfg.a if c
+        else cfg.b`, `cfg.a or {}`, or what a function of the sources returns when one of its `return`s gives back a
+        parameter (or a name bound from one); never a copy, a text, a number or what code outside the sources builds."""
+        if each or isinstance(value, ast.IfExp | ast.BoolOp | ast.Subscript | ast.NamedExpr | ast.Starred):
+            return True
+        if not isinstance(value, ast.Call) or not self.place:
+            return False
+        function = _dotted(value.func)
+        found = self.index._expression(self.place[-1].module, function, set()) if function else None
+        return isinstance(found, _Def) and isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef) and _returns_given(found.node)
 
     def read(self, statement: ast.stmt, names: Mapping[str, str], place: _Place) -> None:
         """The strict reads of one statement (outside nested bodies): each longest attribute or subscript chain from a
@@ -632,10 +648,10 @@ class _Walk:
             return
         action = "update" if isinstance(statement, ast.AugAssign) else "set"
         self.record(key, action, value, statement, place, open_dict)
-        held = _key_of(value, names) if value is not None and action == "set" else None
+        held = _key_of(value, names) if value is not None and action == "set" and self.order else None
         if held is not None:
-            # `self.engine = self.fsdp_config`: one object under two keys (a dataclass's field; OmegaConf copies, but
-            # the reader does not tell them apart): a write below either changes both.
+            # `self.engine = self.fsdp_config` in a class's own code: one object under two fields, so a write below
+            # either changes both (an entry point's config is OmegaConf's, which copies a node assigned to a key).
             self.shared += _sharing(key, held)
 
     def record(self, key: str, action: str, value: ast.expr | None, statement: ast.stmt, place: _Place, open_dict: bool) -> None:
@@ -800,21 +816,25 @@ def _mentions(value: ast.expr, names: Mapping[str, str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
 
 
-# Calls whose value is never a node of the config given to them: a copy, a text, a number, a built object.
-COPYING_CALLS = frozenset(
-    {"to_container", "to_object", "to_yaml", "create", "masked_copy", "deepcopy", "copy", "instantiate", "str", "len", "int"}
-    | {"float", "bool", "repr", "hash", "id", "isinstance", "is_config", "is_dict", "is_list", "is_missing", "select", "hasattr"}
-)
+def _returns_given(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A function one of whose `return`s gives back a parameter, a node below one, or a name bound from one."""
+    held = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    returned: list[ast.expr] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and n.id in held for n in ast.walk(node.value)):
+            held |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returned.append(node.value)
+        stack.extend(ast.iter_child_nodes(node))
+    return any(_root(value) in held or isinstance(value, ast.IfExp | ast.BoolOp) and _mentions_any(value, held) for value in returned)
 
 
-def _may_hold_node(value: ast.expr, each: bool) -> bool:
-    """Whether a value that uses config names may be one of its nodes (`cfg.a if c else cfg.b`, `cfg.a or {}`, an
-    item of a tuple of nodes, what a function of the code returns), not a copy or a leaf's arithmetic."""
-    if each:
-        return True
-    if isinstance(value, ast.Call):
-        return (_dotted(value.func) or "").rsplit(".", 1)[-1] not in COPYING_CALLS and not isinstance(value.func, ast.Attribute)
-    return isinstance(value, ast.IfExp | ast.BoolOp | ast.Subscript | ast.NamedExpr | ast.Starred)
+def _mentions_any(value: ast.expr, held: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in held for n in ast.walk(value))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ The quick tier draws few examples (tests/conftest.py); `make test-e2e` runs this
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import sys
 import tempfile
@@ -27,12 +28,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 from harness.readers.pysource import SourceIndex
 from harness.readers.writes import Write, class_writes, entry_points, entry_reach, holds
+from harness.runner.config_writes import _absent
 from harness.runner.targets import ProgramView
 from harness.runner.unverified import not_resolved
 
@@ -145,7 +147,7 @@ def statements(draw: st.DrawFn, here: Context, bound: dict[str, str]) -> None:
 def statement(draw: st.DrawFn, here: Context, bound: dict[str, str]) -> None:
     shape, emit, out = here.shape, here.emit, here.out
     kinds = ["set", "set", "aug", "setattr", "object_setattr", "alias", "alias_if", "read", "del", "chain", "other", "return"]
-    kinds += ["field_alias"] if shape.dataclass else ["update", "open_dict", "merge_with", "method", "list"]
+    kinds += ["field_alias"] if shape.dataclass else ["update", "open_dict", "merge_with", "method", "list", "returned"]
     if here.depth < 2:
         kinds += ["if", "if", "for", "for_nodes", "while", "try", "with", "alias_branch", "call"]
     kind = draw(st.sampled_from(kinds))
@@ -209,10 +211,23 @@ def statement(draw: st.DrawFn, here: Context, bound: dict[str, str]) -> None:
             emit("else:")
             here.inside().emit(f"{name} = {expression}")
         # The drawing keeps the first binding: what the name holds is the reader's to tell.
+    elif kind == "returned":
+        # A name bound to what a helper returns: the node it was given (or one below), or a copy of it.
+        function, name = out.fresh("pick"), out.fresh("v")
+        steps = node_expression(draw, "node", below(node, draw(st.sampled_from([n for n in shape.nodes if n.startswith(node)]))), shape)
+        given = draw(st.sampled_from([steps, "OmegaConf.to_container(node)", "{'x': node.x if 'x' in node else 0}"]))
+        out.helpers.append(f"def {function}(node):\n    return {given}")
+        emit(f"{name} = {function}({expression})")
+        emit(f"{name}[{leaf!r}] = {draw(LITERALS)}")
     elif kind == "field_alias":
         emit("self.other = self.inner")  # one object under two fields (verl's `self.engine = self.fsdp_config`)
     elif kind == "read":
-        emit(f"_ = {expression}.{leaf}")
+        tolerant = [f"{expression}.get({leaf!r}, 0)", f"{leaf!r} in {expression}", f"getattr({expression}, {leaf!r}, None)"]
+        tolerant += [] if shape.dataclass else [f"OmegaConf.select({expression}, {leaf!r}, default=1)"]
+        emit("_ = " + draw(st.sampled_from([f"{expression}.{leaf}", f"{expression}[{leaf!r}]", *tolerant])))
+        if draw(st.booleans()):
+            emit(f"if {leaf!r} in {expression}:")
+            here.inside().emit(f"_ = {expression}.{leaf}")
     elif kind == "del":
         choices = [f"del {expression}.{leaf}", f"delattr({expression}, {leaf!r})"]
         choices += [] if shape.dataclass else [f"{expression}.pop({leaf!r})", f"{expression}.pop('new', None)"]
@@ -457,8 +472,8 @@ def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], A
     return run
 
 
-def run_entry(source: str, file: str) -> Run:
-    config = OmegaConf.create(CONFIG)
+def run_entry(source: str, file: str, tree: dict[str, Any] = CONFIG) -> Run:
+    config = OmegaConf.create(tree)
     OmegaConf.set_struct(config, True)  # as Hydra composes it
     namespace: dict[str, Any] = {"__name__": "app.main"}
     exec(compile(source, file, "exec", dont_inherit=True), namespace)  # noqa: S102 - a program this test wrote
@@ -538,6 +553,27 @@ def check(source: str, dataclass: bool) -> None:
         assert claimed or line in named, f"line {line} changed {path!r}: neither claimed nor named\n{numbered}"
 
 
+def check_reads(source: str, lost: str) -> None:
+    """Run on the config without `lost`: a read the reader says fails there (strict, in a branch the tree takes, of a
+    key the tree lacks: what `config_read` reports) stops the program."""
+    tree = copy.deepcopy(CONFIG)
+    parent, _, leaf = lost.rpartition(".")
+    del at(tree, parent)[leaf]
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        (folder / "app").mkdir()
+        (folder / "app/__init__.py").write_text("")
+        (folder / PROGRAM).write_text(source)
+        run = run_entry(source, str(folder / PROGRAM), tree)
+        index = SourceIndex([folder / "app"])
+        (entry,) = entry_points(index)
+        reads = entry_reach(index, entry)[1]
+    failing = [r for r in reads if all(holds(t, tree) for t in r.when) and _absent(tree, r.key) is not None]
+    numbered = "\n".join(f"{n:3} {line}" for n, line in enumerate(source.splitlines(), 1))
+    said = ", ".join(f"{r.key} at line {r.line} (when {r.when})" for r in failing)
+    assert not failing or run.stopped, f"without {lost}, the reads said to fail did not stop the program: {said}\n{numbered}"
+
+
 def _fresh_node(source: str) -> Any:
     """The dataclass's instance before `__post_init__` (the generated `__init__` alone)."""
     namespace: dict[str, Any] = {"__name__": "app.main"}
@@ -553,16 +589,61 @@ def _fresh_node(source: str) -> Any:
 PROPERTY = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
+def entry(body: str, *helpers: str) -> str:
+    """An entry program as `entry_programs` draws it, from its `main` body (and helpers) written out."""
+    main = '@hydra.main(config_path=None, config_name="train", version_base=None)\ndef main(cfg):\n'
+    return (
+        "\n\n\n".join(
+            [HEADER, *(textwrap.dedent(h).strip() for h in helpers), main + textwrap.indent(textwrap.dedent(body).strip(), "    ")]
+        )
+        + "\n"
+    )
+
+
+def built(body: str, methods: str = "") -> str:
+    """A class program as `class_programs` draws it, from its `__post_init__` body (and methods) written out."""
+    post_init = textwrap.indent(textwrap.dedent(body).strip(), " " * 8)
+    more = f"\n\n{textwrap.indent(textwrap.dedent(methods).strip(), '    ')}\n" if methods else ""
+    node = f"@dataclasses.dataclass\nclass Node:\n{FIELDS}\n    def __post_init__(self):\n{post_init}\n{more}"
+    return "\n\n\n".join([HEADER, INNER, node])
+
+
+# What the property found in the reader as it was (each claimed a wrong key or value, a write that did not happen, or
+# said nothing of a write that did), kept as examples.
 @PROPERTY
 @given(entry_programs())
+@example(entry("cfg.a.b.w.append(3)"))  # a list changed in place: silent
+@example(entry("Runner().run(cfg)", "class Runner:\n    def run(self, node):\n        node.merge_with({'n': 7})"))  # silent
+@example(entry("if not cfg.flag:\n    return\ncfg.n = 7"))  # claimed unconditionally after an early return
+@example(entry("for i in range(0):\n    cfg.n = 7"))  # claimed unconditionally in a loop that never runs
+@example(entry("try:\n    cfg.new = 1\n    cfg.n = 7\nexcept Exception:\n    pass"))  # after a write that raises
+@example(entry("with contextlib.suppress(Exception):\n    cfg.new = 1\n    cfg.n = 7"))  # a manager that swallows it
+@example(entry("v = cfg.a\nif cfg.flag:\n    v = cfg.c\nv.x = 7"))  # claimed c.x: the branch is not taken
+@example(entry("OmegaConf.update(cfg, 'a.b', {'z': 5})"))  # claimed a.b = {'z': 5}: update merges a mapping
+@example(entry("for v in (cfg.a, cfg.c):\n    v.x = 7"))  # a loop over nodes: silent
+@example(entry("v, w = cfg.a, cfg.c\nw.x = 7"))  # a tuple of aliases: silent
+@example(entry("v = pick(cfg)\nv.x = 7", "def pick(node):\n    return node.a"))  # a node a helper returns: silent
 def test_every_write_an_entry_point_makes_is_claimed_as_it_happens_or_named(program):
     check(program, dataclass=False)
 
 
 @PROPERTY
 @given(class_programs())
+@example(built("self.other = self.inner\nself.other.x = 7"))  # claimed other.x alone: inner.x is the same field
+@example(built("for i in range(2):\n    self.other.x = 7\n    self.other = self.inner"))  # the second pass writes inner
+@example(built("self.helper()", "def helper(self):\n    setattr(self, 'x', 7)"))  # a helper __post_init__ calls: silent
+@example(built("delattr(self, 'y')"))  # silent
 def test_every_write_a_post_init_makes_is_claimed_as_it_happens_or_named(program):
     check(program, dataclass=True)
+
+
+@PROPERTY
+@given(entry_programs(), st.sampled_from(["n", "mode", "flag", "a", "a.x", "a.y", "a.b", "a.b.z", "c", "c.x", "c.flag"]))
+@example(entry("v = cfg.a\nif cfg.flag:\n    v = cfg.c\n_ = v.x"), "c.x")  # read c.x: the branch is not taken
+@example(entry("cfg.flag = True\nif not cfg.flag:\n    _ = cfg.a.x"), "a.x")  # the test's key was written first
+@example(entry("if cfg.a.x is True:\n    _ = cfg.c.x"), "c.x")  # `1 is True` is False (`1 == True` is not)
+def test_a_read_said_to_fail_on_a_lost_key_stops_the_program(program, lost):
+    check_reads(program, lost)
 
 
 def test_the_tracer_sees_each_line_write_and_the_value_after(tmp_path):
