@@ -376,7 +376,7 @@ class _Walk:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             return
         # Read again where it is reached under other branches or after other writes: what it writes holds there.
-        key = (f"{definition.qualname}:{node.lineno}", tuple(sorted(names.items())), tuple(self.when), tuple(sorted(set(self.changed))))
+        key = (f"{definition.qualname}:{node.lineno}", tuple(sorted(names.items())), repr(self.when), tuple(sorted(set(self.changed))))
         if key in self.seen or self.functions >= MAX_FUNCTIONS or depth > MAX_CALL_DEPTH:
             return
         self.seen.add(key)
@@ -1085,7 +1085,7 @@ def _joined(items: Sequence[Found]) -> list[Found]:
         grouped.setdefault(repr(replace(item, when=())), []).append(item)
     joined = []
     for group in grouped.values():
-        whens: list[tuple[Any, ...]] = list(dict.fromkeys(item.when for item in group))
+        whens: list[tuple[Any, ...]] = list({repr(item.when): item.when for item in group}.values())  # a test may hold a list
         when: tuple[Any, ...] = () if () in whens else whens[0] if len(whens) == 1 else (("or", *(("and", *w) for w in whens)),)
         joined.append(replace(group[0], when=when))
     return joined

@@ -484,8 +484,11 @@ def not_resolved(view: Any, path: str, tree: ast.Module, lines: frozenset[int] |
     """The writes to the config in `path` (on `lines`, None: every line) that the writes reader does not resolve, each
     with its line and shape, in line order: what a review names "write not resolved at FILE:LINE"."""
     resolved, unresolved = _read_lines(view, path)
-    found = {(line, shape) for line, shape in candidate_writes(tree) if line not in resolved} | unresolved
-    return sorted((line, shape) for line, shape in found if lines is None or line in lines)
+    found = dict(sorted(unresolved))  # one shape a line, the reader's own first
+    for line, shape in sorted(candidate_writes(tree)):
+        if line not in resolved:
+            found.setdefault(line, shape)
+    return [(line, shape) for line, shape in sorted(found.items()) if lines is None or line in lines]
 
 
 def _read_lines(view: Any, path: str) -> tuple[frozenset[int], frozenset[tuple[int, str]]]:

@@ -586,7 +586,13 @@ def _fresh_node(source: str) -> Any:
     return instance
 
 
-PROPERTY = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+# Each example runs a program and walks it: the quick tier (tests/conftest.py's profile of 40) draws a tenth of them
+# beside the kept ones below, `make test-e2e` (the thorough profile, 400) all of them.
+THOROUGH = settings.default.max_examples >= 400
+PROPERTY = settings(
+    max_examples=settings.default.max_examples if THOROUGH else max(settings.default.max_examples // 10, 1),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def entry(body: str, *helpers: str) -> str:
