@@ -10,10 +10,17 @@ spells it, and as "a write the reader cannot place" where it does not. The same 
 strict reads (`Read`: `config.a.b`, not `.get`, `in` or a key it wrote first), each with the tests of the branches
 around it, which a case's tree decides (`holds`).
 
+The reader never states a value the program does not write (tests/unit/readers/test_writes_semantics.py runs
+generated programs against it): each write keeps the tests of the branches around it (`Write.when`; unknown in a
+loop, a `try`, a `with` that may swallow an exception, after a block that may leave early, or on a key the code may
+have changed), a name's binding follows the branches (bound differently on two paths it is AMBIGUOUS), and a write
+through such a name, or below a field another field shares (`self.engine = self.fsdp_config`), is `Unresolved`: a
+review names its line, never a key.
+
 What is not followed: methods reached through an object (`runner.run.remote(config)`), a config kept on an object
 (`self.config = config`) and written later, writes through a name bound to a copy. Each walk is bounded: a function
-is read once per way the config reaches it, and at most `MAX_FUNCTIONS` functions and `MAX_CALL_DEPTH` calls deep
-from one entry point.
+is read once per way the config reaches it (and branch context), and at most `MAX_FUNCTIONS` functions and
+`MAX_CALL_DEPTH` calls deep from one entry point.
 """
 
 from __future__ import annotations
@@ -238,6 +245,13 @@ def _key_of(node: ast.expr, names: Mapping[str, str], strict: bool = False) -> s
             return None
 
 
+def _tested_keys(term: tuple[Any, ...]) -> set[str]:
+    """The config keys a `condition` reads."""
+    if term[0] == "key":
+        return {term[1]}
+    return {key for part in term[1:] if isinstance(part, tuple) and part for key in _tested_keys(part)}
+
+
 def _overlaps(one: str, other: str) -> bool:
     """Two keys one of which holds the other ("" is the whole config)."""
     return one == "" or other == "" or one == other or other.startswith(one + ".") or one.startswith(other + ".")
@@ -343,7 +357,7 @@ class _Mark:
     reads: int
     unresolved: int
     shared: int
-    seen: set[tuple[Any, ...]]
+    seen: dict[tuple[Any, ...], tuple[frozenset[str], frozenset[str]]]
     functions: int
 
 
@@ -364,7 +378,9 @@ class _Walk:
         self.changed: list[str] = []
         # Keys bound to a node another key also holds (`self.engine = self.fsdp_config`): a write below one changes both.
         self.shared: list[str] = []
-        self.seen: set[tuple[Any, ...]] = set()
+        # Each function read: by its name, bindings and branches, the keys changed before it and the keys its tests read.
+        self.seen: dict[tuple[Any, ...], tuple[frozenset[str], frozenset[str]]] = {}
+        self.tested: list[set[str]] = []  # the keys the tests of each function being walked read (the innermost last)
         self.functions = 0
         self.order: Sequence[_Def] = ()  # a class walk's classes, in method resolution order (`self.helper()`)
         self.classes: list[int] = []  # the place in `order` of each method being walked (`super()` looks after it)
@@ -375,16 +391,27 @@ class _Walk:
         node = definition.node
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             return
-        # Read again where it is reached under other branches or after other writes: what it writes holds there.
-        key = (f"{definition.qualname}:{node.lineno}", tuple(sorted(names.items())), repr(self.when), tuple(sorted(set(self.changed))))
-        if key in self.seen or self.functions >= MAX_FUNCTIONS or depth > MAX_CALL_DEPTH:
+        # Read again where it is reached under other branches, or after the code changed a key one of its tests reads:
+        # what it writes holds there.
+        key = (f"{definition.qualname}:{node.lineno}", tuple(sorted(names.items())), repr(self.when))
+        changed = frozenset(self.changed)
+        if key in self.seen:
+            before, tested = self.seen[key]
+            if not any(_overlaps(c, t) for c in changed - before for t in tested):
+                self.tested[-1:] = [self.tested[-1] | tested] if self.tested else []
+                return
+        if self.functions >= MAX_FUNCTIONS or depth > MAX_CALL_DEPTH:
             return
-        self.seen.add(key)
         self.functions += 1
         place = _Place(definition.module, module_file(definition.module))
         self.place.append(place)
+        self.tested.append(set())
         self.body(node.body, dict(names), place, depth, False)
+        found = self.tested.pop()
         self.place.pop()
+        self.seen[key] = (changed, frozenset(found))
+        if self.tested:  # a caller's tests include its callees'
+            self.tested[-1] |= found
 
     def body(self, statements: Sequence[ast.stmt], names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
         depth_of_when = len(self.when)
@@ -395,7 +422,10 @@ class _Walk:
         del self.when[depth_of_when:]
 
     def test(self, test: ast.expr, names: Mapping[str, str]) -> tuple[Any, ...]:
-        return condition(test, names, self.changed)
+        found = condition(test, names, self.changed)
+        if self.tested:
+            self.tested[-1] |= _tested_keys(found)
+        return found
 
     def statement(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> tuple[Any, ...] | None:
         """One statement; the condition under which the statements after it run, when it may leave the block."""
@@ -512,7 +542,7 @@ class _Walk:
         _set_names(names, _merge_names([after, otherwise]))
 
     def mark(self) -> _Mark:
-        return _Mark(len(self.writes), len(self.reads), len(self.unresolved), len(self.shared), set(self.seen), self.functions)
+        return _Mark(len(self.writes), len(self.reads), len(self.unresolved), len(self.shared), dict(self.seen), self.functions)
 
     def rollback(self, mark: _Mark) -> list[str]:
         """Forgets what the walk found since `mark` (to walk the same code again knowing more); the keys shared since."""

@@ -137,7 +137,9 @@ def test_a_setattr_whose_key_is_computed_is_named_as_a_key_the_reader_cannot_pla
     edit(main, "    runner = TaskRunner()\n", '    key = "epochs"\n    setattr(config.trainer, key, 9)\n    runner = TaskRunner()\n')
     report = review(cli, project).json()
     line = line_of(main, "setattr")
-    assert any(f["kind"] == "config_write" and f["source"] == f"app/main.py:{line}" and "cannot place" in f["message"] for f in report["findings"])
+    assert any(
+        f["kind"] == "config_write" and f["source"] == f"app/main.py:{line}" and "cannot place" in f["message"] for f in report["findings"]
+    )
 
 
 def test_object_setattr_through_a_field_aliasing_another_node_is_named(project, cli):
