@@ -618,7 +618,7 @@ class _Walk:
             return False
         function = _dotted(value.func)
         found = self.index._expression(self.place[-1].module, function, set()) if function else None
-        return isinstance(found, _Def) and isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef) and _returns_given(found.node)
+        return isinstance(found, _Def) and isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef) and returns_given(found.node)
 
     def read(self, statement: ast.stmt, names: Mapping[str, str], place: _Place) -> None:
         """The strict reads of one statement (outside nested bodies): each longest attribute or subscript chain from a
@@ -846,7 +846,7 @@ def _mentions(value: ast.expr, names: Mapping[str, str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
 
 
-def _returns_given(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def returns_given(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A function one of whose `return`s gives back a parameter, a node below one, or a name bound from one."""
     held = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
     returned: list[ast.expr] = []

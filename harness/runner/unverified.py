@@ -28,6 +28,7 @@ from harness.gates.errors import BadInput
 from harness.gates.reader import NotAFile, read_bytes
 from harness.model.findings import ERROR, WARNING, Finding, Kind, Origin
 from harness.model.settings import Settings, display_path
+from harness.readers.writes import returns_given
 
 # Files of one diff classified: a pull request that changes more is classified this far and the rest named as one
 # not-verified line (a review never reads an unbounded list of files).
@@ -531,12 +532,15 @@ def candidate_writes(tree: ast.Module) -> Iterator[tuple[int, str]]:
     config (or an alias of one, or a parameter some call of the file gives one), `OmegaConf.update(...)`, and
     `self.X = ...` in a helper method a class's `__post_init__` calls."""
     functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    given = _given_config(tree, functions)
+    # Functions of the file that give back a node they were given (`def pick(node): return node.a`): a name bound to
+    # what one returns is an alias.
+    returning = frozenset(f.name for f in functions if returns_given(f))
+    given = _given_config(tree, functions, returning)
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             yield from _post_init_helpers(node)
     for function in functions:
-        yield from _function_writes(function, given.get(id(function), frozenset()))
+        yield from _function_writes(function, given.get(id(function), frozenset()), returning)
 
 
 def _dotted(node: ast.expr) -> str:
@@ -591,7 +595,9 @@ REMOTE_SUFFIXES = ("remote",)
 MAX_GIVEN_ROUNDS = 8  # rounds of parameters given the config through calls of one file (a chain of helpers)
 
 
-def _given_config(tree: ast.Module, functions: Sequence[ast.FunctionDef | ast.AsyncFunctionDef]) -> dict[int, frozenset[str]]:
+def _given_config(
+    tree: ast.Module, functions: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], returning: frozenset[str]
+) -> dict[int, frozenset[str]]:
     """For each function of the file (by id), the parameters some call in the file gives the config to: a call by
     name or through an object (`helper(cfg.a)`, `runner.run(config)`, `Runner(config)`) with a config name (or an
     alias, or a parameter so given) at the parameter's place. A helper a method reached through an object calls is
@@ -611,7 +617,7 @@ def _given_config(tree: ast.Module, functions: Sequence[ast.FunctionDef | ast.As
     for _ in range(MAX_GIVEN_ROUNDS):
         grew = False
         for function in functions:
-            aliases = _aliases(function, frozenset(given.get(id(function), ())))
+            aliases = _aliases(function, frozenset(given.get(id(function), ())), returning)
             for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
                 name = _called_name(call.func)
                 if not name or name not in by_name:
@@ -672,7 +678,9 @@ IN_PLACE = frozenset({"pop", "update", "merge_with", "setdefault", "clear", "app
 IN_PLACE_DUNDER = frozenset({"__setattr__", "__setitem__", "__delattr__", "__delitem__"})
 
 
-def _aliases(function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str]) -> dict[str, bool]:
+def _aliases(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str], returning: frozenset[str] = frozenset()
+) -> dict[str, bool]:
     """The names of a function bound to the config or a node of it: its config parameters (by name, or given by a
     call of the file) and every name assigned, looped over or bound by `with ... as` from an expression through one
     (in order; an alias of an alias too)."""
@@ -688,11 +696,29 @@ def _aliases(function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             pairs = [(item.optional_vars, item.context_expr) for item in node.items if item.optional_vars is not None]
         for target, value in pairs:
-            through = [n for n in ast.walk(value) if isinstance(n, (ast.Attribute, ast.Subscript, ast.Name))]
-            if any(_configish(_root(n) or _dotted(n), aliases) for n in through):
+            if _holds_node(value, aliases, returning):
                 for name in (n for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)):
                     aliases[name.id] = True
     return aliases
+
+
+def _holds_node(value: ast.expr, aliases: Mapping[str, bool], returning: frozenset[str] = frozenset()) -> bool:
+    """An expression that may be (or hold, for a loop) a node of the config: a chain from a config name
+    (`cfg.a`, `cfg["a"]`, `cfg.get("a")`, `cfg.items()`), either side of `x if c else y` or `x or y`, an item of a
+    tuple or list of them, what a function of the file that gives back its argument returns (`returning`), `with
+    open_dict(cfg) as c`. Not a call
+    of another function, arithmetic or a text built from a value."""
+    if isinstance(value, (ast.IfExp)):
+        return _holds_node(value.body, aliases, returning) or _holds_node(value.orelse, aliases, returning)
+    if isinstance(value, ast.BoolOp):
+        return any(_holds_node(v, aliases, returning) for v in value.values)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return any(_holds_node(v.value if isinstance(v, ast.Starred) else v, aliases, returning) for v in value.elts)
+    if isinstance(value, ast.Call) and (_called_name(value.func) in returning or _called_name(value.func) in ("open_dict", "read_write")):
+        return any(_holds_node(a, aliases, returning) for a in [*value.args, *(k.value for k in value.keywords)])
+    if isinstance(value, (ast.Attribute, ast.Subscript, ast.Name, ast.Call)):
+        return _configish(_root(value) or _dotted(value), aliases)
+    return False
 
 
 def _targets(node: ast.stmt) -> list[ast.expr]:
@@ -716,9 +742,11 @@ def _targets(node: ast.stmt) -> list[ast.expr]:
     return flat
 
 
-def _function_writes(function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str] = frozenset()) -> Iterator[tuple[int, str]]:
+def _function_writes(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str] = frozenset(), returning: frozenset[str] = frozenset()
+) -> Iterator[tuple[int, str]]:
     """The writes of one function's own statements through the config's names and their aliases."""
-    aliases = _aliases(function, given)
+    aliases = _aliases(function, given, returning)
     yield from _dynamic_writes(function, aliases, given)
     for node in _own_statements(function):
         for target in _targets(node):
