@@ -335,10 +335,6 @@ class Unresolved:
     line: int
     shape: str
 
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
-
 
 @dataclass(frozen=True)
 class Reach:

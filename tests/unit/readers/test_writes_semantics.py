@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
+from harness.composition.resolve import MISSING, lookup
 from harness.readers.pysource import SourceIndex
 from harness.readers.writes import Write, class_writes, entry_points, entry_reach, holds
 from harness.runner.config_writes import _absent
@@ -363,9 +364,6 @@ def class_programs(draw: st.DrawFn) -> str:
 # ------------------------------------------------------------------------------------------------------- running
 
 
-MISSING = object()
-
-
 def plain(value: Any) -> Any:
     """A config or dataclass as plain data (what the reader's literal values are compared with)."""
     if OmegaConf.is_config(value):
@@ -382,18 +380,6 @@ def plain(value: Any) -> Any:
 def same(one: Any, other: Any) -> bool:
     """Equal values of the same types (`1 == True` in Python, not in a config)."""
     return repr(one) == repr(other)
-
-
-def at(tree: Any, key: str) -> Any:
-    node = tree
-    for part in key.split(".") if key else []:
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return MISSING
-    return node
 
 
 def changed(before: Any, after: Any, path: str = "") -> Iterator[str]:
@@ -536,11 +522,12 @@ def check(source: str, dataclass: bool) -> None:
         at_line = [p for line, p in run.changes if line == write.line]
         if write.action == "set" and write.literal and outcomes and last:
             assert any(
-                same(at(a, write.key), write.value) and (any(covers(write.key, p) for p in at_line) or same(at(b, write.key), write.value))
+                same(lookup(a, write.key), write.value)
+                and (any(covers(write.key, p) for p in at_line) or same(lookup(b, write.key), write.value))
                 for b, a in outcomes
             ), f"claimed value not written: {said}"
         if write.action == "delete" and outcomes:
-            assert any(at(a, write.key) is MISSING for _, a in outcomes), f"claimed delete did not happen: {said}"
+            assert any(lookup(a, write.key) is MISSING for _, a in outcomes), f"claimed delete did not happen: {said}"
         if at_line and len(same_line) == 1 and write.line not in named:  # the line's only claim: what it changed is its key
             assert any(covers(write.key, p) for p in at_line), f"claimed key not the one written ({at_line}): {said}"
         happens = decided(write, start)
@@ -558,7 +545,7 @@ def check_reads(source: str, lost: str) -> None:
     key the tree lacks: what `config_read` reports) stops the program."""
     tree = copy.deepcopy(CONFIG)
     parent, _, leaf = lost.rpartition(".")
-    del at(tree, parent)[leaf]
+    del (lookup(tree, parent) if parent else tree)[leaf]
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         (folder / "app").mkdir()
