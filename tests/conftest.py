@@ -188,7 +188,14 @@ class CliRun:
 
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    """Run the CLI in process from a directory; returns exit code and output."""
+    """Run the CLI in process from a directory; returns exit code and output.
+
+    A review runs here, in this process, not in the forked process under its OS budget the console script gives it
+    (harness.composition.parallel.within_budget): tests that spy on the engine (a function patched to count its calls)
+    see its calls only here. The budget's own tests run the console script (tests/integration/test_process_budget.py)."""
+    from harness.commands import diff_review
+
+    monkeypatch.setattr(diff_review, "within_budget", lambda work, budget: work())
 
     def run(*args: str, cwd: Path | None = None) -> CliRun:
         if cwd is not None:

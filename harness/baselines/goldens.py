@@ -36,14 +36,15 @@ def same_golden(golden: str, rendered: str) -> bool:
     return golden == rendered or golden_body(golden) == golden_body(rendered)
 
 
-def read_golden(path: Path) -> str | None:
+def read_golden(path: Path, project: Path | None = None) -> str | None:
     """A golden's text, or None when it does not exist; undecodable bytes show up as differences.
 
     A golden that leads outside the project (a symlink), is not a regular file or is beyond the size bound is
-    never read: UnsafeInput.
+    never read: UnsafeInput. `project`: the project holding its folder, when the caller found it already.
     """
     try:
-        return read_bytes(path, (project_root(path.parent),), what=f"golden {path}").decode("utf-8", errors="replace")
+        scope = (project or project_root(path.parent),)
+        return read_bytes(path, scope, what=f"golden {path}").decode("utf-8", errors="replace")
     except FileNotFoundError:
         return None
     except InputLimitError as error:

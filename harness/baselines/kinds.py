@@ -23,6 +23,7 @@ from harness.composition.provenance import Source, SourcesMemo, leaf_sources
 from harness.composition.render import to_plain
 from harness.composition.session import current
 from harness.gates.budget import BudgetExceeded, toml_document
+from harness.gates.confine import project_root
 from harness.model.findings import ERROR, INFO, Severity
 from harness.model.matrix import Case, is_golden_name
 from harness.model.settings import Settings, SettingsError, check_requirement, display_path, parse_settings, table_of
@@ -77,6 +78,7 @@ class GoldenFolder:
     differences: Severity = ERROR
     missing_is_error: bool = True
     unclaimed_are_orphans: bool = True
+    _project: Path | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def description(self) -> str:
@@ -84,7 +86,9 @@ class GoldenFolder:
 
     def entry(self, case: Case) -> BaselineEntry | None:
         path = golden_path(self.snapshot_dir, case)
-        text = read_golden(path)
+        if self._project is None:  # found once: a warm check reads every golden
+            self._project = project_root(self.snapshot_dir)
+        text = read_golden(path, self._project)
         return None if text is None else BaselineEntry(display_path(path), text=text)
 
     def gone(self, cases: Sequence[Case]) -> list[str]:

@@ -12,10 +12,13 @@ from typing import Any
 from harness.baselines import gitrepo, kinds
 from harness.baselines.kept_trees import same_python_sources
 from harness.commands import common, shard_results
+from harness.composition.parallel import review_budget, within_budget
 from harness.composition.session import current
+from harness.gates.budget import UNREADABLE, ProcessBudgetExceeded
 from harness.gates.escape import code_span, markdown_text
-from harness.model.findings import MatrixResult
+from harness.model.findings import ERROR, Finding, Kind, MatrixResult, Origin
 from harness.model.settings import Settings, settings_table
+from harness.reporters.base import NextSteps
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review
@@ -25,13 +28,34 @@ from harness.runner.unverified import DiffAccounting
 
 
 def run(args: argparse.Namespace) -> int:
-    engine, settings, report = merged(args)
-    result = common.run_with_progress(engine)
-    code = report(result, shard_results.shard_document(args, "review", engine, settings))
-    line = reuse_line(args.base, current().reuse)
+    # Everything that reads the pull request runs in a process of its own under the OS's limits (gates.budget's
+    # ProcessBudget): past them the review is one blocking finding. The report is printed here, from what it sent back.
+    try:
+        result, shard, steps, reuse = within_budget(lambda: _reviewed(args), review_budget())
+    except ProcessBudgetExceeded as error:
+        result, shard, steps, reuse = over_budget(args.base, str(error)), None, None, {}
+    code = review_report(args, steps)(result, shard)
+    line = reuse_line(args.base, reuse)
     if line and not args.quiet:  # after the report: its verdict stays the first line a terminal shows
         common.say(line, sys.stderr)
     return code
+
+
+def _reviewed(args: argparse.Namespace) -> tuple[MatrixResult, dict[str, Any] | None, NextSteps, dict[str, tuple[int, int]]]:
+    """The review's result, its shard's part (when sharded), what its report tells the reader to run, and what it
+    took from the cache: everything the report needs that reading the pull request gives."""
+    engine, settings, _ = merged(args)
+    result = common.run_with_progress(engine)
+    shard = shard_results.shard_document(args, "review", engine, settings)
+    return result, shard, common.next_steps_for(args, settings), current().reuse
+
+
+def over_budget(ref: str, why: str) -> MatrixResult:
+    """A review whose reading went past the process budget: one error finding, nothing judged."""
+    message = f"{UNREADABLE} {why}; nothing of the pull request was judged, so it cannot pass"
+    return MatrixResult(
+        baseline=f"git ref {ref}", findings=(Finding(Kind.ERROR, "", severity=ERROR, message=message, origin=Origin.INTRODUCED),)
+    )
 
 
 def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
@@ -99,6 +123,11 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
     # blocks (at a first adoption the pull request's own value never does).
     block = base_settings is not None and not review.first_adoption and base_settings.unverified == "block"
     run = replace(run, accounting=DiffAccounting(top, commit, review.settings, block, view))
+    return Runner(run, args.case, shard=args.shard), review.settings, review_report(args, common.next_steps_for(args, review.settings))
+
+
+def review_report(args: argparse.Namespace, steps: NextSteps | None) -> Callable[..., int]:
+    """How a review's result is printed (in `--format` and each `--report`) and what it exits with."""
     title = markdown_text(args.title) if args.title else f"config-harness review against {code_span(args.base, False)}"
 
     def report(result: MatrixResult, shard: dict[str, Any] | None = None) -> int:
@@ -109,10 +138,10 @@ def merged(args: argparse.Namespace) -> tuple[Runner, Settings, Callable[..., in
             quiet=args.quiet,
             title=title,
             base=args.base,
-            steps=common.next_steps_for(args, review.settings),
+            steps=steps,
             reports=args.report,
             shard=shard,
         )
         return common.review_exit(result)
 
-    return Runner(run, args.case, shard=args.shard), review.settings, report
+    return report

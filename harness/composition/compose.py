@@ -43,7 +43,7 @@ from harness.gates.confine import (
     within,
 )
 from harness.gates.errors import BadInput, describe_yaml_error, error_chain
-from harness.gates.reader import InputLimitError, read_bytes, read_text
+from harness.gates.reader import InputLimitError, git_deletion, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
 from harness.model.matrix import Case
 from harness.model.settings import display_path
@@ -490,6 +490,8 @@ class HydraSession:
         self.hydra_subtree = hydra_subtree
         # The variables a config's `hydra.searchpath` may read (the settings' search_path_env); None: any (init).
         self.search_path_env = frozenset(search_path_env) if search_path_env is not None else None
+        self._deleted: dict[str, str] = {}  # a node no file provides -> how git knows its file was deleted ("": not)
+        self._searched: dict[Path, None] = {}  # folders configs' own `hydra.searchpath` added, in the order met
 
     @classmethod
     def for_settings(cls, settings: Any, hydra_subtree: bool = False) -> HydraSession:
@@ -544,6 +546,7 @@ class HydraSession:
         self._heads: hydra_compat.MergedHeads = {}
         self._own_search_path: dict[str, bool] = {}
         self.defaults_lists: dict[tuple[str, tuple[str, ...]], tuple[DefaultsEntry, ...]] = {}
+        self.hydra_writes: dict[tuple[str, tuple[str, ...]], Any] = {}  # provenance.written_hydra, by defaults list
         self.reads: dict[tuple[str, tuple[str, ...]], trace.Trace | None] = {}  # what each composition asked (None: not recorded)
         return self
 
@@ -561,6 +564,10 @@ class HydraSession:
             pairs = resolved_search_path(entries, self.state.scope or (Path.cwd(),), trace.read_environment, self.search_path_env)
         except UnsafeInput as error:
             raise ConfigCompositionException(f"{hydra_compat.config_file_name(config_name)}: hydra.searchpath: {error}") from None
+        for used, _ in pairs:  # the folders a config's own search path adds: where a deleted file may have been
+            scheme, _, folder = used.partition("://")
+            if scheme == "file":
+                self._searched.setdefault(Path(folder).resolve(), None)
         return [used for used, _ in pairs], {used: written for used, written in pairs if used != written}
 
     def _has_own_search_path(self, config_name: str) -> bool:
@@ -677,6 +684,9 @@ class HydraSession:
         match = MISSING_NODE.search(message)
         if match is None:
             return message
+        gone = self.deleted_file(match.group(2))
+        if gone:
+            return f"{message} ({match.group(2)!r}: {gone}; restore it, or remove what names it)"
         group = match.group(2).rpartition("/")[0]
         try:
             if group and match.group(1) == "find" and not hydra_compat.group_exists(self.loader, group):
@@ -691,6 +701,17 @@ class HydraSession:
             options = {}
         hint = missing_node_hint(message, options, self.schemas)
         return f"{message} ({hint})" if hint else message
+
+    def deleted_file(self, node: str) -> str:
+        """`conf/x.yaml was deleted by commit abc1234 (...)` for a node whose file git had in a config folder and the
+        working tree lacks (asked once per node and session), else "": a file deleted is not a node Python registers."""
+        if node not in self._deleted:
+            files = [folder / f"{node}.yaml" for folder in (*self.folders, *self._searched)]
+            said = ""
+            if not any(file.exists() for file in files):
+                said = next((f"{display_path(file)} {how}" for file in files if (how := git_deletion(file))), "")
+            self._deleted[node] = said
+        return self._deleted[node]
 
     def _entry_line(self, error: BaseException) -> str:
         """`FILE:LINE: ` of the defaults entry a composition error blames ("In 'train': Could not find 'group/x'"),

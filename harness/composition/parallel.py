@@ -1,18 +1,26 @@
-"""Spread a matrix over forked worker processes, whole bases per worker, results back in case order."""
+"""Spread a matrix over forked worker processes, whole bases per worker, results back in case order; and run a review
+in a forked process under the operating system's limits (`within_budget`)."""
 
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
 import pickle
 import queue
+import resource
+import signal
 import sys
+import tempfile
 import threading
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from harness.composition.session import current
+from harness.gates.budget import PROCESS_CPU_ENV, PROCESS_MEMORY_ENV, ProcessBudget, ProcessBudgetExceeded
+from harness.gates.errors import BadInput, bad_input_line
 from harness.model.matrix import Case
 
 # Cost of a case relative to a full compose: presets on a shared base are applied to a copy.
@@ -66,6 +74,20 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def machine_memory_mib() -> int | None:
+    """The machine's memory in MiB, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1024 * 1024)
+    except (ValueError, OSError):  # pragma: no cover - not Linux
+        return None
+
+
+def review_budget() -> ProcessBudget:
+    """The budget of each process of a review on this machine: the reading one and the workers it forks share its
+    memory (gates.budget says why)."""
+    return ProcessBudget.of(os.environ, machine_memory_mib(), default_jobs() + 1)
 
 
 def can_fork() -> bool:
@@ -133,7 +155,7 @@ def map_shards(work: Work, cases: Sequence[Case], jobs: int, on_done: Callable[[
                 _drain(done, by_id, on_done, wait=0.0)
                 dead = [p for p in pending if not workers[p].is_alive() and workers[p].exitcode not in (0, None)]
                 if dead and results.empty():
-                    raise RuntimeError(f"a worker process died (exit code {workers[dead[0]].exitcode})") from None
+                    raise _worker_died(workers[dead[0]].exitcode) from None
                 continue
             if not succeeded:
                 raise value
@@ -184,7 +206,7 @@ def beside(first: Callable[[], Any], second: Callable[[], Any], jobs: int) -> tu
                 break
             except queue.Empty:
                 if not worker.is_alive() and worker.exitcode not in (0, None) and results.empty():
-                    raise RuntimeError(f"a worker process died (exit code {worker.exitcode})") from None
+                    raise _worker_died(worker.exitcode) from None
         if not succeeded:
             raise value
         return value, mine
@@ -205,3 +227,137 @@ def _serve_beside(results: Any) -> None:
         except Exception:
             error = RuntimeError(f"{type(error).__name__}: {error}")
         results.put((False, error))
+
+
+def within_budget(work: Callable[[], Any], budget: ProcessBudget) -> Any:
+    """`work()` in a forked child process under `budget` (the operating system limits its address space and CPU time,
+    and those of every process it starts), its result back here; ProcessBudgetExceeded when it went past either, or was stopped
+    by a signal while reading (a parser in C that met the memory limit aborts); any other exception it raises is
+    raised here. The child runs in a process group of its own, stopped whole when it ends, and makes its temporary
+    folders in one of this session's. Its standard output and error reach this process's (through the file
+    descriptors, or held and written here when those are not files). Where forking is not safe, `work()` runs here."""
+    if not can_fork():
+        return work()
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    session = current()
+    scratch = session.scratch_folder("config-harness-review-")
+    session.handoff = work
+    worker = context.Process(target=_serve_budgeted, args=(writer, budget, str(scratch)))
+    payload = None
+    try:
+        worker.start()
+        writer.close()  # the child's end only: a child that dies mid-result is an end of file here, never a wait
+        while not reader.poll(0.05) and worker.is_alive():
+            pass
+        try:
+            payload = reader.recv_bytes()
+        except EOFError:
+            payload = None
+        worker.join()
+    finally:
+        if worker.pid is not None:
+            _stop_group(worker.pid)
+            worker.join()
+        reader.close()
+        session.handoff = None
+    if payload is None:
+        raise _died(worker.exitcode, budget)
+    outcome, value, held = pickle.loads(payload)  # our own child's bytes, pickled in _serve_budgeted
+    for name, text in held.items():
+        getattr(sys, name).write(text)
+    if outcome == "memory":
+        raise ProcessBudgetExceeded(f"the review went past its {budget.memory_mib} MiB of memory ({PROCESS_MEMORY_ENV})")
+    if outcome == "raised":
+        raise value
+    return value
+
+
+def _serve_budgeted(writer: Any, budget: ProcessBudget, scratch: str) -> None:
+    """In the forked child: limit this process, run the session's handed-off work, send back what came of it."""
+    try:
+        os.setpgid(0, 0)  # a group of its own: whatever it starts (workers, git) is stopped with it
+    except OSError:  # pragma: no cover - refused only to a session leader, which a forked child is not
+        pass
+    tempfile.tempdir = scratch  # inside the parent's session: removed with it, however this process ends
+    held = {name: io.StringIO() for name in ("stdout", "stderr") if not _has_descriptor(getattr(sys, name))}
+    for name, stream in held.items():
+        setattr(sys, name, stream)
+    for which, value in ((resource.RLIMIT_AS, budget.memory_mib * 1024 * 1024), (resource.RLIMIT_CPU, budget.cpu_seconds)):
+        soft, hard = resource.getrlimit(which)
+        lowest = min(limit for limit in (value, soft, hard) if limit != resource.RLIM_INFINITY)
+        resource.setrlimit(which, (lowest, hard))  # only lowered: a limit the machine set stays
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))  # SIGXCPU dumps no core
+    outcome: tuple[str, Any]
+    try:
+        outcome = ("value", current().handoff())
+    except MemoryError:
+        outcome = ("memory", None)
+    except BaseException as error:
+        outcome = ("raised", _sendable(error))
+    texts = {name: stream.getvalue() for name, stream in held.items()}
+    try:
+        data = pickle.dumps((*outcome, texts))
+    except MemoryError:
+        data = pickle.dumps(("memory", None, texts))
+    except Exception as error:  # a result pickle cannot carry: a bug, said as one
+        data = pickle.dumps(("raised", RuntimeError(f"the review's result cannot be sent back: {error}"), texts))
+    writer.send_bytes(data)
+
+
+def _sendable(error: BaseException) -> BaseException:
+    """The error as the parent can rebuild it: itself, else its one line as bad input, else a bug's summary."""
+    if os.environ.get("CONFIG_HARNESS_DEBUG") and bad_input_line(error) is None:
+        traceback.print_exception(error, file=sys.stderr)  # the child's traceback, where the parent's would be
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        line = bad_input_line(error)
+        return BadInput(line) if line is not None else RuntimeError(f"{type(error).__name__}: {error}")
+
+
+def _has_descriptor(stream: Any) -> bool:
+    try:
+        stream.fileno()
+        return True
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both an OSError and a ValueError
+        return False
+
+
+def _stop_group(pid: int) -> None:
+    """Stop every process left in the child's group (a worker or git it started): nothing outlives the review."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _died(code: int | None, budget: ProcessBudget) -> BaseException:
+    """What a child that sent nothing back died of."""
+    if code is not None and code < 0:
+        stopped = -code
+        if stopped in (signal.SIGINT, signal.SIGTERM):
+            return KeyboardInterrupt()
+        if stopped == signal.SIGXCPU:
+            return ProcessBudgetExceeded(f"the review went past its {budget.cpu_seconds} CPU-seconds ({PROCESS_CPU_ENV})")
+        return ProcessBudgetExceeded(
+            f"the review was stopped by {_signal_name(stopped)} while reading (its budget: {budget.memory_mib} MiB, "
+            f"{budget.cpu_seconds} CPU-seconds)"
+        )
+    return RuntimeError(f"the review's process ended with exit code {code} and sent no result")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _worker_died(code: int | None) -> BaseException:
+    """What a worker that died without a result stands for: stopped by a signal (a limit it inherited, the system's
+    out-of-memory killer), the input was over a budget; any other end is a bug."""
+    if code is not None and code < 0:
+        return ProcessBudgetExceeded(f"a worker process was stopped by {_signal_name(-code)} while composing")
+    return RuntimeError(f"a worker process died (exit code {code})")

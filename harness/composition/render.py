@@ -8,6 +8,7 @@ import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from harness.composition.hydra_compat import omegaconf_yaml_resolvers, plain_tree, reads_as_other_type
+from harness.composition.session import current
 from harness.gates.budget import MAX_DEPTH, MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES, InputLimitError
 from harness.model.matrix import Case
 from harness.model.semantic_diff import join_path, path_segment, split_path
@@ -145,9 +146,138 @@ def sorted_tree(tree: Any) -> Any:
     return tree
 
 
+def _yaml_dump(tree: Any) -> str:
+    return yaml.dump(tree, Dumper=GoldenDumper, default_flow_style=False, allow_unicode=True, sort_keys=False)
+
+
 def dump_yaml(tree: Any) -> str:
     """Dump a plain tree with sorted keys, so a reordered defaults list cannot change a byte."""
-    return yaml.dump(sorted_tree(tree), Dumper=GoldenDumper, default_flow_style=False, allow_unicode=True, sort_keys=False)
+    text = _BlockWriter().document(tree)
+    return _yaml_dump(sorted_tree(tree)) if text is None else text
+
+
+class _Unsafe(Exception):
+    """A value whose text depends on where the emitter puts it (a long string it may fold, a complex key)."""
+
+
+class _Folded(_Unsafe):
+    """A scalar the emitter may fold or write on several lines: its text depends on its column and indentation."""
+
+
+_WIDTH = 80  # PyYAML's default best_width: plain and single-quoted scalars fold at a space past it
+
+
+class _BlockWriter:
+    """The golden's YAML as PyYAML's emitter writes it (block style, indent 2, sequences in mappings not indented,
+    width 80), with each scalar's text taken from the real emitter once and reused.
+
+    Rendering every node through PyYAML's representer was a third of a cold check. The layout here is only the
+    block structure; every scalar's text comes from the emitter itself, and anything whose text could depend on its
+    column or context (a string the emitter may fold, a multi-line scalar, a key too long to be simple) makes
+    `document` return None, and the caller dumps the whole tree with PyYAML. tests/unit/composition/test_render.py
+    holds the two equal on generated trees."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def document(self, tree: Any) -> str | None:
+        if not isinstance(tree, dict) or not tree:
+            return None
+        try:
+            self.mapping(tree, 0, "")
+        except (_Unsafe, RecursionError):
+            return None
+        return "".join(self.lines)
+
+    def mapping(self, tree: dict[Any, Any], indent: int, first: str) -> None:
+        # `first` replaces the indentation of the first line: "- " when the mapping is an item of a sequence.
+        pad = " " * indent
+        lead = first or pad
+        for key in sorted(tree, key=_key_order):
+            value = tree[key]
+            head = f"{lead}{_key_text(key)}:"
+            lead_of_head, lead = lead, pad
+            if isinstance(value, dict):
+                if value:
+                    self.lines.append(head + "\n")
+                    self.mapping(value, indent + 2, "")
+                else:
+                    self.lines.append(head + " {}\n")
+            elif isinstance(value, list):
+                if value:
+                    self.lines.append(head + "\n")
+                    self.sequence(value, indent, "")
+                else:
+                    self.lines.append(head + " []\n")
+            else:
+                try:
+                    self.lines.append(f"{head} {_scalar_text(value, len(head) + 1)}\n")
+                except _Folded:
+                    self.lines.append(lead_of_head + _entry_text(key, value, indent)[indent:])
+
+    def sequence(self, items: list[Any], indent: int, first: str) -> None:
+        pad = " " * indent
+        lead = first or pad
+        for item in items:
+            if isinstance(item, dict) and item:
+                self.mapping(item, indent + 2, lead + "- ")
+            elif isinstance(item, list) and item:
+                self.sequence(item, indent + 2, lead + "- ")
+            elif isinstance(item, dict | list):
+                self.lines.append(f"{lead}- {'{}' if isinstance(item, dict) else '[]'}\n")
+            else:
+                self.lines.append(f"{lead}- {_scalar_text(item, len(lead) + 2)}\n")
+            lead = pad
+
+
+def _memo_key(value: Any) -> tuple[type, Any]:
+    # By type (True == 1 == 1.0) and, for floats, by text (0.0 == -0.0 but they are written apart).
+    return (float, repr(value)) if type(value) is float else (type(value), value)
+
+
+def _scalar_text(value: Any, column: int) -> str:
+    if type(value) not in (str, int, float, bool, type(None)):
+        raise _Unsafe
+    # The text of each scalar as the emitter writes it after `k: `, kept for the session: equal values of one type
+    # always read the same, and a check runs a few thousand distinct scalars through the emitter, not millions.
+    memo = ("scalar", *_memo_key(value))
+    known = current().rendered
+    text = known.get(memo)
+    if text is None:
+        text = known[memo] = _yaml_dump({"k": value})[3:-1]
+    # One line, and no fold the emitter could make at this column: plain and single-quoted text folds only at a
+    # space past the width, double-quoted text anywhere.
+    if len(text.splitlines()) != 1 or (column + len(text) > _WIDTH - 2 and (" " in text or text.startswith('"'))):
+        raise _Folded
+    return text
+
+
+def _entry_text(key: Any, value: Any, indent: int) -> str:
+    """The lines of `key: value` in a mapping at `indent`, for a value the emitter may fold: written by the emitter
+    inside mappings nested to the same indentation, where its column and indentation are the same as in the golden."""
+    memo = ("entry", indent, *_memo_key(key), *_memo_key(value))
+    known = current().rendered
+    text = known.get(memo)
+    if text is None:
+        nested: Any = {key: value}
+        for _ in range(indent // 2):
+            nested = {"a": nested}
+        text = known[memo] = _yaml_dump(nested).split("\n", indent // 2)[-1]
+    return text
+
+
+def _key_text(key: Any) -> str:
+    if type(key) not in (str, int, float, bool, type(None)):
+        raise _Unsafe
+    memo = ("key", *_memo_key(key))
+    known = current().rendered
+    text = known.get(memo)
+    if text is None:
+        dumped = _yaml_dump({key: 0})
+        if not dumped.endswith(": 0\n") or dumped.startswith("? ") or len(dumped.splitlines()) != 1:
+            raise _Unsafe
+        text = known[memo] = dumped[: -len(": 0\n")]
+    return text
 
 
 def header(case: Case) -> str:

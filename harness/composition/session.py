@@ -40,6 +40,8 @@ class Session:
     parsed: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # compose.parse_file
     file_leaves: dict[tuple[str, bytes], Any] = field(default_factory=dict)  # provenance.file_leaves
     overrides: dict[str, Override] = field(default_factory=dict)  # overrides.parse: Hydra override text -> parsed
+    # render: the emitter's text of a scalar, a key or a folded `key: value`, by value (render._BlockWriter)
+    rendered: dict[tuple[Any, ...], str] = field(default_factory=dict)
     # compose: a ConfigStore node (kept, so its id is never reused) -> its ParsedFile, or None when it cannot be pickled
     structured: dict[int, tuple[Any, Any]] = field(default_factory=dict)
     # Answers of structured (ConfigStore) sources: ConfigStore registrations may change between sessions.
@@ -62,6 +64,7 @@ class Session:
             # A nested session shares the caches of the one it runs in; only the outermost installs.
             self.parsed, self.file_leaves, self.stable_answers = outer.parsed, outer.file_leaves, outer.stable_answers
             self.warned, self.overrides, self.structured = outer.warned, outer.overrides, outer.structured
+            self.rendered = outer.rendered
         else:
             self.forget_content(MAX_ENTRIES)
             _IDLE.forget_content(MAX_ENTRIES)  # what library calls outside every session cached, bounded too
@@ -87,7 +90,7 @@ class Session:
 
     def forget_content(self, limit: int = 0) -> None:
         """Empty every content cache holding more than `limit` entries (all of them by default)."""
-        for cache in (self.parsed, self.file_leaves, self.overrides, self.structured):
+        for cache in (self.parsed, self.file_leaves, self.overrides, self.structured, self.rendered):
             if len(cache) > limit:
                 cache.clear()
 

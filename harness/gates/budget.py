@@ -17,7 +17,8 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import yaml
@@ -105,6 +106,54 @@ MAX_INDEX_DIGITS = 19
 HOSTILE_SECONDS = 5.0
 # Bash arithmetic is 64-bit: a value wraps around rather than growing (`$((a*a))` squared 64 times).
 ARITHMETIC_BITS = 64
+
+# ---- the process: the last line under every reader (harness.composition.parallel.within_budget) ----
+
+# A review reads the pull request in a forked process under the operating system's limits on its address space and its
+# CPU time (each process it starts, a worker or git, has the same), so an input none of the budgets above foresaw ends
+# as one "unreadable: over budget" finding that blocks, never a hang, an out-of-memory kill or exit 3. Measured peaks
+# of one process, verl's review of PR #5848 on its whole repository, cold: 95 MiB of address space and 8.9 CPU-seconds
+# in the reading process, 281 MiB and 1.5 CPU-seconds in a composing worker, 226 MiB and 4.6 in the worker reading the
+# base's launches (docs/threat-model.md has the e2e tier's). The memory budget is 14x the largest of those, and at most
+# the machine's memory shared by the processes a review runs at once (so they meet their limits before the system's
+# out-of-memory killer meets them), never under PROCESS_MEMORY_FLOOR_MIB; the CPU budget is 100x verl's reading
+# process and 8x a cold `check` of 10,000 cases on one core. The trusted environment may set others.
+PROCESS_MEMORY_MIB = 4 * 1024
+PROCESS_MEMORY_FLOOR_MIB = 1024
+PROCESS_CPU_SECONDS = 900
+PROCESS_MEMORY_ENV = "CONFIG_HARNESS_REVIEW_MEMORY_MB"
+PROCESS_CPU_ENV = "CONFIG_HARNESS_REVIEW_CPU_SECONDS"
+UNREADABLE = "unreadable: over budget:"  # how the finding starts
+
+
+@dataclass(frozen=True)
+class ProcessBudget:
+    """The operating system's limits on one process of a review: its address space and its CPU time."""
+
+    memory_mib: int = PROCESS_MEMORY_MIB
+    cpu_seconds: int = PROCESS_CPU_SECONDS
+
+    @classmethod
+    def of(cls, environment: Mapping[str, str], machine_mib: int | None = None, processes: int = 1) -> ProcessBudget:
+        """The budget the environment sets (a positive whole number each), else the defaults above, the memory's
+        shared by `processes` on a machine of `machine_mib` (None: not known)."""
+
+        def number(name: str, default: int) -> int:
+            text = environment.get(name, "").strip()
+            if not text:
+                return default
+            if not text.isdigit() or len(text) > 9 or int(text) < 1:
+                raise BadInput(f"{name}={text[:40]!r}: expected a positive whole number")
+            return int(text)
+
+        memory = PROCESS_MEMORY_MIB
+        if machine_mib is not None:
+            memory = max(PROCESS_MEMORY_FLOOR_MIB, min(memory, machine_mib // max(processes, 1)))
+        return cls(number(PROCESS_MEMORY_ENV, memory), number(PROCESS_CPU_ENV, PROCESS_CPU_SECONDS))
+
+
+class ProcessBudgetExceeded(BadInput):
+    """A process reading the pull request went past its ProcessBudget (or was stopped while reading it)."""
 
 
 NOT_READ = "not read:"  # how every budget's message starts, so a caller can tell it from other problems

@@ -36,8 +36,14 @@ def project_root(start: Path) -> Path:
 
 def is_inside(path: str | Path, folder: Path) -> bool:
     """True when `path`, with every symlink followed, lies in `folder` (or is it)."""
-    real = Path(os.path.realpath(path))
-    return real == folder or folder in real.parents
+    return _real_inside(os.path.realpath(path), folder)
+
+
+def _real_inside(real: str, folder: Path) -> bool:
+    # Compared as text (a real path has no `..`, no link and no doubled separator), not through Path.parents: a
+    # check reads thousands of files, each once per folder of the scope.
+    inside = str(folder)
+    return real == inside or real.startswith(inside.rstrip(os.sep) + os.sep)
 
 
 # The folders a run may read: the project first, then any folder the settings name for reading.
@@ -46,7 +52,8 @@ Scope = tuple[Path, ...]
 
 def within(path: str | Path, scope: Scope) -> bool:
     """True when `path`, with every symlink followed, lies in one of the scope's folders."""
-    return any(is_inside(path, folder) for folder in scope)
+    real = os.path.realpath(path)
+    return any(_real_inside(real, folder) for folder in scope)
 
 
 def outside_problem(path: Path, scope: Scope, what: str) -> str | None:

@@ -123,3 +123,32 @@ def git_output(arguments: list[str], limit: int = MAX_FILE_BYTES, stdin: bytes =
         code = process.wait()
         errors.seek(0)
         return code, out, errors.read(64 * 1024)
+
+
+MAX_SUBJECT = 72  # characters of a commit's subject a message quotes
+
+
+def git_deletion(path: Path) -> str:
+    """How git knows that `path`, a file the working tree lacks, was deleted: `was deleted (the last commit has it)`,
+    `was deleted by commit abc1234 (its subject)`, or "" when git never had it there (or there is no repository).
+
+    Asked in the file's nearest existing folder with its name relative to there (git reads a pathspec relative to its
+    working folder), as a literal pathspec: a config name a pull request writes is never read as git's pattern magic.
+    """
+    folder = path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    git = ["git", "-C", str(folder), "--literal-pathspecs"]
+    relative = path.relative_to(folder).as_posix()
+    try:
+        code, out, _ = git_output([*git, "ls-tree", "--name-only", "HEAD", "--", relative])
+        if code == 0 and out.strip():
+            return "was deleted (the last commit has it)"
+        code, out, _ = git_output([*git, "log", "-1", "--diff-filter=D", "--format=%h%x00%s", "HEAD", "--", relative])
+    except (OSError, InputLimitError):  # no git, or an answer past the bound: nothing is known
+        return ""
+    commit, _, subject = out.decode("utf-8", "replace").strip().partition("\0")
+    if code != 0 or not commit:
+        return ""
+    subject = subject if len(subject) <= MAX_SUBJECT else subject[: MAX_SUBJECT - 1] + "…"
+    return f"was deleted by commit {commit} ({subject})"

@@ -384,7 +384,10 @@ class _Reader:
         self.passes = 0  # loop passes read one by one, summed (MAX_SCRIPT_PASSES)
         self.refused = ""  # the last arithmetic bash refuses: a test on it fails in a way not followed here
         self.sources_read: list[bytes] = []  # the script's bytes and every sourced file's, as read
-        self._assigned: dict[int, set[str]] = {}  # id of one of those -> the names it assigns anywhere
+        # The names those assign anywhere, and how many of them are counted in it: each text is scanned once, so a
+        # `set -u` lookup costs the same after n sourced files as after one (a scan per file per lookup was n*n).
+        self._assigned: set[str] = set()
+        self._assigned_from = 0
 
     def piece(self, text: str, line: int, unknown: str = "", split: bool = False) -> Piece:
         """A piece of text written where the reader is now: tagged with its file when that is a sourced one, once, as
@@ -435,13 +438,11 @@ class _Reader:
             return True
         if self.env.unread:
             return False
-        for data in (self.written_source, *self.sources_read):
-            names = self._assigned.get(id(data))
-            if names is None:
-                names = self._assigned[id(data)] = {next(g for g in m.groups() if g).decode() for m in ASSIGNED.finditer(data)}
-            if name in names:
-                return False
-        return True
+        # What the reader is reading now (the script, a sourced file, a function's) is always one of these.
+        for data in self.sources_read[self._assigned_from :]:
+            self._assigned.update(next(g for g in m.groups() if g).decode() for m in ASSIGNED.finditer(data))
+        self._assigned_from = len(self.sources_read)
+        return name not in self._assigned
 
     def stop(self, why: str, line: int) -> None:
         """Bash stops here: the rest of the script never runs (what comes after is read, each launch saying so)."""
@@ -518,9 +519,9 @@ class _Reader:
                 continue
             if child.start_byte > position:  # text the grammar leaves between children
                 gap = self.source[position : child.start_byte].decode("utf-8", "replace")
-                parts.append([(self.piece(_unescape_double(gap), child.start_point.row + 1),)])
+                parts.append([self.lines_of(gap, child.start_point.row + 1 - gap.count("\n"))])
             if child.type == "string_content":
-                parts.append([(self.piece(_unescape_double(_text(child)), child.start_point.row + 1),)])
+                parts.append([self.lines_of(_text(child), child.start_point.row + 1)])
             else:
                 text = _text(child)
                 if text[:1].isspace():  # the grammar puts the space before a `${` into the expansion's first token
@@ -529,8 +530,15 @@ class _Reader:
             position = child.end_byte
         if position < end:
             gap = self.source[position:end].decode("utf-8", "replace")
-            parts.append([(self.piece(_unescape_double(gap), node.end_point.row + 1),)])
+            parts.append([self.lines_of(gap, node.end_point.row + 1 - gap.count("\n"))])
         return self.concatenate(parts, node.start_point.row + 1) if parts else [(self.piece("", node.start_point.row + 1),)]
+
+    def lines_of(self, text: str, line: int) -> Word:
+        """Text of a double-quoted string written from `line` on, one piece per line it spans: an override inside a
+        string of many lines keeps its own line once `\\`-newlines are joined (as bash joins them) and the value
+        is split."""
+        rows = re.findall(r"[^\n]*\n|[^\n]+", text) or [text]  # bash's newline only (not `splitlines`' others)
+        return tuple(self.piece(_unescape_double(row), line + index) for index, row in enumerate(rows))
 
     @staticmethod
     def concatenate(parts: Iterable[list[Word]], line: int = 0) -> list[Word]:
@@ -1855,17 +1863,18 @@ def _split(word: Word) -> list[Word]:
             words[-1].append(piece)
             started = True
             continue
-        fields = re.split(r"[ \t\n]+", piece.text)
+        # Fields and the blanks between them: a newline among the blanks moves the next field to the next line.
+        fields = re.split(r"([ \t\n]+)", piece.text)
         line = piece.line
         for position, text in enumerate(fields):
-            if position:
+            if position % 2:
+                line += text.count("\n")
                 if started:
                     words.append([])
                 started = False
-            if text:
+            elif text:
                 words[-1].append(Piece(text, line, file=piece.file))
                 started = True
-            line += text.count("\n")
     return [tuple(w) for w in words if w]
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from operator import attrgetter
@@ -83,6 +84,13 @@ class Signature:
     def param(self, name: str) -> Param | None:
         """The parameter called `name`, or None."""
         return next((p for p in self.params if p.name == name), None)
+
+    def closest(self, name: str, given: Collection[str] = ()) -> Param | None:
+        """The parameter whose name is closest to `name` among those not `given`, or None when none is close: a key
+        the class does not declare is a field renamed in its declaring class (maybe a base), or a misspelt key."""
+        names = [p.name for p in self.params if p.name not in given]
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        return self.param(close[0]) if close else None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ is read once per way the config reaches it (and branch context), and at most `MA
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -76,7 +76,7 @@ class Read:
 UNKNOWN_TEST: tuple[str] = ("unknown",)
 
 
-def condition(test: ast.expr, names: Mapping[str, str], changed: Sequence[str] = ()) -> tuple[Any, ...]:
+def condition(test: ast.expr, names: Mapping[str, str], changed: Callable[[str], bool] | None = None) -> tuple[Any, ...]:
     """A branch's test as data a case's tree decides (`holds`): ("key", path), ("literal", value), ("not", t),
     ("and"|"or", t, ...), ("compare", op, left, right); ("unknown",) for anything else (the environment, a call) and
     for a key the code may have `changed` before the test (the composed tree no longer says what it holds)."""
@@ -93,7 +93,7 @@ def condition(test: ast.expr, names: Mapping[str, str], changed: Sequence[str] =
             return ("compare", op, condition(test.left, names, changed), condition(right, names, changed))
         return UNKNOWN_TEST
     key = _read_key(test, names) if isinstance(test, ast.Attribute | ast.Subscript) else None
-    if key and any(_overlaps(c, key) for c in changed):
+    if key and changed is not None and changed(key):
         return UNKNOWN_TEST
     if key:
         return ("key", key)
@@ -353,8 +353,45 @@ class _Mark:
     reads: int
     unresolved: int
     shared: int
-    seen: dict[tuple[Any, ...], tuple[frozenset[str], frozenset[str]]]
+    seen: dict[tuple[Any, ...], tuple[int, frozenset[str]]]
     functions: int
+
+
+# Pairs of keys a re-read of a function may compare (keys changed since it was read x keys its tests read): past it the
+# function is simply read again (within the statement budget).
+MAX_KEY_PAIRS = 10_000
+
+
+class _Changed:
+    """The keys the code may have changed so far, in the order met (each once), and every node above one: whether a
+    key is changed (it, a node above it, or one below it) costs one look-up per level of the key."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+        self.keys: set[str] = set()
+        self.above: set[str] = set()  # every proper prefix of a changed key
+
+    def add(self, *keys: str) -> None:
+        for key in keys:
+            if key in self.keys:
+                continue
+            self.keys.add(key)
+            self.log.append(key)
+            parts = key.split(".")
+            self.above.update(".".join(parts[:end]) for end in range(1, len(parts)))
+
+    def overlaps(self, key: str) -> bool:
+        if "" in self.keys or key in self.keys or key in self.above:
+            return True
+        parts = key.split(".")
+        return any(".".join(parts[:end]) in self.keys for end in range(1, len(parts)))
+
+    def since(self, start: int, tested: frozenset[str]) -> bool:
+        """Whether a key changed after the `start`th overlaps one of `tested` (True past MAX_KEY_PAIRS pairs)."""
+        new = self.log[start:]
+        if len(new) * len(tested) > MAX_KEY_PAIRS:
+            return True
+        return any(_overlaps(c, t) for c in new for t in tested)
 
 
 class _Walk:
@@ -366,16 +403,18 @@ class _Walk:
         self.writes: list[Write] = []
         self.reads: list[Read] = []
         self.unresolved: list[Unresolved] = []
+        self.written_set: set[str] = set()  # the placed keys of `writes[:written_upto]` (`written`)
+        self.written_upto = 0
         self.guards: list[str] = []  # keys tested for (or "" inside a `try`): reads below them may fail harmlessly
         self.when: list[tuple[Any, ...]] = []  # the tests of the branches the walk is inside
         self.soft: set[str] = set()  # names bound through `.get(...)`: what is read through them may be absent
         # Keys the code may have changed so far (written, merged into, given to code the walk does not follow): a test
         # on one of them is not decided by the composed tree.
-        self.changed: list[str] = []
+        self.changed = _Changed()
         # Keys bound to a node another key also holds (`self.engine = self.fsdp_config`): a write below one changes both.
         self.shared: list[str] = []
         # Each function read: by its name, bindings and branches, the keys changed before it and the keys its tests read.
-        self.seen: dict[tuple[Any, ...], tuple[frozenset[str], frozenset[str]]] = {}
+        self.seen: dict[tuple[Any, ...], tuple[int, frozenset[str]]] = {}
         self.tested: list[set[str]] = []  # the keys the tests of each function being walked read (the innermost last)
         self.functions = 0
         self.order: Sequence[_Def] = ()  # a class walk's classes, in method resolution order (`self.helper()`)
@@ -390,10 +429,9 @@ class _Walk:
         # Read again where it is reached under other branches, or after the code changed a key one of its tests reads:
         # what it writes holds there.
         key = (f"{definition.qualname}:{node.lineno}", tuple(sorted(names.items())), repr(self.when))
-        changed = frozenset(self.changed)
         if key in self.seen:
             before, tested = self.seen[key]
-            if not any(_overlaps(c, t) for c in changed - before for t in tested):
+            if not self.changed.since(before, tested):
                 self.tested[-1:] = [self.tested[-1] | tested] if self.tested else []
                 return
         if self.functions >= MAX_FUNCTIONS or depth > MAX_CALL_DEPTH:
@@ -405,7 +443,7 @@ class _Walk:
         self.body(node.body, dict(names), place, depth, False)
         found = self.tested.pop()
         self.place.pop()
-        self.seen[key] = (changed, frozenset(found))
+        self.seen[key] = (len(self.changed.log), frozenset(found))
         if self.tested:  # a caller's tests include its callees'
             self.tested[-1] |= found
 
@@ -418,7 +456,7 @@ class _Walk:
         del self.when[depth_of_when:]
 
     def test(self, test: ast.expr, names: Mapping[str, str]) -> tuple[Any, ...]:
-        found = condition(test, names, self.changed)
+        found = condition(test, names, self.changed.overlaps)
         if self.tested:
             self.tested[-1] |= _tested_keys(found)
         return found
@@ -507,9 +545,9 @@ class _Walk:
         """A loop's body runs any number of times: a name it binds to what may be a node is AMBIGUOUS at its start,
         the keys it may change are changed before it, and its writes happen only where it runs (a `while` test decides)."""
         effects = _block_effects([*statement.body, *statement.orelse], names)
-        self.changed += effects.touched
+        self.changed.add(*effects.touched)
         if self.order:  # a later pass may write below a node an earlier one shared (a class's fields, not OmegaConf's)
-            self.shared += effects.shared
+            self.share(*effects.shared)
         start = dict(names)
         for name in effects.related:
             start[name] = AMBIGUOUS
@@ -525,7 +563,7 @@ class _Walk:
         self.body(statement.body, inner, place, depth, open_dict)
         if len(self.shared) > mark.shared:
             # A function the body calls made two keys share a node: a later pass writes below it from the start.
-            self.shared += self.rollback(mark)
+            self.share(*self.rollback(mark))
             inner = dict(start)
             self.body(statement.body, inner, place, depth, open_dict)
         after = _merge_names([names, inner])
@@ -536,6 +574,9 @@ class _Walk:
         self.body(statement.orelse, otherwise, place, depth, open_dict)
         self.when.pop()
         _set_names(names, _merge_names([after, otherwise]))
+
+    def share(self, *keys: str) -> None:
+        self.shared += [key for key in dict.fromkeys(keys) if key not in self.shared]
 
     def mark(self) -> _Mark:
         return _Mark(len(self.writes), len(self.reads), len(self.unresolved), len(self.shared), dict(self.seen), self.functions)
@@ -642,8 +683,14 @@ class _Walk:
             self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node), tuple(self.when)))
 
     def written(self, key: str) -> bool:
-        """True when the walk wrote the key, or a node above it (merged into), before reading it."""
-        return any(w.placed and (key == w.key or key.startswith(w.key + ".") or w.key == "") for w in self.writes)
+        """True when the walk wrote the key, or a node above it (merged into), before reading it (one look-up per level
+        of the key)."""
+        if self.written_upto > len(self.writes):  # writes forgotten by a rollback
+            self.written_set, self.written_upto = set(), 0
+        self.written_set.update(w.key for w in self.writes[self.written_upto :] if w.placed)
+        self.written_upto = len(self.writes)
+        parts = key.split(".")
+        return "" in self.written_set or any(".".join(parts[:end]) in self.written_set for end in range(1, len(parts) + 1))
 
     def assign(
         self, target: ast.expr, value: ast.expr | None, statement: ast.stmt, names: dict[str, str], place: _Place, open_dict: bool
@@ -678,12 +725,12 @@ class _Walk:
         if held is not None:
             # `self.engine = self.fsdp_config` in a class's own code: one object under two fields, so a write below
             # either changes both (an entry point's config is OmegaConf's, which copies a node assigned to a key).
-            self.shared += _sharing(key, held)
+            self.share(*_sharing(key, held))
 
     def record(self, key: str, action: str, value: ast.expr | None, statement: ast.stmt, place: _Place, open_dict: bool) -> None:
         """One write: the value when the source writes a literal, else only the statement's text. A write through a
         name the reader cannot tell, or below a node another key shares, is not resolved: named, never keyed."""
-        self.changed.append(key if key not in (UNPLACED, AMBIGUOUS) else "")
+        self.changed.add(key if key not in (UNPLACED, AMBIGUOUS) else "")
         if key == AMBIGUOUS or any(key.startswith(shared + ".") or shared == "" and key != "" for shared in self.shared):
             shape = "a write through a name bound to different nodes" if key == AMBIGUOUS else "a write below a node two keys share"
             self.unresolved.append(Unresolved(place.file, statement.lineno, shape))
@@ -781,9 +828,9 @@ class _Walk:
             self._enter(found, given, keywords, 0, depth)
         elif not isinstance(found, Outside):
             # A method reached through an object (`runner.run.remote(config)`), or a name the sources do not define.
-            self.changed += [
-                k if k not in (UNPLACED, AMBIGUOUS) else "" for k in (*(k for k, _ in given), *keywords.values()) if k is not None
-            ]
+            self.changed.add(
+                *(k if k not in (UNPLACED, AMBIGUOUS) else "" for k in (*(k for k, _ in given), *keywords.values()) if k is not None)
+            )
 
     def _enter(
         self, found: _Def, given: Sequence[tuple[str | None, ast.expr]], keywords: Mapping[str, str | None], skip: int, depth: int

@@ -72,8 +72,9 @@ NEVER_KNOWN = GOLDEN_KINDS | {Kind.STALE_GOLDEN, Kind.CONTRACT_CHANGE, Kind.SETT
 # Launch reason words that name one cause: an override whose key the config lacks is `no such key` or `key removed`
 # by whether the baseline had the key (harness/runner/launches.py), and the baseline differs between `check` after
 # `generate` and the review of the same commit. An entry names the cause, so both are `key removed`, as every entry
-# written before the two were told apart says.
-SAME_CAUSE = MappingProxyType({"no such key": "key removed"})
+# written before the two were told apart says. A group option is `no such option` or `group option removed` by whether
+# git had its file (harness/runner/launches.py): both are `group option removed`, as entries written before say.
+SAME_CAUSE = MappingProxyType({"no such key": "key removed", "no such option": "group option removed"})
 
 
 def what_of(finding: Finding) -> str:

@@ -238,6 +238,10 @@ def _strings(value: Any) -> Iterator[Any]:
 def hidden_text_findings(tree: Any) -> list[Finding]:
     """A warning for every leaf whose path or value holds characters a reader cannot see or that reorder what
     they see (a right-to-left override makes `/models/evil` read as `/models/good`); reports show them escaped."""
+    # One pass over the tree's text first: nearly every tree holds none, and building every leaf's path to say so
+    # was a tenth of a cold check. (A space joins them: never suspicious, and it cannot complete a sequence.)
+    if not suspicious(" ".join(_strings(tree))):
+        return []
     findings = []
     for path, value in semantic_diff.iter_leaves(tree):
         if suspicious(path) or any(suspicious(text) for text in _strings(value)):
@@ -286,13 +290,21 @@ HYDRA_SENSITIVE = (
 )
 
 
-def hydra_findings(old: Any, new: Any, records: Iterable[ChangeRecord]) -> list[Finding]:
+def hydra_findings(old: Any, new: Any, records: Iterable[ChangeRecord], old_job: Any = None, new_job: Any = None) -> list[Finding]:
     """One `hydra_change` finding per leaf of the composed `hydra:` subtree that differs from the base's; an error
-    where the application would run or read something new, unless a `hydra:` change record gives the reason."""
+    where the application would run or read something new, unless a `hydra:` change record gives the reason.
+
+    With both sides' job configs (`old_job`, `new_job`), a changed text that resolves to the same value on both
+    sides, as Hydra resolves `hydra.run.dir` against the whole config (`runs` -> `${trainer.run_root}` with
+    `run_root: runs`), is a refactor: noted, never blocking (the resolver policy reads no environment)."""
     records = tuple(records)
     findings = []
     changes = diff_trees(old or {}, new or {})
     filled = {c.path[:i] for c in changes if c.kind == Kind.ADDED for i, char in enumerate(c.path) if char == "."}
+    refactors: frozenset[str] = frozenset()
+    changed = [f"hydra.{c.path}" for c in changes if c.kind == Kind.CHANGED]
+    if changed and isinstance(old_job, dict) and isinstance(new_job, dict):
+        refactors = resolve.resolves_unchanged({**old_job, "hydra": old}, {**new_job, "hydra": new}, changed)
     for change in changes:
         if change.kind == Kind.REMOVED and change.old in ({}, []) and change.path in filled:
             continue  # an empty mapping that now has keys: the keys are the change
@@ -300,7 +312,20 @@ def hydra_findings(old: Any, new: Any, records: Iterable[ChangeRecord]) -> list[
         was = None if change.kind == Kind.ADDED else change.old
         now = None if change.kind == Kind.REMOVED else change.new
         description = f"{path}: {describe_value(was)} -> {describe_value(now)}"
-        if any(change.path == part or change.path.startswith(part + ".") for part in HYDRA_SENSITIVE):
+        if path in refactors:
+            same = describe_value(resolve.resolve_path(OmegaConf.create({**new_job, "hydra": new}), path))
+            findings.append(
+                Finding(
+                    Kind.HYDRA_CHANGE,
+                    path,
+                    was,
+                    now,
+                    INFO,
+                    f"{description} (both resolve to {same})",
+                    detail=Difference(effective_same=True),
+                )
+            )
+        elif any(change.path == part or change.path.startswith(part + ".") for part in HYDRA_SENSITIVE):
             term = TermChange(HYDRA, path, was, now, f"{description}: runs when the application starts")
             findings.append(contract_changes.change_finding(term, records, Kind.HYDRA_CHANGE))
         else:

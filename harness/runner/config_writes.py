@@ -491,26 +491,28 @@ def written_contract_check(contract_set: Any, view: Any, today: Any, program: An
     """A case check: the contracts judged again on the value the program runs with, after the literal writes of the
     entry points that compose the case's config (`with open_dict(config): config.a.b = 4` in `main`). A write that
     breaks a term the YAML's value kept is that contract's error, at the writing line (FILE:LINE); a live waiver for
-    the contract and path excuses it as it excuses the YAML's. The check is None when no contract names a key any
-    entry point writes."""
+    the contract and path excuses it as it excuses the YAML's. The check is None when no contract names a key."""
     from omegaconf import OmegaConf
 
     from harness.rules.contracts import violation_finding, violations
 
     contracts = [c for c in contract_set.contracts if c.paths()]
-    if not contracts or not program_writes(view):
+    if not contracts:
         return None
-    # Read once, before any worker forks: each config name's writes to a key some contract names.
     paths = {path for contract in contracts for path in contract.paths()}
-    relevant = {
-        name: found
-        for name in set(entry_config_names(view).values())
-        if (found := [o for o in runs_with(view, name) if any(_touches(o.write.key, path) for path in paths)])
-    }
-    if not relevant:
-        return None
+    # Each config name's writes to a key some contract names, read on the first case judged: a warm run whose
+    # results are all kept parses no Python source (the runner reads the view before its workers fork).
+    relevant: dict[str, list[OwnedWrite]] = {}
+    read = False
 
     def check(case: Any, config: Any, tree: Any) -> list[Finding]:
+        nonlocal read
+        if not read:
+            if program_writes(view):
+                for name in set(entry_config_names(view).values()):
+                    if found := [o for o in runs_with(view, name) if any(_touches(o.write.key, path) for path in paths)]:
+                        relevant[name] = found
+            read = True
         # Only the writes the case's tree takes the branches of: one under a test the tree does not decide (the
         # environment, a loop that may not run) is not a value the program is known to run with.
         writes = [o for o in relevant.get(case.config_name, []) if all(holds(test, tree) is True for test in o.write.when)]

@@ -32,7 +32,7 @@ from harness.composition.store import cache_add_variant, cache_get, cache_put, c
 from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
-from harness.gates.reader import InputLimitError, read_bytes
+from harness.gates.reader import InputLimitError, git_deletion, read_bytes
 from harness.model.findings import ERROR, WARNING, CaseResult, Finding, Kind, LaunchFix, LaunchTally, Origin, Status
 from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
@@ -48,7 +48,8 @@ KEY_REMOVED = "key removed"  # the baseline had the key (the golden, or the base
 NO_SUCH_KEY = "no such key"  # the key was never there: a typo, said with the closest key that is
 HINT = "; did you mean "  # how harness.model.hints.did_you_mean starts
 KEY_EXISTS = "key now exists"
-OPTION_REMOVED = "group option removed"
+OPTION_REMOVED = "group option removed"  # git had the option's file, and the tree lacks it (deleted)
+NO_SUCH_OPTION = "no such option"  # the option was never a file git had: a typo, said with the closest option
 GROUP_REMOVED = "group removed"
 TYPE_CHANGED = "type changed"
 VALUE_DIFFERS = "value differs"
@@ -313,11 +314,15 @@ class Project:
 def absent_config(settings: Any, config_name: str) -> str:
     """Why a root config of the settings cannot be found, when it is a link into (or lies in) a git submodule that
     is not checked out: `config/ppo_trainer.yaml is a link to verl/.../ppo_trainer.yaml, in the git submodule verl,
-    which is not checked out`; "" otherwise (a config that is simply missing, or registered from Python)."""
+    which is not checked out`; `conf/x.yaml was deleted by commit abc1234 (...)` for a file git had; "" otherwise (a
+    config that is simply missing, or registered from Python)."""
     root = settings.origin.parent
     config = settings.config_dir / f"{config_name}.yaml"
     absent = Project(root, settings.config_dir, {}).linked_into_absent(config)
-    return "" if absent is None else _absent_said(config, root, absent)
+    if absent is not None:
+        return _absent_said(config, root, absent)
+    gone = "" if config.exists() else git_deletion(config)
+    return f"{_relative(config, root)} {gone}" if gone else ""
 
 
 def _absent_said(config: Path, root: Path, absent: tuple[str, str]) -> str:
@@ -642,7 +647,8 @@ class Composer:
                 self._paths: dict[tuple[str, ...], tuple[set[str], bytes | None]] = {}
                 self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
-                keeping = not keep_config and not self.trees and session.state.store is not None
+                # Kept with its tree too when the composer keeps trees: a warm review composes no launch of its own side.
+                keeping = not keep_config and session.state.store is not None
                 for case in group:
                     kept = self._kept(session, case) if keeping else None
                     if kept is not None:
@@ -662,11 +668,11 @@ class Composer:
     # A launch's check kept in the signed cache (issue 52: a warm `check` costs what changed). Its result is a function
     # of the launch as read (its script line, config and overrides: the key), the compositions it starts from (their
     # recorded reads, asked again), which of its overrides select a group (asked again: a folder added makes a value a
-    # group) and the bytes of every config file its warnings cite. Only in `check` (no trees, no configs kept); a
-    # launch whose composition failed is checked again each run.
+    # group) and the bytes of every config file its warnings cite. Not when the caller keeps each launch's config; a
+    # review's side keeps each launch's plain tree with it. A launch whose composition failed is checked again each run.
 
     def _kept_key(self, case: CommandCase) -> bytes | None:
-        return tree_digest(b"launch checked", case, str(self.root), self.search_path_env, self.read_also)
+        return tree_digest(b"launch checked", case, str(self.root), self.search_path_env, self.read_also, self.trees)
 
     def _kinds(self, session: HydraSession, case: CommandCase) -> tuple[bool | None, ...]:
         """Which of the launch's overrides set a value (None: Hydra cannot parse it)."""
@@ -844,8 +850,13 @@ class Composer:
                 good.append(override.text)
             except ComposeError as error:
                 text = str(error)
-                reason = OPTION_REMOVED if _missing_config(error) else REFUSED if _refused(error) else TYPE_CHANGED
-                checked.failures.append(Failure(reason, parsed.key_or_group, override, f"{parsed.key_or_group}: {text}"))
+                missing = _missing_config(error)
+                gone = session.deleted_file(missing) if missing else ""
+                reason = (
+                    (OPTION_REMOVED if gone else NO_SUCH_OPTION) if missing is not None else REFUSED if _refused(error) else TYPE_CHANGED
+                )
+                said = f"{parsed.key_or_group}: {text}" + (f" ({gone})" if gone else "")
+                checked.failures.append(Failure(reason, parsed.key_or_group, override, said))
         good_key = (case.config_name, tuple(good))
         self._used.append(good_key)
         if good_key not in bases:
@@ -867,10 +878,11 @@ def _touches(text: str, key: str) -> bool:
     return written == key or key.startswith(written + ".") or written.startswith(key + ".")
 
 
-def _missing_config(error: BaseException) -> bool:
-    """True when Hydra could not find the config an override selects (our message words it our way, so the
-    exception Hydra raised decides, not the text)."""
-    return any(isinstance(cause, MissingConfigException) for cause in error_chain(error))
+def _missing_config(error: BaseException) -> str | None:
+    """The config Hydra could not find for an override (`group/option`; "" when Hydra names none), or None for any
+    other error (our message words it our way, so the exception Hydra raised decides, not the text)."""
+    found = next((cause for cause in error_chain(error) if isinstance(cause, MissingConfigException)), None)
+    return None if found is None else found.missing_cfg_file or ""
 
 
 def _refused(error: BaseException) -> bool:
@@ -1055,7 +1067,10 @@ def origins(now: Iterable[CaseResult], base: Iterable[CaseResult], paired: Mappi
         launch = result.case.id if side is None else side.get(result.case.id, "")  # the base's own: its id
         if finding.path:
             form = (finding.new or "").partition("=")[0]
-            return launch, result.case.config_name, form, finding.path, launch_reason(finding)
+            # The base is composed from a copy git does not know: an option missing there is `no such option` even
+            # where this side's git knows its file was deleted, the same break.
+            reason = NO_SUCH_OPTION if launch_reason(finding) == OPTION_REMOVED else launch_reason(finding)
+            return launch, result.case.config_name, form, finding.path, reason
         fix = finding.detail_as(LaunchFix)
         return launch, fix.launch if fix is not None else "", launch_reason(finding)
 

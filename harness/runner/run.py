@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -66,7 +66,15 @@ from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
 from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
-from harness.runner.config_writes import entry_write_changes, launch_reads, read_findings, record_findings, record_path, write_record
+from harness.runner.config_writes import (
+    entry_write_changes,
+    launch_reads,
+    program_writes,
+    read_findings,
+    record_findings,
+    record_path,
+    write_record,
+)
 from harness.runner.targets import case_rules, default_changes
 
 
@@ -354,11 +362,11 @@ def judged_case(
     if view is not None and entry is not None and entry.error is None:
         findings += read_findings(view, case, tree, lambda: base_tree(entry))
     if run.review is not None:
+        # The base's golden parsed once for all three: a review's case spent a third of its time parsing it twice.
+        at_base = base_tree(entry) if entry is not None and entry.error is None else None
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
-            findings += hydra_findings(entry.hydra, composed.hydra, records)
-        # The base's golden parsed once for both: a review's case spent a third of its time parsing it twice.
-        at_base = base_tree(entry) if entry is not None and entry.error is None else None
+            findings += hydra_findings(entry.hydra, composed.hydra, records, at_base, tree)
         if run.program_views is not None and at_base is not None:
             findings += default_changes(*run.program_views, at_base, tree, run.baseline.differences)
         findings = with_origins(findings, base_errors(run, case, entry, at_base))
@@ -706,6 +714,12 @@ class KeptResults:
     session: HydraSession | None
     rules: bytes | None
     run: Run
+    _read_scope: tuple[Path, ...] | None = field(default=None, init=False, repr=False)
+
+    def _scope(self) -> tuple[Path, ...]:
+        if self._read_scope is None:  # found once (it looks for the project's git folder), only when a file is cited
+            self._read_scope = self.run.settings.read_scope
+        return self._read_scope
 
     @staticmethod
     def kept_for(runner: Runner) -> bool:
@@ -752,8 +766,7 @@ class KeptResults:
             if not (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[2], CaseResult)):
                 continue
             reads, files, result = entry[0], entry[1], entry[2]
-            scope = self.run.settings.read_scope
-            if self.session.holds(*reads) and all(file_digest(f, scope) == d for f, d in files):
+            if self.session.holds(*reads) and all(file_digest(f, self._scope()) == d for f, d in files):
                 return result
         return None
 
@@ -765,7 +778,7 @@ class KeptResults:
             return  # its twin was not composed here (another worker's, or absent): what parity read is unknown
         key = self._key(composed.case, self.run.baseline.entry(composed.case))
         cited = sorted({f.source.file for f in result.findings if isinstance(f.source, Source) and f.source.file})
-        files = tuple((name, file_digest(name, self.run.settings.read_scope)) for name in cited)
+        files = tuple((name, file_digest(name, self._scope())) for name in cited)
         if key is None or any(digest is None for _, digest in files):
             return
         reads = composed.reads + tuple(twin_reads)
@@ -924,6 +937,8 @@ class Runner:
                 self._results[case.id] = excused(run, taken[case.id])
                 report_done(case)
         todo = [case for case in needed if case.id not in taken]
+        if todo and self.run_spec.rule_set.view is not None:
+            program_writes(self.run_spec.rule_set.view)  # once, before workers fork: the checks read the writes
         outcomes = map_shards(check_shard, todo, run.settings.jobs or default_jobs(), report_done) if todo else []
         self._results.update((r.case.id, r) for r in outcomes)
         return self.finish()

@@ -233,6 +233,14 @@ class ProgramView:
             for key in node.keys:
                 if signature.param(key) is None:
                     path = join_path(node.path, key)
+                    # A field renamed where it is declared (a base class, maybe) is named at that line: the one edited.
+                    near = signature.closest(key, node.keys)
+                    at = f"{self.shown(near.file)}:{near.line}" if near is not None else where
+                    said = (
+                        f"{signature.qualname} declares no field {key} (did you mean {near.name}? {near.owner} declares it at {at})"
+                        if near is not None
+                        else f"{signature.qualname} ({where}) declares no field {key}"
+                    )
                     findings.append(
                         Finding(
                             Kind.TARGET,
@@ -240,8 +248,8 @@ class ProgramView:
                             None,
                             None,
                             ERROR,
-                            f"{path}: {signature.qualname} ({where}) declares no field {key}; building the node fails",
-                            detail=TargetFacts(TargetReason.UNDECLARED, owner=signature.qualname, source=where),
+                            f"{path}: {said}; building the node fails",
+                            detail=TargetFacts(TargetReason.UNDECLARED, owner=signature.qualname, source=at),
                         )
                     )
         for param in signature.params:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -213,7 +214,9 @@ def config_reads(settings: Settings, cases: Sequence[Any]) -> frozenset[Path]:
     records as selected or setting a value (the goldens of this side's snapshot folder), each launch's config and
     the group options its overrides select."""
     found: set[Path] = set()
-    folders = (settings.config_dir, *settings.search_path)
+    # Named as text and each resolved once: hundreds of launches name the same few files.
+    named: set[str] = set()
+    folders = [str(folder) for folder in (settings.config_dir, *settings.search_path)]
     for result in cases:
         if getattr(result, "root_file", ""):
             found.add(_absolute(result.root_file))
@@ -221,12 +224,19 @@ def config_reads(settings: Settings, cases: Sequence[Any]) -> frozenset[Path]:
         config_name = getattr(case, "config_name", "") or ""
         for folder in folders:
             if config_name:
-                found.add((folder / f"{config_name}.yaml").resolve())
+                named.add(os.path.join(folder, f"{config_name}.yaml"))
             for override in getattr(case, "overrides", ()) or ():
                 key, equals, value = str(override).lstrip("+~").partition("=")
                 if equals and value and "," not in value:
                     group = key.partition("@")[0].replace(".", "/")
-                    found.add((folder / group / f"{value}.yaml").resolve())
+                    named.add(os.path.join(folder, group, f"{value}.yaml"))
+    folders_real: dict[str, str] = {}
+    for name in named:
+        # realpath(a/b) is realpath(a) joined with b unless b is itself a link: a folder is resolved once.
+        folder, base = os.path.split(name)
+        if folder not in folders_real:
+            folders_real[folder] = os.path.realpath(folder)
+        found.add(Path(os.path.realpath(name) if os.path.islink(name) else os.path.join(folders_real[folder], base)))
     for golden in sorted(settings.snapshot_dir.glob("*.yaml")) if settings.snapshot_dir.is_dir() else ():
         found |= _golden_reads(golden)
     return frozenset(found)

@@ -141,3 +141,56 @@ def test_the_pre_commit_hook_runs_when_only_a_launch_script_or_python_source_is_
         staged = sh([*pre_commit, "run"], repo, env)  # what `git commit` runs: the staged files only
         assert "Skipped" not in staged.stdout and "config-harness check" in staged.stdout, staged.stdout[-2000:]
         assert staged.returncode == 0, staged.stdout[-2000:]
+
+
+ENTRY = "import hydra\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n"
+
+
+def test_the_pre_commit_hook_fails_a_commit_that_only_deletes_a_golden_or_edits_an_extensionless_launch_script(tmp_path):
+    """Issue 53 item 6: pre-commit hands a hook only the files a commit adds, changes or renames, so a commit deleting a
+    golden was made with "Skipped", and so was a broken launch in `scripts/launch`, which the settings' `[[commands]]`
+    glob names but the hook's pattern of extensions did not. Real `git commit`s through the installed hook (the local
+    template) and the remote hook (`pre-commit try-repo` on a clone) on the same staged deletion."""
+    pre_commit = [sys.executable, "-m", "pre_commit"]
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    repo = small_repository(tmp_path / "repo")
+    with (repo / "pyproject.toml").open("a") as settings:
+        settings.write('\n[[tool.config-harness.commands]]\nglob = "scripts/*"\n')
+    write_tree(
+        repo, {"app/__init__.py": "", "app/main.py": ENTRY, "scripts/launch": "python -m app.main trainer.name=run trainer.lr=0.3\n"}
+    )
+    shutil.copy(ROOT / "templates" / "pre-commit-config.yaml", repo / ".pre-commit-config.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "launches and the hook")
+    assert sh([*pre_commit, "install"], repo, env).returncode == 0
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+
+    def commit(message: str) -> subprocess.CompletedProcess[str]:
+        return sh(["git", *identity, "commit", "-q", "-m", message], repo, env)
+
+    head = sh(["git", "rev-parse", "HEAD"], repo).stdout
+    git(repo, "rm", "-q", "snapshots/_generated_train__gpu__default.yaml")
+    deleted = commit("drop a golden")
+    said = deleted.stdout + deleted.stderr  # git gives a hook's output on stderr
+    assert deleted.returncode == 1 and "Skipped" not in said and "config-harness check" in said, said[-2000:]
+    assert "train/gpu/default" in said and sh(["git", "rev-parse", "HEAD"], repo).stdout == head
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    remote = sh([*pre_commit, "try-repo", str(clone), "config-harness-check"], repo, env)  # the staged files only
+    assert remote.returncode == 1 and "Skipped" not in remote.stdout and "train/gpu/default" in remote.stdout, remote.stdout[-2000:]
+    git(repo, "reset", "-q", "--hard")
+
+    launch = repo / "scripts" / "launch"
+    launch.write_text(launch.read_text().replace("trainer.lr=0.3", "trainer.nope=0.3"))
+    git(repo, "add", "scripts/launch")
+    broken = commit("a typo in a launch")
+    said = broken.stdout + broken.stderr
+    assert broken.returncode == 1 and "scripts/launch:1: trainer.nope=0.3" in said, said[-2000:]
+    launch.write_text(launch.read_text().replace("trainer.nope=0.3", "trainer.lr=0.5"))
+    git(repo, "add", "scripts/launch")
+    fixed = commit("the launch fixed")
+    assert fixed.returncode == 0 and "config-harness check" in fixed.stdout + fixed.stderr, fixed.stderr[-2000:]

@@ -310,3 +310,16 @@ def test_a_review_fails_where_the_pull_requests_record_of_writes_is_stale_as_che
     regenerated = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
     assert regenerated.code == 0 and not [f for f in regenerated.json()["findings"] if f["kind"] == "stale_golden"]
     assert cli("--settings", "harness.toml", "check", cwd=project).code == 0
+
+
+def test_a_review_of_a_pull_request_deleting_the_record_while_changing_the_writes_fails(project, cli):
+    # Issue 53's probe: with no record on the head, `check` had nothing to compare the code's writes with, and the
+    # review passed; the deletion is a settings change the snapshot folder's owners must approve.
+    edit(project / "src/app/main.py", "    fix_device(config)\n", "    config.trainer.epochs = 9\n    fix_device(config)\n")
+    (project / "snapshots/_config_writes.yaml").unlink()
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    report = review.json()
+    changes = [f for f in report["findings"] if f["kind"] == "settings_change" and f["severity"] == "error"]
+    assert review.code == 1 and not report["ok"], review.out
+    assert [f["path"] for f in changes] == ["snapshots/_config_writes.yaml"], report["findings"]
+    assert [f["message"] for f in writes(report) if "epochs" in f["message"]], report["findings"]

@@ -20,6 +20,7 @@ from harness.model.findings import ERROR
 from harness.readers.bash import launches_in
 from harness.readers.builders import build_sites
 from harness.readers.pysource import SourceIndex
+from harness.readers.writes import entry_points, entry_walk
 from harness.runner.config_writes import program_writes, unread_findings
 from harness.runner.launches import name_fits, submodule_paths
 from harness.runner.targets import ProgramView
@@ -80,10 +81,33 @@ def config_writes(n: int) -> Callable[[], Any]:
     return lambda: (scratch, program_writes(ProgramView(SourceIndex([folder]))))
 
 
+def config_branches(n: int) -> Callable[[], Any]:
+    """An entry point of n blocks, each a test on a key, a name bound to a node on one branch and another on the other,
+    a loop writing through it, a write to the tested key and a call of a helper that tests every key: each block
+    makes the helper's tests undecided again (the walk reads it again), joins the names of two branches and reads a
+    loop's effects."""
+    scratch = tempfile.TemporaryDirectory(prefix="growth-")  # removed once the measurement lets go of it
+    folder = Path(scratch.name) / "app"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    block = "    if cfg.k{i}:\n        v = cfg.a\n    else:\n        v = cfg.b\n    for x in range(2):\n        v.w = x\n    cfg.k{i} = 1\n    tune(cfg)\n"
+    helper = "def tune(cfg):\n    if cfg.t:\n        cfg.u = 1\n"
+    main = "@hydra.main(config_path='c', config_name='x')\ndef main(cfg):\n" + "".join(block.format(i=i) for i in range(n))
+    (folder / "main.py").write_text("import hydra\n" + helper + main)
+    return lambda: (scratch, entry_walk(SourceIndex([folder]), entry_points(SourceIndex([folder]))[0]))
+
+
 def array_calls(n: int) -> Callable[[], Any]:
     """`"${A[@]}"` of n words passed to a function on n lines: n*n words from 2n lines."""
     script = ("A=(" + " ".join(f"x{i}" for i in range(n)) + ")\nf() { :; }\n" + 'f "${A[@]}"\n' * n + "python -m app.main a=1\n").encode()
     return lambda: launches_in("run.sh", script, lambda entry, is_module: entry.startswith("app."), lambda path: "missing")
+
+
+def set_u_sources(n: int) -> Callable[[], Any]:
+    """Under `set -u`, n sourced files each reading a variable nothing assigns: every lookup scanned every file read."""
+    files = {f"lib/f{i}.sh": f'V{i}=1\necho "$U{i}"\n'.encode() for i in range(n)}
+    script = ("set -u\n" + "".join(f"source lib/f{i}.sh\n" for i in range(n)) + "python -m app.main a=1\n").encode()
+    return lambda: launches_in("run.sh", script, lambda entry, is_module: entry.startswith("app."), lambda path: files[path])
 
 
 # name -> (the generator of the worst input of size n, the first n)
@@ -95,6 +119,78 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "golden-header": (golden_header, 2_000),
     "array-calls": (array_calls, 400),
     "config-writes": (config_writes, 200),
+    "config-writes-branches": (config_branches, 100),
+    "set-u-sources": (set_u_sources, 1_000),
+}
+
+
+# name -> the readers of pull-request bytes its generator drives to their worst ("module.function" or "module.Class").
+MEASURES: dict[str, tuple[str, ...]] = {
+    "config-name": ("harness.runner.launches.name_fits",),
+    "gitmodules": ("harness.runner.launches.submodule_paths",),
+    "builder-calls": ("harness.readers.builders.build_sites", "harness.readers.builders.only_how_keywords"),
+    "defaults-line": ("harness.composition.compose.names_entry",),
+    "golden-header": ("harness.composition.provenance.recorded_in",),
+    "array-calls": ("harness.readers.bash.launches_in",),
+    "config-writes": ("harness.runner.config_writes.program_writes", "harness.readers.writes.entry_writes"),
+    "config-writes-branches": ("harness.readers.writes.entry_walk",),
+    "set-u-sources": ("harness.readers.bash.launches_in",),
+}
+
+# The public functions and classes of harness/readers/ (the package of readers of pull-request bytes) that no row above
+# measures, each with why: a value, a helper whose work is one of its caller's rows, or where its growth is measured.
+_BENCH = "its doubling is measured by `make bench` (benchmarks/bench_budgets.py, 2.2x), not by this registry: "
+EXEMPT: dict[str, str] = {
+    "harness.readers.arithmetic.evaluate": "one `$((...))` expression of a script, reached only through launches_in; "
+    "64-bit wrap-around and the word budget bound it",
+    "harness.readers.bash.Piece": "a value",
+    "harness.readers.bash.Override": "a value",
+    "harness.readers.bash.Launch": "a value",
+    "harness.readers.bash.Source": "a value (a script's bytes and where its lines start)",
+    "harness.readers.bash.Coverage": "a value",
+    "harness.readers.bash.word_text": "one word's text, linear in it",
+    "harness.readers.bash.placeholder": "one placeholder piece",
+    "harness.readers.bash.shown_text": "one word's text as written, linear in it",
+    "harness.readers.bash.iter_unknown": "a launch's overrides, once each",
+    "harness.readers.bash.parse": "tree-sitter's parser (linear, in C) on bytes launches_in has bounded to MAX_SCRIPT_BYTES",
+    "harness.readers.bash.parse_words": "one pass over a script's bytes before launches_in reads it",
+    "harness.readers.bash.arithmetic_assigned": "one scan of one arithmetic text",
+    "harness.readers.bash.assigned_by": "one builtin's words, once each",
+    "harness.readers.builders.BuildSites": "a value",
+    "harness.readers.entries.NotStatic": "a value",
+    "harness.readers.entries.EntryConfig": "a value",
+    "harness.readers.entries.as_shown": "one argument's text, at most 80 characters shown",
+    "harness.readers.entries.module_constants": "one pass over a module's statements (python_tree bounds its size and depth)",
+    "harness.readers.entries.static_value": "one expression; at most MAX_NAME_STEPS names followed per value",
+    "harness.readers.entries.dotted_name": "one attribute chain, bounded by the syntax depth budget",
+    "harness.readers.entries.is_hydra_main": "one decorator",
+    "harness.readers.entries.main_arguments": "one decorator's arguments",
+    "harness.readers.entries.hydra_main": "one pass over a module's functions",
+    "harness.readers.entries.package_folder": "one path's folders",
+    "harness.readers.entries.config_folder": "one entry's config path",
+    "harness.readers.entries.entry_configs": "one pass over an entry module's syntax tree (python_tree bounds it)",
+    "harness.readers.pysource.Default": "a value",
+    "harness.readers.pysource.Param": "a value",
+    "harness.readers.pysource.Signature": "a value",
+    "harness.readers.pysource.Missing": "a value",
+    "harness.readers.pysource.Outside": "a value",
+    "harness.readers.pysource.SourceIndex": _BENCH + "python classes, inheritance depth, class lattice, class bases, __all__ sums chained",
+    "harness.readers.writes.Read": "a value",
+    "harness.readers.writes.Write": "a value",
+    "harness.readers.writes.EntryPoint": "a value",
+    "harness.readers.writes.StatementBudget": "a value (the statements the walks may still read)",
+    "harness.readers.writes.OverBudget": "an error",
+    "harness.readers.writes.condition": "one `if` test, once per node",
+    "harness.readers.writes.holds": "one condition against one composed config",
+    "harness.readers.writes.module_file": "one module's file name",
+    "harness.readers.writes.entry_points": "one pass over the modules naming hydra (the config-writes row reads them)",
+    "harness.readers.writes.entry_reach": "entry_writes's walk, under the same shared statement budget",
+    "harness.readers.writes.class_writes": _BENCH + "config writes, config write calls",
+    "harness.readers.writes.describe": "one write's text",
+    "harness.readers.writes.Unresolved": "a value",
+    "harness.readers.writes.Reach": "a value",
+    "harness.readers.writes.class_reach": "class_writes's walk (its growth: class_writes's)",
+    "harness.readers.writes.returns_given": "one pass over one function's statements",
 }
 
 
@@ -102,6 +198,36 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
 def test_doubling_the_worst_input_at_most_doubles_the_work(reader):
     build, start = READERS[reader]
     assert worst_doubling(build, start) < LIMIT
+
+
+def public_readers() -> set[str]:
+    """Every public module-level function and class of harness/readers/, as "module.name"."""
+    import ast
+
+    from tests.conftest import ROOT
+
+    names = set()
+    for path in sorted((ROOT / "harness" / "readers").glob("*.py")):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for statement in ast.parse(path.read_text()).body:
+            if isinstance(statement, ast.FunctionDef | ast.ClassDef) and not statement.name.startswith("_"):
+                names.add(f"{module}.{statement.name}")
+    return names
+
+
+def test_every_reader_has_a_generator_of_its_worst_input_or_says_why_not():
+    """A new reader of pull-request bytes in harness/readers/ gets a row above (a generator of its worst input), or an
+    entry in EXEMPT saying why it needs none: otherwise this fails (issue 53 item 2)."""
+    import importlib
+
+    measured = {name for names in MEASURES.values() for name in names}
+    assert set(MEASURES) == set(READERS), "every row says which readers it measures"
+    for name in measured | set(EXEMPT):  # each names something that exists
+        module, _, attribute = name.rpartition(".")
+        assert hasattr(importlib.import_module(module), attribute), name
+    unregistered = public_readers() - measured - set(EXEMPT)
+    assert unregistered == set(), "give each a generator of its worst input in READERS, or say in EXEMPT why it needs none"
+    assert set(EXEMPT) <= public_readers() and not set(EXEMPT) & measured, "EXEMPT names what is gone or measured"
 
 
 def test_entry_points_past_the_writes_budget_are_one_blocking_finding(tmp_path):

@@ -294,6 +294,28 @@ hydra:
     assert cli("--settings", "harness.toml", "diff", "--base", "main").code == 0
 
 
+def test_a_hydra_run_dir_refactor_that_resolves_to_the_same_folder_does_not_block(small_project, cli):
+    """`hydra.run.dir: runs` -> `${trainer.run_root}` with `run_root: runs` moves nothing: the application writes to
+    `runs` on both sides. Compared resolved (against each side's whole config, as Hydra resolves it), it is a refactor
+    (`effective_same`, noted); a run_root that resolves elsewhere still blocks (issue 56)."""
+    train = small_project / "conf" / "train.yaml"
+    train.write_text(train.read_text() + "hydra:\n  run:\n    dir: runs\n")
+    commit_small_project(small_project, cli, CONTRACTS)
+    text = train.read_text().replace("    dir: runs\n", "    dir: ${trainer.run_root}\n")
+    train.write_text(text.replace("trainer:\n", "trainer:\n  run_root: runs\n", 1))
+    assert cli("--settings", "harness.toml", "generate").code == 0  # the pull request's goldens: run_root is a new key
+
+    def hydra_groups() -> tuple[int, list[tuple[str, str, bool, str]]]:
+        result = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json")
+        groups = result.json()["groups"]
+        return result.code, [(g["path"], g["severity"], g["effective_same"], g["tier"]) for g in groups if g["kind"] == "hydra_change"]
+
+    assert hydra_groups() == (0, [("hydra.run.dir", "info", True, "noted")])
+    train.write_text(train.read_text().replace("run_root: runs", "run_root: elsewhere"))
+    assert cli("--settings", "harness.toml", "generate").code == 0
+    assert hydra_groups() == (1, [("hydra.run.dir", "error", False, "blocking")])
+
+
 def test_a_review_says_how_many_reasons_were_recorded_and_whose_owners_approve_them(repository, cli):
     settings = repository / "harness.toml"
     settings.write_text(settings.read_text().replace('sgd = ["optimizer@trainer.optim=sgd"]\n', ""))
@@ -426,13 +448,23 @@ def test_a_base_composition_reads_pkg_search_paths_of_the_base_never_of_the_work
         assert ("changed", "extra.k", 2, 3) in changes or any(k == "error" for k, *_ in changes), changes
 
 
-def test_a_launch_that_selects_an_option_the_tree_lacks_is_named_as_a_removed_group_option(small_project, cli):
-    files = {**LAUNCH_FILES, "scripts/run.sh": "python -m app.main trainer.name=run backend=tpu\n"}
-    with_launches(small_project, files)
+def test_a_launch_that_selects_an_option_the_tree_never_had_is_no_option_and_one_deleted_is_a_removed_one(small_project, cli):
+    """A typo in a launch (`backend=tpu`, `gpuu`) is not "group option removed": nothing was removed. An option whose
+    file git had and the tree lost is, naming the deletion (issue 56)."""
+    script = "python -m app.main trainer.name=run backend=tpu\npython -m app.main trainer.name=run optimizer@trainer.optim=sgd\n"
+    with_launches(small_project, {**LAUNCH_FILES, "scripts/run.sh": script})
+    git(small_project, "init", "-q", "-b", "main")
+    git(small_project, "add", "-A")
+    git(small_project, "commit", "-q", "-m", "base")
+    git(small_project, "rm", "-q", "conf/optimizer/sgd.yaml")
     result = cli("--settings", "harness.toml", "check", "--case", "cmd/*", "--format", "json", cwd=small_project)
-    (finding,) = [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
-    assert result.code == 1 and finding["severity"] == "error" and finding["path"] == "backend"
-    assert "group option removed" in finding["message"] and "'tpu' is not an option of backend" in finding["message"], finding
+    typo, removed = [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] == "launch"]
+    assert result.code == 1 and (typo["severity"], typo["path"], removed["path"]) == ("error", "backend", "optimizer")
+    assert typo["message"].startswith("no such option: backend: ") and typo["detail"] == ["no such option"], typo
+    assert "'tpu' is not an option of backend; did you mean 'gpu'?" in typo["message"], typo
+    assert removed["message"].startswith("group option removed: optimizer: ") and removed["message"].endswith(
+        "(conf/optimizer/sgd.yaml was deleted (the last commit has it))"
+    ), removed
 
 
 def test_explain_on_a_launch_shows_paths_as_check_does_and_a_glob_of_two_cases_lists_both(small_project, cli):

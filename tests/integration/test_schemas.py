@@ -140,3 +140,48 @@ def test_a_case_that_cannot_be_composed_is_under_its_own_heading(tmp_path, monke
     assert "Composition and YAML errors (" in text and "Errors and contract changes" not in text
     generate = cli("--settings", "harness.toml", "generate").out
     assert "0 golden(s) written: 0 new, 0 changed; 0 unchanged; 2 error(s)" in generate
+
+
+def test_a_deleted_config_file_is_said_to_be_deleted_not_registered_from_python(tmp_path, cli):
+    """verl with `legacy_reward_impl.yaml` deleted: its root's `- legacy_reward_impl` entry cannot load, and the file
+    was deleted, not registered from Python. Said for a deletion not yet committed and for a commit that deleted it,
+    in the cases and in the launches that compose the same root (issue 56)."""
+    from tests.synthetic_history import git
+
+    write_tree(
+        tmp_path,
+        {
+            "harness.toml": 'config_dir = "conf"\nsnapshot_dir = "snapshots"\nroots = ["train"]\n[[commands]]\nglob = "run.sh"\n'
+            '[[routes]]\nname = "legacy"\nconfig_name = "legacy_reward"\n',
+            "conf/train.yaml": "defaults:\n  - legacy_reward\n  - _self_\nlr: 0.1\n",
+            "conf/legacy_reward.yaml": "reward: 1\n",
+            "train.py": "import hydra\n\n\n@hydra.main(config_path='conf', config_name='train', version_base=None)\ndef main(cfg):\n"
+            "    pass\n",
+            "run.sh": "python3 train.py lr=0.2\n",
+        },
+    )
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    git(tmp_path, "rm", "-q", "conf/legacy_reward.yaml")
+
+    def messages() -> set[str]:
+        result = cli("--settings", "harness.toml", "check", "--format", "json")
+        assert result.code == 1 and "ConfigStore" not in result.out, result.out
+        return {f["message"] for case in result.json()["cases"] for f in case["findings"] if f["severity"] == "error"}
+
+    said = "In 'train': Could not load 'legacy_reward'. ('legacy_reward': conf/legacy_reward.yaml was deleted"
+    route = "Cannot find primary config 'legacy_reward'. Check that it's in your config search path. (conf/legacy_reward.yaml was deleted"
+    assert messages() == {
+        f"{said} (the last commit has it); restore it, or remove what names it)",
+        f"does not compose: train: {said} (the last commit has it); restore it, or remove what names it)",
+        f"{route} (the last commit has it))",
+    }
+    git(tmp_path, "commit", "-q", "-m", "drop the legacy reward")
+    commit = git(tmp_path, "rev-parse", "--short", "HEAD")
+    assert messages() == {
+        f"{said} by commit {commit} (drop the legacy reward); restore it, or remove what names it)",
+        f"does not compose: train: {said} by commit {commit} (drop the legacy reward); restore it, or remove what names it)",
+        f"{route} by commit {commit} (drop the legacy reward))",
+    }

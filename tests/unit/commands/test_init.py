@@ -56,3 +56,20 @@ def _cases(settings_file):
 
     with open_matrix(load_settings(settings_file)) as (_, cases):
         return cases
+
+
+def test_a_known_file_whose_first_line_counts_5000_digits_of_lines_is_one_line_exit_2(tmp_path, cli):
+    # Issue 53: `int()` of the count raised `ValueError: Exceeds the limit (4300 digits)`, exit 3. It is an edit.
+    import re
+
+    from tests.conftest import write_tree
+
+    conf = {"train.yaml": "defaults:\n  - backend: cpu\nlr: 1\n", "backend/cpu.yaml": "dev: cpu\n", "backend/gpu.yaml": "bad: ${nope}\n"}
+    write_tree(tmp_path / "conf", conf)
+    assert cli("init", "--config-dir", "conf", "--quiet", cwd=tmp_path).code == 0
+    known = tmp_path / "config-harness" / "known.yaml"
+    text, count = re.subn(r"of the \d+ lines below", "of the " + "9" * 5000 + " lines below", known.read_text(), count=1)
+    assert count == 1
+    known.write_text(text)
+    run = cli("init", "--config-dir", "conf", "--engine-group", "backend", cwd=tmp_path)
+    assert run.code == 2 and run.err.count("\n") == 1 and "known.yaml: edited since init wrote it" in run.err, run.err

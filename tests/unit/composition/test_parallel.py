@@ -101,3 +101,76 @@ def test_workers_never_outnumber_the_cores_whatever_the_settings_ask():
 
     pids = {pid for _, pid in json.loads(out)["results"]}
     assert len(pids) <= max(default_jobs(), 1)
+
+
+BUDGETED = """
+import io, os, signal, subprocess, sys, time
+from harness.composition.parallel import within_budget
+from harness.composition.session import Session
+from harness.gates.budget import BudgetExceeded, ProcessBudgetExceeded, ProcessBudget
+from harness.gates.errors import BadInput
+
+def size_mib():
+    return int(next(line for line in open("/proc/self/status") if line.startswith("VmSize")).split()[1]) // 1024
+
+def spin():
+    return any(iter(int, 1))  # zeros forever: CPU, no memory
+
+def refuse():
+    raise BudgetExceeded("the x budget", "f.sh:3")  # its __init__ takes two arguments: pickle cannot rebuild it
+
+def leave_a_process_and_crash():
+    sleeper = subprocess.Popen(["sleep", "600"])
+    print(sleeper.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGSEGV)  # as a parser in C that met the memory limit
+
+with Session():
+    held, sys.stdout = sys.stdout, io.StringIO()  # not a file: what the child prints comes back with its result
+    value = within_budget(lambda: print("said in the child") or 6 * 7, ProcessBudget())
+    said, sys.stdout = sys.stdout.getvalue(), held
+    print("value:", value, repr(said))
+    for name, work, budget in (
+        ("memory", lambda: len(bytearray(1024 * 1024 * 1024)), ProcessBudget(memory_mib=size_mib() + 64)),
+        ("cpu", spin, ProcessBudget(cpu_seconds=1)),
+        ("bad input", refuse, ProcessBudget()),
+    ):
+        try:
+            within_budget(work, budget)
+        except ProcessBudgetExceeded as error:
+            print(name + ":", "over budget:", error)
+        except BadInput as error:
+            print(name + ":", "bad input:", error)
+    held, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        within_budget(leave_a_process_and_crash, ProcessBudget())
+    except ProcessBudgetExceeded as error:
+        print("signal:", error, file=held)
+    sleeper = int(sys.stdout.getvalue() or 0)
+    sys.stdout = held
+    for _ in range(100):
+        try:
+            if open(f"/proc/{sleeper}/stat").read().split()[2] == "Z":
+                break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        print("the child's process outlived it")
+"""
+
+
+def test_work_within_a_process_budget_comes_back_and_past_it_is_one_over_budget_error():
+    # Issue 53 item 3: the last line under every reader. A fresh interpreter: pytest's process may run threads.
+    out = subprocess.run([sys.executable, "-c", BUDGETED], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120).stdout
+    lines = out.splitlines()
+    assert lines[0] == "value: 42 'said in the child\\n'", out  # the child's print, held and written here
+    assert lines[1].startswith("memory: over budget: the review went past its ") and lines[1].endswith(
+        " MiB of memory (CONFIG_HARNESS_REVIEW_MEMORY_MB)"
+    ), out
+    assert lines[2:] == [
+        "cpu: over budget: the review went past its 1 CPU-seconds (CONFIG_HARNESS_REVIEW_CPU_SECONDS)",
+        # the one line the CLI prints for it (exit 2), though pickle cannot rebuild the error itself
+        "bad input: bad input: YAML input: not read: the x budget exceeded at f.sh:3",
+        # and the process it started is gone with it (else a line says it outlived it)
+        "signal: the review was stopped by SIGSEGV while reading (its budget: 4096 MiB, 900 CPU-seconds)",
+    ], out

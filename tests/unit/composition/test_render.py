@@ -2,8 +2,11 @@
 order whatever their types; YAML read back safely, with the line of every key. (Hostile YAML: test_gates.py.)"""
 
 import yaml
+from hypothesis import example, given
+from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
+from harness.composition import render
 from harness.composition.render import dump_yaml, golden_body, header, key_lines, line_of, load_config_text, parse_yaml, render_golden
 from harness.model.matrix import Case
 
@@ -43,3 +46,40 @@ def test_no_python_object_is_ever_built_from_yaml():
     except yaml.YAMLError:
         return
     raise AssertionError("a python tag was accepted")
+
+
+# The block writer must write exactly what PyYAML's emitter writes, or decline (and PyYAML writes the tree).
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.text(alphabet=st.sampled_from("ab ${}:.'\"#-\t\n\\é\u2028\x85~?!&*%@`,[]|>"), max_size=120),
+    st.sampled_from(["yes", "no", "null", "~", "1.0", "1e-6", "0x1F", "True", "${oc.select:a.b,null}", "", " ", "- x", "a: b"]),
+)
+_keys = st.one_of(st.text(max_size=20), st.integers(), st.sampled_from(["yes", "1", "a b", "?", "-", "k" * 130]))
+_trees = st.recursive(
+    _scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(_keys, children, max_size=4)),
+    max_leaves=30,
+)
+
+
+@given(st.dictionaries(_keys, _trees, min_size=1, max_size=6))
+@example({"a": " ".join(["word"] * 19) + "w"})  # ends just past the width at column 3: folded
+@example({"k" * 70: {"i": "x" * 8 + " y"}})
+@example({"a": [[" ".join(["v"] * 39)]]})
+@example({"a": 0.0, "b": -0.0, "c": 1, "d": True, "e": 1.0, -0.0: 2})
+def test_the_block_writer_writes_what_pyyaml_writes(tree):
+    written = render._BlockWriter().document(tree)
+    if written is not None:
+        assert written == render._yaml_dump(render.sorted_tree(tree))
+    assert dump_yaml(tree) == render._yaml_dump(render.sorted_tree(tree))
+
+
+def test_the_block_writer_takes_an_ordinary_config_without_falling_back():
+    # verl's long interpolations with a space are folded by the emitter: written by it, at their place.
+    long = "${oc.select:actor_rollout_ref.rollout.multi_turn.function_tool_path, null}"
+    tree = {"a": {"b": [1, {"c": "${x.y}", "d": [], "g": long}], "e": {}, "h": long}, "f": "a" * 200, 2: None, "m": "x\ny"}
+    assert render._BlockWriter().document(tree) == render._yaml_dump(render.sorted_tree(tree))

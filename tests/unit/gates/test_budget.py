@@ -287,3 +287,16 @@ def test_dense_sources_past_the_size_budget_are_not_read(tmp_path):
     (launch,) = timed(read, "a b\n" * (MAX_SCRIPT_BYTES // 4 + 1))
     assert launch.error == f"{NOT_READ} the size budget of 256 KiB exceeded at run.sh:{MAX_SCRIPT_BYTES // 4 + 1}"
     assert python_tree("x = [" + "1," * 100_000 + "]\n", "m.py")  # 200 KB of the same is read
+
+
+def test_the_process_budget_is_the_environment_s_else_the_default_shared_by_the_processes_of_a_review():
+    from harness.gates.budget import PROCESS_CPU_ENV, PROCESS_MEMORY_ENV, ProcessBudget
+    from harness.gates.errors import BadInput
+
+    assert ProcessBudget.of({}) == ProcessBudget(4096, 900)
+    assert ProcessBudget.of({}, machine_mib=7 * 1024, processes=3) == ProcessBudget(2389, 900)  # a 2-core, 7 GiB runner
+    assert ProcessBudget.of({}, machine_mib=1024, processes=5).memory_mib == 1024  # never under the floor
+    assert ProcessBudget.of({PROCESS_MEMORY_ENV: "300", PROCESS_CPU_ENV: " 2 "}, 7 * 1024, 3) == ProcessBudget(300, 2)
+    for wrong in ("0", "-1", "1.5", "lots", "9" * 20):
+        with pytest.raises(BadInput, match=f"{PROCESS_CPU_ENV}=.*expected a positive whole number"):
+            ProcessBudget.of({PROCESS_CPU_ENV: wrong})

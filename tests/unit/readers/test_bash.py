@@ -241,3 +241,31 @@ def test_a_word_split_into_tokens_after_a_continuation_is_one_word_as_bash_reads
     script = "A=''\nE=$A\\\n:\\\n$A\\\n==$A\npython3 -m app.main e=$E\n"
     (launch,) = launches_in("s.sh", script.encode(), lambda *_: True)
     assert [o.text for o in launch.overrides] == ["e=:=="]
+
+
+def test_an_override_in_a_multi_line_double_quoted_string_keeps_its_own_line():
+    """verl's fully_async scripts gather overrides in `TRAINER_CONFIG="...\\` strings of many lines, then expand
+    `${TRAINER_CONFIG}` unquoted: each override is where its key is written, whether its line ends with `\\` (bash
+    joins the lines) or not (a newline bash splits on), and beside an expansion on the same line (issue 56)."""
+    (launch,) = read(
+        "test_freq=5\n"  # 1
+        'TRAINER_CONFIG="\n'
+        "    trainer.critic_warmup=0 \\\n"
+        "    trainer.logger=console \\\n"
+        "    trainer.test_freq=${test_freq} \\\n"  # 5
+        "    trainer.total_epochs=2\n"
+        '    trainer.nnodes=1"\n'
+        "PLAIN='data.a=1\n"
+        "    data.b=2'\n"
+        "python3 -m verl.trainer.main_ppo ${TRAINER_CONFIG} $PLAIN trainer.save_freq=-1\n"  # 10
+    )
+    assert overrides(launch) == [
+        ("trainer.critic_warmup=0", 3),
+        ("trainer.logger=console", 4),
+        ("trainer.test_freq=5", 5),
+        ("trainer.total_epochs=2", 6),
+        ("trainer.nnodes=1", 7),
+        ("data.a=1", 8),
+        ("data.b=2", 9),
+        ("trainer.save_freq=-1", 10),
+    ]

@@ -187,3 +187,42 @@ def test_a_changed_python_default_the_yaml_leaves_to_the_class_is_one_changed_va
     assert default_changes(base, base, tree, tree) == []
     set_here = {**tree, "data": {**tree["data"], "batch": 16}}
     assert default_changes(base, head, set_here, set_here) == []
+
+
+def test_a_field_renamed_in_a_base_class_is_named_at_the_edited_line_not_at_the_subclass(tmp_path):
+    """verl's critic.yaml sets `cliprange_value`, declared by CriticConfig (critic.py:93) and inherited by the
+    `_target_` FSDPCriticConfig (critic.py:188). Renaming the field at :93 must send the reader to :93, the line
+    they edited, not to the subclass nobody touched (issue 56)."""
+    write_tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/critic.py": """
+                from dataclasses import dataclass
+
+                @dataclass
+                class CriticConfig:
+                    ppo_epochs: int = 1
+                    cliprange_val: float = 0.5
+
+                @dataclass
+                class FSDPCriticConfig(CriticConfig):
+                    grad_clip: float = 1.0
+                """,
+        },
+    )
+    view = ProgramView(SourceIndex([tmp_path / "app"], (tmp_path,)))
+    tree = {"critic": {"_target_": "app.critic.FSDPCriticConfig", "cliprange_value": 0.5, "grad_clip": 1.0, "bogus": 1}}
+    by_path = {f.path: f for f in view.findings(CASE, None, tree)}
+    renamed, bogus = by_path["critic.cliprange_value"], by_path["critic.bogus"]
+    source = tmp_path / "app" / "critic.py"
+    lines = source.read_text().splitlines()
+    edited = f"{source}:{lines.index('    cliprange_val: float = 0.5') + 1}"
+    subclass = f"{source}:{lines.index('class FSDPCriticConfig(CriticConfig):') + 1}"
+    assert renamed.severity == ERROR and renamed.message == (
+        "critic.cliprange_value: app.critic.FSDPCriticConfig declares no field cliprange_value (did you mean cliprange_val? "
+        f"app.critic.CriticConfig declares it at {edited}); building the node fails"
+    )
+    assert isinstance(renamed.detail, TargetFacts) and renamed.detail.source == edited
+    # A key close to no field: the class's own line, as before.
+    assert bogus.message == f"critic.bogus: app.critic.FSDPCriticConfig ({subclass}) declares no field bogus; building the node fails"
