@@ -345,6 +345,10 @@ class Reach:
     unresolved: tuple[Unresolved, ...] = ()
 
 
+# A statement's parts that run only under a test, by node id (`_conditional_parts`): (test, holds), or None: unknown.
+Parts = dict[int, tuple[tuple[ast.expr, bool] | None, ...]]
+
+
 @dataclass(frozen=True)
 class _Mark:
     """How far a walk had got (`_Walk.mark`), to go back there."""
@@ -469,10 +473,11 @@ class _Walk:
         self.budget.left -= 1
         if self.budget.left < 0:
             raise OverBudget
+        parts = _conditional_parts(statement)
         guards = _guards(list(_own_nodes(statement)), names)
         self.guards += guards
-        self.read(statement, names, place)
-        self.calls(statement, names, place, depth, open_dict)
+        self.read(statement, names, place, parts)
+        self.calls(statement, names, place, depth, open_dict, parts)
         after: tuple[Any, ...] | None = None
         if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -657,7 +662,7 @@ class _Walk:
         found = self.index._expression(self.place[-1].module, function, set()) if function else None
         return isinstance(found, _Def) and isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef) and returns_given(found.node)
 
-    def read(self, statement: ast.stmt, names: Mapping[str, str], place: _Place) -> None:
+    def read(self, statement: ast.stmt, names: Mapping[str, str], place: _Place, parts: Parts) -> None:
         """The strict reads of one statement (outside nested bodies): each longest attribute or subscript chain from a
         config name that is not a method called on a node (`config.a.items()` reads `a`), and `getattr(node, "k")`."""
         nodes = list(_own_nodes(statement))
@@ -680,7 +685,16 @@ class _Walk:
                     key, root = _join(base, attribute.value), _root(node.args[0])
             if not key or root in self.soft or _covers(self.guards, key) or self.written(key):
                 continue
-            self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node), tuple(self.when)))
+            when = (*self.when, *self.only_if(node, names, parts))
+            self.reads.append(Read(key, place.file, getattr(node, "lineno", statement.lineno), _text(node), when))
+
+    def only_if(self, node: ast.AST, names: Mapping[str, str], parts: Parts) -> tuple[tuple[Any, ...], ...]:
+        """The tests under which a part of the current statement runs at all (`y` in `x if c else y`, the operands of
+        `and`/`or` after the first, a comprehension's body): () for a part that always runs."""
+        return tuple(
+            UNKNOWN_TEST if guard is None else self.test(guard[0], names) if guard[1] else ("not", self.test(guard[0], names))
+            for guard in parts.get(id(node), ())
+        )
 
     def written(self, key: str) -> bool:
         """True when the walk wrote the key, or a node above it (merged into), before reading it (one look-up per level
@@ -742,7 +756,7 @@ class _Walk:
             Write(key, action, written, literal, place.file, statement.lineno, _text(statement), open_dict, tuple(self.when))
         )
 
-    def calls(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+    def calls(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool, parts: Parts) -> None:
         """The calls of one statement (not inside nested bodies, which are walked as statements): OmegaConf's
         writers, a node's own `.pop`/`.update`/`.merge_with`, `setattr`, and functions of the sources given the config."""
         for node in _own_nodes(statement):
@@ -750,49 +764,56 @@ class _Walk:
                 self.bind(node.target, node.value, names)
             if not isinstance(node, ast.Call):
                 continue
-            function = _dotted(node.func) or ""
-            last = function.rsplit(".", 1)[-1]
-            if last in ("update", "set") and function.startswith(("OmegaConf.", "omegaconf.OmegaConf.")) and len(node.args) >= 2:
-                base = _key_of(node.args[0], names)
-                if base is not None:
-                    written = node.args[1]
-                    key = written.value if isinstance(written, ast.Constant) and isinstance(written.value, str) else UNPLACED
-                    value = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "value"), None)
-                    merge = next((k.value for k in node.keywords if k.arg == "merge"), None)
-                    merges = not (isinstance(merge, ast.Constant) and merge.value is False)
-                    # A mapping given with merge (the default) is merged into the node there, not set as its value.
-                    action = "merge" if merges and isinstance(value, ast.Dict) else "set"
-                    self.record(_join(base, key), action, value, statement, place, open_dict)
-                continue
-            if isinstance(node.func, ast.Attribute) and node.func.attr in ("pop", "setdefault", *MERGING_METHODS, *LIST_METHODS):
-                base = _key_of(node.func.value, names)
-                if base is None:
-                    continue
-                first = node.args[0] if node.args else None
-                named = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-                if node.func.attr == "pop":
-                    self.record(_join(base, named) if named else UNPLACED, "delete", None, statement, place, open_dict)
-                elif node.func.attr == "setdefault":
-                    value = node.args[1] if len(node.args) > 1 else None
-                    self.record(_join(base, named) if named else UNPLACED, "set", value, statement, place, open_dict)
-                elif node.func.attr in LIST_METHODS:  # a list changed in place
-                    self.record(base, "update", None, statement, place, open_dict)
-                else:  # a node merged into: its keys below are not known, the node is ("" the whole config)
-                    self.record(base, "merge", None, statement, place, open_dict)
-                continue
-            if (function.endswith("__setattr__") or function in ("setattr", "delattr")) and len(node.args) >= 2:
-                base = _key_of(node.args[0], names)
-                if base is None:
-                    self.follow(node, names, place, depth)
-                    continue
+            extra = self.only_if(node, names, parts)
+            self.when += extra
+            self.call(node, statement, names, place, depth, open_dict)
+            del self.when[len(self.when) - len(extra) :]
+
+    def call(self, node: ast.Call, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> None:
+        """One call of a statement (`calls`)."""
+        function = _dotted(node.func) or ""
+        last = function.rsplit(".", 1)[-1]
+        if last in ("update", "set") and function.startswith(("OmegaConf.", "omegaconf.OmegaConf.")) and len(node.args) >= 2:
+            base = _key_of(node.args[0], names)
+            if base is not None:
                 written = node.args[1]
                 key = written.value if isinstance(written, ast.Constant) and isinstance(written.value, str) else UNPLACED
-                if function == "delattr":
-                    self.record(_join(base, key), "delete", None, statement, place, open_dict)
-                elif len(node.args) >= 3:
-                    self.record(_join(base, key), "set", node.args[2], statement, place, open_dict)
-                continue
-            self.follow(node, names, place, depth)
+                value = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "value"), None)
+                merge = next((k.value for k in node.keywords if k.arg == "merge"), None)
+                merges = not (isinstance(merge, ast.Constant) and merge.value is False)
+                # A mapping given with merge (the default) is merged into the node there, not set as its value.
+                action = "merge" if merges and isinstance(value, ast.Dict) else "set"
+                self.record(_join(base, key), action, value, statement, place, open_dict)
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("pop", "setdefault", *MERGING_METHODS, *LIST_METHODS):
+            base = _key_of(node.func.value, names)
+            if base is None:
+                return
+            first = node.args[0] if node.args else None
+            named = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+            if node.func.attr == "pop":
+                self.record(_join(base, named) if named else UNPLACED, "delete", None, statement, place, open_dict)
+            elif node.func.attr == "setdefault":
+                value = node.args[1] if len(node.args) > 1 else None
+                self.record(_join(base, named) if named else UNPLACED, "set", value, statement, place, open_dict)
+            elif node.func.attr in LIST_METHODS:  # a list changed in place
+                self.record(base, "update", None, statement, place, open_dict)
+            else:  # a node merged into: its keys below are not known, the node is ("" the whole config)
+                self.record(base, "merge", None, statement, place, open_dict)
+            return
+        if (function.endswith("__setattr__") or function in ("setattr", "delattr")) and len(node.args) >= 2:
+            base = _key_of(node.args[0], names)
+            if base is None:
+                self.follow(node, names, place, depth)
+                return
+            written = node.args[1]
+            key = written.value if isinstance(written, ast.Constant) and isinstance(written.value, str) else UNPLACED
+            if function == "delattr":
+                self.record(_join(base, key), "delete", None, statement, place, open_dict)
+            elif len(node.args) >= 3:
+                self.record(_join(base, key), "set", node.args[2], statement, place, open_dict)
+            return
+        self.follow(node, names, place, depth)
 
     def follow(self, call: ast.Call, names: Mapping[str, str], place: _Place, depth: int) -> None:
         """A function of the sources called by name with the config (or a node of it) as an argument, or a method of a
@@ -1030,6 +1051,43 @@ def _may_leave(statement: ast.stmt) -> bool:
         looped = in_loop or isinstance(node, ast.For | ast.AsyncFor | ast.While)
         stack.extend((child, looped) for child in ast.iter_child_nodes(node))
     return False
+
+
+def _conditional_parts(statement: ast.stmt) -> Parts:
+    """The nodes of a statement's own expressions that run only under a test, by id, with those tests ((test, holds)
+    for `x if test else y`; None for what may not run at all: the operands of `and`/`or` after the first, the body of a
+    comprehension past its first iterable)."""
+    parts: Parts = {}
+    stack: list[tuple[ast.AST, tuple[tuple[ast.expr, bool] | None, ...]]] = [(root, ()) for root in _own_roots(statement)]
+    while stack:
+        node, guards = stack.pop()
+        if guards:
+            parts[id(node)] = guards
+        children: list[tuple[ast.AST, tuple[tuple[ast.expr, bool] | None, ...]]]
+        if isinstance(node, ast.IfExp):
+            children = [(node.test, guards), (node.body, (*guards, (node.test, True))), (node.orelse, (*guards, (node.test, False)))]
+        elif isinstance(node, ast.BoolOp):
+            children = [(node.values[0], guards), *((v, (*guards, None)) for v in node.values[1:])]
+        elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            first = node.generators[0].iter
+            children = [(first, guards)] + [(c, (*guards, None)) for c in ast.iter_child_nodes(node) if c is not node.generators[0]]
+            children += [(c, (*guards, None)) for c in ast.iter_child_nodes(node.generators[0]) if c is not first]
+        else:
+            children = [(c, guards) for c in ast.iter_child_nodes(node)]
+        stack += [(child, g) for child, g in children if not isinstance(child, ast.Lambda)]
+    return parts
+
+
+def _own_roots(statement: ast.stmt) -> list[ast.AST]:
+    if isinstance(statement, ast.If | ast.While):
+        return [statement.test]
+    if isinstance(statement, ast.For | ast.AsyncFor):
+        return [statement.iter]
+    if isinstance(statement, ast.With | ast.AsyncWith):
+        return [item.context_expr for item in statement.items]
+    if isinstance(statement, ast.Try | ast.TryStar | ast.Match | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return []
+    return [statement]
 
 
 def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:

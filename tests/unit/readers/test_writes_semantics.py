@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import dis
 import sys
 import tempfile
 import textwrap
@@ -404,12 +405,17 @@ class Run:
     stopped: bool = False
 
 
+# Instructions CPython runs at a line it did not reach: after `if x:` fails in a `finally` run on an exception, the
+# re-raise is reported at the block's last line.
+PASSING = frozenset({"RERAISE", "NOP", "POP_EXCEPT", "COPY", "SWAP", "PUSH_EXC_INFO", "RESUME", "CACHE", "POP_TOP"})
+
+
 def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], Any]) -> Run:
     """Runs `start` under a tracer of `file`'s lines. `watched(frame)` gives the object whose writes count once the
     program's first frame is entered (the config, or the dataclass being built)."""
     run = Run()
     state: dict[str, Any] = {"root": None, "last": None, "running": None}
-    open_lines: dict[int, list[Any]] = {}  # frame id -> [line, tree before, raised]
+    open_lines: dict[int, list[Any]] = {}  # frame id -> [line, tree before, raised, ran an instruction of its own]
 
     def settle() -> Any:
         now = plain(state["root"])
@@ -422,13 +428,18 @@ def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], A
         return now
 
     def local(frame: FrameType, event: str, _: Any) -> Any:
-        now = settle()
         opened = open_lines.get(id(frame))
+        if event == "opcode":
+            if opened is not None and dis.opname[frame.f_code.co_code[frame.f_lasti]] not in PASSING:
+                opened[3] = True
+            return local
+        now = settle()
         if event in ("line", "return") and opened is not None:
-            run.executions.append((opened[0], opened[1], now, opened[2]))
+            if opened[3] or opened[2]:  # a line event on a `finally`'s re-raise alone is no execution of that line
+                run.executions.append((opened[0], opened[1], now, opened[2]))
             del open_lines[id(frame)]
         if event == "line":
-            open_lines[id(frame)] = [frame.f_lineno, now, False]
+            open_lines[id(frame)] = [frame.f_lineno, now, False, False]
             state["running"] = frame
         elif event == "exception" and opened is not None:
             opened[2] = True
@@ -446,6 +457,7 @@ def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], A
             state["last"] = plain(state["root"])
         settle()
         state["running"] = frame
+        frame.f_trace_opcodes = True
         return local
 
     sys.settrace(tracer)
@@ -517,8 +529,10 @@ def check(source: str, dataclass: bool) -> None:
             continue
         outcomes = [(b, a) for line, b, a, raised in run.executions if line == write.line and not raised]
         same_line = [w for w in writes if w.line == write.line]
-        # A later write of the same line to the same key (`cfg.n, cfg.n = 7, 't'`) leaves its own value.
-        last = not any(w.line == write.line and w.placed and covers(w.key, write.key) for w in writes[position + 1 :])
+        # A later write of the same line to the same key (`cfg.n, cfg.n = 7, 't'`), or one the line holds that is named
+        # as not resolved (`cfg.a.x, v.x = 7, 't'` where `v` may be `cfg.a`), leaves its own value.
+        later = any(w.line == write.line and w.placed and covers(w.key, write.key) for w in writes[position + 1 :])
+        last = not later and not (write.line in named and len(_targets_at(source, write.line)) > 1)
         at_line = [p for line, p in run.changes if line == write.line]
         if write.action == "set" and write.literal and outcomes and last:
             assert any(
@@ -559,6 +573,16 @@ def check_reads(source: str, lost: str) -> None:
     numbered = "\n".join(f"{n:3} {line}" for n, line in enumerate(source.splitlines(), 1))
     said = ", ".join(f"{r.key} at line {r.line} (when {r.when})" for r in failing)
     assert not failing or run.stopped, f"without {lost}, the reads said to fail did not stop the program: {said}\n{numbered}"
+
+
+def _targets_at(source: str, line: int) -> list[ast.expr]:
+    """The places the statement at `line` assigns (a tuple's items each)."""
+    found: list[ast.expr] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and node.lineno == line:
+            for target in node.targets:
+                found += target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+    return found
 
 
 def _fresh_node(source: str) -> Any:
@@ -635,6 +659,7 @@ def test_every_write_a_post_init_makes_is_claimed_as_it_happens_or_named(program
 @example(entry("v = cfg.a\nif cfg.flag:\n    v = cfg.c\n_ = v.x"), "c.x")  # read c.x: the branch is not taken
 @example(entry("cfg.flag = True\nif not cfg.flag:\n    _ = cfg.a.x"), "a.x")  # the test's key was written first
 @example(entry("if cfg.a.x is True:\n    _ = cfg.c.x"), "c.x")  # `1 is True` is False (`1 == True` is not)
+@example(entry("v = cfg.a if cfg.flag else cfg"), "a")  # read `a` on the branch of `x if c else y` not taken
 def test_a_read_said_to_fail_on_a_lost_key_stops_the_program(program, lost):
     check_reads(program, lost)
 
