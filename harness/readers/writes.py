@@ -26,7 +26,7 @@ is read once per way the config reaches it (and branch context), and at most `MA
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -905,8 +905,8 @@ def _set_names(names: dict[str, str], merged: Mapping[str, str]) -> None:
     names.update(merged)
 
 
-def _mentions(value: ast.expr, names: Mapping[str, str]) -> bool:
-    """The expression uses a name bound to the config (or a node of it)."""
+def _mentions(value: ast.expr, names: Container[str]) -> bool:
+    """The expression uses one of `names` (those bound to the config, or to a node of it)."""
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
 
 
@@ -924,11 +924,7 @@ def returns_given(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         elif isinstance(node, ast.Return) and node.value is not None:
             returned.append(node.value)
         stack.extend(ast.iter_child_nodes(node))
-    return any(_root(value) in held or isinstance(value, ast.IfExp | ast.BoolOp) and _mentions_any(value, held) for value in returned)
-
-
-def _mentions_any(value: ast.expr, held: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in held for n in ast.walk(value))
+    return any(_root(value) in held or isinstance(value, ast.IfExp | ast.BoolOp) and _mentions(value, held) for value in returned)
 
 
 @dataclass(frozen=True)
@@ -1039,9 +1035,8 @@ def _may_leave(statement: ast.stmt) -> bool:
         statement, ast.If | ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith | ast.Try | ast.TryStar | ast.Match
     ):
         return isinstance(statement, ast.Return | ast.Raise | ast.Break | ast.Continue)
-    stack: list[tuple[ast.AST, bool]] = [(child, False) for child in ast.iter_child_nodes(statement)]
     inside_loop = isinstance(statement, ast.For | ast.AsyncFor | ast.While)
-    stack = [(child, inside_loop) for child, _ in stack]
+    stack: list[tuple[ast.AST, bool]] = [(child, inside_loop) for child in ast.iter_child_nodes(statement)]
     while stack:
         node, in_loop = stack.pop()
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
@@ -1079,6 +1074,8 @@ def _conditional_parts(statement: ast.stmt) -> Parts:
 
 
 def _own_roots(statement: ast.stmt) -> list[ast.AST]:
+    """Where a statement's own expressions start: a compound statement's test, iterable or managers; none for a `try`,
+    a `match` or a definition (their blocks are walked as statements)."""
     if isinstance(statement, ast.If | ast.While):
         return [statement.test]
     if isinstance(statement, ast.For | ast.AsyncFor):
@@ -1093,17 +1090,7 @@ def _own_roots(statement: ast.stmt) -> list[ast.AST]:
 def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
     """The nodes of a statement outside the bodies of compound statements (those are walked one statement at a time)
     and outside lambdas (which run only when called)."""
-    if isinstance(statement, ast.If | ast.While):
-        roots: list[ast.AST] = [statement.test]
-    elif isinstance(statement, ast.For | ast.AsyncFor):
-        roots = [statement.iter]
-    elif isinstance(statement, ast.With | ast.AsyncWith):
-        roots = [item.context_expr for item in statement.items]
-    elif isinstance(statement, ast.Try | ast.TryStar | ast.Match | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return
-    else:
-        roots = [statement]
-    stack = list(reversed(roots))
+    stack = list(reversed(_own_roots(statement)))
     while stack:
         node = stack.pop()
         yield node
