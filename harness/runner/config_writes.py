@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from harness.composition.provenance import Source
 from harness.gates.budget import MAX_WRITE_STATEMENTS, NOT_READ
-from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity
+from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity, Status
 from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
@@ -26,11 +26,12 @@ from harness.readers.writes import (
     OverBudget,
     Read,
     StatementBudget,
+    Unresolved,
     Write,
     class_writes,
     describe,
     entry_points,
-    entry_reach,
+    entry_walk,
     holds,
 )
 
@@ -64,18 +65,27 @@ def program_writes(view: Any) -> list[OwnedWrite]:
     if view.entry_writes is None:
         found: list[OwnedWrite] = []
         reads: list[tuple[str, Read]] = []
+        unresolved: list[Unresolved] = []
         budget = StatementBudget()
         for entry in entry_points(view.index):
             try:
-                writes, entry_reads = entry_reach(view.index, entry, budget)
+                reach = entry_walk(view.index, entry, budget)
             except OverBudget:
                 view.entry_writes_unread = f"{entry.file}:{entry.line}"
                 break
-            found += [OwnedWrite(entry.name, write) for write in writes]
-            reads += [(entry.name, read) for read in entry_reads]
+            found += [OwnedWrite(entry.name, write) for write in reach.writes]
+            reads += [(entry.name, read) for read in reach.reads]
+            unresolved += reach.unresolved
         view.entry_writes = tuple(found)
         view.entry_reads = tuple(reads)
+        view.entry_unresolved = tuple(dict.fromkeys(unresolved))
     return list(view.entry_writes)
+
+
+def program_unresolved(view: Any) -> list[Unresolved]:
+    """The writes the entry points' walks met but could not resolve (a review names their lines)."""
+    program_writes(view)
+    return list(view.entry_unresolved)
 
 
 def program_reads(view: Any) -> list[tuple[str, Read]]:
@@ -397,6 +407,27 @@ def read_findings(view: Any, case: Any, tree: Any, before: Callable[[], Any]) ->
     return findings
 
 
+def launch_reads(view: Any, result: Any) -> Any:
+    """A launch's result with an error (kind `config_read`, at the reading line) for each key an entry point composing
+    its config reads strictly that one of its overrides deletes (`~optim.bnb_optimizer`, or renames: `~a.old
+    +a.new=1`): the job stops there. A read under a test on the config is left out (the launch's values are not at
+    hand here to decide it); `.get`, `in` and a key the code wrote first are not reads that fail."""
+    deleted = [(o.split("=", 1)[0][1:], o) for o in result.case.overrides if o.startswith("~")]
+    if not deleted:
+        return result
+    findings = []
+    for owner, read in reads_by_config(view).get(result.case.config_name, ()):
+        if not all(holds(test, {}) is True for test in read.when):
+            continue
+        gone = next(((key, o) for key, o in deleted if read.key == key or read.key.startswith(key + ".")), None)
+        if gone is not None:
+            message = f"{gone[0]}: read by {owner} at {read.where} ({read.code}), but the launch deletes it ({gone[1]})"
+            findings.append(Finding(Kind.CONFIG_READ, gone[0], None, None, ERROR, message, source=Source(read.file, read.line)))
+    if not findings:
+        return result
+    return replace(result, status=Status.ERROR, findings=(*result.findings, *findings))
+
+
 # ---- contracts judged on the value the program runs with ----
 
 WRITTEN_ACTIONS = frozenset({"set", "update"})  # a write that leaves one literal value at its key
@@ -482,7 +513,9 @@ def written_contract_check(contract_set: Any, view: Any, today: Any, program: An
                     if found := [o for o in runs_with(view, name) if any(_touches(o.write.key, path) for path in paths)]:
                         relevant[name] = found
             read = True
-        writes = relevant.get(case.config_name, [])
+        # Only the writes the case's tree takes the branches of: one under a test the tree does not decide (the
+        # environment, a loop that may not run) is not a value the program is known to run with.
+        writes = [o for o in relevant.get(case.config_name, []) if all(holds(test, tree) is True for test in o.write.when)]
         written = _written_tree(tree, writes) if writes else None
         if written is None:
             return []

@@ -66,7 +66,15 @@ from harness.rules.contract_changes import run_findings
 from harness.rules.contracts import ChangeRecord, ContractSet, load_contracts, utc_today
 from harness.rules.review_rules import ReviewRules
 from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
-from harness.runner.config_writes import entry_write_changes, program_writes, read_findings, record_findings, record_path, write_record
+from harness.runner.config_writes import (
+    entry_write_changes,
+    launch_reads,
+    program_writes,
+    read_findings,
+    record_findings,
+    record_path,
+    write_record,
+)
 from harness.runner.targets import case_rules, default_changes
 
 
@@ -1116,6 +1124,11 @@ class Runner:
             )
             self.launch_parts = self._checked_launches(moves, removed)
         cases, counts, entries = self.launch_parts
+        # What the program reads (harness/runner/config_writes.py): a key its code reads that a launch's override deletes.
+        run = self.run_spec
+        view = run.program_views[1] if run.program_views is not None else run.rule_set.view
+        if view is not None:
+            cases = [launch_reads(view, case) for case in cases]
         return known_entries.excuse_results(cases, known_entries.known_entries(self.run_spec.contracts), utc_today()), counts, entries
 
     def _checked_launches(

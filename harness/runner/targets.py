@@ -122,6 +122,7 @@ class ProgramView:
         # The code's writes to the config (harness/runner/config_writes.py), read once per view: every case asks.
         self.entry_writes: tuple[Any, ...] | None = None
         self.entry_reads: tuple[Any, ...] = ()  # the entry points' strict reads, found by the same walk
+        self.entry_unresolved: tuple[Any, ...] = ()  # the writes the same walk met and could not resolve
         self.reads_by_config: dict[str, list[Any]] | None = None  # those reads by the config name each entry composes
         self.entry_configs: dict[str, str] | None = None  # each entry point's static config name
         self.entry_writes_unread = ""  # FILE:LINE of the entry point where the writes' budget ran out, if it did

@@ -29,6 +29,7 @@ from harness.gates.errors import BadInput
 from harness.gates.reader import NotAFile, read_bytes
 from harness.model.findings import ERROR, WARNING, Finding, Kind, Origin
 from harness.model.settings import Settings, display_path
+from harness.readers.writes import returns_given
 
 # Files of one diff classified: a pull request that changes more is classified this far and the rest named as one
 # not-verified line (a review never reads an unbounded list of files).
@@ -481,8 +482,7 @@ def _python(account: DiffAccounting, path: str, lines: frozenset[int] | None) ->
         tree = python_tree(text, path)
     except (SyntaxError, ValueError, BadInput):
         return [Accounted(path, NOT_VERIFIED, "a Python source that does not parse: its writes and defaults are not read", 1)]
-    resolved = _resolved_lines(account.view, path)
-    found = sorted({(line, shape) for line, shape in candidate_writes(tree) if (lines is None or line in lines) and line not in resolved})
+    found = not_resolved(account.view, path, tree, lines)
     if found:  # one line per file: the first write, then where the others are
         (line, shape), others = found[0], found[1:]
         more = f"; also at line{'s' * (len(others) > 1)} {', '.join(str(n) for n, _ in others[:MAX_LINES_NAMED])}" if others else ""
@@ -491,20 +491,35 @@ def _python(account: DiffAccounting, path: str, lines: frozenset[int] | None) ->
     return [Accounted(path, COMPARED, "a Python source: its entry points' writes and its classes' defaults are read")]
 
 
-def _resolved_lines(view: Any, path: str) -> frozenset[int]:
-    """The lines of `path` holding a write the reader resolved (an entry point's, or a class's `__post_init__`)."""
+def not_resolved(view: Any, path: str, tree: ast.Module, lines: frozenset[int] | None = None) -> list[tuple[int, str]]:
+    """The writes to the config in `path` (on `lines`, None: every line) that the writes reader does not resolve, each
+    with its line and shape, in line order: what a review names "write not resolved at FILE:LINE"."""
+    resolved, unresolved = _read_lines(view, path)
+    found = dict(sorted(unresolved))  # one shape a line, the reader's own first
+    for line, shape in sorted(candidate_writes(tree)):
+        if line not in resolved:
+            found.setdefault(line, shape)
+    return [(line, shape) for line, shape in sorted(found.items()) if lines is None or line in lines]
+
+
+def _read_lines(view: Any, path: str) -> tuple[frozenset[int], frozenset[tuple[int, str]]]:
+    """The lines of `path` holding a write the reader resolved (an entry point's, or a class's `__post_init__`), and
+    the writes it met there and could not resolve (a name bound to different nodes), each with its shape."""
     if view is None:
-        return frozenset()
-    from harness.readers.writes import class_writes
-    from harness.runner.config_writes import program_writes
+        return frozenset(), frozenset()
+    from harness.readers.writes import class_reach
+    from harness.runner.config_writes import program_unresolved, program_writes
 
     def same(file: str) -> bool:
         return file == path or path.endswith("/" + file)
 
     found = {owned.write.line for owned in program_writes(view) if same(owned.write.file)}
+    unresolved = {(u.line, u.shape) for u in program_unresolved(view) if same(u.file)}
     for qualname in _class_names(view, path):
-        found |= {write.line for write in class_writes(view.index, qualname) if same(write.file)}
-    return frozenset(found)
+        reach = class_reach(view.index, qualname)
+        found |= {write.line for write in reach.writes if same(write.file)}
+        unresolved |= {(u.line, u.shape) for u in reach.unresolved if same(u.file)}
+    return frozenset(found), frozenset(unresolved)
 
 
 def _class_names(view: Any, path: str) -> list[str]:
@@ -523,13 +538,19 @@ def _class_names(view: Any, path: str) -> list[str]:
 
 def candidate_writes(tree: ast.Module) -> Iterator[tuple[int, str]]:
     """Every statement that may write the config, with its shape: `setattr(...)`, `object.__setattr__(...)`, an
-    assignment or `del` through a name the code gives the config (or an alias of one), `OmegaConf.update(...)`, and
+    assignment, `del` or in-place method (`.pop`, `.merge_with`, `.append`, ...) through a name the code gives the
+    config (or an alias of one, or a parameter some call of the file gives one), `OmegaConf.update(...)`, and
     `self.X = ...` in a helper method a class's `__post_init__` calls."""
+    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    # Functions of the file that give back a node they were given (`def pick(node): return node.a`): a name bound to
+    # what one returns is an alias.
+    returning = frozenset(f.name for f in functions if returns_given(f))
+    given = _given_config(tree, functions, returning)
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             yield from _post_init_helpers(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield from _function_writes(node)
+    for function in functions:
+        yield from _function_writes(function, given.get(id(function), frozenset()), returning)
 
 
 def _dotted(node: ast.expr) -> str:
@@ -543,8 +564,14 @@ def _dotted(node: ast.expr) -> str:
 
 
 def _root(node: ast.expr) -> str:
-    """The name an attribute or subscript chain starts at (`self.config` for `self.config.a[0].b`), "" for any other."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
+    """The name an attribute, subscript or method-call chain starts at (`self.config` for `self.config.a[0].b`,
+    `cfg` for `cfg.get("a").b`), "" for any other."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Attribute):
+                return ""
+            node = node.func.value
+            continue
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             return f"self.{node.attr}"
         node = node.value
@@ -555,10 +582,10 @@ def _configish(name: str, aliases: Mapping[str, bool]) -> bool:
     return name.removeprefix("self.").lower() in CONFIG_NAMES or aliases.get(name, False)
 
 
-def _handles_config(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A function that names the config (a parameter, a name or `self.config`), or a `__post_init__` (a config
-    node's own fields)."""
-    if function.name == "__post_init__":
+def _handles_config(function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str] = frozenset()) -> bool:
+    """A function that names the config (a parameter, a name or `self.config`), is given it by a call of the file,
+    or a `__post_init__` (a config node's own fields)."""
+    if function.name == "__post_init__" or given:
         return True
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id.lower() in CONFIG_NAMES or isinstance(node, ast.arg) and node.arg.lower() in CONFIG_NAMES:
@@ -573,14 +600,73 @@ def _handles_config(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
-def _dynamic_writes(function: ast.FunctionDef | ast.AsyncFunctionDef, aliases: Mapping[str, bool]) -> Iterator[tuple[int, str]]:
-    """`setattr(...)` and `object.__setattr__(...)` in a function that handles the config: the writes reader does not
-    follow them (or not on another node than the one it walks)."""
-    handles = _handles_config(function)
+# Calls found by name through an object: `runner.run.remote(config)` is `run` (Ray's `.remote` calls the method).
+REMOTE_SUFFIXES = ("remote",)
+MAX_GIVEN_ROUNDS = 8  # rounds of parameters given the config through calls of one file (a chain of helpers)
+
+
+def _given_config(
+    tree: ast.Module, functions: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], returning: frozenset[str]
+) -> dict[int, frozenset[str]]:
+    """For each function of the file (by id), the parameters some call in the file gives the config to: a call by
+    name or through an object (`helper(cfg.a)`, `runner.run(config)`, `Runner(config)`) with a config name (or an
+    alias, or a parameter so given) at the parameter's place. A helper a method reached through an object calls is
+    given it too (to a fixed point, bounded)."""
+    by_name: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    methods: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    methods.add(id(item))
+                    if item.name == "__init__":
+                        by_name.setdefault(node.name, []).append(item)
+    for function in functions:
+        by_name.setdefault(function.name, []).append(function)
+    given: dict[int, set[str]] = {}
+    for _ in range(MAX_GIVEN_ROUNDS):
+        grew = False
+        for function in functions:
+            aliases = _aliases(function, frozenset(given.get(id(function), ())), returning)
+            for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+                name = _called_name(call.func)
+                if not name or name not in by_name:
+                    continue
+                passed = [i for i, a in enumerate(call.args) if _configish(_root(a) or _dotted(a), aliases)]
+                named = {k.arg for k in call.keywords if k.arg and _configish(_root(k.value) or _dotted(k.value), aliases)}
+                if not passed and not named:
+                    continue
+                for target in by_name[name]:
+                    parameters = [*target.args.posonlyargs, *target.args.args][1 if id(target) in methods else 0 :]
+                    found = {parameters[i].arg for i in passed if i < len(parameters)}
+                    found |= {p.arg for p in [*parameters, *target.args.kwonlyargs] if p.arg in named}
+                    if not found <= given.get(id(target), set()):
+                        given.setdefault(id(target), set()).update(found)
+                        grew = True
+        if not grew:
+            break
+    return {key: frozenset(value) for key, value in given.items()}
+
+
+def _called_name(func: ast.expr) -> str:
+    """The function or method a call names: `helper`, `run` for `runner.run(...)` and `runner.run.remote(...)`."""
+    if isinstance(func, ast.Attribute) and func.attr in REMOTE_SUFFIXES and isinstance(func.value, ast.Attribute):
+        func = func.value
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _dynamic_writes(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, aliases: Mapping[str, bool], given: frozenset[str]
+) -> Iterator[tuple[int, str]]:
+    """`setattr(...)`, `delattr(...)` and `object.__setattr__(...)` in a function that handles the config: the writes
+    reader does not follow them (or not on another node than the one it walks)."""
+    handles = _handles_config(function, given)
     for node in _own_statements(function):
         for call in (n for n in _own_nodes(node) if isinstance(n, ast.Call)):
             func = _dotted(call.func)
-            if func not in ("setattr", "object.__setattr__") or not call.args:
+            if func not in ("setattr", "delattr", "object.__setattr__") or not call.args:
                 continue
             if handles or _configish(_root(call.args[0]) or _dotted(call.args[0]), aliases):
                 yield call.lineno, func
@@ -597,33 +683,97 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
                 stack.append(child)
 
 
-def _function_writes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, str]]:
-    """The writes of one function's own statements through the config's names and their aliases."""
-    aliases: dict[str, bool] = {}
-    yield from _dynamic_writes(function, aliases)
+# Methods that change a node (or a list) in place, called on a config name.
+IN_PLACE = frozenset({"pop", "update", "merge_with", "setdefault", "clear", "append", "extend", "insert", "remove", "sort", "reverse"})
+IN_PLACE_DUNDER = frozenset({"__setattr__", "__setitem__", "__delattr__", "__delitem__"})
+
+
+def _aliases(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str], returning: frozenset[str] = frozenset()
+) -> dict[str, bool]:
+    """The names of a function bound to the config or a node of it: its config parameters (by name, or given by a
+    call of the file) and every name assigned, looped over or bound by `with ... as` from an expression through one
+    (in order; an alias of an alias too)."""
+    aliases: dict[str, bool] = dict.fromkeys(given, True)
     for node in _own_statements(function):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            value = node.value
-            if isinstance(value, (ast.Attribute, ast.Subscript, ast.Name)) and _configish(_root(value), aliases):
-                aliases[node.targets[0].id] = True
-        targets: list[ast.expr] = []
+        pairs: list[tuple[ast.expr, ast.expr]] = []
         if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, ast.Delete):
-            targets = list(node.targets)
-        for target in targets:
+            pairs = [(target, node.value) for target in node.targets]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            pairs = [(node.target, node.iter)]
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            pairs = [(item.optional_vars, item.context_expr) for item in node.items if item.optional_vars is not None]
+        for target, value in pairs:
+            if _holds_node(value, aliases, returning):
+                for name in (n for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)):
+                    aliases[name.id] = True
+    return aliases
+
+
+def _holds_node(value: ast.expr, aliases: Mapping[str, bool], returning: frozenset[str] = frozenset()) -> bool:
+    """An expression that may be (or hold, for a loop) a node of the config: a chain from a config name
+    (`cfg.a`, `cfg["a"]`, `cfg.get("a")`, `cfg.items()`), either side of `x if c else y` or `x or y`, an item of a
+    tuple or list of them, what a function of the file that gives back its argument returns (`returning`), `with
+    open_dict(cfg) as c`. Not a call
+    of another function, arithmetic or a text built from a value."""
+    if isinstance(value, (ast.IfExp)):
+        return _holds_node(value.body, aliases, returning) or _holds_node(value.orelse, aliases, returning)
+    if isinstance(value, ast.BoolOp):
+        return any(_holds_node(v, aliases, returning) for v in value.values)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return any(_holds_node(v.value if isinstance(v, ast.Starred) else v, aliases, returning) for v in value.elts)
+    if isinstance(value, ast.Call) and (_called_name(value.func) in returning or _called_name(value.func) in ("open_dict", "read_write")):
+        return any(_holds_node(a, aliases, returning) for a in [*value.args, *(k.value for k in value.keywords)])
+    if isinstance(value, (ast.Attribute, ast.Subscript, ast.Name, ast.Call)):
+        return _configish(_root(value) or _dotted(value), aliases)
+    return False
+
+
+def _targets(node: ast.stmt) -> list[ast.expr]:
+    """The places a statement stores into or deletes, tuples unpacked."""
+    found: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        found = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        found = [node.target]
+    elif isinstance(node, ast.Delete):
+        found = list(node.targets)
+    flat: list[ast.expr] = []
+    while found:
+        target = found.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            found += target.elts
+        elif isinstance(target, ast.Starred):
+            found.append(target.value)
+        else:
+            flat.append(target)
+    return flat
+
+
+def _function_writes(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, given: frozenset[str] = frozenset(), returning: frozenset[str] = frozenset()
+) -> Iterator[tuple[int, str]]:
+    """The writes of one function's own statements through the config's names and their aliases."""
+    aliases = _aliases(function, given, returning)
+    yield from _dynamic_writes(function, aliases, given)
+    for node in _own_statements(function):
+        for target in _targets(node):
             if _binds_self(target):
                 continue  # `self.config = config` keeps the config; it does not write it
             if isinstance(target, (ast.Attribute, ast.Subscript)) and _configish(_root(target), aliases):
                 root = _root(target)
                 yield node.lineno, f"a write through an alias of the config ({root})" if aliases.get(root) else "a write to the config"
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            func = _dotted(node.value.func)
-            if func in ("OmegaConf.update", "OmegaConf.set_struct") and node.value.args:
-                if _configish(_root(node.value.args[0]) or _dotted(node.value.args[0]), aliases):
-                    yield node.lineno, func
+        for call in (n for n in _own_nodes(node) if isinstance(n, ast.Call)):
+            func = _dotted(call.func)
+            if func in ("OmegaConf.update", "OmegaConf.set_struct") and call.args:
+                if _configish(_root(call.args[0]) or _dotted(call.args[0]), aliases):
+                    yield call.lineno, func
+            elif isinstance(call.func, ast.Attribute) and call.func.attr in IN_PLACE | IN_PLACE_DUNDER:
+                receiver = call.func.value
+                if _configish(_root(receiver) or _dotted(receiver), aliases):
+                    yield call.lineno, f"`.{call.func.attr}(...)` on the config"
 
 
 def _binds_self(target: ast.expr) -> bool:

@@ -134,3 +134,56 @@ def test_a_nested_dataclass_default_change_is_named_in_a_review(project, cli):
     assert [(f["path"], f["old"], f["new"]) for f in changed] == [("model.server.timeout", 60, 5)], case["findings"]
     assert changed[0]["source"] == f"src/app/models.py:{line_of(models, 'timeout: int = 5')}"
     assert "ServerConfig" in changed[0]["message"]
+
+
+def test_a_read_through_an_alias_or_a_parameter_blocks_and_a_select_with_a_default_does_not(project, cli):
+    """Keys read through names bound to nodes (`optim, section = config.optim, config.trainer`; `section.device`) or
+    by a function given the node fail where they are read; `OmegaConf.select(..., default=...)` of a lost key does
+    not."""
+    main = project / "src/app/main.py"
+    edit(
+        main,
+        "    build_optimizer(config.optim, config.trainer.epochs)\n",
+        "    optim, section = config.optim, config.trainer\n    print(section.device, optim)\n"
+        '    print(OmegaConf.select(config, "trainer.name", default="x"))\n'
+        "    build_optimizer(config.optim, config.trainer.epochs)\n",
+    )
+    edit(main, "from omegaconf import open_dict", "from omegaconf import OmegaConf, open_dict")
+    edit(project / "conf/train.yaml", "  device: cpu\n", "")
+    check = cli("--settings", "harness.toml", "check", "--format", "json", cwd=project)
+    assert check.code == 1
+    assert [(f["path"], f["source"]) for f in reads(check.json())] == [
+        ("trainer.device", f"src/app/main.py:{line_of(main, 'section.device')}")
+    ]
+    edit(project / "conf/train.yaml", "  bnb_optimizer: false\n", "")
+    found = {f["path"]: f["source"] for f in reads(cli("--settings", "harness.toml", "check", "--format", "json", cwd=project).json())}
+    assert found["optim.bnb_optimizer"] == f"src/app/helpers.py:{line_of(project / 'src/app/helpers.py', 'if optim.bnb_optimizer')}"
+
+
+LAUNCHES = """
+    [[commands]]
+    glob = "scripts/*.sh"
+    modules = {"app.main" = "train"}
+    """
+
+
+def test_a_launch_whose_override_deletes_a_key_the_program_reads_blocks_at_the_reading_line(tmp_path, cli):
+    """A launch's `~key` (or a rename: `~old +new=...`) deletes what the code reads: an error of that launch at the
+    reading line, in `check` and in the review; deleting a key read only under `"k" in ...` is no finding."""
+    write_tree(tmp_path, {**PROJECT, "scripts/run.sh": "python -m app.main optim.lr=0.2\n"})
+    (tmp_path / "harness.toml").write_text((tmp_path / "harness.toml").read_text() + textwrap.dedent(LAUNCHES))
+    project = commit_small_project(tmp_path, cli, None)
+    (project / "scripts/run.sh").write_text(
+        "python -m app.main '~optim.bnb_optimizer' +optim.bnb=true\npython -m app.main '~optim.extra'\n"
+    )
+    where = f"src/app/helpers.py:{line_of(project / 'src/app/helpers.py', 'if optim.bnb_optimizer')}"
+    for command in (["check"], ["diff", "--base", "main"]):
+        result = cli("--settings", "harness.toml", *command, "--format", "json", cwd=project)
+        assert result.code == 1, result.out
+        launches = {c["id"]: c for c in result.json()["cases"] if c["id"].startswith("cmd/")}
+        found = [(f["path"], f["source"]) for f in launches["cmd/scripts/run.sh#1"]["findings"] if f["kind"] == "config_read"]
+        assert found == [("optim.bnb_optimizer", where)], launches
+        assert "the launch deletes it (~optim.bnb_optimizer)" in next(
+            f["message"] for f in launches["cmd/scripts/run.sh#1"]["findings"] if f["kind"] == "config_read"
+        )
+        assert not [f for f in launches["cmd/scripts/run.sh#2"]["findings"] if f["kind"] == "config_read"]

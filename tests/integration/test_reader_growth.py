@@ -20,6 +20,7 @@ from harness.model.findings import ERROR
 from harness.readers.bash import launches_in
 from harness.readers.builders import build_sites
 from harness.readers.pysource import SourceIndex
+from harness.readers.writes import entry_points, entry_walk
 from harness.runner.config_writes import program_writes, unread_findings
 from harness.runner.launches import name_fits, submodule_paths
 from harness.runner.targets import ProgramView
@@ -80,6 +81,22 @@ def config_writes(n: int) -> Callable[[], Any]:
     return lambda: (scratch, program_writes(ProgramView(SourceIndex([folder]))))
 
 
+def config_branches(n: int) -> Callable[[], Any]:
+    """An entry point of n blocks, each a test on a key, a name bound to a node on one branch and another on the other,
+    a loop writing through it, a write to the tested key and a call of a helper that tests every key: each block
+    makes the helper's tests undecided again (the walk reads it again), joins the names of two branches and reads a
+    loop's effects."""
+    scratch = tempfile.TemporaryDirectory(prefix="growth-")  # removed once the measurement lets go of it
+    folder = Path(scratch.name) / "app"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    block = "    if cfg.k{i}:\n        v = cfg.a\n    else:\n        v = cfg.b\n    for x in range(2):\n        v.w = x\n    cfg.k{i} = 1\n    tune(cfg)\n"
+    helper = "def tune(cfg):\n    if cfg.t:\n        cfg.u = 1\n"
+    main = "@hydra.main(config_path='c', config_name='x')\ndef main(cfg):\n" + "".join(block.format(i=i) for i in range(n))
+    (folder / "main.py").write_text("import hydra\n" + helper + main)
+    return lambda: (scratch, entry_walk(SourceIndex([folder]), entry_points(SourceIndex([folder]))[0]))
+
+
 def array_calls(n: int) -> Callable[[], Any]:
     """`"${A[@]}"` of n words passed to a function on n lines: n*n words from 2n lines."""
     script = ("A=(" + " ".join(f"x{i}" for i in range(n)) + ")\nf() { :; }\n" + 'f "${A[@]}"\n' * n + "python -m app.main a=1\n").encode()
@@ -112,6 +129,7 @@ READERS: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
     "array-calls": (array_calls, 400),
     "config-writes": (config_writes, 200),
     "environment-tests": (environment_tests, 100),
+    "config-writes-branches": (config_branches, 100),
     "set-u-sources": (set_u_sources, 1_000),
 }
 
@@ -125,6 +143,7 @@ MEASURES: dict[str, tuple[str, ...]] = {
     "golden-header": ("harness.composition.provenance.recorded_in",),
     "array-calls": ("harness.readers.bash.launches_in",),
     "config-writes": ("harness.runner.config_writes.program_writes", "harness.readers.writes.entry_writes"),
+    "config-writes-branches": ("harness.readers.writes.entry_walk",),
     "set-u-sources": ("harness.readers.bash.launches_in",),
     "environment-tests": ("harness.readers.bash.launches_in",),
 }
@@ -179,6 +198,10 @@ EXEMPT: dict[str, str] = {
     "harness.readers.writes.entry_reach": "entry_writes's walk, under the same shared statement budget",
     "harness.readers.writes.class_writes": _BENCH + "config writes, config write calls",
     "harness.readers.writes.describe": "one write's text",
+    "harness.readers.writes.Unresolved": "a value",
+    "harness.readers.writes.Reach": "a value",
+    "harness.readers.writes.class_reach": "class_writes's walk (its growth: class_writes's)",
+    "harness.readers.writes.returns_given": "one pass over one function's statements",
 }
 
 

@@ -120,21 +120,39 @@ def named(cli, project: Path, file: str, line: int, words: str) -> dict:
     return report
 
 
-def test_a_write_through_setattr_is_named_as_not_resolved(project, cli):
+def test_a_write_through_setattr_is_compared_as_the_write_it_is(project, cli):
+    """`setattr(node, "k", v)` with the key spelled is read as `node.k = v` (it was named as not resolved before the
+    reader followed it): the review compares it, at its line."""
     main = project / "app/main.py"
     edit(main, "    runner = TaskRunner()\n", '    setattr(config.trainer, "epochs", 9)\n    runner = TaskRunner()\n')
-    named(cli, project, "app/main.py", line_of(main, "setattr"), "write not resolved at app/main.py:")
+    report = review(cli, project).json()
+    line = line_of(main, "setattr")
+    writes = [f for f in report["findings"] if f["kind"] == "config_write"]
+    assert [(f["path"], f["new"], f["source"]) for f in writes] == [("trainer.epochs", 9, f"app/main.py:{line}")], writes
+    assert not unverified(report)
+
+
+def test_a_setattr_whose_key_is_computed_is_named_as_a_key_the_reader_cannot_place(project, cli):
+    main = project / "app/main.py"
+    edit(main, "    runner = TaskRunner()\n", '    key = "epochs"\n    setattr(config.trainer, key, 9)\n    runner = TaskRunner()\n')
+    report = review(cli, project).json()
+    line = line_of(main, "setattr")
+    assert any(
+        f["kind"] == "config_write" and f["source"] == f"app/main.py:{line}" and "cannot place" in f["message"] for f in report["findings"]
+    )
 
 
 def test_object_setattr_through_a_field_aliasing_another_node_is_named(project, cli):
-    """The shape of verl 74dc16c94 (#5885): `object.__setattr__` on a node reached through a field of `self`."""
+    """The shape of verl 74dc16c94 (#5885): a field made the same object as another (`self.engine = self.fsdp_config`)
+    and written through with `object.__setattr__`: the write changes both fields, so no one key is claimed."""
     models = project / "app/models.py"
     edit(
         models,
         "        self.depth = self.width * 2\n",
-        '        self.depth = self.width * 2\n        object.__setattr__(self.inner, "width", 1)\n',
+        "        self.depth = self.width * 2\n        self.engine = self.fsdp\n"
+        '        object.__setattr__(self.engine, "strategy", self.width)\n',
     )
-    named(cli, project, "app/models.py", line_of(models, "object.__setattr__"), "(object.__setattr__)")
+    named(cli, project, "app/models.py", line_of(models, "object.__setattr__"), "(a write below a node two keys share)")
 
 
 def test_a_write_in_a_method_reached_through_an_object_is_named(project, cli):

@@ -178,3 +178,25 @@ def test_strict_reads_and_the_tolerant_ones_left_out(tmp_path):
     assert holds(when["model.width"][0], {"model": {"kind": "moe"}}) is False
     assert holds(when["model.width"][0], {"model": {}}) is None  # the tree does not decide it: no finding
     assert holds(when["profiler.nsys"][0], {"profiler": {"enable": False}}) is False
+
+
+def test_a_function_reached_under_a_test_on_a_list_is_read(tmp_path):
+    """A branch's test may hold a list (`if cfg.mode in ["a", "b"]`): the walk keeps it as it is, unhashed."""
+    _, found = writes_of(
+        tmp_path,
+        {
+            "main.py": """
+                import hydra
+
+                def tune(node):
+                    node.lr = 1
+
+                @hydra.main(config_path="conf", config_name="train", version_base=None)
+                def main(cfg):
+                    if cfg.mode in ["a", "b"]:
+                        tune(cfg.optim)
+                    tune(cfg.optim)
+                """
+        },
+    )
+    assert [(w.key, w.value, w.when) for w in found] == [("optim.lr", 1, ())]
