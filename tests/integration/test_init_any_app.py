@@ -269,7 +269,7 @@ def test_a_folder_named_like_a_package_is_not_the_package(tmp_path, cli):
     assert cli("init", cwd=tmp_path).code == 0
     assert cli("generate", "--quiet").code == 0
     check = cli("check")
-    assert check.code == 0 and "launches checked of 1 found: 1 compose, 0 fail" in check.out, check.out
+    assert check.code == 0 and "checked of 1 found: 1 compose, 0 fail" in check.out, check.out
     assert "sglang" not in (tmp_path / "config-harness/known.yaml").read_text()
 
 

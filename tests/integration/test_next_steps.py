@@ -229,7 +229,8 @@ def config_write(repo, capsys):
 
 
 def unverified(repo, capsys):
-    """The base blocks on changes not verified; a write through `setattr` is made one the reader follows."""
+    """The base blocks on changes not verified; a write through a name that may be either of two nodes is made one the
+    reader follows."""
     edit(repo, "pyproject.toml", "jobs = 1\n", 'jobs = 1\nunverified = "block"\n')
     git(repo, "commit", "-q", "-am", "a base that blocks on changes not verified")
     git(repo, "branch", "-f", "strict")
@@ -237,7 +238,7 @@ def unverified(repo, capsys):
         repo,
         "app/main.py",
         "    print(config.trainer.device)",
-        '    setattr(config.trainer, "epochs", 4)\n    print(config.trainer.device)',
+        "    node = config.trainer if config.trainer.device else config\n    node.epochs = 4\n    print(config.trainer.device)",
     )
     assert run_command("config-harness generate --quiet", repo, capsys)[0] == 0
 
@@ -248,7 +249,7 @@ def unverified(repo, capsys):
 
     _, out = fails(repo, capsys, "unverified", strict_review)
     (file, at) = places(error_line(out, "not verified"))[0]
-    replace_on_line(repo / file, at, 'setattr(config.trainer, "epochs", 4)', "config.trainer.epochs = 4")  # a write the reader follows
+    replace_on_line(repo / file, at, "node.epochs = 4", "config.trainer.epochs = 4")  # a write the reader follows
     assert run_command("config-harness generate --quiet", repo, capsys)[0] == 0
     code, out = strict_review(repo, capsys)
     assert code == 0 and "not verified" not in out, out

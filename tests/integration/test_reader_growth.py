@@ -152,6 +152,14 @@ MEASURES: dict[str, tuple[str, ...]] = {
 # measures, each with why: a value, a helper whose work is one of its caller's rows, or where its growth is measured.
 _BENCH = "its doubling is measured by `make bench` (benchmarks/bench_budgets.py, 2.2x), not by this registry: "
 EXEMPT: dict[str, str] = {
+    "harness.readers.bash.alternatives_of": "pairs the launches of two readings of one script, linear in them; the "
+    "readings themselves are launches_in's (the environment-tests row)",
+    "harness.readers.bash.environment_value": "one variable's value as an environment sets it",
+    "harness.readers.bash.said_value": "one variable of an environment in words, linear in the texts a test compared",
+    "harness.readers.bash.given_text": "the placeholder text of one variable no test names",
+    "harness.readers.entries.install_roots": "the folders right below the root that hold a project file: one listing",
+    "harness.readers.entries.is_package_of": "a few stat calls along one module path",
+    "harness.readers.entries.module_file": "a few stat calls along one module path per install root",
     "harness.readers.arithmetic.evaluate": "one `$((...))` expression of a script, reached only through launches_in; "
     "64-bit wrap-around and the word budget bound it",
     "harness.readers.bash.Piece": "a value",
