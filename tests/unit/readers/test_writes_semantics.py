@@ -460,13 +460,16 @@ def traced(file: str, start: Callable[[], Any], watched: Callable[[FrameType], A
         frame.f_trace_opcodes = True
         return local
 
+    # The tracer that was there before comes back after (coverage's, under `make coverage`): clearing it would stop
+    # coverage measuring every test after this one.
+    previous = sys.gettrace()
     sys.settrace(tracer)
     try:
         start()
     except Exception:  # the program stopped; what it wrote before stays
         run.stopped = True
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return run
 
 
