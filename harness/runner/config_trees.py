@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,17 +30,22 @@ class LooksLikeConfigs:
         return f"{where} ({self.roots} config(s) with a defaults list, {self.groups} group folder(s))"
 
 
+def bounded_walk(base: Path, entered: Callable[[str, list[str]], list[str]], limit: int) -> Iterator[tuple[str, list[str], list[str]]]:
+    """(folder, the subfolders entered, file names) of the folders below `base`, at most `limit` of them, entering the subfolders
+    `entered(folder, subfolders)` keeps: a repository's size cannot make a walk of init's unbounded."""
+    for walked, (folder, subfolders, names) in enumerate(os.walk(base), start=1):
+        subfolders[:] = entered(folder, subfolders)
+        if walked > limit:
+            return
+        yield folder, subfolders, names
+
+
 def candidate_folders(base: Path, entered: Callable[[str, list[str]], list[str]], limit: int = 5000) -> list[LooksLikeConfigs]:
     """The folders below `base` whose own YAML files include one with a `defaults:` list (what a primary config has),
     most such configs first, then most group folders; at most `limit` folders are walked, entering the subfolders
     `entered(folder, subfolders)` keeps."""
     found = []
-    walked = 0
-    for folder, subfolders, names in os.walk(base):
-        subfolders[:] = entered(folder, subfolders)
-        walked += 1
-        if walked > limit:
-            break
+    for folder, subfolders, names in bounded_walk(base, entered, limit):
         roots = 0
         for name in sorted(names):
             if not name.endswith(".yaml"):

@@ -23,7 +23,7 @@ from harness.gates.budget import python_tree
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_text
 from harness.model.settings import VERSION_BASES
-from harness.runner.config_trees import candidate_folders, own_settings_flags
+from harness.runner.config_trees import bounded_walk, candidate_folders, own_settings_flags
 
 # What init says of the Hydra semantics when nothing in the repository tells them.
 NO_START = "no @hydra.main or initialize call found and no Hydra 1.0/1.1-style file: this Hydra's semantics"
@@ -284,12 +284,7 @@ def composed_folders(base: Path, repository: Path, launches: Counter[Path] | Non
     if not wanted:
         return []
     holding: dict[str, list[Path]] = {}
-    seen = 0
-    for folder, subfolders, names in os.walk(base):
-        subfolders[:] = walked_into(folder, subfolders)
-        seen += 1
-        if seen > limit:
-            break
+    for folder, _, names in bounded_walk(base, walked_into, limit):
         for name in wanted:
             if f"{name}.yaml" in names:
                 holding.setdefault(name, []).append(Path(folder).resolve())
