@@ -180,8 +180,10 @@ def unverified(repo, capsys):
     edit(repo, "pyproject.toml", 'python_sources = ["verl"]\n', 'python_sources = ["verl"]\nunverified = "block"\n')
     git(repo, "commit", "-q", "-am", "a base that blocks on changes not verified")
     git(repo, "branch", "-f", "strict-next-steps")
-    write = 'setattr(config.actor_rollout_ref.rollout, "n", 4)'
-    edit(repo, MAIN_PPO, "    auto_set_device(config)\n", f"    auto_set_device(config)\n    {write}\n")
+    # A write through a name that may be either of two nodes: the reader cannot say which (setattr is followed now).
+    node = "    node = config.actor_rollout_ref.rollout if config.trainer.device else config.actor_rollout_ref.actor\n"
+    write = "node.n = 4"
+    edit(repo, MAIN_PPO, "    auto_set_device(config)\n", f"    auto_set_device(config)\n{node}    {write}\n")
     assert run_command("config-harness generate --quiet", repo, capsys)[0] in (0, 1)
 
     def strict_review(repository: Path, capsys) -> tuple[int, str]:
