@@ -9,6 +9,7 @@ key kept outside the folder; an entry that does not verify is deleted unread.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -310,6 +311,25 @@ def open_store(folder: Path, project: Path | None = None) -> SignedStore:
     if _prune_now(checked):
         prune(checked, limit_bytes())
     return store
+
+
+@contextlib.contextmanager
+def store_open(folder: Path | None, project: Path) -> Iterator[None]:
+    """The session's store open for `project` while the block runs (what `cache_get` and `cache_put` use outside a
+    Hydra session: reading launch scripts), unless one is open already or the cache is off; a refused folder is said
+    once and the block runs without it."""
+    session = current()
+    if folder is None or session.store is not None:
+        yield
+        return
+    try:
+        session.store = open_store(folder, project=project)
+    except CacheRefused as error:
+        warn_refused(error)
+    try:
+        yield
+    finally:
+        session.store = None
 
 
 def warn_refused(error: CacheRefused) -> None:

@@ -607,7 +607,7 @@ def review_commands(
     records = tuple(records)
     project = project_of(settings)
     scripts = find_scripts(project.root, settings.command_globs, project.submodules)
-    found = composer_of(settings).expanded(command_cases(project, scripts, settings.search_path))
+    found = composer_of(settings).expanded(command_cases(project, scripts, settings.search_path, settings.cache_dir))
     top = gitrepo.toplevel(settings.origin)
     commit = gitrepo.verify_ref(top, ref)
     reads = _base_reads(settings, top, found, project)

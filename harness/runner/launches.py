@@ -28,7 +28,7 @@ from harness.composition import hydra_compat, overrides, sweeps
 from harness.composition.compose import ComposeError, HydraSession, describe_error, pickled
 from harness.composition.provenance import Source
 from harness.composition.session import current
-from harness.composition.store import cache_add_variant, cache_get, cache_put, cache_variants, tree_digest
+from harness.composition.store import cache_add_variant, cache_get, cache_put, cache_variants, store_open, tree_digest
 from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
@@ -466,8 +466,16 @@ def outside_globs(project: Project, top: Path, changed: Iterable[str], globbed: 
     return [case for case in command_cases(project, scripts) if not case.problem_kind and case.config_name]
 
 
-def command_cases(project: Project, scripts: Iterable[Path], settings_search_path: tuple[Path, ...] = ()) -> list[CommandCase]:
-    """Every launch in the scripts as a command case, in file order; a launch that cannot be read stays a case."""
+def command_cases(
+    project: Project, scripts: Iterable[Path], settings_search_path: tuple[Path, ...] = (), cache_dir: Path | None = None
+) -> list[CommandCase]:
+    """Every launch in the scripts as a command case, in file order; a launch that cannot be read stays a case.
+    `cache_dir`: each script's reading kept there (`read_launches`)."""
+    with store_open(cache_dir, project.root):
+        return _command_cases(project, scripts, settings_search_path)
+
+
+def _command_cases(project: Project, scripts: Iterable[Path], settings_search_path: tuple[Path, ...]) -> list[CommandCase]:
     cases = []
     for script in scripts:
         relative = script.relative_to(project.root).as_posix()
@@ -480,9 +488,59 @@ def command_cases(project: Project, scripts: Iterable[Path], settings_search_pat
                 )
             )
             continue
-        for launch in launches_in(relative, source, project.is_entry, project.sourced, readings=True):
+        for launch in read_launches(project, relative, source):
             cases += _candidates(project, _case_for(project, launch, settings_search_path))
     return cases
+
+
+class _Asked:
+    """The project's answers to what a reading of a script asked (which programs are the project's entry points, what
+    a file it sources holds), each question once, recorded in order: a reading is a function of the script's bytes
+    and these answers, so it is kept by them (`read_launches`)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.answers: dict[tuple[Any, ...], Any] = {}
+
+    def is_entry(self, entry: str, is_module: bool) -> bool:
+        question = ("entry", entry, is_module)
+        if question not in self.answers:
+            self.answers[question] = self.project.is_entry(entry, is_module)
+        return cast(bool, self.answers[question])
+
+    def sourced(self, path: str) -> bytes | str:
+        answer = self.project.sourced(path)
+        self.answers[("sourced", path)] = hashlib.blake2b(answer).digest() if isinstance(answer, bytes) else answer
+        return answer
+
+    def answer(self, question: tuple[Any, ...]) -> Any:
+        """The project's answer to a recorded question now (a sourced file as its digest)."""
+        if question[0] == "entry":
+            return self.is_entry(question[1], question[2])
+        self.sourced(question[1])
+        return self.answers[question]
+
+
+def read_launches(project: Project, relative: str, source: bytes) -> list[Launch]:
+    """Every launch of one script and its readings under the environments it tests (`launches_in`), kept in the signed
+    cache by the script's name and bytes and the answers its reading got from the project (issue 52: reading 200
+    scripts with bash's grammar was half of a warm check). Reused only while the project gives each answer again."""
+    key = tree_digest(b"launches read", relative, source)
+    if key is not None:
+        again = _Asked(project)  # asked as the reading did: a sourced file is noted as read here too
+        for entry in cache_variants(key):
+            if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], list)):
+                continue
+            if all(again.answer(question) == answer for question, answer in entry[0]):
+                return cast(list[Launch], entry[1])
+    asked = _Asked(project)
+    launches = launches_in(relative, source, asked.is_entry, asked.sourced, readings=True)
+    if key is not None:
+        entry = (tuple(asked.answers.items()), launches)
+        with contextlib.suppress(pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            pickle.dumps(entry)
+            cache_add_variant(key, entry, lambda old: isinstance(old, tuple) and old[:1] == entry[:1])
+    return launches
 
 
 def readings_under(
@@ -1323,7 +1381,8 @@ def discover(settings: Any, root: Path | None = None) -> list[CommandCase]:
     """Every launch in the scripts the settings' `[[commands]]` globs match, as a command case (a sweep's points each
     a case of their own)."""
     project = project_of(settings, root)
-    found = command_cases(project, find_scripts(project.root, settings.command_globs, project.submodules), settings.search_path)
+    scripts = find_scripts(project.root, settings.command_globs, project.submodules)
+    found = command_cases(project, scripts, settings.search_path, settings.cache_dir)
     return composer_of(settings, root).expanded(found)
 
 

@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from harness.composition.compose import HydraSession
+from harness.runner import launches as launches_module
 from harness.runner import run as run_module
 from tests.conftest import add_contracts, write_tree
 
 PRESET = 'plus = ["+extra=1"]\n'  # a value today; a group selection once conf/extra/ exists
 ENTRY = "import hydra\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n"
 LAUNCHES = (
-    "python -m app.main trainer.name=a trainer.lr=0.3\n"
+    "source scripts/names.sh\n"
+    "python -m app.main trainer.name=$FIRST trainer.lr=0.3\n"
     "python -m app.main trainer.name=b trainer.lrr=0.3\n"
     "python -m app.main trainer.name=c +extra=2\n"
 )
@@ -31,7 +33,7 @@ def project(small_project: Path, cli, tmp_path_factory) -> tuple[Path, tuple[str
     train.write_text(train.read_text().replace("  - _self_\n", ""))
     settings.write_text('version_base = "1.1"\n' + settings.read_text() + '[[commands]]\nglob = "scripts/*.sh"\n')
     # Launches: one that composes, one whose override names no key (a hint), one whose override may become a group.
-    write_tree(small_project, {"app/__init__.py": "", "app/main.py": ENTRY, "scripts/run.sh": LAUNCHES})
+    write_tree(small_project, {"app/__init__.py": "", "app/main.py": ENTRY, "scripts/run.sh": LAUNCHES, "scripts/names.sh": "FIRST=a\n"})
     flags = ("--settings", "harness.toml", "--cache-dir", str(tmp_path_factory.mktemp("kept") / "cache"))
     cli(*flags, "generate", cwd=small_project)  # exit 1: the fast preset breaks the contract (a case judged each run)
     return small_project, flags
@@ -39,8 +41,9 @@ def project(small_project: Path, cli, tmp_path_factory) -> tuple[Path, tuple[str
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many compositions, goldens rendered and cases judged a run in this process does (`jobs = 1`)."""
-    calls = {"compose": 0, "render": 0, "judge": 0}
+    """How many compositions, goldens rendered, cases judged and scripts read with bash's grammar a run in this
+    process does (`jobs = 1`)."""
+    calls = {"compose": 0, "render": 0, "judge": 0, "read": 0}
 
     def counting(name: str, original):
         def wrapper(*args, **kwargs):
@@ -52,6 +55,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     monkeypatch.setattr(HydraSession, "compose", counting("compose", HydraSession.compose))
     monkeypatch.setattr(run_module, "render_golden", counting("render", run_module.render_golden))
     monkeypatch.setattr(run_module, "judged_case", counting("judge", run_module.judged_case))
+    monkeypatch.setattr(launches_module, "launches_in", counting("read", launches_module.launches_in))
     return calls
 
 
@@ -69,7 +73,7 @@ def test_a_warm_check_composes_renders_and_judges_only_the_cases_that_differ(pro
     assert first.code == 1  # the contract the fast preset breaks
     failing = [case["id"] for case in first.json()["cases"] if case["status"] != "ok" and not case["id"].startswith("cmd/")]
     assert failing == ["train/cpu/fast", "train/gpu/fast"]
-    counted.update(compose=0, render=0, judge=0)
+    counted.update(compose=0, render=0, judge=0, read=0)
     warm = cli(*flags, "check", "--format", "json")
     assert warm.out == first.out and warm.code == first.code
     # Only the two failing cases are judged again (and their stems composed, from the composition cache).
@@ -86,9 +90,9 @@ def test_nothing_changed_costs_no_composition_at_all(project, cli, counted):
     script.write_text(script.read_text().replace("trainer.lrr=", "trainer.lr="))
     cli(*flags, "generate")
     assert cli(*flags, "check").code == 0
-    counted.update(compose=0, render=0, judge=0)
+    counted.update(compose=0, render=0, judge=0, read=0)
     assert cli(*flags, "check").code == 0
-    assert counted == {"compose": 0, "render": 0, "judge": 0}
+    assert counted == {"compose": 0, "render": 0, "judge": 0, "read": 0}
 
 
 EDITS = {
@@ -109,6 +113,9 @@ EDITS = {
     "a launch's script changed": lambda root: (root / "scripts/run.sh").write_text(
         (root / "scripts/run.sh").read_text().replace("trainer.lr=0.3", "trainer.lr=0.4 trainer.epochs=x")
     ),
+    # Split unquoted as bash splits it: an override naming no key appears in the launch.
+    "a file a script sources changed": lambda root: (root / "scripts/names.sh").write_text('FIRST="z trainer.nokey=1"\n'),
+    "a script's program is no longer the project's": lambda root: (root / "app/main.py").rename(root / "app/other.py"),
     "a key a launch names appears": lambda root: (root / "conf/train.yaml").write_text(
         (root / "conf/train.yaml").read_text().replace("  lr: 0.1\n", "  lr: 0.1\n  lrr: 0.2\n")
     ),
@@ -126,6 +133,8 @@ def test_after_an_edit_the_kept_report_is_the_report_without_a_cache(project, cl
     EDITS[edit](root)
     kept, cold = reports(cli, flags)
     assert kept == cold
+    if edit == "a file a script sources changed":
+        assert "trainer.nokey" in cold[1]
     if edit == "a comment shifts a cited line":
         assert "conf/train.yaml:2" in cold[1] and "conf/train.yaml:1)" not in cold[1]
     again, _ = reports(cli, flags)  # and the run after, from what the edited run kept
