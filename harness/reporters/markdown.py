@@ -88,7 +88,7 @@ def _source_cell(group: Group | Fold) -> str:
 
 def _change(group: Group) -> tuple[str, bool]:
     """The `change` cell of a value (`old → new`) and whether a value had to be shortened."""
-    # A code write's `old` is the write at the base (none: `null`), never the YAML value it replaces: its words say it.
+    # A code write's `old` is the write at the base (none: `null`), never the YAML value it replaces: `write_change` says it.
     if (
         group.path
         and group.kind not in (Kind.LAUNCH, Kind.CONFIG_WRITE)
@@ -99,8 +99,10 @@ def _change(group: Group) -> tuple[str, bool]:
         cut = any(len(shown) > SHORT_VALUE for shown in (old_shown, new_shown))
         note = f" {markdown_text(EFFECTIVE_NOTE)}" if group.kind == Kind.EFFECTIVE else ""
         return f"{_value_cell(group.old, old_present(group))} → {_value_cell(group.new, new_present(group))}{note}", cut
-    # An effective change or a pathless finding says itself best in its own words.
-    return breakable_text(describe_group(group)), False
+    # An effective change or a pathless finding says itself best in its own words; a code write the change it makes
+    # (`1 -> 4`, harness/reporters/layout.py `write_change`) before them, its path in the path column.
+    said = describe_group(group)
+    return breakable_text(said.removeprefix(f"{group.path}: ") if group.kind == Kind.CONFIG_WRITE else said), False
 
 
 def _full_values(groups: list[Group]) -> list[str]:
