@@ -43,6 +43,7 @@ from harness.reporters.layout import (
     old_present,
     rules_line,
     shows_detail,
+    write_change,
     summary_line,
     without_waiver_note,
 )
@@ -101,8 +102,8 @@ def _change(group: Group) -> tuple[str, bool]:
         return f"{_value_cell(group.old, old_present(group))} → {_value_cell(group.new, new_present(group))}{note}", cut
     # An effective change or a pathless finding says itself best in its own words; a code write the change it makes
     # (`1 -> 4`, harness/reporters/layout.py `write_change`) before them, its path in the path column.
-    said = describe_group(group)
-    return breakable_text(said.removeprefix(f"{group.path}: ") if group.kind == Kind.CONFIG_WRITE else said), False
+    written = write_change(group) if group.kind == Kind.CONFIG_WRITE else ""
+    return breakable_text(written.removeprefix(f"{group.path}: ") or describe_group(group)), False
 
 
 def _full_values(groups: list[Group]) -> list[str]:
