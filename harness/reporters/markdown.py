@@ -43,9 +43,9 @@ from harness.reporters.layout import (
     old_present,
     rules_line,
     shows_detail,
-    write_change,
     summary_line,
     without_waiver_note,
+    write_change,
 )
 from harness.reporters.steps import next_steps
 
