@@ -67,7 +67,7 @@ def test_main_ppo_writing_the_config_is_named_with_file_line_and_key(change, cap
         ("actor_rollout_ref.rollout.n", 4, f"{MAIN_PPO}:{line_of(main_ppo, 'OmegaConf.update')}"),
     }
     # Issue 56: the change the write makes to what the YAML gives every case of ppo_trainer, as a YAML change reads.
-    assert f"actor_rollout_ref.rollout.n: 1 -> 4 (a config write added: verl.trainer.main_ppo.main sets" in text_report, text_report
+    assert "actor_rollout_ref.rollout.n: 1 -> 4 (a config write added: verl.trainer.main_ppo.main sets" in text_report, text_report
     assert f"at {MAIN_PPO}:{line_of(main_ppo, 'OmegaConf.update')})" in text_report
     assert "Nothing changed" not in text_report
     assert code == 0
