@@ -379,10 +379,39 @@ class NotComposed:
         return {"detail": [self.what]}
 
 
+@dataclass(frozen=True)
+class Replaced:
+    """One value the composed config holds where a config write lands, before the code writes it (as the goldens of
+    the cases hold it, unresolved), and the cases that hold it; `present` False for a key the YAML lacks."""
+
+    value: Any
+    present: bool
+    cases: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "present": self.present, "cases": list(self.cases)}
+
+
+@dataclass(frozen=True)
+class WriteFacts:
+    """A config write of an entry point (kind `config_write`): the config name its `@hydra.main` composes, and the
+    values the YAML gives the key it writes in the cases of that config (JSON `replaces`): what the write changes
+    from. Empty when the key or the config is not known statically, or no case of it has a golden."""
+
+    config: str = ""
+    replaces: tuple[Replaced, ...] = field(default=(), compare=False)
+    # What `old` and `new` hold: a written `value`, the `code` that computes it, a key `deleted`, or "" (no write).
+    old_form: str = ""
+    new_form: str = ""
+
+    def json_fields(self) -> dict[str, Any]:
+        return {"replaces": [r.as_dict() for r in self.replaces]} if self.replaces else {}
+
+
 # What a finding says beyond its core, one value per kind (a changed value: a Difference or a ViaDefault; a contract
 # finding: a ContractRef, or ContractHygiene about the file). Each writes its own JSON fields (`json_fields`), which
 # follow the core's in the finding's JSON.
-Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene | NotComposed
+Detail = Difference | ViaDefault | TargetFacts | Moved | LaunchFix | ContractRef | ContractHygiene | NotComposed | WriteFacts
 
 
 @dataclass(frozen=True)
@@ -437,7 +466,7 @@ class Finding:
         }
 
 
-D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene, NotComposed)
+D = TypeVar("D", Difference, ViaDefault, TargetFacts, Moved, LaunchFix, ContractRef, ContractHygiene, NotComposed, WriteFacts)
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,13 @@ from harness.model.findings import (
     RulesUsed,
     Status,
     ViaDefault,
+    WriteFacts,
     fails,
     regenerates,
 )
 from harness.model.grouping import VALUE_KINDS, Group, Tier, cause_count, describe_cases, group_findings
 from harness.model.matrix import LAUNCH_PREFIX, launch_condition
-from harness.model.semantic_diff import parent_path, show_value
+from harness.model.semantic_diff import ABSENT, parent_path, show_value
 
 # Tiers listed in full; refactors are folded and waived warnings summarized after them.
 LISTED_TIERS = (Tier.SETTINGS, Tier.BROKEN, Tier.BLOCKING, Tier.UNVERIFIED, Tier.CHANGED, Tier.REMOVED, Tier.ADDED, Tier.REGENERATE)
@@ -441,7 +442,44 @@ def describe_group(group: Group) -> str:
         return "golden differs in text but not in meaning; regenerate it"
     if group.kind == Kind.CONTRACT_CHANGE:
         return f"contract change: {group.message}"
+    if group.kind == Kind.CONFIG_WRITE and (said := write_change(group)):
+        return said
     return without_waiver_note(group.message)
+
+
+def write_change(group: Group) -> str:
+    """A code write as the change it makes, as a YAML change is shown (`trainer.epochs: 1 -> 4`), then its own words
+    (the code and its line): added, from the YAML's value; removed, back to it; changed, from the base's write. Where
+    the cases of its config hold different values, one change per value with its cases. "" when the YAML's value is
+    not known (the write's key or config is not static, or no case has a golden): its words alone say it."""
+    facts = group.finding.detail_as(WriteFacts)
+    if facts is None or not group.path:
+        return ""
+    if facts.old_form and facts.new_form:
+        changes = [f"{_written(group.old, facts.old_form)} -> {_written(group.new, facts.new_form)}"]
+    elif not facts.replaces:
+        return ""
+    else:
+        many = len(facts.replaces) > 1
+        changes = []
+        for held in facts.replaces:
+            yaml_value = show_value(held.value, held.present)
+            on = f" on {_some_cases(held.cases)}" if many else ""
+            if facts.new_form:
+                changes.append(f"{yaml_value} -> {_written(group.new, facts.new_form)}{on}")
+            else:
+                changes.append(f"{_written(group.old, facts.old_form)} -> {yaml_value}{on}")
+    said = without_waiver_note(group.message).removeprefix(f"{group.path}: ")
+    return f"{group.path}: {', '.join(changes)} ({said})"
+
+
+def _written(value: Any, form: str) -> str:
+    """A written value as a change shows it: the value, the code computing it as written, or absent for a `del`."""
+    return ABSENT if form == "deleted" else str(value) if form == "code" else show_value(value)
+
+
+def _some_cases(ids: Sequence[str]) -> str:
+    return ", ".join(ids) if len(ids) <= 2 else f"{ids[0]} and {len(ids) - 1} more cases"
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from harness.reporters.layout import (
     shows_detail,
     summary_line,
     without_waiver_note,
+    write_change,
 )
 from harness.reporters.steps import next_steps
 
@@ -88,7 +89,7 @@ def _source_cell(group: Group | Fold) -> str:
 
 def _change(group: Group) -> tuple[str, bool]:
     """The `change` cell of a value (`old → new`) and whether a value had to be shortened."""
-    # A code write's `old` is the write at the base (none: `null`), never the YAML value it replaces: its words say it.
+    # A code write's `old` is the write at the base (none: `null`), never the YAML value it replaces: `write_change` says it.
     if (
         group.path
         and group.kind not in (Kind.LAUNCH, Kind.CONFIG_WRITE)
@@ -99,8 +100,10 @@ def _change(group: Group) -> tuple[str, bool]:
         cut = any(len(shown) > SHORT_VALUE for shown in (old_shown, new_shown))
         note = f" {markdown_text(EFFECTIVE_NOTE)}" if group.kind == Kind.EFFECTIVE else ""
         return f"{_value_cell(group.old, old_present(group))} → {_value_cell(group.new, new_present(group))}{note}", cut
-    # An effective change or a pathless finding says itself best in its own words.
-    return breakable_text(describe_group(group)), False
+    # An effective change or a pathless finding says itself best in its own words; a code write the change it makes
+    # (`1 -> 4`, harness/reporters/layout.py `write_change`) before them, its path in the path column.
+    written = write_change(group) if group.kind == Kind.CONFIG_WRITE else ""
+    return breakable_text(written.removeprefix(f"{group.path}: ") or describe_group(group)), False
 
 
 def _full_values(groups: list[Group]) -> list[str]:

@@ -10,14 +10,14 @@ case no longer has (its baseline had it) is a `config_read` error at the reading
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from harness.composition.provenance import Source
 from harness.gates.budget import MAX_WRITE_STATEMENTS, NOT_READ
-from harness.model.findings import ERROR, WARNING, Finding, Kind, Severity, Status
+from harness.model.findings import ERROR, WARNING, Finding, Kind, Replaced, Severity, Status, WriteFacts
 from harness.model.semantic_diff import join_path, split_path, value_text
 from harness.model.settings import display_path
 from harness.readers.pysource import Signature
@@ -109,8 +109,26 @@ def unread_findings(view: Any) -> list[Finding]:
     return [Finding(Kind.CONFIG_WRITE, "", None, None, ERROR, message, source=Source(file, int(line)))]
 
 
-def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of: Any, severity: Severity, what: str) -> list[Finding]:
-    """Writes added, removed or changed between two lists (compared by owner, key, action and value, never by line)."""
+def _changes(
+    before: Sequence[OwnedWrite],
+    after: Sequence[OwnedWrite],
+    path_of: Any,
+    severity: Severity,
+    what: str,
+    configs: Mapping[str, str] | None = None,
+) -> list[Finding]:
+    """Writes added, removed or changed between two lists (compared by owner, key, action and value, never by line).
+    `configs`: each entry point's config name, which the findings carry (`with_replaced` finds the YAML's value)."""
+
+    def _finding(
+        path: str, old: Any, new: Any, severity: Severity, message: str, owned: OwnedWrite, was: OwnedWrite | None = None
+    ) -> Finding:
+        # A removed write's line is the base's (the message says so).
+        forms = (_form(was), _form(owned)) if was is not None else ("", _form(owned)) if new is not None else (_form(owned), "")
+        facts = WriteFacts(configs.get(owned.owner, ""), (), *forms) if configs is not None else None
+        source = Source(owned.write.file, owned.write.line)
+        return Finding(Kind.CONFIG_WRITE, path, old, new, severity, message, source=source, detail=facts)
+
     old_ids = {w.identity() for w in before}
     new_ids = {w.identity() for w in after}
     removed = [w for w in before if w.identity() not in new_ids]
@@ -128,16 +146,16 @@ def _changes(before: Sequence[OwnedWrite], after: Sequence[OwnedWrite], path_of:
             message = (
                 f"{path or 'config'}: a config write changed{what}: {describe(write, owned.named)} (was {_value(old.write)} at the base)"
             )
-            findings.append(_finding(path, _value(old.write), _value(write), severity, message, write))
+            findings.append(_finding(path, _value(old.write), _value(write), severity, message, owned, old))
         else:
             message = f"{path or 'config'}: a config write added{what}: {describe(write, owned.named)}"
-            findings.append(_finding(path, None, _value(write), severity, message, write))
+            findings.append(_finding(path, None, _value(write), severity, message, owned))
     for left in removed_by_slot.values():
         for owned in left:
             write = owned.write
             path = path_of(write.key)
             message = f"{path or 'config'}: a config write removed{what}: {describe(write, owned.named)} at the base"
-            findings.append(_finding(path, _value(write), None, severity, message, write))
+            findings.append(_finding(path, _value(write), None, severity, message, owned))
     return findings
 
 
@@ -156,13 +174,14 @@ def located(view: Any, write: Located) -> Located:
     return replace(write, file=display_path(found)) if found is not None else write
 
 
+def _form(owned: OwnedWrite) -> str:
+    """What a finding's value of this write is: `deleted`, the `code` that computes it, or the written `value`."""
+    write = owned.write
+    return "deleted" if write.action == "delete" else "value" if write.literal else "code"
+
+
 def _value(write: Write) -> Any:
     return write.shown
-
-
-def _finding(path: str, old: Any, new: Any, severity: Severity, message: str, write: Write) -> Finding:
-    # A removed write's line is the base's (the message says so).
-    return Finding(Kind.CONFIG_WRITE, path, old, new, severity, message, source=Source(write.file, write.line))
 
 
 def _entry_path(key: str) -> str:
@@ -171,7 +190,8 @@ def _entry_path(key: str) -> str:
 
 def entry_write_changes(base_view: Any, view: Any, severity: Severity = WARNING) -> list[Finding]:
     """Findings about the run: the writes every entry point's code makes at the base against the pull request's."""
-    changes = _changes(_located(view, program_writes(base_view)), _located(view, program_writes(view)), _entry_path, severity, "")
+    configs = entry_config_names(base_view) | entry_config_names(view)
+    changes = _changes(_located(view, program_writes(base_view)), _located(view, program_writes(view)), _entry_path, severity, "", configs)
     return unread_findings(view) + changes
 
 
@@ -347,8 +367,65 @@ def record_findings(view: Any, snapshot_dir: Path) -> list[Finding]:
             recorded.append(OwnedWrite(owner, write))
     now = [OwnedWrite(o.owner, replace(o.write, code=o.write.code if not o.write.literal else "")) for o in program_writes(view)]
     recorded = [OwnedWrite(o.owner, replace(o.write, code="" if o.write.literal else o.write.code)) for o in recorded]
-    changes = _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, f" (against {shown}; `generate` records it)")
+    suffix = f" (against {shown}; `generate` records it)"
+    changes = _changes(_located(view, recorded), _located(view, now), _entry_path, ERROR, suffix, entry_config_names(view))
     return unread_findings(view) + changes
+
+
+def with_replaced(findings: Sequence[Finding], cases: Sequence[Any], tree_of: Callable[[Any], Any]) -> list[Finding]:
+    """The entry points' config writes told the value they change from: the YAML's value at the written key in each
+    case of the config the entry point composes (`tree_of(case)`: its golden's tree, None without one), so a report
+    shows `trainer.epochs: 1 -> 4` as it shows a change in a YAML file. Goldens are read only when a write is found,
+    once each; a write inside a list, or to the whole config, is left as it is."""
+    wanted = [f for f in findings if f.kind == Kind.CONFIG_WRITE and f.path and (f.detail_as(WriteFacts) or WriteFacts()).config]
+    if not wanted:
+        return list(findings)
+    trees: dict[str, Any] = {}
+
+    def values(config: str, path: str) -> tuple[Replaced, ...]:
+        held: dict[str, tuple[Any, bool, list[str]]] = {}
+        for case in cases:
+            if case.config_name != config:
+                continue
+            if case.id not in trees:
+                trees[case.id] = tree_of(case)
+            if trees[case.id] is None:
+                continue
+            node, present = trees[case.id], True
+            for part in split_path(path):
+                if not isinstance(node, dict) or part not in node:
+                    node, present = None, False
+                    break
+                node = node[part]
+            shown = value_text(node) if present else ""
+            held.setdefault(f"{present}:{shown}", (node, present, []))[2].append(case.id)
+        return tuple(Replaced(value, present, tuple(ids)) for value, present, ids in held.values())
+
+    out, asked = [], {id(f) for f in wanted}
+    for finding in findings:
+        facts = finding.detail_as(WriteFacts)
+        if id(finding) in asked and facts is not None:
+            finding = replace(finding, detail=replace(facts, replaces=values(facts.config, finding.path)))
+        out.append(finding)
+    return out
+
+
+def golden_tree(snapshot_dir: Path) -> Callable[[Any], Any]:
+    """A case's golden in `snapshot_dir` as a plain tree, or None (no golden, or one that is not YAML: `check` says so)."""
+    import yaml
+
+    from harness.baselines.goldens import golden_path, read_golden
+    from harness.composition.render import parse_yaml
+    from harness.gates.confine import UnsafeInput
+
+    def tree(case: Any) -> Any:
+        try:
+            text = read_golden(golden_path(snapshot_dir, case))
+            return parse_yaml(text) if text is not None else None
+        except (UnsafeInput, yaml.YAMLError, ValueError):
+            return None
+
+    return tree
 
 
 # ---- keys the program reads: a case that no longer has one stops the program there ----

@@ -68,11 +68,13 @@ from harness.rules.review_rules import ReviewRules
 from harness.runner.compare import as_review, compare_with_base, hydra_findings, semantic_findings, warning_findings
 from harness.runner.config_writes import (
     entry_write_changes,
+    golden_tree,
     launch_reads,
     program_writes,
     read_findings,
     record_findings,
     record_path,
+    with_replaced,
     write_record,
 )
 from harness.runner.targets import case_rules, default_changes
@@ -1008,6 +1010,9 @@ class Runner:
             findings += entry_write_changes(*run.program_views)
         elif run.review is None and run.baseline.unclaimed_are_orphans and self.program is not None:  # check: the record
             findings += self._config_write_findings()
+        # A code write's change from the YAML's value (`1 -> 4`), read from the goldens `check` on this tree reads.
+        goldens = (run.head.cases, run.head.settings.snapshot_dir) if run.head is not None else (self.cases, self.settings.snapshot_dir)
+        findings = with_replaced(findings, goldens[0], golden_tree(goldens[1]))
         launches_checked = bool(run.settings.command_globs and (run.launches or self.launch_glob is not None))
         tally = None
         if launches_checked:

@@ -56,7 +56,7 @@ def test_main_ppo_writing_the_config_is_named_with_file_line_and_key(change, cap
         text.replace(
             anchor,
             anchor + "    with open_dict(config):\n        config.actor_rollout_ref.model.use_remove_padding = False\n"
-            '    OmegaConf.update(config, "actor_rollout_ref.rollout.n", 1, force_add=True)\n',
+            '    OmegaConf.update(config, "actor_rollout_ref.rollout.n", 4, force_add=True)\n',
             1,
         ).replace("import hydra\n", "import hydra\nfrom omegaconf import OmegaConf, open_dict\n", 1)
     )
@@ -64,9 +64,12 @@ def test_main_ppo_writing_the_config_is_named_with_file_line_and_key(change, cap
     found = {(f["path"], f["new"], f["source"]) for f in writes(report)}
     assert found == {
         ("actor_rollout_ref.model.use_remove_padding", False, f"{MAIN_PPO}:{line_of(main_ppo, 'use_remove_padding = False')}"),
-        ("actor_rollout_ref.rollout.n", 1, f"{MAIN_PPO}:{line_of(main_ppo, 'OmegaConf.update')}"),
+        ("actor_rollout_ref.rollout.n", 4, f"{MAIN_PPO}:{line_of(main_ppo, 'OmegaConf.update')}"),
     }
-    assert "actor_rollout_ref.rollout.n" in text_report and "Nothing changed" not in text_report
+    # Issue 56: the change the write makes to what the YAML gives every case of ppo_trainer, as a YAML change reads.
+    assert "actor_rollout_ref.rollout.n: 1 -> 4 (a config write added: verl.trainer.main_ppo.main sets" in text_report, text_report
+    assert f"at {MAIN_PPO}:{line_of(main_ppo, 'OmegaConf.update')})" in text_report
+    assert "Nothing changed" not in text_report
     assert code == 0
 
 

@@ -323,3 +323,71 @@ def test_a_review_of_a_pull_request_deleting_the_record_while_changing_the_write
     assert review.code == 1 and not report["ok"], review.out
     assert [f["path"] for f in changes] == ["snapshots/_config_writes.yaml"], report["findings"]
     assert [f["message"] for f in writes(report) if "epochs" in f["message"]], report["findings"]
+
+
+# Issue 56: a code write was shown as `null -> 4` (the write at the base, none) or only in words, never as the change it
+# makes to the value the program runs with; now `trainer.epochs: 1 -> 4` as a YAML change is shown, with the line.
+def _with_presets(project: Path) -> None:
+    settings = project / "harness.toml"
+    settings.write_text(settings.read_text() + '\n[presets]\ndefault = []\nlong = ["trainer.epochs=5"]\n')
+
+
+def test_a_code_write_is_shown_as_the_change_it_makes_from_the_yaml_value_in_check_review_pytest_and_json(tmp_path, cli):
+    import subprocess
+    import sys
+
+    write_tree(tmp_path, PROJECT)
+    _with_presets(tmp_path)
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    main_py = tmp_path / "src/app/main.py"
+    edit(
+        main_py,
+        "    fix_device(config)\n",
+        "    config.trainer.device = 'cuda'\n    config.trainer.epochs = 4\n    with open_dict(config):\n"
+        "        config.trainer.seed = 7\n    fix_device(config)\n",
+    )
+    device, epochs, seed = (f"src/app/main.py:{line_of(main_py, text)}" for text in ("'cuda'", "epochs = 4", "seed = 7"))
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", cwd=tmp_path).out
+    # The same value on every case: one change; one per value where the presets differ; a new key from absent.
+    assert f'trainer.device: "cpu" -> "cuda" (a config write added: app.main.main sets trainer.device = \'cuda\' at {device})' in review
+    assert (
+        f"trainer.epochs: 1 -> 4 on train/base/default, 5 -> 4 on train/base/long (a config write added: app.main.main "
+        f"sets trainer.epochs = 4 at {epochs})"
+    ) in review, review
+    assert f"trainer.seed: — -> 7 (a config write added: app.main.main sets trainer.seed = 7 inside open_dict at {seed})" in review
+    report = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=tmp_path).json()
+    (found,) = [f for f in writes(report) if f["path"] == "trainer.epochs"]
+    assert (found["old"], found["new"], found["source"]) == (None, 4, epochs)  # the interface's fields, as they were
+    assert found["replaces"] == [
+        {"value": 1, "present": True, "cases": ["train/base/default"]},
+        {"value": 5, "present": True, "cases": ["train/base/long"]},
+    ]
+    (group,) = [g for g in report["groups"] if g["kind"] == "config_write" and g["path"] == "trainer.epochs"]
+    assert group["replaces"] == found["replaces"]
+    markdown = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "markdown", cwd=tmp_path).out
+    row = "| <code>trainer.<wbr>epochs</code> | 1 -&gt; 4 on train/base/default, 5 -&gt; 4 on train/base/long (a config write added"
+    assert row in markdown, markdown
+    # check against the record, and pytest, say it the same way; a write removed goes back to the YAML's value.
+    git(tmp_path, "commit", "-qam", "writes")
+    assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
+    git(tmp_path, "commit", "-qam", "recorded")
+    edit(main_py, "    config.trainer.epochs = 4\n", "")
+    edit(main_py, "config.trainer.device = 'cuda'", "config.trainer.device = 'npu'")
+    device = f"src/app/main.py:{line_of(main_py, 'npu')}"
+    check = cli("--settings", "harness.toml", "check", cwd=tmp_path)
+    assert check.code == 1
+    assert 'trainer.device: "cuda" -> "npu" (a config write changed (against snapshots/_config_writes.yaml' in check.out, check.out
+    assert "trainer.epochs: 4 -> 1 on train/base/default, 4 -> 5 on train/base/long (a config write removed" in check.out
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--config-harness", "--harness-settings", "harness.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 1
+    assert "trainer.epochs: 4 -> 1 on train/base/default, 4 -> 5 on train/base/long (a config write removed" in run.stdout, run.stdout
+    assert 'trainer.device: "cuda" -> "npu"' in run.stdout

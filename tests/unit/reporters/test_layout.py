@@ -63,3 +63,30 @@ def test_a_long_line_is_cut_after_a_record_never_inside_one():
     assert len(cut) <= 60 and cut.endswith(" …") and cut.removesuffix(" …").endswith("-> 4")
     assert cut_at_record("short", 60) == "short"
     assert cut_at_record("one-long-word " * 10, 40).endswith(" …")
+
+
+def _write(old, new, forms, replaces=()):
+    from harness.model.findings import Replaced, WriteFacts
+
+    facts = WriteFacts("train", tuple(Replaced(*r) for r in replaces), *forms)
+    message = "rollout.n: a config write added: app.main.main sets rollout.n = 4 at app/main.py:8"
+    (group,) = group_findings([], [Finding(Kind.CONFIG_WRITE, "rollout.n", old, new, WARNING, message, detail=facts)])
+    return group
+
+
+def test_a_code_write_is_the_change_it_makes_from_the_yaml_value_then_its_words():
+    """Issue 56: `null -> 4` (the write at the base, none) hid that the program ran with the YAML's 1 before."""
+    from harness.reporters.layout import describe_group
+
+    said = "(a config write added: app.main.main sets rollout.n = 4 at app/main.py:8)"
+    assert describe_group(_write(None, 4, ("", "value"), [(1, True, ("a",))])) == f"rollout.n: 1 -> 4 {said}"
+    two = _write(None, 4, ("", "value"), [(1, True, ("a",)), (2, True, ("b", "c", "d"))])
+    assert describe_group(two) == f"rollout.n: 1 -> 4 on a, 2 -> 4 on b and 2 more cases {said}"
+    assert describe_group(_write(None, 4, ("", "value"), [(None, False, ("a",))])) == f"rollout.n: — -> 4 {said}"
+    # Removed: back to the YAML's value; deleted by code: absent; computed: the code as written; changed: base -> now.
+    assert describe_group(_write(4, None, ("value", ""), [(1, True, ("a",))])).startswith("rollout.n: 4 -> 1 (")
+    assert describe_group(_write(None, "(deleted)", ("", "deleted"), [(1, True, ("a",))])).startswith("rollout.n: 1 -> — (")
+    assert describe_group(_write(None, "n * 2", ("", "code"), [(1, True, ("a",))])).startswith("rollout.n: 1 -> n * 2 (")
+    assert describe_group(_write(2, "x", ("value", "value"))).startswith('rollout.n: 2 -> "x" (')
+    # Without the YAML's value (no golden, a key not static), its words alone, as before.
+    assert describe_group(_write(None, 4, ("", "value"))) == said[1:-1].replace("a config", "rollout.n: a config", 1)

@@ -62,3 +62,19 @@ def test_a_code_write_is_said_in_its_words_never_as_null_to_its_value():
     text = to_markdown(MatrixResult(findings=(write,)), ReportOptions(review=True))
     (row,) = [line for line in text.splitlines() if line.startswith("| <code>rollout.<wbr>n</code>")]
     assert "`null`" not in row and f"| {message} |" in row, row
+
+
+def test_a_code_write_with_the_yaml_value_it_replaces_is_that_change_in_the_change_column():
+    from harness.composition.provenance import Source
+    from harness.model.findings import Replaced, WriteFacts
+    from harness.reporters import ReportOptions
+    from harness.reporters.markdown import to_markdown
+
+    message = "rollout.n: a config write added: app.main.main sets rollout.n = 4 at app/main.py:8"
+    facts = WriteFacts("train", (Replaced(1, True, ("train/base/default",)),), "", "value")
+    write = Finding(Kind.CONFIG_WRITE, "rollout.n", None, 4, WARNING, message, source=Source("app/main.py", 8), detail=facts)
+    text = to_markdown(MatrixResult(findings=(write,)), ReportOptions(review=True))
+    (row,) = [line for line in text.splitlines() if line.startswith("| <code>rollout.<wbr>n</code>")]
+    assert row.startswith(
+        "| <code>rollout.<wbr>n</code> | 1 -&gt; 4 (a config write added: app.main.main sets rollout.n = 4 at app/main.py:8) |"
+    ), row
