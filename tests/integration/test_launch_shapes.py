@@ -1,0 +1,62 @@
+"""Launch scripts as real applications write them (issue 54, the smaller items), each on a minimal repository and
+the real CLI: a CRLF script read as bash reads it (each line's `\\r` kept, checked against bash itself), vissl's
+`$BINARY config=$cfg`, and an 880 KB script on day one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import write_tree
+
+MAIN = "import hydra\n\n\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    print(cfg)\n"
+PROJECT = {
+    "conf/train.yaml": "trainer:\n  lr: 1\n  name: a\n",
+    "app/__init__.py": "",
+    "app/main.py": MAIN,
+}
+# A script saved with Windows line ends: bash keeps each line's `\r`, so `LR=3\r` sets `3\r`, the `\` before `\r\n`
+# escapes the `\r` (an argument of its own) and continues nothing, and the next line is a command of its own.
+CRLF_SCRIPT = b"LR=3\r\npython -m app.main trainer.lr=$LR \\\r\n  trainer.name=b\r\npython app/main.py\r\n"
+
+
+def launch_cases(report: dict) -> dict[str, dict]:
+    return {case["id"]: case for case in report["cases"] if case["id"].startswith("cmd/")}
+
+
+def argv_bash_passes(folder: Path, script: str) -> list[list[str]]:
+    """What real bash passes to `python` for each command of the script: a `python` on PATH that records its argv."""
+    shim = folder / "shim"
+    shim.mkdir()
+    record = folder / "argv.txt"
+    (shim / "python").write_text(f"#!{sys.executable}\nimport sys\nwith open({str(record)!r}, 'a') as f:\n    f.write(repr(sys.argv[1:]) + '\\n')\n")
+    (shim / "python").chmod(0o755)
+    environment = {"PATH": f"{shim}:{os.environ['PATH']}", "HOME": str(folder)}
+    subprocess.run(["bash", script], cwd=folder, env=environment, capture_output=True, check=False)
+    return [eval(line) for line in record.read_text().splitlines()]  # noqa: S307  # the reprs of lists of str it wrote
+
+
+def test_a_crlf_script_is_read_as_bash_reads_it_and_its_launches_fail_as_they_would(tmp_path, cli):
+    write_tree(tmp_path, PROJECT)
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts/run.sh").write_bytes(CRLF_SCRIPT)
+    bash = argv_bash_passes(tmp_path, "scripts/run.sh")
+    assert bash == [["-m", "app.main", "trainer.lr=3\r", "\r"], ["app/main.py\r"]]  # what real bash does with it
+    assert cli("init", "--config-dir", "conf", cwd=tmp_path).code == 0
+    listed = launch_cases(cli("list", "--format", "json").json())
+    assert [case["overrides"] for case in listed.values()] == [bash[0][2:], []]
+    assert listed["cmd/scripts/run.sh#2"]["reason"] == "script app/main.py\r does not exist in the repository"
+    # Day one: what the repository already has is known, not failed; the values are never read as Unix lines.
+    known = (tmp_path / "config-harness/known.yaml").read_text()
+    assert "scripts/run.sh" in known, known
+    assert cli("generate", "--quiet").code == 0
+    check = cli("check")
+    assert check.code == 0, check.out
+    (tmp_path / "config-harness/known.yaml").unlink()
+    (tmp_path / "pyproject.toml").write_text((tmp_path / "pyproject.toml").read_text().replace(', "config-harness/known.yaml"', ""))
+    failing = cli("check")
+    assert failing.code == 1, failing.out
+    assert "not a Hydra override (2 overrides)" in failing.out and "(it holds \\r: the script has CRLF line ends" in failing.out
+    assert "script app/main.py\\r does not exist" in failing.out, failing.out
