@@ -60,3 +60,29 @@ def test_a_crlf_script_is_read_as_bash_reads_it_and_its_launches_fail_as_they_wo
     assert failing.code == 1, failing.out
     assert "not a Hydra override (2 overrides)" in failing.out and "(it holds \\r: the script has CRLF line ends" in failing.out
     assert "script app/main.py\\r does not exist" in failing.out, failing.out
+
+
+def test_an_880_kb_launch_script_is_known_on_day_one_and_init_says_its_launches_are_not_checked(tmp_path, cli):
+    """A generated script as large as a real application's (880 KB) is past the bytes a script is read to: adoption
+    goes on, the script is a known entry with why, init's output names it, and `check` stays green as it grows."""
+    write_tree(tmp_path, PROJECT)
+    lines = [f"python -m app.main trainer.lr={n} trainer.name=run_{n:05d}_with_a_long_generated_name" for n in range(10_500)]
+    script = tmp_path / "scripts/sweep_all.sh"
+    script.parent.mkdir()
+    script.write_text("\n".join(lines) + "\n")
+    assert 870 * 1024 < script.stat().st_size < 890 * 1024
+    init = cli("init", "--config-dir", "conf", cwd=tmp_path)
+    assert init.code == 0, init.err
+    past = script.read_bytes()[: 256 * 1024].count(b"\n") + 1  # the line the budget ends in
+    said = [line for line in init.out.splitlines() if line.startswith("  not read")]
+    assert said == [
+        f"  not read      scripts/sweep_all.sh: the size budget of 256 KiB exceeded at scripts/sweep_all.sh:{past}; its launches are "
+        "not checked (known; split the script, or leave it out of [[commands]])"
+    ], init.out
+    known = (tmp_path / "config-harness/known.yaml").read_text()
+    assert "source: scripts/sweep_all.sh:1" in known and "the size budget of 256 KiB exceeded" in known, known
+    assert cli("generate", "--quiet").code == 0
+    assert cli("check").code == 0
+    script.write_text("echo regenerated\n" + script.read_text())  # the generated script changes: still the known entry
+    check = cli("check")
+    assert check.code == 0 and "1 known finding" in check.out, check.out
