@@ -86,3 +86,54 @@ def test_an_880_kb_launch_script_is_known_on_day_one_and_init_says_its_launches_
     script.write_text("echo regenerated\n" + script.read_text())  # the generated script changes: still the known entry
     check = cli("check")
     assert check.code == 0 and "1 known finding" in check.out, check.out
+
+
+# vissl's layout: no @hydra.main; `tools/run_distributed_engines.py` hands `sys.argv[1:]` to a function of the package
+# that composes `defaults` from `app.config` with the compose API; dev/run_quick_tests.sh holds the program in a
+# variable (`BINARY="python ${SRC_DIR}/tools/run_distributed_engines.py"`, SRC_DIR computed from the script's folder).
+VISSL = {
+    "app/__init__.py": "",
+    "app/utils.py": (
+        "from hydra import compose, initialize_config_module\n\n\ndef compose_hydra_configuration(overrides):\n"
+        '    with initialize_config_module(config_module="app.config", version_base="1.1"):\n'
+        '        return compose("defaults", overrides=overrides)\n'
+    ),
+    "app/config/__init__.py": "",
+    "app/config/defaults.yaml": "defaults:\n  - _self_\n  - config: ???\nconfig:\n  SEED: 0\n  OPTIM:\n    LR: 0.1\n",
+    "app/config/config/pretrain/simclr.yaml": "# @package _global_\nconfig:\n  SEED: 1\n",
+    "app/config/config/pretrain/swav.yaml": "# @package _global_\nconfig:\n  SEED: 2\n",
+    "tools/run_distributed_engines.py": (
+        "import sys\n\nfrom app.utils import compose_hydra_configuration\n\n\ndef hydra_main(overrides):\n"
+        "    print(compose_hydra_configuration(overrides))\n\n\nif __name__ == '__main__':\n    hydra_main(sys.argv[1:])\n"
+    ),
+    "dev/run_quick_tests.sh": (
+        '#!/bin/bash -e\nSRC_DIR="$( cd "$( dirname "${BASH_SOURCE[0]}" )" >/dev/null 2>&1 && pwd )"\n'
+        'SRC_DIR=$(dirname "${SRC_DIR}")\nCFG_LIST=(\n    "pretrain/simclr"\n    "pretrain/swav"\n)\n'
+        'BINARY="python ${SRC_DIR}/tools/run_distributed_engines.py"\n'
+        'for cfg in "${CFG_LIST[@]}"; do\n    CUDA_LAUNCH_BLOCKING=1 $BINARY config=$cfg \\\n        config.OPTIM.LR=0.3 && echo "TEST OK" || exit\ndone\n'
+        "python tools/run_distributed_engines.py config=pretrain/simclr config.OPTIM.LR=0.5\n"
+    ),
+}
+
+
+def test_vissl_s_program_held_in_a_variable_is_a_launch_of_the_entry_point_that_composes(tmp_path, cli):
+    write_tree(tmp_path, VISSL)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    init = cli("init", "--preset", "simclr=config=pretrain/simclr", cwd=tmp_path)
+    assert init.code == 0, init.err
+    assert "  modules       tools/run_distributed_engines.py = defaults (no @hydra.main: it hands its command line to a compose of defaults)" in init.out
+    assert cli("generate", "--quiet").code == 0
+    check = cli("check", "--format", "json")
+    assert check.code == 0, check.out[-2000:]
+    launches = launch_cases(check.json())
+    assert list(launches) == ["cmd/dev/run_quick_tests.sh#1", "cmd/dev/run_quick_tests.sh#2", "cmd/dev/run_quick_tests.sh#3"]
+    assert all(case["status"] == "ok" for case in launches.values()), launches
+    assert "3 launches checked of 3 found: 3 compose, 0 fail" in cli("check").out
+    # A change that breaks what the launches set blocks, naming the script's line: the held program is read alike.
+    defaults = tmp_path / "app/config/defaults.yaml"
+    defaults.write_text(defaults.read_text().replace("OPTIM:\n    LR: 0.1", "OPTIMIZER:\n    LR: 0.1"))
+    failing = cli("check")
+    assert failing.code == 1, failing.out
+    assert "3 launches checked of 3 found: 0 compose, 3 fail" in failing.out, failing.out
+    assert "config.OPTIM.LR is not in the config" in failing.out, failing.out
+    assert "dev/run_quick_tests.sh:11, dev/run_quick_tests.sh:13" in failing.out, failing.out
