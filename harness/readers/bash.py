@@ -2347,7 +2347,7 @@ def _with_carriage_returns(value: _T) -> _T:
     if isinstance(value, tuple):
         return tuple(_with_carriage_returns(item) for item in value)  # type: ignore[return-value]
     if isinstance(value, Launch | Override):
-        return replace(value, **{f.name: _with_carriage_returns(getattr(value, f.name)) for f in fields(value)})  # type: ignore[return-value]
+        return replace(value, **{f.name: _with_carriage_returns(getattr(value, f.name)) for f in fields(value)})
     return value
 
 

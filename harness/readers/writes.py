@@ -935,7 +935,8 @@ def _setter_of(order: Sequence[_Def], name: str) -> _Def | None:
             continue
         defined = [s for s in klass.node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == name]
         assigned = any(
-            isinstance(s, ast.AnnAssign | ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s)) for s in klass.node.body
+            isinstance(s, ast.AnnAssign | ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
+            for s in klass.node.body
         )
         if defined or assigned:
             setters = [s for s in defined if any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in s.decorator_list)]

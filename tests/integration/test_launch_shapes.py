@@ -31,7 +31,9 @@ def argv_bash_passes(folder: Path, script: str) -> list[list[str]]:
     shim = folder / "shim"
     shim.mkdir()
     record = folder / "argv.txt"
-    (shim / "python").write_text(f"#!{sys.executable}\nimport sys\nwith open({str(record)!r}, 'a') as f:\n    f.write(repr(sys.argv[1:]) + '\\n')\n")
+    (shim / "python").write_text(
+        f"#!{sys.executable}\nimport sys\nwith open({str(record)!r}, 'a') as f:\n    f.write(repr(sys.argv[1:]) + '\\n')\n"
+    )
     (shim / "python").chmod(0o755)
     environment = {"PATH": f"{shim}:{os.environ['PATH']}", "HOME": str(folder)}
     subprocess.run(["bash", script], cwd=folder, env=environment, capture_output=True, check=False)
@@ -121,7 +123,10 @@ def test_vissl_s_program_held_in_a_variable_is_a_launch_of_the_entry_point_that_
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     init = cli("init", "--preset", "simclr=config=pretrain/simclr", cwd=tmp_path)
     assert init.code == 0, init.err
-    assert "  modules       tools/run_distributed_engines.py = defaults (no @hydra.main: it hands its command line to a compose of defaults)" in init.out
+    assert (
+        "  modules       tools/run_distributed_engines.py = defaults (no @hydra.main: it hands its command line to a compose of defaults)"
+        in init.out
+    )
     assert cli("generate", "--quiet").code == 0
     check = cli("check", "--format", "json")
     assert check.code == 0, check.out[-2000:]
