@@ -1814,6 +1814,8 @@ class _Reader:
             return  # a file sourcing itself (or too deep a chain) adds nothing more
         else:
             data = self.read(path) if self.read is not None else "sourced files are not read here"
+            if isinstance(data, bytes) and CARRIAGE_RETURN.encode() in data:  # read back, the stand-in would be a `\r`
+                data = "it holds the control byte 0x02, which is not read"
             if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
                 data = f"more than {MAX_SOURCED_BYTES // 1024} KiB of sourced text in one script; the rest is not read"
             if isinstance(data, bytes):
@@ -2355,7 +2357,7 @@ def _read(script: str, source: bytes, is_entry: Any, read: Any, environment: Env
     """The launches of one reading of a script, under `environment` (what it finds besides goes to `environments`)."""
     # (a sourced file too may end its lines with CRLF: every reading is told the stand-in)
     reader = _Reader(script, source, functools.partial(_entry_with_carriage_return, is_entry), read, environment, environments)
-    if CARRIAGE_RETURN.encode() in source:  # the stand-in would be read back as a `\r` the script does not hold
+    if CARRIAGE_RETURN.encode() in source:  # read back, the stand-in would be a `\r` the script does not hold
         line = source[: source.index(CARRIAGE_RETURN.encode())].count(b"\n") + 1
         return [Launch(script, 1, line, error=f"{script}:{line} holds the control byte 0x02, which is not read")]
     source = as_parsed(source)
