@@ -44,7 +44,7 @@ SLOW_TESTS := tests/integration/test_review.py tests/integration/test_gates.py t
 	tests/integration/test_review_base_blind.py tests/integration/test_unverified.py tests/integration/test_config_writes.py \
 	tests/integration/test_config_reads.py tests/integration/test_contract_review.py \
 	tests/integration/test_process_budget.py tests/integration/test_review_base_submodule.py tests/integration/test_init_any_app.py \
-	tests/integration/test_next_steps.py
+	tests/integration/test_next_steps.py tests/integration/test_launch_shapes.py
 test: setup
 	@$(BIN)/python -m pytest -q tests/unit tests/integration $(addprefix --ignore=,$(SLOW_TESTS) tests/integration/test_fuzz_shapes.py)
 

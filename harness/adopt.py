@@ -890,6 +890,48 @@ def command_globs(base: Path, config_dir: Path) -> list[str]:
     return sorted(f"{top}/**/*.sh" if top else "*.sh" for top in tops)
 
 
+def composing_programs(base: Path, config_dir: Path, globs: Sequence[str], limit: int = 5000) -> dict[str, str]:
+    """The programs the launch scripts run that have no `@hydra.main` but hand their command line (`sys.argv`) to a
+    module of the repository that composes a config of `config_dir` with Hydra's compose API, as vissl's
+    `tools/run_distributed_engines.py` does (`BINARY="python tools/run_distributed_engines.py"; $BINARY config=...`):
+    each program, as `[commands.modules]` names it, with the config it composes."""
+    from harness.readers.bash import launches_in
+    from harness.readers.entries import module_file
+    from harness.runner.hydra_starts import _call_folder, hydra_calls
+    from harness.runner.launches import NOT_HYDRA, Project, Refusal
+
+    composing: dict[Path, str] = {}
+    for call in hydra_calls(base, limit):
+        name = call.keywords.get("config_name")
+        folder = _call_folder(call, base) if call.kind != "main" else None
+        if isinstance(name, str) and folder == config_dir and (config_dir / f"{name}.yaml").is_file():
+            composing.setdefault(call.path.resolve(), name)
+    if not composing:
+        return {}
+    project = Project(base, config_dir, {})
+    scripts = sorted({path for pattern in globs for path in base.glob(pattern) if path.is_file() and not path.is_symlink()})[:limit]
+    mapped: dict[str, str] = {}
+    for script in scripts:
+        try:
+            data = read_bytes(script, (base,), limit=1024 * 1024)
+        except (OSError, InputLimitError):
+            continue
+        for launch in launches_in(script.relative_to(base).as_posix(), data, project.is_entry):
+            refused = project.entry(launch.program, launch.is_module) if launch.entry and launch.program not in mapped else None
+            program = project.entry_file(launch.program, launch.is_module) if isinstance(refused, Refusal) else None
+            if program is None or not isinstance(refused, Refusal) or refused.kind != NOT_HYDRA:
+                continue
+            try:
+                passes_argv = "sys.argv" in read_text(program, (base,))
+            except (OSError, UnicodeDecodeError, InputLimitError):
+                continue
+            imported = [module_file(module, base) for module in sorted(_imported_modules(program))]
+            found = next((composing[file.resolve()] for file in imported if file is not None and file.resolve() in composing), None)
+            if passes_argv and found is not None:
+                mapped[launch.program] = found
+    return mapped
+
+
 def _entry_near(folder: Path, base: Path, project: Any) -> Any:
     """`is_entry` for a script in `folder`: an entry point of the project, or one that lies below a folder between the
     script's and `base` (PRIME's `training/examples/run.sh` runs `python -m verl.trainer.main_ppo` from `training/`,
@@ -1289,6 +1331,9 @@ def plan(inputs: Inputs, settings_file: Path, cache_dir: Path | None) -> Plan:
     script_globs = command_globs(base, config_dir)
     if script_globs:
         table["commands"] = [{"glob": pattern} for pattern in script_globs]
+        programs = composing_programs(base, config_dir, script_globs)
+        if programs:  # launches of a program that composes through a function it imports: checked as any launch
+            table["commands"][0]["modules"] = programs
     try:
         # What init writes must be settings the harness accepts, whose cases never share a golden.
         settings = parse_settings(table, settings_file)
@@ -1433,6 +1478,8 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
     lines.append(f"  presets       {', '.join(presets)}")
     if table.get("commands"):
         lines.append(f"  commands      {', '.join(entry['glob'] for entry in table['commands'])} (launch scripts, parsed, never run)")
+        for program, name in table["commands"][0].get("modules", {}).items():
+            lines.append(f"  modules       {program} = {name} (no @hydra.main: it hands its command line to a compose of {name})")
     if table.get("python_sources"):
         lines.append(
             f"  python_sources {', '.join(table['python_sources'])} (the entry point's package: `_target_` classes read with ast, never imported)"

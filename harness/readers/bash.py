@@ -30,7 +30,7 @@ import posixpath
 import re
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -1814,6 +1814,8 @@ class _Reader:
             return  # a file sourcing itself (or too deep a chain) adds nothing more
         else:
             data = self.read(path) if self.read is not None else "sourced files are not read here"
+            if isinstance(data, bytes) and CARRIAGE_RETURN.encode() in data:  # read back, the stand-in would be a `\r`
+                data = "it holds the control byte 0x02, which is not read"
             if isinstance(data, bytes) and self.sourced_bytes + len(data) > MAX_SOURCED_BYTES:
                 data = f"more than {MAX_SOURCED_BYTES // 1024} KiB of sourced text in one script; the rest is not read"
             if isinstance(data, bytes):
@@ -1827,7 +1829,7 @@ class _Reader:
     def _read_sourced(self, path: str, data: bytes, line: int) -> None:
         saved = self.source, self.written_source, self.layout, self.at, self.here
         self.here = path
-        self.written_source = data.replace(b"$(((", b"$(( (")
+        self.written_source = as_parsed(data)
         self.sources_read.append(self.written_source)
         tree, self.layout = self.environments.parsed(self.written_source)
         self.source, self.at = self.layout.data, self.at or line
@@ -2264,7 +2266,8 @@ def _entry(texts: list[str], position: int, style: str) -> tuple[str, bool, int]
             if text in ("-X", "-W", "-Q"):
                 index += 1
             elif not text.startswith("-"):
-                return (text, False, index) if text.endswith(".py") else None
+                # (`app.py\r` ending a CRLF line: the project's script, as bash names it, which then does not exist)
+                return (text, False, index) if text.rstrip(CARRIAGE_RETURN).endswith(".py") else None
         index += 1
     return None
 
@@ -2327,11 +2330,37 @@ def alternatives_of(plain: list[Launch], read: list[Launch], environment: Enviro
     return found
 
 
+# What stands for a carriage return while a script is parsed: bash keeps `\r` in a word (a CRLF script's `LR=3\r\n`
+# sets `3\r`; `\\\r\n` escapes the `\r` and continues nothing), where tree-sitter-bash takes it for a blank. A byte
+# the grammar reads as a word's own, and never in a script's text otherwise (a control character).
+CARRIAGE_RETURN = "\x02"
+
+
+def as_parsed(source: bytes) -> bytes:
+    """A script's bytes as the grammar is given them, each line where it was: `$(((a + b) * 2))` is arithmetic to bash
+    but a subshell to the grammar (a space), and each `\r` a word's own character, as bash reads it."""
+    return source.replace(b"$(((", b"$(( (").replace(b"\r", CARRIAGE_RETURN.encode())
+
+
+def _with_carriage_returns(value: _T) -> _T:
+    """A launch (or part of one) with each stand-in of a carriage return back as `\r`: what bash passes."""
+    if isinstance(value, str):
+        return value.replace(CARRIAGE_RETURN, "\r")  # type: ignore[return-value]
+    if isinstance(value, tuple):
+        return tuple(_with_carriage_returns(item) for item in value)  # type: ignore[return-value]
+    if isinstance(value, Launch | Override):
+        return replace(value, **{f.name: _with_carriage_returns(getattr(value, f.name)) for f in fields(value)})
+    return value
+
+
 def _read(script: str, source: bytes, is_entry: Any, read: Any, environment: Environment, environments: _Environments) -> list[Launch]:
     """The launches of one reading of a script, under `environment` (what it finds besides goes to `environments`)."""
-    reader = _Reader(script, source, is_entry, read, environment, environments)
-    # `$(((a + b) * 2))` is arithmetic to bash but a subshell to the grammar; a space keeps every line where it was.
-    source = source.replace(b"$(((", b"$(( (")
+    # (a sourced file too may end its lines with CRLF: every reading is told the stand-in)
+    reader = _Reader(script, source, functools.partial(_entry_with_carriage_return, is_entry), read, environment, environments)
+    if CARRIAGE_RETURN.encode() in source:  # read back, the stand-in would be a `\r` the script does not hold
+        line = source[: source.index(CARRIAGE_RETURN.encode())].count(b"\n") + 1
+        return [Launch(script, 1, line, error=f"{script}:{line} holds the control byte 0x02, which is not read")]
+    source = as_parsed(source)
     try:
         size_budget(source, MAX_SCRIPT_BYTES, script)
     except BudgetExceeded as error:
@@ -2345,7 +2374,13 @@ def _read(script: str, source: bytes, is_entry: Any, read: Any, environment: Env
         return [Launch(script, 1, deep, error=str(BudgetExceeded(budget, f"{script}:{deep}")))]
     reader.run(tree.root_node)
     reader.uncalled()
-    return reader.launches
+    return [_with_carriage_returns(launch) for launch in reader.launches]
+
+
+def _entry_with_carriage_return(is_entry: Any, entry: str, is_module: bool) -> bool:
+    """`is_entry` for a name bash ends with `\r` (a CRLF line's last word): a launch of the project's program whose
+    name does not exist, so it is said (entry point not found), never left out as another program."""
+    return bool(is_entry(entry.rstrip(CARRIAGE_RETURN), is_module))
 
 
 @dataclass

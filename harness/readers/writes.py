@@ -424,6 +424,7 @@ class _Walk:
         self.order: Sequence[_Def] = ()  # a class walk's classes, in method resolution order (`self.helper()`)
         self.classes: list[int] = []  # the place in `order` of each method being walked (`super()` looks after it)
         self.place: list[_Place] = []  # where each function being walked is (the innermost last)
+        self.setting: list[str] = []  # the properties whose setters are being walked for an assignment (`through_setter`)
         self.budget = budget if budget is not None else StatementBudget()
 
     def function(self, definition: _Def, names: Mapping[str, str], depth: int = 0) -> None:
@@ -734,12 +735,48 @@ class _Walk:
         if key is None:
             return
         action = "update" if isinstance(statement, ast.AugAssign) else "set"
+        if self.order and isinstance(target, ast.Attribute) and self.through_setter(target, value, statement, names, place, open_dict):
+            return
         self.record(key, action, value, statement, place, open_dict)
         held = _key_of(value, names) if value is not None and action == "set" and self.order else None
         if held is not None:
             # `self.engine = self.fsdp_config` in a class's own code: one object under two fields, so a write below
             # either changes both (an entry point's config is OmegaConf's, which copies a node assigned to a key).
             self.share(*_sharing(key, held))
+
+    def through_setter(
+        self, target: ast.Attribute, value: ast.expr | None, statement: ast.stmt, names: dict[str, str], place: _Place, open_dict: bool
+    ) -> bool:
+        """`self.scale = 2` in a class's own code where `scale` is a property with a setter: no field `scale` is
+        written, the setter runs with the value. What it writes counts as this assignment's writes, at this line
+        (a field the setter sets to its value parameter holds the assigned value); False when `scale` is no property."""
+        if _key_of(target.value, names) != "" or target.attr in self.setting:
+            return False  # (a setter that assigns its own property is read as a plain write: no loop)
+        setter = _setter_of(self.order, target.attr)
+        if setter is None or not isinstance(setter.node, ast.FunctionDef) or len(setter.node.args.args) < 2:
+            return False
+        parameter = setter.node.args.args[1].arg
+        start = len(self.writes)
+        self.setting.append(target.attr)
+        try:
+            self.body(setter.node.body, {setter.node.args.args[0].arg: ""}, _Place(setter.module, module_file(setter.module)), 0, open_dict)
+        finally:
+            self.setting.pop()
+        text = f"{_text(statement)} (the {target.attr} setter: "
+        for position in range(start, len(self.writes)):
+            write = self.writes[position]
+            given = write.code.rpartition("=")[2].strip() == parameter and write.action == "set"
+            default = _literal(value) if given and value is not None and not isinstance(statement, ast.AugAssign) else None
+            literal = default is not None and default.literal
+            self.writes[position] = replace(
+                write,
+                value=default.value if default is not None and literal else None if given else write.value,
+                literal=literal if given else write.literal,
+                file=place.file,
+                line=statement.lineno,
+                code=f"{text}{write.code})",
+            )
+        return True
 
     def record(self, key: str, action: str, value: ast.expr | None, statement: ast.stmt, place: _Place, open_dict: bool) -> None:
         """One write: the value when the source writes a literal, else only the statement's text. A write through a
@@ -888,6 +925,27 @@ def _method_of(order: Sequence[_Def], name: str, start: int = 0) -> tuple[int, _
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
                     return position, _Def(klass.module, statement)
     return None
+
+
+def _setter_of(order: Sequence[_Def], name: str) -> _Def | None:
+    """The setter of property `name` in the first class of `order` that defines `name` at all (a plain method or
+    attribute there hides any property further up, as Python's lookup does); None when it is no property with one."""
+    for klass in order:
+        if not isinstance(klass.node, ast.ClassDef):
+            continue
+        defined = [s for s in klass.node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == name]
+        assigned = any(
+            isinstance(s, ast.AnnAssign | ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in _targets(s))
+            for s in klass.node.body
+        )
+        if defined or assigned:
+            setters = [s for s in defined if any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in s.decorator_list)]
+            return _Def(klass.module, setters[-1]) if setters and defined[-1] is setters[-1] else None
+    return None
+
+
+def _targets(statement: ast.AnnAssign | ast.Assign) -> list[ast.expr]:
+    return [statement.target] if isinstance(statement, ast.AnnAssign) else list(statement.targets)
 
 
 def _merge_names(branches: Sequence[Mapping[str, str]]) -> dict[str, str]:

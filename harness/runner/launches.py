@@ -70,6 +70,8 @@ REFUSED = "not read"  # the override asks for something the harness never reads 
 ENTRY_REMOVED = "entry point removed"  # a review: the base has this Hydra entry point, the pull request lost it
 ENTRY_MISSING = "entry point not found"  # the program a launch runs is not in the repository
 NOT_EXTRACTED = "not extracted"
+# Why an argument holds `\r`: bash keeps a CRLF line end's `\r` in the line's last word (docs/launches.md).
+CRLF_HINT = " (it holds \\r: the script has CRLF line ends, which bash keeps in each line's last word; save it with LF line ends)"
 NEVER_RUNS = "bash stops before it"  # a run with nothing set stops first (`set -u` and an unset variable, `exit`)
 MANDATORY_UNSET = "mandatory value not given"  # a `???` the launch leaves unset: the program stops when it reads it
 # A launch run with `-m` (or a config's `hydra.mode: MULTIRUN`) is a sweep: one launch per point (harness/composition/sweeps.py).
@@ -960,7 +962,7 @@ class Composer:
                         BAD_OVERRIDE,
                         override.text.partition("=")[0].lstrip("+~"),
                         override,
-                        f"Hydra cannot parse it: {describe_error(error)}",
+                        f"Hydra cannot parse it: {describe_error(error)}" + (CRLF_HINT if "\r" in override.text else ""),
                     )
                 )
                 continue

@@ -148,6 +148,24 @@ def test_a_new_entry_module_that_edits_the_config_is_read_the_same_way(project, 
     assert any(path == "trainer.device" and source.startswith("src/app/helpers.py:") for path, _, source in found)
 
 
+def test_a_property_assigned_in_post_init_is_the_write_its_setter_makes(project, cli):
+    """`self.size = 16` where `size` is a property: no field `size` is written (the config has none); its setter runs
+    with 16 and sets `width`, so the write is `model.width = 16` at the assigning line, as `self.width = 16` is."""
+    models = project / "src/app/models.py"
+    edit(models, "        self.depth = self.width * 2\n", "        self.depth = self.width * 2\n        self.size = 16\n")
+    models.write_text(
+        models.read_text()
+        + "\n    @property\n    def size(self):\n        return self.width\n\n"
+        + "    @size.setter\n    def size(self, value):\n        self.width = value\n"
+    )
+    review = cli("--settings", "harness.toml", "diff", "--base", "main", "--format", "json", cwd=project)
+    found = {(w["path"], w["old"], w["new"], w["source"]) for w in writes(review.json())}
+    assert ("model.width", None, 16, f"src/app/models.py:{line_of(models, 'self.size = 16')}") in found, found
+    assert not any(path == "model.size" for path, *_ in found), found
+    (added,) = [w for w in writes(review.json()) if w["new"] == 16]
+    assert "app.models.Model sets width = 16 at src/app/models.py:" in added["message"], added["message"]
+
+
 def test_explain_says_which_code_sets_a_key_after_the_yaml(project, cli):
     edit(project / "src/app/main.py", "    fix_device(config)\n", "    config.trainer.epochs = 7\n    fix_device(config)\n")
     edit(

@@ -277,3 +277,15 @@ def test_an_override_in_a_multi_line_double_quoted_string_keeps_its_own_line():
         ("data.b=2", 9),
         ("trainer.save_freq=-1", 10),
     ]
+
+
+def test_a_crlf_line_keeps_its_carriage_return_in_the_last_word_as_bash_does():
+    r"""`LR=3\r` sets `3\r`; `\` before `\r\n` escapes the `\r` (an argument) and continues nothing; a script holding
+    the byte that stands for `\r` while parsing is not read, never read back with a `\r` it does not hold."""
+    source = b"LR=3\r\npython -m app.main trainer.lr=$LR \\\r\n  trainer.name=b\r\n"
+    (launch,) = launches_in("run.sh", source, lambda entry, is_module: entry == "app.main")
+    assert [o.text for o in launch.overrides] == ["trainer.lr=3\r", "\r"]
+    (refused,) = launches_in("odd.sh", b"X=a\x02\npython -m app.main x=$X\n", lambda entry, is_module: True)
+    assert refused.error == "odd.sh:1 holds the control byte 0x02, which is not read"
+    (sourced,) = launches_in("run.sh", b"source ./env.sh\npython -m app.main x=$X\n", lambda e, m: True, read=lambda path: b"X=a\x02\n")
+    assert sourced.error.endswith("`source ./env.sh` (line 1): it holds the control byte 0x02, which is not read")
