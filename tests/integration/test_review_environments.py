@@ -145,3 +145,41 @@ def test_list_and_explain_name_the_reading_under_its_condition(project, cli):
     assert "when" not in rows["cmd/scripts/run.sh#1"]
     explained = cli("--settings", "harness.toml", "explain", "trainer.n_gpus_per_node", "--case", GPU, cwd=project).out
     assert explained.startswith(f"trainer.n_gpus_per_node = 8   (case {GPU}, config train)"), explained
+
+
+TWO_LAUNCHES = """
+    N=2
+    python -m app.main trainer.n_gpus_per_node=4 trainer.epochs=5
+    python -m app.main trainer.n_gpus_per_node=$N trainer.epochs=5
+    """
+
+
+def test_a_branch_the_pull_request_adds_is_compared_with_what_the_base_ran_under_it(project, cli):
+    """The base tests no environment; the pull request adds `if [ -n "$X" ]` before the second of two launches that run
+    the same command. Its reading under X is compared with the base's second launch (what the base ran whatever X
+    holds), never with the first, which has the same command; an override the branch appends is compared too."""
+    script(project, TWO_LAUNCHES)
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: two launches, no branch")
+    added = "cmd/scripts/run.sh#2 (only when X is set)"
+    script(project, TWO_LAUNCHES.replace("N=2\n", 'N=2\n    if [ -n "$X" ]; then N=8; fi\n'))
+    result = review(cli, project)
+    assert (result.code, values(result.json())) == (0, {(added, "trainer.n_gpus_per_node", 2, 8)}), result.out
+    (note,) = [f["message"] for c in result.json()["cases"] if c["id"] == added for f in c["findings"] if f["kind"] == "new_launch"]
+    assert note.startswith("new launch, compared with scripts/run.sh:3 at the base (what the base runs only when X is set)"), note
+    text = review(cli, project, "text").out
+    assert "trainer.n_gpus_per_node: 2 -> 8  (scripts/run.sh:4 (only when X is set))" in text, text
+    # An override the branch adds (a key the command did not pass): the value under X against the base's, at the branch.
+    script(
+        project,
+        TWO_LAUNCHES.replace("N=2\n", 'N=2\n    if [ -n "$X" ]; then MORE=trainer.epochs=7; fi\n').replace(
+            "=$N trainer.epochs=5\n", "=$N trainer.epochs=5 $MORE\n"
+        ),
+    )
+    found = {
+        (c["id"], f["path"], f["old"], f["new"], f["source"])
+        for c in review(cli, project).json()["cases"]
+        for f in c["findings"]
+        if f["kind"] == "changed"
+    }
+    assert found == {(added, "trainer.epochs", 5, 7, "scripts/run.sh:2")}, found
