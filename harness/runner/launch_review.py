@@ -234,7 +234,8 @@ def otherwise(new: Sequence[Any], pairs: Sequence[tuple[Any, Any]], base: Sequen
     """For each new reading under an environment (a branch on it the pull request adds), what the base ran there: the
     base's reading of the launch its plain launch is under the most of that environment it tests, else that plain
     launch itself (a script that does not test a variable runs the same whatever it holds). Never a launch found by
-    its command alone: a script's second launch is not its first. None where that is not known."""
+    its command alone: a script's second launch is not its first. None where that is not known (the new reading is
+    then named, not compared)."""
     base_place = {place(c): place(b) for c, b in pairs if not c.case.launch.environment}
     at_base = {place(b): b for b in base if not b.case.launch.environment}
     readings: dict[tuple[Any, ...], list[Any]] = {}
@@ -247,11 +248,15 @@ def otherwise(new: Sequence[Any], pairs: Sequence[tuple[Any, Any]], base: Sequen
         where = base_place.get(place(checked))
         if not environment or where is None:
             continue
-        under = [b for b in readings.get(where, []) if set(b.case.launch.environment) <= environment]
+        there = readings.get(where, [])
+        under = [b for b in there if set(b.case.launch.environment) <= environment]
         most = max((len(b.case.launch.environment) for b in under), default=0)
         closest = [b for b in under if len(b.case.launch.environment) == most] or [at_base[where]]
-        # Two readings as close (X set; Y set; the new one under both): which the base ran is not known, so none.
-        found[checked.case.id] = closest[0] if len(closest) == 1 else None
+        names = {name for name, _ in environment}
+        # Not known, so none: two readings as close (X set; Y set; the new one under both), or a base reading under
+        # another value of one of its variables (the base tests DEVICE=npu; the new reading is DEVICE=xpu).
+        other = any(names & {name for name, _ in b.case.launch.environment} for b in there if b not in under)
+        found[checked.case.id] = closest[0] if len(closest) == 1 and not other else None
     return found
 
 

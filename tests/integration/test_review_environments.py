@@ -183,3 +183,17 @@ def test_a_branch_the_pull_request_adds_is_compared_with_what_the_base_ran_under
         if f["kind"] == "changed"
     }
     assert found == {(added, "trainer.epochs", 5, 7, "scripts/run.sh:2")}, found
+
+
+def test_a_new_reading_under_a_value_the_base_tests_otherwise_is_named_not_compared_with_a_guess(project, cli):
+    """The base tests `-n "$D"`; the pull request tests `D = xpu` first. What the base ran under D=xpu depends on tests
+    of D the base has (its reading `D is set` may or may not be it), so the new reading is named, never compared with
+    the plain launch (which would state `1 -> 4` where the base ran 8)."""
+    script(project, 'N=1\nif [ -n "$D" ]; then N=8; fi\npython -m app.main trainer.n_gpus_per_node=$N\n')
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: a branch on D")
+    script(project, 'N=1\nif [ "$D" = xpu ]; then N=4; elif [ -n "$D" ]; then N=8; fi\npython -m app.main trainer.n_gpus_per_node=$N\n')
+    report = review(cli, project).json()
+    assert values(report) == set(), report["cases"]
+    (case,) = [c for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#1 (only when D=xpu)"]
+    assert [(f["kind"], f["message"].startswith("new launch: ")) for f in case["findings"]] == [("new_launch", True)], case
