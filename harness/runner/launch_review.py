@@ -221,13 +221,29 @@ def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any
     pairs, gone = _paired_plain([c for c in now if not c.case.launch.environment], [c for c in base if not c.case.launch.environment])
     base_place = {place(c): place(b) for c, b in pairs}
     readings = {(place(b), b.case.launch.environment): b for b in base if b.case.launch.environment}
+    # A launch only a reading has (a loop's pass more under that environment) has no plain launch: aligned with the
+    # base's readings of that kind under the same environment as plain launches are.
+    plain_now = {place(c) for c in now if not c.case.launch.environment}
+    plain_base = {place(b) for b in base if not b.case.launch.environment}
+    left: dict[Any, tuple[list[Any], list[Any]]] = {}
     for checked in now:
         where = base_place.get(place(checked))
-        if checked.case.launch.environment and where is not None:
-            found = readings.pop((where, checked.case.launch.environment), None)
+        if checked.case.launch.environment:
+            found = readings.pop((where, checked.case.launch.environment), None) if where is not None else None
             if found is not None:
                 pairs.append((checked, found))
-    return pairs, gone + list(readings.values())
+            elif place(checked) not in plain_now:
+                left.setdefault(checked.case.launch.environment, ([], []))[0].append(checked)
+    for (at, environment), checked in readings.items():
+        if at in plain_base:
+            gone.append(checked)
+        else:
+            left.setdefault(environment, ([], []))[1].append(checked)
+    for now_left, base_left in left.values():
+        more, lost = _paired_plain(now_left, base_left)
+        pairs += more
+        gone += lost
+    return pairs, gone
 
 
 def otherwise(new: Sequence[Any], pairs: Sequence[tuple[Any, Any]], base: Sequence[Any]) -> dict[str, Any | None]:
