@@ -197,3 +197,19 @@ def test_a_new_reading_under_a_value_the_base_tests_otherwise_is_named_not_compa
     assert values(report) == set(), report["cases"]
     (case,) = [c for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#1 (only when D=xpu)"]
     assert [(f["kind"], f["message"].startswith("new launch: ")) for f in case["findings"]] == [("new_launch", True)], case
+
+
+def test_a_launch_only_a_reading_has_is_compared_with_the_bases_under_the_same_environment(project, cli):
+    """A loop that runs a pass more when X is set: that pass has no plain launch, and is the base's pass under X."""
+    loop = (
+        'S="1"\nif [ -n "$X" ]; then S="1 2"; fi\nfor s in $S; do\n  python -m app.main trainer.n_gpus_per_node=$s trainer.epochs=5\ndone\n'
+    )
+    script(project, loop)
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: a pass more under X")
+    script(project, loop.replace("epochs=5", "epochs=6"))
+    result = review(cli, project)
+    assert result.code == 0, result.out
+    extra = "cmd/scripts/run.sh#2 (only when X is set)"
+    assert values(result.json()) == {("cmd/scripts/run.sh#1", "trainer.epochs", 5, 6), (extra, "trainer.epochs", 5, 6)}
+    assert not [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] in ("launch_gone", "new_launch")]
