@@ -206,10 +206,77 @@ def _signature(checked: Any) -> tuple[Any, ...]:
     return signature
 
 
+def place(checked: Any) -> tuple[Any, ...]:
+    """Where a launch sits: its script, its number there, the root a computed config name takes and its sweep's point.
+    A reading under an environment (`#1 (only when X is set)`) sits where its plain launch does."""
+    launch = checked.case.launch
+    return launch.script, launch.index, checked.case.id.rpartition("@")[2] if checked.case.candidate else "", checked.case.point
+
+
 def paired(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
     """Each launch of the pull request with the base's launch it is (same script, aligned by what the commands run,
     as a diff aligns lines: removing a script's second command leaves its third the third, not a changed second),
-    and the base's launches left without one: gone."""
+    and the base's launches left without one: gone. A reading under an environment is the base's reading under the
+    same environment of the launch its plain launch is, never a plain launch nor another condition's reading."""
+    pairs, gone = _paired_plain([c for c in now if not c.case.launch.environment], [c for c in base if not c.case.launch.environment])
+    base_place = {place(c): place(b) for c, b in pairs}
+    readings = {(place(b), b.case.launch.environment): b for b in base if b.case.launch.environment}
+    # A launch only a reading has (a loop's pass more under that environment) has no plain launch: aligned with the
+    # base's readings of that kind under the same environment as plain launches are.
+    plain_now = {place(c) for c in now if not c.case.launch.environment}
+    plain_base = {place(b) for b in base if not b.case.launch.environment}
+    left: dict[Any, tuple[list[Any], list[Any]]] = {}
+    for checked in now:
+        where = base_place.get(place(checked))
+        if checked.case.launch.environment:
+            found = readings.pop((where, checked.case.launch.environment), None) if where is not None else None
+            if found is not None:
+                pairs.append((checked, found))
+            elif place(checked) not in plain_now:
+                left.setdefault(checked.case.launch.environment, ([], []))[0].append(checked)
+    for (at, environment), checked in readings.items():
+        if at in plain_base:
+            gone.append(checked)
+        else:
+            left.setdefault(environment, ([], []))[1].append(checked)
+    for now_left, base_left in left.values():
+        more, lost = _paired_plain(now_left, base_left)
+        pairs += more
+        gone += lost
+    return pairs, gone
+
+
+def otherwise(new: Sequence[Any], pairs: Sequence[tuple[Any, Any]], base: Sequence[Any]) -> dict[str, Any | None]:
+    """For each new reading under an environment (a branch on it the pull request adds), what the base ran there: the
+    base's reading of the launch its plain launch is under the most of that environment it tests, else that plain
+    launch itself (a script that does not test a variable runs the same whatever it holds). Never a launch found by
+    its command alone: a script's second launch is not its first. None where that is not known (the new reading is
+    then named, not compared)."""
+    base_place = {place(c): place(b) for c, b in pairs if not c.case.launch.environment}
+    at_base = {place(b): b for b in base if not b.case.launch.environment}
+    readings: dict[tuple[Any, ...], list[Any]] = {}
+    for checked in base:
+        if checked.case.launch.environment:
+            readings.setdefault(place(checked), []).append(checked)
+    found: dict[str, Any | None] = {}
+    for checked in new:
+        environment = set(checked.case.launch.environment)
+        where = base_place.get(place(checked))
+        if not environment or where is None:
+            continue
+        there = readings.get(where, [])
+        under = [b for b in there if set(b.case.launch.environment) <= environment]
+        most = max((len(b.case.launch.environment) for b in under), default=0)
+        closest = [b for b in under if len(b.case.launch.environment) == most] or [at_base[where]]
+        names = {name for name, _ in environment}
+        # Not known, so none: two readings as close (X set; Y set; the new one under both), or a base reading under
+        # another value of one of its variables (the base tests DEVICE=npu; the new reading is DEVICE=xpu).
+        other = any(names & {name for name, _ in b.case.launch.environment} for b in there if b not in under)
+        found[checked.case.id] = closest[0] if len(closest) == 1 and not other else None
+    return found
+
+
+def _paired_plain(now: Sequence[Any], base: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
     by_script: dict[str, tuple[list[Any], list[Any]]] = {}
     for checked in base:
         by_script.setdefault(checked.case.launch.script, ([], []))[0].append(checked)
@@ -327,12 +394,13 @@ def _new_launch_note(case: CommandCase, said: str) -> Finding:
 def new_launch(result: CaseResult, checked: Any, twin: Any = None) -> CaseResult:
     """A launch the base does not have: one `new_launch` finding (info) naming its script line and config, and the
     status `new` unless it fails; its values are not compared with anything, so they are not listed, unless the base
-    has a launch of its script that runs the same command (`twin`): then they were compared with that one's, and the
-    note says which."""
+    has a launch of its script that runs the same command, or a new reading under an environment what the base ran
+    there (`twin`): then they were compared with that one's, and the note says which."""
+    how = f"what the base runs {checked.case.launch.when}" if checked.case.launch.environment else "the same command"
     said = (
         "new launch: "
         if twin is None
-        else f"new launch, compared with {twin.case.launch.script}:{twin.case.launch.line} at the base (the same command): "
+        else f"new launch, compared with {twin.case.launch.script}:{twin.case.launch.line} at the base ({how}): "
     )
     finding = _new_launch_note(checked.case, said)
     status = result.status if result.status == Status.ERROR else Status.NEW
@@ -651,7 +719,8 @@ def review_commands(
     comparisons = _stored_comparisons(settings.cache_dir, top, key, views)
     values = {c.case.id: value_findings(c, b, ref, views, moves, comparisons) for c, b in pairs}
     # A new launch that runs what a launch of its script ran at the base is compared with that launch too.
-    copied = twins(new, base)
+    # A new reading under an environment (a branch the pull request adds) with what the base ran there.
+    copied = {i: c for i, c in (twins(new, base) | otherwise(new, pairs, base)).items() if c is not None}
     values.update({c.case.id: value_findings(c, copied[c.case.id], ref, views, moves, comparisons) for c in new if c.case.id in copied})
     _store_comparisons(settings.cache_dir, top, key, comparisons)
     values = only_under_condition(values, now)
@@ -678,11 +747,6 @@ def only_under_condition(values: Mapping[str, list[Finding]], now: Sequence[Chec
     shows too (the same kind, key, old and new value): the plain launch's line names them, and a reading names what
     changes only under its condition (a change of the config tree under every launch is one launch's, not each
     reading's again)."""
-
-    def place(checked: Checked) -> tuple[str, int, str]:
-        launch = checked.case.launch
-        return launch.script, launch.index, checked.case.id.rpartition("@")[2] if checked.case.candidate else ""
-
     plain = {place(c): c.case.id for c in now if not c.case.launch.environment}
     kept = dict(values)
     for checked in now:

@@ -77,6 +77,16 @@ def helper_of_post_init(repository: Path) -> tuple[str, int, str]:
     return ACTOR, line, "actor.ppo_epochs: a config write added"
 
 
+def aliased_object_setattr(repository: Path) -> tuple[str, int, str]:
+    """`object.__setattr__` on the actor's `engine`, a field another key of the config shares (the shape of verl
+    74dc16c94, #5885, whose real commit tests/e2e/test_unverified_pr5885.py reviews): which launches it changes is
+    not resolved, so it is named at its line."""
+    line = _insert_after(
+        repository / ACTOR, "object.__setattr__(self.engine", '        object.__setattr__(self.engine, "param_offload", True)\n'
+    )
+    return ACTOR, line, "write not resolved"
+
+
 def nested_default(repository: Path) -> tuple[str, int, str]:
     """`ServerConfig.timeout` 60 -> 5 behind `server: ServerConfig = field(default_factory=ServerConfig)`."""
     rollout = repository / "verl/workers/config/rollout.py"
@@ -124,6 +134,7 @@ ATTEMPTS: list[Callable[[Path], tuple[str, int, str]]] = [
     setattr_in_main,
     write_in_task_runner_run,
     helper_of_post_init,
+    aliased_object_setattr,
     nested_default,
     search_path_plugin,
     xargs_overrides,

@@ -145,3 +145,71 @@ def test_list_and_explain_name_the_reading_under_its_condition(project, cli):
     assert "when" not in rows["cmd/scripts/run.sh#1"]
     explained = cli("--settings", "harness.toml", "explain", "trainer.n_gpus_per_node", "--case", GPU, cwd=project).out
     assert explained.startswith(f"trainer.n_gpus_per_node = 8   (case {GPU}, config train)"), explained
+
+
+TWO_LAUNCHES = """
+    N=2
+    python -m app.main trainer.n_gpus_per_node=4 trainer.epochs=5
+    python -m app.main trainer.n_gpus_per_node=$N trainer.epochs=5
+    """
+
+
+def test_a_branch_the_pull_request_adds_is_compared_with_what_the_base_ran_under_it(project, cli):
+    """The base tests no environment; the pull request adds `if [ -n "$X" ]` before the second of two launches that run
+    the same command. Its reading under X is compared with the base's second launch (what the base ran whatever X
+    holds), never with the first, which has the same command; an override the branch appends is compared too."""
+    script(project, TWO_LAUNCHES)
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: two launches, no branch")
+    added = "cmd/scripts/run.sh#2 (only when X is set)"
+    script(project, TWO_LAUNCHES.replace("N=2\n", 'N=2\n    if [ -n "$X" ]; then N=8; fi\n'))
+    result = review(cli, project)
+    assert (result.code, values(result.json())) == (0, {(added, "trainer.n_gpus_per_node", 2, 8)}), result.out
+    (note,) = [f["message"] for c in result.json()["cases"] if c["id"] == added for f in c["findings"] if f["kind"] == "new_launch"]
+    assert note.startswith("new launch, compared with scripts/run.sh:3 at the base (what the base runs only when X is set)"), note
+    text = review(cli, project, "text").out
+    assert "trainer.n_gpus_per_node: 2 -> 8  (scripts/run.sh:4 (only when X is set))" in text, text
+    # An override the branch adds (a key the command did not pass): the value under X against the base's, at the branch.
+    script(
+        project,
+        TWO_LAUNCHES.replace("N=2\n", 'N=2\n    if [ -n "$X" ]; then MORE=trainer.epochs=7; fi\n').replace(
+            "=$N trainer.epochs=5\n", "=$N trainer.epochs=5 $MORE\n"
+        ),
+    )
+    found = {
+        (c["id"], f["path"], f["old"], f["new"], f["source"])
+        for c in review(cli, project).json()["cases"]
+        for f in c["findings"]
+        if f["kind"] == "changed"
+    }
+    assert found == {(added, "trainer.epochs", 5, 7, "scripts/run.sh:2")}, found
+
+
+def test_a_new_reading_under_a_value_the_base_tests_otherwise_is_named_not_compared_with_a_guess(project, cli):
+    """The base tests `-n "$D"`; the pull request tests `D = xpu` first. What the base ran under D=xpu depends on tests
+    of D the base has (its reading `D is set` may or may not be it), so the new reading is named, never compared with
+    the plain launch (which would state `1 -> 4` where the base ran 8)."""
+    script(project, 'N=1\nif [ -n "$D" ]; then N=8; fi\npython -m app.main trainer.n_gpus_per_node=$N\n')
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: a branch on D")
+    script(project, 'N=1\nif [ "$D" = xpu ]; then N=4; elif [ -n "$D" ]; then N=8; fi\npython -m app.main trainer.n_gpus_per_node=$N\n')
+    report = review(cli, project).json()
+    assert values(report) == set(), report["cases"]
+    (case,) = [c for c in report["cases"] if c["id"] == "cmd/scripts/run.sh#1 (only when D=xpu)"]
+    assert [(f["kind"], f["message"].startswith("new launch: ")) for f in case["findings"]] == [("new_launch", True)], case
+
+
+def test_a_launch_only_a_reading_has_is_compared_with_the_bases_under_the_same_environment(project, cli):
+    """A loop that runs a pass more when X is set: that pass has no plain launch, and is the base's pass under X."""
+    loop = (
+        'S="1"\nif [ -n "$X" ]; then S="1 2"; fi\nfor s in $S; do\n  python -m app.main trainer.n_gpus_per_node=$s trainer.epochs=5\ndone\n'
+    )
+    script(project, loop)
+    assert cli("--settings", "harness.toml", "generate", "--quiet", cwd=project).code == 0
+    git(project, "commit", "-qam", "the base: a pass more under X")
+    script(project, loop.replace("epochs=5", "epochs=6"))
+    result = review(cli, project)
+    assert result.code == 0, result.out
+    extra = "cmd/scripts/run.sh#2 (only when X is set)"
+    assert values(result.json()) == {("cmd/scripts/run.sh#1", "trainer.epochs", 5, 6), (extra, "trainer.epochs", 5, 6)}
+    assert not [f for c in result.json()["cases"] for f in c["findings"] if f["kind"] in ("launch_gone", "new_launch")]
