@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from harness.gates import linear
 from harness.gates.errors import BadInput
 
 # ---- size ----
@@ -180,7 +181,7 @@ def depth_budget(limit: int, what: str = "levels") -> str:
 # ---- TOML ----
 
 # What can hold brackets that are not syntax: strings (basic, literal, and both multi-line forms) and comments.
-_TOML_SKIPPED = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', re.S)
+_TOML_SKIPPED = linear.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', re.S)
 
 
 def toml_nesting(text: str, limit: int = MAX_TOML_DEPTH) -> int | None:
@@ -203,7 +204,7 @@ def toml_nesting(text: str, limit: int = MAX_TOML_DEPTH) -> int | None:
 
 
 def _brackets(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
-    for match in re.finditer(r"[\[\]{}]", text[start:end]):
+    for match in linear.compile(r"[\[\]{}]").finditer(text[start:end]):
         yield start + match.start(), match.group()
 
 

@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import os
 import pickle
-import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -29,6 +28,7 @@ from harness.composition.compose import ComposeError, HydraSession, describe_err
 from harness.composition.provenance import Source
 from harness.composition.session import current
 from harness.composition.store import cache_add_variant, cache_get, cache_put, cache_variants, tree_digest
+from harness.gates import linear
 from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
@@ -1228,7 +1228,7 @@ def moved_key(override: str) -> str:
 
 def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
     """The override rewritten for a key (or one of its parents) that moved; None when none did."""
-    form = re.match(r"[+~]*", text).group()  # type: ignore[union-attr]
+    form = linear.compile(r"[+~]*").match(text).group()  # type: ignore[union-attr]
     key, equals, value = text[len(form) :].partition("=")
     parts = key.split(".")
     for cut in range(len(parts), 0, -1):
