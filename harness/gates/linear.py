@@ -16,6 +16,7 @@ call of Python's engine on pull-request bytes anywhere in harness/.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -141,6 +142,7 @@ class Pattern(Generic[AnyStr]):
     in time linear in the text (a `sub` replacement is literal text or a function of the match)."""
 
     pattern: AnyStr
+    flags: int
     compiled: Any  # re2's pattern object
 
     def _matches(self, find: str, text: AnyStr) -> Iterator[Match[AnyStr]]:
@@ -194,6 +196,7 @@ class Pattern(Generic[AnyStr]):
         """As `re.split`: the pieces between matches, each followed by the match's groups."""
         pieces: list[Any] = []
         end = 0
+        found: Match[AnyStr]
         for found in self.finditer(text):
             pieces += [text[end : found.start()], *found.groups()]
             end = found.end()
@@ -220,7 +223,13 @@ def _compiled(pattern: AnyStr, flags: int) -> Pattern[AnyStr]:
         compiled = re2.compile(spelled if text else spelled.encode("latin-1"), _options(text))
     except re2.error as error:
         raise ValueError(f"RE2 cannot run {pattern!r}: {error}") from None
-    return Pattern(pattern, compiled)
+    return Pattern(pattern, flags, compiled)
+
+
+def glob(pattern: str) -> Pattern[str]:
+    """A shell pattern as `fnmatch.fnmatchcase` reads it, for `fullmatch`: fnmatch's own translation, whose atomic
+    groups (`(?>.*?x)`, which RE2 lacks) only ever matched what the plain group matches."""
+    return compile(fnmatch.translate(pattern).replace("(?>", "(?:"))
 
 
 def escape(text: str) -> str:

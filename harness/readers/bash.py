@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import fnmatch
 import functools
 import itertools
 import posixpath
@@ -1397,7 +1396,7 @@ class _Reader:
                 texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
                 if self.compared is not None:
                     self.compared += [(name, text) for name in tested for text in texts]
-                matches.append(any(fnmatch.fnmatchcase(subject, t) for t in texts))
+                matches.append(any(linear.glob(t).fullmatch(subject) for t in texts))
             return matches
 
         def taken(matches: list[bool | None]) -> tuple[int, ...] | None:

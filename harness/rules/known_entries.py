@@ -33,7 +33,6 @@ import json
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -223,7 +222,7 @@ def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> b
     if waiver.what and waiver.what != what_of(finding):
         return False
     if waiver.cases:
-        return fnmatchcase(case_id, waiver.cases)
+        return linear.glob(waiver.cases).fullmatch(case_id) is not None
     launch = _launch(finding)
     if launch is not None and (waiver.config or waiver.launch):
         return waiver.config == launch.config and (bool(finding.path) or waiver.launch == launch.launch)

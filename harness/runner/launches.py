@@ -1520,7 +1520,6 @@ def _through_links(top: Path, folders: set[str]) -> set[str]:
 
 def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     """`explain KEY --case cmd/...`: the key's value in the launch's composed config and what sets it."""
-    from fnmatch import fnmatchcase
 
     from harness.composition.provenance import writes_of
     from harness.composition.render import to_plain
@@ -1528,7 +1527,9 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     from harness.model.semantic_diff import show_value
     from harness.model.settings import display_path
 
-    cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]
+    cases = [c for c in discover(settings) if c.id == case_glob] or [
+        c for c in discover(settings) if linear.glob(case_glob).fullmatch(c.id)
+    ]
     if len(cases) != 1:
         raise ValueError(f"--case {case_glob!r} matches {len(cases)} launch(es); name exactly one, see `config-harness list`")
     (case,) = cases
