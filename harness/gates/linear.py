@@ -228,10 +228,16 @@ def _compiled(pattern: AnyStr, flags: int) -> Pattern[AnyStr]:
 
 def glob(pattern: str) -> Pattern[str]:
     """A shell pattern as `fnmatch.fnmatchcase` reads it, for `fullmatch`: fnmatch's own translation, whose atomic
-    groups (`(?>.*?x)`, which RE2 lacks) only ever matched what the plain group matches."""
-    return compile(fnmatch.translate(pattern).replace("(?>", "(?:"))
+    groups (`(?>.*?x)`, which RE2 lacks) only ever matched what the plain group matches, and whose `(?!)` (an empty
+    range: nothing matches) is a class of no character."""
+    return compile(fnmatch.translate(pattern).replace("(?>", "(?:").replace("(?!)", "[^\\x00-\\x{10ffff}]"))
 
 
 def escape(text: str) -> str:
     """`text` as a pattern matching itself (`re.escape`'s output is plain RE2 syntax too)."""
     return re.escape(text)
+
+
+def fnmatchcase(name: str, pattern: str) -> bool:
+    """`fnmatch.fnmatchcase` on RE2."""
+    return glob(pattern).fullmatch(name) is not None

@@ -1,0 +1,150 @@
+"""Issue 53 item 1, linear by construction: no call of Python's backtracking engine (`re`, `fnmatch`) in harness/ but the
+allow-list's, and every pattern on RE2 (harness/gates/linear.py) means what it meant under `re`."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import importlib
+import re
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.gates import linear, unicode_classes
+from tests.conftest import ROOT
+
+# Module -> its functions that run Python's backtracking engine (`fnmatch` translates to `re`).
+PYTHON_ENGINE = {
+    "re": frozenset({"compile", "match", "search", "fullmatch", "sub", "subn", "findall", "finditer", "split"}),
+    "fnmatch": frozenset({"fnmatch", "fnmatchcase", "filter", "translate"}),
+}
+# (file, the module-level name around the call) -> why it only ever sees the harness's own text. Empty: every call
+# site reads text a pull request can reach (keys, values, file names, scripts, Hydra's messages quoting them).
+ALLOWED: dict[tuple[str, str], str] = {
+    ("harness/gates/linear.py", "glob"): "`fnmatch.translate` builds a pattern (text to RE2), it matches nothing",
+}
+
+
+def python_engine_sites(root: Path) -> dict[tuple[str, str], str]:
+    """Every call of Python's engine in `root`/harness: (file, owner) -> `module.function` called."""
+    found = {}
+    for path in sorted((root / "harness").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        imported = {
+            alias.asname or alias.name: f"{node.module}.{alias.name}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module in PYTHON_ENGINE
+            for alias in node.names
+            if alias.name in PYTHON_ENGINE[node.module]
+        }
+        for statement in tree.body:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            owner = getattr(statement, "name", None) or (names[0] if names else type(statement).__name__)
+            for node in ast.walk(statement):
+                if not isinstance(node, ast.Call):
+                    continue
+                function = node.func
+                if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+                    called = f"{function.value.id}.{function.attr}"
+                    if function.attr not in PYTHON_ENGINE.get(function.value.id, ()):
+                        continue
+                elif isinstance(function, ast.Name) and function.id in imported:
+                    called = imported[function.id]
+                else:
+                    continue
+                found[(path.relative_to(root).as_posix(), owner)] = called
+    return found
+
+
+def test_no_call_site_runs_pythons_backtracking_engine_on_pull_request_bytes():
+    sites = python_engine_sites(ROOT)
+    assert {site: called for site, called in sites.items() if site not in ALLOWED} == {}, (
+        "run it through harness.gates.linear (RE2), or say in ALLOWED why it only sees our own text"
+    )
+    assert set(ALLOWED) <= set(sites), "ALLOWED names a call site that is gone"
+
+
+def test_the_walk_sees_every_form_of_call(tmp_path):
+    """The walk's own test: each way of calling the engine is found (it found 108 before issue 53's change)."""
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "m.py").write_text(
+        "import re\nfrom fnmatch import fnmatchcase as f\nA = re.compile('x')\n"
+        "def g(t):\n    return re.sub('a', 'b', t) or f(t, '*')\n"
+    )
+    assert python_engine_sites(tmp_path) == {("harness/m.py", "A"): "re.compile", ("harness/m.py", "g"): "fnmatch.fnmatchcase"}
+
+
+def all_patterns() -> dict[str, linear.Pattern]:  # type: ignore[type-arg]
+    """Every module-level RE2 pattern of harness/, by `module.NAME`."""
+    found = {}
+    for path in sorted((ROOT / "harness").rglob("*.py")):
+        if path.name == "__main__.py":
+            continue
+        module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"))
+        for name, value in vars(module).items():
+            if isinstance(value, linear.Pattern):
+                found[f"{module.__name__}.{name}"] = value
+    return found
+
+
+def test_the_patterns_are_many():
+    assert len(all_patterns()) > 60
+
+
+# Text that tells the engines apart: ASCII, Unicode letters, digits and spaces RE2 does not know as `\w`, `\d`, `\s`,
+# a final newline (`$`), lone surrogates, and the punctuation the patterns name.
+_ALPHABET = st.sampled_from(list("aZ_09 \t\n.:/-=$'\"{}[]()`*#@,;+~\\") + ["é", "٣", "\u3000", "\x1c", "\u2028", "\udc80", "\x85"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_ALPHABET, max_size=30).map("".join))
+def test_each_pattern_finds_what_re_found(text):
+    """Each pattern that `re` can compile as it is written gives the same matches on RE2 (`finditer` spans and groups),
+    with a final newline's `$` left out: `$` is the end of the text on RE2, which each pattern using it says is safe."""
+    for name, pattern in all_patterns().items():
+        subject = text if isinstance(pattern.pattern, str) else text.encode("utf-8", "surrogateescape")
+        if isinstance(subject, str) and "$" in pattern.pattern and subject.endswith("\n"):
+            subject = subject[:-1]
+        expected = [(m.span(), m.groups()) for m in re.compile(pattern.pattern, pattern.flags).finditer(subject)]
+        assert [(m.span(), m.groups()) for m in pattern.finditer(subject)] == expected, name
+
+
+def test_the_unicode_classes_are_pythons():
+    if unicodedata.unidata_version != unicode_classes.UNICODE_VERSION:
+        pytest.skip(f"generated under Unicode {unicode_classes.UNICODE_VERSION}, this Python has {unicodedata.unidata_version}")
+    every = "".join(map(chr, range(0x110000)))
+    for spec, shorthand in ((unicode_classes.WORD, r"\w+"), (unicode_classes.SPACE, r"\s+"), (unicode_classes.DIGIT, r"\d+")):
+        ranges = [f"{m.start():x}" if m.end() - m.start() == 1 else f"{m.start():x}-{m.end() - 1:x}" for m in re.finditer(shorthand, every)]
+        assert spec.split() == ranges
+
+
+def test_lone_surrogates_are_matched_as_re_matched_them():
+    name = "a\udc80b"
+    assert linear.compile(r"[\ud800-\udfff]").search(name).span() == (1, 2)
+    assert linear.compile(r"(\w)(.)(\w)").fullmatch(name).groups() == ("a", "\udc80", "b")
+
+
+def test_what_re2_cannot_run_is_refused_when_compiled():
+    for pattern in (r"(?<=a)b", r"(a)\1", r"a(?!b)", r"\bword"):
+        with pytest.raises(ValueError):
+            linear.compile(pattern)
+
+
+@settings(max_examples=300, deadline=None)
+@given(glob=st.lists(st.sampled_from(list("ab*?[]!-\\")), max_size=8).map("".join), name=st.lists(st.sampled_from(list("ab-]\\")), max_size=8).map("".join))
+def test_a_shell_pattern_matches_as_fnmatch_matched(glob, name):
+    assert (linear.glob(glob).fullmatch(name) is not None) == fnmatch.fnmatchcase(name, glob)
+
+
+def test_the_exponential_patterns_are_linear_on_re2():
+    """The two shapes of issue 53 on the engine itself: `a.+a.+...b` against 200 `a`, and `(x|x)*y`-like splits."""
+    started = time.process_time()
+    assert linear.compile("a" + ".+a" * 6 + ".+b").search("a" * 200) is None
+    assert linear.compile(r"instantiate\((?:_partial_=|_partial_=\s*)*,1\)x").search("instantiate(" + "_partial_=" * 5000 + ",1)") is None
+    assert time.process_time() - started < 1.0  # Python's engine: past 120 s for the first alone
