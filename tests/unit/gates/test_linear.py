@@ -148,3 +148,74 @@ def test_the_exponential_patterns_are_linear_on_re2():
     assert linear.compile("a" + ".+a" * 6 + ".+b").search("a" * 200) is None
     assert linear.compile(r"instantiate\((?:_partial_=|_partial_=\s*)*,1\)x").search("instantiate(" + "_partial_=" * 5000 + ",1)") is None
     assert time.process_time() - started < 1.0  # Python's engine: past 120 s for the first alone
+
+
+# ---- the call sites read by hand or rewritten for RE2, each against the expression it replaced (run on `re` here) ----
+
+_TEXT = st.lists(st.sampled_from(list("ab_1 .:/-é٣\t")), max_size=24).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT)
+def test_the_rewritten_sites_agree_with_the_lookaround_they_replaced(text):
+    from harness.gates.escape import _markdown_word
+    from harness.model.hints import first_sentence
+    from harness.readers.bash import arithmetic_assigned
+    from harness.reporters.layout import ALIKE_WORD
+    from harness.reporters.markdown import _break_inside
+    from harness.rules.known_entries import unplaced
+
+    lines = re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(text.split())))
+    assert unplaced(text) == lines
+    assert unplaced(text, "a.b") == re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(
+        re.sub(r"(?<![\w./-])a\.b(?![\w./-])", "the script", text).split())))
+    alike = r"[^\s(\[{\"'`]*[./:#=_\d][^\s,;\"'`]*(?<![:,;.)\]}])"
+    assert ALIKE_WORD.findall(text) == re.findall(alike, text)
+    assert _break_inside(text) == re.sub(r"(?<=\S)([./])(?=\S)", r"\1<wbr>", text)
+    escaped = re.sub(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])", lambda m: "\\" + m.group(), text)
+    assert _markdown_word(text) == re.sub(r"\](?=[(\[:])", r"\\]", escaped)
+    joined = " ".join(text.split())
+    sentence = re.search(r"(?<=\.)\s", joined)
+    assert first_sentence(text, 1000) == (joined[: sentence.start()] if sentence else joined)
+    arithmetic = text.replace("_", "=").replace("1", "[")
+    old = r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:\*\*|<<|>>|[-+*/%&|^])?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+    assert arithmetic_assigned(arithmetic) == {next(g for g in m.groups() if g) for m in re.finditer(old, arithmetic)}
+
+
+def _old_tokens(text: str) -> list[str] | str:
+    token = re.compile(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|<<=|>>=|\*\*|\+\+|--|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|<<|>>|[-+*/%<>=!~&^|?:(),])")
+    tokens, position = [], 0
+    while position < len(text):
+        if not text[position:].strip():
+            break
+        match = token.match(text, position)
+        if match is None:
+            return text[position:]
+        tokens.append(match.group(1))
+        position = match.end()
+    return tokens
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from([*'a1x_ \t\n:=+-*<>!"\\[]{}$.(o', "oc.select", "0x1f", "##["]), max_size=16).map("".join))
+def test_the_scanners_agree_with_the_expressions_they_replaced(text):
+    from harness.composition.resolve import RESOLVER_NAME
+    from harness.gates.escape import no_workflow_commands
+    from harness.model.semantic_diff import _typed_key_end
+    from harness.readers.arithmetic import _tokens
+
+    try:
+        assert _tokens(text) == _old_tokens(text)
+    except ValueError as error:
+        assert error.args[0] == _old_tokens(text)
+    path = '["' + text
+    old = re.compile(r'\["(?:[^"\\]|\\.)*"\]').match(path)
+    assert _typed_key_end(path, 0) == (old.end() if old else 0)
+    other = re.compile(r"\$\{\s*(?!oc\.select:)[A-Za-z_][\w.]*:")
+    assert any(m[1] != "oc.select" for m in RESOLVER_NAME.finditer(text)) == bool(other.search(text))
+    assert no_workflow_commands(text, "text") == re.sub(r"^(\s*):(?=:)", r"\1\\:", text.replace("##[", "##\\["), flags=re.M)
+    given_key = re.search(r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P=key)=(?P<value>.*)$", "Could not override 'a" + text + "'. To append to your config use +a" + text)
+    from harness.model.hints import _MISSING_KEY
+
+    mine = _MISSING_KEY.search("Could not override 'a" + text + "'. To append to your config use +a" + text)
+    assert (mine is not None and mine["given"].startswith(mine["key"] + "=")) == (given_key is not None) or "\n" in text
