@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import re
 import shlex
 import tomllib
 import warnings
@@ -701,7 +700,7 @@ def _appended(existing: bytes, addition: str, settings_file: Path, replacing: Wr
 # step by rewriting what init wrote, and only that. The proof is a fingerprint, not a guess: the first line of
 # the table (and of the known file) init writes records the digest of the lines below it.
 
-FINGERPRINT = linear.compile(r"^# Written by `config-harness init` \(fingerprint ([0-9a-f]{16}) of the (\d+) lines below\)", re.M)
+FINGERPRINT = linear.compile(r"^# Written by `config-harness init` \(fingerprint ([0-9a-f]{16}) of the (\d+) lines below\)", linear.M)
 
 
 def fingerprint(text: str) -> str:
@@ -1123,7 +1122,7 @@ class Inputs:
         return [*words, "--verbose"] if self.verbose else words
 
 
-RECORDED = linear.compile(r"^# Written by `config-harness init` from `config-harness init(?P<flags>[^`\n]*)`: ", re.M)
+RECORDED = linear.compile(r"^# Written by `config-harness init` from `config-harness init(?P<flags>[^`\n]*)`: ", linear.M)
 
 
 def recorded_line(inputs: Inputs, base: Path) -> str:

@@ -7,7 +7,6 @@ BOOL, NULL, else a string). A test compares this with Hydra's parser on every ov
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import Any
 
@@ -17,7 +16,7 @@ from hydra.core.override_parser.types import Override, OverrideType, ValueType
 from harness.composition.session import current
 from harness.gates import linear
 
-KEY = linear.compile(r"(\+\+|\+|~)?([A-Za-z_][\w-]*(?:\.[\w-]+)*)(?:=(.*))?", re.DOTALL)
+KEY = linear.compile(r"(\+\+|\+|~)?([A-Za-z_][\w-]*(?:\.[\w-]+)*)(?:=(.*))?", linear.S)
 # Characters that only ever form one unquoted string token (no quotes, brackets, sweeps, interpolations, escapes).
 PLAIN_VALUE = linear.compile(r"[\w./:%-]+")
 _DIGITS = r"[0-9](?:_?[0-9])*"

@@ -233,7 +233,7 @@ def glob(pattern: str) -> Pattern[str]:
     return compile(fnmatch.translate(pattern).replace("(?>", "(?:").replace("(?!)", "[^\\x00-\\x{10ffff}]"))
 
 
-def escape(text: str) -> str:
+def escape(text: AnyStr) -> AnyStr:
     """`text` as a pattern matching itself (`re.escape`'s output is plain RE2 syntax too)."""
     return re.escape(text)
 

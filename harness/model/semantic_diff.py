@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import functools
 import json
-import re
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ PLAIN_KEY = linear.compile(r'[^."\[\]]+')
 LOOKS_TYPED = linear.compile(
     r"[-+]?(?:\d[\d_]*|0x[0-9a-f_]+|0o[0-7_]+|(?:\d[\d_]*)?\.\d[\d_]*(?:e[-+]?\d+)?|\d[\d_]*\.?(?:e[-+]?\d+)?|\.inf)"
     r"|\.nan|true|false|yes|no|on|off|null|~",
-    re.IGNORECASE,
+    linear.I,
 )
 
 

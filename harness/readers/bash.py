@@ -26,7 +26,6 @@ import contextlib
 import functools
 import itertools
 import posixpath
-import re
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -295,7 +294,7 @@ def _captures(tree_sitter: Any, query: Any, node: Any) -> dict[str, list[Any]]:
 _LITERAL_QUERY = '(raw_string) @literal (ansi_c_string) @literal (comment) @literal (heredoc_body) @literal ["$"] @dollar'
 # `$A\\` at a line's end: the grammar takes the backslash and newline into the name (`A\\\n`).
 _NAME_BEFORE_CONTINUATION = linear.compile(rb"\$[A-Za-z_0-9]+\\\n")
-_SIMPLE_NAME = linear.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", re.DOTALL)
+_SIMPLE_NAME = linear.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", linear.S)
 
 
 @dataclass(frozen=True)

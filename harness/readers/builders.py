@@ -14,7 +14,6 @@ generous match, since a wrong "fails" is the finding that costs a user trust.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from harness.model.settings import display_path
 _POP = linear.compile(rb"\.pop\(\s*['\"]([A-Za-z_]\w*)['\"]")  # the chain before it is read backwards
 _DEL = linear.compile(rb"del\s+([\w.]+)")  # a literal first: the regex engine skips ahead to it (no `\b`, no alternation)
 BUILDERS = (b"instantiate", b"omega_conf_to_dataclass", b"to_object", b"get_class", b"retrieve_class", b"get_method")
-_BUILDS = tuple((name, linear.compile(re.escape(name) + rb"\(\s*([\w.]+)\s*(?:,([^()]{0,200}))?")) for name in BUILDERS)
+_BUILDS = tuple((name, linear.compile(linear.escape(name) + rb"\(\s*([\w.]+)\s*(?:,([^()]{0,200}))?")) for name in BUILDERS)
 # Keywords that change how a node is built, not what it is given: `instantiate(node, _convert_="partial")`.
 _HOW = (b"_convert_", b"_recursive_", b"_partial_", b"dataclass_type")
 _PIECE = linear.compile(rb"[A-Za-z_]\w*")

@@ -19,7 +19,6 @@ resolved by OmegaConf under the resolver policy.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,7 @@ AT_RUN_TIME = "(set by Hydra at run time)"
 
 SLOW: Any = object()  # a text the fast reading does not cover: OmegaConf resolves it
 PLAIN_KEY = linear.compile(r"\s*(\.*)([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)\s*")
-CALL = linear.compile(r"\s*([A-Za-z_][\w.]*)\s*:(.*)", re.S)
+CALL = linear.compile(r"\s*([A-Za-z_][\w.]*)\s*:(.*)", linear.S)
 # Resolvers whose first argument is a key that must exist (`oc.select` has a default: never unresolved).
 KEY_RESOLVERS = frozenset({"oc.dict.keys", "oc.dict.values"})
 

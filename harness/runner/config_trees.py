@@ -7,7 +7,6 @@ each with the command that adopts it in a settings file of its own.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from harness.gates import linear
 from harness.gates.reader import InputLimitError, read_text
 
-DEFAULTS_LINE = linear.compile(r"^defaults\s*:", re.M)
+DEFAULTS_LINE = linear.compile(r"^defaults\s*:", linear.M)
 
 
 @dataclass(frozen=True)

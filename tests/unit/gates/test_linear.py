@@ -70,12 +70,24 @@ def test_no_call_site_runs_pythons_backtracking_engine_on_pull_request_bytes():
     assert set(ALLOWED) <= set(sites), "ALLOWED names a call site that is gone"
 
 
+def test_only_the_engine_module_imports_pythons_engine():
+    """Past the walk: a module that cannot import `re` or `fnmatch` cannot call them by another name either."""
+    importers = set()
+    for path in sorted((ROOT / "harness").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module] if isinstance(node, ast.ImportFrom) else []
+            )
+            if any(name in PYTHON_ENGINE for name in names):
+                importers.add(path.relative_to(ROOT).as_posix())
+    assert importers == {"harness/gates/linear.py"}
+
+
 def test_the_walk_sees_every_form_of_call(tmp_path):
     """The walk's own test: each way of calling the engine is found (it found 108 before issue 53's change)."""
     (tmp_path / "harness").mkdir()
     (tmp_path / "harness" / "m.py").write_text(
-        "import re\nfrom fnmatch import fnmatchcase as f\nA = re.compile('x')\n"
-        "def g(t):\n    return re.sub('a', 'b', t) or f(t, '*')\n"
+        "import re\nfrom fnmatch import fnmatchcase as f\nA = re.compile('x')\ndef g(t):\n    return re.sub('a', 'b', t) or f(t, '*')\n"
     )
     assert python_engine_sites(tmp_path) == {("harness/m.py", "A"): "re.compile", ("harness/m.py", "g"): "fnmatch.fnmatchcase"}
 
@@ -137,7 +149,10 @@ def test_what_re2_cannot_run_is_refused_when_compiled():
 
 
 @settings(max_examples=300, deadline=None)
-@given(glob=st.lists(st.sampled_from(list("ab*?[]!-\\")), max_size=8).map("".join), name=st.lists(st.sampled_from(list("ab-]\\")), max_size=8).map("".join))
+@given(
+    glob=st.lists(st.sampled_from(list("ab*?[]!-\\")), max_size=8).map("".join),
+    name=st.lists(st.sampled_from(list("ab-]\\")), max_size=8).map("".join),
+)
 def test_a_shell_pattern_matches_as_fnmatch_matched(glob, name):
     assert (linear.glob(glob).fullmatch(name) is not None) == fnmatch.fnmatchcase(name, glob)
 
@@ -167,8 +182,11 @@ def test_the_rewritten_sites_agree_with_the_lookaround_they_replaced(text):
 
     lines = re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(text.split())))
     assert unplaced(text) == lines
-    assert unplaced(text, "a.b") == re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(
-        re.sub(r"(?<![\w./-])a\.b(?![\w./-])", "the script", text).split())))
+    assert unplaced(text, "a.b") == re.sub(
+        r"\bline \d+",
+        "line",
+        re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(re.sub(r"(?<![\w./-])a\.b(?![\w./-])", "the script", text).split())),
+    )
     alike = r"[^\s(\[{\"'`]*[./:#=_\d][^\s,;\"'`]*(?<![:,;.)\]}])"
     assert ALIKE_WORD.findall(text) == re.findall(alike, text)
     assert _break_inside(text) == re.sub(r"(?<=\S)([./])(?=\S)", r"\1<wbr>", text)
@@ -183,7 +201,9 @@ def test_the_rewritten_sites_agree_with_the_lookaround_they_replaced(text):
 
 
 def _old_tokens(text: str) -> list[str] | str:
-    token = re.compile(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|<<=|>>=|\*\*|\+\+|--|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|<<|>>|[-+*/%<>=!~&^|?:(),])")
+    token = re.compile(
+        r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|<<=|>>=|\*\*|\+\+|--|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|<<|>>|[-+*/%<>=!~&^|?:(),])"
+    )
     tokens, position = [], 0
     while position < len(text):
         if not text[position:].strip():
@@ -214,7 +234,10 @@ def test_the_scanners_agree_with_the_expressions_they_replaced(text):
     other = re.compile(r"\$\{\s*(?!oc\.select:)[A-Za-z_][\w.]*:")
     assert any(m[1] != "oc.select" for m in RESOLVER_NAME.finditer(text)) == bool(other.search(text))
     assert no_workflow_commands(text, "text") == re.sub(r"^(\s*):(?=:)", r"\1\\:", text.replace("##[", "##\\["), flags=re.M)
-    given_key = re.search(r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P=key)=(?P<value>.*)$", "Could not override 'a" + text + "'. To append to your config use +a" + text)
+    given_key = re.search(
+        r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P=key)=(?P<value>.*)$",
+        "Could not override 'a" + text + "'. To append to your config use +a" + text,
+    )
     from harness.model.hints import _MISSING_KEY
 
     mine = _MISSING_KEY.search("Could not override 'a" + text + "'. To append to your config use +a" + text)
