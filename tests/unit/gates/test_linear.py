@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import importlib
 import re
 import time
@@ -92,6 +93,7 @@ def test_the_walk_sees_every_form_of_call(tmp_path):
     assert python_engine_sites(tmp_path) == {("harness/m.py", "A"): "re.compile", ("harness/m.py", "g"): "fnmatch.fnmatchcase"}
 
 
+@functools.cache
 def all_patterns() -> dict[str, linear.Pattern]:  # type: ignore[type-arg]
     """Every module-level RE2 pattern of harness/, by `module.NAME`."""
     found = {}
@@ -105,8 +107,27 @@ def all_patterns() -> dict[str, linear.Pattern]:  # type: ignore[type-arg]
     return found
 
 
+@functools.cache
+def call_site_patterns() -> dict[str, linear.Pattern]:  # type: ignore[type-arg]
+    """Every `linear.compile("literal", FLAGS)` written inside a function of harness/, by `file:line`."""
+    found = {}
+    for path in sorted((ROOT / "harness").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "compile"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "linear"
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                flags = [getattr(linear, flag.attr) for flag in node.args[1:] if isinstance(flag, ast.Attribute)]
+                found[f"{path.relative_to(ROOT)}:{node.lineno}"] = linear.compile(node.args[0].value, sum(flags))
+    return found
+
+
 def test_the_patterns_are_many():
-    assert len(all_patterns()) > 60
+    assert len(all_patterns()) > 60 and len(call_site_patterns()) > 80
 
 
 # Text that tells the engines apart: ASCII, Unicode letters, digits and spaces RE2 does not know as `\w`, `\d`, `\s`,
@@ -118,7 +139,7 @@ _ALPHABET = st.sampled_from(list("aZ_09 \t\n.:/-=$'\"{}[]()`*#@,;+~\\") + ["é",
 def test_each_pattern_finds_what_re_found(text):
     """Each pattern that `re` can compile as it is written gives the same matches on RE2 (`finditer` spans and groups),
     with a final newline's `$` left out: `$` is the end of the text on RE2, which each pattern using it says is safe."""
-    for name, pattern in all_patterns().items():
+    for name, pattern in {**all_patterns(), **call_site_patterns()}.items():
         subject = text if isinstance(pattern.pattern, str) else text.encode("utf-8", "surrogateescape")
         if isinstance(subject, str) and "$" in pattern.pattern and subject.endswith("\n"):
             subject = subject[:-1]
