@@ -259,3 +259,13 @@ def test_the_scanners_agree_with_the_expressions_they_replaced(text):
 
     mine = _MISSING_KEY.search("Could not override 'a" + text + "'. To append to your config use +a" + text)
     assert (mine is not None and mine["given"].startswith(mine["key"] + "=")) == (given_key is not None) or "\n" in text
+
+
+@given(text=st.lists(st.sampled_from(["a", "x", "é", " ", "\n", "\udc80"]), max_size=12).map("".join))
+def test_sub_split_and_findall_are_res_empty_matches_too(text):
+    for pattern in (r"x*", r"(x)|(a)", r"(\s+)", r"\w+", r"(?:x|)"):
+        ours, theirs = linear.compile(pattern), re.compile(pattern)
+        assert ours.sub(lambda m: "<" + m.group() + ">", text) == theirs.sub(lambda m: "<" + m.group() + ">", text)
+        assert ours.sub("-", text, count=2) == theirs.sub("-", text, count=2)
+        assert ours.split(text) == theirs.split(text)
+        assert ours.findall(text) == theirs.findall(text)
