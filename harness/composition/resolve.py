@@ -11,6 +11,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from harness.composition.policy import resolution_policy
 from harness.gates import linear
+from harness.gates.budget import MAX_INDEX_DIGITS
 from harness.model.semantic_diff import iter_leaves, same_value, split_path
 
 
@@ -39,7 +40,7 @@ def lookup(tree: Any, path: str) -> Any:
     for part in split_path(path):
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        elif isinstance(node, list) and part.isdecimal() and len(part) <= MAX_INDEX_DIGITS and int(part) < len(node):
             node = node[int(part)]
         else:
             return MISSING

@@ -516,7 +516,7 @@ class _Reader:
     def lookup(self, name: str, line: int = 0) -> list[Word] | None:
         if name.isdigit() and name != "0":
             positional = self.env.positional
-            if positional is None:
+            if positional is None or len(name) > MAX_INDEX_DIGITS:  # past bash's 64 bits: no such parameter is set
                 return None
             position = int(name) - 1
             return positional[position : position + 1] or None
@@ -1178,8 +1178,8 @@ class _Reader:
             numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
             if (
                 operator in numeric
-                and linear.compile(r"\s*[-+]?\d+\s*").fullmatch(left)
-                and linear.compile(r"\s*[-+]?\d+\s*").fullmatch(right)
+                and linear.compile(r"\s*[-+]?\d{1,19}\s*").fullmatch(left)  # 19: bash's 64-bit (MAX_INDEX_DIGITS)
+                and linear.compile(r"\s*[-+]?\d{1,19}\s*").fullmatch(right)
             ):
                 a_, b_ = int(left), int(right)
                 return [a_ == b_, a_ != b_, a_ < b_, a_ <= b_, a_ > b_, a_ >= b_][numeric[operator]]
