@@ -6,12 +6,12 @@ a text pattern's are spelled out as Python's Unicode classes (harness/gates/unic
 `\\s` gains `\\v` as Python's has it, `\\uXXXX` becomes RE2's `\\x{XXXX}`, and bytes are read as Latin-1 (one byte, one
 character, as `re` reads them). What RE2 cannot do (backreferences, lookaround, `\\b` on text) is refused when the
 pattern is compiled: such a pattern is rewritten at its call site. `$` without `re.M` is the end of the text (Python's
-also stands before a final newline): each pattern using it says why that cannot differ for what it reads.
+also stands before a final newline): the patterns using it read text of one line, take the newline first (`\\s|$`),
+or write `\\n?$`.
 
 A text holding lone surrogates (file names decoded with `surrogateescape`) is matched with each read as a code point of
 plane 15's private use area (U+F0000 + its offset), which a pattern's `\\udXXX` names too; every group is cut from
-the text itself. `tests/integration/test_reader_growth.py` fails on a
-call of Python's engine on pull-request bytes anywhere in harness/.
+the text itself. `tests/unit/gates/test_linear.py` fails on a call of Python's engine anywhere else in harness/.
 """
 
 from __future__ import annotations
