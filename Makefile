@@ -51,7 +51,7 @@ test: setup
 # The e2e tier also runs the property tests of tests/unit with the thorough hypothesis profile (ten times the examples),
 # and the quick tier's slow integration files.
 PROPERTY_TESTS := tests/unit/model/test_semantic_diff.py tests/unit/gates/test_gates.py tests/unit/rules/test_contract_changes_meaning.py tests/unit/readers/test_bash_semantics.py \
-	tests/unit/readers/test_writes_semantics.py tests/integration/test_fuzz_shapes.py
+	tests/unit/readers/test_writes_semantics.py tests/integration/test_fuzz_shapes.py tests/unit/gates/test_linear.py
 test-e2e: setup
 	@CONFIG_HARNESS_HYPOTHESIS=thorough $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/e2e pyproject.toml $(PROPERTY_TESTS) $(SLOW_TESTS)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import re
 import shlex
 import tomllib
 import warnings
@@ -19,6 +18,7 @@ import yaml
 from omegaconf import OmegaConf
 
 from harness.composition.compose import ComposeError, HydraSession
+from harness.gates import linear
 from harness.gates.budget import BudgetExceeded, python_tree, toml_document
 from harness.gates.confine import ENV_READ
 from harness.gates.reader import InputLimitError, read_bytes, read_text
@@ -374,7 +374,7 @@ def _selected_group(config_path: str, keys: set[str]) -> str:
     return next(("/".join(parts[:n]) for n in range(len(parts), 0, -1) if "/".join(parts[:n]) in keys), parts[0])
 
 
-_INTERPOLATION = re.compile(r"\$\{([\w./-]+)\}")
+_INTERPOLATION = linear.compile(r"\$\{([\w./-]+)\}")
 
 
 def interpolated_groups(config_dir: Path, limit: int = 2000) -> dict[str, list[str]]:
@@ -700,7 +700,7 @@ def _appended(existing: bytes, addition: str, settings_file: Path, replacing: Wr
 # step by rewriting what init wrote, and only that. The proof is a fingerprint, not a guess: the first line of
 # the table (and of the known file) init writes records the digest of the lines below it.
 
-FINGERPRINT = re.compile(r"^# Written by `config-harness init` \(fingerprint ([0-9a-f]{16}) of the (\d+) lines below\)", re.M)
+FINGERPRINT = linear.compile(r"^# Written by `config-harness init` \(fingerprint ([0-9a-f]{16}) of the (\d+) lines below\)", linear.M)
 
 
 def fingerprint(text: str) -> str:
@@ -1164,7 +1164,7 @@ class Inputs:
         return [*words, "--verbose"] if self.verbose else words
 
 
-RECORDED = re.compile(r"^# Written by `config-harness init` from `config-harness init(?P<flags>[^`\n]*)`: ", re.M)
+RECORDED = linear.compile(r"^# Written by `config-harness init` from `config-harness init(?P<flags>[^`\n]*)`: ", linear.M)
 
 
 def recorded_line(inputs: Inputs, base: Path) -> str:

@@ -6,12 +6,12 @@ subtree, every leaf of it), so a rename reads as one line in every report and a 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Any
 
+from harness.gates import linear
 from harness.model.findings import Difference, Finding, Kind, Moved
 from harness.model.semantic_diff import join_path, parent_path, split_path, value_text
 
@@ -136,7 +136,7 @@ def _unflatten(tree: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-REFERENCE = re.compile(r"\$\{([^${}]+)\}")
+REFERENCE = linear.compile(r"\$\{([^${}]+)\}")
 
 
 def _swaps(finding: Finding) -> set[tuple[str, str]] | None:

@@ -6,7 +6,6 @@ import argparse
 import functools
 import json
 import os
-import re
 import shlex
 import sys
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from typing import Any, NoReturn, Protocol
 
 from harness.composition.cases import select_cases
 from harness.composition.shards import Shard, ShardError
+from harness.gates import linear
 from harness.gates.confine import UnsafeInput, project_root
 from harness.gates.errors import BadInput, ExitCode
 from harness.gates.escape import code_span, json_text, markdown_text, no_workflow_commands, printable
@@ -110,12 +110,12 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
         choice = _INVALID_CHOICE.search(message)
         if choice is not None:
-            message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+            message += did_you_mean(choice.group(1), linear.compile(r"'([^']*)'").findall(choice.group(2)))
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
 # argparse's words for a value outside `choices` (a command, a format): the value, then the choices it lists.
-_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+_INVALID_CHOICE = linear.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
 GLOBAL_FLAGS = ("settings", "config_dir", "snapshot_dir", "contracts", "no_cache", "cache_dir", "jobs")  # by dest

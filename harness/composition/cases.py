@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from fnmatch import fnmatchcase
 
 from harness.composition.compose import HydraSession
+from harness.gates import linear
 from harness.model.matrix import Case, build_cases, select_engines
 from harness.model.settings import Settings, SettingsError, check_name
 
@@ -45,7 +45,7 @@ def case_globs(pattern: str | Sequence[str] | None) -> tuple[str, ...] | None:
 def id_matches(case_id: str, pattern: str | Sequence[str] | None) -> bool:
     """True when the id matches any of the globs (or there is none)."""
     globs = case_globs(pattern)
-    return globs is None or any(fnmatchcase(case_id, glob) for glob in globs)
+    return globs is None or any(linear.glob(glob).fullmatch(case_id) for glob in globs)
 
 
 def select_cases(cases: list[Case], pattern: str | Sequence[str] | None) -> list[Case]:
@@ -55,4 +55,4 @@ def select_cases(cases: list[Case], pattern: str | Sequence[str] | None) -> list
 
 def unmatched_glob(cases: list[Case], pattern: str | Sequence[str] | None) -> str | None:
     """The first glob that matches no case: a typo in one of several globs is not silently dropped."""
-    return next((glob for glob in case_globs(pattern) or () if not any(fnmatchcase(case.id, glob) for case in cases)), None)
+    return next((glob for glob in case_globs(pattern) or () if not any(linear.glob(glob).fullmatch(case.id) for case in cases)), None)

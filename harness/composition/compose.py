@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
@@ -31,6 +30,7 @@ from harness.composition.render import load_config_text
 from harness.composition.schemas import MISSING_NODE, import_schemas, missing_node_hint, unavailable_folders
 from harness.composition.session import Session, current
 from harness.composition.store import CacheRefused, cache_add_variant, cache_get, cache_put, cache_variants, open_store, warn_refused
+from harness.gates import linear
 from harness.gates.budget import MAX_DEPTH
 from harness.gates.confine import (
     Scope,
@@ -346,7 +346,7 @@ MISSING_PACKAGE = trace.recording_type(hydra_compat.package_source(MissingPackag
 
 
 # Hydra's words for a defaults entry whose config it cannot find: the config holding the entry, and the node.
-MISSING_ENTRY = re.compile(r"In '([^']+)': Could not (?:load|find) '([^']+)'")
+MISSING_ENTRY = linear.compile(r"In '([^']+)': Could not (?:load|find) '([^']+)'")
 
 
 def refuse_steering_overrides(session: HydraSession, overrides: Iterable[str]) -> None:
@@ -399,7 +399,7 @@ class HydraWarning:
         return f"{self.file}:{self.line}" if self.file and self.line else self.file
 
 
-WARNED_CONFIG = re.compile(r"^In '([^']+)'")
+WARNED_CONFIG = linear.compile(r"^In '([^']+)'")
 
 
 class ComposeError(BadInput):
@@ -713,7 +713,7 @@ class HydraSession:
                 lines = read_text(path, current().scope).splitlines()
             except (OSError, InputLimitError, UnsafeInput):
                 lines = []
-            line = next((number for number, row in enumerate(lines, 1) if re.match(r"defaults\s*:", row)), None)
+            line = next((number for number, row in enumerate(lines, 1) if linear.compile(r"defaults\s*:").match(row)), None)
         return HydraWarning(text, display_path(path), line)
 
     def _hinted(self, message: str, warned: Sequence[str] = ()) -> str:

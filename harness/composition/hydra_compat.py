@@ -193,7 +193,8 @@ def written_at(config: Any, path: Sequence[str]) -> tuple[bool, Any]:
         content = node.__dict__.get("_content") if isinstance(node, Container) else None
         if isinstance(content, dict):
             node = content.get(part)
-        elif isinstance(content, list) and part.isdigit() and int(part) < len(content):
+        # 19 digits: budget.MAX_INDEX_DIGITS (this module imports none of the package); `int()` refuses 4,300, and `²`
+        elif isinstance(content, list) and part.isdecimal() and len(part) <= 19 and int(part) < len(content):
             node = content[int(part)]
         else:
             return False, None

@@ -7,7 +7,6 @@ BOOL, NULL, else a string). A test compares this with Hydra's parser on every ov
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import Any
 
@@ -15,13 +14,14 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType, ValueType
 
 from harness.composition.session import current
+from harness.gates import linear
 
-KEY = re.compile(r"(\+\+|\+|~)?([A-Za-z_][\w-]*(?:\.[\w-]+)*)(?:=(.*))?", re.DOTALL)
+KEY = linear.compile(r"(\+\+|\+|~)?([A-Za-z_][\w-]*(?:\.[\w-]+)*)(?:=(.*))?", linear.S)
 # Characters that only ever form one unquoted string token (no quotes, brackets, sweeps, interpolations, escapes).
-PLAIN_VALUE = re.compile(r"[\w./:%-]+")
+PLAIN_VALUE = linear.compile(r"[\w./:%-]+")
 _DIGITS = r"[0-9](?:_?[0-9])*"
-INT = re.compile(r"[+-]?(?:0|[1-9](?:_?[0-9])*)")
-FLOAT = re.compile(
+INT = linear.compile(r"[+-]?(?:0|[1-9](?:_?[0-9])*)")
+FLOAT = linear.compile(
     rf"[+-]?(?:(?:(?:{_DIGITS})?\.{_DIGITS}|{_DIGITS}\.)(?:[eE][+-]?{_DIGITS})?|{_DIGITS}[eE][+-]?{_DIGITS}|[Ii][Nn][Ff]|[Nn][Aa][Nn])"
 )
 TYPES = MappingProxyType({None: OverrideType.CHANGE, "+": OverrideType.ADD, "++": OverrideType.FORCE_ADD, "~": OverrideType.DEL})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,8 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from harness.composition.policy import resolution_policy
+from harness.gates import linear
+from harness.gates.budget import MAX_INDEX_DIGITS
 from harness.model.semantic_diff import iter_leaves, same_value, split_path
 
 
@@ -39,7 +40,7 @@ def lookup(tree: Any, path: str) -> Any:
     for part in split_path(path):
         if isinstance(node, dict) and part in node:
             node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        elif isinstance(node, list) and part.isdecimal() and len(part) <= MAX_INDEX_DIGITS and int(part) < len(node):
             node = node[int(part)]
         else:
             return MISSING
@@ -135,7 +136,7 @@ def fallbacks(tree: Any) -> dict[str, Fallback]:
     return found
 
 
-REFERENCE = re.compile(r"\$\{(?:oc\.select:)?\s*(\.*[A-Za-z_][\w.]*)")
+REFERENCE = linear.compile(r"\$\{(?:oc\.select:)?\s*(\.*[A-Za-z_][\w.]*)")
 
 
 def referenced_keys(path: str, written: str) -> list[str]:
@@ -151,7 +152,7 @@ def referenced_keys(path: str, written: str) -> list[str]:
 
 
 # An interpolation through a resolver other than oc.select may read keys its text does not spell out.
-OTHER_RESOLVER = re.compile(r"\$\{\s*(?!oc\.select:)[A-Za-z_][\w.]*:")
+RESOLVER_NAME = linear.compile(r"\$\{\s*([A-Za-z_][\w.]*):")  # its name runs up to the `:` (no `:` in `[\w.]`)
 
 
 # No key of a composed config lies deeper than this many levels (harness.composition.render.MAX_DEPTH bounds every file and
@@ -184,7 +185,7 @@ def affected_interpolations(interpolations: dict[str, str], changed: set[str]) -
             readers_of.setdefault(prefixes[-1], []).append(path)
             for prefix in prefixes:
                 readers_below.setdefault(prefix, []).append(path)
-    affected = {path for path, text in interpolations.items() if OTHER_RESOLVER.search(text)}
+    affected = {path for path, text in interpolations.items() if any(m[1] != "oc.select" for m in RESOLVER_NAME.finditer(text))}
     pending, marked, visited_ancestors = list(changed) + sorted(affected), set(), set()
     while pending:
         path = pending.pop()

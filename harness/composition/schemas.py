@@ -12,14 +12,14 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from harness.gates import linear
 from harness.model.settings import SettingsError
 
 # Hydra's words for a defaults entry (or config name) that no source provides.
-MISSING_NODE = re.compile(r"Could not (load|find) '([^']+)'")
+MISSING_NODE = linear.compile(r"Could not (load|find) '([^']+)'")
 HINT = "probably registered from Python (ConfigStore); name its module in the settings' `schemas`"
 
 
@@ -38,7 +38,7 @@ def import_schemas(modules: Iterable[str]) -> None:
 
 
 # Hydra's warning for a search path entry it skips: a folder that does not exist, a package nothing provides.
-NOT_AVAILABLE = re.compile(r"^provider=.*?, path=(.+) is not available\.$")
+NOT_AVAILABLE = linear.compile(r"^provider=.*?, path=(.+) is not available\.$")
 
 
 def unavailable_folders(warned: Iterable[str]) -> list[str]:

@@ -10,15 +10,15 @@ share, then it is cut in pieces (each piece pays the base once more, and the sha
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.composition.parallel import base_groups, weight
+from harness.gates import linear
 from harness.gates.errors import BadInput
 from harness.model.matrix import Case
 
-_SPELLING = re.compile(r"(\d+)/(\d+)")
+_SPELLING = linear.compile(r"(\d+)/(\d+)")
 MAX_SHARDS = 256  # far more runners than any CI matrix starts; a typo like 1/1000000 is refused, not planned
 
 

@@ -15,7 +15,6 @@ new caller cannot forget one: `toml_document`, `python_tree` and `syntax_depth` 
 from __future__ import annotations
 
 import ast
-import re
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from harness.gates import linear
 from harness.gates.errors import BadInput
 
 # ---- size ----
@@ -180,7 +180,7 @@ def depth_budget(limit: int, what: str = "levels") -> str:
 # ---- TOML ----
 
 # What can hold brackets that are not syntax: strings (basic, literal, and both multi-line forms) and comments.
-_TOML_SKIPPED = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', re.S)
+_TOML_SKIPPED = linear.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', linear.S)
 
 
 def toml_nesting(text: str, limit: int = MAX_TOML_DEPTH) -> int | None:
@@ -203,7 +203,7 @@ def toml_nesting(text: str, limit: int = MAX_TOML_DEPTH) -> int | None:
 
 
 def _brackets(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
-    for match in re.finditer(r"[\[\]{}]", text[start:end]):
+    for match in linear.compile(r"[\[\]{}]").finditer(text[start:end]):
         yield start + match.start(), match.group()
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +15,11 @@ from typing import Any
 
 from omegaconf import ListConfig, OmegaConf
 
+from harness.gates import linear
 from harness.gates.errors import BadInput
 
 # A resolver call such as `${oc.env:TOKEN}` or `${now:%H}`: a name, then a colon, inside `${...}`.
-RESOLVER_CALL = re.compile(r"\$\{\s*[\w.\-]+\s*:")
+RESOLVER_CALL = linear.compile(r"\$\{\s*[\w.\-]+\s*:")
 
 
 class UnsafeInput(PermissionError, BadInput):
@@ -117,7 +117,7 @@ def search_path_problem(entry: Any, scope: Scope) -> str | None:
 
 
 # `${oc.env:NAME}` or `${oc.env:NAME,default}` in a search path entry: the one environment read an entry may make.
-ENV_READ = re.compile(r"\$\{\s*oc\.env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,([^${}]*))?\}")
+ENV_READ = linear.compile(r"\$\{\s*oc\.env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,([^${}]*))?\}")
 
 
 def resolved_search_path(
@@ -175,7 +175,7 @@ def resolved_search_path(
     return resolved
 
 
-def _env_value(match: re.Match[str], read_env: Callable[[str], str | None]) -> str:
+def _env_value(match: linear.Match[str], read_env: Callable[[str], str | None]) -> str:
     found = read_env(match.group(1))
     return found if found is not None else (match.group(2) or "").strip().strip("'\"")
 

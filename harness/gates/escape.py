@@ -15,26 +15,27 @@ own messages). Reporters build their output from these functions and nothing els
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
+
+from harness.gates import linear
 
 # Invisible or reordering characters: bidi controls and isolates, zero-width joiners and spaces, the BOM, word
 # joiners and invisible operators, Hangul fillers, variation selectors and interlinear annotation marks.
 HIDDEN = "\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb"
 # Everything the text sink escapes: C0 and C1 controls (line breaks and ESC among them), line and paragraph
 # separators, and the hidden characters.
-UNPRINTABLE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{HIDDEN}]")
+UNPRINTABLE = linear.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{HIDDEN}]")
 # What makes a value suspicious (a warning): everything above except the tab and line breaks a multi-line
 # string holds on purpose.
-SUSPICIOUS = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029{HIDDEN}]")
+SUSPICIOUS = linear.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029{HIDDEN}]")
 
 
 SHORT_ESCAPES = MappingProxyType({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
 
 
-def _escaped(match: re.Match[str]) -> str:
+def _escaped(match: linear.Match[str]) -> str:
     char = match.group()
     if char in SHORT_ESCAPES:
         return SHORT_ESCAPES[char]
@@ -55,14 +56,14 @@ def suspicious(text: Any) -> bool:
 # ---- markdown (GitHub-flavored) ----
 
 # Underscores inside a word (snake_case keys) never emphasize in GitHub markdown, so they stay readable.
-MARKDOWN_SPECIAL = re.compile(r"[\\`*|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-LINK_TARGET = re.compile(r"\](?=[(\[:])")  # `[text](url)`, `[text][ref]`, `[ref]: url`: a bracket stays text
-LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+MARKDOWN_SPECIAL = frozenset("\\`*|~")
+LINK_TARGET = frozenset("([:")  # a `]` before one: `[text](url)`, `[text][ref]`, `[ref]: url`: a bracket stays text
+LINE_BREAKS = linear.compile(r"[\r\n\u2028\u2029]+")
 
 
 # What GitHub turns into a link by itself: a URL with any scheme, `www.`, an e-mail address, `mailto:` and `xmpp:`
 # (cmark-gfm's autolinks), and what its own filters link after that: `@user` mentions and `#123` / `GH-123`.
-AUTOLINK = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|(?i:www\.)|@|(?i:mailto|xmpp):|#[0-9]|(?i:gh-)[0-9]")
+AUTOLINK = linear.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|(?i:www\.)|@|(?i:mailto|xmpp):|#[0-9]|(?i:gh-)[0-9]")
 
 
 def markdown_text(text: Any) -> str:
@@ -72,12 +73,30 @@ def markdown_text(text: Any) -> str:
     span, where neither the autolinker nor GitHub's filters look.
     """
     text = printable(LINE_BREAKS.sub(" ", str(text)))
-    return "".join(code_span(part) if AUTOLINK.search(part) else _markdown_word(part) for part in re.split(r"(\s+)", text))
+    return "".join(code_span(part) if AUTOLINK.search(part) else _markdown_word(part) for part in linear.compile(r"(\s+)").split(text))
 
 
 def _markdown_word(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return LINK_TARGET.sub(r"\\]", MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text))
+    if not any(char in text for char in "\\`*|~_]"):
+        return text
+    last = len(text) - 1
+
+    def alnum(index: int) -> bool:
+        return 0 <= index <= last and text[index] in _ASCII_ALNUM
+
+    # Each character with its neighbours in the text as given (was a regular expression with lookaround: RE2 has none).
+    return "".join(
+        "\\" + char
+        if char in MARKDOWN_SPECIAL
+        or (char == "_" and not (alnum(index - 1) and alnum(index + 1)))
+        or (char == "]" and index < last and text[index + 1] in LINK_TARGET)
+        else char
+        for index, char in enumerate(text)
+    )
+
+
+_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 def code_span(text: Any, in_table: bool = True) -> str:
@@ -87,7 +106,7 @@ def code_span(text: Any, in_table: bool = True) -> str:
     pipe need care.
     """
     text = printable(LINE_BREAKS.sub(" ", str(text)))
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in linear.compile(r"`+").findall(text)), default=0)
     fence = "`" * (longest + 1)
     if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()):
         text = f" {text} "
@@ -126,13 +145,13 @@ def log_line(text: Any) -> str:
 # and, when that fails, the legacy `##[name]data` anywhere in the line. Both are broken up here, in a way each
 # format reads back as the same text: a backslash in text and markdown, a `\u005b` in JSON, `&#91;` in XML.
 LEGACY_COMMAND = "##["
-LINE_COMMAND = re.compile(r"^(\s*):(?=:)", re.M)
+LINE_COMMAND = linear.compile(r"^(\s*)::", linear.M)  # the second `:` is put back
 _BROKEN = MappingProxyType(
     {
-        "text": ("##\\[", r"\1\\:"),
-        "markdown": ("##\\[", r"\1\\:"),
-        "json": ("##\\u005b", r"\1\\u003a"),
-        "xml": ("##&#91;", r"\1&#58;"),
+        "text": ("##\\[", "\\:"),
+        "markdown": ("##\\[", "\\:"),
+        "json": ("##\\u005b", "\\u003a"),
+        "xml": ("##&#91;", "&#58;"),
     }
 )
 
@@ -146,7 +165,7 @@ def no_workflow_commands(report: str, sink: str) -> str:
             for line in report.splitlines(keepends=True)
         )
     legacy, line_start = _BROKEN[sink]
-    return LINE_COMMAND.sub(line_start, report.replace(LEGACY_COMMAND, legacy))
+    return LINE_COMMAND.sub(lambda match: match[1] + line_start + ":", report.replace(LEGACY_COMMAND, legacy))
 
 
 # ---- SARIF ----
@@ -156,7 +175,7 @@ def sarif_message(text: Any) -> str:
     """A SARIF `message.text`: plain text in which `[text](target)` is an embedded link (SARIF 2.1.0, 3.11.6), so a
     closing bracket of the input's own before `(` is escaped with a backslash, as the standard writes a literal
     one; other brackets (`["a", "b"]`) stay as they are."""
-    return re.sub(r"\](?=\()", r"\\]", str(text))
+    return str(text).replace("](", "\\](")
 
 
 # ---- JSON and XML ----
@@ -191,7 +210,7 @@ def keys_as(value: Any, key_of: Callable[[Any], Any]) -> Any:
 
 # Characters XML 1.0 cannot hold at all (ElementTree escapes markup itself), those a reader cannot see, and line
 # breaks: the report is printed to CI logs, where a line of the input's own could be a workflow command.
-NOT_XML = re.compile(f"[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x84\\x86-\\x9f\\ud800-\\udfff\\ufffe\\uffff{HIDDEN}]")
+NOT_XML = linear.compile(f"[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x84\\x86-\\x9f\\ud800-\\udfff\\ufffe\\uffff{HIDDEN}]")
 
 
 def xml_text(text: Any) -> str:

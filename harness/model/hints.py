@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Collection, Iterable
 from types import MappingProxyType
+
+from harness.gates import linear
 
 
 def did_you_mean(wrong: str, known: Iterable[str]) -> str:
@@ -17,8 +18,8 @@ def did_you_mean(wrong: str, known: Iterable[str]) -> str:
 def first_sentence(text: str, limit: int = 160) -> str:
     """Hydra's message shortened to its first sentence (it ends at '. ': quoted names hold dots), at most `limit` characters."""
     text = " ".join(text.split())
-    match = re.search(r"(?<=\.)\s", text)
-    text = text[: match.start()] if match else text
+    match = linear.compile(r"\.(\s)").search(text)
+    text = text[: match.start(1)] if match else text
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -65,10 +66,12 @@ def key_hint(wrong: str, paths: Collection[str]) -> str:
     return f"; did you mean {parent + '.' + close[0]!r}?" if close else ""
 
 
-_MISSING_OPTION = re.compile(
+_MISSING_OPTION = linear.compile(
     r"Could not (?:find|load) '(?P<group>[^']+)/(?P<option>[^'/]+)'\.? Available options in '[^']+': (?P<options>.*)$"
 )
-_MISSING_KEY = re.compile(r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P=key)=(?P<value>.*)$")
+_MISSING_KEY = linear.compile(
+    r"Could not override '(?P<key>[^']+)'\. To append to your config use \+(?P<given>.*)\n?$"
+)  # `\n?`: where `re`'s `$` stood too
 
 
 def option_hint(message: str) -> str | None:
@@ -116,9 +119,10 @@ def override_hint(message: str, tree: object) -> str | None:
     """Hydra's "Could not override 'a.b'. To append to your config use +a.b=1" in our words, with the closest key
     of the config the override was applied to, or None for another message."""
     found = _MISSING_KEY.search(message)
-    if found is None:
+    key = found["key"] if found else ""
+    if found is None or not found["given"].startswith(key + "="):  # `+KEY=`, the same key (RE2 has no `(?P=key)`)
         return None
-    key = found["key"]
+    value = found["given"][len(key) + 1 :]
     close = did_you_mean(key, key_paths(tree))
-    advice = close or f"; to add a new key, write +{key}={found['value']}"
-    return f"override {key}={found['value']}: the config has no key {key}{advice}"
+    advice = close or f"; to add a new key, write +{key}={value}"
+    return f"override {key}={value}: the config has no key {key}{advice}"

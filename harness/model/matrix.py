@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from harness.gates import linear
 from harness.model.settings import Settings, SettingsError, root_id
 
 BASE_ENGINE = "base"
@@ -12,7 +12,7 @@ GOLDEN_PREFIX = "_generated_"
 LAUNCH_PREFIX = "cmd/"  # the case id of a launch command: `cmd/<script>#<n>` (harness/runner/launches.py)
 GOLDEN_SUFFIX = ".yaml"
 # A launch read under an environment its script tests: `cmd/<script>#<n> (only when CUDA_VISIBLE_DEVICES is set)`.
-LAUNCH_CONDITION = re.compile(r"#\d+ \((only when [^()]*)\)")
+LAUNCH_CONDITION = linear.compile(r"#\d+ \((only when [^()]*)\)")
 
 
 def launch_condition(case_id: str) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import difflib
 import functools
 import json
-import re
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.gates import linear
 from harness.gates.errors import BadInput
 from harness.gates.escape import any_json, keys_as
 
@@ -34,21 +34,21 @@ class Change:
 
 # A key that can stand bare in a dotted path; any other key is written as a JSON string ("actor.lr"), so a
 # key with a dot in it never shares a path with a nested key (actor: {lr}) and hides a change.
-PLAIN_KEY = re.compile(r'[^."\[\]]+')
+PLAIN_KEY = linear.compile(r'[^."\[\]]+')
 
 
 # A string key that reads like another YAML type (`"1"`, `"true"`) is quoted, so it can never share a path
 # with the int or bool key of the same text: one of them would hide the other's changes.
-LOOKS_TYPED = re.compile(
+LOOKS_TYPED = linear.compile(
     r"[-+]?(?:\d[\d_]*|0x[0-9a-f_]+|0o[0-7_]+|(?:\d[\d_]*)?\.\d[\d_]*(?:e[-+]?\d+)?|\d[\d_]*\.?(?:e[-+]?\d+)?|\.inf)"
     r"|\.nan|true|false|yes|no|on|off|null|~",
-    re.IGNORECASE,
+    linear.I,
 )
 
 
 # A key of another type than str, int and bool (a float, null, bytes, an enum): its repr as a JSON string in
 # brackets. A bare string key never holds `[` and a quoted one starts with `"`, so no string shares the form.
-TYPED_KEY = re.compile(r'\["(?:[^"\\]|\\.)*"\]')
+# Its shape: `\["(?:[^"\\]|\\.)*"\]`, read by `_typed_key_end`.
 
 
 @functools.lru_cache(maxsize=1 << 16, typed=True)  # the same keys recur in every case and launch; typed: 1 is not True
@@ -92,6 +92,22 @@ def path_prefixes(path: str) -> list[str]:
     return [path[:end] for _, end in _scan(path)]
 
 
+def _typed_key_end(path: str, index: int) -> int:
+    """Where the typed key starting at `index` ends, or 0: scanned by hand, since the engine would encode
+    the whole path again for each key."""
+    at = index + 2
+    while at < len(path):
+        if path[at] == "\\":
+            if at + 1 == len(path) or path[at + 1] == "\n":
+                return 0
+            at += 2
+        elif path[at] == '"':
+            return at + 2 if path.startswith('"]', at) else 0
+        else:
+            at += 1
+    return 0
+
+
 def _scan(path: str) -> list[tuple[str, int]]:
     """Each key of a dotted path with the offset where its segment ends."""
     keys, decoder, index = [], json.JSONDecoder(), 0
@@ -99,10 +115,8 @@ def _scan(path: str) -> list[tuple[str, int]]:
         try:
             if path.startswith('"', index):
                 key, index = decoder.raw_decode(path, index)
-            elif path.startswith('["', index) and TYPED_KEY.match(path, index):
-                match = TYPED_KEY.match(path, index)
-                assert match is not None
-                key, index = match.group(), match.end()
+            elif path.startswith('["', index) and (end := _typed_key_end(path, index)):
+                key, index = path[index:end], end
             else:
                 end = path.find(".", index)
                 end = len(path) if end < 0 else end

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness.gates import copies
+from harness.gates import copies, linear
 from harness.gates.budget import toml_document
 from harness.gates.confine import git_folder_problem, is_inside, project_package_folder, project_root
 from harness.gates.errors import BadInput
@@ -114,14 +113,14 @@ SETTINGS_SHAPE = Table(
     required=frozenset({"config_dir"}),
 )
 TOP_LEVEL_KEYS = SETTINGS_SHAPE.fields
-UNSAFE_NAME = re.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
+UNSAFE_NAME = linear.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"
 
 
 # A pinned requirement from the package index, and nothing pip could read as a path, a URL or an option:
 # `verl==0.9.1`, `anemoi-training[extra]>=0.17,<0.18`.
-REQUIREMENT = re.compile(
+REQUIREMENT = linear.compile(
     r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?"
     r"\s*(?:(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)(?:,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*)*"
 )
@@ -212,7 +211,7 @@ def _search_path(entries: list[str], base: Path, where: str, readable: tuple[Pat
 
 def _variables(names: list[str], where: str) -> tuple[str, ...]:
     for name in names:
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        if not linear.compile(r"[A-Za-z_][A-Za-z0-9_]*").fullmatch(name):
             raise SettingsError(f"{where}: {name!r} is not an environment variable's name")
     return tuple(names)
 
@@ -233,7 +232,7 @@ def _schemas(value: list[str], where: str) -> tuple[str, ...]:
 
 def _engine_group(value: str | None, where: str) -> str | None:
     group = (value or "").partition("@")[0]
-    if value is not None and (not group or group.startswith("/") or ".." in group or re.search(r"\s", value)):
+    if value is not None and (not group or group.startswith("/") or ".." in group or linear.compile(r"\s").search(value)):
         raise SettingsError(f"{where}: engine_group {value!r} is not a Hydra group (`group` or `group@package`)")
     return value
 
@@ -393,7 +392,7 @@ def _commands(entries: list[dict[str, Any]], where: str) -> tuple[tuple[str, ...
     for index, entry in enumerate(entries):
         entry_where = f"{where}[{index}]"
         pattern = entry["glob"]
-        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or re.match(r"[A-Za-z]:", pattern):
+        if not pattern or pattern.startswith(("/", "\\")) or ".." in pattern.split("/") or linear.compile(r"[A-Za-z]:").match(pattern):
             raise SettingsError(f"{entry_where}.glob: {pattern!r} must be a relative glob inside the project (no '..', no absolute path)")
         globs.append(pattern)
         for module, config_name in entry.get("modules", {}).items():

@@ -8,14 +8,14 @@ substituted) with this small parser instead. Anything not followed here (a varia
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
+from harness.gates import linear
 from harness.gates.budget import ARITHMETIC_BITS, wrap_int
 
-_TOKEN = re.compile(
+_TOKEN = linear.compile(
     r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|<<=|>>=|\*\*|\+\+|--|<=|>=|==|!=|&&|\|\||[-+*/%&^|]=|<<|>>|[-+*/%<>=!~&^|?:(),])"
 )
 # Binary operators: (binding power, right-associative). Assignments bind loosest but the comma.
@@ -51,15 +51,15 @@ Node = tuple[Any, ...]
 
 
 def _tokens(text: str) -> list[str]:
+    # One pass of the engine: the tokens run on while each starts where the one before ended.
     tokens, position = [], 0
-    while position < len(text):
-        if not text[position:].strip():
+    for match in _TOKEN.finditer(text):
+        if match.start() != position:
             break
-        match = _TOKEN.match(text, position)
-        if match is None:
-            raise ValueError(text[position:])
         tokens.append(match.group(1))
         position = match.end()
+    if text[position:].strip():
+        raise ValueError(text[position:])
     return tokens
 
 
@@ -169,10 +169,10 @@ def evaluate(text: str, read: Callable[[str], str | None], write: Callable[[str,
         text = text.strip()
         if not text:
             return 0
-        if re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", text):
+        if linear.compile(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)").fullmatch(text):
             sign = -1 if text.startswith("-") else 1
             return wrap_int(sign * _number(text.lstrip("+-")))
-        if depth >= MAX_DEPTH or not re.fullmatch(r"[A-Za-z_]\w*", text):
+        if depth >= MAX_DEPTH or not linear.compile(r"[A-Za-z_]\w*").fullmatch(text):
             raise ValueError(f"{name} holds an expression")  # bash evaluates it in turn: only a name is followed
         return value_of(text, depth + 1)
 

@@ -23,17 +23,16 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import fnmatch
 import functools
 import itertools
 import posixpath
-import re
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from harness.gates import linear
 from harness.gates.budget import (
     MAX_EXPANDED_WORDS,
     MAX_INDEX_DIGITS,
@@ -90,11 +89,11 @@ TORCHRUN_SWITCHES = frozenset(
         "--autotune",
     }
 )
-PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
-OVERRIDE_LIKE = re.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
+PYTHON = linear.compile(r"python(\d+(\.\d+)*)?")
+OVERRIDE_LIKE = linear.compile(r"[+~]{0,2}[A-Za-z_][\w.@/-]*=")
 PLACEHOLDER_MARK = "__unset_"
 # A login name as useradd and adduser accept one by default: what `~NAME` may expand to.
-LOGIN_NAME = re.compile(r"[a-z_][a-z0-9_-]*\$?")
+LOGIN_NAME = linear.compile(r"[a-z_][a-z0-9_-]*\$?")
 
 
 @dataclass(frozen=True)
@@ -127,7 +126,7 @@ def word_text(word: Word) -> str:
 
 def placeholder(piece: Piece) -> str:
     """A value that stands for an unknown one: a plain Hydra string, so the key and the form are still checked."""
-    name = re.sub(r"\W+", "_", piece.unknown).strip("_")[:40] or "value"
+    name = linear.compile(r"\W+").sub("_", piece.unknown).strip("_")[:40] or "value"
     return f"{PLACEHOLDER_MARK}{name}__"
 
 
@@ -155,7 +154,7 @@ Environment = tuple[tuple[str, "str | None"], ...]
 MAX_ENVIRONMENTS = 16
 # An environment's value the reader names in a launch's id and a report: plain characters, never `#`, `@`, quotes,
 # spaces or a newline (a case id is `cmd/<script>#<n>`; `@` starts a root candidate).
-NAMED_VALUE = re.compile(r"[\w.:/%+,=-]{0,40}")
+NAMED_VALUE = linear.compile(r"[\w.:/%+,=-]{0,40}")
 
 
 @dataclass(frozen=True)
@@ -294,8 +293,8 @@ def _captures(tree_sitter: Any, query: Any, node: Any) -> dict[str, list[Any]]:
 # one is literal; an unquoted one is never read for launches). Every bare `$` token outside an expansion, too.
 _LITERAL_QUERY = '(raw_string) @literal (ansi_c_string) @literal (comment) @literal (heredoc_body) @literal ["$"] @dollar'
 # `$A\\` at a line's end: the grammar takes the backslash and newline into the name (`A\\\n`).
-_NAME_BEFORE_CONTINUATION = re.compile(rb"\$[A-Za-z_0-9]+\\\n")
-_SIMPLE_NAME = re.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", re.DOTALL)
+_NAME_BEFORE_CONTINUATION = linear.compile(rb"\$[A-Za-z_0-9]+\\\n")
+_SIMPLE_NAME = linear.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", linear.S)
 
 
 @dataclass(frozen=True)
@@ -373,11 +372,11 @@ def _text(node: Any) -> str:
 
 def _unescape_word(text: str) -> str:
     # Outside quotes a backslash keeps the next character; before a newline it joins lines.
-    return re.sub(r"\\(\n|.)", lambda m: "" if m.group(1) == "\n" else m.group(1), text, flags=re.DOTALL)
+    return linear.compile(r"\\(\n|.)", linear.S).sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
 def _unescape_double(text: str) -> str:
-    return re.sub(r"\\([\"$`\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+    return linear.compile(r"\\([\"$`\\\n])").sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
 class _Environments:
@@ -517,7 +516,7 @@ class _Reader:
     def lookup(self, name: str, line: int = 0) -> list[Word] | None:
         if name.isdigit() and name != "0":
             positional = self.env.positional
-            if positional is None:
+            if positional is None or len(name) > MAX_INDEX_DIGITS:  # past bash's 64 bits: no such parameter is set
                 return None
             position = int(name) - 1
             return positional[position : position + 1] or None
@@ -657,7 +656,7 @@ class _Reader:
         """Text of a double-quoted string written from `line` on, one piece per line it spans: an override inside a
         string of many lines keeps its own line once `\\`-newlines are joined (as bash joins them) and the value
         is split."""
-        rows = re.findall(r"[^\n]*\n|[^\n]+", text) or [text]  # bash's newline only (not `splitlines`' others)
+        rows = linear.compile(r"[^\n]*\n|[^\n]+").findall(text) or [text]  # bash's newline only (not `splitlines`' others)
         return tuple(self.piece(_unescape_double(row), line + index) for index, row in enumerate(rows))
 
     @staticmethod
@@ -968,7 +967,7 @@ class _Reader:
         not followed, so every variable may hold anything after them."""
         children = node.children[1:]
         nameref = _text(node.children[0]) in ("declare", "typeset", "local") and any(
-            c.type == "word" and re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", _text(c)) for c in children
+            c.type == "word" and linear.compile(r"-[a-zA-Z]*n[a-zA-Z]*").fullmatch(_text(c)) for c in children
         )
         computed = any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in children)
         if nameref or computed:
@@ -1059,7 +1058,7 @@ class _Reader:
             if text == "--" or (text == "-" and position == 0):
                 self.env.positional = words[position + 1 :]
                 return
-            if not re.fullmatch(r"[-+][a-zA-Z]+", text):  # `set a b`: the positional parameters too
+            if not linear.compile(r"[-+][a-zA-Z]+").fullmatch(text):  # `set a b`: the positional parameters too
                 self.env.positional = words[position:]
                 return
             if "u" in text:
@@ -1096,7 +1095,11 @@ class _Reader:
                     break
             value = self.concatenate([[tuple(joined)]], line)
         if name in self.attributes:  # `declare -i N` then `N=5/5` is 1 to bash: kept only when plain
-            plain = len(value) == 1 and not any(p.unknown for p in value[0]) and re.fullmatch(r"-?(0|[1-9][0-9]*)", word_text(value[0]))
+            plain = (
+                len(value) == 1
+                and not any(p.unknown for p in value[0])
+                and linear.compile(r"-?(0|[1-9][0-9]*)").fullmatch(word_text(value[0]))
+            )
             if operator != "=" or index is not None or not plain:
                 self.unknowable(f"{self.attributes[name]}, by which bash changes what is assigned", [name])
                 return
@@ -1132,11 +1135,11 @@ class _Reader:
                 return False if a is False or b is False else (None if a is None or b is None else True)
             if _text(operator) == "||":
                 return True if a is True or b is True else (None if a is None or b is None else False)
-        if kind == "variable_assignment" and not re.search(r"\$\(|`", _text(node)):
+        if kind == "variable_assignment" and not linear.compile(r"\$\(|`").search(_text(node)):
             return True  # an assignment's status is 0 (a command substitution's would be its own)
         if kind == "compound_statement" and node.children and node.children[0].type == "((":
             if self.compared is not None:
-                self.compared += [("", number) for number in re.findall(r"\d+", _text(node))]
+                self.compared += [("", number) for number in linear.compile(r"\d+").findall(_text(node))]
             number = self.calculate(node, ("((", "))"))
             return None if number is None else number != 0
         if kind == "negated_command":
@@ -1173,7 +1176,11 @@ class _Reader:
             if operator == "!=":
                 return left != right
             numeric = {"-eq": 0, "-ne": 1, "-lt": 2, "-le": 3, "-gt": 4, "-ge": 5}
-            if operator in numeric and re.fullmatch(r"\s*[-+]?\d+\s*", left) and re.fullmatch(r"\s*[-+]?\d+\s*", right):
+            if (
+                operator in numeric
+                and linear.compile(r"\s*[-+]?\d{1,19}\s*").fullmatch(left)  # 19: bash's 64-bit (MAX_INDEX_DIGITS)
+                and linear.compile(r"\s*[-+]?\d{1,19}\s*").fullmatch(right)
+            ):
                 a_, b_ = int(left), int(right)
                 return [a_ == b_, a_ != b_, a_ < b_, a_ <= b_, a_ > b_, a_ >= b_][numeric[operator]]
             if operator in numeric and self.single_bracket:
@@ -1382,13 +1389,13 @@ class _Reader:
             matches: list[bool | None] = []
             for patterns, _ in items:
                 # A quoted or escaped `*`, `?` or `[` is literal to bash, not to fnmatch: such a pattern is not decided.
-                if subject is None or any(re.search(r"[\"'\\].*[*?\[]|[*?\[].*[\"'\\]", _text(p)) for p in patterns):
+                if subject is None or any(linear.compile(r"[\"'\\].*[*?\[]|[*?\[].*[\"'\\]").search(_text(p)) for p in patterns):
                     matches.append(None)
                     continue
                 texts = [word_text(w) for p in patterns for w in self.pieces(p, quoted=True)]
                 if self.compared is not None:
                     self.compared += [(name, text) for name in tested for text in texts]
-                matches.append(any(fnmatch.fnmatchcase(subject, t) for t in texts))
+                matches.append(any(linear.glob(t).fullmatch(subject) for t in texts))
             return matches
 
         def taken(matches: list[bool | None]) -> tuple[int, ...] | None:
@@ -1524,7 +1531,7 @@ class _Reader:
             for named, text in compared:
                 if named in (name, "") and not text.startswith(GIVEN_MARK) and NAMED_VALUE.fullmatch(text):
                     values.append(text)
-                    if re.fullmatch(r"-?\d+", text):
+                    if linear.compile(r"-?\d+").fullmatch(text):
                         values += [str(int(text) - 1), str(int(text) + 1)]
             values += [None, UNSET]
             tried[name] = [value for value in dict.fromkeys(values) if self.environment.get(name, UNSET) != value]
@@ -1607,12 +1614,12 @@ class _Reader:
                 names.update(_text(c) for c in current.children if c.type == "variable_name")
             elif _is_arithmetic(current):
                 names.update(arithmetic_assigned(_text(current)))
-            elif kind == "expansion" and (default := re.match(r"\$\{([A-Za-z_]\w*):?=", _text(current))):
+            elif kind == "expansion" and (default := linear.compile(r"\$\{([A-Za-z_]\w*):?=").match(_text(current))):
                 names.add(default.group(1))
             elif kind in ("unset_command", "declaration_command"):
                 texts = [_text(c) for c in current.children[1:]]
                 if kind == "declaration_command" and (
-                    any(re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", t) for t in texts)
+                    any(linear.compile(r"-[a-zA-Z]*n[a-zA-Z]*").fullmatch(t) for t in texts)
                     or any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in current.children[1:])
                 ):
                     return None
@@ -1648,7 +1655,7 @@ class _Reader:
         """Syntax tree-sitter-bash could not parse (bash may): what it assigns is not known, so nothing is after it."""
         self.unknowable(f"shell syntax the reader could not parse (line {self.at or node.start_point.row + 1})")
         text = _text(node)
-        if re.search(r"\s-m\s+\w|torchrun|python", text):
+        if linear.compile(r"\s-m\s+\w|torchrun|python").search(text):
             self.launches.append(
                 Launch(self.script, len(self.launches) + 1, node.start_point.row + 1, error="the shell syntax here could not be parsed")
             )
@@ -1994,14 +2001,19 @@ MAX_SCRIPT_PASSES = 256
 FOLDER_CHANGE = "cd:"
 ARGUMENTS_CHANGE = "set:"
 # A variable an arithmetic expression assigns: `X=1`, `X+=2`, `X<<=1`, `A[i]=3`, `X++`, `--X`.
-_ARITHMETIC_ASSIGNMENT = re.compile(
-    r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:\*\*|<<|>>|[-+*/%&|^])?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+_ARITHMETIC_ASSIGNMENT = linear.compile(
+    r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:\*\*|<<|>>|[-+*/%&|^])?=|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
 )
 
 
 def arithmetic_assigned(text: str) -> set[str]:
     """The variables an arithmetic expression's text may assign (more than it does where a `<`, `>` or `!` precedes `=`)."""
+    # `=(?!=)` without lookaround: each `=` followed by `=` is a stand-in no part of the pattern reads as `=`
+    text = _EQUALS.sub(lambda m: "\0" * (len(m[0]) - 1) + "=", text)
     return {next(g for g in m.groups() if g) for m in _ARITHMETIC_ASSIGNMENT.finditer(text)}
+
+
+_EQUALS = linear.compile("=+")
 
 
 def _first_holding(verdicts: list[bool | None]) -> tuple[int, ...] | None:
@@ -2118,7 +2130,7 @@ def _unconditional(call: Any, body: Any) -> bool:
     if node is None:
         return False
     before = body.text[: call.start_byte - body.start_byte]
-    return not re.search(rb"\b(return|exit)\b", before)
+    return not linear.compile(rb"\b(return|exit)\b").search(before)
 
 
 def _braced(node: Any) -> bool:
@@ -2133,15 +2145,15 @@ def _braced(node: Any) -> bool:
     return False
 
 
-LAUNCH_LIKE = re.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
+LAUNCH_LIKE = linear.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")
 MAX_SOURCE_DEPTH = 8
 # What a script sources, summed, is held to a script's own bound: sourcing is reading more of the script.
 MAX_SOURCED_BYTES = MAX_SCRIPT_BYTES
 # A name a script assigns somewhere: `NAME=`, `NAME+=`, `NAME[i]=`, `for NAME`, `read [-opts] NAME...`, `getopts S NAME`.
-ASSIGNED = re.compile(
+ASSIGNED = linear.compile(
     rb"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?\+?=|\bfor\s+([A-Za-z_][A-Za-z0-9_]*)|\b(?:read|getopts\s+\S+)(?:\s+-\S+)*\s+([A-Za-z_][A-Za-z0-9_]*)"
 )
-UNSET_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")  # the placeholder of a variable the script never set
+UNSET_VARIABLE = linear.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")  # the placeholder of a variable the script never set
 # Variables bash or a login gives every run: never "unset" under `set -u`.
 SHELL_PROVIDED = frozenset(
     "HOME PATH USER LOGNAME SHELL PWD OLDPWD HOSTNAME HOSTTYPE OSTYPE MACHTYPE LANG TERM IFS PS1 PS2 PS4 PPID UID EUID"
@@ -2154,7 +2166,7 @@ LAUNCHER_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch
 def _only_when(conditions: list[Any], verdict: str) -> str:
     """`only when VAR=... (`CONDITION` holds)`: the variables a branch's condition reads, and the condition."""
     text = " ; ".join(" ".join(_text(c).split()) for c in conditions)
-    names = list(dict.fromkeys(re.findall(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*|[0-9@#*])", text)))
+    names = list(dict.fromkeys(linear.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*|[0-9@#*])").findall(text)))
     said = " or ".join(f"{name}=..." for name in names) if names else "the run differs"
     return f"only when {said} (`{text[:120]}`{verdict})" if text else f"only when {said}"
 
@@ -2211,7 +2223,7 @@ def _split(word: Word) -> list[Word]:
             started = True
             continue
         # Fields and the blanks between them: a newline among the blanks moves the next field to the next line.
-        fields = re.split(r"([ \t\n]+)", piece.text)
+        fields = linear.compile(r"([ \t\n]+)").split(piece.text)
         line = piece.line
         for position, text in enumerate(fields):
             if position % 2:

@@ -14,26 +14,26 @@ generous match, since a wrong "fails" is the finding that costs a user trust.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.gates import linear
 from harness.model.settings import display_path
 
 # Each pattern is a literal anchor and one character class, so a pass is linear in the bytes (no nested repeats).
-_POP = re.compile(rb"\.pop\(\s*['\"]([A-Za-z_]\w*)['\"]")  # the chain before it is read backwards
-_DEL = re.compile(rb"del\s+([\w.]+)")  # a literal first: the regex engine skips ahead to it (no `\b`, no alternation)
+_POP = linear.compile(rb"\.pop\(\s*['\"]([A-Za-z_]\w*)['\"]")  # the chain before it is read backwards
+_DEL = linear.compile(rb"del\s+([\w.]+)")  # a literal first: the regex engine skips ahead to it (no `\b`, no alternation)
 BUILDERS = (b"instantiate", b"omega_conf_to_dataclass", b"to_object", b"get_class", b"retrieve_class", b"get_method")
-_BUILDS = tuple((name, re.compile(re.escape(name) + rb"\(\s*([\w.]+)\s*(?:,([^()]{0,200}))?")) for name in BUILDERS)
+_BUILDS = tuple((name, linear.compile(linear.escape(name) + rb"\(\s*([\w.]+)\s*(?:,([^()]{0,200}))?")) for name in BUILDERS)
 # Keywords that change how a node is built, not what it is given: `instantiate(node, _convert_="partial")`.
 _HOW = (b"_convert_", b"_recursive_", b"_partial_", b"dataclass_type")
-_PIECE = re.compile(rb"[A-Za-z_]\w*")
+_PIECE = linear.compile(rb"[A-Za-z_]\w*")
 MORE = frozenset({b"get_class", b"retrieve_class", b"get_method"})  # the class is taken, and called by the program with its own arguments
 
 
-_NEWLINE = re.compile(b"\n")
+_NEWLINE = linear.compile(b"\n")
 
 
 _CHAIN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")

@@ -5,13 +5,13 @@ Every format is built from the same groups (see grouping.py) in the same triage 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
+from harness.gates import linear
 from harness.model.findings import (
     ERROR,
     VIA_PYTHON_DEFAULT,
@@ -589,7 +589,9 @@ def introduced(group: Group) -> bool:
 
 # A key, file, script line or value: what differs between alike causes. The punctuation around it is the sentence's
 # (`(actor.lr, ...`, `key:`), not the word's, so it is left out of the word.
-ALIKE_WORD = re.compile(r"[^\s(\[{\"'`]*[./:#=_\d][^\s,;\"'`]*(?<![:,;.)\]}])")
+# It was `[^\s(\[{"'`]*[./:#=_\d][^\s,;"'`]*(?<![:,;.)\]}])`: without lookbehind, the word ends on a character outside
+# `:,;.)]}` (the inner class) or is its one marked character; the alternatives keep the order `re` tried lengths in.
+ALIKE_WORD = linear.compile(r"[^\s(\[{\"'`]*(?:[./:#=_\d][^\s,;\"'`]*[^\s,;\"'`:.)\]}]|[/#=_\d])")
 ALIKE_NAMES = 3  # the keys or entries an alike row names before it counts the rest
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from harness.gates import linear
 from harness.gates.escape import LINE_BREAKS, code_span, markdown_text, printable
 from harness.model.findings import ERROR, INFO, WARNING, Kind, MatrixResult, Severity
 from harness.model.grouping import (
@@ -51,10 +51,9 @@ from harness.reporters.steps import next_steps
 
 SHORT_VALUE = 32  # characters of a value shown in a table cell; the full value is in a folded block below it
 MAX_ROWS = 20  # a longer table is folded in <details>
-BREAK_AFTER = re.compile(r"([./])")
-BREAK_INSIDE = re.compile(r"(?<=\S)([./])(?=\S)")
-LONG_WORD = re.compile(r"\S{25,}")
-CODE_WORD = re.compile(r"`([^`\s]+)`([^\w`]*)")  # only a word this long can widen a cell past its share of 1000 px
+BREAK_AFTER = linear.compile(r"([./])")
+LONG_WORD = linear.compile(r"\S{25,}")
+CODE_WORD = linear.compile(r"`([^`\s]+)`([^\w`]*)")  # only a word this long can widen a cell past its share of 1000 px
 SEVERITY_TITLES = ((ERROR, "Errors"), (WARNING, "Warnings"), (INFO, "Differences"))
 
 
@@ -68,7 +67,7 @@ def breakable_code(text: str) -> str:
     Raw `<code>` with `<wbr>` instead of a code span: a code span cannot hold a break opportunity. The text is
     escaped as markdown text (HTML, markup and pipes), then the breaks are inserted.
     """
-    return "<code>" + BREAK_AFTER.sub(r"\1<wbr>", markdown_text(text)) + "</code>"
+    return "<code>" + BREAK_AFTER.sub(_break, markdown_text(text)) + "</code>"
 
 
 def _cases_cell(group: Group, all_ids: Sequence[str]) -> str:
@@ -110,7 +109,7 @@ def _full_values(groups: list[Group]) -> list[str]:
     """Every shortened value in full, as a fenced block (folded) that no content can close early."""
     rows = [f"{g.path}: {show_value(g.old, old_present(g), 10**9)} -> {show_value(g.new, new_present(g), 10**9)}" for g in groups]
     text = "\n".join(printable(LINE_BREAKS.sub(" ", row)) for row in rows)
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    fence = "`" * max(3, 1 + max((len(run) for run in linear.compile(r"`+").findall(text)), default=0))
     return _folded(f"Full values ({len(rows)})", [fence, text, fence])
 
 
@@ -134,7 +133,7 @@ def _value_table(items: list[Group | Fold], all_ids: Sequence[str]) -> list[str]
     return lines + ([""] + _full_values(shortened) if shortened else [])
 
 
-INLINE_CODE = re.compile(r"`([^`\n]+)`")
+INLINE_CODE = linear.compile(r"`([^`\n]+)`")
 
 
 def breakable_text(text: str) -> str:
@@ -147,14 +146,27 @@ def breakable_text(text: str) -> str:
     )
 
 
-def _breakable_word(word: re.Match[str]) -> str:
+def _break(match: linear.Match[str]) -> str:
+    return match[1] + "<wbr>"
+
+
+def _break_inside(text: str) -> str:
+    """A break opportunity after each `.` and `/` with no whitespace on either side (was `(?<=\\S)([./])(?=\\S)`)."""
+    last = len(text) - 1
+    return "".join(
+        char + "<wbr>" if char in "./" and 0 < index < last and not text[index - 1].isspace() and not text[index + 1].isspace() else char
+        for index, char in enumerate(text)
+    )
+
+
+def _breakable_word(word: linear.Match[str]) -> str:
     """A long word with break opportunities: a code span the sink made (a `sh#1` that GitHub would link) as raw
     `<code>` that may wrap, any other word after its dots and slashes; a word with part of a span, as it is."""
     text = word.group()
     span = CODE_WORD.fullmatch(text)
     if span is not None:
-        return "<code>" + BREAK_AFTER.sub(r"\1<wbr>", html.escape(span.group(1), quote=False)) + "</code>" + span.group(2)
-    return text if "`" in text else BREAK_INSIDE.sub(r"\1<wbr>", text)
+        return "<code>" + BREAK_AFTER.sub(_break, html.escape(span.group(1), quote=False)) + "</code>" + span.group(2)
+    return text if "`" in text else _break_inside(text)
 
 
 def _where_cell(group: Group, all_ids: Sequence[str]) -> str:

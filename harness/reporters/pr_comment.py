@@ -12,13 +12,13 @@ number is never the artifact's word alone: it is the event's, or for a fork's pu
 from __future__ import annotations
 
 import json
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from harness.gates import linear
 from harness.gates.confine import UnsafeInput
 from harness.gates.errors import BadInput
 from harness.gates.escape import code_span, no_workflow_commands
@@ -45,8 +45,8 @@ COUNT_WORDS = MappingProxyType(
 )
 COUNTS = ("introduced_errors", *COUNT_WORDS)
 CONCLUSIONS = frozenset({"success", "failure", "cancelled", "timed_out", "action_required", "neutral", "skipped", "stale"})
-HEAD_SHA = re.compile(r"[0-9a-f]{40}")
-RUN_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/[0-9]+")
+HEAD_SHA = linear.compile(r"[0-9a-f]{40}")
+RUN_URL = linear.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/actions/runs/[0-9]+")
 
 
 class Refused(BadInput):

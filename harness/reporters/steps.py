@@ -10,10 +10,10 @@ says; a row without a scenario there fails.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from harness.gates import linear
 from harness.model.findings import (
     DOES_NOT_COMPOSE,
     ERROR,
@@ -127,7 +127,7 @@ def _compose(facts: Facts) -> list[str]:
     return ["a case cannot be composed: fix the config named in its error above"]
 
 
-MISSING_KEY = re.compile(r"(\S+) is not in the config$")
+MISSING_KEY = linear.compile(r"(\S+) is not in the config\n?$")  # `\n?`: where `re`'s `$` stood too
 
 
 def _unresolved(facts: Facts) -> list[str]:

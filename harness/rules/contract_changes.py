@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import yaml
 from omegaconf import DictConfig
 
+from harness.gates.linear import fnmatchcase
 from harness.model.findings import ERROR, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Finding, Kind, Origin
 from harness.model.matrix import Case
 from harness.model.semantic_diff import value_text

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -16,6 +15,7 @@ from omegaconf import DictConfig
 from harness.composition.render import GoldenLoader
 from harness.gates.confine import Scope, UnsafeInput
 from harness.gates.errors import describe_yaml_error
+from harness.gates.linear import fnmatchcase
 from harness.gates.reader import InputLimitError, read_text
 from harness.model.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
 from harness.model.matrix import Case

@@ -19,7 +19,6 @@ resolved by OmegaConf under the resolver policy.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from omegaconf.errors import (
 
 from harness.composition.policy import HOST_RESOLVERS, resolution_policy
 from harness.composition.resolve import MANDATORY, MISSING, long_chains, lookup, select_key
+from harness.gates import linear
 from harness.model.findings import ERROR, INFO, Finding, Kind
 from harness.model.semantic_diff import join_path, split_path
 
@@ -43,8 +43,8 @@ RUNTIME_KEYS = ("version", "version_base", "cwd", "config_sources", "output_dir"
 AT_RUN_TIME = "(set by Hydra at run time)"
 
 SLOW: Any = object()  # a text the fast reading does not cover: OmegaConf resolves it
-PLAIN_KEY = re.compile(r"\s*(\.*)([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)\s*")
-CALL = re.compile(r"\s*([A-Za-z_][\w.]*)\s*:(.*)", re.S)
+PLAIN_KEY = linear.compile(r"\s*(\.*)([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)\s*")
+CALL = linear.compile(r"\s*([A-Za-z_][\w.]*)\s*:(.*)", linear.S)
 # Resolvers whose first argument is a key that must exist (`oc.select` has a default: never unresolved).
 KEY_RESOLVERS = frozenset({"oc.dict.keys", "oc.dict.values"})
 
@@ -253,7 +253,7 @@ class Resolver:
             except MissingMandatoryValue:
                 return None  # a `???` the command line must give: a contract's business, not a broken reference
             except UnsupportedInterpolationType as error:
-                name = re.search(r"type '?([\w.]+)", str(error))
+                name = linear.compile(r"type '?([\w.]+)").search(str(error))
                 return name.group(1) if name else "?"
             except (InterpolationKeyError, GrammarParseError, OmegaConfBaseException) as error:
                 return Problem(path, written, " ".join(str(error).split("\n")[0].split()))

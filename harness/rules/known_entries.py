@@ -30,11 +30,9 @@ from __future__ import annotations
 import datetime
 import itertools
 import json
-import re
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -42,6 +40,7 @@ from typing import Any
 import yaml
 
 from harness.composition.compose import ComposeError, HydraSession
+from harness.gates import linear
 from harness.model.findings import (
     ERROR,
     GOLDEN_KINDS,
@@ -115,8 +114,52 @@ def unplaced(text: str, script: str = "") -> str:
     """Words with where they sit left out: `script` (a launch's own) as `the script`, and the line of every `FILE:LINE`
     and `(line N)`, so a line shift or a moved script leaves them equal."""
     if script:
-        text = re.sub(rf"(?<![\w./-]){re.escape(script)}(?![\w./-])", "the script", text)
-    return re.sub(r"\bline \d+", "line", re.sub(r"(?<=[\w.])(?::\d+)+(?=\b|$)", "", " ".join(text.split())))
+        text = _the_script(text, script)
+    return _LINE_WORD.sub(lambda m: m[1] + "line", _without_line_numbers(" ".join(text.split())))
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # `re`'s `\w` on text
+
+
+def _the_script(text: str, script: str) -> str:
+    """`script` wherever no path character stands beside it, as `the script` (was `(?<![\\w./-])SCRIPT(?![\\w./-])`:
+    RE2 has no lookaround, so the neighbours are checked by hand, at each place `str.find` stops)."""
+    pieces, start, index = [], 0, text.find(script)
+
+    def beside(at: int) -> bool:
+        return 0 <= at < len(text) and (_word(text[at]) or text[at] in "./-")
+
+    while index >= 0:
+        if beside(index - 1) or beside(index + len(script)):
+            index = text.find(script, index + 1)
+            continue
+        pieces += [text[start:index], "the script"]
+        start = index + len(script)
+        index = text.find(script, start)
+    return "".join([*pieces, text[start:]])
+
+
+_LINE_WORD = linear.compile(r"(^|\W)line \d+")  # `\bline \d+`: a word's end is never `line`'s start
+_LINE_NUMBERS = linear.compile(r"(?::\d+)+")
+
+
+def _without_line_numbers(text: str) -> str:
+    """Each `:12:3` after a word character or `.` left out, up to where a word ends (was
+    `(?<=[\\w.])(?::\\d+)+(?=\\b|$)`): a run followed by a word character loses all but its last `:N`, which stays."""
+    pieces, start = [], 0
+    for run in _LINE_NUMBERS.finditer(text):
+        colons = [at for at in range(run.start(), run.end()) if text[at] == ":"]
+        if run.start() == 0 or not (_word(text[run.start() - 1]) or text[run.start() - 1] == "."):
+            colons = colons[1:]  # a later `:N` follows a digit, a word character
+        if run.end() < len(text) and _word(text[run.end()]):
+            end = colons.pop() if colons else run.end()  # the last `:N` must end where a word ends
+        else:
+            end = run.end()
+        if colons:
+            pieces += [text[start : colons[0]], ""]
+            start = end
+    return "".join([*pieces, text[start:]])
 
 
 def _launch(finding: Finding) -> LaunchFix | None:
@@ -179,7 +222,7 @@ def excuses(waiver: Waiver, case_id: str, finding: Finding, root: str = "") -> b
     if waiver.what and waiver.what != what_of(finding):
         return False
     if waiver.cases:
-        return fnmatchcase(case_id, waiver.cases)
+        return linear.glob(waiver.cases).fullmatch(case_id) is not None
     launch = _launch(finding)
     if launch is not None and (waiver.config or waiver.launch):
         return waiver.config == launch.config and (bool(finding.path) or waiver.launch == launch.launch)
@@ -517,7 +560,7 @@ def appended(text: str, items: Sequence[dict[str, Any]], key: str = "waivers") -
     if not isinstance(document, dict) or (key == "waivers" and set(document) - {"waivers"}):
         raise ValueError("a known file holds only `waivers:`; add these entries by hand or to a file of their own")
     before = list(document.get(key) or [])
-    head = re.sub(rf"^{key}:[ \t]*\[\][ \t]*$", f"{key}:", text, flags=re.M).rstrip("\n")
+    head = linear.compile(rf"^{key}:[ \t]*\[\][ \t]*$", linear.M).sub(f"{key}:", text).rstrip("\n")
     if key not in document:
         head += f"\n{key}:"
     new = head.lstrip("\n") + "\n" + _items(items)

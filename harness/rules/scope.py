@@ -6,10 +6,10 @@ covers fewer of the review's case ids.
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.gates.linear import fnmatchcase
 from harness.rules.protocol import ContractError, Option, TermChange, View, where
 
 if TYPE_CHECKING:

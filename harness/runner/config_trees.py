@@ -7,14 +7,14 @@ each with the command that adopts it in a settings file of its own.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.gates import linear
 from harness.gates.reader import InputLimitError, read_text
 
-DEFAULTS_LINE = re.compile(r"^defaults\s*:", re.M)
+DEFAULTS_LINE = linear.compile(r"^defaults\s*:", linear.M)
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def own_settings_flags(folder: Path, base: Path) -> str:
     """The flags that adopt another config tree beside the one the main table holds: a settings file, snapshot
     folder and contracts of its own (two tables sharing a snapshot folder would overwrite each other's goldens)."""
     relative = Path(os.path.relpath(folder, base)).as_posix()
-    name = re.sub(r"[^\w.-]+", "-", relative).strip("-.") or "configs"
+    name = linear.compile(r"[^\w.-]+").sub("-", relative).strip("-.") or "configs"
     return (
         f"--config-dir {relative} --write config-harness-{name}.toml --write-snapshots config-harness/{name}/snapshots "
         f"--write-contracts config-harness/{name}/contracts.yaml"

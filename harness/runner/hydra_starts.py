@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -19,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.composition.hydra_compat import header_of
+from harness.gates import linear
 from harness.gates.budget import python_tree
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_text
@@ -188,7 +188,7 @@ def is_hydra_main_call(func: ast.AST) -> bool:
 
 
 def _major_minor(value: Any) -> str | None:
-    match = re.match(r"(\d+)\.(\d+)", value) if isinstance(value, str) else None
+    match = linear.compile(r"(\d+)\.(\d+)").match(value) if isinstance(value, str) else None
     if match is None:
         return None
     version = f"{match.group(1)}.{match.group(2)}"

@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import os
 import pickle
-import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -29,6 +28,7 @@ from harness.composition.compose import ComposeError, HydraSession, describe_err
 from harness.composition.provenance import Source
 from harness.composition.session import current
 from harness.composition.store import cache_add_variant, cache_get, cache_put, cache_variants, store_open, tree_digest
+from harness.gates import linear
 from harness.gates.budget import NOT_READ, BudgetExceeded
 from harness.gates.confine import UnsafeInput, is_inside
 from harness.gates.errors import error_chain
@@ -1288,7 +1288,7 @@ def moved_key(override: str) -> str:
 
 def moved_override(text: str, moves: Mapping[str, str]) -> str | None:
     """The override rewritten for a key (or one of its parents) that moved; None when none did."""
-    form = re.match(r"[+~]*", text).group()  # type: ignore[union-attr]
+    form = linear.compile(r"[+~]*").match(text).group()  # type: ignore[union-attr]
     key, equals, value = text[len(form) :].partition("=")
     parts = key.split(".")
     for cut in range(len(parts), 0, -1):
@@ -1581,7 +1581,6 @@ def _through_links(top: Path, folders: set[str]) -> set[str]:
 
 def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     """`explain KEY --case cmd/...`: the key's value in the launch's composed config and what sets it."""
-    from fnmatch import fnmatchcase
 
     from harness.composition.provenance import writes_of
     from harness.composition.render import to_plain
@@ -1589,7 +1588,9 @@ def explain_command(settings: Any, case_glob: str, key: str) -> list[str]:
     from harness.model.semantic_diff import show_value
     from harness.model.settings import display_path
 
-    cases = [c for c in discover(settings) if c.id == case_glob] or [c for c in discover(settings) if fnmatchcase(c.id, case_glob)]
+    cases = [c for c in discover(settings) if c.id == case_glob] or [
+        c for c in discover(settings) if linear.glob(case_glob).fullmatch(c.id)
+    ]
     if len(cases) != 1:
         raise ValueError(f"--case {case_glob!r} matches {len(cases)} launch(es); name exactly one, see `config-harness list`")
     (case,) = cases

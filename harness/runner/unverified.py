@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import configparser
 import os
-import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 
 from harness.baselines.gitrepo import GitError, git, read_file
 from harness.composition.provenance import Source
+from harness.gates import linear
 from harness.gates.budget import InputLimitError, python_tree, toml_document
 from harness.gates.confine import UnsafeInput
 from harness.gates.errors import BadInput
@@ -45,20 +45,20 @@ UNTRACKED = "?"  # git's status of a file the working tree adds that git does no
 # Executables a launch runs: one of these names added to the repository (`bin/python3`) and put first on `PATH`
 # replaces what every launch runs.
 SHIM_NAMES = frozenset({"python", "python3", "uv", "torchrun", "accelerate", "deepspeed", "ray", "bash", "sh", "env", "pip", "srun"})
-SHIM_NAME = re.compile(r"python3(?:\.\d+)?")
+SHIM_NAME = linear.compile(r"python3(?:\.\d+)?")
 # Names the code gives the composed config (or a node of it): a write through one of them is a write to the config.
 CONFIG_NAMES = frozenset({"config", "cfg", "conf", "configs", "hydra_cfg", "hydra_config", "omega_conf", "dictconfig"})
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ipynb", ".pdf", ".html", ".css")
 SHELL_SUFFIXES = (".sh", ".bash")
 YAML_SUFFIXES = (".yaml", ".yml")
 # A `PATH=...` or `export PATH=...` assignment, `xargs` as a command word, an environment prefix before a script run.
-PATH_CHANGE = re.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+)?PATH\+?=")
-XARGS = re.compile(r"(?:^|[\s;&|(])xargs(?:\s|$)")
-ENV_PREFIX = re.compile(r"^\s*(?:env\s+)?[A-Za-z_][A-Za-z0-9_]*=\S*\s")
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-SOURCE_DIRECTIVE = re.compile(r"^\s*(?:source|\.)\s")
+PATH_CHANGE = linear.compile(r"(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+)?PATH\+?=")
+XARGS = linear.compile(r"(?:^|[\s;&|(])xargs(?:\s|$)")
+ENV_PREFIX = linear.compile(r"^\s*(?:env\s+)?[A-Za-z_][A-Za-z0-9_]*=\S*\s")
+ASSIGNMENT = linear.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+SOURCE_DIRECTIVE = linear.compile(r"^\s*(?:source|\.)\s")
 MAX_LINES_NAMED = 5  # lines of one file's unresolved writes a reason names before it counts the rest
-HUNK = re.compile(rb"^@@ -[0-9]+(?:,[0-9]+)? \+([0-9]+)(?:,([0-9]+))? @@")
+HUNK = linear.compile(rb"^@@ -[0-9]+(?:,[0-9]+)? \+([0-9]+)(?:,([0-9]+))? @@")
 
 
 @dataclass(frozen=True)

@@ -116,3 +116,27 @@ def test_an_entry_module_past_the_budget_is_a_launch_not_extracted(cli, project)
     result = run(cli, project, "check")
     assert result.code == 1
     assert f"not extracted: {NOT_READ} the parser's nesting budget (Python's recursion limit) exceeded at app/main.py" in result.out
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "if [ " + "1" * 5000 + " -eq 1 ]; then A=1; fi\npython -m app.main model.width=$A\n",
+        "f() { python -m app.main model.width=${" + "1" * 5000 + "}; }\nf 2\n",
+    ],
+    ids=["test-operand", "positional-parameter"],
+)
+def test_a_number_of_5000_digits_in_a_script_is_read_never_exit_3(cli, project, script):
+    """Counts read from files (issue 53 item 1): `int()` refuses 4,300 digits, so a number past bash's 19 digits is
+    not decided (a test) or not set (a positional parameter), as a number out of bash's range is."""
+    (project / "scripts/run.sh").write_text(script)
+    launches = {case["id"]: case for case in run(cli, project, "list", "--format", "json").json()["cases"]}
+    assert launches["cmd/scripts/ok.sh#1"].get("extracted", True) and "cmd/scripts/run.sh#1" in launches
+
+
+def test_a_list_index_of_5000_digits_or_a_superscript_is_a_missing_key_never_exit_3(cli, project):
+    """An interpolation through a list by an index `int()` refuses (5,000 digits, `²` which `isdigit` takes): the key is
+    not in the config, one finding naming it (exit 1), where it was exit 3 from `generate`."""
+    (project / "conf/train.yaml").write_text(f"model:\n  width: 3\na: [1, 2]\nb: ${{a.{'1' * 5000}}}\nc: ${{a.²}}\n")
+    result = run(cli, project, "generate")
+    assert result.code == 1 and "a.² is not in the config" in result.out

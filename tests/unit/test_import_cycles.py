@@ -100,10 +100,12 @@ def test_no_import_circle_in_the_package():
 
 def test_the_state_and_quarantine_modules_import_downwards_only():
     """hydra_compat imports no module of the package, confine only harness.gates.errors (the bottom, which imports none:
-    every module may raise BadInput); the session only the quarantine and the policy."""
+    every module may raise BadInput) and the pattern engine (a bottom too: only its Unicode tables); the session only
+    the quarantine and the policy."""
     graph = import_graph()
-    assert graph["harness.gates.errors"] == set()
-    assert graph["harness.composition.hydra_compat"] == set() and graph["harness.gates.confine"] == {"harness.gates.errors"}
+    assert graph["harness.gates.errors"] == set() and graph["harness.gates.linear"] == {"harness.gates.unicode_classes"}
+    assert graph["harness.composition.hydra_compat"] == set()
+    assert graph["harness.gates.confine"] == {"harness.gates.errors", "harness.gates.linear"}
     assert graph["harness.composition.policy"] == {"harness.composition.hydra_compat"}
     assert graph["harness.composition.session"] == {"harness.composition.hydra_compat", "harness.composition.policy"}
 
