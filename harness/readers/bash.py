@@ -944,6 +944,7 @@ class _Reader:
         flags = "".join(_text(c)[1:] for c in children if c.type == "word" and _text(c).startswith("-"))
         local = bool(self.locals) and (command == "local" or (command in ("declare", "typeset") and "g" not in flags))
         line = self.at or node.start_point.row + 1
+        given = _attributed(node)
         for child in children:
             if child.type not in ("variable_assignment", "variable_name"):
                 continue
@@ -953,7 +954,7 @@ class _Reader:
             if fresh:
                 self.keep(self.locals[-1], name)
                 self.locals[-1][name] = self.lookup(name, line)
-            if command != "export" and set(flags) & set("ilu"):
+            if name in given:
                 self.keep(self.attributes, name)
                 self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
             if child.type == "variable_assignment":
@@ -1569,6 +1570,12 @@ class _Reader:
         variables = sorted(n for n in names if n.isidentifier())
         if variables:  # (none named would mean every variable to `unknowable`)
             self.unknowable(why, variables)
+        # A `declare -i` (`-l`, `-u`) among them may have run: what is assigned to its name later may be changed by
+        # bash, so it is unknown unless plain, as after a declaration known to run (`assign`).
+        for part in nodes:
+            for name in _attributed(part):
+                self.keep(self.attributes, name)
+                self.attributes.setdefault(name, f"{why}, which may run `declare` giving {name} an attribute")
         if FOLDER_CHANGE in names:
             self.env.cwd, self.env.lost = None, f"{why} may change the folder"
         if ARGUMENTS_CHANGE in names:
@@ -2393,6 +2400,27 @@ def _entry_with_carriage_return(is_entry: Any, entry: str, is_module: bool) -> b
     """`is_entry` for a name bash ends with `\r` (a CRLF line's last word): a launch of the project's program whose
     name does not exist, so it is said (entry point not found), never left out as another program."""
     return bool(is_entry(entry.rstrip(CARRIAGE_RETURN), is_module))
+
+
+def _attributed(node: Any) -> list[str]:
+    """The names a `declare`/`typeset`/`local` in `node` (or below it) gives an attribute by which bash changes what
+    is assigned to them (`-i`, `-l`, `-u`; never `export`). Iterative: a tree nested deep is walked without recursion."""
+    names: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type != "declaration_command":
+            stack.extend(current.children)
+            continue
+        children = current.children[1:]
+        command = _text(current.children[0]) if current.children else ""
+        flags = "".join(_text(c)[1:] for c in children if c.type == "word" and _text(c).startswith("-"))
+        if command == "export" or not set(flags) & set("ilu"):
+            continue
+        for child in children:
+            if child.type in ("variable_assignment", "variable_name"):
+                names.append(_text(child.children[0] if child.type == "variable_assignment" else child).partition("[")[0])
+    return names
 
 
 @dataclass
