@@ -361,15 +361,16 @@ def _module_files(base: Path, parts: Sequence[str]) -> tuple[Path, Path]:
     return base.joinpath(*parts[:-1], f"{parts[-1]}.py"), base.joinpath(*parts, "__main__.py")
 
 
-def module_file(module: str, root: Path) -> Path | None:
+def module_file(module: str, root: Path, roots: Sequence[Path] | None = None) -> Path | None:
     """The file `python -m module` runs from `root` (never imported): a regular package (one with __init__.py) wins
     wherever it lies among install_roots, as Python's import system prefers it to a namespace portion (rllm's `verl/`
     at the root holds setup.py, not __init__.py: `verl.trainer.main_ppo` is `verl/verl/trainer/main_ppo.py`); else
-    the first root that holds the file. None when no root does."""
+    the first root that holds the file. None when no root does. `roots`: install_roots(root), when the caller
+    keeps them (a repository's launches ask hundreds of times)."""
     parts = module.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
-    roots = install_roots(root)
+    roots = install_roots(root) if roots is None else roots
     regular = [base for base in roots if (base / parts[0] / "__init__.py").is_file()] if len(parts) > 1 else []
     for base in regular or roots:
         for candidate in _module_files(base, parts):
@@ -378,7 +379,7 @@ def module_file(module: str, root: Path) -> Path | None:
     return None
 
 
-def is_package_of(module: str, root: Path) -> bool:
+def is_package_of(module: str, root: Path, roots: Sequence[Path] | None = None) -> bool:
     """True when the top of `module` is a Python package of the repository run from `root`: a folder with
     __init__.py, one that holds Python files or the module's file (a namespace package), or one that holds the
     module's own package folders (`verl/trainer/` for `verl.trainer.main_ppo_sync`: a module missing from the
@@ -387,7 +388,7 @@ def is_package_of(module: str, root: Path) -> bool:
     parts = module.split(".")
     if not parts[0].isidentifier():
         return False
-    for base in install_roots(root):
+    for base in install_roots(root) if roots is None else roots:
         top = base / parts[0]
         if not top.is_dir():
             continue

@@ -50,7 +50,14 @@ from harness.model.hints import key_hint, key_paths
 from harness.model.matrix import LAUNCH_PREFIX as PREFIX
 from harness.model.matrix import Case
 from harness.readers.bash import PLACEHOLDER_MARK, Environment, Launch, Override, Piece, alternatives_of, launches_in, placeholder
-from harness.readers.entries import NotStatic, config_folder, hydra_main, is_package_of, module_file  # entry points as Python reads them
+from harness.readers.entries import (
+    NotStatic,
+    config_folder,
+    hydra_main,
+    install_roots,
+    is_package_of,
+    module_file,
+)  # entry points as Python reads them
 from harness.rules import invariants
 from harness.rules.known_entries import unplaced
 from harness.runner.compare import warning_findings
@@ -221,6 +228,7 @@ class Project:
         self.modules = dict(modules)
         self.version_base = version_base
         self._entries: dict[tuple[str, bool], Entry | Refusal] = {}
+        self._install_roots: dict[str, list[Path]] = {}
         self._submodules: tuple[str, ...] | None = None
         self._all_submodules: tuple[str, ...] | None = None
         self.sourced_files: set[str] = set()  # the files its scripts `source` (relative to the root): a review reads them at the base too
@@ -264,10 +272,17 @@ class Project:
         the project's vendored projects installed (entries.module_file); None when there is none."""
         if is_module:
             folder, _, module = entry.rpartition("/")
-            found = module_file(module, self.root / folder)
+            found = module_file(module, self.root / folder, self.install_roots(folder))
             return found if found is not None and is_inside(found, self.root) else None
         candidate = self.root / entry
         return candidate if candidate.is_file() and is_inside(candidate, self.root) else None
+
+    def install_roots(self, folder: str) -> list[Path]:
+        """Where Python finds modules run from `folder` (entries.install_roots), listed once per folder: the files a
+        run reads do not change while it runs."""
+        if folder not in self._install_roots:
+            self._install_roots[folder] = install_roots(self.root / folder)
+        return self._install_roots[folder]
 
     def sourced(self, path: str) -> bytes | str:
         """A file a script `source`s, read (never run) when it is inside the project; else why it is not."""
@@ -287,7 +302,7 @@ class Project:
         if is_module:
             # A package of the project (entries.is_package_of), or one inside a submodule not checked out (said so).
             return is_inside(self.root / folder, self.root) and (
-                is_package_of(module, self.root / folder) or bool(self.submodule_of(entry, True))
+                is_package_of(module, self.root / folder, self.install_roots(folder)) or bool(self.submodule_of(entry, True))
             )
         return entry.endswith(".py") and self.entry_file(entry, False) is not None
 

@@ -711,7 +711,12 @@ class KeptResults:
     Kept: results of cases that match their golden (`ok`), of a run against the goldens (`check`), composed through
     recorded reads; a case with a `same_as` twin holds its twin's reads too (parity reads the twin's tree). Not
     kept: a run that keeps golden text (pytest, generate) or imports `schemas`. A case that differs from its golden
-    is judged again each run: that is the edit being worked on."""
+    is judged again each run: that is the edit being worked on.
+
+    A review's results are kept whatever their status (its base does not move while a pull request is worked on):
+    the key holds besides the base's entry whole (its tree, `hydra:` subtree, order and error), the base's rules, both
+    sides' Python sources and the pull request's own golden of the case (`HeadGoldens`). A case the base has only as
+    a route that became it is judged each run."""
 
     session: HydraSession | None
     rules: bytes | None
@@ -728,9 +733,8 @@ class KeptResults:
         """Whether the run's results are kept at all (the cache on, a `check` against the goldens)."""
         run = runner.run_spec
         return (
-            run.mode == RunMode.CHECK
+            ((run.mode == RunMode.CHECK and isinstance(run.baseline, GoldenFolder)) or run.mode == RunMode.REVIEW)
             and not run.keep_rendered
-            and isinstance(run.baseline, GoldenFolder)
             and run.settings.cache_dir is not None
             and not run.settings.schemas
             and not runner.plain
@@ -744,7 +748,14 @@ class KeptResults:
     def _key(self, case: Case, entry: BaselineEntry | None) -> bytes | None:
         if self.session is None or self.rules is None:
             return None
-        return tree_digest(b"case result", self.rules, case, None if entry is None else (entry.display, entry.text))
+        if self.run.mode != RunMode.REVIEW:
+            return tree_digest(b"case result", self.rules, case, None if entry is None else (entry.display, entry.text))
+        if entry is None:
+            return None
+        head = self.run.head
+        golden = None if head is None or case not in head.cases else head.folder.entry(case)
+        at_base = (entry.display, entry.text, entry.tree, entry.hydra, entry.order, entry.error, entry.case_id)
+        return tree_digest(b"review result", self.rules, case, at_base, None if golden is None else golden.text)
 
     def taken(self, shard: Sequence[Case]) -> dict[str, CaseResult]:
         """The kept results of a shard's cases, less the twins a case judged again needs composed (its tree)."""
@@ -774,7 +785,9 @@ class KeptResults:
 
     def put(self, composed: Composed, result: CaseResult, twin_reads: Any = ()) -> None:
         """Keep an `ok` result composed through recorded reads (and its twin's: None when they were not recorded)."""
-        if self.session is None or composed.reads is None or twin_reads is None or result.status != Status.OK:
+        if self.session is None or composed.reads is None or twin_reads is None:
+            return
+        if result.status != Status.OK and self.run.mode != RunMode.REVIEW:
             return
         if composed.case.same_as is not None and not twin_reads:
             return  # its twin was not composed here (another worker's, or absent): what parity read is unknown
@@ -855,9 +868,10 @@ class Runner:
             view = self.program
             sources = view.digest() if view is not None else b""
             texts = tuple((str(path), file_digest(str(path), run.settings.read_scope)) for path in run.settings.contracts)
+            review = self._review_rules()
             self._rules_key = (
                 None
-                if sources is None
+                if sources is None or review is False
                 else tree_digest(
                     b"rules",
                     replace(run.settings, jobs=None, cache_dir=None),
@@ -868,9 +882,27 @@ class Runner:
                     run.strict_waivers,
                     sorted(run.sourced),
                     str(Path.cwd()),
+                    review,
                 )
             )
         return self._rules_key
+
+    def _review_rules(self) -> Any:
+        """What judges a review's case besides the head's rules: the base's rules, both sides' Python sources and
+        the pull request's goldens' settings and matrix (None outside a review; False when a side's sources are too
+        many to digest: nothing is kept then)."""
+        run = self.run_spec
+        if run.mode != RunMode.REVIEW:
+            return None
+        from harness.runner.launch_review import views_digest
+
+        views = views_digest(run.program_views) if run.program_views is not None else b"no views"
+        base_rules = run.base_rules_digest if run.base_rules else b"no base rules"
+        head = run.head
+        goldens = None if head is None else (replace(head.settings, jobs=None, cache_dir=None), head.cases, head.error)
+        if views is None or base_rules is None:
+            return False
+        return (views, base_rules, goldens)
 
     @property
     def program(self) -> Any:

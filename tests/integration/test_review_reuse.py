@@ -4,7 +4,9 @@ bytes as with no cache at all (issue 45 item 5)."""
 
 from __future__ import annotations
 
-from tests.conftest import commit_small_project
+import pytest
+
+from tests.conftest import commit_small_project, git
 
 CONTRACTS = """
 contracts:
@@ -78,3 +80,46 @@ def test_a_launchs_comparison_with_its_base_is_reused_while_both_trees_are_the_s
     assert [tree["trainer"]["effective_lr"] for tree in compared] == [0.8]
     assert edited.out == cli("--no-cache", "--settings", "harness.toml", *review).out
     assert any(f["path"] == "trainer.effective_lr" and f["new"] == 0.8 for c in edited.json()["cases"] for f in c["findings"])
+
+
+REVIEW_EDITS = {
+    "a value changed again": lambda root: (root / "conf/backend/gpu.yaml").write_text(
+        (root / "conf/backend/gpu.yaml").read_text().replace("count: 4", "count: 2")
+    ),
+    "the pull request's golden edited": lambda root: next((root / "snapshots").glob("*gpu__default*")).write_text(
+        next((root / "snapshots").glob("*gpu__default*")).read_text().replace("count: 4", "count: 5")
+    ),
+    "a comment above a cited line": lambda root: (root / "conf/backend/gpu.yaml").write_text(
+        "# moved down\n" + (root / "conf/backend/gpu.yaml").read_text()
+    ),
+    # main moves under the pull request: the base's trees change, the working tree does not.
+    "the base moved": lambda root: (git(root, "add", "-A"), git(root, "commit", "-q", "-m", "merged")),
+}
+
+
+@pytest.mark.parametrize("edit", list(REVIEW_EDITS))
+def test_a_warm_review_judges_no_case_again_and_after_an_edit_reports_what_no_cache_does(
+    small_project, cli, tmp_path_factory, monkeypatch, edit
+):
+    """A review's case results are kept by their inputs whatever their status (issue 52: a warm review costs what a
+    warm check does): nothing changed, no case is judged again; after an edit of the working tree or of the pull
+    request's own goldens, the report is the report of a review without a cache."""
+    from harness.runner import run as run_module
+
+    project = commit_small_project(small_project, cli, CONTRACTS)
+    gpu = project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
+    flags = ("--cache-dir", str(tmp_path_factory.mktemp("cache") / "harness"), "--settings", "harness.toml")
+    assert cli(*flags, "generate").code == 0
+    review = ("diff", "--base", "main", "--format", "json")
+    first = cli(*flags, *review)
+    judged = []
+    original = run_module.judged_case
+    monkeypatch.setattr(run_module, "judged_case", lambda *args, **kwargs: judged.append(1) or original(*args, **kwargs))
+    again = cli(*flags, *review)
+    assert (again.out, again.code) == (first.out, first.code) and judged == []
+    REVIEW_EDITS[edit](project)
+    kept = cli(*flags, *review)
+    cold = cli("--no-cache", "--settings", "harness.toml", *review)
+    assert (kept.out, kept.code) == (cold.out, cold.code)
+    assert kept.out != first.out  # each edit is news to the review (a changed value, a stale golden, a line moved)
