@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import harness
+from tests.sources import parsed
 
 PACKAGE = Path(harness.__file__).parent
 # No circle is allowed: the last two (the rules registry, and the run, its launches and their review) were removed
@@ -29,7 +31,11 @@ def _only_for_type_checkers(tree: ast.AST) -> set[int]:
 
 def imports_of(source: str, modules: frozenset[str], package: str = "harness") -> set[str]:
     """The package's modules one module's source imports, anywhere in it (module level or inside a function)."""
-    tree = ast.parse(source)
+    return imports_in(ast.parse(source), modules, package)
+
+
+def imports_in(tree: ast.AST, modules: frozenset[str], package: str = "harness") -> set[str]:
+    """`imports_of` a parsed module."""
     skipped = _only_for_type_checkers(tree)
     found = set()
     for node in ast.walk(tree):
@@ -44,10 +50,12 @@ def imports_of(source: str, modules: frozenset[str], package: str = "harness") -
     return {name for name in found if name in modules and name != package}
 
 
+@cache
 def import_graph() -> dict[str, set[str]]:
+    """Each module of the package and the package's modules it imports (built once per test process: read only)."""
     paths = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
     modules = frozenset(paths)
-    return {name: imports_of(path.read_text(encoding="utf-8"), modules) - {name} for name, path in paths.items()}
+    return {name: imports_in(parsed(path), modules) - {name} for name, path in paths.items()}
 
 
 def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:

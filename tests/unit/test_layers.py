@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import harness
+from tests.sources import parsed
 
 PACKAGE = Path(harness.__file__).parent
 
@@ -97,7 +98,7 @@ def arrows_up() -> list[str]:
         own = layer(name)
         if own is None:
             continue
-        for line, target in imported(ast.parse(path.read_text())):
+        for line, target in imported(parsed(path)):
             theirs = layer(target)
             if theirs is not None and theirs not in MAY_IMPORT.get(own, ()):
                 wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} ({own}) imports {target} ({theirs})")
@@ -115,7 +116,7 @@ def test_no_import_points_up_or_sideways():
 def test_every_subpackage_says_what_it_owns_and_may_import():
     for package in PACKAGE.iterdir():
         if (package / "__init__.py").is_file() and package.name in PACKAGES:
-            doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+            doc = ast.get_docstring(parsed(package / "__init__.py")) or ""
             assert "May import" in doc or "may import" in doc, package.name
 
 

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 import harness
+from tests.sources import parsed
 
 PACKAGE = Path(harness.__file__).parent
 LIBRARIES = ("hydra", "omegaconf", "syrupy")
@@ -54,7 +55,7 @@ def library_private_names() -> frozenset[str]:
         assert spec is not None and spec.submodule_search_locations, library
         for folder in spec.submodule_search_locations:
             for path in Path(folder).rglob("*.py"):
-                names |= _defined_private_names(ast.parse(path.read_bytes()))
+                names |= _defined_private_names(parsed(path))
     return frozenset(names)
 
 
@@ -67,7 +68,7 @@ def our_private_names() -> frozenset[str]:
     """The private names our own package defines (in any module, the quarantine included)."""
     names: set[str] = set()
     for path in sorted(PACKAGE.rglob("*.py")):
-        names |= _defined_private_names(ast.parse(path.read_text(encoding="utf-8")))
+        names |= _defined_private_names(parsed(path))
     return frozenset(names)
 
 
@@ -83,7 +84,7 @@ def reexported_private_names() -> frozenset[str]:
     names: set[str] = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name in QUARANTINE:
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(parsed(path)):
                 if isinstance(node, ast.ImportFrom):
                     names |= {a.asname or a.name for a in node.names if _is_private_import(node, a)}
     return frozenset(names)
@@ -179,7 +180,7 @@ def syrupy_option_names() -> frozenset[str]:
     """The `dest` of every command-line option syrupy registers (read from its installed source)."""
     spec = importlib.util.find_spec("syrupy")
     assert spec is not None and spec.origin
-    tree = ast.parse(Path(spec.origin).read_bytes())
+    tree = parsed(Path(spec.origin))
     return frozenset(
         k.value.value for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg == "dest" and isinstance(k.value, ast.Constant)
     )
@@ -193,7 +194,7 @@ def test_syrupy_option_names_are_read_only_in_syrupy_compat():
     found = [
         f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.value!r}"
         for path in our_modules()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(parsed(path))
         if isinstance(node, ast.Constant) and node.value in names
     ]
     assert found == []

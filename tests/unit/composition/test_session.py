@@ -21,6 +21,7 @@ from harness.composition.compose import HydraSession, parse_file
 from harness.composition.session import Session, current
 from harness.model.matrix import Case
 from tests.conftest import SMALL_TREE, write_tree
+from tests.sources import parsed
 
 PACKAGE = Path(harness.__file__).parent
 MUTABLE = (dict, list, set, bytearray)
@@ -75,7 +76,7 @@ def test_no_code_rebinds_globals_or_class_attributes_outside_the_session():
     for path in package_sources():
         if path.relative_to(PACKAGE).as_posix() in ("composition/session.py", "composition/hydra_compat.py"):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Global):
                 found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} global {', '.join(node.names)}")
@@ -95,7 +96,7 @@ def test_no_class_is_made_with_a_namespace_outside_the_hydra_quarantine():
         f"{path.relative_to(PACKAGE)}:{node.lineno}"
         for path in package_sources()
         if path.name != "hydra_compat.py"
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(parsed(path))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 3
     ]
     assert found == []
@@ -125,7 +126,7 @@ def test_a_hydra_session_gets_what_it_needs_at_construction():
     for path in package_sources():
         if path.name == "compose.py":
             continue  # the class itself
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         sessions = _hydra_sessions(tree)
         for node in ast.walk(tree):
             targets = (

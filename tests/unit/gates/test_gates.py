@@ -23,6 +23,7 @@ from harness.gates.confine import UnsafeInput, outside_problem
 from harness.gates.reader import InputLimitError, NotAFile, read_bytes
 from harness.gates.writer import write_atomic
 from harness.model import semantic_diff
+from tests.sources import parsed
 
 PACKAGE = Path(harness.__file__).parent
 
@@ -55,7 +56,7 @@ def test_nothing_but_the_reader_reads_tree_data():
         if path.name == "reader.py":
             continue
         relative = path.relative_to(PACKAGE).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if not isinstance(node, ast.Call):
                 continue
             name = _call_name(node)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from harness.gates import linear, unicode_classes
 from tests.conftest import ROOT
+from tests.sources import parsed
 
 # Module -> its functions that run Python's backtracking engine (`fnmatch` translates to `re`).
 PYTHON_ENGINE = {
@@ -35,7 +36,7 @@ def python_engine_sites(root: Path) -> dict[tuple[str, str], str]:
     """Every call of Python's engine in `root`/harness: (file, owner) -> `module.function` called."""
     found = {}
     for path in sorted((root / "harness").rglob("*.py")):
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         imported = {
             alias.asname or alias.name: f"{node.module}.{alias.name}"
             for node in ast.walk(tree)
@@ -75,7 +76,7 @@ def test_only_the_engine_module_imports_pythons_engine():
     """Past the walk: a module that cannot import `re` or `fnmatch` cannot call them by another name either."""
     importers = set()
     for path in sorted((ROOT / "harness").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             names = (
                 [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module] if isinstance(node, ast.ImportFrom) else []
             )
@@ -112,7 +113,7 @@ def call_site_patterns() -> dict[str, linear.Pattern]:  # type: ignore[type-arg]
     """Every `linear.compile("literal", FLAGS)` written inside a function of harness/, by `file:line`."""
     found = {}
     for path in sorted((ROOT / "harness").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
