@@ -490,11 +490,19 @@ class Comparisons:
     used: dict[bytes, tuple[Finding, ...]] = field(default_factory=dict)
     views_key: bytes | None = None
 
-    def of(self, base_tree: Any, tree: Any, base_id: str, views: tuple[Any, Any] | None = None) -> list[Finding]:
+    def of(
+        self, base_tree: Any, tree: Any, base_id: str, views: tuple[Any, Any] | None = None, inputs: bytes | None = None
+    ) -> list[Finding]:
+        """`inputs`: what decided both launches, when it was the same (`Checked.inputs`): the trees are equal, so
+        nothing is compared but the Python defaults, which may differ under the same tree."""
         from harness.runner.targets import default_changes
 
-        digest = tree_digest(base_tree, tree, base_id)
-        found = list(self._reused(digest, lambda: compared_trees(base_tree, tree, base_id)))
+        if inputs is not None:
+            digest = tree_digest(b"same inputs", inputs, base_id)
+            found = []
+        else:
+            digest = tree_digest(base_tree, tree, base_id)
+            found = list(self._reused(digest, lambda: compared_trees(base_tree, tree, base_id)))
         if views is not None:
             key = None if digest is None or self.views_key is None else tree_digest(b"python defaults", self.views_key, digest)
             found += self._reused(key, lambda: tuple(default_changes(views[0], views[1], base_tree, tree, INFO)))
@@ -562,7 +570,8 @@ def value_findings(
     this review may reuse (none: each is compared)."""
     if now.tree is None or base.tree is None:
         return []
-    findings = (comparisons or Comparisons()).of(base.tree, now.tree, base.case.id, views)
+    same = now.inputs if now.inputs is not None and now.inputs == base.inputs else None
+    findings = (comparisons or Comparisons()).of(base.tree, now.tree, base.case.id, views, same)
     failed = [f.override.text for f in (*now.failures, *base.failures) if f.override is not None]
     # A failing override of a key that moved: where it moved to is the launch finding's news too (its fix says so).
     failed += [moved for text in failed if (moved := moved_override(text, moves or {})) is not None]

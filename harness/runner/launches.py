@@ -211,6 +211,9 @@ class Checked:
     warnings: tuple[Any, ...] = ()  # compose.HydraWarning: what Hydra warned while composing it
     unresolved: tuple[Any, ...] = ()  # rules.invariants.Problem: interpolations the program cannot resolve
     reused: bool | None = None  # its composition came from the cache (False: composed now; None: none composed)
+    # The digest of what decided it (its kept entry: the launch, every read and its answer): two checks with the same
+    # digest have the same failures and the same tree (None: not kept).
+    inputs: bytes | None = None
 
 
 def case_id(launch: Launch) -> str:
@@ -889,8 +892,10 @@ class Composer:
                 self._paths: dict[tuple[str, ...], tuple[set[str], bytes | None]] = {}
                 self._hints: dict[tuple[tuple[str, ...], str], str] = {}
                 bases: Bases = {}
-                # Kept with its tree too when the composer keeps trees: a warm review composes no launch of its own side.
+                # Kept with its tree beside it, whether or not this run keeps trees: a review after a `check` (or a
+                # warm review) composes no launch of its own side.
                 keeping = not keep_config and session.state.store is not None
+                self._with_trees = self.trees or keeping
                 for case in group:
                     kept = self._kept(session, case) if keeping else None
                     if kept is not None:
@@ -898,10 +903,12 @@ class Composer:
                         continue
                     start = len(session.warned)
                     self._used: list[tuple[str, tuple[str, ...]]] = []
-                    results[case.id] = self._check_one(session, case, bases, keep_config)
-                    results[case.id].warnings = tuple(session.warned[start:])
+                    checked = results[case.id] = self._check_one(session, case, bases, keep_config)
+                    checked.warnings = tuple(session.warned[start:])
                     if keeping:
-                        self._keep(session, case, results[case.id])
+                        self._keep(session, case, checked)
+                        if not self.trees:
+                            checked.tree = None
         for case in cases:
             if case.never_runs:  # first: what a run with nothing set meets before any override is applied
                 results[case.id].failures.insert(0, Failure(NEVER_RUNS, "", None, case.never_runs))
@@ -910,11 +917,24 @@ class Composer:
     # A launch's check kept in the signed cache (issue 52: a warm `check` costs what changed). Its result is a function
     # of the launch as read (its script line, config and overrides: the key), the compositions it starts from (their
     # recorded reads, asked again), which of its overrides select a group (asked again: a folder added makes a value a
-    # group) and the bytes of every config file its warnings cite. Not when the caller keeps each launch's config; a
-    # review's side keeps each launch's plain tree with it. A launch whose composition failed is checked again each run.
+    # group) and the bytes of every config file its warnings cite. Not when the caller keeps each launch's config; its
+    # plain tree is kept beside it (a review reads it). A launch whose composition failed is checked again each run.
+    # The key names folders relative to the project's root, so a review's copy of its base takes what the working
+    # tree's check kept for a launch whose every read holds there too; one with warnings, or whose failures name the
+    # folder of the run that kept it, is not taken across folders.
 
     def _kept_key(self, case: CommandCase) -> bytes | None:
-        return tree_digest(b"launch checked", case, str(self.root), self.search_path_env, self.read_also, self.trees)
+        def relative(path: Path) -> str:
+            return os.path.relpath(path, self.root) if is_inside(path, self.root) else str(path)
+
+        placed = replace(
+            case,
+            config_dir=None if case.config_dir is None else Path(relative(case.config_dir)),
+            search_path=tuple(Path(relative(p)) for p in case.search_path),
+        )
+        # Not the folders it may read besides (`read_also`: a review's copy reads its kept tree): every read is asked
+        # again under this run's confinement, and a composition a read was refused to fails, and is never kept.
+        return tree_digest(b"launch checked", placed, self.search_path_env)
 
     def _kinds(self, session: HydraSession, case: CommandCase) -> tuple[bool | None, ...]:
         """Which of the launch's overrides set a value (None: Hydra cannot parse it)."""
@@ -931,13 +951,18 @@ class Composer:
         if key is None:
             return None
         for entry in cache_variants(key):
-            if not (isinstance(entry, tuple) and len(entry) == 4 and isinstance(entry[3], Checked)):
+            if not (isinstance(entry, tuple) and len(entry) == 5 and isinstance(entry[3], Checked)):
                 continue
-            reads, kinds, files, checked = entry[0], entry[1], entry[2], entry[3]
-            if not isinstance(checked, Checked):
-                continue
+            reads, kinds, files, root = entry[0], entry[1], entry[2], entry[4]
+            checked: Checked = entry[3]
+            if root != str(self.root) and (checked.warnings or root in repr((checked.failures, checked.unresolved))):
+                continue  # a warning names its file as seen from the working folder; a text may name the other folder
             if session.holds(*reads) and kinds == self._kinds(session, case) and all(_digest(f) == d for f, d in files):
-                return checked
+                checked = replace(checked, case=case, reused=True, inputs=_tree_key(key, entry))
+                if not self.trees:
+                    return checked
+                tree = cache_get(_tree_key(key, entry))  # kept aside: a warm `check` never reads the trees
+                return replace(checked, tree=tree.tree) if isinstance(tree, _TreeKept) else None
         return None
 
     def _keep(self, session: HydraSession, case: CommandCase, checked: Checked) -> None:
@@ -949,12 +974,15 @@ class Composer:
         files = tuple((name, _digest(name)) for name in cited)
         if any(digest is None for _, digest in files):
             return
-        entry = (tuple(reads), self._kinds(session, case), files, checked)
+        entry = (tuple(reads), self._kinds(session, case), files, replace(checked, tree=None), str(self.root))
         try:
             pickle.dumps(entry)
         except Exception:  # a value pickle cannot hold: checked again next run
             return
-        cache_add_variant(key, entry, lambda old: isinstance(old, tuple) and old[:3] == entry[:3])
+        cache_add_variant(key, entry, lambda old: isinstance(old, tuple) and old[:3] == entry[:3] and old[4:] == entry[4:])
+        checked.inputs = _tree_key(key, entry)
+        if checked.tree is not None:
+            cache_put(checked.inputs, _TreeKept(checked.tree))
 
     def _is_value(self, session: HydraSession, parsed: Any) -> bool:
         # The session's answer, asked once per key: looking a group up in Hydra's repository is slow.
@@ -1006,7 +1034,7 @@ class Composer:
         if lent is None:
             lent = hydra_compat.LentConfig(pickle.loads(base))
         self._invariants.see_base(base, lent.config)
-        if self.trees and base not in self._plain:
+        if self._with_trees and base not in self._plain:
             from harness.composition.render import to_plain
 
             self._plain[base] = to_plain(lent.config)  # before any override: each launch of it converts only what it changed
@@ -1040,7 +1068,7 @@ class Composer:
             message = f"{key} is ??? in {case.config_name} and this launch gives it no value: the program stops when it reads it"
             checked.failures.append(Failure(MANDATORY_UNSET, key, None, message, f"{key}=VALUE"))
         checked.unresolved = self._invariants.problems(base, lent.config, [p for _, p in values])
-        if self.trees:
+        if self._with_trees:
             checked.tree = lent.plain(self._plain[base])
         if keep_config:
             checked.config = lent.config
@@ -1122,6 +1150,18 @@ class Composer:
         if good_key not in bases:
             bases[good_key] = pickled(session.compose(*good_key))
         return cast(bytes, bases[good_key])  # `good` (or the root, checked above) composed just now: never an error
+
+
+@dataclass(frozen=True)
+class _TreeKept:
+    """A launch's plain tree as the cache keeps it beside its check (a plain `dict` read back could be anything)."""
+
+    tree: Any
+
+
+def _tree_key(key: bytes, entry: tuple[Any, ...]) -> bytes:
+    """Where a kept launch check's tree is kept: by the check's key and what that entry read (its variant)."""
+    return hashlib.blake2b(b"launch tree\0" + key + (tree_digest(entry[:3]) or b""), digest_size=20).digest()
 
 
 def _digest(name: str) -> bytes | None:

@@ -123,3 +123,35 @@ def test_a_warm_review_judges_no_case_again_and_after_an_edit_reports_what_no_ca
     cold = cli("--no-cache", "--settings", "harness.toml", *review)
     assert (kept.out, kept.code) == (cold.out, cold.code)
     assert kept.out != first.out  # each edit is news to the review (a changed value, a stale golden, a line moved)
+
+
+def test_a_first_review_after_check_checks_again_only_the_launches_that_read_the_changed_file(
+    small_project, cli, tmp_path_factory, monkeypatch
+):
+    """The developer's loop (issue 52: a first review costs what the change touches): `check` keeps each launch's check
+    with its tree, the review's side takes every one, and its copy of the base takes each launch whose every read
+    holds there too; only the launch that reads the edited file is checked again, at the base. The report is the
+    bytes of a review without a cache."""
+    from harness.runner import launches
+    from tests.integration.test_review import LAUNCH_FILES, with_launches
+
+    files = dict(LAUNCH_FILES)
+    files["scripts/run.sh"] += "python -m app.main backend=gpu trainer.name=gpu\n"
+    with_launches(small_project, files)
+    project = commit_small_project(small_project, cli, "contracts:\n  - name: lr\n    require: [trainer.effective_lr]\n")
+    gpu = project / "conf" / "backend" / "gpu.yaml"
+    gpu.write_text(gpu.read_text().replace("count: 8", "count: 4"))
+    flags = ("--cache-dir", str(tmp_path_factory.mktemp("cache") / "harness"), "--settings", "harness.toml")
+    assert cli(*flags, "generate").code == 0
+    assert cli(*flags, "check").code == 0
+    checked = []
+    real = launches.Composer._check_one
+    monkeypatch.setattr(
+        launches.Composer, "_check_one", lambda self, session, case, *rest: checked.append(case.id) or real(self, session, case, *rest)
+    )
+    review = ("diff", "--base", "main", "--case", "cmd/*", "--format", "json")
+    first = cli(*flags, *review)
+    assert checked == ["cmd/scripts/run.sh#4"], checked  # at the base: the one launch that reads backend/gpu.yaml
+    assert any(f["path"] == "device.count" and f["new"] == 4 for c in first.json()["cases"] for f in c["findings"])
+    cold = cli("--no-cache", "--settings", "harness.toml", *review)
+    assert (first.out, first.code) == (cold.out, cold.code)
