@@ -26,6 +26,7 @@ from harness.gates.writer import write_atomic
 from harness.model.hints import first_sentence
 from harness.model.matrix import GOLDEN_PREFIX, build_cases, group_override
 from harness.model.settings import TABLE, VERSION_BASES, SettingsError, check_name, check_root, parse_settings, root_id
+from harness.readers.pysource import literal
 from harness.rules.known_entries import render as known_text
 from harness.runner.config_trees import other_trees_note
 from harness.runner.hydra_starts import (
@@ -40,7 +41,6 @@ from harness.runner.hydra_starts import (
     hydra_mains,
     is_hydra_main_call,
     is_within,
-    literal_value,
     python_files,
     read_entry_points,
     repository_package,
@@ -1627,7 +1627,7 @@ def computed_entry_points(config_dir: Path, repository: Path) -> list[str]:
             constants = module_constants(ast.parse(text), line)
         except (OSError, UnicodeDecodeError, InputLimitError, SyntaxError, ValueError):
             continue
-        if node is None or literal_value(node) is not ...:
+        if node is None or literal(node) is not ...:
             continue  # a literal (or no) config_path: nothing computed to say
         value = static_value(node, path, constants)
         where = f"{shown_relative(path, repository)}:{line}"

@@ -129,13 +129,24 @@ class _Def:
 Resolved = _Def | _Module | Missing | Outside
 
 
+def literal(node: ast.AST | None) -> Any:
+    """The value a literal expression of the source holds (`ast.literal_eval`, never run), None for no expression,
+    `...` when it is not a literal (the program computes it) or one Python refuses to build (`{[1]: 2}`: TypeError;
+    nesting too deep): the one reader of literals, so no caller meets an error another caller catches."""
+    if node is None:
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ...
+
+
 def _literal(node: ast.expr) -> Default:
     """A default written in the source: a JSON-like literal, or the expression's text marked not literal."""
     text = _unparse(node)
     shown = text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+    value = literal(node)
+    if value is ...:
         return Default(None, False, shown)
     if not _json_like(value):
         return Default(None, False, shown)
@@ -825,8 +836,5 @@ def _sum_of_names(index: SourceIndex, module: _Module, node: ast.expr, seen: fro
         if isinstance(other, _Module) and other.tree is not None and other.name != module.name:
             return _all_names(index, other, seen)
         return None
-    try:
-        value = ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
+    value = literal(node)
     return {item for item in value if isinstance(item, str)} if isinstance(value, list | tuple) else None

@@ -23,6 +23,7 @@ from harness.gates.budget import python_tree
 from harness.gates.errors import BadInput
 from harness.gates.reader import InputLimitError, read_text
 from harness.model.settings import VERSION_BASES
+from harness.readers.pysource import literal
 from harness.runner.config_trees import bounded_walk, candidate_folders, own_settings_flags
 
 # What init says of the Hydra semantics when nothing in the repository tells them.
@@ -34,13 +35,6 @@ class AdoptError(BadInput):
 
 
 # Which Hydra semantics an application uses: read from its @hydra.main, else from the style of its files.
-
-
-def literal_value(node: ast.AST | None) -> Any:
-    try:
-        return ast.literal_eval(node) if node is not None else None
-    except ValueError:
-        return ...  # not a literal: the entry point computes it
 
 
 # Every way an application starts Hydra, and the positional parameters of each (Hydra 1.3's signatures).
@@ -110,7 +104,7 @@ def _calls_in(tree: ast.AST, path: Path) -> list[HydraCall]:
         calls = [node for node in body if isinstance(node, ast.Call)]
         # `compose(config_name=...)` beside an initialize names the config the application composes.
         composed = [
-            literal_value(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
+            literal(next((k.value for k in call.keywords if k.arg == "config_name"), call.args[0] if call.args else None))
             for call, name in zip(calls, names, strict=True)
             if name == "compose"
         ]
@@ -174,7 +168,7 @@ def hydra_mains(repository: Path, limit: int = 5000) -> list[tuple[Path, int, di
 def _argument(keyword: ast.keyword, path: Path, constants: dict[str, ast.expr] | None = None) -> Any:
     """A keyword's literal value; a config folder computed from `__file__`, a package's folder or the module's
     constants above the call (`_config_path = os.path.join(...)`) evaluated statically (never run)."""
-    value = literal_value(keyword.value)
+    value = literal(keyword.value)
     if value is ... and keyword.arg in ("config_path", "config_dir"):
         from harness.readers.entries import NotStatic, static_value
 

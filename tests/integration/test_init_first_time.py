@@ -281,3 +281,15 @@ def test_hydra_s_warnings_at_adoption_are_known_and_check_stays_quiet(tmp_path, 
     assert cli("generate", "--quiet").code == 0
     check = cli("check")
     assert check.code == 0 and "WARNING" not in check.out and "1 known finding" in check.out, check.out
+
+
+def test_a_config_path_python_refuses_to_build_is_one_note_not_an_internal_error(tmp_path, cli):
+    """`{[1]: 2}` parses but is no value (`ast.literal_eval` raises TypeError, not ValueError): one reader of literals
+    for the whole package (issue 55), so init says the path cannot be read and adopts from the layout (it was exit 3)."""
+    tree = dict(ENGINE_TREE)
+    tree["app/main.py"] = MAIN.replace('"{path}"', "{{[1]: 2}}").format(name="train")
+    write_tree(tmp_path, tree)
+    result = cli("init", cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert "note: app/main.py:4: @hydra.main's config_path cannot be read without running it (`{[1]: 2}`" in result.out
+    assert "internal error" not in result.err
