@@ -8,14 +8,11 @@ kept some of its paths, or null); the option turned off is `{agree_require_both:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.composition.resolve import MISSING, Unresolvable, effective_value
 from harness.model.semantic_diff import same_value
-from harness.rules.protocol import ContractError, Option, PathRule, TermChange, View, Violation, checked, flag, show, where
-
-if TYPE_CHECKING:
-    from harness.rules.contracts import Contract
+from harness.rules.protocol import Contract, ContractError, Option, PathRule, TermChange, View, Violation, checked, flag, show, where
 
 Group = tuple[str, ...]
 

@@ -7,14 +7,11 @@ In a contract change the term is written `{equal: VALUE}` with the path; `new` i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.composition.resolve import MISSING, Unresolvable, effective_value
 from harness.model.semantic_diff import describe_value, same_value
-from harness.rules.protocol import ContractError, PathRule, TermChange, View, Violation, checked, plain, show, where
-
-if TYPE_CHECKING:
-    from harness.rules.contracts import Contract
+from harness.rules.protocol import Contract, ContractError, PathRule, TermChange, View, Violation, checked, plain, show, where
 
 
 def pin(value: Any) -> dict[str, Any]:

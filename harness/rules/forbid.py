@@ -6,13 +6,10 @@ In a contract change the term is written `old: forbid` with the path; `new` is n
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.composition.resolve import MISSING, lookup
-from harness.rules.protocol import PathRule, TermChange, View, Violation, path_list, show
-
-if TYPE_CHECKING:
-    from harness.rules.contracts import Contract
+from harness.rules.protocol import Contract, PathRule, TermChange, View, Violation, path_list, show
 
 TERM = "forbid"
 

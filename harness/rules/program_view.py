@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.rules.protocol import Option, TermChange, View, flag
-
-if TYPE_CHECKING:
-    from harness.rules.contracts import Contract
+from harness.rules.protocol import Contract, Option, TermChange, View, flag
 
 
 class ProgramView(Option):

@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from omegaconf import DictConfig
 
@@ -21,8 +21,17 @@ from harness.composition.resolve import MISSING
 from harness.gates.errors import BadInput
 from harness.model.semantic_diff import PathError, describe_value, split_path
 
-if TYPE_CHECKING:
-    from harness.rules.contracts import Contract
+
+class Contract(Protocol):
+    """What a rule kind reads of the contract it checks (harness.rules.contracts.Contract, which holds the kinds):
+    declared here, where the kinds live, so that no kind imports the module that imports it."""
+
+    @property
+    def name(self) -> str:
+        """The contract's name, as reports show it."""
+
+    def term(self, key: str) -> Any:
+        """The term of the rule kind `key` (its default when the contract does not write it)."""
 
 
 class ContractError(BadInput):

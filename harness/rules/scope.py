@@ -7,13 +7,10 @@ covers fewer of the review's case ids.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.gates.linear import fnmatchcase
-from harness.rules.protocol import ContractError, Option, TermChange, View, where
-
-if TYPE_CHECKING:
-    from harness.rules.contracts import Contract
+from harness.rules.protocol import Contract, ContractError, Option, TermChange, View, where
 
 
 class Cases(Option):

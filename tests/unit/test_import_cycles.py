@@ -20,27 +20,16 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _only_for_type_checkers(tree: ast.AST) -> set[int]:
-    """The nodes under `if TYPE_CHECKING:`, which never run."""
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
-            skipped |= {id(inner) for statement in node.body for inner in ast.walk(statement)}
-    return skipped
-
-
 def imports_of(source: str, modules: frozenset[str], package: str = "harness") -> set[str]:
     """The package's modules one module's source imports, anywhere in it (module level or inside a function)."""
     return imports_in(ast.parse(source), modules, package)
 
 
 def imports_in(tree: ast.AST, modules: frozenset[str], package: str = "harness") -> set[str]:
-    """`imports_of` a parsed module."""
-    skipped = _only_for_type_checkers(tree)
+    """`imports_of` a parsed module; an import only type checkers run (`if TYPE_CHECKING:`) counts too: a circle a
+    checker needs is a circle in the design (issue 55)."""
     found = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == package:
             for alias in node.names:  # `from harness import trace` imports the module harness.composition.trace
                 named = f"{node.module}.{alias.name}"
@@ -118,7 +107,7 @@ def test_the_state_and_quarantine_modules_import_downwards_only():
     assert graph["harness.composition.session"] == {"harness.composition.hydra_compat", "harness.composition.policy"}
 
 
-def test_imports_inside_functions_count_and_type_checking_imports_do_not():
+def test_imports_inside_functions_and_for_type_checkers_count():
     modules = frozenset({"harness.a", "harness.b", "harness.c", "harness.d"})
     source = """
 from typing import TYPE_CHECKING
@@ -130,6 +119,6 @@ def late():
     from harness.b import thing
     import harness.c
 """
-    assert imports_of(source, modules) == {"harness.a", "harness.b", "harness.c"}
+    assert imports_of(source, modules) == {"harness.a", "harness.b", "harness.c", "harness.d"}
     assert circles({"x": {"y"}, "y": {"z"}, "z": {"x"}, "w": {"x"}}) == [frozenset({"x", "y", "z"})]
     assert circles({"x": {"y"}, "y": set()}) == []
