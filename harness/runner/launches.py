@@ -491,7 +491,7 @@ def command_cases(
 ) -> list[CommandCase]:
     """Every launch in the scripts as a command case, in file order; a launch that cannot be read stays a case.
     `cache_dir`: each script's reading kept there (`read_launches`)."""
-    with store_open(cache_dir, project.root):
+    with store_open(cache_dir, project.config_dir):  # refused where a Hydra session of it refuses
         return _command_cases(project, scripts, settings_search_path)
 
 

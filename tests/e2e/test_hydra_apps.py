@@ -248,6 +248,9 @@ def _build_benchmarl_venv(python: Path) -> None:
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(ROOT)], check=True, capture_output=True
     )
+    # The checkout's dependencies as its pyproject.toml says today (a venv built before one was added lacks it).
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *dependencies], check=True, capture_output=True)
 
 
 def benchmarl_conf(python: Path) -> str:

@@ -152,6 +152,9 @@ MEASURES: dict[str, tuple[str, ...]] = {
 # measures, each with why: a value, a helper whose work is one of its caller's rows, or where its growth is measured.
 _BENCH = "its doubling is measured by `make bench` (benchmarks/bench_budgets.py, 2.2x), not by this registry: "
 EXEMPT: dict[str, str] = {
+    "harness.readers.bash.as_parsed": "two `bytes.replace` passes over one script, linear; the reading is launches_in's",
+    "harness.readers.pysource.literal": "`ast.literal_eval` of one expression whose depth the tree's budget bounds "
+    "(python_tree); its callers' rows measure the sources",
     "harness.readers.bash.alternatives_of": "pairs the launches of two readings of one script, linear in them; the "
     "readings themselves are launches_in's (the environment-tests row)",
     "harness.readers.bash.environment_value": "one variable's value as an environment sets it",
