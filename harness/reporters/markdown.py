@@ -210,7 +210,7 @@ def to_markdown(result: MatrixResult, options: ReportOptions) -> str:
 
     `options.title` is markdown written by the caller (escape any input in it with code_span or markdown_text).
     """
-    groups = group_findings(result.cases, result.findings)
+    groups = group_findings(result.cases, result.findings, notes=options.verbose or options.review)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
     verdict, _, counted = summary_line(result, groups).partition(": ")

@@ -58,7 +58,9 @@ def to_sarif(result: MatrixResult) -> dict[str, Any]:
     """The SARIF log: one run of config-harness, its rules (the finding kinds seen) and its results."""
     all_ids = compared_ids(result)
     groups = [
-        g for g in group_findings(result.cases, result.findings) if g.tier != Tier.NOTED and (g.severity != INFO or g.tier in REPORTED_INFO)
+        g
+        for g in group_findings(result.cases, result.findings, notes=False)
+        if g.tier != Tier.NOTED and (g.severity != INFO or g.tier in REPORTED_INFO)
     ]
     results = [sarif_result(g, all_ids) for g in groups]
     results += [

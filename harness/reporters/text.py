@@ -122,7 +122,7 @@ def to_text(result: MatrixResult, options: ReportOptions) -> str:
     `quiet` keeps only errors, the next steps and the verdict.
     """
     verbose, quiet, color = options.verbose, options.quiet, options.color
-    groups = group_findings(result.cases, result.findings)
+    groups = group_findings(result.cases, result.findings, notes=verbose or options.review)
     tiers = by_tier(groups)
     all_ids = compared_ids(result)
     shown = [g for tier in LISTED_TIERS for g in tiers.get(tier, []) if not quiet or g.severity == ERROR]

@@ -362,10 +362,12 @@ def judged_case(
     # What the program reads (harness/runner/config_writes.py): a key its code reads that the baseline had is gone.
     view = run.program_views[1] if run.program_views is not None else run.rule_set.view
     if view is not None and entry is not None and entry.error is None:
-        findings += read_findings(view, case, tree, lambda: base_tree(entry))
+        # A case that matches its baseline has the baseline's values: its own tree answers without parsing the golden
+        # (a verl check parsed 12 of 13 goldens here, 13% of the run).
+        findings += read_findings(view, case, tree, lambda: tree if status == Status.OK else base_tree(entry))
     if run.review is not None:
         # The base's golden parsed once for all three: a review's case spent a third of its time parsing it twice.
-        at_base = base_tree(entry) if entry is not None and entry.error is None else None
+        at_base = (tree if status == Status.OK else base_tree(entry)) if entry is not None and entry.error is None else None
         if composed.hydra is not None and entry is not None and entry.hydra is not None:
             records = run.contracts.changes if run.contracts is not None else ()
             findings += hydra_findings(entry.hydra, composed.hydra, records, at_base, tree)

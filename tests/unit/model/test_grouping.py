@@ -47,6 +47,18 @@ def test_identical_findings_across_cases_are_one_group_and_different_values_are_
     assert len(groups) == 4  # 1, 1.0 and True are three different values
 
 
+def test_a_report_without_notes_groups_no_field_left_to_its_python_default_and_keeps_every_other_finding():
+    """Issue 52 item 3: 3,182 such notes on verl's 13 cases were grouped on every warm check whose report shows none."""
+    defaulted = Finding(Kind.TARGET, "a.lr", None, 0.1, INFO, "a.lr is not in the config; the program uses the Python default 0.1")
+    required = Finding(Kind.TARGET, "a.b", None, None, ERROR, "a.b: building the node fails")
+    waived = replace(Finding(Kind.TARGET, "a.c", None, None, WARNING, "a.c undeclared"), waiver="known")
+    new_launch = Finding(Kind.NEW_LAUNCH, "", None, None, INFO, "new launch")
+    result = result_of({IDS[0]: [defaulted, required, waived, new_launch], IDS[1]: [defaulted]})
+    every = {(g.kind, g.path) for g in group_findings(result.cases)}
+    assert every == {("target", "a.lr"), ("target", "a.b"), ("target", "a.c"), ("new_launch", "")}
+    assert {(g.kind, g.path) for g in group_findings(result.cases, notes=False)} == every - {("target", "a.lr")}
+
+
 def test_triage_order_blocking_then_changed_removed_added_then_refactors_and_waivers():
     findings = [
         Finding(Kind.ADDED, "a.new", None, 1, ERROR, "ADDED"),
