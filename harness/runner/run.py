@@ -710,13 +710,13 @@ class KeptResults:
     (a comment shifts a line the finding cites, though the parsed content is unchanged). Taken only while every
     answer and every digest holds.
 
-    Kept: results of cases that match their golden (`ok`), of a run against the goldens (`check`), composed through
-    recorded reads; a case with a `same_as` twin holds its twin's reads too (parity reads the twin's tree). Not
-    kept: a run that keeps golden text (pytest, generate) or imports `schemas`. A case that differs from its golden
-    is judged again each run: that is the edit being worked on.
+    Kept: results of a run against the goldens (`check`), whatever their status, composed through recorded reads; a
+    case with a `same_as` twin holds its twin's reads too (parity reads the twin's tree). Not kept: a run that keeps
+    golden text (pytest, generate) or imports `schemas`. A case that differs from its golden is kept too: a review
+    after the `check` of the same edit, or a second `check`, judges it no more than the others (when only `ok`
+    results were kept, the case of a one-file edit and its parity twins were judged on every run: 7 of verl's 9).
 
-    A review's results are kept whatever their status (its base does not move while a pull request is worked on):
-    the key holds besides the base's entry whole (its tree, `hydra:` subtree, order and error), the base's rules, both
+    A review's results are kept the same way (its base does not move while a pull request is worked on): the key holds besides the base's entry whole (its tree, `hydra:` subtree, order and error), the base's rules, both
     sides' Python sources and the pull request's own golden of the case (`HeadGoldens`). A case the base has only as
     a route that became it is judged each run."""
 
@@ -786,10 +786,8 @@ class KeptResults:
         return None
 
     def put(self, composed: Composed, result: CaseResult, twin_reads: Any = ()) -> None:
-        """Keep an `ok` result composed through recorded reads (and its twin's: None when they were not recorded)."""
+        """Keep a result composed through recorded reads (and its twin's: None when they were not recorded)."""
         if self.session is None or composed.reads is None or twin_reads is None:
-            return
-        if result.status != Status.OK and self.run.mode != RunMode.REVIEW:
             return
         if composed.case.same_as is not None and not twin_reads:
             return  # its twin was not composed here (another worker's, or absent): what parity read is unknown
