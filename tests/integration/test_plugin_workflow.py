@@ -153,7 +153,7 @@ def test_fixtures_for_custom_assertions(project: pytest.Pytester) -> None:
             assert composed_config("route/legacy").device.count == 8
         """
     )
-    run(project, "test_custom.py", "--harness-no-collect").assert_outcomes(passed=2)
+    run(project, "test_custom.py", "--config-harness-no-collect").assert_outcomes(passed=2)
 
 
 def test_contract_violation_fails_pytest_whatever_the_goldens_say(project: pytest.Pytester) -> None:
