@@ -77,3 +77,10 @@ def test_the_old_option_spellings_work_for_one_release_with_a_deprecation_warnin
     only = run(project, "--config-harness", "--harness-settings", "h.toml")
     only.assert_outcomes(failed=1, passed=2)  # its one case has no golden in other/
     assert "--harness-settings is deprecated" in only.stdout.str()
+
+
+def test_the_plugin_needs_no_xdist(project: pytest.Pytester) -> None:  # noqa: F811
+    """pytest-xdist is an extra of its own (`[xdist]`): without it loaded the golden tests run and update the same.
+    (It guards the extra's promise: the plugin worked without xdist before the extra was split off too.)"""
+    assert run(project, "-p", "no:xdist", "--snapshot-update").ret == 0
+    run(project, "-p", "no:xdist").assert_outcomes(passed=15)
