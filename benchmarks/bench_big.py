@@ -110,7 +110,7 @@ def measure(tree: Tree, repeat: int, jobs_note: str) -> dict[str, list[float]]:
         root = config_dir / f"{tomllib.loads(settings.read_text())['roots'][0]}.yaml"
         assert edited.read_text().count(tree.edit_old) == 1, f"{edited}: {tree.edit_old!r} not found once"
         (scratch / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
-        pytest_base = [PYTHON, "-m", "pytest", "-q", "--harness-settings", str(settings), str(settings)]
+        pytest_base = [PYTHON, "-m", "pytest", "-q", "--config-harness-settings", str(settings), str(settings)]
         print(f"\n{tree.name}: {len(cases)} cases; {jobs_note}", flush=True)
         for index in range(repeat):
             warm_env = {**os.environ, "CONFIG_HARNESS_CACHE_DIR": str(scratch / "cache")}

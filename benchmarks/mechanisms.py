@@ -139,7 +139,7 @@ def big_tree(name: str, scratch: Path) -> tuple[Path, list[str], list[str]]:
     folder.mkdir()
     settings, _, _ = prepare(TREES[name], folder)
     (folder / "pytest.ini").write_text("[pytest]\n")
-    return folder, ["--settings", str(settings)], ["--harness-settings", str(settings), str(settings)]
+    return folder, ["--settings", str(settings)], ["--config-harness-settings", str(settings), str(settings)]
 
 
 def adopted_verl(scratch: Path) -> Path:

@@ -1,6 +1,6 @@
 """config-harness: golden-file regression harness for Hydra/OmegaConf config trees.
 
-The public Python API is the names in `__all__`, importable from here (`from harness import Runner`); every
+The public Python API is the names in `__all__`, importable from here (`from harness import check`); every
 module path below `harness` is internal and may move. The package is drawn in layers, each a subpackage whose
 docstring says what it owns and what it may import (tests/unit/test_layers.py holds the same table):
 
@@ -25,28 +25,23 @@ from typing import Any
 
 __version__ = "0.2.0"
 
-# Public name -> the module that defines it.
+# Public name -> the module that defines it: the four functions of the Python API (harness/api.py,
+# docs/python-api.md), the values they take and return, and the errors they raise. Nothing else is public.
 _PUBLIC = {
-    "Runner": "harness.runner.run",
-    "Run": "harness.runner.run",
+    "load": "harness.api",
+    "check": "harness.api",
+    "generate": "harness.api",
+    "report": "harness.api",
     "Settings": "harness.model.settings",
-    "SettingsError": "harness.model.settings",
-    "load_settings": "harness.model.settings",
+    "MatrixResult": "harness.model.findings",
+    "CaseResult": "harness.model.findings",
     "Case": "harness.model.matrix",
     "Finding": "harness.model.findings",
-    "CaseResult": "harness.model.findings",
-    "MatrixResult": "harness.model.findings",
     "Kind": "harness.model.findings",
     "Severity": "harness.model.findings",
     "Status": "harness.model.findings",
-    "RunMode": "harness.runner.run",
     "BadInput": "harness.gates.errors",
-    "ExitCode": "harness.gates.errors",
-    "main": "harness.cli",
-    # The facade (harness/api.py, docs/python-api.md): load the settings, run a check, render its report.
-    "load": "harness.api",
-    "check": "harness.api",
-    "report": "harness.api",
+    "ArgumentError": "harness.api",
 }
 
 __all__ = ["__version__", *_PUBLIC]

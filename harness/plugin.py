@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -16,31 +17,46 @@ SESSION_KEY = pytest.StashKey["Any"]()
 EXTENSION_KEY = pytest.StashKey["Any"]()
 
 
+# Every option is `--config-harness` or starts with `--config-harness-` (syrupy's are all `--snapshot-*`). Until 0.3
+# the spellings on the left worked; each still does for one release, with a deprecation warning naming its new one.
+RENAMED = MappingProxyType(
+    {
+        "--harness-settings": "--config-harness-settings",
+        "--strict-waivers": "--config-harness-strict-waivers",
+        "--harness-no-collect": "--config-harness-no-collect",
+    }
+)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("config-harness")
-    group.addoption(
-        "--harness-settings",
-        default=None,
-        help="config-harness settings TOML to collect (default: [tool.config-harness] in the rootdir's pyproject.toml)",
-    )
-    group.addoption(
-        "--strict-waivers",
-        action="store_true",
-        default=False,
-        help="a waiver that excuses nothing fails the run (as `config-harness check --strict-waivers`)",
-    )
-    group.addoption(
-        "--harness-no-collect",
-        action="store_true",
-        default=False,
-        help="do not collect golden tests from the settings file",
-    )
     group.addoption(
         "--config-harness",
         action="store_true",
         default=False,
         help="run only the harness's tests, from any folder of the project (its settings: the nearest pyproject.toml "
-        "with [tool.config-harness] at or above this folder, or --harness-settings); none of the project's own tests",
+        "with [tool.config-harness] at or above this folder, or --config-harness-settings); none of the project's own tests",
+    )
+    group.addoption(
+        "--config-harness-settings",
+        dest="config_harness_settings",
+        default=None,
+        metavar="FILE",
+        help="config-harness settings TOML to collect (default: [tool.config-harness] in the rootdir's pyproject.toml)",
+    )
+    group.addoption(
+        "--config-harness-strict-waivers",
+        dest="config_harness_strict_waivers",
+        action="store_true",
+        default=False,
+        help="a waiver that excuses nothing fails the run (as `config-harness check --strict-waivers`)",
+    )
+    group.addoption(
+        "--config-harness-no-collect",
+        dest="config_harness_no_collect",
+        action="store_true",
+        default=False,
+        help="do not collect golden tests from the settings file",
     )
     group.addoption(
         "--config-harness-shard",
@@ -49,10 +65,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="K/N",
         help="only shard K of N of the harness's cases and launches, as `config-harness --shard K/N` (CI matrices)",
     )
+    for old, new in RENAMED.items():
+        action = "store" if new == "--config-harness-settings" else "store_true"
+        group.addoption(old, dest=_dest(old), action=action, default=None, help=f"deprecated spelling of {new}")
+
+
+def _dest(option: str) -> str:
+    return "deprecated_" + option.lstrip("-").replace("-", "_")
+
+
+def _renamed(namespace: Any) -> list[str]:
+    """The old spellings given (on the command line, in addopts or PYTEST_ADDOPTS), each value moved to its new name."""
+    given = [old for old in RENAMED if getattr(namespace, _dest(old), None) is not None]
+    for old in given:
+        setattr(namespace, RENAMED[old].lstrip("-").replace("-", "_"), getattr(namespace, _dest(old)))
+    return given
 
 
 def _settings_file(config: pytest.Config) -> Path:
-    option = config.getoption("--harness-settings")
+    option = config.getoption("--config-harness-settings")
     if option:
         return Path(option).resolve()
     if config.getoption("--config-harness"):
@@ -72,12 +103,16 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     """`--config-harness`: the settings file is the one path collected, decided before pytest imports any folder's
     conftest.py (a repository's own test suite may need what this machine lacks, torch for verl's)."""
     namespace = early_config.known_args_namespace
+    _renamed(namespace)
     if getattr(namespace, "config_harness", False):
-        option = getattr(namespace, "harness_settings", None)
+        option = getattr(namespace, "config_harness_settings", None)
         namespace.file_or_dir = [str(Path(option).resolve() if option else _nearest_settings(early_config.invocation_params.dir))]
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for old in _renamed(config.option):
+        message = f"{old} is deprecated: use {RENAMED[old]} (the old spelling is removed in the next release)"
+        config.issue_config_time_warning(pytest.PytestDeprecationWarning(message), stacklevel=2)
     if config.getoption("--config-harness"):
         config.args[:] = [str(_settings_file(config))]  # only the harness's tests: not the paths or testpaths given
     _shard(config)
@@ -118,7 +153,7 @@ def _engine(config: pytest.Config) -> Any:
         path = _settings_file(config)
         settings = load_settings(path) if path.name != "pyproject.toml" else load_settings(start=path.parent)
         _skip_unfetched(settings)
-        rule_set = RuleSet.of(settings, strict_waivers=config.getoption("--strict-waivers"))
+        rule_set = RuleSet.of(settings, strict_waivers=config.getoption("--config-harness-strict-waivers"))
         # The check `check` runs, keeping each golden's text: `--snapshot-update` writes it.
         engine = config.stash[ENGINE_KEY] = Runner(Run.check(settings, rule_set, keep_rendered=True), shard=_shard(config))
     return engine
@@ -166,7 +201,7 @@ def _declares_harness(path: Path) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     config = parent.config
-    if config.getoption("--harness-no-collect") or file_path.resolve() != _settings_file(config):
+    if config.getoption("--config-harness-no-collect") or file_path.resolve() != _settings_file(config):
         return None
     return HarnessFile.from_parent(parent, path=file_path) if _declares_harness(file_path) else None
 
@@ -292,7 +327,7 @@ def _run_test(request: pytest.FixtureRequest) -> None:
         summary += [f"warning: {line}" if index == 0 else line for index, line in enumerate(orphans)]
     else:
         errors += orphans
-    settings_option = config.getoption("--harness-settings")
+    settings_option = config.getoption("--config-harness-settings")
     steps = pytest_report.next_lines(result, goldens, updated, pytest_report.rewrite_command(settings_option), settings_option)
     request.node.user_properties.append((RUN_PROPERTY, {"lines": summary, "next": steps}))
     # The run-level findings as data, as `check --format json` has them under "findings" (the shells are compared on them).

@@ -106,7 +106,7 @@ def rewrite_command(settings_option: str | None = None) -> str:
     """pytest's command that rewrites the goldens and runs nothing else: plain `pytest --snapshot-update` in a
     repository with a suite of its own (verl's) collects that suite too, and fails on it."""
     return shlex.join(
-        ["pytest", "--config-harness", *(["--harness-settings", settings_option] if settings_option else []), "--snapshot-update"]
+        ["pytest", "--config-harness", *(["--config-harness-settings", settings_option] if settings_option else []), "--snapshot-update"]
     )
 
 

@@ -148,7 +148,7 @@ def settings_page() -> str:
         f"The keys of `[{settings.TABLE}]` in `pyproject.toml`, or the top level of a standalone `--settings` TOML file, "
         "as `harness/model/settings.py` accepts them. Any other key, or a value of another type, is exit 2 naming it. "
         "The [settings page](../settings.md) explains them with examples.\n\n"
-        + _keys_table(settings.TOP_LEVEL_KEYS, SETTINGS_MEANINGS, "settings keys")
+        + _keys_table(settings.SETTINGS_SHAPE.fields, SETTINGS_MEANINGS, "settings keys")
         + "\n`cache_dir` is refused (exit 2): the cache holds pickles, so nothing a pull request controls may name it.\n"
         + "\n## `[[routes]]`\n\n"
         + _keys_table(settings.ROUTE_SHAPE.fields, ROUTE_MEANINGS, "route keys")

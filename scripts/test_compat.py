@@ -38,13 +38,13 @@ TESTS = [
     "tests/integration/test_plugin_workflow.py",  # the pytest plugin: syrupy's hooks, pytest's report
     "tests/e2e/test_plugin_sessions.py",  # two pytest-xdist workers, and verl's tree through the plugin
 ]
-# The extras whose dependencies are pinned too: the pytest plugin's (pytest, syrupy, pytest-xdist).
-PINNED_EXTRAS: tuple[str, ...] = ("pytest",)
+# The extras whose dependencies are pinned too: the pytest plugin's (pytest, syrupy) and pytest-xdist.
+PINNED_EXTRAS: tuple[str, ...] = ("pytest", "xdist")
 
 
 def requirement_ranges() -> dict[str, str]:
     """The version ranges pyproject.toml declares for every dependency of the package and of its pinned extras
-    (`{'hydra-core': '>=1.3.2,<1.4', 'tree-sitter-bash': '>=0.23.1,<0.26', ...}`): every one is pinned at both ends."""
+    (`{'hydra-core': '>=1.3.2,<1.4', 'tree-sitter-bash': '>=0.23.1,<0.26', ...}`): every one has a floor (most a cap too)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     dependencies = [*project["dependencies"], *(d for extra in PINNED_EXTRAS for d in project["optional-dependencies"][extra])]
     ranges = {}

@@ -3,6 +3,11 @@ pull-request bytes. Shared by the unit tests of the budgets, the CLI tests and t
 
 from __future__ import annotations
 
+# The time bound the tests hold every reader to on hostile input of a few KiB (each input of issue 31, and what the
+# hypothesis strategies of tests/e2e/test_hostile_structure.py build): before the budgets of harness/gates/budget.py
+# some took minutes.
+HOSTILE_SECONDS = 5.0
+
 
 def class_lattice(levels: int) -> str:
     """Each level's class inherits from two classes that both inherit from the level below (`Model` on top)."""

@@ -167,18 +167,14 @@ def _since_off_line(settings: Settings, top: Path, folder: str, since: str, comm
 
 
 def key_log(settings: Settings, key: str, case_id: str, since: str | None = None) -> KeyLog:
-    """`key_history`, and how a `--since` REF off HEAD's line was walked (from the merge base, with REF's value)."""
-    changes, off_line = _walk(settings, key, case_id, since)
-    return KeyLog(changes, off_line)
-
-
-def key_history(settings: Settings, key: str, case_id: str, since: str | None = None) -> list[KeyChange]:
-    """Every commit (oldest first) after which `key` of `case_id` composes to another value.
+    """Every commit (oldest first) after which `key` of `case_id` composes to another value, and how a `--since`
+    REF off HEAD's line was walked (from the merge base, with REF's value).
 
     HistoryError when the question has no answer in the walked range: the case is in no commit's matrix, it
     never composed, or it never had the key.
     """
-    return _walk(settings, key, case_id, since)[0]
+    changes, off_line = _walk(settings, key, case_id, since)
+    return KeyLog(changes, off_line)
 
 
 def _walk(settings: Settings, key: str, case_id: str, since: str | None) -> tuple[list[KeyChange], Since | None]:

@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
     )
     lines = describe(adoption, shown=display_path)
     lines[-1:-1] = _record_known(adoption, args)
-    standalone = "" if adoption.settings_file.name == "pyproject.toml" else f" --harness-settings {display_path(adoption.settings_file)}"
+    standalone = (
+        "" if adoption.settings_file.name == "pyproject.toml" else f" --config-harness-settings {display_path(adoption.settings_file)}"
+    )
     lines[-1:-1] = [f"pytest: `pytest --config-harness{standalone}` runs only these tests, none of the repository's own"]
     for line in lines[:1] if args.quiet else lines:
         say(line)

@@ -29,13 +29,7 @@ def _opaque(name: str) -> Callable[..., str]:
     def keep_text(config: Any, parent: Any, node: Any, args: Any, args_str: tuple[str, ...]) -> str:
         return "${" + name + ":" + ",".join(args_str) + "}"
 
-    keep_text.opaque = True  # type: ignore[attr-defined]
     return keep_text
-
-
-def opaque_text(name: str, args_str: tuple[str, ...]) -> str:
-    """What an opaque resolver call resolves to: its own text, `${name:args}`."""
-    return _opaque(name)(None, None, None, (), args_str)
 
 
 @contextmanager
@@ -45,8 +39,3 @@ def resolution_policy() -> Iterator[None]:
     names = {name for name in table if name not in PURE_RESOLVERS} | set(HOST_RESOLVERS)
     with hydra_compat.resolvers_replaced({name: _opaque(name) for name in names}):
         yield
-
-
-def is_opaque(name: str) -> bool:
-    """True when the policy keeps a resolver opaque (every resolver but the pure ones)."""
-    return name not in PURE_RESOLVERS

@@ -134,11 +134,6 @@ def workflow_command(command: str, data: Any, **properties: Any) -> str:
     return f"::{command}{' ' + shown if shown else ''}::{escape_data(data)}"
 
 
-def log_line(text: Any) -> str:
-    """A plain line of a CI log (not a command): escaped so no part of it reads as a workflow command."""
-    return escape_data(text)
-
-
 # ---- the CI log: nothing the input holds may read as a workflow command ----
 
 # GitHub's runner reads a command from a log line two ways: `::name ...::data` once leading whitespace is trimmed,

@@ -146,9 +146,6 @@ class Match(Generic[AnyStr]):
         found = (self.group(index) for index in range(1, len(self._spans)))
         return tuple(default if value is None else value for value in found)
 
-    def groupdict(self) -> dict[str, AnyStr | MaybeNone]:
-        return {name: self.group(index) for name, index in self._names.items()}
-
 
 @dataclass(frozen=True)
 class Pattern(Generic[AnyStr]):

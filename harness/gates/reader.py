@@ -95,14 +95,6 @@ def read_text(path: str | Path, scope: Scope | None = None, limit: int = MAX_FIL
     return read_bytes(path, scope, limit, what).decode("utf-8")
 
 
-def is_regular_file(path: str | Path) -> bool:
-    """True for a regular file (symlinks followed); False for a device, FIFO, socket, folder or nothing."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
 def git_output(arguments: list[str], limit: int = MAX_FILE_BYTES, stdin: bytes = b"") -> tuple[int, bytes, bytes]:
     """Run git and read at most `limit` bytes of its output (a blob that packs small can be huge unpacked): the
     exit code, stdout and the start of stderr; InputLimitError, with git stopped, past the bound. `stdin` is what

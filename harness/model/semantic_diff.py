@@ -326,17 +326,6 @@ def order_changes(old: Any, new: Any) -> list[Change]:
     return sorted(out, key=lambda change: change.path)
 
 
-def apply_changes(tree: Any, changes: list[Change]) -> dict[str, Any]:
-    """Apply changes to a tree's leaves and rebuild it (used to prove the diff is complete)."""
-    leaves = flatten(tree)
-    for change in changes:
-        if change.kind == REMOVED:
-            leaves.pop(change.path, None)
-        else:
-            leaves[change.path] = change.new
-    return unflatten(leaves)
-
-
 def canonical(value: Any) -> Any:
     """A value with every mapping's keys sorted, so a golden (sorted) and a composition (merge order) read alike."""
     if isinstance(value, Mapping):

@@ -112,7 +112,6 @@ SETTINGS_SHAPE = Table(
     },
     required=frozenset({"config_dir"}),
 )
-TOP_LEVEL_KEYS = SETTINGS_SHAPE.fields
 UNSAFE_NAME = linear.compile(r"[/\\\s$]|\.\.|__|[\x00-\x1f\x7f\ud800-\udfff]")
 VERSION_BASES = ("1.1", "1.2", "1.3")
 PACKAGE_SCHEME = "pkg://"

@@ -79,7 +79,6 @@ class Signature:
     params: tuple[Param, ...] = ()
     var_kwargs: bool = False
     complete: bool = True
-    why_incomplete: str = ""
 
     def param(self, name: str) -> Param | None:
         """The parameter called `name`, or None."""
@@ -502,10 +501,8 @@ class SourceIndex:
                 return self._dataclass_signature(located, mro[mro.index(klass) :], problems)
             if init is not None:
                 signature = _function_signature(located.qualname, file, init, skip_self=True)
-                return Signature(
-                    located.qualname, file, located.node.lineno, signature.params, signature.var_kwargs, not problems, "; ".join(problems)
-                )
-        return Signature(located.qualname, file, located.node.lineno, (), False, not problems, "; ".join(problems))
+                return Signature(located.qualname, file, located.node.lineno, signature.params, signature.var_kwargs, not problems)
+        return Signature(located.qualname, file, located.node.lineno, (), False, not problems)
 
     def _dataclass_signature(self, located: _Def, mro: list[_Def], problems: list[str]) -> Signature:
         fields: dict[str, Param] = {}
@@ -526,7 +523,6 @@ class SourceIndex:
             tuple(fields.values()),
             False,
             not problems,
-            "; ".join(problems),
         )
 
     def _nested_default(self, module: _Module, default: Default) -> Default:

@@ -51,12 +51,12 @@ class Facts:
 
 @dataclass(frozen=True)
 class NextStep:
-    """One row of the table: its name (the tests' key), the words its line starts with, what doing it achieves
-    (what the tests assert after doing it) and the lines it prints for a run (none when it does not apply)."""
+    """One row of the table: its name (the tests' key), the words its line starts with and the lines it prints for a
+    run (none when it does not apply). What doing the step achieves is what its scenario in
+    tests/integration/test_next_steps.py asserts after doing it (the scenario's docstring says it)."""
 
     name: str
     lead: str
-    does: str
     says: Callable[[Facts], list[str]]
 
 
@@ -233,22 +233,20 @@ def _orphans(facts: Facts) -> list[str]:
 
 # THE table, most blocking first: every `Next:` line of every report comes from one of these rows.
 STEPS: tuple[NextStep, ...] = (
-    NextStep("contract", "contract ", "`config-harness known` records the violation: check is green, the finding known", _contract),
-    NextStep(
-        "record_reason", "a loosening has no recorded reason", "the record added: the review passes, the change a warning", _record_reason
-    ),
-    NextStep("known_reason", "a known entry was added or renewed", "the command run: the review passes", _known_reason),
-    NextStep("compose", "a case cannot be composed", "the config named in the error fixed: the case composes", _compose),
-    NextStep("unresolved", "an interpolation reads a key", "the named line edited (or the key restored): every case resolves", _unresolved),
-    NextStep("target", "the program cannot build a node", "the key fixed in the named file: the node builds", _target),
-    NextStep("removed", "a key was removed", "the key restored where it was set: check is green", _removed),
-    NextStep("launch", "a launch no longer composes", "the fix written at the named line: the launch composes", _launch),
-    NextStep("regenerate", "if these changes are intended", "the command run: check (or pytest) is green", _regenerate),
-    NextStep("hook", "pre-commit checks what is staged", "the command run, the goldens staged: the commit passes the hook", _hook),
-    NextStep("config_write", "the code's writes to the config", "the command run: check is green", _config_write),
-    NextStep("unverified", "changes not verified block", "the change made readable: the review passes", _unverified),
-    NextStep("stale_golden", "goldens to regenerate", "the command run and committed: the review has no stale golden", _stale_golden),
-    NextStep("orphans", "remove orphan goldens", "the command run: no orphan golden is left", _orphans),
+    NextStep("contract", "contract ", _contract),
+    NextStep("record_reason", "a loosening has no recorded reason", _record_reason),
+    NextStep("known_reason", "a known entry was added or renewed", _known_reason),
+    NextStep("compose", "a case cannot be composed", _compose),
+    NextStep("unresolved", "an interpolation reads a key", _unresolved),
+    NextStep("target", "the program cannot build a node", _target),
+    NextStep("removed", "a key was removed", _removed),
+    NextStep("launch", "a launch no longer composes", _launch),
+    NextStep("regenerate", "if these changes are intended", _regenerate),
+    NextStep("hook", "pre-commit checks what is staged", _hook),
+    NextStep("config_write", "the code's writes to the config", _config_write),
+    NextStep("unverified", "changes not verified block", _unverified),
+    NextStep("stale_golden", "goldens to regenerate", _stale_golden),
+    NextStep("orphans", "remove orphan goldens", _orphans),
 )
 
 

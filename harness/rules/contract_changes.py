@@ -210,13 +210,6 @@ def read_contract_files(files: Mapping[str, str | None]) -> ContractSet:
     return merge_sets(parse_contracts(text, Path(name), legacy_known=True) for name, text in files.items() if text is not None)
 
 
-def contract_changes_in_files(
-    base_files: Mapping[str, str | None], head_files: Mapping[str, str | None], case_ids: Iterable[str]
-) -> list[Finding]:
-    """`contract_change` findings between two sets of contract files given as texts (raises ContractError)."""
-    return contract_changes(read_contract_files(base_files), read_contract_files(head_files), case_ids)
-
-
 def run_findings(
     head: ContractSet,
     base_texts: Mapping[str, str | None] | None,

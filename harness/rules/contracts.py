@@ -20,7 +20,7 @@ from harness.gates.reader import InputLimitError, read_text
 from harness.model.findings import ERROR, INFO, WARNING, CaseChecker, CaseResult, ContractHygiene, ContractRef, Excused, Finding, Kind
 from harness.model.matrix import Case
 from harness.model.schema import ANY, ListOf, OneOf, Shape, Table, first_problem
-from harness.model.settings import Settings, display_path
+from harness.model.settings import display_path
 from harness.rules import BY_KEY, KINDS
 
 # The subjects of change records (`setting: KEY`, `hydra: PATH`, ...) live in rules/protocol.py, which a term change's
@@ -151,7 +151,6 @@ CONTRACT_KEYS = frozenset({"name", *BY_KEY})
 # A waiver naming this "contract" excuses target findings (harness/runner/targets.py): a node the program reads raw, a
 # class that takes more than its source shows. No contract may take the name.
 TARGET_WAIVER = "target"
-WAIVER_KEYS = frozenset({"contract", "path", "reason", "until", "cases"})
 KNOWN_KEYS = frozenset(
     {"finding", "path", "source", "what", "message", "config", "launch", "reason", "until"}
 )  # a known entry (harness/rules/known_entries.py)
@@ -426,11 +425,6 @@ def waived(finding: Finding, waiver: Waiver | None, today: datetime.date) -> Fin
         reason = waiver.reason + (f"; until {waiver.until}" if waiver.until else "")
         return replace(finding, severity=WARNING, message=f"{finding.message} [waived: {reason}]", status=Excused.WAIVED, waiver=reason)
     return replace(finding, message=f"{finding.message} [waiver expired on {waiver.until}: {waiver.reason}]")
-
-
-def contract_checks(settings: Settings, today: datetime.date | None = None) -> list[CaseChecker]:
-    """The settings' contracts as a case check (raises ContractError for an unusable file)."""
-    return checks_for(load_contracts(settings.contracts, settings.read_scope), today)
 
 
 def checks_for(contract_set: ContractSet, today: datetime.date | None = None, program: ProgramLookup | None = None) -> list[CaseChecker]:

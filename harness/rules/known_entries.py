@@ -62,7 +62,6 @@ from harness.model.settings import Settings, display_path
 from harness.rules.contract_changes import flow_record
 from harness.rules.contracts import KNOWN, KNOWN_FILE_NAME, ChangeRecord, ContractSet, Waiver
 
-KNOWN_FILE = "config-harness/known.yaml"
 # Differences from a golden are settled by `generate`, never excused; run-level contract findings are about the
 # contracts files themselves.
 NEVER_KNOWN = GOLDEN_KINDS | {Kind.STALE_GOLDEN, Kind.CONTRACT_CHANGE, Kind.SETTINGS_CHANGE, Kind.HYDRA_CHANGE, Kind.FALLBACK}

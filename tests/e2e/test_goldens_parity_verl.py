@@ -39,7 +39,7 @@ def test_verl_snapshot_update_and_generate_leave_the_same_goldens(pytester: pyte
     cli = tmp_path / "cli"
     shutil.copytree(pytester.path, cli, symlinks=True)
     before = folder_state(pytester.path / "snapshots")
-    pytest_args = ("--harness-settings", str(settings), str(settings), "--snapshot-update")
+    pytest_args = ("--config-harness-settings", str(settings), str(settings), "--snapshot-update")
 
     assert main(["--settings", str(cli / "harness.toml"), "generate", "--quiet"]) == 1
     assert run(pytester, *pytest_args, "--snapshot-no-cleanup").ret == 1

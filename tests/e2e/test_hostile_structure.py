@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.composition.render import parse_yaml
-from harness.gates.budget import HOSTILE_SECONDS, NOT_READ, BudgetExceeded, toml_document
+from harness.gates.budget import NOT_READ, BudgetExceeded, toml_document
 from harness.readers.bash import launches_in
 from harness.readers.pysource import Missing, Outside, Signature, SourceIndex
 from harness.rules.contracts import ContractError, parse_contracts
+from tests.hostile_inputs import HOSTILE_SECONDS
 
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # Up to 5,000: far past every budget, small enough that hypothesis can build the text quickly.

@@ -293,7 +293,7 @@ def test_benchmarl_schemas_compose_through_the_cli_and_pytest_alike(tmp_path):
     assert subprocess.run([*harness, "generate"], capture_output=True, cwd=tmp_path).returncode == 0
     assert subprocess.run([*harness, "check"], capture_output=True, cwd=tmp_path).returncode == 0
     tests = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harness-settings", str(settings), str(settings)],
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--config-harness-settings", str(settings), str(settings)],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -66,7 +66,7 @@ def test_verl_two_edits_print_at_most_twelve_lines_per_failing_case(pytester: py
     assert main(["--settings", str(settings), "check"]) == 1
     waived = next(line for line in capsys.readouterr().out.splitlines() if "waived warnings on" in line)
 
-    result = run(pytester, "--harness-settings", str(settings), str(settings))
+    result = run(pytester, "--config-harness-settings", str(settings), str(settings))
     assert result.ret == 1
     counted = lines_per_failing_case(result.stdout.lines)
     assert len(counted) == 13 and max(counted.values()) <= 12, counted
@@ -76,7 +76,7 @@ def test_verl_two_edits_print_at_most_twelve_lines_per_failing_case(pytester: py
             "*= config-harness =*",
             waived.replace(" (--verbose lists them)", " (`config-harness check --verbose` lists them)"),
             "Next: contract megatron-critical fails: fix the config, or change the contract at contracts.yaml:*",
-            "Next: if these changes are intended: run `pytest --config-harness --harness-settings *harness.toml --snapshot-update` and commit snapshots",
+            "Next: if these changes are intended: run `pytest --config-harness --config-harness-settings *harness.toml --snapshot-update` and commit snapshots",
         ]
     )
     assert "waived:" not in result.stdout.str()  # never per test

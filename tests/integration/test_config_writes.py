@@ -400,7 +400,7 @@ def test_a_code_write_is_shown_as_the_change_it_makes_from_the_yaml_value_in_che
     assert 'trainer.device: "cuda" -> "npu" (a config write changed (against snapshots/_config_writes.yaml' in check.out, check.out
     assert "trainer.epochs: 4 -> 1 on train/base/default, 4 -> 5 on train/base/long (a config write removed" in check.out
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--config-harness", "--harness-settings", "harness.toml"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--config-harness", "--config-harness-settings", "harness.toml"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

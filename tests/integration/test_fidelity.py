@@ -14,7 +14,7 @@ from harness.baselines.kinds import GoldenFolder
 from harness.composition.session import forget_content
 from harness.model.settings import load_settings
 from harness.reporters.json import result_as_dict, to_json
-from harness.rules.contracts import contract_checks
+from harness.rules.contracts import checks_for, load_contracts
 from harness.runner.run import RuleSet, Run, Runner
 
 
@@ -45,7 +45,9 @@ def test_optimized_goldens_and_findings_equal_the_plain_path(small_project, monk
     fast = harness(small_project, "--snapshot-dir", "fast", "check", "--format", "json")
     assert fast.returncode == 1, fast.stderr
     fast_settings = replace(settings, snapshot_dir=small_project / "fast")
-    plain = Runner(Run.check(fast_settings, RuleSet(tuple(contract_checks(settings)))), plain=True).run()
+    plain = Runner(
+        Run.check(fast_settings, RuleSet(tuple(checks_for(load_contracts(settings.contracts, settings.read_scope))))), plain=True
+    ).run()
     plain_document = json.loads(to_json(result_as_dict(plain)))
     fast_document = json.loads(fast.stdout)
     assert fast_document.pop("next_steps")  # the CLI's advice names its own command line; the engine's result is the same

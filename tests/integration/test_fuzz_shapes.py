@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from harness.cli import main
 from harness.model.settings import SETTINGS_SHAPE
 from harness.rules import BY_KEY
-from harness.rules.contracts import CHANGE_KEYS, KNOWN_KEYS, WAIVER_KEYS
+from harness.rules.contracts import CHANGE_KEYS, KNOWN_KEYS, WAIVER_SHAPE
 from tests.conftest import SMALL_SETTINGS, SMALL_TREE, write_tree
 
-CONTRACT_WORDS = sorted({"contracts", "waivers", "changes", "name", *BY_KEY, *WAIVER_KEYS, *KNOWN_KEYS, *CHANGE_KEYS})
+CONTRACT_WORDS = sorted({"contracts", "waivers", "changes", "name", *BY_KEY, *WAIVER_SHAPE.fields, *KNOWN_KEYS, *CHANGE_KEYS})
 SETTINGS_WORDS = sorted({*SETTINGS_SHAPE.fields, "glob", "modules", "wheel", "unpack", "into", "config_name", "same_as", "became"})
 
 BIG = "__big_integer__"

@@ -65,10 +65,10 @@ def test_pytest_sessions_show_no_hydra_warning(pytester):
     write_tree(pytester.path, TREE)
     pytester.path.joinpath("snapshots").mkdir()
     first = pytester.runpytest_inprocess(
-        "-p", "no:cacheprovider", "--harness-settings", "harness.toml", "harness.toml", "--snapshot-update"
+        "-p", "no:cacheprovider", "--config-harness-settings", "harness.toml", "harness.toml", "--snapshot-update"
     )
     assert first.ret == 0, first.stdout.str()[-1500:]
-    session = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--harness-settings", "harness.toml", "harness.toml", "-rA")
+    session = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--config-harness-settings", "harness.toml", "harness.toml", "-rA")
     output = session.stdout.str() + session.stderr.str()
     assert session.ret == 0, output[-1500:]
     assert "warnings summary" not in output and not any(text in output for text in RAW), output[-1500:]

@@ -136,6 +136,7 @@ def review(repository: Path, capsys) -> tuple[int, str]:
 
 
 def contract(repo, capsys):
+    """Done: `config-harness known` records the violation: check is green, the finding known."""
     (repo / "config-harness/contracts.yaml").write_text("contracts:\n  - name: on-gpu\n    equal: {trainer.device: cuda}\n")
     line, _ = fails(repo, capsys, "contract")
     assert commands(line) == ["config-harness known"]
@@ -146,6 +147,7 @@ def contract(repo, capsys):
 
 
 def record_reason(repo, capsys):
+    """Done: the record added: the review passes, the change a warning."""
     (repo / "config-harness/contracts.yaml").write_text("contracts: []\n")  # the base's contract dropped: a loosening
     _, out = fails(repo, capsys, "record_reason", review)
     record = re.search(r"add to `changes:` (\{.*?\})  \(", error_line(out, "without a recorded reason")).group(1)
@@ -156,6 +158,7 @@ def record_reason(repo, capsys):
 
 
 def known_reason(repo, capsys):
+    """Done: the command run: the review passes."""
     contracts = repo / "config-harness/contracts.yaml"
     contracts.write_text(contracts.read_text() + "  - name: on-gpu\n    equal: {trainer.device: cuda}\n")
     assert run_command("config-harness known", repo, capsys)[0] == 0  # the pull request records what it breaks
@@ -167,6 +170,7 @@ def known_reason(repo, capsys):
 
 
 def compose(repo, capsys):
+    """Done: the config named in the error fixed: the case composes."""
     edit(repo, TRAIN_YAML, "- optim: adam", "- optim: adamw")
     _, out = fails(repo, capsys, "compose")
     assert "launch" not in next_lines(out), "the script is not to blame: its config does not compose"
@@ -178,6 +182,7 @@ def compose(repo, capsys):
 
 
 def unresolved(repo, capsys):
+    """Done: the named line edited (or the key restored): every case resolves."""
     edit(repo, TRAIN_YAML, "  seed: 7", "  random_seed: 7")
     line, _ = fails(repo, capsys, "unresolved")
     assert line.startswith("an interpolation reads a key the config no longer has (1 case and 1 launch): ")
@@ -188,6 +193,7 @@ def unresolved(repo, capsys):
 
 
 def target(repo, capsys):
+    """Done: the key fixed in the named file: the node builds."""
     edit(repo, TRAIN_YAML, "  width: 3", "  wdth: 3")
     _, out = fails(repo, capsys, "target")
     named = error_line(out, "declares no field wdth")
@@ -197,6 +203,7 @@ def target(repo, capsys):
 
 
 def launch(repo, capsys):
+    """Done: the fix written at the named line: the launch composes."""
     edit(repo, TRAIN_YAML, "  epochs: 1", "  num_epochs: 1")
     _, out = fails(repo, capsys, "launch")
     named = error_line(out, "scripts/run.sh")
@@ -206,6 +213,7 @@ def launch(repo, capsys):
 
 
 def removed(repo, capsys):
+    """Done: the key restored where it was set: check is green."""
     edit(repo, TRAIN_YAML, "  layers: [a, b]\n", "")
     line, _ = fails(repo, capsys, "removed")
     ((file, at),) = places(line)
@@ -214,23 +222,26 @@ def removed(repo, capsys):
 
 
 def regenerate(repo, capsys):
+    """Done: the command run: check (or pytest) is green."""
     edit(repo, TRAIN_YAML, "width: 3", "width: 4")
     green_after(repo, capsys, "regenerate")
 
 
 def hook(repo, capsys):
+    """Done: the command run, the goldens staged: the commit passes the hook."""
     commit_through_the_hook(repo, TRAIN_YAML, "width: 3", "width: 4")
     assert check(repo, capsys)[0] == 0
 
 
 def config_write(repo, capsys):
+    """Done: the command run: check is green."""
     edit(repo, "app/main.py", "    print(config.trainer.device)", "    config.trainer.epochs = 4\n    print(config.trainer.device)")
     green_after(repo, capsys, "config_write")
 
 
 def unverified(repo, capsys):
-    """The base blocks on changes not verified; a write through a name that may be either of two nodes is made one the
-    reader follows."""
+    """Done: the change made readable: the review passes. The base blocks on changes not verified; a write through a
+    name that may be either of two nodes is made one the reader follows."""
     edit(repo, "pyproject.toml", "jobs = 1\n", 'jobs = 1\nunverified = "block"\n')
     git(repo, "commit", "-q", "-am", "a base that blocks on changes not verified")
     git(repo, "branch", "-f", "strict")
@@ -256,6 +267,7 @@ def unverified(repo, capsys):
 
 
 def stale_golden(repo, capsys):
+    """Done: the command run and committed: the review has no stale golden."""
     edit(repo, TRAIN_YAML, "width: 3", "width: 4")  # the goldens not regenerated
     line, _ = fails(repo, capsys, "stale_golden", review)
     do(line, repo, capsys)  # "... and commit" (the review below commits what the step wrote)
@@ -264,6 +276,7 @@ def stale_golden(repo, capsys):
 
 
 def orphans(repo, capsys):
+    """Done: the command run: no orphan golden is left."""
     orphan = repo / "snapshots/_generated_old__base__default.yaml"
     shutil.copy(repo / "snapshots/_generated_train__base__default.yaml", orphan)
     green_after(repo, capsys, "orphans")

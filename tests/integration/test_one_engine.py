@@ -56,7 +56,7 @@ def test_cli_and_plugin_report_the_same_findings_for_the_same_edit(pytester, cap
     from_cli = {case["id"]: canonical(case["findings"]) for case in document["cases"]}
     assert any(from_cli.values())
 
-    recorder = pytester.inline_run("--harness-settings", str(settings), "-p", "no:cacheprovider", str(settings))
+    recorder = pytester.inline_run("--config-harness-settings", str(settings), "-p", "no:cacheprovider", str(settings))
     from_plugin: dict[str, set[str]] = {case_id: set() for case_id in from_cli}
     for report in recorder.getreports("pytest_runtest_logreport"):
         if report.when != "call" or "[" not in report.nodeid:
@@ -101,7 +101,7 @@ def test_a_stale_waiver_fails_pytest_exactly_as_it_fails_check(pytester: pytest.
     check_code = main([*settings, "check", "--format", "json", *flag])
     message = "gpu-critical: waiver no longer needed: no case violates device.map.qkv"
 
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *flag)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *(["--config-harness-strict-waivers"] if strict else []))
     assert (check_code, result.ret) == ((1, pytest.ExitCode.TESTS_FAILED) if strict else (0, pytest.ExitCode.OK))
     if strict:  # an error: the run test fails with it
         result.assert_outcomes(failed=1, passed=14)

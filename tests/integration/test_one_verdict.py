@@ -108,7 +108,7 @@ def test_every_surface_states_one_verdict_with_the_same_counts(committed, cli, c
     assert code == 0 or not document["summary"].startswith("Nothing changed"), document["summary"]
     # pytest (the plugin, as the pre-commit hook's users run it in CI) states the same verdict and fails with it.
     session = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harness-settings", "harness.toml"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--config-harness-settings", "harness.toml"],
         cwd=committed,
         capture_output=True,
         text=True,

@@ -51,3 +51,36 @@ def test_config_harness_shard_collects_the_shards_cases(project: pytest.Pytester
         result.assert_outcomes(passed=2 * len(share) + 1)
     bad = run(project, "--config-harness", "--config-harness-shard=3/2")
     assert bad.ret == 4 and "--config-harness-shard '3/2': K must be between 1 and N (2)" in bad.stderr.str()
+
+
+def test_the_old_option_spellings_work_for_one_release_with_a_deprecation_warning(project: pytest.Pytester) -> None:  # noqa: F811
+    (project.path / "h.toml").write_text('config_dir = "conf"\nroots = ["train"]\nsnapshot_dir = "other"\n')
+    project.makepyfile(
+        test_custom="""
+        def test_the_new_names_hold_what_was_given(request):
+            assert request.config.getoption("--config-harness-settings") == "h.toml"
+            assert request.config.getoption("--config-harness-strict-waivers") is True
+            assert request.config.getoption("--config-harness-no-collect") is True
+        """
+    )
+    new = ("--config-harness-settings", "h.toml", "--config-harness-strict-waivers", "--config-harness-no-collect")
+    old = ("--harness-settings", "h.toml", "--strict-waivers", "--harness-no-collect")
+    warned = [f"PytestDeprecationWarning: {o} is deprecated: use {n}" for o, n in zip(old[::2] + old[3:], new[::2] + new[3:])]
+    assert len(warned) == 3
+    plain = run(project, "test_custom.py", *new)
+    plain.assert_outcomes(passed=1)
+    assert "deprecated" not in plain.stdout.str()
+    aliased = run(project, "test_custom.py", *old)
+    aliased.assert_outcomes(passed=1)
+    assert all(line in aliased.stdout.str() for line in warned), aliased.stdout.str()
+    # Read early too: with --config-harness the old spelling still picks the one file collected (h.toml).
+    only = run(project, "--config-harness", "--harness-settings", "h.toml")
+    only.assert_outcomes(failed=1, passed=2)  # its one case has no golden in other/
+    assert "--harness-settings is deprecated" in only.stdout.str()
+
+
+def test_the_plugin_needs_no_xdist(project: pytest.Pytester) -> None:  # noqa: F811
+    """pytest-xdist is an extra of its own (`[xdist]`): without it loaded the golden tests run and update the same.
+    (It guards the extra's promise: the plugin worked without xdist before the extra was split off too.)"""
+    assert run(project, "-p", "no:xdist", "--snapshot-update").ret == 0
+    run(project, "-p", "no:xdist").assert_outcomes(passed=15)

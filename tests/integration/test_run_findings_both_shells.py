@@ -59,7 +59,7 @@ def test_both_shells_report_the_same_run_level_findings(pytester: pytest.Pyteste
     assert main(["--settings", str(settings), "check", "--format", "json"]) == 0  # warnings only
     from_cli = json.loads(capsys.readouterr().out)["findings"]
 
-    recorder = pytester.inline_run("--harness-settings", str(settings), "-p", "no:cacheprovider", str(settings))
+    recorder = pytester.inline_run("--config-harness-settings", str(settings), "-p", "no:cacheprovider", str(settings))
     (run,) = [r for r in recorder.getreports("pytest_runtest_logreport") if r.when == "call" and r.nodeid.endswith("::run")]
     assert run.passed
     (from_plugin,) = [findings for name, findings in run.user_properties if name == FINDINGS_PROPERTY]

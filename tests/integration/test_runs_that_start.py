@@ -97,7 +97,7 @@ def test_the_review_blocks_on_the_launch_the_change_leaves_unset_as_check_and_py
     assert review.json()["launches"] == check_tally
     assert check_tally == "2 launches checked of 2 found: 1 compose, 1 fail"
     recorder = pytester.inline_run(
-        "--harness-settings", str(project / "harness.toml"), "-p", "no:cacheprovider", str(project / "harness.toml")
+        "--config-harness-settings", str(project / "harness.toml"), "-p", "no:cacheprovider", str(project / "harness.toml")
     )
     (run,) = [r for r in recorder.getreports("pytest_runtest_logreport") if r.when == "call" and r.nodeid.endswith("::run")]
     # One line per cause, as check writes it: the script line of the launch (cmd/scripts/run.sh#2) and its fix.

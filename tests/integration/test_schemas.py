@@ -113,7 +113,7 @@ def test_pytest_plugin_imports_the_same_schemas_and_agrees_with_the_cli(tmp_path
     assert cli("--settings", "harness.toml", "generate", cwd=tmp_path).code == 0
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--harness-settings", str(tmp_path / "harness.toml"), str(tmp_path / "harness.toml"), "-q"
+        "-p", "no:cacheprovider", "--config-harness-settings", str(tmp_path / "harness.toml"), str(tmp_path / "harness.toml"), "-q"
     )
     result.assert_outcomes(passed=5)  # two cases × (golden, semantics), and orphans
 

@@ -71,7 +71,7 @@ def test_testpaths_that_hide_the_golden_tests_get_a_note_with_the_fix(tmp_path):
     assert pytest_hides_goldens(pyproject, tmp_path) is None
     pyproject.write_text("[tool.pytest.ini_options]\naddopts = '-q'\n")
     assert pytest_hides_goldens(pyproject, tmp_path) is None  # no testpaths: pytest walks the rootdir
-    assert pytest_hides_goldens(tmp_path / "harness.toml", tmp_path) is None  # its own file needs --harness-settings
+    assert pytest_hides_goldens(tmp_path / "harness.toml", tmp_path) is None  # its own file needs --config-harness-settings
 
 
 def test_init_names_an_entry_point_whose_config_path_is_computed(tmp_path):

@@ -1,4 +1,4 @@
-"""The pytest plugin's choice of what to collect, without a pytest session: the settings file `--harness-settings`
+"""The pytest plugin's choice of what to collect, without a pytest session: the settings file `--config-harness-settings`
 names, else with `--config-harness` the nearest pyproject.toml that has the table, else the root's pyproject.toml;
 a pyproject.toml without the table is not collected; a tree not fetched yet is skipped saying how to fetch it.
 (Real sessions: tests/integration/test_plugin_select.py and the e2e plugin sessions.)"""
@@ -25,7 +25,7 @@ def test_which_settings_file_a_session_collects(tmp_path):
     (tmp_path / "sub" / "deeper").mkdir(parents=True)
     (tmp_path / "sub" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     assert _settings_file(Config(tmp_path, tmp_path / "sub")) == tmp_path / "pyproject.toml"
-    named = _settings_file(Config(tmp_path, tmp_path, **{"--harness-settings": str(tmp_path / "sub" / "h.toml")}))
+    named = _settings_file(Config(tmp_path, tmp_path, **{"--config-harness-settings": str(tmp_path / "sub" / "h.toml")}))
     assert named == (tmp_path / "sub" / "h.toml").resolve()
     # --config-harness from a folder below: the nearest pyproject.toml with the table, past one without it.
     assert (

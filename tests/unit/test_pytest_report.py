@@ -62,7 +62,7 @@ def test_what_the_run_as_a_whole_says():
     # The command that runs the harness's tests alone: plain `pytest --snapshot-update` collects a repository's own suite.
     assert any("run `pytest --config-harness --snapshot-update`" in line for line in next_lines(run, "snapshots", updated=False))
     assert any(
-        "`pytest --config-harness --harness-settings h.toml --snapshot-update`" in line
+        "`pytest --config-harness --config-harness-settings h.toml --snapshot-update`" in line
         for line in next_lines(run, "snapshots", False, rewrite_command("h.toml"))
     )
 

@@ -5,7 +5,7 @@ tests/unit/commands/test_log.py and tests/integration/test_log_answers.py.)"""
 
 import pytest
 
-from harness.baselines.history import HistoryError, key_history, key_log
+from harness.baselines.history import HistoryError, key_log
 from harness.model.settings import load_settings
 from tests.synthetic_history import commit, git
 
@@ -29,7 +29,7 @@ def repo(tmp_path):
 
 
 def test_each_commit_that_changed_the_value_oldest_first(repo):
-    changes = key_history(load_settings(repo / "harness.toml"), "trainer.lr", CASE)
+    changes = key_log(load_settings(repo / "harness.toml"), "trainer.lr", CASE).changes
     assert [(c.subject, c.old, c.new, c.old_present, c.new_present) for c in changes] == [
         ("add lr", None, 0.1, False, True),
         ("raise lr", 0.1, 0.2, True, True),
@@ -40,12 +40,12 @@ def test_each_commit_that_changed_the_value_oldest_first(repo):
 def test_a_question_with_no_answer_is_one_line(repo):
     settings = load_settings(repo / "harness.toml")
     with pytest.raises(HistoryError, match=f"case {CASE} never had the key trainer.nothing"):
-        key_history(settings, "trainer.nothing", CASE)
+        key_log(settings, "trainer.nothing", CASE)
     with pytest.raises(HistoryError, match="case eval/base/default is in no commit's matrix"):
-        key_history(settings, "trainer.lr", "eval/base/default")
+        key_log(settings, "trainer.lr", "eval/base/default")
     git(repo, "tag", "release-1")
     with pytest.raises(HistoryError, match="--since: .*nearest existing ref: release-1"):
-        key_history(settings, "trainer.lr", CASE, since="relase-1")
+        key_log(settings, "trainer.lr", CASE, since="relase-1")
 
 
 def test_a_since_off_the_line_is_walked_from_the_merge_base(repo):

@@ -5,7 +5,7 @@ import os
 
 from omegaconf import OmegaConf
 
-from harness.composition.policy import HOST_RESOLVERS, PURE_RESOLVERS, is_opaque, opaque_text, resolution_policy
+from harness.composition.policy import HOST_RESOLVERS, resolution_policy
 
 
 def test_a_host_lookup_keeps_its_text_and_a_pure_one_runs(monkeypatch):
@@ -27,6 +27,8 @@ def test_a_resolver_an_application_registered_is_opaque_too():
         OmegaConf.clear_resolver("unit44_side_effect")
 
 
-def test_which_resolvers_are_opaque():
-    assert all(is_opaque(name) for name in HOST_RESOLVERS) and not any(is_opaque(name) for name in PURE_RESOLVERS)
-    assert opaque_text("oc.env", ("HOME", "x")) == "${oc.env:HOME,x}"
+def test_every_host_lookup_keeps_its_own_text_registered_or_not():
+    written = {name.replace(".", "_"): "${" + name + ":HOME,x}" for name in HOST_RESOLVERS}
+    config = OmegaConf.create(written)
+    with resolution_policy():
+        assert OmegaConf.to_container(config, resolve=True) == written

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from harness.gates.confine import UnsafeInput
-from harness.gates.reader import InputLimitError, NotAFile, git_output, is_regular_file, read_bytes, read_limited, read_text, too_large
+from harness.gates.reader import InputLimitError, NotAFile, git_output, read_bytes, read_limited, read_text, too_large
 
 
 def test_exactly_the_limit_is_read_and_one_byte_more_is_refused():
@@ -41,12 +41,6 @@ def test_dot_dot_or_a_link_out_of_the_scope_is_refused_and_inside_is_read(tmp_pa
         read_bytes(project / "missing.yaml", (project,))
     with pytest.raises(NotAFile, match="conf: a folder, not a regular file; it is not read"):
         read_bytes(project / "conf", (project,))
-
-
-def test_only_a_regular_file_is_one(tmp_path):
-    (tmp_path / "f").write_text("x")
-    assert is_regular_file(tmp_path / "f") and not is_regular_file(tmp_path) and not is_regular_file(tmp_path / "none")
-    assert not is_regular_file("\0bad")
 
 
 def test_a_command_s_output_is_bounded_and_it_is_stopped_past_it():

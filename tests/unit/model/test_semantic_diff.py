@@ -8,7 +8,6 @@ from harness.model.semantic_diff import (
     ORDER,
     REMOVED,
     Change,
-    apply_changes,
     describe_change,
     describe_value,
     diff_trees,
@@ -76,6 +75,17 @@ def test_diff_mirrors(a, b):
     forward = {(swap[c.kind], c.path, repr(c.new), repr(c.old)) for c in diff_trees(a, b)}
     backward = {(c.kind, c.path, repr(c.old), repr(c.new)) for c in diff_trees(b, a)}
     assert forward == backward
+
+
+def apply_changes(tree, changes):
+    """The changes applied to a tree's leaves, the tree rebuilt: the oracle that proves a diff complete."""
+    leaves = flatten(tree)
+    for change in changes:
+        if change.kind == REMOVED:
+            leaves.pop(change.path, None)
+        else:
+            leaves[change.path] = change.new
+    return unflatten(leaves)
 
 
 @given(TREES, TREES)

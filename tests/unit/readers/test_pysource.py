@@ -122,7 +122,6 @@ def test_a_plain_class_takes_its_init_keywords_and_kwargs_takes_the_rest(index):
 def test_a_base_outside_the_sources_makes_the_signature_incomplete(index):
     signature = index.signature("pkg.torchy.Net")
     assert isinstance(signature, Signature) and not signature.complete
-    assert "torch.nn.Module" in signature.why_incomplete
     # collections.abc.Mapping, as verl's BaseConfig uses it, adds no field: that class stays complete.
     base = index.signature("pkg.base.Base")
     assert isinstance(base, Signature) and base.complete

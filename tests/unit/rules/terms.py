@@ -11,7 +11,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from harness.model.findings import Finding
-from harness.rules.contract_changes import contract_changes_in_files
+from harness.rules.contract_changes import contract_changes, read_contract_files
 from harness.rules.contracts import parse_contracts, violations
 from harness.rules.protocol import ProgramLookup, Violation
 
@@ -24,4 +24,6 @@ def violated(text: str, config: Any, program: ProgramLookup | None = None, case_
 
 def changed(base: str, head: str, cases: Sequence[str] = ("a",)) -> list[Finding]:
     """The contract changes from `base` to `head` (two texts of c.yaml, dedented) over the review's case ids."""
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(base)}, {"c.yaml": textwrap.dedent(head)}, list(cases))
+    return contract_changes(
+        read_contract_files({"c.yaml": textwrap.dedent(base)}), read_contract_files({"c.yaml": textwrap.dedent(head)}), list(cases)
+    )

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from harness.rules.contract_changes import contract_changes_in_files
+from harness.rules.contract_changes import contract_changes, read_contract_files
 
 CASES = ["t/dp/default", "t/megatron/default", "t/megatron/lora", "route/megatron"]
 
@@ -24,7 +24,7 @@ waivers:
 
 def changes(head, base=BASE, cases=CASES):
     head_text = None if head is None else textwrap.dedent(head)
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(base)}, {"c.yaml": head_text}, cases)
+    return contract_changes(read_contract_files({"c.yaml": textwrap.dedent(base)}), read_contract_files({"c.yaml": head_text}), cases)
 
 
 def edited(old, new, base=BASE):
@@ -164,4 +164,4 @@ def test_base_records_do_not_excuse_head_changes():
 def test_a_contract_moved_to_another_file_is_not_a_change():
     base = {"a.yaml": textwrap.dedent(BASE), "b.yaml": None}
     head = {"a.yaml": "contracts: []\n", "b.yaml": textwrap.dedent(BASE)}
-    assert contract_changes_in_files(base, head, CASES) == []
+    assert contract_changes(read_contract_files(base), read_contract_files(head), CASES) == []

@@ -8,7 +8,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from harness.model.matrix import Case
-from harness.rules.contract_changes import contract_changes_in_files
+from harness.rules.contract_changes import contract_changes, read_contract_files
 from harness.rules.contracts import ContractError, contract_findings, parse_contracts
 from harness.rules.derive import plan_lock
 
@@ -53,7 +53,9 @@ def test_a_bad_term_names_its_line(term):
 
 
 def changes(head):
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(RULE)}, {"c.yaml": textwrap.dedent(head)}, CASES)
+    return contract_changes(
+        read_contract_files({"c.yaml": textwrap.dedent(RULE)}), read_contract_files({"c.yaml": textwrap.dedent(head)}), CASES
+    )
 
 
 def test_widening_or_dropping_the_list_is_a_contract_change_and_narrowing_is_not():

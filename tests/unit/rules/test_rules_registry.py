@@ -7,7 +7,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from harness.rules import BY_KEY, KINDS
-from harness.rules.contract_changes import contract_changes_in_files
+from harness.rules.contract_changes import contract_changes, read_contract_files
 from harness.rules.contracts import CONTRACT_KEYS, Contract, ContractError, parse_contracts, violations
 from harness.rules.protocol import View
 
@@ -17,7 +17,9 @@ VIEW = View(OmegaConf.create({"a": 1}), {"a": 1}, None, "t/dp/default")
 
 
 def changes(base, head):
-    return contract_changes_in_files({"c.yaml": textwrap.dedent(base)}, {"c.yaml": textwrap.dedent(head)}, CASES)
+    return contract_changes(
+        read_contract_files({"c.yaml": textwrap.dedent(base)}), read_contract_files({"c.yaml": textwrap.dedent(head)}), CASES
+    )
 
 
 def test_every_kind_owns_one_key_of_a_contract():
