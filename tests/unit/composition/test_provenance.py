@@ -48,3 +48,18 @@ def test_the_override_that_sets_a_key_last():
     case = Case("t", "train", ("+a.b=1", "c=2"), ("a.b=3", "~d"))
     assert override_for(case, "a.b") == "a.b=3" and override_for(case, "d") == "~d" and override_for(case, "e") is None
     assert override_key("++x.y=1") == "x.y"
+
+
+def test_what_the_config_files_write_under_hydra_reads_the_defaults_list_its_compose_computed(matrix, monkeypatch):
+    """Issue 52: a case composed with a value override beside its group choice (`backend=cpu trainer.lr=2`) had its
+    defaults list computed again by Hydra for the `hydra:` invariants, asked by the group choice alone."""
+    from harness.composition.provenance import written_hydra
+
+    project, session, case = matrix
+    (project / "conf" / "backend" / "cpu.yaml").write_text("# @package _global_\nhydra:\n  run:\n    dir: out/cpu\n")
+    session.compose("train", ["backend=cpu", "trainer.lr=2"])
+    computed = []
+    original = session.loader.compute_defaults_list
+    monkeypatch.setattr(session.loader, "compute_defaults_list", lambda *a, **k: computed.append(a) or original(*a, **k))
+    written = written_hydra(session, Case("t", "train", ("backend=cpu", "trainer.lr=2")))
+    assert written == {"run": {"dir": "out/cpu"}} and computed == []
