@@ -140,3 +140,19 @@ def test_after_an_edit_the_kept_report_is_the_report_without_a_cache(project, cl
         assert "conf/train.yaml:2" in cold[1] and "conf/train.yaml:1)" not in cold[1]
     again, _ = reports(cli, flags)  # and the run after, from what the edited run kept
     assert again == cold
+
+
+def test_an_edit_read_only_by_a_route_judges_the_route_alone_and_composes_its_twin_for_parity(project, cli, counted):
+    """The route's twin (`same_as`) is kept: it is composed for the tree parity compares with, not judged again (every
+    twin of an edited case was judged on each first run after the edit)."""
+    root, flags = project
+    assert cli(*flags, "check").code == 1
+    legacy = root / "conf" / "legacy.yaml"
+    legacy.write_text(legacy.read_text() + "extra_key: 1\n")
+    counted.update(compose=0, render=0, judge=0, read=0)
+    edited = cli(*flags, "check", "--format", "json")
+    assert counted["judge"] == 1, counted
+    route = next(case for case in edited.json()["cases"] if case["id"] == "route/legacy")
+    assert route["status"] == "changed"
+    cold = cli(*flags, "--no-cache", "check", "--format", "json")
+    assert cold.out == edited.out and cold.code == edited.code
