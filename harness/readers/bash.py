@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from harness.gates import linear
 from harness.gates.budget import (
@@ -205,25 +205,9 @@ class _Reader(Walker):
             )
 
     def command(self, node: Any) -> None:
+        """A simple command: its prefix assignments, then a function's call, a builtin (`BUILTINS`) or a launch."""
         saved = None
-        prefix = [c for c in node.children if c.type == "variable_assignment"]
-        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
-        targets = self.joined([target for part in parts for target in (part.children if part.type == "command_name" else [part])])
-        if prefix and targets and self.source[prefix[-1].end_byte : targets[0][0].start_byte] == b"\\\n":
-            # `X='a'\\` then `'b'`: one assignment of `ab` (a command of its own only if more follows)
-            extra, targets = targets[0], targets[1:]
-        else:
-            extra = []
-        words: list[Word] = []
-        written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
-        for group in targets:
-            expanded = self.word_group(group)
-            words += expanded
-            if len(expanded) == 1:
-                span = self.written_source[self.layout.original(group[0].start_byte) : self.layout.original(group[-1].end_byte)]
-                written.append(span.decode("utf-8", "replace").replace("\\\n", ""))
-            else:
-                written += [shown_text(w) for w in expanded]
+        prefix, extra, words, written = self.command_words(node)
         # `VAR=x cmd`: bash expands the command's words first, then sets VAR for the command only (a function sees it,
         # and the value before it comes back when the function returns); with no command, VAR is the script's.
         name = word_text(words[0]) if words else ""
@@ -248,46 +232,111 @@ class _Reader(Walker):
             return
         for variable, value in restore.items():  # a function not followed: its prefix ends here too
             self.env.values[variable] = value
-        if name in ("cd", "pushd", "popd"):
-            self.change_folder(name, words[1:], written[1:], line)
-        elif name == "set":
-            self.set_builtin(words[1:])
-        elif name == "shift":
-            count = word_text(words[1]) if len(words) > 1 else "1"
-            if self.env.positional is not None and count.isdigit():
-                self.env.positional = self.env.positional[int(count) if len(count) <= MAX_INDEX_DIGITS else len(self.env.positional) :]
-        elif name == "exit":
-            self.stop("`" + " ".join(written) + "`", line)
-        elif name in ("source", "."):
-            self.source_file(words[1:], written[1:], line)
-        elif name == "eval":
-            text = " ".join(shown_text(w) for w in words[1:])
-            if LAUNCH_LIKE.search(text):
-                self.launches.append(
-                    Launch(self.script, len(self.launches) + 1, line, error=f"`eval` runs text the reader does not follow ({text[:80]})")
-                )
-            self.unknowable(f"`{' '.join(written)[:80]}` (line {line})")
-        elif name in ASSIGNING:
-            names = assigned_by(name, [word_text(w) for w in words[1:]])
-            if name == "getopts":  # the script's own arguments, as `$1` is: unknown, and the launch still checked
-                for assigned in names:
-                    self.env.values[assigned] = [(self.piece("", line, f"${assigned}"),)]
-            elif names:
-                self.unknowable(f"`{' '.join(written)[:80]}` (line {line})", names)
-        elif name == "trap" and _trap_runs_before_launches([word_text(w) for w in words[1:]]):
-            # Until `trap - DEBUG` resets it (what it changed stays unknown then), nothing is known.
-            reset = word_text(words[1]) == "-"
-            if self.env.trapped or not reset:
-                self.unknowable(self.env.trapped or f"`{' '.join(written)[:80]}` (line {line})")
-            self.env.trapped = "" if reset else f"`{' '.join(written)[:80]}` (line {line})"
-        elif name == "alias" and len(words) > 1:
-            self.env.aliased = f"`{' '.join(written)[:80]}` (line {line})"
+        builtin = self.BUILTINS.get(name)
+        if builtin is not None and builtin(self, name, words, written, line):
+            return
+        launch = self.launch(words, line, written)
+        if launch is not None:
+            if self.env.aliased and not launch.error:
+                launch = replace(launch, error=f"an alias may change what it runs ({self.env.aliased})")
+            self.launches.append(replace(launch, stops=self.env.stopped, only_when=self.env.only_when))
+
+    def command_words(self, node: Any) -> tuple[list[Any], list[Any], list[Word], list[str]]:
+        """A simple command's prefix assignments, the nodes its last one continues onto, its words and their text as
+        the script writes them."""
+        prefix = [c for c in node.children if c.type == "variable_assignment"]
+        parts = [c for c in node.children if c.type not in ("variable_assignment", "file_redirect", "herestring_redirect", "comment")]
+        targets = self.joined([target for part in parts for target in (part.children if part.type == "command_name" else [part])])
+        if prefix and targets and self.source[prefix[-1].end_byte : targets[0][0].start_byte] == b"\\\n":
+            # `X='a'\\` then `'b'`: one assignment of `ab` (a command of its own only if more follows)
+            extra, targets = targets[0], targets[1:]
         else:
-            launch = self.launch(words, line, written)
-            if launch is not None:
-                if self.env.aliased and not launch.error:
-                    launch = replace(launch, error=f"an alias may change what it runs ({self.env.aliased})")
-                self.launches.append(replace(launch, stops=self.env.stopped, only_when=self.env.only_when))
+            extra = []
+        words: list[Word] = []
+        written: list[str] = []  # each word as the script writes it: the node's text when it makes one word
+        for group in targets:
+            expanded = self.word_group(group)
+            words += expanded
+            if len(expanded) == 1:
+                span = self.written_source[self.layout.original(group[0].start_byte) : self.layout.original(group[-1].end_byte)]
+                written.append(span.decode("utf-8", "replace").replace("\\\n", ""))
+            else:
+                written += [shown_text(w) for w in expanded]
+        return prefix, extra, words, written
+
+    # The builtins the reader follows, one handler each: (the reader, the name, the command's words and their text as
+    # written, the line) -> True when the command is done, False when it is read as a possible launch after all.
+
+    def _folder(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        self.change_folder(name, words[1:], written[1:], line)
+        return True
+
+    def _set(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        self.set_builtin(words[1:])
+        return True
+
+    def _shift(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        count = word_text(words[1]) if len(words) > 1 else "1"
+        if self.env.positional is not None and count.isdigit():
+            self.env.positional = self.env.positional[int(count) if len(count) <= MAX_INDEX_DIGITS else len(self.env.positional) :]
+        return True
+
+    def _exit(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        self.stop("`" + " ".join(written) + "`", line)
+        return True
+
+    def _source(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        self.source_file(words[1:], written[1:], line)
+        return True
+
+    def _eval(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        text = " ".join(shown_text(w) for w in words[1:])
+        if LAUNCH_LIKE.search(text):
+            self.launches.append(
+                Launch(self.script, len(self.launches) + 1, line, error=f"`eval` runs text the reader does not follow ({text[:80]})")
+            )
+        self.unknowable(f"`{' '.join(written)[:80]}` (line {line})")
+        return True
+
+    def _assigning(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        names = assigned_by(name, [word_text(w) for w in words[1:]])
+        if name == "getopts":  # the script's own arguments, as `$1` is: unknown, and the launch still checked
+            for assigned in names:
+                self.env.values[assigned] = [(self.piece("", line, f"${assigned}"),)]
+        elif names:
+            self.unknowable(f"`{' '.join(written)[:80]}` (line {line})", names)
+        return True
+
+    def _trap(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        if not _trap_runs_before_launches([word_text(w) for w in words[1:]]):
+            return False
+        # Until `trap - DEBUG` resets it (what it changed stays unknown then), nothing is known.
+        reset = word_text(words[1]) == "-"
+        if self.env.trapped or not reset:
+            self.unknowable(self.env.trapped or f"`{' '.join(written)[:80]}` (line {line})")
+        self.env.trapped = "" if reset else f"`{' '.join(written)[:80]}` (line {line})"
+        return True
+
+    def _alias(self, name: str, words: list[Word], written: list[str], line: int) -> bool:
+        if len(words) <= 1:
+            return False
+        self.env.aliased = f"`{' '.join(written)[:80]}` (line {line})"
+        return True
+
+    BUILTINS: ClassVar[Mapping[str, Callable[[_Reader, str, list[Word], list[str], int], bool]]] = MappingProxyType(
+        {
+            **dict.fromkeys(("cd", "pushd", "popd"), _folder),
+            "set": _set,
+            "shift": _shift,
+            "exit": _exit,
+            "source": _source,
+            ".": _source,
+            "eval": _eval,
+            **dict.fromkeys(ASSIGNING, _assigning),
+            "trap": _trap,
+            "alias": _alias,
+        }
+    )
 
     def writes(self, redirect: Any) -> None:
         """`> FILE` / `>> FILE`: a file the script writes itself (a here-document's program) is not the project's."""
