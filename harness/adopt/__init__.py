@@ -139,6 +139,25 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         )
         engines = f"engine group {table['engine_group']}" if "engine_group" in table else "presets for its nested options"
         lines = [f"rewrote {where}: init wrote it and nobody edited it since (it had {adoption.rewritten}; now {engines})"]
+    lines += _found_lines(adoption)
+    for entry in found.left_out:
+        lines.append(f"left out {entry.name}: {entry.reason}")
+    for entry in found.left_out_engines:
+        lines.append(f"left out engine {entry.name}: {entry.reason}")
+    if found.chosen is not None:
+        lines.append(f"engine group {found.chosen.group}, chosen by init: {found.chosen.evidence()}")
+    for entry in found.dropped_presets:
+        lines.append(f"left out preset {entry.name}: {entry.reason}")
+    if adoption.nested_reason:
+        lines.append(f"note: {adoption.nested_reason}")
+    lines += [f"note: {note}" for note in adoption.notes]
+    return lines + _next_lines(adoption, shown)
+
+
+def _found_lines(adoption: Adoption) -> list[str]:
+    """The table init wrote, key by key, each with where it came from."""
+    table, found = adoption.table, adoption.discovery
+    lines: list[str] = []
     found_by = adoption.found_by.shown(adoption.settings_file.parent) if adoption.found_by else table["config_dir"]
     lines.append(f"  config_dir    {found_by}")
     lines.append(f"  hydra         {adoption.guess.version_base_reason}")
@@ -170,17 +189,13 @@ def describe(adoption: Adoption, shown: Any = str) -> list[str]:
         else "kept as it was"
     )
     lines.append(f"  contracts     {table['contracts'][0]} ({contracts_state})")
-    for entry in found.left_out:
-        lines.append(f"left out {entry.name}: {entry.reason}")
-    for entry in found.left_out_engines:
-        lines.append(f"left out engine {entry.name}: {entry.reason}")
-    if found.chosen is not None:
-        lines.append(f"engine group {found.chosen.group}, chosen by init: {found.chosen.evidence()}")
-    for entry in found.dropped_presets:
-        lines.append(f"left out preset {entry.name}: {entry.reason}")
-    if adoption.nested_reason:
-        lines.append(f"note: {adoption.nested_reason}")
-    lines += [f"note: {note}" for note in adoption.notes]
+    return lines
+
+
+def _next_lines(adoption: Adoption, shown: Any) -> list[str]:
+    """What to run next: generate and commit, or, when the evidence names no engine group, the question which."""
+    table, found = adoption.table, adoption.discovery
+    lines: list[str] = []
     settings_flag = "" if adoption.settings_file.name == "pyproject.toml" else f"--settings {shown(adoption.settings_file)} "
     if "engine_group" not in table and found.candidates:
         # A question, not "next: generate": after generate init no longer rewrites the table, so taking a

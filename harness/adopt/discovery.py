@@ -118,7 +118,8 @@ def discover(
 ) -> Discovery:
     """Compose every candidate root of the folder (and each engine of the group) to find what works. Without an
     engine group, the group the evidence decides is taken (see `decisive`); else none, with the candidates. A root
-    that composes only once a mandatory group (`experiment: ???`) is chosen offers that group as an engine group."""
+    that composes only once a mandatory group (`experiment: ???`) is chosen offers that group as an engine group.
+    Over 60 lines: composing, ranking the groups and leaving out what fails are one pass over the same Hydra session."""
     guess = guess or Guess()
     left_out: list[LeftOut] = []
     composing: list[str] = []
@@ -409,7 +410,8 @@ def _with_engines(
     required: Sequence[str] = (),
 ) -> Discovery:
     """Split composing configs into roots (they select the group) and routes; keep engines every root composes with.
-    `required`: configs that compose only with the group chosen (a mandatory group): roots."""
+    `required`: configs that compose only with the group chosen (a mandatory group): roots. Over 60 lines: each root
+    and engine is composed once, in one session, and every outcome (root, route, same_as, left out) is decided there."""
     options = tuple(session.group_options(group))
     if not options:
         raise AdoptError(f"{config_dir}: engine group {group!r} has no options (no {group}/*.yaml)")

@@ -47,7 +47,15 @@ from harness.gates.budget import (
     size_budget,
     syntax_depth,
 )
-from harness.readers.bash_walk import ASSIGNING, MAX_SOURCE_DEPTH, Walker, _Environments, assigned_by
+from harness.readers.bash_walk import (
+    ASSIGNING,
+    MAX_SOURCE_DEPTH,
+    Walker,
+    _Environments,
+    _trap_runs_before_launches,
+    _unconditional,
+    assigned_by,
+)
 from harness.readers.bash_words import OVER_BUDGET, PLACEHOLDER_MARK, Environment, Piece, Word, _text, placeholder, word_text
 
 # The reader's interface: its entry, the values it returns, and the words' values they are made of.
@@ -562,39 +570,6 @@ class _Reader(Walker):
             where = self.file_of(piece) or self.script
             return f" (`{piece.unknown}`, {where}:{piece.line})"
         return f" (it may be set by {self.env.unread})" if self.env.unread else ""
-
-
-# The traps bash runs by itself during a plain run: before each command, when a function returns, when one fails.
-# A signal's (INT, TERM) runs only when one arrives, and EXIT's once the script has ended, after every launch.
-RUN_TRAPS = frozenset({"DEBUG", "RETURN", "ERR"})
-
-
-def _trap_runs_before_launches(texts: list[str]) -> bool:
-    """True for a `trap` whose command bash may run before a later launch (see RUN_TRAPS, or a signal the reader
-    does not know), or that resets one (`trap - DEBUG`); `trap -p`/`-l` print."""
-    if not texts or (texts[0].startswith("-") and texts[0] != "-"):
-        return False
-    return any(signal.upper() in RUN_TRAPS or PLACEHOLDER_MARK in signal for signal in texts[1:])
-
-
-# What a function's call may sit in and still not run on every call: a branch, a loop, `&&`/`||`, a pipe, a subshell.
-_CONDITIONAL = frozenset(
-    {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement", "list", "pipeline", "subshell"}
-)
-
-
-def _unconditional(call: Any, body: Any) -> bool:
-    """True when `call` runs each time `body` does: no branch, loop, `&&`/`||` or pipe around it, and no `return` or
-    `exit` written before it in the body."""
-    node = call.parent
-    while node is not None and node != body:
-        if node.type in _CONDITIONAL:
-            return False
-        node = node.parent
-    if node is None:
-        return False
-    before = body.text[: call.start_byte - body.start_byte]
-    return not linear.compile(rb"\b(return|exit)\b").search(before)
 
 
 LAUNCH_LIKE = linear.compile(r"(^|[\s/])(python[\d.]*|torchrun|deepspeed|accelerate)\s|\.py(\s|$)")

@@ -25,6 +25,7 @@ from harness.gates.budget import (
 )
 from harness.readers.bash_words import (
     _ABSENT,
+    PLACEHOLDER_MARK,
     Environment,
     Word,
     WordReader,
@@ -241,6 +242,45 @@ class Walker(WordReader, abc.ABC):
         self.single_bracket = False  # the test being decided is `[ ... ]`, not `[[ ... ]]`
         self.passes = 0  # loop passes read one by one, summed (MAX_SCRIPT_PASSES)
 
+    def declaration(self, node: Any) -> None:
+        """`declare`/`local`/`export`/`typeset`/`readonly`: their assignments; in a function `local` (and `declare`
+        without `-g`) makes a name the function's own, restored when it returns; `-i`, `-l`, `-u` make bash change
+        what is assigned to the name from then on (see `assign`)."""
+        command = _text(node.children[0]) if node.children else ""
+        children = node.children[1:]
+        flags = "".join(_text(c)[1:] for c in children if c.type == "word" and _text(c).startswith("-"))
+        local = bool(self.locals) and (command == "local" or (command in ("declare", "typeset") and "g" not in flags))
+        line = self.at or node.start_point.row + 1
+        given = _attributed(node)
+        for child in children:
+            if child.type not in ("variable_assignment", "variable_name"):
+                continue
+            name = _text(child.children[0] if child.type == "variable_assignment" else child).partition("[")[0]
+            # `local X` unsets X, unless it is this function's already (a `local` before, or the call's `X=1 f`).
+            fresh = local and name not in self.locals[-1]
+            if fresh:
+                self.keep(self.locals[-1], name)
+                self.locals[-1][name] = self.lookup(name, line)
+            if name in given:
+                self.keep(self.attributes, name)
+                self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
+            if child.type == "variable_assignment":
+                self.assign(child)
+            elif fresh:
+                self.env.values[name] = None
+        self.computed_declaration(node)
+
+    def computed_declaration(self, node: Any) -> None:
+        """`declare -n R=W` (then `R=9` assigns W) and `declare "$N=9"` (the name is a value): what they assign is
+        not followed, so every variable may hold anything after them."""
+        children = node.children[1:]
+        nameref = _text(node.children[0]) in ("declare", "typeset", "local") and any(
+            c.type == "word" and linear.compile(r"-[a-zA-Z]*n[a-zA-Z]*").fullmatch(_text(c)) for c in children
+        )
+        computed = any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in children)
+        if nameref or computed:
+            self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})")
+
     def run(self, node: Any) -> None:
         for child in node.children:
             self.statement(child)
@@ -368,7 +408,10 @@ class Walker(WordReader, abc.ABC):
                 self.source, self.written_source, self.layout, self.here, self.env = saved
 
     def condition(self, node: Any) -> bool | None:
-        """What a plain run's `if` condition evaluates to, or None when it cannot be told without running code."""
+        """What a plain run's `if` condition evaluates to, or None when it cannot be told without running code.
+
+        Over 60 lines: one branch per test form bash has (`&&`/`||` lists, `!`, `[`/`[[`/`test` with their unary and
+        binary operators, `((...))`, a command's status), each a few lines; a table would hide the fall-through order."""
         kind = node.type
         if kind == "list" and len(node.children) == 3:
             left, operator, right = node.children
@@ -461,6 +504,9 @@ class Walker(WordReader, abc.ABC):
         return "".join(texts)
 
     def if_statement(self, node: Any) -> None:
+        """`if`/`elif`/`else`: the branch a plain run takes is read, the others aside (`only when ...`), and each
+        environment that decides the tests another way is read again. Over 60 lines: the branches are gathered,
+        decided and read in one pass, in bash's order, through state (a condition's statements) the steps share."""
         branches: list[tuple[Any, list[Any]]] = []  # (condition or None for else, body statements)
         # The statements of a condition before its last (`if D=${DEVICE:-gpu}; [ "$D" != gpu ]`): the first branch's
         # always run; an `elif`'s only when the conditions before it fail.
@@ -1021,3 +1067,36 @@ def _only_when(conditions: list[Any], verdict: str) -> str:
     names = list(dict.fromkeys(linear.compile(r"\$\{?#?([A-Za-z_][A-Za-z0-9_]*|[0-9@#*])").findall(text)))
     said = " or ".join(f"{name}=..." for name in names) if names else "the run differs"
     return f"only when {said} (`{text[:120]}`{verdict})" if text else f"only when {said}"
+
+
+# The traps bash runs by itself during a plain run: before each command, when a function returns, when one fails.
+# A signal's (INT, TERM) runs only when one arrives, and EXIT's once the script has ended, after every launch.
+RUN_TRAPS = frozenset({"DEBUG", "RETURN", "ERR"})
+
+
+def _trap_runs_before_launches(texts: list[str]) -> bool:
+    """True for a `trap` whose command bash may run before a later launch (see RUN_TRAPS, or a signal the reader
+    does not know), or that resets one (`trap - DEBUG`); `trap -p`/`-l` print."""
+    if not texts or (texts[0].startswith("-") and texts[0] != "-"):
+        return False
+    return any(signal.upper() in RUN_TRAPS or PLACEHOLDER_MARK in signal for signal in texts[1:])
+
+
+# What a function's call may sit in and still not run on every call: a branch, a loop, `&&`/`||`, a pipe, a subshell.
+_CONDITIONAL = frozenset(
+    {"if_statement", "case_statement", "while_statement", "for_statement", "c_style_for_statement", "list", "pipeline", "subshell"}
+)
+
+
+def _unconditional(call: Any, body: Any) -> bool:
+    """True when `call` runs each time `body` does: no branch, loop, `&&`/`||` or pipe around it, and no `return` or
+    `exit` written before it in the body."""
+    node = call.parent
+    while node is not None and node != body:
+        if node.type in _CONDITIONAL:
+            return False
+        node = node.parent
+    if node is None:
+        return False
+    before = body.text[: call.start_byte - body.start_byte]
+    return not linear.compile(rb"\b(return|exit)\b").search(before)

@@ -559,45 +559,6 @@ class WordReader:
                 return [_over_budget(node.start_point.row + 1)]
         return result
 
-    def declaration(self, node: Any) -> None:
-        """`declare`/`local`/`export`/`typeset`/`readonly`: their assignments; in a function `local` (and `declare`
-        without `-g`) makes a name the function's own, restored when it returns; `-i`, `-l`, `-u` make bash change
-        what is assigned to the name from then on (see `assign`)."""
-        command = _text(node.children[0]) if node.children else ""
-        children = node.children[1:]
-        flags = "".join(_text(c)[1:] for c in children if c.type == "word" and _text(c).startswith("-"))
-        local = bool(self.locals) and (command == "local" or (command in ("declare", "typeset") and "g" not in flags))
-        line = self.at or node.start_point.row + 1
-        given = _attributed(node)
-        for child in children:
-            if child.type not in ("variable_assignment", "variable_name"):
-                continue
-            name = _text(child.children[0] if child.type == "variable_assignment" else child).partition("[")[0]
-            # `local X` unsets X, unless it is this function's already (a `local` before, or the call's `X=1 f`).
-            fresh = local and name not in self.locals[-1]
-            if fresh:
-                self.keep(self.locals[-1], name)
-                self.locals[-1][name] = self.lookup(name, line)
-            if name in given:
-                self.keep(self.attributes, name)
-                self.attributes[name] = f"`{' '.join(_text(node).split())[:80]}` (line {line})"
-            if child.type == "variable_assignment":
-                self.assign(child)
-            elif fresh:
-                self.env.values[name] = None
-        self.computed_declaration(node)
-
-    def computed_declaration(self, node: Any) -> None:
-        """`declare -n R=W` (then `R=9` assigns W) and `declare "$N=9"` (the name is a value): what they assign is
-        not followed, so every variable may hold anything after them."""
-        children = node.children[1:]
-        nameref = _text(node.children[0]) in ("declare", "typeset", "local") and any(
-            c.type == "word" and linear.compile(r"-[a-zA-Z]*n[a-zA-Z]*").fullmatch(_text(c)) for c in children
-        )
-        computed = any(c.type not in ("variable_assignment", "variable_name", "word", "comment") for c in children)
-        if nameref or computed:
-            self.unknowable(f"`{' '.join(_text(node).split())[:80]}` (line {self.at or node.start_point.row + 1})")
-
     def keep(self, mapping: dict[str, Any], key: str) -> None:
         """Before `mapping[key]` changes while a part is read aside: how to put it back."""
         if self.undo is not None:
