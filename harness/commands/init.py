@@ -122,7 +122,7 @@ def _record_known(adoption: Any, args: argparse.Namespace) -> list[str]:
     """Run the checks once on the adopted settings and record every finding that already holds (a broken launch, a
     class the program cannot build, a contract the tree breaks) as a known entry: the next `check` counts them and
     fails only on new ones. A known file that was there before is kept as it was."""
-    from harness.adopt import stamp_known
+    from harness.adopt.writer import stamp_known
     from harness.commands.known import record
     from harness.model.settings import load_settings
 

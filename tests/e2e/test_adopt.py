@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.adopt import whole_file_by_init
+from harness.adopt.writer import whole_file_by_init
 from harness.baselines.releases import fetch_wheel_tree
 from tests.conftest import CACHE, verl_tree
 from tests.e2e.real_trees import SHARED_DATA, golden_tree, plain_compose

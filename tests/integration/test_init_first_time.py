@@ -239,7 +239,7 @@ def test_a_rewrite_keeps_hand_written_comments_and_a_forged_first_line_deletes_n
 
 
 def test_a_forged_checksum_over_a_later_section_makes_init_delete_nothing(tmp_path, cli):
-    from harness.adopt import fingerprinted
+    from harness.adopt.writer import fingerprinted
 
     write_tree(tmp_path, {k: v for k, v in ENGINE_TREE.items() if not k.startswith("app/")})
     assert cli("init", "--config-dir", "conf", "--write", "h.toml", cwd=tmp_path).code == 0

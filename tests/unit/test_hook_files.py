@@ -8,7 +8,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from harness import __version__
-from harness.adopt import command_globs
+from harness.adopt.programs import command_globs
 from tests.conftest import SMALL_TREE, write_tree
 
 ROOT = Path(__file__).resolve().parents[2]

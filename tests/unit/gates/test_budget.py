@@ -25,7 +25,8 @@ from harness.gates.budget import (
     wrap_int,
 )
 from harness.model.settings import SettingsError, read_toml
-from harness.readers.bash import launches_in, parse
+from harness.readers.bash import launches_in
+from harness.readers.bash_walk import parse
 from harness.readers.pysource import Missing, Signature, SourceIndex, _merge
 from tests import hostile_inputs as hostile
 from tests.conftest import ROOT

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from harness.composition.compose import names_entry
 from harness.composition.provenance import SET_MARK, Recorded, Source, recorded_in
 from harness.gates.budget import MAX_EXPANDED_WORDS, MAX_RECORDED_PATH_RATIO, NOT_READ
-from harness.readers.bash import PLACEHOLDER_MARK, launches_in
+from harness.readers.bash import launches_in
+from harness.readers.bash_words import PLACEHOLDER_MARK
 from harness.readers.builders import build_sites, only_how_keywords
 from harness.runner.launches import known_parts, name_fits, root_configs, submodule_paths
 

@@ -194,7 +194,7 @@ _TEXT = st.lists(st.sampled_from(list("ab_1 .:/-é٣\t")), max_size=24).map("".j
 def test_the_rewritten_sites_agree_with_the_lookaround_they_replaced(text):
     from harness.gates.escape import _markdown_word
     from harness.model.hints import first_sentence
-    from harness.readers.bash import arithmetic_assigned
+    from harness.readers.bash_words import arithmetic_assigned
     from harness.reporters.layout import ALIKE_WORD
     from harness.reporters.markdown import _break_inside
     from harness.rules.known_entries import unplaced

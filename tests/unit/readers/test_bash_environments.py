@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.readers.bash import MAX_ENVIRONMENTS, Launch, launches_in
+from harness.readers.bash import Launch, launches_in
+from harness.readers.bash_walk import MAX_ENVIRONMENTS
 from tests.unit.readers.test_bash_semantics import as_launched, bash_runs, stubs  # noqa: F401 - `stubs` is a fixture
 
 

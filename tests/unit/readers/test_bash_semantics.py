@@ -16,7 +16,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from harness.readers.bash import Environment, Launch, Piece, given_text, launches_in, placeholder
+from harness.readers.bash import Launch, launches_in
+from harness.readers.bash_walk import given_text
+from harness.readers.bash_words import Environment, Piece, placeholder
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")

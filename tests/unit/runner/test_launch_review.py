@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.readers.bash import PLACEHOLDER_MARK, Launch, Override
+from harness.readers.bash import Launch, Override
+from harness.readers.bash_words import PLACEHOLDER_MARK
 from harness.rules.contracts import ENTRY, LAUNCH, ContractError, parse_contracts
 from harness.rules.review_rules import SettingsChange
 from harness.runner.launch_review import head_modules, modules_of, value_findings
