@@ -451,8 +451,13 @@ class WordReader:
     def _name_index(self, node: Any) -> tuple[str, str | None]:
         if node.type == "subscript":
             name = _text(node.children[0])
-            index = word_text(self.pieces(node.children[2])[0]) if len(node.children) > 2 else None
-            return name, index
+            if len(node.children) <= 2:
+                return name, None
+            # An index that expands to no word, to several, or to a text not known here is the subscript as written:
+            # not a number, so the element is not known (`${a[${a[1]}]}` with a[1] unset was an IndexError).
+            words = self.pieces(node.children[2])
+            known = len(words) == 1 and not any(p.unknown for p in words[0])
+            return name, word_text(words[0]) if known else _text(node.children[2])
         return _text(node), None
 
     def arithmetic(self, node: Any) -> Piece:

@@ -618,3 +618,20 @@ def test_nested_loops_are_read_pass_by_pass_only_up_to_a_bound():
     assert len(launches) < 300
     assert [arguments(x) for x in launches[:2]] == [["x=000"], ["x=001"]]
     assert launches[-1].error.endswith("a loop not followed pass by pass"), launches[-1]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "a=x; a=$((a*a+1)); python3 -m app.main k=${a[${a[${a[0]}]}]}\n",  # an index that expands to nothing (IndexError)
+        "a=(x y z); python3 -m app.main k=${a[1$X]}\n",  # an index partly unknown: not a[1]
+        "a=(x y z); python3 -m app.main k=${a[$X]}\n",
+    ],
+    ids=["empty", "partly-unknown", "unknown"],
+)
+def test_an_element_whose_index_is_not_known_is_not_known(stubs, script):
+    """bash runs `k=1` for the first (an empty index is 0) and `k=z`/`k=x` for the others under X=2/X unset: the
+    reader names the element as unknown, never a wrong one and never a crash (the first was an IndexError: tests/e2e/test_hostile_structure.py)."""
+    (launch,) = read(script)
+    (override,) = launch.overrides
+    assert override.unknown and not launch.error, launch
