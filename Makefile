@@ -75,7 +75,7 @@ lint: $(STAMP)
 	@$(BIN)/ruff check harness tests benchmarks scripts
 	@$(BIN)/ruff format --check --quiet harness tests benchmarks scripts
 	@$(BIN)/mypy
-	@$(BIN)/vulture harness vulture_whitelist.py --min-confidence 80
+	@$(BIN)/vulture harness vulture_whitelist.py --min-confidence 60
 
 # The docs site from docs/ (mkdocs.yml), offline; --strict turns every warning (a broken link, a page missing
 # from the nav) into a failure. The reference pages under docs/reference are generated from the code

@@ -44,7 +44,6 @@ class Discovery:
     roots: tuple[str, ...]
     routes: tuple[str, ...] = ()
     engines: tuple[str, ...] = ()
-    all_engines: tuple[str, ...] = ()
     left_out: tuple[LeftOut, ...] = ()
     left_out_engines: tuple[LeftOut, ...] = ()
     same_as: tuple[tuple[str, str], ...] = ()  # (route, case id) for roots that are another root plus an engine
@@ -468,7 +467,6 @@ def _with_engines(
         roots=tuple(root for root in roots if root not in derived),
         routes=tuple([*routes, *(root for root in roots if root in derived)]),
         engines=tuple(engines),
-        all_engines=options,
         left_out=tuple(left_out),
         left_out_engines=tuple(left_out_engines),
         same_as=tuple(same_as),

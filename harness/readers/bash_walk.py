@@ -87,19 +87,14 @@ _SIMPLE_NAME = linear.compile(rb"\\.|\$\$|\$([A-Za-z_][A-Za-z0-9_]*|[0-9])", lin
 
 @dataclass(frozen=True)
 class Source:
-    """A script's bytes as parsed, and where the reader inserted bytes into them: `text_of` gives a node's text as the
-    script writes it."""
+    """A script's bytes as parsed, and where the reader inserted bytes into them: `original` maps an offset of the
+    parsed bytes back to the script's own."""
 
     data: bytes
     inserted: tuple[int, ...] = ()  # offsets in `data` of the bytes the reader inserted, ascending
 
     def original(self, offset: int) -> int:
         return offset - bisect.bisect_left(self.inserted, offset)
-
-    def text_of(self, original: bytes, node: Any) -> str:
-        if not self.inserted:
-            return _text(node)
-        return original[self.original(node.start_byte) : self.original(node.end_byte)].decode("utf-8", "replace")
 
 
 def parse_words(source: bytes) -> tuple[Any, Source]:
@@ -108,8 +103,8 @@ def parse_words(source: bytes) -> tuple[Any, Source]:
     tree-sitter-bash splits some words bash keeps whole: in `key=$A/$B/$C` the `$` of `$B` is left bare and `B/$C`
     becomes a second word (in an assignment, a command of its own). `${NAME}` means what `$NAME` means wherever bash
     expands it, and the grammar reads every chain of braced expansions whole; so where a bare `$` shows the split,
-    each `$NAME` outside literal text is braced and the script parsed again (`text_of` still gives the script's own
-    text). A script without such a split is parsed once, as written.
+    each `$NAME` outside literal text is braced and the script parsed again (`Source.original` maps offsets back to
+    the script's own text). A script without such a split is parsed once, as written.
     """
     import tree_sitter
 
