@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from harness.gates.escape import printable
 from harness.model.findings import ERROR, CaseResult, Finding, Kind, MatrixResult, fails
-from harness.model.grouping import Group, Tier, compared_ids, group_findings
+from harness.model.grouping import Group, Tier, compared_ids, group_findings, plural
 from harness.reporters.base import NextSteps, ReportOptions
 from harness.reporters.layout import Fold, cause_text, describe_group, folded, known_count, merged_launches, set_by, summary_line
 from harness.reporters.steps import next_steps
@@ -49,10 +49,6 @@ def waived(result: CaseResult) -> list[str]:
     return [describe_group(g) for g in _groups(result, result.findings) if g.tier == Tier.WAIVED]
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
-
-
 def waived_line(by_case: Mapping[str, Sequence[str]]) -> str | None:
     """All waived warnings of the run as one line, as the text report counts them (None: there are none)."""
     total = sum(len(texts) for texts in by_case.values())
@@ -61,7 +57,7 @@ def waived_line(by_case: Mapping[str, Sequence[str]]) -> str | None:
     cases = sum(1 for texts in by_case.values() if texts)
     distinct = len({text for texts in by_case.values() for text in texts})
     return (
-        f"{_plural(total, 'waived warning')} on {_plural(cases, 'case')}, {distinct} distinct (`config-harness check --verbose` lists them)"
+        f"{plural(total, 'waived warning')} on {plural(cases, 'case')}, {distinct} distinct (`config-harness check --verbose` lists them)"
     )
 
 
@@ -69,7 +65,7 @@ def orphan_lines(orphans: Sequence[str], details: bool) -> list[str]:
     """Goldens without a case: a count and what to do, each golden listed only with `details` (as syrupy does)."""
     if not orphans:
         return []
-    head = f"{_plural(len(orphans), 'golden')} with no case: --snapshot-update removes "
+    head = f"{plural(len(orphans), 'golden')} with no case: --snapshot-update removes "
     head += "them" if len(orphans) != 1 else "it"
     lines = [head + ("" if details else "; --snapshot-details lists " + ("them" if len(orphans) != 1 else "it"))]
     return lines + [printable(f"  {name}") for name in orphans] if details else lines
@@ -98,8 +94,8 @@ def verdict_line(result: MatrixResult, updated: bool) -> str:
     cases = tuple(r.written_out() for r in result.cases) if updated else result.cases
     groups = group_findings(cases, result.findings)
     known = [g for g in groups if g.tier == Tier.KNOWN]
-    counted = f" ({known_count(known, lists='`config-harness check --verbose`')})" if known else ""
-    return printable(summary_line(replace(result, cases=cases), groups) + counted)
+    known_line = f" ({known_count(known, lists='`config-harness check --verbose`')})" if known else ""
+    return printable(summary_line(replace(result, cases=cases), groups) + known_line)
 
 
 def rewrite_command(settings_option: str | None = None) -> str:

@@ -17,6 +17,7 @@ from harness.composition.session import current
 from harness.gates.budget import UNREADABLE, ProcessBudgetExceeded
 from harness.gates.escape import code_span, markdown_text
 from harness.model.findings import ERROR, Finding, Kind, MatrixResult, Origin
+from harness.model.grouping import plural
 from harness.model.settings import Settings, settings_table
 from harness.reporters.base import NextSteps
 from harness.rules.contract_changes import read_contract_files
@@ -65,12 +66,12 @@ def reuse_line(ref: str, reuse: dict[str, tuple[int, int]]) -> str:
     if not reuse:
         return ""
 
-    def counted(number: int, what: str) -> str:
-        return f"{number} {what if number == 1 else what + ('es' if what.endswith('ch') else 's')}"
-
     counts = sorted(reuse.items())
-    taken = " and ".join(f"{reused} of {counted(reused + composed, what)}" for what, (reused, composed) in counts)
-    composed = " and ".join(counted(fresh, what) for what, (_, fresh) in counts)
+    taken = " and ".join(
+        f"{reused} of {plural(reused + composed, what, what + 'es' if what.endswith('ch') else None)}"
+        for what, (reused, composed) in counts
+    )
+    composed = " and ".join(plural(fresh, what, what + "es" if what.endswith("ch") else None) for what, (_, fresh) in counts)
     return f"config-harness: at {ref}, {taken} taken from the cache (every file they read unchanged); {composed} composed there"
 
 

@@ -63,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
             )
         common.say(known_recorded(causes if added else [], len(added), display_path(target)))
         if owned is not None:
-            common.say(
-                f"{len(records)} `changes:` record{'s' * (len(records) != 1)} written in {display_path(owned)} (its owners approve them)"
-            )
+            from harness.model.grouping import plural
+
+            common.say(f"{plural(len(records), '`changes:` record')} written in {display_path(owned)} (its owners approve them)")
     return ExitCode.OK
 
 

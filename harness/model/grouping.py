@@ -355,7 +355,7 @@ def describe_cases(case_ids: Sequence[str], all_ids: Sequence[str], counted: boo
     if launches and len(launches) < len(wanted) or len(launches) > 1:
         # Launch ids are one script line each: counted, never listed in a line (a group's members name them).
         matrix = [case_id for case_id in wanted if not case_id.startswith(LAUNCH_PREFIX)]
-        counted_launches = f"{len(launches)} launch{'es' * (len(launches) != 1)}"
+        counted_launches = f"{plural(len(launches), 'launch', 'launches')}"
         if not matrix:
             return counted_launches
         return f"{describe_cases(matrix, [c for c in all_ids if not c.startswith(LAUNCH_PREFIX)], counted)} and {counted_launches}"
@@ -446,6 +446,12 @@ KIND_PHRASES = MappingProxyType(
 )
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """`count` with its noun, plural past one (`many`, else the noun with an s): the one spelling of every count the
+    reports write ("1 golden", "3 goldens", "2 launches")."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
 def _where(groups: list[Group], all_ids: Sequence[str]) -> str:
     """Where a tier's groups are: ` on all 13 cases`, ` only on X`, or the largest case sets with their counts."""
     buckets: dict[tuple[str, ...], list[Group]] = {}
@@ -484,26 +490,22 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     changes = [g for g in blocking if g.kind == Kind.CONTRACT_CHANGE]
     if changes:
         unexplained = sum(g.severity == ERROR for g in changes)
-        parts.append(
-            f"{len(changes)} contract change{'s' * (len(changes) != 1)}"
-            + (f" ({unexplained} without a recorded reason)" if unexplained else "")
-        )
+        parts.append(f"{plural(len(changes), 'contract change')}" + (f" ({unexplained} without a recorded reason)" if unexplained else ""))
     contract_errors = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity == ERROR]
     if contract_errors:
         parts.append(
-            f"{len(contract_errors)} unwaived contract error{'s' * (len(contract_errors) != 1)}"
-            + _where([g for g in contract_errors if g.cases], all_ids)
+            f"{plural(len(contract_errors), 'unwaived contract error')}" + _where([g for g in contract_errors if g.cases], all_ids)
         )
     contract_warnings = [g for g in blocking if g.kind == Kind.CONTRACT and g.severity != ERROR]
     if contract_warnings:
-        parts.append(f"{len(contract_warnings)} warning{'s' * (len(contract_warnings) != 1)} about the contracts themselves")
+        parts.append(f"{plural(len(contract_warnings), 'warning')} about the contracts themselves")
     # A case that cannot be composed is in the broken tier (an error of kind `error` on a case: harness.model.grouping.tier_of).
     broken = sorted({case for g in by_tier.get(Tier.BROKEN, []) if g.kind == Kind.ERROR for case in g.cases})
     if broken:
-        parts.append(f"{len(broken)} case{'s' * (len(broken) != 1)} cannot be composed ({describe_cases(broken, all_ids)})")
+        parts.append(f"{plural(len(broken), 'case')} cannot be composed ({describe_cases(broken, all_ids)})")
     parity = [g for g in blocking if g.kind == Kind.PARITY]
     if parity:
-        parts.append(f"{count_paths(parity)} route parity difference{'s' * (count_paths(parity) != 1)}")
+        parts.append(f"{plural(count_paths(parity), 'route parity difference')}")
     # Every other blocking cause, by kind (a launch that no longer composes, a settings change...): a failing run's
     # summary never reads as if nothing happened.
     said = {Kind.CONTRACT_CHANGE, Kind.CONTRACT, Kind.PARITY}
@@ -523,34 +525,32 @@ def summary_paragraph(groups: Sequence[Group], result: MatrixResult) -> str:
     noted = by_tier.get(Tier.NOTED, [])
     new = sorted({case for g in noted if g.kind == Kind.NEW_LAUNCH for case in g.cases})
     if new:
-        parts.append(f"{len(new)} new launch{'es' * (len(new) != 1)} ({describe_cases(new, all_ids, counted=False)})")
+        parts.append(f"{plural(len(new), 'new launch', 'new launches')} ({describe_cases(new, all_ids, counted=False)})")
     moved = [g for g in noted if g.kind == Kind.MOVED and g.path.startswith(LAUNCH_PREFIX)]
     if moved:  # said by script: a `git mv` moves all of a script's launches
         scripts = dict.fromkeys(_script_move(g) for g in moved)
         parts.append(
-            f"{len(moved)} launch{'es' * (len(moved) != 1)} moved with {'their scripts' if len(scripts) > 1 else 'its script' if len(moved) == 1 else 'their script'} ({', '.join(scripts)})"
+            f"{plural(len(moved), 'launch', 'launches')} moved with {'their scripts' if len(scripts) > 1 else 'its script' if len(moved) == 1 else 'their script'} ({', '.join(scripts)})"
         )
     gone = [r.case.id for r in result.cases if r.status == Status.GONE]
     if gone:
-        parts.append(
-            f"{len(gone)} case{'s' * (len(gone) != 1)} only in the baseline ({describe_cases(gone, [*gone, *all_ids], counted=False)})"
-        )
+        parts.append(f"{plural(len(gone), 'case')} only in the baseline ({describe_cases(gone, [*gone, *all_ids], counted=False)})")
     regenerate = by_tier.get(Tier.REGENERATE, [])
     if regenerate:
         cases = {case for g in regenerate for case in g.cases or (str(g.finding.source),)}  # a run's: its file
-        parts.append(f"{len(cases)} golden{'s' * (len(cases) != 1)} to regenerate")
+        parts.append(f"{plural(len(cases), 'golden')} to regenerate")
     waived = by_tier.get(Tier.WAIVED, [])
     if waived:
         total = sum(len(g.cases) for g in waived)
-        parts.append(f"{total} waived warning{'s' * (total != 1)} ({len(waived)} distinct)")
+        parts.append(f"{plural(total, 'waived warning')} ({len(waived)} distinct)")
     if result.orphans:
-        parts.append(f"{len(result.orphans)} orphan golden{'s' * (len(result.orphans) != 1)}")
+        parts.append(f"{plural(len(result.orphans), 'orphan golden')}")
     unverified = by_tier.get(Tier.UNVERIFIED, [])
     if unverified:
-        parts.append(f"{len(unverified)} change{'s' * (len(unverified) != 1)} not verified")
+        parts.append(f"{plural(len(unverified), 'change')} not verified")
     failing = [r.case.id for r in result.cases if r.failed]
     if not parts and failing:  # a failure no sentence above names: never "nothing changed" above it
-        parts.append(f"{len(failing)} case{'s' * (len(failing) != 1)} failing ({describe_cases(failing, all_ids, counted=False)})")
+        parts.append(f"{plural(len(failing), 'case')} failing ({describe_cases(failing, all_ids, counted=False)})")
     if not parts:  # only when nothing at all is to be said: never above a failing verdict
         parts.append(f"nothing changed on {describe_cases(all_ids, all_ids, counted=False)}" if all_ids else "no cases")
     return " ".join(part[0].upper() + part[1:] + "." for part in parts)

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.gates.escape import json_text
 from harness.model.findings import ERROR, WARNING, MatrixResult, Severity
-from harness.model.grouping import Tier, compared_ids, group_findings
+from harness.model.grouping import Tier, compared_ids, group_findings, plural
 from harness.reporters.base import ReportOptions
 from harness.reporters.layout import Alike, alike_rows, cause_parts, cut_at_record, introduced, mode_properties, tally
 
@@ -39,7 +39,7 @@ def verdict(ok: bool, introduced_errors: int) -> str:
     """The review's verdict in a few words, for the step name in the checks list and the comment's heading: the
     blocking causes, counted as the verdict line of every other format counts them."""
     if introduced_errors:
-        return f"config-harness: FAILED, {introduced_errors} blocking cause{'s' * (introduced_errors != 1)}"
+        return f"config-harness: FAILED, {plural(introduced_errors, 'blocking cause')}"
     return "config-harness: OK, no blocking cause" if ok else "config-harness: FAILED"
 
 

@@ -31,7 +31,7 @@ from harness.model.findings import (
     fails,
     regenerates,
 )
-from harness.model.grouping import VALUE_KINDS, Group, Tier, cause_count, describe_cases, group_findings
+from harness.model.grouping import VALUE_KINDS, Group, Tier, cause_count, describe_cases, group_findings, plural
 from harness.model.matrix import LAUNCH_PREFIX, launch_condition
 from harness.model.semantic_diff import ABSENT, parent_path, show_value
 
@@ -173,7 +173,7 @@ def launches_line(tally: LaunchTally | None) -> str:
         + (f", {tally.found - tally.extracted} could not be extracted" if tally.found != tally.extracted else "")
     )
     for submodule, count in tally.unavailable:
-        text += f"; {count} launch{'es' * (count != 1)} of programs in the git submodule {submodule} not checked (it is not checked out)"
+        text += f"; {plural(count, 'launch', 'launches')} of programs in the git submodule {submodule} not checked (it is not checked out)"
     return text
 
 
@@ -185,7 +185,7 @@ def accounted_line(result: MatrixResult) -> str:
     counts = Counter(verdict for _, verdict, _, _ in result.accounted)
     files = len({file for file, _, _, _ in result.accounted})
     shown = ", ".join(f"{counts[v]} {v}" for v in ("compared", "not relevant", "not verified") if counts.get(v))
-    return f"{files} changed file{'s' * (files != 1)}: {shown}"
+    return f"{plural(files, 'changed file')}: {shown}"
 
 
 def counted_units(result: MatrixResult) -> str:
@@ -225,7 +225,7 @@ def origin_count(groups: Sequence[Group], tier: Tier, listed: bool = False) -> s
     cases = {case for g in groups for case in g.cases}
     what = "already at base" if tier == Tier.AT_BASE else f"at the base {'is' if total == 1 else 'are'} fixed here"
     return (
-        f"{total} error{'s' * (total != 1)} {what} ({len(cases)} case{'s' * (len(cases) != 1)}, "
+        f"{plural(total, 'error')} {what} ({plural(len(cases), 'case')}, "
         f"{len(groups)} distinct{'):' if listed else '; --verbose lists them)'}"
     )
 
@@ -258,10 +258,7 @@ def waived_count(groups: Sequence[Group]) -> str:
     """Waived warnings as one line: how many, on how many cases, how many distinct."""
     total = sum(len(g.cases) for g in groups)
     cases = {case for g in groups for case in g.cases}
-    return (
-        f"{total} waived warning{'s' * (total != 1)} on {len(cases)} case{'s' * (len(cases) != 1)}, "
-        f"{len(groups)} distinct (--verbose lists them)"
-    )
+    return f"{plural(total, 'waived warning')} on {plural(len(cases), 'case')}, {len(groups)} distinct (--verbose lists them)"
 
 
 SHOWN_LAUNCHES = 3  # script lines a group of launches names before it says how many more (--verbose: all)
@@ -298,7 +295,7 @@ def launch_where(group: Group, all_ids: Sequence[str], listed: bool = False) -> 
     elif launches:
         scripts = {_script(case_id, f) for case_id, f in launches}
         count = sum(case_id.startswith(LAUNCH_PREFIX) for case_id in group.cases)  # as describe_cases counts them
-        head = f"{count} launches in {len(scripts)} script{'s' * (len(scripts) != 1)}"
+        head = f"{count} launches in {plural(len(scripts), 'script')}"
         if listed:
             parts.append(head)
         else:

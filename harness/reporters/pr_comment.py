@@ -23,6 +23,7 @@ from harness.gates.confine import UnsafeInput
 from harness.gates.errors import BadInput
 from harness.gates.escape import code_span, no_workflow_commands
 from harness.gates.reader import InputLimitError, read_bytes
+from harness.model.grouping import plural
 from harness.reporters.comment_data import LINE_CHARACTERS, LISTED, SCHEMA, SCHEMA_VERSION, verdict
 
 ARTIFACT_FILES = ("comment.json", "pull-request")  # what the pull-request job uploads, and nothing else
@@ -228,7 +229,7 @@ def render(comment: Comment, event: Any) -> str:
             lines += ["", f"{title}, one line per cause:", ""]
             lines += [f"- {code_span(line, False)}" for line in shown]
             if total > len(shown):
-                lines.append(f"- and {total - len(shown)} more row{'s' * (total - len(shown) != 1)} (the job summary lists them all)")
+                lines.append(f"- and {plural(total - len(shown), 'more row')} (the job summary lists them all)")
     rest = [
         f"{n} {one if n == 1 else many}" for name, (one, many) in COUNT_WORDS.items() if (n := comment.count(name)) and name not in counted
     ]

@@ -25,6 +25,7 @@ from harness.composition.session import current
 from harness.composition.store import tree_digest
 from harness.gates.reader import InputLimitError, read_bytes
 from harness.model.findings import ERROR, INFO, CaseResult, Finding, Kind, LaunchTally, Origin, Status
+from harness.model.grouping import plural
 from harness.model.matrix import Case
 from harness.model.semantic_diff import describe_value, order_changes, same_tree
 from harness.readers.bash import PLACEHOLDER_MARK
@@ -387,7 +388,7 @@ def _new_launch_note(case: CommandCase, said: str) -> Finding:
         program = f"python -m {launch.entry}" if launch.is_module else f"python {launch.entry}"
         program += f" (from {launch.folder}/)" if launch.folder and launch.is_module else ""
         count = len(launch.overrides)
-        runs = f"{program} with config {case.config_name or '(unknown)'}, {count} override{'s' * (count != 1)}"
+        runs = f"{program} with config {case.config_name or '(unknown)'}, {plural(count, 'override')}"
     return Finding(Kind.NEW_LAUNCH, case.id, None, case.config_name, INFO, f"{said}{runs}", source=Source(launch.script, launch.line))
 
 
