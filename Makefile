@@ -102,7 +102,7 @@ FUZZ_ITERATIONS ?= 200
 FUZZ_SEED ?= 20261130
 # Mutation testing: mutmut mutates harness/model and harness/rules ([tool.mutmut] in pyproject.toml) and runs, for each
 # mutant, the tests of tests/unit/model and tests/unit/rules that reach the mutated function; prints the score and
-# fails under the floor of scripts/mutation_score.py (not yet run by the e2e tier: a first whole run sets it). Each run
+# fails under the floor of scripts/mutation_score.py (tests/e2e/test_mutation.py runs it in the e2e tier). Each run
 # starts afresh: mutmut keeps its results in mutants/ (git-ignored), and a kept result would hide a change of the tests.
 mutation: setup
 	@rm -rf mutants

@@ -1,7 +1,7 @@
 """The mutation score of `make mutation` (mutmut over harness/model and harness/rules), and its floor.
 
 Reads the counts mutmut wrote (`mutmut export-cicd-stats` -> mutants/mutmut-cicd-stats.json), prints one line and
-exits 1 when the score is under FLOOR (provisional until a first whole run: see benchmarks/README.md). The score is mutmut's
+exits 1 when the score is under FLOOR (tests/e2e/test_mutation.py runs it in the e2e tier). The score is mutmut's
 own: killed and timed-out mutants over those tested (skipped ones, which no selected test reaches, are not tested).
 """
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 # Recorded in benchmarks/README.md ("Mutation score"); raise it when the tests kill more, never lower it to pass.
-FLOOR = 70.0
+FLOOR = 80.0
 STATS = Path("mutants/mutmut-cicd-stats.json")
 
 
