@@ -10,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup check-config test test-e2e coverage test-compat lint docs update-snapshots upgrade-report bench bench-run bench-review budgets fuzz clean-cache clean
+.PHONY: setup check-config test test-e2e coverage test-compat lint docs update-snapshots upgrade-report bench bench-run bench-review budgets fuzz mutation clean-cache clean
 
 setup: $(STAMP)
 	@$(BIN)/config-harness fetch
@@ -100,6 +100,16 @@ upgrade-report: setup
 # A longer fuzz pass than the one in `make test`; FUZZ_SEED picks another sequence of mutations.
 FUZZ_ITERATIONS ?= 200
 FUZZ_SEED ?= 20261130
+# Mutation testing: mutmut mutates harness/model and harness/rules ([tool.mutmut] in pyproject.toml) and runs, for each
+# mutant, the tests of tests/unit/model and tests/unit/rules that reach the mutated function; prints the score and
+# fails under the floor of scripts/mutation_score.py (tests/e2e/test_mutation.py runs it in the e2e tier). Each run
+# starts afresh: mutmut keeps its results in mutants/ (git-ignored), and a kept result would hide a change of the tests.
+mutation: setup
+	@rm -rf mutants
+	@$(BIN)/mutmut run --max-children 2 > mutants.log 2>&1 || { tail -20 mutants.log; exit 1; }
+	@$(BIN)/mutmut export-cicd-stats > /dev/null
+	@$(BIN)/python scripts/mutation_score.py
+
 fuzz: setup
 	@CONFIG_HARNESS_FUZZ_ITERATIONS=$(FUZZ_ITERATIONS) CONFIG_HARNESS_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest -q tests/e2e/test_fuzz.py

@@ -15,6 +15,7 @@ from hypothesis import settings as hypothesis_settings
 
 from harness.baselines.releases import fetch_wheel_tree
 from harness.cli import main
+from harness.gates.errors import STRICT
 from tests.synthetic_history import git
 
 pytest_plugins = ["pytester"]
@@ -25,6 +26,11 @@ pytest_plugins = ["pytester"]
 hypothesis_settings.register_profile("quick", max_examples=40, deadline=None)
 hypothesis_settings.register_profile("thorough", max_examples=400, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("CONFIG_HARNESS_HYPOTHESIS", "quick"))
+
+# Strict runs (harness.gates.errors.courtesy_failed): a courtesy's broad except re-raises what no config tree causes,
+# so a bug of the harness fails the test instead of making its report quieter. Set for every test, and for the CLI
+# and pytest processes they start (they inherit the environment).
+os.environ.setdefault(STRICT, "1")  # CONFIG_HARNESS_STRICT=0 runs them as a user runs
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache"

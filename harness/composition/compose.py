@@ -44,7 +44,7 @@ from harness.gates.confine import (
     uses_resolver,
     within,
 )
-from harness.gates.errors import BadInput, describe_yaml_error, error_chain
+from harness.gates.errors import BadInput, courtesy_failed, describe_yaml_error, error_chain
 from harness.gates.reader import InputLimitError, git_deletion, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
 from harness.model.matrix import Case
@@ -750,7 +750,8 @@ class HydraSession:
                 hint = f"no config group {group!r}{did_you_mean(name, groups)}{also}; the groups{where}: {', '.join(groups) or 'none'}"
                 return f"{message} ({hint})"
             options = {group: self.group_options(group, registered=True)} if group else {}
-        except Exception:  # the hint is a courtesy; the message stands without it
+        except Exception as error:  # the hint is a courtesy; the message stands without it
+            courtesy_failed(error)
             options = {}
         hint = missing_node_hint(message, options, self.schemas, skipped)
         return f"{message} ({hint})" if hint else message

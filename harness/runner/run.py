@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from harness.baselines.gitrepo import GitError
 from harness.baselines.goldens import Goldens, golden_path
@@ -34,6 +35,7 @@ from harness.composition.shards import Shard
 from harness.composition.store import CacheRefused, cache_add_variant, cache_get, cache_put, cache_variants, open_store, tree_digest
 from harness.gates.budget import InputLimitError
 from harness.gates.confine import UnsafeInput, project_root
+from harness.gates.errors import courtesy_failed
 from harness.gates.reader import read_bytes
 from harness.model.findings import (
     ERROR,
@@ -397,7 +399,8 @@ def recorded_provenance(run: Run, session: HydraSession, case: Case) -> str:
         return ""
     try:
         return provenance_lines(session, case, project_root(run.settings.origin.parent))
-    except Exception:  # provenance is a courtesy: a case that composed but cannot be replayed is written without it
+    except Exception as error:  # provenance is a courtesy: a case that composed but cannot be replayed is written without it
+        courtesy_failed(error)
         return ""
 
 
@@ -405,7 +408,8 @@ def written_hydra_of(session: HydraSession, case: Case) -> Any:
     """What the case's config files write under `hydra:`, or None (also when the case cannot be replayed)."""
     try:
         return written_hydra(session, case)
-    except Exception:  # a courtesy like provenance: the job config is still checked
+    except Exception as error:  # a courtesy like provenance: the job config is still checked
+        courtesy_failed(error)
         return None
 
 
@@ -451,7 +455,8 @@ def options_gone(recorded: Recorded, removed: list[Finding], session: HydraSessi
         if selected.group not in listed:
             try:
                 listed[selected.group] = session.group_options(selected.group, registered=True)
-            except Exception:  # a group Hydra cannot list any more: none of its options exist
+            except Exception as error:  # a group Hydra cannot list any more: none of its options exist
+                courtesy_failed(error)
                 listed[selected.group] = []
         if selected.option in listed[selected.group]:
             continue
@@ -553,7 +558,7 @@ def base_errors(run: Run, case: Case, entry: BaselineEntry | None, tree: Any = N
     tree = base_tree(entry) if tree is None else tree
     try:
         config = OmegaConf.create(tree)
-    except Exception:  # a golden at the base that OmegaConf cannot hold: nothing to compare with
+    except (OmegaConfBaseException, RecursionError):  # a golden at the base that OmegaConf cannot hold: nothing to compare with
         return []
     findings = semantic_findings(replace(case, same_as=None), config, tree, None, run.base_rules)
     findings += invariants.unresolved_findings(config, tree, entry.hydra)
@@ -599,7 +604,8 @@ def annotate(
     if any(want and f.kind in SOURCED_KINDS for f, want in zip(findings, wanted)):
         try:
             sources = leaf_sources(session, result.case, memo)
-        except Exception:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
+        except Exception as error:  # provenance is a courtesy; a case that composed but cannot be replayed keeps its findings
+            courtesy_failed(error)
             sources = {}
         findings = tuple(
             # A source a rule already knows (a Python default's class line) stays where no config file sets the path.

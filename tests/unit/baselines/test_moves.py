@@ -28,6 +28,18 @@ def test_a_leaf_moves_by_its_value_and_name():
     assert moves({"a.path": "/data"}, {"b.path": "/data/"}) == set()
 
 
+def test_a_subtree_found_whole_under_two_prefixes_is_no_move():
+    # Either could be where it went: no guess, at the subtree or at its leaves (each leaf has two candidates too).
+    removed = {"old.opt.lr": 0.1, "old.opt.name": "adamw"}
+    added = {f"{side}.opt.{key}": value for side in ("left", "right") for key, value in (("lr", 0.1), ("name", "adamw"))}
+    assert moves(removed, added) == set()
+    findings = [Finding(Kind.REMOVED, path, value, None, message=f"REMOVED {path}") for path, value in removed.items()]
+    findings += [Finding(Kind.ADDED, path, None, value, message=f"ADDED {path}") for path, value in added.items()]
+    assert fold_moves(findings) == findings
+    # Under one prefix only, the same subtree is one move.
+    assert moves(removed, {k: v for k, v in added.items() if k.startswith("left.")}) == {("old", "left")}
+
+
 def test_a_flag_moves_only_as_a_rename_within_its_parent():
     assert moves({"t.val_before_train": True}, {"t.validate_before_train": True}) == {("t.val_before_train", "t.validate_before_train")}
     assert moves({"t.flag": True}, {"u.flag": True}) == set()

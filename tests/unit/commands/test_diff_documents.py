@@ -44,3 +44,19 @@ def test_a_file_that_is_not_yaml_is_bad_input(tmp_path, cli):
     (tmp_path / "new.yaml").write_text("a: 1\n")
     run = cli("diff", "old.yaml", "new.yaml", cwd=tmp_path)
     assert run.code == 2 and run.err.count("\n") == 1 and "old.yaml" in run.err
+
+
+def test_an_interpolation_whose_key_went_is_one_error_naming_it(tmp_path, cli):
+    # Only the document diff says it: the new file still writes `${b}` as the old did (no `changed` finding), but
+    # `b` is gone, so `a` no longer resolves. A composed case says it as its `unresolved` error instead.
+    (tmp_path / "old.yaml").write_text("b: 1\na: ${b}\n")
+    (tmp_path / "new.yaml").write_text("c: 1\na: ${b}\n")
+    run = cli("diff", "old.yaml", "new.yaml", cwd=tmp_path)
+    assert run.code == 1
+    assert "ERROR a cannot be resolved: Interpolation key 'b' not found  (new.yaml)" in [line.strip() for line in run.out.splitlines()], (
+        run.out
+    )
+    (finding,) = [
+        f for case in cli("diff", "old.yaml", "new.yaml", "--format", "json").json()["cases"] for f in case["findings"] if f["path"] == "a"
+    ]
+    assert (finding["kind"], finding["severity"]) == ("effective", "error")

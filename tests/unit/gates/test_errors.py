@@ -93,3 +93,19 @@ def test_errors_that_keep_a_builtin_base_are_bad_input_too(kind):
 
     error = getattr(confine, kind, None) or getattr(semantic_diff, kind)
     assert issubclass(error, BadInput) and issubclass(error, OSError | ValueError)
+
+
+def test_a_courtesy_that_fails_goes_on_quietly_unless_the_run_is_strict_and_the_error_is_a_bug(monkeypatch):
+    from omegaconf.errors import ConfigKeyError
+
+    from harness.gates.errors import STRICT, courtesy_failed
+
+    from_the_tree = [HydraException("no such group"), ConfigKeyError("k"), BadInput("x.yaml:1: bad"), OSError("gone")]
+    bug = AttributeError("'NoneType' object has no attribute 'path'")
+    monkeypatch.setenv(STRICT, "1")  # the suite sets it (tests/conftest.py): said here so the test stands alone
+    for error in from_the_tree:
+        courtesy_failed(error)  # what a user's tree raises: the report goes on without the courtesy
+    with pytest.raises(AttributeError):
+        courtesy_failed(bug)
+    monkeypatch.delenv(STRICT)
+    courtesy_failed(bug)  # a user's run: the report stands without the courtesy

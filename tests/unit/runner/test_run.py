@@ -252,3 +252,17 @@ def test_errors_are_marked_introduced_or_at_base_and_a_base_error_gone_is_fixed(
     # The same path held by another contract is another error; no base case (None) makes every error introduced.
     assert [f.origin for f in with_origins([error("a", "other")], [error("a")])] == [Origin.INTRODUCED, Origin.FIXED]
     assert [f.origin for f in with_origins([error("a")], None)] == [Origin.INTRODUCED]
+
+
+def test_an_interpolation_whose_key_went_is_one_unresolved_error_never_also_an_effective_change(tmp_path):
+    """The comparison with the baseline finds `log_name` (still written `run-${train.lr}`) no longer resolving, and so
+    do the invariants of a runnable config: the case says it once, as its `unresolved` error."""
+    write_tree(tmp_path / "conf", {**TREE, "app.yaml": TREE["app.yaml"].replace("lr: 0.1", "rate: 0.1")})
+    (tmp_path / "harness.toml").write_text(SETTINGS, encoding="utf-8")
+    result = Runner(
+        Run.check(load_settings(tmp_path / "harness.toml"), RuleSet(), baseline=InMemory(every_case())), "app/sqlite/default"
+    ).run()
+    (case,) = result.cases
+    assert kinds(case) == [("removed", "train.lr", INFO), ("added", "train.rate", INFO), ("unresolved", "log_name", ERROR)]
+    assert case.findings[-1].message == "log_name cannot be resolved: run-${train.lr}: train.lr is not in the config"
+    assert case.status == Status.CHANGED and not result.ok
