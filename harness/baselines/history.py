@@ -178,6 +178,12 @@ def key_log(settings: Settings, key: str, case_id: str, since: str | None = None
 
 
 def _walk(settings: Settings, key: str, case_id: str, since: str | None) -> tuple[list[KeyChange], Since | None]:
+    """The commits that changed `key` in `case_id`, oldest first, and the `Since` of a `--since` REF off HEAD's line.
+
+    Over 60 lines: one walk over the commits through one scratch tree, extracted once and then updated by each
+    commit's edits. What is carried from commit to commit (the previous commit, the last reading, whether one was
+    read yet) decides whether the next commit is composed at all, and the scratch tree lives as long as the walk.
+    """
     top = gitrepo.toplevel(settings.config_dir)
     folder = gitrepo.inside(top, settings.config_dir)
     start, off_line = _since_commit(top, since) if since is not None else (None, None)

@@ -73,6 +73,9 @@ def find_moves(
     the move. A leaf moved when exactly one added leaf has its value and the same name (a move), or else a similar
     name (a rename; one in the same parent wins). `rewired` (old path -> new path, see `rewired_references`) names
     renames the config's own interpolations confirm: such a leaf moved whatever its new name, when its value is the same.
+
+    Over 60 lines: the subtree pass and the leaf pass share the paths already claimed (`used_old`, `used_new`): a leaf
+    is matched only among what no subtree move took, so the two passes run in this order over one state.
     """
     present = set(present)
     moves: list[Move] = []

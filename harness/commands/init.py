@@ -19,6 +19,8 @@ AFTER = CACHE_FLAGS  # the settings flags of its own are outputs: they say where
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`init`'s options. Over 60 lines: a flat list of argparse declarations, one per option in the order `--help`
+    lists them, with no logic between them; split, the help's order would be spread over functions."""
     parser.add_argument(
         "--config-dir",
         dest="init_config_dir",

@@ -21,6 +21,10 @@ What is not followed: methods reached through an object (`runner.run.remote(conf
 (`self.config = config`) and written later, writes through a name bound to a copy. Each walk is bounded: a function
 is read once per way the config reaches it (and branch context), and at most `MAX_FUNCTIONS` functions and
 `MAX_CALL_DEPTH` calls deep from one entry point.
+
+Over 800 lines because the walk is one evaluator, as the shell walk is (harness/readers/bash_walk.py): statements,
+branches, loops, `try`, `with` and the calls it follows call each other recursively through one state (the names
+bound to the config, the branch tests, the budget), and the entry-point and `__post_init__` walks both start it.
 """
 
 from __future__ import annotations
@@ -467,7 +471,12 @@ class _Walk:
         return found
 
     def statement(self, statement: ast.stmt, names: dict[str, str], place: _Place, depth: int, open_dict: bool) -> tuple[Any, ...] | None:
-        """One statement; the condition under which the statements after it run, when it may leave the block."""
+        """One statement; the condition under which the statements after it run, when it may leave the block.
+
+        Over 60 lines: one branch per kind of statement that binds, writes or branches (loops and `try` have methods
+        of their own), between the steps every statement takes (the budget, the guards it pushes, its reads and
+        calls) and the guards popped after it; the guards must be popped by the frame that pushed them.
+        """
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.pop(statement.name, None)
             return None  # a nested definition runs only when called

@@ -81,6 +81,9 @@ def effective_findings(
     resolving is the slow part, and an interpolation whose inputs did not change resolves the same. The case's
     resolution budget bounds the work; once it is spent, one finding names how many were left unresolved.
     Without `config` (a launch's plain tree) it is built from `tree` only when something must be resolved.
+
+    Over 60 lines: one loop carries the budget and the two configs, each built once at the first interpolation that
+    needs resolving; the loop stops where the budget is spent, and its finding counts what the loop left.
     """
     budget = resolve.Budget() if budget is None else budget
     golden_config = None

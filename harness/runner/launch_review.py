@@ -5,6 +5,10 @@ A pull request can change what a program runs without touching a config file: re
 root, map a module to another config, delete or rename the script, or change a Python default the YAML leaves to
 the class. Each is a finding here, from the launches both sides composed (harness/runner/launches.py), never from running
 anything.
+
+Over 800 lines because it is one review with one way in (`review_commands`; the run also reads `views_digest`):
+every other function is a step of it (pairing the base's launches with this change's, moved and new scripts, value
+comparisons, gone launches, entry points, and what the base could not read).
 """
 
 from __future__ import annotations
@@ -681,7 +685,10 @@ def review_commands(
     launch's composed values are compared
     with the base's (harness/runner/py), launches the base had and this change lost are `launch_gone`, and
     the run-level findings returned are the entry points whose arguments changed (`changes`: the review's settings
-    changes; `records`: the `changes:` records; `views`: the base's and this change's program views)."""
+    changes; `records`: the `changes:` records; `views`: the base's and this change's program views).
+
+    Over 60 lines: each step is a function of its own; what stays here is the data they pass on (the base's cache
+    key, the pairs, gone, moved and new launches), each step reading what an earlier one paired, in this order."""
     records = tuple(records)
     project = project_of(settings)
     scripts = find_scripts(project.root, settings.command_globs, project.submodules)

@@ -753,7 +753,10 @@ def sweep_points(session: HydraSession, case: CommandCase) -> list[CommandCase]:
     each point's overrides in Hydra's order: the `hydra.*` ones first, then the point), a sweep a sweeper plugin runs
     once without its sweep overrides and named, a sweep Hydra refuses or that runs nothing an error of its own. A
     launch Hydra runs as one run (no `-m`, a config that does not set `hydra.mode: MULTIRUN`) stays itself: its sweep
-    fails as Hydra's run fails."""
+    fails as Hydra's run fails.
+
+    Over 60 lines: each early return is one Hydra behaviour, in the order Hydra decides them (run or multirun, a
+    swept `hydra.*` refused, a sweeper plugin, the basic sweeper's points, their cap); all read the same parse."""
     assert case.config_name is not None
     launch = case.launch
     parsed: list[tuple[int, Any]] = []
@@ -995,6 +998,12 @@ class Composer:
         return self._value_keys[key]
 
     def _check_one(self, session: HydraSession, case: CommandCase, bases: Bases, keep_config: bool) -> Checked:
+        """One launch checked: its overrides parsed and split, its group selection composed, then each value override
+        applied in order with Hydra's code, and the `???` keys it leaves unset.
+
+        Over 60 lines: the launch borrows its base's config (`lent`) and gives it back with its overrides undone; the
+        overrides applied, the unset keys and the plain tree all read it between the borrow and the give-back.
+        """
         checked = Checked(case)
         assert case.config_name is not None
         groups: list[tuple[Override, Any]] = []

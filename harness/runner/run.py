@@ -335,7 +335,11 @@ def judged_case(
     routes_by_target: dict[str, Case],
     memo: SourcesMemo | None = None,
 ) -> CaseResult:
-    """`check_case` before the known entries: what a kept result holds."""
+    """`check_case` before the known entries: what a kept result holds.
+
+    Over 60 lines: the findings pass through stages whose order they depend on (refiners, rules, invariants, the
+    review's classification, the program's reads, origins; the status last), which share the composed tree, the
+    baseline entry and the base's tree parsed once (`at_base`) for the three review readers."""
     case = composed.case
     golden = display_path(golden_path(run.settings.snapshot_dir, case))
     warned = warning_findings(composed.warnings)
@@ -1021,7 +1025,11 @@ class Runner:
 
     def finish(self) -> MatrixResult:
         """The run's result: every selected case (checked now if not yet), and the findings about the run as a
-        whole, which need every case: contract changes and hygiene, stale waivers, orphan goldens, gone cases."""
+        whole, which need every case: contract changes and hygiene, stale waivers, orphan goldens, gone cases.
+
+        Over 60 lines: each step needs what the steps before it added (known entries after the launches, hoisted
+        warnings after the known entries, unmatched records and approvals over every finding, origins last), and
+        the findings' order is the report's (a review's settings changes first)."""
         run = self.run_spec
         cases = [self.result(case.id) for case in self.selected]
         findings: list[Finding] = []
