@@ -726,13 +726,16 @@ class KeptResults:
     after the `check` of the same edit, or a second `check`, judges it no more than the others (when only `ok`
     results were kept, the case of a one-file edit and its parity twins were judged on every run: 7 of verl's 9).
 
-    A review's results are kept the same way (its base does not move while a pull request is worked on): the key holds besides the base's entry whole (its tree, `hydra:` subtree, order and error), the base's rules, both
-    sides' Python sources and the pull request's own golden of the case (`HeadGoldens`). A case the base has only as
-    a route that became it is judged each run."""
+    A review's results are kept the same way (its base does not move while a pull request is worked on): the key
+    holds besides the base's entry whole (its tree, `hydra:` subtree, order and error), the base's rules, both sides'
+    Python sources and the pull request's own golden of the case (`HeadGoldens`). The entry is the one the case is
+    judged against: the route that became it, or none for a case the base lacks (such cases were judged on every
+    run: 2 of PR #5848's, a third of its warm review with the Python sources they parse)."""
 
     session: HydraSession | None
     rules: bytes | None
     run: Run
+    routes: dict[str, Case] = field(default_factory=dict)  # `baseline_entry`'s: the route that became a case
     _read_scope: tuple[Path, ...] | None = field(default=None, init=False, repr=False)
 
     def _scope(self) -> tuple[Path, ...]:
@@ -755,18 +758,16 @@ class KeptResults:
     @classmethod
     def of(cls, runner: Runner, session: HydraSession) -> KeptResults:
         eligible = cls.kept_for(runner) and session.state.store is not None
-        return cls(session if eligible else None, runner.rules_key() if eligible else None, runner.run_spec)
+        return cls(session if eligible else None, runner.rules_key() if eligible else None, runner.run_spec, runner._routes)
 
     def _key(self, case: Case, entry: BaselineEntry | None) -> bytes | None:
         if self.session is None or self.rules is None:
             return None
         if self.run.mode != RunMode.REVIEW:
             return tree_digest(b"case result", self.rules, case, None if entry is None else (entry.display, entry.text))
-        if entry is None:
-            return None
         head = self.run.head
         golden = None if head is None or case not in head.cases else head.folder.entry(case)
-        at_base = (entry.display, entry.text, entry.tree, entry.hydra, entry.order, entry.error, entry.case_id)
+        at_base = None if entry is None else (entry.display, entry.text, entry.tree, entry.hydra, entry.order, entry.error, entry.case_id)
         return tree_digest(b"review result", self.rules, case, at_base, None if golden is None else golden.text)
 
     def taken(self, shard: Sequence[Case]) -> dict[str, CaseResult]:
@@ -775,7 +776,7 @@ class KeptResults:
 
     def get(self, case: Case) -> CaseResult | None:
         """The kept result of a case whose every read and cited file is unchanged, else None."""
-        key = self._key(case, self.run.baseline.entry(case)) if self.session is not None else None
+        key = self._key(case, baseline_entry(self.run.baseline, case, self.routes)) if self.session is not None else None
         if key is None:
             return None
         assert self.session is not None
@@ -793,7 +794,7 @@ class KeptResults:
             return
         if composed.case.same_as is not None and not twin_reads:
             return  # its twin was not composed here (another worker's, or absent): what parity read is unknown
-        key = self._key(composed.case, self.run.baseline.entry(composed.case))
+        key = self._key(composed.case, baseline_entry(self.run.baseline, composed.case, self.routes))
         cited = sorted({f.source.file for f in result.findings if isinstance(f.source, Source) and f.source.file})
         files = tuple((name, file_digest(name, self._scope())) for name in cited)
         if key is None or any(digest is None for _, digest in files):

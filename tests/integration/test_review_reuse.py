@@ -155,3 +155,27 @@ def test_a_first_review_after_check_checks_again_only_the_launches_that_read_the
     assert any(f["path"] == "device.count" and f["new"] == 4 for c in first.json()["cases"] for f in c["findings"])
     cold = cli("--no-cache", "--settings", "harness.toml", *review)
     assert (first.out, first.code) == (cold.out, cold.code)
+
+
+def test_a_case_the_base_lacks_is_kept_too_and_an_edit_of_it_reports_what_no_cache_does(small_project, cli, tmp_path_factory, monkeypatch):
+    """A new engine option's cases have no entry at the base: their results are kept by the same inputs, with none for
+    the base (2 such cases of PR #5848 were judged on every warm review, with the Python sources they parse)."""
+    from harness.runner import run as run_module
+
+    project = commit_small_project(small_project, cli, CONTRACTS)
+    tpu = project / "conf" / "backend" / "tpu.yaml"
+    tpu.write_text("# @package _global_\nbackend: tpu\ndevice:\n  kind: tpu\n  count: 4\n")
+    flags = ("--cache-dir", str(tmp_path_factory.mktemp("cache") / "harness"), "--settings", "harness.toml")
+    assert cli(*flags, "generate").code == 0
+    review = ("diff", "--base", "main", "--format", "json")
+    first = cli(*flags, *review)
+    assert {c["id"] for c in first.json()["cases"] if c["status"] == "new"} >= {"train/tpu/default"}, first.out
+    judged = []
+    original = run_module.judged_case
+    monkeypatch.setattr(run_module, "judged_case", lambda *args, **kwargs: judged.append(1) or original(*args, **kwargs))
+    again = cli(*flags, *review)
+    assert (again.out, again.code) == (first.out, first.code) and judged == []
+    tpu.write_text(tpu.read_text().replace("count: 4", "count: 2"))
+    kept = cli(*flags, *review)
+    cold = cli("--no-cache", "--settings", "harness.toml", *review)
+    assert (kept.out, kept.code) == (cold.out, cold.code) and kept.out != first.out
