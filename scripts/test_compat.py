@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = [
     "tests/unit/composition/test_hydra_compat.py",
     "tests/unit/composition/test_compose.py",
-    "tests/unit/test_adopt.py",
+    "tests/unit/adopt",
     "tests/integration/test_fidelity.py",
     "tests/integration/test_hydra_semantics.py",
     "tests/integration/test_review.py",
