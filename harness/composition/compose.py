@@ -691,7 +691,8 @@ class HydraSession:
         self.defaults_lists[(config_name, tuple(overrides))] = entries
         try:
             selecting = tuple(o for o in overrides if self.selects_group(o))
-        except Exception:  # an override Hydra cannot parse: the compose that took it said so already
+        except Exception as error:  # an override Hydra cannot parse: the compose that took it said so already
+            courtesy_failed(error)
             return
         self.defaults_lists.setdefault((config_name, selecting), entries)
 
