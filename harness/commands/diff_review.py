@@ -16,6 +16,7 @@ from harness.composition.parallel import review_budget, within_budget
 from harness.composition.session import current
 from harness.gates.budget import UNREADABLE, ProcessBudgetExceeded
 from harness.gates.escape import code_span, markdown_text
+from harness.gates.reader import recording
 from harness.model.findings import ERROR, Finding, Kind, MatrixResult, Origin
 from harness.model.grouping import plural
 from harness.model.settings import Settings, settings_table
@@ -23,6 +24,7 @@ from harness.reporters.base import NextSteps
 from harness.rules.contract_changes import read_contract_files
 from harness.rules.review_rules import rules_for_review
 from harness.runner.around import around_review
+from harness.runner.kept_runs import KeptRun, kept_review
 from harness.runner.run import HeadGoldens, RuleSet, Run, Runner, base_rules_key
 from harness.runner.targets import case_rules, program_view
 from harness.runner.unverified import DiffAccounting
@@ -45,10 +47,32 @@ def run(args: argparse.Namespace) -> int:
 def _reviewed(args: argparse.Namespace) -> tuple[MatrixResult, dict[str, Any] | None, NextSteps, dict[str, tuple[int, int]]]:
     """The review's result, its shard's part (when sharded), what its report tells the reader to run, and what it
     took from the cache: everything the report needs that reading the pull request gives."""
-    engine, settings, _ = merged(args)
-    result = common.run_with_progress(engine)
-    shard = shard_results.shard_document(args, "review", engine, settings)
-    return result, shard, common.next_steps_for(args, settings), current().reuse
+    kept = _kept(args)
+    taken = kept.taken() if kept is not None else None
+    if taken is not None:  # nothing it read changed: the last review's result, everything taken from the cache
+        result, shard, steps, reuse = taken
+        return result, shard, steps, {what: (reused + composed, 0) for what, (reused, composed) in reuse.items()}
+    with recording() as asked:
+        engine, settings, _ = merged(args)
+        result = common.run_with_progress(engine)
+        shard = shard_results.shard_document(args, "review", engine, settings)
+        steps = common.next_steps_for(args, settings)
+    if kept is not None:
+        kept.keep((result, shard, steps, dict(current().reuse)), asked)
+    return result, shard, steps, current().reuse
+
+
+def _kept(args: argparse.Namespace) -> KeptRun | None:
+    """Where this review's result is kept (harness.runner.kept_runs), or None: not kept."""
+    head = common.settings_from(args)
+    top = gitrepo.toplevel(head.origin)
+    commit = gitrepo.verify_ref(top, args.base)
+    try:
+        _, base = kinds.settings_at(head, commit)
+    except gitrepo.GitError:
+        return None
+    arguments = {k: v for k, v in vars(args).items() if v is None or isinstance(v, (str, int, float, bool, list, tuple))}
+    return kept_review(arguments, head, base, commit)
 
 
 def over_budget(ref: str, why: str) -> MatrixResult:

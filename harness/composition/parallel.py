@@ -21,6 +21,7 @@ from typing import Any
 from harness.composition.session import current
 from harness.gates.budget import PROCESS_CPU_ENV, PROCESS_MEMORY_ENV, ProcessBudget, ProcessBudgetExceeded
 from harness.gates.errors import BadInput, bad_input_line
+from harness.gates.reader import asked, note_asked
 from harness.model.matrix import Case
 
 # Cost of a case relative to a full compose: presets on a shared base are applied to a copy.
@@ -117,7 +118,8 @@ def _serve_shard(position: int, indexes: list[int], results: Any) -> None:
     try:
         # Pickled here, not in the queue's feeder thread: a result that cannot be pickled is an error the parent
         # raises, where the feeder would print it and drop the result, and the parent would wait for it forever.
-        results.put((position, True, pickle.dumps(_run_shard(indexes))))
+        # With what it read (gates.reader.asked): a kept run checks those files again (harness.runner.kept_runs).
+        results.put((position, True, pickle.dumps((_run_shard(indexes), asked()))))
     except BaseException as error:  # re-raised in the parent, as a pool would
         try:
             pickle.dumps(error)
@@ -159,7 +161,8 @@ def map_shards(work: Work, cases: Sequence[Case], jobs: int, on_done: Callable[[
                 continue
             if not succeeded:
                 raise value
-            shard_results[position] = pickle.loads(value)  # our own worker's bytes, pickled in _serve_shard
+            shard_results[position], read = pickle.loads(value)  # our own worker's bytes, pickled in _serve_shard
+            note_asked(read)
             pending.discard(position)
     finally:
         for worker in workers:
@@ -209,6 +212,8 @@ def beside(first: Callable[[], Any], second: Callable[[], Any], jobs: int) -> tu
                     raise _worker_died(worker.exitcode) from None
         if not succeeded:
             raise value
+        value, read = value
+        note_asked(read)
         return value, mine
     finally:
         if worker.is_alive():
@@ -220,7 +225,7 @@ def beside(first: Callable[[], Any], second: Callable[[], Any], jobs: int) -> tu
 def _serve_beside(results: Any) -> None:
     """In a forked worker: run the session's handed-off call and send back its result, or what stopped it."""
     try:
-        results.put((True, current().handoff()))
+        results.put((True, (current().handoff(), asked())))
     except BaseException as error:
         try:
             pickle.dumps(error)

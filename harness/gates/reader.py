@@ -10,10 +10,13 @@ measured. `tests/unit/gates/test_gates.py` walks the package and fails on any ot
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
@@ -22,6 +25,35 @@ from harness.gates.confine import Scope, UnsafeInput, within
 
 __all__ = ["MAX_ARCHIVE_BYTES", "MAX_FILE_BYTES", "InputLimitError"]  # the budgets' home is harness.gates.budget
 CHUNK = 1024 * 1024
+# The path of each file asked for while a kept run records (harness.runner.kept_runs): what it read, and what it
+# found absent, checked again before that run's result is taken; forked workers send theirs back (parallel). A
+# context variable, not the session's: the gates import nothing above them, and every read comes through here.
+ASKED: ContextVar[set[str] | None] = ContextVar("asked", default=None)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[set[str]]:
+    """While the block runs, the path of every file asked for here (found or not) is added to the set."""
+    outer, mine = ASKED.get(), set[str]()
+    token = ASKED.set(mine)
+    try:
+        yield mine
+    finally:
+        ASKED.reset(token)
+        if outer is not None:
+            outer.update(mine)
+
+
+def asked() -> frozenset[str]:
+    """What this process recorded so far (empty when nothing records): a forked worker sends it back."""
+    return frozenset(ASKED.get() or ())
+
+
+def note_asked(paths: Iterable[str]) -> None:
+    """Add what a worker recorded to this process's record (nothing when nothing records)."""
+    record = ASKED.get()
+    if record is not None:
+        record.update(paths)
 
 
 class NotAFile(UnsafeInput):
@@ -64,6 +96,9 @@ def read_bytes(path: str | Path, scope: Scope | None = None, limit: int = MAX_FI
     FileNotFoundError when it does not exist; NotAFile for a device, FIFO, socket or folder; InputLimitError past
     the bound; UnsafeInput outside the scope.
     """
+    record = ASKED.get()
+    if record is not None:  # the path asked for: a link swapped later leads elsewhere, checked again as asked
+        record.add(os.path.abspath(path))
     real = real_path(path, scope, what)
     # O_NOFOLLOW: the real path has no link in it, so a link there now was swapped in after the check.
     # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.

@@ -61,6 +61,39 @@ def test_map_shards_forks_workers_and_returns_results_in_case_order():
     assert report["seen"] == sorted(case.id for case in cases())  # every finished case reported back
 
 
+READING_WORKERS = """
+import json, os, sys
+from pathlib import Path
+from tests.unit.composition.test_parallel import cases
+from harness.composition.parallel import beside, map_shards
+from harness.gates.reader import read_bytes, recording
+folder = Path(sys.argv[1])
+def read(shard, done):
+    pids = []
+    for case in shard:
+        path = folder / case.id.replace("/", "_")
+        path.write_text("x")
+        read_bytes(path)
+        pids.append(os.getpid())
+    return pids
+PARENT = os.getpid()
+with recording() as asked:
+    pids = map_shards(read, cases(), 2)
+    (folder / "beside").write_text("y")
+    beside(lambda: read_bytes(folder / "beside") and os.getpid(), lambda: None, 2)
+print(json.dumps({"parent": PARENT, "pids": pids, "asked": sorted(Path(p).name for p in asked)}))
+"""
+
+
+def test_what_forked_workers_read_reaches_the_parents_record(tmp_path):
+    """A kept review checks again every file any process of it read (harness.runner.kept_runs): each worker sends
+    its record back with its results."""
+    out = subprocess.run([sys.executable, "-c", READING_WORKERS, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout)
+    assert report["parent"] not in report["pids"] and len(set(report["pids"])) == 2  # read in two workers, not here
+    assert report["asked"] == sorted([case.id.replace("/", "_") for case in cases()] + ["beside"])
+
+
 FAILING_WORKERS = """
 import os
 from tests.unit.composition.test_parallel import cases
