@@ -34,7 +34,7 @@ from typing import Any
 from harness.baselines import gitrepo
 from harness.composition.store import CacheRefused, SignedStore, open_store, tree_digest
 from harness.gates.budget import InputLimitError
-from harness.gates.confine import UnsafeInput
+from harness.gates.confine import Scope, UnsafeInput
 from harness.gates.reader import NotAFile, read_bytes
 from harness.model.settings import Settings
 
@@ -43,6 +43,8 @@ KEPT_RUN = b"kept review\0"
 # what the review saves).
 MAX_NAMED_ENTRIES = 200_000
 MAX_SUBMODULE_DEPTH = 4
+# Files `git status` names changed or new, past which a review is not kept (each is digested for the key).
+MAX_STATUS_ENTRIES = 20_000
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class KeptRun:
 
     store: SignedStore
     key: bytes
+    scope: Scope  # where a file may be read again: what either side's settings let the run read
 
     def taken(self) -> Any | None:
         """The kept result, when every file the run that kept it asked for is as it was then; else None."""
@@ -58,11 +61,11 @@ class KeptRun:
         if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], tuple)):
             return None
         asked, value = entry
-        return value if all(fingerprint(path) == seen for path, seen in asked) else None
+        return value if all(fingerprint(path, self.scope) == seen for path, seen in asked) else None
 
     def keep(self, value: Any, asked: Iterable[str]) -> None:
         """Keep `value` with the fingerprint of every file the run asked for."""
-        self.store.put(self.key, (tuple((path, fingerprint(path)) for path in sorted(asked)), value))
+        self.store.put(self.key, (tuple((path, fingerprint(path, self.scope)) for path in sorted(asked)), value))
 
 
 def kept_review(arguments: dict[str, Any], head: Settings, base: Settings | None, commit: str) -> KeptRun | None:
@@ -80,7 +83,9 @@ def kept_review(arguments: dict[str, Any], head: Settings, base: Settings | None
     if key is None:
         return None
     try:
-        return KeptRun(open_store(head.cache_dir, project=top), KEPT_RUN + key)
+        sides = [side for side in (head, base) if side is not None]
+        scope = tuple(dict.fromkeys(folder for side in sides for folder in (*side.read_scope, *side.search_path)))
+        return KeptRun(open_store(head.cache_dir, project=top), KEPT_RUN + key, scope)
     except CacheRefused:
         return None
 
@@ -88,18 +93,22 @@ def kept_review(arguments: dict[str, Any], head: Settings, base: Settings | None
 def working_tree(top: Path, depth: int = 0) -> bytes | None:
     """The working tree as git sees it: the commit checked out and `git status` (every tracked file changed and every
     file not yet added, with the digest of its bytes), every ignored name (an ignored folder as one), and each
-    submodule the same way when it is checked out (else its folder's entries). None past MAX_SUBMODULE_DEPTH."""
+    submodule the same way when it is checked out (else its folder's entries). None past MAX_SUBMODULE_DEPTH or
+    MAX_STATUS_ENTRIES."""
     if depth > MAX_SUBMODULE_DEPTH:
         return None
     status = gitrepo.git(top, "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all")
     ignored = gitrepo.git(top, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
     digest = hashlib.blake2b(status + b"\0\0" + ignored)
-    for entry in status.split(b"\0"):
+    entries = status.split(b"\0")
+    if len(entries) > MAX_STATUS_ENTRIES:
+        return None
+    for entry in entries:
         # Changed or new files: `1 XY ... path`, `2 XY ... path` (renamed; its old name follows as an entry of its
         # own), `u XY ... path` (unmerged), `? path`. Their bytes in the working tree, which `status` does not give.
         if entry[:2] in (b"1 ", b"2 ", b"u ", b"? "):
             name = entry.split(b" ", {b"1 ": 8, b"2 ": 9, b"u ": 10, b"? ": 1}[entry[:2]])[-1]
-            digest.update(b"\0" + name + b"\0" + repr(fingerprint(str(top / os.fsdecode(name)))).encode())
+            digest.update(b"\0" + name + b"\0" + repr(fingerprint(str(top / os.fsdecode(name)), (top,))).encode())
     for name in ignored.split(b"\0"):
         if name and not name.endswith(b"/"):  # an ignored file: its size and times (it may be large: not its bytes)
             digest.update(b"\0" + name + b"\0" + repr(_entry_stat(str(top / os.fsdecode(name)))).encode())
@@ -152,10 +161,11 @@ def _entry_stat(path: str) -> tuple[int, ...] | None:
     return (stat.S_IFMT(found.st_mode), found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino)
 
 
-def fingerprint(path: str) -> tuple[str, str]:
-    """Where `path` leads now and what the one reader gets there: the digest of its bytes, or why it gets none."""
+def fingerprint(path: str, scope: Scope) -> tuple[str, str]:
+    """Where `path` leads now and what the one reader gets there, confined to `scope` as the run was (a link out of
+    it is never followed to be digested): the digest of its bytes, or why it gets none."""
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, scope)
     except FileNotFoundError:
         return os.path.realpath(path), "absent"
     except (NotAFile, UnsafeInput, InputLimitError, OSError) as error:

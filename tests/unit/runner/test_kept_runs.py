@@ -75,10 +75,17 @@ def test_a_files_fingerprint_is_where_it_leads_and_what_it_holds(tmp_path):
     (tmp_path / "one").write_text("1")
     (tmp_path / "two").write_text("1")
     link = tmp_path / "link"
-    assert fingerprint(str(link))[1] == "absent"
+    scope = (tmp_path,)
+    assert fingerprint(str(link), scope)[1] == "absent"
     link.symlink_to(tmp_path / "one")
-    before = fingerprint(str(link))
+    before = fingerprint(str(link), scope)
     os.remove(link)
     link.symlink_to(tmp_path / "two")  # the same bytes elsewhere
-    assert fingerprint(str(link)) != before and fingerprint(str(link))[1] == before[1]
-    assert fingerprint(str(tmp_path))[1] == "NotAFile"
+    assert fingerprint(str(link), scope) != before and fingerprint(str(link), scope)[1] == before[1]
+    assert fingerprint(str(tmp_path), scope)[1] == "NotAFile"
+    # A link out of the scope is never followed to be read: only where it leads is part of the fingerprint.
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.write_text("secret")
+    os.remove(link)
+    link.symlink_to(outside)
+    assert fingerprint(str(link), scope) == (str(outside), "UnsafeInput")
