@@ -22,7 +22,6 @@ says so.
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import os
 import stat
@@ -37,6 +36,7 @@ from harness.gates.budget import InputLimitError
 from harness.gates.confine import Scope, UnsafeInput
 from harness.gates.reader import NotAFile, read_bytes
 from harness.model.settings import Settings
+from harness.rules.contracts import utc_today
 
 KEPT_RUN = b"kept review\0"
 # Entries of the folders the settings name, past which a review is not kept (a walk of a huge folder would cost
@@ -78,7 +78,7 @@ def kept_review(arguments: dict[str, Any], head: Settings, base: Settings | None
     if tree is None or folders is None or any(s.schemas for s in (head, base) if s is not None):
         return None
     environment = hashlib.blake2b(repr(sorted(os.environ.items())).encode("utf-8", "surrogateescape")).digest()
-    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    day = utc_today().isoformat()
     key = tree_digest(sorted(arguments.items()), os.getcwd(), environment, day, commit, tree, folders)
     if key is None:
         return None
