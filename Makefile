@@ -34,7 +34,7 @@ check-config: setup
 # The quick tier has a budget of 90 CPU-seconds (.ci/run enforces it; CI's machine spends about 1.3x this one's, so
 # keep it near 60 here). The integration files that cost it most, each
 # a sweep of real CLI or pytest sessions over many inputs, run in the e2e tier instead: CI runs them on every change.
-SLOW_TESTS := tests/integration/test_review.py tests/integration/test_gates.py tests/integration/test_hostile.py \
+SLOW_TESTS := tests/integration/test_review.py tests/integration/test_kept_review.py tests/integration/test_kept_review_changes.py tests/integration/test_gates.py tests/integration/test_hostile.py \
 	tests/integration/test_reports.py tests/integration/test_plugin_workflow.py tests/integration/test_hydra_semantics.py \
 	tests/integration/test_one_verdict.py tests/integration/test_schemas.py tests/integration/test_fidelity.py \
 	tests/integration/test_atomic_writes.py tests/integration/test_hydra_warnings.py tests/integration/test_log_answers.py \
