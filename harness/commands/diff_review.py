@@ -65,6 +65,8 @@ def _reviewed(args: argparse.Namespace) -> tuple[MatrixResult, dict[str, Any] | 
 def _kept(args: argparse.Namespace) -> KeptRun | None:
     """Where this review's result is kept (harness.runner.kept_runs), or None: not kept."""
     head = common.settings_from(args)
+    if head.cache_dir is None:  # `--no-cache`: nothing kept, nothing to look up
+        return None
     top = gitrepo.toplevel(head.origin)
     commit = gitrepo.verify_ref(top, args.base)
     try:
