@@ -26,7 +26,7 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +70,11 @@ class KeptRun:
 
 def kept_review(arguments: dict[str, Any], head: Settings, base: Settings | None, commit: str) -> KeptRun | None:
     """The place of this review's result in the cache, or None when it is not kept (see the module's docstring)."""
-    if head.cache_dir is None:
+    cache_dir = head.cache_dir
+    if cache_dir is None:
         return None
+    if base is not None:  # what the review may read outside the project is the base's to say, never the change's
+        head = replace(head, read_outside=base.read_outside)
     top = gitrepo.toplevel(head.origin)
     tree = working_tree(top)
     folders = named_folders(head, base)
@@ -85,7 +88,7 @@ def kept_review(arguments: dict[str, Any], head: Settings, base: Settings | None
     try:
         sides = [side for side in (head, base) if side is not None]
         scope = tuple(dict.fromkeys(folder for side in sides for folder in (*side.read_scope, *side.search_path)))
-        return KeptRun(open_store(head.cache_dir, project=top), KEPT_RUN + key, scope)
+        return KeptRun(open_store(cache_dir, project=top), KEPT_RUN + key, scope)
     except CacheRefused:
         return None
 
