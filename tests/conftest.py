@@ -288,3 +288,20 @@ def write_wheel(folder: Path, distribution: str, files: dict[str, str]) -> Path:
         archive.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         archive.writestr(f"{info}/RECORD", "")
     return wheel
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, targets: dict[str, tuple[object, str]]) -> dict[str, int]:
+    """How many times each named function (`name -> (owner, attribute)`) is called from now on in this process:
+    the kept-results tests count work in calls, not seconds (the same answer on a loaded machine)."""
+    calls = dict.fromkeys(targets, 0)
+
+    def counting(name: str, original):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    for name, (owner, attribute) in targets.items():
+        monkeypatch.setattr(owner, attribute, counting(name, getattr(owner, attribute)))
+    return calls

@@ -12,7 +12,7 @@ import pytest
 from harness.composition.compose import HydraSession
 from harness.runner import launches as launches_module
 from harness.runner import run as run_module
-from tests.conftest import add_contracts, write_tree
+from tests.conftest import add_contracts, count_calls, write_tree
 
 PRESET = 'plus = ["+extra=1"]\n'  # a value today; a group selection once conf/extra/ exists
 ENTRY = "import hydra\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n"
@@ -43,20 +43,15 @@ def project(small_project: Path, cli, tmp_path_factory) -> tuple[Path, tuple[str
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many compositions, goldens rendered, cases judged and scripts read with bash's grammar a run in this
     process does (`jobs = 1`)."""
-    calls = {"compose": 0, "render": 0, "judge": 0, "read": 0}
-
-    def counting(name: str, original):
-        def wrapper(*args, **kwargs):
-            calls[name] += 1
-            return original(*args, **kwargs)
-
-        return wrapper
-
-    monkeypatch.setattr(HydraSession, "compose", counting("compose", HydraSession.compose))
-    monkeypatch.setattr(run_module, "render_golden", counting("render", run_module.render_golden))
-    monkeypatch.setattr(run_module, "judged_case", counting("judge", run_module.judged_case))
-    monkeypatch.setattr(launches_module, "launches_in", counting("read", launches_module.launches_in))
-    return calls
+    return count_calls(
+        monkeypatch,
+        {
+            "compose": (HydraSession, "compose"),
+            "render": (run_module, "render_golden"),
+            "judge": (run_module, "judged_case"),
+            "read": (launches_module, "launches_in"),
+        },
+    )
 
 
 def reports(cli, flags: tuple[str, ...]) -> tuple[tuple[int, str], tuple[int, str]]:

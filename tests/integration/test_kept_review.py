@@ -14,7 +14,7 @@ import pytest
 from harness.composition.compose import HydraSession
 from harness.runner import launches as launches_module
 from harness.runner.run import Runner
-from tests.conftest import commit_small_project
+from tests.conftest import commit_small_project, count_calls
 from tests.integration.test_review import with_launches
 
 ENTRY = "import hydra\n@hydra.main(config_path='../conf', config_name='train', version_base=None)\ndef main(cfg):\n    pass\n"
@@ -41,19 +41,9 @@ def project(small_project: Path, cli, tmp_path_factory) -> tuple[Path, tuple[str
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many compositions, scripts read with bash's grammar and runs a review in this process does (`jobs = 1`)."""
-    calls = {"compose": 0, "read": 0, "run": 0}
-
-    def counting(name: str, original):
-        def wrapper(*args, **kwargs):
-            calls[name] += 1
-            return original(*args, **kwargs)
-
-        return wrapper
-
-    monkeypatch.setattr(HydraSession, "compose", counting("compose", HydraSession.compose))
-    monkeypatch.setattr(launches_module, "launches_in", counting("read", launches_module.launches_in))
-    monkeypatch.setattr(Runner, "run", counting("run", Runner.run))
-    return calls
+    return count_calls(
+        monkeypatch, {"compose": (HydraSession, "compose"), "read": (launches_module, "launches_in"), "run": (Runner, "run")}
+    )
 
 
 def test_a_second_review_with_nothing_changed_is_taken_whole(project, cli, counted):

@@ -1,7 +1,7 @@
 """A kept review after each kind of change to what decides it (issue 52): a tracked edit, a file not yet added, an
 edit staged, the environment, a base that moved. Each is reviewed again, its report a review's without any cache.
-In the e2e tier (Makefile SLOW_TESTS): one review after another; tests/integration/test_kept_review.py holds the
-quick tier's."""
+One review after another, in one test; tests/integration/test_kept_review.py holds the kept review itself and an
+ignored file's edit. Both files run in the e2e tier (Makefile SLOW_TESTS), for the quick tier's CPU budget."""
 
 from __future__ import annotations
 
