@@ -23,7 +23,7 @@ from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSou
 from hydra.types import RunMode
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 
-from harness.composition import hydra_compat, trace
+from harness.composition import carry, hydra_compat, trace
 from harness.composition import overrides as harness_overrides
 from harness.composition.policy import resolution_policy
 from harness.composition.render import load_config_text
@@ -132,8 +132,19 @@ def parse_file(full_path: str, display: str, data: bytes | None = None) -> Parse
         blob = pickled(config)
         parsed = ParsedFile(header, blob, content_digest(header, blob))
         cache_put(b"file\0" + data, (parsed.header, parsed.blob, parsed.digest))
+        # By content too: after an edit, the nodes a cached composition read are what a value edit is told from.
+        cache_put(PARSED + parsed.digest, (parsed.header, parsed.blob))
     session.parsed[key] = parsed
     return parsed
+
+
+PARSED = b"parsed\0"
+
+
+def parsed_by_digest(digest: bytes) -> ParsedFile | None:
+    """The parsed file with this content digest, when the cache holds it."""
+    stored = cache_get(PARSED + digest)
+    return ParsedFile(*stored, digest) if isinstance(stored, tuple) and len(stored) == 2 else None
 
 
 def read_config(full_path: str, display: str) -> bytes:
@@ -170,6 +181,10 @@ class ParsedSource(ConfigSource):
     def content_digest_of(self, config_path: str) -> bytes:
         """The parsed content's digest of a config, without copying its nodes (replaying a trace)."""
         return self._parsed(config_path).digest
+
+    def parsed_of(self, config_path: str) -> ParsedFile:
+        """The parsed file itself (carrying a composition over a value edit reads its nodes)."""
+        return self._parsed(config_path)
 
 
 class CachedFiles(ParsedSource):
@@ -484,6 +499,9 @@ class _Stem:
     blob: bytes | None = None
 
 
+# At most this many files changed under one cached composition for it to be carried over their edits.
+MAX_CARRIED_FILES = 4
+
 # Stems by (config name, stem overrides): each composed once, or the ComposeError that composing it raised.
 Stems = dict[tuple[str, tuple[str, ...]], _Stem | ComposeError]
 
@@ -569,6 +587,8 @@ class HydraSession:
         self.replayer = trace.Replayer()
         self.composed_fresh: list[tuple[str, tuple[str, ...]]] = []  # compositions not taken from the cache
         self.reused: list[tuple[str, tuple[str, ...]]] = []  # compositions taken from the cache (everything they read unchanged)
+        self.carried: list[tuple[str, tuple[str, ...]]] = []  # compositions carried over a value edit (harness.composition.carry)
+        self._contents: dict[bytes, Any] = {}  # parsed files' nodes by content digest, read by carries (never changed)
         self.sharing = True  # share Hydra's repeated work between compositions (off on the plain path)
         self._heads: hydra_compat.MergedHeads = {}
         self._own_search_path: dict[str, bool] = {}
@@ -650,13 +670,17 @@ class HydraSession:
             search_path = [(e.provider, trace.located_url(e.path)) for e in self.loader.get_search_path().get_path()]
             parts = [b"compose", repr((self.version_base, search_path)).encode(), config_name.encode()]
             key = b"\0".join(parts + [override.encode() for override in overrides])
-            for cached in cache_variants(key):
-                if isinstance(cached, tuple) and len(cached) == 4 and self.holds(cached[0]):
+            variants = [cached for cached in cache_variants(key) if isinstance(cached, tuple) and len(cached) == 5]
+            for cached in variants:
+                if self.holds(cached[0]):
                     self._remember_defaults(config_name, overrides, cached[2])
                     self.reads[(config_name, tuple(overrides))] = cached[0]
                     self.warned += [self._located(text) for text in cached[3]]
                     self.reused.append((config_name, tuple(overrides)))
                     return self._shaped(cast(DictConfig, pickle.loads(cached[1])))
+            carried = self._carried(key, config_name, overrides, variants) if self.sharing else None
+            if carried is not None:
+                return carried
         with hydra_compat.recording_defaults_lists() as recorded, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")  # every composition's own warnings, not only a process's first
             try:
@@ -679,9 +703,87 @@ class HydraSession:
             self._remember_defaults(config_name, overrides, entries)
         self.reads[(config_name, tuple(overrides))] = recorder.trace if entries is not None and recorder.cacheable else None
         if key is not None and entries is not None and recorder.cacheable:
-            read = recorder.trace
-            cache_add_variant(key, (read, pickled(config), entries, said), lambda entry: isinstance(entry, tuple) and entry[0] == read)
+            # Every entry outside `hydra:` a config file: then `entries` is the whole merge order a carry needs.
+            merged = [d for d in recorded[-1].defaults if (d.package or "").split(".")[0] != "hydra"]
+            self._keep(key, recorder.trace, config, entries, said, len(merged) == len(entries))
         return self._shaped(config)
+
+    def _keep(
+        self, key: bytes, read: trace.Trace, config: DictConfig, entries: tuple[DefaultsEntry, ...], said: tuple[str, ...], files_only: bool
+    ) -> None:
+        cache_add_variant(
+            key, (read, pickled(config), entries, said, files_only), lambda entry: isinstance(entry, tuple) and entry[0] == read
+        )
+
+    def _carried(self, key: bytes, config_name: str, overrides: list[str], variants: list[Any]) -> DictConfig | None:
+        """A cached composition carried over value edits in the files it read (harness.composition.carry), kept as a
+        computed one is; None when no entry can be (then Hydra composes it)."""
+        for read, blob, entries, said, files_only in variants:
+            if not files_only:
+                continue
+            changed = {query: answer for query, answer in read if self.replayer.answer(query) != answer}
+            if not changed or len(changed) > MAX_CARRIED_FILES:
+                continue
+            if any(
+                q[2] != "load" or not isinstance(a, bytes) or not isinstance(self.replayer.answer(q), bytes) for q, a in changed.items()
+            ):
+                continue
+            config = self._carried_over(read, blob, entries, changed, overrides)
+            if config is None:
+                continue
+            now = tuple((query, self.replayer.answer(query) if query in changed else answer) for query, answer in read)
+            self._remember_defaults(config_name, overrides, entries)
+            self.reads[(config_name, tuple(overrides))] = now
+            self.warned += [self._located(text) for text in said]
+            self.composed_fresh.append((config_name, tuple(overrides)))
+            self.carried.append((config_name, tuple(overrides)))
+            self._keep(key, now, config, entries, said, True)
+            return self._shaped(config)
+        return None
+
+    def _carried_over(
+        self, read: trace.Trace, blob: bytes, entries: tuple[DefaultsEntry, ...], changed: dict[trace.Query, Any], overrides: list[str]
+    ) -> DictConfig | None:
+        loads = {(os.path.normpath(trace.absolute(q[1], q[0])), hydra_compat.config_file_name(q[3])): q for q, _ in read if q[2] == "load"}
+        merge_order: list[tuple[hydra_compat.KeyPath, Any]] = []
+        edited: dict[int, hydra_compat.Edits] = {}
+        edits_of: dict[trace.Query, hydra_compat.Edits | None] = {}
+        for index, entry in enumerate(entries):
+            query = loads.get((os.path.normpath(str(self.source_folders[entry.folder])), entry.file_name))
+            parsed = None if query is None else self.replayer.parsed(query)
+            if query is None or parsed is None:
+                return None
+            if parsed.digest not in self._contents:
+                self._contents[parsed.digest] = parsed.config
+            content = self._contents[parsed.digest]
+            merge_order.append((carry.package_keys(entry.package), content))
+            if query in changed:
+                if query not in edits_of:
+                    old = parsed_by_digest(changed[query])
+                    edits_of[query] = None if old is None or old.header != parsed.header else hydra_compat.value_edits(old.config, content)
+                found = edits_of[query]
+                if found is None:
+                    return None
+                edited[index] = found
+        if set(edits_of) != set(changed):
+            return None  # a changed file no entry merges (read for its defaults only): Hydra decides
+        return carry.carried(cast(DictConfig, pickle.loads(blob)), merge_order, edited, self._written(overrides))
+
+    def _written(self, overrides: list[str]) -> list[hydra_compat.KeyPath] | None:
+        """The key paths the value overrides set (those selecting a group add files to the merge order instead);
+        None when one's key path is not plain."""
+        written = []
+        try:
+            parsed = parse_overrides(overrides)
+        except ComposeError:
+            return None
+        for override in parsed:
+            if self.is_value_override(override):
+                key = override.key_or_group
+                if "[" in key:
+                    return None
+                written.append(tuple(key.split(".")))
+        return written
 
     def _remember_defaults(self, config_name: str, overrides: list[str], entries: tuple[DefaultsEntry, ...]) -> None:
         """The defaults list of a composition, by its overrides and by those of them that select a group: a value

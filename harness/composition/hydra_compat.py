@@ -36,7 +36,7 @@ from hydra.core.plugins import Plugins
 from hydra.errors import ConfigCompositionException
 from hydra.plugins.config_source import ConfigLoadError, ConfigSource
 from hydra.version import VersionBase
-from omegaconf import MISSING, Container, DictConfig, Node, OmegaConf, ValueNode, flag_override
+from omegaconf import MISSING, AnyNode, Container, DictConfig, ListConfig, Node, OmegaConf, ValueNode, flag_override
 from omegaconf import base as omegaconf_base
 from omegaconf._utils import _raise, get_yaml_loader, is_float, is_int, yaml_is_bool
 from omegaconf.basecontainer import BaseContainer
@@ -721,3 +721,124 @@ def _plain_value(node: Any) -> Any:
     while isinstance(value, Node):  # a Union-typed field (benchmarl's `target_entropy: float | str`) wraps its node
         value = value._value()
     return value.name if isinstance(value, Enum) else value
+
+
+# Carrying a cached composition over a value edit (harness.composition.carry) rests on what OmegaConf's merge does
+# with one value: these functions read nodes as the merge does (BaseContainer._map_merge, omegaconf 2.1 to 2.3).
+
+# A node's place from the root of a config, key by key.
+KeyPath = tuple[Any, ...]
+# A value edit in one file: the key path inside the file -> (old node, new node).
+Edits = dict[KeyPath, tuple[Node, Node]]
+
+PLAIN_SCALARS = (str, int, float, bool)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal and of the same type (`1 == True` in Python, never here)."""
+    return type(a) is type(b) and a == b
+
+
+def _special(node: Node) -> bool:
+    """A container that holds no children: null, `???` or an interpolation."""
+    return node._is_none() or node._is_missing() or node._is_interpolation()
+
+
+def same_nodes(a: Node, b: Node) -> bool:
+    """Two nodes alike in type, metadata (flags included), content and key order, all the way down."""
+    if type(a) is not type(b) or a._metadata != b._metadata:
+        return False
+    if isinstance(a, Container) and (_special(a) or _special(b)):
+        return _same_value(a._value(), b._value())
+    if isinstance(a, DictConfig) and isinstance(b, DictConfig):
+        keys = list(a._content)  # type: ignore[arg-type]
+        return keys == list(b._content) and all(_same_children(a._get_node(k), b._get_node(k)) for k in keys)  # type: ignore[arg-type]
+    if isinstance(a, ListConfig) and isinstance(b, ListConfig):
+        return len(a) == len(b) and all(_same_children(a._get_node(i), b._get_node(i)) for i in range(len(a)))
+    return _same_value(a._value(), b._value())
+
+
+def _same_children(a: Any, b: Any) -> bool:
+    return isinstance(a, Node) and isinstance(b, Node) and same_nodes(a, b)
+
+
+def _plain(node: Node) -> bool:
+    """An untyped leaf holding a plain value: not null, not `???`, not an interpolation."""
+    if type(node) is not AnyNode or node._is_missing() or node._is_interpolation():
+        return False
+    return type(node._value()) in PLAIN_SCALARS
+
+
+def value_edits(old: Node, new: Node) -> Edits | None:
+    """The plain values an edit of a file changed, by key path; None when anything else about the file changed
+    (a key added, removed or moved, a list, null, `???`, an interpolation, the top-level `defaults`)."""
+    if not isinstance(old, DictConfig) or not isinstance(new, DictConfig):
+        return None
+    edits: Edits = {}
+    return edits if _collect(old, new, (), edits) else None
+
+
+def _collect(a: DictConfig, b: DictConfig, at: KeyPath, edits: Edits) -> bool:
+    if type(a) is not type(b) or a._metadata != b._metadata:
+        return False
+    if _special(a) or _special(b):
+        return same_nodes(a, b)
+    keys = list(a._content)  # type: ignore[arg-type]
+    if keys != list(b._content):  # type: ignore[arg-type]
+        return False
+    for key in keys:
+        x, y = a._get_node(key), b._get_node(key)
+        if not isinstance(x, Node) or not isinstance(y, Node):
+            return False
+        if not at and key == "defaults":  # the defaults list decides which files merge: never carried
+            if not same_nodes(x, y):
+                return False
+        elif isinstance(x, DictConfig) and isinstance(y, DictConfig):
+            if not _collect(x, y, (*at, key), edits):
+                return False
+        elif not same_nodes(x, y):
+            if not (_plain(x) and _plain(y) and x._metadata == y._metadata):
+                return False
+            edits[(*at, key)] = (x, y)
+    return True
+
+
+def decides(content: Node, package: KeyPath, path: KeyPath) -> bool | None:
+    """Whether merging `content` at `package` sets what ends up at `path`, whatever was there before: True when it
+    holds a node there or replaces a node above it, False when it leaves `path` alone, None when the outcome
+    depends on what was there (a `???` on the way keeps the earlier value)."""
+    depth = len(package)
+    if depth >= len(path):
+        return package[: len(path)] == path
+    if path[:depth] != package:
+        return False
+    node: Any = content
+    for key in path[depth:]:
+        if node._is_missing():
+            return None
+        if not isinstance(node, DictConfig) or node._is_none() or node._is_interpolation():
+            return True  # a value, a list, null or an interpolation above `path` replaces what was below it
+        try:
+            node = node._get_node(key)
+        except Exception:  # a key the container cannot hold: the full compose says what it means
+            return None
+        if node is None:
+            return False
+    return None if node._is_missing() else True
+
+
+def replace_value(config: DictConfig, path: KeyPath, old: Node, new: Node) -> bool:
+    """Put a copy of `new` where `config` holds `old`'s plain value, as the merge puts a file's node over an untyped
+    one (it adopts the node: `dest.__setitem__(key, src_node)`); False, changing nothing, when the node there is not
+    an untyped leaf with `old`'s value."""
+    parent: Any = config
+    for key in path[:-1]:
+        parent = parent._get_node(key)
+        if not isinstance(parent, DictConfig) or _special(parent):
+            return False
+    node = parent._get_node(path[-1])
+    if node is None or not _plain(node) or not _same_value(node._value(), old._value()) or node._get_flag("readonly"):
+        return False
+    with flag_override(config, "no_deepcopy_set_nodes", True):
+        parent[path[-1]] = copy.deepcopy(new)  # its own metadata; the parent is set anew
+    return True

@@ -275,6 +275,16 @@ class Replayer:
                     stable[query] = self._answers[query]
         return self._answers[query]
 
+    def parsed(self, query: Query) -> Any:
+        """Today's parsed file behind a recorded `load` query (compose.ParsedFile), or None when its source parses
+        nothing itself (asked after `answer`, which opened the source)."""
+        scheme, path, _, argument = query
+        parsed_of = getattr(self._sources.get((scheme, path)), "parsed_of", None)
+        try:
+            return parsed_of(argument) if parsed_of is not None else None
+        except Exception:  # unreadable now: the full compose reports it
+            return None
+
     def holds(self, trace: Trace) -> bool:
         """True when every recorded question gets the recorded answer today."""
         return all(self.answer(query) == answer for query, answer in trace)

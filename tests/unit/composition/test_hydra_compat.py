@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 
@@ -688,3 +689,45 @@ def test_basic_sweep_gives_the_basic_sweeper_s_points_and_is_basic_sweeper_knows
 
     assert hydra_compat.is_basic_sweeper(BasicSweeperConf._target_)
     assert not hydra_compat.is_basic_sweeper("hydra_plugins.hydra_optuna_sweeper.optuna_sweeper.OptunaSweeper")
+
+
+# What OmegaConf's merge does with one value (harness.composition.carry builds on it).
+
+
+def _node(text: str):
+    return OmegaConf.create(textwrap.dedent(text))
+
+
+def test_a_changed_plain_value_is_an_edit_with_its_old_and_new_nodes():
+    edits = hydra_compat.value_edits(_node("a: {b: 1, c: x}\nd: true\ne: 1"), _node("a: {b: 2, c: x}\nd: false\ne: true"))
+    assert edits is not None
+    got = {path: (old._value(), new._value()) for path, (old, new) in edits.items()}
+    assert got == {("a", "b"): (1, 2), ("d",): (True, False), ("e",): (1, True)}  # 1 == True in Python; an edit here
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("a: 1", "a: 1\nb: 2"),  # a key added
+        ("a: 1\nb: 2", "b: 2\na: 1"),  # the order changed
+        ("a: [1]", "a: [2]"),  # a list
+        ("a: 1", "a: null"),
+        ("a: 1", "a: ???"),
+        ("a: 1", "a: ${b}"),
+        ("a: 1", "a: {b: 1}"),
+        ("defaults: [x]\na: 1", "defaults: [y]\na: 1"),
+    ],
+)
+def test_anything_but_a_plain_value_change_is_no_edit(old, new):
+    assert hydra_compat.value_edits(_node(old), _node(new)) is None
+
+
+def test_what_decides_a_value_at_a_path():
+    path = ("trainer", "epochs")
+    assert hydra_compat.decides(_node("trainer: {epochs: 1}"), (), path) is True
+    assert hydra_compat.decides(_node("epochs: 1"), ("trainer",), path) is True
+    assert hydra_compat.decides(_node("lr: 1"), ("trainer",), path) is False
+    assert hydra_compat.decides(_node("trainer: null"), (), path) is True  # replaces the whole subtree
+    assert hydra_compat.decides(_node("trainer:\n  epochs: ???"), (), path) is None  # keeps what was there: depends on it
+    assert hydra_compat.decides(_node("x: 1"), ("trainer", "epochs"), path) is True
+    assert hydra_compat.decides(_node("x: 1"), ("model",), path) is False
