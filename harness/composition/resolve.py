@@ -80,6 +80,31 @@ def resolve_path(config: DictConfig, path: str) -> Any:
     return value
 
 
+# `${a.b.c}` and nothing else: one absolute reference, written whole.
+PLAIN_REFERENCE = linear.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+NOT_PLAIN = object()
+
+
+def referenced_plain(tree: Any, written: str) -> Any:
+    """What OmegaConf resolves `written` to, read from the plain tree, when that needs no OmegaConf: `written` is one
+    absolute reference (`${model.num_channels}`) to a key of mappings that holds a plain value (a number, a boolean,
+    null, or a string with no `$`, backslash or `???`); else NOT_PLAIN. Building a golden's whole config to resolve
+    such a reference cost an edit of anemoi-training's model most of its time (issue 52)."""
+    match = PLAIN_REFERENCE.fullmatch(written)
+    if match is None:
+        return NOT_PLAIN
+    node = tree
+    for key in match.group(1).split("."):
+        if not isinstance(node, dict) or key not in node:
+            return NOT_PLAIN
+        node = node[key]
+    if node is None or type(node) in (int, float, bool):
+        return node
+    if type(node) is str and "$" not in node and "\\" not in node and node != MANDATORY:
+        return node
+    return NOT_PLAIN
+
+
 def effective_value(config: DictConfig, tree: Any, path: str) -> Any:
     """The value a program would see at `path`: MISSING, Unresolvable, or the resolved value."""
     raw = lookup(tree, path)

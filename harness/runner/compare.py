@@ -123,11 +123,13 @@ def effective_findings(
                 )
             )
             break
-        if golden_config is None:
-            golden_config = OmegaConf.create(golden_tree)
+        old = resolve.referenced_plain(golden_tree, written)
+        if old is resolve.NOT_PLAIN:
+            if golden_config is None:
+                golden_config = OmegaConf.create(golden_tree)
+            old = resolve.resolve_path(golden_config, path)
         if config is None:
             config = OmegaConf.create(tree)
-        old = resolve.resolve_path(golden_config, path)
         new = resolve.resolve_path(config, path)
         budget.spend(old, new)
         if isinstance(old, resolve.Unresolvable) and isinstance(new, resolve.Unresolvable):

@@ -1,5 +1,7 @@
+import pytest
 from omegaconf import OmegaConf
 
+from harness.composition import resolve
 from harness.composition.resolve import affected_interpolations, effective_value, fallbacks, resolve_path
 from harness.model.semantic_diff import diff_trees
 from harness.runner.compare import effective_findings, fallback_findings
@@ -85,3 +87,44 @@ def test_a_scalar_refactor_is_folded_whatever_else_the_case_spends_its_budget_on
     heavy = resolves_unchanged(old, new, paths)
     assert "z.flag" in heavy and "z.flag" in resolves_unchanged(lean, {**lean, "z": {"flag": False}}, ["z.flag"])
     assert len(heavy & set(paths[:-1])) < 10  # the budget still bounds the big ones: not every one was resolved
+
+
+PLAIN_TREE = {
+    "model": {"channels": 512, "rate": 1e-3, "on": True, "off": None, "name": "gnn", "dollar": "a$b", "slash": "a\\b"},
+    "missing": "???",
+    "chain": "${model.channels}",
+    "nested": {"deep": {"x": -1.5}},
+    "items": [1, 2],
+}
+
+
+@pytest.mark.parametrize(
+    "written", ["${model.channels}", "${model.rate}", "${model.on}", "${model.off}", "${model.name}", "${nested.deep.x}"]
+)
+def test_a_plain_reference_resolves_as_omegaconf_does_without_building_the_config(written):
+    tree = {**PLAIN_TREE, "here": written}
+    value = resolve.referenced_plain(tree, written)
+    expected = resolve.resolve_path(OmegaConf.create(tree), "here")
+    assert value is not resolve.NOT_PLAIN
+    assert type(value) is type(expected) and value == expected
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "${model.dollar}",  # a `$` in the target: OmegaConf may read it as more
+        "${model.slash}",
+        "${missing}",
+        "${chain}",  # the target is an interpolation itself
+        "${nested}",  # a mapping
+        "${items}",
+        "${items.0}",
+        "${model.absent}",
+        "${.channels}",  # relative
+        "${oc.select:model.channels,1}",
+        "x_${model.channels}",  # text around it
+        "${model.channels}${model.name}",
+    ],
+)
+def test_anything_else_is_left_to_omegaconf(written):
+    assert resolve.referenced_plain({**PLAIN_TREE, "here": written}, written) is resolve.NOT_PLAIN
