@@ -6,6 +6,7 @@ sheeprl writes defaults entries with the file suffix (`- buffer: default.yaml`),
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,10 @@ from tests.e2e.real_trees import (
     Project,
     assert_goldens_equal_plain_hydra,
     check_edit,
+    replace_once,
     run_cli,
     shared_project,
+    write_settings,
 )
 from tests.provenance_checks import assert_every_leaf_names_its_writing_line
 
@@ -81,3 +84,25 @@ def test_reports_are_the_same_cold_warm_and_uncached(sheeprl, tmp_path):
     cold = reports("--cache-dir", cache)
     warm = reports("--cache-dir", cache)
     assert cold == warm == reports("--no-cache")
+
+
+def test_a_value_edit_carried_over_reports_what_no_cache_reports(sheeprl, tmp_path):
+    """Issue 52: after a value edit, the compositions that read the file are carried over it (harness.composition.carry)
+    and the report's bytes are the same as without a cache, edit after edit, and back."""
+    copy = Path(shutil.copytree(sheeprl.tree, tmp_path / "config"))
+    snapshots = Path(shutil.copytree(sheeprl.snapshots, tmp_path / "snapshots"))
+    settings = str(write_settings(tmp_path, copy, snapshots, NARROWER + SETTINGS))
+    cache = str(tmp_path / "cache")
+
+    def reports(*more: str) -> list[tuple[int, str]]:
+        return [run_cli("--settings", settings, *more, "check", "--format", output) for output in ("json", "text")]
+
+    assert reports("--cache-dir", cache) == reports("--no-cache")
+    original = (copy / "algo" / "ppo.yaml").read_text(encoding="utf-8")
+    for value in ("3", "20"):
+        replace_once(copy / "algo" / "ppo.yaml", "update_epochs: 10", f"update_epochs: {value}")
+        carried = reports("--cache-dir", cache)
+        assert carried[0][0] == 1  # the edit is a change the goldens do not hold
+        assert carried == reports("--no-cache")
+        (copy / "algo" / "ppo.yaml").write_text(original, encoding="utf-8")
+    assert reports("--cache-dir", cache) == reports("--no-cache")
