@@ -16,6 +16,7 @@ from pathlib import Path
 
 from harness.composition.compose import ComposeError, HydraSession
 from harness.composition.hydra_compat import same_nodes
+from harness.model.semantic_diff import same_value
 
 VALUE_LINE = re.compile(r"^(\s*[A-Za-z_][\w]*):\s*[^\s#{\[&*|>'\"][^#]*$")
 PLAIN_VALUES = ["123", "0.5", "true", "false", "abc", "77", "9.5", "xyz"]
@@ -64,7 +65,7 @@ def carry_trials(source: Path, scratch: Path, name: str, cases: list[list[str]],
         for case, expected in want.items():
             tally.compared += 1
             actual = got[case]
-            alike = actual == expected if isinstance(actual, str) or isinstance(expected, str) else same_nodes(actual, expected)  # type: ignore[arg-type]
+            alike = actual == expected if isinstance(actual, str) or isinstance(expected, str) else same_nodes(actual, expected, same_value)  # type: ignore[arg-type]
             if not alike:
                 tally.mismatches.append(f"{path.relative_to(tree)}: {lines[index].strip()} under {cases[case]}")
         path.write_text(text)

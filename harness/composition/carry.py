@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from omegaconf import DictConfig, Node
 
 from harness.composition.hydra_compat import Edits, KeyPath, decides, replace_value
+from harness.model.semantic_diff import same_value
 
 
 def package_keys(package: str) -> KeyPath:
@@ -57,6 +58,6 @@ def carried(
         if last is None or last not in edited:
             continue  # a later file decides this value: the edit does not reach the composition here
         edit = edited[last].get(path[len(merge_order[last][0]) :])
-        if edit is not None and not replace_value(config, path, *edit):
+        if edit is not None and not replace_value(config, path, *edit, same_value):
             return None
     return config

@@ -48,6 +48,7 @@ from harness.gates.errors import BadInput, courtesy_failed, describe_yaml_error,
 from harness.gates.reader import InputLimitError, git_deletion, read_bytes, read_text
 from harness.model.hints import did_you_mean, option_hint, override_hint
 from harness.model.matrix import Case
+from harness.model.semantic_diff import same_value
 from harness.model.settings import display_path
 
 SCHEME = trace.ANCHORED_SCHEME  # "harness"
@@ -760,7 +761,9 @@ class HydraSession:
             if query in changed:
                 if query not in edits_of:
                     old = parsed_by_digest(changed[query])
-                    edits_of[query] = None if old is None or old.header != parsed.header else hydra_compat.value_edits(old.config, content)
+                    edits_of[query] = (
+                        None if old is None or old.header != parsed.header else hydra_compat.value_edits(old.config, content, same_value)
+                    )
                 found = edits_of[query]
                 if found is None:
                     return None

@@ -732,11 +732,9 @@ KeyPath = tuple[Any, ...]
 Edits = dict[KeyPath, tuple[Node, Node]]
 
 PLAIN_SCALARS = (str, int, float, bool)
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    """Equal and of the same type (`1 == True` in Python, never here)."""
-    return type(a) is type(b) and a == b
+# How two plain values are told apart (semantic_diff.same_value: the type too, and a float's exact bits), given by
+# the caller: the quarantine imports nothing of the harness.
+Equal = Callable[[Any, Any], bool]
 
 
 def _special(node: Node) -> bool:
@@ -744,22 +742,22 @@ def _special(node: Node) -> bool:
     return node._is_none() or node._is_missing() or node._is_interpolation()
 
 
-def same_nodes(a: Node, b: Node) -> bool:
+def same_nodes(a: Node, b: Node, equal: Equal) -> bool:
     """Two nodes alike in type, metadata (flags included), content and key order, all the way down."""
     if type(a) is not type(b) or a._metadata != b._metadata:
         return False
     if isinstance(a, Container) and (_special(a) or _special(b)):
-        return _same_value(a._value(), b._value())
+        return equal(a._value(), b._value())
     if isinstance(a, DictConfig) and isinstance(b, DictConfig):
         keys = list(a._content)  # type: ignore[arg-type]
-        return keys == list(b._content) and all(_same_children(a._get_node(k), b._get_node(k)) for k in keys)  # type: ignore[arg-type]
+        return keys == list(b._content) and all(_same_children(a._get_node(k), b._get_node(k), equal) for k in keys)  # type: ignore[arg-type]
     if isinstance(a, ListConfig) and isinstance(b, ListConfig):
-        return len(a) == len(b) and all(_same_children(a._get_node(i), b._get_node(i)) for i in range(len(a)))
-    return _same_value(a._value(), b._value())
+        return len(a) == len(b) and all(_same_children(a._get_node(i), b._get_node(i), equal) for i in range(len(a)))
+    return equal(a._value(), b._value())
 
 
-def _same_children(a: Any, b: Any) -> bool:
-    return isinstance(a, Node) and isinstance(b, Node) and same_nodes(a, b)
+def _same_children(a: Any, b: Any, equal: Equal) -> bool:
+    return isinstance(a, Node) and isinstance(b, Node) and same_nodes(a, b, equal)
 
 
 def _plain(node: Node) -> bool:
@@ -769,20 +767,20 @@ def _plain(node: Node) -> bool:
     return type(node._value()) in PLAIN_SCALARS
 
 
-def value_edits(old: Node, new: Node) -> Edits | None:
+def value_edits(old: Node, new: Node, equal: Equal) -> Edits | None:
     """The plain values an edit of a file changed, by key path; None when anything else about the file changed
     (a key added, removed or moved, a list, null, `???`, an interpolation, the top-level `defaults`)."""
     if not isinstance(old, DictConfig) or not isinstance(new, DictConfig):
         return None
     edits: Edits = {}
-    return edits if _collect(old, new, (), edits) else None
+    return edits if _collect(old, new, (), edits, equal) else None
 
 
-def _collect(a: DictConfig, b: DictConfig, at: KeyPath, edits: Edits) -> bool:
+def _collect(a: DictConfig, b: DictConfig, at: KeyPath, edits: Edits, equal: Equal) -> bool:
     if type(a) is not type(b) or a._metadata != b._metadata:
         return False
     if _special(a) or _special(b):
-        return same_nodes(a, b)
+        return same_nodes(a, b, equal)
     keys = list(a._content)  # type: ignore[arg-type]
     if keys != list(b._content):  # type: ignore[arg-type]
         return False
@@ -791,12 +789,12 @@ def _collect(a: DictConfig, b: DictConfig, at: KeyPath, edits: Edits) -> bool:
         if not isinstance(x, Node) or not isinstance(y, Node):
             return False
         if not at and key == "defaults":  # the defaults list decides which files merge: never carried
-            if not same_nodes(x, y):
+            if not same_nodes(x, y, equal):
                 return False
         elif isinstance(x, DictConfig) and isinstance(y, DictConfig):
-            if not _collect(x, y, (*at, key), edits):
+            if not _collect(x, y, (*at, key), edits, equal):
                 return False
-        elif not same_nodes(x, y):
+        elif not same_nodes(x, y, equal):
             if not (_plain(x) and _plain(y) and x._metadata == y._metadata):
                 return False
             edits[(*at, key)] = (x, y)
@@ -827,7 +825,7 @@ def decides(content: Node, package: KeyPath, path: KeyPath) -> bool | None:
     return None if node._is_missing() else True
 
 
-def replace_value(config: DictConfig, path: KeyPath, old: Node, new: Node) -> bool:
+def replace_value(config: DictConfig, path: KeyPath, old: Node, new: Node, equal: Equal) -> bool:
     """Put a copy of `new` where `config` holds `old`'s plain value, as the merge puts a file's node over an untyped
     one (it adopts the node: `dest.__setitem__(key, src_node)`); False, changing nothing, when the node there is not
     an untyped leaf with `old`'s value."""
@@ -837,7 +835,7 @@ def replace_value(config: DictConfig, path: KeyPath, old: Node, new: Node) -> bo
         if not isinstance(parent, DictConfig) or _special(parent):
             return False
     node = parent._get_node(path[-1])
-    if node is None or not _plain(node) or not _same_value(node._value(), old._value()) or node._get_flag("readonly"):
+    if node is None or not _plain(node) or not equal(node._value(), old._value()) or node._get_flag("readonly"):
         return False
     with flag_override(config, "no_deepcopy_set_nodes", True):
         parent[path[-1]] = copy.deepcopy(new)  # its own metadata; the parent is set anew

@@ -9,6 +9,7 @@ from omegaconf import AnyNode, OmegaConf
 from harness.composition.carry import carried
 from harness.composition.compose import HydraSession
 from harness.composition.hydra_compat import same_nodes, value_edits
+from harness.model.semantic_diff import same_value
 from tests.conftest import write_tree
 
 
@@ -19,7 +20,7 @@ def node(text: str):
 def test_a_later_file_or_an_override_that_writes_the_value_stops_the_carry():
     composed = node("trainer: {epochs: 1, lr: 0.1}")
     old, new = node("trainer: {epochs: 1}"), node("trainer: {epochs: 5}")
-    edits = value_edits(old, new)
+    edits = value_edits(old, new, same_value)
     assert edits is not None
     later = node("trainer: {epochs: 9}")
     # A later file decides the value: the edit does not reach the composition.
@@ -34,7 +35,7 @@ def test_a_later_file_or_an_override_that_writes_the_value_stops_the_carry():
 
 def test_a_composed_node_that_is_not_the_edits_old_value_is_refused():
     old, new = node("trainer: {epochs: 1}"), node("trainer: {epochs: 5}")
-    edits = value_edits(old, new)
+    edits = value_edits(old, new, same_value)
     assert carried(node("trainer: {epochs: 2}"), [((), new)], {0: edits}, []) is None
 
 
@@ -54,7 +55,7 @@ def test_a_carry_on_a_small_tree_equals_hydra_and_is_kept(tmp_path):
         got = session.compose("train", ["trainer.epochs=4"])
         assert session.carried == [("train", ("trainer.epochs=4",))]
     with HydraSession(conf, None) as session:
-        assert same_nodes(got, session.compose("train", ["trainer.epochs=4"]))
+        assert same_nodes(got, session.compose("train", ["trainer.epochs=4"]), same_value)
     with HydraSession(conf, cache) as session:  # the carried composition is kept as a computed one
         session.compose("train", ["trainer.epochs=4"])
         assert session.reused and not session.carried

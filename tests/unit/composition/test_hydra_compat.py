@@ -19,6 +19,7 @@ from omegaconf import OmegaConf
 from harness.composition import hydra_compat
 from harness.composition.compose import SCHEME, CachedFileConfigSource
 from harness.gates.errors import error_chain
+from harness.model.semantic_diff import same_value
 from tests.conftest import write_tree
 
 TREE = {
@@ -699,7 +700,7 @@ def _node(text: str):
 
 
 def test_a_changed_plain_value_is_an_edit_with_its_old_and_new_nodes():
-    edits = hydra_compat.value_edits(_node("a: {b: 1, c: x}\nd: true\ne: 1"), _node("a: {b: 2, c: x}\nd: false\ne: true"))
+    edits = hydra_compat.value_edits(_node("a: {b: 1, c: x}\nd: true\ne: 1"), _node("a: {b: 2, c: x}\nd: false\ne: true"), same_value)
     assert edits is not None
     got = {path: (old._value(), new._value()) for path, (old, new) in edits.items()}
     assert got == {("a", "b"): (1, 2), ("d",): (True, False), ("e",): (1, True)}  # 1 == True in Python; an edit here
@@ -719,7 +720,12 @@ def test_a_changed_plain_value_is_an_edit_with_its_old_and_new_nodes():
     ],
 )
 def test_anything_but_a_plain_value_change_is_no_edit(old, new):
-    assert hydra_compat.value_edits(_node(old), _node(new)) is None
+    assert hydra_compat.value_edits(_node(old), _node(new), same_value) is None
+
+
+def test_values_that_python_calls_equal_but_a_program_tells_apart_are_edits():
+    edits = hydra_compat.value_edits(_node("a: 0.0\nb: 1"), _node("a: -0.0\nb: 1.0"), same_value)
+    assert edits is not None and set(edits) == {("a",), ("b",)}
 
 
 def test_what_decides_a_value_at_a_path():
