@@ -500,8 +500,10 @@ class _Stem:
     blob: bytes | None = None
 
 
-# At most this many files changed under one cached composition for it to be carried over their edits.
+# At most this many files changed under one cached composition, and values in them, for it to be carried over their
+# edits: a carry asks every merged file about every edited value, so a file of many edits is left to Hydra's compose.
 MAX_CARRIED_FILES = 4
+MAX_CARRIED_VALUES = 1000
 
 # Stems by (config name, stem overrides): each composed once, or the ComposeError that composing it raised.
 Stems = dict[tuple[str, tuple[str, ...]], _Stem | ComposeError]
@@ -770,6 +772,8 @@ class HydraSession:
                 edited[index] = found
         if set(edits_of) != set(changed):
             return None  # a changed file no entry merges (read for its defaults only): Hydra decides
+        if sum(len(edits) for edits in edited.values()) > MAX_CARRIED_VALUES:
+            return None
         return carry.carried(cast(DictConfig, pickle.loads(blob)), merge_order, edited, self._written(overrides))
 
     def _written(self, overrides: list[str]) -> list[hydra_compat.KeyPath] | None:

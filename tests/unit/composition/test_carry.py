@@ -7,7 +7,7 @@ import textwrap
 from omegaconf import AnyNode, OmegaConf
 
 from harness.composition.carry import carried
-from harness.composition.compose import HydraSession
+from harness.composition.compose import MAX_CARRIED_VALUES, HydraSession
 from harness.composition.hydra_compat import same_nodes, value_edits
 from harness.model.semantic_diff import same_value
 from tests.conftest import write_tree
@@ -59,3 +59,17 @@ def test_a_carry_on_a_small_tree_equals_hydra_and_is_kept(tmp_path):
     with HydraSession(conf, cache) as session:  # the carried composition is kept as a computed one
         session.compose("train", ["trainer.epochs=4"])
         assert session.reused and not session.carried
+
+
+def test_a_file_of_more_edits_than_a_carry_takes_is_composed_by_hydra(tmp_path):
+    """A carry asks every merged file about every edited value: past MAX_CARRIED_VALUES, Hydra composes."""
+    many = MAX_CARRIED_VALUES + 1
+    conf = write_tree(tmp_path / "conf", {"train.yaml": "".join(f"k{i}: 1\n" for i in range(many))})
+    cache = tmp_path / "cache"
+    with HydraSession(conf, cache) as session:
+        session.compose("train", [])
+    (conf / "train.yaml").write_text("".join(f"k{i}: 2\n" for i in range(many)))
+    with HydraSession(conf, cache) as session:
+        got = session.compose("train", [])
+        assert session.carried == [] and session.composed_fresh == [("train", ())]
+    assert got.k0 == 2 and got[f"k{many - 1}"] == 2
