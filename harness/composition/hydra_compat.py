@@ -818,7 +818,7 @@ def decides(content: Node, package: KeyPath, path: KeyPath) -> bool | None:
             return True  # a value, a list, null or an interpolation above `path` replaces what was below it
         try:
             node = node._get_node(key)
-        except Exception:  # a key the container cannot hold: the full compose says what it means
+        except OmegaConfBaseException:  # a key the container cannot hold: the full compose says what it means
             return None
         if node is None:
             return False

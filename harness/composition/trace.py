@@ -282,7 +282,7 @@ class Replayer:
         parsed_of = getattr(self._sources.get((scheme, path)), "parsed_of", None)
         try:
             return parsed_of(argument) if parsed_of is not None else None
-        except Exception:  # unreadable now: the full compose reports it
+        except (ConfigLoadError, OSError):  # unreadable or refused now: the full compose reports it
             return None
 
     def holds(self, trace: Trace) -> bool:
